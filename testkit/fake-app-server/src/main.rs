@@ -1,0 +1,131 @@
+//! `fake-app-server`: a tiny, synchronous FAKE of `codex app-server`.
+//!
+//! It speaks the same stdio protocol as the real server (newline-delimited
+//! JSON objects on stdin/stdout, no `"jsonrpc"` field) and exists only to
+//! inject faults the real server cannot be made to produce on demand.
+//!
+//! # Default behaviour (always on)
+//! - `initialize` → `{"userAgent":"fake/0.0.0","codexHome":"/fake",...}`;
+//!   any other request before it → error `-32600 "Not initialized"`, a
+//!   second one → `-32600 "Already initialized"`. Notifications whose method
+//!   is in `capabilities.optOutNotificationMethods` are never sent.
+//! - `thread/start` → `{"thread":{"id":"thr_fake_1","status":{"type":"idle"}}}`
+//!   plus a `thread/started` notification.
+//! - `test/lastAnswers` → `{"answers":[...]}`: every client answer to a
+//!   server-to-client request so far, in order, as raw JSON objects.
+//! - Any other request → echo: `{"method":<method>,"params":<params>}`.
+//! - Malformed input lines are reported on stderr and skipped.
+//! - stdin EOF → exit 0.
+//!
+//! # Modes (`--mode NAME`, repeatable; or `FAKE_MODE=a,b,c`; `all` = every mode)
+//! - `hang`: never answer `test/hang`.
+//! - `slow`: answer `test/slow` `{"ms":N}` after N ms, on another thread.
+//! - `die`: on `test/die`, write `fatal: fake server dying on purpose` (and
+//!   two more lines) to stderr and exit with code 3 without answering.
+//! - `overload`: `test/overload` `{"failures":K}` fails the first K attempts
+//!   with `-32001 "Server overloaded; retry later."`, then answers
+//!   `{"attempts":<total attempts>}`.
+//! - `garbage`: `test/garbage` first writes `this is not json {{{`, then
+//!   `[1,2,3]`, then answers `{"ok":true}`.
+//! - `bigline`: `test/bigline` `{"bytes":N}` sends a `test/big` notification
+//!   with `{"data":"xxx…"}` (N `x`s), then answers `{"len":N}`.
+//! - `unknown`: `test/unknown` sends notification `brand/newThing`, server
+//!   request `brand/newRequest` `{"x":1}`, then answers `{}`.
+//! - `approval`: `test/approval` `{"method":M}` sends server request M with
+//!   command-approval params, then answers `{}`.
+//! - `flood`: `test/flood` `{"count":N,"method":M}` writes N notifications M
+//!   as fast as possible (blocking when the client stops reading), then
+//!   answers `{"sent":N}`.
+//! - `exit-on-eof`: accepted for clarity; exiting 0 on stdin EOF is the
+//!   default anyway.
+//! - `close-stdout`: `test/close` closes stdout but keeps reading stdin
+//!   until EOF.
+//!
+//! Client answers to server requests are printed to stderr as
+//! `client answered <method>: <json>`.
+//!
+//! Flag `--stderr-lines N` writes `fake stderr line i` (i = 0..N) to stderr
+//! at start-up.
+
+mod server;
+
+use std::process::ExitCode;
+
+use server::{Mode, Server};
+
+const USAGE: &str = "usage: fake-app-server [--mode NAME]... [--stderr-lines N]\n\
+modes: hang slow die overload garbage bigline unknown approval flood exit-on-eof close-stdout all\n\
+(env FAKE_MODE=comma,separated,modes also works)";
+
+/// Parsed command-line / environment configuration.
+struct Config {
+    /// Enabled fault-injection modes.
+    modes: Vec<Mode>,
+    /// Number of `fake stderr line i` lines to print at start-up.
+    stderr_lines: u64,
+}
+
+/// Adds the modes named in a comma-separated list to `modes`.
+fn add_modes(modes: &mut Vec<Mode>, list: &str) -> Result<(), String> {
+    for name in list.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+        if name == "all" {
+            modes.extend_from_slice(Mode::ALL);
+        } else {
+            modes.push(Mode::parse(name).ok_or_else(|| format!("unknown mode `{name}`"))?);
+        }
+    }
+    Ok(())
+}
+
+/// Parses the process arguments and `FAKE_MODE`.
+fn parse_config() -> Result<Config, String> {
+    let mut cfg = Config {
+        modes: Vec::new(),
+        stderr_lines: 0,
+    };
+    if let Ok(env) = std::env::var("FAKE_MODE") {
+        add_modes(&mut cfg.modes, &env)?;
+    }
+    let mut args = std::env::args().skip(1);
+    while let Some(arg) = args.next() {
+        let (flag, inline) = match arg.split_once('=') {
+            Some((f, v)) if f.starts_with("--") => (f.to_string(), Some(v.to_string())),
+            _ => (arg.clone(), None),
+        };
+        let mut value = |name: &str| {
+            inline
+                .clone()
+                .or_else(|| args.next())
+                .ok_or_else(|| format!("{name} needs a value"))
+        };
+        match flag.as_str() {
+            "--mode" => add_modes(&mut cfg.modes, &value("--mode")?)?,
+            "--stderr-lines" => {
+                let v = value("--stderr-lines")?;
+                cfg.stderr_lines = v.parse().map_err(|_| format!("bad --stderr-lines `{v}`"))?;
+            }
+            "-h" | "--help" => {
+                println!("{USAGE}");
+                std::process::exit(0);
+            }
+            other => return Err(format!("unknown argument `{other}`")),
+        }
+    }
+    Ok(cfg)
+}
+
+fn main() -> ExitCode {
+    let cfg = match parse_config() {
+        Ok(cfg) => cfg,
+        Err(e) => {
+            eprintln!("fake-app-server: {e}\n{USAGE}");
+            return ExitCode::from(2);
+        }
+    };
+    for i in 0..cfg.stderr_lines {
+        eprintln!("fake stderr line {i}");
+    }
+    let stdin = std::io::stdin().lock();
+    Server::new(cfg.modes).run(stdin);
+    ExitCode::SUCCESS
+}

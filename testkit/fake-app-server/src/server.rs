@@ -1,0 +1,419 @@
+//! The protocol loop: reads client messages from stdin, writes replies,
+//! notifications and server requests to stdout.
+
+use std::collections::{HashMap, HashSet};
+use std::io::{self, BufRead, BufWriter, Write};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use serde_json::{json, Value};
+
+/// JSON-RPC error code for invalid requests (used for init-state errors).
+const INVALID_REQUEST: i64 = -32600;
+/// Error code the real server uses when it is overloaded.
+const OVERLOADED: i64 = -32001;
+/// Capacity of the stdout buffer (large so `flood` writes in big chunks).
+const OUT_BUF: usize = 1 << 20;
+
+/// A fault-injection mode; see the crate docs for what each one does.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Mode {
+    /// Never answer `test/hang`.
+    Hang,
+    /// Answer `test/slow` after a delay, on another thread.
+    Slow,
+    /// Exit with code 3 on `test/die`.
+    Die,
+    /// Fail `test/overload` K times with -32001.
+    Overload,
+    /// Emit non-JSON and non-object lines on `test/garbage`.
+    Garbage,
+    /// Emit a huge notification on `test/bigline`.
+    Bigline,
+    /// Emit unknown notification/server request on `test/unknown`.
+    Unknown,
+    /// Emit an approval server request on `test/approval`.
+    Approval,
+    /// Emit N notifications as fast as possible on `test/flood`.
+    Flood,
+    /// Exit 0 on stdin EOF (always the case; accepted for clarity).
+    ExitOnEof,
+    /// Close stdout on `test/close`.
+    CloseStdout,
+}
+
+impl Mode {
+    /// Every mode, for `--mode all`.
+    pub const ALL: &'static [Mode] = &[
+        Mode::Hang,
+        Mode::Slow,
+        Mode::Die,
+        Mode::Overload,
+        Mode::Garbage,
+        Mode::Bigline,
+        Mode::Unknown,
+        Mode::Approval,
+        Mode::Flood,
+        Mode::ExitOnEof,
+        Mode::CloseStdout,
+    ];
+
+    /// Parses a mode from its command-line name.
+    pub fn parse(name: &str) -> Option<Mode> {
+        Some(match name {
+            "hang" => Mode::Hang,
+            "slow" => Mode::Slow,
+            "die" => Mode::Die,
+            "overload" => Mode::Overload,
+            "garbage" => Mode::Garbage,
+            "bigline" => Mode::Bigline,
+            "unknown" => Mode::Unknown,
+            "approval" => Mode::Approval,
+            "flood" => Mode::Flood,
+            "exit-on-eof" => Mode::ExitOnEof,
+            "close-stdout" => Mode::CloseStdout,
+            _ => return None,
+        })
+    }
+}
+
+/// Milliseconds since the Unix epoch, for `emittedAtMs`.
+fn now_ms() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_millis() as u64)
+        .unwrap_or(0)
+}
+
+/// Opens fd 1 as an owned writer so that dropping it really closes stdout.
+#[cfg(unix)]
+fn raw_stdout() -> Box<dyn Write + Send> {
+    use std::os::fd::FromRawFd;
+    // SAFETY: fd 1 is open for the whole process and nothing else in this
+    // program writes to it (std's `stdout()` is never used after start-up),
+    // so taking ownership of it is sound.
+    Box::new(unsafe { std::fs::File::from_raw_fd(1) })
+}
+
+/// Fallback for non-unix targets: std's stdout (cannot really be closed).
+#[cfg(not(unix))]
+fn raw_stdout() -> Box<dyn Write + Send> {
+    Box::new(io::stdout())
+}
+
+/// Thread-safe stdout; `None` once closed by `test/close`.
+pub struct Output {
+    inner: Mutex<Option<BufWriter<Box<dyn Write + Send>>>>,
+}
+
+impl Output {
+    /// Wraps the process's stdout.
+    pub fn stdout() -> Output {
+        Output {
+            inner: Mutex::new(Some(BufWriter::with_capacity(OUT_BUF, raw_stdout()))),
+        }
+    }
+
+    /// Locks the writer (tolerating poisoning).
+    fn lock(&self) -> MutexGuard<'_, Option<BufWriter<Box<dyn Write + Send>>>> {
+        self.inner.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Writes one line (a `\n` is appended) and flushes. Silently dropped
+    /// after stdout was closed.
+    pub fn line(&self, line: &str) {
+        let mut guard = self.lock();
+        if let Some(w) = guard.as_mut() {
+            let res = w
+                .write_all(line.as_bytes())
+                .and_then(|_| w.write_all(b"\n"))
+                .and_then(|_| w.flush());
+            if let Err(e) = res {
+                eprintln!("fake-app-server: write to stdout failed: {e}");
+            }
+        }
+    }
+
+    /// Serializes `msg` and writes it as one line.
+    pub fn send(&self, msg: &Value) {
+        self.line(&msg.to_string());
+    }
+
+    /// Writes the same pre-rendered line `count` times (flushing only when
+    /// the buffer fills and at the end); returns how many were written.
+    pub fn repeat(&self, line: &str, count: u64) -> u64 {
+        let mut rendered = String::with_capacity(line.len() + 1);
+        rendered.push_str(line);
+        rendered.push('\n');
+        let mut guard = self.lock();
+        let Some(w) = guard.as_mut() else { return 0 };
+        let mut sent = 0;
+        while sent < count {
+            if let Err(e) = w.write_all(rendered.as_bytes()) {
+                eprintln!("fake-app-server: flood write failed after {sent} lines: {e}");
+                return sent;
+            }
+            sent += 1;
+        }
+        if let Err(e) = w.flush() {
+            eprintln!("fake-app-server: flood flush failed: {e}");
+        }
+        sent
+    }
+
+    /// Flushes and closes stdout; later writes are discarded.
+    pub fn close(&self) {
+        if let Some(mut w) = self.lock().take() {
+            let _ = w.flush();
+        }
+    }
+}
+
+/// Builds a success response.
+fn ok(id: &Value, result: Value) -> Value {
+    json!({ "id": id, "result": result })
+}
+
+/// Builds an error response.
+fn err(id: &Value, code: i64, message: &str) -> Value {
+    json!({ "id": id, "error": { "code": code, "message": message } })
+}
+
+/// Reads an unsigned integer param, defaulting to `default`.
+fn param_u64(params: &Value, key: &str, default: u64) -> u64 {
+    params.get(key).and_then(Value::as_u64).unwrap_or(default)
+}
+
+/// Reads a string param, defaulting to `default`.
+fn param_str<'a>(params: &'a Value, key: &str, default: &'a str) -> &'a str {
+    params.get(key).and_then(Value::as_str).unwrap_or(default)
+}
+
+/// One connection's state; lives on the stdin-reading thread.
+pub struct Server {
+    modes: HashSet<Mode>,
+    out: Arc<Output>,
+    initialized: bool,
+    opt_out: HashSet<String>,
+    next_server_id: u64,
+    /// Pending server→client requests: rendered id → method.
+    pending: HashMap<String, String>,
+    /// Client answers to server requests, in arrival order.
+    answers: Vec<Value>,
+    /// Attempts seen per method (for `overload`).
+    attempts: HashMap<String, u64>,
+}
+
+impl Server {
+    /// Creates a server writing to the process's stdout.
+    pub fn new(modes: Vec<Mode>) -> Server {
+        Server {
+            modes: modes.into_iter().collect(),
+            out: Arc::new(Output::stdout()),
+            initialized: false,
+            opt_out: HashSet::new(),
+            next_server_id: 0,
+            pending: HashMap::new(),
+            answers: Vec::new(),
+            attempts: HashMap::new(),
+        }
+    }
+
+    /// Reads messages from `input` until EOF.
+    pub fn run(mut self, mut input: impl BufRead) {
+        let mut buf = Vec::new();
+        loop {
+            buf.clear();
+            match input.read_until(b'\n', &mut buf) {
+                Ok(0) => return,
+                Ok(_) => {}
+                Err(e) => {
+                    eprintln!("fake-app-server: stdin read error: {e}");
+                    return;
+                }
+            }
+            let line = buf.strip_suffix(b"\n").unwrap_or(&buf);
+            let line = line.strip_suffix(b"\r").unwrap_or(line);
+            if line.iter().all(u8::is_ascii_whitespace) {
+                continue;
+            }
+            match serde_json::from_slice::<Value>(line) {
+                Ok(msg) if msg.is_object() => self.handle(msg),
+                Ok(other) => eprintln!("fake-app-server: ignoring non-object message: {other}"),
+                Err(e) => eprintln!(
+                    "fake-app-server: ignoring malformed line ({e}): {}",
+                    String::from_utf8_lossy(line)
+                ),
+            }
+        }
+    }
+
+    /// Dispatches one JSON object from the client.
+    fn handle(&mut self, msg: Value) {
+        let method = msg.get("method").and_then(Value::as_str).map(str::to_owned);
+        let id = msg.get("id").cloned();
+        match (id, method) {
+            (Some(id), Some(method)) => {
+                let params = msg.get("params").cloned().unwrap_or(Value::Null);
+                self.request(id, &method, params);
+            }
+            (None, Some(_)) => {} // client notification (e.g. `initialized`): ignore
+            (Some(id), None) if msg.get("result").is_some() || msg.get("error").is_some() => {
+                let method = self
+                    .pending
+                    .remove(&id.to_string())
+                    .unwrap_or_else(|| "<unknown request>".into());
+                eprintln!("client answered {method}: {msg}");
+                self.answers.push(msg);
+            }
+            _ => eprintln!("fake-app-server: ignoring unrecognised message: {msg}"),
+        }
+    }
+
+    /// Whether `mode` is enabled.
+    fn on(&self, mode: Mode) -> bool {
+        self.modes.contains(&mode)
+    }
+
+    /// Sends a notification unless the client opted out of its method.
+    fn notify(&self, method: &str, params: Value) {
+        if !self.opt_out.contains(method) {
+            self.out
+                .send(&json!({ "method": method, "params": params, "emittedAtMs": now_ms() }));
+        }
+    }
+
+    /// Sends a server→client request and remembers it for its answer.
+    fn server_request(&mut self, method: &str, params: Value) {
+        let id = self.next_server_id;
+        self.next_server_id += 1;
+        self.pending.insert(id.to_string(), method.to_owned());
+        self.out
+            .send(&json!({ "id": id, "method": method, "params": params }));
+    }
+
+    /// Handles one client request.
+    fn request(&mut self, id: Value, method: &str, params: Value) {
+        if method == "initialize" {
+            if self.initialized {
+                self.out
+                    .send(&err(&id, INVALID_REQUEST, "Already initialized"));
+                return;
+            }
+            self.initialized = true;
+            if let Some(list) = params
+                .pointer("/capabilities/optOutNotificationMethods")
+                .and_then(Value::as_array)
+            {
+                self.opt_out = list
+                    .iter()
+                    .filter_map(Value::as_str)
+                    .map(str::to_owned)
+                    .collect();
+            }
+            self.out.send(&ok(
+                &id,
+                json!({
+                    "userAgent": "fake/0.0.0",
+                    "codexHome": "/fake",
+                    "platformFamily": "unix",
+                    "platformOs": "linux",
+                }),
+            ));
+            return;
+        }
+        if !self.initialized {
+            self.out.send(&err(&id, INVALID_REQUEST, "Not initialized"));
+            return;
+        }
+        let out = Arc::clone(&self.out);
+        match method {
+            "thread/start" => {
+                let thread = json!({ "id": "thr_fake_1", "status": { "type": "idle" } });
+                out.send(&ok(&id, json!({ "thread": thread.clone() })));
+                self.notify("thread/started", json!({ "thread": thread }));
+            }
+            "test/lastAnswers" => out.send(&ok(&id, json!({ "answers": self.answers }))),
+            "test/hang" if self.on(Mode::Hang) => {}
+            "test/slow" if self.on(Mode::Slow) => {
+                let ms = param_u64(&params, "ms", 0);
+                std::thread::spawn(move || {
+                    std::thread::sleep(Duration::from_millis(ms));
+                    out.send(&ok(&id, json!({ "sleptMs": ms })));
+                });
+            }
+            "test/die" if self.on(Mode::Die) => {
+                eprintln!("fake-app-server: received test/die");
+                eprintln!("fatal: fake server dying on purpose");
+                eprintln!("note: exiting with code 3 without answering request {id}");
+                let _ = io::stderr().flush();
+                std::process::exit(3);
+            }
+            "test/overload" if self.on(Mode::Overload) => {
+                let failures = param_u64(&params, "failures", 0);
+                let seen = self.attempts.entry(method.to_owned()).or_insert(0);
+                *seen += 1;
+                if *seen <= failures {
+                    out.send(&err(&id, OVERLOADED, "Server overloaded; retry later."));
+                } else {
+                    out.send(&ok(&id, json!({ "attempts": *seen })));
+                }
+            }
+            "test/garbage" if self.on(Mode::Garbage) => {
+                out.line("this is not json {{{");
+                out.line("[1,2,3]");
+                out.send(&ok(&id, json!({ "ok": true })));
+            }
+            "test/bigline" if self.on(Mode::Bigline) => {
+                let n = param_u64(&params, "bytes", 0);
+                self.notify("test/big", json!({ "data": "x".repeat(n as usize) }));
+                out.send(&ok(&id, json!({ "len": n })));
+            }
+            "test/unknown" if self.on(Mode::Unknown) => {
+                self.notify(
+                    "brand/newThing",
+                    json!({ "threadId": "thr_fake_1", "futureField": { "a": [1, 2] } }),
+                );
+                self.server_request("brand/newRequest", json!({ "x": 1 }));
+                out.send(&ok(&id, json!({})));
+            }
+            "test/approval" if self.on(Mode::Approval) => {
+                let req = param_str(&params, "method", "item/commandExecution/requestApproval")
+                    .to_owned();
+                self.server_request(
+                    &req,
+                    json!({
+                        "threadId": "thr_fake_1",
+                        "turnId": "turn_1",
+                        "itemId": "item_1",
+                        "command": "echo hi",
+                        "cwd": "/tmp",
+                        "reason": "test",
+                    }),
+                );
+                out.send(&ok(&id, json!({})));
+            }
+            "test/flood" if self.on(Mode::Flood) => {
+                let count = param_u64(&params, "count", 0);
+                let note = param_str(&params, "method", "item/agentMessage/delta");
+                let sent = if self.opt_out.contains(note) {
+                    0
+                } else {
+                    let line = json!({
+                        "method": note,
+                        "params": { "threadId": "thr_fake_1", "turnId": "turn_1", "itemId": "msg_1", "delta": "x" },
+                        "emittedAtMs": now_ms(),
+                    })
+                    .to_string();
+                    out.repeat(&line, count)
+                };
+                out.send(&ok(&id, json!({ "sent": sent })));
+            }
+            "test/close" if self.on(Mode::CloseStdout) => {
+                eprintln!("fake-app-server: closing stdout on purpose (request {id} unanswered)");
+                out.close();
+            }
+            _ => out.send(&ok(&id, json!({ "method": method, "params": params }))),
+        }
+    }
+}
