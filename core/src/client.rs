@@ -1,0 +1,417 @@
+//! The public client: connect, requests, callbacks and the pull interface.
+
+use serde_json::value::RawValue;
+use serde_json::Value;
+use std::collections::VecDeque;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::{Arc, Mutex};
+use std::task::{Context, Poll};
+use std::time::Duration;
+
+use crate::dispatch::{ConnectionHandler, Dispatcher, Handlers, NotificationHandler, ServerRequestHandler};
+use crate::error::{Error, Result};
+use crate::event::{ConnectionEvent, Event, Notification, ServerRequest};
+use crate::options::{ClientOptions, Delivery, RequestOptions};
+use crate::queue::EventQueue;
+use crate::session::{Session, SessionShared};
+
+/// What the server said in answer to `initialize`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct InitializeResult {
+    /// The server's user agent string (includes the Codex version).
+    pub user_agent: Option<String>,
+    /// The `CODEX_HOME` the server uses.
+    pub codex_home: Option<String>,
+    /// Platform family, for example `unix`.
+    pub platform_family: Option<String>,
+    /// Operating system, for example `linux`.
+    pub platform_os: Option<String>,
+    /// The whole result object, including fields this version does not know.
+    pub raw: Value,
+}
+
+impl InitializeResult {
+    fn from_value(raw: Value) -> Self {
+        let s = |k: &str| raw.get(k).and_then(Value::as_str).map(str::to_owned);
+        InitializeResult {
+            user_agent: s("userAgent"),
+            codex_home: s("codexHome"),
+            platform_family: s("platformFamily"),
+            platform_os: s("platformOs"),
+            raw,
+        }
+    }
+}
+
+/// One connection of a client: the session and, in callback mode, its dispatch thread.
+struct Connection {
+    session: Session,
+    dispatcher: Option<Dispatcher>,
+    init: InitializeResult,
+}
+
+impl Connection {
+    fn close(&mut self) {
+        if let Some(d) = &self.dispatcher {
+            d.halt();
+        }
+        self.session.shutdown();
+        if let Some(d) = &mut self.dispatcher {
+            d.join();
+        }
+    }
+}
+
+impl Drop for Connection {
+    fn drop(&mut self) {
+        self.close();
+    }
+}
+
+struct Inner {
+    options: ClientOptions,
+    handlers: Arc<Handlers>,
+    conn: Mutex<Option<Arc<Mutex<Connection>>>>,
+    /// The session of the current connection, for the request fast path.
+    current: Mutex<Option<Arc<SessionShared>>>,
+}
+
+/// A client of one Codex server. Cheap to clone (clones share the connection).
+///
+/// Lifecycle is explicit: [`connect`](Self::connect) spawns the server, runs the
+/// `initialize`/`initialized` handshake and returns the server's `initialize` result;
+/// [`disconnect`](Self::disconnect) stops it. Dropping the last clone disconnects too.
+///
+/// # Threads
+/// The connection runs on a runtime thread owned by the library (`codex-client-rt`). In
+/// [`Delivery::Callbacks`] mode every callback runs on one library-owned dispatch thread
+/// (`codex-client-dispatch`), in arrival order. In [`Delivery::Poll`] mode the user pulls
+/// events with [`next_event`](Self::next_event) or [`events`](Self::events).
+///
+/// # Backpressure
+/// At most `event_queue_capacity` undelivered events are held; then the reader stops reading
+/// and the server blocks. While any request is awaiting its response the reader keeps reading
+/// (events above the capacity are still queued, up to 16 times the capacity, after which
+/// notifications are shed and an [`ConnectionEvent::Overflow`] event says how many), so a
+/// blocking request made from inside a callback completes instead of deadlocking. Responses
+/// never wait behind undelivered events.
+#[derive(Clone)]
+pub struct Client {
+    inner: Arc<Inner>,
+}
+
+impl Client {
+    /// Create a client. Nothing is started until [`connect`](Self::connect).
+    pub fn new(options: ClientOptions) -> Client {
+        Client {
+            inner: Arc::new(Inner {
+                options,
+                handlers: Arc::new(Handlers::default()),
+                conn: Mutex::new(None),
+                current: Mutex::new(None),
+            }),
+        }
+    }
+
+    /// The options this client was created with.
+    pub fn options(&self) -> &ClientOptions {
+        &self.inner.options
+    }
+
+    fn initialize_params(&self) -> Box<RawValue> {
+        let o = &self.inner.options;
+        let mut caps = serde_json::Map::new();
+        caps.insert("experimentalApi".into(), Value::Bool(o.experimental_api));
+        if !o.opt_out_notification_methods.is_empty() {
+            caps.insert("optOutNotificationMethods".into(), o.opt_out_notification_methods.clone().into());
+        }
+        let mut info = serde_json::Map::new();
+        info.insert("name".into(), o.client_name.clone().into());
+        if let Some(t) = &o.client_title {
+            info.insert("title".into(), t.clone().into());
+        }
+        info.insert("version".into(), o.client_version.clone().into());
+        let params = serde_json::json!({ "clientInfo": info, "capabilities": caps });
+        serde_json::value::to_raw_value(&params).expect("initialize params serialize")
+    }
+
+    /// Spawn the server and run the handshake (blocking). Returns the `initialize` result.
+    ///
+    /// Errors: [`Error::AlreadyConnected`] when connected; spawn and handshake failures.
+    pub fn connect(&self) -> Result<InitializeResult> {
+        let (session, rx) = self.begin_connect()?;
+        let outcome = futures_executor::block_on(rx);
+        self.finish_connect(session, outcome)
+    }
+
+    /// Async form of [`connect`](Self::connect). Works on any executor.
+    pub async fn connect_async(&self) -> Result<InitializeResult> {
+        let (session, rx) = self.begin_connect()?;
+        let outcome = rx.await;
+        self.finish_connect(session, outcome)
+    }
+
+    #[allow(clippy::type_complexity)]
+    fn begin_connect(
+        &self,
+    ) -> Result<(Session, tokio::sync::oneshot::Receiver<Result<Box<RawValue>>>)> {
+        if self.is_connected() {
+            return Err(Error::AlreadyConnected);
+        }
+        let session = Session::start(&self.inner.options)?;
+        let rx = session.shared.start_request(
+            "initialize",
+            &self.initialize_params(),
+            RequestOptions::default(),
+            true,
+        )?;
+        Ok((session, rx))
+    }
+
+    fn finish_connect(
+        &self,
+        session: Session,
+        outcome: std::result::Result<Result<Box<RawValue>>, tokio::sync::oneshot::error::RecvError>,
+    ) -> Result<InitializeResult> {
+        let raw = match outcome {
+            Ok(Ok(raw)) => raw,
+            Ok(Err(e)) => {
+                session.shutdown();
+                return Err(e);
+            }
+            Err(_) => {
+                session.shutdown();
+                return Err(session.shared.disconnect_error());
+            }
+        };
+        let value: Value = serde_json::from_str(raw.get())
+            .map_err(|e| Error::Protocol(format!("bad initialize result: {e}")))?;
+        if !value.is_object() {
+            session.shutdown();
+            return Err(Error::Protocol(format!("initialize result is not an object: {value}")));
+        }
+        let init = InitializeResult::from_value(value);
+        if let Err(e) = session.shared.notify("initialized", None) {
+            session.shutdown();
+            return Err(e);
+        }
+        session.shared.mark_open();
+        let dispatcher = match self.inner.options.delivery {
+            Delivery::Callbacks => Some(
+                Dispatcher::start(session.shared.queue.clone(), self.inner.handlers.clone())
+                    .map_err(|e| Error::Transport(format!("could not start the dispatch thread: {e}")))?,
+            ),
+            Delivery::Poll => None,
+        };
+        let shared = session.shared.clone();
+        let conn = Connection { session, dispatcher, init: init.clone() };
+        let mut slot = self.inner.conn.lock().unwrap();
+        if slot.as_ref().is_some_and(|c| c.lock().unwrap().session.shared.is_open()) {
+            drop(slot);
+            drop(conn);
+            return Err(Error::AlreadyConnected);
+        }
+        let old = slot.replace(Arc::new(Mutex::new(conn)));
+        *self.inner.current.lock().unwrap() = Some(shared);
+        drop(slot);
+        drop(old);
+        Ok(init)
+    }
+
+    /// Stop the server and end the connection. Every pending request fails with
+    /// [`Error::Disconnected`]. Idempotent. After it returns no callback runs again (when
+    /// called from a callback, the current callback is the last).
+    pub fn disconnect(&self) {
+        let conn = self.inner.conn.lock().unwrap().take();
+        *self.inner.current.lock().unwrap() = None;
+        if let Some(c) = conn {
+            c.lock().unwrap().close();
+        }
+    }
+
+    /// Whether the client is connected (handshake done, server alive).
+    pub fn is_connected(&self) -> bool {
+        self.session().is_some_and(|s| s.is_open())
+    }
+
+    /// The `initialize` result of the current connection.
+    pub fn initialize_result(&self) -> Option<InitializeResult> {
+        self.inner.conn.lock().unwrap().as_ref().map(|c| c.lock().unwrap().init.clone())
+    }
+
+    /// The last bytes the server wrote to stderr (empty when never connected).
+    pub fn stderr_tail(&self) -> String {
+        self.session().map(|s| s.stderr_tail()).unwrap_or_default()
+    }
+
+    fn session(&self) -> Option<Arc<SessionShared>> {
+        self.inner.current.lock().unwrap().clone()
+    }
+
+    fn live_session(&self) -> Result<Arc<SessionShared>> {
+        self.session().ok_or(Error::NotConnected)
+    }
+
+    /// Send a request with raw JSON params and await the raw JSON result.
+    pub async fn request_raw(&self, method: &str, params: &RawValue, opts: RequestOptions) -> Result<Box<RawValue>> {
+        let session = self.live_session()?;
+        let rx = session.start_request(method, params, opts, false)?;
+        rx.await.unwrap_or_else(|_| Err(session.disconnect_error()))
+    }
+
+    /// Blocking form of [`request_raw`](Self::request_raw).
+    pub fn request_raw_blocking(&self, method: &str, params: &RawValue, opts: RequestOptions) -> Result<Box<RawValue>> {
+        let session = self.live_session()?;
+        let rx = session.start_request(method, params, opts, false)?;
+        futures_executor::block_on(rx).unwrap_or_else(|_| Err(session.disconnect_error()))
+    }
+
+    /// Send a request and await its result. `Value::Null` params are sent as `{}`.
+    pub async fn request(&self, method: &str, params: Value) -> Result<Value> {
+        self.request_with(method, params, RequestOptions::default()).await
+    }
+
+    /// [`request`](Self::request) with per-request options (timeout, retry).
+    pub async fn request_with(&self, method: &str, params: Value, opts: RequestOptions) -> Result<Value> {
+        let raw = self.request_raw(method, &to_params(params)?, opts).await?;
+        parse_result(&raw)
+    }
+
+    /// Blocking form of [`request`](Self::request).
+    pub fn request_blocking(&self, method: &str, params: Value) -> Result<Value> {
+        self.request_blocking_with(method, params, RequestOptions::default())
+    }
+
+    /// Blocking form of [`request_with`](Self::request_with).
+    pub fn request_blocking_with(&self, method: &str, params: Value, opts: RequestOptions) -> Result<Value> {
+        let raw = self.request_raw_blocking(method, &to_params(params)?, opts)?;
+        parse_result(&raw)
+    }
+
+    /// Send a client notification (no response).
+    pub fn notify(&self, method: &str, params: Value) -> Result<()> {
+        let session = self.live_session()?;
+        if !session.is_open() {
+            return Err(if session.is_closed() { session.disconnect_error() } else { Error::NotConnected });
+        }
+        session.notify(method, Some(&to_params(params)?))
+    }
+
+    fn check_callbacks_mode(&self) -> Result<()> {
+        match self.inner.options.delivery {
+            Delivery::Callbacks => Ok(()),
+            Delivery::Poll => Err(Error::InvalidState("client uses poll delivery; callbacks cannot be registered".into())),
+        }
+    }
+
+    /// Register the notification callback (replaces the previous one). Runs on the dispatch
+    /// thread. Errors in poll mode.
+    pub fn on_notification(&self, f: impl Fn(&Notification) + Send + Sync + 'static) -> Result<()> {
+        self.check_callbacks_mode()?;
+        *self.inner.handlers.notification.write().unwrap() = Some(Arc::new(f) as NotificationHandler);
+        Ok(())
+    }
+
+    /// Register the server-request callback (replaces the previous one). It owns the request
+    /// and may answer it later from any thread. Without one, requests are answered
+    /// fail-closed (approvals declined). Errors in poll mode.
+    pub fn on_server_request(&self, f: impl Fn(ServerRequest) + Send + Sync + 'static) -> Result<()> {
+        self.check_callbacks_mode()?;
+        *self.inner.handlers.server_request.write().unwrap() = Some(Arc::new(f) as ServerRequestHandler);
+        Ok(())
+    }
+
+    /// Register the connection-event callback (errors, overflow, disconnect). Errors in poll mode.
+    pub fn on_connection_event(&self, f: impl Fn(&ConnectionEvent) + Send + Sync + 'static) -> Result<()> {
+        self.check_callbacks_mode()?;
+        *self.inner.handlers.connection.write().unwrap() = Some(Arc::new(f) as ConnectionHandler);
+        Ok(())
+    }
+
+    fn poll_queue(&self) -> Result<(Arc<SessionShared>, Arc<EventQueue>)> {
+        if self.inner.options.delivery != Delivery::Poll {
+            return Err(Error::InvalidState("client uses callback delivery; use Delivery::Poll to pull events".into()));
+        }
+        let s = self.live_session()?;
+        let q = s.queue.clone();
+        Ok((s, q))
+    }
+
+    /// Poll mode: wait up to `timeout` (`None` = forever) for the next event. `Ok(None)` means
+    /// the timeout passed. After the `Disconnected` event the next call returns the
+    /// disconnect error.
+    pub fn next_event(&self, timeout: Option<Duration>) -> Result<Option<Event>> {
+        let (s, q) = self.poll_queue()?;
+        let mut out = Vec::with_capacity(1);
+        if q.wait_drain(&mut out, 1, timeout) {
+            Ok(out.pop())
+        } else {
+            Err(s.disconnect_error())
+        }
+    }
+
+    /// Poll mode: move up to `max` waiting events into `out`, waiting up to `timeout` for the
+    /// first. Returns `false` once the connection's events are exhausted.
+    pub fn next_events(&self, out: &mut Vec<Event>, max: usize, timeout: Option<Duration>) -> Result<bool> {
+        let (_, q) = self.poll_queue()?;
+        Ok(q.wait_drain(out, max.max(1), timeout))
+    }
+
+    /// Poll mode: an async stream of this connection's events, ending after `Disconnected`.
+    pub fn events(&self) -> Result<EventStream> {
+        let (_, q) = self.poll_queue()?;
+        Ok(EventStream { queue: q, buf: VecDeque::new(), fut: None, done: false })
+    }
+}
+
+fn to_params(params: Value) -> Result<Box<RawValue>> {
+    let params = if params.is_null() { Value::Object(Default::default()) } else { params };
+    serde_json::value::to_raw_value(&params).map_err(|e| Error::InvalidArgument(e.to_string()))
+}
+
+fn parse_result(raw: &RawValue) -> Result<Value> {
+    serde_json::from_str(raw.get()).map_err(|e| Error::Protocol(format!("bad result JSON: {e}")))
+}
+
+type BatchFuture = Pin<Box<dyn Future<Output = (bool, Vec<Event>)> + Send>>;
+
+/// An async stream of events (poll mode). Cancellation-safe: dropping it loses no event.
+pub struct EventStream {
+    queue: Arc<EventQueue>,
+    buf: VecDeque<Event>,
+    fut: Option<BatchFuture>,
+    done: bool,
+}
+
+impl futures_core::Stream for EventStream {
+    type Item = Event;
+
+    fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Event>> {
+        loop {
+            if let Some(ev) = self.buf.pop_front() {
+                return Poll::Ready(Some(ev));
+            }
+            if self.done {
+                return Poll::Ready(None);
+            }
+            if self.fut.is_none() {
+                let q = self.queue.clone();
+                self.fut = Some(Box::pin(async move {
+                    let mut v = Vec::new();
+                    let more = q.next_batch(&mut v, 1024).await;
+                    (more, v)
+                }));
+            }
+            let fut = self.fut.as_mut().expect("set above");
+            match fut.as_mut().poll(cx) {
+                Poll::Pending => return Poll::Pending,
+                Poll::Ready((more, v)) => {
+                    self.fut = None;
+                    self.done = !more;
+                    self.buf.extend(v);
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,143 @@
+//! Callback delivery: registered handlers and the one library-owned thread that runs them.
+
+use std::cell::Cell;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, RwLock};
+
+use crate::event::{ConnectionEvent, Event, Notification, ServerRequest};
+use crate::queue::EventQueue;
+
+/// Handler of server notifications.
+pub type NotificationHandler = Arc<dyn Fn(&Notification) + Send + Sync>;
+/// Handler of server requests; it owns the request and answers it now or later.
+pub type ServerRequestHandler = Arc<dyn Fn(ServerRequest) + Send + Sync>;
+/// Handler of connection events (errors, overflow, disconnect).
+pub type ConnectionHandler = Arc<dyn Fn(&ConnectionEvent) + Send + Sync>;
+
+/// The handlers registered on a client. They survive reconnects.
+#[derive(Default)]
+pub(crate) struct Handlers {
+    pub notification: RwLock<Option<NotificationHandler>>,
+    pub server_request: RwLock<Option<ServerRequestHandler>>,
+    pub connection: RwLock<Option<ConnectionHandler>>,
+}
+
+thread_local! {
+    static ON_DISPATCH_THREAD: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Whether the current thread is a client's dispatch thread (callbacks run here).
+pub fn on_dispatch_thread() -> bool {
+    ON_DISPATCH_THREAD.with(|c| c.get())
+}
+
+fn panic_message(p: &(dyn std::any::Any + Send)) -> String {
+    p.downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| p.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "unknown panic".into())
+}
+
+impl Handlers {
+    fn report_panic(&self, what: &str, payload: &(dyn std::any::Any + Send)) {
+        let msg = format!("{what} callback panicked: {}", panic_message(payload));
+        tracing::error!("{msg}");
+        let handler = self.connection.read().unwrap().clone();
+        if let Some(h) = handler {
+            let ev = ConnectionEvent::Error(msg);
+            let _ = catch_unwind(AssertUnwindSafe(|| h(&ev)));
+        }
+    }
+
+    /// Run the right handler for one event. Server requests without a handler are answered
+    /// fail-closed; a panicking server-request handler drops the request, which answers it
+    /// fail-closed too.
+    pub(crate) fn dispatch(&self, event: Event) {
+        match event {
+            Event::Notification(n) => {
+                let h = self.notification.read().unwrap().clone();
+                if let Some(h) = h {
+                    if let Err(p) = catch_unwind(AssertUnwindSafe(|| h(&n))) {
+                        self.report_panic("notification", &*p);
+                    }
+                }
+            }
+            Event::ServerRequest(r) => {
+                let h = self.server_request.read().unwrap().clone();
+                match h {
+                    Some(h) => {
+                        if let Err(p) = catch_unwind(AssertUnwindSafe(|| h(r))) {
+                            self.report_panic("server request", &*p);
+                        }
+                    }
+                    None => {
+                        tracing::info!(method = %r.method, "no server request handler; answering fail-closed");
+                        let _ = r.respond_fail_closed();
+                    }
+                }
+            }
+            Event::Connection(c) => {
+                let h = self.connection.read().unwrap().clone();
+                if let Some(h) = h {
+                    if let Err(p) = catch_unwind(AssertUnwindSafe(|| h(&c))) {
+                        self.report_panic("connection", &*p);
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// The dispatch thread of one connection.
+pub(crate) struct Dispatcher {
+    stop: Arc<AtomicBool>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl Dispatcher {
+    pub(crate) fn start(queue: Arc<EventQueue>, handlers: Arc<Handlers>) -> std::io::Result<Dispatcher> {
+        let stop = Arc::new(AtomicBool::new(false));
+        let stop2 = stop.clone();
+        let thread = std::thread::Builder::new().name("codex-client-dispatch".into()).spawn(move || {
+            ON_DISPATCH_THREAD.with(|c| c.set(true));
+            let mut batch = Vec::with_capacity(256);
+            loop {
+                let more = queue.wait_drain(&mut batch, 256, None);
+                for ev in batch.drain(..) {
+                    if stop2.load(Ordering::Acquire) {
+                        continue; // dropped: server requests answer fail-closed on drop
+                    }
+                    handlers.dispatch(ev);
+                }
+                if !more {
+                    break;
+                }
+            }
+        })?;
+        Ok(Dispatcher { stop, thread: Some(thread) })
+    }
+
+    /// Stop running callbacks: events still queued are dropped (server requests among them
+    /// are answered fail-closed when the connection is still up).
+    pub(crate) fn halt(&self) {
+        self.stop.store(true, Ordering::Release);
+    }
+
+    /// Halt, then wait for the thread to end (unless called from it). The thread ends once
+    /// its queue is closed, so close the connection first.
+    pub(crate) fn join(&mut self) {
+        self.halt();
+        if let Some(t) = self.thread.take() {
+            if t.thread().id() != std::thread::current().id() {
+                let _ = t.join();
+            }
+        }
+    }
+}
+
+impl Drop for Dispatcher {
+    fn drop(&mut self) {
+        self.join();
+    }
+}

@@ -1,0 +1,126 @@
+//! Error types returned by the client.
+
+use std::fmt;
+use std::time::Duration;
+
+/// JSON-RPC error code the app-server uses when its ingress queue is full.
+pub const OVERLOADED_CODE: i64 = -32001;
+
+/// A JSON-RPC error object returned by the server (`{code, message, data}`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct RpcError {
+    /// Numeric JSON-RPC error code (for example `-32600`).
+    pub code: i64,
+    /// Human-readable message from the server.
+    pub message: String,
+    /// Optional structured data attached by the server.
+    pub data: Option<serde_json::Value>,
+}
+
+impl fmt::Display for RpcError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "JSON-RPC error {}: {}", self.code, self.message)
+    }
+}
+
+/// Why a connection ended.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DisconnectInfo {
+    /// Short description of the cause (EOF, process exit status, user disconnect...).
+    pub reason: String,
+    /// The last lines the server wrote to stderr before it went away (may be empty).
+    pub stderr_tail: String,
+}
+
+impl fmt::Display for DisconnectInfo {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.reason)?;
+        if !self.stderr_tail.is_empty() {
+            write!(f, "; server stderr tail:\n{}", self.stderr_tail)?;
+        }
+        Ok(())
+    }
+}
+
+/// Every error the library returns.
+///
+/// Timeouts, JSON-RPC errors, overload and disconnects are distinct variants so callers can
+/// react to each without parsing messages.
+#[derive(Debug, Clone)]
+pub enum Error {
+    /// A method was called before `connect()` succeeded or after `disconnect()`.
+    NotConnected,
+    /// `connect()` was called on a client that is already connected.
+    AlreadyConnected,
+    /// The request got no response within its timeout. A late response is dropped.
+    Timeout {
+        /// Method of the request that timed out.
+        method: String,
+        /// The timeout that elapsed.
+        after: Duration,
+    },
+    /// The server answered with a JSON-RPC error.
+    Rpc(RpcError),
+    /// The server kept answering `-32001` (overloaded) after every retry.
+    Overloaded {
+        /// How many times the request was sent.
+        attempts: u32,
+        /// The last overload error the server returned.
+        last: RpcError,
+    },
+    /// The connection ended while the request was pending (or before it was sent).
+    Disconnected(DisconnectInfo),
+    /// Reading from or writing to the transport failed, or the server could not be started.
+    Transport(String),
+    /// The server sent something that breaks the protocol (for example a bad `initialize` result).
+    Protocol(String),
+    /// The caller passed an invalid argument (bad JSON, empty method name, ...).
+    InvalidArgument(String),
+    /// The operation is not valid in the client's current mode or state.
+    InvalidState(String),
+    /// The server request was already answered or resolved by the server.
+    AlreadyResponded,
+    /// The transport in use cannot do this.
+    Unsupported(String),
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Error::NotConnected => f.write_str("client is not connected"),
+            Error::AlreadyConnected => f.write_str("client is already connected"),
+            Error::Timeout { method, after } => {
+                write!(f, "request `{method}` timed out after {after:?}")
+            }
+            Error::Rpc(e) => e.fmt(f),
+            Error::Overloaded { attempts, last } => write!(
+                f,
+                "server overloaded after {attempts} attempts (last error {}: {})",
+                last.code, last.message
+            ),
+            Error::Disconnected(info) => write!(f, "disconnected: {info}"),
+            Error::Transport(m) => write!(f, "transport error: {m}"),
+            Error::Protocol(m) => write!(f, "protocol error: {m}"),
+            Error::InvalidArgument(m) => write!(f, "invalid argument: {m}"),
+            Error::InvalidState(m) => write!(f, "invalid state: {m}"),
+            Error::AlreadyResponded => f.write_str("server request was already answered or resolved"),
+            Error::Unsupported(m) => write!(f, "unsupported by this transport: {m}"),
+        }
+    }
+}
+
+impl std::error::Error for Error {}
+
+impl Error {
+    /// The JSON-RPC error, when this error carries one (`Rpc` or `Overloaded`).
+    pub fn rpc(&self) -> Option<&RpcError> {
+        match self {
+            Error::Rpc(e) => Some(e),
+            Error::Overloaded { last, .. } => Some(last),
+            _ => None,
+        }
+    }
+}
+
+/// Result alias used throughout the crate.
+pub type Result<T, E = Error> = std::result::Result<T, E>;

@@ -1,0 +1,275 @@
+//! Events delivered to the user: notifications, server requests and connection events.
+
+use serde::de::DeserializeOwned;
+use serde_json::value::RawValue;
+use std::sync::atomic::{AtomicU8, Ordering};
+use std::sync::{Arc, Weak};
+
+use crate::error::{DisconnectInfo, Error, Result, RpcError};
+use crate::message::{response_line, RequestId};
+use crate::session::SessionShared;
+
+/// A notification from the server (`{method, params}`), with `params` kept as raw JSON text
+/// so nothing is lost and nothing is parsed until asked for.
+#[derive(Debug, Clone)]
+pub struct Notification {
+    /// Method name, for example `item/agentMessage/delta`. Unknown methods arrive unchanged.
+    pub method: String,
+    /// The `params` member as raw JSON (`null` when absent).
+    pub params: Box<RawValue>,
+}
+
+/// Ids that most thread-scoped payloads carry, parsed without building a full value.
+#[derive(serde::Deserialize, Default)]
+struct Scope<'a> {
+    #[serde(default, rename = "threadId", borrow)]
+    thread_id: Option<std::borrow::Cow<'a, str>>,
+    #[serde(default, rename = "turnId", borrow)]
+    turn_id: Option<std::borrow::Cow<'a, str>>,
+    #[serde(default, borrow)]
+    delta: Option<std::borrow::Cow<'a, str>>,
+}
+
+fn scope(params: &RawValue) -> Scope<'_> {
+    serde_json::from_str(params.get()).unwrap_or_default()
+}
+
+pub(crate) fn null_raw() -> Box<RawValue> {
+    RawValue::from_string("null".into()).expect("null is valid JSON")
+}
+
+impl Notification {
+    /// The raw JSON text of `params`.
+    pub fn params_json(&self) -> &str {
+        self.params.get()
+    }
+    /// Deserialize `params` into `T`.
+    pub fn params_as<T: DeserializeOwned>(&self) -> Result<T> {
+        serde_json::from_str(self.params.get()).map_err(|e| Error::Protocol(format!("{}: {e}", self.method)))
+    }
+    /// `params` as a `serde_json::Value`.
+    pub fn params_value(&self) -> serde_json::Value {
+        serde_json::from_str(self.params.get()).unwrap_or(serde_json::Value::Null)
+    }
+    /// `params.threadId`, when present.
+    pub fn thread_id(&self) -> Option<String> {
+        scope(&self.params).thread_id.map(|s| s.into_owned())
+    }
+    /// `params.turnId`, when present.
+    pub fn turn_id(&self) -> Option<String> {
+        scope(&self.params).turn_id.map(|s| s.into_owned())
+    }
+    /// `params.delta` (the text of an `item/*/delta` notification), when present.
+    pub fn delta(&self) -> Option<String> {
+        scope(&self.params).delta.map(|s| s.into_owned())
+    }
+}
+
+const OPEN: u8 = 0;
+const ANSWERED: u8 = 1;
+const RESOLVED: u8 = 2;
+const CLOSED: u8 = 3;
+
+/// Shared state of one server request, also known to the session so that
+/// `serverRequest/resolved` and disconnects can close it.
+#[derive(Debug)]
+pub(crate) struct ResponderState {
+    status: AtomicU8,
+}
+
+impl ResponderState {
+    pub(crate) fn new() -> Arc<Self> {
+        Arc::new(ResponderState { status: AtomicU8::new(OPEN) })
+    }
+    /// Mark resolved by the server; later answers fail with `AlreadyResponded`.
+    pub(crate) fn mark_resolved(&self) {
+        let _ = self.status.compare_exchange(OPEN, RESOLVED, Ordering::AcqRel, Ordering::Acquire);
+    }
+    /// Mark closed by a disconnect.
+    pub(crate) fn mark_closed(&self) {
+        let _ = self.status.compare_exchange(OPEN, CLOSED, Ordering::AcqRel, Ordering::Acquire);
+    }
+    fn is_open(&self) -> bool {
+        self.status.load(Ordering::Acquire) == OPEN
+    }
+}
+
+/// A request sent by the server that expects an answer (approvals, user input, ...).
+///
+/// Answer it with [`respond`](Self::respond) or [`respond_error`](Self::respond_error), now or
+/// later, from any thread. A request dropped without an answer is answered **fail-closed**:
+/// approvals are declined, every other method gets a JSON-RPC error.
+#[derive(Debug)]
+pub struct ServerRequest {
+    /// The server's request id.
+    pub id: RequestId,
+    /// Method name, for example `item/commandExecution/requestApproval`.
+    pub method: String,
+    /// The `params` member as raw JSON.
+    pub params: Box<RawValue>,
+    state: Arc<ResponderState>,
+    session: Weak<SessionShared>,
+}
+
+impl ServerRequest {
+    pub(crate) fn new(
+        id: RequestId,
+        method: String,
+        params: Box<RawValue>,
+        state: Arc<ResponderState>,
+        session: Weak<SessionShared>,
+    ) -> Self {
+        ServerRequest { id, method, params, state, session }
+    }
+
+    /// The raw JSON text of `params`.
+    pub fn params_json(&self) -> &str {
+        self.params.get()
+    }
+    /// Deserialize `params` into `T`.
+    pub fn params_as<T: DeserializeOwned>(&self) -> Result<T> {
+        serde_json::from_str(self.params.get()).map_err(|e| Error::Protocol(format!("{}: {e}", self.method)))
+    }
+    /// `params.threadId`, when present.
+    pub fn thread_id(&self) -> Option<String> {
+        scope(&self.params).thread_id.map(|s| s.into_owned())
+    }
+    /// `params.turnId`, when present.
+    pub fn turn_id(&self) -> Option<String> {
+        scope(&self.params).turn_id.map(|s| s.into_owned())
+    }
+    /// Whether the request can still be answered (not answered, resolved or disconnected).
+    pub fn is_open(&self) -> bool {
+        self.state.is_open()
+    }
+
+    /// Answer with a result.
+    pub fn respond(&self, result: &serde_json::Value) -> Result<()> {
+        let raw = serde_json::value::to_raw_value(result).map_err(|e| Error::InvalidArgument(e.to_string()))?;
+        self.send(Ok(&raw))
+    }
+    /// Answer with a result given as JSON text.
+    pub fn respond_json(&self, result_json: &str) -> Result<()> {
+        let raw: &RawValue = serde_json::from_str(result_json)
+            .map_err(|e| Error::InvalidArgument(format!("result is not valid JSON: {e}")))?;
+        self.send(Ok(raw))
+    }
+    /// Answer with a JSON-RPC error.
+    pub fn respond_error(&self, error: &RpcError) -> Result<()> {
+        self.send(Err(error))
+    }
+    /// Answer fail-closed, exactly as if no handler existed (approvals declined).
+    pub fn respond_fail_closed(&self) -> Result<()> {
+        match fail_closed_answer(&self.method) {
+            Ok(v) => self.respond(&v),
+            Err(e) => self.respond_error(&e),
+        }
+    }
+
+    fn send(&self, outcome: std::result::Result<&RawValue, &RpcError>) -> Result<()> {
+        let session = self.session.upgrade().ok_or_else(|| Error::Disconnected(DisconnectInfo {
+            reason: "connection closed before the server request was answered".into(),
+            stderr_tail: String::new(),
+        }))?;
+        match self.state.status.compare_exchange(OPEN, ANSWERED, Ordering::AcqRel, Ordering::Acquire) {
+            Ok(_) => {}
+            Err(CLOSED) => return Err(session.disconnect_error()),
+            Err(_) => return Err(Error::AlreadyResponded),
+        }
+        session.forget_server_request(&self.id);
+        session.send_line(response_line(&self.id, outcome))
+    }
+}
+
+impl Drop for ServerRequest {
+    fn drop(&mut self) {
+        if self.state.is_open() {
+            tracing::warn!(method = %self.method, id = %self.id, "server request dropped unanswered; answering fail-closed");
+            let _ = self.respond_fail_closed();
+        }
+    }
+}
+
+/// The answer given to a server request nobody handles: approvals are declined, permission
+/// requests grant nothing, elicitations are declined, everything else gets a JSON-RPC error.
+pub fn fail_closed_answer(method: &str) -> std::result::Result<serde_json::Value, RpcError> {
+    use serde_json::json;
+    match method {
+        "item/commandExecution/requestApproval" | "item/fileChange/requestApproval" => {
+            Ok(json!({"decision": "decline"}))
+        }
+        "execCommandApproval" | "applyPatchApproval" => Ok(json!({"decision": "denied"})),
+        "item/permissions/requestApproval" => Ok(json!({"permissions": {}, "scope": "turn"})),
+        "mcpServer/elicitation/request" => Ok(json!({"action": "decline"})),
+        _ => Err(RpcError {
+            code: -32601,
+            message: format!("no handler for server request `{method}` (declined by codex-client)"),
+            data: None,
+        }),
+    }
+}
+
+/// Something the connection reports that is neither a notification nor a server request.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ConnectionEvent {
+    /// A line that is not valid JSON-RPC, a line over the size cap, or a callback that panicked.
+    /// The connection keeps going.
+    Error(String),
+    /// Notifications were shed because the consumer fell far behind; `dropped` says how many.
+    Overflow {
+        /// Number of notifications dropped since the last overflow event.
+        dropped: u64,
+    },
+    /// The connection ended. This is the last event of a connection.
+    Disconnected(DisconnectInfo),
+}
+
+/// One event of a connection, in arrival order.
+#[derive(Debug)]
+pub enum Event {
+    /// A server notification.
+    Notification(Notification),
+    /// A server-to-client request awaiting an answer.
+    ServerRequest(ServerRequest),
+    /// An error report, an overflow report or the disconnect.
+    Connection(ConnectionEvent),
+}
+
+impl Event {
+    /// The method name for notifications and server requests.
+    pub fn method(&self) -> Option<&str> {
+        match self {
+            Event::Notification(n) => Some(&n.method),
+            Event::ServerRequest(r) => Some(&r.method),
+            Event::Connection(_) => None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fail_closed_never_accepts() {
+        for m in ["item/commandExecution/requestApproval", "item/fileChange/requestApproval"] {
+            assert_eq!(fail_closed_answer(m).unwrap()["decision"], "decline");
+        }
+        assert_eq!(fail_closed_answer("applyPatchApproval").unwrap()["decision"], "denied");
+        assert_eq!(fail_closed_answer("mcpServer/elicitation/request").unwrap()["action"], "decline");
+        assert_eq!(fail_closed_answer("item/permissions/requestApproval").unwrap()["permissions"], serde_json::json!({}));
+        assert!(fail_closed_answer("item/tool/requestUserInput").is_err());
+        assert!(fail_closed_answer("brand/new").is_err());
+    }
+
+    #[test]
+    fn scope_fields_parse_lazily() {
+        let n = Notification {
+            method: "item/agentMessage/delta".into(),
+            params: RawValue::from_string(r#"{"threadId":"t1","turnId":"u1","itemId":"i","delta":"he\"llo"}"#.into()).unwrap(),
+        };
+        assert_eq!(n.thread_id().as_deref(), Some("t1"));
+        assert_eq!(n.turn_id().as_deref(), Some("u1"));
+        assert_eq!(n.delta().as_deref(), Some("he\"llo"));
+    }
+}

@@ -1,0 +1,40 @@
+//! `codex-client`: a native client for OpenAI Codex's agent runtime.
+//!
+//! It spawns `codex app-server`, speaks its JSON-RPC protocol (one JSON object per line),
+//! correlates responses, delivers notifications and server-to-client requests, and keeps
+//! every call bounded: requests time out (default 300 s), overload errors (`-32001`) are
+//! retried with jittered exponential backoff, and a dead server fails every pending request
+//! at once with the tail of its stderr.
+//!
+//! ```no_run
+//! use codex_client::{Client, ClientOptions};
+//! let client = Client::new(ClientOptions::default().codex_home("/tmp/codex-home"));
+//! client.on_notification(|n| println!("{} {}", n.method, n.params_json())).unwrap();
+//! let init = client.connect().unwrap();
+//! println!("connected to {:?}", init.user_agent);
+//! let thread = client.request_blocking("thread/start", serde_json::json!({})).unwrap();
+//! println!("{thread}");
+//! client.disconnect();
+//! ```
+#![warn(missing_docs)]
+
+mod client;
+mod dispatch;
+mod error;
+mod event;
+mod message;
+mod options;
+mod pending;
+mod queue;
+mod session;
+pub mod transport;
+
+pub use client::{Client, EventStream, InitializeResult};
+pub use dispatch::{on_dispatch_thread, ConnectionHandler, NotificationHandler, ServerRequestHandler};
+pub use error::{DisconnectInfo, Error, Result, RpcError, OVERLOADED_CODE};
+pub use event::{fail_closed_answer, ConnectionEvent, Event, Notification, ServerRequest};
+pub use message::RequestId;
+pub use options::{
+    ClientOptions, Delivery, RequestOptions, RetryPolicy, TransportKind, DEFAULT_EVENT_QUEUE_CAPACITY,
+    DEFAULT_MAX_LINE_BYTES, DEFAULT_TIMEOUT,
+};

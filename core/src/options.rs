@@ -1,0 +1,248 @@
+//! Options for a client and for single requests.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+/// Default timeout of every request: 300 seconds.
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(300);
+/// Default cap on one incoming line: 64 MiB (the real server accepts a 64 MiB line).
+pub const DEFAULT_MAX_LINE_BYTES: usize = 64 * 1024 * 1024;
+/// Default number of undelivered events held before the reader stops reading.
+pub const DEFAULT_EVENT_QUEUE_CAPACITY: usize = 4096;
+
+/// How events reach the user.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Delivery {
+    /// Registered callbacks run on one library-owned dispatch thread, in arrival order.
+    /// Server requests with no handler are answered fail-closed (approvals declined).
+    #[default]
+    Callbacks,
+    /// The user pulls events with `next_event` / `events()`. Registering callbacks is an error.
+    /// A server request event dropped without an answer is answered fail-closed.
+    Poll,
+}
+
+/// Overload (`-32001`) retry policy: exponential backoff with full jitter.
+///
+/// Attempt `n` (0-based) sleeps a random duration in `[0, min(cap, base * 2^n)]` before the
+/// next send. Defaults: 5 attempts in all, base 50 ms, cap 2 s.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RetryPolicy {
+    /// Total number of sends, including the first (1 disables retry).
+    pub max_attempts: u32,
+    /// Backoff base.
+    pub base: Duration,
+    /// Upper bound of one backoff.
+    pub cap: Duration,
+}
+
+impl Default for RetryPolicy {
+    fn default() -> Self {
+        RetryPolicy { max_attempts: 5, base: Duration::from_millis(50), cap: Duration::from_secs(2) }
+    }
+}
+
+impl RetryPolicy {
+    /// No retry: the first overload error is returned as `Error::Overloaded`.
+    pub fn none() -> Self {
+        RetryPolicy { max_attempts: 1, ..Default::default() }
+    }
+
+    /// The jittered delay before retry number `retry` (0 = the first retry).
+    pub fn backoff(&self, retry: u32) -> Duration {
+        let exp = self.base.saturating_mul(1u32.checked_shl(retry.min(31)).unwrap_or(u32::MAX));
+        let ceiling = exp.min(self.cap);
+        let nanos = ceiling.as_nanos().min(u64::MAX as u128) as u64;
+        Duration::from_nanos(if nanos == 0 { 0 } else { fastrand::u64(0..=nanos) })
+    }
+}
+
+/// Which transport a client uses.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub enum TransportKind {
+    /// Spawn `codex app-server` and talk JSON-RPC over its stdin/stdout.
+    #[default]
+    Stdio,
+}
+
+/// Options of a [`Client`](crate::Client). Build with `ClientOptions::default()` and the
+/// chainable setters, or set fields directly.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct ClientOptions {
+    /// Transport to use.
+    pub transport: TransportKind,
+    /// Path of the `codex` binary. When unset: `CODEX_BIN`, then the native binary of an npm
+    /// install next to a `codex` found on `PATH`, then `codex` on `PATH`.
+    pub codex_bin: Option<PathBuf>,
+    /// Extra arguments appended after `app-server`.
+    pub args: Vec<String>,
+    /// `-c key=value` config overrides passed to the server.
+    pub config_overrides: Vec<(String, String)>,
+    /// Environment variables set for the server (merged into the inherited environment).
+    pub env: Vec<(String, String)>,
+    /// Start the server with an empty environment (plus `env`) instead of inheriting ours.
+    pub clear_env: bool,
+    /// Working directory of the server process.
+    pub cwd: Option<PathBuf>,
+    /// `CODEX_HOME` for the server process.
+    pub codex_home: Option<PathBuf>,
+    /// `clientInfo.name` sent in `initialize`.
+    pub client_name: String,
+    /// `clientInfo.title` sent in `initialize`.
+    pub client_title: Option<String>,
+    /// `clientInfo.version` sent in `initialize`.
+    pub client_version: String,
+    /// Ask for experimental methods and fields (`capabilities.experimentalApi`).
+    pub experimental_api: bool,
+    /// Notification methods the server should not send (`capabilities.optOutNotificationMethods`).
+    pub opt_out_notification_methods: Vec<String>,
+    /// Timeout of every request unless overridden per request.
+    pub default_timeout: Duration,
+    /// Overload retry policy unless overridden per request.
+    pub retry: RetryPolicy,
+    /// How events are delivered.
+    pub delivery: Delivery,
+    /// Undelivered events held before the reader applies backpressure.
+    pub event_queue_capacity: usize,
+    /// Longest accepted incoming line in bytes; longer lines are skipped and reported.
+    pub max_line_bytes: usize,
+    /// How many bytes of the server's stderr are kept for error reports.
+    pub stderr_tail_bytes: usize,
+}
+
+impl Default for ClientOptions {
+    fn default() -> Self {
+        ClientOptions {
+            transport: TransportKind::Stdio,
+            codex_bin: None,
+            args: Vec::new(),
+            config_overrides: Vec::new(),
+            env: Vec::new(),
+            clear_env: false,
+            cwd: None,
+            codex_home: None,
+            client_name: "codex-client".into(),
+            client_title: None,
+            client_version: env!("CARGO_PKG_VERSION").into(),
+            experimental_api: false,
+            opt_out_notification_methods: Vec::new(),
+            default_timeout: DEFAULT_TIMEOUT,
+            retry: RetryPolicy::default(),
+            delivery: Delivery::Callbacks,
+            event_queue_capacity: DEFAULT_EVENT_QUEUE_CAPACITY,
+            max_line_bytes: DEFAULT_MAX_LINE_BYTES,
+            stderr_tail_bytes: 16 * 1024,
+        }
+    }
+}
+
+impl ClientOptions {
+    /// Set the `codex` binary.
+    pub fn codex_bin(mut self, path: impl Into<PathBuf>) -> Self {
+        self.codex_bin = Some(path.into());
+        self
+    }
+    /// Set `CODEX_HOME` for the server.
+    pub fn codex_home(mut self, path: impl Into<PathBuf>) -> Self {
+        self.codex_home = Some(path.into());
+        self
+    }
+    /// Set the server's working directory.
+    pub fn cwd(mut self, path: impl Into<PathBuf>) -> Self {
+        self.cwd = Some(path.into());
+        self
+    }
+    /// Append an extra server argument.
+    pub fn arg(mut self, arg: impl Into<String>) -> Self {
+        self.args.push(arg.into());
+        self
+    }
+    /// Add a `-c key=value` override.
+    pub fn config(mut self, key: impl Into<String>, value: impl Into<String>) -> Self {
+        self.config_overrides.push((key.into(), value.into()));
+        self
+    }
+    /// Set an environment variable for the server.
+    pub fn env(mut self, key: impl Into<String>, value: impl Into<String>) -> Self {
+        self.env.push((key.into(), value.into()));
+        self
+    }
+    /// Set `clientInfo` name and version.
+    pub fn client_info(mut self, name: impl Into<String>, version: impl Into<String>) -> Self {
+        self.client_name = name.into();
+        self.client_version = version.into();
+        self
+    }
+    /// Enable or disable `capabilities.experimentalApi`.
+    pub fn experimental_api(mut self, on: bool) -> Self {
+        self.experimental_api = on;
+        self
+    }
+    /// Opt out of a notification method.
+    pub fn opt_out(mut self, method: impl Into<String>) -> Self {
+        self.opt_out_notification_methods.push(method.into());
+        self
+    }
+    /// Set the default request timeout.
+    pub fn default_timeout(mut self, timeout: Duration) -> Self {
+        self.default_timeout = timeout;
+        self
+    }
+    /// Set the overload retry policy.
+    pub fn retry(mut self, retry: RetryPolicy) -> Self {
+        self.retry = retry;
+        self
+    }
+    /// Choose callbacks or poll delivery.
+    pub fn delivery(mut self, delivery: Delivery) -> Self {
+        self.delivery = delivery;
+        self
+    }
+    /// Set the event queue capacity (at least 1).
+    pub fn event_queue_capacity(mut self, capacity: usize) -> Self {
+        self.event_queue_capacity = capacity.max(1);
+        self
+    }
+    /// Set the longest accepted incoming line.
+    pub fn max_line_bytes(mut self, bytes: usize) -> Self {
+        self.max_line_bytes = bytes;
+        self
+    }
+}
+
+/// Per-request overrides.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct RequestOptions {
+    /// Timeout of this request (default: the client's `default_timeout`). It covers retries.
+    pub timeout: Option<Duration>,
+    /// Overload retry policy of this request (default: the client's).
+    pub retry: Option<RetryPolicy>,
+}
+
+impl RequestOptions {
+    /// Options with a timeout override.
+    pub fn timeout(timeout: Duration) -> Self {
+        RequestOptions { timeout: Some(timeout), retry: None }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn backoff_stays_under_the_exponential_ceiling_and_cap() {
+        let p = RetryPolicy { max_attempts: 9, base: Duration::from_millis(10), cap: Duration::from_millis(100) };
+        for retry in 0..40 {
+            let ceiling = Duration::from_millis(10 * (1u64 << retry.min(20))).min(p.cap);
+            for _ in 0..50 {
+                assert!(p.backoff(retry) <= ceiling, "retry {retry}");
+            }
+        }
+        // Full jitter: values spread over the range rather than sitting at the ceiling.
+        let distinct: std::collections::HashSet<_> = (0..50).map(|_| p.backoff(5)).collect();
+        assert!(distinct.len() > 10);
+    }
+}

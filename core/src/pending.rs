@@ -1,0 +1,116 @@
+//! The table of requests awaiting a response, with their deadlines.
+
+use bytes::Bytes;
+use serde_json::value::RawValue;
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, HashMap};
+use std::time::{Duration, Instant};
+use tokio::sync::oneshot;
+
+use crate::error::Result;
+use crate::options::RetryPolicy;
+
+/// Where a request's outcome goes.
+pub(crate) type Reply = oneshot::Sender<Result<Box<RawValue>>>;
+
+/// One request in flight.
+pub(crate) struct Entry {
+    pub tx: Reply,
+    pub method: String,
+    /// The serialized request line, kept for overload retries.
+    pub line: Bytes,
+    /// Sends so far (1 after the first send).
+    pub attempts: u32,
+    pub retry: RetryPolicy,
+    pub deadline: Instant,
+    pub timeout: Duration,
+}
+
+/// Pending requests by id, plus a min-heap of deadlines (entries removed from the map are
+/// deleted lazily from the heap; the heap is rebuilt when stale entries pile up).
+#[derive(Default)]
+pub(crate) struct Table {
+    pub map: HashMap<i64, Entry>,
+    heap: BinaryHeap<Reverse<(Instant, i64)>>,
+    /// Set once the connection is closed; no entry is added afterwards.
+    pub closed: bool,
+}
+
+impl Table {
+    /// Insert an entry; returns true when its deadline is now the earliest (the timer must wake).
+    pub fn insert(&mut self, id: i64, entry: Entry) -> bool {
+        let deadline = entry.deadline;
+        let earliest = self.heap.peek().is_none_or(|Reverse((d, _))| deadline < *d);
+        self.map.insert(id, entry);
+        self.heap.push(Reverse((deadline, id)));
+        if self.heap.len() > 2 * self.map.len() + 1024 {
+            self.heap = self.map.iter().map(|(id, e)| Reverse((e.deadline, *id))).collect();
+        }
+        earliest
+    }
+
+    /// The earliest deadline still in the heap (it may belong to a finished request).
+    pub fn next_deadline(&self) -> Option<Instant> {
+        self.heap.peek().map(|Reverse((d, _))| *d)
+    }
+
+    /// Remove and return every entry whose deadline is at or before `now`.
+    pub fn take_expired(&mut self, now: Instant) -> Vec<Entry> {
+        let mut out = Vec::new();
+        while let Some(Reverse((d, id))) = self.heap.peek().copied() {
+            if d > now {
+                break;
+            }
+            self.heap.pop();
+            if self.map.get(&id).is_some_and(|e| e.deadline == d) {
+                out.extend(self.map.remove(&id));
+            }
+        }
+        out
+    }
+
+    /// Remove every entry (on close).
+    pub fn take_all(&mut self) -> Vec<Entry> {
+        self.heap.clear();
+        self.map.drain().map(|(_, e)| e).collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn entry(deadline: Instant) -> (Entry, oneshot::Receiver<Result<Box<RawValue>>>) {
+        let (tx, rx) = oneshot::channel();
+        let e = Entry {
+            tx,
+            method: "m".into(),
+            line: Bytes::new(),
+            attempts: 1,
+            retry: RetryPolicy::default(),
+            deadline,
+            timeout: Duration::from_secs(1),
+        };
+        (e, rx)
+    }
+
+    #[test]
+    fn expiry_skips_finished_requests_and_heap_stays_bounded() {
+        let now = Instant::now();
+        let mut t = Table::default();
+        let (e1, _r1) = entry(now + Duration::from_millis(5));
+        let (e2, _r2) = entry(now + Duration::from_millis(10));
+        assert!(t.insert(1, e1));
+        assert!(!t.insert(2, e2));
+        t.map.remove(&1);
+        let expired = t.take_expired(now + Duration::from_millis(20));
+        assert_eq!(expired.len(), 1);
+        assert_eq!(t.map.len(), 0);
+        for i in 0..10_000 {
+            let (e, _r) = entry(now + Duration::from_secs(300));
+            t.insert(i, e);
+            t.map.remove(&i);
+        }
+        assert!(t.heap.len() <= 1024 + 2, "heap has {} stale entries", t.heap.len());
+    }
+}

@@ -1,0 +1,501 @@
+//! One live connection: the runtime thread with its reader, writer, timer and stderr tasks,
+//! the pending-request table and the event queue.
+
+use bytes::Bytes;
+use serde_json::value::RawValue;
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicI64, AtomicU8, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, OnceLock, Weak};
+use std::time::{Duration, Instant};
+use tokio::io::{AsyncWriteExt, BufReader, BufWriter};
+use tokio::sync::{mpsc, oneshot, Notify};
+
+use crate::error::{DisconnectInfo, Error, Result, RpcError, OVERLOADED_CODE};
+use crate::event::{null_raw, ConnectionEvent, Event, Notification, ResponderState, ServerRequest};
+use crate::message::{classify, notification_line, request_line, Classified, Incoming, RequestId};
+use crate::options::{ClientOptions, RequestOptions, RetryPolicy};
+use crate::pending::{Entry, Table};
+use crate::queue::{EventQueue, Push};
+use crate::transport::lines::{read_line, LineRead};
+use crate::transport::process::{self, ServerProcess};
+use crate::transport::stderr::StderrTail;
+
+const HANDSHAKE: u8 = 0;
+const OPEN: u8 = 1;
+const CLOSED: u8 = 2;
+
+/// How long a server gets to exit on its own after stdin is closed before it is killed.
+const EXIT_GRACE: Duration = Duration::from_millis(500);
+/// How long to wait for the last stderr lines after the server's stdout closed.
+const STDERR_GRACE: Duration = Duration::from_millis(300);
+
+enum Outgoing {
+    Line(Bytes),
+    Close,
+}
+
+/// State shared by the runtime tasks and every handle of one connection.
+pub(crate) struct SessionShared {
+    pending: Mutex<Table>,
+    pending_count: AtomicUsize,
+    next_id: AtomicI64,
+    out: mpsc::UnboundedSender<Outgoing>,
+    pub(crate) queue: Arc<EventQueue>,
+    state: AtomicU8,
+    close_info: OnceLock<DisconnectInfo>,
+    stderr: StderrTail,
+    timer_wake: Notify,
+    open_requests: Mutex<HashMap<RequestId, Arc<ResponderState>>>,
+    default_timeout: Duration,
+    retry: RetryPolicy,
+    max_line_bytes: usize,
+    me: Weak<SessionShared>,
+}
+
+impl SessionShared {
+    /// Whether the handshake finished and the connection is still up.
+    pub(crate) fn is_open(&self) -> bool {
+        self.state.load(Ordering::Acquire) == OPEN
+    }
+
+    pub(crate) fn is_closed(&self) -> bool {
+        self.state.load(Ordering::Acquire) == CLOSED
+    }
+
+    pub(crate) fn mark_open(&self) {
+        let _ = self.state.compare_exchange(HANDSHAKE, OPEN, Ordering::AcqRel, Ordering::Acquire);
+    }
+
+    /// The error for calls on a closed connection, with the reason and stderr tail.
+    pub(crate) fn disconnect_error(&self) -> Error {
+        Error::Disconnected(self.close_info.get().cloned().unwrap_or_else(|| DisconnectInfo {
+            reason: "connection closed".into(),
+            stderr_tail: self.stderr.tail(),
+        }))
+    }
+
+    /// The last bytes of the server's stderr.
+    pub(crate) fn stderr_tail(&self) -> String {
+        self.stderr.tail()
+    }
+
+    /// Queue a raw line (response or notification) for the writer.
+    pub(crate) fn send_line(&self, line: Vec<u8>) -> Result<()> {
+        if self.is_closed() {
+            return Err(self.disconnect_error());
+        }
+        self.out.send(Outgoing::Line(Bytes::from(line))).map_err(|_| self.disconnect_error())
+    }
+
+    /// Send a client notification.
+    pub(crate) fn notify(&self, method: &str, params: Option<&RawValue>) -> Result<()> {
+        self.send_line(notification_line(method, params))
+    }
+
+    pub(crate) fn forget_server_request(&self, id: &RequestId) {
+        self.open_requests.lock().unwrap().remove(id);
+    }
+
+    /// Register a request and send it. The returned receiver always completes: with the
+    /// response, a timeout, an overload error or the disconnect.
+    pub(crate) fn start_request(
+        &self,
+        method: &str,
+        params: &RawValue,
+        opts: RequestOptions,
+        during_handshake: bool,
+    ) -> Result<oneshot::Receiver<Result<Box<RawValue>>>> {
+        if method.is_empty() {
+            return Err(Error::InvalidArgument("method name is empty".into()));
+        }
+        match self.state.load(Ordering::Acquire) {
+            OPEN => {}
+            HANDSHAKE if during_handshake => {}
+            HANDSHAKE => return Err(Error::NotConnected),
+            _ => return Err(self.disconnect_error()),
+        }
+        let id = self.next_id.fetch_add(1, Ordering::Relaxed);
+        let line = Bytes::from(request_line(id, method, params));
+        let timeout = opts.timeout.unwrap_or(self.default_timeout);
+        let (tx, rx) = oneshot::channel();
+        let entry = Entry {
+            tx,
+            method: method.to_owned(),
+            line: line.clone(),
+            attempts: 1,
+            retry: opts.retry.unwrap_or(self.retry),
+            deadline: Instant::now() + timeout,
+            timeout,
+        };
+        let earliest = {
+            let mut table = self.pending.lock().unwrap();
+            if table.closed {
+                return Err(self.disconnect_error());
+            }
+            self.pending_count.fetch_add(1, Ordering::AcqRel);
+            table.insert(id, entry)
+        };
+        if earliest {
+            self.timer_wake.notify_one();
+        }
+        // A reader stalled on a full queue must keep reading now that a response is awaited.
+        if self.queue.reader_waiting.load(Ordering::Acquire) {
+            self.queue.space.notify_one();
+        }
+        if self.out.send(Outgoing::Line(line)).is_err() {
+            self.fail_request(id, self.disconnect_error());
+        }
+        Ok(rx)
+    }
+
+    fn fail_request(&self, id: i64, err: Error) {
+        let entry = self.pending.lock().unwrap().map.remove(&id);
+        if let Some(e) = entry {
+            self.pending_count.fetch_sub(1, Ordering::AcqRel);
+            let _ = e.tx.send(Err(err));
+        }
+    }
+
+    /// Route a response to its pending request, retrying overload errors.
+    fn complete(&self, id: RequestId, outcome: std::result::Result<&RawValue, RpcError>) {
+        let RequestId::Int(n) = id else {
+            tracing::debug!(%id, "response with an id this client never used; ignored");
+            return;
+        };
+        let mut table = self.pending.lock().unwrap();
+        let Some(mut entry) = table.map.remove(&n) else {
+            tracing::debug!(id = n, "late response after timeout (or unknown id); dropped");
+            return;
+        };
+        let result = match outcome {
+            Ok(raw) => Ok(raw.to_owned()),
+            Err(e) if e.code == OVERLOADED_CODE => {
+                if entry.attempts < entry.retry.max_attempts {
+                    let delay = entry.retry.backoff(entry.attempts - 1);
+                    if Instant::now() + delay < entry.deadline {
+                        tracing::debug!(method = %entry.method, attempt = entry.attempts, ?delay, "server overloaded; retrying");
+                        entry.attempts += 1;
+                        let line = entry.line.clone();
+                        table.map.insert(n, entry);
+                        drop(table);
+                        let me = self.me.clone();
+                        tokio::spawn(async move {
+                            tokio::time::sleep(delay).await;
+                            if let Some(s) = me.upgrade() {
+                                if s.pending.lock().unwrap().map.contains_key(&n) {
+                                    let _ = s.out.send(Outgoing::Line(line));
+                                }
+                            }
+                        });
+                        return;
+                    }
+                }
+                Err(Error::Overloaded { attempts: entry.attempts, last: e })
+            }
+            Err(e) => Err(Error::Rpc(e)),
+        };
+        drop(table);
+        self.pending_count.fetch_sub(1, Ordering::AcqRel);
+        let _ = entry.tx.send(result);
+    }
+
+    fn expire(&self, now: Instant) {
+        let expired = self.pending.lock().unwrap().take_expired(now);
+        for e in expired {
+            self.pending_count.fetch_sub(1, Ordering::AcqRel);
+            tracing::debug!(method = %e.method, "request timed out");
+            let _ = e.tx.send(Err(Error::Timeout { method: e.method, after: e.timeout }));
+        }
+    }
+
+    /// Queue an event, waiting for room when the queue is full and nothing is pending.
+    async fn deliver(&self, mut event: Event) {
+        loop {
+            let spill = self.pending_count.load(Ordering::Acquire) > 0;
+            match self.queue.push(event, spill) {
+                Push::Done => return,
+                Push::Full(ev) => {
+                    event = ev;
+                    self.queue.space.notified().await;
+                }
+            }
+        }
+    }
+
+    fn report(&self, message: String) {
+        tracing::warn!("{message}");
+        self.queue.force_push(Event::Connection(ConnectionEvent::Error(message)));
+    }
+
+    async fn handle_line(&self, line: &[u8]) {
+        let msg: Incoming<'_> = match serde_json::from_slice(line) {
+            Ok(m) => m,
+            Err(e) => {
+                let excerpt = String::from_utf8_lossy(&line[..line.len().min(200)]).into_owned();
+                self.report(format!("malformed line from server ({e}): {excerpt}"));
+                return;
+            }
+        };
+        match classify(msg) {
+            Err(why) => {
+                let excerpt = String::from_utf8_lossy(&line[..line.len().min(200)]).into_owned();
+                self.report(format!("unexpected message from server ({why}): {excerpt}"));
+            }
+            Ok(Classified::Response { id, outcome }) => self.complete(id, outcome),
+            Ok(Classified::Notification { method, params }) => {
+                let params = params.map(|p| p.to_owned()).unwrap_or_else(null_raw);
+                if method == "serverRequest/resolved" {
+                    self.mark_resolved(&params);
+                }
+                self.deliver(Event::Notification(Notification { method, params })).await;
+            }
+            Ok(Classified::Request { id, method, params }) => {
+                let params = params.map(|p| p.to_owned()).unwrap_or_else(null_raw);
+                let state = ResponderState::new();
+                self.open_requests.lock().unwrap().insert(id.clone(), state.clone());
+                let req = ServerRequest::new(id, method, params, state, self.me.clone());
+                self.deliver(Event::ServerRequest(req)).await;
+            }
+        }
+    }
+
+    fn mark_resolved(&self, params: &RawValue) {
+        #[derive(serde::Deserialize)]
+        struct Resolved {
+            #[serde(rename = "requestId")]
+            request_id: RequestId,
+        }
+        if let Ok(r) = serde_json::from_str::<Resolved>(params.get()) {
+            if let Some(state) = self.open_requests.lock().unwrap().remove(&r.request_id) {
+                state.mark_resolved();
+            }
+        }
+    }
+
+    /// Fail everything and emit the final event. Idempotent.
+    fn close(&self, info: DisconnectInfo) {
+        let entries = {
+            let mut table = self.pending.lock().unwrap();
+            if table.closed {
+                return;
+            }
+            table.closed = true;
+            self.state.store(CLOSED, Ordering::Release);
+            let _ = self.close_info.set(info.clone());
+            table.take_all()
+        };
+        self.pending_count.store(0, Ordering::Release);
+        for e in entries {
+            let _ = e.tx.send(Err(Error::Disconnected(info.clone())));
+        }
+        for (_, state) in self.open_requests.lock().unwrap().drain() {
+            state.mark_closed();
+        }
+        tracing::debug!(reason = %info.reason, "connection closed");
+        self.queue.force_push(Event::Connection(ConnectionEvent::Disconnected(info)));
+        self.queue.close();
+    }
+}
+
+/// A running connection: owns the runtime thread.
+pub(crate) struct Session {
+    pub(crate) shared: Arc<SessionShared>,
+    shutdown: Mutex<Option<oneshot::Sender<()>>>,
+    thread: Mutex<Option<std::thread::JoinHandle<()>>>,
+}
+
+impl Session {
+    /// Spawn the server on a new runtime thread. The handshake is the caller's job.
+    pub(crate) fn start(opts: &ClientOptions) -> Result<Session> {
+        let (ready_tx, ready_rx) = std::sync::mpsc::sync_channel(1);
+        let opts = opts.clone();
+        let thread = std::thread::Builder::new()
+            .name("codex-client-rt".into())
+            .spawn(move || {
+                let rt = match tokio::runtime::Builder::new_current_thread().enable_all().build() {
+                    Ok(rt) => rt,
+                    Err(e) => {
+                        let _ = ready_tx.send(Err(Error::Transport(format!("could not build runtime: {e}"))));
+                        return;
+                    }
+                };
+                rt.block_on(async move {
+                    let proc = match process::spawn(&opts) {
+                        Ok(p) => p,
+                        Err(e) => {
+                            let _ = ready_tx.send(Err(e));
+                            return;
+                        }
+                    };
+                    let (out_tx, out_rx) = mpsc::unbounded_channel();
+                    let (shutdown_tx, shutdown_rx) = oneshot::channel();
+                    let shared = Arc::new_cyclic(|me| SessionShared {
+                        pending: Mutex::new(Table::default()),
+                        pending_count: AtomicUsize::new(0),
+                        next_id: AtomicI64::new(1),
+                        out: out_tx,
+                        queue: Arc::new(EventQueue::new(opts.event_queue_capacity)),
+                        state: AtomicU8::new(HANDSHAKE),
+                        close_info: OnceLock::new(),
+                        stderr: StderrTail::new(opts.stderr_tail_bytes),
+                        timer_wake: Notify::new(),
+                        open_requests: Mutex::new(HashMap::new()),
+                        default_timeout: opts.default_timeout,
+                        retry: opts.retry,
+                        max_line_bytes: opts.max_line_bytes,
+                        me: me.clone(),
+                    });
+                    if ready_tx.send(Ok((shared.clone(), shutdown_tx))).is_err() {
+                        return;
+                    }
+                    run(shared, proc, out_rx, shutdown_rx).await;
+                });
+            })
+            .map_err(|e| Error::Transport(format!("could not start the runtime thread: {e}")))?;
+        match ready_rx.recv() {
+            Ok(Ok((shared, shutdown_tx))) => Ok(Session {
+                shared,
+                shutdown: Mutex::new(Some(shutdown_tx)),
+                thread: Mutex::new(Some(thread)),
+            }),
+            Ok(Err(e)) => {
+                let _ = thread.join();
+                Err(e)
+            }
+            Err(_) => {
+                let _ = thread.join();
+                Err(Error::Transport("runtime thread exited during start-up".into()))
+            }
+        }
+    }
+
+    /// Stop the server and the runtime thread; every pending request fails. Idempotent.
+    pub(crate) fn shutdown(&self) {
+        if let Some(tx) = self.shutdown.lock().unwrap().take() {
+            let _ = tx.send(());
+        }
+        let handle = self.thread.lock().unwrap().take();
+        if let Some(h) = handle {
+            if h.thread().id() != std::thread::current().id() {
+                let _ = h.join();
+            }
+        }
+    }
+}
+
+impl Drop for Session {
+    fn drop(&mut self) {
+        self.shutdown();
+    }
+}
+
+async fn run(
+    shared: Arc<SessionShared>,
+    proc: ServerProcess,
+    out_rx: mpsc::UnboundedReceiver<Outgoing>,
+    shutdown_rx: oneshot::Receiver<()>,
+) {
+    let ServerProcess { mut child, stdin, stdout, stderr } = proc;
+    let stderr_task = tokio::spawn(stderr_loop(shared.clone(), stderr));
+    let mut writer = tokio::spawn(writer_loop(stdin, out_rx));
+    let timer = tokio::spawn(timer_loop(shared.clone()));
+    let reason = tokio::select! {
+        reason = reader_loop(&shared, stdout) => reason,
+        _ = shutdown_rx => "disconnected by the client".to_string(),
+    };
+    // Let queued writes go out, then close stdin so the server can exit on its own.
+    let _ = shared.out.send(Outgoing::Close);
+    if tokio::time::timeout(Duration::from_millis(200), &mut writer).await.is_err() {
+        writer.abort();
+    }
+    let exit = process::stop(&mut child, EXIT_GRACE).await;
+    let _ = tokio::time::timeout(STDERR_GRACE, stderr_task).await;
+    timer.abort();
+    shared.close(DisconnectInfo { reason: format!("{reason} ({exit})"), stderr_tail: shared.stderr.tail() });
+}
+
+async fn reader_loop(shared: &SessionShared, stdout: tokio::process::ChildStdout) -> String {
+    let mut reader = BufReader::with_capacity(256 * 1024, stdout);
+    let mut buf = Vec::with_capacity(16 * 1024);
+    loop {
+        match read_line(&mut reader, &mut buf, shared.max_line_bytes).await {
+            Err(e) => return format!("reading from the server failed: {e}"),
+            Ok(LineRead::Eof) => return "the server closed its output".to_string(),
+            Ok(LineRead::TooLong(n)) => shared.report(format!(
+                "skipped a {n}-byte line from the server (limit {} bytes)",
+                shared.max_line_bytes
+            )),
+            Ok(LineRead::Line) => {
+                if !buf.iter().all(u8::is_ascii_whitespace) {
+                    shared.handle_line(&buf).await;
+                }
+                if buf.capacity() > 1024 * 1024 {
+                    buf = Vec::with_capacity(16 * 1024);
+                }
+            }
+        }
+    }
+}
+
+async fn writer_loop(stdin: tokio::process::ChildStdin, mut rx: mpsc::UnboundedReceiver<Outgoing>) {
+    let mut w = BufWriter::with_capacity(64 * 1024, stdin);
+    while let Some(msg) = rx.recv().await {
+        let mut close = false;
+        let mut next = Some(msg);
+        // Write everything already queued, then flush once.
+        while let Some(m) = next.take() {
+            match m {
+                Outgoing::Line(line) => {
+                    if let Err(e) = w.write_all(&line).await {
+                        tracing::debug!("writing to the server failed: {e}");
+                        return;
+                    }
+                }
+                Outgoing::Close => {
+                    close = true;
+                    break;
+                }
+            }
+            next = rx.try_recv().ok();
+        }
+        if let Err(e) = w.flush().await {
+            tracing::debug!("flushing to the server failed: {e}");
+            return;
+        }
+        if close {
+            let _ = w.shutdown().await;
+            return;
+        }
+    }
+}
+
+async fn timer_loop(shared: Arc<SessionShared>) {
+    loop {
+        let next = shared.pending.lock().unwrap().next_deadline();
+        match next {
+            None => shared.timer_wake.notified().await,
+            Some(when) => {
+                tokio::select! {
+                    _ = tokio::time::sleep_until(when.into()) => shared.expire(Instant::now()),
+                    _ = shared.timer_wake.notified() => {}
+                }
+            }
+        }
+    }
+}
+
+async fn stderr_loop(shared: Arc<SessionShared>, stderr: tokio::process::ChildStderr) {
+    let mut reader = BufReader::new(stderr);
+    let mut buf = Vec::with_capacity(1024);
+    loop {
+        match read_line(&mut reader, &mut buf, 64 * 1024).await {
+            Ok(LineRead::Line) => {
+                let line = String::from_utf8_lossy(&buf);
+                tracing::debug!(target: "codex_client::server_stderr", "{line}");
+                shared.stderr.push(&line);
+            }
+            Ok(LineRead::TooLong(n)) => shared.stderr.push(&format!("[{n}-byte stderr line skipped]")),
+            Ok(LineRead::Eof) | Err(_) => return,
+        }
+    }
+}

@@ -1,0 +1,101 @@
+//! Spawning `codex app-server` as a child process with piped stdio.
+
+use std::process::Stdio;
+use std::time::Duration;
+
+use tokio::process::{Child, ChildStderr, ChildStdin, ChildStdout, Command};
+
+use crate::error::{Error, Result};
+use crate::options::ClientOptions;
+
+/// A spawned server process with its three pipes taken out.
+pub(crate) struct ServerProcess {
+    pub child: Child,
+    pub stdin: ChildStdin,
+    pub stdout: ChildStdout,
+    pub stderr: ChildStderr,
+}
+
+/// Build the command line: `codex [-c k=v]... app-server [args]...`.
+pub(crate) fn command(opts: &ClientOptions) -> Result<Command> {
+    let bin = super::binary::resolve_codex_bin(opts.codex_bin.as_deref())?;
+    let mut cmd = Command::new(&bin);
+    for (k, v) in &opts.config_overrides {
+        cmd.arg("-c").arg(format!("{k}={v}"));
+    }
+    cmd.arg("app-server");
+    cmd.args(&opts.args);
+    if opts.clear_env {
+        cmd.env_clear();
+    }
+    cmd.envs(opts.env.iter().map(|(k, v)| (k, v)));
+    if let Some(home) = &opts.codex_home {
+        cmd.env("CODEX_HOME", home);
+    }
+    if let Some(cwd) = &opts.cwd {
+        cmd.current_dir(cwd);
+    }
+    cmd.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped());
+    cmd.kill_on_drop(true);
+    // Own process group, so teardown can stop the server and every command it started.
+    #[cfg(unix)]
+    cmd.process_group(0);
+    tracing::debug!(bin = %bin.display(), "spawning codex app-server");
+    Ok(cmd)
+}
+
+/// Spawn the server. Must run inside a tokio runtime.
+pub(crate) fn spawn(opts: &ClientOptions) -> Result<ServerProcess> {
+    let mut cmd = command(opts)?;
+    let mut child = cmd.spawn().map_err(|e| {
+        let prog = format!("{:?}", cmd.as_std().get_program());
+        Error::Transport(format!("could not start {prog}: {e}"))
+    })?;
+    let stdin = child.stdin.take().expect("stdin was piped");
+    let stdout = child.stdout.take().expect("stdout was piped");
+    let stderr = child.stderr.take().expect("stderr was piped");
+    Ok(ServerProcess { child, stdin, stdout, stderr })
+}
+
+/// Stop the server: it normally exits on stdin EOF (already closed by the caller); after
+/// `grace` the whole process group is killed. Always reaps the child. Returns a description
+/// of how it exited.
+pub(crate) async fn stop(child: &mut Child, grace: Duration) -> String {
+    if let Ok(Some(status)) = child.try_wait() {
+        return describe(status);
+    }
+    if let Ok(Ok(status)) = tokio::time::timeout(grace, child.wait()).await {
+        return describe(status);
+    }
+    kill_group(child);
+    match child.wait().await {
+        Ok(status) => describe(status),
+        Err(e) => format!("could not reap the server process: {e}"),
+    }
+}
+
+fn kill_group(child: &mut Child) {
+    #[cfg(unix)]
+    if let Some(pid) = child.id() {
+        // SAFETY: plain syscall on a process group id we created; errors are ignored.
+        unsafe {
+            libc::kill(-(pid as libc::pid_t), libc::SIGKILL);
+        }
+    }
+    let _ = child.start_kill();
+}
+
+/// Describe an exit status in words.
+pub(crate) fn describe(status: std::process::ExitStatus) -> String {
+    #[cfg(unix)]
+    {
+        use std::os::unix::process::ExitStatusExt;
+        if let Some(sig) = status.signal() {
+            return format!("server process killed by signal {sig}");
+        }
+    }
+    match status.code() {
+        Some(code) => format!("server process exited with status {code}"),
+        None => "server process exited".into(),
+    }
+}
