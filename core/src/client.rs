@@ -9,7 +9,9 @@ use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll};
 use std::time::Duration;
 
-use crate::dispatch::{ConnectionHandler, Dispatcher, Handlers, NotificationHandler, ServerRequestHandler};
+use crate::dispatch::{
+    ConnectionHandler, Dispatcher, Handlers, NotificationHandler, ServerRequestHandler,
+};
 use crate::error::{Error, Result};
 use crate::event::{ConnectionEvent, Event, Notification, ServerRequest};
 use crate::options::{ClientOptions, Delivery, RequestOptions};
@@ -124,7 +126,10 @@ impl Client {
         let mut caps = serde_json::Map::new();
         caps.insert("experimentalApi".into(), Value::Bool(o.experimental_api));
         if !o.opt_out_notification_methods.is_empty() {
-            caps.insert("optOutNotificationMethods".into(), o.opt_out_notification_methods.clone().into());
+            caps.insert(
+                "optOutNotificationMethods".into(),
+                o.opt_out_notification_methods.clone().into(),
+            );
         }
         let mut info = serde_json::Map::new();
         info.insert("name".into(), o.client_name.clone().into());
@@ -155,7 +160,10 @@ impl Client {
     #[allow(clippy::type_complexity)]
     fn begin_connect(
         &self,
-    ) -> Result<(Session, tokio::sync::oneshot::Receiver<Result<Box<RawValue>>>)> {
+    ) -> Result<(
+        Session,
+        tokio::sync::oneshot::Receiver<Result<Box<RawValue>>>,
+    )> {
         if self.is_connected() {
             return Err(Error::AlreadyConnected);
         }
@@ -189,7 +197,9 @@ impl Client {
             .map_err(|e| Error::Protocol(format!("bad initialize result: {e}")))?;
         if !value.is_object() {
             session.shutdown();
-            return Err(Error::Protocol(format!("initialize result is not an object: {value}")));
+            return Err(Error::Protocol(format!(
+                "initialize result is not an object: {value}"
+            )));
         }
         let init = InitializeResult::from_value(value);
         if let Err(e) = session.shared.notify("initialized", None) {
@@ -200,14 +210,23 @@ impl Client {
         let dispatcher = match self.inner.options.delivery {
             Delivery::Callbacks => Some(
                 Dispatcher::start(session.shared.queue.clone(), self.inner.handlers.clone())
-                    .map_err(|e| Error::Transport(format!("could not start the dispatch thread: {e}")))?,
+                    .map_err(|e| {
+                        Error::Transport(format!("could not start the dispatch thread: {e}"))
+                    })?,
             ),
             Delivery::Poll => None,
         };
         let shared = session.shared.clone();
-        let conn = Connection { session, dispatcher, init: init.clone() };
+        let conn = Connection {
+            session,
+            dispatcher,
+            init: init.clone(),
+        };
         let mut slot = self.inner.conn.lock().unwrap();
-        if slot.as_ref().is_some_and(|c| c.lock().unwrap().session.shared.is_open()) {
+        if slot
+            .as_ref()
+            .is_some_and(|c| c.lock().unwrap().session.shared.is_open())
+        {
             drop(slot);
             drop(conn);
             return Err(Error::AlreadyConnected);
@@ -237,12 +256,22 @@ impl Client {
 
     /// The `initialize` result of the current connection.
     pub fn initialize_result(&self) -> Option<InitializeResult> {
-        self.inner.conn.lock().unwrap().as_ref().map(|c| c.lock().unwrap().init.clone())
+        self.inner
+            .conn
+            .lock()
+            .unwrap()
+            .as_ref()
+            .map(|c| c.lock().unwrap().init.clone())
     }
 
     /// The last bytes the server wrote to stderr (empty when never connected).
     pub fn stderr_tail(&self) -> String {
         self.session().map(|s| s.stderr_tail()).unwrap_or_default()
+    }
+
+    /// Process id of the spawned server of the current connection.
+    pub fn server_pid(&self) -> Option<u32> {
+        self.session().and_then(|s| s.pid())
     }
 
     fn session(&self) -> Option<Arc<SessionShared>> {
@@ -254,14 +283,24 @@ impl Client {
     }
 
     /// Send a request with raw JSON params and await the raw JSON result.
-    pub async fn request_raw(&self, method: &str, params: &RawValue, opts: RequestOptions) -> Result<Box<RawValue>> {
+    pub async fn request_raw(
+        &self,
+        method: &str,
+        params: &RawValue,
+        opts: RequestOptions,
+    ) -> Result<Box<RawValue>> {
         let session = self.live_session()?;
         let rx = session.start_request(method, params, opts, false)?;
         rx.await.unwrap_or_else(|_| Err(session.disconnect_error()))
     }
 
     /// Blocking form of [`request_raw`](Self::request_raw).
-    pub fn request_raw_blocking(&self, method: &str, params: &RawValue, opts: RequestOptions) -> Result<Box<RawValue>> {
+    pub fn request_raw_blocking(
+        &self,
+        method: &str,
+        params: &RawValue,
+        opts: RequestOptions,
+    ) -> Result<Box<RawValue>> {
         let session = self.live_session()?;
         let rx = session.start_request(method, params, opts, false)?;
         futures_executor::block_on(rx).unwrap_or_else(|_| Err(session.disconnect_error()))
@@ -269,11 +308,17 @@ impl Client {
 
     /// Send a request and await its result. `Value::Null` params are sent as `{}`.
     pub async fn request(&self, method: &str, params: Value) -> Result<Value> {
-        self.request_with(method, params, RequestOptions::default()).await
+        self.request_with(method, params, RequestOptions::default())
+            .await
     }
 
     /// [`request`](Self::request) with per-request options (timeout, retry).
-    pub async fn request_with(&self, method: &str, params: Value, opts: RequestOptions) -> Result<Value> {
+    pub async fn request_with(
+        &self,
+        method: &str,
+        params: Value,
+        opts: RequestOptions,
+    ) -> Result<Value> {
         let raw = self.request_raw(method, &to_params(params)?, opts).await?;
         parse_result(&raw)
     }
@@ -284,7 +329,12 @@ impl Client {
     }
 
     /// Blocking form of [`request_with`](Self::request_with).
-    pub fn request_blocking_with(&self, method: &str, params: Value, opts: RequestOptions) -> Result<Value> {
+    pub fn request_blocking_with(
+        &self,
+        method: &str,
+        params: Value,
+        opts: RequestOptions,
+    ) -> Result<Value> {
         let raw = self.request_raw_blocking(method, &to_params(params)?, opts)?;
         parse_result(&raw)
     }
@@ -293,7 +343,11 @@ impl Client {
     pub fn notify(&self, method: &str, params: Value) -> Result<()> {
         let session = self.live_session()?;
         if !session.is_open() {
-            return Err(if session.is_closed() { session.disconnect_error() } else { Error::NotConnected });
+            return Err(if session.is_closed() {
+                session.disconnect_error()
+            } else {
+                Error::NotConnected
+            });
         }
         session.notify(method, Some(&to_params(params)?))
     }
@@ -301,7 +355,9 @@ impl Client {
     fn check_callbacks_mode(&self) -> Result<()> {
         match self.inner.options.delivery {
             Delivery::Callbacks => Ok(()),
-            Delivery::Poll => Err(Error::InvalidState("client uses poll delivery; callbacks cannot be registered".into())),
+            Delivery::Poll => Err(Error::InvalidState(
+                "client uses poll delivery; callbacks cannot be registered".into(),
+            )),
         }
     }
 
@@ -309,21 +365,29 @@ impl Client {
     /// thread. Errors in poll mode.
     pub fn on_notification(&self, f: impl Fn(&Notification) + Send + Sync + 'static) -> Result<()> {
         self.check_callbacks_mode()?;
-        *self.inner.handlers.notification.write().unwrap() = Some(Arc::new(f) as NotificationHandler);
+        *self.inner.handlers.notification.write().unwrap() =
+            Some(Arc::new(f) as NotificationHandler);
         Ok(())
     }
 
     /// Register the server-request callback (replaces the previous one). It owns the request
     /// and may answer it later from any thread. Without one, requests are answered
     /// fail-closed (approvals declined). Errors in poll mode.
-    pub fn on_server_request(&self, f: impl Fn(ServerRequest) + Send + Sync + 'static) -> Result<()> {
+    pub fn on_server_request(
+        &self,
+        f: impl Fn(ServerRequest) + Send + Sync + 'static,
+    ) -> Result<()> {
         self.check_callbacks_mode()?;
-        *self.inner.handlers.server_request.write().unwrap() = Some(Arc::new(f) as ServerRequestHandler);
+        *self.inner.handlers.server_request.write().unwrap() =
+            Some(Arc::new(f) as ServerRequestHandler);
         Ok(())
     }
 
     /// Register the connection-event callback (errors, overflow, disconnect). Errors in poll mode.
-    pub fn on_connection_event(&self, f: impl Fn(&ConnectionEvent) + Send + Sync + 'static) -> Result<()> {
+    pub fn on_connection_event(
+        &self,
+        f: impl Fn(&ConnectionEvent) + Send + Sync + 'static,
+    ) -> Result<()> {
         self.check_callbacks_mode()?;
         *self.inner.handlers.connection.write().unwrap() = Some(Arc::new(f) as ConnectionHandler);
         Ok(())
@@ -331,7 +395,9 @@ impl Client {
 
     fn poll_queue(&self) -> Result<(Arc<SessionShared>, Arc<EventQueue>)> {
         if self.inner.options.delivery != Delivery::Poll {
-            return Err(Error::InvalidState("client uses callback delivery; use Delivery::Poll to pull events".into()));
+            return Err(Error::InvalidState(
+                "client uses callback delivery; use Delivery::Poll to pull events".into(),
+            ));
         }
         let s = self.live_session()?;
         let q = s.queue.clone();
@@ -353,7 +419,12 @@ impl Client {
 
     /// Poll mode: move up to `max` waiting events into `out`, waiting up to `timeout` for the
     /// first. Returns `false` once the connection's events are exhausted.
-    pub fn next_events(&self, out: &mut Vec<Event>, max: usize, timeout: Option<Duration>) -> Result<bool> {
+    pub fn next_events(
+        &self,
+        out: &mut Vec<Event>,
+        max: usize,
+        timeout: Option<Duration>,
+    ) -> Result<bool> {
         let (_, q) = self.poll_queue()?;
         Ok(q.wait_drain(out, max.max(1), timeout))
     }
@@ -361,12 +432,21 @@ impl Client {
     /// Poll mode: an async stream of this connection's events, ending after `Disconnected`.
     pub fn events(&self) -> Result<EventStream> {
         let (_, q) = self.poll_queue()?;
-        Ok(EventStream { queue: q, buf: VecDeque::new(), fut: None, done: false })
+        Ok(EventStream {
+            queue: q,
+            buf: VecDeque::new(),
+            fut: None,
+            done: false,
+        })
     }
 }
 
 fn to_params(params: Value) -> Result<Box<RawValue>> {
-    let params = if params.is_null() { Value::Object(Default::default()) } else { params };
+    let params = if params.is_null() {
+        Value::Object(Default::default())
+    } else {
+        params
+    };
     serde_json::value::to_raw_value(&params).map_err(|e| Error::InvalidArgument(e.to_string()))
 }
 

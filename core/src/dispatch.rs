@@ -96,26 +96,34 @@ pub(crate) struct Dispatcher {
 }
 
 impl Dispatcher {
-    pub(crate) fn start(queue: Arc<EventQueue>, handlers: Arc<Handlers>) -> std::io::Result<Dispatcher> {
+    pub(crate) fn start(
+        queue: Arc<EventQueue>,
+        handlers: Arc<Handlers>,
+    ) -> std::io::Result<Dispatcher> {
         let stop = Arc::new(AtomicBool::new(false));
         let stop2 = stop.clone();
-        let thread = std::thread::Builder::new().name("codex-client-dispatch".into()).spawn(move || {
-            ON_DISPATCH_THREAD.with(|c| c.set(true));
-            let mut batch = Vec::with_capacity(256);
-            loop {
-                let more = queue.wait_drain(&mut batch, 256, None);
-                for ev in batch.drain(..) {
-                    if stop2.load(Ordering::Acquire) {
-                        continue; // dropped: server requests answer fail-closed on drop
+        let thread = std::thread::Builder::new()
+            .name("codex-client-dispatch".into())
+            .spawn(move || {
+                ON_DISPATCH_THREAD.with(|c| c.set(true));
+                let mut batch = Vec::with_capacity(256);
+                loop {
+                    let more = queue.wait_drain(&mut batch, 256, None);
+                    for ev in batch.drain(..) {
+                        if stop2.load(Ordering::Acquire) {
+                            continue; // dropped: server requests answer fail-closed on drop
+                        }
+                        handlers.dispatch(ev);
                     }
-                    handlers.dispatch(ev);
+                    if !more {
+                        break;
+                    }
                 }
-                if !more {
-                    break;
-                }
-            }
-        })?;
-        Ok(Dispatcher { stop, thread: Some(thread) })
+            })?;
+        Ok(Dispatcher {
+            stop,
+            thread: Some(thread),
+        })
     }
 
     /// Stop running callbacks: events still queued are dropped (server requests among them

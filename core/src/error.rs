@@ -103,7 +103,9 @@ impl fmt::Display for Error {
             Error::Protocol(m) => write!(f, "protocol error: {m}"),
             Error::InvalidArgument(m) => write!(f, "invalid argument: {m}"),
             Error::InvalidState(m) => write!(f, "invalid state: {m}"),
-            Error::AlreadyResponded => f.write_str("server request was already answered or resolved"),
+            Error::AlreadyResponded => {
+                f.write_str("server request was already answered or resolved")
+            }
             Error::Unsupported(m) => write!(f, "unsupported by this transport: {m}"),
         }
     }

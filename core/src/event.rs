@@ -45,7 +45,8 @@ impl Notification {
     }
     /// Deserialize `params` into `T`.
     pub fn params_as<T: DeserializeOwned>(&self) -> Result<T> {
-        serde_json::from_str(self.params.get()).map_err(|e| Error::Protocol(format!("{}: {e}", self.method)))
+        serde_json::from_str(self.params.get())
+            .map_err(|e| Error::Protocol(format!("{}: {e}", self.method)))
     }
     /// `params` as a `serde_json::Value`.
     pub fn params_value(&self) -> serde_json::Value {
@@ -79,15 +80,21 @@ pub(crate) struct ResponderState {
 
 impl ResponderState {
     pub(crate) fn new() -> Arc<Self> {
-        Arc::new(ResponderState { status: AtomicU8::new(OPEN) })
+        Arc::new(ResponderState {
+            status: AtomicU8::new(OPEN),
+        })
     }
     /// Mark resolved by the server; later answers fail with `AlreadyResponded`.
     pub(crate) fn mark_resolved(&self) {
-        let _ = self.status.compare_exchange(OPEN, RESOLVED, Ordering::AcqRel, Ordering::Acquire);
+        let _ = self
+            .status
+            .compare_exchange(OPEN, RESOLVED, Ordering::AcqRel, Ordering::Acquire);
     }
     /// Mark closed by a disconnect.
     pub(crate) fn mark_closed(&self) {
-        let _ = self.status.compare_exchange(OPEN, CLOSED, Ordering::AcqRel, Ordering::Acquire);
+        let _ = self
+            .status
+            .compare_exchange(OPEN, CLOSED, Ordering::AcqRel, Ordering::Acquire);
     }
     fn is_open(&self) -> bool {
         self.status.load(Ordering::Acquire) == OPEN
@@ -119,7 +126,13 @@ impl ServerRequest {
         state: Arc<ResponderState>,
         session: Weak<SessionShared>,
     ) -> Self {
-        ServerRequest { id, method, params, state, session }
+        ServerRequest {
+            id,
+            method,
+            params,
+            state,
+            session,
+        }
     }
 
     /// The raw JSON text of `params`.
@@ -128,7 +141,8 @@ impl ServerRequest {
     }
     /// Deserialize `params` into `T`.
     pub fn params_as<T: DeserializeOwned>(&self) -> Result<T> {
-        serde_json::from_str(self.params.get()).map_err(|e| Error::Protocol(format!("{}: {e}", self.method)))
+        serde_json::from_str(self.params.get())
+            .map_err(|e| Error::Protocol(format!("{}: {e}", self.method)))
     }
     /// `params.threadId`, when present.
     pub fn thread_id(&self) -> Option<String> {
@@ -145,7 +159,8 @@ impl ServerRequest {
 
     /// Answer with a result.
     pub fn respond(&self, result: &serde_json::Value) -> Result<()> {
-        let raw = serde_json::value::to_raw_value(result).map_err(|e| Error::InvalidArgument(e.to_string()))?;
+        let raw = serde_json::value::to_raw_value(result)
+            .map_err(|e| Error::InvalidArgument(e.to_string()))?;
         self.send(Ok(&raw))
     }
     /// Answer with a result given as JSON text.
@@ -167,11 +182,18 @@ impl ServerRequest {
     }
 
     fn send(&self, outcome: std::result::Result<&RawValue, &RpcError>) -> Result<()> {
-        let session = self.session.upgrade().ok_or_else(|| Error::Disconnected(DisconnectInfo {
-            reason: "connection closed before the server request was answered".into(),
-            stderr_tail: String::new(),
-        }))?;
-        match self.state.status.compare_exchange(OPEN, ANSWERED, Ordering::AcqRel, Ordering::Acquire) {
+        let session = self.session.upgrade().ok_or_else(|| {
+            Error::Disconnected(DisconnectInfo {
+                reason: "connection closed before the server request was answered".into(),
+                stderr_tail: String::new(),
+            })
+        })?;
+        match self.state.status.compare_exchange(
+            OPEN,
+            ANSWERED,
+            Ordering::AcqRel,
+            Ordering::Acquire,
+        ) {
             Ok(_) => {}
             Err(CLOSED) => return Err(session.disconnect_error()),
             Err(_) => return Err(Error::AlreadyResponded),
@@ -252,12 +274,24 @@ mod tests {
 
     #[test]
     fn fail_closed_never_accepts() {
-        for m in ["item/commandExecution/requestApproval", "item/fileChange/requestApproval"] {
+        for m in [
+            "item/commandExecution/requestApproval",
+            "item/fileChange/requestApproval",
+        ] {
             assert_eq!(fail_closed_answer(m).unwrap()["decision"], "decline");
         }
-        assert_eq!(fail_closed_answer("applyPatchApproval").unwrap()["decision"], "denied");
-        assert_eq!(fail_closed_answer("mcpServer/elicitation/request").unwrap()["action"], "decline");
-        assert_eq!(fail_closed_answer("item/permissions/requestApproval").unwrap()["permissions"], serde_json::json!({}));
+        assert_eq!(
+            fail_closed_answer("applyPatchApproval").unwrap()["decision"],
+            "denied"
+        );
+        assert_eq!(
+            fail_closed_answer("mcpServer/elicitation/request").unwrap()["action"],
+            "decline"
+        );
+        assert_eq!(
+            fail_closed_answer("item/permissions/requestApproval").unwrap()["permissions"],
+            serde_json::json!({})
+        );
         assert!(fail_closed_answer("item/tool/requestUserInput").is_err());
         assert!(fail_closed_answer("brand/new").is_err());
     }
@@ -266,7 +300,10 @@ mod tests {
     fn scope_fields_parse_lazily() {
         let n = Notification {
             method: "item/agentMessage/delta".into(),
-            params: RawValue::from_string(r#"{"threadId":"t1","turnId":"u1","itemId":"i","delta":"he\"llo"}"#.into()).unwrap(),
+            params: RawValue::from_string(
+                r#"{"threadId":"t1","turnId":"u1","itemId":"i","delta":"he\"llo"}"#.into(),
+            )
+            .unwrap(),
         };
         assert_eq!(n.thread_id().as_deref(), Some("t1"));
         assert_eq!(n.turn_id().as_deref(), Some("u1"));

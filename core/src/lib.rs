@@ -30,11 +30,13 @@ mod session;
 pub mod transport;
 
 pub use client::{Client, EventStream, InitializeResult};
-pub use dispatch::{on_dispatch_thread, ConnectionHandler, NotificationHandler, ServerRequestHandler};
+pub use dispatch::{
+    on_dispatch_thread, ConnectionHandler, NotificationHandler, ServerRequestHandler,
+};
 pub use error::{DisconnectInfo, Error, Result, RpcError, OVERLOADED_CODE};
 pub use event::{fail_closed_answer, ConnectionEvent, Event, Notification, ServerRequest};
 pub use message::RequestId;
 pub use options::{
-    ClientOptions, Delivery, RequestOptions, RetryPolicy, TransportKind, DEFAULT_EVENT_QUEUE_CAPACITY,
-    DEFAULT_MAX_LINE_BYTES, DEFAULT_TIMEOUT,
+    ClientOptions, Delivery, RequestOptions, RetryPolicy, TransportKind,
+    DEFAULT_EVENT_QUEUE_CAPACITY, DEFAULT_MAX_LINE_BYTES, DEFAULT_TIMEOUT,
 };

@@ -64,26 +64,43 @@ pub(crate) struct WireError {
 
 impl From<WireError> for RpcError {
     fn from(e: WireError) -> Self {
-        RpcError { code: e.code, message: e.message, data: e.data }
+        RpcError {
+            code: e.code,
+            message: e.message,
+            data: e.data,
+        }
     }
 }
 
 /// What one incoming line turned out to be.
 pub(crate) enum Classified<'a> {
-    Response { id: RequestId, outcome: Result<&'a RawValue, RpcError> },
-    Request { id: RequestId, method: String, params: Option<&'a RawValue> },
-    Notification { method: String, params: Option<&'a RawValue> },
+    Response {
+        id: RequestId,
+        outcome: Result<&'a RawValue, RpcError>,
+    },
+    Request {
+        id: RequestId,
+        method: String,
+        params: Option<&'a RawValue>,
+    },
+    Notification {
+        method: String,
+        params: Option<&'a RawValue>,
+    },
 }
 
 /// Classify a parsed line. Errors describe lines that are JSON but not JSON-RPC.
 pub(crate) fn classify(msg: Incoming<'_>) -> Result<Classified<'_>, String> {
     match (msg.id, msg.method) {
-        (Some(id), Some(method)) => {
-            Ok(Classified::Request { id, method: method.into_owned(), params: msg.params })
-        }
-        (None, Some(method)) => {
-            Ok(Classified::Notification { method: method.into_owned(), params: msg.params })
-        }
+        (Some(id), Some(method)) => Ok(Classified::Request {
+            id,
+            method: method.into_owned(),
+            params: msg.params,
+        }),
+        (None, Some(method)) => Ok(Classified::Notification {
+            method: method.into_owned(),
+            params: msg.params,
+        }),
         (Some(id), None) => {
             let outcome = match (msg.result, msg.error) {
                 (_, Some(e)) => Err(e.into()),
@@ -134,7 +151,11 @@ pub(crate) fn response_line(id: &RequestId, outcome: Result<&RawValue, &RpcError
         }
         Err(e) => {
             out.extend_from_slice(b",\"error\":");
-            let wire = WireError { code: e.code, message: e.message.clone(), data: e.data.clone() };
+            let wire = WireError {
+                code: e.code,
+                message: e.message.clone(),
+                data: e.data.clone(),
+            };
             serde_json::to_writer(&mut out, &wire).expect("error serialization cannot fail");
         }
     }
@@ -152,16 +173,31 @@ mod tests {
 
     #[test]
     fn classifies_all_shapes() {
-        assert!(matches!(parse(r#"{"id":1,"result":{}}"#), Ok(Classified::Response { id: RequestId::Int(1), outcome: Ok(_) })));
+        assert!(matches!(
+            parse(r#"{"id":1,"result":{}}"#),
+            Ok(Classified::Response {
+                id: RequestId::Int(1),
+                outcome: Ok(_)
+            })
+        ));
         match parse(r#"{"id":"a","error":{"code":-32001,"message":"busy"}}"#) {
-            Ok(Classified::Response { id: RequestId::Str(s), outcome: Err(e) }) => {
+            Ok(Classified::Response {
+                id: RequestId::Str(s),
+                outcome: Err(e),
+            }) => {
                 assert_eq!(s, "a");
                 assert_eq!(e.code, -32001);
             }
             _ => panic!("not an error response"),
         }
-        assert!(matches!(parse(r#"{"id":0,"method":"x/y","params":{}}"#), Ok(Classified::Request { .. })));
-        assert!(matches!(parse(r#"{"method":"x/y","params":{"a":1},"emittedAtMs":5}"#), Ok(Classified::Notification { .. })));
+        assert!(matches!(
+            parse(r#"{"id":0,"method":"x/y","params":{}}"#),
+            Ok(Classified::Request { .. })
+        ));
+        assert!(matches!(
+            parse(r#"{"method":"x/y","params":{"a":1},"emittedAtMs":5}"#),
+            Ok(Classified::Notification { .. })
+        ));
         assert!(parse(r#"{"foo":1}"#).is_err());
         assert!(parse(r#"{"id":3}"#).is_err());
     }
@@ -183,7 +219,11 @@ mod tests {
         assert_eq!(v["method"], "thread/start");
         assert_eq!(v["params"]["k"][0], 1);
         assert_eq!(*l.last().unwrap(), b'\n');
-        let e = RpcError { code: -1, message: "no".into(), data: None };
+        let e = RpcError {
+            code: -1,
+            message: "no".into(),
+            data: None,
+        };
         let l = response_line(&RequestId::Str("z".into()), Err(&e));
         let v: serde_json::Value = serde_json::from_slice(&l).unwrap();
         assert_eq!(v["id"], "z");

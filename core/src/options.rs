@@ -38,22 +38,35 @@ pub struct RetryPolicy {
 
 impl Default for RetryPolicy {
     fn default() -> Self {
-        RetryPolicy { max_attempts: 5, base: Duration::from_millis(50), cap: Duration::from_secs(2) }
+        RetryPolicy {
+            max_attempts: 5,
+            base: Duration::from_millis(50),
+            cap: Duration::from_secs(2),
+        }
     }
 }
 
 impl RetryPolicy {
     /// No retry: the first overload error is returned as `Error::Overloaded`.
     pub fn none() -> Self {
-        RetryPolicy { max_attempts: 1, ..Default::default() }
+        RetryPolicy {
+            max_attempts: 1,
+            ..Default::default()
+        }
     }
 
     /// The jittered delay before retry number `retry` (0 = the first retry).
     pub fn backoff(&self, retry: u32) -> Duration {
-        let exp = self.base.saturating_mul(1u32.checked_shl(retry.min(31)).unwrap_or(u32::MAX));
+        let exp = self
+            .base
+            .saturating_mul(1u32.checked_shl(retry.min(31)).unwrap_or(u32::MAX));
         let ceiling = exp.min(self.cap);
         let nanos = ceiling.as_nanos().min(u64::MAX as u128) as u64;
-        Duration::from_nanos(if nanos == 0 { 0 } else { fastrand::u64(0..=nanos) })
+        Duration::from_nanos(if nanos == 0 {
+            0
+        } else {
+            fastrand::u64(0..=nanos)
+        })
     }
 }
 
@@ -224,7 +237,10 @@ pub struct RequestOptions {
 impl RequestOptions {
     /// Options with a timeout override.
     pub fn timeout(timeout: Duration) -> Self {
-        RequestOptions { timeout: Some(timeout), retry: None }
+        RequestOptions {
+            timeout: Some(timeout),
+            retry: None,
+        }
     }
 }
 
@@ -234,7 +250,11 @@ mod tests {
 
     #[test]
     fn backoff_stays_under_the_exponential_ceiling_and_cap() {
-        let p = RetryPolicy { max_attempts: 9, base: Duration::from_millis(10), cap: Duration::from_millis(100) };
+        let p = RetryPolicy {
+            max_attempts: 9,
+            base: Duration::from_millis(10),
+            cap: Duration::from_millis(100),
+        };
         for retry in 0..40 {
             let ceiling = Duration::from_millis(10 * (1u64 << retry.min(20))).min(p.cap);
             for _ in 0..50 {

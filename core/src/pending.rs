@@ -44,7 +44,11 @@ impl Table {
         self.map.insert(id, entry);
         self.heap.push(Reverse((deadline, id)));
         if self.heap.len() > 2 * self.map.len() + 1024 {
-            self.heap = self.map.iter().map(|(id, e)| Reverse((e.deadline, *id))).collect();
+            self.heap = self
+                .map
+                .iter()
+                .map(|(id, e)| Reverse((e.deadline, *id)))
+                .collect();
         }
         earliest
     }
@@ -111,6 +115,10 @@ mod tests {
             t.insert(i, e);
             t.map.remove(&i);
         }
-        assert!(t.heap.len() <= 1024 + 2, "heap has {} stale entries", t.heap.len());
+        assert!(
+            t.heap.len() <= 1024 + 2,
+            "heap has {} stale entries",
+            t.heap.len()
+        );
     }
 }

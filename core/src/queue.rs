@@ -24,9 +24,6 @@ struct State {
     blocked_waiters: usize,
 }
 
-/// Callback run when the queue becomes non-empty (used for readiness file descriptors).
-pub(crate) type WakeHook = Box<dyn Fn() + Send + Sync>;
-
 pub(crate) struct EventQueue {
     state: Mutex<State>,
     cv: Condvar,
@@ -36,7 +33,6 @@ pub(crate) struct EventQueue {
     pub(crate) reader_waiting: AtomicBool,
     capacity: usize,
     hard_capacity: usize,
-    wake_hook: Mutex<Option<WakeHook>>,
 }
 
 /// Outcome of a push attempt by the reader.
@@ -50,20 +46,19 @@ impl EventQueue {
     pub(crate) fn new(capacity: usize) -> Self {
         let capacity = capacity.max(1);
         EventQueue {
-            state: Mutex::new(State { items: VecDeque::new(), closed: false, dropped: 0, blocked_waiters: 0 }),
+            state: Mutex::new(State {
+                items: VecDeque::new(),
+                closed: false,
+                dropped: 0,
+                blocked_waiters: 0,
+            }),
             cv: Condvar::new(),
             async_notify: tokio::sync::Notify::new(),
             space: tokio::sync::Notify::new(),
             reader_waiting: AtomicBool::new(false),
             capacity,
             hard_capacity: capacity.saturating_mul(16).max(capacity + 1024),
-            wake_hook: Mutex::new(None),
         }
-    }
-
-    /// Install the hook called whenever the queue goes from empty to non-empty.
-    pub(crate) fn set_wake_hook(&self, hook: Option<WakeHook>) {
-        *self.wake_hook.lock().unwrap() = hook;
     }
 
     /// Try to queue an event from the reader. `spill` is true while a request is pending.
@@ -99,7 +94,8 @@ impl EventQueue {
         let was_empty = st.items.is_empty();
         if st.dropped > 0 {
             let dropped = std::mem::take(&mut st.dropped);
-            st.items.push_back(Event::Connection(ConnectionEvent::Overflow { dropped }));
+            st.items
+                .push_back(Event::Connection(ConnectionEvent::Overflow { dropped }));
         }
         st.items.push_back(event);
         let wake_blocked = st.blocked_waiters > 0;
@@ -109,9 +105,6 @@ impl EventQueue {
         }
         if was_empty {
             self.async_notify.notify_one();
-            if let Some(hook) = &*self.wake_hook.lock().unwrap() {
-                hook();
-            }
         }
     }
 
@@ -122,9 +115,6 @@ impl EventQueue {
         drop(st);
         self.cv.notify_all();
         self.async_notify.notify_one();
-        if let Some(hook) = &*self.wake_hook.lock().unwrap() {
-            hook();
-        }
     }
 
     fn after_pop(&self, st: &State) {
@@ -133,6 +123,7 @@ impl EventQueue {
         }
     }
 
+    #[cfg(test)]
     /// Move up to `max` events into `out` without waiting. Returns `false` once the queue is
     /// closed and empty.
     pub(crate) fn drain_into(&self, out: &mut Vec<Event>, max: usize) -> bool {
@@ -143,6 +134,7 @@ impl EventQueue {
         !(st.closed && st.items.is_empty() && n == 0)
     }
 
+    #[cfg(test)]
     /// Number of events waiting.
     pub(crate) fn len(&self) -> usize {
         self.state.lock().unwrap().items.len()
@@ -150,7 +142,12 @@ impl EventQueue {
 
     /// Wait up to `timeout` (`None` = forever) for events and move up to `max` of them into
     /// `out`. Returns `false` when the queue is closed and empty.
-    pub(crate) fn wait_drain(&self, out: &mut Vec<Event>, max: usize, timeout: Option<Duration>) -> bool {
+    pub(crate) fn wait_drain(
+        &self,
+        out: &mut Vec<Event>,
+        max: usize,
+        timeout: Option<Duration>,
+    ) -> bool {
         let deadline = timeout.map(|t| Instant::now() + t);
         let mut st = self.state.lock().unwrap();
         loop {
@@ -227,7 +224,10 @@ mod tests {
         let mut out = Vec::new();
         assert!(q.drain_into(&mut out, 10));
         assert_eq!(out.len(), 3);
-        assert!(!q.reader_waiting.load(Ordering::Acquire), "drain must wake the reader");
+        assert!(
+            !q.reader_waiting.load(Ordering::Acquire),
+            "drain must wake the reader"
+        );
     }
 
     #[test]

@@ -49,6 +49,7 @@ pub(crate) struct SessionShared {
     default_timeout: Duration,
     retry: RetryPolicy,
     max_line_bytes: usize,
+    pid: Option<u32>,
     me: Weak<SessionShared>,
 }
 
@@ -63,15 +64,27 @@ impl SessionShared {
     }
 
     pub(crate) fn mark_open(&self) {
-        let _ = self.state.compare_exchange(HANDSHAKE, OPEN, Ordering::AcqRel, Ordering::Acquire);
+        let _ = self
+            .state
+            .compare_exchange(HANDSHAKE, OPEN, Ordering::AcqRel, Ordering::Acquire);
     }
 
     /// The error for calls on a closed connection, with the reason and stderr tail.
     pub(crate) fn disconnect_error(&self) -> Error {
-        Error::Disconnected(self.close_info.get().cloned().unwrap_or_else(|| DisconnectInfo {
-            reason: "connection closed".into(),
-            stderr_tail: self.stderr.tail(),
-        }))
+        Error::Disconnected(
+            self.close_info
+                .get()
+                .cloned()
+                .unwrap_or_else(|| DisconnectInfo {
+                    reason: "connection closed".into(),
+                    stderr_tail: self.stderr.tail(),
+                }),
+        )
+    }
+
+    /// Process id of the server, for transports that spawn one.
+    pub(crate) fn pid(&self) -> Option<u32> {
+        self.pid
     }
 
     /// The last bytes of the server's stderr.
@@ -84,7 +97,9 @@ impl SessionShared {
         if self.is_closed() {
             return Err(self.disconnect_error());
         }
-        self.out.send(Outgoing::Line(Bytes::from(line))).map_err(|_| self.disconnect_error())
+        self.out
+            .send(Outgoing::Line(Bytes::from(line)))
+            .map_err(|_| self.disconnect_error())
     }
 
     /// Send a client notification.
@@ -164,7 +179,10 @@ impl SessionShared {
         };
         let mut table = self.pending.lock().unwrap();
         let Some(mut entry) = table.map.remove(&n) else {
-            tracing::debug!(id = n, "late response after timeout (or unknown id); dropped");
+            tracing::debug!(
+                id = n,
+                "late response after timeout (or unknown id); dropped"
+            );
             return;
         };
         let result = match outcome {
@@ -190,7 +208,10 @@ impl SessionShared {
                         return;
                     }
                 }
-                Err(Error::Overloaded { attempts: entry.attempts, last: e })
+                Err(Error::Overloaded {
+                    attempts: entry.attempts,
+                    last: e,
+                })
             }
             Err(e) => Err(Error::Rpc(e)),
         };
@@ -204,7 +225,10 @@ impl SessionShared {
         for e in expired {
             self.pending_count.fetch_sub(1, Ordering::AcqRel);
             tracing::debug!(method = %e.method, "request timed out");
-            let _ = e.tx.send(Err(Error::Timeout { method: e.method, after: e.timeout }));
+            let _ = e.tx.send(Err(Error::Timeout {
+                method: e.method,
+                after: e.timeout,
+            }));
         }
     }
 
@@ -224,7 +248,8 @@ impl SessionShared {
 
     fn report(&self, message: String) {
         tracing::warn!("{message}");
-        self.queue.force_push(Event::Connection(ConnectionEvent::Error(message)));
+        self.queue
+            .force_push(Event::Connection(ConnectionEvent::Error(message)));
     }
 
     async fn handle_line(&self, line: &[u8]) {
@@ -247,12 +272,16 @@ impl SessionShared {
                 if method == "serverRequest/resolved" {
                     self.mark_resolved(&params);
                 }
-                self.deliver(Event::Notification(Notification { method, params })).await;
+                self.deliver(Event::Notification(Notification { method, params }))
+                    .await;
             }
             Ok(Classified::Request { id, method, params }) => {
                 let params = params.map(|p| p.to_owned()).unwrap_or_else(null_raw);
                 let state = ResponderState::new();
-                self.open_requests.lock().unwrap().insert(id.clone(), state.clone());
+                self.open_requests
+                    .lock()
+                    .unwrap()
+                    .insert(id.clone(), state.clone());
                 let req = ServerRequest::new(id, method, params, state, self.me.clone());
                 self.deliver(Event::ServerRequest(req)).await;
             }
@@ -292,7 +321,8 @@ impl SessionShared {
             state.mark_closed();
         }
         tracing::debug!(reason = %info.reason, "connection closed");
-        self.queue.force_push(Event::Connection(ConnectionEvent::Disconnected(info)));
+        self.queue
+            .force_push(Event::Connection(ConnectionEvent::Disconnected(info)));
         self.queue.close();
     }
 }
@@ -312,10 +342,15 @@ impl Session {
         let thread = std::thread::Builder::new()
             .name("codex-client-rt".into())
             .spawn(move || {
-                let rt = match tokio::runtime::Builder::new_current_thread().enable_all().build() {
+                let rt = match tokio::runtime::Builder::new_current_thread()
+                    .enable_all()
+                    .build()
+                {
                     Ok(rt) => rt,
                     Err(e) => {
-                        let _ = ready_tx.send(Err(Error::Transport(format!("could not build runtime: {e}"))));
+                        let _ = ready_tx.send(Err(Error::Transport(format!(
+                            "could not build runtime: {e}"
+                        ))));
                         return;
                     }
                 };
@@ -343,6 +378,7 @@ impl Session {
                         default_timeout: opts.default_timeout,
                         retry: opts.retry,
                         max_line_bytes: opts.max_line_bytes,
+                        pid: proc.child.id(),
                         me: me.clone(),
                     });
                     if ready_tx.send(Ok((shared.clone(), shutdown_tx))).is_err() {
@@ -364,7 +400,9 @@ impl Session {
             }
             Err(_) => {
                 let _ = thread.join();
-                Err(Error::Transport("runtime thread exited during start-up".into()))
+                Err(Error::Transport(
+                    "runtime thread exited during start-up".into(),
+                ))
             }
         }
     }
@@ -395,7 +433,12 @@ async fn run(
     out_rx: mpsc::UnboundedReceiver<Outgoing>,
     shutdown_rx: oneshot::Receiver<()>,
 ) {
-    let ServerProcess { mut child, stdin, stdout, stderr } = proc;
+    let ServerProcess {
+        mut child,
+        stdin,
+        stdout,
+        stderr,
+    } = proc;
     let stderr_task = tokio::spawn(stderr_loop(shared.clone(), stderr));
     let mut writer = tokio::spawn(writer_loop(stdin, out_rx));
     let timer = tokio::spawn(timer_loop(shared.clone()));
@@ -405,13 +448,19 @@ async fn run(
     };
     // Let queued writes go out, then close stdin so the server can exit on its own.
     let _ = shared.out.send(Outgoing::Close);
-    if tokio::time::timeout(Duration::from_millis(200), &mut writer).await.is_err() {
+    if tokio::time::timeout(Duration::from_millis(200), &mut writer)
+        .await
+        .is_err()
+    {
         writer.abort();
     }
     let exit = process::stop(&mut child, EXIT_GRACE).await;
     let _ = tokio::time::timeout(STDERR_GRACE, stderr_task).await;
     timer.abort();
-    shared.close(DisconnectInfo { reason: format!("{reason} ({exit})"), stderr_tail: shared.stderr.tail() });
+    shared.close(DisconnectInfo {
+        reason: format!("{reason} ({exit})"),
+        stderr_tail: shared.stderr.tail(),
+    });
 }
 
 async fn reader_loop(shared: &SessionShared, stdout: tokio::process::ChildStdout) -> String {
@@ -494,7 +543,9 @@ async fn stderr_loop(shared: Arc<SessionShared>, stderr: tokio::process::ChildSt
                 tracing::debug!(target: "codex_client::server_stderr", "{line}");
                 shared.stderr.push(&line);
             }
-            Ok(LineRead::TooLong(n)) => shared.stderr.push(&format!("[{n}-byte stderr line skipped]")),
+            Ok(LineRead::TooLong(n)) => shared
+                .stderr
+                .push(&format!("[{n}-byte stderr line skipped]")),
             Ok(LineRead::Eof) | Err(_) => return,
         }
     }

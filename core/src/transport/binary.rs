@@ -35,15 +35,32 @@ fn is_js_launcher(path: &Path) -> bool {
 
 /// Where an npm install keeps the native binary, relative to the `@openai/codex` package dir.
 fn native_candidates(pkg_dir: &Path) -> Vec<PathBuf> {
-    let Some((triple, platform)) = target_triple() else { return Vec::new() };
+    let Some((triple, platform)) = target_triple() else {
+        return Vec::new();
+    };
     let exe = if cfg!(windows) { "codex.exe" } else { "codex" };
     let mut out = Vec::new();
     let platform_pkg = format!("codex-{platform}");
     // 0.1xx: a separate platform package, either hoisted beside @openai/codex or nested in it.
     if let Some(scope_dir) = pkg_dir.parent() {
-        out.push(scope_dir.join(&platform_pkg).join("vendor").join(triple).join("bin").join(exe));
+        out.push(
+            scope_dir
+                .join(&platform_pkg)
+                .join("vendor")
+                .join(triple)
+                .join("bin")
+                .join(exe),
+        );
     }
-    out.push(pkg_dir.join("node_modules/@openai").join(&platform_pkg).join("vendor").join(triple).join("bin").join(exe));
+    out.push(
+        pkg_dir
+            .join("node_modules/@openai")
+            .join(&platform_pkg)
+            .join("vendor")
+            .join(triple)
+            .join("bin")
+            .join(exe),
+    );
     // 0.9x: vendored inside the main package.
     out.push(pkg_dir.join("vendor").join(triple).join("codex").join(exe));
     out
@@ -54,7 +71,9 @@ pub(crate) fn prefer_native(path: &Path) -> PathBuf {
     if !is_js_launcher(path) {
         return path.to_path_buf();
     }
-    let Ok(real) = std::fs::canonicalize(path) else { return path.to_path_buf() };
+    let Ok(real) = std::fs::canonicalize(path) else {
+        return path.to_path_buf();
+    };
     // real = .../node_modules/@openai/codex/bin/codex.js
     if let Some(pkg_dir) = real.parent().and_then(Path::parent) {
         for c in native_candidates(pkg_dir) {
@@ -70,7 +89,9 @@ pub(crate) fn prefer_native(path: &Path) -> PathBuf {
 
 fn search_path(name: &str) -> Option<PathBuf> {
     let path = std::env::var_os("PATH")?;
-    std::env::split_paths(&path).map(|d| d.join(name)).find(|p| p.is_file())
+    std::env::split_paths(&path)
+        .map(|d| d.join(name))
+        .find(|p| p.is_file())
 }
 
 /// Resolve the `codex` executable: `explicit` > `CODEX_BIN` > `codex` on `PATH`, each mapped
@@ -98,7 +119,9 @@ mod tests {
 
     #[test]
     fn npm_launcher_maps_to_native_binary_in_both_layouts() {
-        let Some((triple, platform)) = target_triple() else { return };
+        let Some((triple, platform)) = target_triple() else {
+            return;
+        };
         let tmp = std::env::temp_dir().join(format!("codex-bin-test-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&tmp);
         // New layout: platform package beside the launcher package.
@@ -108,7 +131,10 @@ mod tests {
         let native = nm.join(format!("codex-{platform}/vendor/{triple}/bin/codex"));
         std::fs::create_dir_all(native.parent().unwrap()).unwrap();
         std::fs::write(&native, "ELF").unwrap();
-        assert_eq!(prefer_native(&nm.join("codex/bin/codex.js")), std::fs::canonicalize(&native).unwrap());
+        assert_eq!(
+            prefer_native(&nm.join("codex/bin/codex.js")),
+            std::fs::canonicalize(&native).unwrap()
+        );
         // Old layout: vendored inside the package.
         let old = tmp.join("old/node_modules/@openai/codex");
         std::fs::create_dir_all(old.join("bin")).unwrap();
@@ -116,7 +142,10 @@ mod tests {
         let native_old = old.join(format!("vendor/{triple}/codex/codex"));
         std::fs::create_dir_all(native_old.parent().unwrap()).unwrap();
         std::fs::write(&native_old, "ELF").unwrap();
-        assert_eq!(prefer_native(&old.join("bin/codex.js")), std::fs::canonicalize(&native_old).unwrap());
+        assert_eq!(
+            prefer_native(&old.join("bin/codex.js")),
+            std::fs::canonicalize(&native_old).unwrap()
+        );
         // A native binary is returned as is.
         assert_eq!(prefer_native(&native), native);
         std::fs::remove_dir_all(&tmp).unwrap();

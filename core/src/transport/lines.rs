@@ -48,7 +48,11 @@ pub(crate) async fn read_line<R: AsyncBufRead + Unpin>(
             if buf.last() == Some(&b'\r') {
                 buf.pop();
             }
-            return Ok(if skipped > 0 { LineRead::TooLong(skipped) } else { LineRead::Line });
+            return Ok(if skipped > 0 {
+                LineRead::TooLong(skipped)
+            } else {
+                LineRead::Line
+            });
         }
     }
 }
@@ -72,14 +76,22 @@ mod tests {
 
     #[test]
     fn splits_caps_and_recovers() {
-        let rt = tokio::runtime::Builder::new_current_thread().build().unwrap();
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .build()
+            .unwrap();
         rt.block_on(async {
             let input = b"a\r\nbbbbbbbbbb\nc\n\nlast";
             for bufsize in [1, 3, 64] {
                 let got = all(input, 5, bufsize).await;
                 assert_eq!(
                     got,
-                    vec![Ok("a".into()), Err(10), Ok("c".into()), Ok("".into()), Ok("last".into())],
+                    vec![
+                        Ok("a".into()),
+                        Err(10),
+                        Ok("c".into()),
+                        Ok("".into()),
+                        Ok("last".into())
+                    ],
                     "bufsize {bufsize}"
                 );
             }

@@ -35,7 +35,9 @@ pub(crate) fn command(opts: &ClientOptions) -> Result<Command> {
     if let Some(cwd) = &opts.cwd {
         cmd.current_dir(cwd);
     }
-    cmd.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped());
+    cmd.stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
     cmd.kill_on_drop(true);
     // Own process group, so teardown can stop the server and every command it started.
     #[cfg(unix)]
@@ -54,7 +56,12 @@ pub(crate) fn spawn(opts: &ClientOptions) -> Result<ServerProcess> {
     let stdin = child.stdin.take().expect("stdin was piped");
     let stdout = child.stdout.take().expect("stdout was piped");
     let stderr = child.stderr.take().expect("stderr was piped");
-    Ok(ServerProcess { child, stdin, stdout, stderr })
+    Ok(ServerProcess {
+        child,
+        stdin,
+        stdout,
+        stderr,
+    })
 }
 
 /// Stop the server: it normally exits on stdin EOF (already closed by the caller); after

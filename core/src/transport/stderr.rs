@@ -11,7 +11,10 @@ pub(crate) struct StderrTail {
 
 impl StderrTail {
     pub(crate) fn new(cap: usize) -> Self {
-        StderrTail { lines: Mutex::new((VecDeque::new(), 0)), cap }
+        StderrTail {
+            lines: Mutex::new((VecDeque::new(), 0)),
+            cap,
+        }
     }
 
     pub(crate) fn push(&self, line: &str) {

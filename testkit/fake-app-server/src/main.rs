@@ -108,6 +108,12 @@ fn parse_config() -> Result<Config, String> {
                 println!("{USAGE}");
                 std::process::exit(0);
             }
+            // Accept the real server's command line (`[-c k=v]... app-server`) so the client
+            // can launch this fake exactly as it launches `codex`.
+            "app-server" => {}
+            "-c" => {
+                value("-c")?;
+            }
             other => return Err(format!("unknown argument `{other}`")),
         }
     }
