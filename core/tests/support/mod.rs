@@ -139,3 +139,112 @@ pub fn init_tracing() {
             .try_init();
     });
 }
+
+/// A real Codex environment: the project's mock model, a throwaway `CODEX_HOME` whose
+/// config points at it (and keeps Codex off the network), and a working directory.
+pub struct RealEnv {
+    pub model: codex_mock_model::MockModel,
+    pub home: TempDir,
+    pub work: TempDir,
+}
+
+impl RealEnv {
+    pub fn new() -> RealEnv {
+        init_tracing();
+        let model = codex_mock_model::MockModel::start().expect("start the mock model");
+        let home = TempDir::new("codex-home");
+        model.write_codex_home(home.path()).unwrap();
+        let work = TempDir::new("work");
+        RealEnv { model, home, work }
+    }
+
+    /// Options for a client of the real `codex app-server` in this environment.
+    pub fn options(&self) -> ClientOptions {
+        ClientOptions::default()
+            .codex_bin(codex_bin())
+            .codex_home(self.home.path())
+            .cwd(self.work.path())
+            .client_info("codex-client-tests", "0")
+    }
+}
+
+/// Everything one turn produced, collected in poll mode.
+pub struct TurnLog {
+    pub thread_id: String,
+    pub turn_id: String,
+    pub notifications: Vec<codex_client::Notification>,
+    pub completed: serde_json::Value,
+}
+
+impl TurnLog {
+    /// The concatenated `item/agentMessage/delta` text.
+    pub fn streamed_text(&self) -> String {
+        self.notifications
+            .iter()
+            .filter(|n| n.method == "item/agentMessage/delta")
+            .filter_map(|n| n.delta())
+            .collect()
+    }
+    /// Completed items of a given type.
+    pub fn completed_items(&self, kind: &str) -> Vec<serde_json::Value> {
+        self.notifications
+            .iter()
+            .filter(|n| n.method == "item/completed")
+            .map(|n| n.params_value()["item"].clone())
+            .filter(|i| i["type"] == kind)
+            .collect()
+    }
+    /// The final agent message text.
+    pub fn final_message(&self) -> String {
+        self.completed_items("agentMessage")
+            .last()
+            .and_then(|i| i["text"].as_str().map(str::to_owned))
+            .unwrap_or_default()
+    }
+    pub fn status(&self) -> String {
+        self.completed["turn"]["status"].as_str().unwrap_or("").to_owned()
+    }
+}
+
+/// Start a thread (with extra `thread/start` params) on a poll-mode client.
+pub fn start_thread(c: &Client, params: serde_json::Value) -> String {
+    let v = c.request_blocking("thread/start", params).expect("thread/start");
+    v["thread"]["id"].as_str().expect("thread id").to_owned()
+}
+
+/// Run one turn on a poll-mode client, answering server requests with `on_request`, until
+/// `turn/completed` for this turn (60 s at most).
+pub fn run_turn(
+    c: &Client,
+    thread_id: &str,
+    text: &str,
+    mut on_request: impl FnMut(codex_client::ServerRequest),
+) -> TurnLog {
+    use codex_client::Event;
+    let v = c
+        .request_blocking(
+            "turn/start",
+            serde_json::json!({"threadId": thread_id, "input": [{"type": "text", "text": text}]}),
+        )
+        .expect("turn/start");
+    let turn_id = v["turn"]["id"].as_str().expect("turn id").to_owned();
+    let end = Instant::now() + Duration::from_secs(60);
+    let mut notifications = Vec::new();
+    loop {
+        let left = end.saturating_duration_since(Instant::now());
+        assert!(!left.is_zero(), "turn did not complete in 60 s; stderr:\n{}", c.stderr_tail());
+        match c.next_event(Some(left)).expect("connection alive") {
+            Some(Event::Notification(n)) => {
+                if n.method == "turn/completed" && n.thread_id().as_deref() == Some(thread_id) {
+                    let completed = n.params_value();
+                    notifications.push(n);
+                    return TurnLog { thread_id: thread_id.into(), turn_id, notifications, completed };
+                }
+                notifications.push(n);
+            }
+            Some(Event::ServerRequest(r)) => on_request(r),
+            Some(Event::Connection(e)) => panic!("connection event during turn: {e:?}"),
+            None => {}
+        }
+    }
+}
