@@ -144,6 +144,10 @@ impl ServerRequest {
         serde_json::from_str(self.params.get())
             .map_err(|e| Error::Protocol(format!("{}: {e}", self.method)))
     }
+    /// `params` as a `serde_json::Value`.
+    pub fn params_value(&self) -> serde_json::Value {
+        serde_json::from_str(self.params.get()).unwrap_or(serde_json::Value::Null)
+    }
     /// `params.threadId`, when present.
     pub fn thread_id(&self) -> Option<String> {
         scope(&self.params).thread_id.map(|s| s.into_owned())

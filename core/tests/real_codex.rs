@@ -16,7 +16,10 @@ fn handshake_reports_the_real_server() {
     let init = c.connect().unwrap();
     let ua = init.user_agent.clone().unwrap();
     assert!(ua.contains(CODEX_VERSION), "user agent {ua}");
-    assert!(ua.starts_with("codex-client-tests/"), "clientInfo.name is used: {ua}");
+    assert!(
+        ua.starts_with("codex-client-tests/"),
+        "clientInfo.name is used: {ua}"
+    );
     assert_eq!(
         std::fs::canonicalize(init.codex_home.unwrap()).unwrap(),
         std::fs::canonicalize(env.home.path()).unwrap()
@@ -39,9 +42,15 @@ fn streamed_turn_text_matches_the_scripted_reply() {
     c.connect().unwrap();
     let thread = start_thread(&c, json!({}));
     let text = "The quick brown fox jumps over the lazy dog, streamed in pieces.";
-    let log = run_turn(&c, &thread, &format!("MOCK_TEXT: {text}"), |r| panic!("unexpected request {}", r.method));
+    let log = run_turn(&c, &thread, &format!("MOCK_TEXT: {text}"), |r| {
+        panic!("unexpected request {}", r.method)
+    });
     assert_eq!(log.status(), "completed");
-    let deltas = log.notifications.iter().filter(|n| n.method == "item/agentMessage/delta").count();
+    let deltas = log
+        .notifications
+        .iter()
+        .filter(|n| n.method == "item/agentMessage/delta")
+        .count();
     assert!(deltas > 3, "expected several deltas, got {deltas}");
     assert_eq!(log.streamed_text(), text);
     assert_eq!(log.final_message(), text);
@@ -54,7 +63,9 @@ fn streamed_turn_text_matches_the_scripted_reply() {
     }
     // The model saw the prompt.
     let reqs = env.model.requests();
-    assert!(reqs.iter().any(|r| r.to_string().contains("quick brown fox")));
+    assert!(reqs
+        .iter()
+        .any(|r| r.to_string().contains("quick brown fox")));
 }
 
 fn approval_turn(decision: Option<&str>) -> (TurnLog, bool, RealEnv) {
@@ -68,7 +79,10 @@ fn approval_turn(decision: Option<&str>) -> (TurnLog, bool, RealEnv) {
     let log = run_turn(&c, &thread, &prompt, |r| {
         assert_eq!(r.method, "item/commandExecution/requestApproval");
         let p: serde_json::Value = r.params_as().unwrap();
-        assert!(p["command"].as_str().unwrap().contains("echo ran-ok"), "{p}");
+        assert!(
+            p["command"].as_str().unwrap().contains("echo ran-ok"),
+            "{p}"
+        );
         seen += 1;
         match decision {
             Some(d) => r.respond(&json!({ "decision": d })).unwrap(),
@@ -76,7 +90,10 @@ fn approval_turn(decision: Option<&str>) -> (TurnLog, bool, RealEnv) {
         }
     });
     assert_eq!(seen, 1, "exactly one approval request");
-    assert!(log.notifications.iter().any(|n| n.method == "serverRequest/resolved"));
+    assert!(log
+        .notifications
+        .iter()
+        .any(|n| n.method == "serverRequest/resolved"));
     let ran = marker.exists();
     (log, ran, env)
 }
@@ -95,14 +112,20 @@ fn command_approval_accepted_runs_the_command() {
 fn command_approval_declined_does_not_run() {
     let (log, ran, _env) = approval_turn(Some("decline"));
     assert!(!ran, "a declined command must not run");
-    assert_eq!(log.completed_items("commandExecution")[0]["status"], "declined");
+    assert_eq!(
+        log.completed_items("commandExecution")[0]["status"],
+        "declined"
+    );
 }
 
 #[test]
 fn dropped_approval_is_declined() {
     let (log, ran, _env) = approval_turn(None);
     assert!(!ran);
-    assert_eq!(log.completed_items("commandExecution")[0]["status"], "declined");
+    assert_eq!(
+        log.completed_items("commandExecution")[0]["status"],
+        "declined"
+    );
 }
 
 #[test]
@@ -115,7 +138,10 @@ fn approval_with_no_handler_registered_is_declined() {
     let items2 = items.clone();
     c.on_notification(move |n| {
         if n.method == "item/completed" {
-            items2.lock().unwrap().push(n.params_value()["item"].clone());
+            items2
+                .lock()
+                .unwrap()
+                .push(n.params_value()["item"].clone());
         }
         if n.method == "turn/completed" {
             let _ = tx.send(n.params_value());
@@ -130,11 +156,16 @@ fn approval_with_no_handler_registered_is_declined() {
         json!({"threadId": thread, "input": [{"type": "text", "text": format!("MOCK_EXEC: touch {}", marker.display())}]}),
     )
     .unwrap();
-    let done = rx.recv_timeout(Duration::from_secs(60)).expect("turn completes");
+    let done = rx
+        .recv_timeout(Duration::from_secs(60))
+        .expect("turn completes");
     assert_eq!(done["turn"]["status"], "completed");
     assert!(!marker.exists(), "no handler must mean declined");
     let items = items.lock().unwrap();
-    let cmd = items.iter().find(|i| i["type"] == "commandExecution").expect("command item");
+    let cmd = items
+        .iter()
+        .find(|i| i["type"] == "commandExecution")
+        .expect("command item");
     assert_eq!(cmd["status"], "declined");
 }
 
@@ -151,13 +182,19 @@ fn opted_out_notifications_are_not_received() {
     let thread = start_thread(&c, json!({}));
     let log = run_turn(&c, &thread, "MOCK_TEXT: no deltas for me please", |_| {});
     assert_eq!(log.final_message(), "no deltas for me please");
-    assert!(log.notifications.iter().all(|n| n.method != "item/agentMessage/delta" && n.method != "thread/started"));
+    assert!(log
+        .notifications
+        .iter()
+        .all(|n| n.method != "item/agentMessage/delta" && n.method != "thread/started"));
     // Control: without the opt-out the same turn streams deltas.
     let c2 = Client::new(env.options().delivery(Delivery::Poll));
     c2.connect().unwrap();
     let t2 = start_thread(&c2, json!({}));
     let log2 = run_turn(&c2, &t2, "MOCK_TEXT: no deltas for me please", |_| {});
-    assert!(log2.notifications.iter().any(|n| n.method == "item/agentMessage/delta"));
+    assert!(log2
+        .notifications
+        .iter()
+        .any(|n| n.method == "item/agentMessage/delta"));
 }
 
 #[test]
@@ -167,19 +204,37 @@ fn turn_interrupt_ends_the_turn_as_interrupted() {
     c.connect().unwrap();
     let thread = start_thread(&c, json!({}));
     let v = c
-        .request_blocking("turn/start", json!({"threadId": thread, "input": [{"type":"text","text":"MOCK_SLOW: 100 100"}]}))
+        .request_blocking(
+            "turn/start",
+            json!({"threadId": thread, "input": [{"type":"text","text":"MOCK_SLOW: 100 100"}]}),
+        )
         .unwrap();
     let turn = v["turn"]["id"].as_str().unwrap().to_owned();
     // Wait for streaming to begin, then interrupt.
     loop {
-        match c.next_event(Some(Duration::from_secs(30))).unwrap().expect("event") {
+        match c
+            .next_event(Some(Duration::from_secs(30)))
+            .unwrap()
+            .expect("event")
+        {
             Event::Notification(n) if n.method == "item/agentMessage/delta" => break,
             _ => {}
         }
     }
-    assert_eq!(c.request_blocking("turn/interrupt", json!({"threadId": thread, "turnId": turn})).unwrap(), json!({}));
+    assert_eq!(
+        c.request_blocking(
+            "turn/interrupt",
+            json!({"threadId": thread, "turnId": turn})
+        )
+        .unwrap(),
+        json!({})
+    );
     loop {
-        if let Event::Notification(n) = c.next_event(Some(Duration::from_secs(30))).unwrap().expect("event") {
+        if let Event::Notification(n) = c
+            .next_event(Some(Duration::from_secs(30)))
+            .unwrap()
+            .expect("event")
+        {
             if n.method == "turn/completed" {
                 assert_eq!(n.params_value()["turn"]["status"], "interrupted");
                 break;

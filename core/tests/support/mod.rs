@@ -202,13 +202,18 @@ impl TurnLog {
             .unwrap_or_default()
     }
     pub fn status(&self) -> String {
-        self.completed["turn"]["status"].as_str().unwrap_or("").to_owned()
+        self.completed["turn"]["status"]
+            .as_str()
+            .unwrap_or("")
+            .to_owned()
     }
 }
 
 /// Start a thread (with extra `thread/start` params) on a poll-mode client.
 pub fn start_thread(c: &Client, params: serde_json::Value) -> String {
-    let v = c.request_blocking("thread/start", params).expect("thread/start");
+    let v = c
+        .request_blocking("thread/start", params)
+        .expect("thread/start");
     v["thread"]["id"].as_str().expect("thread id").to_owned()
 }
 
@@ -232,13 +237,22 @@ pub fn run_turn(
     let mut notifications = Vec::new();
     loop {
         let left = end.saturating_duration_since(Instant::now());
-        assert!(!left.is_zero(), "turn did not complete in 60 s; stderr:\n{}", c.stderr_tail());
+        assert!(
+            !left.is_zero(),
+            "turn did not complete in 60 s; stderr:\n{}",
+            c.stderr_tail()
+        );
         match c.next_event(Some(left)).expect("connection alive") {
             Some(Event::Notification(n)) => {
                 if n.method == "turn/completed" && n.thread_id().as_deref() == Some(thread_id) {
                     let completed = n.params_value();
                     notifications.push(n);
-                    return TurnLog { thread_id: thread_id.into(), turn_id, notifications, completed };
+                    return TurnLog {
+                        thread_id: thread_id.into(),
+                        turn_id,
+                        notifications,
+                        completed,
+                    };
                 }
                 notifications.push(n);
             }

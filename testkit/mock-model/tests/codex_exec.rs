@@ -1,6 +1,6 @@
 //! End-to-end tests: the real Codex CLI (`codex exec --json`) using the mock
-//! as its model. Codex is found through the `CODEX_BIN` environment variable;
-//! these tests fail (never skip) when it is not set.
+//! as its model. Codex is `CODEX_BIN` or the copy `scripts/setup.sh` installs;
+//! these tests fail (never skip) when it is missing.
 
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -11,17 +11,16 @@ use codex_mock_model::MockModel;
 use serde_json::Value;
 
 fn codex_bin() -> PathBuf {
-    let bin = std::env::var_os("CODEX_BIN").unwrap_or_else(|| {
-        panic!(
-            "CODEX_BIN is not set: run scripts/setup.sh (it installs the real Codex CLI 0.169.0) \
-             and set CODEX_BIN to the native codex binary, e.g. \
-             node_modules/@openai/codex-linux-x64/vendor/x86_64-unknown-linux-musl/bin/codex"
-        )
-    });
-    let bin = PathBuf::from(bin);
+    let bin = std::env::var_os("CODEX_BIN")
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from)
+        .unwrap_or_else(|| {
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("../../.cache/codex-0.169.0")
+        });
     assert!(
-        bin.is_file(),
-        "CODEX_BIN={} does not exist: run scripts/setup.sh or point CODEX_BIN at the codex binary",
+        bin.exists(),
+        "the real Codex 0.169.0 is not at {}: run scripts/setup.sh (installs it from the npm \
+         registry) or set CODEX_BIN to the native codex binary",
         bin.display()
     );
     bin
