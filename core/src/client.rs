@@ -16,6 +16,7 @@ use crate::error::{Error, Result};
 use crate::event::{ConnectionEvent, Event, Notification, ServerRequest};
 use crate::options::{ClientOptions, Delivery, RequestOptions};
 use crate::queue::EventQueue;
+use crate::readiness::Readiness;
 use crate::session::{Session, SessionShared};
 
 /// What the server said in answer to `initialize`.
@@ -77,6 +78,8 @@ struct Inner {
     conn: Mutex<Option<Arc<Mutex<Connection>>>>,
     /// The session of the current connection, for the request fast path.
     current: Mutex<Option<Arc<SessionShared>>>,
+    /// Poll mode readiness descriptor, shared by every connection of this client.
+    readiness: Mutex<Option<Arc<Readiness>>>,
 }
 
 /// A client of one Codex server. Cheap to clone (clones share the connection).
@@ -112,6 +115,7 @@ impl Client {
                 handlers: Arc::new(Handlers::default()),
                 conn: Mutex::new(None),
                 current: Mutex::new(None),
+                readiness: Mutex::new(None),
             }),
         }
     }
@@ -216,6 +220,9 @@ impl Client {
             ),
             Delivery::Poll => None,
         };
+        if let Some(r) = self.inner.readiness.lock().unwrap().clone() {
+            session.shared.queue.set_readiness(Some(r));
+        }
         let shared = session.shared.clone();
         let conn = Connection {
             session,
@@ -427,6 +434,31 @@ impl Client {
     ) -> Result<bool> {
         let (_, q) = self.poll_queue()?;
         Ok(q.wait_drain(out, max.max(1), timeout))
+    }
+
+    /// Poll mode: a file descriptor that is readable exactly while events are waiting (or
+    /// the connection has ended and its last events are unread). Watch it with
+    /// `poll`/`epoll`/`enif_select`, then drain with `next_event(Some(Duration::ZERO))` until it
+    /// returns `Ok(None)`. The descriptor is owned by the client, stays the same across
+    /// reconnects and is closed when the client is dropped.
+    pub fn event_fd(&self) -> Result<std::os::fd::RawFd> {
+        if self.inner.options.delivery != Delivery::Poll {
+            return Err(Error::InvalidState("event_fd needs Delivery::Poll".into()));
+        }
+        let mut slot = self.inner.readiness.lock().unwrap();
+        if let Some(r) = &*slot {
+            return Ok(r.fd());
+        }
+        let r = Arc::new(
+            Readiness::new()
+                .map_err(|e| Error::Transport(format!("could not create the event fd: {e}")))?,
+        );
+        if let Some(s) = self.session() {
+            s.queue.set_readiness(Some(r.clone()));
+        }
+        let fd = r.fd();
+        *slot = Some(r);
+        Ok(fd)
     }
 
     /// Poll mode: an async stream of this connection's events, ending after `Disconnected`.

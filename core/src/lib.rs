@@ -26,6 +26,7 @@ mod message;
 mod options;
 mod pending;
 mod queue;
+mod readiness;
 mod session;
 pub mod transport;
 

@@ -16,12 +16,28 @@ use std::sync::{Condvar, Mutex};
 use std::time::{Duration, Instant};
 
 use crate::event::{ConnectionEvent, Event};
+use crate::readiness::Readiness;
+use std::sync::Arc;
 
 struct State {
     items: VecDeque<Event>,
     closed: bool,
     dropped: u64,
     blocked_waiters: usize,
+    readiness: Option<Arc<Readiness>>,
+}
+
+impl State {
+    /// Keep the readiness descriptor readable exactly while events wait or the queue is closed.
+    fn sync_readiness(&self) {
+        if let Some(r) = &self.readiness {
+            if self.items.is_empty() && !self.closed {
+                r.clear();
+            } else {
+                r.set();
+            }
+        }
+    }
 }
 
 pub(crate) struct EventQueue {
@@ -51,6 +67,7 @@ impl EventQueue {
                 closed: false,
                 dropped: 0,
                 blocked_waiters: 0,
+                readiness: None,
             }),
             cv: Condvar::new(),
             async_notify: tokio::sync::Notify::new(),
@@ -59,6 +76,13 @@ impl EventQueue {
             capacity,
             hard_capacity: capacity.saturating_mul(16).max(capacity + 1024),
         }
+    }
+
+    /// Attach a readiness descriptor (poll mode); it reflects the queue from now on.
+    pub(crate) fn set_readiness(&self, readiness: Option<Arc<Readiness>>) {
+        let mut st = self.state.lock().unwrap();
+        st.readiness = readiness;
+        st.sync_readiness();
     }
 
     /// Try to queue an event from the reader. `spill` is true while a request is pending.
@@ -98,6 +122,9 @@ impl EventQueue {
                 .push_back(Event::Connection(ConnectionEvent::Overflow { dropped }));
         }
         st.items.push_back(event);
+        if was_empty {
+            st.sync_readiness();
+        }
         let wake_blocked = st.blocked_waiters > 0;
         drop(st);
         if wake_blocked {
@@ -112,12 +139,16 @@ impl EventQueue {
     pub(crate) fn close(&self) {
         let mut st = self.state.lock().unwrap();
         st.closed = true;
+        st.sync_readiness();
         drop(st);
         self.cv.notify_all();
         self.async_notify.notify_one();
     }
 
     fn after_pop(&self, st: &State) {
+        if st.items.is_empty() {
+            st.sync_readiness();
+        }
         if st.items.len() < self.capacity && self.reader_waiting.swap(false, Ordering::AcqRel) {
             self.space.notify_one();
         }

@@ -673,3 +673,45 @@ fn spawn_failure_is_a_transport_error() {
     }
     assert!(!c.is_connected());
 }
+
+#[test]
+fn event_fd_is_readable_exactly_while_events_wait() {
+    let readable = |fd| poll_readable(fd, 0);
+    let c = Client::new(fake_options(&["flood"]).delivery(Delivery::Poll));
+    let fd = c.event_fd().unwrap();
+    assert_eq!(c.event_fd().unwrap(), fd, "stable descriptor");
+    c.connect().unwrap();
+    while c.next_event(Some(Duration::ZERO)).unwrap().is_some() {}
+    assert!(!readable(fd));
+    c.request_blocking("test/flood", json!({"count": 3}))
+        .unwrap();
+    assert!(
+        poll_readable(fd, 5000),
+        "fd becomes readable when events arrive"
+    );
+    let mut n = 0;
+    while let Some(ev) = c.next_event(Some(Duration::ZERO)).unwrap() {
+        if matches!(ev, Event::Notification(_)) {
+            n += 1;
+        }
+    }
+    assert_eq!(n, 3);
+    assert!(!readable(fd), "drained queue clears the fd");
+    c.disconnect();
+    assert!(readable(fd), "a closed connection leaves the fd readable");
+    // Callback clients have no event fd.
+    assert!(matches!(
+        Client::new(fake_options(&[])).event_fd(),
+        Err(Error::InvalidState(_))
+    ));
+}
+
+fn poll_readable(fd: i32, timeout_ms: i32) -> bool {
+    let mut p = libc::pollfd {
+        fd,
+        events: libc::POLLIN,
+        revents: 0,
+    };
+    // SAFETY: one valid pollfd.
+    unsafe { libc::poll(&mut p, 1, timeout_ms) == 1 }
+}
