@@ -285,7 +285,7 @@ impl Client {
         self.inner.current.lock().unwrap().clone()
     }
 
-    fn live_session(&self) -> Result<Arc<SessionShared>> {
+    pub(crate) fn live_session(&self) -> Result<Arc<SessionShared>> {
         self.session().ok_or(Error::NotConnected)
     }
 

@@ -27,8 +27,11 @@ mod options;
 mod pending;
 mod queue;
 mod readiness;
+mod router;
 mod session;
+mod thread;
 pub mod transport;
+mod turn;
 
 pub use client::{Client, EventStream, InitializeResult};
 pub use dispatch::{
@@ -41,3 +44,5 @@ pub use options::{
     ClientOptions, Delivery, RequestOptions, RetryPolicy, TransportKind,
     DEFAULT_EVENT_QUEUE_CAPACITY, DEFAULT_MAX_LINE_BYTES, DEFAULT_TIMEOUT,
 };
+pub use thread::{Input, Thread, ThreadStatus};
+pub use turn::{TurnIter, TurnResult, TurnStream};

@@ -44,9 +44,8 @@ pub(crate) struct EventQueue {
     state: Mutex<State>,
     cv: Condvar,
     async_notify: tokio::sync::Notify,
-    /// The reader waits on this for room (or for a request to become pending).
-    pub(crate) space: tokio::sync::Notify,
-    pub(crate) reader_waiting: AtomicBool,
+    /// Wakes the reader waiting for room (shared by all queues of one connection).
+    pub(crate) signal: Arc<ReaderSignal>,
     capacity: usize,
     hard_capacity: usize,
 }
@@ -56,10 +55,37 @@ pub(crate) enum Push {
     Done,
     /// The queue is full: wait on `space` and try again with the event given back.
     Full(Event),
+    /// The queue is closed (its consumer is gone): the event is given back.
+    Closed(Event),
+}
+
+/// How consumers wake a reader that waits for room. One per connection, shared by the main
+/// queue and every turn queue, so a new pending request can wake the reader whatever queue
+/// it waits on.
+#[derive(Default)]
+pub(crate) struct ReaderSignal {
+    /// The reader waits on this for room (or for a request to become pending).
+    pub(crate) space: tokio::sync::Notify,
+    pub(crate) reader_waiting: AtomicBool,
+}
+
+impl ReaderSignal {
+    /// Wake the reader if it is waiting.
+    pub(crate) fn wake(&self) {
+        if self.reader_waiting.swap(false, Ordering::AcqRel) {
+            self.space.notify_one();
+        }
+    }
 }
 
 impl EventQueue {
+    #[cfg(test)]
     pub(crate) fn new(capacity: usize) -> Self {
+        Self::with_signal(capacity, Arc::default())
+    }
+
+    /// A queue whose consumers wake the reader through `signal`.
+    pub(crate) fn with_signal(capacity: usize, signal: Arc<ReaderSignal>) -> Self {
         let capacity = capacity.max(1);
         EventQueue {
             state: Mutex::new(State {
@@ -71,8 +97,7 @@ impl EventQueue {
             }),
             cv: Condvar::new(),
             async_notify: tokio::sync::Notify::new(),
-            space: tokio::sync::Notify::new(),
-            reader_waiting: AtomicBool::new(false),
+            signal,
             capacity,
             hard_capacity: capacity.saturating_mul(16).max(capacity + 1024),
         }
@@ -89,12 +114,12 @@ impl EventQueue {
     pub(crate) fn push(&self, event: Event, spill: bool) -> Push {
         let mut st = self.state.lock().unwrap();
         if st.closed {
-            return Push::Done;
+            return Push::Closed(event);
         }
         let len = st.items.len();
         if len >= self.capacity {
             if !spill {
-                self.reader_waiting.store(true, Ordering::Release);
+                self.signal.reader_waiting.store(true, Ordering::Release);
                 return Push::Full(event);
             }
             if len >= self.hard_capacity && matches!(event, Event::Notification(_)) {
@@ -141,6 +166,8 @@ impl EventQueue {
         st.closed = true;
         st.sync_readiness();
         drop(st);
+        // A reader waiting for room in this queue must not wait for a consumer that is gone.
+        self.signal.wake();
         self.cv.notify_all();
         self.async_notify.notify_one();
     }
@@ -149,8 +176,8 @@ impl EventQueue {
         if st.items.is_empty() {
             st.sync_readiness();
         }
-        if st.items.len() < self.capacity && self.reader_waiting.swap(false, Ordering::AcqRel) {
-            self.space.notify_one();
+        if st.items.len() < self.capacity {
+            self.signal.wake();
         }
     }
 
@@ -249,14 +276,14 @@ mod tests {
         assert!(matches!(q.push(note(0), false), Push::Done));
         assert!(matches!(q.push(note(1), false), Push::Done));
         assert!(matches!(q.push(note(2), false), Push::Full(_)));
-        assert!(q.reader_waiting.load(Ordering::Acquire));
+        assert!(q.signal.reader_waiting.load(Ordering::Acquire));
         assert!(matches!(q.push(note(2), true), Push::Done));
         assert_eq!(q.len(), 3);
         let mut out = Vec::new();
         assert!(q.drain_into(&mut out, 10));
         assert_eq!(out.len(), 3);
         assert!(
-            !q.reader_waiting.load(Ordering::Acquire),
+            !q.signal.reader_waiting.load(Ordering::Acquire),
             "drain must wake the reader"
         );
     }

@@ -15,7 +15,8 @@ use crate::event::{null_raw, ConnectionEvent, Event, Notification, ResponderStat
 use crate::message::{classify, notification_line, request_line, Classified, Incoming, RequestId};
 use crate::options::{ClientOptions, RequestOptions, RetryPolicy};
 use crate::pending::{Entry, Table};
-use crate::queue::{EventQueue, Push};
+use crate::queue::{EventQueue, Push, ReaderSignal};
+use crate::router::Router;
 use crate::transport::lines::{read_line, LineRead};
 use crate::transport::process::{self, ServerProcess};
 use crate::transport::stderr::StderrTail;
@@ -41,6 +42,9 @@ pub(crate) struct SessionShared {
     next_id: AtomicI64,
     out: mpsc::UnboundedSender<Outgoing>,
     pub(crate) queue: Arc<EventQueue>,
+    signal: Arc<ReaderSignal>,
+    queue_capacity: usize,
+    pub(crate) router: Router,
     state: AtomicU8,
     close_info: OnceLock<DisconnectInfo>,
     stderr: StderrTail,
@@ -154,9 +158,7 @@ impl SessionShared {
             self.timer_wake.notify_one();
         }
         // A reader stalled on a full queue must keep reading now that a response is awaited.
-        if self.queue.reader_waiting.load(Ordering::Acquire) {
-            self.queue.space.notify_one();
-        }
+        self.signal.wake();
         if self.out.send(Outgoing::Line(line)).is_err() {
             self.fail_request(id, self.disconnect_error());
         }
@@ -232,18 +234,37 @@ impl SessionShared {
         }
     }
 
-    /// Queue an event, waiting for room when the queue is full and nothing is pending.
-    async fn deliver(&self, mut event: Event) {
+    /// Queue an event on `queue`, waiting for room when it is full and nothing is pending.
+    /// A closed turn queue hands the event to the main queue; a closed main queue drops it
+    /// (the connection is gone; a server request dropped here is answered fail-closed, which
+    /// fails quietly).
+    async fn deliver(&self, queue: &EventQueue, mut event: Event) {
+        let mut queue = queue;
         loop {
             let spill = self.pending_count.load(Ordering::Acquire) > 0;
-            match self.queue.push(event, spill) {
+            match queue.push(event, spill) {
                 Push::Done => return,
+                Push::Closed(ev) => {
+                    if std::ptr::eq(queue, &*self.queue) {
+                        return;
+                    }
+                    event = ev;
+                    queue = &self.queue;
+                }
                 Push::Full(ev) => {
                     event = ev;
-                    self.queue.space.notified().await;
+                    self.signal.space.notified().await;
                 }
             }
         }
+    }
+
+    /// A new queue for a turn stream, sharing this connection's reader signal.
+    pub(crate) fn new_queue(&self) -> Arc<EventQueue> {
+        Arc::new(EventQueue::with_signal(
+            self.queue_capacity,
+            self.signal.clone(),
+        ))
     }
 
     fn report(&self, message: String) {
@@ -272,8 +293,16 @@ impl SessionShared {
                 if method == "serverRequest/resolved" {
                     self.mark_resolved(&params);
                 }
-                self.deliver(Event::Notification(Notification { method, params }))
-                    .await;
+                let note = Notification { method, params };
+                match self.router.route_notification(&note) {
+                    None => self.deliver(&self.queue, Event::Notification(note)).await,
+                    Some((route, last)) => {
+                        self.deliver(&route.queue, Event::Notification(note)).await;
+                        if last {
+                            route.queue.close();
+                        }
+                    }
+                }
             }
             Ok(Classified::Request { id, method, params }) => {
                 let params = params.map(|p| p.to_owned()).unwrap_or_else(null_raw);
@@ -283,7 +312,9 @@ impl SessionShared {
                     .unwrap()
                     .insert(id.clone(), state.clone());
                 let req = ServerRequest::new(id, method, params, state, self.me.clone());
-                self.deliver(Event::ServerRequest(req)).await;
+                let route = self.router.route_request(&req);
+                let queue = route.as_ref().map_or(&*self.queue, |r| &*r.queue);
+                self.deliver(queue, Event::ServerRequest(req)).await;
             }
         }
     }
@@ -321,6 +352,14 @@ impl SessionShared {
             state.mark_closed();
         }
         tracing::debug!(reason = %info.reason, "connection closed");
+        for route in self.router.take_all() {
+            route
+                .queue
+                .force_push(Event::Connection(ConnectionEvent::Disconnected(
+                    info.clone(),
+                )));
+            route.queue.close();
+        }
         self.queue
             .force_push(Event::Connection(ConnectionEvent::Disconnected(info)));
         self.queue.close();
@@ -364,12 +403,19 @@ impl Session {
                     };
                     let (out_tx, out_rx) = mpsc::unbounded_channel();
                     let (shutdown_tx, shutdown_rx) = oneshot::channel();
+                    let signal = Arc::new(ReaderSignal::default());
                     let shared = Arc::new_cyclic(|me| SessionShared {
                         pending: Mutex::new(Table::default()),
                         pending_count: AtomicUsize::new(0),
                         next_id: AtomicI64::new(1),
                         out: out_tx,
-                        queue: Arc::new(EventQueue::new(opts.event_queue_capacity)),
+                        queue: Arc::new(EventQueue::with_signal(
+                            opts.event_queue_capacity,
+                            signal.clone(),
+                        )),
+                        signal,
+                        queue_capacity: opts.event_queue_capacity,
+                        router: Router::default(),
                         state: AtomicU8::new(HANDSHAKE),
                         close_info: OnceLock::new(),
                         stderr: StderrTail::new(opts.stderr_tail_bytes),

@@ -1,0 +1,360 @@
+//! Turn streams: one turn's events, in order, ending after its `turn/completed`.
+
+use serde_json::Value;
+use std::collections::VecDeque;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::task::{Context, Poll};
+use std::time::Duration;
+
+use crate::client::Client;
+use crate::error::{Error, Result};
+use crate::event::{ConnectionEvent, Event, Notification};
+use crate::queue::EventQueue;
+use crate::router::Route;
+use crate::session::SessionShared;
+
+/// What a finished turn produced, gathered from its events.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct TurnResult {
+    /// The thread the turn ran on.
+    pub thread_id: String,
+    /// The turn's id.
+    pub turn_id: String,
+    /// Final status from `turn/completed` (`completed`, `interrupted`, `failed`, ...).
+    pub status: String,
+    /// Text of the last completed agent message, if any.
+    pub final_response: Option<String>,
+    /// Every item completed during the turn (`item/completed` params.item), in order.
+    pub items: Vec<Value>,
+    /// The last token usage reported for the thread during the turn
+    /// (`thread/tokenUsage/updated` params.tokenUsage).
+    pub usage: Option<Value>,
+    /// The turn's last unified diff (`turn/diff/updated` params.diff).
+    pub diff: Option<String>,
+    /// The turn's error object, when it failed.
+    pub error: Option<Value>,
+    /// The whole `turn` object of `turn/completed`.
+    pub turn: Value,
+}
+
+impl TurnResult {
+    /// Fold one event of the turn into the result.
+    fn absorb(&mut self, n: &Notification) {
+        match n.method.as_str() {
+            "item/completed" => {
+                let mut p = n.params_value();
+                let item = p.get_mut("item").map(Value::take).unwrap_or(Value::Null);
+                if item["type"] == "agentMessage" {
+                    if let Some(t) = item["text"].as_str() {
+                        self.final_response = Some(t.to_owned());
+                    }
+                }
+                self.items.push(item);
+            }
+            "thread/tokenUsage/updated" => {
+                let mut p = n.params_value();
+                self.usage = p.get_mut("tokenUsage").map(Value::take);
+            }
+            "turn/diff/updated" => {
+                let p = n.params_value();
+                self.diff = p["diff"].as_str().map(str::to_owned);
+            }
+            "turn/completed" => {
+                let mut p = n.params_value();
+                let turn = p.get_mut("turn").map(Value::take).unwrap_or(Value::Null);
+                self.status = turn["status"].as_str().unwrap_or_default().to_owned();
+                if !turn["error"].is_null() {
+                    self.error = Some(turn["error"].clone());
+                }
+                self.turn = turn;
+            }
+            _ => {}
+        }
+    }
+
+    /// Whether the turn completed normally.
+    pub fn is_completed(&self) -> bool {
+        self.status == "completed"
+    }
+}
+
+type BatchFuture = Pin<Box<dyn Future<Output = (bool, Vec<Event>)> + Send>>;
+
+/// The events of one running turn, from `turn/start` to its `turn/completed` (inclusive).
+///
+/// Iterate it ([`iter`](Self::iter), blocking) or poll it as an async `Stream`. Events of other threads
+/// and other turns never appear here. Server requests of the thread arrive here when no
+/// handler registered on the client takes them; a request dropped unanswered is declined.
+/// When the stream is dropped before the turn ends, the rest of the turn's events go to the
+/// client's normal delivery; dropping does not interrupt the turn (call
+/// [`interrupt`](Self::interrupt) for that).
+pub struct TurnStream {
+    client: Client,
+    session: Arc<SessionShared>,
+    route: Arc<Route>,
+    queue: Arc<EventQueue>,
+    thread_id: String,
+    turn_id: String,
+    turn: Value,
+    buf: VecDeque<Event>,
+    fut: Option<BatchFuture>,
+    done: bool,
+    result: TurnResult,
+    ended_by_disconnect: Option<Error>,
+}
+
+impl TurnStream {
+    /// Start a turn with `params` (a `turn/start` params object; `threadId` is set here) and
+    /// stream it. Blocking part: the `turn/start` round trip.
+    pub(crate) fn start(client: &Client, thread_id: &str, mut params: Value) -> Result<TurnStream> {
+        let (session, route, queue) = Self::open_route(client, thread_id, &mut params)?;
+        let outcome = client.request_blocking("turn/start", params);
+        Self::finish_start(client, session, route, queue, thread_id, outcome)
+    }
+
+    /// Async form of [`start`](Self::start).
+    pub(crate) async fn start_async(
+        client: &Client,
+        thread_id: &str,
+        mut params: Value,
+    ) -> Result<TurnStream> {
+        let (session, route, queue) = Self::open_route(client, thread_id, &mut params)?;
+        let outcome = client.request("turn/start", params).await;
+        Self::finish_start(client, session, route, queue, thread_id, outcome)
+    }
+
+    #[allow(clippy::type_complexity)]
+    fn open_route(
+        client: &Client,
+        thread_id: &str,
+        params: &mut Value,
+    ) -> Result<(Arc<SessionShared>, Arc<Route>, Arc<EventQueue>)> {
+        let obj = params
+            .as_object_mut()
+            .ok_or_else(|| Error::InvalidArgument("turn/start params must be an object".into()))?;
+        obj.insert("threadId".into(), Value::String(thread_id.to_owned()));
+        let session = client.live_session()?;
+        let queue = session.new_queue();
+        let route = session.router.add(thread_id, queue.clone())?;
+        Ok((session, route, queue))
+    }
+
+    fn finish_start(
+        client: &Client,
+        session: Arc<SessionShared>,
+        route: Arc<Route>,
+        queue: Arc<EventQueue>,
+        thread_id: &str,
+        outcome: Result<Value>,
+    ) -> Result<TurnStream> {
+        let v = match outcome {
+            Ok(v) => v,
+            Err(e) => {
+                session.router.remove(&route);
+                return Err(e);
+            }
+        };
+        let turn = v.get("turn").cloned().unwrap_or(Value::Null);
+        let Some(turn_id) = turn["id"].as_str().map(str::to_owned) else {
+            session.router.remove(&route);
+            return Err(Error::Protocol(format!(
+                "turn/start result has no turn id: {v}"
+            )));
+        };
+        route.set_turn_id(&turn_id);
+        Ok(TurnStream {
+            client: client.clone(),
+            session,
+            route,
+            queue,
+            thread_id: thread_id.to_owned(),
+            result: TurnResult {
+                thread_id: thread_id.to_owned(),
+                turn_id: turn_id.clone(),
+                ..Default::default()
+            },
+            turn_id,
+            turn,
+            buf: VecDeque::new(),
+            fut: None,
+            done: false,
+            ended_by_disconnect: None,
+        })
+    }
+
+    /// The thread id.
+    pub fn thread_id(&self) -> &str {
+        &self.thread_id
+    }
+
+    /// The turn id.
+    pub fn turn_id(&self) -> &str {
+        &self.turn_id
+    }
+
+    /// The `turn` object `turn/start` returned.
+    pub fn started_turn(&self) -> &Value {
+        &self.turn
+    }
+
+    /// Interrupt the turn (`turn/interrupt`). The stream then ends with a `turn/completed`
+    /// whose status is `interrupted`.
+    pub fn interrupt(&self) -> Result<()> {
+        self.client
+            .request_blocking(
+                "turn/interrupt",
+                serde_json::json!({"threadId": self.thread_id, "turnId": self.turn_id}),
+            )
+            .map(|_| ())
+    }
+
+    /// Add input to the running turn (`turn/steer`). `input` is a list of user input items.
+    pub fn steer(&self, input: Value) -> Result<()> {
+        self.client
+            .request_blocking(
+                "turn/steer",
+                serde_json::json!({
+                    "threadId": self.thread_id,
+                    "expectedTurnId": self.turn_id,
+                    "input": input,
+                }),
+            )
+            .map(|_| ())
+    }
+
+    fn absorb_event(&mut self, ev: Event) -> Event {
+        match &ev {
+            Event::Notification(n) => self.result.absorb(n),
+            Event::Connection(ConnectionEvent::Disconnected(info)) => {
+                self.ended_by_disconnect = Some(Error::Disconnected(info.clone()));
+            }
+            _ => {}
+        }
+        ev
+    }
+
+    /// Wait up to `timeout` (`None` = forever) for the next event. `Ok(None)` on timeout or
+    /// at the end (see [`is_done`](Self::is_done)).
+    pub fn next_event(&mut self, timeout: Option<Duration>) -> Result<Option<Event>> {
+        if let Some(ev) = self.buf.pop_front() {
+            return Ok(Some(self.absorb_event(ev)));
+        }
+        if self.done {
+            return Ok(None);
+        }
+        let mut out = Vec::new();
+        if !self.queue.wait_drain(&mut out, 256, timeout) {
+            self.done = true;
+        }
+        self.buf.extend(out);
+        Ok(self.buf.pop_front().map(|ev| self.absorb_event(ev)))
+    }
+
+    /// Whether the stream has ended (turn completed, or the connection closed).
+    pub fn is_done(&self) -> bool {
+        self.done && self.buf.is_empty()
+    }
+
+    /// Drain the rest of the turn, answering server requests that reach the stream
+    /// fail-closed, and return the result.
+    pub fn finish(mut self) -> Result<TurnResult> {
+        while let Some(ev) = self.next_event(None)? {
+            drop(ev);
+        }
+        self.into_result()
+    }
+
+    /// The result gathered so far; an error when the connection closed before the turn
+    /// completed.
+    pub fn into_result(mut self) -> Result<TurnResult> {
+        if self.result.status.is_empty() {
+            if let Some(e) = self.ended_by_disconnect.take() {
+                return Err(e);
+            }
+        }
+        Ok(std::mem::take(&mut self.result))
+    }
+
+    /// The result gathered so far, by reference.
+    pub fn result(&self) -> &TurnResult {
+        &self.result
+    }
+}
+
+/// Blocking iterator over a [`TurnStream`] (from [`TurnStream::iter`]).
+pub struct TurnIter<'a>(&'a mut TurnStream);
+
+impl Iterator for TurnIter<'_> {
+    type Item = Event;
+
+    fn next(&mut self) -> Option<Event> {
+        self.0.next_event(None).ok().flatten()
+    }
+}
+
+impl TurnStream {
+    /// A blocking iterator over the remaining events.
+    pub fn iter(&mut self) -> TurnIter<'_> {
+        TurnIter(self)
+    }
+}
+
+impl futures_core::Stream for TurnStream {
+    type Item = Event;
+
+    fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Event>> {
+        loop {
+            if let Some(ev) = self.buf.pop_front() {
+                let ev = self.absorb_event(ev);
+                return Poll::Ready(Some(ev));
+            }
+            if self.done {
+                return Poll::Ready(None);
+            }
+            if self.fut.is_none() {
+                let q = self.queue.clone();
+                self.fut = Some(Box::pin(async move {
+                    let mut v = Vec::new();
+                    let more = q.next_batch(&mut v, 256).await;
+                    (more, v)
+                }));
+            }
+            let fut = self.fut.as_mut().expect("set above");
+            match fut.as_mut().poll(cx) {
+                Poll::Pending => return Poll::Pending,
+                Poll::Ready((more, v)) => {
+                    self.fut = None;
+                    self.done = !more;
+                    self.buf.extend(v);
+                }
+            }
+        }
+    }
+}
+
+impl Drop for TurnStream {
+    fn drop(&mut self) {
+        // Unread events of this turn stay in its queue: hand them back to the client's normal
+        // delivery so nothing is lost, then let later events take the normal path too.
+        self.session.router.remove(&self.route);
+        let mut rest = Vec::new();
+        while self
+            .queue
+            .wait_drain(&mut rest, usize::MAX, Some(Duration::ZERO))
+            && !rest.is_empty()
+        {
+            for ev in rest.drain(..) {
+                if !matches!(ev, Event::Connection(ConnectionEvent::Disconnected(_))) {
+                    self.session.queue.force_push(ev);
+                }
+            }
+        }
+        for ev in self.buf.drain(..) {
+            if !matches!(ev, Event::Connection(ConnectionEvent::Disconnected(_))) {
+                self.session.queue.force_push(ev);
+            }
+        }
+    }
+}
