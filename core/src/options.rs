@@ -71,12 +71,41 @@ impl RetryPolicy {
 }
 
 /// Which transport a client uses.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
+#[derive(Clone, PartialEq, Eq, Default)]
 #[non_exhaustive]
 pub enum TransportKind {
     /// Spawn `codex app-server` and talk JSON-RPC over its stdin/stdout.
     #[default]
     Stdio,
+    /// Connect to a running `codex app-server --listen ws://...`. The token, when given, is
+    /// sent as `Authorization: Bearer <token>` on the upgrade, only over `wss://` or to a
+    /// loopback `ws://` address; it is never logged.
+    WebSocket {
+        /// `ws://host:port/` (or `wss://`).
+        url: String,
+        /// Bearer token (capability token or signed JWT).
+        token: Option<String>,
+    },
+    /// Connect to the app-server control socket (WebSocket over a unix socket). `None` means
+    /// `$CODEX_HOME/app-server-control/app-server-control.sock`.
+    Unix {
+        /// Socket path.
+        path: Option<PathBuf>,
+    },
+}
+
+impl std::fmt::Debug for TransportKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            TransportKind::Stdio => f.write_str("Stdio"),
+            TransportKind::WebSocket { url, token } => f
+                .debug_struct("WebSocket")
+                .field("url", url)
+                .field("token", &token.as_ref().map(|_| "<redacted>"))
+                .finish(),
+            TransportKind::Unix { path } => f.debug_struct("Unix").field("path", path).finish(),
+        }
+    }
 }
 
 /// Options of a [`Client`](crate::Client). Build with `ClientOptions::default()` and the
@@ -152,6 +181,22 @@ impl Default for ClientOptions {
 }
 
 impl ClientOptions {
+    /// Choose the transport.
+    pub fn transport(mut self, transport: TransportKind) -> Self {
+        self.transport = transport;
+        self
+    }
+    /// Connect to a running server over WebSocket (see [`TransportKind::WebSocket`]).
+    pub fn websocket(self, url: impl Into<String>, token: Option<String>) -> Self {
+        self.transport(TransportKind::WebSocket {
+            url: url.into(),
+            token,
+        })
+    }
+    /// Connect to a running server's unix control socket (`None`: the default path).
+    pub fn unix_socket(self, path: Option<PathBuf>) -> Self {
+        self.transport(TransportKind::Unix { path })
+    }
     /// Set the `codex` binary.
     pub fn codex_bin(mut self, path: impl Into<PathBuf>) -> Self {
         self.codex_bin = Some(path.into());

@@ -7,19 +7,22 @@ use std::collections::HashMap;
 use std::sync::atomic::{AtomicI64, AtomicU8, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock, Weak};
 use std::time::{Duration, Instant};
-use tokio::io::{AsyncWriteExt, BufReader, BufWriter};
+use tokio::io::BufReader;
 use tokio::sync::{mpsc, oneshot, Notify};
 
 use crate::error::{DisconnectInfo, Error, Result, RpcError, OVERLOADED_CODE};
 use crate::event::{null_raw, ConnectionEvent, Event, Notification, ResponderState, ServerRequest};
 use crate::message::{classify, notification_line, request_line, Classified, Incoming, RequestId};
+use crate::options::TransportKind;
 use crate::options::{ClientOptions, RequestOptions, RetryPolicy};
 use crate::pending::{Entry, Table};
 use crate::queue::{EventQueue, Push, ReaderSignal};
 use crate::router::Router;
+use crate::transport::io::{line_halves, ws_halves, MessageReader, MessageWriter};
 use crate::transport::lines::{read_line, LineRead};
-use crate::transport::process::{self, ServerProcess};
+use crate::transport::process;
 use crate::transport::stderr::StderrTail;
+use crate::transport::ws;
 
 const HANDSHAKE: u8 = 0;
 const OPEN: u8 = 1;
@@ -394,8 +397,8 @@ impl Session {
                     }
                 };
                 rt.block_on(async move {
-                    let proc = match process::spawn(&opts) {
-                        Ok(p) => p,
+                    let link = match open_link(&opts).await {
+                        Ok(l) => l,
                         Err(e) => {
                             let _ = ready_tx.send(Err(e));
                             return;
@@ -424,13 +427,13 @@ impl Session {
                         default_timeout: opts.default_timeout,
                         retry: opts.retry,
                         max_line_bytes: opts.max_line_bytes,
-                        pid: proc.child.id(),
+                        pid: link.child.as_ref().and_then(|c| c.id()),
                         me: me.clone(),
                     });
                     if ready_tx.send(Ok((shared.clone(), shutdown_tx))).is_err() {
                         return;
                     }
-                    run(shared, proc, out_rx, shutdown_rx).await;
+                    run(shared, link, out_rx, shutdown_rx).await;
                 });
             })
             .map_err(|e| Error::Transport(format!("could not start the runtime thread: {e}")))?;
@@ -473,26 +476,73 @@ impl Drop for Session {
     }
 }
 
+/// An open connection: the message halves and, for stdio, the server process.
+struct Link {
+    reader: MessageReader,
+    writer: MessageWriter,
+    child: Option<tokio::process::Child>,
+    stderr: Option<tokio::process::ChildStderr>,
+}
+
+async fn open_link(opts: &ClientOptions) -> Result<Link> {
+    match &opts.transport {
+        TransportKind::Stdio => {
+            let p = process::spawn(opts)?;
+            let (reader, writer) = line_halves(p.stdout, p.stdin);
+            Ok(Link {
+                reader,
+                writer,
+                child: Some(p.child),
+                stderr: Some(p.stderr),
+            })
+        }
+        TransportKind::WebSocket { url, token } => {
+            let ws = ws::connect_url(url, token.as_deref(), opts.max_line_bytes).await?;
+            let (reader, writer) = ws_halves(ws);
+            Ok(Link {
+                reader,
+                writer,
+                child: None,
+                stderr: None,
+            })
+        }
+        TransportKind::Unix { path } => {
+            let path = match path {
+                Some(p) => p.clone(),
+                None => ws::default_socket(opts.codex_home.as_deref())?,
+            };
+            let ws = ws::connect_unix(&path, opts.max_line_bytes).await?;
+            let (reader, writer) = ws_halves(ws);
+            Ok(Link {
+                reader,
+                writer,
+                child: None,
+                stderr: None,
+            })
+        }
+    }
+}
+
 async fn run(
     shared: Arc<SessionShared>,
-    proc: ServerProcess,
+    link: Link,
     out_rx: mpsc::UnboundedReceiver<Outgoing>,
     shutdown_rx: oneshot::Receiver<()>,
 ) {
-    let ServerProcess {
-        mut child,
-        stdin,
-        stdout,
+    let Link {
+        reader,
+        writer,
+        child,
         stderr,
-    } = proc;
-    let stderr_task = tokio::spawn(stderr_loop(shared.clone(), stderr));
-    let mut writer = tokio::spawn(writer_loop(stdin, out_rx));
+    } = link;
+    let stderr_task = stderr.map(|e| tokio::spawn(stderr_loop(shared.clone(), e)));
+    let mut writer = tokio::spawn(writer_loop(writer, out_rx));
     let timer = tokio::spawn(timer_loop(shared.clone()));
     let reason = tokio::select! {
-        reason = reader_loop(&shared, stdout) => reason,
+        reason = reader_loop(&shared, reader) => reason,
         _ = shutdown_rx => "disconnected by the client".to_string(),
     };
-    // Let queued writes go out, then close stdin so the server can exit on its own.
+    // Let queued writes go out, then close our side so the server can finish on its own.
     let _ = shared.out.send(Outgoing::Close);
     if tokio::time::timeout(Duration::from_millis(200), &mut writer)
         .await
@@ -500,24 +550,31 @@ async fn run(
     {
         writer.abort();
     }
-    let exit = process::stop(&mut child, EXIT_GRACE).await;
-    let _ = tokio::time::timeout(STDERR_GRACE, stderr_task).await;
+    let reason = match child {
+        Some(mut child) => {
+            let exit = process::stop(&mut child, EXIT_GRACE).await;
+            format!("{reason} ({exit})")
+        }
+        None => reason,
+    };
+    if let Some(t) = stderr_task {
+        let _ = tokio::time::timeout(STDERR_GRACE, t).await;
+    }
     timer.abort();
     shared.close(DisconnectInfo {
-        reason: format!("{reason} ({exit})"),
+        reason,
         stderr_tail: shared.stderr.tail(),
     });
 }
 
-async fn reader_loop(shared: &SessionShared, stdout: tokio::process::ChildStdout) -> String {
-    let mut reader = BufReader::with_capacity(256 * 1024, stdout);
+async fn reader_loop(shared: &SessionShared, mut reader: MessageReader) -> String {
     let mut buf = Vec::with_capacity(16 * 1024);
     loop {
-        match read_line(&mut reader, &mut buf, shared.max_line_bytes).await {
+        match reader.read(&mut buf, shared.max_line_bytes).await {
             Err(e) => return format!("reading from the server failed: {e}"),
-            Ok(LineRead::Eof) => return "the server closed its output".to_string(),
+            Ok(LineRead::Eof) => return "the server closed the connection".to_string(),
             Ok(LineRead::TooLong(n)) => shared.report(format!(
-                "skipped a {n}-byte line from the server (limit {} bytes)",
+                "skipped a {n}-byte message from the server (limit {} bytes)",
                 shared.max_line_bytes
             )),
             Ok(LineRead::Line) => {
@@ -532,8 +589,7 @@ async fn reader_loop(shared: &SessionShared, stdout: tokio::process::ChildStdout
     }
 }
 
-async fn writer_loop(stdin: tokio::process::ChildStdin, mut rx: mpsc::UnboundedReceiver<Outgoing>) {
-    let mut w = BufWriter::with_capacity(64 * 1024, stdin);
+async fn writer_loop(mut w: MessageWriter, mut rx: mpsc::UnboundedReceiver<Outgoing>) {
     while let Some(msg) = rx.recv().await {
         let mut close = false;
         let mut next = Some(msg);
@@ -541,7 +597,7 @@ async fn writer_loop(stdin: tokio::process::ChildStdin, mut rx: mpsc::UnboundedR
         while let Some(m) = next.take() {
             match m {
                 Outgoing::Line(line) => {
-                    if let Err(e) = w.write_all(&line).await {
+                    if let Err(e) = w.write(line).await {
                         tracing::debug!("writing to the server failed: {e}");
                         return;
                     }
@@ -558,7 +614,7 @@ async fn writer_loop(stdin: tokio::process::ChildStdin, mut rx: mpsc::UnboundedR
             return;
         }
         if close {
-            let _ = w.shutdown().await;
+            w.close().await;
             return;
         }
     }

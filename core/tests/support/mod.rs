@@ -262,3 +262,78 @@ pub fn run_turn(
         }
     }
 }
+
+/// A real `codex app-server --listen ...` process, killed on drop.
+pub struct ListeningServer {
+    pub child: std::process::Child,
+    /// `ws://127.0.0.1:PORT` for WebSocket servers.
+    pub url: Option<String>,
+}
+
+impl ListeningServer {
+    /// Start `codex app-server --listen <listen> <extra...>` in `env` and wait until it accepts
+    /// connections (the printed `listening on:` URL, or the socket file).
+    pub fn start(
+        env: &RealEnv,
+        listen: &str,
+        extra: &[&str],
+        socket: Option<&Path>,
+    ) -> ListeningServer {
+        // stdout is block-buffered when piped, so the printed URL cannot be awaited: pick a
+        // free port ourselves and wait until it accepts connections.
+        let (listen, url) = if listen == "ws://127.0.0.1:0" {
+            let port = std::net::TcpListener::bind("127.0.0.1:0")
+                .unwrap()
+                .local_addr()
+                .unwrap()
+                .port();
+            (
+                format!("ws://127.0.0.1:{port}"),
+                Some(format!("ws://127.0.0.1:{port}")),
+            )
+        } else {
+            (listen.to_owned(), None)
+        };
+        let child = std::process::Command::new(codex_bin())
+            .arg("app-server")
+            .arg("--listen")
+            .arg(&listen)
+            .args(extra)
+            .env("CODEX_HOME", env.home.path())
+            .current_dir(env.work.path())
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .expect("spawn codex app-server --listen");
+        if let Some(u) = &url {
+            let addr = u.trim_start_matches("ws://").to_owned();
+            assert!(
+                wait_until(Duration::from_secs(20), || std::net::TcpStream::connect(
+                    &addr
+                )
+                .is_ok()),
+                "server never listened on {addr}"
+            );
+        }
+        if let Some(sock) = socket {
+            assert!(
+                wait_until(Duration::from_secs(20), || sock.exists()),
+                "socket {} never appeared",
+                sock.display()
+            );
+        }
+        ListeningServer { child, url }
+    }
+
+    pub fn kill(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+impl Drop for ListeningServer {
+    fn drop(&mut self) {
+        self.kill();
+    }
+}

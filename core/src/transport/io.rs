@@ -1,0 +1,123 @@
+//! The message pipe under a connection: newline-framed byte streams (stdio, in-process
+//! shims) or WebSocket text frames (TCP or unix socket). The engine reads and writes whole
+//! JSON messages through it and does not care which one it is.
+
+use bytes::Bytes;
+use futures_util::{SinkExt, StreamExt};
+use std::pin::Pin;
+use tokio::io::{AsyncBufRead, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader, BufWriter};
+use tokio_tungstenite::tungstenite::Message;
+use tokio_tungstenite::WebSocketStream;
+
+use super::lines::{read_line, LineRead};
+
+/// Any bidirectional byte stream a WebSocket can run over.
+pub(crate) trait ByteStream: AsyncRead + AsyncWrite + Unpin + Send {}
+impl<T: AsyncRead + AsyncWrite + Unpin + Send> ByteStream for T {}
+
+/// A WebSocket over a boxed byte stream.
+pub(crate) type Ws = WebSocketStream<Pin<Box<dyn ByteStream>>>;
+
+/// The read half.
+pub(crate) enum MessageReader {
+    Lines(Pin<Box<dyn AsyncBufRead + Send>>),
+    Ws(futures_util::stream::SplitStream<Ws>),
+}
+
+/// The write half.
+pub(crate) enum MessageWriter {
+    Lines(BufWriter<Pin<Box<dyn AsyncWrite + Send>>>),
+    Ws(futures_util::stream::SplitSink<Ws, Message>),
+}
+
+/// Split a WebSocket into the two halves.
+pub(crate) fn ws_halves(ws: Ws) -> (MessageReader, MessageWriter) {
+    let (sink, stream) = ws.split();
+    (MessageReader::Ws(stream), MessageWriter::Ws(sink))
+}
+
+/// Newline-framed halves over a reader and a writer.
+pub(crate) fn line_halves(
+    read: impl AsyncRead + Send + 'static,
+    write: impl AsyncWrite + Send + 'static,
+) -> (MessageReader, MessageWriter) {
+    (
+        MessageReader::Lines(Box::pin(BufReader::with_capacity(256 * 1024, read))),
+        MessageWriter::Lines(BufWriter::with_capacity(64 * 1024, Box::pin(write))),
+    )
+}
+
+impl MessageReader {
+    /// Read the next message into `buf` (cleared first).
+    pub(crate) async fn read(
+        &mut self,
+        buf: &mut Vec<u8>,
+        cap: usize,
+    ) -> std::io::Result<LineRead> {
+        match self {
+            MessageReader::Lines(r) => read_line(r, buf, cap).await,
+            MessageReader::Ws(ws) => loop {
+                buf.clear();
+                match ws.next().await {
+                    None => return Ok(LineRead::Eof),
+                    Some(Err(e)) => return Err(std::io::Error::other(e)),
+                    Some(Ok(Message::Text(t))) => {
+                        if t.len() > cap {
+                            return Ok(LineRead::TooLong(t.len()));
+                        }
+                        buf.extend_from_slice(t.as_bytes());
+                        return Ok(LineRead::Line);
+                    }
+                    Some(Ok(Message::Binary(b))) => {
+                        if b.len() > cap {
+                            return Ok(LineRead::TooLong(b.len()));
+                        }
+                        buf.extend_from_slice(&b);
+                        return Ok(LineRead::Line);
+                    }
+                    Some(Ok(Message::Close(_))) => return Ok(LineRead::Eof),
+                    // Pings are answered by the library as it reads.
+                    Some(Ok(_)) => continue,
+                }
+            },
+        }
+    }
+}
+
+impl MessageWriter {
+    /// Queue one message (a JSON line ending in `\n`).
+    pub(crate) async fn write(&mut self, line: Bytes) -> std::io::Result<()> {
+        match self {
+            MessageWriter::Lines(w) => w.write_all(&line).await,
+            MessageWriter::Ws(sink) => {
+                let body = line.strip_suffix(b"\n").unwrap_or(&line);
+                let text = std::str::from_utf8(body)
+                    .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidData, e))?
+                    .to_owned();
+                sink.feed(Message::text(text))
+                    .await
+                    .map_err(std::io::Error::other)
+            }
+        }
+    }
+
+    /// Push out everything queued.
+    pub(crate) async fn flush(&mut self) -> std::io::Result<()> {
+        match self {
+            MessageWriter::Lines(w) => w.flush().await,
+            MessageWriter::Ws(sink) => sink.flush().await.map_err(std::io::Error::other),
+        }
+    }
+
+    /// Close the write side (EOF on stdin, a Close frame on a WebSocket).
+    pub(crate) async fn close(&mut self) {
+        match self {
+            MessageWriter::Lines(w) => {
+                let _ = w.shutdown().await;
+            }
+            MessageWriter::Ws(sink) => {
+                let _ = sink.close().await;
+            }
+        }
+    }
+}
