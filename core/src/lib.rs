@@ -25,10 +25,12 @@ mod event;
 mod message;
 mod options;
 mod pending;
+pub mod protocol;
 mod queue;
 mod readiness;
 mod router;
 mod session;
+mod shim;
 mod thread;
 pub mod transport;
 mod turn;
@@ -41,7 +43,7 @@ pub use error::{DisconnectInfo, Error, Result, RpcError, OVERLOADED_CODE};
 pub use event::{fail_closed_answer, ConnectionEvent, Event, Notification, ServerRequest};
 pub use message::RequestId;
 pub use options::{
-    ClientOptions, Delivery, RequestOptions, RetryPolicy, TransportKind,
+    ClientOptions, Delivery, ExecOptions, RequestOptions, RetryPolicy, TransportKind,
     DEFAULT_EVENT_QUEUE_CAPACITY, DEFAULT_MAX_LINE_BYTES, DEFAULT_TIMEOUT,
 };
 pub use thread::{Input, Thread, ThreadStatus};

@@ -92,6 +92,38 @@ pub enum TransportKind {
         /// Socket path.
         path: Option<PathBuf>,
     },
+    /// One `codex exec --json` process per turn (`codex exec resume <id>` for later turns),
+    /// driven through an in-process shim. No approvals, steer, fork or list.
+    Exec(ExecOptions),
+    /// `codex mcp-server` (Codex 0.92.0 and older), driven through an in-process shim: the
+    /// `codex` tool starts a thread, `codex-reply` continues it.
+    Mcp,
+}
+
+/// Options of the exec transport (the parity set of OpenAI's TypeScript SDK). Per-thread and
+/// per-turn params (`thread/start` model/cwd/sandbox/approvalPolicy, `turn/start`
+/// outputSchema/effort/input images) override these.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct ExecOptions {
+    /// `--model`.
+    pub model: Option<String>,
+    /// `--sandbox` (`read-only`, `workspace-write`, `danger-full-access`).
+    pub sandbox_mode: Option<String>,
+    /// `--cd`.
+    pub working_directory: Option<PathBuf>,
+    /// `--add-dir`, repeated.
+    pub additional_directories: Vec<PathBuf>,
+    /// `--skip-git-repo-check`.
+    pub skip_git_repo_check: bool,
+    /// `-c model_reasoning_effort=...`.
+    pub reasoning_effort: Option<String>,
+    /// `-c sandbox_workspace_write.network_access=...`.
+    pub network_access: Option<bool>,
+    /// `-c tools.web_search=...`.
+    pub web_search: Option<bool>,
+    /// `-c approval_policy=...`.
+    pub approval_policy: Option<String>,
 }
 
 impl std::fmt::Debug for TransportKind {
@@ -104,6 +136,8 @@ impl std::fmt::Debug for TransportKind {
                 .field("token", &token.as_ref().map(|_| "<redacted>"))
                 .finish(),
             TransportKind::Unix { path } => f.debug_struct("Unix").field("path", path).finish(),
+            TransportKind::Exec(o) => f.debug_tuple("Exec").field(o).finish(),
+            TransportKind::Mcp => f.write_str("Mcp"),
         }
     }
 }

@@ -218,6 +218,13 @@ impl SessionShared {
                     last: e,
                 })
             }
+            Err(e)
+                if e.data
+                    .as_ref()
+                    .is_some_and(|d| d.get(crate::shim::UNSUPPORTED_MARKER).is_some()) =>
+            {
+                Err(Error::Unsupported(e.message))
+            }
             Err(e) => Err(Error::Rpc(e)),
         };
         drop(table);
@@ -513,6 +520,20 @@ async fn open_link(opts: &ClientOptions) -> Result<Link> {
             };
             let ws = ws::connect_unix(&path, opts.max_line_bytes).await?;
             let (reader, writer) = ws_halves(ws);
+            Ok(Link {
+                reader,
+                writer,
+                child: None,
+                stderr: None,
+            })
+        }
+        TransportKind::Exec(_) | TransportKind::Mcp => {
+            let shim = crate::shim::for_options(opts)?;
+            let (ours, theirs) = tokio::io::duplex(1 << 20);
+            let (their_read, their_write) = tokio::io::split(theirs);
+            tokio::spawn(crate::shim::serve(shim, their_read, their_write));
+            let (read, write) = tokio::io::split(ours);
+            let (reader, writer) = line_halves(read, write);
             Ok(Link {
                 reader,
                 writer,
