@@ -306,7 +306,9 @@ impl ListeningServer {
             .stderr(std::process::Stdio::null())
             .spawn()
             .expect("spawn codex app-server --listen");
-        if let Some(u) = &url {
+        // Owned before waiting, so a failed wait still kills the process.
+        let server = ListeningServer { child, url };
+        if let Some(u) = &server.url {
             let addr = u.trim_start_matches("ws://").to_owned();
             assert!(
                 wait_until(Duration::from_secs(20), || std::net::TcpStream::connect(
@@ -323,7 +325,7 @@ impl ListeningServer {
                 sock.display()
             );
         }
-        ListeningServer { child, url }
+        server
     }
 
     pub fn kill(&mut self) {
