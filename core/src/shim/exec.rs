@@ -11,7 +11,7 @@ use crate::options::ClientOptions;
 pub(crate) struct ExecShim;
 
 impl ExecShim {
-    pub(crate) fn new(
+    pub(crate) fn create(
         _opts: &ClientOptions,
         _exec: &crate::options::ExecOptions,
     ) -> Result<Arc<dyn Shim>> {

@@ -11,7 +11,7 @@ use crate::options::ClientOptions;
 pub(crate) struct McpShim;
 
 impl McpShim {
-    pub(crate) fn new(_opts: &ClientOptions) -> Result<Arc<dyn Shim>> {
+    pub(crate) fn create(_opts: &ClientOptions) -> Result<Arc<dyn Shim>> {
         Ok(Arc::new(McpShim))
     }
 }

@@ -22,8 +22,8 @@ pub(crate) mod mcp;
 /// The shim for a client's transport.
 pub(crate) fn for_options(opts: &ClientOptions) -> Result<Arc<dyn Shim>> {
     match &opts.transport {
-        TransportKind::Exec(exec) => exec::ExecShim::new(opts, exec),
-        TransportKind::Mcp => mcp::McpShim::new(opts),
+        TransportKind::Exec(exec) => exec::ExecShim::create(opts, exec),
+        TransportKind::Mcp => mcp::McpShim::create(opts),
         other => Err(crate::error::Error::InvalidArgument(format!(
             "{other:?} is not a shim transport"
         ))),
@@ -57,6 +57,8 @@ pub(crate) trait Shim: Send + Sync + 'static {
 }
 
 /// The shim's side of the connection.
+// `next_id`, `notify` and `request` serve the exec and MCP shims, which are still being written.
+#[allow(dead_code)]
 pub(crate) struct ShimConn {
     out: mpsc::UnboundedSender<Vec<u8>>,
     next_id: AtomicI64,
@@ -64,6 +66,7 @@ pub(crate) struct ShimConn {
     opt_out: Mutex<Vec<String>>,
 }
 
+#[allow(dead_code)]
 fn now_ms() -> u64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
@@ -71,6 +74,7 @@ fn now_ms() -> u64 {
         .unwrap_or(0)
 }
 
+#[allow(dead_code)]
 impl ShimConn {
     fn send(&self, v: &Value) {
         let mut line = serde_json::to_vec(v).expect("JSON serializes");
