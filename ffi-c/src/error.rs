@@ -1,0 +1,342 @@
+//! Status codes, the thread-local last error and the mapping from core errors.
+
+use std::cell::RefCell;
+use std::ffi::{c_char, c_int, CString};
+
+use codex_client::Error;
+
+use crate::strings::to_cstring;
+
+/// Result of every function that does something. The numbers are stable; new codes are only
+/// ever appended.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum codex_status_t {
+    /// Success.
+    CODEX_STATUS_OK = 0,
+    /// A NULL or malformed argument (bad JSON, bad UTF-8, unknown handle, wrong client).
+    CODEX_STATUS_INVALID_ARGUMENT = 1,
+    /// The client is not connected (never connected, or disconnected).
+    CODEX_STATUS_NOT_CONNECTED = 2,
+    /// `codex_client_connect` on a connected client.
+    CODEX_STATUS_ALREADY_CONNECTED = 3,
+    /// A request got no answer in time, or `codex_client_next_event` saw no event in time.
+    CODEX_STATUS_TIMEOUT = 4,
+    /// The connection ended (server exited or was disconnected) before the operation finished.
+    CODEX_STATUS_DISCONNECTED = 5,
+    /// The server answered with a JSON-RPC error (see `codex_last_error_rpc_code`).
+    CODEX_STATUS_RPC_ERROR = 6,
+    /// The server kept answering "overloaded" (-32001) after every retry.
+    CODEX_STATUS_OVERLOADED = 7,
+    /// The server could not be started, or reading/writing its pipes failed.
+    CODEX_STATUS_TRANSPORT = 8,
+    /// The server broke the protocol (for example a malformed `initialize` result).
+    CODEX_STATUS_PROTOCOL = 9,
+    /// Not valid in the client's mode or state (poll vs callbacks, request already taken, ...).
+    CODEX_STATUS_INVALID_STATE = 10,
+    /// The server request was already answered (or resolved by the server).
+    CODEX_STATUS_ALREADY_RESPONDED = 11,
+    /// The transport in use cannot do this.
+    CODEX_STATUS_UNSUPPORTED = 12,
+    /// A bug: Rust code panicked. The panic was caught at the library boundary.
+    CODEX_STATUS_PANIC = 13,
+    /// An error this version of the C binding does not classify (see the message).
+    CODEX_STATUS_INTERNAL = 14,
+}
+
+use codex_status_t::*;
+
+/// Why an export failed: a core error or a binding-level status with a message.
+#[derive(Debug)]
+pub enum Fail {
+    /// An error of the core library.
+    Core(Error),
+    /// A status decided by the binding, with its message.
+    Status(codex_status_t, String),
+}
+
+impl From<Error> for Fail {
+    fn from(e: Error) -> Self {
+        Fail::Core(e)
+    }
+}
+
+/// Shorthand for an invalid-argument failure.
+pub(crate) fn invalid_arg(msg: impl Into<String>) -> Fail {
+    Fail::Status(CODEX_STATUS_INVALID_ARGUMENT, msg.into())
+}
+
+/// Shorthand for an invalid-state failure.
+pub(crate) fn invalid_state(msg: impl Into<String>) -> Fail {
+    Fail::Status(CODEX_STATUS_INVALID_STATE, msg.into())
+}
+
+/// The status code of a core error.
+pub(crate) fn status_of(e: &Error) -> codex_status_t {
+    #[allow(unreachable_patterns)]
+    match e {
+        Error::NotConnected => CODEX_STATUS_NOT_CONNECTED,
+        Error::AlreadyConnected => CODEX_STATUS_ALREADY_CONNECTED,
+        Error::Timeout { .. } => CODEX_STATUS_TIMEOUT,
+        Error::Rpc(_) => CODEX_STATUS_RPC_ERROR,
+        Error::Overloaded { .. } => CODEX_STATUS_OVERLOADED,
+        Error::Disconnected(_) => CODEX_STATUS_DISCONNECTED,
+        Error::Transport(_) => CODEX_STATUS_TRANSPORT,
+        Error::Protocol(_) => CODEX_STATUS_PROTOCOL,
+        Error::InvalidArgument(_) => CODEX_STATUS_INVALID_ARGUMENT,
+        Error::InvalidState(_) => CODEX_STATUS_INVALID_STATE,
+        Error::AlreadyResponded => CODEX_STATUS_ALREADY_RESPONDED,
+        Error::Unsupported(_) => CODEX_STATUS_UNSUPPORTED,
+        _ => CODEX_STATUS_INTERNAL,
+    }
+}
+
+/// The JSON-RPC details of an error, as C strings.
+pub(crate) struct RpcParts {
+    pub code: i64,
+    pub message: CString,
+    pub data: Option<CString>,
+}
+
+impl RpcParts {
+    pub(crate) fn of(e: &Error) -> Option<RpcParts> {
+        e.rpc().map(|r| RpcParts {
+            code: r.code,
+            message: to_cstring(&r.message),
+            data: r.data.as_ref().map(|d| to_cstring(&d.to_string())),
+        })
+    }
+}
+
+struct LastError {
+    status: codex_status_t,
+    message: CString,
+    rpc: Option<RpcParts>,
+}
+
+thread_local! {
+    static LAST: RefCell<Option<LastError>> = const { RefCell::new(None) };
+}
+
+fn set_last(err: Option<LastError>) {
+    // `try_with`: during thread teardown the slot may be gone; then there is nobody to tell.
+    let _ = LAST.try_with(|l| {
+        if let Ok(mut slot) = l.try_borrow_mut() {
+            *slot = err;
+        }
+    });
+}
+
+/// Record a failure as the thread's last error and return its status.
+pub(crate) fn record(fail: &Fail) -> codex_status_t {
+    let (status, message, rpc) = match fail {
+        Fail::Core(e) => (status_of(e), e.to_string(), RpcParts::of(e)),
+        Fail::Status(s, m) => (*s, m.clone(), None),
+    };
+    set_last(Some(LastError {
+        status,
+        message: to_cstring(&message),
+        rpc,
+    }));
+    status
+}
+
+/// The message of a panic payload.
+pub(crate) fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
+    payload
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| payload.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "unknown panic".into())
+}
+
+/// Record a caught panic as the thread's last error.
+pub(crate) fn record_panic(payload: &(dyn std::any::Any + Send)) -> codex_status_t {
+    record(&Fail::Status(
+        CODEX_STATUS_PANIC,
+        format!(
+            "internal error: Rust panic caught at the C boundary: {}",
+            panic_message(payload)
+        ),
+    ))
+}
+
+/// Turn the outcome of a status export's body into its return value.
+pub(crate) fn conclude(outcome: std::thread::Result<Result<(), Fail>>) -> codex_status_t {
+    match outcome {
+        Ok(Ok(())) => {
+            set_last(None);
+            CODEX_STATUS_OK
+        }
+        Ok(Err(fail)) => record(&fail),
+        Err(payload) => record_panic(&*payload),
+    }
+}
+
+fn with_last<T>(f: impl FnOnce(Option<&LastError>) -> T) -> T {
+    let mut f = Some(f);
+    let out = LAST.try_with(|l| match l.try_borrow() {
+        Ok(slot) => (f.take().expect("called once"))(slot.as_ref()),
+        Err(_) => (f.take().expect("called once"))(None),
+    });
+    match out {
+        Ok(v) => v,
+        Err(_) => (f.take().expect("not called yet"))(None),
+    }
+}
+
+const EMPTY: &std::ffi::CStr = c"";
+
+/// The message of the last failed call on the calling thread ("" when the last call
+/// succeeded).
+///
+/// Ownership: the library's; valid until the next call into the library on this thread.
+/// Do not free. Thread: any (each thread has its own last error).
+#[no_mangle]
+pub extern "C" fn codex_last_error_message() -> *const c_char {
+    ffi_value!(EMPTY.as_ptr();
+        with_last(|l| l.map_or(EMPTY.as_ptr(), |l| l.message.as_ptr()))
+    )
+}
+
+/// The status of the last failed call on the calling thread (`CODEX_STATUS_OK` when the last
+/// call succeeded).
+#[no_mangle]
+pub extern "C" fn codex_last_error_status() -> codex_status_t {
+    ffi_value!(CODEX_STATUS_PANIC;
+        with_last(|l| l.map_or(CODEX_STATUS_OK, |l| l.status))
+    )
+}
+
+/// The JSON-RPC error code of the last failed call on the calling thread, when it failed with
+/// `CODEX_STATUS_RPC_ERROR` or `CODEX_STATUS_OVERLOADED`; 0 otherwise.
+#[no_mangle]
+pub extern "C" fn codex_last_error_rpc_code() -> i64 {
+    ffi_value!(0;
+        with_last(|l| l.and_then(|l| l.rpc.as_ref()).map_or(0, |r| r.code))
+    )
+}
+
+/// The JSON-RPC error message (the server's text, without decoration) of the last failed call
+/// on the calling thread; NULL when it was not a JSON-RPC error.
+///
+/// Ownership: the library's; valid until the next call into the library on this thread.
+#[no_mangle]
+pub extern "C" fn codex_last_error_rpc_message() -> *const c_char {
+    ffi_value!(std::ptr::null();
+        with_last(|l| {
+            l.and_then(|l| l.rpc.as_ref())
+                .map_or(std::ptr::null(), |r| r.message.as_ptr())
+        })
+    )
+}
+
+/// The JSON-RPC error `data` member, as JSON text, of the last failed call on the calling
+/// thread; NULL when absent or when it was not a JSON-RPC error.
+///
+/// Ownership: the library's; valid until the next call into the library on this thread.
+#[no_mangle]
+pub extern "C" fn codex_last_error_rpc_data() -> *const c_char {
+    ffi_value!(std::ptr::null();
+        with_last(|l| {
+            l.and_then(|l| l.rpc.as_ref())
+                .and_then(|r| r.data.as_ref())
+                .map_or(std::ptr::null(), |d| d.as_ptr())
+        })
+    )
+}
+
+/// The name of a status code, for example "CODEX_STATUS_TIMEOUT" ("CODEX_STATUS_UNKNOWN" for
+/// a number that is not a status). Static string: never free it.
+#[no_mangle]
+pub extern "C" fn codex_status_name(status: c_int) -> *const c_char {
+    let s: &'static std::ffi::CStr = match status {
+        0 => c"CODEX_STATUS_OK",
+        1 => c"CODEX_STATUS_INVALID_ARGUMENT",
+        2 => c"CODEX_STATUS_NOT_CONNECTED",
+        3 => c"CODEX_STATUS_ALREADY_CONNECTED",
+        4 => c"CODEX_STATUS_TIMEOUT",
+        5 => c"CODEX_STATUS_DISCONNECTED",
+        6 => c"CODEX_STATUS_RPC_ERROR",
+        7 => c"CODEX_STATUS_OVERLOADED",
+        8 => c"CODEX_STATUS_TRANSPORT",
+        9 => c"CODEX_STATUS_PROTOCOL",
+        10 => c"CODEX_STATUS_INVALID_STATE",
+        11 => c"CODEX_STATUS_ALREADY_RESPONDED",
+        12 => c"CODEX_STATUS_UNSUPPORTED",
+        13 => c"CODEX_STATUS_PANIC",
+        14 => c"CODEX_STATUS_INTERNAL",
+        _ => c"CODEX_STATUS_UNKNOWN",
+    };
+    s.as_ptr()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::ffi::CStr;
+
+    fn last_message() -> String {
+        // SAFETY: the pointer is valid until the next library call on this thread.
+        unsafe { CStr::from_ptr(codex_last_error_message()) }
+            .to_string_lossy()
+            .into_owned()
+    }
+
+    fn panicking_export() -> codex_status_t {
+        ffi_status! {
+            let v: Vec<u8> = Vec::new();
+            if v.is_empty() {
+                panic!("boom in the body");
+            }
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn a_panic_becomes_the_panic_status_and_never_unwinds() {
+        assert_eq!(panicking_export(), CODEX_STATUS_PANIC);
+        assert_eq!(codex_last_error_status(), CODEX_STATUS_PANIC);
+        assert!(
+            last_message().contains("boom in the body"),
+            "{}",
+            last_message()
+        );
+        let v: *const c_char = ffi_value!(std::ptr::null(); panic!("value panic"));
+        assert!(v.is_null());
+        assert!(last_message().contains("value panic"));
+    }
+
+    #[test]
+    fn success_clears_and_rpc_errors_expose_their_parts() {
+        let s = conclude(Ok(Err(Fail::Core(Error::Rpc(codex_client::RpcError {
+            code: -32600,
+            message: "Not initialized".into(),
+            data: Some(serde_json::json!({"k": 1})),
+        })))));
+        assert_eq!(s, CODEX_STATUS_RPC_ERROR);
+        assert_eq!(codex_last_error_rpc_code(), -32600);
+        // SAFETY: valid until the next call on this thread.
+        let m = unsafe { CStr::from_ptr(codex_last_error_rpc_message()) };
+        assert_eq!(m.to_str().unwrap(), "Not initialized");
+        let d = unsafe { CStr::from_ptr(codex_last_error_rpc_data()) };
+        assert_eq!(d.to_str().unwrap(), r#"{"k":1}"#);
+        assert_eq!(conclude(Ok(Ok(()))), CODEX_STATUS_OK);
+        assert_eq!(last_message(), "");
+        assert_eq!(codex_last_error_rpc_code(), 0);
+        assert!(codex_last_error_rpc_message().is_null());
+    }
+
+    #[test]
+    fn status_names_are_stable() {
+        // SAFETY: static strings.
+        let n = |s| {
+            unsafe { CStr::from_ptr(codex_status_name(s)) }
+                .to_str()
+                .unwrap()
+        };
+        assert_eq!(n(0), "CODEX_STATUS_OK");
+        assert_eq!(n(CODEX_STATUS_PANIC as c_int), "CODEX_STATUS_PANIC");
+        assert_eq!(n(99), "CODEX_STATUS_UNKNOWN");
+    }
+}

@@ -1,0 +1,411 @@
+//! `codex_event_t`: one event (notification, server request, request completion, connection
+//! report) with lazy accessors.
+
+use std::ffi::{c_char, c_void, CString};
+use std::sync::{Arc, OnceLock};
+
+use codex_client::{ConnectionEvent, DisconnectInfo, Error, Event, Notification};
+use serde_json::value::RawValue;
+
+use crate::error::{codex_status_t, invalid_arg, invalid_state, status_of, RpcParts};
+use crate::request::{codex_request_t, handle_of, register, release, ReqData};
+use crate::strings::to_cstring;
+
+/// What an event is. The numbers are stable; new kinds are only ever appended.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum codex_event_kind_t {
+    /// Not an event (returned for a NULL event).
+    CODEX_EVENT_NONE = 0,
+    /// A server notification: `method`, `params`, `thread_id`, `turn_id`, `delta`.
+    CODEX_EVENT_NOTIFICATION = 1,
+    /// A request from the server awaiting an answer: `method`, `params`, `thread_id`,
+    /// `turn_id`, and the request handle (`codex_event_request`, `codex_event_take_request`).
+    CODEX_EVENT_SERVER_REQUEST = 2,
+    /// The completion of a `codex_client_request`: `request_id`, `status`, `result` or the
+    /// error accessors, `method`, `userdata`.
+    CODEX_EVENT_RESPONSE = 3,
+    /// A line that broke the protocol or was too long; the connection goes on: `error_message`.
+    CODEX_EVENT_ERROR = 4,
+    /// Notifications were dropped because the program fell far behind: `dropped`.
+    CODEX_EVENT_OVERFLOW = 5,
+    /// The connection ended (last event of a connection): `error_message` (the reason) and
+    /// `stderr_tail`.
+    CODEX_EVENT_DISCONNECTED = 6,
+}
+
+use codex_event_kind_t::*;
+
+/// The completion of an async request.
+pub(crate) struct Response {
+    pub id: u64,
+    pub method: String,
+    pub outcome: Result<Box<RawValue>, Error>,
+    pub userdata: usize,
+}
+
+pub(crate) enum Body {
+    Notification(Notification),
+    ServerRequest {
+        token: u64,
+        data: Arc<ReqData>,
+        /// Whether the event still owns the handle (not taken by the program).
+        owned: bool,
+    },
+    Response(Response),
+    Error(String),
+    Overflow(u64),
+    Disconnected(DisconnectInfo),
+}
+
+/// One event. Opaque.
+///
+/// Ownership: from `codex_client_next_event` the program owns it and frees it with
+/// `codex_event_free`; in a callback it is borrowed and freed by the library when the callback
+/// returns. Strings returned by its accessors live as long as the event.
+pub struct codex_event_t {
+    pub(crate) body: Body,
+    method: OnceLock<Option<CString>>,
+    params: OnceLock<Option<CString>>,
+    thread_id: OnceLock<Option<CString>>,
+    turn_id: OnceLock<Option<CString>>,
+    delta: OnceLock<Option<CString>>,
+    result: OnceLock<Option<CString>>,
+    message: OnceLock<Option<CString>>,
+    stderr_tail: OnceLock<Option<CString>>,
+    rpc: OnceLock<Option<RpcParts>>,
+}
+
+impl codex_event_t {
+    pub(crate) fn new(body: Body) -> codex_event_t {
+        codex_event_t {
+            body,
+            method: OnceLock::new(),
+            params: OnceLock::new(),
+            thread_id: OnceLock::new(),
+            turn_id: OnceLock::new(),
+            delta: OnceLock::new(),
+            result: OnceLock::new(),
+            message: OnceLock::new(),
+            stderr_tail: OnceLock::new(),
+            rpc: OnceLock::new(),
+        }
+    }
+
+    /// Wrap a core event; server requests are registered as handles of client `owner`.
+    pub(crate) fn from_core(owner: u64, ev: Event) -> codex_event_t {
+        #[allow(unreachable_patterns)]
+        let body = match ev {
+            Event::Notification(n) => Body::Notification(n),
+            Event::ServerRequest(r) => {
+                let (token, data) = register(owner, r);
+                Body::ServerRequest {
+                    token,
+                    data,
+                    owned: true,
+                }
+            }
+            Event::Connection(ConnectionEvent::Error(m)) => Body::Error(m),
+            Event::Connection(ConnectionEvent::Overflow { dropped }) => Body::Overflow(dropped),
+            Event::Connection(ConnectionEvent::Disconnected(info)) => Body::Disconnected(info),
+            Event::Connection(other) => Body::Error(format!("{other:?}")),
+            other => Body::Error(format!("unclassified event: {other:?}")),
+        };
+        codex_event_t::new(body)
+    }
+
+    pub(crate) fn kind(&self) -> codex_event_kind_t {
+        match &self.body {
+            Body::Notification(_) => CODEX_EVENT_NOTIFICATION,
+            Body::ServerRequest { .. } => CODEX_EVENT_SERVER_REQUEST,
+            Body::Response(_) => CODEX_EVENT_RESPONSE,
+            Body::Error(_) => CODEX_EVENT_ERROR,
+            Body::Overflow(_) => CODEX_EVENT_OVERFLOW,
+            Body::Disconnected(_) => CODEX_EVENT_DISCONNECTED,
+        }
+    }
+
+    fn error(&self) -> Option<&Error> {
+        match &self.body {
+            Body::Response(r) => r.outcome.as_ref().err(),
+            _ => None,
+        }
+    }
+}
+
+impl Drop for codex_event_t {
+    fn drop(&mut self) {
+        if let Body::ServerRequest {
+            token, owned: true, ..
+        } = &self.body
+        {
+            release(*token);
+        }
+    }
+}
+
+fn cached(cell: &OnceLock<Option<CString>>, f: impl FnOnce() -> Option<CString>) -> *const c_char {
+    cell.get_or_init(f)
+        .as_ref()
+        .map_or(std::ptr::null(), |s| s.as_ptr())
+}
+
+/// Run `f` on a non-NULL event, else return `default`.
+fn with<T>(ev: *const codex_event_t, default: T, f: impl FnOnce(&codex_event_t) -> T) -> T {
+    // SAFETY: the program passes a live event or NULL.
+    match unsafe { ev.as_ref() } {
+        Some(e) => f(e),
+        None => default,
+    }
+}
+
+/// The kind of an event (`CODEX_EVENT_NONE` for NULL).
+#[no_mangle]
+pub unsafe extern "C" fn codex_event_kind(event: *const codex_event_t) -> codex_event_kind_t {
+    ffi_value!(CODEX_EVENT_NONE; with(event, CODEX_EVENT_NONE, |e| e.kind()))
+}
+
+/// The method: of the notification, of the server request, or of the request a RESPONSE
+/// completes. NULL for other kinds. Ownership: the event's (valid until it is freed).
+#[no_mangle]
+pub unsafe extern "C" fn codex_event_method(event: *const codex_event_t) -> *const c_char {
+    ffi_value!(std::ptr::null(); with(event, std::ptr::null(), |e| cached(&e.method, || match &e.body {
+        Body::Notification(n) => Some(to_cstring(&n.method)),
+        Body::ServerRequest { data, .. } => Some(data.method.clone()),
+        Body::Response(r) => Some(to_cstring(&r.method)),
+        _ => None,
+    })))
+}
+
+/// The `params` JSON text of a notification or server request ("null" when the server sent
+/// none); NULL for other kinds. Ownership: the event's.
+#[no_mangle]
+pub unsafe extern "C" fn codex_event_params(event: *const codex_event_t) -> *const c_char {
+    ffi_value!(std::ptr::null(); with(event, std::ptr::null(), |e| cached(&e.params, || match &e.body {
+        Body::Notification(n) => Some(to_cstring(n.params_json())),
+        Body::ServerRequest { data, .. } => Some(data.params.clone()),
+        _ => None,
+    })))
+}
+
+/// `params.threadId` of a notification or server request, or NULL. Ownership: the event's.
+#[no_mangle]
+pub unsafe extern "C" fn codex_event_thread_id(event: *const codex_event_t) -> *const c_char {
+    ffi_value!(std::ptr::null(); with(event, std::ptr::null(), |e| cached(&e.thread_id, || match &e.body {
+        Body::Notification(n) => n.thread_id().map(|s| to_cstring(&s)),
+        Body::ServerRequest { data, .. } => data.thread_id.clone(),
+        _ => None,
+    })))
+}
+
+/// `params.turnId` of a notification or server request, or NULL. Ownership: the event's.
+#[no_mangle]
+pub unsafe extern "C" fn codex_event_turn_id(event: *const codex_event_t) -> *const c_char {
+    ffi_value!(std::ptr::null(); with(event, std::ptr::null(), |e| cached(&e.turn_id, || match &e.body {
+        Body::Notification(n) => n.turn_id().map(|s| to_cstring(&s)),
+        Body::ServerRequest { data, .. } => data.turn_id.clone(),
+        _ => None,
+    })))
+}
+
+/// The text of a delta notification (`params.delta` of `item/agentMessage/delta` and the
+/// other notifications whose method ends in `/delta`), decoded, without parsing JSON yourself; NULL when the event
+/// has no string `params.delta`. When `len` is not NULL it receives the length in bytes (the
+/// text may contain NUL bytes; the returned string is NUL-terminated after `len` bytes).
+/// Ownership: the event's.
+#[no_mangle]
+pub unsafe extern "C" fn codex_event_delta(
+    event: *const codex_event_t,
+    len: *mut usize,
+) -> *const c_char {
+    ffi_value!(std::ptr::null(); {
+        if !len.is_null() {
+            *len = 0;
+        }
+        with(event, std::ptr::null(), |e| {
+            let cell = e.delta.get_or_init(|| match &e.body {
+                Body::Notification(n) => n.delta().map(|d| {
+                    // Keep interior NULs: build the C string from the raw bytes.
+                    let mut bytes = d.into_bytes();
+                    bytes.push(0);
+                    // SAFETY: exactly one terminating NUL was appended; interior NULs are
+                    // allowed by `from_vec_with_nul_unchecked` and reported through `len`.
+                    unsafe { CString::from_vec_with_nul_unchecked(bytes) }
+                }),
+                _ => None,
+            });
+            match cell {
+                Some(s) => {
+                    if !len.is_null() {
+                        *len = s.as_bytes_with_nul().len() - 1;
+                    }
+                    s.as_ptr()
+                }
+                None => std::ptr::null(),
+            }
+        })
+    })
+}
+
+/// The handle of a SERVER_REQUEST event's request (NULL for other kinds). Borrowed: valid
+/// while the event lives, unless taken with `codex_event_take_request` (then until the program
+/// frees it). Answer it with `codex_client_respond`, even without taking it.
+#[no_mangle]
+pub unsafe extern "C" fn codex_event_request(event: *const codex_event_t) -> *mut codex_request_t {
+    ffi_value!(std::ptr::null_mut(); with(event, std::ptr::null_mut(), |e| match &e.body {
+        Body::ServerRequest { token, .. } => handle_of(*token),
+        _ => std::ptr::null_mut(),
+    }))
+}
+
+/// Take ownership of a SERVER_REQUEST event's request, to answer it after the event is freed
+/// (or after the callback returns). The program must free it with `codex_request_free`.
+/// A request that is not taken is answered fail-closed when its event is freed (or, in a
+/// callback, when the callback returns) unless it was answered already.
+/// Errors: INVALID_ARGUMENT (NULL, not a server request), INVALID_STATE (already taken).
+#[no_mangle]
+pub unsafe extern "C" fn codex_event_take_request(
+    event: *mut codex_event_t,
+    request: *mut *mut codex_request_t,
+) -> codex_status_t {
+    ffi_status! {
+        crate::strings::clear_out(request);
+        let e = event.as_mut().ok_or_else(|| invalid_arg("event is NULL"))?;
+        if request.is_null() {
+            return Err(invalid_arg("request (out) is NULL"));
+        }
+        match &mut e.body {
+            Body::ServerRequest { token, owned, .. } => {
+                if !*owned {
+                    return Err(invalid_state("the request was already taken from this event"));
+                }
+                *owned = false;
+                *request = handle_of(*token);
+                Ok(())
+            }
+            _ => Err(invalid_arg("not a CODEX_EVENT_SERVER_REQUEST event")),
+        }
+    }
+}
+
+/// The id `codex_client_request` returned, for a RESPONSE event (0 otherwise).
+#[no_mangle]
+pub unsafe extern "C" fn codex_event_request_id(event: *const codex_event_t) -> u64 {
+    ffi_value!(0; with(event, 0, |e| match &e.body {
+        Body::Response(r) => r.id,
+        _ => 0,
+    }))
+}
+
+/// The outcome of a RESPONSE event (`CODEX_STATUS_OK`, `CODEX_STATUS_RPC_ERROR`,
+/// `CODEX_STATUS_TIMEOUT`, `CODEX_STATUS_DISCONNECTED`, ...); `CODEX_STATUS_DISCONNECTED` for a
+/// DISCONNECTED event; `CODEX_STATUS_OK` for other kinds; `CODEX_STATUS_INVALID_ARGUMENT` for
+/// NULL.
+#[no_mangle]
+pub unsafe extern "C" fn codex_event_status(event: *const codex_event_t) -> codex_status_t {
+    ffi_value!(codex_status_t::CODEX_STATUS_PANIC;
+    with(event, codex_status_t::CODEX_STATUS_INVALID_ARGUMENT, |e| match &e.body {
+        Body::Response(r) => match &r.outcome {
+            Ok(_) => codex_status_t::CODEX_STATUS_OK,
+            Err(err) => status_of(err),
+        },
+        Body::Disconnected(_) => codex_status_t::CODEX_STATUS_DISCONNECTED,
+        _ => codex_status_t::CODEX_STATUS_OK,
+    }))
+}
+
+/// The result JSON text of a successful RESPONSE event; NULL otherwise. Ownership: the event's.
+#[no_mangle]
+pub unsafe extern "C" fn codex_event_result(event: *const codex_event_t) -> *const c_char {
+    ffi_value!(std::ptr::null(); with(event, std::ptr::null(), |e| cached(&e.result, || match &e.body {
+        Body::Response(Response { outcome: Ok(v), .. }) => Some(to_cstring(v.get())),
+        _ => None,
+    })))
+}
+
+/// A human-readable message: the error of a failed RESPONSE, the text of an ERROR event, the
+/// reason of a DISCONNECTED event; NULL otherwise. Ownership: the event's.
+#[no_mangle]
+pub unsafe extern "C" fn codex_event_error_message(event: *const codex_event_t) -> *const c_char {
+    ffi_value!(std::ptr::null(); with(event, std::ptr::null(), |e| cached(&e.message, || match &e.body {
+        Body::Response(Response { outcome: Err(err), .. }) => Some(to_cstring(&err.to_string())),
+        Body::Error(m) => Some(to_cstring(m)),
+        Body::Disconnected(info) => Some(to_cstring(&info.reason)),
+        _ => None,
+    })))
+}
+
+/// The last lines the server wrote to stderr, for a DISCONNECTED event or a RESPONSE that
+/// failed with `CODEX_STATUS_DISCONNECTED` (may be ""); NULL otherwise. Ownership: the event's.
+#[no_mangle]
+pub unsafe extern "C" fn codex_event_stderr_tail(event: *const codex_event_t) -> *const c_char {
+    ffi_value!(std::ptr::null(); with(event, std::ptr::null(), |e| cached(&e.stderr_tail, || match &e.body {
+        Body::Disconnected(info) => Some(to_cstring(&info.stderr_tail)),
+        Body::Response(Response { outcome: Err(Error::Disconnected(info)), .. }) => {
+            Some(to_cstring(&info.stderr_tail))
+        }
+        _ => None,
+    })))
+}
+
+fn rpc(e: &codex_event_t) -> Option<&RpcParts> {
+    e.rpc
+        .get_or_init(|| e.error().and_then(RpcParts::of))
+        .as_ref()
+}
+
+/// The JSON-RPC error code of a RESPONSE that failed with `CODEX_STATUS_RPC_ERROR` or
+/// `CODEX_STATUS_OVERLOADED`; 0 otherwise.
+#[no_mangle]
+pub unsafe extern "C" fn codex_event_rpc_code(event: *const codex_event_t) -> i64 {
+    ffi_value!(0; with(event, 0, |e| rpc(e).map_or(0, |r| r.code)))
+}
+
+/// The server's JSON-RPC error message of such a RESPONSE; NULL otherwise. Ownership: the
+/// event's.
+#[no_mangle]
+pub unsafe extern "C" fn codex_event_rpc_message(event: *const codex_event_t) -> *const c_char {
+    ffi_value!(std::ptr::null(); with(event, std::ptr::null(), |e| {
+        rpc(e).map_or(std::ptr::null(), |r| r.message.as_ptr())
+    }))
+}
+
+/// The JSON-RPC error `data` (JSON text) of such a RESPONSE; NULL when absent. Ownership: the
+/// event's.
+#[no_mangle]
+pub unsafe extern "C" fn codex_event_rpc_data(event: *const codex_event_t) -> *const c_char {
+    ffi_value!(std::ptr::null(); with(event, std::ptr::null(), |e| {
+        rpc(e).and_then(|r| r.data.as_ref()).map_or(std::ptr::null(), |d| d.as_ptr())
+    }))
+}
+
+/// How many notifications an OVERFLOW event reports as dropped (0 otherwise).
+#[no_mangle]
+pub unsafe extern "C" fn codex_event_dropped(event: *const codex_event_t) -> u64 {
+    ffi_value!(0; with(event, 0, |e| match &e.body {
+        Body::Overflow(n) => *n,
+        _ => 0,
+    }))
+}
+
+/// The `userdata` given to `codex_client_request`, for a RESPONSE event (NULL otherwise).
+#[no_mangle]
+pub unsafe extern "C" fn codex_event_userdata(event: *const codex_event_t) -> *mut c_void {
+    ffi_value!(std::ptr::null_mut(); with(event, std::ptr::null_mut(), |e| match &e.body {
+        Body::Response(r) => r.userdata as *mut c_void,
+        _ => std::ptr::null_mut(),
+    }))
+}
+
+/// Free an event returned by `codex_client_next_event`. A server request it still owns (not
+/// taken) is answered fail-closed if unanswered. NULL is ignored. Never call it on the event
+/// a callback receives.
+/// Thread: any.
+#[no_mangle]
+pub unsafe extern "C" fn codex_event_free(event: *mut codex_event_t) {
+    ffi_value!((); {
+        if !event.is_null() {
+            drop(Box::from_raw(event));
+        }
+    })
+}

@@ -1,0 +1,129 @@
+//! C string helpers: reading arguments, returning owned strings, `codex_string_free`.
+
+use std::ffi::{c_char, CStr, CString};
+
+use serde_json::value::RawValue;
+
+use crate::error::{invalid_arg, Fail};
+
+/// A `CString` from text that may contain NUL bytes (each becomes U+FFFD). JSON text never
+/// contains a raw NUL, so this only ever changes decoded strings such as messages.
+pub(crate) fn to_cstring(s: &str) -> CString {
+    match CString::new(s) {
+        Ok(c) => c,
+        Err(_) => CString::new(s.replace('\0', "\u{FFFD}")).expect("NULs replaced"),
+    }
+}
+
+/// A required string argument.
+///
+/// # Safety
+/// `p` is NULL or points to a NUL-terminated string that outlives `'a`.
+pub(crate) unsafe fn req_str<'a>(p: *const c_char, what: &str) -> Result<&'a str, Fail> {
+    if p.is_null() {
+        return Err(invalid_arg(format!("{what} is NULL")));
+    }
+    CStr::from_ptr(p)
+        .to_str()
+        .map_err(|_| invalid_arg(format!("{what} is not valid UTF-8")))
+}
+
+/// An optional string argument (NULL means absent).
+///
+/// # Safety
+/// As [`req_str`].
+pub(crate) unsafe fn opt_str<'a>(p: *const c_char, what: &str) -> Result<Option<&'a str>, Fail> {
+    if p.is_null() {
+        Ok(None)
+    } else {
+        req_str(p, what).map(Some)
+    }
+}
+
+/// An array of `len` strings (`p` may be NULL only when `len` is 0).
+///
+/// # Safety
+/// `p` points to `len` valid string pointers.
+pub(crate) unsafe fn str_array(
+    p: *const *const c_char,
+    len: usize,
+    what: &str,
+) -> Result<Vec<String>, Fail> {
+    if len == 0 {
+        return Ok(Vec::new());
+    }
+    if p.is_null() {
+        return Err(invalid_arg(format!(
+            "{what} is NULL but its length is {len}"
+        )));
+    }
+    (0..len)
+        .map(|i| req_str(*p.add(i), &format!("{what}[{i}]")).map(str::to_owned))
+        .collect()
+}
+
+/// Parse optional JSON params: NULL becomes `{}`.
+pub(crate) fn params_raw(json: Option<&str>, what: &str) -> Result<Box<RawValue>, Fail> {
+    let text = json.unwrap_or("{}");
+    RawValue::from_string(text.to_owned())
+        .map_err(|e| invalid_arg(format!("{what} is not valid JSON: {e}")))
+}
+
+/// Parse optional JSON text into a value: NULL becomes `default`.
+pub(crate) fn params_value(
+    json: Option<&str>,
+    what: &str,
+    default: serde_json::Value,
+) -> Result<serde_json::Value, Fail> {
+    match json {
+        None => Ok(default),
+        Some(t) => serde_json::from_str(t)
+            .map_err(|e| invalid_arg(format!("{what} is not valid JSON: {e}"))),
+    }
+}
+
+/// Set `*out` to NULL when `out` is not NULL (so failed calls never leave garbage).
+///
+/// # Safety
+/// `out` is NULL or valid for writes.
+pub(crate) unsafe fn clear_out<T>(out: *mut *mut T) {
+    if !out.is_null() {
+        *out = std::ptr::null_mut();
+    }
+}
+
+/// Store a newly allocated copy of `s` in `*out` (when `out` is not NULL); the caller frees
+/// it with `codex_string_free`.
+///
+/// # Safety
+/// `out` is NULL or valid for writes.
+pub(crate) unsafe fn put_string(out: *mut *mut c_char, s: &str) {
+    if !out.is_null() {
+        *out = to_cstring(s).into_raw();
+    }
+}
+
+/// Free a string the library returned through a `char **` out-parameter. NULL is ignored.
+///
+/// Ownership: takes back ownership of `s`. Only strings from this library; never `free()`
+/// them, and never pass the `const char *` strings that accessors return.
+/// Thread: any.
+#[no_mangle]
+pub unsafe extern "C" fn codex_string_free(s: *mut c_char) {
+    ffi_value!((); {
+        if !s.is_null() {
+            drop(CString::from_raw(s));
+        }
+    })
+}
+
+/// The library version, for example "0.1.0". Static string: never free it.
+#[no_mangle]
+pub extern "C" fn codex_version() -> *const c_char {
+    static V: &CStr =
+        match CStr::from_bytes_with_nul(concat!(env!("CARGO_PKG_VERSION"), "\0").as_bytes()) {
+            Ok(v) => v,
+            Err(_) => c"unknown",
+        };
+    V.as_ptr()
+}

@@ -1,0 +1,783 @@
+/*
+ * codexclient.h - C API of libcodexclient, a native client for OpenAI Codex's
+ * `codex app-server` (JSON-RPC over stdio). C99 and C++ compatible.
+ *
+ * Link: pkg-config --cflags --libs codexclient   (or -lcodexclient)
+ *
+ * ===================================================================== QUICK START
+ *
+ *   codex_options_t o = {0};                 // zero = defaults
+ *   o.codex_home = "/path/to/codex-home";
+ *   codex_client_t *c;
+ *   if (codex_client_new(&o, &c) != CODEX_STATUS_OK) { ... codex_last_error_message() ... }
+ *   codex_client_register_callback(c, CODEX_CALLBACK_NOTIFICATION, on_event, state);
+ *   codex_client_register_callback(c, CODEX_CALLBACK_SERVER_REQUEST, on_request, state);
+ *   codex_client_connect(c, NULL);
+ *   char *thread; codex_client_thread_start(c, NULL, 0, &thread);
+ *   char *turn;   codex_client_turn_start(c, thread, "hello", NULL, 0, &turn);
+ *   ... wait for the "turn/completed" notification ...
+ *   codex_string_free(turn); codex_string_free(thread);
+ *   codex_client_disconnect(c);
+ *   codex_client_free(c);
+ *
+ * ===================================================================== CONVENTIONS
+ *
+ * Status. Every function that does something returns a codex_status_t. The numbers are
+ *   stable. On failure codex_last_error_message() describes it (thread-local; JSON-RPC
+ *   errors also expose codex_last_error_rpc_code/_message/_data). NULL arguments give
+ *   CODEX_STATUS_INVALID_ARGUMENT, never a crash; out-parameters are set to NULL/0 first.
+ *   A Rust panic inside the library is caught and returned as CODEX_STATUS_PANIC; it never
+ *   unwinds into your code.
+ *
+ * Ownership of pointers.
+ *   - char ** out-parameters: a new string, owned by you; free it with codex_string_free()
+ *     (never with free()).
+ *   - const char * return values: borrowed. Lifetime is stated per function (usually "until
+ *     the event/request is freed"; last-error strings: until the next library call on the
+ *     same thread). Never free them.
+ *   - codex_client_t: yours from codex_client_new() until codex_client_free().
+ *   - codex_event_t: from codex_client_next_event() it is yours (codex_event_free()); the
+ *     event a callback receives is borrowed for the duration of the callback.
+ *   - codex_request_t (a server request): borrowed from its event, or yours after
+ *     codex_event_take_request() until codex_request_free(). Handles are checked tokens: a
+ *     freed handle gives CODEX_STATUS_INVALID_ARGUMENT, not a crash.
+ *   - Everything you pass in (options, JSON text, strings) is copied before the call returns.
+ *
+ * ===================================================================== THREADS
+ *
+ * A client creates its own threads: one runtime thread for the connection (inside the Rust
+ * core) and, in callbacks mode, ONE dispatch thread per client. Every function may be
+ * called from any thread, concurrently, except codex_client_free() (the last call).
+ *
+ * Callbacks mode (CODEX_DELIVERY_CALLBACKS, the default): ALL callbacks of a client -
+ * notifications, server requests, connection reports AND the completion callbacks of
+ * codex_client_request() - run on that client's one library-owned dispatch thread, one at a
+ * time, in arrival order. Never on your threads, never concurrently with each other.
+ * Inside a callback you may call any function of this library on any client, including
+ * blocking ones (codex_client_call, the turn helpers: a response never waits behind
+ * undelivered events), codex_client_respond, codex_client_request, codex_client_disconnect
+ * and codex_client_connect. Not allowed inside a callback: codex_client_next_event (poll
+ * mode only) and codex_event_free on the borrowed event. A long callback delays later
+ * events (the server is eventually made to wait); hand slow work to your own thread.
+ * Callbacks must return normally: no C++ exception or longjmp may cross them.
+ *
+ * Poll mode (CODEX_DELIVERY_POLL): no library thread ever runs your code. Pull events with
+ * codex_client_next_event(); wait for codex_client_event_fd() to become readable with
+ * poll/epoll/select or enif_select (Erlang/Elixir NIFs: never block a scheduler, call
+ * next_event with timeout 0 when the fd is readable). Completions of codex_client_request()
+ * arrive as CODEX_EVENT_RESPONSE events. A client uses one mode, chosen at creation:
+ * registering a callback on a poll client, or calling next_event/event_fd on a callbacks
+ * client, returns CODEX_STATUS_INVALID_STATE.
+ *
+ * Server requests (approvals and questions from the server). Answer with
+ * codex_client_respond() or codex_client_respond_error(), now or later, from any thread.
+ * Fail-closed: a request nobody answers is DECLINED (approvals) or gets a JSON-RPC error:
+ * when no SERVER_REQUEST callback is registered, when the callback returns without
+ * answering or taking it, when its event is freed without answering or taking it, and when
+ * a taken request is freed unanswered.
+ *
+ * ===================================================================== SHUTDOWN ORDER
+ *
+ *   1. codex_client_disconnect(c)  - optional (free does it). Stops the server; pending
+ *      requests fail with CODEX_STATUS_DISCONNECTED. From a non-callback thread in callbacks
+ *      mode it returns after the running callback finished and every in-flight request's
+ *      completion callback ran; afterwards no event callback of that connection runs.
+ *   2. Answer or codex_request_free() the requests you took; codex_event_free() the events
+ *      you pulled; codex_string_free() the strings you got. (Any order, any thread; they may
+ *      also outlive the client.)
+ *   3. codex_client_free(c)  - from a thread that is not one of c's callbacks. After it
+ *      returns no callback of c runs again, so the userdata of c's callbacks and requests may
+ *      be freed then. A client may connect again after disconnect; callbacks stay registered.
+ */
+
+
+#ifndef CODEXCLIENT_H
+#define CODEXCLIENT_H
+
+/* Generated by cbindgen 0.29.4 from ffi-c/ (scripts/test-c.sh checks it is up to date). Do not edit. */
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/**
+ * Result of every function that does something. The numbers are stable; new codes are only
+ * ever appended.
+ */
+typedef enum codex_status_t {
+  /**
+   * Success.
+   */
+  CODEX_STATUS_OK = 0,
+  /**
+   * A NULL or malformed argument (bad JSON, bad UTF-8, unknown handle, wrong client).
+   */
+  CODEX_STATUS_INVALID_ARGUMENT = 1,
+  /**
+   * The client is not connected (never connected, or disconnected).
+   */
+  CODEX_STATUS_NOT_CONNECTED = 2,
+  /**
+   * `codex_client_connect` on a connected client.
+   */
+  CODEX_STATUS_ALREADY_CONNECTED = 3,
+  /**
+   * A request got no answer in time, or `codex_client_next_event` saw no event in time.
+   */
+  CODEX_STATUS_TIMEOUT = 4,
+  /**
+   * The connection ended (server exited or was disconnected) before the operation finished.
+   */
+  CODEX_STATUS_DISCONNECTED = 5,
+  /**
+   * The server answered with a JSON-RPC error (see `codex_last_error_rpc_code`).
+   */
+  CODEX_STATUS_RPC_ERROR = 6,
+  /**
+   * The server kept answering "overloaded" (-32001) after every retry.
+   */
+  CODEX_STATUS_OVERLOADED = 7,
+  /**
+   * The server could not be started, or reading/writing its pipes failed.
+   */
+  CODEX_STATUS_TRANSPORT = 8,
+  /**
+   * The server broke the protocol (for example a malformed `initialize` result).
+   */
+  CODEX_STATUS_PROTOCOL = 9,
+  /**
+   * Not valid in the client's mode or state (poll vs callbacks, request already taken, ...).
+   */
+  CODEX_STATUS_INVALID_STATE = 10,
+  /**
+   * The server request was already answered (or resolved by the server).
+   */
+  CODEX_STATUS_ALREADY_RESPONDED = 11,
+  /**
+   * The transport in use cannot do this.
+   */
+  CODEX_STATUS_UNSUPPORTED = 12,
+  /**
+   * A bug: Rust code panicked. The panic was caught at the library boundary.
+   */
+  CODEX_STATUS_PANIC = 13,
+  /**
+   * An error this version of the C binding does not classify (see the message).
+   */
+  CODEX_STATUS_INTERNAL = 14,
+} codex_status_t;
+
+/**
+ * What an event is. The numbers are stable; new kinds are only ever appended.
+ */
+typedef enum codex_event_kind_t {
+  /**
+   * Not an event (returned for a NULL event).
+   */
+  CODEX_EVENT_NONE = 0,
+  /**
+   * A server notification: `method`, `params`, `thread_id`, `turn_id`, `delta`.
+   */
+  CODEX_EVENT_NOTIFICATION = 1,
+  /**
+   * A request from the server awaiting an answer: `method`, `params`, `thread_id`,
+   * `turn_id`, and the request handle (`codex_event_request`, `codex_event_take_request`).
+   */
+  CODEX_EVENT_SERVER_REQUEST = 2,
+  /**
+   * The completion of a `codex_client_request`: `request_id`, `status`, `result` or the
+   * error accessors, `method`, `userdata`.
+   */
+  CODEX_EVENT_RESPONSE = 3,
+  /**
+   * A line that broke the protocol or was too long; the connection goes on: `error_message`.
+   */
+  CODEX_EVENT_ERROR = 4,
+  /**
+   * Notifications were dropped because the program fell far behind: `dropped`.
+   */
+  CODEX_EVENT_OVERFLOW = 5,
+  /**
+   * The connection ended (last event of a connection): `error_message` (the reason) and
+   * `stderr_tail`.
+   */
+  CODEX_EVENT_DISCONNECTED = 6,
+} codex_event_kind_t;
+
+/**
+ * A client of one Codex app-server. Opaque handle.
+ *
+ * Create with `codex_client_new`, free with `codex_client_free`. All functions taking a
+ * client may be called from any thread, concurrently (except `codex_client_free`, which must
+ * be the last call).
+ */
+typedef struct codex_client_t codex_client_t;
+
+/**
+ * One event. Opaque.
+ *
+ * Ownership: from `codex_client_next_event` the program owns it and frees it with
+ * `codex_event_free`; in a callback it is borrowed and freed by the library when the callback
+ * returns. Strings returned by its accessors live as long as the event.
+ */
+typedef struct codex_event_t codex_event_t;
+
+/**
+ * A request the server sent (an approval, a question, ...). Opaque handle.
+ *
+ * Ownership: after `codex_event_take_request` the program owns it and must free it with
+ * `codex_request_free` (an unanswered request is then answered fail-closed: approvals are
+ * declined). Answer it with `codex_client_respond` or `codex_client_respond_error`, now or
+ * later, from any thread.
+ */
+typedef struct codex_request_t codex_request_t;
+
+/**
+ * How a client delivers events: chosen once, in `codex_options_t.delivery`.
+ */
+typedef uint32_t codex_delivery_t;
+
+/**
+ * Options of a client. Zero-initialise it (`codex_options_t o = {0};` in C, `{}` in C++):
+ * every zero or NULL field means "the default". The library copies everything it needs
+ * during `codex_client_new`; the struct and its strings may be freed right after.
+ */
+typedef struct codex_options_t {
+  /**
+   * Path of the `codex` binary. NULL: `$CODEX_BIN`, then `codex` on `PATH` (an npm
+   * launcher is replaced by the native binary beside it).
+   */
+  const char *codex_bin;
+  /**
+   * Extra arguments appended after `app-server` (`args_len` strings).
+   */
+  const char *const *args;
+  /**
+   * Number of strings in `args`.
+   */
+  size_t args_len;
+  /**
+   * `-c` config overrides, each `"key=value"` (`config_overrides_len` strings).
+   */
+  const char *const *config_overrides;
+  /**
+   * Number of strings in `config_overrides`.
+   */
+  size_t config_overrides_len;
+  /**
+   * Environment variables for the server, each `"NAME=value"` (`env_len` strings), merged
+   * into the inherited environment (or into an empty one with `clear_env`).
+   */
+  const char *const *env;
+  /**
+   * Number of strings in `env`.
+   */
+  size_t env_len;
+  /**
+   * Start the server with an empty environment plus `env`.
+   */
+  bool clear_env;
+  /**
+   * Working directory of the server. NULL: the current directory.
+   */
+  const char *cwd;
+  /**
+   * `CODEX_HOME` of the server. NULL: inherited.
+   */
+  const char *codex_home;
+  /**
+   * `clientInfo.name` sent in `initialize`. NULL: "codex-client".
+   */
+  const char *client_name;
+  /**
+   * `clientInfo.title` sent in `initialize`. NULL: none.
+   */
+  const char *client_title;
+  /**
+   * `clientInfo.version` sent in `initialize`. NULL: the library version.
+   */
+  const char *client_version;
+  /**
+   * Ask for experimental methods and fields (`capabilities.experimentalApi`).
+   */
+  bool experimental_api;
+  /**
+   * Notification methods the server must not send (`optOutNotificationMethods`).
+   */
+  const char *const *opt_out_notification_methods;
+  /**
+   * Number of strings in `opt_out_notification_methods`.
+   */
+  size_t opt_out_notification_methods_len;
+  /**
+   * Timeout of every request that does not pass its own, in milliseconds. 0: 300000.
+   */
+  uint64_t default_timeout_ms;
+  /**
+   * `CODEX_DELIVERY_CALLBACKS` (0, default) or `CODEX_DELIVERY_POLL`.
+   */
+  codex_delivery_t delivery;
+  /**
+   * Undelivered events held before the server is made to wait. 0: 4096.
+   */
+  size_t event_queue_capacity;
+  /**
+   * Longest accepted line from the server, in bytes. 0: 64 MiB.
+   */
+  size_t max_line_bytes;
+} codex_options_t;
+
+/**
+ * Which callback `codex_client_register_callback` sets.
+ */
+typedef uint32_t codex_callback_kind_t;
+
+/**
+ * A callback. `event` is borrowed for the duration of the call: read it with the
+ * `codex_event_*` accessors, never free it; take a server request out of it with
+ * `codex_event_take_request` to answer after returning. Runs on the client's dispatch thread.
+ * Must return normally (no C++ exception, no longjmp across it).
+ */
+typedef void (*codex_callback_t)(void *userdata, struct codex_event_t *event);
+
+/**
+ * Server notifications (`CODEX_EVENT_NOTIFICATION` events).
+ */
+#define CODEX_CALLBACK_NOTIFICATION 1
+
+/**
+ * Server requests (`CODEX_EVENT_SERVER_REQUEST` events). Without one, every server request
+ * is answered fail-closed: approvals are declined.
+ */
+#define CODEX_CALLBACK_SERVER_REQUEST 2
+
+/**
+ * Connection reports: `CODEX_EVENT_ERROR`, `CODEX_EVENT_OVERFLOW`, `CODEX_EVENT_DISCONNECTED`.
+ */
+#define CODEX_CALLBACK_CONNECTION 3
+
+/**
+ * Callbacks (the default): events, server requests, connection events and request
+ * completions run registered callbacks on one library-owned thread.
+ */
+#define CODEX_DELIVERY_CALLBACKS 0
+
+/**
+ * Poll mode: the program pulls events with `codex_client_next_event`, optionally waiting
+ * for `codex_client_event_fd` to become readable. No library thread runs program code.
+ */
+#define CODEX_DELIVERY_POLL 1
+
+#ifdef __cplusplus
+extern "C" {
+#endif // __cplusplus
+
+/**
+ * Create a client (nothing is started until `codex_client_connect`).
+ *
+ * `opts` may be NULL (all defaults); it is copied, so it and its strings may be freed when
+ * this returns. On success `*out` receives the client, owned by the program: free it with
+ * `codex_client_free`. In callbacks mode this starts the client's dispatch thread.
+ * Errors: INVALID_ARGUMENT (NULL `out`, bad option), TRANSPORT (no descriptor or thread).
+ * Thread: any.
+ */
+enum codex_status_t codex_client_new(const struct codex_options_t *opts, struct codex_client_t **out);
+
+/**
+ * Free a client: disconnects first when connected (see `codex_client_disconnect`), stops
+ * the dispatch thread and waits for it. After it returns no callback of this client runs
+ * again and `client` is invalid. Request handles taken earlier stay valid (answering them
+ * returns CODEX_STATUS_DISCONNECTED) until freed. NULL is ignored.
+ *
+ * Call it last, once, when no other thread uses the client. Do not call it from one of this
+ * client's callbacks (it works, but the callback must not touch the client afterwards and
+ * completions still pending are dropped).
+ */
+void codex_client_free(struct codex_client_t *client);
+
+/**
+ * Spawn the server and run the `initialize` handshake (blocking). When `init_result_json`
+ * is not NULL it receives the server's `initialize` result as JSON text (free it with
+ * `codex_string_free`).
+ *
+ * A client can connect again after `codex_client_disconnect` or after its server died;
+ * callbacks stay registered. Errors: ALREADY_CONNECTED, TRANSPORT (spawn failed), TIMEOUT,
+ * DISCONNECTED (server exited during the handshake, message has its stderr), PROTOCOL.
+ * Thread: any, including inside callbacks.
+ */
+enum codex_status_t codex_client_connect(struct codex_client_t *client, char **init_result_json);
+
+/**
+ * End the connection: stops the server (closes its stdin, waits up to 500 ms, then kills
+ * its process group); every pending request fails with CODEX_STATUS_DISCONNECTED.
+ *
+ * Callbacks mode, called from any thread but the dispatch thread: returns after the running
+ * callback (if any) returned and after the completion callbacks of all in-flight async
+ * requests ran (with CODEX_STATUS_DISCONNECTED); no event callback of this connection runs
+ * afterwards. Called from inside a callback: the current callback is the last event callback;
+ * failed request completions are delivered after it returns.
+ * Returns CODEX_STATUS_NOT_CONNECTED (harmless) when there was no connection to end, so a
+ * second disconnect is an error code, never a crash.
+ */
+enum codex_status_t codex_client_disconnect(struct codex_client_t *client);
+
+/**
+ * Whether the client is connected (handshake done and server alive). False for NULL.
+ */
+bool codex_client_is_connected(const struct codex_client_t *client);
+
+/**
+ * Set (or with a NULL `callback`, remove) the callback of one kind:
+ * `CODEX_CALLBACK_NOTIFICATION`, `CODEX_CALLBACK_SERVER_REQUEST` or
+ * `CODEX_CALLBACK_CONNECTION`. `userdata` is passed back unchanged.
+ *
+ * Every callback of a client runs on the client's one dispatch thread (a library-owned
+ * thread, never the caller's), one at a time, in arrival order. Callbacks may call any
+ * function of this library, including blocking calls (`codex_client_call`) and
+ * `codex_client_disconnect`, except `codex_client_next_event`.
+ * Errors: INVALID_STATE on a poll-mode client, INVALID_ARGUMENT for an unknown kind.
+ * Thread: any; takes effect for the next event.
+ */
+enum codex_status_t codex_client_register_callback(struct codex_client_t *client, codex_callback_kind_t kind, codex_callback_t callback, void *userdata);
+
+/**
+ * Send a request without waiting (async). `params_json` may be NULL (sent as `{}`).
+ * `timeout_ms`: 0 = the client's default timeout. On success `*request_id` (may be NULL)
+ * receives the request's id (unique per client, never 0).
+ *
+ * Callbacks mode: `callback` (may be NULL: result discarded) is called exactly once, on the
+ * dispatch thread like every other callback, with a CODEX_EVENT_RESPONSE event (status,
+ * result or error, request id, `userdata`), also when the request fails by timeout or
+ * disconnect. Poll mode: `callback` must be NULL; the completion is a CODEX_EVENT_RESPONSE
+ * event from `codex_client_next_event` (`codex_event_userdata` gives `userdata` back).
+ * When this returns an error the request was not sent and no completion will come.
+ * Thread: any, including inside callbacks.
+ */
+enum codex_status_t codex_client_request(struct codex_client_t *client, const char *method, const char *params_json, uint64_t timeout_ms, codex_callback_t callback, void *userdata, uint64_t *request_id);
+
+/**
+ * Send a request and wait for its result (blocking). `params_json` may be NULL (sent as
+ * `{}`); `timeout_ms`: 0 = the client's default timeout. On success `*result_json` (may be
+ * NULL: result discarded) receives the result as JSON text; free it with `codex_string_free`.
+ *
+ * Errors: NOT_CONNECTED, TIMEOUT, RPC_ERROR (see `codex_last_error_rpc_code`, `..._message`,
+ * `..._data`), OVERLOADED, DISCONNECTED, INVALID_ARGUMENT (bad JSON).
+ * Thread: any, including inside callbacks (a response never waits behind undelivered events).
+ */
+enum codex_status_t codex_client_call(struct codex_client_t *client, const char *method, const char *params_json, uint64_t timeout_ms, char **result_json);
+
+/**
+ * Send a client notification (no response). `params_json` may be NULL (sent as `{}`).
+ * Thread: any.
+ */
+enum codex_status_t codex_client_notify(struct codex_client_t *client, const char *method, const char *params_json);
+
+/**
+ * Poll mode: wait up to `timeout_ms` (negative: forever, 0: do not wait) for the next event.
+ * On success `*event` receives it, owned by the program: free it with `codex_event_free`.
+ *
+ * Events come in arrival order; completions of `codex_client_request` (CODEX_EVENT_RESPONSE)
+ * are interleaved as they finish. Returns TIMEOUT (and `*event` = NULL) when nothing arrived
+ * in time; after the CODEX_EVENT_DISCONNECTED event of a connection the next call returns
+ * DISCONNECTED (or NOT_CONNECTED once disconnected), until the client connects again.
+ * Errors: INVALID_STATE on a callbacks-mode client.
+ * Thread: any (several threads may call it; each event goes to one of them). Never from a
+ * callback.
+ */
+enum codex_status_t codex_client_next_event(struct codex_client_t *client, int64_t timeout_ms, struct codex_event_t **event);
+
+/**
+ * Poll mode: a file descriptor that is readable while events wait for
+ * `codex_client_next_event` (watch it with poll/epoll/select/`enif_select`, then call
+ * `codex_client_next_event(client, 0, &ev)` until it returns CODEX_STATUS_TIMEOUT). It is
+ * also readable once the connection has ended (next_event then reports it) and may
+ * occasionally be readable with nothing to read (next_event returns TIMEOUT).
+ *
+ * Ownership: the client's; it stays the same across reconnects and is closed by
+ * `codex_client_free`. Never close it or read from it yourself.
+ * Errors: INVALID_STATE on a callbacks-mode client.
+ */
+enum codex_status_t codex_client_event_fd(struct codex_client_t *client, int *fd);
+
+/**
+ * The process id of the server of the current connection. Errors: NOT_CONNECTED.
+ */
+enum codex_status_t codex_client_server_pid(const struct codex_client_t *client, uint32_t *pid);
+
+/**
+ * The last bytes the server wrote to stderr ("" when never connected). `*out` receives a
+ * string the program frees with `codex_string_free`.
+ */
+enum codex_status_t codex_client_stderr_tail(const struct codex_client_t *client, char **out);
+
+/**
+ * The message of the last failed call on the calling thread ("" when the last call
+ * succeeded).
+ *
+ * Ownership: the library's; valid until the next call into the library on this thread.
+ * Do not free. Thread: any (each thread has its own last error).
+ */
+const char *codex_last_error_message(void);
+
+/**
+ * The status of the last failed call on the calling thread (`CODEX_STATUS_OK` when the last
+ * call succeeded).
+ */
+enum codex_status_t codex_last_error_status(void);
+
+/**
+ * The JSON-RPC error code of the last failed call on the calling thread, when it failed with
+ * `CODEX_STATUS_RPC_ERROR` or `CODEX_STATUS_OVERLOADED`; 0 otherwise.
+ */
+int64_t codex_last_error_rpc_code(void);
+
+/**
+ * The JSON-RPC error message (the server's text, without decoration) of the last failed call
+ * on the calling thread; NULL when it was not a JSON-RPC error.
+ *
+ * Ownership: the library's; valid until the next call into the library on this thread.
+ */
+const char *codex_last_error_rpc_message(void);
+
+/**
+ * The JSON-RPC error `data` member, as JSON text, of the last failed call on the calling
+ * thread; NULL when absent or when it was not a JSON-RPC error.
+ *
+ * Ownership: the library's; valid until the next call into the library on this thread.
+ */
+const char *codex_last_error_rpc_data(void);
+
+/**
+ * The name of a status code, for example "CODEX_STATUS_TIMEOUT" ("CODEX_STATUS_UNKNOWN" for
+ * a number that is not a status). Static string: never free it.
+ */
+const char *codex_status_name(int status);
+
+/**
+ * The kind of an event (`CODEX_EVENT_NONE` for NULL).
+ */
+enum codex_event_kind_t codex_event_kind(const struct codex_event_t *event);
+
+/**
+ * The method: of the notification, of the server request, or of the request a RESPONSE
+ * completes. NULL for other kinds. Ownership: the event's (valid until it is freed).
+ */
+const char *codex_event_method(const struct codex_event_t *event);
+
+/**
+ * The `params` JSON text of a notification or server request ("null" when the server sent
+ * none); NULL for other kinds. Ownership: the event's.
+ */
+const char *codex_event_params(const struct codex_event_t *event);
+
+/**
+ * `params.threadId` of a notification or server request, or NULL. Ownership: the event's.
+ */
+const char *codex_event_thread_id(const struct codex_event_t *event);
+
+/**
+ * `params.turnId` of a notification or server request, or NULL. Ownership: the event's.
+ */
+const char *codex_event_turn_id(const struct codex_event_t *event);
+
+/**
+ * The text of a delta notification (`params.delta` of `item/agentMessage/delta` and the
+ * other notifications whose method ends in `/delta`), decoded, without parsing JSON yourself; NULL when the event
+ * has no string `params.delta`. When `len` is not NULL it receives the length in bytes (the
+ * text may contain NUL bytes; the returned string is NUL-terminated after `len` bytes).
+ * Ownership: the event's.
+ */
+const char *codex_event_delta(const struct codex_event_t *event, size_t *len);
+
+/**
+ * The handle of a SERVER_REQUEST event's request (NULL for other kinds). Borrowed: valid
+ * while the event lives, unless taken with `codex_event_take_request` (then until the program
+ * frees it). Answer it with `codex_client_respond`, even without taking it.
+ */
+struct codex_request_t *codex_event_request(const struct codex_event_t *event);
+
+/**
+ * Take ownership of a SERVER_REQUEST event's request, to answer it after the event is freed
+ * (or after the callback returns). The program must free it with `codex_request_free`.
+ * A request that is not taken is answered fail-closed when its event is freed (or, in a
+ * callback, when the callback returns) unless it was answered already.
+ * Errors: INVALID_ARGUMENT (NULL, not a server request), INVALID_STATE (already taken).
+ */
+enum codex_status_t codex_event_take_request(struct codex_event_t *event, struct codex_request_t **request);
+
+/**
+ * The id `codex_client_request` returned, for a RESPONSE event (0 otherwise).
+ */
+uint64_t codex_event_request_id(const struct codex_event_t *event);
+
+/**
+ * The outcome of a RESPONSE event (`CODEX_STATUS_OK`, `CODEX_STATUS_RPC_ERROR`,
+ * `CODEX_STATUS_TIMEOUT`, `CODEX_STATUS_DISCONNECTED`, ...); `CODEX_STATUS_DISCONNECTED` for a
+ * DISCONNECTED event; `CODEX_STATUS_OK` for other kinds; `CODEX_STATUS_INVALID_ARGUMENT` for
+ * NULL.
+ */
+enum codex_status_t codex_event_status(const struct codex_event_t *event);
+
+/**
+ * The result JSON text of a successful RESPONSE event; NULL otherwise. Ownership: the event's.
+ */
+const char *codex_event_result(const struct codex_event_t *event);
+
+/**
+ * A human-readable message: the error of a failed RESPONSE, the text of an ERROR event, the
+ * reason of a DISCONNECTED event; NULL otherwise. Ownership: the event's.
+ */
+const char *codex_event_error_message(const struct codex_event_t *event);
+
+/**
+ * The last lines the server wrote to stderr, for a DISCONNECTED event or a RESPONSE that
+ * failed with `CODEX_STATUS_DISCONNECTED` (may be ""); NULL otherwise. Ownership: the event's.
+ */
+const char *codex_event_stderr_tail(const struct codex_event_t *event);
+
+/**
+ * The JSON-RPC error code of a RESPONSE that failed with `CODEX_STATUS_RPC_ERROR` or
+ * `CODEX_STATUS_OVERLOADED`; 0 otherwise.
+ */
+int64_t codex_event_rpc_code(const struct codex_event_t *event);
+
+/**
+ * The server's JSON-RPC error message of such a RESPONSE; NULL otherwise. Ownership: the
+ * event's.
+ */
+const char *codex_event_rpc_message(const struct codex_event_t *event);
+
+/**
+ * The JSON-RPC error `data` (JSON text) of such a RESPONSE; NULL when absent. Ownership: the
+ * event's.
+ */
+const char *codex_event_rpc_data(const struct codex_event_t *event);
+
+/**
+ * How many notifications an OVERFLOW event reports as dropped (0 otherwise).
+ */
+uint64_t codex_event_dropped(const struct codex_event_t *event);
+
+/**
+ * The `userdata` given to `codex_client_request`, for a RESPONSE event (NULL otherwise).
+ */
+void *codex_event_userdata(const struct codex_event_t *event);
+
+/**
+ * Free an event returned by `codex_client_next_event`. A server request it still owns (not
+ * taken) is answered fail-closed if unanswered. NULL is ignored. Never call it on the event
+ * a callback receives.
+ * Thread: any.
+ */
+void codex_event_free(struct codex_event_t *event);
+
+/**
+ * `thread/start`: start a new thread. `params_json` (may be NULL) is a JSON object of extra
+ * parameters (for example `{"approvalPolicy":"untrusted","cwd":"/src"}`). On success
+ * `*thread_id` (may be NULL) receives the new thread's id; free it with `codex_string_free`.
+ * `timeout_ms`: 0 = the client's default. Blocking; thread: any, including inside callbacks.
+ */
+enum codex_status_t codex_client_thread_start(struct codex_client_t *client, const char *params_json, uint64_t timeout_ms, char **thread_id);
+
+/**
+ * `turn/start`: send the user message `text` on thread `thread_id` and start a turn; the
+ * turn's events then arrive as notifications (`item/agentMessage/delta`, ...,
+ * `turn/completed`). `params_json` (may be NULL) is a JSON object of extra parameters merged
+ * into the request (for example `{"model":"..."}`). On success `*turn_id` (may be NULL)
+ * receives the turn's id; free it with `codex_string_free`.
+ * Blocking (returns when the turn started, not when it completed); thread: any.
+ */
+enum codex_status_t codex_client_turn_start(struct codex_client_t *client, const char *thread_id, const char *text, const char *params_json, uint64_t timeout_ms, char **turn_id);
+
+/**
+ * `turn/interrupt`: stop the running turn `turn_id` of thread `thread_id`. The turn then
+ * completes with status "interrupted" (a `turn/completed` notification).
+ * Blocking; thread: any, including inside callbacks.
+ */
+enum codex_status_t codex_client_turn_interrupt(struct codex_client_t *client, const char *thread_id, const char *turn_id, uint64_t timeout_ms);
+
+/**
+ * `turn/steer`: add the user message `text` to the running turn `expected_turn_id` of
+ * thread `thread_id` (fails with CODEX_STATUS_RPC_ERROR when that turn is not the active
+ * one). Blocking; thread: any, including inside callbacks.
+ */
+enum codex_status_t codex_client_turn_steer(struct codex_client_t *client, const char *thread_id, const char *expected_turn_id, const char *text, uint64_t timeout_ms);
+
+/**
+ * Answer a server request with a result, given as JSON text (for an approval:
+ * `{"decision":"accept"}` or `{"decision":"decline"}`).
+ *
+ * Returns `CODEX_STATUS_ALREADY_RESPONDED` when it was answered before (or the server resolved
+ * it), `CODEX_STATUS_DISCONNECTED` when its connection ended, `CODEX_STATUS_INVALID_ARGUMENT`
+ * for bad JSON, a freed handle or another client's request.
+ * Ownership: borrows everything; the request stays owned by whoever owned it.
+ * Thread: any, including inside callbacks; now or later.
+ */
+enum codex_status_t codex_client_respond(struct codex_client_t *client, struct codex_request_t *request, const char *result_json);
+
+/**
+ * Answer a server request with a JSON-RPC error `{code, message, data}`; `data_json` may be
+ * NULL (no data). Errors as for `codex_client_respond`.
+ * Thread: any, including inside callbacks; now or later.
+ */
+enum codex_status_t codex_client_respond_error(struct codex_client_t *client, struct codex_request_t *request, int64_t code, const char *message, const char *data_json);
+
+/**
+ * Free a server request the program owns. If it was never answered it is answered
+ * fail-closed first (approvals declined, other methods get a JSON-RPC error). NULL and
+ * already-freed handles are ignored.
+ * Thread: any, including inside callbacks.
+ */
+void codex_request_free(struct codex_request_t *request);
+
+/**
+ * The request's method, for example "item/commandExecution/requestApproval".
+ * Ownership: the library's; valid until the request is freed. NULL for a NULL or freed handle.
+ */
+const char *codex_request_method(const struct codex_request_t *request);
+
+/**
+ * The request's `params` as JSON text. Lifetime as `codex_request_method`.
+ */
+const char *codex_request_params(const struct codex_request_t *request);
+
+/**
+ * The server's id of the request as JSON text (for example "0" or "\"abc\"").
+ * Lifetime as `codex_request_method`.
+ */
+const char *codex_request_id(const struct codex_request_t *request);
+
+/**
+ * `params.threadId`, or NULL. Lifetime as `codex_request_method`.
+ */
+const char *codex_request_thread_id(const struct codex_request_t *request);
+
+/**
+ * `params.turnId`, or NULL. Lifetime as `codex_request_method`.
+ */
+const char *codex_request_turn_id(const struct codex_request_t *request);
+
+/**
+ * Whether the request can still be answered (not answered, resolved, freed or disconnected).
+ */
+bool codex_request_is_open(const struct codex_request_t *request);
+
+/**
+ * Free a string the library returned through a `char **` out-parameter. NULL is ignored.
+ *
+ * Ownership: takes back ownership of `s`. Only strings from this library; never `free()`
+ * them, and never pass the `const char *` strings that accessors return.
+ * Thread: any.
+ */
+void codex_string_free(char *s);
+
+/**
+ * The library version, for example "0.1.0". Static string: never free it.
+ */
+const char *codex_version(void);
+
+#ifdef __cplusplus
+}  // extern "C"
+#endif  // __cplusplus
+
+#endif  /* CODEXCLIENT_H */

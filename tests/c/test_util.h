@@ -1,0 +1,99 @@
+/* Shared helpers of the C tests (C99). Each test gets its configuration from the
+ * environment that scripts/test-c.sh prepares:
+ *   CODEX_BIN    the real codex 0.169.0 binary
+ *   CODEX_HOME   a fresh codex home whose config.toml points at the local mock model
+ *   CODEX_WORK   a scratch directory (the server's cwd)
+ */
+#ifndef CODEXCLIENT_TEST_UTIL_H
+#define CODEXCLIENT_TEST_UTIL_H
+
+#define _POSIX_C_SOURCE 200809L
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "codexclient.h"
+
+#define FAIL(...)                                                                  \
+    do {                                                                           \
+        fprintf(stderr, "%s:%d: ", __FILE__, __LINE__);                            \
+        fprintf(stderr, __VA_ARGS__);                                              \
+        fprintf(stderr, "\n");                                                     \
+        exit(1);                                                                   \
+    } while (0)
+
+#define CHECK(cond)                                                                \
+    do {                                                                           \
+        if (!(cond))                                                               \
+            FAIL("CHECK failed: %s (last error: %s)", #cond,                       \
+                 codex_last_error_message());                                      \
+    } while (0)
+
+#define CHECK_STATUS(expr, want)                                                   \
+    do {                                                                           \
+        codex_status_t got_ = (expr);                                              \
+        if (got_ != (want))                                                        \
+            FAIL("%s returned %s, expected %s (last error: %s)", #expr,            \
+                 codex_status_name((int)got_), codex_status_name((int)(want)),     \
+                 codex_last_error_message());                                      \
+    } while (0)
+
+#define CHECK_OK(expr) CHECK_STATUS(expr, CODEX_STATUS_OK)
+
+static inline const char *env_or_die(const char *name) {
+    const char *v = getenv(name);
+    if (v == NULL || *v == '\0') FAIL("environment variable %s is not set (run scripts/test-c.sh)", name);
+    return v;
+}
+
+/* Options for the real Codex and the mock model, from the environment. */
+static inline codex_options_t test_options(codex_delivery_t delivery) {
+    codex_options_t o;
+    memset(&o, 0, sizeof o);
+    o.codex_bin = env_or_die("CODEX_BIN");
+    o.codex_home = env_or_die("CODEX_HOME");
+    o.cwd = env_or_die("CODEX_WORK");
+    o.client_name = "codexclient-c-tests";
+    o.client_version = "0.1.0";
+    o.delivery = delivery;
+    o.default_timeout_ms = 60000;
+    return o;
+}
+
+static inline double now_s(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static inline void sleep_ms(long ms) {
+    struct timespec ts;
+    ts.tv_sec = ms / 1000;
+    ts.tv_nsec = (ms % 1000) * 1000000L;
+    nanosleep(&ts, NULL);
+}
+
+/* A deadline for condition waits: now + seconds. */
+static inline struct timespec deadline_in(int seconds) {
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    ts.tv_sec += seconds;
+    return ts;
+}
+
+/* Whether `params` (JSON text of turn/completed) reports `status`. */
+static inline int turn_status_is(const char *params, const char *status) {
+    char needle[64];
+    snprintf(needle, sizeof needle, "\"status\":\"%s\"", status);
+    return params != NULL && strstr(params, needle) != NULL;
+}
+
+static inline int file_exists(const char *path) {
+    FILE *f = fopen(path, "r");
+    if (f != NULL) fclose(f);
+    return f != NULL;
+}
+
+#endif
