@@ -1,0 +1,127 @@
+"""Exceptions raised by codexclient. Every error from the library is a :class:`CodexError`."""
+
+from __future__ import annotations
+
+from typing import Any, Optional
+
+__all__ = [
+    "CodexError",
+    "ConnectionClosedError",
+    "NotConnectedError",
+    "AlreadyConnectedError",
+    "RequestTimeoutError",
+    "RpcError",
+    "OverloadedError",
+    "InvalidRequestError",
+    "MethodNotFoundError",
+    "InvalidParamsError",
+    "ProtocolError",
+    "TransportError",
+    "InvalidArgumentError",
+    "InvalidStateError",
+    "AlreadyRespondedError",
+    "UnsupportedError",
+]
+
+
+class CodexError(Exception):
+    """Base class of every exception raised by codexclient."""
+
+
+class ConnectionClosedError(CodexError):
+    """The connection to the server ended (the server exited, crashed or was disconnected).
+
+    ``stderr_tail`` holds the last lines the server wrote to stderr, ``reason`` the cause.
+    """
+
+    def __init__(self, message: str, *, reason: str = "", stderr_tail: str = "") -> None:
+        super().__init__(message)
+        self.reason = reason
+        self.stderr_tail = stderr_tail
+
+
+class NotConnectedError(CodexError):
+    """A method that needs a connection was called before ``connect()`` or after ``close()``."""
+
+
+class AlreadyConnectedError(CodexError):
+    """``connect()`` was called on a connected client."""
+
+
+class RequestTimeoutError(CodexError, TimeoutError):
+    """A request got no answer within its timeout (also a builtin :class:`TimeoutError`)."""
+
+    def __init__(self, message: str, *, method: str = "", timeout: float = 0.0) -> None:
+        super().__init__(message)
+        self.method = method
+        self.timeout = timeout
+
+
+class RpcError(CodexError):
+    """The server answered with a JSON-RPC error: ``code``, ``server_message``, ``data``."""
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        code: int = 0,
+        server_message: str = "",
+        data: Optional[Any] = None,
+    ) -> None:
+        super().__init__(message)
+        self.code = code
+        self.server_message = server_message
+        self.data = data
+
+
+class OverloadedError(RpcError):
+    """The server kept answering -32001 (overloaded) after every retry (``attempts``)."""
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        code: int = -32001,
+        server_message: str = "",
+        data: Optional[Any] = None,
+        attempts: int = 1,
+    ) -> None:
+        super().__init__(message, code=code, server_message=server_message, data=data)
+        self.attempts = attempts
+
+
+class InvalidRequestError(RpcError):
+    """JSON-RPC -32600: the server rejected the request (unknown method, not initialized,
+    experimental method without ``experimental_api``, ...)."""
+
+
+class MethodNotFoundError(RpcError):
+    """JSON-RPC -32601."""
+
+
+class InvalidParamsError(RpcError):
+    """JSON-RPC -32602: bad params (for example input too large)."""
+
+
+class ProtocolError(CodexError):
+    """The server sent something that breaks the protocol."""
+
+
+class TransportError(CodexError):
+    """The server could not be started, or reading from / writing to it failed."""
+
+
+class InvalidArgumentError(CodexError, ValueError):
+    """An argument was invalid (bad JSON, non-positive timeout, ...)."""
+
+
+class InvalidStateError(CodexError):
+    """The operation is not valid in the current state."""
+
+
+class AlreadyRespondedError(InvalidStateError):
+    """The server request was already answered, or resolved by the server."""
+
+
+class UnsupportedError(CodexError):
+    """The transport in use cannot do this."""

@@ -1,0 +1,470 @@
+//! Event objects handed to Python: cheap to build (the core's event is moved in, nothing is
+//! parsed), with the common fields read on access and `params` parsed once, on first access.
+
+use codex_client::{ConnectionEvent as CoreConnection, Event, RequestId, RpcError};
+use pyo3::prelude::*;
+use pyo3::sync::PyOnceLock;
+use pyo3::types::{PyDict, PyList};
+use pyo3::PyClassInitializer;
+
+use crate::errors::IntoPyResult;
+
+fn params_of<'py>(
+    py: Python<'py>,
+    cache: &PyOnceLock<Py<PyAny>>,
+    json: &str,
+) -> PyResult<Bound<'py, PyAny>> {
+    cache
+        .get_or_try_init(py, || crate::json::loads(py, json))
+        .map(|v| v.bind(py).clone())
+}
+
+fn member<'py>(params: &Bound<'py, PyAny>, key: &str) -> PyResult<Option<Bound<'py, PyAny>>> {
+    match params.cast::<PyDict>() {
+        Ok(d) => d.get_item(key),
+        Err(_) => Ok(None),
+    }
+}
+
+/// A server notification (`{method, params}`). Unknown methods arrive unchanged.
+#[pyclass(module = "codexclient._native", subclass, frozen)]
+pub struct Notification {
+    inner: codex_client::Notification,
+    params: PyOnceLock<Py<PyAny>>,
+}
+
+#[pymethods]
+impl Notification {
+    /// The method name, for example `item/agentMessage/delta`.
+    #[getter]
+    fn method(&self) -> &str {
+        &self.inner.method
+    }
+    /// `params` as Python objects (parsed on first access, then cached).
+    #[getter]
+    fn params<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        params_of(py, &self.params, self.inner.params_json())
+    }
+    /// `params` as the server's JSON text.
+    #[getter]
+    fn params_json(&self) -> &str {
+        self.inner.params_json()
+    }
+    /// `params.threadId`, when present.
+    #[getter]
+    fn thread_id(&self) -> Option<String> {
+        self.inner.thread_id()
+    }
+    /// `params.turnId`, when present.
+    #[getter]
+    fn turn_id(&self) -> Option<String> {
+        self.inner.turn_id()
+    }
+    /// `params.delta` (text of `item/*/delta` notifications), when present.
+    #[getter]
+    fn delta(&self) -> Option<String> {
+        self.inner.delta()
+    }
+    /// `params.item`, when present.
+    #[getter]
+    fn item<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyAny>>> {
+        member(&self.params(py)?, "item")
+    }
+    /// `params.itemId` (or `params.item.id`), when present.
+    #[getter]
+    fn item_id<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyAny>>> {
+        let p = self.params(py)?;
+        if let Some(v) = member(&p, "itemId")? {
+            return Ok(Some(v));
+        }
+        match member(&p, "item")? {
+            Some(item) => member(&item, "id"),
+            None => Ok(None),
+        }
+    }
+    fn __repr__(slf: &Bound<'_, Self>) -> PyResult<String> {
+        let name = slf.get_type().name()?;
+        let me = slf.get();
+        let mut params = me.inner.params_json().to_owned();
+        if params.len() > 200 {
+            let mut cut = 200;
+            while !params.is_char_boundary(cut) {
+                cut -= 1;
+            }
+            params.truncate(cut);
+            params.push('…');
+        }
+        Ok(format!("<{name} {} {params}>", me.inner.method))
+    }
+}
+
+/// `item/agentMessage/delta`: a piece of the agent's reply (`delta`).
+#[pyclass(module = "codexclient._native", extends = Notification, frozen)]
+pub struct AgentMessageDelta;
+
+/// `item/started`: an item (message, command, file change, ...) began (`item`).
+#[pyclass(module = "codexclient._native", extends = Notification, frozen)]
+pub struct ItemStarted;
+
+/// `item/completed`: an item finished (`item`).
+#[pyclass(module = "codexclient._native", extends = Notification, frozen)]
+pub struct ItemCompleted;
+
+/// `turn/started`.
+#[pyclass(module = "codexclient._native", extends = Notification, frozen)]
+pub struct TurnStarted;
+
+/// `turn/completed`: the last event of a turn (`turn`, `status`, `error`).
+#[pyclass(module = "codexclient._native", extends = Notification, frozen)]
+pub struct TurnCompleted;
+
+#[pymethods]
+impl TurnCompleted {
+    /// `params.turn`.
+    #[getter]
+    fn turn<'py>(slf: &Bound<'py, Self>) -> PyResult<Option<Bound<'py, PyAny>>> {
+        let base = slf.as_super();
+        member(&Notification::params(base.get(), slf.py())?, "turn")
+    }
+    /// `params.turn.status` (`completed`, `interrupted`, `failed`, ...).
+    #[getter]
+    fn status<'py>(slf: &Bound<'py, Self>) -> PyResult<Option<Bound<'py, PyAny>>> {
+        match Self::turn(slf)? {
+            Some(t) => member(&t, "status"),
+            None => Ok(None),
+        }
+    }
+    /// `params.turn.error`, when the turn failed.
+    #[getter]
+    fn error<'py>(slf: &Bound<'py, Self>) -> PyResult<Option<Bound<'py, PyAny>>> {
+        match Self::turn(slf)? {
+            Some(t) => member(&t, "error"),
+            None => Ok(None),
+        }
+    }
+}
+
+/// `thread/tokenUsage/updated` (`params.tokenUsage`).
+#[pyclass(module = "codexclient._native", extends = Notification, frozen)]
+pub struct TokenUsageUpdated;
+
+/// A request from the server that expects an answer (approvals, user input, ...).
+///
+/// Answer it now or later, from any thread. Garbage-collected unanswered, it is answered
+/// fail-closed (approvals declined).
+#[pyclass(module = "codexclient._native", frozen)]
+pub struct ServerRequest {
+    inner: codex_client::ServerRequest,
+    params: PyOnceLock<Py<PyAny>>,
+}
+
+fn is_v1_approval(method: &str) -> bool {
+    matches!(method, "execCommandApproval" | "applyPatchApproval")
+}
+
+impl ServerRequest {
+    fn decide(&self, py: Python<'_>, v2: &str, v1: &str) -> PyResult<()> {
+        let decision = if is_v1_approval(&self.inner.method) {
+            v1
+        } else {
+            v2
+        };
+        let json = format!("{{\"decision\":\"{decision}\"}}");
+        let r = py.detach(|| self.inner.respond_json(&json));
+        r.py(py)
+    }
+}
+
+#[pymethods]
+impl ServerRequest {
+    /// The server's request id (int or str).
+    #[getter]
+    fn id<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        Ok(match &self.inner.id {
+            RequestId::Int(i) => i.into_pyobject(py)?.into_any(),
+            RequestId::Str(s) => s.into_pyobject(py)?.into_any(),
+            #[allow(unreachable_patterns)]
+            other => other.to_string().into_pyobject(py)?.into_any(),
+        })
+    }
+    /// The method name, for example `item/commandExecution/requestApproval`.
+    #[getter]
+    fn method(&self) -> &str {
+        &self.inner.method
+    }
+    /// `params` as Python objects (parsed on first access, then cached).
+    #[getter]
+    fn params<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        params_of(py, &self.params, self.inner.params_json())
+    }
+    /// `params` as the server's JSON text.
+    #[getter]
+    fn params_json(&self) -> &str {
+        self.inner.params_json()
+    }
+    /// `params.threadId`, when present.
+    #[getter]
+    fn thread_id(&self) -> Option<String> {
+        self.inner.thread_id()
+    }
+    /// `params.turnId`, when present.
+    #[getter]
+    fn turn_id(&self) -> Option<String> {
+        self.inner.turn_id()
+    }
+    /// `params.itemId`, when present.
+    #[getter]
+    fn item_id<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyAny>>> {
+        member(&self.params(py)?, "itemId")
+    }
+    /// Always `None` (requests carry no text delta); here so every event has the attribute.
+    #[getter]
+    fn delta(&self) -> Option<String> {
+        None
+    }
+    /// `params.item`, when present.
+    #[getter]
+    fn item<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyAny>>> {
+        member(&self.params(py)?, "item")
+    }
+    /// Whether the request can still be answered.
+    #[getter]
+    fn is_open(&self) -> bool {
+        self.inner.is_open()
+    }
+    /// Answer with a result (any JSON-serializable object).
+    fn respond(&self, py: Python<'_>, result: &Bound<'_, PyAny>) -> PyResult<()> {
+        let json = crate::json::dumps(py, result)?;
+        let r = py.detach(|| self.inner.respond_json(&json));
+        r.py(py)
+    }
+    /// Answer with a result given as JSON text.
+    fn respond_json(&self, py: Python<'_>, result_json: &str) -> PyResult<()> {
+        let r = py.detach(|| self.inner.respond_json(result_json));
+        r.py(py)
+    }
+    /// Answer with a JSON-RPC error.
+    #[pyo3(signature = (code, message, data = None))]
+    fn respond_error(
+        &self,
+        py: Python<'_>,
+        code: i64,
+        message: String,
+        data: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<()> {
+        let data = match data {
+            Some(d) if !d.is_none() => {
+                let text = crate::json::dumps(py, d)?;
+                Some(serde_json::from_str(&text).map_err(|e| {
+                    crate::errors::simple(py, "InvalidArgumentError", e.to_string())
+                })?)
+            }
+            _ => None,
+        };
+        let err = RpcError {
+            code,
+            message,
+            data,
+        };
+        let r = py.detach(|| self.inner.respond_error(&err));
+        r.py(py)
+    }
+    /// Approve (`{"decision": "accept"}`; `approved` for v1 approval methods).
+    fn accept(&self, py: Python<'_>) -> PyResult<()> {
+        self.decide(py, "accept", "approved")
+    }
+    /// Approve this and similar requests for the session (`acceptForSession`).
+    fn accept_for_session(&self, py: Python<'_>) -> PyResult<()> {
+        self.decide(py, "acceptForSession", "approved_for_session")
+    }
+    /// Decline (`{"decision": "decline"}`; `denied` for v1 approval methods).
+    fn decline(&self, py: Python<'_>) -> PyResult<()> {
+        self.decide(py, "decline", "denied")
+    }
+    /// Decline and interrupt the turn (`{"decision": "cancel"}`; `abort` for v1).
+    fn cancel(&self, py: Python<'_>) -> PyResult<()> {
+        self.decide(py, "cancel", "abort")
+    }
+    /// Answer exactly as if no handler existed: approvals declined, other requests refused.
+    fn fail_closed(&self, py: Python<'_>) -> PyResult<()> {
+        let r = py.detach(|| self.inner.respond_fail_closed());
+        r.py(py)
+    }
+    fn __repr__(&self) -> String {
+        format!(
+            "<ServerRequest {} id={} open={}>",
+            self.inner.method,
+            self.inner.id,
+            self.inner.is_open()
+        )
+    }
+}
+
+/// Something the connection reports: `kind` is `"error"` (a malformed line, a callback
+/// failure), `"overflow"` (`dropped` notifications were shed) or `"disconnected"` (the last
+/// event of a connection; `reason`, `stderr_tail`).
+#[pyclass(module = "codexclient._native", frozen)]
+pub struct ConnectionEvent {
+    inner: CoreConnection,
+}
+
+#[pymethods]
+impl ConnectionEvent {
+    /// `"error"`, `"overflow"` or `"disconnected"`.
+    #[getter]
+    fn kind(&self) -> &'static str {
+        match &self.inner {
+            CoreConnection::Error(_) => "error",
+            CoreConnection::Overflow { .. } => "overflow",
+            CoreConnection::Disconnected(_) => "disconnected",
+        }
+    }
+    /// Human-readable description.
+    #[getter]
+    fn message(&self) -> String {
+        match &self.inner {
+            CoreConnection::Error(m) => m.clone(),
+            CoreConnection::Overflow { dropped } => {
+                format!("{dropped} notifications dropped (consumer too slow)")
+            }
+            CoreConnection::Disconnected(info) => info.to_string(),
+        }
+    }
+    /// Notifications dropped (`overflow` only).
+    #[getter]
+    fn dropped(&self) -> Option<u64> {
+        match &self.inner {
+            CoreConnection::Overflow { dropped } => Some(*dropped),
+            _ => None,
+        }
+    }
+    /// Why the connection ended (`disconnected` only).
+    #[getter]
+    fn reason(&self) -> Option<String> {
+        match &self.inner {
+            CoreConnection::Disconnected(info) => Some(info.reason.clone()),
+            _ => None,
+        }
+    }
+    /// The server's last stderr output (`disconnected` only).
+    #[getter]
+    fn stderr_tail(&self) -> Option<String> {
+        match &self.inner {
+            CoreConnection::Disconnected(info) => Some(info.stderr_tail.clone()),
+            _ => None,
+        }
+    }
+    /// Always `None`; here so every event has the attribute.
+    #[getter]
+    fn method(&self) -> Option<String> {
+        None
+    }
+    /// Always `None`.
+    #[getter]
+    fn thread_id(&self) -> Option<String> {
+        None
+    }
+    /// Always `None`.
+    #[getter]
+    fn turn_id(&self) -> Option<String> {
+        None
+    }
+    /// Always `None`.
+    #[getter]
+    fn delta(&self) -> Option<String> {
+        None
+    }
+    /// Always `None`.
+    #[getter]
+    fn item(&self) -> Option<String> {
+        None
+    }
+    /// An empty dict.
+    #[getter]
+    fn params<'py>(&self, py: Python<'py>) -> Bound<'py, PyDict> {
+        PyDict::new(py)
+    }
+    fn __repr__(&self) -> String {
+        format!("<ConnectionEvent {}: {}>", self.kind(), self.message())
+    }
+}
+
+fn note_object(py: Python<'_>, n: codex_client::Notification) -> PyResult<Py<PyAny>> {
+    let kind = match n.method.as_str() {
+        "item/agentMessage/delta" => 1,
+        "item/started" => 2,
+        "item/completed" => 3,
+        "turn/started" => 4,
+        "turn/completed" => 5,
+        "thread/tokenUsage/updated" => 6,
+        _ => 0,
+    };
+    let base = PyClassInitializer::from(Notification {
+        inner: n,
+        params: PyOnceLock::new(),
+    });
+    Ok(match kind {
+        1 => Py::new(py, base.add_subclass(AgentMessageDelta))?.into_any(),
+        2 => Py::new(py, base.add_subclass(ItemStarted))?.into_any(),
+        3 => Py::new(py, base.add_subclass(ItemCompleted))?.into_any(),
+        4 => Py::new(py, base.add_subclass(TurnStarted))?.into_any(),
+        5 => Py::new(py, base.add_subclass(TurnCompleted))?.into_any(),
+        6 => Py::new(py, base.add_subclass(TokenUsageUpdated))?.into_any(),
+        _ => Py::new(py, base)?.into_any(),
+    })
+}
+
+/// Move a core event into a Python object. Returns whether it is a server request.
+pub(crate) fn to_object(py: Python<'_>, ev: Event) -> PyResult<(Py<PyAny>, bool)> {
+    Ok(match ev {
+        Event::Notification(n) => (note_object(py, n)?, false),
+        Event::ServerRequest(r) => (
+            Py::new(
+                py,
+                ServerRequest {
+                    inner: r,
+                    params: PyOnceLock::new(),
+                },
+            )?
+            .into_any(),
+            true,
+        ),
+        Event::Connection(c) => (Py::new(py, ConnectionEvent { inner: c })?.into_any(), false),
+    })
+}
+
+/// Convert events into Python objects, appending them to `list`. Each server request is passed
+/// to `handler` first (which answers it, defers it or declines it); its errors are reported as
+/// unraisable and the request is answered fail-closed.
+pub(crate) fn extend_list(
+    py: Python<'_>,
+    list: &Bound<'_, PyList>,
+    events: impl IntoIterator<Item = Event>,
+    handler: Option<&Py<PyAny>>,
+) -> PyResult<()> {
+    for ev in events {
+        let obj = convert_one(py, ev, handler)?;
+        list.append(obj)?;
+    }
+    Ok(())
+}
+
+/// Convert one event, running the server-request handler on requests.
+pub(crate) fn convert_one(
+    py: Python<'_>,
+    ev: Event,
+    handler: Option<&Py<PyAny>>,
+) -> PyResult<Py<PyAny>> {
+    let (obj, is_request) = to_object(py, ev)?;
+    if is_request {
+        if let Some(h) = handler {
+            if let Err(e) = h.call1(py, (obj.clone_ref(py),)) {
+                e.write_unraisable(py, Some(h.bind(py)));
+                if let Ok(req) = obj.bind(py).cast::<ServerRequest>() {
+                    let _ = req.get().inner.respond_fail_closed();
+                }
+            }
+        }
+    }
+    Ok(obj)
+}
