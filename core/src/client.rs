@@ -171,7 +171,11 @@ impl Client {
         if self.is_connected() {
             return Err(Error::AlreadyConnected);
         }
-        let session = Session::start(&self.inner.options)?;
+        let handlers = match self.inner.options.delivery {
+            Delivery::Callbacks => Some(self.inner.handlers.clone()),
+            Delivery::Poll => None,
+        };
+        let session = Session::start(&self.inner.options, handlers)?;
         let rx = session.shared.start_request(
             "initialize",
             &self.initialize_params(),
@@ -359,7 +363,12 @@ impl Client {
         session.notify(method, Some(&to_params(params)?))
     }
 
-    fn check_callbacks_mode(&self) -> Result<()> {
+    /// The client's handler table.
+    pub(crate) fn handlers(&self) -> &Arc<Handlers> {
+        &self.inner.handlers
+    }
+
+    pub(crate) fn check_callbacks_mode(&self) -> Result<()> {
         match self.inner.options.delivery {
             Delivery::Callbacks => Ok(()),
             Delivery::Poll => Err(Error::InvalidState(

@@ -1,6 +1,7 @@
 //! Callback delivery: registered handlers and the one library-owned thread that runs them.
 
 use std::cell::Cell;
+use std::collections::HashMap;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, RwLock};
@@ -20,6 +21,9 @@ pub type ConnectionHandler = Arc<dyn Fn(&ConnectionEvent) + Send + Sync>;
 pub(crate) struct Handlers {
     pub notification: RwLock<Option<NotificationHandler>>,
     pub server_request: RwLock<Option<ServerRequestHandler>>,
+    /// Handlers of one server request method each (typed handlers); they take precedence over
+    /// `server_request`.
+    pub by_method: RwLock<HashMap<String, ServerRequestHandler>>,
     pub connection: RwLock<Option<ConnectionHandler>>,
 }
 
@@ -40,14 +44,34 @@ fn panic_message(p: &(dyn std::any::Any + Send)) -> String {
 }
 
 impl Handlers {
-    fn report_panic(&self, what: &str, payload: &(dyn std::any::Any + Send)) {
-        let msg = format!("{what} callback panicked: {}", panic_message(payload));
+    /// Whether a handler registered on the client takes server requests of `method` (then they
+    /// go to the dispatch thread even while a turn stream is open on their thread).
+    pub(crate) fn handles(&self, method: &str) -> bool {
+        self.server_request.read().unwrap().is_some()
+            || self.by_method.read().unwrap().contains_key(method)
+    }
+
+    /// The handler for a server request of `method`: the method's own, else the generic one.
+    fn request_handler(&self, method: &str) -> Option<ServerRequestHandler> {
+        let own = self.by_method.read().unwrap().get(method).cloned();
+        own.or_else(|| self.server_request.read().unwrap().clone())
+    }
+
+    /// Report a handler failure (a panic or an error) as a connection error event.
+    pub(crate) fn report_error(&self, msg: String) {
         tracing::error!("{msg}");
         let handler = self.connection.read().unwrap().clone();
         if let Some(h) = handler {
             let ev = ConnectionEvent::Error(msg);
             let _ = catch_unwind(AssertUnwindSafe(|| h(&ev)));
         }
+    }
+
+    fn report_panic(&self, what: &str, payload: &(dyn std::any::Any + Send)) {
+        self.report_error(format!(
+            "{what} callback panicked: {}",
+            panic_message(payload)
+        ));
     }
 
     /// Run the right handler for one event. Server requests without a handler are answered
@@ -63,20 +87,17 @@ impl Handlers {
                     }
                 }
             }
-            Event::ServerRequest(r) => {
-                let h = self.server_request.read().unwrap().clone();
-                match h {
-                    Some(h) => {
-                        if let Err(p) = catch_unwind(AssertUnwindSafe(|| h(r))) {
-                            self.report_panic("server request", &*p);
-                        }
-                    }
-                    None => {
-                        tracing::info!(method = %r.method, "no server request handler; answering fail-closed");
-                        let _ = r.respond_fail_closed();
+            Event::ServerRequest(r) => match self.request_handler(&r.method) {
+                Some(h) => {
+                    if let Err(p) = catch_unwind(AssertUnwindSafe(|| h(r))) {
+                        self.report_panic("server request", &*p);
                     }
                 }
-            }
+                None => {
+                    tracing::info!(method = %r.method, "no server request handler; answering fail-closed");
+                    let _ = r.respond_fail_closed();
+                }
+            },
             Event::Connection(c) => {
                 let h = self.connection.read().unwrap().clone();
                 if let Some(h) = h {

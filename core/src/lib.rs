@@ -34,6 +34,7 @@ mod shim;
 mod thread;
 pub mod transport;
 mod turn;
+mod typed;
 
 pub use client::{Client, EventStream, InitializeResult};
 pub use dispatch::{
@@ -48,3 +49,4 @@ pub use options::{
 };
 pub use thread::{Input, Thread, ThreadStatus};
 pub use turn::{TurnIter, TurnResult, TurnStream};
+pub use typed::TypedRequest;

@@ -10,6 +10,7 @@ use std::time::{Duration, Instant};
 use tokio::io::BufReader;
 use tokio::sync::{mpsc, oneshot, Notify};
 
+use crate::dispatch::Handlers;
 use crate::error::{DisconnectInfo, Error, Result, RpcError, OVERLOADED_CODE};
 use crate::event::{null_raw, ConnectionEvent, Event, Notification, ResponderState, ServerRequest};
 use crate::message::{classify, notification_line, request_line, Classified, Incoming, RequestId};
@@ -57,6 +58,8 @@ pub(crate) struct SessionShared {
     retry: RetryPolicy,
     max_line_bytes: usize,
     pid: Option<u32>,
+    /// The client's handlers in callback mode (`None` in poll mode).
+    handlers: Option<Arc<Handlers>>,
     me: Weak<SessionShared>,
 }
 
@@ -322,7 +325,11 @@ impl SessionShared {
                     .unwrap()
                     .insert(id.clone(), state.clone());
                 let req = ServerRequest::new(id, method, params, state, self.me.clone());
-                let route = self.router.route_request(&req);
+                // A handler registered on the client wins over an open turn stream.
+                let route = match &self.handlers {
+                    Some(h) if h.handles(&req.method) => None,
+                    _ => self.router.route_request(&req),
+                };
                 let queue = route.as_ref().map_or(&*self.queue, |r| &*r.queue);
                 self.deliver(queue, Event::ServerRequest(req)).await;
             }
@@ -385,7 +392,7 @@ pub(crate) struct Session {
 
 impl Session {
     /// Spawn the server on a new runtime thread. The handshake is the caller's job.
-    pub(crate) fn start(opts: &ClientOptions) -> Result<Session> {
+    pub(crate) fn start(opts: &ClientOptions, handlers: Option<Arc<Handlers>>) -> Result<Session> {
         let (ready_tx, ready_rx) = std::sync::mpsc::sync_channel(1);
         let opts = opts.clone();
         let thread = std::thread::Builder::new()
@@ -435,6 +442,7 @@ impl Session {
                         retry: opts.retry,
                         max_line_bytes: opts.max_line_bytes,
                         pid: link.child.as_ref().and_then(|c| c.id()),
+                        handlers,
                         me: me.clone(),
                     });
                     if ready_tx.send(Ok((shared.clone(), shutdown_tx))).is_err() {
