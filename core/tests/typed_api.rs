@@ -411,3 +411,42 @@ fn unknown_notification_from_a_newer_server_arrives_raw() {
     }
     assert!(saw_note && saw_req);
 }
+
+#[test]
+fn typed_user_input_handler_answers_the_question() {
+    let env = RealEnv::new();
+    let c = Client::new(env.options().experimental_api(true));
+    let questions = Arc::new(Mutex::new(Vec::<String>::new()));
+    let q = questions.clone();
+    c.on_request::<server_requests::ItemToolRequestUserInput>(move |req| {
+        let mut answers = std::collections::BTreeMap::new();
+        for question in &req.params.questions {
+            q.lock().unwrap().push(question.question.clone());
+            answers.insert(
+                question.id.clone(),
+                protocol::ToolRequestUserInputAnswer {
+                    answers: vec!["Yes".into()],
+                    extra: Default::default(),
+                },
+            );
+        }
+        req.respond(protocol::ToolRequestUserInputResponse {
+            answers,
+            extra: Default::default(),
+        })
+        .unwrap();
+    })
+    .unwrap();
+    c.connect().unwrap();
+    let thread = c.thread_start(json!({})).unwrap();
+    let r = thread
+        .run_with(
+            "MOCK_ASK: Shall we proceed?",
+            json!({"collaborationMode": {"mode": "plan", "settings": {"model": "mock-model"}}}),
+        )
+        .unwrap();
+    assert_eq!(*questions.lock().unwrap(), vec!["Shall we proceed?"]);
+    let reply = r.final_response.unwrap_or_default();
+    assert!(reply.starts_with("you answered:"), "{reply}");
+    assert!(reply.contains("Yes"), "{reply}");
+}
