@@ -30,6 +30,20 @@ struct Scope<'a> {
     delta: Option<std::borrow::Cow<'a, str>>,
 }
 
+/// `threadId` and `turnId` of a payload, parsed in one pass (the router's hot path).
+#[derive(serde::Deserialize, Default)]
+pub(crate) struct Ids<'a> {
+    #[serde(default, rename = "threadId", borrow)]
+    pub thread_id: Option<std::borrow::Cow<'a, str>>,
+    #[serde(default, rename = "turnId", borrow)]
+    pub turn_id: Option<std::borrow::Cow<'a, str>>,
+}
+
+/// [`Ids`] of a params payload (empty when it is not an object).
+pub(crate) fn ids(params: &RawValue) -> Ids<'_> {
+    serde_json::from_str(params.get()).unwrap_or_default()
+}
+
 fn scope(params: &RawValue) -> Scope<'_> {
     serde_json::from_str(params.get()).unwrap_or_default()
 }

@@ -24,6 +24,8 @@ struct State {
     closed: bool,
     dropped: u64,
     blocked_waiters: usize,
+    /// Events were queued without waking consumers (see [`EventQueue::push_deferred`]).
+    wake_pending: bool,
     readiness: Option<Arc<Readiness>>,
 }
 
@@ -93,6 +95,7 @@ impl EventQueue {
                 closed: false,
                 dropped: 0,
                 blocked_waiters: 0,
+                wake_pending: false,
                 readiness: None,
             }),
             cv: Condvar::new(),
@@ -111,7 +114,34 @@ impl EventQueue {
     }
 
     /// Try to queue an event from the reader. `spill` is true while a request is pending.
+    #[cfg(test)]
     pub(crate) fn push(&self, event: Event, spill: bool) -> Push {
+        self.push_inner(event, spill, false)
+    }
+
+    /// Like `push`, but consumers are not woken until [`flush_wake`](Self::flush_wake): the
+    /// reader queues every line it already has in its buffer, then wakes consumers once, so a
+    /// fast stream costs one wake-up per batch instead of one per event. `Full` flushes first.
+    pub(crate) fn push_deferred(&self, event: Event, spill: bool) -> Push {
+        self.push_inner(event, spill, true)
+    }
+
+    /// Wake consumers for events queued by [`push_deferred`](Self::push_deferred).
+    pub(crate) fn flush_wake(&self) {
+        let mut st = self.state.lock().unwrap();
+        if !std::mem::take(&mut st.wake_pending) {
+            return;
+        }
+        st.sync_readiness();
+        let wake_blocked = st.blocked_waiters > 0;
+        drop(st);
+        if wake_blocked {
+            self.cv.notify_one();
+        }
+        self.async_notify.notify_one();
+    }
+
+    fn push_inner(&self, event: Event, spill: bool, defer: bool) -> Push {
         let mut st = self.state.lock().unwrap();
         if st.closed {
             return Push::Closed(event);
@@ -120,6 +150,9 @@ impl EventQueue {
         if len >= self.capacity {
             if !spill {
                 self.signal.reader_waiting.store(true, Ordering::Release);
+                drop(st);
+                // The consumer must see what is queued, or it never makes room.
+                self.flush_wake();
                 return Push::Full(event);
             }
             if len >= self.hard_capacity && matches!(event, Event::Notification(_)) {
@@ -127,7 +160,17 @@ impl EventQueue {
                 return Push::Done;
             }
         }
-        self.enqueue(st, event);
+        if defer {
+            if st.dropped > 0 {
+                let dropped = std::mem::take(&mut st.dropped);
+                st.items
+                    .push_back(Event::Connection(ConnectionEvent::Overflow { dropped }));
+            }
+            st.items.push_back(event);
+            st.wake_pending = true;
+        } else {
+            self.enqueue(st, event);
+        }
         Push::Done
     }
 
@@ -333,5 +376,38 @@ mod tests {
         assert!(futures_executor::block_on(q.next_batch(&mut out, 8)));
         assert_eq!(out.len(), 1);
         t.join().unwrap();
+    }
+
+    #[test]
+    fn deferred_pushes_wake_consumers_once_on_flush_and_full_flushes() {
+        let q = Arc::new(EventQueue::new(4));
+        assert!(matches!(q.push_deferred(note(0), false), Push::Done));
+        assert!(matches!(q.push_deferred(note(1), false), Push::Done));
+        // Visible to a consumer that looks, even before the wake.
+        assert_eq!(q.len(), 2);
+        let r = Arc::new(Readiness::new().unwrap());
+        q.set_readiness(Some(r.clone()));
+        let mut out = Vec::new();
+        assert!(q.wait_drain(&mut out, 10, Some(Duration::ZERO)));
+        assert_eq!(out.len(), 2);
+        // A blocked consumer is woken by flush_wake, not by the push.
+        let q2 = q.clone();
+        let waiter = std::thread::spawn(move || {
+            let mut out = Vec::new();
+            q2.wait_drain(&mut out, 10, Some(Duration::from_secs(10)));
+            out.len()
+        });
+        std::thread::sleep(Duration::from_millis(50));
+        assert!(matches!(q.push_deferred(note(2), false), Push::Done));
+        std::thread::sleep(Duration::from_millis(50));
+        assert!(!waiter.is_finished(), "no wake before the flush");
+        q.flush_wake();
+        assert_eq!(waiter.join().unwrap(), 1);
+        // At capacity, Full wakes consumers itself (else the reader would wait forever).
+        for i in 0..4 {
+            assert!(matches!(q.push_deferred(note(i), false), Push::Done));
+        }
+        assert!(matches!(q.push_deferred(note(9), false), Push::Full(_)));
+        assert!(!q.state.lock().unwrap().wake_pending);
     }
 }

@@ -113,20 +113,21 @@ impl Router {
         if self.active.load(Ordering::Acquire) == 0 {
             return None;
         }
-        let thread_id = n.thread_id()?;
+        let ids = crate::event::ids(&n.params);
+        let thread_id = ids.thread_id?;
         let mut routes = self.routes.lock().unwrap();
-        let route = routes.get(&thread_id)?.clone();
+        let route = routes.get(thread_id.as_ref())?.clone();
         if n.method == "turn/completed" {
             let done = serde_json::from_str::<TurnCompleted>(n.params.get()).ok();
             let turn = done.as_ref().map(|d| d.turn.id.as_ref());
             if !route.accepts_turn(turn) {
                 return None;
             }
-            routes.remove(&thread_id);
+            routes.remove(thread_id.as_ref());
             self.active.store(routes.len(), Ordering::Release);
             return Some((route, true));
         }
-        if !route.accepts_turn(n.turn_id().as_deref()) {
+        if !route.accepts_turn(ids.turn_id.as_deref()) {
             return None;
         }
         Some((route, false))

@@ -60,6 +60,8 @@ pub(crate) struct SessionShared {
     pid: Option<u32>,
     /// The client's handlers in callback mode (`None` in poll mode).
     handlers: Option<Arc<Handlers>>,
+    /// Queues with events whose consumers were not woken yet (reader-side batching).
+    dirty: Mutex<Vec<Arc<EventQueue>>>,
     me: Weak<SessionShared>,
 }
 
@@ -251,14 +253,20 @@ impl SessionShared {
     /// A closed turn queue hands the event to the main queue; a closed main queue drops it
     /// (the connection is gone; a server request dropped here is answered fail-closed, which
     /// fails quietly).
-    async fn deliver(&self, queue: &EventQueue, mut event: Event) {
+    async fn deliver(&self, queue: &Arc<EventQueue>, mut event: Event) {
         let mut queue = queue;
         loop {
             let spill = self.pending_count.load(Ordering::Acquire) > 0;
-            match queue.push(event, spill) {
-                Push::Done => return,
+            match queue.push_deferred(event, spill) {
+                Push::Done => {
+                    let mut dirty = self.dirty.lock().unwrap();
+                    if !dirty.last().is_some_and(|q| Arc::ptr_eq(q, queue)) {
+                        dirty.push(queue.clone());
+                    }
+                    return;
+                }
                 Push::Closed(ev) => {
-                    if std::ptr::eq(queue, &*self.queue) {
+                    if Arc::ptr_eq(queue, &self.queue) {
                         return;
                     }
                     event = ev;
@@ -269,6 +277,15 @@ impl SessionShared {
                     self.signal.space.notified().await;
                 }
             }
+        }
+    }
+
+    /// Wake the consumers of every queue that got events since the last flush. The reader
+    /// calls it when it has no complete line left in its buffer (or after a batch).
+    pub(crate) fn flush_wakes(&self) {
+        let dirty = std::mem::take(&mut *self.dirty.lock().unwrap());
+        for q in dirty {
+            q.flush_wake();
         }
     }
 
@@ -330,7 +347,7 @@ impl SessionShared {
                     Some(h) if h.handles(&req.method) => None,
                     _ => self.router.route_request(&req),
                 };
-                let queue = route.as_ref().map_or(&*self.queue, |r| &*r.queue);
+                let queue = route.as_ref().map_or(&self.queue, |r| &r.queue);
                 self.deliver(queue, Event::ServerRequest(req)).await;
             }
         }
@@ -443,6 +460,7 @@ impl Session {
                         max_line_bytes: opts.max_line_bytes,
                         pid: link.child.as_ref().and_then(|c| c.id()),
                         handlers,
+                        dirty: Mutex::new(Vec::new()),
                         me: me.clone(),
                     });
                     if ready_tx.send(Ok((shared.clone(), shutdown_tx))).is_err() {
@@ -596,9 +614,18 @@ async fn run(
     });
 }
 
+/// Lines handled between two consumer wake-ups at most, while lines keep arriving.
+const WAKE_BATCH: usize = 256;
+
 async fn reader_loop(shared: &SessionShared, mut reader: MessageReader) -> String {
     let mut buf = Vec::with_capacity(16 * 1024);
+    let mut since_wake = 0usize;
     loop {
+        since_wake += 1;
+        if since_wake >= WAKE_BATCH || !reader.has_buffered_line() {
+            shared.flush_wakes();
+            since_wake = 0;
+        }
         match reader.read(&mut buf, shared.max_line_bytes).await {
             Err(e) => return format!("reading from the server failed: {e}"),
             Ok(LineRead::Eof) => return "the server closed the connection".to_string(),

@@ -5,7 +5,7 @@
 use bytes::Bytes;
 use futures_util::{SinkExt, StreamExt};
 use std::pin::Pin;
-use tokio::io::{AsyncBufRead, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader, BufWriter};
+use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt, BufReader, BufWriter};
 use tokio_tungstenite::tungstenite::Message;
 use tokio_tungstenite::WebSocketStream;
 
@@ -20,7 +20,7 @@ pub(crate) type Ws = WebSocketStream<Pin<Box<dyn ByteStream>>>;
 
 /// The read half.
 pub(crate) enum MessageReader {
-    Lines(Pin<Box<dyn AsyncBufRead + Send>>),
+    Lines(BufReader<Pin<Box<dyn AsyncRead + Send>>>),
     Ws(futures_util::stream::SplitStream<Ws>),
 }
 
@@ -42,12 +42,23 @@ pub(crate) fn line_halves(
     write: impl AsyncWrite + Send + 'static,
 ) -> (MessageReader, MessageWriter) {
     (
-        MessageReader::Lines(Box::pin(BufReader::with_capacity(256 * 1024, read))),
+        MessageReader::Lines(BufReader::with_capacity(
+            256 * 1024,
+            Box::pin(read) as Pin<Box<dyn AsyncRead + Send>>,
+        )),
         MessageWriter::Lines(BufWriter::with_capacity(64 * 1024, Box::pin(write))),
     )
 }
 
 impl MessageReader {
+    /// Whether a complete message is already buffered (reading it will not wait).
+    pub(crate) fn has_buffered_line(&self) -> bool {
+        match self {
+            MessageReader::Lines(r) => memchr::memchr(b'\n', r.buffer()).is_some(),
+            MessageReader::Ws(_) => false,
+        }
+    }
+
     /// Read the next message into `buf` (cleared first).
     pub(crate) async fn read(
         &mut self,

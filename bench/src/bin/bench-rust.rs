@@ -1,0 +1,159 @@
+//! `bench-rust`: the Rust consumers of the benchmark. Prints one JSON object per run.
+//!
+//! - `bench-rust stream SERVER N [blocking|async]`: events/s of one turn of N deltas through the
+//!   Thread/Turn stream API (blocking iterator or async `Stream`), and peak RSS.
+//! - `bench-rust rtt SERVER N`: N sequential `thread/name/set` round trips; median and p99 (µs).
+//! - `bench-rust startup CODEX_BIN REPS`: spawn to `initialize` answered through the library
+//!   (median ms of REPS) and, for comparison, the bare binary driven by hand.
+
+use codex_client::{Client, ClientOptions, Delivery, Event};
+use serde_json::json;
+use std::io::{BufRead, BufReader, Write};
+use std::time::{Duration, Instant};
+
+fn usage() -> ! {
+    eprintln!("usage: bench-rust stream SERVER N [blocking|async] | rtt SERVER N | startup CODEX_BIN REPS");
+    std::process::exit(2)
+}
+
+fn connect(server: &str, n: u64) -> Client {
+    let c = Client::new(
+        ClientOptions::default()
+            .codex_bin(server)
+            .env("BENCH_EVENTS", n.to_string())
+            .delivery(Delivery::Poll),
+    );
+    c.connect().expect("connect to the bench server");
+    c
+}
+
+fn stream(server: &str, n: u64, mode: &str) {
+    let c = connect(server, n);
+    let thread = c.thread_start(json!({})).unwrap();
+    let t0 = Instant::now();
+    let mut s = thread.run_streamed("go").unwrap();
+    let mut deltas = 0u64;
+    let count = |ev: &Event, deltas: &mut u64| {
+        if let Event::Notification(note) = ev {
+            if note.method == "item/agentMessage/delta" {
+                *deltas += 1;
+            }
+        }
+    };
+    if mode == "async" {
+        use futures_util::StreamExt;
+        futures_executor::block_on(async {
+            while let Some(ev) = s.next().await {
+                count(&ev, &mut deltas);
+            }
+        });
+    } else {
+        for ev in s.iter() {
+            count(&ev, &mut deltas);
+        }
+    }
+    let secs = t0.elapsed().as_secs_f64();
+    assert_eq!(deltas, n, "every delta arrives");
+    assert_eq!(s.result().status, "completed");
+    println!(
+        "{}",
+        json!({"events": deltas, "secs": secs, "events_per_s": deltas as f64 / secs,
+               "peak_rss_kb": codex_bench::peak_rss_kb()})
+    );
+    c.disconnect();
+}
+
+fn rtt(server: &str, n: u64) {
+    let c = connect(server, 0);
+    let thread = c.thread_start(json!({})).unwrap();
+    let params = json!({"threadId": thread.id(), "name": "bench"});
+    for _ in 0..200 {
+        c.request_blocking("thread/name/set", params.clone())
+            .unwrap();
+    }
+    let mut samples = Vec::with_capacity(n as usize);
+    for _ in 0..n {
+        let t = Instant::now();
+        c.request_blocking("thread/name/set", params.clone())
+            .unwrap();
+        samples.push(t.elapsed().as_secs_f64() * 1e6);
+    }
+    let (median, p99) = codex_bench::median_p99(&mut samples);
+    println!(
+        "{}",
+        json!({"calls": n, "median_us": median, "p99_us": p99})
+    );
+    c.disconnect();
+}
+
+/// Spawn `bin app-server`, write `initialize`, read its answer: the binary's own time.
+fn bare_startup(bin: &str, home: &std::path::Path) -> f64 {
+    let t = Instant::now();
+    let mut child = std::process::Command::new(bin)
+        .arg("app-server")
+        .env("CODEX_HOME", home)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("spawn codex");
+    let mut stdin = child.stdin.take().unwrap();
+    stdin
+        .write_all(b"{\"id\":1,\"method\":\"initialize\",\"params\":{\"clientInfo\":{\"name\":\"bench\",\"version\":\"0\"},\"capabilities\":{\"experimentalApi\":false}}}\n")
+        .unwrap();
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let ms = t.elapsed().as_secs_f64() * 1e3;
+    assert!(line.contains("\"result\""), "initialize answered: {line}");
+    drop(stdin);
+    let _ = child.kill();
+    let _ = child.wait();
+    ms
+}
+
+fn startup(bin: &str, reps: usize) {
+    let home = std::env::temp_dir().join(format!("codex-bench-home-{}", std::process::id()));
+    // The model provider points at a closed loopback port: start-up never calls the model, and
+    // the config keeps Codex off the network (see ../shared/docs/real-codex.md).
+    codex_mock_model::write_codex_home(&home, 9).unwrap();
+    let mut lib = Vec::new();
+    let mut bare = Vec::new();
+    for _ in 0..reps {
+        bare.push(bare_startup(bin, &home));
+        let c = Client::new(
+            ClientOptions::default()
+                .codex_bin(bin)
+                .codex_home(&home)
+                .delivery(Delivery::Poll),
+        );
+        let t = Instant::now();
+        c.connect().expect("connect to codex");
+        lib.push(t.elapsed().as_secs_f64() * 1e3);
+        c.disconnect();
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let (lib_med, _) = codex_bench::median_p99(&mut lib);
+    let (bare_med, _) = codex_bench::median_p99(&mut bare);
+    println!(
+        "{}",
+        json!({"reps": reps, "library_ms": lib_med, "bare_ms": bare_med})
+    );
+    let _ = std::fs::remove_dir_all(&home);
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let arg = |i: usize| args.get(i).cloned().unwrap_or_else(|| usage());
+    match args.first().map(String::as_str) {
+        Some("stream") => stream(
+            &arg(1),
+            arg(2).parse().unwrap_or_else(|_| usage()),
+            args.get(3).map(String::as_str).unwrap_or("blocking"),
+        ),
+        Some("rtt") => rtt(&arg(1), arg(2).parse().unwrap_or_else(|_| usage())),
+        Some("startup") => startup(&arg(1), arg(2).parse().unwrap_or_else(|_| usage())),
+        _ => usage(),
+    }
+}
