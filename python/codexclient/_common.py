@@ -352,4 +352,66 @@ def run_coroutine_blocking(awaitable: Any) -> Any:
     return box[0] if box else None
 
 
+def native_options(
+    *,
+    codex_bin: Optional[Union[str, "os.PathLike[str]"]],
+    args: Sequence[str],
+    config: Optional[Mapping[str, Any]],
+    env: Optional[Mapping[str, str]],
+    clear_env: bool,
+    cwd: Optional[Union[str, "os.PathLike[str]"]],
+    codex_home: Optional[Union[str, "os.PathLike[str]"]],
+    client_name: Optional[str],
+    client_title: Optional[str],
+    client_version: Optional[str],
+    experimental_api: bool,
+    opt_out_notification_methods: Sequence[str],
+    default_timeout: Optional[float],
+    retry_max_attempts: Optional[int],
+    retry_base: Optional[float],
+    retry_cap: Optional[float],
+    event_queue_capacity: Optional[int],
+    max_line_bytes: Optional[int],
+) -> Dict[str, Any]:
+    """Keyword arguments of ``_native.NativeClient`` from the public client options.
+
+    ``config`` values that are not strings are written as JSON (which TOML reads for
+    numbers, booleans, strings and arrays); strings are passed through as TOML text.
+    """
+    overrides: List[Tuple[str, str]] = []
+    for k, v in (config or {}).items():
+        overrides.append((str(k), v if isinstance(v, str) else dumps(v)))
+    return dict(
+        codex_bin=os.fspath(codex_bin) if codex_bin is not None else None,
+        args=[str(a) for a in args],
+        config_overrides=overrides,
+        env=[(str(k), str(v)) for k, v in (env or {}).items()],
+        clear_env=clear_env,
+        cwd=os.fspath(cwd) if cwd is not None else None,
+        codex_home=os.fspath(codex_home) if codex_home is not None else None,
+        client_name=client_name,
+        client_title=client_title,
+        client_version=client_version,
+        experimental_api=experimental_api,
+        opt_out_notification_methods=list(opt_out_notification_methods),
+        default_timeout=default_timeout,
+        retry_max_attempts=retry_max_attempts,
+        retry_base=retry_base,
+        retry_cap=retry_cap,
+        event_queue_capacity=event_queue_capacity,
+        max_line_bytes=max_line_bytes,
+    )
+
+
+def thread_id_of(result: Mapping[str, Any]) -> str:
+    """The thread id in a ``thread/start``/``resume``/``fork`` result."""
+    thread = result.get("thread") or {}
+    tid = thread.get("id") if isinstance(thread, Mapping) else None
+    if not isinstance(tid, str):
+        from ._errors import ProtocolError
+
+        raise ProtocolError(f"thread result without a thread id: {dict(result)!r}")
+    return tid
+
+
 __all__: Tuple[str, ...] = ()

@@ -58,7 +58,11 @@ class RequestTimeoutError(CodexError, TimeoutError):
 
 
 class RpcError(CodexError):
-    """The server answered with a JSON-RPC error: ``code``, ``server_message``, ``data``."""
+    """The server answered with a JSON-RPC error.
+
+    ``code`` (int), ``message`` (the server's message; also ``server_message``) and ``data``
+    (the error's ``data`` member as Python objects, or ``None``).
+    """
 
     def __init__(
         self,
@@ -71,6 +75,8 @@ class RpcError(CodexError):
         super().__init__(message)
         self.code = code
         self.server_message = server_message
+        #: The server's error message (same as ``server_message``).
+        self.message = server_message
         self.data = data
 
 

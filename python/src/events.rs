@@ -55,10 +55,23 @@ impl Notification {
     fn thread_id(&self) -> Option<String> {
         self.inner.thread_id()
     }
-    /// `params.turnId`, when present.
+    /// `params.turnId`, when present; for `turn/*` notifications (which carry the whole
+    /// turn) `params.turn.id`.
     #[getter]
-    fn turn_id(&self) -> Option<String> {
-        self.inner.turn_id()
+    fn turn_id(&self, py: Python<'_>) -> PyResult<Option<String>> {
+        if let Some(t) = self.inner.turn_id() {
+            return Ok(Some(t));
+        }
+        if !self.inner.method.starts_with("turn/") {
+            return Ok(None);
+        }
+        match member(&self.params(py)?, "turn")? {
+            Some(turn) => match member(&turn, "id")? {
+                Some(id) => Ok(id.extract::<String>().ok()),
+                None => Ok(None),
+            },
+            None => Ok(None),
+        }
     }
     /// `params.delta` (text of `item/*/delta` notifications), when present.
     #[getter]

@@ -1,0 +1,113 @@
+"""codexclient: a native client for OpenAI Codex's ``codex app-server``.
+
+A Rust core (pyo3 extension ``codexclient._native``) spawns the server, speaks its JSON-RPC
+protocol and gives you threads, streamed turns and approvals with safe defaults: every request
+has a timeout, a dead server fails every pending call at once with its stderr tail, and an
+approval nobody handles (or whose handler raises) is declined.
+
+Async::
+
+    async with codexclient.AsyncClient(codex_home=home) as client:
+        thread = await client.thread_start()
+        turn = await thread.run_streamed("Say hello")
+        async for event in turn:
+            if event.delta:
+                print(event.delta, end="")
+
+Sync::
+
+    with codexclient.Client(codex_home=home) as client:
+        result = client.thread_start().run("Say hello")
+        print(result.final_response)
+"""
+
+from __future__ import annotations
+
+from ._async import AsyncClient, AsyncEventStream, AsyncThread, AsyncTurn
+from ._common import (
+    COMMAND_APPROVAL,
+    FILE_CHANGE_APPROVAL,
+    Event,
+    InitializeResult,
+    Input,
+    TurnResult,
+    image_url,
+    local_image,
+    text,
+)
+from ._errors import (
+    AlreadyConnectedError,
+    AlreadyRespondedError,
+    CodexError,
+    ConnectionClosedError,
+    InvalidArgumentError,
+    InvalidParamsError,
+    InvalidRequestError,
+    InvalidStateError,
+    MethodNotFoundError,
+    NotConnectedError,
+    OverloadedError,
+    ProtocolError,
+    RequestTimeoutError,
+    RpcError,
+    TransportError,
+    UnsupportedError,
+)
+from ._native import (
+    AgentMessageDelta,
+    ConnectionEvent,
+    ItemCompleted,
+    ItemStarted,
+    Notification,
+    ServerRequest,
+    TokenUsageUpdated,
+    TurnCompleted,
+    TurnStarted,
+    __version__,
+)
+from ._sync import Client, Thread, Turn
+
+__all__ = [
+    "AsyncClient",
+    "AsyncEventStream",
+    "AsyncThread",
+    "AsyncTurn",
+    "Client",
+    "Thread",
+    "Turn",
+    "TurnResult",
+    "InitializeResult",
+    "Event",
+    "Input",
+    "text",
+    "image_url",
+    "local_image",
+    "COMMAND_APPROVAL",
+    "FILE_CHANGE_APPROVAL",
+    "Notification",
+    "AgentMessageDelta",
+    "ItemStarted",
+    "ItemCompleted",
+    "TurnStarted",
+    "TurnCompleted",
+    "TokenUsageUpdated",
+    "ServerRequest",
+    "ConnectionEvent",
+    "CodexError",
+    "ConnectionClosedError",
+    "NotConnectedError",
+    "AlreadyConnectedError",
+    "RequestTimeoutError",
+    "RpcError",
+    "OverloadedError",
+    "InvalidRequestError",
+    "MethodNotFoundError",
+    "InvalidParamsError",
+    "ProtocolError",
+    "TransportError",
+    "InvalidArgumentError",
+    "InvalidStateError",
+    "AlreadyRespondedError",
+    "UnsupportedError",
+    "__version__",
+]

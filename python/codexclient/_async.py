@@ -1,0 +1,600 @@
+"""The asyncio client: :class:`AsyncClient`, :class:`AsyncThread`, :class:`AsyncTurn`.
+
+Rust futures run on the event loop's own thread. The library's runtime thread never takes the
+GIL: when a future can make progress it writes one byte to a pipe the loop watches
+(``loop.add_reader``), and the loop thread polls it. Cancelling an awaited call drops its Rust
+future (a cancelled request is forgotten; its late answer is ignored).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import collections
+import os
+from types import TracebackType
+from typing import (
+    Any,
+    AsyncIterator,
+    Callable,
+    Deque,
+    Dict,
+    Mapping,
+    Optional,
+    Sequence,
+    Set,
+    Type,
+    Union,
+)
+
+from . import _native
+from ._common import (
+    Event,
+    Handlers,
+    InitializeResult,
+    Input,
+    TurnResult,
+    build_params,
+    dumps,
+    fail_closed,
+    finish,
+    input_items,
+    loads,
+    logger,
+    native_options,
+    register_client,
+    start_log_forwarding,
+    thread_id_of,
+)
+from ._errors import NotConnectedError
+
+_Start = Callable[[_native.Driver, "asyncio.Future[Any]"], int]
+
+
+class _Bridge:
+    """One :class:`_native.Driver` registered with one running event loop."""
+
+    def __init__(self) -> None:
+        self.loop: Optional[asyncio.AbstractEventLoop] = None
+        self.driver: Optional[_native.Driver] = None
+
+    def get(self) -> _native.Driver:
+        loop = asyncio.get_running_loop()
+        if self.loop is not loop or self.driver is None:
+            self.close()
+            d = _native.Driver()
+            loop.add_reader(d.fileno(), d.run)
+            self.loop, self.driver = loop, d
+        return self.driver
+
+    async def call(self, start: _Start) -> Any:
+        """Start a native task with a fresh future and await it; cancelling drops the task."""
+        driver = self.get()
+        fut: "asyncio.Future[Any]" = asyncio.get_running_loop().create_future()
+        task_id = start(driver, fut)
+        try:
+            return await fut
+        except asyncio.CancelledError:
+            driver.cancel(task_id)
+            raise
+
+    def close(self) -> None:
+        loop, d = self.loop, self.driver
+        self.loop = self.driver = None
+        if d is None or loop is None:
+            return
+        if not loop.is_closed():
+            try:
+                loop.remove_reader(d.fileno())
+            except Exception:  # loop shutting down
+                pass
+            d.close()
+
+
+class AsyncClient(Handlers):
+    """A connection to ``codex app-server`` for asyncio code.
+
+    ``async with AsyncClient(...) as client:`` spawns the server and runs the handshake, and
+    stops the server on exit. ``async for event in client:`` yields the notifications and
+    connection events that are not routed to a turn being streamed.
+
+    Options (all keyword-only, same as the Rust core's ``ClientOptions``):
+
+    - ``codex_bin``: the ``codex`` executable (default: ``codex`` on ``PATH``);
+      ``args``: extra arguments after ``app-server``; ``config``: ``-c key=value`` overrides;
+      ``env``: environment variables for the server; ``clear_env``: start from an empty
+      environment; ``cwd``; ``codex_home`` (``CODEX_HOME``).
+    - ``client_name``, ``client_title``, ``client_version``: sent in ``initialize``.
+    - ``experimental_api``: ask for the experimental API capability.
+    - ``opt_out_notification_methods``: notifications the server must not send.
+    - ``default_timeout``: seconds a request may wait for its answer (default 300).
+    - ``retry_max_attempts``, ``retry_base``, ``retry_cap``: overload (-32001) retry.
+    - ``event_queue_capacity``, ``max_line_bytes``: buffering limits.
+
+    Server requests (approvals, ...) go to the handlers registered with
+    :meth:`on_command_approval` and friends; without a handler approvals are **declined**.
+    """
+
+    def __init__(
+        self,
+        *,
+        codex_bin: Optional[Union[str, "os.PathLike[str]"]] = None,
+        args: Sequence[str] = (),
+        config: Optional[Mapping[str, Any]] = None,
+        env: Optional[Mapping[str, str]] = None,
+        clear_env: bool = False,
+        cwd: Optional[Union[str, "os.PathLike[str]"]] = None,
+        codex_home: Optional[Union[str, "os.PathLike[str]"]] = None,
+        client_name: Optional[str] = None,
+        client_title: Optional[str] = None,
+        client_version: Optional[str] = None,
+        experimental_api: bool = False,
+        opt_out_notification_methods: Sequence[str] = (),
+        default_timeout: Optional[float] = None,
+        retry_max_attempts: Optional[int] = None,
+        retry_base: Optional[float] = None,
+        retry_cap: Optional[float] = None,
+        event_queue_capacity: Optional[int] = None,
+        max_line_bytes: Optional[int] = None,
+    ) -> None:
+        super().__init__()
+        start_log_forwarding()
+        self._native = _native.NativeClient(
+            **native_options(
+                codex_bin=codex_bin,
+                args=args,
+                config=config,
+                env=env,
+                clear_env=clear_env,
+                cwd=cwd,
+                codex_home=codex_home,
+                client_name=client_name,
+                client_title=client_title,
+                client_version=client_version,
+                experimental_api=experimental_api,
+                opt_out_notification_methods=opt_out_notification_methods,
+                default_timeout=default_timeout,
+                retry_max_attempts=retry_max_attempts,
+                retry_base=retry_base,
+                retry_cap=retry_cap,
+                event_queue_capacity=event_queue_capacity,
+                max_line_bytes=max_line_bytes,
+            )
+        )
+        self._bridge = _Bridge()
+        self._inbox_task: Optional["asyncio.Task[None]"] = None
+        self._handler_tasks: Set["asyncio.Task[None]"] = set()
+        self._init: Optional[InitializeResult] = None
+        register_client(self)
+
+    # -- connection ------------------------------------------------------------------------
+
+    async def connect(self) -> InitializeResult:
+        """Spawn the server and run the ``initialize``/``initialized`` handshake."""
+        raw = await self._bridge.call(lambda d, f: self._native.connect_async(d, f))
+        self._init = InitializeResult(loads(raw))
+        inbox = self._native.inbox()
+        self._inbox_task = asyncio.get_running_loop().create_task(self._pump_inbox(inbox))
+        return self._init
+
+    async def close(self) -> None:
+        """Stop the server; pending calls fail with :class:`ConnectionClosedError`.
+
+        Idempotent. Deferred server requests still open are answered fail-closed by the
+        server's exit.
+        """
+        self._native.disconnect()
+        task, self._inbox_task = self._inbox_task, None
+        if task is not None and not task.done():
+            try:
+                await asyncio.wait_for(asyncio.shield(task), timeout=2.0)
+            except (asyncio.TimeoutError, asyncio.CancelledError):
+                task.cancel()
+            except Exception:  # the inbox task logs its own failures
+                pass
+        for t in list(self._handler_tasks):
+            t.cancel()
+        self._bridge.close()
+
+    def _close_at_exit(self) -> None:
+        self._native.disconnect()
+
+    async def __aenter__(self) -> "AsyncClient":
+        await self.connect()
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: Optional[Type[BaseException]],
+        exc: Optional[BaseException],
+        tb: Optional[TracebackType],
+    ) -> None:
+        await self.close()
+
+    @property
+    def is_connected(self) -> bool:
+        """Whether the handshake is done and the server alive."""
+        return self._native.is_connected
+
+    @property
+    def initialize_result(self) -> Optional[InitializeResult]:
+        """What the server answered to ``initialize`` (``None`` before :meth:`connect`)."""
+        return self._init
+
+    @property
+    def stderr_tail(self) -> str:
+        """The last output the server wrote to stderr."""
+        return self._native.stderr_tail
+
+    @property
+    def server_pid(self) -> Optional[int]:
+        """Process id of the running server."""
+        return self._native.server_pid
+
+    # -- generic requests --------------------------------------------------------------------
+
+    async def request(
+        self,
+        method: str,
+        params: Optional[Mapping[str, Any]] = None,
+        *,
+        timeout: Optional[float] = None,
+    ) -> Any:
+        """Send any v2 request and return its result as Python objects.
+
+        Raises :class:`RequestTimeoutError` after ``timeout`` seconds (default: the client's
+        ``default_timeout``), :class:`RpcError` (or a subclass) for an error answer and
+        :class:`ConnectionClosedError` when the server goes away.
+        """
+        text = dumps(dict(params) if params is not None else {})
+        raw = await self._bridge.call(
+            lambda d, f: self._native.request_async(d, f, method, text, timeout)
+        )
+        return loads(raw)
+
+    async def notify(self, method: str, params: Optional[Mapping[str, Any]] = None) -> None:
+        """Send a client notification."""
+        self._native.notify(method, dumps(dict(params) if params is not None else {}))
+
+    # -- threads -----------------------------------------------------------------------------
+
+    def thread(self, thread_id: str) -> "AsyncThread":
+        """A handle on an existing (loaded) thread, without any request."""
+        return AsyncThread(self, thread_id, {})
+
+    async def thread_start(
+        self,
+        params: Optional[Mapping[str, Any]] = None,
+        *,
+        timeout: Optional[float] = None,
+        **kwargs: Any,
+    ) -> "AsyncThread":
+        """``thread/start``: a new thread. Keyword arguments are camel-cased into params
+        (``approval_policy="untrusted"`` → ``approvalPolicy``)."""
+        r = await self.request("thread/start", build_params(params, kwargs), timeout=timeout)
+        return AsyncThread(self, thread_id_of(r), r)
+
+    async def thread_resume(
+        self,
+        thread_id: str,
+        params: Optional[Mapping[str, Any]] = None,
+        *,
+        timeout: Optional[float] = None,
+        **kwargs: Any,
+    ) -> "AsyncThread":
+        """``thread/resume``: load a stored thread."""
+        p = build_params(params, kwargs)
+        p["threadId"] = thread_id
+        r = await self.request("thread/resume", p, timeout=timeout)
+        return AsyncThread(self, thread_id_of(r), r)
+
+    async def thread_fork(
+        self,
+        thread_id: str,
+        params: Optional[Mapping[str, Any]] = None,
+        *,
+        timeout: Optional[float] = None,
+        **kwargs: Any,
+    ) -> "AsyncThread":
+        """``thread/fork``: a new thread with a copy of ``thread_id``'s history."""
+        p = build_params(params, kwargs)
+        p["threadId"] = thread_id
+        r = await self.request("thread/fork", p, timeout=timeout)
+        return AsyncThread(self, thread_id_of(r), r)
+
+    async def thread_list(
+        self,
+        params: Optional[Mapping[str, Any]] = None,
+        *,
+        timeout: Optional[float] = None,
+        **kwargs: Any,
+    ) -> Dict[str, Any]:
+        """``thread/list``: stored threads (``{"data": [...], "nextCursor": ...}``)."""
+        r: Dict[str, Any] = await self.request(
+            "thread/list", build_params(params, kwargs), timeout=timeout
+        )
+        return r
+
+    async def thread_read(
+        self, thread_id: str, *, include_turns: bool = False, timeout: Optional[float] = None
+    ) -> Dict[str, Any]:
+        """``thread/read``: a thread's stored state (with its turns if ``include_turns``)."""
+        r: Dict[str, Any] = await self.request(
+            "thread/read",
+            {"threadId": thread_id, "includeTurns": include_turns},
+            timeout=timeout,
+        )
+        return r
+
+    async def thread_archive(self, thread_id: str, *, timeout: Optional[float] = None) -> None:
+        """``thread/archive``."""
+        await self.request("thread/archive", {"threadId": thread_id}, timeout=timeout)
+
+    async def thread_unarchive(self, thread_id: str, *, timeout: Optional[float] = None) -> None:
+        """``thread/unarchive``."""
+        await self.request("thread/unarchive", {"threadId": thread_id}, timeout=timeout)
+
+    async def thread_compact(self, thread_id: str, *, timeout: Optional[float] = None) -> None:
+        """``thread/compact/start``: start compacting a thread's history."""
+        await self.request("thread/compact/start", {"threadId": thread_id}, timeout=timeout)
+
+    async def model_list(self, *, timeout: Optional[float] = None, **kwargs: Any) -> Dict[str, Any]:
+        """``model/list``."""
+        r: Dict[str, Any] = await self.request(
+            "model/list", build_params(None, kwargs), timeout=timeout
+        )
+        return r
+
+    async def config_read(self, *, timeout: Optional[float] = None, **kwargs: Any) -> Dict[str, Any]:
+        """``config/read``."""
+        r: Dict[str, Any] = await self.request(
+            "config/read", build_params(None, kwargs), timeout=timeout
+        )
+        return r
+
+    async def _start_turn(
+        self, thread_id: str, input: Input, overrides: Dict[str, Any]
+    ) -> "AsyncTurn":
+        params = dict(overrides)
+        params["input"] = input_items(input)
+        text = dumps(params)
+        nt = await self._bridge.call(
+            lambda d, f: self._native.start_turn_async(
+                d, f, thread_id, text, self._handle_request
+            )
+        )
+        return AsyncTurn(self, nt)
+
+    # -- events ------------------------------------------------------------------------------
+
+    def events(self) -> "AsyncEventStream":
+        """A new stream of the connection's notifications and connection events that are not
+        routed to a turn being streamed. It ends when the connection ends."""
+        return AsyncEventStream(self, self._native.events())
+
+    def __aiter__(self) -> "AsyncEventStream":
+        return self.events()
+
+    def _want_notifications(self, on: bool) -> None:
+        self._native.set_want_notifications(on)
+
+    def _run_coroutine(self, request: _native.ServerRequest, awaitable: Any) -> None:
+        task = asyncio.get_running_loop().create_task(_finish_async(request, awaitable))
+        self._handler_tasks.add(task)
+        task.add_done_callback(self._handler_tasks.discard)
+
+    async def _pump_inbox(self, inbox: _native.EventStream) -> None:
+        try:
+            while True:
+                evs = inbox.take()
+                if evs is None:
+                    return
+                if not evs:
+                    await self._bridge.call(lambda d, f: inbox.wait_async(d, f))
+                    continue
+                for ev in evs:
+                    self._dispatch(ev)
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            logger.exception("codexclient inbox task failed")
+        finally:
+            inbox.close()
+
+
+async def _finish_async(request: _native.ServerRequest, awaitable: Any) -> None:
+    try:
+        value = await awaitable
+    except asyncio.CancelledError:
+        fail_closed(request)
+        raise
+    except Exception:
+        logger.exception("handler for server request %s raised; declining", request.method)
+        fail_closed(request)
+        return
+    finish(request, value)
+
+
+class AsyncEventStream:
+    """``async for event in stream``: client-level events (see :meth:`AsyncClient.events`)."""
+
+    def __init__(self, client: AsyncClient, native: _native.EventStream) -> None:
+        self._client = client
+        self._native = native
+        self._buf: Deque[Event] = collections.deque()
+
+    def __aiter__(self) -> "AsyncEventStream":
+        return self
+
+    async def __anext__(self) -> Event:
+        while True:
+            if self._buf:
+                return self._buf.popleft()
+            evs = self._native.take()
+            if evs is None:
+                raise StopAsyncIteration
+            if evs:
+                self._buf.extend(evs)
+                continue
+            await self._client._bridge.call(lambda d, f: self._native.wait_async(d, f))
+
+    def close(self) -> None:
+        """Stop receiving events."""
+        self._native.close()
+
+
+class AsyncThread:
+    """A conversation thread of an :class:`AsyncClient`."""
+
+    def __init__(self, client: AsyncClient, thread_id: str, info: Mapping[str, Any]) -> None:
+        self._client = client
+        #: The thread id.
+        self.id = thread_id
+        #: The result of the request that opened the thread (``thread/start`` etc.), if any.
+        self.info: Dict[str, Any] = dict(info)
+
+    def __repr__(self) -> str:
+        return f"AsyncThread({self.id!r})"
+
+    @property
+    def status(self) -> str:
+        """Status derived from ``thread/status/changed`` (``idle``, ``active``, ...)."""
+        return self._client._native.thread_status(self.id)
+
+    async def run(self, input: Input, **overrides: Any) -> TurnResult:
+        """Run one turn to completion and return its result (final text, items, usage, diff).
+
+        ``overrides`` are ``turn/start`` params in snake_case (``effort="low"``). Server
+        requests during the turn go to the client's handlers.
+        """
+        turn = await self.run_streamed(input, **overrides)
+        return await turn.result()
+
+    async def run_streamed(self, input: Input, **overrides: Any) -> "AsyncTurn":
+        """Start a turn and return it once ``turn/start`` is answered; ``async for`` over it
+        yields its events, ending with ``turn/completed``."""
+        return await self._client._start_turn(self.id, input, build_params(None, overrides))
+
+    async def read(self, *, include_turns: bool = False) -> Dict[str, Any]:
+        """``thread/read`` of this thread."""
+        return await self._client.thread_read(self.id, include_turns=include_turns)
+
+    async def archive(self) -> None:
+        """``thread/archive``."""
+        await self._client.thread_archive(self.id)
+
+    async def unarchive(self) -> None:
+        """``thread/unarchive``."""
+        await self._client.thread_unarchive(self.id)
+
+    async def compact(self) -> None:
+        """``thread/compact/start``."""
+        await self._client.thread_compact(self.id)
+
+    async def set_name(self, name: str) -> None:
+        """``thread/name/set``."""
+        await self._client.request("thread/name/set", {"threadId": self.id, "name": name})
+
+    async def fork(self, **kwargs: Any) -> "AsyncThread":
+        """``thread/fork`` of this thread."""
+        return await self._client.thread_fork(self.id, **kwargs)
+
+
+class AsyncTurn:
+    """A running turn: ``async for event in turn`` yields its events, ending with
+    ``turn/completed`` (a :class:`TurnCompleted`).
+
+    Server requests of the turn are passed to the client's handlers before they are yielded.
+    If the connection ends before the turn completed, iteration raises
+    :class:`ConnectionClosedError`.
+
+    **Cancellation.** Cancelling the task that iterates (or awaits :meth:`result`) stops the
+    wait and does **not** interrupt the turn: the turn keeps running, its events keep being
+    collected, and iteration can be resumed. Leaving an ``async with turn:`` block before the
+    turn completed (an exception, a ``break``, a cancellation) **does** interrupt it
+    (``turn/interrupt`` is sent without waiting) and stops routing its events here.
+    """
+
+    def __init__(self, client: AsyncClient, native: _native.Turn) -> None:
+        self._client = client
+        self._native = native
+        self._buf: Deque[Event] = collections.deque()
+        #: The thread id.
+        self.thread_id: str = native.thread_id
+        #: The turn id.
+        self.turn_id: str = native.turn_id
+
+    def __repr__(self) -> str:
+        return f"AsyncTurn(thread_id={self.thread_id!r}, turn_id={self.turn_id!r})"
+
+    @property
+    def started(self) -> Dict[str, Any]:
+        """The ``turn`` object ``turn/start`` answered."""
+        r: Dict[str, Any] = loads(self._native.started_json)
+        return r
+
+    @property
+    def done(self) -> bool:
+        """Whether every event of the turn has been read."""
+        return not self._buf and self._native.done
+
+    def __aiter__(self) -> "AsyncTurn":
+        return self
+
+    async def __anext__(self) -> Event:
+        while True:
+            if self._buf:
+                return self._buf.popleft()
+            evs = self._native.take()
+            if evs is None:
+                raise StopAsyncIteration
+            if evs:
+                self._buf.extend(evs)
+                continue
+            await self._client._bridge.call(lambda d, f: self._native.wait_async(d, f))
+
+    def events(self) -> AsyncIterator[Event]:
+        """The turn itself, as an async iterator."""
+        return self
+
+    async def result(self) -> TurnResult:
+        """Read the rest of the turn and return its result."""
+        async for _ in self:
+            pass
+        return TurnResult(loads(self._native.result_json()))
+
+    def partial_result(self) -> TurnResult:
+        """The result gathered from the events read so far."""
+        return TurnResult(loads(self._native.result_json()))
+
+    async def interrupt(self) -> None:
+        """``turn/interrupt``: the turn then ends with status ``interrupted``."""
+        await self._client._bridge.call(lambda d, f: self._native.interrupt_async(d, f))
+
+    async def steer(self, input: Input) -> None:
+        """``turn/steer``: add input to the running turn."""
+        text = dumps(input_items(input))
+        await self._client._bridge.call(lambda d, f: self._native.steer_async(d, f, text))
+
+    def close(self) -> None:
+        """Stop routing this turn's events here (they go to the client's events). Does not
+        interrupt the turn."""
+        self._native.close()
+
+    async def __aenter__(self) -> "AsyncTurn":
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: Optional[Type[BaseException]],
+        exc: Optional[BaseException],
+        tb: Optional[TracebackType],
+    ) -> None:
+        if not self.done:
+            try:
+                self._native.interrupt_nowait(self._client._bridge.get())
+            except Exception as e:  # connection gone: nothing to interrupt
+                logger.debug("interrupt on exit not sent: %s", e)
+        self.close()
+
+
+__all__ = ["AsyncClient", "AsyncThread", "AsyncTurn", "AsyncEventStream", "NotConnectedError"]

@@ -1,0 +1,136 @@
+"""Fixtures: the real Codex 0.169.0, the project's local mock model and the fake app-server.
+
+A missing Codex binary FAILS the tests with install instructions; nothing is skipped.
+"""
+
+from __future__ import annotations
+
+import os
+import pathlib
+import subprocess
+import sys
+from typing import Iterator
+
+import pytest
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+CODEX_VERSION = "0.169.0"
+
+CONFIG_TEMPLATE = """model = "mock-model"
+model_provider = "mock"
+approval_policy = "on-request"
+[model_providers.mock]
+name = "mock"
+base_url = "http://127.0.0.1:{port}/v1"
+wire_api = "responses"
+request_max_retries = 0
+stream_max_retries = 0
+supports_websockets = false
+
+[features]
+plugins = false
+remote_plugin = false
+plugin_sharing = false
+in_app_updates = false
+shell_snapshot = false
+"""
+
+
+def _target_dir() -> pathlib.Path:
+    return pathlib.Path(os.environ.get("CARGO_TARGET_DIR") or ROOT / "target")
+
+
+_built = False
+
+
+def _testkit_bin(name: str, env_var: str) -> str:
+    """A testkit binary: ``$env_var`` or built with cargo (once per session)."""
+    global _built
+    given = os.environ.get(env_var)
+    if given:
+        return given
+    if not _built:
+        r = subprocess.run(
+            ["cargo", "build", "--quiet", "-p", "codex-mock-model", "-p", "codex-fake-app-server", "--bins"],
+            cwd=ROOT,
+        )
+        assert r.returncode == 0, "cargo build of the testkit binaries failed"
+        _built = True
+    path = _target_dir() / "debug" / name
+    assert path.exists(), f"{path} missing after cargo build"
+    return str(path)
+
+
+@pytest.fixture(scope="session")
+def codex_bin() -> str:
+    """The real codex 0.169.0 binary (CODEX_BIN, else ./.cache/codex-0.169.0)."""
+    given = os.environ.get("CODEX_BIN")
+    path = pathlib.Path(given) if given else ROOT / ".cache" / f"codex-{CODEX_VERSION}"
+    if not path.exists():
+        pytest.fail(
+            f"the real Codex {CODEX_VERSION} is not installed at {path}: run `scripts/setup.sh` "
+            f"(installs @openai/codex@{CODEX_VERSION} from the npm registry) or set CODEX_BIN "
+            f"to a codex {CODEX_VERSION} binary",
+            pytrace=False,
+        )
+    return str(path)
+
+
+@pytest.fixture(scope="session")
+def fake_bin() -> str:
+    """The fake app-server (fault injection)."""
+    return _testkit_bin("fake-app-server", "FAKE_APP_SERVER")
+
+
+@pytest.fixture(scope="session")
+def mock_port() -> Iterator[int]:
+    """A running mock model (stdin piped: it exits when we close it or die)."""
+    exe = _testkit_bin("mock-model", "MOCK_MODEL")
+    p = subprocess.Popen([exe, "--port", "0"], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    assert p.stdout is not None and p.stdin is not None
+    line = p.stdout.readline().decode()
+    assert line.startswith("PORT "), f"mock-model printed {line!r}"
+    try:
+        yield int(line.split()[1])
+    finally:
+        p.stdin.close()
+        try:
+            p.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            p.kill()
+            p.wait()
+
+
+@pytest.fixture
+def codex_home(tmp_path: pathlib.Path, mock_port: int) -> pathlib.Path:
+    """A throwaway CODEX_HOME wired to the mock model (and nothing off this machine)."""
+    home = tmp_path / "codex-home"
+    home.mkdir()
+    (home / "config.toml").write_text(CONFIG_TEMPLATE.format(port=mock_port))
+    return home
+
+
+@pytest.fixture
+def workdir(tmp_path: pathlib.Path) -> pathlib.Path:
+    """A working directory for the server and its commands."""
+    d = tmp_path / "work"
+    d.mkdir()
+    return d
+
+
+@pytest.fixture
+def client_kwargs(codex_bin: str, codex_home: pathlib.Path, workdir: pathlib.Path) -> dict:
+    """Options of a client of the real Codex with the mock model."""
+    return dict(
+        codex_bin=codex_bin,
+        codex_home=codex_home,
+        cwd=workdir,
+        client_name="codexclient-pytest",
+        default_timeout=60.0,
+    )
+
+
+def pytest_report_header(config: pytest.Config) -> str:
+    import codexclient
+
+    return f"codexclient {codexclient.__version__} from {codexclient.__file__} on Python {sys.version.split()[0]}"

@@ -1,0 +1,189 @@
+"""Fault injection against the fake app-server: timeouts, a dying server, overload, unknown
+methods, a 10 MiB line, garbage lines; and the GIL being released while Rust waits."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import time
+from typing import Any, List
+
+import pytest
+
+import codexclient
+from codexclient import AsyncClient, Client
+from helpers import run
+
+
+def fake(fake_bin: str, *modes: str, **kw: Any) -> dict:
+    args: List[str] = []
+    for m in modes:
+        args += ["--mode", m]
+    return dict(codex_bin=fake_bin, args=args, client_name="codexclient-pytest", **kw)
+
+
+def test_timeout_is_not_connection_closed(fake_bin: str) -> None:
+    with Client(**fake(fake_bin, "hang", default_timeout=0.3)) as c:
+        t0 = time.monotonic()
+        with pytest.raises(codexclient.RequestTimeoutError) as ei:
+            c.request("test/hang")
+        assert 0.25 < time.monotonic() - t0 < 3
+        assert ei.value.method == "test/hang" and ei.value.timeout == pytest.approx(0.3)
+        assert isinstance(ei.value, TimeoutError) and isinstance(ei.value, codexclient.CodexError)
+        assert not isinstance(ei.value, codexclient.ConnectionClosedError)
+        # Per-request override, and the connection still works.
+        with pytest.raises(codexclient.RequestTimeoutError):
+            c.request("test/hang", timeout=0.1)
+        assert c.request("some/method", {"a": 1}) == {"method": "some/method", "params": {"a": 1}}
+
+    async def main() -> None:
+        async with AsyncClient(**fake(fake_bin, "hang")) as ac:
+            with pytest.raises(codexclient.RequestTimeoutError):
+                await ac.request("test/hang", timeout=0.2)
+            assert (await ac.request("x/y"))["method"] == "x/y"
+
+    run(main())
+
+
+def test_dying_server_fails_pending_with_stderr_tail(fake_bin: str) -> None:
+    with Client(**fake(fake_bin, "die", "hang")) as c:
+        errors: List[BaseException] = []
+
+        def hang() -> None:
+            try:
+                c.request("test/hang")
+            except BaseException as e:  # noqa: BLE001
+                errors.append(e)
+
+        th = threading.Thread(target=hang)
+        th.start()
+        time.sleep(0.2)
+        t0 = time.monotonic()
+        with pytest.raises(codexclient.ConnectionClosedError) as ei:
+            c.request("test/die")
+        th.join(5)
+        assert time.monotonic() - t0 < 3
+        assert "fatal: fake server dying on purpose" in ei.value.stderr_tail
+        assert len(errors) == 1 and isinstance(errors[0], codexclient.ConnectionClosedError)
+        assert not c.is_connected
+        with pytest.raises(codexclient.CodexError):
+            c.request("x")
+
+    async def main() -> None:
+        async with AsyncClient(**fake(fake_bin, "die")) as ac:
+            events = ac.events()
+            with pytest.raises(codexclient.ConnectionClosedError) as ei:
+                await ac.request("test/die")
+            assert "dying on purpose" in ei.value.stderr_tail
+            kinds = [ev.kind async for ev in events if isinstance(ev, codexclient.ConnectionEvent)]
+            assert kinds[-1] == "disconnected"
+
+    run(main())
+
+
+def test_not_connected_and_overload(fake_bin: str) -> None:
+    c = Client(**fake(fake_bin, "overload", retry_max_attempts=2, retry_base=0.01))
+    with pytest.raises(codexclient.NotConnectedError):
+        c.request("x")
+    with c:
+        assert c.request("test/overload", {"failures": 1}) == {"attempts": 2}
+        with pytest.raises(codexclient.OverloadedError) as ei:
+            c.request("test/overload", {"failures": 5})
+        assert ei.value.code == -32001 and ei.value.attempts == 2
+        assert isinstance(ei.value, codexclient.RpcError)
+        with pytest.raises(codexclient.InvalidArgumentError):
+            c.request("x", timeout=-1)
+
+
+def test_unknown_notification_and_request_arrive_intact(fake_bin: str) -> None:
+    async def main() -> None:
+        async with AsyncClient(**fake(fake_bin, "unknown")) as ac:
+            seen: List[codexclient.ServerRequest] = []
+            ac.on_server_request("brand/newRequest", lambda r: seen.append(r) or {"ok": 1})
+            events = ac.events()
+            await ac.request("test/unknown")
+            async for ev in events:
+                if ev.method == "brand/newThing":
+                    assert type(ev) is codexclient.Notification
+                    assert isinstance(ev.params, dict)
+                    break
+            for _ in range(100):
+                if seen:
+                    break
+                await asyncio.sleep(0.02)
+            assert seen[0].method == "brand/newRequest" and seen[0].params == {"x": 1}
+            answers = (await ac.request("test/lastAnswers"))["answers"]
+            assert answers[-1]["result"] == {"ok": 1}
+
+    run(main())
+
+    # Without a handler an unknown server request is refused with an error, never a success.
+    with Client(**fake(fake_bin, "unknown", "approval")) as c:
+        c.request("test/unknown")
+        c.request("test/approval", {"method": codexclient.COMMAND_APPROVAL})
+        for _ in range(100):
+            answers = c.request("test/lastAnswers")["answers"]
+            if len(answers) >= 2:
+                break
+            time.sleep(0.02)
+        assert "error" in answers[0]
+        assert answers[1]["result"] == {"decision": "decline"}
+
+
+def test_ten_mib_line(fake_bin: str) -> None:
+    n = 10 * 1024 * 1024
+    with Client(**fake(fake_bin, "bigline")) as c:
+        events = c.events()
+        assert c.request("test/bigline", {"bytes": n}) == {"len": n}
+        for ev in events:
+            if ev.method == "test/big":
+                assert len(ev.params["data"]) == n
+                break
+
+
+def test_garbage_lines_are_reported_and_connection_goes_on(fake_bin: str) -> None:
+    with Client(**fake(fake_bin, "garbage")) as c:
+        got: List[codexclient.ConnectionEvent] = []
+        c.on_connection_event(got.append)
+        assert c.request("test/garbage") == {"ok": True}
+        for _ in range(100):
+            if got:
+                break
+            time.sleep(0.02)
+        assert got and got[0].kind == "error"
+
+
+def test_gil_released_while_rust_waits(fake_bin: str) -> None:
+    with Client(**fake(fake_bin, "slow")) as c:
+        done = threading.Event()
+        ticks = 0
+
+        def wait() -> None:
+            c.request("test/slow", {"ms": 500})
+            done.set()
+
+        th = threading.Thread(target=wait)
+        th.start()
+        while not done.is_set():
+            ticks += 1  # pure-Python work that needs the GIL
+            time.sleep(0)
+        th.join()
+        assert ticks > 1000
+
+    # asyncio: the loop keeps running while a request waits.
+    async def main() -> None:
+        async with AsyncClient(**fake(fake_bin, "slow")) as ac:
+            beats = 0
+
+            async def heartbeat() -> None:
+                nonlocal beats
+                while True:
+                    beats += 1
+                    await asyncio.sleep(0.01)
+
+            hb = asyncio.ensure_future(heartbeat())
+            await ac.request("test/slow", {"ms": 400})
+            hb.cancel()
+            assert beats > 10
+
+    run(main())
