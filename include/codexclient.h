@@ -35,13 +35,21 @@
  *   - const char * return values: borrowed. Lifetime is stated per function (usually "until
  *     the event/request is freed"; last-error strings: until the next library call on the
  *     same thread). Never free them.
- *   - codex_client_t: yours from codex_client_new() until codex_client_free().
+ *   - codex_client_t: yours from codex_client_new() until codex_client_free(). Handles are
+ *     checked against a registry of live clients: a freed client passed to any function gives
+ *     CODEX_STATUS_INVALID_ARGUMENT, and a second codex_client_free() is ignored.
  *   - codex_event_t: from codex_client_next_event() it is yours (codex_event_free()); the
  *     event a callback receives is borrowed for the duration of the callback.
+ *     codex_event_free() ignores (and reports through the last error) a second free and the
+ *     borrowed event of a callback. Accessor strings die with their event.
  *   - codex_request_t (a server request): borrowed from its event, or yours after
  *     codex_event_take_request() until codex_request_free(). Handles are checked tokens: a
  *     freed handle gives CODEX_STATUS_INVALID_ARGUMENT, not a crash.
  *   - Everything you pass in (options, JSON text, strings) is copied before the call returns.
+ *   - userdata pointers are never dereferenced by the library; they must stay valid until the
+ *     callback is replaced/removed and no call of it can be running (after
+ *     codex_client_free(), or after disconnect for request completions).
+ *   - codex_client_event_fd(): owned by the client; never close it.
  *
  * ===================================================================== THREADS
  *
@@ -63,11 +71,28 @@
  *
  * Poll mode (CODEX_DELIVERY_POLL): no library thread ever runs your code. Pull events with
  * codex_client_next_event(); wait for codex_client_event_fd() to become readable with
- * poll/epoll/select or enif_select (Erlang/Elixir NIFs: never block a scheduler, call
- * next_event with timeout 0 when the fd is readable). Completions of codex_client_request()
- * arrive as CODEX_EVENT_RESPONSE events. A client uses one mode, chosen at creation:
- * registering a callback on a poll client, or calling next_event/event_fd on a callbacks
- * client, returns CODEX_STATUS_INVALID_STATE.
+ * poll/epoll/select. Completions of codex_client_request() arrive as CODEX_EVENT_RESPONSE
+ * events. A client uses one mode, chosen at creation: registering a callback on a poll
+ * client, or calling next_event/event_fd on a callbacks client, returns
+ * CODEX_STATUS_INVALID_STATE (event_fd: -1 with that last error).
+ *
+ * NIFs (Erlang/Elixir) and other event loops that must never run foreign code on their own
+ * threads or block them: use poll mode.
+ *   - codex_client_new(&o delivery = CODEX_DELIVERY_POLL, &c) in a dirty-IO NIF or a
+ *     thread of your own; codex_client_connect() and the blocking helpers (codex_client_call,
+ *     thread/turn helpers) block for a round trip: call them on a dirty scheduler, or use
+ *     codex_client_request() (returns at once; the answer arrives as a RESPONSE event).
+ *   - int fd = codex_client_event_fd(c); then enif_select(env, fd, ERL_NIF_SELECT_READ, res,
+ *     NULL, ref). When the select message arrives, call codex_client_next_event(c, 0, &ev)
+ *     repeatedly (timeout 0 never blocks) until it returns CODEX_STATUS_TIMEOUT, turn each
+ *     event into a term, codex_event_free() it, and re-arm enif_select (it is one-shot; the fd
+ *     is level-triggered, so nothing is lost between the drain and the re-arm).
+ *   - Server requests: codex_event_take_request() before freeing the event, keep the
+ *     codex_request_t in a resource, answer with codex_client_respond() from any process later;
+ *     the resource destructor calls codex_request_free() (unanswered = declined).
+ *   - Shutdown: enif_select(env, fd, ERL_NIF_SELECT_STOP, ...) and wait for the stop callback
+ *     BEFORE codex_client_free() (free closes the fd), then free from a dirty scheduler (it
+ *     stops the server: up to ~0.5 s).
  *
  * Server requests (approvals and questions from the server). Answer with
  * codex_client_respond() or codex_client_respond_error(), now or later, from any thread.
@@ -386,8 +411,11 @@ enum codex_status_t codex_client_new(const struct codex_options_t *opts, struct 
 /**
  * Free a client: disconnects first when connected (see `codex_client_disconnect`), stops
  * the dispatch thread and waits for it. After it returns no callback of this client runs
- * again and `client` is invalid. Request handles taken earlier stay valid (answering them
- * returns CODEX_STATUS_DISCONNECTED) until freed. NULL is ignored.
+ * again and `client` is invalid: passing it to any function afterwards returns
+ * CODEX_STATUS_INVALID_ARGUMENT (freeing it twice is detected and ignored; the last error says
+ * so). Request handles taken earlier must still be freed with `codex_request_free` (they can
+ * no longer be answered). Events pulled earlier stay valid until `codex_event_free`. NULL is
+ * ignored.
  *
  * Call it last, once, when no other thread uses the client. Do not call it from one of this
  * client's callbacks (it works, but the callback must not touch the client afterwards and
@@ -488,16 +516,20 @@ enum codex_status_t codex_client_next_event(struct codex_client_t *client, int64
 
 /**
  * Poll mode: a file descriptor that is readable while events wait for
- * `codex_client_next_event` (watch it with poll/epoll/select/`enif_select`, then call
- * `codex_client_next_event(client, 0, &ev)` until it returns CODEX_STATUS_TIMEOUT). It is
- * also readable once the connection has ended (next_event then reports it) and may
- * occasionally be readable with nothing to read (next_event returns TIMEOUT).
+ * `codex_client_next_event`, or -1 on error (the last error says why: INVALID_ARGUMENT for a
+ * NULL or freed client, INVALID_STATE on a callbacks-mode client).
+ *
+ * Watch it with poll/epoll/select or `enif_select` (`POLLIN`), then call
+ * `codex_client_next_event(client, 0, &ev)` until it returns CODEX_STATUS_TIMEOUT. It is
+ * level-triggered: it stays readable while an event waits; it is also readable once the
+ * connection has ended (next_event then reports it) and may occasionally be readable with
+ * nothing to read (next_event returns TIMEOUT at once).
  *
  * Ownership: the client's; it stays the same across reconnects and is closed by
- * `codex_client_free`. Never close it or read from it yourself.
- * Errors: INVALID_STATE on a callbacks-mode client.
+ * `codex_client_free` (remove it from your poll set / `enif_select` before that). Never close
+ * it, read from it or write to it yourself. Thread: any.
  */
-enum codex_status_t codex_client_event_fd(struct codex_client_t *client, int *fd);
+int codex_client_event_fd(const struct codex_client_t *client);
 
 /**
  * The process id of the server of the current connection. Errors: NOT_CONNECTED.
@@ -665,8 +697,9 @@ void *codex_event_userdata(const struct codex_event_t *event);
 
 /**
  * Free an event returned by `codex_client_next_event`. A server request it still owns (not
- * taken) is answered fail-closed if unanswered. NULL is ignored. Never call it on the event
- * a callback receives.
+ * taken) is answered fail-closed if unanswered. NULL is ignored. Freeing an event twice, or
+ * the borrowed event a callback receives, is detected and ignored (the calling thread's last
+ * error becomes CODEX_STATUS_INVALID_ARGUMENT).
  * Thread: any.
  */
 void codex_event_free(struct codex_event_t *event);

@@ -14,7 +14,7 @@ use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::pin::Pin;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Condvar, Mutex, RwLock};
+use std::sync::{Arc, Condvar, LazyLock, Mutex, RwLock};
 use std::task::{Context, Poll, Waker};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
@@ -126,7 +126,8 @@ pub(crate) struct Shared {
 /// client may be called from any thread, concurrently (except `codex_client_free`, which must
 /// be the last call).
 pub struct codex_client_t {
-    pub(crate) shared: Arc<Shared>,
+    /// Makes every handle a distinct allocation; the state lives in the `CLIENTS` registry.
+    _unique: u8,
 }
 
 fn transport(what: &str, e: std::io::Error) -> Fail {
@@ -539,12 +540,24 @@ fn dispatch_loop(shared: Arc<Shared>) {
     }
 }
 
-/// The client behind a handle, or INVALID_ARGUMENT for NULL.
-pub(crate) fn shared<'a>(client: *const codex_client_t) -> Result<&'a Shared, Fail> {
-    // SAFETY: the program passes a live client or NULL.
-    unsafe { client.as_ref() }
-        .map(|c| &*c.shared)
-        .ok_or_else(|| invalid_arg("client is NULL"))
+/// Live clients by handle address. Every export looks its handle up here, so a NULL, freed or
+/// foreign pointer gives CODEX_STATUS_INVALID_ARGUMENT instead of touching freed memory, and a
+/// call racing `codex_client_free` keeps the client's state alive until it returns.
+static CLIENTS: LazyLock<Mutex<HashMap<usize, Arc<Shared>>>> =
+    LazyLock::new(|| Mutex::new(HashMap::new()));
+
+/// The client behind a handle: INVALID_ARGUMENT for NULL or a handle that is not a live
+/// client (already freed, or never returned by `codex_client_new`).
+pub(crate) fn shared(client: *const codex_client_t) -> Result<Arc<Shared>, Fail> {
+    if client.is_null() {
+        return Err(invalid_arg("client is NULL"));
+    }
+    lock(&CLIENTS)
+        .get(&(client as usize))
+        .cloned()
+        .ok_or_else(|| {
+            invalid_arg("client is not a live client (already freed with codex_client_free?)")
+        })
 }
 
 impl Shared {
@@ -571,15 +584,20 @@ pub unsafe extern "C" fn codex_client_new(
             return Err(invalid_arg("out is NULL"));
         }
         let shared = Shared::create(opts)?;
-        *out = Box::into_raw(Box::new(codex_client_t { shared }));
+        let handle = Box::into_raw(Box::new(codex_client_t { _unique: 0 }));
+        lock(&CLIENTS).insert(handle as usize, shared);
+        *out = handle;
         Ok(())
     }
 }
 
 /// Free a client: disconnects first when connected (see `codex_client_disconnect`), stops
 /// the dispatch thread and waits for it. After it returns no callback of this client runs
-/// again and `client` is invalid. Request handles taken earlier stay valid (answering them
-/// returns CODEX_STATUS_DISCONNECTED) until freed. NULL is ignored.
+/// again and `client` is invalid: passing it to any function afterwards returns
+/// CODEX_STATUS_INVALID_ARGUMENT (freeing it twice is detected and ignored; the last error says
+/// so). Request handles taken earlier must still be freed with `codex_request_free` (they can
+/// no longer be answered). Events pulled earlier stay valid until `codex_event_free`. NULL is
+/// ignored.
 ///
 /// Call it last, once, when no other thread uses the client. Do not call it from one of this
 /// client's callbacks (it works, but the callback must not touch the client afterwards and
@@ -587,9 +605,22 @@ pub unsafe extern "C" fn codex_client_new(
 #[no_mangle]
 pub unsafe extern "C" fn codex_client_free(client: *mut codex_client_t) {
     ffi_value!((); {
-        if !client.is_null() {
-            let c = Box::from_raw(client);
-            c.shared.shutdown();
+        if client.is_null() {
+            return;
+        }
+        let registered = lock(&CLIENTS).remove(&(client as usize));
+        match registered {
+            Some(shared) => {
+                // SAFETY: the handle was live (registered) and is now unregistered, so this is
+                // the one place that frees it.
+                drop(Box::from_raw(client));
+                shared.shutdown();
+            }
+            None => {
+                crate::error::record(&invalid_arg(
+                    "codex_client_free: not a live client (freed twice?); ignored",
+                ));
+            }
         }
     })
 }
@@ -784,43 +815,41 @@ pub unsafe extern "C" fn codex_client_next_event(
         if event.is_null() {
             return Err(invalid_arg("event (out) is NULL"));
         }
-        *event = Box::into_raw(s.next_event(timeout_ms)?);
+        *event = crate::event::into_owned(s.next_event(timeout_ms)?);
         Ok(())
     }
 }
 
 /// Poll mode: a file descriptor that is readable while events wait for
-/// `codex_client_next_event` (watch it with poll/epoll/select/`enif_select`, then call
-/// `codex_client_next_event(client, 0, &ev)` until it returns CODEX_STATUS_TIMEOUT). It is
-/// also readable once the connection has ended (next_event then reports it) and may
-/// occasionally be readable with nothing to read (next_event returns TIMEOUT).
+/// `codex_client_next_event`, or -1 on error (the last error says why: INVALID_ARGUMENT for a
+/// NULL or freed client, INVALID_STATE on a callbacks-mode client).
+///
+/// Watch it with poll/epoll/select or `enif_select` (`POLLIN`), then call
+/// `codex_client_next_event(client, 0, &ev)` until it returns CODEX_STATUS_TIMEOUT. It is
+/// level-triggered: it stays readable while an event waits; it is also readable once the
+/// connection has ended (next_event then reports it) and may occasionally be readable with
+/// nothing to read (next_event returns TIMEOUT at once).
 ///
 /// Ownership: the client's; it stays the same across reconnects and is closed by
-/// `codex_client_free`. Never close it or read from it yourself.
-/// Errors: INVALID_STATE on a callbacks-mode client.
+/// `codex_client_free` (remove it from your poll set / `enif_select` before that). Never close
+/// it, read from it or write to it yourself. Thread: any.
 #[no_mangle]
-pub unsafe extern "C" fn codex_client_event_fd(
-    client: *mut codex_client_t,
-    fd: *mut c_int,
-) -> codex_status_t {
-    ffi_status! {
-        if !fd.is_null() {
-            *fd = -1;
-        }
-        let s = shared(client)?;
-        if fd.is_null() {
-            return Err(invalid_arg("fd (out) is NULL"));
-        }
-        match &s.epoll {
-            Some(ep) => {
-                *fd = ep.as_raw_fd();
-                Ok(())
-            }
+pub unsafe extern "C" fn codex_client_event_fd(client: *const codex_client_t) -> c_int {
+    ffi_value!(-1; {
+        let r = shared(client).and_then(|s| match &s.epoll {
+            Some(ep) => Ok(ep.as_raw_fd()),
             None => Err(invalid_state(
-                "event_fd needs a client created with delivery = CODEX_DELIVERY_POLL",
+                "codex_client_event_fd needs a client created with delivery = CODEX_DELIVERY_POLL",
             )),
+        });
+        match r {
+            Ok(fd) => fd,
+            Err(f) => {
+                crate::error::record(&f);
+                -1
+            }
         }
-    }
+    })
 }
 
 /// The process id of the server of the current connection. Errors: NOT_CONNECTED.

@@ -1,8 +1,9 @@
 //! `codex_event_t`: one event (notification, server request, request completion, connection
 //! report) with lazy accessors.
 
+use std::collections::HashSet;
 use std::ffi::{c_char, c_void, CString};
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, LazyLock, Mutex, OnceLock};
 
 use codex_client::{ConnectionEvent, DisconnectInfo, Error, Event, Notification};
 use serde_json::value::RawValue;
@@ -10,6 +11,7 @@ use serde_json::value::RawValue;
 use crate::error::{codex_status_t, invalid_arg, invalid_state, status_of, RpcParts};
 use crate::request::{codex_request_t, handle_of, register, release, ReqData};
 use crate::strings::to_cstring;
+use crate::wake::lock;
 
 /// What an event is. The numbers are stable; new kinds are only ever appended.
 #[repr(C)]
@@ -397,15 +399,37 @@ pub unsafe extern "C" fn codex_event_userdata(event: *const codex_event_t) -> *m
     }))
 }
 
+/// Events handed to the program by `codex_client_next_event` and not yet freed (addresses).
+/// Lets `codex_event_free` detect a double free, or an attempt to free a callback's borrowed
+/// event, and ignore it instead of corrupting memory.
+static OWNED_EVENTS: LazyLock<Mutex<HashSet<usize>>> = LazyLock::new(|| Mutex::new(HashSet::new()));
+
+/// Hand an event to the program (it frees it with `codex_event_free`).
+pub(crate) fn into_owned(ev: Box<codex_event_t>) -> *mut codex_event_t {
+    let p = Box::into_raw(ev);
+    lock(&OWNED_EVENTS).insert(p as usize);
+    p
+}
+
 /// Free an event returned by `codex_client_next_event`. A server request it still owns (not
-/// taken) is answered fail-closed if unanswered. NULL is ignored. Never call it on the event
-/// a callback receives.
+/// taken) is answered fail-closed if unanswered. NULL is ignored. Freeing an event twice, or
+/// the borrowed event a callback receives, is detected and ignored (the calling thread's last
+/// error becomes CODEX_STATUS_INVALID_ARGUMENT).
 /// Thread: any.
 #[no_mangle]
 pub unsafe extern "C" fn codex_event_free(event: *mut codex_event_t) {
     ffi_value!((); {
-        if !event.is_null() {
+        if event.is_null() {
+            return;
+        }
+        if lock(&OWNED_EVENTS).remove(&(event as usize)) {
+            // SAFETY: registered by `into_owned` and unregistered just now: freed once.
             drop(Box::from_raw(event));
+        } else {
+            crate::error::record(&invalid_arg(
+                "codex_event_free: not an event from codex_client_next_event (freed twice, or \
+                 a callback's borrowed event); ignored",
+            ));
         }
     })
 }

@@ -91,15 +91,14 @@ fn entry_for(
     client: *const codex_client_t,
     request: *const codex_request_t,
 ) -> Result<Arc<Entry>, Fail> {
-    // SAFETY: the caller passes a live client or NULL.
-    let c = unsafe { client.as_ref() }.ok_or_else(|| invalid_arg("client is NULL"))?;
+    let c = crate::client::shared(client)?;
     if request.is_null() {
         return Err(invalid_arg("request is NULL"));
     }
     let e = lookup(request).ok_or_else(|| {
         invalid_arg("unknown request handle (already freed with codex_request_free?)")
     })?;
-    if e.owner != c.shared.key {
+    if e.owner != c.key {
         return Err(invalid_arg("the request belongs to another client"));
     }
     Ok(e)

@@ -1,0 +1,446 @@
+/*
+ * codexclient.hpp - header-only C++17 wrapper of codexclient.h (libcodexclient).
+ *
+ * RAII handles over the C API: codex::Client (codex_client_free on destruction, which
+ * disconnects first), codex::Event (owned events from poll mode), codex::Request (an owned
+ * server request; destroying it unanswered answers it fail-closed: approvals are declined).
+ * Errors are thrown as codex::Error (status, message, JSON-RPC code/message/data).
+ *
+ * Callbacks are std::function objects. The Client stores its own copies (the objects you pass
+ * may be destroyed right after the call). They run like the C callbacks: ALL of a client's
+ * callbacks, including request completions, run on the client's one library-owned dispatch
+ * thread, one at a time, in arrival order. An exception thrown by a callback is caught at the
+ * boundary (it never crosses into C); a server request whose handler threw is declined.
+ * Replacing a callback is thread-safe; the old copy is destroyed once no call of it runs.
+ *
+ * Shutdown order: destroy (or disconnect()) the Client from a thread that is not one of its
+ * callbacks; after ~Client returns no callback runs again. codex::Request and codex::Event
+ * objects may outlive the Client (a Request can then no longer be answered).
+ *
+ * Link: pkg-config --cflags --libs codexclient. Needs C++17.
+ */
+#ifndef CODEXCLIENT_HPP
+#define CODEXCLIENT_HPP
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "codexclient.h"
+
+namespace codex {
+
+/// A failed library call: the status and the thread's last-error details at the time.
+class Error : public std::runtime_error {
+public:
+    Error(codex_status_t status, const std::string &message, int64_t rpc_code = 0,
+          std::string rpc_message = {}, std::optional<std::string> rpc_data = std::nullopt)
+        : std::runtime_error(message), status_(status), rpc_code_(rpc_code),
+          rpc_message_(std::move(rpc_message)), rpc_data_(std::move(rpc_data)) {}
+
+    /// The status code (CODEX_STATUS_TIMEOUT, CODEX_STATUS_RPC_ERROR, ...).
+    codex_status_t status() const noexcept { return status_; }
+    /// The JSON-RPC error code (RPC_ERROR / OVERLOADED), else 0.
+    int64_t rpc_code() const noexcept { return rpc_code_; }
+    /// The server's JSON-RPC error message, else "".
+    const std::string &rpc_message() const noexcept { return rpc_message_; }
+    /// The JSON-RPC error data as JSON text, when present.
+    const std::optional<std::string> &rpc_data() const noexcept { return rpc_data_; }
+    /// The stable name of the status, e.g. "CODEX_STATUS_TIMEOUT".
+    const char *status_name() const noexcept { return codex_status_name(static_cast<int>(status_)); }
+
+    /// An Error from the calling thread's last error (call right after the failed call).
+    static Error last(codex_status_t status) {
+        const char *m = codex_last_error_message();
+        const char *rm = codex_last_error_rpc_message();
+        const char *rd = codex_last_error_rpc_data();
+        return Error(status, m ? m : "", codex_last_error_rpc_code(), rm ? rm : "",
+                     rd ? std::optional<std::string>(rd) : std::nullopt);
+    }
+
+private:
+    codex_status_t status_;
+    int64_t rpc_code_;
+    std::string rpc_message_;
+    std::optional<std::string> rpc_data_;
+};
+
+/// Throw codex::Error unless `s` is CODEX_STATUS_OK.
+inline void check(codex_status_t s) {
+    if (s != CODEX_STATUS_OK) throw Error::last(s);
+}
+
+namespace detail {
+inline std::string take_string(char *s) {
+    if (s == nullptr) return {};
+    std::string out(s);
+    codex_string_free(s);
+    return out;
+}
+inline std::string str(const char *s) { return s ? std::string(s) : std::string(); }
+inline std::vector<const char *> c_strs(const std::vector<std::string> &v) {
+    std::vector<const char *> out;
+    out.reserve(v.size());
+    for (const auto &s : v) out.push_back(s.c_str());
+    return out;
+}
+} // namespace detail
+
+class Client;
+
+/// A server request the program owns (move-only). Answer it with respond()/respond_error()
+/// from any thread, now or later. Destroying it unanswered answers it fail-closed (approvals
+/// are declined).
+class Request {
+public:
+    Request() noexcept = default;
+    Request(codex_client_t *client, codex_request_t *req) noexcept : client_(client), req_(req) {}
+    Request(const Request &) = delete;
+    Request &operator=(const Request &) = delete;
+    Request(Request &&o) noexcept : client_(std::exchange(o.client_, nullptr)), req_(std::exchange(o.req_, nullptr)) {}
+    Request &operator=(Request &&o) noexcept {
+        if (this != &o) {
+            reset();
+            client_ = std::exchange(o.client_, nullptr);
+            req_ = std::exchange(o.req_, nullptr);
+        }
+        return *this;
+    }
+    ~Request() { reset(); }
+
+    /// Whether this object holds a request.
+    explicit operator bool() const noexcept { return req_ != nullptr; }
+    /// The request's method, e.g. "item/commandExecution/requestApproval".
+    std::string method() const { return detail::str(codex_request_method(req_)); }
+    /// The request's params as JSON text.
+    std::string params() const { return detail::str(codex_request_params(req_)); }
+    /// params.threadId, or "".
+    std::string thread_id() const { return detail::str(codex_request_thread_id(req_)); }
+    /// params.turnId, or "".
+    std::string turn_id() const { return detail::str(codex_request_turn_id(req_)); }
+    /// Whether it can still be answered.
+    bool is_open() const noexcept { return req_ != nullptr && codex_request_is_open(req_); }
+    /// Answer with a result (JSON text), e.g. R"({"decision":"accept"})". Throws codex::Error
+    /// (CODEX_STATUS_ALREADY_RESPONDED when answered before).
+    void respond(const std::string &result_json) const {
+        check(codex_client_respond(client_, req_, result_json.c_str()));
+    }
+    /// Answer with a JSON-RPC error.
+    void respond_error(int64_t code, const std::string &message,
+                       const std::optional<std::string> &data_json = std::nullopt) const {
+        check(codex_client_respond_error(client_, req_, code, message.c_str(),
+                                         data_json ? data_json->c_str() : nullptr));
+    }
+    /// Convenience for approvals: {"decision":"accept"} or {"decision":"decline"}.
+    void approve(bool accept) const { respond(accept ? R"({"decision":"accept"})" : R"({"decision":"decline"})"); }
+    /// The C handle (still owned by this object).
+    codex_request_t *get() const noexcept { return req_; }
+    /// Free now (unanswered: fail-closed).
+    void reset() noexcept {
+        if (req_ != nullptr) codex_request_free(req_);
+        req_ = nullptr;
+        client_ = nullptr;
+    }
+
+private:
+    codex_client_t *client_ = nullptr;
+    codex_request_t *req_ = nullptr;
+};
+
+/// A read-only view of an event (valid as long as the event: in a callback, until it returns).
+class EventView {
+public:
+    explicit EventView(codex_event_t *ev, codex_client_t *client = nullptr) noexcept : ev_(ev), client_(client) {}
+    /// CODEX_EVENT_NOTIFICATION, CODEX_EVENT_SERVER_REQUEST, CODEX_EVENT_RESPONSE, ...
+    codex_event_kind_t kind() const noexcept { return codex_event_kind(ev_); }
+    /// Method of the notification / server request / completed request, or "".
+    std::string method() const { return detail::str(codex_event_method(ev_)); }
+    /// params JSON text, or "".
+    std::string params() const { return detail::str(codex_event_params(ev_)); }
+    /// params.threadId, or "".
+    std::string thread_id() const { return detail::str(codex_event_thread_id(ev_)); }
+    /// params.turnId, or "".
+    std::string turn_id() const { return detail::str(codex_event_turn_id(ev_)); }
+    /// Delta text of a `.../delta` notification (borrowed from the event), empty otherwise.
+    std::string_view delta() const noexcept {
+        size_t len = 0;
+        const char *d = codex_event_delta(ev_, &len);
+        return d ? std::string_view(d, len) : std::string_view();
+    }
+    /// Outcome of a RESPONSE event.
+    codex_status_t status() const noexcept { return codex_event_status(ev_); }
+    /// Result JSON of a successful RESPONSE, or "".
+    std::string result() const { return detail::str(codex_event_result(ev_)); }
+    /// Error message (failed RESPONSE, ERROR, DISCONNECTED), or "".
+    std::string error_message() const { return detail::str(codex_event_error_message(ev_)); }
+    /// JSON-RPC code of a failed RESPONSE, else 0.
+    int64_t rpc_code() const noexcept { return codex_event_rpc_code(ev_); }
+    /// Id returned by Client::request, for a RESPONSE.
+    uint64_t request_id() const noexcept { return codex_event_request_id(ev_); }
+    /// Take the server request out of a SERVER_REQUEST event (to answer after the event is
+    /// gone). Throws codex::Error when it is not one or was taken already.
+    Request take_request() const {
+        codex_request_t *r = nullptr;
+        check(codex_event_take_request(ev_, &r));
+        return Request(client_, r);
+    }
+    /// The C handle (borrowed).
+    codex_event_t *get() const noexcept { return ev_; }
+
+protected:
+    codex_event_t *ev_;
+    codex_client_t *client_;
+};
+
+/// An event the program owns (poll mode): codex_event_free on destruction. Move-only.
+class Event : public EventView {
+public:
+    Event(codex_event_t *ev, codex_client_t *client) noexcept : EventView(ev, client) {}
+    Event(const Event &) = delete;
+    Event &operator=(const Event &) = delete;
+    Event(Event &&o) noexcept : EventView(std::exchange(o.ev_, nullptr), o.client_) {}
+    Event &operator=(Event &&o) noexcept {
+        if (this != &o) {
+            codex_event_free(ev_);
+            ev_ = std::exchange(o.ev_, nullptr);
+            client_ = o.client_;
+        }
+        return *this;
+    }
+    ~Event() { codex_event_free(ev_); }
+};
+
+/// Client options (owning strings; converted to codex_options_t by the Client).
+struct Options {
+    std::string codex_bin;                   ///< "" = $CODEX_BIN, then codex on PATH
+    std::vector<std::string> args;           ///< extra app-server arguments
+    std::vector<std::string> config_overrides; ///< "key=value" -c overrides
+    std::vector<std::string> env;            ///< "NAME=value"
+    bool clear_env = false;                  ///< start from an empty environment
+    std::string cwd;                         ///< "" = current directory
+    std::string codex_home;                  ///< "" = inherited CODEX_HOME
+    std::string client_name;                 ///< "" = "codex-client"
+    std::string client_version;              ///< "" = library version
+    bool experimental_api = false;           ///< negotiate experimentalApi
+    std::vector<std::string> opt_out_notification_methods; ///< suppressed notifications
+    uint64_t default_timeout_ms = 0;         ///< 0 = 300000
+    bool poll = false;                       ///< poll mode instead of callbacks
+};
+
+/// A client of one codex app-server (RAII: destruction disconnects and frees). Move-only.
+class Client {
+public:
+    /// Callback for notifications, connection events and request completions.
+    using EventFn = std::function<void(const EventView &)>;
+    /// Callback for server requests: the request is already taken and owned by you; answer it
+    /// now or move it elsewhere and answer later. Dropping it unanswered declines it.
+    using RequestFn = std::function<void(Request)>;
+
+    explicit Client(const Options &o) : slots_(std::make_unique<Slots>()) {
+        auto args = detail::c_strs(o.args), cfg = detail::c_strs(o.config_overrides),
+             env = detail::c_strs(o.env), opt = detail::c_strs(o.opt_out_notification_methods);
+        codex_options_t c{};
+        auto cs = [](const std::string &s) { return s.empty() ? nullptr : s.c_str(); };
+        c.codex_bin = cs(o.codex_bin);
+        c.args = args.data();
+        c.args_len = args.size();
+        c.config_overrides = cfg.data();
+        c.config_overrides_len = cfg.size();
+        c.env = env.data();
+        c.env_len = env.size();
+        c.clear_env = o.clear_env;
+        c.cwd = cs(o.cwd);
+        c.codex_home = cs(o.codex_home);
+        c.client_name = cs(o.client_name);
+        c.client_version = cs(o.client_version);
+        c.experimental_api = o.experimental_api;
+        c.opt_out_notification_methods = opt.data();
+        c.opt_out_notification_methods_len = opt.size();
+        c.default_timeout_ms = o.default_timeout_ms;
+        c.delivery = o.poll ? CODEX_DELIVERY_POLL : CODEX_DELIVERY_CALLBACKS;
+        check(codex_client_new(&c, &c_));
+        slots_->client = c_;
+    }
+    Client(const Client &) = delete;
+    Client &operator=(const Client &) = delete;
+    Client(Client &&o) noexcept : c_(std::exchange(o.c_, nullptr)), slots_(std::move(o.slots_)) {}
+    Client &operator=(Client &&) = delete;
+    /// Disconnects (if connected) and frees; no callback runs after it returns.
+    ~Client() {
+        if (c_ != nullptr) codex_client_free(c_);
+    }
+
+    /// Spawn the server and handshake; returns the initialize result JSON.
+    std::string connect() {
+        char *init = nullptr;
+        check(codex_client_connect(c_, &init));
+        return detail::take_string(init);
+    }
+    /// End the connection. Returns false when there was none.
+    bool disconnect() {
+        codex_status_t s = codex_client_disconnect(c_);
+        if (s == CODEX_STATUS_NOT_CONNECTED) return false;
+        check(s);
+        return true;
+    }
+    /// Whether connected.
+    bool is_connected() const noexcept { return codex_client_is_connected(c_); }
+
+    /// Notifications (callbacks mode). An empty function removes the callback.
+    void on_notification(EventFn f) { set(CODEX_CALLBACK_NOTIFICATION, slots_->notification, std::move(f)); }
+    /// Connection reports (ERROR, OVERFLOW, DISCONNECTED).
+    void on_connection(EventFn f) { set(CODEX_CALLBACK_CONNECTION, slots_->connection, std::move(f)); }
+    /// Server requests (approvals, questions). Without one, approvals are declined.
+    void on_server_request(RequestFn f) {
+        std::shared_ptr<RequestFn> p = f ? std::make_shared<RequestFn>(std::move(f)) : nullptr;
+        {
+            std::lock_guard<std::mutex> g(slots_->mu);
+            slots_->request = p;
+        }
+        check(codex_client_register_callback(c_, CODEX_CALLBACK_SERVER_REQUEST, p ? &Client::request_tramp : nullptr,
+                                             p ? slots_.get() : nullptr));
+    }
+
+    /// Blocking request; returns the result JSON. timeout_ms 0 = default.
+    std::string call(const std::string &method, const std::string &params_json = "{}", uint64_t timeout_ms = 0) {
+        char *r = nullptr;
+        check(codex_client_call(c_, method.c_str(), params_json.c_str(), timeout_ms, &r));
+        return detail::take_string(r);
+    }
+    /// Async request (callbacks mode): `done` runs once on the dispatch thread with the
+    /// RESPONSE event (also on timeout/disconnect). Returns the request id.
+    uint64_t request(const std::string &method, const std::string &params_json, uint64_t timeout_ms, EventFn done) {
+        auto *heap = new EventFn(std::move(done));
+        uint64_t id = 0;
+        codex_status_t s = codex_client_request(c_, method.c_str(), params_json.c_str(), timeout_ms,
+                                                &Client::response_tramp, heap, &id);
+        if (s != CODEX_STATUS_OK) {
+            Error e = Error::last(s);
+            delete heap;
+            throw e;
+        }
+        return id;
+    }
+    /// Async request (poll mode): the completion is a RESPONSE event from next_event().
+    uint64_t request(const std::string &method, const std::string &params_json = "{}", uint64_t timeout_ms = 0) {
+        uint64_t id = 0;
+        check(codex_client_request(c_, method.c_str(), params_json.c_str(), timeout_ms, nullptr, nullptr, &id));
+        return id;
+    }
+    /// thread/start; returns the thread id.
+    std::string thread_start(const std::string &params_json = "{}", uint64_t timeout_ms = 0) {
+        char *t = nullptr;
+        check(codex_client_thread_start(c_, params_json.c_str(), timeout_ms, &t));
+        return detail::take_string(t);
+    }
+    /// turn/start with a text message; returns the turn id (the turn runs on).
+    std::string turn_start(const std::string &thread_id, const std::string &text,
+                           const std::string &params_json = "{}", uint64_t timeout_ms = 0) {
+        char *t = nullptr;
+        check(codex_client_turn_start(c_, thread_id.c_str(), text.c_str(), params_json.c_str(), timeout_ms, &t));
+        return detail::take_string(t);
+    }
+    /// turn/interrupt.
+    void turn_interrupt(const std::string &thread_id, const std::string &turn_id, uint64_t timeout_ms = 0) {
+        check(codex_client_turn_interrupt(c_, thread_id.c_str(), turn_id.c_str(), timeout_ms));
+    }
+    /// turn/steer.
+    void turn_steer(const std::string &thread_id, const std::string &turn_id, const std::string &text,
+                    uint64_t timeout_ms = 0) {
+        check(codex_client_turn_steer(c_, thread_id.c_str(), turn_id.c_str(), text.c_str(), timeout_ms));
+    }
+
+    /// Poll mode: the next event, or std::nullopt when none arrived within timeout_ms
+    /// (negative: wait forever). Throws codex::Error on other failures.
+    std::optional<Event> next_event(int64_t timeout_ms) {
+        codex_event_t *ev = nullptr;
+        codex_status_t s = codex_client_next_event(c_, timeout_ms, &ev);
+        if (s == CODEX_STATUS_TIMEOUT) return std::nullopt;
+        check(s);
+        return Event(ev, c_);
+    }
+    /// Poll mode: the readiness descriptor (owned by the client).
+    int event_fd() const {
+        int fd = codex_client_event_fd(c_);
+        if (fd < 0) throw Error::last(codex_last_error_status());
+        return fd;
+    }
+    /// The C handle (owned by this object).
+    codex_client_t *get() const noexcept { return c_; }
+
+private:
+    struct Slots {
+        std::mutex mu;
+        std::shared_ptr<EventFn> notification, connection;
+        std::shared_ptr<RequestFn> request;
+        codex_client_t *client = nullptr;
+    };
+
+    void set(codex_callback_kind_t kind, std::shared_ptr<EventFn> &slot, EventFn f) {
+        std::shared_ptr<EventFn> p = f ? std::make_shared<EventFn>(std::move(f)) : nullptr;
+        {
+            std::lock_guard<std::mutex> g(slots_->mu);
+            slot = p;
+        }
+        codex_callback_t tramp = kind == CODEX_CALLBACK_NOTIFICATION ? &Client::notification_tramp
+                                                                     : &Client::connection_tramp;
+        check(codex_client_register_callback(c_, kind, p ? tramp : nullptr, p ? slots_.get() : nullptr));
+    }
+
+    static void run_event(Slots *s, std::shared_ptr<EventFn> Slots::*which, codex_event_t *ev) noexcept {
+        std::shared_ptr<EventFn> f;
+        {
+            std::lock_guard<std::mutex> g(s->mu);
+            f = s->*which;
+        }
+        if (!f) return;
+        try {
+            (*f)(EventView(ev, s->client));
+        } catch (...) {
+            // Never let an exception cross into C.
+        }
+    }
+    static void notification_tramp(void *ud, codex_event_t *ev) {
+        run_event(static_cast<Slots *>(ud), &Slots::notification, ev);
+    }
+    static void connection_tramp(void *ud, codex_event_t *ev) {
+        run_event(static_cast<Slots *>(ud), &Slots::connection, ev);
+    }
+    static void request_tramp(void *ud, codex_event_t *ev) {
+        auto *s = static_cast<Slots *>(ud);
+        std::shared_ptr<RequestFn> f;
+        {
+            std::lock_guard<std::mutex> g(s->mu);
+            f = s->request;
+        }
+        if (!f) return; // the event's destruction declines it
+        try {
+            codex_request_t *r = nullptr;
+            if (codex_event_take_request(ev, &r) != CODEX_STATUS_OK) return;
+            (*f)(Request(s->client, r));
+        } catch (...) {
+            // The Request was destroyed during unwinding: answered fail-closed if unanswered.
+        }
+    }
+    static void response_tramp(void *ud, codex_event_t *ev) {
+        std::unique_ptr<EventFn> f(static_cast<EventFn *>(ud));
+        try {
+            if (*f) (*f)(EventView(ev));
+        } catch (...) {
+        }
+    }
+
+    codex_client_t *c_ = nullptr;
+    std::unique_ptr<Slots> slots_;
+};
+
+} // namespace codex
+
+#endif

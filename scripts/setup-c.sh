@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Idempotent setup for the C ABI checks (scripts/test-c.sh): the C/C++ toolchain, pkg-config
+# and valgrind from apt when missing, and the pinned cbindgen from crates.io into a cache
+# (~/.cache/libcodexclient/cbindgen). Prints nothing on stdout except the cbindgen path.
+set -euo pipefail
+CBINDGEN_VERSION="${CBINDGEN_VERSION:-0.29.4}"
+CACHE="${LIBCODEXCLIENT_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/libcodexclient}"
+log() { printf '[setup-c] %s\n' "$*" >&2; }
+
+missing=()
+command -v cc >/dev/null 2>&1 || missing+=(gcc)
+command -v c++ >/dev/null 2>&1 || missing+=(g++)
+command -v pkg-config >/dev/null 2>&1 || missing+=(pkg-config)
+command -v valgrind >/dev/null 2>&1 || missing+=(valgrind)
+if [ ${#missing[@]} -gt 0 ]; then
+  command -v apt-get >/dev/null 2>&1 || { log "missing ${missing[*]} and no apt-get: install them"; exit 1; }
+  SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+  log "installing ${missing[*]} with apt-get"
+  $SUDO apt-get update -qq >&2
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}" >&2
+fi
+
+root="$CACHE/cbindgen"
+bin="$root/bin/cbindgen"
+if [ ! -x "$bin" ] || [ "$("$bin" --version 2>/dev/null)" != "cbindgen $CBINDGEN_VERSION" ]; then
+  command -v cargo >/dev/null 2>&1 || { log "missing cargo: install Rust (rustup) first"; exit 1; }
+  log "installing cbindgen $CBINDGEN_VERSION into $root (cargo install --locked)"
+  mkdir -p "$root"
+  CARGO_TARGET_DIR="$CACHE/cbindgen-build" cargo install cbindgen --version "$CBINDGEN_VERSION" \
+    --locked --root "$root" --force >&2
+  rm -rf "$CACHE/cbindgen-build"
+fi
+echo "$bin"
