@@ -3,6 +3,7 @@
 //! - `bench-rust stream SERVER N [blocking|async]`: events/s of one turn of N deltas through the
 //!   Thread/Turn stream API (blocking iterator or async `Stream`), and peak RSS.
 //! - `bench-rust rtt SERVER N`: N sequential `thread/name/set` round trips; median and p99 (µs).
+//! - `bench-rust wc SERVER N`: the `wc -l` floor on the same stream.
 //! - `bench-rust startup CODEX_BIN REPS`: spawn to `initialize` answered through the library
 //!   (median ms of REPS) and, for comparison, the bare binary driven by hand.
 
@@ -143,6 +144,41 @@ fn startup(bin: &str, reps: usize) {
     let _ = std::fs::remove_dir_all(&home);
 }
 
+/// `SERVER --emit N | wc -l`, timed; wc's own peak RSS from `wait4` (spawned from this small
+/// process, so the figure is not inflated by a large parent).
+fn wc(server: &str, n: u64) {
+    use std::os::unix::process::ExitStatusExt;
+    let t = Instant::now();
+    let mut emit = std::process::Command::new(server)
+        .args(["--emit", &n.to_string()])
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .expect("spawn the bench server");
+    let wc = std::process::Command::new("wc")
+        .arg("-l")
+        .stdin(emit.stdout.take().unwrap())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .expect("spawn wc");
+    let pid = wc.id() as libc::pid_t;
+    let mut out = String::new();
+    std::io::Read::read_to_string(&mut wc.stdout.unwrap(), &mut out).unwrap();
+    let mut status = 0;
+    // SAFETY: rusage is plain data filled by the kernel; pid is our own child.
+    let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
+    let rc = unsafe { libc::wait4(pid, &mut status, 0, &mut ru) };
+    assert_eq!(rc, pid, "wait4 on wc");
+    assert!(std::process::ExitStatus::from_raw(status).success());
+    emit.wait().unwrap();
+    let secs = t.elapsed().as_secs_f64();
+    let lines: u64 = out.trim().parse().unwrap();
+    assert_eq!(lines, n + 1, "N deltas and turn/completed");
+    println!(
+        "{}",
+        json!({"events": n, "secs": secs, "events_per_s": n as f64 / secs, "peak_rss_kb": ru.ru_maxrss})
+    );
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let arg = |i: usize| args.get(i).cloned().unwrap_or_else(|| usage());
@@ -153,6 +189,7 @@ fn main() {
             args.get(3).map(String::as_str).unwrap_or("blocking"),
         ),
         Some("rtt") => rtt(&arg(1), arg(2).parse().unwrap_or_else(|_| usage())),
+        Some("wc") => wc(&arg(1), arg(2).parse().unwrap_or_else(|_| usage())),
         Some("startup") => startup(&arg(1), arg(2).parse().unwrap_or_else(|_| usage())),
         _ => usage(),
     }

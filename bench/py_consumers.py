@@ -1,0 +1,150 @@
+#!/usr/bin/env python3
+"""Python consumers of the benchmark. Prints one JSON object per run.
+
+    py_consumers.py MODE SERVER N
+
+MODE:
+  floor-stream / floor-rtt       minimal loop: subprocess + readline + json.loads (the floor)
+  official-stream / official-rtt OpenAI's `openai-codex` SDK (its own venv, Python >= 3.12)
+  ours-async-stream / ours-sync-stream / ours-rtt   our `codexclient` extension
+
+`stream` runs one turn of N `item/agentMessage/delta` notifications from the bench server and
+reports events/s and the process's peak RSS; `rtt` makes N sequential `thread/name/set` calls
+and reports the median and p99 in microseconds.
+"""
+import json
+import os
+import subprocess
+import sys
+import time
+
+
+def peak_rss_kb() -> int:
+    with open("/proc/self/status") as f:
+        for line in f:
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1])
+    return 0
+
+
+def report_stream(n: int, secs: float) -> None:
+    print(json.dumps({"events": n, "secs": secs, "events_per_s": n / secs, "peak_rss_kb": peak_rss_kb()}))
+
+
+def report_rtt(samples: list) -> None:
+    samples.sort()
+    at = lambda q: samples[round((len(samples) - 1) * q)]
+    print(json.dumps({"calls": len(samples), "median_us": at(0.5), "p99_us": at(0.99)}))
+
+
+class Floor:
+    """The least a Python client can do: write requests, readline + json.loads."""
+
+    def __init__(self, server: str, n: int):
+        env = dict(os.environ, BENCH_EVENTS=str(n))
+        self.p = subprocess.Popen([server, "app-server"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env)
+        self.next = 0
+
+    def call(self, method: str, params: dict) -> dict:
+        self.next += 1
+        rid = self.next
+        self.p.stdin.write(json.dumps({"id": rid, "method": method, "params": params}).encode() + b"\n")
+        self.p.stdin.flush()
+        while True:
+            msg = json.loads(self.p.stdout.readline())
+            if msg.get("id") == rid and "method" not in msg:
+                return msg["result"]
+
+    def start(self) -> str:
+        self.call("initialize", {"clientInfo": {"name": "floor", "version": "0"}})
+        self.p.stdin.write(b'{"method":"initialized"}\n')
+        return self.call("thread/start", {})["thread"]["id"]
+
+    def close(self) -> None:
+        self.p.stdin.close()
+        self.p.wait()
+
+
+def floor_stream(server: str, n: int) -> None:
+    f = Floor(server, n)
+    tid = f.start()
+    t0 = time.perf_counter()
+    f.call("turn/start", {"threadId": tid, "input": [{"type": "text", "text": "go", "text_elements": []}]})
+    count = 0
+    readline = f.p.stdout.readline
+    while True:
+        msg = json.loads(readline())
+        m = msg.get("method")
+        if m == "item/agentMessage/delta":
+            count += 1
+        elif m == "turn/completed":
+            break
+    secs = time.perf_counter() - t0
+    assert count == n, count
+    report_stream(count, secs)
+    f.close()
+
+
+def floor_rtt(server: str, n: int) -> None:
+    f = Floor(server, 0)
+    tid = f.start()
+    samples = []
+    for i in range(n + 200):
+        t = time.perf_counter()
+        f.call("thread/name/set", {"threadId": tid, "name": "bench"})
+        if i >= 200:
+            samples.append((time.perf_counter() - t) * 1e6)
+    report_rtt(samples)
+    f.close()
+
+
+def official(server: str, n: int):
+    from openai_codex import Codex, CodexConfig
+
+    return Codex(CodexConfig(codex_bin=server, env=dict(os.environ, BENCH_EVENTS=str(n))))
+
+
+def official_stream(server: str, n: int) -> None:
+    with official(server, n) as codex:
+        thread = codex.thread_start()
+        t0 = time.perf_counter()
+        turn = thread.turn("go")
+        count = 0
+        for ev in turn.stream():
+            if ev.method == "item/agentMessage/delta":
+                count += 1
+        secs = time.perf_counter() - t0
+    assert count == n, count
+    report_stream(count, secs)
+
+
+def official_rtt(server: str, n: int) -> None:
+    with official(server, 0) as codex:
+        thread = codex.thread_start()
+        samples = []
+        for i in range(n + 200):
+            t = time.perf_counter()
+            thread.set_name("bench")
+            if i >= 200:
+                samples.append((time.perf_counter() - t) * 1e6)
+    report_rtt(samples)
+
+
+def main() -> int:
+    mode, server, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
+    if mode.startswith("ours-"):
+        import bench_ours  # our extension's consumers (bench/bench_ours.py)
+
+        getattr(bench_ours, mode.replace("-", "_"))(server, n, report_stream, report_rtt)
+        return 0
+    {
+        "floor-stream": floor_stream,
+        "floor-rtt": floor_rtt,
+        "official-stream": official_stream,
+        "official-rtt": official_rtt,
+    }[mode](server, n)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
