@@ -154,6 +154,7 @@ fn wc(server: &str, n: u64) {
         .stdout(std::process::Stdio::piped())
         .spawn()
         .expect("spawn the bench server");
+    #[allow(clippy::zombie_processes)] // reaped by libc::wait4 below, which also gives its rusage
     let wc = std::process::Command::new("wc")
         .arg("-l")
         .stdin(emit.stdout.take().unwrap())
