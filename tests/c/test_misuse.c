@@ -1,0 +1,365 @@
+/* Misuse and failure modes: every one must end in a clear status code, never a crash.
+ * - NULL arguments to every function; accessors on NULL;
+ * - calls before connect, connect twice, disconnect twice;
+ * - invalid JSON, invalid UTF-8, bad options, unknown callback kind;
+ * - double free of clients, events, requests; use of a freed client; a callback's borrowed
+ *   event passed to codex_event_free; respond twice, respond after free, respond through
+ *   another client;
+ * - blocking-call TIMEOUT (server silent, connection stays up) vs DISCONNECTED (server died,
+ *   message carries its stderr) vs TRANSPORT (binary missing), and OVERLOADED after retries:
+ *   driven by testkit/fake-app-server ($FAKE_APP_SERVER);
+ * - async completions on timeout and on disconnect; unhandled approval declined (callbacks
+ *   mode, checked by what the fake server received).
+ */
+#include "test_util.h"
+
+static codex_options_t fake_options(const char *modes, codex_delivery_t delivery, char *env_buf, size_t n,
+                                    const char **env_arr) {
+    codex_options_t o;
+    memset(&o, 0, sizeof o);
+    o.codex_bin = env_or_die("FAKE_APP_SERVER");
+    snprintf(env_buf, n, "FAKE_MODE=%s", modes);
+    env_arr[0] = env_buf;
+    o.env = env_arr;
+    o.env_len = 1;
+    o.delivery = delivery;
+    o.default_timeout_ms = 20000;
+    return o;
+}
+
+static void null_arguments(void) {
+    codex_client_t *c = NULL;
+    char *s = (char *)"x";
+    uint64_t id = 7;
+    codex_event_t *ev = (codex_event_t *)&id;
+    codex_request_t *req = (codex_request_t *)&id;
+    size_t len = 9;
+
+    CHECK_STATUS(codex_client_new(NULL, NULL), CODEX_STATUS_INVALID_ARGUMENT);
+    CHECK(strstr(codex_last_error_message(), "NULL") != NULL);
+    CHECK(codex_last_error_status() == CODEX_STATUS_INVALID_ARGUMENT);
+    CHECK_STATUS(codex_client_connect(NULL, &s), CODEX_STATUS_INVALID_ARGUMENT);
+    CHECK(s == NULL); /* out-parameters are cleared */
+    CHECK_STATUS(codex_client_disconnect(NULL), CODEX_STATUS_INVALID_ARGUMENT);
+    CHECK(!codex_client_is_connected(NULL));
+    CHECK_STATUS(codex_client_register_callback(NULL, CODEX_CALLBACK_NOTIFICATION, NULL, NULL),
+                 CODEX_STATUS_INVALID_ARGUMENT);
+    CHECK_STATUS(codex_client_request(NULL, "m", "{}", 0, NULL, NULL, &id), CODEX_STATUS_INVALID_ARGUMENT);
+    CHECK(id == 0);
+    s = (char *)"x";
+    CHECK_STATUS(codex_client_call(NULL, "m", "{}", 0, &s), CODEX_STATUS_INVALID_ARGUMENT);
+    CHECK(s == NULL);
+    CHECK_STATUS(codex_client_notify(NULL, "m", NULL), CODEX_STATUS_INVALID_ARGUMENT);
+    CHECK_STATUS(codex_client_next_event(NULL, 0, &ev), CODEX_STATUS_INVALID_ARGUMENT);
+    CHECK(ev == NULL);
+    CHECK(codex_client_event_fd(NULL) == -1);
+    CHECK_STATUS(codex_client_respond(NULL, NULL, "{}"), CODEX_STATUS_INVALID_ARGUMENT);
+    CHECK_STATUS(codex_client_respond_error(NULL, NULL, 1, "m", NULL), CODEX_STATUS_INVALID_ARGUMENT);
+    CHECK_STATUS(codex_client_thread_start(NULL, NULL, 0, NULL), CODEX_STATUS_INVALID_ARGUMENT);
+    CHECK_STATUS(codex_client_turn_start(NULL, "t", "x", NULL, 0, NULL), CODEX_STATUS_INVALID_ARGUMENT);
+    CHECK_STATUS(codex_client_turn_interrupt(NULL, "t", "u", 0), CODEX_STATUS_INVALID_ARGUMENT);
+    CHECK_STATUS(codex_client_turn_steer(NULL, "t", "u", "x", 0), CODEX_STATUS_INVALID_ARGUMENT);
+    CHECK_STATUS(codex_client_stderr_tail(NULL, &s), CODEX_STATUS_INVALID_ARGUMENT);
+    CHECK_STATUS(codex_event_take_request(NULL, &req), CODEX_STATUS_INVALID_ARGUMENT);
+    CHECK(req == NULL);
+    /* accessors on NULL: neutral values */
+    CHECK(codex_event_kind(NULL) == CODEX_EVENT_NONE);
+    CHECK(codex_event_method(NULL) == NULL);
+    CHECK(codex_event_params(NULL) == NULL);
+    CHECK(codex_event_thread_id(NULL) == NULL);
+    CHECK(codex_event_turn_id(NULL) == NULL);
+    CHECK(codex_event_delta(NULL, &len) == NULL && len == 0);
+    CHECK(codex_event_request(NULL) == NULL);
+    CHECK(codex_event_status(NULL) == CODEX_STATUS_INVALID_ARGUMENT);
+    CHECK(codex_event_result(NULL) == NULL);
+    CHECK(codex_event_error_message(NULL) == NULL);
+    CHECK(codex_event_rpc_code(NULL) == 0);
+    CHECK(codex_request_method(NULL) == NULL);
+    CHECK(codex_request_params(NULL) == NULL);
+    CHECK(!codex_request_is_open(NULL));
+    /* frees of NULL are no-ops */
+    codex_client_free(NULL);
+    codex_event_free(NULL);
+    codex_request_free(NULL);
+    codex_string_free(NULL);
+    /* a made-up request handle is unknown, not dereferenced */
+    CHECK(codex_request_method((codex_request_t *)(uintptr_t)0xdeadbeef) == NULL);
+    codex_request_free((codex_request_t *)(uintptr_t)0xdeadbeef);
+    CHECK(strcmp(codex_status_name(CODEX_STATUS_TIMEOUT), "CODEX_STATUS_TIMEOUT") == 0);
+    CHECK(strcmp(codex_status_name(999), "CODEX_STATUS_UNKNOWN") == 0);
+    CHECK(codex_version() != NULL && *codex_version() != '\0');
+
+    /* a NULL options pointer means defaults */
+    CHECK_OK(codex_client_new(NULL, &c));
+    CHECK(c != NULL);
+    CHECK_STATUS(codex_client_call(c, NULL, "{}", 0, NULL), CODEX_STATUS_INVALID_ARGUMENT);
+    CHECK_STATUS(codex_client_register_callback(c, 99, NULL, NULL), CODEX_STATUS_INVALID_ARGUMENT);
+    CHECK_STATUS(codex_client_server_pid(c, NULL), CODEX_STATUS_INVALID_ARGUMENT);
+    codex_client_free(c);
+}
+
+static void bad_options(void) {
+    codex_client_t *c = (codex_client_t *)&c;
+    codex_options_t o;
+    const char *bad_env[] = {"NO_EQUALS_SIGN"};
+    const char *bad_utf8[] = {"A=\xff\xfe"};
+    memset(&o, 0, sizeof o);
+    o.delivery = 7;
+    CHECK_STATUS(codex_client_new(&o, &c), CODEX_STATUS_INVALID_ARGUMENT);
+    CHECK(c == NULL);
+    memset(&o, 0, sizeof o);
+    o.args_len = 2; /* args NULL */
+    CHECK_STATUS(codex_client_new(&o, &c), CODEX_STATUS_INVALID_ARGUMENT);
+    memset(&o, 0, sizeof o);
+    o.env = bad_env;
+    o.env_len = 1;
+    CHECK_STATUS(codex_client_new(&o, &c), CODEX_STATUS_INVALID_ARGUMENT);
+    o.env = bad_utf8;
+    CHECK_STATUS(codex_client_new(&o, &c), CODEX_STATUS_INVALID_ARGUMENT);
+    CHECK(strstr(codex_last_error_message(), "UTF-8") != NULL);
+}
+
+static void before_connect_and_freed_client(void) {
+    codex_client_t *c = NULL;
+    char *s = NULL;
+    uint64_t id = 0;
+    CHECK_OK(codex_client_new(NULL, &c));
+    CHECK_STATUS(codex_client_call(c, "thread/start", "{}", 0, &s), CODEX_STATUS_NOT_CONNECTED);
+    CHECK(s == NULL);
+    CHECK_STATUS(codex_client_request(c, "thread/start", "{}", 0, NULL, NULL, &id), CODEX_STATUS_NOT_CONNECTED);
+    CHECK_STATUS(codex_client_thread_start(c, NULL, 0, &s), CODEX_STATUS_NOT_CONNECTED);
+    CHECK_STATUS(codex_client_turn_start(c, "t", "hi", NULL, 0, &s), CODEX_STATUS_NOT_CONNECTED);
+    CHECK_STATUS(codex_client_notify(c, "x", NULL), CODEX_STATUS_NOT_CONNECTED);
+    CHECK_STATUS(codex_client_disconnect(c), CODEX_STATUS_NOT_CONNECTED);
+    /* invalid JSON is reported as such, before anything else */
+    CHECK_STATUS(codex_client_call(c, "thread/start", "{not json", 0, &s), CODEX_STATUS_INVALID_ARGUMENT);
+    CHECK(strstr(codex_last_error_message(), "JSON") != NULL);
+    CHECK_STATUS(codex_client_request(c, "m", "[1,", 0, NULL, NULL, &id), CODEX_STATUS_INVALID_ARGUMENT);
+    CHECK_STATUS(codex_client_thread_start(c, "[1,2]", 0, &s), CODEX_STATUS_INVALID_ARGUMENT);
+    CHECK_STATUS(codex_client_call(c, "\xc3\x28", "{}", 0, &s), CODEX_STATUS_INVALID_ARGUMENT);
+    codex_client_free(c);
+    /* the freed handle is recognised: error codes, no crash */
+    CHECK_STATUS(codex_client_call(c, "thread/start", "{}", 0, &s), CODEX_STATUS_INVALID_ARGUMENT);
+    CHECK(strstr(codex_last_error_message(), "freed") != NULL);
+    CHECK_STATUS(codex_client_connect(c, NULL), CODEX_STATUS_INVALID_ARGUMENT);
+    CHECK(!codex_client_is_connected(c));
+    codex_client_free(c); /* double free: detected and ignored */
+    CHECK(codex_last_error_status() == CODEX_STATUS_INVALID_ARGUMENT);
+}
+
+static void timeout_vs_disconnect_vs_transport(void) {
+    char envb[128], *s = NULL;
+    const char *env[1];
+    codex_options_t o = fake_options("hang,die,overload", CODEX_DELIVERY_CALLBACKS, envb, sizeof envb, env);
+    codex_client_t *c = NULL;
+    double t0;
+    codex_options_t missing;
+
+    CHECK_OK(codex_client_new(&o, &c));
+    CHECK_OK(codex_client_connect(c, NULL));
+    CHECK_STATUS(codex_client_connect(c, NULL), CODEX_STATUS_ALREADY_CONNECTED);
+
+    /* silent server: TIMEOUT after the per-call timeout; the connection stays up */
+    t0 = now_s();
+    CHECK_STATUS(codex_client_call(c, "test/hang", "{}", 300, &s), CODEX_STATUS_TIMEOUT);
+    CHECK(now_s() - t0 >= 0.29 && now_s() - t0 < 10.0);
+    CHECK(strstr(codex_last_error_message(), "test/hang") != NULL);
+    CHECK(s == NULL);
+    CHECK(codex_client_is_connected(c));
+    CHECK_OK(codex_client_call(c, "echo/me", "{\"a\":1}", 0, &s));
+    CHECK(strstr(s, "echo/me") != NULL);
+    codex_string_free(s);
+    s = NULL;
+
+    /* overload answered -32001 on every retry: OVERLOADED with the code */
+    CHECK_STATUS(codex_client_call(c, "test/overload", "{\"failures\":100}", 0, &s), CODEX_STATUS_OVERLOADED);
+    CHECK(codex_last_error_rpc_code() == -32001);
+
+    /* server dies mid-request: DISCONNECTED at once, with its stderr, not a timeout */
+    t0 = now_s();
+    CHECK_STATUS(codex_client_call(c, "test/die", "{}", 60000, &s), CODEX_STATUS_DISCONNECTED);
+    CHECK(now_s() - t0 < 10.0);
+    CHECK(strstr(codex_last_error_message(), "dying on purpose") != NULL);
+    CHECK(!codex_client_is_connected(c));
+    CHECK(codex_last_error_rpc_code() == 0);
+    {
+        codex_status_t st = codex_client_call(c, "echo/me", "{}", 0, &s);
+        CHECK(st == CODEX_STATUS_NOT_CONNECTED || st == CODEX_STATUS_DISCONNECTED);
+    }
+    CHECK_OK(codex_client_stderr_tail(c, &s));
+    CHECK(strstr(s, "dying on purpose") != NULL);
+    codex_string_free(s);
+    s = NULL;
+    /* connect again after the death */
+    CHECK_OK(codex_client_connect(c, NULL));
+    CHECK_OK(codex_client_call(c, "echo/again", NULL, 0, &s));
+    codex_string_free(s);
+    CHECK_OK(codex_client_disconnect(c));
+    CHECK_STATUS(codex_client_disconnect(c), CODEX_STATUS_NOT_CONNECTED); /* double disconnect */
+    codex_client_free(c);
+
+    /* missing binary: TRANSPORT, distinct from both */
+    memset(&missing, 0, sizeof missing);
+    missing.codex_bin = "/nonexistent/codex-binary";
+    CHECK_OK(codex_client_new(&missing, &c));
+    {
+        /* Under valgrind the spawn itself "succeeds" and the child exits 127 (valgrind runs
+         * exec in the child), so there the failure is DISCONNECTED with exit status 127. */
+        codex_status_t st = codex_client_connect(c, NULL);
+        const char *vg = getenv("CODEX_TEST_UNDER_VALGRIND");
+        if (vg != NULL && st == CODEX_STATUS_DISCONNECTED)
+            CHECK(strstr(codex_last_error_message(), "127") != NULL);
+        else
+            CHECK_STATUS(st, CODEX_STATUS_TRANSPORT);
+    }
+    CHECK(!codex_client_is_connected(c));
+    codex_client_free(c);
+}
+
+/* --- callbacks-mode async completions and unhandled approvals --------------------------- */
+typedef struct {
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    int done;
+    codex_status_t status[4];
+    pthread_t thread[4];
+} completions_t;
+
+static void on_done(void *ud, codex_event_t *ev) {
+    completions_t *c = (completions_t *)ud;
+    pthread_mutex_lock(&c->mu);
+    if (c->done < 4) {
+        c->status[c->done] = codex_event_status(ev);
+        c->thread[c->done] = pthread_self();
+    }
+    c->done++;
+    /* the borrowed event must not be freed: detected and ignored */
+    codex_event_free(ev);
+    CHECK(codex_last_error_status() == CODEX_STATUS_INVALID_ARGUMENT);
+    CHECK(codex_event_kind(ev) == CODEX_EVENT_RESPONSE);
+    pthread_cond_broadcast(&c->cv);
+    pthread_mutex_unlock(&c->mu);
+}
+
+static void wait_done(completions_t *c, int n) {
+    struct timespec dl = deadline_in(30);
+    pthread_mutex_lock(&c->mu);
+    while (c->done < n)
+        if (pthread_cond_timedwait(&c->cv, &c->mu, &dl) != 0 && c->done < n) FAIL("completion %d missing", n);
+    pthread_mutex_unlock(&c->mu);
+}
+
+static void async_and_unhandled(void) {
+    char envb[128], *s = NULL;
+    const char *env[1];
+    codex_options_t o = fake_options("hang,approval", CODEX_DELIVERY_CALLBACKS, envb, sizeof envb, env);
+    codex_client_t *c = NULL;
+    completions_t k;
+    uint64_t id = 0;
+
+    memset(&k, 0, sizeof k);
+    pthread_mutex_init(&k.mu, NULL);
+    pthread_cond_init(&k.cv, NULL);
+    CHECK_OK(codex_client_new(&o, &c));
+    CHECK_OK(codex_client_connect(c, NULL));
+
+    /* async timeout: completion with TIMEOUT */
+    CHECK_OK(codex_client_request(c, "test/hang", "{}", 200, on_done, &k, &id));
+    wait_done(&k, 1);
+    CHECK_STATUS(k.status[0], CODEX_STATUS_TIMEOUT);
+
+    /* no SERVER_REQUEST callback: the approval is declined (the fake records the answer) */
+    CHECK_OK(codex_client_call(c, "test/approval", "{\"method\":\"item/commandExecution/requestApproval\"}", 0, NULL));
+    {
+        double end = now_s() + 10;
+        for (;;) {
+            CHECK_OK(codex_client_call(c, "test/lastAnswers", "{}", 0, &s));
+            if (strstr(s, "decline") != NULL) break;
+            if (now_s() > end) FAIL("approval not declined: %s", s);
+            codex_string_free(s);
+            s = NULL;
+            sleep_ms(20);
+        }
+        codex_string_free(s);
+        s = NULL;
+    }
+
+    /* in-flight async request when disconnecting: completion with DISCONNECTED, delivered
+     * before disconnect returns */
+    CHECK_OK(codex_client_request(c, "test/hang", "{}", 0, on_done, &k, &id));
+    CHECK_OK(codex_client_disconnect(c));
+    pthread_mutex_lock(&k.mu);
+    CHECK(k.done == 2);
+    CHECK_STATUS(k.status[1], CODEX_STATUS_DISCONNECTED);
+    CHECK(pthread_equal(k.thread[0], k.thread[1]));
+    CHECK(!pthread_equal(k.thread[0], pthread_self()));
+    pthread_mutex_unlock(&k.mu);
+    codex_client_free(c);
+    pthread_cond_destroy(&k.cv);
+    pthread_mutex_destroy(&k.mu);
+}
+
+/* --- server request handles: respond twice, after free, through another client --------- */
+static void request_handles(void) {
+    char envb[128], *s = NULL;
+    const char *env[1];
+    codex_options_t o = fake_options("approval", CODEX_DELIVERY_POLL, envb, sizeof envb, env);
+    codex_client_t *c = NULL, *other = NULL;
+    codex_event_t *ev = NULL;
+    codex_request_t *req = NULL;
+    double end;
+
+    CHECK_OK(codex_client_new(&o, &c));
+    CHECK_OK(codex_client_new(&o, &other));
+    CHECK_OK(codex_client_connect(c, NULL));
+    CHECK_OK(codex_client_call(c, "test/approval", "{\"method\":\"item/commandExecution/requestApproval\"}", 0, NULL));
+    end = now_s() + 10;
+    for (;;) {
+        codex_status_t st = codex_client_next_event(c, 1000, &ev);
+        if (st == CODEX_STATUS_OK && codex_event_kind(ev) == CODEX_EVENT_SERVER_REQUEST) break;
+        if (st == CODEX_STATUS_OK) codex_event_free(ev);
+        if (now_s() > end) FAIL("no server request from the fake");
+    }
+    CHECK(codex_event_request(ev) != NULL);
+    CHECK_STATUS(codex_event_take_request(ev, NULL), CODEX_STATUS_INVALID_ARGUMENT);
+    CHECK_OK(codex_event_take_request(ev, &req));
+    CHECK_STATUS(codex_event_take_request(ev, &req), CODEX_STATUS_INVALID_STATE);
+    CHECK(req == NULL);
+    req = codex_event_request(ev);
+    codex_event_free(ev);
+    codex_event_free(ev); /* double free: detected and ignored */
+    CHECK(codex_last_error_status() == CODEX_STATUS_INVALID_ARGUMENT);
+
+    CHECK_STATUS(codex_client_respond(c, req, "{not json"), CODEX_STATUS_INVALID_ARGUMENT);
+    CHECK_STATUS(codex_client_respond(c, req, NULL), CODEX_STATUS_INVALID_ARGUMENT);
+    CHECK_STATUS(codex_client_respond(other, req, "{\"decision\":\"accept\"}"), CODEX_STATUS_INVALID_ARGUMENT);
+    CHECK(strstr(codex_last_error_message(), "another client") != NULL);
+    CHECK(codex_request_is_open(req));
+    CHECK_OK(codex_client_respond(c, req, "{\"decision\":\"accept\"}"));
+    CHECK_STATUS(codex_client_respond(c, req, "{\"decision\":\"decline\"}"), CODEX_STATUS_ALREADY_RESPONDED);
+    CHECK_STATUS(codex_client_respond_error(c, req, -32000, "no", NULL), CODEX_STATUS_ALREADY_RESPONDED);
+    CHECK(!codex_request_is_open(req));
+    codex_request_free(req);
+    codex_request_free(req); /* double free: ignored */
+    CHECK_STATUS(codex_client_respond(c, req, "{\"decision\":\"accept\"}"), CODEX_STATUS_INVALID_ARGUMENT);
+    CHECK(codex_request_method(req) == NULL);
+    /* the fake saw exactly one answer: accept */
+    CHECK_OK(codex_client_call(c, "test/lastAnswers", "{}", 0, &s));
+    CHECK(strstr(s, "accept") != NULL && strstr(s, "decline") == NULL);
+    codex_string_free(s);
+
+    codex_client_free(other);
+    codex_client_free(c);
+}
+
+int main(void) {
+    double t0 = now_s();
+    null_arguments();
+    bad_options();
+    before_connect_and_freed_client();
+    timeout_vs_disconnect_vs_transport();
+    async_and_unhandled();
+    request_handles();
+    printf("test_misuse: ok (%.1f s)\n", now_s() - t0);
+    return 0;
+}
