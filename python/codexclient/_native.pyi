@@ -3,12 +3,34 @@
 This module is the low-level layer; use the classes of :mod:`codexclient` instead.
 """
 
-from typing import Any, Callable, Iterator, List, Optional, Tuple
+from typing import Any, Callable, Iterator, List, Optional, Tuple, final
+
+from typing_extensions import disjoint_base
 
 import asyncio
 
 __version__: str
+__all__ = [
+    "AgentMessageDelta",
+    "ConnectionEvent",
+    "Driver",
+    "EventStream",
+    "ItemCompleted",
+    "ItemStarted",
+    "LogStream",
+    "NativeClient",
+    "Notification",
+    "ServerRequest",
+    "TokenUsageUpdated",
+    "Turn",
+    "TurnCompleted",
+    "TurnStarted",
+    "__version__",
+    "set_log_level",
+    "shutdown_logging",
+]
 
+@disjoint_base
 class Notification:
     """A server notification (``{method, params}``); unknown methods arrive unchanged."""
 
@@ -29,18 +51,23 @@ class Notification:
     @property
     def item_id(self) -> Optional[Any]: ...
 
+@final
 class AgentMessageDelta(Notification):
     """``item/agentMessage/delta``."""
 
+@final
 class ItemStarted(Notification):
     """``item/started``."""
 
+@final
 class ItemCompleted(Notification):
     """``item/completed``."""
 
+@final
 class TurnStarted(Notification):
     """``turn/started``."""
 
+@final
 class TurnCompleted(Notification):
     """``turn/completed``: the last event of a turn."""
 
@@ -51,9 +78,11 @@ class TurnCompleted(Notification):
     @property
     def error(self) -> Optional[Any]: ...
 
+@final
 class TokenUsageUpdated(Notification):
     """``thread/tokenUsage/updated``."""
 
+@final
 class ServerRequest:
     """A request from the server that expects an answer (now or later, from any thread)."""
 
@@ -86,6 +115,7 @@ class ServerRequest:
     def cancel(self) -> None: ...
     def fail_closed(self) -> None: ...
 
+@final
 class ConnectionEvent:
     """Something the connection reports: ``kind`` is ``error``, ``overflow`` or
     ``disconnected``."""
@@ -115,16 +145,18 @@ class ConnectionEvent:
 
 _Event = Any
 
+@final
 class Driver:
     """Runs Rust futures for one asyncio event loop."""
 
-    def __init__(self) -> None: ...
+    def __new__(cls) -> "Driver": ...
     def fileno(self) -> int: ...
     def run(self) -> None: ...
     def cancel(self, task_id: int) -> None: ...
     def pending(self) -> int: ...
     def close(self) -> None: ...
 
+@final
 class EventStream:
     """A stream of events: ``client.events()`` or the client's inbox."""
 
@@ -135,6 +167,7 @@ class EventStream:
     def wait_async(self, driver: Driver, fut: "asyncio.Future[Any]") -> int: ...
     def close(self) -> None: ...
 
+@final
 class Turn:
     """A turn being streamed."""
 
@@ -159,11 +192,12 @@ class Turn:
     def steer_async(self, driver: Driver, fut: "asyncio.Future[Any]", input_json: str) -> int: ...
     def close(self) -> None: ...
 
+@final
 class NativeClient:
     """The core client in poll delivery mode."""
 
-    def __init__(
-        self,
+    def __new__(
+        cls,
         *,
         codex_bin: Optional[str] = None,
         args: List[str] = ...,
@@ -183,7 +217,7 @@ class NativeClient:
         retry_cap: Optional[float] = None,
         event_queue_capacity: Optional[int] = None,
         max_line_bytes: Optional[int] = None,
-    ) -> None: ...
+    ) -> "NativeClient": ...
     def connect(self) -> str: ...
     def connect_async(self, driver: Driver, fut: "asyncio.Future[Any]") -> int: ...
     def disconnect(self) -> None: ...
@@ -226,10 +260,11 @@ class NativeClient:
     ) -> int: ...
     def thread_status(self, thread_id: str) -> str: ...
 
+@final
 class LogStream:
     """The core's log records as ``(level, logger_name, message)`` tuples."""
 
-    def __init__(self) -> None: ...
+    def __new__(cls) -> "LogStream": ...
     def __iter__(self) -> Iterator[Tuple[int, str, str]]: ...
     def __next__(self) -> Tuple[int, str, str]: ...
 

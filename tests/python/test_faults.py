@@ -4,6 +4,7 @@ methods, a 10 MiB line, garbage lines; and the GIL being released while Rust wai
 from __future__ import annotations
 
 import asyncio
+import logging
 import threading
 import time
 from typing import Any, List
@@ -187,3 +188,15 @@ def test_gil_released_while_rust_waits(fake_bin: str) -> None:
             assert beats > 10
 
     run(main())
+
+
+def test_core_logs_reach_python_logging(fake_bin: str, caplog: pytest.LogCaptureFixture) -> None:
+    caplog.set_level(logging.DEBUG, logger="codexclient")
+    with Client(codex_bin=fake_bin, args=["--stderr-lines", "3"]) as c:
+        c.request("x/y")
+        for _ in range(250):
+            if any("fake stderr line 2" in r.getMessage() for r in caplog.records):
+                break
+            time.sleep(0.02)
+    server = [r for r in caplog.records if r.name == "codexclient.server"]
+    assert any("fake stderr line 2" in r.getMessage() for r in server)

@@ -415,3 +415,26 @@ def test_thread_family_and_rpc_errors(client_kwargs: dict) -> None:
             resumed = c2.thread_resume(t.id)
             assert resumed.id == t.id
             assert resumed.run("MOCK_TEXT: again").final_response == "again"
+
+
+def test_sync_client_async_handler_and_notification_callback(
+    client_kwargs: dict, workdir: pathlib.Path
+) -> None:
+    marker = workdir / "sync-async-handler.txt"
+    notes: List[str] = []
+    with Client(**client_kwargs) as c:
+
+        async def approve(req: ServerRequest) -> bool:
+            await asyncio.sleep(0.01)
+            return True
+
+        c.on_command_approval(approve)
+        c.on_notification(lambda n: notes.append(n.method))
+        thread = c.thread_start()
+        r = thread.run(_exec_prompt(marker))
+        for _ in range(100):
+            if "thread/started" in notes:
+                break
+            time.sleep(0.02)
+    assert marker.exists() and r.status == "completed"
+    assert "thread/started" in notes  # not routed to a turn: delivered to the callback

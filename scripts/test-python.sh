@@ -1,0 +1,100 @@
+#!/usr/bin/env bash
+# Python binding checks: builds the codexclient extension (one abi3 wheel, CPython 3.9+) and,
+# on CPython 3.11, 3.12 and 3.13, runs mypy's stubtest on the installed package, `mypy --strict`
+# on examples/python, and the pytest suite in tests/python (real codex app-server 0.169.0 +
+# the local mock model + the fake app-server). Exits non-zero on any failure.
+#
+# Idempotent and cached: venvs under ~/.cache/libcodexclient/python/ (tools from PyPI once),
+# cargo target dir $CARGO_TARGET_DIR (default ~/.cache/libcodexclient/target-py) so re-runs
+# are incremental. `pip install .` is exercised on 3.11; the same wheel is installed on 3.12
+# and 3.13. Needs the real Codex installed by scripts/setup.sh (or CODEX_BIN); without it the
+# tests fail with instructions.
+#
+# Env: CODEXCLIENT_PYTHON_VERSIONS (default "3.11 3.12 3.13"), PYTEST_ARGS (extra pytest args).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROOT=$PWD
+CACHE="${LIBCODEXCLIENT_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/libcodexclient}"
+PYCACHE="$CACHE/python"
+export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$CACHE/target-py}"
+export CARGO_BUILD_JOBS="${CARGO_BUILD_JOBS:-2}"
+VERSIONS="${CODEXCLIENT_PYTHON_VERSIONS:-3.11 3.12 3.13}"
+TOOLS="maturin>=1.7,<2 pytest>=7 mypy>=1.18"
+mkdir -p "$PYCACHE"
+
+log() { printf '[test-python] %s\n' "$*" >&2; }
+
+find_python() { # $1 = X.Y; prints an interpreter path
+  local v="$1" c
+  for c in "$(command -v "python$v" 2>/dev/null || true)" \
+           "${PYENV_ROOT:-$HOME/.pyenv}"/versions/"$v".*/bin/"python$v"; do
+    if [ -n "$c" ] && [ -x "$c" ] && "$c" -c 'import sys, venv' 2>/dev/null; then
+      echo "$c"; return 0
+    fi
+  done
+  return 1
+}
+
+venv_for() { # $1 = X.Y; creates/updates the cached venv, prints its python
+  local v="$1" py dir="$PYCACHE/venv-$1"
+  if [ ! -x "$dir/bin/python" ]; then
+    py=$(find_python "$v") || { log "Python $v not found (install it, e.g. with pyenv)"; return 1; }
+    log "creating venv $dir from $py"
+    "$py" -m venv "$dir" >&2
+  fi
+  if [ "$(cat "$dir/.tools" 2>/dev/null)" != "$TOOLS" ]; then
+    log "installing $TOOLS into $dir (PyPI)"
+    # shellcheck disable=SC2086
+    "$dir/bin/python" -m pip install -q --disable-pip-version-check $TOOLS >&2
+    echo "$TOOLS" > "$dir/.tools"
+  fi
+  echo "$dir/bin/python"
+}
+
+log "building the testkit binaries (mock model, fake app-server)"
+cargo build --quiet -p codex-mock-model -p codex-fake-app-server --bins
+export MOCK_MODEL="$CARGO_TARGET_DIR/debug/mock-model"
+export FAKE_APP_SERVER="$CARGO_TARGET_DIR/debug/fake-app-server"
+
+first=""
+for v in $VERSIONS; do first="$v"; break; done
+PY_FIRST=$(venv_for "$first")
+
+log "pip install . (Python $first; maturin release build, cargo target $CARGO_TARGET_DIR)"
+t0=$(date +%s)
+# The maturin build backend runs the `maturin` executable found on PATH.
+export PATH="$(dirname "$PY_FIRST"):$PATH"
+"$PY_FIRST" -m pip install -q --disable-pip-version-check --no-build-isolation --no-deps \
+  --force-reinstall "$ROOT" >&2
+WHEELS="$PYCACHE/wheels"
+rm -rf "$WHEELS" && mkdir -p "$WHEELS"
+"$PY_FIRST" -m pip wheel -q --disable-pip-version-check --no-build-isolation --no-deps \
+  -w "$WHEELS" "$ROOT" >&2
+WHEEL=$(ls "$WHEELS"/codexclient-*-cp39-abi3-*.whl)
+log "built $(basename "$WHEEL") in $(( $(date +%s) - t0 )) s"
+
+failed=()
+for v in $VERSIONS; do
+  PY=$(venv_for "$v")
+  if [ "$v" != "$first" ]; then
+    "$PY" -m pip install -q --disable-pip-version-check --no-deps --force-reinstall "$WHEEL" >&2
+  fi
+  log "Python $v: stubtest"
+  # Run outside the source tree so the installed package (with its extension) is checked.
+  if ! (cd "$PYCACHE" && "$PY" -m mypy.stubtest codexclient); then failed+=("$v:stubtest"); fi
+  log "Python $v: mypy --strict examples/python"
+  if ! (cd "$PYCACHE" && "$PY" -m mypy --strict --no-incremental "$ROOT"/examples/python/*.py); then
+    failed+=("$v:mypy")
+  fi
+  log "Python $v: pytest tests/python"
+  # shellcheck disable=SC2086
+  if ! "$PY" -m pytest -p no:cacheprovider "$ROOT/tests/python" ${PYTEST_ARGS:-}; then
+    failed+=("$v:pytest")
+  fi
+done
+
+if [ ${#failed[@]} -ne 0 ]; then
+  log "FAILED: ${failed[*]}"
+  exit 1
+fi
+log "all Python checks passed on: $VERSIONS"

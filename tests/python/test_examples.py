@@ -1,0 +1,49 @@
+"""The examples in examples/python run against the real Codex and the mock model."""
+
+from __future__ import annotations
+
+import pathlib
+import subprocess
+import sys
+
+from conftest import ROOT
+
+EXAMPLES = ROOT / "examples" / "python"
+
+
+def _run(args: list, stdin: str = "", cwd: pathlib.Path = ROOT) -> str:
+    r = subprocess.run(
+        [sys.executable, *args], input=stdin, capture_output=True, text=True, timeout=120, cwd=cwd
+    )
+    assert r.returncode == 0, r.stderr
+    return r.stdout
+
+
+def test_concurrent_threads_example(codex_bin: str, codex_home: pathlib.Path) -> None:
+    out = _run(
+        [str(EXAMPLES / "concurrent_threads.py"), "MOCK_TEXT: one", "MOCK_TEXT: two",
+         "--codex-bin", codex_bin, "--codex-home", str(codex_home)]
+    )
+    assert "'MOCK_TEXT: one' -> 'one' (completed)" in out
+    assert "'MOCK_TEXT: two' -> 'two' (completed)" in out
+
+
+def test_approval_prompt_example(
+    codex_bin: str, codex_home: pathlib.Path, workdir: pathlib.Path
+) -> None:
+    marker = workdir / "example-approved.txt"
+    out = _run(
+        [str(EXAMPLES / "approval_prompt.py"), f"MOCK_EXEC: touch {marker} && echo done",
+         "--codex-bin", codex_bin, "--codex-home", str(codex_home)],
+        stdin="y\n",
+        cwd=workdir,
+    )
+    assert marker.exists() and "[completed;" in out
+
+
+def test_streaming_chat_example(codex_bin: str, codex_home: pathlib.Path) -> None:
+    out = _run(
+        [str(EXAMPLES / "streaming_chat.py"), "--codex-bin", codex_bin, "--codex-home", str(codex_home)],
+        stdin="MOCK_TEXT: first answer\nMOCK_TEXT: second answer\n",
+    )
+    assert out == "first answer\n[completed]\nsecond answer\n[completed]\n"
