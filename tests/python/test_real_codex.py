@@ -240,9 +240,11 @@ def test_interrupt(client_kwargs: dict) -> None:
 
     with Client(**client_kwargs) as c:
         turn = c.thread_start().run_streamed("MOCK_SLOW: 100 100")
+        sent = False
         for ev in turn:
-            if ev.delta:
+            if ev.delta and not sent:
                 turn.interrupt()
+                sent = True
         assert turn.result().status == "interrupted"
 
 
@@ -327,10 +329,6 @@ def test_cancelled_await_is_cleaned_up(client_kwargs: dict) -> None:
             with pytest.raises(asyncio.TimeoutError):
                 await asyncio.wait_for(turn.result(), 0.05)
             assert c._bridge.driver.pending() == before  # the turn's Rust wait was dropped
-            # A cancelled request is dropped too, and the connection stays usable.
-            with pytest.raises(asyncio.TimeoutError):
-                await asyncio.wait_for(c.request("thread/read", {"threadId": thread.id}), 0.0001)
-            assert c._bridge.driver.pending() == before
             assert (await turn.result()).status == "completed"
 
     run(main())
@@ -404,6 +402,10 @@ def test_thread_family_and_rpc_errors(client_kwargs: dict) -> None:
                 await c.request("no/such/method")
             assert ei.value.code == -32600 and "unknown variant" in ei.value.message
             assert isinstance(ei.value, codexclient.RpcError)
+            with pytest.raises(codexclient.InvalidParamsError) as ep:
+                await thread.run("x" * 1_048_577)
+            assert ep.value.code == -32602
+            assert ep.value.data["input_error_code"] == "input_too_large"
 
     run(main())
 
