@@ -229,7 +229,11 @@ impl Shared {
 
     fn connect(&self) -> Result<InitializeResult, Error> {
         let mut connected = lock(&self.connected);
-        let init = self.core.connect()?;
+        // The connection's runtime thread (which writes to the server's stdin) is spawned
+        // here and inherits this thread's signal mask: with SIGPIPE blocked, writing to a
+        // server that exited fails with EPIPE instead of killing the host process (C programs
+        // keep SIGPIPE's default action; Rust binaries ignore it, C ones do not).
+        let init = with_sigpipe_blocked(|| self.core.connect())?;
         *connected = true;
         drop(connected);
         self.conn_gen.fetch_add(1, Ordering::SeqCst);
@@ -348,14 +352,23 @@ impl Shared {
         // The first poll sends the request (now, on the caller's thread).
         let mut cx = Context::from_waker(&f.waker);
         match f.fut.as_mut().poll(&mut cx) {
-            Poll::Ready(Err(e)) => Err(e.into()),
-            Poll::Ready(Ok(v)) => {
+            // Refused before anything was sent: the call fails and no completion comes.
+            Poll::Ready(Err(
+                e @ (Error::NotConnected
+                | Error::AlreadyConnected
+                | Error::InvalidArgument(_)
+                | Error::InvalidState(_)
+                | Error::Unsupported(_)),
+            )) => Err(e.into()),
+            // Sent and already finished (a fast answer, an RPC error): deliver it as the
+            // completion like any other, so the caller sees exactly one outcome.
+            Poll::Ready(outcome) => {
                 rq.done.push_back(Done {
                     callback,
                     response: Response {
                         id,
                         method: f.method,
-                        outcome: Ok(v),
+                        outcome,
                         userdata,
                     },
                 });
@@ -513,7 +526,38 @@ impl Shared {
     }
 }
 
+/// Run `f` with SIGPIPE blocked in the calling thread (threads spawned by `f` inherit the
+/// blocked mask), then restore the previous mask.
+fn with_sigpipe_blocked<T>(f: impl FnOnce() -> T) -> T {
+    // SAFETY: sigset operations on local, initialised sets; pthread_sigmask only changes the
+    // calling thread's mask, restored below.
+    unsafe {
+        let mut block: libc::sigset_t = std::mem::zeroed();
+        let mut old: libc::sigset_t = std::mem::zeroed();
+        libc::sigemptyset(&mut block);
+        libc::sigaddset(&mut block, libc::SIGPIPE);
+        let changed = libc::pthread_sigmask(libc::SIG_BLOCK, &block, &mut old) == 0;
+        let out = f();
+        if changed {
+            libc::pthread_sigmask(libc::SIG_SETMASK, &old, std::ptr::null_mut());
+        }
+        out
+    }
+}
+
+/// Block SIGPIPE for the rest of the calling (library-owned) thread.
+fn block_sigpipe_here() {
+    // SAFETY: as in `with_sigpipe_blocked`; this thread is ours.
+    unsafe {
+        let mut block: libc::sigset_t = std::mem::zeroed();
+        libc::sigemptyset(&mut block);
+        libc::sigaddset(&mut block, libc::SIGPIPE);
+        libc::pthread_sigmask(libc::SIG_BLOCK, &block, std::ptr::null_mut());
+    }
+}
+
 fn dispatch_loop(shared: Arc<Shared>) {
+    block_sigpipe_here();
     DISPATCH_KEY.with(|k| k.set(shared.key));
     let mut ended_gen = None;
     let mut batch = Vec::with_capacity(BATCH);

@@ -13,6 +13,8 @@
  */
 #include "test_util.h"
 
+#include <sys/stat.h>
+
 static codex_options_t fake_options(const char *modes, codex_delivery_t delivery, char *env_buf, size_t n,
                                     const char **env_arr) {
     codex_options_t o;
@@ -352,6 +354,40 @@ static void request_handles(void) {
     codex_client_free(c);
 }
 
+/* A server that answers initialize and then closes its stdin: the library's next write gets
+ * EPIPE. C programs keep SIGPIPE's default action (terminate); the library must block it in its
+ * own threads so the failure is a status code, not a dead host process. */
+static void sigpipe_does_not_kill(void) {
+    char script[1024], *s = NULL;
+    FILE *f;
+    codex_options_t o;
+    codex_client_t *c = NULL;
+    codex_status_t st;
+    snprintf(script, sizeof script, "%s/closes-stdin.sh", env_or_die("CODEX_WORK"));
+    f = fopen(script, "w");
+    CHECK(f != NULL);
+    fputs("#!/bin/sh\n"
+          "IFS= read -r line\n"
+          "id=$(printf '%s' \"$line\" | sed -n 's/.*\"id\":\\([0-9]*\\).*/\\1/p')\n"
+          "exec 0<&-\n"
+          "printf '{\"id\":%s,\"result\":{\"userAgent\":\"closer/0\",\"codexHome\":\"/x\","
+          "\"platformFamily\":\"unix\",\"platformOs\":\"linux\"}}\\n' \"$id\"\n"
+          "sleep 3\n",
+          f);
+    fclose(f);
+    CHECK(chmod(script, 0755) == 0);
+    memset(&o, 0, sizeof o);
+    o.codex_bin = script;
+    o.default_timeout_ms = 5000;
+    CHECK_OK(codex_client_new(&o, &c));
+    st = codex_client_connect(c, NULL); /* the `initialized` notification may already hit EPIPE */
+    CHECK(st == CODEX_STATUS_OK || st == CODEX_STATUS_DISCONNECTED || st == CODEX_STATUS_TRANSPORT);
+    st = codex_client_call(c, "after/close", "{}", 0, &s);
+    CHECK(st == CODEX_STATUS_DISCONNECTED || st == CODEX_STATUS_TRANSPORT || st == CODEX_STATUS_NOT_CONNECTED);
+    CHECK(s == NULL);
+    codex_client_free(c); /* still alive: no SIGPIPE */
+}
+
 int main(void) {
     double t0 = now_s();
     null_arguments();
@@ -360,6 +396,7 @@ int main(void) {
     timeout_vs_disconnect_vs_transport();
     async_and_unhandled();
     request_handles();
+    sigpipe_does_not_kill();
     printf("test_misuse: ok (%.1f s)\n", now_s() - t0);
     return 0;
 }

@@ -1,0 +1,176 @@
+#!/usr/bin/env bash
+# C ABI checks (idempotent): builds libcodexclient with cargo, checks include/codexclient.h
+# against a fresh cbindgen run (pinned version), compiles the C tests (C99) and the header
+# checks (C99 + C++17) with -Wall -Wextra -Werror -pedantic, builds the C and C++ examples,
+# installs into a temporary prefix and builds an example with pkg-config, then runs every test
+# program against the REAL codex app-server 0.169.0 and the local mock model, plainly, under
+# valgrind (memcheck, leak check) and built with AddressSanitizer.
+#
+# Last line on success: `c-tests: N passed, 0 failed`. Exit status non-zero on any failure.
+# Honours CARGO_TARGET_DIR (else ./target). Options: --no-valgrind, --no-asan (faster runs).
+set -uo pipefail
+cd "$(dirname "$0")/.."
+ROOT=$PWD
+TARGET="${CARGO_TARGET_DIR:-$ROOT/target}"
+case "$TARGET" in /*) ;; *) TARGET="$ROOT/$TARGET" ;; esac
+export CARGO_TARGET_DIR="$TARGET"
+LIBDIR="$TARGET/debug"
+OUT="$TARGET/c-tests"
+VALGRIND=1
+ASAN=1
+for a in "$@"; do
+  case "$a" in
+    --no-valgrind) VALGRIND=0 ;;
+    --no-asan) ASAN=0 ;;
+    *) echo "usage: $0 [--no-valgrind] [--no-asan]" >&2; exit 2 ;;
+  esac
+done
+
+passed=0
+failed=0
+failures=()
+log() { printf '[test-c] %s\n' "$*" >&2; }
+pass() { passed=$((passed + 1)); printf 'ok   %s\n' "$1"; }
+fail() { failed=$((failed + 1)); failures+=("$1"); printf 'FAIL %s\n' "$1"; }
+finish() {
+  for f in "${failures[@]+"${failures[@]}"}"; do echo "failed: $f"; done
+  echo "c-tests: $passed passed, $failed failed"
+  [ "$failed" -eq 0 ] && [ "$passed" -gt 0 ]
+  exit $?
+}
+fatal() { fail "$1"; finish; }
+
+# ---------------------------------------------------------------- prerequisites
+CBINDGEN=$(bash scripts/setup-c.sh) || fatal "setup-c (toolchain, pkg-config, valgrind, cbindgen)"
+CODEX_BIN="$ROOT/.cache/codex-0.169.0"
+if [ ! -x "$CODEX_BIN" ] || [ "$("$CODEX_BIN" --version 2>/dev/null)" != "codex-cli 0.169.0" ]; then
+  echo "The real Codex 0.169.0 is missing ($CODEX_BIN). Install it with: scripts/setup.sh" >&2
+  fatal "real codex 0.169.0 present"
+fi
+CODEX_BIN=$(readlink -f "$CODEX_BIN")
+export CODEX_BIN
+
+log "cargo build (codex-client-ffi, mock-model, fake-app-server) into $TARGET"
+if cargo build --quiet -p codex-client-ffi -p codex-mock-model -p codex-fake-app-server --lib --bins; then
+  pass "cargo build libcodexclient"
+else
+  fatal "cargo build libcodexclient"
+fi
+[ -f "$LIBDIR/libcodexclient.so" ] && [ -f "$LIBDIR/libcodexclient.a" ] || fatal "libcodexclient.so and .a built"
+
+# ---------------------------------------------------------------- header drift
+mkdir -p "$OUT"
+if "$CBINDGEN" --quiet --config ffi-c/cbindgen.toml --crate codex-client-ffi --output "$OUT/codexclient.h.fresh" \
+   && diff -u include/codexclient.h "$OUT/codexclient.h.fresh" >"$OUT/header.diff"; then
+  pass "include/codexclient.h matches cbindgen $("$CBINDGEN" --version | awk '{print $2}') output"
+else
+  cat "$OUT/header.diff" >&2
+  echo "include/codexclient.h is stale: regenerate with $CBINDGEN --config ffi-c/cbindgen.toml --crate codex-client-ffi --output include/codexclient.h" >&2
+  fail "header drift check"
+fi
+
+# ---------------------------------------------------------------- compile
+CWARN=(-Wall -Wextra -Werror -pedantic)
+CFLAGS=(-std=c99 "${CWARN[@]}" -g -O1 -Iinclude -Itests/c)
+CXXFLAGS=(-std=c++17 "${CWARN[@]}" -g -O1 -Iinclude -Itests/c)
+LDLIB=(-L"$LIBDIR" -Wl,-rpath,"$LIBDIR" -lcodexclient -lpthread)
+ASANF=(-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined)
+
+compile() { # name, command...
+  local name=$1; shift
+  if "$@" 2>"$OUT/$name.compile.log"; then pass "compile $name"; else cat "$OUT/$name.compile.log" >&2; fail "compile $name"; fi
+}
+compile header-c99 cc "${CFLAGS[@]}" -c tests/c/header_check.c -o "$OUT/header_check_c.o"
+compile header-cxx17 c++ "${CXXFLAGS[@]}" -c tests/c/header_check.cpp -o "$OUT/header_check_cpp.o"
+TESTS=()
+for src in tests/c/test_*.c; do
+  t=$(basename "$src" .c)
+  TESTS+=("$t")
+  compile "$t" cc "${CFLAGS[@]}" "$src" -o "$OUT/$t" "${LDLIB[@]}"
+  [ "$ASAN" = 1 ] && compile "$t.asan" cc "${CFLAGS[@]}" "${ASANF[@]}" "$src" -o "$OUT/$t.asan" "${LDLIB[@]}"
+done
+for src in tests/c/test_*.cpp; do
+  t=$(basename "$src" .cpp)
+  TESTS+=("$t")
+  compile "$t" c++ "${CXXFLAGS[@]}" "$src" -o "$OUT/$t" "${LDLIB[@]}"
+  [ "$ASAN" = 1 ] && compile "$t.asan" c++ "${CXXFLAGS[@]}" "${ASANF[@]}" "$src" -o "$OUT/$t.asan" "${LDLIB[@]}"
+done
+compile example-c cc "${CFLAGS[@]}" examples/c/stream_turn.c -o "$OUT/example_c" "${LDLIB[@]}"
+compile example-cpp c++ "${CXXFLAGS[@]}" examples/cpp/stream_turn.cpp -o "$OUT/example_cpp" "${LDLIB[@]}"
+# Static linking works too (pkg-config's Libs.private).
+compile example-c-static cc "${CFLAGS[@]}" examples/c/stream_turn.c -o "$OUT/example_c_static" \
+  "$LIBDIR/libcodexclient.a" -lpthread -ldl -lm
+
+# ---------------------------------------------------------------- install + pkg-config
+PREFIX="$OUT/prefix"
+rm -rf "$PREFIX"
+if PREFIX="$PREFIX" PROFILE=debug bash scripts/install-c.sh >"$OUT/install.log" 2>&1 \
+   && [ -f "$PREFIX/lib/libcodexclient.so" ] && [ -f "$PREFIX/lib/libcodexclient.a" ] \
+   && [ -f "$PREFIX/include/codexclient.h" ] && [ -f "$PREFIX/include/codexclient.hpp" ] \
+   && [ -f "$PREFIX/lib/pkgconfig/codexclient.pc" ]; then
+  pass "install-c.sh into a temporary prefix"
+else
+  cat "$OUT/install.log" >&2
+  fail "install-c.sh into a temporary prefix"
+fi
+PCFLAGS=$(PKG_CONFIG_PATH="$PREFIX/lib/pkgconfig" pkg-config --cflags --libs codexclient 2>"$OUT/pc.log") || true
+if [ -n "$PCFLAGS" ] \
+   && cc -std=c99 "${CWARN[@]}" examples/c/stream_turn.c -o "$OUT/example_c_pc" $PCFLAGS -Wl,-rpath,"$PREFIX/lib" 2>>"$OUT/pc.log" \
+   && c++ -std=c++17 "${CWARN[@]}" examples/cpp/stream_turn.cpp -o "$OUT/example_cpp_pc" $PCFLAGS -Wl,-rpath,"$PREFIX/lib" 2>>"$OUT/pc.log"; then
+  pass "examples built with pkg-config --cflags --libs codexclient ($PCFLAGS)"
+else
+  cat "$OUT/pc.log" >&2
+  fail "examples built with pkg-config"
+fi
+
+# ---------------------------------------------------------------- mock model
+MOCK_HOME="$OUT/mock-home"
+rm -rf "$MOCK_HOME"
+coproc MOCK { exec "$LIBDIR/mock-model" --codex-home "$MOCK_HOME"; }
+MOCK_OUT=${MOCK[0]}
+MOCK_IN=${MOCK[1]}
+MOCK_PORT=""
+read -r -t 30 word MOCK_PORT <&"$MOCK_OUT" || true
+if [ "${word:-}" != "PORT" ] || [ -z "$MOCK_PORT" ] || [ ! -f "$MOCK_HOME/config.toml" ]; then
+  fatal "start mock-model"
+fi
+cleanup() { exec {MOCK_IN}>&- 2>/dev/null || true; wait "${MOCK_PID:-0}" 2>/dev/null || true; }
+trap cleanup EXIT
+log "mock model on 127.0.0.1:$MOCK_PORT"
+export FAKE_APP_SERVER="$LIBDIR/fake-app-server"
+
+RUN=0
+# run <label> <command...>: fresh CODEX_HOME (mock config) and work dir, bounded time.
+run() {
+  local label=$1; shift
+  RUN=$((RUN + 1))
+  local dir="$OUT/run/$RUN"
+  rm -rf "$dir"; mkdir -p "$dir/home" "$dir/work"
+  cp "$MOCK_HOME/config.toml" "$dir/home/config.toml"
+  if CODEX_HOME="$dir/home" CODEX_WORK="$dir/work" timeout -k 10 900 "$@" >"$dir/out.log" 2>&1; then
+    pass "$label"
+    grep -E '^(test_|example)' "$dir/out.log" | tail -3 | sed 's/^/     /'
+  else
+    tail -40 "$dir/out.log" >&2
+    fail "$label (log: $dir/out.log)"
+  fi
+}
+
+VG=(env CODEX_TEST_UNDER_VALGRIND=1 valgrind --tool=memcheck --error-exitcode=1 --leak-check=full --show-leak-kinds=definite,indirect
+    --errors-for-leak-kinds=definite,indirect --track-fds=no --quiet)
+export ASAN_OPTIONS="detect_leaks=1:abort_on_error=0:halt_on_error=1"
+export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
+
+for t in "${TESTS[@]}"; do
+  [ -x "$OUT/$t" ] || continue
+  run "$t" "$OUT/$t"
+  [ "$VALGRIND" = 1 ] && run "$t under valgrind" "${VG[@]}" "$OUT/$t"
+  [ "$ASAN" = 1 ] && [ -x "$OUT/$t.asan" ] && run "$t with AddressSanitizer" "$OUT/$t.asan"
+done
+[ -x "$OUT/example_c" ] && run "example C (stream a turn, approval, interrupt)" "$OUT/example_c"
+[ -x "$OUT/example_cpp" ] && run "example C++ (stream a turn, approval, interrupt)" "$OUT/example_cpp"
+[ -x "$OUT/example_c_static" ] && run "example C statically linked" "$OUT/example_c_static"
+[ -x "$OUT/example_c_pc" ] && run "example C from the installed prefix" "$OUT/example_c_pc"
+[ -x "$OUT/example_cpp_pc" ] && [ "$VALGRIND" = 1 ] && run "example C++ under valgrind" "${VG[@]}" "$OUT/example_cpp_pc"
+
+finish
