@@ -69,6 +69,11 @@
  * events (the server is eventually made to wait); hand slow work to your own thread.
  * Callbacks must return normally: no C++ exception or longjmp may cross them.
  *
+ * Signals. The library's own threads block SIGPIPE, so a server that exits while the library
+ * writes to it is reported as a status (DISCONNECTED/TRANSPORT), never a SIGPIPE that would
+ * terminate your process; your threads' signal masks and handlers are left alone. The server
+ * runs in its own process group (it does not get your terminal's Ctrl-C).
+ *
  * Poll mode (CODEX_DELIVERY_POLL): no library thread ever runs your code. Pull events with
  * codex_client_next_event(); wait for codex_client_event_fd() to become readable with
  * poll/epoll/select. Completions of codex_client_request() arrive as CODEX_EVENT_RESPONSE
@@ -450,7 +455,8 @@ enum codex_status_t codex_client_connect(struct codex_client_t *client, char **i
 enum codex_status_t codex_client_disconnect(struct codex_client_t *client);
 
 /**
- * Whether the client is connected (handshake done and server alive). False for NULL.
+ * Whether the client is connected (handshake done and server alive). False for NULL or a
+ * freed client. Thread: any, including inside callbacks. No pointers are kept.
  */
 bool codex_client_is_connected(const struct codex_client_t *client);
 
@@ -532,13 +538,14 @@ enum codex_status_t codex_client_next_event(struct codex_client_t *client, int64
 int codex_client_event_fd(const struct codex_client_t *client);
 
 /**
- * The process id of the server of the current connection. Errors: NOT_CONNECTED.
+ * The process id of the server of the current connection, written to `*pid` (the caller's
+ * storage). Errors: NOT_CONNECTED, INVALID_ARGUMENT (NULL). Thread: any.
  */
 enum codex_status_t codex_client_server_pid(const struct codex_client_t *client, uint32_t *pid);
 
 /**
  * The last bytes the server wrote to stderr ("" when never connected). `*out` receives a
- * string the program frees with `codex_string_free`.
+ * string the program frees with `codex_string_free`. Thread: any.
  */
 enum codex_status_t codex_client_stderr_tail(const struct codex_client_t *client, char **out);
 
@@ -581,34 +588,42 @@ const char *codex_last_error_rpc_data(void);
 
 /**
  * The name of a status code, for example "CODEX_STATUS_TIMEOUT" ("CODEX_STATUS_UNKNOWN" for
- * a number that is not a status). Static string: never free it.
+ * a number that is not a status). Static string: never free it. Thread: any.
  */
 const char *codex_status_name(int status);
 
 /**
  * The kind of an event (`CODEX_EVENT_NONE` for NULL).
+ *
+ * Event accessors (all `codex_event_*` readers): the event stays owned by whoever owned it;
+ * returned strings are borrowed from the event. Thread: any thread, but not concurrently with
+ * `codex_event_free` of the same event; a callback's event only inside the callback.
  */
 enum codex_event_kind_t codex_event_kind(const struct codex_event_t *event);
 
 /**
  * The method: of the notification, of the server request, or of the request a RESPONSE
  * completes. NULL for other kinds. Ownership: the event's (valid until it is freed).
+ * Thread: as every event accessor (see `codex_event_kind`).
  */
 const char *codex_event_method(const struct codex_event_t *event);
 
 /**
  * The `params` JSON text of a notification or server request ("null" when the server sent
  * none); NULL for other kinds. Ownership: the event's.
+ * Thread: as every event accessor (see `codex_event_kind`).
  */
 const char *codex_event_params(const struct codex_event_t *event);
 
 /**
  * `params.threadId` of a notification or server request, or NULL. Ownership: the event's.
+ * Thread: as every event accessor (see `codex_event_kind`).
  */
 const char *codex_event_thread_id(const struct codex_event_t *event);
 
 /**
  * `params.turnId` of a notification or server request, or NULL. Ownership: the event's.
+ * Thread: as every event accessor (see `codex_event_kind`).
  */
 const char *codex_event_turn_id(const struct codex_event_t *event);
 
@@ -618,6 +633,7 @@ const char *codex_event_turn_id(const struct codex_event_t *event);
  * has no string `params.delta`. When `len` is not NULL it receives the length in bytes (the
  * text may contain NUL bytes; the returned string is NUL-terminated after `len` bytes).
  * Ownership: the event's.
+ * Thread: as every event accessor (see `codex_event_kind`).
  */
 const char *codex_event_delta(const struct codex_event_t *event, size_t *len);
 
@@ -625,6 +641,7 @@ const char *codex_event_delta(const struct codex_event_t *event, size_t *len);
  * The handle of a SERVER_REQUEST event's request (NULL for other kinds). Borrowed: valid
  * while the event lives, unless taken with `codex_event_take_request` (then until the program
  * frees it). Answer it with `codex_client_respond`, even without taking it.
+ * Thread: as every event accessor (see `codex_event_kind`).
  */
 struct codex_request_t *codex_event_request(const struct codex_event_t *event);
 
@@ -634,11 +651,13 @@ struct codex_request_t *codex_event_request(const struct codex_event_t *event);
  * A request that is not taken is answered fail-closed when its event is freed (or, in a
  * callback, when the callback returns) unless it was answered already.
  * Errors: INVALID_ARGUMENT (NULL, not a server request), INVALID_STATE (already taken).
+ * Thread: any (inside a callback: before it returns).
  */
 enum codex_status_t codex_event_take_request(struct codex_event_t *event, struct codex_request_t **request);
 
 /**
- * The id `codex_client_request` returned, for a RESPONSE event (0 otherwise).
+ * The id `codex_client_request` returned, for a RESPONSE event (0 otherwise). Thread: as for
+ * every event accessor (see `codex_event_kind`).
  */
 uint64_t codex_event_request_id(const struct codex_event_t *event);
 
@@ -647,51 +666,60 @@ uint64_t codex_event_request_id(const struct codex_event_t *event);
  * `CODEX_STATUS_TIMEOUT`, `CODEX_STATUS_DISCONNECTED`, ...); `CODEX_STATUS_DISCONNECTED` for a
  * DISCONNECTED event; `CODEX_STATUS_OK` for other kinds; `CODEX_STATUS_INVALID_ARGUMENT` for
  * NULL.
+ * Thread: as every event accessor (see `codex_event_kind`).
  */
 enum codex_status_t codex_event_status(const struct codex_event_t *event);
 
 /**
  * The result JSON text of a successful RESPONSE event; NULL otherwise. Ownership: the event's.
+ * Thread: as every event accessor (see `codex_event_kind`).
  */
 const char *codex_event_result(const struct codex_event_t *event);
 
 /**
  * A human-readable message: the error of a failed RESPONSE, the text of an ERROR event, the
  * reason of a DISCONNECTED event; NULL otherwise. Ownership: the event's.
+ * Thread: as every event accessor (see `codex_event_kind`).
  */
 const char *codex_event_error_message(const struct codex_event_t *event);
 
 /**
  * The last lines the server wrote to stderr, for a DISCONNECTED event or a RESPONSE that
  * failed with `CODEX_STATUS_DISCONNECTED` (may be ""); NULL otherwise. Ownership: the event's.
+ * Thread: as every event accessor (see `codex_event_kind`).
  */
 const char *codex_event_stderr_tail(const struct codex_event_t *event);
 
 /**
  * The JSON-RPC error code of a RESPONSE that failed with `CODEX_STATUS_RPC_ERROR` or
  * `CODEX_STATUS_OVERLOADED`; 0 otherwise.
+ * Thread: as every event accessor (see `codex_event_kind`).
  */
 int64_t codex_event_rpc_code(const struct codex_event_t *event);
 
 /**
  * The server's JSON-RPC error message of such a RESPONSE; NULL otherwise. Ownership: the
  * event's.
+ * Thread: as every event accessor (see `codex_event_kind`).
  */
 const char *codex_event_rpc_message(const struct codex_event_t *event);
 
 /**
  * The JSON-RPC error `data` (JSON text) of such a RESPONSE; NULL when absent. Ownership: the
  * event's.
+ * Thread: as every event accessor (see `codex_event_kind`).
  */
 const char *codex_event_rpc_data(const struct codex_event_t *event);
 
 /**
  * How many notifications an OVERFLOW event reports as dropped (0 otherwise).
+ * Thread: as every event accessor (see `codex_event_kind`).
  */
 uint64_t codex_event_dropped(const struct codex_event_t *event);
 
 /**
  * The `userdata` given to `codex_client_request`, for a RESPONSE event (NULL otherwise).
+ * Thread: as every event accessor (see `codex_event_kind`).
  */
 void *codex_event_userdata(const struct codex_event_t *event);
 
@@ -765,33 +793,36 @@ void codex_request_free(struct codex_request_t *request);
 
 /**
  * The request's method, for example "item/commandExecution/requestApproval".
- * Ownership: the library's; valid until the request is freed. NULL for a NULL or freed handle.
+ * Ownership: the library's; valid until the request is freed (`codex_request_free` once taken,
+ * otherwise until its event is freed or its callback returns). NULL for a NULL or freed handle.
+ * Thread: any.
  */
 const char *codex_request_method(const struct codex_request_t *request);
 
 /**
- * The request's `params` as JSON text. Lifetime as `codex_request_method`.
+ * The request's `params` as JSON text. Ownership, lifetime and thread as `codex_request_method`.
  */
 const char *codex_request_params(const struct codex_request_t *request);
 
 /**
  * The server's id of the request as JSON text (for example "0" or "\"abc\"").
- * Lifetime as `codex_request_method`.
+ * Ownership, lifetime and thread as `codex_request_method`.
  */
 const char *codex_request_id(const struct codex_request_t *request);
 
 /**
- * `params.threadId`, or NULL. Lifetime as `codex_request_method`.
+ * `params.threadId`, or NULL. Ownership, lifetime and thread as `codex_request_method`.
  */
 const char *codex_request_thread_id(const struct codex_request_t *request);
 
 /**
- * `params.turnId`, or NULL. Lifetime as `codex_request_method`.
+ * `params.turnId`, or NULL. Ownership, lifetime and thread as `codex_request_method`.
  */
 const char *codex_request_turn_id(const struct codex_request_t *request);
 
 /**
  * Whether the request can still be answered (not answered, resolved, freed or disconnected).
+ * Thread: any.
  */
 bool codex_request_is_open(const struct codex_request_t *request);
 
@@ -805,7 +836,7 @@ bool codex_request_is_open(const struct codex_request_t *request);
 void codex_string_free(char *s);
 
 /**
- * The library version, for example "0.1.0". Static string: never free it.
+ * The library version, for example "0.1.0". Static string: never free it. Thread: any.
  */
 const char *codex_version(void);
 

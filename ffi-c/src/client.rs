@@ -257,6 +257,9 @@ impl Shared {
         for id in ids {
             self.wake.wake(id);
         }
+        // Wake every thread blocked in `codex_client_next_event` (and the dispatch thread): they
+        // re-check and report the ended connection instead of waiting on.
+        self.wake.fd.signal();
         if !self.poll && !self.on_own_dispatch_thread() {
             self.wait_quiet(QUIET_LIMIT);
         }
@@ -713,7 +716,8 @@ pub unsafe extern "C" fn codex_client_disconnect(client: *mut codex_client_t) ->
     }
 }
 
-/// Whether the client is connected (handshake done and server alive). False for NULL.
+/// Whether the client is connected (handshake done and server alive). False for NULL or a
+/// freed client. Thread: any, including inside callbacks. No pointers are kept.
 #[no_mangle]
 pub unsafe extern "C" fn codex_client_is_connected(client: *const codex_client_t) -> bool {
     ffi_value!(false; shared(client).is_ok_and(|s| s.core.is_connected()))
@@ -896,7 +900,8 @@ pub unsafe extern "C" fn codex_client_event_fd(client: *const codex_client_t) ->
     })
 }
 
-/// The process id of the server of the current connection. Errors: NOT_CONNECTED.
+/// The process id of the server of the current connection, written to `*pid` (the caller's
+/// storage). Errors: NOT_CONNECTED, INVALID_ARGUMENT (NULL). Thread: any.
 #[no_mangle]
 pub unsafe extern "C" fn codex_client_server_pid(
     client: *const codex_client_t,
@@ -913,7 +918,7 @@ pub unsafe extern "C" fn codex_client_server_pid(
 }
 
 /// The last bytes the server wrote to stderr ("" when never connected). `*out` receives a
-/// string the program frees with `codex_string_free`.
+/// string the program frees with `codex_string_free`. Thread: any.
 #[no_mangle]
 pub unsafe extern "C" fn codex_client_stderr_tail(
     client: *const codex_client_t,

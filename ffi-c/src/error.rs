@@ -247,7 +247,7 @@ pub extern "C" fn codex_last_error_rpc_data() -> *const c_char {
 }
 
 /// The name of a status code, for example "CODEX_STATUS_TIMEOUT" ("CODEX_STATUS_UNKNOWN" for
-/// a number that is not a status). Static string: never free it.
+/// a number that is not a status). Static string: never free it. Thread: any.
 #[no_mangle]
 pub extern "C" fn codex_status_name(status: c_int) -> *const c_char {
     let s: &'static std::ffi::CStr = match status {

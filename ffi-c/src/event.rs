@@ -162,6 +162,10 @@ fn with<T>(ev: *const codex_event_t, default: T, f: impl FnOnce(&codex_event_t) 
 }
 
 /// The kind of an event (`CODEX_EVENT_NONE` for NULL).
+///
+/// Event accessors (all `codex_event_*` readers): the event stays owned by whoever owned it;
+/// returned strings are borrowed from the event. Thread: any thread, but not concurrently with
+/// `codex_event_free` of the same event; a callback's event only inside the callback.
 #[no_mangle]
 pub unsafe extern "C" fn codex_event_kind(event: *const codex_event_t) -> codex_event_kind_t {
     ffi_value!(CODEX_EVENT_NONE; with(event, CODEX_EVENT_NONE, |e| e.kind()))
@@ -169,6 +173,7 @@ pub unsafe extern "C" fn codex_event_kind(event: *const codex_event_t) -> codex_
 
 /// The method: of the notification, of the server request, or of the request a RESPONSE
 /// completes. NULL for other kinds. Ownership: the event's (valid until it is freed).
+/// Thread: as every event accessor (see `codex_event_kind`).
 #[no_mangle]
 pub unsafe extern "C" fn codex_event_method(event: *const codex_event_t) -> *const c_char {
     ffi_value!(std::ptr::null(); with(event, std::ptr::null(), |e| cached(&e.method, || match &e.body {
@@ -181,6 +186,7 @@ pub unsafe extern "C" fn codex_event_method(event: *const codex_event_t) -> *con
 
 /// The `params` JSON text of a notification or server request ("null" when the server sent
 /// none); NULL for other kinds. Ownership: the event's.
+/// Thread: as every event accessor (see `codex_event_kind`).
 #[no_mangle]
 pub unsafe extern "C" fn codex_event_params(event: *const codex_event_t) -> *const c_char {
     ffi_value!(std::ptr::null(); with(event, std::ptr::null(), |e| cached(&e.params, || match &e.body {
@@ -191,6 +197,7 @@ pub unsafe extern "C" fn codex_event_params(event: *const codex_event_t) -> *con
 }
 
 /// `params.threadId` of a notification or server request, or NULL. Ownership: the event's.
+/// Thread: as every event accessor (see `codex_event_kind`).
 #[no_mangle]
 pub unsafe extern "C" fn codex_event_thread_id(event: *const codex_event_t) -> *const c_char {
     ffi_value!(std::ptr::null(); with(event, std::ptr::null(), |e| cached(&e.thread_id, || match &e.body {
@@ -201,6 +208,7 @@ pub unsafe extern "C" fn codex_event_thread_id(event: *const codex_event_t) -> *
 }
 
 /// `params.turnId` of a notification or server request, or NULL. Ownership: the event's.
+/// Thread: as every event accessor (see `codex_event_kind`).
 #[no_mangle]
 pub unsafe extern "C" fn codex_event_turn_id(event: *const codex_event_t) -> *const c_char {
     ffi_value!(std::ptr::null(); with(event, std::ptr::null(), |e| cached(&e.turn_id, || match &e.body {
@@ -215,6 +223,7 @@ pub unsafe extern "C" fn codex_event_turn_id(event: *const codex_event_t) -> *co
 /// has no string `params.delta`. When `len` is not NULL it receives the length in bytes (the
 /// text may contain NUL bytes; the returned string is NUL-terminated after `len` bytes).
 /// Ownership: the event's.
+/// Thread: as every event accessor (see `codex_event_kind`).
 #[no_mangle]
 pub unsafe extern "C" fn codex_event_delta(
     event: *const codex_event_t,
@@ -252,6 +261,7 @@ pub unsafe extern "C" fn codex_event_delta(
 /// The handle of a SERVER_REQUEST event's request (NULL for other kinds). Borrowed: valid
 /// while the event lives, unless taken with `codex_event_take_request` (then until the program
 /// frees it). Answer it with `codex_client_respond`, even without taking it.
+/// Thread: as every event accessor (see `codex_event_kind`).
 #[no_mangle]
 pub unsafe extern "C" fn codex_event_request(event: *const codex_event_t) -> *mut codex_request_t {
     ffi_value!(std::ptr::null_mut(); with(event, std::ptr::null_mut(), |e| match &e.body {
@@ -265,6 +275,7 @@ pub unsafe extern "C" fn codex_event_request(event: *const codex_event_t) -> *mu
 /// A request that is not taken is answered fail-closed when its event is freed (or, in a
 /// callback, when the callback returns) unless it was answered already.
 /// Errors: INVALID_ARGUMENT (NULL, not a server request), INVALID_STATE (already taken).
+/// Thread: any (inside a callback: before it returns).
 #[no_mangle]
 pub unsafe extern "C" fn codex_event_take_request(
     event: *mut codex_event_t,
@@ -290,7 +301,8 @@ pub unsafe extern "C" fn codex_event_take_request(
     }
 }
 
-/// The id `codex_client_request` returned, for a RESPONSE event (0 otherwise).
+/// The id `codex_client_request` returned, for a RESPONSE event (0 otherwise). Thread: as for
+/// every event accessor (see `codex_event_kind`).
 #[no_mangle]
 pub unsafe extern "C" fn codex_event_request_id(event: *const codex_event_t) -> u64 {
     ffi_value!(0; with(event, 0, |e| match &e.body {
@@ -303,6 +315,7 @@ pub unsafe extern "C" fn codex_event_request_id(event: *const codex_event_t) -> 
 /// `CODEX_STATUS_TIMEOUT`, `CODEX_STATUS_DISCONNECTED`, ...); `CODEX_STATUS_DISCONNECTED` for a
 /// DISCONNECTED event; `CODEX_STATUS_OK` for other kinds; `CODEX_STATUS_INVALID_ARGUMENT` for
 /// NULL.
+/// Thread: as every event accessor (see `codex_event_kind`).
 #[no_mangle]
 pub unsafe extern "C" fn codex_event_status(event: *const codex_event_t) -> codex_status_t {
     ffi_value!(codex_status_t::CODEX_STATUS_PANIC;
@@ -317,6 +330,7 @@ pub unsafe extern "C" fn codex_event_status(event: *const codex_event_t) -> code
 }
 
 /// The result JSON text of a successful RESPONSE event; NULL otherwise. Ownership: the event's.
+/// Thread: as every event accessor (see `codex_event_kind`).
 #[no_mangle]
 pub unsafe extern "C" fn codex_event_result(event: *const codex_event_t) -> *const c_char {
     ffi_value!(std::ptr::null(); with(event, std::ptr::null(), |e| cached(&e.result, || match &e.body {
@@ -327,6 +341,7 @@ pub unsafe extern "C" fn codex_event_result(event: *const codex_event_t) -> *con
 
 /// A human-readable message: the error of a failed RESPONSE, the text of an ERROR event, the
 /// reason of a DISCONNECTED event; NULL otherwise. Ownership: the event's.
+/// Thread: as every event accessor (see `codex_event_kind`).
 #[no_mangle]
 pub unsafe extern "C" fn codex_event_error_message(event: *const codex_event_t) -> *const c_char {
     ffi_value!(std::ptr::null(); with(event, std::ptr::null(), |e| cached(&e.message, || match &e.body {
@@ -339,6 +354,7 @@ pub unsafe extern "C" fn codex_event_error_message(event: *const codex_event_t) 
 
 /// The last lines the server wrote to stderr, for a DISCONNECTED event or a RESPONSE that
 /// failed with `CODEX_STATUS_DISCONNECTED` (may be ""); NULL otherwise. Ownership: the event's.
+/// Thread: as every event accessor (see `codex_event_kind`).
 #[no_mangle]
 pub unsafe extern "C" fn codex_event_stderr_tail(event: *const codex_event_t) -> *const c_char {
     ffi_value!(std::ptr::null(); with(event, std::ptr::null(), |e| cached(&e.stderr_tail, || match &e.body {
@@ -358,6 +374,7 @@ fn rpc(e: &codex_event_t) -> Option<&RpcParts> {
 
 /// The JSON-RPC error code of a RESPONSE that failed with `CODEX_STATUS_RPC_ERROR` or
 /// `CODEX_STATUS_OVERLOADED`; 0 otherwise.
+/// Thread: as every event accessor (see `codex_event_kind`).
 #[no_mangle]
 pub unsafe extern "C" fn codex_event_rpc_code(event: *const codex_event_t) -> i64 {
     ffi_value!(0; with(event, 0, |e| rpc(e).map_or(0, |r| r.code)))
@@ -365,6 +382,7 @@ pub unsafe extern "C" fn codex_event_rpc_code(event: *const codex_event_t) -> i6
 
 /// The server's JSON-RPC error message of such a RESPONSE; NULL otherwise. Ownership: the
 /// event's.
+/// Thread: as every event accessor (see `codex_event_kind`).
 #[no_mangle]
 pub unsafe extern "C" fn codex_event_rpc_message(event: *const codex_event_t) -> *const c_char {
     ffi_value!(std::ptr::null(); with(event, std::ptr::null(), |e| {
@@ -374,6 +392,7 @@ pub unsafe extern "C" fn codex_event_rpc_message(event: *const codex_event_t) ->
 
 /// The JSON-RPC error `data` (JSON text) of such a RESPONSE; NULL when absent. Ownership: the
 /// event's.
+/// Thread: as every event accessor (see `codex_event_kind`).
 #[no_mangle]
 pub unsafe extern "C" fn codex_event_rpc_data(event: *const codex_event_t) -> *const c_char {
     ffi_value!(std::ptr::null(); with(event, std::ptr::null(), |e| {
@@ -382,6 +401,7 @@ pub unsafe extern "C" fn codex_event_rpc_data(event: *const codex_event_t) -> *c
 }
 
 /// How many notifications an OVERFLOW event reports as dropped (0 otherwise).
+/// Thread: as every event accessor (see `codex_event_kind`).
 #[no_mangle]
 pub unsafe extern "C" fn codex_event_dropped(event: *const codex_event_t) -> u64 {
     ffi_value!(0; with(event, 0, |e| match &e.body {
@@ -391,6 +411,7 @@ pub unsafe extern "C" fn codex_event_dropped(event: *const codex_event_t) -> u64
 }
 
 /// The `userdata` given to `codex_client_request`, for a RESPONSE event (NULL otherwise).
+/// Thread: as every event accessor (see `codex_event_kind`).
 #[no_mangle]
 pub unsafe extern "C" fn codex_event_userdata(event: *const codex_event_t) -> *mut c_void {
     ffi_value!(std::ptr::null_mut(); with(event, std::ptr::null_mut(), |e| match &e.body {

@@ -173,38 +173,41 @@ pub unsafe extern "C" fn codex_request_free(request: *mut codex_request_t) {
 }
 
 /// The request's method, for example "item/commandExecution/requestApproval".
-/// Ownership: the library's; valid until the request is freed. NULL for a NULL or freed handle.
+/// Ownership: the library's; valid until the request is freed (`codex_request_free` once taken,
+/// otherwise until its event is freed or its callback returns). NULL for a NULL or freed handle.
+/// Thread: any.
 #[no_mangle]
 pub unsafe extern "C" fn codex_request_method(request: *const codex_request_t) -> *const c_char {
     ffi_value!(std::ptr::null(); data_ptr(request, |d| Some(&d.method)))
 }
 
-/// The request's `params` as JSON text. Lifetime as `codex_request_method`.
+/// The request's `params` as JSON text. Ownership, lifetime and thread as `codex_request_method`.
 #[no_mangle]
 pub unsafe extern "C" fn codex_request_params(request: *const codex_request_t) -> *const c_char {
     ffi_value!(std::ptr::null(); data_ptr(request, |d| Some(&d.params)))
 }
 
 /// The server's id of the request as JSON text (for example "0" or "\"abc\"").
-/// Lifetime as `codex_request_method`.
+/// Ownership, lifetime and thread as `codex_request_method`.
 #[no_mangle]
 pub unsafe extern "C" fn codex_request_id(request: *const codex_request_t) -> *const c_char {
     ffi_value!(std::ptr::null(); data_ptr(request, |d| Some(&d.id_json)))
 }
 
-/// `params.threadId`, or NULL. Lifetime as `codex_request_method`.
+/// `params.threadId`, or NULL. Ownership, lifetime and thread as `codex_request_method`.
 #[no_mangle]
 pub unsafe extern "C" fn codex_request_thread_id(request: *const codex_request_t) -> *const c_char {
     ffi_value!(std::ptr::null(); data_ptr(request, |d| d.thread_id.as_ref()))
 }
 
-/// `params.turnId`, or NULL. Lifetime as `codex_request_method`.
+/// `params.turnId`, or NULL. Ownership, lifetime and thread as `codex_request_method`.
 #[no_mangle]
 pub unsafe extern "C" fn codex_request_turn_id(request: *const codex_request_t) -> *const c_char {
     ffi_value!(std::ptr::null(); data_ptr(request, |d| d.turn_id.as_ref()))
 }
 
 /// Whether the request can still be answered (not answered, resolved, freed or disconnected).
+/// Thread: any.
 #[no_mangle]
 pub unsafe extern "C" fn codex_request_is_open(request: *const codex_request_t) -> bool {
     ffi_value!(false; lookup(request).is_some_and(|e| e.request.is_open()))

@@ -117,7 +117,7 @@ pub unsafe extern "C" fn codex_string_free(s: *mut c_char) {
     })
 }
 
-/// The library version, for example "0.1.0". Static string: never free it.
+/// The library version, for example "0.1.0". Static string: never free it. Thread: any.
 #[no_mangle]
 pub extern "C" fn codex_version() -> *const c_char {
     static V: &CStr =

@@ -188,6 +188,33 @@ static void check_async_response(void) {
     codex_event_free(ev);
 }
 
+typedef struct {
+    codex_status_t status;
+    int kind;
+    double seconds;
+} blocked_t;
+
+/* next_event with no timeout, on a helper thread; events that still arrive are skipped. */
+static void *blocked_next_event(void *arg) {
+    blocked_t *b = (blocked_t *)arg;
+    double t0 = now_s();
+    for (;;) {
+        codex_event_t *ev = NULL;
+        b->status = codex_client_next_event(C, -1, &ev);
+        if (b->status != CODEX_STATUS_OK) break;
+        b->kind = (int)codex_event_kind(ev);
+        codex_event_free(ev);
+    }
+    b->seconds = now_s() - t0;
+    return NULL;
+}
+
+/* Drop whatever events are waiting right now. */
+static void drain_now(void) {
+    codex_event_t *ev = NULL;
+    while (codex_client_next_event(C, 0, &ev) == CODEX_STATUS_OK) codex_event_free(ev);
+}
+
 static void noop_cb(void *u, codex_event_t *e) {
     (void)u;
     (void)e;
@@ -268,8 +295,20 @@ int main(void) {
     CHECK(t.requests_seen == 1);
     CHECK(!file_exists(marker));
 
-    /* Disconnect: the DISCONNECTED event arrives (or the queue is closed), then NOT_CONNECTED. */
-    CHECK_OK(codex_client_disconnect(C));
+    /* Disconnect while a helper thread is blocked in next_event(-1) (wait forever): it must
+     * return, not hang. */
+    {
+        pthread_t th;
+        blocked_t b;
+        memset(&b, 0, sizeof b);
+        drain_now();
+        CHECK(pthread_create(&th, NULL, blocked_next_event, &b) == 0);
+        sleep_ms(300);
+        CHECK_OK(codex_client_disconnect(C));
+        CHECK(pthread_join(th, NULL) == 0);
+        CHECK(b.status == CODEX_STATUS_NOT_CONNECTED || b.status == CODEX_STATUS_DISCONNECTED);
+        CHECK(b.seconds < 5.0);
+    }
     for (;;) {
         ev = NULL;
         st = codex_client_next_event(C, 2000, &ev);
@@ -279,6 +318,7 @@ int main(void) {
     }
     CHECK(st == CODEX_STATUS_NOT_CONNECTED || st == CODEX_STATUS_DISCONNECTED);
     CHECK(ev == NULL);
+    CHECK(!codex_client_is_connected(C));
 
     /* Reconnect works on the same client and fd. */
     CHECK_OK(codex_client_connect(C, NULL));
