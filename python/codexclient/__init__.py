@@ -9,8 +9,7 @@ Async::
 
     async with codexclient.AsyncClient(codex_home=home) as client:
         thread = await client.thread_start()
-        turn = await thread.run_streamed("Say hello")
-        async for event in turn:
+        async for event in thread.run_streamed("Say hello"):
             if event.delta:
                 print(event.delta, end="")
 
@@ -23,7 +22,7 @@ Sync::
 
 from __future__ import annotations
 
-from ._async import AsyncClient, AsyncEventStream, AsyncThread, AsyncTurn
+from ._async import AsyncClient, AsyncEventStream, AsyncThread, AsyncTurn, StartingTurn
 from ._common import (
     COMMAND_APPROVAL,
     FILE_CHANGE_APPROVAL,
@@ -72,6 +71,7 @@ __all__ = [
     "AsyncEventStream",
     "AsyncThread",
     "AsyncTurn",
+    "StartingTurn",
     "Client",
     "Thread",
     "Turn",

@@ -15,9 +15,11 @@ from types import TracebackType
 from typing import (
     Any,
     AsyncIterator,
+    Awaitable,
     Callable,
     Deque,
     Dict,
+    Generator,
     Mapping,
     Optional,
     Sequence,
@@ -466,13 +468,20 @@ class AsyncThread:
         ``overrides`` are ``turn/start`` params in snake_case (``effort="low"``). Server
         requests during the turn go to the client's handlers.
         """
-        turn = await self.run_streamed(input, **overrides)
+        turn = await self._client._start_turn(self.id, input, build_params(None, overrides))
         return await turn.result()
 
-    async def run_streamed(self, input: Input, **overrides: Any) -> "AsyncTurn":
-        """Start a turn and return it once ``turn/start`` is answered; ``async for`` over it
-        yields its events, ending with ``turn/completed``."""
-        return await self._client._start_turn(self.id, input, build_params(None, overrides))
+    def run_streamed(self, input: Input, **overrides: Any) -> "StartingTurn":
+        """Start a turn and stream it.
+
+        Use the result directly (``async for event in thread.run_streamed(...)``,
+        ``async with thread.run_streamed(...) as turn``) or await it for the
+        :class:`AsyncTurn` once ``turn/start`` is answered (``turn = await
+        thread.run_streamed(...)``). Events end with ``turn/completed``. The turn starts on the
+        first ``await``/iteration, not before.
+        """
+        params = build_params(None, overrides)
+        return StartingTurn(lambda: self._client._start_turn(self.id, input, params))
 
     async def read(self, *, include_turns: bool = False) -> Dict[str, Any]:
         """``thread/read`` of this thread."""
@@ -497,6 +506,45 @@ class AsyncThread:
     async def fork(self, **kwargs: Any) -> "AsyncThread":
         """``thread/fork`` of this thread."""
         return await self._client.thread_fork(self.id, **kwargs)
+
+
+class StartingTurn:
+    """What :meth:`AsyncThread.run_streamed` returns: awaitable (→ :class:`AsyncTurn`), async
+    iterable (the turn's events) and an async context manager (interrupts the turn when left
+    before it completed). The ``turn/start`` request is sent on first use, once."""
+
+    def __init__(self, start: Callable[[], Awaitable["AsyncTurn"]]) -> None:
+        self._start_fn = start
+        self._task: Optional["asyncio.Future[AsyncTurn]"] = None
+
+    def _start(self) -> "asyncio.Future[AsyncTurn]":
+        if self._task is None:
+            self._task = asyncio.ensure_future(self._start_fn())
+        return self._task
+
+    def __await__(self) -> Generator[Any, None, "AsyncTurn"]:
+        return self._start().__await__()
+
+    def __aiter__(self) -> "StartingTurn":
+        return self
+
+    async def __anext__(self) -> Event:
+        turn = await self._start()
+        return await turn.__anext__()
+
+    async def __aenter__(self) -> "AsyncTurn":
+        turn = await self._start()
+        return await turn.__aenter__()
+
+    async def __aexit__(
+        self,
+        exc_type: Optional[Type[BaseException]],
+        exc: Optional[BaseException],
+        tb: Optional[TracebackType],
+    ) -> None:
+        task = self._task
+        if task is not None and task.done() and not task.cancelled() and task.exception() is None:
+            await task.result().__aexit__(exc_type, exc, tb)
 
 
 class AsyncTurn:
@@ -597,4 +645,11 @@ class AsyncTurn:
         self.close()
 
 
-__all__ = ["AsyncClient", "AsyncThread", "AsyncTurn", "AsyncEventStream", "NotConnectedError"]
+__all__ = [
+    "AsyncClient",
+    "AsyncThread",
+    "AsyncTurn",
+    "StartingTurn",
+    "AsyncEventStream",
+    "NotConnectedError",
+]

@@ -440,3 +440,20 @@ def test_sync_client_async_handler_and_notification_callback(
             time.sleep(0.02)
     assert marker.exists() and r.status == "completed"
     assert "thread/started" in notes  # not routed to a turn: delivered to the callback
+
+
+def test_run_streamed_is_iterable_awaitable_and_context_manager(client_kwargs: dict) -> None:
+    async def main() -> None:
+        async with AsyncClient(**client_kwargs) as c:
+            thread = await c.thread_start()
+            events = [ev async for ev in thread.run_streamed("MOCK_TEXT: direct")]
+            assert text_of(events) == "direct" and events[-1].method == "turn/completed"
+            async with thread.run_streamed("MOCK_TEXT: managed") as turn:
+                assert isinstance(turn, codexclient.AsyncTurn)
+                assert (await turn.result()).final_response == "managed"
+            starting = thread.run_streamed("MOCK_TEXT: awaited")
+            turn2 = await starting
+            assert turn2 is await starting  # started once
+            assert (await turn2.result()).final_response == "awaited"
+
+    run(main())
