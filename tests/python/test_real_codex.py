@@ -457,3 +457,19 @@ def test_run_streamed_is_iterable_awaitable_and_context_manager(client_kwargs: d
             assert (await turn2.result()).final_response == "awaited"
 
     run(main())
+
+
+def test_sync_with_turn_exit_interrupts(client_kwargs: dict) -> None:
+    with Client(**client_kwargs) as c:
+        events = c.events()
+        turn = c.thread_start().run_streamed("MOCK_SLOW: 100 100")
+        t0 = time.monotonic()
+        with turn:
+            for ev in turn:
+                if ev.delta:
+                    break  # leaving the block early interrupts the turn
+        for ev in events:
+            if ev.method == "turn/completed" and ev.turn_id == turn.turn_id:
+                assert ev.params["turn"]["status"] == "interrupted"
+                break
+        assert time.monotonic() - t0 < 8
