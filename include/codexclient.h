@@ -415,7 +415,8 @@ enum codex_status_t codex_client_new(const struct codex_options_t *opts, struct 
 
 /**
  * Free a client: disconnects first when connected (see `codex_client_disconnect`), stops
- * the dispatch thread and waits for it. After it returns no callback of this client runs
+ * the dispatch thread and waits for it (so it waits for a callback that is running to return:
+ * a callback that never returns blocks this call; everything else it waits for is bounded). After it returns no callback of this client runs
  * again and `client` is invalid: passing it to any function afterwards returns
  * CODEX_STATUS_INVALID_ARGUMENT (freeing it twice is detected and ignored; the last error says
  * so). Request handles taken earlier must still be freed with `codex_request_free` (they can

@@ -168,6 +168,7 @@ for t in "${TESTS[@]}"; do
   [ "$ASAN" = 1 ] && [ -x "$OUT/$t.asan" ] && run "$t with AddressSanitizer" "$OUT/$t.asan"
 done
 [ -x "$OUT/example_c" ] && run "example C (stream a turn, approval, interrupt)" "$OUT/example_c"
+[ -x "$OUT/example_c" ] && run "example C --decline (approval declined, command did not run)" "$OUT/example_c" --decline
 [ -x "$OUT/example_cpp" ] && run "example C++ (stream a turn, approval, interrupt)" "$OUT/example_cpp"
 [ -x "$OUT/example_c_static" ] && run "example C statically linked" "$OUT/example_c_static"
 [ -x "$OUT/example_c_pc" ] && run "example C from the installed prefix" "$OUT/example_c_pc"
