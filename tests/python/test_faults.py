@@ -216,3 +216,30 @@ def test_core_logs_reach_python_logging(fake_bin: str, caplog: pytest.LogCapture
             time.sleep(0.02)
     server = [r for r in caplog.records if r.name == "codexclient.server"]
     assert any("fake stderr line 2" in r.getMessage() for r in server)
+
+
+def test_no_fd_thread_or_task_leaks(fake_bin: str) -> None:
+    import os
+
+    def fds() -> int:
+        return len(os.listdir("/proc/self/fd"))
+
+    def warm() -> None:
+        with Client(**fake(fake_bin)) as c:
+            c.request("x")
+
+    async def round_trip() -> None:
+        async with AsyncClient(**fake(fake_bin)) as ac:
+            for _ in range(20):
+                await ac.request("x")
+            assert ac._bridge.driver is not None and ac._bridge.driver.pending() == 1
+
+    warm()
+    run(round_trip())
+    base_fds, base_threads = fds(), threading.active_count()
+    for _ in range(5):
+        warm()
+        run(round_trip())
+    time.sleep(0.2)
+    assert fds() <= base_fds + 2
+    assert threading.active_count() <= base_threads + 1
