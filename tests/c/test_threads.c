@@ -1,0 +1,185 @@
+/* Concurrency (against the fake app-server, $FAKE_APP_SERVER): several program threads use one
+ * client at once - blocking calls, async requests, notifications - while the server sends
+ * approvals that other threads answer; then a disconnect races in-flight work. Every async
+ * request gets exactly one completion, all completions run on the one dispatch thread, every
+ * call ends in a status (OK, or DISCONNECTED/NOT_CONNECTED after the disconnect), nothing
+ * crashes or leaks (valgrind/ASan runs of this program).
+ */
+#include "test_util.h"
+
+#define THREADS 6
+#define ROUNDS 40
+
+static codex_client_t *C;
+static pthread_mutex_t MU = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t CV = PTHREAD_COND_INITIALIZER;
+static int completions, completion_errors, approvals_seen, answered;
+static pthread_t dispatch_thread;
+static int dispatch_set, wrong_thread;
+static codex_request_t *queue[256];
+static int queued;
+
+static void note_thread(void) {
+    pthread_t me = pthread_self();
+    if (!dispatch_set) {
+        dispatch_thread = me;
+        dispatch_set = 1;
+    } else if (!pthread_equal(me, dispatch_thread)) {
+        wrong_thread++;
+    }
+}
+
+static void on_done(void *ud, codex_event_t *ev) {
+    int *mine = (int *)ud;
+    pthread_mutex_lock(&MU);
+    note_thread();
+    (*mine)++;
+    completions++;
+    if (codex_event_status(ev) != CODEX_STATUS_OK) completion_errors++;
+    pthread_cond_broadcast(&CV);
+    pthread_mutex_unlock(&MU);
+}
+
+static void on_request(void *ud, codex_event_t *ev) {
+    codex_request_t *req = NULL;
+    (void)ud;
+    CHECK_OK(codex_event_take_request(ev, &req));
+    pthread_mutex_lock(&MU);
+    note_thread();
+    approvals_seen++;
+    if (queued < 256) queue[queued++] = req;
+    else codex_request_free(req);
+    pthread_cond_broadcast(&CV);
+    pthread_mutex_unlock(&MU);
+}
+
+static void on_note(void *ud, codex_event_t *ev) {
+    (void)ud;
+    (void)ev;
+    pthread_mutex_lock(&MU);
+    note_thread();
+    pthread_mutex_unlock(&MU);
+}
+
+typedef struct {
+    int index;
+    int done; /* completions of this worker's async requests */
+    int sent;
+} worker_t;
+
+static void *worker(void *arg) {
+    worker_t *w = (worker_t *)arg;
+    int i;
+    char params[128];
+    for (i = 0; i < ROUNDS; i++) {
+        char *r = NULL;
+        uint64_t id = 0;
+        snprintf(params, sizeof params, "{\"w\":%d,\"i\":%d}", w->index, i);
+        CHECK_OK(codex_client_call(C, "echo/call", params, 0, &r));
+        CHECK(r != NULL && strstr(r, "echo/call") != NULL);
+        codex_string_free(r);
+        CHECK_OK(codex_client_request(C, "echo/async", params, 0, on_done, &w->done, &id));
+        w->sent++;
+        if (i % 10 == 0) CHECK_OK(codex_client_call(C, "test/approval", "{}", 0, NULL));
+        if (i % 7 == 0) CHECK_OK(codex_client_notify(C, "some/notification", "{}"));
+        /* answer queued approvals from this (non-dispatch) thread */
+        pthread_mutex_lock(&MU);
+        while (queued > 0) {
+            codex_request_t *req = queue[--queued];
+            pthread_mutex_unlock(&MU);
+            CHECK_OK(codex_client_respond(C, req, "{\"decision\":\"accept\"}"));
+            codex_request_free(req);
+            pthread_mutex_lock(&MU);
+            answered++;
+        }
+        pthread_mutex_unlock(&MU);
+    }
+    return NULL;
+}
+
+/* Hammers the client until it is disconnected; every call must end in a status. */
+static void *racer(void *arg) {
+    int *stop = (int *)arg;
+    for (;;) {
+        char *r = NULL;
+        uint64_t id = 0;
+        codex_status_t st = codex_client_call(C, "test/slow", "{\"ms\":5}", 0, &r);
+        codex_string_free(r);
+        if (st != CODEX_STATUS_OK) {
+            CHECK(st == CODEX_STATUS_DISCONNECTED || st == CODEX_STATUS_NOT_CONNECTED);
+            break;
+        }
+        st = codex_client_request(C, "test/slow", "{\"ms\":50}", 0, on_done, stop, &id);
+        CHECK(st == CODEX_STATUS_OK || st == CODEX_STATUS_NOT_CONNECTED || st == CODEX_STATUS_DISCONNECTED);
+    }
+    return NULL;
+}
+
+int main(void) {
+    codex_options_t o;
+    const char *env[1] = {"FAKE_MODE=approval,slow"};
+    pthread_t th[THREADS], r1, r2;
+    worker_t w[THREADS];
+    int i, total = 0, racer_done = 0;
+    double t0 = now_s();
+
+    memset(&o, 0, sizeof o);
+    o.codex_bin = env_or_die("FAKE_APP_SERVER");
+    o.env = env;
+    o.env_len = 1;
+    o.default_timeout_ms = 30000;
+    CHECK_OK(codex_client_new(&o, &C));
+    CHECK_OK(codex_client_register_callback(C, CODEX_CALLBACK_SERVER_REQUEST, on_request, NULL));
+    CHECK_OK(codex_client_register_callback(C, CODEX_CALLBACK_NOTIFICATION, on_note, NULL));
+    CHECK_OK(codex_client_connect(C, NULL));
+
+    memset(w, 0, sizeof w);
+    for (i = 0; i < THREADS; i++) {
+        w[i].index = i;
+        CHECK(pthread_create(&th[i], NULL, worker, &w[i]) == 0);
+    }
+    for (i = 0; i < THREADS; i++) CHECK(pthread_join(th[i], NULL) == 0);
+
+    /* every async request completed exactly once, on the dispatch thread */
+    {
+        struct timespec dl = deadline_in(30);
+        pthread_mutex_lock(&MU);
+        while (completions < THREADS * ROUNDS || approvals_seen < THREADS * (ROUNDS / 10))
+            if (pthread_cond_timedwait(&CV, &MU, &dl) != 0 &&
+                (completions < THREADS * ROUNDS || approvals_seen < THREADS * (ROUNDS / 10))) {
+                pthread_mutex_unlock(&MU);
+                FAIL("missing: %d completions, %d approvals", completions, approvals_seen);
+            }
+        /* approvals still queued (sent after the last worker round): answer them */
+        while (queued > 0) {
+            codex_request_t *req = queue[--queued];
+            CHECK_OK(codex_client_respond(C, req, "{\"decision\":\"decline\"}"));
+            codex_request_free(req);
+            answered++;
+        }
+        pthread_mutex_unlock(&MU);
+    }
+    for (i = 0; i < THREADS; i++) {
+        CHECK(w[i].done == w[i].sent);
+        total += w[i].done;
+    }
+    CHECK(total == THREADS * ROUNDS);
+    CHECK(completion_errors == 0);
+    CHECK(approvals_seen == THREADS * (ROUNDS / 10));
+    CHECK(answered == approvals_seen);
+
+    /* a disconnect racing two hammering threads */
+    CHECK(pthread_create(&r1, NULL, racer, &racer_done) == 0);
+    CHECK(pthread_create(&r2, NULL, racer, &racer_done) == 0);
+    sleep_ms(300);
+    CHECK_OK(codex_client_disconnect(C));
+    CHECK(pthread_join(r1, NULL) == 0);
+    CHECK(pthread_join(r2, NULL) == 0);
+    codex_client_free(C);
+    pthread_mutex_lock(&MU);
+    CHECK(wrong_thread == 0);
+    pthread_mutex_unlock(&MU);
+    printf("test_threads: ok (%d async completions, %d approvals answered from worker threads; %.1f s)\n",
+           completions, answered, now_s() - t0);
+    return 0;
+}
