@@ -252,6 +252,35 @@ class Client(Handlers):
         """``thread/compact/start``: start compacting a thread's history."""
         self.request("thread/compact/start", {"threadId": thread_id}, timeout=timeout)
 
+    def command_exec(
+        self, command: Sequence[str], *, timeout: Optional[float] = None, **kwargs: Any
+    ) -> Dict[str, Any]:
+        """``command/exec``: run a command (argv list) in the server's sandbox, outside any
+        thread; returns ``{"exitCode", "stdout", "stderr"}``. Keyword arguments are
+        camel-cased (``cwd=``, ``timeout_ms=``, ...)."""
+        p = build_params(None, kwargs)
+        p["command"] = list(command)
+        r: Dict[str, Any] = self.request("command/exec", p, timeout=timeout)
+        return r
+
+    def account_read(
+        self, *, timeout: Optional[float] = None, **kwargs: Any
+    ) -> Dict[str, Any]:
+        """``account/read``: the signed-in account, if any."""
+        r: Dict[str, Any] = self.request(
+            "account/read", build_params(None, kwargs), timeout=timeout
+        )
+        return r
+
+    def skills_list(
+        self, *, timeout: Optional[float] = None, **kwargs: Any
+    ) -> Dict[str, Any]:
+        """``skills/list``."""
+        r: Dict[str, Any] = self.request(
+            "skills/list", build_params(None, kwargs), timeout=timeout
+        )
+        return r
+
     def model_list(self, *, timeout: Optional[float] = None, **kwargs: Any) -> Dict[str, Any]:
         """``model/list``."""
         r: Dict[str, Any] = self.request("model/list", build_params(None, kwargs), timeout=timeout)

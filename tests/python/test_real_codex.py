@@ -473,3 +473,18 @@ def test_sync_with_turn_exit_interrupts(client_kwargs: dict) -> None:
                 assert ev.params["turn"]["status"] == "interrupted"
                 break
         assert time.monotonic() - t0 < 8
+
+
+def test_convenience_methods(client_kwargs: dict, workdir: pathlib.Path) -> None:
+    async def main() -> None:
+        async with AsyncClient(**client_kwargs) as c:
+            r = await c.command_exec(["sh", "-c", "echo out; echo err >&2; exit 3"], cwd=str(workdir))
+            assert r["exitCode"] == 3 and r["stdout"] == "out\n" and r["stderr"] == "err\n"
+            assert "data" in await c.model_list()
+            assert isinstance(await c.account_read(), dict)
+            assert isinstance(await c.skills_list(), dict)
+
+    run(main())
+    with Client(**client_kwargs) as c:
+        assert c.command_exec(["echo", "hi"])["stdout"] == "hi\n"
+        assert c.config_read()["config"]["model_provider"] == "mock"
