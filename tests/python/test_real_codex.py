@@ -108,7 +108,7 @@ def test_approval_accepted_async_handler(client_kwargs: dict, workdir: pathlib.P
     marker = workdir / "async-accepted.txt"
 
     async def main() -> codexclient.TurnResult:
-        async with AsyncClient(**client_kwargs) as c:
+        async with AsyncClient(**client_kwargs, experimental_api=True) as c:
 
             async def approve(req: ServerRequest) -> str:
                 await asyncio.sleep(0.05)
@@ -488,3 +488,29 @@ def test_convenience_methods(client_kwargs: dict, workdir: pathlib.Path) -> None
     with Client(**client_kwargs) as c:
         assert c.command_exec(["echo", "hi"])["stdout"] == "hi\n"
         assert c.config_read()["config"]["model_provider"] == "mock"
+
+
+def test_experimental_api_option(client_kwargs: dict) -> None:
+    with Client(**client_kwargs) as c:
+        with pytest.raises(codexclient.InvalidRequestError) as ei:
+            c.request("collaborationMode/list")
+        assert "experimentalApi" in ei.value.message
+    with Client(**client_kwargs, experimental_api=True) as c:
+        assert isinstance(c.request("collaborationMode/list"), dict)
+
+
+def test_options_opt_out_config_env(client_kwargs: dict) -> None:
+    kw = dict(client_kwargs)
+    with Client(
+        **kw,
+        opt_out_notification_methods=["item/agentMessage/delta"],
+        config={"model_reasoning_effort": "low"},
+        env={"CODEXCLIENT_TEST_VAR": "from-env"},
+    ) as c:
+        turn = c.thread_start().run_streamed("MOCK_TEXT: no deltas please")
+        events = list(turn)
+        assert not [e for e in events if e.method == "item/agentMessage/delta"]
+        assert turn.result().final_response == "no deltas please"
+        assert c.config_read()["config"]["model_reasoning_effort"] == "low"
+        out = c.command_exec(["sh", "-c", "echo $CODEXCLIENT_TEST_VAR"])
+        assert out["stdout"] == "from-env\n"
