@@ -514,3 +514,25 @@ def test_options_opt_out_config_env(client_kwargs: dict) -> None:
         assert c.config_read()["config"]["model_reasoning_effort"] == "low"
         out = c.command_exec(["sh", "-c", "echo $CODEXCLIENT_TEST_VAR"])
         assert out["stdout"] == "from-env\n"
+
+
+def test_file_change_approval(client_kwargs: dict, workdir: pathlib.Path) -> None:
+    async def main(decision: str) -> codexclient.TurnResult:
+        async with AsyncClient(**client_kwargs) as c:
+            seen: List[str] = []
+
+            async def decide(req: ServerRequest) -> str:
+                seen.append(req.method)
+                return decision
+
+            c.on_file_change_approval(decide)
+            thread = await c.thread_start(approval_policy="untrusted", cwd=str(workdir))
+            r = await thread.run(f"MOCK_PATCH: {decision}.txt written by {decision}")
+            assert seen == [codexclient.FILE_CHANGE_APPROVAL]
+            return r
+
+    run(main("decline"))
+    assert not (workdir / "decline.txt").exists()
+    r = run(main("accept"))
+    assert (workdir / "accept.txt").read_text().strip() == "written by accept"
+    assert any(i["type"] == "fileChange" for i in r.items)
