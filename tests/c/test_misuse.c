@@ -354,6 +354,37 @@ static void request_handles(void) {
     codex_client_free(c);
 }
 
+/* codex_client_free from inside one of the client's own callbacks (discouraged, but must not
+ * crash, deadlock or leak): the callback is the last one; the handle is dead afterwards. */
+static volatile int freed_in_callback;
+static void free_me(void *ud, codex_event_t *ev) {
+    codex_client_t *c = (codex_client_t *)ud;
+    (void)ev;
+    if (freed_in_callback) return;
+    freed_in_callback = 1;
+    codex_client_free(c);
+    freed_in_callback = 2;
+}
+
+static void free_inside_callback(void) {
+    char envb[128];
+    const char *env[1];
+    codex_options_t o = fake_options("unknown", CODEX_DELIVERY_CALLBACKS, envb, sizeof envb, env);
+    codex_client_t *c = NULL;
+    double end;
+    CHECK_OK(codex_client_new(&o, &c));
+    CHECK_OK(codex_client_register_callback(c, CODEX_CALLBACK_NOTIFICATION, free_me, c));
+    CHECK_OK(codex_client_connect(c, NULL));
+    /* test/unknown sends a notification; the callback frees the client; the call itself may
+     * then end with DISCONNECTED */
+    (void)codex_client_call(c, "test/unknown", "{}", 5000, NULL);
+    end = now_s() + 10;
+    while (freed_in_callback != 2 && now_s() < end) sleep_ms(10);
+    CHECK(freed_in_callback == 2);
+    CHECK_STATUS(codex_client_call(c, "echo/x", "{}", 0, NULL), CODEX_STATUS_INVALID_ARGUMENT);
+    sleep_ms(200); /* let the detached dispatch thread finish */
+}
+
 /* A server that answers initialize and then closes its stdin: the library's next write gets
  * EPIPE. C programs keep SIGPIPE's default action (terminate); the library must block it in its
  * own threads so the failure is a status code, not a dead host process. */
@@ -372,7 +403,7 @@ static void sigpipe_does_not_kill(void) {
           "exec 0<&-\n"
           "printf '{\"id\":%s,\"result\":{\"userAgent\":\"closer/0\",\"codexHome\":\"/x\","
           "\"platformFamily\":\"unix\",\"platformOs\":\"linux\"}}\\n' \"$id\"\n"
-          "sleep 3\n",
+          "sleep 1\n",
           f);
     fclose(f);
     CHECK(chmod(script, 0755) == 0);
@@ -397,6 +428,7 @@ int main(void) {
     async_and_unhandled();
     request_handles();
     sigpipe_does_not_kill();
+    free_inside_callback();
     printf("test_misuse: ok (%.1f s)\n", now_s() - t0);
     return 0;
 }
