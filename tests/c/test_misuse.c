@@ -9,7 +9,10 @@
  *   message carries its stderr) vs TRANSPORT (binary missing), and OVERLOADED after retries:
  *   driven by testkit/fake-app-server ($FAKE_APP_SERVER);
  * - async completions on timeout and on disconnect; unhandled approval declined (callbacks
- *   mode, checked by what the fake server received).
+ *   mode, checked by what the fake server received);
+ * - SIGPIPE from a server that closed its stdin does not kill the process;
+ * - codex_client_free inside the client's own callback;
+ * - options reach the server (args, -c overrides, env + clear_env, default timeout, opt-out).
  */
 #include "test_util.h"
 
@@ -354,6 +357,77 @@ static void request_handles(void) {
     codex_client_free(c);
 }
 
+/* Options reach the server: args, -c overrides, env with clear_env, default timeout,
+ * opted-out notification methods. */
+static int saw_method(codex_client_t *c, const char *method, double seconds) {
+    double end = now_s() + seconds;
+    int seen = 0;
+    while (now_s() < end) {
+        codex_event_t *ev = NULL;
+        if (codex_client_next_event(c, 50, &ev) != CODEX_STATUS_OK) continue;
+        if (codex_event_method(ev) != NULL && strcmp(codex_event_method(ev), method) == 0) seen = 1;
+        codex_event_free(ev);
+    }
+    return seen;
+}
+
+static void options_reach_the_server(void) {
+    const char *args[] = {"--mode", "hang", "--mode", "unknown", "--stderr-lines", "3"};
+    const char *cfg[] = {"model=\"some-model\"", "features.x=true"};
+    const char *env[] = {"FAKE_MODE=hang"};
+    const char *opt_out[] = {"brand/newThing"};
+    codex_options_t o;
+    codex_client_t *c = NULL;
+    char *s = NULL;
+    double t0;
+
+    memset(&o, 0, sizeof o);
+    o.codex_bin = env_or_die("FAKE_APP_SERVER");
+    o.args = args;
+    o.args_len = 6;
+    o.config_overrides = cfg;
+    o.config_overrides_len = 2;
+    o.default_timeout_ms = 300;
+    o.delivery = CODEX_DELIVERY_POLL;
+    o.client_name = "misuse-test";
+    o.client_version = "9.9.9";
+    o.experimental_api = true;
+    o.opt_out_notification_methods = opt_out;
+    o.opt_out_notification_methods_len = 1;
+    CHECK_OK(codex_client_new(&o, &c));
+    CHECK_OK(codex_client_connect(c, NULL));
+    t0 = now_s();
+    CHECK_STATUS(codex_client_call(c, "test/hang", "{}", 0, NULL), CODEX_STATUS_TIMEOUT); /* default 300 ms */
+    CHECK(now_s() - t0 < 5.0);
+    CHECK_OK(codex_client_call(c, "test/unknown", "{}", 2000, NULL));
+    CHECK(!saw_method(c, "brand/newThing", 0.3)); /* opted out */
+    CHECK_OK(codex_client_stderr_tail(c, &s));
+    if (strstr(s, "fake stderr line 2") == NULL) FAIL("args not passed: stderr tail '%s'", s);
+    codex_string_free(s);
+    codex_client_free(c);
+
+    /* the same without the opt-out: the notification arrives */
+    o.opt_out_notification_methods = NULL;
+    o.opt_out_notification_methods_len = 0;
+    CHECK_OK(codex_client_new(&o, &c));
+    CHECK_OK(codex_client_connect(c, NULL));
+    CHECK_OK(codex_client_call(c, "test/unknown", "{}", 2000, NULL));
+    CHECK(saw_method(c, "brand/newThing", 0.5));
+    codex_client_free(c);
+
+    /* env with clear_env: the mode comes only from the environment given */
+    memset(&o, 0, sizeof o);
+    o.codex_bin = env_or_die("FAKE_APP_SERVER");
+    o.env = env;
+    o.env_len = 1;
+    o.clear_env = true;
+    o.default_timeout_ms = 300;
+    CHECK_OK(codex_client_new(&o, &c));
+    CHECK_OK(codex_client_connect(c, NULL));
+    CHECK_STATUS(codex_client_call(c, "test/hang", "{}", 0, NULL), CODEX_STATUS_TIMEOUT);
+    codex_client_free(c);
+}
+
 /* codex_client_free from inside one of the client's own callbacks (discouraged, but must not
  * crash, deadlock or leak): the callback is the last one; the handle is dead afterwards. */
 static volatile int freed_in_callback;
@@ -429,6 +503,7 @@ int main(void) {
     request_handles();
     sigpipe_does_not_kill();
     free_inside_callback();
+    options_reach_the_server();
     printf("test_misuse: ok (%.1f s)\n", now_s() - t0);
     return 0;
 }
