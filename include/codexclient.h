@@ -623,7 +623,9 @@ const char *codex_event_params(const struct codex_event_t *event);
 const char *codex_event_thread_id(const struct codex_event_t *event);
 
 /**
- * `params.turnId` of a notification or server request, or NULL. Ownership: the event's.
+ * The turn a notification or server request belongs to: `params.turnId`, or for notifications
+ * that carry the turn itself (`turn/started`, `turn/completed`) `params.turn.id`; NULL when
+ * there is none. Ownership: the event's.
  * Thread: as every event accessor (see `codex_event_kind`).
  */
 const char *codex_event_turn_id(const struct codex_event_t *event);

@@ -207,12 +207,23 @@ pub unsafe extern "C" fn codex_event_thread_id(event: *const codex_event_t) -> *
     })))
 }
 
-/// `params.turnId` of a notification or server request, or NULL. Ownership: the event's.
+/// The turn a notification or server request belongs to: `params.turnId`, or for notifications
+/// that carry the turn itself (`turn/started`, `turn/completed`) `params.turn.id`; NULL when
+/// there is none. Ownership: the event's.
 /// Thread: as every event accessor (see `codex_event_kind`).
 #[no_mangle]
 pub unsafe extern "C" fn codex_event_turn_id(event: *const codex_event_t) -> *const c_char {
     ffi_value!(std::ptr::null(); with(event, std::ptr::null(), |e| cached(&e.turn_id, || match &e.body {
-        Body::Notification(n) => n.turn_id().map(|s| to_cstring(&s)),
+        Body::Notification(n) => n
+            .turn_id()
+            .or_else(|| {
+                if !n.method.starts_with("turn/") {
+                    return None;
+                }
+                let v: serde_json::Value = serde_json::from_str(n.params_json()).ok()?;
+                v.get("turn")?.get("id")?.as_str().map(str::to_owned)
+            })
+            .map(|s| to_cstring(&s)),
         Body::ServerRequest { data, .. } => data.turn_id.clone(),
         _ => None,
     })))

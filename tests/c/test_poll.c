@@ -76,9 +76,12 @@ static codex_event_t *on_event(codex_event_t *ev, turn_t *t, const char *turn_id
                 t->deltas++;
             }
         } else if (strcmp(m, "turn/completed") == 0) {
-            /* turn/completed carries the turn (params.turn.id) */
+            /* turn/completed carries the turn (params.turn.id): codex_event_turn_id gives it */
             const char *p = codex_event_params(ev);
-            if (p != NULL && strstr(p, turn_id) != NULL) {
+            const char *tid = codex_event_turn_id(ev);
+            CHECK(tid != NULL);
+            if (strcmp(tid, turn_id) == 0) {
+                CHECK(p != NULL && strstr(p, turn_id) != NULL);
                 snprintf(t->completed_params, sizeof t->completed_params, "%s", p);
                 t->completed = 1;
             }
