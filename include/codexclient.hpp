@@ -227,11 +227,14 @@ struct Options {
     std::string cwd;                         ///< "" = current directory
     std::string codex_home;                  ///< "" = inherited CODEX_HOME
     std::string client_name;                 ///< "" = "codex-client"
+    std::string client_title;                ///< "" = none
     std::string client_version;              ///< "" = library version
     bool experimental_api = false;           ///< negotiate experimentalApi
     std::vector<std::string> opt_out_notification_methods; ///< suppressed notifications
     uint64_t default_timeout_ms = 0;         ///< 0 = 300000
     bool poll = false;                       ///< poll mode instead of callbacks
+    size_t event_queue_capacity = 0;         ///< 0 = 4096 undelivered events
+    size_t max_line_bytes = 0;               ///< 0 = 64 MiB
 };
 
 /// A client of one codex app-server (RAII: destruction disconnects and frees). Move-only.
@@ -259,12 +262,15 @@ public:
         c.cwd = cs(o.cwd);
         c.codex_home = cs(o.codex_home);
         c.client_name = cs(o.client_name);
+        c.client_title = cs(o.client_title);
         c.client_version = cs(o.client_version);
         c.experimental_api = o.experimental_api;
         c.opt_out_notification_methods = opt.data();
         c.opt_out_notification_methods_len = opt.size();
         c.default_timeout_ms = o.default_timeout_ms;
         c.delivery = o.poll ? CODEX_DELIVERY_POLL : CODEX_DELIVERY_CALLBACKS;
+        c.event_queue_capacity = o.event_queue_capacity;
+        c.max_line_bytes = o.max_line_bytes;
         check(codex_client_new(&c, &c_));
         slots_->client = c_;
     }
@@ -333,6 +339,22 @@ public:
         uint64_t id = 0;
         check(codex_client_request(c_, method.c_str(), params_json.c_str(), timeout_ms, nullptr, nullptr, &id));
         return id;
+    }
+    /// Send a client notification (no response).
+    void notify(const std::string &method, const std::string &params_json = "{}") {
+        check(codex_client_notify(c_, method.c_str(), params_json.c_str()));
+    }
+    /// The last bytes the server wrote to stderr.
+    std::string stderr_tail() const {
+        char *s = nullptr;
+        check(codex_client_stderr_tail(c_, &s));
+        return detail::take_string(s);
+    }
+    /// The server's process id (throws CODEX_STATUS_NOT_CONNECTED when not connected).
+    uint32_t server_pid() const {
+        uint32_t pid = 0;
+        check(codex_client_server_pid(c_, &pid));
+        return pid;
     }
     /// thread/start; returns the thread id.
     std::string thread_start(const std::string &params_json = "{}", uint64_t timeout_ms = 0) {

@@ -169,6 +169,9 @@ void errors_and_poll_mode() {
     }
     c.connect();
     REQUIRE(c.event_fd() >= 0);
+    REQUIRE(c.server_pid() > 0);
+    c.notify("some/notification");
+    REQUIRE(c.stderr_tail().find("fatal") == std::string::npos);
     try {
         c.call("test/hang", "{}", 200);
         REQUIRE(false);
