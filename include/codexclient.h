@@ -91,7 +91,10 @@
  *     NULL, ref). When the select message arrives, call codex_client_next_event(c, 0, &ev)
  *     repeatedly (timeout 0 never blocks) until it returns CODEX_STATUS_TIMEOUT, turn each
  *     event into a term, codex_event_free() it, and re-arm enif_select (it is one-shot; the fd
- *     is level-triggered, so nothing is lost between the drain and the re-arm).
+ *     is level-triggered, so nothing is lost between the drain and the re-arm). While the
+ *     client is connected the fd is readable only when an event waits; once next_event returns
+ *     CODEX_STATUS_DISCONNECTED or CODEX_STATUS_NOT_CONNECTED the connection is over and the fd
+ *     stays readable: stop selecting on it until you connect again.
  *   - Server requests: codex_event_take_request() before freeing the event, keep the
  *     codex_request_t in a resource, answer with codex_client_respond() from any process later;
  *     the resource destructor calls codex_request_free() (unanswered = declined).
@@ -529,8 +532,9 @@ enum codex_status_t codex_client_next_event(struct codex_client_t *client, int64
  * Watch it with poll/epoll/select or `enif_select` (`POLLIN`), then call
  * `codex_client_next_event(client, 0, &ev)` until it returns CODEX_STATUS_TIMEOUT. It is
  * level-triggered: it stays readable while an event waits; it is also readable once the
- * connection has ended (next_event then reports it) and may occasionally be readable with
- * nothing to read (next_event returns TIMEOUT at once).
+ * connection has ended (next_event then reports it, and it stays readable until the next
+ * connect: stop watching it then) and may occasionally be readable with nothing to read
+ * (next_event returns TIMEOUT at once).
  *
  * Ownership: the client's; it stays the same across reconnects and is closed by
  * `codex_client_free` (remove it from your poll set / `enif_select` before that). Never close

@@ -876,8 +876,9 @@ pub unsafe extern "C" fn codex_client_next_event(
 /// Watch it with poll/epoll/select or `enif_select` (`POLLIN`), then call
 /// `codex_client_next_event(client, 0, &ev)` until it returns CODEX_STATUS_TIMEOUT. It is
 /// level-triggered: it stays readable while an event waits; it is also readable once the
-/// connection has ended (next_event then reports it) and may occasionally be readable with
-/// nothing to read (next_event returns TIMEOUT at once).
+/// connection has ended (next_event then reports it, and it stays readable until the next
+/// connect: stop watching it then) and may occasionally be readable with nothing to read
+/// (next_event returns TIMEOUT at once).
 ///
 /// Ownership: the client's; it stays the same across reconnects and is closed by
 /// `codex_client_free` (remove it from your poll set / `enif_select` before that). Never close
