@@ -83,7 +83,7 @@
  *
  * NIFs (Erlang/Elixir) and other event loops that must never run foreign code on their own
  * threads or block them: use poll mode.
- *   - codex_client_new(&o delivery = CODEX_DELIVERY_POLL, &c) in a dirty-IO NIF or a
+ *   - o.delivery = CODEX_DELIVERY_POLL; codex_client_new(&o, &c) in a dirty-IO NIF or a
  *     thread of your own; codex_client_connect() and the blocking helpers (codex_client_call,
  *     thread/turn helpers) block for a round trip: call them on a dirty scheduler, or use
  *     codex_client_request() (returns at once; the answer arrives as a RESPONSE event).
