@@ -403,7 +403,23 @@ impl Shared {
         }
         let deadline =
             (timeout_ms >= 0).then(|| Instant::now() + Duration::from_millis(timeout_ms as u64));
+        // Fast path (events waiting): no syscall unless a request future was woken.
+        if self.wake.take_pending() {
+            self.wake.fd.reset();
+            self.collect();
+        }
         loop {
+            if let Some(d) = self.pop_done() {
+                return Ok(Box::new(codex_event_t::new(Body::Response(d.response))));
+            }
+            match self.core.next_event(Some(Duration::ZERO)) {
+                Ok(Some(ev)) => return Ok(Box::new(codex_event_t::from_core(self.key, ev))),
+                Ok(None) => {}
+                Err(e) => return Err(e.into()),
+            }
+            // About to wait: clear the wake descriptor, then look once more, so a wake that
+            // came before the clear is collected now and one after it ends the wait.
+            self.wake.take_pending();
             self.wake.fd.reset();
             self.collect();
             if let Some(d) = self.pop_done() {

@@ -51,6 +51,9 @@ impl EventFd {
 pub(crate) struct WakeShared {
     pub fd: EventFd,
     woken: Mutex<Vec<u64>>,
+    /// Set by every wake; lets the consumer skip the eventfd read and the lock when nothing
+    /// was woken (the poll-mode hot path).
+    pending: std::sync::atomic::AtomicBool,
 }
 
 impl WakeShared {
@@ -58,13 +61,22 @@ impl WakeShared {
         Ok(Arc::new(WakeShared {
             fd: EventFd::new()?,
             woken: Mutex::new(Vec::new()),
+            pending: std::sync::atomic::AtomicBool::new(false),
         }))
     }
 
     /// Mark request `id` as needing a poll and make the descriptor readable.
     pub(crate) fn wake(&self, id: u64) {
         lock(&self.woken).push(id);
+        self.pending
+            .store(true, std::sync::atomic::Ordering::Release);
         self.fd.signal();
+    }
+
+    /// Whether a wake happened since the last call (clears the mark).
+    pub(crate) fn take_pending(&self) -> bool {
+        self.pending
+            .swap(false, std::sync::atomic::Ordering::AcqRel)
     }
 
     /// Take the ids woken since the last call.
