@@ -31,6 +31,19 @@ thread_local! {
     static ON_DISPATCH_THREAD: Cell<bool> = const { Cell::new(false) };
 }
 
+/// Block SIGPIPE in the calling library-owned thread: writing to a server that went away then
+/// fails with `EPIPE` (reported as a disconnect) instead of killing a host program that keeps
+/// SIGPIPE's default action (C programs do; Rust and Python ignore it).
+pub(crate) fn block_sigpipe() {
+    // SAFETY: plain libc calls on a local, zero-initialised signal set.
+    unsafe {
+        let mut set: libc::sigset_t = std::mem::zeroed();
+        libc::sigemptyset(&mut set);
+        libc::sigaddset(&mut set, libc::SIGPIPE);
+        libc::pthread_sigmask(libc::SIG_BLOCK, &set, std::ptr::null_mut());
+    }
+}
+
 /// Whether the current thread is a client's dispatch thread (callbacks run here).
 pub fn on_dispatch_thread() -> bool {
     ON_DISPATCH_THREAD.with(|c| c.get())
@@ -126,6 +139,7 @@ impl Dispatcher {
         let thread = std::thread::Builder::new()
             .name("codex-client-dispatch".into())
             .spawn(move || {
+                block_sigpipe();
                 ON_DISPATCH_THREAD.with(|c| c.set(true));
                 let mut batch = Vec::with_capacity(256);
                 loop {

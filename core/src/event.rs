@@ -28,6 +28,15 @@ struct Scope<'a> {
     turn_id: Option<std::borrow::Cow<'a, str>>,
     #[serde(default, borrow)]
     delta: Option<std::borrow::Cow<'a, str>>,
+    /// `turn/started` and `turn/completed` carry the turn as `params.turn`.
+    #[serde(default, borrow)]
+    turn: Option<TurnId<'a>>,
+}
+
+#[derive(serde::Deserialize, Default)]
+struct TurnId<'a> {
+    #[serde(default, borrow)]
+    id: Option<std::borrow::Cow<'a, str>>,
 }
 
 /// `threadId` and `turnId` of a payload, parsed in one pass (the router's hot path).
@@ -70,9 +79,12 @@ impl Notification {
     pub fn thread_id(&self) -> Option<String> {
         scope(&self.params).thread_id.map(|s| s.into_owned())
     }
-    /// `params.turnId`, when present.
+    /// `params.turnId`, or `params.turn.id` (`turn/started`, `turn/completed`), when present.
     pub fn turn_id(&self) -> Option<String> {
-        scope(&self.params).turn_id.map(|s| s.into_owned())
+        let sc = scope(&self.params);
+        sc.turn_id
+            .or_else(|| sc.turn.and_then(|t| t.id))
+            .map(|s| s.into_owned())
     }
     /// `params.delta` (the text of an `item/*/delta` notification), when present.
     pub fn delta(&self) -> Option<String> {
@@ -326,5 +338,13 @@ mod tests {
         assert_eq!(n.thread_id().as_deref(), Some("t1"));
         assert_eq!(n.turn_id().as_deref(), Some("u1"));
         assert_eq!(n.delta().as_deref(), Some("he\"llo"));
+        let done = Notification {
+            method: "turn/completed".into(),
+            params: RawValue::from_string(
+                r#"{"threadId":"t1","turn":{"id":"u9","status":"completed"}}"#.into(),
+            )
+            .unwrap(),
+        };
+        assert_eq!(done.turn_id().as_deref(), Some("u9"));
     }
 }

@@ -415,6 +415,7 @@ impl Session {
         let thread = std::thread::Builder::new()
             .name("codex-client-rt".into())
             .spawn(move || {
+                crate::dispatch::block_sigpipe();
                 let rt = match tokio::runtime::Builder::new_current_thread()
                     .enable_all()
                     .build()
