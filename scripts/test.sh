@@ -1,15 +1,53 @@
 #!/usr/bin/env bash
 # Set up (idempotent) and run every check and test of the project. This is the README's
-# test command and what CI runs.
+# test command and what CI runs (.ci/run).
+#
+#   Rust: generated-code drift, rustfmt, clippy -D warnings, cargo test (unit, fake-server fault
+#         injection, real codex app-server 0.169.0 / exec / mcp-server 0.92.0 integration)
+#   C:    scripts/test-c.sh       (header drift, -Werror builds, tests under valgrind and ASan)
+#   Python: scripts/test-python.sh (pip install ., stubtest, pytest on 3.11/3.12/3.13)
+#
+# Builds go to $CARGO_TARGET_DIR (default ~/.cache/libcodexclient/target) so that dependencies
+# are reused between runs and clones; everything else is installed by the scripts themselves.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 start=$(date +%s)
+CACHE="${LIBCODEXCLIENT_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/libcodexclient}"
+export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$CACHE/target}"
+mkdir -p "$CARGO_TARGET_DIR"
+LOG="$CARGO_TARGET_DIR/test-logs"
+mkdir -p "$LOG"
+
+step() { echo; echo "== $* ($(( $(date +%s) - start )) s)"; }
+
 bash scripts/setup.sh
-echo "== rustfmt"
+step "generated protocol code"
+bash scripts/check-generated.sh
+step "rustfmt"
 cargo fmt --all -- --check
-echo "== clippy"
+step "clippy"
 cargo clippy --workspace --all-targets --quiet -- -D warnings
-echo "== cargo test"
-cargo test --workspace 2>&1 | tee target/cargo-test.log
-passed=$(grep -Eo 'test result: ok\. [0-9]+ passed' target/cargo-test.log | awk '{s+=$4} END {print s+0}')
-echo "== all checks passed: $passed Rust tests in $(( $(date +%s) - start )) s"
+step "cargo test"
+cargo test --workspace 2>&1 | tee "$LOG/cargo-test.log"
+rust=$(grep -Eo 'test result: ok\. [0-9]+ passed' "$LOG/cargo-test.log" | awk '{s+=$4} END {print s+0}')
+
+total=$rust
+summary="Rust $rust"
+for part in c python; do
+  script="scripts/test-$part.sh"
+  [ -f "$script" ] || { echo "missing $script" >&2; exit 1; }
+  step "$part"
+  bash "$script" 2>&1 | tee "$LOG/$part.log"
+  case $part in
+    c) n=$(grep -Eo '^c-tests: [0-9]+ passed' "$LOG/$part.log" | tail -1 | awk '{print $2}') ;;
+    python) n=$(grep -Eo '[0-9]+ passed' "$LOG/$part.log" | awk '{s+=$1} END {print s+0}') ;;
+    elixir) n=$(grep -Eo '[0-9]+ tests?, 0 failures' "$LOG/$part.log" | awk '{s+=$1} END {print s+0}') ;;
+  esac
+  n=${n:-0}
+  [ "$n" -gt 0 ] || { echo "$part: no test ran" >&2; exit 1; }
+  total=$((total + n))
+  summary="$summary, $part $n"
+done
+
+step "all checks passed ($summary) in $(( $(date +%s) - start )) s"
+echo "all: $total passed, 0 failed"
