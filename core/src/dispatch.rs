@@ -24,6 +24,9 @@ pub(crate) struct Handlers {
     /// Handlers of one server request method each (typed handlers); they take precedence over
     /// `server_request`.
     pub by_method: RwLock<HashMap<String, ServerRequestHandler>>,
+    /// Handlers of one method on one thread (`(thread id, method)`); they take precedence over
+    /// `by_method`.
+    pub by_thread: RwLock<HashMap<(String, String), ServerRequestHandler>>,
     pub connection: RwLock<Option<ConnectionHandler>>,
 }
 
@@ -57,15 +60,27 @@ fn panic_message(p: &(dyn std::any::Any + Send)) -> String {
 }
 
 impl Handlers {
-    /// Whether a handler registered on the client takes server requests of `method` (then they
+    /// Whether a registered handler takes server requests of `method` on `thread_id` (then they
     /// go to the dispatch thread even while a turn stream is open on their thread).
-    pub(crate) fn handles(&self, method: &str) -> bool {
-        self.server_request.read().unwrap().is_some()
-            || self.by_method.read().unwrap().contains_key(method)
+    pub(crate) fn handles(&self, method: &str, thread_id: Option<&str>) -> bool {
+        self.request_handler(method, thread_id).is_some()
     }
 
-    /// The handler for a server request of `method`: the method's own, else the generic one.
-    fn request_handler(&self, method: &str) -> Option<ServerRequestHandler> {
+    /// The handler for a server request: the thread's own for the method, else the method's,
+    /// else the generic one.
+    fn request_handler(
+        &self,
+        method: &str,
+        thread_id: Option<&str>,
+    ) -> Option<ServerRequestHandler> {
+        if let Some(t) = thread_id {
+            let map = self.by_thread.read().unwrap();
+            if !map.is_empty() {
+                if let Some(h) = map.get(&(t.to_owned(), method.to_owned())) {
+                    return Some(h.clone());
+                }
+            }
+        }
         let own = self.by_method.read().unwrap().get(method).cloned();
         own.or_else(|| self.server_request.read().unwrap().clone())
     }
@@ -100,17 +115,19 @@ impl Handlers {
                     }
                 }
             }
-            Event::ServerRequest(r) => match self.request_handler(&r.method) {
-                Some(h) => {
-                    if let Err(p) = catch_unwind(AssertUnwindSafe(|| h(r))) {
-                        self.report_panic("server request", &*p);
+            Event::ServerRequest(r) => {
+                match self.request_handler(&r.method, r.thread_id().as_deref()) {
+                    Some(h) => {
+                        if let Err(p) = catch_unwind(AssertUnwindSafe(|| h(r))) {
+                            self.report_panic("server request", &*p);
+                        }
+                    }
+                    None => {
+                        tracing::info!(method = %r.method, "no server request handler; answering fail-closed");
+                        let _ = r.respond_fail_closed();
                     }
                 }
-                None => {
-                    tracing::info!(method = %r.method, "no server request handler; answering fail-closed");
-                    let _ = r.respond_fail_closed();
-                }
-            },
+            }
             Event::Connection(c) => {
                 let h = self.connection.read().unwrap().clone();
                 if let Some(h) = h {

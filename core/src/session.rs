@@ -344,7 +344,7 @@ impl SessionShared {
                 let req = ServerRequest::new(id, method, params, state, self.me.clone());
                 // A handler registered on the client wins over an open turn stream.
                 let route = match &self.handlers {
-                    Some(h) if h.handles(&req.method) => None,
+                    Some(h) if h.handles(&req.method, req.thread_id().as_deref()) => None,
                     _ => self.router.route_request(&req),
                 };
                 let queue = route.as_ref().map_or(&self.queue, |r| &r.queue);

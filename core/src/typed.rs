@@ -103,33 +103,73 @@ impl Client {
         M: ServerRequestMethod + 'static,
     {
         self.check_callbacks_mode()?;
-        let handlers = Arc::downgrade(self.handlers());
-        let h: ServerRequestHandler =
-            Arc::new(
-                move |req: ServerRequest| match req.params_as::<M::Params>() {
-                    Ok(params) => f(TypedRequest {
-                        params,
-                        request: req,
-                        _method: PhantomData,
-                    }),
-                    Err(e) => {
-                        if let Some(h) = handlers.upgrade() {
-                            h.report_error(format!(
-                                "server request `{}` does not match the schema ({e}); answered \
-                             fail-closed",
-                                M::NAME
-                            ));
-                        }
-                        let _ = req.respond_fail_closed();
-                    }
-                },
-            );
+        let h = self.typed_handler::<M>(f);
         self.handlers()
             .by_method
             .write()
             .unwrap()
             .insert(M::NAME.to_owned(), h);
         Ok(())
+    }
+
+    /// Wrap a typed handler into the raw handler the dispatcher calls.
+    fn typed_handler<M>(
+        &self,
+        f: impl Fn(TypedRequest<M>) + Send + Sync + 'static,
+    ) -> ServerRequestHandler
+    where
+        M: ServerRequestMethod + 'static,
+    {
+        let handlers = Arc::downgrade(self.handlers());
+        Arc::new(
+            move |req: ServerRequest| match req.params_as::<M::Params>() {
+                Ok(params) => f(TypedRequest {
+                    params,
+                    request: req,
+                    _method: PhantomData,
+                }),
+                Err(e) => {
+                    if let Some(h) = handlers.upgrade() {
+                        h.report_error(format!(
+                            "server request `{}` does not match the schema ({e}); answered \
+                         fail-closed",
+                            M::NAME
+                        ));
+                    }
+                    let _ = req.respond_fail_closed();
+                }
+            },
+        )
+    }
+
+    /// Register a typed handler for server requests of method `M` on one thread only. It takes
+    /// precedence over the client-wide handlers for that thread. See
+    /// [`Thread::on_request`](crate::Thread::on_request).
+    pub fn on_thread_request<M>(
+        &self,
+        thread_id: &str,
+        f: impl Fn(TypedRequest<M>) + Send + Sync + 'static,
+    ) -> Result<()>
+    where
+        M: ServerRequestMethod + 'static,
+    {
+        self.check_callbacks_mode()?;
+        let h = self.typed_handler::<M>(f);
+        self.handlers()
+            .by_thread
+            .write()
+            .unwrap()
+            .insert((thread_id.to_owned(), M::NAME.to_owned()), h);
+        Ok(())
+    }
+
+    /// Remove every per-thread handler of `thread_id`.
+    pub fn clear_thread_handlers(&self, thread_id: &str) {
+        self.handlers()
+            .by_thread
+            .write()
+            .unwrap()
+            .retain(|(t, _), _| t != thread_id);
     }
 
     /// Answer command approvals (`item/commandExecution/requestApproval`) with the decision
@@ -272,6 +312,40 @@ impl CommandExecutionApprovalDecision {
                 extra: Default::default(),
             },
         )
+    }
+}
+
+impl crate::thread::Thread {
+    /// Register a typed handler for server requests of method `M` on this thread only (it wins
+    /// over handlers registered on the client). Same contract as
+    /// [`Client::on_request`]: answer now or later; dropped unanswered means fail-closed.
+    pub fn on_request<M>(&self, f: impl Fn(TypedRequest<M>) + Send + Sync + 'static) -> Result<()>
+    where
+        M: ServerRequestMethod + 'static,
+    {
+        self.client().on_thread_request::<M>(self.id(), f)
+    }
+
+    /// Answer this thread's command approvals with the decision `f` returns.
+    pub fn on_command_approval(
+        &self,
+        f: impl Fn(&CommandExecutionRequestApprovalParams) -> CommandExecutionApprovalDecision
+            + Send
+            + Sync
+            + 'static,
+    ) -> Result<()> {
+        self.on_request::<server_requests::ItemCommandExecutionRequestApproval>(move |req| {
+            let decision = f(&req.params);
+            req.respond_logged(CommandExecutionRequestApprovalResponse {
+                decision,
+                extra: Default::default(),
+            });
+        })
+    }
+
+    /// Remove this thread's own handlers (client-wide ones apply again).
+    pub fn clear_handlers(&self) {
+        self.client().clear_thread_handlers(self.id());
     }
 }
 

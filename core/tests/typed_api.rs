@@ -450,3 +450,37 @@ fn typed_user_input_handler_answers_the_question() {
     assert!(reply.starts_with("you answered:"), "{reply}");
     assert!(reply.contains("Yes"), "{reply}");
 }
+
+#[test]
+fn per_thread_handler_wins_over_the_client_handler_on_its_thread_only() {
+    let env = RealEnv::new();
+    let c = Client::new(env.options());
+    c.on_command_approval(|_| Decision::Decline).unwrap();
+    c.connect().unwrap();
+    let trusted = c.thread_start(json!({})).unwrap();
+    let other = c.thread_start(json!({})).unwrap();
+    trusted.on_command_approval(|_| Decision::Accept).unwrap();
+    let a = env.work.path().join("trusted.txt");
+    let b = env.work.path().join("other.txt");
+    let ra = trusted
+        .run(format!("MOCK_EXEC: touch {}", a.display()))
+        .unwrap();
+    let rb = other
+        .run(format!("MOCK_EXEC: touch {}", b.display()))
+        .unwrap();
+    assert!(a.exists(), "the thread's own handler accepted");
+    assert_eq!(command_status(&ra), "completed");
+    assert!(
+        !b.exists(),
+        "the client handler declined on the other thread"
+    );
+    assert_eq!(command_status(&rb), "declined");
+    // Cleared: the client handler applies again.
+    trusted.clear_handlers();
+    let c2 = env.work.path().join("after-clear.txt");
+    let rc = trusted
+        .run(format!("MOCK_EXEC: touch {}", c2.display()))
+        .unwrap();
+    assert!(!c2.exists());
+    assert_eq!(command_status(&rc), "declined");
+}
