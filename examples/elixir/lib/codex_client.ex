@@ -1,0 +1,194 @@
+defmodule CodexClient do
+  @moduledoc """
+  A small Elixir wrapper over libcodexclient (the C ABI of the Rust codex-client library),
+  written as a NIF that never blocks a normal scheduler.
+
+      {:ok, c} = CodexClient.start_link(codex_home: "/path/home", codex_bin: "/path/codex")
+      {:ok, thread} = CodexClient.thread_start(c, %{})
+      {:ok, turn} = CodexClient.turn_start(c, thread, "hello")
+      receive do
+        {:codex_event, "item/agentMessage/delta", params_json} -> ...
+        {:codex_request, request, "item/commandExecution/requestApproval", params_json} ->
+          CodexClient.respond(c, request, %{"decision" => "accept"})
+      end
+
+  Messages sent to the owner (the process that called `start_link/1`, or `opts[:owner]`),
+  in the order the server produced them:
+
+    * `{:codex_event, method, params_json}` - a server notification;
+    * `{:codex_request, request, method, params_json}` - a server request (an approval, a
+      question): answer it with `respond/3`; a request nobody answers is declined when its
+      term is garbage collected (fail-closed);
+    * `{:codex_disconnected, reason, stderr_tail}` - the connection ended;
+    * `{:codex_error, message}`, `{:codex_overflow, dropped}` - connection reports.
+
+  How it works: the process started by `start_link/1` (a GenServer, the "pump") owns the
+  NIF resource and waits on libcodexclient's event fd with `enif_select`. When the fd becomes
+  readable the pump calls the NIF's `drain/2`, which pulls up to 64 events with
+  `codex_client_next_event(timeout 0)` and sends them to the owner, then re-arms the select.
+  Requests (`thread_start/2`, `turn_start/3`, `interrupt/3`) go out with the asynchronous
+  `codex_client_request`; their answers come back as events and the pump replies to the caller.
+  Connecting and disconnecting (which wait for the server) run on dirty-IO schedulers.
+
+  The pump is linked to the owner and monitors it. When the owner dies the pump dies, the
+  NIF's monitor on the pump stops the select and ends the connection (the Codex process is
+  stopped), and the resource destructor frees the client on a helper thread.
+  """
+  use GenServer
+
+  alias CodexClient.{JSON, Nif}
+
+  @drain_batch 64
+
+  @type t :: pid
+
+  @doc """
+  Starts the Codex app-server and connects. Options: `:codex_bin`, `:codex_home`, `:cwd`,
+  `:client_name`, `:env` (`[{"NAME", "value"}]`), `:config` (`["key=value"]` overrides),
+  `:args`, `:timeout_ms` (default request timeout), `:owner` (default `self()`).
+  """
+  @spec start_link(keyword) :: {:ok, t} | {:error, term}
+  def start_link(opts \\ []) do
+    owner = Keyword.get(opts, :owner, self())
+    GenServer.start_link(__MODULE__, {owner, opts})
+  end
+
+  @doc "`thread/start`. Returns the new thread's id."
+  def thread_start(client, params \\ %{}, timeout \\ 60_000) do
+    with {:ok, r} <- call(client, "thread/start", params, timeout), do: {:ok, r["thread"]["id"]}
+  end
+
+  @doc """
+  `turn/start`: sends `input` (a string, or a map of extra params with it under `"text"`) on
+  `thread_id`. Returns the turn's id when the turn started; its events arrive as messages.
+  """
+  def turn_start(client, thread_id, input, timeout \\ 60_000)
+
+  def turn_start(client, thread_id, text, timeout) when is_binary(text),
+    do: turn_start(client, thread_id, %{"text" => text}, timeout)
+
+  def turn_start(client, thread_id, %{} = params, timeout) do
+    {text, extra} = Map.pop(params, "text")
+
+    params =
+      Map.merge(extra, %{"threadId" => thread_id, "input" => [%{"type" => "text", "text" => text}]})
+
+    with {:ok, r} <- call(client, "turn/start", params, timeout), do: {:ok, r["turn"]["id"]}
+  end
+
+  @doc "`turn/interrupt`: the turn then completes with status \"interrupted\"."
+  def interrupt(client, thread_id, turn_id, timeout \\ 60_000) do
+    with {:ok, _} <- call(client, "turn/interrupt", %{"threadId" => thread_id, "turnId" => turn_id}, timeout),
+         do: :ok
+  end
+
+  @doc """
+  Answers a server request from a `{:codex_request, request, method, params_json}` message.
+  `result` is a map (encoded to JSON) or JSON text, e.g. `%{"decision" => "accept"}`.
+  Non-blocking (it only queues a line for the server); callable from any process.
+  """
+  def respond(_client, request, result) do
+    json = if is_binary(result), do: result, else: JSON.encode!(result)
+    Nif.respond(request, json)
+  end
+
+  @doc "Any JSON-RPC request, asynchronously sent; returns the decoded result."
+  def call(client, method, params \\ %{}, timeout \\ 60_000) do
+    json = if is_binary(params), do: params, else: JSON.encode!(params)
+    GenServer.call(client, {:request, method, json, timeout}, timeout + 5_000)
+  end
+
+  @doc "The OS process id of the Codex app-server."
+  def server_pid(client), do: GenServer.call(client, :server_pid)
+
+  @doc "Disconnects (stops the Codex process) and stops the pump."
+  def stop(client), do: GenServer.stop(client, :normal, 10_000)
+
+  # ------------------------------------------------------------------------------ pump
+
+  @impl true
+  def init({owner, opts}) do
+    nif_opts =
+      %{
+        codex_bin: opts[:codex_bin],
+        codex_home: opts[:codex_home],
+        cwd: opts[:cwd],
+        client_name: opts[:client_name],
+        env: Enum.map(opts[:env] || [], &env_entry/1),
+        config: opts[:config] || [],
+        args: opts[:args] || [],
+        timeout_ms: opts[:timeout_ms] || 0
+      }
+      |> Map.new(fn {k, v} -> {k, if(is_list(v) or is_integer(v) or is_nil(v), do: v, else: to_string(v))} end)
+
+    # open/2 is a dirty-IO NIF: it spawns the server and waits for the handshake.
+    case Nif.open(nif_opts, owner) do
+      {:ok, res} ->
+        Process.monitor(owner)
+        :ok = Nif.select(res)
+        {:ok, %{res: res, owner: owner, pending: %{}, connected: true}}
+
+      {:error, reason} ->
+        {:stop, reason}
+    end
+  end
+
+  defp env_entry({k, v}), do: "#{k}=#{v}"
+  defp env_entry(s) when is_binary(s), do: s
+
+  @impl true
+  def handle_call({:request, _m, _p, _t}, _from, %{connected: false} = s),
+    do: {:reply, {:error, :disconnected}, s}
+
+  def handle_call({:request, method, json, timeout}, from, s) do
+    case Nif.request(s.res, method, json, timeout) do
+      {:ok, id} -> {:noreply, put_in(s.pending[id], from)}
+      {:error, _} = e -> {:reply, e, s}
+    end
+  end
+
+  def handle_call(:server_pid, _from, s), do: {:reply, Nif.server_pid(s.res), s}
+
+  @impl true
+  def handle_info({:select, res, :undefined, :ready_input}, %{res: res} = s) do
+    {state, responses} = Nif.drain(res, @drain_batch)
+
+    s =
+      Enum.reduce(responses, s, fn {id, outcome}, s ->
+        {from, pending} = Map.pop(s.pending, id)
+
+        if from do
+          reply =
+            case outcome do
+              {:ok, json} -> {:ok, JSON.decode!(json)}
+              {:error, _} = e -> e
+            end
+
+          GenServer.reply(from, reply)
+        end
+
+        %{s | pending: pending}
+      end)
+
+    if state == :disconnected do
+      for {_, from} <- s.pending, do: GenServer.reply(from, {:error, :disconnected})
+      {:noreply, %{s | connected: false, pending: %{}}}
+    else
+      {:noreply, s}
+    end
+  end
+
+  def handle_info({:DOWN, _ref, :process, owner, _reason}, %{owner: owner} = s),
+    do: {:stop, :normal, s}
+
+  def handle_info(_other, s), do: {:noreply, s}
+
+  @impl true
+  def terminate(_reason, s) do
+    # Stop watching the fd first (the client closes it when freed), then stop the server on a
+    # dirty-IO scheduler. The resource itself is freed when its last reference goes.
+    Nif.stop_select(s.res)
+    Nif.disconnect(s.res)
+    :ok
+  end
+end

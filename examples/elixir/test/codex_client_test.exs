@@ -1,0 +1,178 @@
+defmodule CodexClientTest do
+  # Against the real `codex app-server` (CODEX_BIN) and the project's local mock model.
+  use ExUnit.Case, async: false
+
+  alias CodexClient.{JSON, TestEnv}
+
+  @wait 60_000
+
+  setup context do
+    opts = TestEnv.opts(context.test |> Atom.to_string() |> String.replace(~r/\W+/, "_"))
+    {:ok, opts: opts, work: opts[:cwd]}
+  end
+
+  # Every {:codex_event, ...} until turn/completed, in arrival order; answers approvals with `answer`.
+  defp collect_turn(client, answer \\ nil, acc \\ []) do
+    receive do
+      {:codex_event, "turn/completed", params} = ev ->
+        {Enum.reverse([ev | acc]), JSON.decode!(params)["turn"]["status"]}
+
+      {:codex_event, _, _} = ev ->
+        collect_turn(client, answer, [ev | acc])
+
+      {:codex_request, req, method, params} ->
+        assert answer != nil, "unexpected server request #{method}"
+        :ok = CodexClient.respond(client, req, %{"decision" => answer})
+        collect_turn(client, answer, [{:codex_request, method, params} | acc])
+    after
+      @wait -> flunk("turn did not complete; events so far: #{inspect(Enum.reverse(acc))}")
+    end
+  end
+
+  defp deltas(events) do
+    for {:codex_event, "item/agentMessage/delta", p} <- events, do: JSON.decode!(p)["delta"]
+  end
+
+  defp os_pid_alive?(pid) do
+    case File.read("/proc/#{pid}/stat") do
+      {:ok, stat} -> not String.contains?(stat, ") Z ")
+      {:error, _} -> false
+    end
+  end
+
+  defp wait_until(fun, ms) do
+    cond do
+      fun.() -> true
+      ms <= 0 -> false
+      true -> Process.sleep(50) && wait_until(fun, ms - 50)
+    end
+  end
+
+  test "a streamed turn's deltas arrive as messages, in order", %{opts: opts} do
+    {:ok, c} = CodexClient.start_link(opts)
+    {:ok, thread} = CodexClient.thread_start(c)
+    assert is_binary(thread)
+    text = "Hello from Elixir: streamed piece by piece, through a NIF, as messages. 0123456789"
+    {:ok, turn} = CodexClient.turn_start(c, thread, "MOCK_TEXT: " <> text)
+    assert is_binary(turn)
+
+    {events, status} = collect_turn(c)
+    assert status == "completed"
+    pieces = deltas(events)
+    assert length(pieces) > 3, "expected several deltas, got #{inspect(pieces)}"
+    assert Enum.join(pieces) == text
+
+    methods = Enum.map(events, fn {:codex_event, m, _} -> m end)
+    first_delta = Enum.find_index(methods, &(&1 == "item/agentMessage/delta"))
+    assert Enum.find_index(methods, &(&1 == "turn/started")) < first_delta
+    assert List.last(methods) == "turn/completed"
+    :ok = CodexClient.stop(c)
+  end
+
+  test "an approval arrives as a message; accepted -> the command ran", %{opts: opts, work: work} do
+    {:ok, c} = CodexClient.start_link(opts)
+    {:ok, thread} = CodexClient.thread_start(c)
+    file = Path.join(work, "accepted.txt")
+    {:ok, _} = CodexClient.turn_start(c, thread, "MOCK_EXEC: echo approved-command-ran > #{file}")
+
+    {events, status} = collect_turn(c, "accept")
+    assert status == "completed"
+    assert [{:codex_request, "item/commandExecution/requestApproval", params}] =
+             for({:codex_request, _, _} = r <- events, do: r)
+    assert JSON.decode!(params)["command"] =~ "approved-command-ran"
+    assert File.read!(file) == "approved-command-ran\n"
+    :ok = CodexClient.stop(c)
+  end
+
+  test "an approval declined -> the command did not run", %{opts: opts, work: work} do
+    {:ok, c} = CodexClient.start_link(opts)
+    {:ok, thread} = CodexClient.thread_start(c)
+    file = Path.join(work, "declined.txt")
+    {:ok, _} = CodexClient.turn_start(c, thread, "MOCK_EXEC: echo declined-command-ran > #{file}")
+
+    {events, _status} = collect_turn(c, "decline")
+    assert [{:codex_request, "item/commandExecution/requestApproval", _}] =
+             for({:codex_request, _, _} = r <- events, do: r)
+    refute File.exists?(file)
+    :ok = CodexClient.stop(c)
+  end
+
+  test "interrupt/3 stops a running turn", %{opts: opts} do
+    {:ok, c} = CodexClient.start_link(opts)
+    {:ok, thread} = CodexClient.thread_start(c)
+    {:ok, turn} = CodexClient.turn_start(c, thread, "MOCK_SLOW: 50 200")
+    assert_receive {:codex_event, "item/agentMessage/delta", _}, @wait
+    :ok = CodexClient.interrupt(c, thread, turn)
+    {events, status} = collect_turn(c)
+    assert status == "interrupted"
+    assert length(deltas(events)) < 49
+    :ok = CodexClient.stop(c)
+  end
+
+  test "stop/1 ends the Codex process", %{opts: opts} do
+    {:ok, c} = CodexClient.start_link(opts)
+    {:ok, os_pid} = CodexClient.server_pid(c)
+    assert os_pid_alive?(os_pid)
+    :ok = CodexClient.stop(c)
+    refute Process.alive?(c)
+    assert wait_until(fn -> not os_pid_alive?(os_pid) end, 5_000), "codex #{os_pid} still running"
+  end
+
+  test "killing the owning process frees the client (no leaked Codex process)", %{opts: opts} do
+    test = self()
+
+    owner =
+      spawn(fn ->
+        {:ok, c} = CodexClient.start_link(opts)
+        {:ok, thread} = CodexClient.thread_start(c)
+        {:ok, _} = CodexClient.turn_start(c, thread, "MOCK_SLOW: 100 200")
+        send(test, {:started, c, CodexClient.server_pid(c)})
+        Process.sleep(:infinity)
+      end)
+
+    assert_receive {:started, pump, {:ok, os_pid}}, @wait
+    assert os_pid_alive?(os_pid)
+    ref = Process.monitor(pump)
+    Process.exit(owner, :kill)
+    assert_receive {:DOWN, ^ref, :process, ^pump, :killed}, 5_000
+    assert wait_until(fn -> not os_pid_alive?(os_pid) end, 5_000),
+           "codex #{os_pid} still running after its owner died"
+  end
+
+  test "no NIF call holds a normal scheduler (long_schedule monitor)", %{opts: opts, work: work} do
+    {:ok, c} = CodexClient.start_link(opts)
+    {:ok, thread} = CodexClient.thread_start(c)
+    previous = :erlang.system_monitor(self(), [{:long_schedule, 20}])
+
+    try do
+      {:ok, _} = CodexClient.turn_start(c, thread, "MOCK_TEXT: " <> String.duplicate("abc ", 200))
+      {_, "completed"} = collect_turn(c)
+      file = Path.join(work, "sched.txt")
+      {:ok, _} = CodexClient.turn_start(c, thread, "MOCK_EXEC: echo x > #{file}")
+      {_, "completed"} = collect_turn(c, "accept")
+    after
+      case previous do
+        :undefined -> :erlang.system_monitor(:undefined)
+        {pid, o} -> :erlang.system_monitor(pid, o)
+      end
+    end
+
+    long = for {:monitor, p, :long_schedule, info} <- flush(), p == c, do: info
+    assert long == [], "the pump was not scheduled out for >20 ms: #{inspect(long)}"
+    :ok = CodexClient.stop(c)
+  end
+
+  defp flush(acc \\ []) do
+    receive do
+      m -> flush([m | acc])
+    after
+      0 -> Enum.reverse(acc)
+    end
+  end
+
+  test "JSON round trip" do
+    v = %{"a" => [1, 2.5, true, nil, "x\"y\n\u00e9\u{1F600}"], "b" => %{}}
+    assert JSON.decode!(JSON.encode!(v)) == v
+    assert JSON.decode!(~s({"s":"\\ud83d\\ude00 \\u00e9","n":-1e3})) == %{"s" => "😀 é", "n" => -1.0e3}
+  end
+end
