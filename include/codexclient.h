@@ -81,8 +81,11 @@
  * client, or calling next_event/event_fd on a callbacks client, returns
  * CODEX_STATUS_INVALID_STATE (event_fd: -1 with that last error).
  *
- * NIFs (Erlang/Elixir) and other event loops that must never run foreign code on their own
- * threads or block them: use poll mode.
+ * How a NIF should use this library (Erlang/Elixir; the same holds for other event loops that
+ * must never run foreign code on their own threads or block them). A complete, tested wrapper
+ * is examples/elixir (c_src/codexclient_nif.c, lib/codex_client.ex; scripts/test-elixir.sh runs
+ * it against the real Codex). The rule: nothing that can block runs on a normal scheduler, and
+ * no library thread ever runs Erlang code. Use poll mode:
  *   - o.delivery = CODEX_DELIVERY_POLL; codex_client_new(&o, &c) in a dirty-IO NIF or a
  *     thread of your own; codex_client_connect() and the blocking helpers (codex_client_call,
  *     thread/turn helpers) block for a round trip: call them on a dirty scheduler, or use
@@ -98,9 +101,20 @@
  *   - Server requests: codex_event_take_request() before freeing the event, keep the
  *     codex_request_t in a resource, answer with codex_client_respond() from any process later;
  *     the resource destructor calls codex_request_free() (unanswered = declined).
+ *   - Events as messages: the process that receives the select messages (a GenServer "pump" in
+ *     the example) drains and enif_send()s each event to the owning process, e.g.
+ *     {:codex_event, method, params_json} and {:codex_request, request_resource, method,
+ *     params_json}; RESPONSE events become replies to the callers waiting on the pump.
+ *     codex_client_next_event(c, 0, ...), codex_client_request(), codex_client_respond() and
+ *     codex_request_free() never block: they may run on a normal scheduler.
  *   - Shutdown: enif_select(env, fd, ERL_NIF_SELECT_STOP, ...) and wait for the stop callback
- *     BEFORE codex_client_free() (free closes the fd), then free from a dirty scheduler (it
- *     stops the server: up to ~0.5 s).
+ *     BEFORE codex_client_free() (free closes the fd), then free from a dirty scheduler or a
+ *     thread of your own (it stops the server: up to ~0.5 s). ERTS keeps a selected resource
+ *     alive until its stop callback, so a resource destructor never races the select; the
+ *     destructor may run on a normal scheduler: hand codex_client_free() to a helper thread.
+ *   - Owner death: enif_monitor_process() the process that owns the resource; in the down
+ *     callback issue ERL_NIF_SELECT_STOP and end the connection (codex_client_disconnect() on a
+ *     helper thread), so no Codex process outlives its owner.
  *
  * Server requests (approvals and questions from the server). Answer with
  * codex_client_respond() or codex_client_respond_error(), now or later, from any thread.
