@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Idempotent setup for the Elixir NIF example (examples/elixir, scripts/test-elixir.sh):
-# Debian's Elixir and Erlang headers (`elixir`, `erlang-dev`, plus a C compiler and make) from
+# Debian's Elixir and Erlang headers (`elixir`, `erlang-dev`, plus cc, make, pkg-config) from
 # apt when missing, then libcodexclient (debug build) installed with scripts/install-c.sh into
 # a prefix under the cache dir (~/.cache/libcodexclient/elixir-prefix), plus the mock model.
 # No Hex: the example has no dependencies. Prints nothing on stdout except the prefix path.
@@ -20,6 +20,7 @@ if command -v erl >/dev/null 2>&1; then
 fi
 command -v cc >/dev/null 2>&1 || missing+=(gcc)
 command -v make >/dev/null 2>&1 || missing+=(make)
+command -v pkg-config >/dev/null 2>&1 || missing+=(pkg-config)
 if [ ${#missing[@]} -gt 0 ]; then
   command -v apt-get >/dev/null 2>&1 || { log "missing ${missing[*]} and no apt-get: install them"; exit 1; }
   SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO="sudo"

@@ -37,9 +37,10 @@ typedef struct {
 } request_res;
 
 static ErlNifResourceType *CLIENT_RT;
+static long live_clients; /* clients opened and not yet freed (tests check for leaks); atomics */
 static ErlNifResourceType *REQUEST_RT;
 
-static ERL_NIF_TERM A_OK, A_ERROR, A_UNDEFINED, A_NIL, A_TRUE, A_CODEX_EVENT, A_CODEX_REQUEST,
+static ERL_NIF_TERM A_OK, A_ERROR, A_UNDEFINED, A_NIL, A_CODEX_EVENT, A_CODEX_REQUEST,
     A_CODEX_DISCONNECTED, A_CODEX_ERROR, A_CODEX_OVERFLOW, A_DISCONNECTED, A_MORE, A_CLOSED;
 
 /* ------------------------------------------------------------------------------- helpers */
@@ -121,6 +122,7 @@ static void free_strs(char **v, size_t n) {
  * scheduler thread. A destructor or a down callback hands them to a short detached thread. */
 static void *free_thread(void *arg) {
     codex_client_free((codex_client_t *)arg);
+    __atomic_sub_fetch(&live_clients, 1, __ATOMIC_SEQ_CST);
     return NULL;
 }
 
@@ -149,8 +151,10 @@ static void client_dtor(ErlNifEnv *env, void *obj) {
     (void)env;
     /* Not selected any more (a selected resource is kept alive by ERTS until the stop callback),
      * so closing the event fd inside codex_client_free is safe. */
-    if (c->client != NULL && !spawn_detached(free_thread, c->client))
+    if (c->client != NULL && !spawn_detached(free_thread, c->client)) {
         codex_client_free(c->client); /* no thread: block rather than leak the server */
+        __atomic_sub_fetch(&live_clients, 1, __ATOMIC_SEQ_CST);
+    }
     c->client = NULL;
     if (c->mu != NULL) enif_mutex_destroy(c->mu);
 }
@@ -193,7 +197,6 @@ static int load(ErlNifEnv *env, void **priv, ERL_NIF_TERM info) {
     A_ERROR = enif_make_atom(env, "error");
     A_UNDEFINED = enif_make_atom(env, "undefined");
     A_NIL = enif_make_atom(env, "nil");
-    A_TRUE = enif_make_atom(env, "true");
     A_CODEX_EVENT = enif_make_atom(env, "codex_event");
     A_CODEX_REQUEST = enif_make_atom(env, "codex_request");
     A_CODEX_DISCONNECTED = enif_make_atom(env, "codex_disconnected");
@@ -260,6 +263,7 @@ static ERL_NIF_TERM nif_open(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]
         codex_client_free(client); /* we are on a dirty scheduler: blocking is fine */
         goto out;
     }
+    __atomic_add_fetch(&live_clients, 1, __ATOMIC_SEQ_CST);
     c = enif_alloc_resource(CLIENT_RT, sizeof *c);
     memset(c, 0, sizeof *c);
     c->client = client;
@@ -452,7 +456,14 @@ static ERL_NIF_TERM nif_disconnect(ErlNifEnv *env, int argc, const ERL_NIF_TERM 
     return st == CODEX_STATUS_OK || st == CODEX_STATUS_NOT_CONNECTED ? A_OK : last_error(env, st);
 }
 
+/* live_clients() -> integer: clients opened and not yet freed by codex_client_free. */
+static ERL_NIF_TERM nif_live_clients(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) {
+    (void)argc; (void)argv;
+    return enif_make_long(env, __atomic_load_n(&live_clients, __ATOMIC_SEQ_CST));
+}
+
 static ErlNifFunc funcs[] = {
+    {"live_clients", 0, nif_live_clients, 0},
     {"open", 2, nif_open, ERL_NIF_DIRTY_JOB_IO_BOUND},
     {"select", 1, nif_select, 0},
     {"drain", 2, nif_drain, 0},

@@ -71,14 +71,23 @@ defmodule CodexClient do
     {text, extra} = Map.pop(params, "text")
 
     params =
-      Map.merge(extra, %{"threadId" => thread_id, "input" => [%{"type" => "text", "text" => text}]})
+      Map.merge(extra, %{
+        "threadId" => thread_id,
+        "input" => [%{"type" => "text", "text" => text}]
+      })
 
     with {:ok, r} <- call(client, "turn/start", params, timeout), do: {:ok, r["turn"]["id"]}
   end
 
   @doc "`turn/interrupt`: the turn then completes with status \"interrupted\"."
   def interrupt(client, thread_id, turn_id, timeout \\ 60_000) do
-    with {:ok, _} <- call(client, "turn/interrupt", %{"threadId" => thread_id, "turnId" => turn_id}, timeout),
+    with {:ok, _} <-
+           call(
+             client,
+             "turn/interrupt",
+             %{"threadId" => thread_id, "turnId" => turn_id},
+             timeout
+           ),
          do: :ok
   end
 
@@ -101,6 +110,9 @@ defmodule CodexClient do
   @doc "The OS process id of the Codex app-server."
   def server_pid(client), do: GenServer.call(client, :server_pid)
 
+  @doc "How many clients this NIF opened and has not freed yet (for leak checks)."
+  def live_clients, do: Nif.live_clients()
+
   @doc "Disconnects (stops the Codex process) and stops the pump."
   def stop(client), do: GenServer.stop(client, :normal, 10_000)
 
@@ -119,7 +131,9 @@ defmodule CodexClient do
         args: opts[:args] || [],
         timeout_ms: opts[:timeout_ms] || 0
       }
-      |> Map.new(fn {k, v} -> {k, if(is_list(v) or is_integer(v) or is_nil(v), do: v, else: to_string(v))} end)
+      |> Map.new(fn {k, v} ->
+        {k, if(is_list(v) or is_integer(v) or is_nil(v), do: v, else: to_string(v))}
+      end)
 
     # open/2 is a dirty-IO NIF: it spawns the server and waits for the handshake.
     case Nif.open(nif_opts, owner) do

@@ -6,7 +6,12 @@ ExUnit.start(timeout: 120_000)
 defmodule CodexClient.TestEnv do
   @doc "Options for start_link/1: a fresh CODEX_HOME (mock-model config) and work dir."
   def opts(name) do
-    base = Path.join(System.fetch_env!("CODEX_TEST_TMP"), "#{name}-#{System.unique_integer([:positive])}")
+    base =
+      Path.join(
+        System.fetch_env!("CODEX_TEST_TMP"),
+        "#{name}-#{System.unique_integer([:positive])}"
+      )
+
     home = Path.join(base, "home")
     work = Path.join(base, "work")
     File.mkdir_p!(home)

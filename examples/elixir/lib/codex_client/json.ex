@@ -78,6 +78,7 @@ defmodule CodexClient.JSON do
   end
 
   defp string(<<?", r::binary>>, acc), do: {IO.iodata_to_binary(Enum.reverse(acc)), r}
+
   defp string(<<?\\, ?u, a::binary-size(4), ?\\, ?u, b::binary-size(4), r::binary>> = s, acc) do
     hi = String.to_integer(a, 16)
     lo = String.to_integer(b, 16)
@@ -145,6 +146,8 @@ defmodule CodexClient.JSON do
 
   # "1e5" and "1E5" are not valid Elixir float syntax: make them "1.0e5".
   defp normalize_float(num) do
-    if String.contains?(num, "."), do: num, else: String.replace(num, ~r/[eE]/, ".0e", global: false)
+    if String.contains?(num, "."),
+      do: num,
+      else: String.replace(num, ~r/[eE]/, ".0e", global: false)
   end
 end

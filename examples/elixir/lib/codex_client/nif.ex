@@ -17,4 +17,5 @@ defmodule CodexClient.Nif do
   def server_pid(_client), do: :erlang.nif_error(:not_loaded)
   def stop_select(_client), do: :erlang.nif_error(:not_loaded)
   def disconnect(_client), do: :erlang.nif_error(:not_loaded)
+  def live_clients, do: :erlang.nif_error(:not_loaded)
 end
