@@ -49,7 +49,6 @@ log "mock model on 127.0.0.1:$MOCK_PORT"
 # No Hex, no network: MIX_ENV=test, no dependencies; build outputs stay in the cache.
 export MIX_ENV=test MIX_BUILD_ROOT="$OUT/_build" HEX_OFFLINE=1 MIX_HOME="${MIX_HOME:-$OUT/mix-home}"
 export CODEXCLIENT_PREFIX="$PREFIX" MOCK_CODEX_CONFIG="$MOCK_HOME/config.toml" CODEX_TEST_TMP="$OUT/tmp"
-export ERL_FLAGS="${ERL_FLAGS:-} +S 2:2"
 mkdir -p "$CODEX_TEST_TMP"
 cd examples/elixir
 make --no-print-directory clean >/dev/null

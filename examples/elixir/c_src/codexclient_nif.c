@@ -321,7 +321,10 @@ static void deliver(ErlNifEnv *env, client_res *c, codex_event_t *ev, ErlNifEnv 
         request_res *r;
         ERL_NIF_TERM method = make_str(menv, codex_event_method(ev));
         ERL_NIF_TERM params = make_str(menv, codex_event_params(ev));
-        if (codex_event_take_request(ev, &req) != CODEX_STATUS_OK) return; /* freed event declines */
+        if (codex_event_take_request(ev, &req) != CODEX_STATUS_OK) { /* freeing the event declines */
+            enif_clear_env(menv);
+            return;
+        }
         r = enif_alloc_resource(REQUEST_RT, sizeof *r);
         r->req = req;
         r->client = c;
