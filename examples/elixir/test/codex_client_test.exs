@@ -105,6 +105,36 @@ defmodule CodexClientTest do
     :ok = CodexClient.stop(c)
   end
 
+  test "an approval nobody answers is declined once its message is garbage collected",
+       %{opts: opts, work: work} do
+    test = self()
+    # The owner is a relay that forwards events and drops server requests on the floor.
+    relay = spawn_link(fn -> relay(test) end)
+    {:ok, c} = CodexClient.start_link(Keyword.put(opts, :owner, relay))
+    {:ok, thread} = CodexClient.thread_start(c)
+    file = Path.join(work, "unanswered.txt")
+
+    {:ok, _} =
+      CodexClient.turn_start(c, thread, "MOCK_EXEC: echo unanswered-command-ran > #{file}")
+
+    assert_receive {:dropped, "item/commandExecution/requestApproval"}, @wait
+    {_events, _status} = collect_turn(c)
+    refute File.exists?(file)
+    :ok = CodexClient.stop(c)
+  end
+
+  defp relay(test) do
+    receive do
+      {:codex_request, _request, method, _params} -> send(test, {:dropped, method})
+      other -> send(test, other)
+    end
+
+    # The request resource is unreachable now: GC runs its destructor (codex_request_free),
+    # which answers fail-closed (declined).
+    :erlang.garbage_collect()
+    relay(test)
+  end
+
   test "interrupt/3 stops a running turn", %{opts: opts} do
     {:ok, c} = CodexClient.start_link(opts)
     {:ok, thread} = CodexClient.thread_start(c)
