@@ -2,11 +2,13 @@
 
 use serde::de::DeserializeOwned;
 use serde_json::value::RawValue;
+use std::borrow::Cow;
 use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::{Arc, Weak};
 
 use crate::error::{DisconnectInfo, Error, Result, RpcError};
 use crate::message::{response_line, RequestId};
+use crate::scan;
 use crate::session::SessionShared;
 
 /// A notification from the server (`{method, params}`), with `params` kept as raw JSON text
@@ -50,11 +52,58 @@ pub(crate) struct Ids<'a> {
 
 /// [`Ids`] of a params payload (empty when it is not an object).
 pub(crate) fn ids(params: &RawValue) -> Ids<'_> {
-    serde_json::from_str(params.get()).unwrap_or_default()
+    let json = params.get();
+    fast_ids(json).unwrap_or_else(|| serde_json::from_str(json).unwrap_or_default())
+}
+
+/// Store a scanned string member in `slot`; an escaped string asks for the serde fallback.
+fn take_str<'a>(raw: &'a str, slot: &mut Option<Cow<'a, str>>, escaped: &mut bool) {
+    match scan::as_str(raw) {
+        scan::Str::Plain(s) => *slot = Some(Cow::Borrowed(s)),
+        scan::Str::Escaped => *escaped = true,
+        scan::Str::NotString => {}
+    }
+}
+
+/// [`Ids`] by the top-level scanner; `None` when serde must do it.
+fn fast_ids(json: &str) -> Option<Ids<'_>> {
+    let mut ids = Ids::default();
+    let mut escaped = false;
+    scan::members(json, |key, raw| match key {
+        "threadId" => take_str(raw, &mut ids.thread_id, &mut escaped),
+        "turnId" => take_str(raw, &mut ids.turn_id, &mut escaped),
+        _ => {}
+    })?;
+    (!escaped).then_some(ids)
 }
 
 fn scope(params: &RawValue) -> Scope<'_> {
-    serde_json::from_str(params.get()).unwrap_or_default()
+    let json = params.get();
+    fast_scope(json).unwrap_or_else(|| serde_json::from_str(json).unwrap_or_default())
+}
+
+/// [`Scope`] by the top-level scanner; `None` when serde must do it.
+fn fast_scope(json: &str) -> Option<Scope<'_>> {
+    let mut sc = Scope::default();
+    let mut escaped = false;
+    let mut turn_raw = None;
+    scan::members(json, |key, raw| match key {
+        "threadId" => take_str(raw, &mut sc.thread_id, &mut escaped),
+        "turnId" => take_str(raw, &mut sc.turn_id, &mut escaped),
+        "delta" => take_str(raw, &mut sc.delta, &mut escaped),
+        "turn" => turn_raw = Some(raw),
+        _ => {}
+    })?;
+    if let Some(raw) = turn_raw.filter(|r| r.starts_with('{')) {
+        let mut id = None;
+        scan::members(raw, |key, raw| {
+            if key == "id" {
+                take_str(raw, &mut id, &mut escaped)
+            }
+        })?;
+        sc.turn = Some(TurnId { id });
+    }
+    (!escaped).then_some(sc)
 }
 
 pub(crate) fn null_raw() -> Box<RawValue> {
@@ -346,5 +395,34 @@ mod tests {
             .unwrap(),
         };
         assert_eq!(done.turn_id().as_deref(), Some("u9"));
+    }
+
+    #[test]
+    fn scanner_agrees_with_serde() {
+        let cases = [
+            r#"{"threadId":"t1","turnId":"u1","itemId":"i","delta":"plain"}"#,
+            r#"{"delta":"a\nb","threadId":"t\u0031","turn":{"items":[{"id":"x"}],"id":"u2"}}"#,
+            r#"{"nested":{"threadId":"no"},"threadId":"yes","turn":{"id":"u\"3"}}"#,
+            r#"{"threadId":null,"turnId":7}"#,
+            r#"[1,2]"#,
+            r#"{}"#,
+        ];
+        for c in cases {
+            let raw = RawValue::from_string(c.into()).unwrap();
+            let slow: Scope = serde_json::from_str(c).unwrap_or_default();
+            let fast = scope(&raw);
+            assert_eq!(fast.thread_id, slow.thread_id, "{c}");
+            assert_eq!(fast.turn_id, slow.turn_id, "{c}");
+            assert_eq!(fast.delta, slow.delta, "{c}");
+            assert_eq!(
+                fast.turn.and_then(|t| t.id),
+                slow.turn.and_then(|t| t.id),
+                "{c}"
+            );
+            let slow_ids: Ids = serde_json::from_str(c).unwrap_or_default();
+            let fast_ids = ids(&raw);
+            assert_eq!(fast_ids.thread_id, slow_ids.thread_id, "{c}");
+            assert_eq!(fast_ids.turn_id, slow_ids.turn_id, "{c}");
+        }
     }
 }

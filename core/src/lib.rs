@@ -29,6 +29,7 @@ pub mod protocol;
 mod queue;
 mod readiness;
 mod router;
+mod scan;
 mod session;
 mod shim;
 mod thread;
