@@ -336,6 +336,17 @@ impl ExecShim {
                         return Err(invalid("config must be an object"));
                     };
                     for (ck, cv) in map {
+                        // A config key that is also a setting replaces the setting (the
+                        // settings' flags come last on the command line and would win).
+                        match ck.as_str() {
+                            "model" => s.model = None,
+                            "sandbox_mode" => s.sandbox = None,
+                            "model_reasoning_effort" => s.effort = None,
+                            "model_reasoning_summary" => s.summary = None,
+                            "approval_policy" => s.approval_policy = None,
+                            "sandbox_workspace_write.network_access" => s.network_access = None,
+                            _ => {}
+                        }
                         s.config.push((ck.clone(), toml_value(cv)));
                     }
                 }
