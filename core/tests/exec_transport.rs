@@ -136,6 +136,9 @@ fn run_streamed_yields_one_turn_in_order() {
     assert!(pos("turn/started") < pos("item/started"));
     assert!(pos("item/agentMessage/delta") < pos("thread/tokenUsage/updated"));
     assert_eq!(methods.last().map(String::as_str), Some("turn/completed"));
+    // exec's non-fatal `error` item ("Model metadata ... not found") is a `warning`, as on
+    // the app-server.
+    assert!(methods.iter().any(|m| m == "warning"), "{methods:?}");
     assert_eq!(methods.iter().filter(|m| *m == "turn/completed").count(), 1);
     // exec prints whole messages: one delta with the full text.
     let r = s.into_result().unwrap();
@@ -212,6 +215,65 @@ fn thread_resume_by_session_id_from_another_client() {
     assert_eq!(r.final_response.as_deref(), Some("foxtrot"));
     let texts = request_texts(env.model.requests().last().unwrap());
     assert!(texts.contains("remember delta echo"), "{texts}");
+    // Not a session id: refused (exec would silently start a new session for an unknown name).
+    match c.thread_resume("not-a-session", json!({})) {
+        Err(Error::Rpc(e)) => assert_eq!(e.code, -32602, "{e:?}"),
+        other => panic!("expected an invalid-params error, got {other:?}"),
+    }
+    // A well-formed id Codex does not know: the turn fails with exec's own words.
+    let ghost = c
+        .thread_resume("01a207ae-0000-7000-8000-000000000000", json!({}))
+        .unwrap();
+    let r = ghost.run("MOCK_TEXT: lost").unwrap();
+    assert_eq!(r.status, "failed", "{r:?}");
+    let msg = r.error.unwrap()["message"].as_str().unwrap().to_owned();
+    assert!(msg.contains("no rollout found"), "{msg}");
+}
+
+#[test]
+fn two_threads_run_side_by_side_without_mixing() {
+    let env = RealEnv::new();
+    let c = exec_client(&env);
+    let a = c.thread_start(json!({})).unwrap();
+    let b = c.thread_start(json!({})).unwrap();
+    assert_ne!(a.id(), b.id());
+    let mut sa = a.run_streamed("MOCK_SLOW: 5 100").unwrap();
+    let mut sb = b.run_streamed("MOCK_TEXT: only for b").unwrap();
+    let (ta, tb) = (sa.turn_id().to_owned(), sb.turn_id().to_owned());
+    let ha = std::thread::spawn(move || {
+        let evs: Vec<Event> = sa.iter().collect();
+        (evs, sa.into_result().unwrap())
+    });
+    let hb = std::thread::spawn(move || {
+        let evs: Vec<Event> = sb.iter().collect();
+        (evs, sb.into_result().unwrap())
+    });
+    for (h, thread, turn, text) in [
+        (
+            ha,
+            a.id().to_owned(),
+            ta,
+            "tick 0 tick 1 tick 2 tick 3 tick 4 ",
+        ),
+        (hb, b.id().to_owned(), tb, "only for b"),
+    ] {
+        let (events, result) = h.join().unwrap();
+        for ev in &events {
+            if let Event::Notification(n) = ev {
+                if let Some(t) = n.thread_id() {
+                    assert_eq!(t, thread, "{} leaked", n.method);
+                }
+                if let Some(t) = n.turn_id() {
+                    assert_eq!(t, turn);
+                }
+            }
+        }
+        assert_eq!(result.final_response.as_deref(), Some(text));
+    }
+    // Each thread has its own exec session.
+    let sa = a.read(false).unwrap()["thread"]["sessionId"].clone();
+    let sb = b.read(false).unwrap()["thread"]["sessionId"].clone();
+    assert!(sa.is_string() && sb.is_string() && sa != sb, "{sa} {sb}");
 }
 
 #[test]

@@ -109,6 +109,14 @@ fn new_id() -> String {
     )
 }
 
+fn is_uuid(s: &str) -> bool {
+    s.len() == 36
+        && s.char_indices().all(|(i, c)| match i {
+            8 | 13 | 18 | 23 => c == '-',
+            _ => c.is_ascii_hexdigit(),
+        })
+}
+
 fn invalid(message: impl Into<String>) -> RpcError {
     RpcError {
         code: -32602,
@@ -409,7 +417,13 @@ impl ExecShim {
                 t
             }
             None => {
-                // A Codex session id (or thread name) that exec can resume.
+                // A Codex session id. Only UUIDs: `codex exec resume <name>` with a name it
+                // does not know silently starts a new session, losing the history.
+                if !is_uuid(&id) {
+                    return Err(invalid(format!(
+                        "the exec transport resumes Codex sessions by id (a UUID), got `{id}`"
+                    )));
+                }
                 let mut s = self.base.clone();
                 Self::apply_thread_params(&mut s, params, "thread/resume")?;
                 self.new_thread(id.clone(), Some(id), s)
