@@ -301,6 +301,24 @@ fn command_runs_and_appears_as_command_execution() {
         typed,
         codex_client::protocol::ThreadItem::CommandExecution(_)
     ));
+    // exec cannot ask for approval: an escalated command is refused by Codex itself (policy
+    // `never`), no server request is sent and the turn does not hang.
+    let requests = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let seen = requests.clone();
+    c.on_server_request(move |_r| {
+        seen.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    })
+    .unwrap();
+    let r = thread.run("MOCK_EXEC: echo escalated").unwrap();
+    assert!(r.is_completed(), "{r:?}");
+    assert!(
+        r.final_response
+            .as_deref()
+            .unwrap_or("")
+            .contains("approval policy is Never"),
+        "{r:?}"
+    );
+    assert_eq!(requests.load(std::sync::atomic::Ordering::Relaxed), 0);
 }
 
 #[test]

@@ -869,9 +869,14 @@ impl Turn {
         let (turn_status, error) = if interrupted.load(Ordering::Acquire) {
             ("interrupted", Value::Null)
         } else if let Some(msg) = outcome.failure.clone() {
+            let details = if stderr_tail.trim().is_empty() {
+                Value::Null
+            } else {
+                json!(stderr_tail)
+            };
             (
                 "failed",
-                json!({"message": msg, "codexErrorInfo": null, "additionalDetails": null}),
+                json!({"message": msg, "codexErrorInfo": null, "additionalDetails": details}),
             )
         } else if outcome.completed && success {
             ("completed", Value::Null)
