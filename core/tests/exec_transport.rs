@@ -627,3 +627,53 @@ fn env_config_overrides_and_exec_options_reach_the_process() {
     assert_eq!(req["model"], "mock-from-turn");
     assert_eq!(req["reasoning"]["effort"], "minimal");
 }
+
+#[test]
+fn typed_calls_and_notifications_match_the_schema() {
+    use codex_client::protocol::{self, methods, ServerNotification};
+    let env = RealEnv::new();
+    let c = exec_client(&env);
+    let started = c
+        .call::<methods::ThreadStart>(protocol::ThreadStartParams::default())
+        .unwrap();
+    let id = started.thread.id.clone();
+    assert_eq!(
+        started.thread.session_id, "",
+        "no exec session before the first turn"
+    );
+    let thread = c.thread(&id);
+    for prompt in ["MOCK_EXEC_PLAIN: echo typed", "MOCK_FAIL"] {
+        let mut s = thread.run_streamed(prompt).unwrap();
+        let mut methods_seen = Vec::new();
+        for ev in s.iter() {
+            let Event::Notification(n) = ev else { continue };
+            methods_seen.push(n.method.clone());
+            if let ServerNotification::Unknown { method, params } = n.typed() {
+                panic!("{method} does not match the schema: {params}");
+            }
+        }
+        assert!(methods_seen.len() >= 5, "{methods_seen:?}");
+    }
+    let read = c
+        .call::<methods::ThreadRead>(protocol::ThreadReadParams {
+            thread_id: id.clone(),
+            include_turns: Some(false),
+            extra: Default::default(),
+        })
+        .unwrap();
+    assert!(!read.thread.session_id.is_empty());
+    assert_ne!(read.thread.session_id, id);
+    let resumed = c
+        .call::<methods::ThreadResume>(
+            serde_json::from_value::<protocol::ThreadResumeParams>(
+                json!({"threadId": read.thread.session_id}),
+            )
+            .unwrap(),
+        )
+        .unwrap();
+    assert_eq!(resumed.thread.id, read.thread.session_id);
+    match c.call::<methods::ThreadList>(protocol::ThreadListParams::default()) {
+        Err(Error::Unsupported(m)) => assert!(m.contains("thread/list"), "{m}"),
+        other => panic!("expected Unsupported, got {other:?}"),
+    }
+}

@@ -21,7 +21,7 @@
 mod map;
 
 use serde_json::{json, Value};
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::pin::Pin;
 use std::process::Stdio;
@@ -279,7 +279,8 @@ impl ExecShim {
         };
         json!({
             "id": t.id,
-            "sessionId": session,
+            // exec's session id once the first turn printed it ("" until then).
+            "sessionId": session.unwrap_or_default(),
             "forkedFromId": null,
             "preview": *t.preview.lock().unwrap(),
             "ephemeral": s.ephemeral,
@@ -762,6 +763,29 @@ impl Turn {
         json!({"item": item, "threadId": self.thread.id, "turnId": self.id})
     }
 
+    /// `item/started`, remembering when (items and params carry `startedAtMs`).
+    fn item_started(&self, mut item: Value, started: &mut HashMap<String, u64>) {
+        let id = item["id"].as_str().unwrap_or("").to_owned();
+        let at = super::now_ms();
+        started.insert(id, at);
+        item["startedAtMs"] = json!(at);
+        item["completedAtMs"] = Value::Null;
+        let mut p = self.item_params(item);
+        p["startedAtMs"] = json!(at);
+        self.notify("item/started", p);
+    }
+
+    /// `item/completed` with `completedAtMs`.
+    fn item_completed(&self, mut item: Value, started: &HashMap<String, u64>) {
+        let at = super::now_ms();
+        let id = item["id"].as_str().unwrap_or("");
+        item["startedAtMs"] = json!(started.get(id).copied().unwrap_or(at));
+        item["completedAtMs"] = json!(at);
+        let mut p = self.item_params(item);
+        p["completedAtMs"] = json!(at);
+        self.notify("item/completed", p);
+    }
+
     #[allow(clippy::too_many_arguments)]
     async fn run(
         self,
@@ -794,8 +818,9 @@ impl Turn {
             "clientId": null,
             "content": self.content,
         });
-        self.notify("item/started", self.item_params(user_item.clone()));
-        self.notify("item/completed", self.item_params(user_item));
+        let mut started = HashMap::new();
+        self.item_started(user_item.clone(), &mut started);
+        self.item_completed(user_item, &started);
 
         // Prompt on stdin, then EOF.
         if let Some(mut stdin) = stdin {
@@ -829,7 +854,6 @@ impl Turn {
         if let Some(out) = stdout {
             let mut reader = BufReader::new(out);
             let mut buf = Vec::with_capacity(8192);
-            let mut started = HashSet::new();
             loop {
                 match read_line(&mut reader, &mut buf, max_line).await {
                     Ok(LineRead::Line) => {
@@ -922,7 +946,7 @@ impl Turn {
         format!("{}-{}", self.id, raw["id"].as_str().unwrap_or("item"))
     }
 
-    fn event(&self, ev: Value, started: &mut HashSet<String>, outcome: &mut Outcome) {
+    fn event(&self, ev: Value, started: &mut HashMap<String, u64>, outcome: &mut Outcome) {
         let tid = self.thread.id.as_str();
         match ev["type"].as_str().unwrap_or("") {
             "thread.started" => {
@@ -945,26 +969,22 @@ impl Turn {
                     Mapped::Item(i) => i,
                 };
                 match ev["type"].as_str() {
-                    Some("item.started") => {
-                        started.insert(id);
-                        self.notify("item/started", self.item_params(item));
-                    }
+                    Some("item.started") => self.item_started(item, started),
                     Some("item.updated") => {
-                        if !started.contains(&id) {
-                            started.insert(id.clone());
-                            self.notify("item/started", self.item_params(item.clone()));
+                        if !started.contains_key(&id) {
+                            self.item_started(item.clone(), started);
                         }
                         if raw["type"] != "todo_list" {
                             self.notify("item/updated", self.item_params(item));
                         }
                     }
                     _ => {
-                        if !started.contains(&id) {
+                        if !started.contains_key(&id) {
                             let mut first = item.clone();
                             if first["type"] == "agentMessage" {
                                 first["text"] = json!("");
                             }
-                            self.notify("item/started", self.item_params(first));
+                            self.item_started(first, started);
                         }
                         if item["type"] == "agentMessage" {
                             self.notify(
@@ -974,7 +994,7 @@ impl Turn {
                             );
                             outcome.last_message = Some(item.clone());
                         }
-                        self.notify("item/completed", self.item_params(item));
+                        self.item_completed(item, started);
                     }
                 }
             }
