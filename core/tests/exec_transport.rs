@@ -677,3 +677,102 @@ fn typed_calls_and_notifications_match_the_schema() {
         other => panic!("expected Unsupported, got {other:?}"),
     }
 }
+
+#[test]
+fn sandbox_mode_decides_whether_a_patch_applies() {
+    let env = RealEnv::new();
+    let c = exec_client(&env);
+    // read-only (a thread/start param): the patch is refused, nothing is written.
+    let ro = c.thread_start(json!({"sandbox": "read-only"})).unwrap();
+    let r = ro.run("MOCK_PATCH: ro.txt nope").unwrap();
+    assert!(r.is_completed(), "{r:?}");
+    assert!(
+        r.final_response
+            .as_deref()
+            .unwrap_or("")
+            .contains("read-only"),
+        "{r:?}"
+    );
+    assert!(!env.work.path().join("ro.txt").exists());
+    // workspace-write: a fileChange item and the file on disk.
+    let rw = c
+        .thread_start(json!({"sandbox": "workspace-write"}))
+        .unwrap();
+    let r = rw.run("MOCK_PATCH: rw.txt written by exec").unwrap();
+    assert!(r.is_completed(), "{r:?}");
+    let fc = r
+        .items
+        .iter()
+        .find(|i| i["type"] == "fileChange")
+        .unwrap_or_else(|| panic!("no fileChange in {:?}", r.items));
+    assert_eq!(fc["status"], "completed");
+    assert_eq!(fc["changes"][0]["kind"]["type"], "add");
+    assert!(fc["changes"][0]["path"]
+        .as_str()
+        .unwrap()
+        .ends_with("rw.txt"));
+    let typed: codex_client::protocol::ThreadItem = serde_json::from_value(fc.clone()).unwrap();
+    assert!(matches!(
+        typed,
+        codex_client::protocol::ThreadItem::FileChange(_)
+    ));
+    assert_eq!(
+        std::fs::read_to_string(env.work.path().join("rw.txt")).unwrap(),
+        "written by exec\n"
+    );
+}
+
+#[test]
+fn web_search_and_network_access_options_reach_codex() {
+    let env = RealEnv::new();
+    let tools = |req: &Value| -> Vec<String> {
+        req["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| t["type"].as_str().unwrap_or("").to_owned())
+            .collect()
+    };
+    let off = Client::new(exec_options(
+        &env,
+        ExecOptions::new()
+            .web_search(false)
+            .sandbox_mode("workspace-write"),
+    ));
+    off.connect().unwrap();
+    off.thread_start(json!({}))
+        .unwrap()
+        .run("MOCK_TEXT: a")
+        .unwrap();
+    let req = env.model.requests().last().unwrap().clone();
+    assert!(
+        !tools(&req).contains(&"web_search".to_owned()),
+        "{:?}",
+        tools(&req)
+    );
+    assert!(!req["input"]
+        .to_string()
+        .contains("Network access is enabled"));
+
+    let on = Client::new(exec_options(
+        &env,
+        ExecOptions::new()
+            .web_search(true)
+            .sandbox_mode("workspace-write")
+            .network_access(true),
+    ));
+    on.connect().unwrap();
+    on.thread_start(json!({}))
+        .unwrap()
+        .run("MOCK_TEXT: b")
+        .unwrap();
+    let req = env.model.requests().last().unwrap().clone();
+    assert!(
+        tools(&req).contains(&"web_search".to_owned()),
+        "{:?}",
+        tools(&req)
+    );
+    assert!(req["input"]
+        .to_string()
+        .contains("Network access is enabled"));
+}
