@@ -776,3 +776,53 @@ fn web_search_and_network_access_options_reach_codex() {
         .to_string()
         .contains("Network access is enabled"));
 }
+
+#[test]
+fn working_directory_and_additional_directories_reach_codex() {
+    let env = RealEnv::new();
+    let root = TempDir::new("exec-root");
+    let extra = TempDir::new("exec-extra");
+    let c = Client::new(exec_options(
+        &env,
+        ExecOptions::new()
+            .working_directory(root.path())
+            .sandbox_mode("workspace-write"),
+    ));
+    c.connect().unwrap();
+    let t = c.thread_start(json!({})).unwrap();
+    let r = t.run("MOCK_EXEC_PLAIN: pwd").unwrap();
+    assert_eq!(
+        r.final_response.unwrap(),
+        format!("command output: {}", root.path().display())
+    );
+    // Outside the workspace without --add-dir: refused.
+    let target = extra.path().join("no.txt");
+    let r = t
+        .run(format!("MOCK_PATCH: {} x", target.display()))
+        .unwrap();
+    assert!(
+        r.final_response
+            .as_deref()
+            .unwrap_or("")
+            .contains("rejected"),
+        "{r:?}"
+    );
+    assert!(!target.exists());
+    // With --add-dir: written.
+    let c2 = Client::new(exec_options(
+        &env,
+        ExecOptions::new()
+            .working_directory(root.path())
+            .sandbox_mode("workspace-write")
+            .additional_directory(extra.path()),
+    ));
+    c2.connect().unwrap();
+    let target = extra.path().join("yes.txt");
+    let r = c2
+        .thread_start(json!({}))
+        .unwrap()
+        .run(format!("MOCK_PATCH: {} y", target.display()))
+        .unwrap();
+    assert!(r.is_completed(), "{r:?}");
+    assert!(target.exists(), "{r:?}");
+}
