@@ -606,12 +606,17 @@ fn env_config_overrides_and_exec_options_reach_the_process() {
     assert_eq!(req["reasoning"]["summary"], "detailed");
     // thread/start params win over the options, and `config` becomes -c overrides.
     let t2 = c
-        .thread_start(
-            json!({"model": "mock-from-thread", "config": {"model_reasoning_effort": "low"}}),
-        )
+        .thread_start(json!({
+            "model": "mock-from-thread",
+            "config": {"model_reasoning_effort": "low"},
+            "developerInstructions": "DEVMARK-7 be brief",
+            "baseInstructions": "BASEMARK-9 you are a test",
+        }))
         .unwrap();
     t2.run("MOCK_TEXT: ok").unwrap();
     let req = env.model.requests().last().unwrap().clone();
+    let body = req.to_string();
+    assert!(body.contains("DEVMARK-7") && body.contains("BASEMARK-9"));
     assert_eq!(req["model"], "mock-from-thread");
     assert_eq!(
         req["reasoning"]["effort"], "low",

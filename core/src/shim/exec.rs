@@ -360,6 +360,11 @@ impl ExecShim {
                     }
                 }
                 "ephemeral" => s.ephemeral = v.as_bool().unwrap_or(false),
+                "modelProvider" => s.config.push(("model_provider".into(), toml_value(v))),
+                "baseInstructions" => s.config.push(("instructions".into(), toml_value(v))),
+                "developerInstructions" => s
+                    .config
+                    .push(("developer_instructions".into(), toml_value(v))),
                 other => {
                     return Err(unsupported(
                         TRANSPORT,
