@@ -895,7 +895,14 @@ impl Turn {
         };
         let success = status.as_ref().is_ok_and(|s| s.success());
 
-        let (turn_status, error) = if interrupted.load(Ordering::Acquire) {
+        let interrupted = interrupted.load(Ordering::Acquire);
+        let (turn_status, error) = if outcome.completed
+            && outcome.failure.is_none()
+            && (success || interrupted)
+        {
+            // Done (possibly just before an interrupt could stop it).
+            ("completed", Value::Null)
+        } else if interrupted {
             ("interrupted", Value::Null)
         } else if let Some(msg) = outcome.failure.clone() {
             let details = if stderr_tail.trim().is_empty() {
@@ -907,8 +914,6 @@ impl Turn {
                 "failed",
                 json!({"message": msg, "codexErrorInfo": null, "additionalDetails": details}),
             )
-        } else if outcome.completed && success {
-            ("completed", Value::Null)
         } else {
             let why = if outcome.completed {
                 exit.clone()
