@@ -831,3 +831,34 @@ fn working_directory_and_additional_directories_reach_codex() {
     assert!(r.is_completed(), "{r:?}");
     assert!(target.exists(), "{r:?}");
 }
+
+#[test]
+fn poll_mode_and_async_api_work_over_exec() {
+    let env = RealEnv::new();
+    // Poll mode, raw requests, events from the client's own queue.
+    let c =
+        Client::new(exec_options(&env, ExecOptions::new()).delivery(codex_client::Delivery::Poll));
+    c.connect().unwrap();
+    let id = start_thread(&c, json!({}));
+    let log = run_turn(&c, &id, "MOCK_TEXT: polled", |r| {
+        panic!("no server request expected, got {}", r.method)
+    });
+    assert_eq!(log.status(), "completed");
+    assert_eq!(log.final_message(), "polled");
+    assert_eq!(log.streamed_text(), "polled");
+    assert_eq!(log.completed_items("userMessage").len(), 1);
+    // Async.
+    let c2 = exec_client(&env);
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()
+        .unwrap();
+    let r = rt.block_on(async {
+        let t = c2.thread_start_async(json!({})).await.unwrap();
+        t.run_async("MOCK_TEXT: awaited", Value::Null)
+            .await
+            .unwrap()
+    });
+    assert_eq!(r.final_response.as_deref(), Some("awaited"));
+}
