@@ -16,7 +16,26 @@
 //! * `turn/interrupt` kills the process group; the turn ends `interrupted`. A non-zero exit,
 //!   a crash, or output without `turn.completed` ends the turn `failed` with the last 4 KiB of
 //!   stderr in the error.
-//! * Everything else is answered with the "unsupported by this transport" error.
+//! * Everything else is answered with the "unsupported by this transport" error, which the
+//!   engine turns into `Error::Unsupported`: thread list/fork/archive/name, steer, review,
+//!   command/exec, config, models, account, approvals (exec runs with approval policy
+//!   `never`: Codex refuses escalations itself and never asks), `thread/read` with turns.
+//!   `thread/start` / `turn/start` params exec cannot honour are refused the same way, never
+//!   ignored.
+//!
+//! Command line per turn: `codex exec --json [-c k=v (ClientOptions::config_overrides, then
+//! thread `config`)] [--skip-git-repo-check] [--model] [--sandbox] [--cd] [--add-dir]...
+//! [-c model_reasoning_effort / model_reasoning_summary / sandbox_workspace_write.network_access
+//! / web_search / approval_policy] [--ephemeral] [--output-schema FILE] [--image FILE]...
+//! [ClientOptions::args] [resume SESSION] -`, with `ClientOptions::env` merged into the
+//! inherited environment (or alone with `clear_env`) and `CODEX_HOME` from the options.
+//!
+//! Differences from the app-server's notifications, all from what exec prints: item ids are
+//! `<turnId>-item_N`; `commandExecution` has no `processId`, `commandActions`, `durationMs`
+//! and its `cwd` is the thread's; `fileChange` has no diffs (and there is no
+//! `turn/diff/updated`); one `thread/tokenUsage/updated` per turn (`total` counts the turns
+//! this client ran, `modelContextWindow` is null); errors carry no `codexErrorInfo`; there
+//! are no rate-limit, config-warning or command-output-delta notifications.
 
 mod map;
 
