@@ -862,3 +862,94 @@ fn poll_mode_and_async_api_work_over_exec() {
     });
     assert_eq!(r.final_response.as_deref(), Some("awaited"));
 }
+
+/// A stand-in for `codex` that prints the given JSONL lines and exits with `code`.
+fn scripted_codex(dir: &TempDir, lines: &[Value], code: i32) -> std::path::PathBuf {
+    let script = dir.path().join("codex");
+    let mut body = String::from("#!/bin/sh\ncat >/dev/null\n");
+    for l in lines {
+        body.push_str(&format!("echo '{}'\n", l));
+    }
+    body.push_str(&format!("exit {code}\n"));
+    std::fs::write(&script, body).unwrap();
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    script
+}
+
+#[test]
+fn unknown_items_and_events_pass_through_raw_and_todo_lists_become_plans() {
+    let env = RealEnv::new();
+    let dir = TempDir::new("scripted-codex");
+    let todo = |done: bool| {
+        json!({"id": "item_2", "type": "todo_list",
+               "items": [{"text": "write code", "completed": done}, {"text": "test it", "completed": false}]})
+    };
+    let script = scripted_codex(
+        &dir,
+        &[
+            json!({"type": "thread.started", "thread_id": "01a207ae-1111-7000-8000-000000000001"}),
+            json!({"type": "turn.started"}),
+            json!({"type": "item.completed", "item": {"id": "item_1", "type": "hologram", "payload": {"k": 1}}}),
+            json!({"type": "future.event", "detail": 7}),
+            json!({"type": "item.started", "item": todo(false)}),
+            json!({"type": "item.updated", "item": todo(true)}),
+            json!({"type": "item.completed", "item": todo(true)}),
+            json!({"type": "item.completed", "item": {"id": "item_3", "type": "agent_message", "text": "done"}}),
+            json!({"type": "turn.completed", "usage": {"input_tokens": 10, "cached_input_tokens": 4, "output_tokens": 5, "reasoning_output_tokens": 1}}),
+        ],
+        0,
+    );
+    let c = Client::new(exec_options(&env, ExecOptions::new()).codex_bin(&script));
+    c.connect().unwrap();
+    let t = c.thread_start(json!({})).unwrap();
+    let mut s = t.run_streamed("anything").unwrap();
+    let notes: Vec<_> = s
+        .iter()
+        .filter_map(|e| match e {
+            Event::Notification(n) => Some(n),
+            _ => None,
+        })
+        .collect();
+    let r = s.into_result().unwrap();
+    assert!(r.is_completed(), "{r:?}");
+    assert_eq!(r.final_response.as_deref(), Some("done"));
+    let raw = r
+        .items
+        .iter()
+        .find(|i| i["type"] == "hologram")
+        .expect("raw item kept");
+    assert_eq!(raw["payload"]["k"], 1);
+    assert!(raw["id"].as_str().unwrap().ends_with("item_1"));
+    let ev = notes
+        .iter()
+        .find(|n| n.method == "exec/event")
+        .expect("unknown event passed on");
+    assert_eq!(ev.params_value()["event"]["detail"], 7);
+    let plans: Vec<_> = notes
+        .iter()
+        .filter(|n| n.method == "turn/plan/updated")
+        .map(|n| n.params_value())
+        .collect();
+    assert_eq!(plans.len(), 3, "{plans:?}");
+    assert_eq!(plans[0]["plan"][0]["status"], "pending");
+    assert_eq!(plans[2]["plan"][0]["status"], "completed");
+    assert!(!matches!(
+        notes
+            .iter()
+            .find(|n| n.method == "turn/plan/updated")
+            .unwrap()
+            .typed(),
+        codex_client::protocol::ServerNotification::Unknown { .. }
+    ));
+    let usage = r.usage.unwrap();
+    assert_eq!(usage["last"]["totalTokens"], 15);
+    assert_eq!(usage["last"]["cachedInputTokens"], 4);
+    assert_eq!(
+        t.read(false).unwrap()["thread"]["sessionId"],
+        "01a207ae-1111-7000-8000-000000000001"
+    );
+}
