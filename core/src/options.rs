@@ -120,10 +120,63 @@ pub struct ExecOptions {
     pub reasoning_effort: Option<String>,
     /// `-c sandbox_workspace_write.network_access=...`.
     pub network_access: Option<bool>,
-    /// `-c tools.web_search=...`.
+    /// `-c web_search="live"` (true) or `"disabled"` (false).
     pub web_search: Option<bool>,
     /// `-c approval_policy=...`.
     pub approval_policy: Option<String>,
+}
+
+impl ExecOptions {
+    /// Default options (nothing passed; Codex's config decides).
+    pub fn new() -> Self {
+        Self::default()
+    }
+    /// `--model`.
+    pub fn model(mut self, model: impl Into<String>) -> Self {
+        self.model = Some(model.into());
+        self
+    }
+    /// `--sandbox` (`read-only`, `workspace-write`, `danger-full-access`).
+    pub fn sandbox_mode(mut self, mode: impl Into<String>) -> Self {
+        self.sandbox_mode = Some(mode.into());
+        self
+    }
+    /// `--cd`.
+    pub fn working_directory(mut self, dir: impl Into<PathBuf>) -> Self {
+        self.working_directory = Some(dir.into());
+        self
+    }
+    /// Add one `--add-dir`.
+    pub fn additional_directory(mut self, dir: impl Into<PathBuf>) -> Self {
+        self.additional_directories.push(dir.into());
+        self
+    }
+    /// `--skip-git-repo-check` (needed outside a Git repository).
+    pub fn skip_git_repo_check(mut self, on: bool) -> Self {
+        self.skip_git_repo_check = on;
+        self
+    }
+    /// `-c model_reasoning_effort=...` (`minimal`, `low`, `medium`, `high`, ...).
+    pub fn reasoning_effort(mut self, effort: impl Into<String>) -> Self {
+        self.reasoning_effort = Some(effort.into());
+        self
+    }
+    /// `-c sandbox_workspace_write.network_access=...`.
+    pub fn network_access(mut self, on: bool) -> Self {
+        self.network_access = Some(on);
+        self
+    }
+    /// `-c web_search="live"` (true) or `"disabled"` (false).
+    pub fn web_search(mut self, on: bool) -> Self {
+        self.web_search = Some(on);
+        self
+    }
+    /// `-c approval_policy=...` (`never`, `on-request`, `on-failure`, `untrusted`). exec
+    /// cannot ask anyone, so anything but `never` makes escalations fail rather than prompt.
+    pub fn approval_policy(mut self, policy: impl Into<String>) -> Self {
+        self.approval_policy = Some(policy.into());
+        self
+    }
 }
 
 impl std::fmt::Debug for TransportKind {
