@@ -283,8 +283,21 @@ fn interrupt_ends_the_turn_as_interrupted() {
     assert_eq!(r.status, "interrupted");
     assert!(deltas < 50, "turn was not cut short");
     // The thread is usable afterwards.
-    let r2 = t.run("MOCK_TEXT: after").unwrap();
+    let mut s2 = t.run_streamed("MOCK_TEXT: after").unwrap();
+    loop {
+        match s2.next_event(Some(Duration::from_secs(20))).unwrap() {
+            None => panic!("turn after the interrupt stalled"),
+            Some(Event::Notification(n)) if n.method == "turn/completed" => break,
+            _ => {}
+        }
+    }
+    let r2 = s2.finish().unwrap();
     assert_eq!(r2.final_response.as_deref(), Some("after"));
+    // 0.92.0 keeps the interrupted call's event forwarder alive; later turns still get all
+    // their events.
+    let r3 = t.run("MOCK_TEXT: again").unwrap();
+    assert_eq!(r3.final_response.as_deref(), Some("again"));
+    assert!(r3.usage.is_some());
 }
 
 #[test]

@@ -78,6 +78,10 @@ struct McpClient {
     /// The last approval event (`exec_approval_request`, `apply_patch_approval_request`) by
     /// call id, for the reason shown in the approval request.
     approval_events: Mutex<HashMap<String, Value>>,
+    /// The running call of each Codex thread (real id → request id). 0.92.0 keeps the
+    /// event forwarder of an interrupted call alive, so later events of the thread can arrive
+    /// under the old request id: they are routed by thread to the call now running.
+    by_thread: Mutex<HashMap<String, i64>>,
     closed: AtomicBool,
     close_reason: Mutex<Option<String>>,
     stderr_tail: Mutex<String>,
@@ -267,6 +271,7 @@ impl McpShim {
             calls: Mutex::new(HashMap::new()),
             call_ctx: Mutex::new(HashMap::new()),
             approval_events: Mutex::new(HashMap::new()),
+            by_thread: Mutex::new(HashMap::new()),
             closed: AtomicBool::new(false),
             close_reason: Mutex::new(None),
             stderr_tail: Mutex::new(String::new()),
@@ -783,7 +788,14 @@ fn handle_server_line(client: &Arc<McpClient>, conn: &Arc<ShimConn>, line: &str)
                 }
             }
             let req = params["_meta"]["requestId"].as_i64();
-            let sub = req.and_then(|r| client.calls.lock().unwrap().get(&r).cloned());
+            let sub = {
+                let calls = client.calls.lock().unwrap();
+                req.and_then(|r| calls.get(&r).cloned()).or_else(|| {
+                    let real = params["_meta"]["threadId"].as_str()?;
+                    let r = *client.by_thread.lock().unwrap().get(real)?;
+                    calls.get(&r).cloned()
+                })
+            };
             match sub {
                 Some(tx) => {
                     let _ = tx.send(CallMsg::Event(params));
@@ -927,8 +939,18 @@ struct TurnRun {
     error: Option<Value>,
 }
 
+/// How an event ends the turn.
+enum Ending {
+    /// `turn_aborted`.
+    Aborted,
+    /// `task_complete` with its `last_agent_message`.
+    Complete(Option<String>),
+}
+
 enum End {
     Result(Result<Value, RpcError>),
+    /// `task_complete` (the call's result, if it still comes, adds nothing).
+    Complete(Option<String>),
     Aborted,
     Closed(String),
 }
@@ -947,6 +969,11 @@ impl TurnRun {
                 rec.real_id = Some(real.to_owned());
             }
         }
+        self.client
+            .by_thread
+            .lock()
+            .unwrap()
+            .insert(real.to_owned(), self.call_id);
     }
 
     async fn run(
@@ -964,6 +991,11 @@ impl TurnRun {
         );
         let client = self.client.clone();
         let call_id = self.call_id;
+        if tool == "codex-reply" {
+            if let Some(real) = args["threadId"].as_str() {
+                self.set_real_id(real);
+            }
+        }
         let call = client.request_with_id(
             call_id,
             "tools/call",
@@ -983,11 +1015,11 @@ impl TurnRun {
             tokio::select! {
                 biased;
                 ev = events.recv() => match ev {
-                    Some(CallMsg::Event(p)) => {
-                        if self.translate(p) {
-                            break End::Aborted;
-                        }
-                    }
+                    Some(CallMsg::Event(p)) => match self.translate(p) {
+                        Some(Ending::Aborted) => break End::Aborted,
+                        Some(Ending::Complete(last)) => break End::Complete(last),
+                        None => {}
+                    },
                     Some(CallMsg::Closed(r)) => break End::Closed(r),
                     None => break End::Closed("codex mcp-server connection closed".into()),
                 },
@@ -1006,6 +1038,11 @@ impl TurnRun {
             }
         };
         client.calls.lock().unwrap().remove(&call_id);
+        client
+            .by_thread
+            .lock()
+            .unwrap()
+            .retain(|_, c| *c != call_id);
         client.call_ctx.lock().unwrap().remove(&call_id);
         client.pending.lock().unwrap().remove(&call_id);
         let status = match end {
@@ -1023,6 +1060,10 @@ impl TurnRun {
                 }
             }
             End::Result(Ok(v)) => self.absorb_result(&v),
+            End::Complete(last) => {
+                let text = last.unwrap_or_default();
+                self.absorb_result(&json!({"content": [{"type": "text", "text": text}]}))
+            }
         };
         if let Some(rec) = self.shim.threads.lock().unwrap().get_mut(&self.thread_id) {
             rec.active = None;
@@ -1092,8 +1133,8 @@ impl TurnRun {
         "completed"
     }
 
-    /// Translate one `codex/event`; true when it ends the turn (`turn_aborted`).
-    fn translate(&mut self, params: Value) -> bool {
+    /// Translate one `codex/event`; `Some` when it ends the turn.
+    fn translate(&mut self, params: Value) -> Option<Ending> {
         if let Some(real) = params["_meta"]["threadId"].as_str() {
             self.set_real_id(real);
         }
@@ -1187,11 +1228,16 @@ impl TurnRun {
             }
             "turn_aborted" => {
                 self.raw(&ty, params);
-                return true;
+                return Some(Ending::Aborted);
+            }
+            "task_complete" => {
+                let last = msg["last_agent_message"].as_str().map(str::to_owned);
+                self.raw(&ty, params);
+                return Some(Ending::Complete(last));
             }
             _ => self.raw(&ty, params),
         }
-        false
+        None
     }
 
     /// Pass an event on unchanged as `codex/event/<type>`, scoped to this turn.
