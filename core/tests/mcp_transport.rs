@@ -117,6 +117,9 @@ fn run_streamed_yields_deltas_in_order_for_that_turn_only() {
         }
     }
     assert_eq!(deltas, "tick 0 tick 1 tick 2 tick 3 tick 4 ");
+    // Event types with no app-server equivalent arrive raw, scoped to the turn.
+    assert!(methods.iter().any(|m| m == "codex/event/session_configured"));
+    assert!(methods.iter().any(|m| m == "codex/event/task_complete"));
     assert_eq!(methods.first().map(String::as_str), Some("turn/started"));
     assert_eq!(methods.last().map(String::as_str), Some("turn/completed"));
     let r = s.finish().unwrap();
@@ -233,6 +236,54 @@ fn approval_accepted_runs_the_command() {
 }
 
 #[test]
+fn approval_accepted_for_session_runs_the_command() {
+    let (ran, r, asked) = exec_with(Some(|_| Decision::AcceptForSession));
+    assert_eq!(asked, 1);
+    assert!(ran);
+    assert_eq!(r.status, "completed");
+}
+
+#[test]
+fn approval_cancel_interrupts_the_turn() {
+    let (ran, r, asked) = exec_with(Some(|_| Decision::Cancel));
+    assert_eq!(asked, 1);
+    assert!(!ran, "cancelled command ran");
+    assert_eq!(r.status, "interrupted");
+}
+
+#[test]
+fn file_change_approval_accepted_writes_the_file() {
+    let env = RealEnv::new();
+    let c = Client::new(mcp_options(&env));
+    let asked = Arc::new(AtomicUsize::new(0));
+    let a = asked.clone();
+    c.on_file_change_approval(move |p| {
+        a.fetch_add(1, Ordering::SeqCst);
+        assert!(!p.item_id.is_empty());
+        codex_client::protocol::FileChangeApprovalDecision::Accept
+    })
+    .unwrap();
+    c.connect().unwrap();
+    let t = c
+        .thread_start(json!({"approvalPolicy": "untrusted"}))
+        .unwrap();
+    let r = t.run("MOCK_PATCH: hello.txt patched-by-mcp").unwrap();
+    assert_eq!(asked.load(Ordering::SeqCst), 1, "{r:?}");
+    let written = std::fs::read_to_string(env.work.path().join("hello.txt")).unwrap();
+    assert!(written.contains("patched-by-mcp"));
+}
+
+#[test]
+fn model_failure_fails_the_turn() {
+    let env = RealEnv::new();
+    let c = connect(mcp_options(&env));
+    let t = c.thread_start(json!({})).unwrap();
+    let r = t.run("MOCK_FAIL: 400").unwrap();
+    assert_eq!(r.status, "failed", "{r:?}");
+    assert!(r.error.is_some());
+}
+
+#[test]
 fn approval_declined_does_not_run() {
     let (ran, r, asked) = exec_with(Some(|_| Decision::Decline));
     assert_eq!(asked, 1);
@@ -338,6 +389,7 @@ for line in sys.stdin:
         print(json.dumps({{"jsonrpc": "2.0", "id": m["id"], "result": {{"protocolVersion": {version:?}, "capabilities": {{}}, "serverInfo": {{"name": "fake", "version": "0"}}}}}}), flush=True)
     elif m.get("method") == "tools/list" and {answer_tools}:
         print(json.dumps({{"jsonrpc": "2.0", "id": m["id"], "result": {{"tools": [{{"name": "codex"}}]}}}}), flush=True)
+        print(json.dumps({{"jsonrpc": "2.0", "id": "srv-ping-1", "method": "ping"}}), flush=True)
 "#,
         log = log.display().to_string(),
         answer_tools = if answer_tools { "True" } else { "False" },
@@ -383,9 +435,19 @@ fn older_supported_protocol_version_is_accepted() {
         c.initialize_result().unwrap().raw["mcp"]["protocolVersion"],
         "2025-03-26"
     );
-    let received = std::fs::read_to_string(log).unwrap();
+    let received = std::fs::read_to_string(&log).unwrap();
     assert!(received.contains("notifications/initialized"));
     assert!(received.contains("tools/list"));
+    // The server's ping is answered.
+    assert!(
+        support::wait_until(Duration::from_secs(5), || {
+            std::fs::read_to_string(&log).unwrap().lines().any(|l| {
+                let v: serde_json::Value = serde_json::from_str(l).unwrap();
+                v["id"] == "srv-ping-1" && v["result"].is_object()
+            })
+        }),
+        "server ping not answered"
+    );
 }
 
 #[test]
