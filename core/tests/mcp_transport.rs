@@ -293,6 +293,42 @@ fn approval_declined_does_not_run() {
     assert!(!text.contains("command output: marker-123"));
 }
 
+/// Like [`exec_with`] with a raw server-request handler answering `answer`.
+fn exec_with_raw(answer: fn(codex_client::ServerRequest)) -> (bool, codex_client::TurnResult) {
+    let env = RealEnv::new();
+    let c = Client::new(mcp_options(&env));
+    c.on_server_request(answer).unwrap();
+    c.connect().unwrap();
+    let t = c.thread_start(json!({})).unwrap();
+    let marker = env.work.path().join("ran.txt");
+    let r = t
+        .run(format!(
+            "MOCK_EXEC: touch {} && echo marker-123",
+            marker.display()
+        ))
+        .unwrap();
+    (marker.exists(), r)
+}
+
+#[test]
+fn error_or_unexpected_answer_declines() {
+    let (ran, r) = exec_with_raw(|req| {
+        assert_eq!(req.method, "item/commandExecution/requestApproval");
+        req.respond_error(&codex_client::RpcError {
+            code: -32000,
+            message: "no".into(),
+            data: None,
+        })
+        .unwrap();
+    });
+    assert!(!ran, "an error answer approved the command");
+    assert!(r.final_response.unwrap_or_default().contains("rejected"));
+    let (ran, _) = exec_with_raw(|req| req.respond(&json!({"decision": "sure"})).unwrap());
+    assert!(!ran, "an unknown decision approved the command");
+    let (ran, _) = exec_with_raw(|req| req.respond(&json!({"approved": true})).unwrap());
+    assert!(!ran, "a result without decision approved the command");
+}
+
 #[test]
 fn no_handler_declines() {
     let (ran, r, asked) = exec_with(None);
