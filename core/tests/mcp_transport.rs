@@ -118,7 +118,9 @@ fn run_streamed_yields_deltas_in_order_for_that_turn_only() {
     }
     assert_eq!(deltas, "tick 0 tick 1 tick 2 tick 3 tick 4 ");
     // Event types with no app-server equivalent arrive raw, scoped to the turn.
-    assert!(methods.iter().any(|m| m == "codex/event/session_configured"));
+    assert!(methods
+        .iter()
+        .any(|m| m == "codex/event/session_configured"));
     assert!(methods.iter().any(|m| m == "codex/event/task_complete"));
     assert_eq!(methods.first().map(String::as_str), Some("turn/started"));
     assert_eq!(methods.last().map(String::as_str), Some("turn/completed"));
@@ -514,4 +516,26 @@ fn request_timeout_sends_cancelled() {
         .find(|v| v["method"] == "notifications/cancelled")
         .unwrap();
     assert_eq!(cancelled["params"]["requestId"], list_id);
+}
+
+#[test]
+fn typed_thread_start_and_turn_start_parse() {
+    use codex_client::protocol::{self, methods};
+    let env = RealEnv::new();
+    let c = connect(mcp_options(&env));
+    let started = c
+        .call::<methods::ThreadStart>(protocol::ThreadStartParams::default())
+        .unwrap();
+    assert!(started.thread.id.starts_with("mcp-thread-"));
+    let t = c.thread(&started.thread.id);
+    let r = t.run("MOCK_TEXT: typed").unwrap();
+    assert_eq!(r.final_response.as_deref(), Some("typed"));
+    let read = c
+        .call::<methods::ThreadRead>(protocol::ThreadReadParams {
+            thread_id: started.thread.id.clone(),
+            include_turns: None,
+            extra: Default::default(),
+        })
+        .unwrap();
+    assert_eq!(read.thread.id, started.thread.id);
 }
