@@ -479,7 +479,12 @@ impl McpShim {
             "cwd": self.thread_json(id, rec)["cwd"],
             "approvalPolicy": rec.args.get("approval-policy").cloned().unwrap_or(json!("on-request")),
             "approvalsReviewer": "user",
-            "sandbox": {"type": "readOnly"},
+            "sandbox": {"type": match rec.args.get("sandbox").and_then(Value::as_str) {
+                Some("workspace-write") => "workspaceWrite",
+                Some("danger-full-access") => "dangerFullAccess",
+                // Codex's own default unless config.toml says otherwise.
+                _ => "readOnly",
+            }},
             "reasoningEffort": null,
         })
     }
