@@ -113,7 +113,9 @@ fn run_streamed_yields_deltas_in_order_for_that_turn_only() {
             if n.method == "item/agentMessage/delta" {
                 deltas.push_str(&n.delta().unwrap());
             }
-            methods.push(n.method.clone());
+            if n.method != "thread/status/changed" {
+                methods.push(n.method.clone());
+            }
         }
     }
     assert_eq!(deltas, "tick 0 tick 1 tick 2 tick 3 tick 4 ");
@@ -538,4 +540,52 @@ fn typed_thread_start_and_turn_start_parse() {
         })
         .unwrap();
     assert_eq!(read.thread.id, started.thread.id);
+}
+
+#[test]
+fn server_exit_fails_the_turn_and_later_requests() {
+    let dir = TempDir::new("mcp-fake-exit");
+    let script = dir.path().join("dying-mcp.py");
+    std::fs::write(
+        &script,
+        r#"#!/usr/bin/env python3
+import sys, json
+for line in sys.stdin:
+    m = json.loads(line)
+    if m.get("method") == "initialize":
+        print(json.dumps({"jsonrpc": "2.0", "id": m["id"], "result": {"protocolVersion": "2025-06-18", "capabilities": {}, "serverInfo": {"name": "fake", "version": "0"}}}), flush=True)
+    elif m.get("method") == "tools/list":
+        print(json.dumps({"jsonrpc": "2.0", "id": m["id"], "result": {"tools": [{"name": "codex"}, {"name": "codex-reply"}]}}), flush=True)
+    elif m.get("method") == "tools/call":
+        print(json.dumps({"jsonrpc": "2.0", "method": "codex/event", "params": {"_meta": {"requestId": m["id"], "threadId": "t-1"}, "id": "1", "msg": {"type": "brand_new_event", "x": 1}}}), flush=True)
+        sys.stderr.write("fatal: simulated crash\n"); sys.stderr.flush()
+        sys.exit(3)
+"#,
+    )
+    .unwrap();
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    let c = connect(fake_options(&script));
+    let t = c.thread_start(json!({})).unwrap();
+    let mut s = t.run_streamed("hi").unwrap();
+    let mut raw_seen = false;
+    for ev in s.iter() {
+        if let Event::Notification(n) = ev {
+            // An event type this client does not know arrives raw.
+            if n.method == "codex/event/brand_new_event" {
+                raw_seen = true;
+                assert_eq!(n.params_value()["msg"]["x"], 1);
+            }
+        }
+    }
+    let r = s.finish().unwrap();
+    assert!(raw_seen, "unknown event type was dropped");
+    assert_eq!(r.status, "failed");
+    let msg = r.error.unwrap().to_string();
+    assert!(msg.contains("simulated crash"), "{msg}");
+    let e = c.thread_start(json!({})).expect_err("server is gone");
+    assert!(e.to_string().contains("simulated crash"), "{e}");
 }

@@ -60,7 +60,7 @@ fn err(code: i64, message: impl Into<String>) -> RpcError {
 enum CallMsg {
     Event(Value),
     /// The MCP connection closed.
-    Closed(String),
+    Closed,
 }
 
 type Pending = Mutex<HashMap<i64, oneshot::Sender<Result<Value, RpcError>>>>;
@@ -178,7 +178,7 @@ impl McpClient {
         }
         let calls: Vec<_> = self.calls.lock().unwrap().drain().collect();
         for (_, tx) in calls {
-            let _ = tx.send(CallMsg::Closed(reason.clone()));
+            let _ = tx.send(CallMsg::Closed);
         }
     }
 }
@@ -301,7 +301,7 @@ impl McpShim {
             // Channel closed (shutdown): dropping stdin closes it.
         });
         let c2 = client.clone();
-        tokio::spawn(async move {
+        let stderr_task = tokio::spawn(async move {
             let mut lines = BufReader::new(stderr).lines();
             while let Ok(Some(line)) = lines.next_line().await {
                 tracing::debug!(target: "codex_client::server_stderr", "{line}");
@@ -320,19 +320,16 @@ impl McpShim {
         let c3 = client.clone();
         tokio::spawn(async move {
             let mut lines = BufReader::new(stdout).lines();
-            loop {
+            let reason = loop {
                 match lines.next_line().await {
                     Ok(Some(line)) => handle_server_line(&c3, &conn, &line),
-                    Ok(None) => {
-                        c3.close("codex mcp-server closed its output".into());
-                        return;
-                    }
-                    Err(e) => {
-                        c3.close(format!("reading from codex mcp-server failed: {e}"));
-                        return;
-                    }
+                    Ok(None) => break "codex mcp-server closed its output".to_owned(),
+                    Err(e) => break format!("reading from codex mcp-server failed: {e}"),
                 }
-            }
+            };
+            // The last stderr lines usually say why.
+            let _ = tokio::time::timeout(Duration::from_millis(300), stderr_task).await;
+            c3.close(reason);
         });
         Ok(Inner { client, child })
     }
@@ -957,7 +954,7 @@ enum End {
     /// `task_complete` (the call's result, if it still comes, adds nothing).
     Complete(Option<String>),
     Aborted,
-    Closed(String),
+    Closed,
 }
 
 impl TurnRun {
@@ -989,6 +986,10 @@ impl TurnRun {
         interrupt: Arc<Notify>,
     ) {
         let (tid, turn) = self.ids();
+        self.conn.notify(
+            "thread/status/changed",
+            json!({"threadId": tid, "status": {"type": "active", "activeFlags": []}}),
+        );
         self.conn.notify(
             "turn/started",
             json!({"threadId": tid, "turn": {"id": turn, "items": [], "status": "inProgress",
@@ -1025,8 +1026,8 @@ impl TurnRun {
                         Some(Ending::Complete(last)) => break End::Complete(last),
                         None => {}
                     },
-                    Some(CallMsg::Closed(r)) => break End::Closed(r),
-                    None => break End::Closed("codex mcp-server connection closed".into()),
+                    Some(CallMsg::Closed) => break End::Closed,
+                    None => break End::Closed,
                 },
                 r = &mut call => {
                     // Events sent before the result are already queued: handle them first.
@@ -1052,8 +1053,8 @@ impl TurnRun {
         client.pending.lock().unwrap().remove(&call_id);
         let status = match end {
             End::Aborted => "interrupted",
-            End::Closed(reason) => {
-                self.error = Some(json!({"message": reason}));
+            End::Closed => {
+                self.error = Some(json!({"message": self.client.closed_error().message}));
                 "failed"
             }
             End::Result(Err(e)) => {
@@ -1082,6 +1083,10 @@ impl TurnRun {
             .and_then(|r| r.real_id.clone());
         let now = now_ms() as i64;
         let (tid, turn) = self.ids();
+        self.conn.notify(
+            "thread/status/changed",
+            json!({"threadId": tid, "status": {"type": "idle"}}),
+        );
         self.conn.notify(
             "turn/completed",
             json!({"threadId": tid, "mcpThreadId": real, "turn": {
@@ -1227,8 +1232,16 @@ impl TurnRun {
                     json!({"threadId": tid, "turnId": turn, "item": item, ts: now_ms()}),
                 );
             }
-            "error" => {
-                self.error = Some(json!({"message": msg["message"]}));
+            "error" | "stream_error" => {
+                let retry = ty == "stream_error";
+                let error = json!({"message": msg["message"], "codexErrorInfo": msg.get("codex_error_info")});
+                if !retry {
+                    self.error = Some(error.clone());
+                }
+                note(
+                    "error",
+                    json!({"threadId": tid, "turnId": turn, "willRetry": retry, "error": error}),
+                );
                 self.raw(&ty, params);
             }
             "turn_aborted" => {
@@ -1300,6 +1313,12 @@ impl Shim for McpShim {
 
     fn handle(self: Arc<Self>, conn: Arc<ShimConn>, method: String, params: Value) -> ShimFuture {
         Box::pin(async move {
+            // A dead server fails every request with the reason (and its stderr tail).
+            if let Ok(c) = self.client() {
+                if c.closed.load(Ordering::Acquire) {
+                    return Err(c.closed_error());
+                }
+            }
             match method.as_str() {
                 "thread/start" => self.thread_start(&params),
                 "thread/resume" => self.thread_resume(&params),
