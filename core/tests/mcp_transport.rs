@@ -411,6 +411,23 @@ fn unsupported_methods_are_errors() {
         Err(Error::Unsupported(_)) => {}
         other => panic!("image input: expected Unsupported, got {other:?}"),
     }
+    match t.run_with("x", json!({"outputSchema": {"type": "object"}})) {
+        Err(Error::Unsupported(msg)) => assert!(msg.contains("outputSchema"), "{msg}"),
+        other => panic!("outputSchema: expected Unsupported, got {other:?}"),
+    }
+    match c.thread_start(json!({"ephemeral": true})) {
+        Err(Error::Unsupported(msg)) => assert!(msg.contains("ephemeral"), "{msg}"),
+        other => panic!(
+            "ephemeral: expected Unsupported, got {:?}",
+            other.map(|t| t.id().to_owned())
+        ),
+    }
+    // After the first turn, per-turn overrides cannot reach codex-reply: an error.
+    t.run("MOCK_TEXT: one").unwrap();
+    match t.run_with("two", json!({"model": "other-model"})) {
+        Err(Error::Unsupported(msg)) => assert!(msg.contains("model"), "{msg}"),
+        other => panic!("model override: expected Unsupported, got {other:?}"),
+    }
 }
 
 /// A fake MCP server: a python3 script that logs every line it reads to `log` and answers
@@ -588,4 +605,21 @@ for line in sys.stdin:
     assert!(msg.contains("simulated crash"), "{msg}");
     let e = c.thread_start(json!({})).expect_err("server is gone");
     assert!(e.to_string().contains("simulated crash"), "{e}");
+}
+
+#[test]
+fn thread_settings_reach_the_codex_tool() {
+    let env = RealEnv::new();
+    let c = connect(mcp_options(&env));
+    let t = c
+        .thread_start(json!({"model": "gpt-5.2-codex", "developerInstructions": "DEV-INSTR-42"}))
+        .unwrap();
+    let r = t
+        .run_with("MOCK_TEXT: ok", json!({"effort": "low"}))
+        .unwrap();
+    assert_eq!(r.final_response.as_deref(), Some("ok"));
+    let req = env.model.requests().last().unwrap().clone();
+    assert_eq!(req["model"], "gpt-5.2-codex");
+    assert!(req.to_string().contains("DEV-INSTR-42"));
+    assert_eq!(req["reasoning"]["effort"], "low", "{}", req["reasoning"]);
 }

@@ -487,6 +487,20 @@ impl McpShim {
     }
 
     fn thread_start(&self, params: &Value) -> Result<Value, RpcError> {
+        reject_unknown(
+            "thread/start",
+            params,
+            &[
+                "model",
+                "modelProvider",
+                "cwd",
+                "approvalPolicy",
+                "sandbox",
+                "config",
+                "baseInstructions",
+                "developerInstructions",
+            ],
+        )?;
         let mut args = Map::new();
         apply_settings(&mut args, params, &self.opts)?;
         for (key, tool_key) in [
@@ -584,9 +598,21 @@ impl McpShim {
             .ok_or_else(|| err(-32602, "turn/start needs `threadId`"))?
             .to_owned();
         let prompt = prompt_of(&params)?;
-        if params.get("outputSchema").is_some_and(|v| !v.is_null()) {
-            return Err(unsupported(TRANSPORT, "turn/start outputSchema"));
-        }
+        reject_unknown(
+            "turn/start",
+            &params,
+            &[
+                "threadId",
+                "input",
+                "model",
+                "cwd",
+                "approvalPolicy",
+                "sandboxPolicy",
+                "effort",
+                "summary",
+                "config",
+            ],
+        )?;
         let client = self.client()?;
         let call_id = client.alloc_id();
         let signal = Arc::new(Notify::new());
@@ -617,6 +643,7 @@ impl McpShim {
                         "approvalPolicy",
                         "sandboxPolicy",
                         "effort",
+                        "summary",
                         "config",
                     ] {
                         if params.get(k).is_some_and(|v| !v.is_null()) {
@@ -682,6 +709,15 @@ fn apply_settings(
             config.insert(k.clone(), v.clone());
         }
     }
+    for (key, cfg) in [
+        ("modelProvider", "model_provider"),
+        ("effort", "model_reasoning_effort"),
+        ("summary", "model_reasoning_summary"),
+    ] {
+        if let Some(v) = params.get(key).filter(|v| v.is_string()) {
+            config.insert(cfg.into(), v.clone());
+        }
+    }
     if !config.is_empty() {
         args.insert("config".into(), Value::Object(config));
     }
@@ -714,6 +750,19 @@ fn apply_settings(
             }
         };
         args.insert("sandbox".into(), json!(mode));
+    }
+    Ok(())
+}
+
+/// Params this transport cannot honour are an error, never silently dropped (`null` counts
+/// as absent).
+fn reject_unknown(method: &str, params: &Value, known: &[&str]) -> Result<(), RpcError> {
+    if let Some(obj) = params.as_object() {
+        for (k, v) in obj {
+            if !v.is_null() && !known.contains(&k.as_str()) {
+                return Err(unsupported(TRANSPORT, &format!("{method} `{k}`")));
+            }
+        }
     }
     Ok(())
 }
