@@ -623,3 +623,38 @@ fn thread_settings_reach_the_codex_tool() {
     assert!(req.to_string().contains("DEV-INSTR-42"));
     assert_eq!(req["reasoning"]["effort"], "low", "{}", req["reasoning"]);
 }
+
+#[test]
+fn two_threads_run_concurrently_without_mixing_events() {
+    let env = RealEnv::new();
+    let c = connect(mcp_options(&env));
+    let a = c.thread_start(json!({})).unwrap();
+    let b = c.thread_start(json!({})).unwrap();
+    assert_ne!(a.id(), b.id());
+    let collect = |t: codex_client::Thread, prompt: &'static str| {
+        std::thread::spawn(move || {
+            let mut s = t.run_streamed(prompt).unwrap();
+            let mut text = String::new();
+            for ev in s.iter() {
+                if let Event::Notification(n) = ev {
+                    assert_eq!(n.thread_id().as_deref(), Some(t.id()), "{}", n.method);
+                    if n.method == "item/agentMessage/delta" {
+                        text.push_str(&n.delta().unwrap());
+                    }
+                }
+            }
+            (text, s.finish().unwrap())
+        })
+    };
+    let ha = collect(a, "MOCK_TEXT: alpha alpha alpha alpha");
+    let hb = collect(b, "MOCK_TEXT: beta beta beta beta");
+    let (ta, ra) = ha.join().unwrap();
+    let (tb, rb) = hb.join().unwrap();
+    assert_eq!(ta, "alpha alpha alpha alpha");
+    assert_eq!(tb, "beta beta beta beta");
+    assert_eq!(
+        ra.final_response.as_deref(),
+        Some("alpha alpha alpha alpha")
+    );
+    assert_eq!(rb.final_response.as_deref(), Some("beta beta beta beta"));
+}
