@@ -10,8 +10,17 @@
 //!   calls tool `codex` (prompt, approval-policy, sandbox, cwd, model, config); later turns
 //!   call `codex-reply` with the Codex `threadId` learnt from the first call (from `codex/event`
 //!   `_meta.threadId`, `session_configured` or the result's `structuredContent.threadId`).
-//!   `thread/resume` with a real Codex thread id makes a record whose local id *is* that id,
-//!   so its turns go straight to `codex-reply`. `thread/read` shows both ids (`mcpThreadId`).
+//!   `thread/read` and `turn/completed` show the Codex id as `mcpThreadId`; `thread/resume`
+//!   accepts the local or the Codex id of a thread of this connection. 0.92.0's `codex-reply`
+//!   only knows sessions alive in its process ("Session not found for thread_id") and the
+//!   `codex` tool cannot load a rollout, so resuming a thread of another connection is an
+//!   "unsupported" error. Thread/turn params the tool cannot take are "unsupported" errors,
+//!   as are per-turn overrides after the first turn (`codex-reply` takes only a prompt).
+//! * `ClientOptions::config_overrides` go both to the command line (`-c`) and into the
+//!   `codex` tool's `config` argument: 0.92.0 does not apply `-c` to tool sessions.
+//! * 0.92.0 facts worth knowing: without `OPENAI_BASE_URL` pointing somewhere local it
+//!   fetches `https://chatgpt.com/backend-api/codex/models` at start-up; for an unknown model
+//!   it offers the `shell` tool unless `features.unified_exec` is on (then `exec_command`).
 //! * `codex/event` notifications of a call become `turn/started`, `item/started`,
 //!   `item/agentMessage/delta`, `item/completed`, `thread/tokenUsage/updated` and
 //!   `turn/completed`; every event type that is not translated is passed on unchanged as
