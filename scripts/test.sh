@@ -33,7 +33,7 @@ rust=$(grep -Eo 'test result: ok\. [0-9]+ passed' "$LOG/cargo-test.log" | awk '{
 
 total=$rust
 summary="Rust $rust"
-for part in c python; do
+for part in c python elixir; do
   script="scripts/test-$part.sh"
   [ -f "$script" ] || { echo "missing $script" >&2; exit 1; }
   step "$part"
@@ -41,7 +41,7 @@ for part in c python; do
   case $part in
     c) n=$(grep -Eo '^c-tests: [0-9]+ passed' "$LOG/$part.log" | tail -1 | awk '{print $2}') ;;
     python) n=$(grep -Eo '[0-9]+ passed' "$LOG/$part.log" | awk '{s+=$1} END {print s+0}') ;;
-    elixir) n=$(grep -Eo '[0-9]+ tests?, 0 failures' "$LOG/$part.log" | awk '{s+=$1} END {print s+0}') ;;
+    elixir) n=$(grep -Eo '^elixir-tests: [0-9]+ passed' "$LOG/$part.log" | tail -1 | awk '{print $2}') ;;
   esac
   n=${n:-0}
   [ "$n" -gt 0 ] || { echo "$part: no test ran" >&2; exit 1; }
