@@ -179,6 +179,40 @@ impl ExecOptions {
     }
 }
 
+impl TransportKind {
+    /// Parse a transport spec, the one-string form the C and Python bindings take:
+    /// `stdio` (or empty), `exec`, `mcp`, `ws://…` / `wss://…` (with `token` as the bearer
+    /// token), `unix` (the default control socket) or `unix://PATH`. A token with anything
+    /// but a WebSocket URL is refused, as is an unknown spec.
+    pub fn parse(spec: &str, token: Option<String>) -> crate::Result<TransportKind> {
+        let bad = |msg: String| Err(crate::Error::InvalidArgument(msg));
+        let kind = match spec {
+            "" | "stdio" => TransportKind::Stdio,
+            "exec" => TransportKind::Exec(ExecOptions::default()),
+            "mcp" => TransportKind::Mcp,
+            "unix" => TransportKind::Unix { path: None },
+            s if s.starts_with("unix://") => TransportKind::Unix {
+                path: Some(PathBuf::from(&s["unix://".len()..])),
+            },
+            s if s.starts_with("ws://") || s.starts_with("wss://") => {
+                return Ok(TransportKind::WebSocket {
+                    url: s.to_owned(),
+                    token,
+                })
+            }
+            other => {
+                return bad(format!(
+                    "unknown transport `{other}` (expected stdio, exec, mcp, ws://…, wss://…, unix or unix://PATH)"
+                ))
+            }
+        };
+        if token.is_some() {
+            return bad("a token is only used with a ws:// or wss:// transport".into());
+        }
+        Ok(kind)
+    }
+}
+
 impl std::fmt::Debug for TransportKind {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
@@ -396,5 +430,30 @@ mod tests {
         // Full jitter: values spread over the range rather than sitting at the ceiling.
         let distinct: std::collections::HashSet<_> = (0..50).map(|_| p.backoff(5)).collect();
         assert!(distinct.len() > 10);
+    }
+
+    #[test]
+    fn transport_specs_parse() {
+        use super::TransportKind as T;
+        assert_eq!(T::parse("", None).unwrap(), T::Stdio);
+        assert_eq!(T::parse("stdio", None).unwrap(), T::Stdio);
+        assert_eq!(T::parse("mcp", None).unwrap(), T::Mcp);
+        assert!(matches!(T::parse("exec", None).unwrap(), T::Exec(_)));
+        assert_eq!(T::parse("unix", None).unwrap(), T::Unix { path: None });
+        assert_eq!(
+            T::parse("unix:///tmp/s.sock", None).unwrap(),
+            T::Unix {
+                path: Some("/tmp/s.sock".into())
+            }
+        );
+        assert_eq!(
+            T::parse("ws://127.0.0.1:9/", Some("t".into())).unwrap(),
+            T::WebSocket {
+                url: "ws://127.0.0.1:9/".into(),
+                token: Some("t".into())
+            }
+        );
+        assert!(T::parse("http://x", None).is_err());
+        assert!(T::parse("exec", Some("t".into())).is_err());
     }
 }
