@@ -43,7 +43,6 @@ use serde_json::{json, Value};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::pin::Pin;
-use std::process::Stdio;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
@@ -533,22 +532,11 @@ impl ExecShim {
             cmd.arg("resume").arg(session);
         }
         cmd.arg("-");
-        if self.opts.clear_env {
-            cmd.env_clear();
-        }
-        cmd.envs(self.opts.env.iter().map(|(k, v)| (k, v)));
-        if let Some(home) = &self.opts.codex_home {
-            cmd.env("CODEX_HOME", home);
-        }
-        if let Some(d) = s.cwd.as_ref().or(self.opts.cwd.as_ref()) {
-            cmd.current_dir(d);
-        }
-        cmd.stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped());
-        cmd.kill_on_drop(true);
-        #[cfg(unix)]
-        cmd.process_group(0);
+        crate::transport::process::configure(
+            &mut cmd,
+            &self.opts,
+            s.cwd.as_deref().or(self.opts.cwd.as_deref()),
+        );
         cmd
     }
 

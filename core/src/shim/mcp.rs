@@ -35,7 +35,6 @@
 
 use serde_json::{json, Map, Value};
 use std::collections::HashMap;
-use std::process::Stdio;
 use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -239,34 +238,15 @@ impl McpShim {
 
     fn spawn(&self, conn: Arc<ShimConn>) -> Result<Inner, RpcError> {
         let opts = &self.opts;
-        let bin = crate::transport::binary::resolve_codex_bin(opts.codex_bin.as_deref())
+        let mut cmd = crate::transport::process::subcommand(opts, "mcp-server")
             .map_err(|e| err(-32603, e.to_string()))?;
-        let mut cmd = tokio::process::Command::new(&bin);
-        for (k, v) in &opts.config_overrides {
-            cmd.arg("-c").arg(format!("{k}={v}"));
-        }
-        cmd.arg("mcp-server");
-        cmd.args(&opts.args);
-        if opts.clear_env {
-            cmd.env_clear();
-        }
-        cmd.envs(opts.env.iter().map(|(k, v)| (k, v)));
-        if let Some(home) = &opts.codex_home {
-            cmd.env("CODEX_HOME", home);
-        }
-        if let Some(cwd) = &opts.cwd {
-            cmd.current_dir(cwd);
-        }
-        cmd.stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .kill_on_drop(true);
-        #[cfg(unix)]
-        cmd.process_group(0);
         let mut child = cmd.spawn().map_err(|e| {
             err(
                 -32603,
-                format!("could not start {} mcp-server: {e}", bin.display()),
+                format!(
+                    "could not start {:?} mcp-server: {e}",
+                    cmd.as_std().get_program()
+                ),
             )
         })?;
         let stdin = child.stdin.take().expect("piped");

@@ -1,5 +1,6 @@
 //! Spawning `codex app-server` as a child process with piped stdio.
 
+use std::path::Path;
 use std::process::Stdio;
 use std::time::Duration;
 
@@ -18,13 +19,27 @@ pub(crate) struct ServerProcess {
 
 /// Build the command line: `codex [-c k=v]... app-server [args]...`.
 pub(crate) fn command(opts: &ClientOptions) -> Result<Command> {
+    subcommand(opts, "app-server")
+}
+
+/// `codex [-c k=v]... <sub> [args]...` with the client's process settings ([`configure`]).
+pub(crate) fn subcommand(opts: &ClientOptions, sub: &str) -> Result<Command> {
     let bin = super::binary::resolve_codex_bin(opts.codex_bin.as_deref())?;
     let mut cmd = Command::new(&bin);
     for (k, v) in &opts.config_overrides {
         cmd.arg("-c").arg(format!("{k}={v}"));
     }
-    cmd.arg("app-server");
+    cmd.arg(sub);
     cmd.args(&opts.args);
+    configure(&mut cmd, opts, opts.cwd.as_deref());
+    tracing::debug!(bin = %bin.display(), sub, "spawning codex");
+    Ok(cmd)
+}
+
+/// Apply the client's process settings: env (merged into the inherited one unless
+/// `clear_env`), `CODEX_HOME`, working directory, piped stdio, kill on drop, and an own
+/// process group so teardown can stop the process and every command it started.
+pub(crate) fn configure(cmd: &mut Command, opts: &ClientOptions, cwd: Option<&Path>) {
     if opts.clear_env {
         cmd.env_clear();
     }
@@ -32,18 +47,15 @@ pub(crate) fn command(opts: &ClientOptions) -> Result<Command> {
     if let Some(home) = &opts.codex_home {
         cmd.env("CODEX_HOME", home);
     }
-    if let Some(cwd) = &opts.cwd {
+    if let Some(cwd) = cwd {
         cmd.current_dir(cwd);
     }
     cmd.stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
     cmd.kill_on_drop(true);
-    // Own process group, so teardown can stop the server and every command it started.
     #[cfg(unix)]
     cmd.process_group(0);
-    tracing::debug!(bin = %bin.display(), "spawning codex app-server");
-    Ok(cmd)
 }
 
 /// Spawn the server. Must run inside a tokio runtime.
