@@ -794,15 +794,7 @@ fn handle_server_line(client: &Arc<McpClient>, conn: &Arc<ShimConn>, line: &str)
             let Some(tx) = client.pending.lock().unwrap().remove(&n) else {
                 return;
             };
-            let outcome = match msg.get("error") {
-                Some(e) => Err(RpcError {
-                    code: e["code"].as_i64().unwrap_or(-32603),
-                    message: e["message"].as_str().unwrap_or("").to_owned(),
-                    data: e.get("data").cloned(),
-                }),
-                None => Ok(msg.get("result").cloned().unwrap_or(Value::Null)),
-            };
-            let _ = tx.send(outcome);
+            let _ = tx.send(super::response_outcome(&msg));
         }
         (Some("ping"), Some(id)) => {
             client.send(&json!({"jsonrpc": "2.0", "id": id, "result": {}}));
@@ -876,17 +868,7 @@ async fn answer_elicitation(client: Arc<McpClient>, conn: Arc<ShimConn>, id: Val
     });
     let request = match kind {
         "exec-approval" => {
-            let command = params["codex_command"]
-                .as_array()
-                .map(|a| {
-                    shell_join(
-                        &a.iter()
-                            .filter_map(Value::as_str)
-                            .map(str::to_owned)
-                            .collect::<Vec<_>>(),
-                    )
-                })
-                .unwrap_or_default();
+            let command = argv_string(&params["codex_command"]);
             Some((
                 "item/commandExecution/requestApproval",
                 json!({
@@ -948,6 +930,20 @@ fn map_decision(answer: Result<Value, RpcError>) -> &'static str {
         Value::Object(o) if o.contains_key("acceptWithExecpolicyAmendment") => "approved",
         _ => "denied",
     }
+}
+
+/// A JSON argv array as one shell-quoted command line (empty when it is not an array).
+fn argv_string(argv: &Value) -> String {
+    argv.as_array()
+        .map(|a| {
+            shell_join(
+                &a.iter()
+                    .filter_map(Value::as_str)
+                    .map(str::to_owned)
+                    .collect::<Vec<_>>(),
+            )
+        })
+        .unwrap_or_default()
 }
 
 fn shell_join(args: &[String]) -> String {
@@ -1232,17 +1228,7 @@ impl TurnRun {
             }
             "exec_command_begin" | "exec_command_end" => {
                 let end = ty == "exec_command_end";
-                let command = msg["command"]
-                    .as_array()
-                    .map(|a| {
-                        shell_join(
-                            &a.iter()
-                                .filter_map(Value::as_str)
-                                .map(str::to_owned)
-                                .collect::<Vec<_>>(),
-                        )
-                    })
-                    .unwrap_or_default();
+                let command = argv_string(&msg["command"]);
                 let exit = msg["exit_code"].as_i64();
                 let status = if !end {
                     "inProgress"

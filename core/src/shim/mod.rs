@@ -106,6 +106,19 @@ impl ShimConn {
     }
 }
 
+/// The outcome a JSON-RPC response line carries: its `result`, or its `error` as an
+/// [`RpcError`].
+pub(crate) fn response_outcome(msg: &Value) -> Result<Value, RpcError> {
+    match msg.get("error") {
+        Some(e) => Err(RpcError {
+            code: e["code"].as_i64().unwrap_or(-32603),
+            message: e["message"].as_str().unwrap_or("").to_owned(),
+            data: e.get("data").cloned(),
+        }),
+        None => Ok(msg.get("result").cloned().unwrap_or(Value::Null)),
+    }
+}
+
 /// Run `shim` over a byte pipe until the client side closes.
 pub(crate) async fn serve(
     shim: Arc<dyn Shim>,
@@ -192,15 +205,7 @@ pub(crate) async fn serve(
                 // The client's answer to one of our server requests.
                 let Some(n) = id.as_i64() else { continue };
                 if let Some(tx) = conn.pending.lock().unwrap().remove(&n) {
-                    let outcome = match msg.get("error") {
-                        Some(e) => Err(RpcError {
-                            code: e["code"].as_i64().unwrap_or(-32603),
-                            message: e["message"].as_str().unwrap_or("").to_owned(),
-                            data: e.get("data").cloned(),
-                        }),
-                        None => Ok(msg.get("result").cloned().unwrap_or(Value::Null)),
-                    };
-                    let _ = tx.send(outcome);
+                    let _ = tx.send(response_outcome(&msg));
                 }
             }
             _ => {} // client notifications (`initialized`) need nothing
