@@ -516,6 +516,9 @@ struct Link {
     writer: MessageWriter,
     child: Option<tokio::process::Child>,
     stderr: Option<tokio::process::ChildStderr>,
+    /// The in-process shim serving this link (exec, mcp): awaited at teardown so it can
+    /// cancel its calls and stop its processes gracefully.
+    shim: Option<tokio::task::JoinHandle<()>>,
 }
 
 async fn open_link(opts: &ClientOptions) -> Result<Link> {
@@ -528,6 +531,7 @@ async fn open_link(opts: &ClientOptions) -> Result<Link> {
                 writer,
                 child: Some(p.child),
                 stderr: Some(p.stderr),
+                shim: None,
             })
         }
         TransportKind::WebSocket { url, token } => {
@@ -538,6 +542,7 @@ async fn open_link(opts: &ClientOptions) -> Result<Link> {
                 writer,
                 child: None,
                 stderr: None,
+                shim: None,
             })
         }
         TransportKind::Unix { path } => {
@@ -552,13 +557,14 @@ async fn open_link(opts: &ClientOptions) -> Result<Link> {
                 writer,
                 child: None,
                 stderr: None,
+                shim: None,
             })
         }
         TransportKind::Exec(_) | TransportKind::Mcp => {
             let shim = crate::shim::for_options(opts)?;
             let (ours, theirs) = tokio::io::duplex(1 << 20);
             let (their_read, their_write) = tokio::io::split(theirs);
-            tokio::spawn(crate::shim::serve(shim, their_read, their_write));
+            let shim = tokio::spawn(crate::shim::serve(shim, their_read, their_write));
             let (read, write) = tokio::io::split(ours);
             let (reader, writer) = line_halves(read, write);
             Ok(Link {
@@ -566,6 +572,7 @@ async fn open_link(opts: &ClientOptions) -> Result<Link> {
                 writer,
                 child: None,
                 stderr: None,
+                shim: Some(shim),
             })
         }
     }
@@ -582,6 +589,7 @@ async fn run(
         writer,
         child,
         stderr,
+        shim,
     } = link;
     let stderr_task = stderr.map(|e| tokio::spawn(stderr_loop(shared.clone(), e)));
     let mut writer = tokio::spawn(writer_loop(writer, out_rx));
@@ -607,6 +615,11 @@ async fn run(
     };
     if let Some(t) = stderr_task {
         let _ = tokio::time::timeout(STDERR_GRACE, t).await;
+    }
+    if let Some(t) = shim {
+        // Our side is closed: the shim cancels its calls and stops its processes (each
+        // with its own grace period); bounded so teardown never hangs.
+        let _ = tokio::time::timeout(EXIT_GRACE * 3, t).await;
     }
     timer.abort();
     shared.close(DisconnectInfo {

@@ -514,15 +514,19 @@ fn request_timeout_sends_cancelled() {
     let c = Client::new(fake_options(&script).default_timeout(Duration::from_secs(2)));
     let e = c.connect().expect_err("tools/list never answered");
     assert!(e.to_string().contains("tools/list"), "{e}");
-    assert!(support::wait_until(Duration::from_secs(5), || {
-        std::fs::read_to_string(&log)
-            .unwrap_or_default()
-            .lines()
-            .any(|l| {
-                let v: serde_json::Value = serde_json::from_str(l).unwrap();
-                v["method"] == "notifications/cancelled" && v["params"]["requestId"].is_i64()
-            })
-    }));
+    assert!(
+        support::wait_until(Duration::from_secs(5), || {
+            std::fs::read_to_string(&log)
+                .unwrap_or_default()
+                .lines()
+                .any(|l| {
+                    let v: serde_json::Value = serde_json::from_str(l).unwrap();
+                    v["method"] == "notifications/cancelled" && v["params"]["requestId"].is_i64()
+                })
+        }),
+        "no notifications/cancelled; the fake server received:\n{}",
+        std::fs::read_to_string(&log).unwrap_or_default()
+    );
     // The cancelled id is the tools/list request's.
     let lines: Vec<serde_json::Value> = std::fs::read_to_string(&log)
         .unwrap()

@@ -423,9 +423,11 @@ impl McpShim {
             let _ = c.out.send(Vec::new());
         }
         drop(client);
-        let child = self.child.lock().await.take();
-        if let Some(mut child) = child {
-            crate::transport::process::stop(&mut child, EXIT_GRACE).await;
+        // The lock is held while the child stops, so a concurrent `stop` (the background one
+        // after a failed handshake, and the shutdown one) returns only once it is gone.
+        let mut child = self.child.lock().await;
+        if let Some(mut c) = child.take() {
+            crate::transport::process::stop(&mut c, EXIT_GRACE).await;
         }
     }
 
