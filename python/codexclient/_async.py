@@ -111,6 +111,22 @@ class AsyncClient(Handlers):
     - ``default_timeout``: seconds a request may wait for its answer (default 300).
     - ``retry_max_attempts``, ``retry_base``, ``retry_cap``: overload (-32001) retry.
     - ``event_queue_capacity``, ``max_line_bytes``: buffering limits.
+    - ``transport``: how to reach Codex (default ``"stdio"``):
+
+      - ``"stdio"`` (or ``None``/``""``): spawn ``codex app-server`` and talk over its pipes;
+      - ``"exec"``: one ``codex exec --json`` process per turn (``exec resume`` for later
+        turns). Threads, turns, streaming and ``run()`` work; approvals, ``steer``,
+        ``thread_fork``, ``thread_list`` and the like raise :class:`UnsupportedError`;
+      - ``"mcp"``: ``codex mcp-server`` (Codex 0.92.0 and older; the ``codex`` and
+        ``codex-reply`` tools), with similar limits;
+      - ``"ws://host:port/"`` / ``"wss://..."``: a running ``codex app-server --listen``;
+      - ``"unix"`` (``$CODEX_HOME/app-server-control/app-server-control.sock``) or
+        ``"unix://PATH"``: the app-server control socket.
+
+      An unknown value raises :class:`InvalidArgumentError` here, at construction.
+    - ``token``: bearer token for ``ws://``/``wss://`` (sent as ``Authorization: Bearer``,
+      only over ``wss://`` or to a loopback address). Refused with any other transport. It is
+      never logged and not kept on the Python object.
 
     Server requests (approvals, ...) go to the handlers registered with
     :meth:`on_command_approval` and friends; without a handler approvals are **declined**.
@@ -137,6 +153,8 @@ class AsyncClient(Handlers):
         retry_cap: Optional[float] = None,
         event_queue_capacity: Optional[int] = None,
         max_line_bytes: Optional[int] = None,
+        transport: Optional[str] = None,
+        token: Optional[str] = None,
     ) -> None:
         super().__init__()
         start_log_forwarding()
@@ -160,7 +178,9 @@ class AsyncClient(Handlers):
                 retry_cap=retry_cap,
                 event_queue_capacity=event_queue_capacity,
                 max_line_bytes=max_line_bytes,
-            )
+            ),
+            transport=transport,
+            token=token,
         )
         self._bridge = _Bridge()
         self._inbox_task: Optional["asyncio.Task[None]"] = None

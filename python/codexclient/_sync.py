@@ -39,7 +39,10 @@ class Client(Handlers):
     """A blocking connection to ``codex app-server``.
 
     ``with Client(...) as client:`` spawns the server, runs the handshake and stops the server
-    on exit. Takes the same options as :class:`AsyncClient`. ``for event in client:`` yields
+    on exit. Takes the same options as :class:`AsyncClient`, including ``transport``
+    (``"stdio"`` by default, ``"exec"``, ``"mcp"``, ``"ws://…"``/``"wss://…"`` with ``token``,
+    ``"unix"``, ``"unix://PATH"``; an unknown value raises :class:`InvalidArgumentError`, a call
+    the transport cannot serve :class:`UnsupportedError`). ``for event in client:`` yields
     the notifications and connection events not routed to a turn being streamed.
 
     Handlers may be plain functions or ``async def`` (run to completion with
@@ -67,6 +70,8 @@ class Client(Handlers):
         retry_cap: Optional[float] = None,
         event_queue_capacity: Optional[int] = None,
         max_line_bytes: Optional[int] = None,
+        transport: Optional[str] = None,
+        token: Optional[str] = None,
     ) -> None:
         super().__init__()
         start_log_forwarding()
@@ -90,7 +95,9 @@ class Client(Handlers):
                 retry_cap=retry_cap,
                 event_queue_capacity=event_queue_capacity,
                 max_line_bytes=max_line_bytes,
-            )
+            ),
+            transport=transport,
+            token=token,
         )
         self._dispatcher: Optional[threading.Thread] = None
         self._init: Optional[InitializeResult] = None

@@ -8,6 +8,7 @@ use std::time::{Duration, Instant};
 
 use codex_client::{
     Client, ClientOptions, Delivery, Input, RequestOptions, RetryPolicy, ThreadStatus,
+    TransportKind,
 };
 use pyo3::prelude::*;
 use serde_json::value::RawValue;
@@ -172,6 +173,8 @@ impl NativeClient {
         retry_cap = None,
         event_queue_capacity = None,
         max_line_bytes = None,
+        transport = None,
+        token = None,
     ))]
     #[allow(clippy::too_many_arguments)]
     fn new(
@@ -194,8 +197,13 @@ impl NativeClient {
         retry_cap: Option<f64>,
         event_queue_capacity: Option<usize>,
         max_line_bytes: Option<usize>,
+        transport: Option<String>,
+        token: Option<String>,
     ) -> PyResult<Self> {
-        let mut o = ClientOptions::default();
+        // `stdio` (default), `exec`, `mcp`, `ws://…`/`wss://…` (token = bearer), `unix`,
+        // `unix://PATH`. The token is never logged nor kept anywhere but the options.
+        let kind = TransportKind::parse(transport.as_deref().unwrap_or(""), token).py(py)?;
+        let mut o = ClientOptions::default().transport(kind);
         o.delivery = Delivery::Poll;
         o.codex_bin = codex_bin;
         o.args = args;
