@@ -1,6 +1,8 @@
 /*
  * codexclient.h - C API of libcodexclient, a native client for OpenAI Codex's
- * `codex app-server` (JSON-RPC over stdio). C99 and C++ compatible.
+ * `codex app-server` (JSON-RPC over stdio). C99 and C++ compatible. Other transports
+ * (`codex exec`, `codex mcp-server`, ws:// / wss://, the unix control socket): see
+ * codex_options_t.transport.
  *
  * Link: pkg-config --cflags --libs codexclient   (or -lcodexclient)
  *
@@ -372,6 +374,35 @@ typedef struct codex_options_t {
    * Longest accepted line from the server, in bytes. 0: 64 MiB.
    */
   size_t max_line_bytes;
+  /**
+   * Transport spec. NULL or `""`: `"stdio"` (spawn `codex app-server`, JSON-RPC over its
+   * stdin/stdout). Accepted values:
+   *   - `"stdio"`: the default;
+   *   - `"exec"`: one `codex exec --json` process per turn (`codex exec resume` for later
+   *     turns). No approvals (Codex runs with approval policy `never`), steer, fork, thread
+   *     list, review, config or models. `args` are appended to every `codex exec` command
+   *     line (for example `"--skip-git-repo-check"` outside a Git repository);
+   *   - `"mcp"`: `codex mcp-server` (Codex 0.92.0 and older; newer Codex has no
+   *     `mcp-server`): one thread per `codex` tool call, continued with `codex-reply`;
+   *   - `"ws://HOST:PORT/"` or `"wss://HOST:PORT/"`: connect to a running
+   *     `codex app-server --listen ws://...` (see `token`);
+   *   - `"unix"`: the app-server control socket `$CODEX_HOME/app-server-control/
+   *     app-server-control.sock`; `"unix://PATH"`: the control socket at PATH.
+   * Anything else makes `codex_client_new` fail with `CODEX_STATUS_INVALID_ARGUMENT` (and a
+   * message naming the accepted values). A request (or a request parameter) the chosen
+   * transport cannot handle fails with `CODEX_STATUS_UNSUPPORTED`, and the last error message
+   * names the method and the transport (for example "`turn/steer` is not supported by the
+   * exec transport"). Ownership: borrowed, read (copied) during `codex_client_new` only.
+   */
+  const char *transport;
+  /**
+   * Bearer token for a `ws://` / `wss://` transport, sent as `Authorization: Bearer <token>`
+   * on the WebSocket upgrade (only over `wss://` or to a loopback `ws://` address). NULL: no
+   * token. A token with any other transport makes `codex_client_new` fail with
+   * `CODEX_STATUS_INVALID_ARGUMENT`. The token is never logged nor put into an error message.
+   * Ownership: borrowed, read (copied) during `codex_client_new` only.
+   */
+  const char *token;
 } codex_options_t;
 
 /**

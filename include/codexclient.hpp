@@ -235,6 +235,9 @@ struct Options {
     bool poll = false;                       ///< poll mode instead of callbacks
     size_t event_queue_capacity = 0;         ///< 0 = 4096 undelivered events
     size_t max_line_bytes = 0;               ///< 0 = 64 MiB
+    std::string transport;                   ///< "" = "stdio"; "exec", "mcp", "ws://...",
+                                             ///< "wss://...", "unix", "unix://PATH"
+    std::string token;                       ///< "" = none; bearer token for ws:// / wss://
 };
 
 /// A client of one codex app-server (RAII: destruction disconnects and frees). Move-only.
@@ -271,6 +274,8 @@ public:
         c.delivery = o.poll ? CODEX_DELIVERY_POLL : CODEX_DELIVERY_CALLBACKS;
         c.event_queue_capacity = o.event_queue_capacity;
         c.max_line_bytes = o.max_line_bytes;
+        c.transport = cs(o.transport);
+        c.token = cs(o.token);
         check(codex_client_new(&c, &c_));
         slots_->client = c_;
     }

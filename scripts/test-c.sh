@@ -3,8 +3,9 @@
 # against a fresh cbindgen run (pinned version), compiles the C tests (C99) and the header
 # checks (C99 + C++17) with -Wall -Wextra -Werror -pedantic, builds the C and C++ examples,
 # installs into a temporary prefix and builds an example with pkg-config, then runs every test
-# program against the REAL codex app-server 0.169.0 and the local mock model, plainly, under
-# valgrind (memcheck, leak check) and built with AddressSanitizer.
+# program against the REAL codex app-server 0.169.0 (test_transport also the exec transport of
+# 0.169.0 and the mcp transport of the real Codex 0.92.0) and the local mock model, plainly,
+# under valgrind (memcheck, leak check) and built with AddressSanitizer.
 #
 # Last line on success: `c-tests: N passed, 0 failed`. Exit status non-zero on any failure.
 # Honours CARGO_TARGET_DIR (else ./target). Options: --no-valgrind, --no-asan (faster runs).
@@ -49,6 +50,15 @@ if [ ! -x "$CODEX_BIN" ] || [ "$("$CODEX_BIN" --version 2>/dev/null)" != "codex-
 fi
 CODEX_BIN=$(readlink -f "$CODEX_BIN")
 export CODEX_BIN
+# The mcp transport needs `codex mcp-server`, which only Codex 0.92.0 and older have.
+CODEX_092_BIN="${CODEX_092_BIN:-$ROOT/.cache/codex-0.92.0}"
+if [ ! -x "$CODEX_092_BIN" ] || [ "$("$CODEX_092_BIN" --version 2>/dev/null)" != "codex-cli 0.92.0" ]; then
+  echo "The real Codex 0.92.0 is missing ($CODEX_092_BIN): run \`npm install @openai/codex@0.92.0\` in a" >&2
+  echo "scratch folder and link node_modules/@openai/codex/vendor/x86_64-unknown-linux-musl/codex/codex there" >&2
+  fatal "real codex 0.92.0 present"
+fi
+CODEX_092_BIN=$(readlink -f "$CODEX_092_BIN")
+export CODEX_092_BIN
 
 log "cargo build (codex-client-ffi, mock-model, fake-app-server) into $TARGET"
 if cargo build --quiet -p codex-client-ffi -p codex-mock-model -p codex-fake-app-server --lib --bins; then
@@ -137,6 +147,7 @@ fi
 cleanup() { exec {MOCK_IN}>&- 2>/dev/null || true; wait "${MOCK_PID:-0}" 2>/dev/null || true; }
 trap cleanup EXIT
 log "mock model on 127.0.0.1:$MOCK_PORT"
+export MOCK_MODEL_BASE_URL="http://127.0.0.1:$MOCK_PORT/v1"
 export FAKE_APP_SERVER="$LIBDIR/fake-app-server"
 
 RUN=0

@@ -3,7 +3,7 @@
 use std::ffi::c_char;
 use std::time::Duration;
 
-use codex_client::{ClientOptions, Delivery};
+use codex_client::{ClientOptions, Delivery, TransportKind};
 
 use crate::error::{invalid_arg, Fail};
 use crate::strings::{opt_str, str_array};
@@ -66,6 +66,31 @@ pub struct codex_options_t {
     pub event_queue_capacity: usize,
     /// Longest accepted line from the server, in bytes. 0: 64 MiB.
     pub max_line_bytes: usize,
+    /// Transport spec. NULL or `""`: `"stdio"` (spawn `codex app-server`, JSON-RPC over its
+    /// stdin/stdout). Accepted values:
+    ///   - `"stdio"`: the default;
+    ///   - `"exec"`: one `codex exec --json` process per turn (`codex exec resume` for later
+    ///     turns). No approvals (Codex runs with approval policy `never`), steer, fork, thread
+    ///     list, review, config or models. `args` are appended to every `codex exec` command
+    ///     line (for example `"--skip-git-repo-check"` outside a Git repository);
+    ///   - `"mcp"`: `codex mcp-server` (Codex 0.92.0 and older; newer Codex has no
+    ///     `mcp-server`): one thread per `codex` tool call, continued with `codex-reply`;
+    ///   - `"ws://HOST:PORT/"` or `"wss://HOST:PORT/"`: connect to a running
+    ///     `codex app-server --listen ws://...` (see `token`);
+    ///   - `"unix"`: the app-server control socket `$CODEX_HOME/app-server-control/
+    ///     app-server-control.sock`; `"unix://PATH"`: the control socket at PATH.
+    /// Anything else makes `codex_client_new` fail with `CODEX_STATUS_INVALID_ARGUMENT` (and a
+    /// message naming the accepted values). A request (or a request parameter) the chosen
+    /// transport cannot handle fails with `CODEX_STATUS_UNSUPPORTED`, and the last error message
+    /// names the method and the transport (for example "`turn/steer` is not supported by the
+    /// exec transport"). Ownership: borrowed, read (copied) during `codex_client_new` only.
+    pub transport: *const c_char,
+    /// Bearer token for a `ws://` / `wss://` transport, sent as `Authorization: Bearer <token>`
+    /// on the WebSocket upgrade (only over `wss://` or to a loopback `ws://` address). NULL: no
+    /// token. A token with any other transport makes `codex_client_new` fail with
+    /// `CODEX_STATUS_INVALID_ARGUMENT`. The token is never logged nor put into an error message.
+    /// Ownership: borrowed, read (copied) during `codex_client_new` only.
+    pub token: *const c_char,
 }
 
 fn pair(s: &str, what: &str) -> Result<(String, String), Fail> {
@@ -142,6 +167,9 @@ pub(crate) unsafe fn convert(opts: *const codex_options_t) -> Result<Converted, 
         if c.max_line_bytes > 0 {
             o.max_line_bytes = c.max_line_bytes;
         }
+        let spec = opt_str(c.transport, "transport")?.unwrap_or("");
+        let token = opt_str(c.token, "token")?.map(str::to_owned);
+        o.transport = TransportKind::parse(spec, token)?;
     }
     o.delivery = Delivery::Poll;
     Ok(Converted { options: o, poll })

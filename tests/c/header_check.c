@@ -26,7 +26,7 @@ int header_check_c(void) {
     int stable = CODEX_STATUS_OK == 0 && CODEX_STATUS_INVALID_ARGUMENT == 1 && CODEX_STATUS_NOT_CONNECTED == 2 &&
                  CODEX_STATUS_ALREADY_CONNECTED == 3 && CODEX_STATUS_TIMEOUT == 4 &&
                  CODEX_STATUS_DISCONNECTED == 5 && CODEX_STATUS_RPC_ERROR == 6 &&
-                 CODEX_STATUS_OVERLOADED == 7 && CODEX_STATUS_PANIC == 13;
+                 CODEX_STATUS_OVERLOADED == 7 && CODEX_STATUS_UNSUPPORTED == 12 && CODEX_STATUS_PANIC == 13;
     (void)codex_client_free;
     (void)codex_client_connect;
     (void)codex_client_disconnect;
@@ -46,5 +46,7 @@ int header_check_c(void) {
     (void)codex_client_turn_interrupt;
     (void)codex_client_turn_steer;
     o.delivery = CODEX_DELIVERY_POLL;
+    o.transport = "exec"; /* the two fields added last: zero-initialised users keep working */
+    o.token = NULL;
     return stable && a && b && c && d && e && f && g && o.delivery == 1 && sizeof(codex_status_t) == sizeof(int);
 }

@@ -154,6 +154,30 @@ void callbacks_mode() {
 }
 
 void errors_and_poll_mode() {
+    {
+        // Options.transport / .token reach codex_options_t: a bad spec and a token outside
+        // ws:// / wss:// are refused by the constructor; a ws:// URL with a token is accepted.
+        codex::Options o;
+        o.transport = "http://x";
+        try {
+            codex::Client bad(o);
+            REQUIRE(false);
+        } catch (const codex::Error &e) {
+            REQUIRE(e.status() == CODEX_STATUS_INVALID_ARGUMENT);
+            REQUIRE(std::string(e.what()).find("http://x") != std::string::npos);
+        }
+        o.transport = "exec";
+        o.token = "sekret";
+        try {
+            codex::Client bad(o);
+            REQUIRE(false);
+        } catch (const codex::Error &e) {
+            REQUIRE(e.status() == CODEX_STATUS_INVALID_ARGUMENT);
+            REQUIRE(std::string(e.what()).find("sekret") == std::string::npos);
+        }
+        o.transport = "ws://127.0.0.1:9/";
+        codex::Client ok(o);
+    }
     codex::Client c(fake("hang,approval", true));
     try {
         c.call("x/y");

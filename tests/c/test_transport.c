@@ -1,0 +1,204 @@
+/* codex_options_t.transport / .token (poll mode):
+ * - a bad spec ("http://x") makes codex_client_new fail with INVALID_ARGUMENT and a message;
+ * - a token with a transport that is not ws:// / wss:// is refused (INVALID_ARGUMENT), and the
+ *   token never appears in the message; a ws:// spec with a token is accepted;
+ * - transport "exec" against the real Codex 0.169.0 and the mock model: a turn streams the
+ *   final agent message through events; turn/steer and thread/fork fail with
+ *   CODEX_STATUS_UNSUPPORTED and a message naming the exec transport;
+ * - transport "mcp" against the real Codex 0.92.0 (`codex mcp-server`, CODEX_092_BIN) runs a
+ *   turn the same way.
+ */
+#include "test_util.h"
+
+#define SECRET "sekret-token-4242"
+
+static void check_new_fails(const char *transport, const char *token, const char *needle) {
+    codex_options_t o = test_options(CODEX_DELIVERY_POLL);
+    codex_client_t *c = (codex_client_t *)1;
+    const char *msg;
+    o.transport = transport;
+    o.token = token;
+    CHECK_STATUS(codex_client_new(&o, &c), CODEX_STATUS_INVALID_ARGUMENT);
+    CHECK(c == NULL);
+    CHECK_STATUS(codex_last_error_status(), CODEX_STATUS_INVALID_ARGUMENT);
+    msg = codex_last_error_message();
+    CHECK(msg != NULL);
+    if (strstr(msg, needle) == NULL) FAIL("message `%s` does not mention `%s`", msg, needle);
+    if (strstr(msg, SECRET) != NULL) FAIL("message `%s` leaks the token", msg);
+    printf("  refused transport=%s token=%s: %s\n", transport ? transport : "NULL",
+           token ? "<set>" : "NULL", msg);
+}
+
+static void check_bad_specs(void) {
+    codex_options_t o = test_options(CODEX_DELIVERY_POLL);
+    codex_client_t *c = NULL;
+    check_new_fails("http://x", NULL, "http://x");
+    check_new_fails("http://x", NULL, "exec");           /* names the accepted values */
+    check_new_fails("exec", SECRET, "token");             /* (c) token with exec */
+    check_new_fails(NULL, SECRET, "token");               /* token with the default stdio */
+    check_new_fails("unix", SECRET, "token");
+    /* a token with a WebSocket URL is accepted (nothing connects here) */
+    o.transport = "ws://127.0.0.1:9/";
+    o.token = SECRET;
+    CHECK_OK(codex_client_new(&o, &c));
+    CHECK(c != NULL);
+    codex_client_free(c);
+    /* every valid spec is accepted */
+    {
+        const char *ok[] = {"", "stdio", "exec", "mcp", "unix", "unix:///tmp/x.sock", "wss://example.com/"};
+        size_t i;
+        for (i = 0; i < sizeof ok / sizeof ok[0]; i++) {
+            o.transport = ok[i];
+            o.token = NULL;
+            c = NULL;
+            CHECK_OK(codex_client_new(&o, &c));
+            codex_client_free(c);
+        }
+    }
+}
+
+/* Next event within `seconds` (owned). */
+static codex_event_t *next(codex_client_t *c, int seconds) {
+    codex_event_t *ev = NULL;
+    codex_status_t st = codex_client_next_event(c, (int64_t)seconds * 1000, &ev);
+    if (st == CODEX_STATUS_TIMEOUT) FAIL("no event within %d s", seconds);
+    CHECK_OK(st);
+    CHECK(ev != NULL);
+    return ev;
+}
+
+/* Run one turn with `prompt`; returns the final agent message (owned, malloc'd) and sets
+ * *turn_out to the turn id (codex_string_free). Checks the streamed text and item/completed. */
+static char *run_turn(codex_client_t *c, const char *thread, const char *prompt, char **turn_out) {
+    char *turn = NULL;
+    char streamed[4096] = "";
+    size_t streamed_len = 0;
+    char *final_text = NULL;
+    int completed = 0;
+    CHECK_OK(codex_client_turn_start(c, thread, prompt, NULL, 0, &turn));
+    CHECK(turn != NULL);
+    while (!completed) {
+        codex_event_t *ev = next(c, 120);
+        codex_event_kind_t k = codex_event_kind(ev);
+        if (k == CODEX_EVENT_SERVER_REQUEST) FAIL("unexpected server request %s", codex_event_method(ev));
+        if (k == CODEX_EVENT_NOTIFICATION) {
+            const char *m = codex_event_method(ev);
+            const char *tid = codex_event_turn_id(ev);
+            const char *p = codex_event_params(ev);
+            CHECK(m != NULL);
+            if (strcmp(m, "item/agentMessage/delta") == 0 && tid != NULL && strcmp(tid, turn) == 0) {
+                size_t len = 0;
+                const char *d = codex_event_delta(ev, &len);
+                CHECK(d != NULL);
+                if (streamed_len + len < sizeof streamed) {
+                    memcpy(streamed + streamed_len, d, len);
+                    streamed_len += len;
+                    streamed[streamed_len] = '\0';
+                }
+            } else if (strcmp(m, "item/completed") == 0 && p != NULL && strstr(p, "\"agentMessage\"") != NULL) {
+                free(final_text);
+                final_text = strdup(p);
+            } else if (strcmp(m, "turn/completed") == 0 && tid != NULL && strcmp(tid, turn) == 0) {
+                if (!turn_status_is(p, "completed")) FAIL("turn did not complete: %s", p);
+                completed = 1;
+            }
+        }
+        codex_event_free(ev);
+    }
+    CHECK(final_text != NULL);
+    printf("  streamed: \"%s\"\n", streamed);
+    /* the final agent message arrives both as deltas and in item/completed */
+    {
+        char *out = strdup(streamed);
+        CHECK(strstr(final_text, streamed) != NULL && streamed_len > 0);
+        free(final_text);
+        *turn_out = turn;
+        return out;
+    }
+}
+
+static void check_unsupported(codex_status_t st, const char *method, const char *transport) {
+    const char *msg = codex_last_error_message();
+    if (st != CODEX_STATUS_UNSUPPORTED)
+        FAIL("%s returned %s, expected CODEX_STATUS_UNSUPPORTED (%s)", method,
+             codex_status_name((int)st), msg);
+    CHECK_STATUS(codex_last_error_status(), CODEX_STATUS_UNSUPPORTED);
+    if (strstr(msg, method) == NULL || strstr(msg, transport) == NULL)
+        FAIL("message `%s` does not name %s and the %s transport", msg, method, transport);
+    printf("  %s: %s\n", method, msg);
+}
+
+static void check_exec(void) {
+    const char *args[] = {"--skip-git-repo-check"}; /* CODEX_WORK is not a Git repository */
+    codex_options_t o = test_options(CODEX_DELIVERY_POLL);
+    codex_client_t *c = NULL;
+    char *init = NULL, *thread = NULL, *turn = NULL, *text, *fork = NULL;
+    char params[512];
+    o.transport = "exec";
+    o.args = args;
+    o.args_len = 1;
+    CHECK_OK(codex_client_new(&o, &c));
+    CHECK_OK(codex_client_connect(c, &init));
+    CHECK(init != NULL);
+    codex_string_free(init);
+    CHECK_OK(codex_client_thread_start(c, NULL, 0, &thread));
+    CHECK(thread != NULL);
+    text = run_turn(c, thread, "MOCK_TEXT: hello exec", &turn);
+    if (strcmp(text, "hello exec") != 0) FAIL("final agent message `%s`, expected `hello exec`", text);
+    free(text);
+
+    check_unsupported(codex_client_turn_steer(c, thread, turn, "more", 0), "turn/steer", "exec");
+    snprintf(params, sizeof params, "{\"threadId\":\"%s\"}", thread);
+    check_unsupported(codex_client_call(c, "thread/fork", params, 0, &fork), "thread/fork", "exec");
+    CHECK(fork == NULL);
+    /* the connection is still usable after an unsupported call */
+    CHECK(codex_client_is_connected(c));
+
+    codex_string_free(turn);
+    codex_string_free(thread);
+    CHECK_OK(codex_client_disconnect(c));
+    codex_client_free(c);
+    printf("  exec: ok\n");
+}
+
+static void check_mcp(void) {
+    const char *bin = env_or_die("CODEX_092_BIN");
+    const char *base = env_or_die("MOCK_MODEL_BASE_URL");
+    char env0[512];
+    const char *envs[1];
+    const char *cfg[] = {"features.unified_exec=true"};
+    codex_options_t o = test_options(CODEX_DELIVERY_POLL);
+    codex_client_t *c = NULL;
+    char *init = NULL, *thread = NULL, *turn = NULL, *text;
+    /* OPENAI_BASE_URL keeps 0.92.0 off the network (it fetches the model list at start-up);
+     * unified_exec as in core/tests/mcp_transport.rs */
+    snprintf(env0, sizeof env0, "OPENAI_BASE_URL=%s", base);
+    envs[0] = env0;
+    o.transport = "mcp";
+    o.codex_bin = bin;
+    o.env = envs;
+    o.env_len = 1;
+    o.config_overrides = cfg;
+    o.config_overrides_len = 1;
+    CHECK_OK(codex_client_new(&o, &c));
+    CHECK_OK(codex_client_connect(c, &init));
+    CHECK(init != NULL && strstr(init, "0.92.0") != NULL);
+    codex_string_free(init);
+    CHECK_OK(codex_client_thread_start(c, NULL, 0, &thread));
+    text = run_turn(c, thread, "MOCK_TEXT: hello mcp", &turn);
+    if (strcmp(text, "hello mcp") != 0) FAIL("final agent message `%s`, expected `hello mcp`", text);
+    free(text);
+    codex_string_free(turn);
+    codex_string_free(thread);
+    CHECK_OK(codex_client_disconnect(c));
+    codex_client_free(c);
+    printf("  mcp: ok\n");
+}
+
+int main(void) {
+    check_bad_specs();
+    check_exec();
+    check_mcp();
+    printf("test_transport: ok\n");
+    return 0;
+}
