@@ -232,7 +232,9 @@ def test_no_fd_thread_or_task_leaks(fake_bin: str) -> None:
         async with AsyncClient(**fake(fake_bin)) as ac:
             for _ in range(20):
                 await ac.request("x")
-            assert ac._bridge.driver is not None and ac._bridge.driver.pending() == 1
+            # No request task is left behind; at most the event pump's own wait is pending
+            # (0 while it is between two batches).
+            assert ac._bridge.driver is not None and ac._bridge.driver.pending() <= 1
 
     warm()
     run(round_trip())
