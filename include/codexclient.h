@@ -377,6 +377,7 @@ typedef struct codex_options_t {
   /**
    * Transport spec. NULL or `""`: `"stdio"` (spawn `codex app-server`, JSON-RPC over its
    * stdin/stdout). Accepted values:
+   *
    *   - `"stdio"`: the default;
    *   - `"exec"`: one `codex exec --json` process per turn (`codex exec resume` for later
    *     turns). No approvals (Codex runs with approval policy `never`), steer, fork, thread
@@ -385,9 +386,11 @@ typedef struct codex_options_t {
    *   - `"mcp"`: `codex mcp-server` (Codex 0.92.0 and older; newer Codex has no
    *     `mcp-server`): one thread per `codex` tool call, continued with `codex-reply`;
    *   - `"ws://HOST:PORT/"` or `"wss://HOST:PORT/"`: connect to a running
-   *     `codex app-server --listen ws://...` (see `token`);
+   *     `codex app-server --listen ws://...` (see `token`). This build has no TLS:
+   *     `codex_client_connect` over `wss://` fails with `CODEX_STATUS_UNSUPPORTED`;
    *   - `"unix"`: the app-server control socket `$CODEX_HOME/app-server-control/
    *     app-server-control.sock`; `"unix://PATH"`: the control socket at PATH.
+   *
    * Anything else makes `codex_client_new` fail with `CODEX_STATUS_INVALID_ARGUMENT` (and a
    * message naming the accepted values). A request (or a request parameter) the chosen
    * transport cannot handle fails with `CODEX_STATUS_UNSUPPORTED`, and the last error message
@@ -397,9 +400,10 @@ typedef struct codex_options_t {
   const char *transport;
   /**
    * Bearer token for a `ws://` / `wss://` transport, sent as `Authorization: Bearer <token>`
-   * on the WebSocket upgrade (only over `wss://` or to a loopback `ws://` address). NULL: no
-   * token. A token with any other transport makes `codex_client_new` fail with
-   * `CODEX_STATUS_INVALID_ARGUMENT`. The token is never logged nor put into an error message.
+   * on the WebSocket upgrade. NULL: no token. It is only sent over `wss://` or to a loopback
+   * `ws://` address: `codex_client_connect` to any other `ws://` host with a token fails with
+   * `CODEX_STATUS_INVALID_ARGUMENT`. A token with a transport that is not `ws://` / `wss://`
+   * makes `codex_client_new` fail with `CODEX_STATUS_INVALID_ARGUMENT`. The token is never logged nor put into an error message.
    * Ownership: borrowed, read (copied) during `codex_client_new` only.
    */
   const char *token;

@@ -68,6 +68,7 @@ pub struct codex_options_t {
     pub max_line_bytes: usize,
     /// Transport spec. NULL or `""`: `"stdio"` (spawn `codex app-server`, JSON-RPC over its
     /// stdin/stdout). Accepted values:
+    ///
     ///   - `"stdio"`: the default;
     ///   - `"exec"`: one `codex exec --json` process per turn (`codex exec resume` for later
     ///     turns). No approvals (Codex runs with approval policy `never`), steer, fork, thread
@@ -76,9 +77,11 @@ pub struct codex_options_t {
     ///   - `"mcp"`: `codex mcp-server` (Codex 0.92.0 and older; newer Codex has no
     ///     `mcp-server`): one thread per `codex` tool call, continued with `codex-reply`;
     ///   - `"ws://HOST:PORT/"` or `"wss://HOST:PORT/"`: connect to a running
-    ///     `codex app-server --listen ws://...` (see `token`);
+    ///     `codex app-server --listen ws://...` (see `token`). This build has no TLS:
+    ///     `codex_client_connect` over `wss://` fails with `CODEX_STATUS_UNSUPPORTED`;
     ///   - `"unix"`: the app-server control socket `$CODEX_HOME/app-server-control/
     ///     app-server-control.sock`; `"unix://PATH"`: the control socket at PATH.
+    ///
     /// Anything else makes `codex_client_new` fail with `CODEX_STATUS_INVALID_ARGUMENT` (and a
     /// message naming the accepted values). A request (or a request parameter) the chosen
     /// transport cannot handle fails with `CODEX_STATUS_UNSUPPORTED`, and the last error message
@@ -86,9 +89,10 @@ pub struct codex_options_t {
     /// exec transport"). Ownership: borrowed, read (copied) during `codex_client_new` only.
     pub transport: *const c_char,
     /// Bearer token for a `ws://` / `wss://` transport, sent as `Authorization: Bearer <token>`
-    /// on the WebSocket upgrade (only over `wss://` or to a loopback `ws://` address). NULL: no
-    /// token. A token with any other transport makes `codex_client_new` fail with
-    /// `CODEX_STATUS_INVALID_ARGUMENT`. The token is never logged nor put into an error message.
+    /// on the WebSocket upgrade. NULL: no token. It is only sent over `wss://` or to a loopback
+    /// `ws://` address: `codex_client_connect` to any other `ws://` host with a token fails with
+    /// `CODEX_STATUS_INVALID_ARGUMENT`. A token with a transport that is not `ws://` / `wss://`
+    /// makes `codex_client_new` fail with `CODEX_STATUS_INVALID_ARGUMENT`. The token is never logged nor put into an error message.
     /// Ownership: borrowed, read (copied) during `codex_client_new` only.
     pub token: *const c_char,
 }
@@ -173,4 +177,59 @@ pub(crate) unsafe fn convert(opts: *const codex_options_t) -> Result<Converted, 
     }
     o.delivery = Delivery::Poll;
     Ok(Converted { options: o, poll })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::error::codex_status_t::{self, *};
+    use crate::error::status_of;
+
+    fn zeroed() -> codex_options_t {
+        // SAFETY: every field is an integer, bool or raw pointer: all-zero is valid (and is
+        // what C callers get from `codex_options_t o = {0};`).
+        unsafe { std::mem::zeroed() }
+    }
+
+    fn status(f: &Fail) -> codex_status_t {
+        match f {
+            Fail::Core(e) => status_of(e),
+            Fail::Status(s, _) => *s,
+        }
+    }
+
+    #[test]
+    fn transport_and_token_are_parsed() {
+        let mut c = zeroed();
+        // SAFETY: all pointers are NULL or point to live NUL-terminated strings.
+        let conv = unsafe { convert(&c) }.ok().unwrap();
+        assert_eq!(conv.options.transport, TransportKind::Stdio);
+        c.transport = c"exec".as_ptr();
+        let conv = unsafe { convert(&c) }.ok().unwrap();
+        assert!(matches!(conv.options.transport, TransportKind::Exec(_)));
+        c.transport = c"wss://example.com/".as_ptr();
+        c.token = c"sekret".as_ptr();
+        let conv = unsafe { convert(&c) }.ok().unwrap();
+        assert_eq!(
+            conv.options.transport,
+            TransportKind::WebSocket {
+                url: "wss://example.com/".into(),
+                token: Some("sekret".into())
+            }
+        );
+        assert!(!format!("{:?}", conv.options).contains("sekret"));
+        c.transport = c"exec".as_ptr();
+        let Err(e) = (unsafe { convert(&c) }) else {
+            panic!("a token with exec was accepted")
+        };
+        assert_eq!(status(&e), CODEX_STATUS_INVALID_ARGUMENT);
+        assert!(!format!("{e:?}").contains("sekret"));
+        c.token = std::ptr::null();
+        c.transport = c"http://x".as_ptr();
+        let Err(e) = (unsafe { convert(&c) }) else {
+            panic!("http://x was accepted")
+        };
+        assert_eq!(status(&e), CODEX_STATUS_INVALID_ARGUMENT);
+        assert!(format!("{e:?}").contains("http://x"));
+    }
 }
