@@ -787,12 +787,17 @@ fn working_directory_and_additional_directories_reach_codex() {
     let env = RealEnv::new();
     let root = TempDir::new("exec-root");
     let extra = TempDir::new("exec-extra");
-    let c = Client::new(exec_options(
+    // workspace-write also allows /tmp and $TMPDIR by default, where a clone (and so these
+    // temp dirs) may live: exclude them so only the workspace and --add-dir are writable.
+    let opts = exec_options(
         &env,
         ExecOptions::new()
             .working_directory(root.path())
             .sandbox_mode("workspace-write"),
-    ));
+    )
+    .config("sandbox_workspace_write.exclude_slash_tmp", "true")
+    .config("sandbox_workspace_write.exclude_tmpdir_env_var", "true");
+    let c = Client::new(opts);
     c.connect().unwrap();
     let t = c.thread_start(json!({})).unwrap();
     let r = t.run("MOCK_EXEC_PLAIN: pwd").unwrap();
