@@ -21,6 +21,11 @@ mkdir -p "$LOG"
 step() { echo; echo "== $* ($(( $(date +%s) - start )) s)"; }
 
 bash scripts/setup.sh
+step "no build outputs in git"
+if [ -d .git ] || git rev-parse --git-dir >/dev/null 2>&1; then
+  tracked=$(git ls-files | grep -E '\.(so|a|o|dylib|whl|pyd|beam)$|(^|/)target/' | grep -v '^schema/' || true)
+  [ -z "$tracked" ] || { echo "build outputs are tracked in git (remove them; .gitignore covers them):" >&2; echo "$tracked" >&2; exit 1; }
+fi
 step "generated protocol code"
 bash scripts/check-generated.sh
 step "rustfmt"
