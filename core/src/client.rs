@@ -12,7 +12,7 @@ use std::time::Duration;
 use crate::dispatch::{
     ConnectionHandler, Dispatcher, Handlers, NotificationHandler, ServerRequestHandler,
 };
-use crate::error::{Error, Result};
+use crate::error::{DisconnectInfo, Error, Result};
 use crate::event::{ConnectionEvent, Event, Notification, ServerRequest};
 use crate::options::{ClientOptions, Delivery, RequestOptions};
 use crate::queue::EventQueue;
@@ -49,7 +49,7 @@ impl InitializeResult {
 
 /// One connection of a client: the session and, in callback mode, its dispatch thread.
 struct Connection {
-    session: Session,
+    session: Arc<Session>,
     dispatcher: Option<Dispatcher>,
     init: InitializeResult,
 }
@@ -72,10 +72,18 @@ impl Drop for Connection {
     }
 }
 
+/// The client's connection slot: the live connection, or the one being opened.
+#[derive(Default)]
+struct Slot {
+    live: Option<Arc<Mutex<Connection>>>,
+    /// A `connect()` in progress: `disconnect()` shuts it down, which ends the connect.
+    connecting: Option<Arc<Session>>,
+}
+
 struct Inner {
     options: ClientOptions,
     handlers: Arc<Handlers>,
-    conn: Mutex<Option<Arc<Mutex<Connection>>>>,
+    conn: Mutex<Slot>,
     /// The session of the current connection, for the request fast path.
     current: Mutex<Option<Arc<SessionShared>>>,
     /// Poll mode readiness descriptor, shared by every connection of this client.
@@ -87,6 +95,13 @@ struct Inner {
 /// Lifecycle is explicit: [`connect`](Self::connect) spawns the server, runs the
 /// `initialize`/`initialized` handshake and returns the server's `initialize` result;
 /// [`disconnect`](Self::disconnect) stops it. Dropping the last clone disconnects too.
+///
+/// # What keeps a client alive
+/// Every `Client` clone, wherever it is: a clone captured by a handler registered on this
+/// client keeps it (and its server) alive until [`disconnect`](Self::disconnect), since the
+/// client owns its handlers. In a handler capture a [`WeakClient`]
+/// ([`downgrade`](Self::downgrade)) instead; then dropping the last other clone disconnects.
+/// Server requests, turn streams and threads hold the connection only while in use.
 ///
 /// # Threads
 /// The connection runs on a runtime thread owned by the library (`codex-client-rt`). In
@@ -113,7 +128,7 @@ impl Client {
             inner: Arc::new(Inner {
                 options,
                 handlers: Arc::new(Handlers::default()),
-                conn: Mutex::new(None),
+                conn: Mutex::new(Slot::default()),
                 current: Mutex::new(None),
                 readiness: Mutex::new(None),
             }),
@@ -123,6 +138,14 @@ impl Client {
     /// The options this client was created with.
     pub fn options(&self) -> &ClientOptions {
         &self.inner.options
+    }
+
+    /// A handle that does not keep the client alive: capture it in handlers registered on
+    /// this client (see "What keeps a client alive").
+    pub fn downgrade(&self) -> WeakClient {
+        WeakClient {
+            inner: Arc::downgrade(&self.inner),
+        }
     }
 
     fn initialize_params(&self) -> Box<RawValue> {
@@ -161,59 +184,100 @@ impl Client {
         self.finish_connect(session, outcome)
     }
 
+    /// Start the session (the transport opens on the runtime thread) and send `initialize`,
+    /// whose deadline is the connect timeout: it bounds the opening and the handshake.
     #[allow(clippy::type_complexity)]
     fn begin_connect(
         &self,
     ) -> Result<(
-        Session,
+        Arc<Session>,
         tokio::sync::oneshot::Receiver<Result<Box<RawValue>>>,
     )> {
-        if self.is_connected() {
-            return Err(Error::AlreadyConnected);
-        }
         let handlers = match self.inner.options.delivery {
             Delivery::Callbacks => Some(self.inner.handlers.clone()),
             Delivery::Poll => None,
         };
-        let session = Session::start(&self.inner.options, handlers)?;
-        let rx = session.shared.start_request(
-            "initialize",
-            &self.initialize_params(),
-            RequestOptions::default(),
-            true,
-        )?;
-        Ok((session, rx))
+        let session = {
+            let mut slot = self.inner.conn.lock().unwrap();
+            if slot
+                .live
+                .as_ref()
+                .is_some_and(|c| c.lock().unwrap().session.shared.is_open())
+            {
+                return Err(Error::AlreadyConnected);
+            }
+            if slot.connecting.is_some() {
+                return Err(Error::InvalidState(
+                    "a connect() of this client is already in progress".into(),
+                ));
+            }
+            let session = Arc::new(Session::start(&self.inner.options, handlers)?);
+            slot.connecting = Some(session.clone());
+            session
+        };
+        let opts = RequestOptions {
+            timeout: Some(self.inner.options.connect_timeout),
+            retry: Some(crate::RetryPolicy::none()),
+            read_ahead: Some(false),
+        };
+        match session
+            .shared
+            .start_request("initialize", &self.initialize_params(), opts, true)
+        {
+            Ok(rx) => Ok((session, rx)),
+            Err(e) => {
+                self.abandon_connect(&session);
+                Err(e)
+            }
+        }
+    }
+
+    /// Stop a connect that failed and free the slot (unless `disconnect()` took it).
+    fn abandon_connect(&self, session: &Arc<Session>) {
+        {
+            let mut slot = self.inner.conn.lock().unwrap();
+            if slot
+                .connecting
+                .as_ref()
+                .is_some_and(|s| Arc::ptr_eq(s, session))
+            {
+                slot.connecting = None;
+            }
+        }
+        session.shutdown();
     }
 
     fn finish_connect(
         &self,
-        session: Session,
+        session: Arc<Session>,
+        outcome: std::result::Result<Result<Box<RawValue>>, tokio::sync::oneshot::error::RecvError>,
+    ) -> Result<InitializeResult> {
+        let result = self.complete_handshake(&session, outcome);
+        if result.is_err() {
+            self.abandon_connect(&session);
+        }
+        result
+    }
+
+    fn complete_handshake(
+        &self,
+        session: &Arc<Session>,
         outcome: std::result::Result<Result<Box<RawValue>>, tokio::sync::oneshot::error::RecvError>,
     ) -> Result<InitializeResult> {
         let raw = match outcome {
             Ok(Ok(raw)) => raw,
-            Ok(Err(e)) => {
-                session.shutdown();
-                return Err(e);
-            }
-            Err(_) => {
-                session.shutdown();
-                return Err(session.shared.disconnect_error());
-            }
+            Ok(Err(e)) => return Err(e),
+            Err(_) => return Err(session.shared.disconnect_error()),
         };
         let value: Value = serde_json::from_str(raw.get())
             .map_err(|e| Error::Protocol(format!("bad initialize result: {e}")))?;
         if !value.is_object() {
-            session.shutdown();
             return Err(Error::Protocol(format!(
                 "initialize result is not an object: {value}"
             )));
         }
         let init = InitializeResult::from_value(value);
-        if let Err(e) = session.shared.notify("initialized", None) {
-            session.shutdown();
-            return Err(e);
-        }
+        session.shared.notify("initialized", None)?;
         session.shared.mark_open();
         let dispatcher = match self.inner.options.delivery {
             Delivery::Callbacks => Some(
@@ -227,35 +291,48 @@ impl Client {
         if let Some(r) = self.inner.readiness.lock().unwrap().clone() {
             session.shared.queue.set_readiness(Some(r));
         }
-        let shared = session.shared.clone();
+        let mut slot = self.inner.conn.lock().unwrap();
+        if !slot
+            .connecting
+            .as_ref()
+            .is_some_and(|s| Arc::ptr_eq(s, session))
+        {
+            // disconnect() ran meanwhile: it has shut this session down.
+            drop(slot);
+            drop(dispatcher);
+            return Err(Error::Disconnected(DisconnectInfo {
+                reason: "connect aborted by disconnect()".into(),
+                stderr_tail: String::new(),
+            }));
+        }
+        slot.connecting = None;
         let conn = Connection {
-            session,
+            session: session.clone(),
             dispatcher,
             init: init.clone(),
         };
-        let mut slot = self.inner.conn.lock().unwrap();
-        if slot
-            .as_ref()
-            .is_some_and(|c| c.lock().unwrap().session.shared.is_open())
-        {
-            drop(slot);
-            drop(conn);
-            return Err(Error::AlreadyConnected);
-        }
-        let old = slot.replace(Arc::new(Mutex::new(conn)));
-        *self.inner.current.lock().unwrap() = Some(shared);
+        let old = slot.live.replace(Arc::new(Mutex::new(conn)));
+        *self.inner.current.lock().unwrap() = Some(session.shared.clone());
         drop(slot);
         drop(old);
         Ok(init)
     }
 
-    /// Stop the server and end the connection. Every pending request fails with
+    /// Stop the server and end the connection, or abort a `connect()` in progress (it then
+    /// fails with [`Error::Disconnected`]). Every pending request fails with
     /// [`Error::Disconnected`]. Idempotent. After it returns no callback runs again (when
-    /// called from a callback, the current callback is the last).
+    /// called from a callback, the current callback is the last) and the server process is
+    /// reaped.
     pub fn disconnect(&self) {
-        let conn = self.inner.conn.lock().unwrap().take();
+        let (live, connecting) = {
+            let mut slot = self.inner.conn.lock().unwrap();
+            (slot.live.take(), slot.connecting.take())
+        };
         *self.inner.current.lock().unwrap() = None;
-        if let Some(c) = conn {
+        if let Some(s) = connecting {
+            s.shutdown();
+        }
+        if let Some(c) = live {
             c.lock().unwrap().close();
         }
     }
@@ -271,6 +348,7 @@ impl Client {
             .conn
             .lock()
             .unwrap()
+            .live
             .as_ref()
             .map(|c| c.lock().unwrap().init.clone())
     }
@@ -497,12 +575,34 @@ fn parse_result(raw: &RawValue) -> Result<Value> {
 
 type BatchFuture = Pin<Box<dyn Future<Output = (bool, Vec<Event>)> + Send>>;
 
-/// An async stream of events (poll mode). Cancellation-safe: dropping it loses no event.
+/// An async stream of events (poll mode). Cancellation-safe: dropping it loses no event
+/// (events it had taken but not yet yielded go back to the front of the client's queue).
 pub struct EventStream {
     queue: Arc<EventQueue>,
     buf: VecDeque<Event>,
     fut: Option<BatchFuture>,
     done: bool,
+}
+
+impl Drop for EventStream {
+    fn drop(&mut self) {
+        if !self.buf.is_empty() {
+            self.queue.give_back(self.buf.drain(..));
+        }
+    }
+}
+
+/// A [`Client`] handle that does not keep the client alive ([`Client::downgrade`]).
+#[derive(Clone)]
+pub struct WeakClient {
+    inner: std::sync::Weak<Inner>,
+}
+
+impl WeakClient {
+    /// The client, while some `Client` clone still exists.
+    pub fn upgrade(&self) -> Option<Client> {
+        self.inner.upgrade().map(|inner| Client { inner })
+    }
 }
 
 impl futures_core::Stream for EventStream {

@@ -32,6 +32,23 @@ pub(crate) struct Handlers {
 
 thread_local! {
     static ON_DISPATCH_THREAD: Cell<bool> = const { Cell::new(false) };
+    static DELIVERS_EVENTS: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Mark the calling thread as one that delivers or pulls a client's events. A request made
+/// on such a thread lets the reader read ahead past a full queue (see
+/// [`ClientOptions::read_ahead_bytes`](crate::ClientOptions::read_ahead_bytes)), since the
+/// events would otherwise wait for this very thread and the response behind them never
+/// arrive. The library marks its dispatch threads and every thread that pulls events
+/// (`next_event`, `next_events`, polling `events()`); a binding marks the threads that run
+/// its users' callbacks. The mark lasts for the thread's life.
+pub fn mark_event_delivery_thread() {
+    DELIVERS_EVENTS.with(|c| c.set(true));
+}
+
+/// Whether the calling thread delivers or pulls events ([`mark_event_delivery_thread`]).
+pub(crate) fn delivers_events() -> bool {
+    DELIVERS_EVENTS.with(|c| c.get())
 }
 
 /// Block SIGPIPE in the calling library-owned thread: writing to a server that went away then
@@ -158,6 +175,7 @@ impl Dispatcher {
             .spawn(move || {
                 block_sigpipe();
                 ON_DISPATCH_THREAD.with(|c| c.set(true));
+                mark_event_delivery_thread();
                 let mut batch = Vec::with_capacity(256);
                 loop {
                     let more = queue.wait_drain(&mut batch, 256, None);

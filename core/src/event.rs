@@ -337,6 +337,18 @@ pub enum Event {
 }
 
 impl Event {
+    /// What the event costs in a queue, for the read-ahead budget: its JSON text plus a fixed
+    /// allowance for the structure around it.
+    pub(crate) fn queued_bytes(&self) -> usize {
+        const OVERHEAD: usize = 128;
+        OVERHEAD
+            + match self {
+                Event::Notification(n) => n.method.len() + n.params.get().len(),
+                Event::ServerRequest(r) => r.method.len() + r.params.get().len(),
+                Event::Connection(_) => 0,
+            }
+    }
+
     /// The method name for notifications and server requests.
     pub fn method(&self) -> Option<&str> {
         match self {

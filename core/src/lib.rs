@@ -37,16 +37,18 @@ pub mod transport;
 mod turn;
 mod typed;
 
-pub use client::{Client, EventStream, InitializeResult};
+pub use client::{Client, EventStream, InitializeResult, WeakClient};
 pub use dispatch::{
-    on_dispatch_thread, ConnectionHandler, NotificationHandler, ServerRequestHandler,
+    mark_event_delivery_thread, on_dispatch_thread, ConnectionHandler, NotificationHandler,
+    ServerRequestHandler,
 };
 pub use error::{DisconnectInfo, Error, Result, RpcError, OVERLOADED_CODE};
 pub use event::{fail_closed_answer, ConnectionEvent, Event, Notification, ServerRequest};
 pub use message::RequestId;
 pub use options::{
     ClientOptions, Delivery, ExecOptions, RequestOptions, RetryPolicy, TransportKind,
-    DEFAULT_EVENT_QUEUE_CAPACITY, DEFAULT_MAX_LINE_BYTES, DEFAULT_TIMEOUT,
+    DEFAULT_CONNECT_TIMEOUT, DEFAULT_EVENT_QUEUE_CAPACITY, DEFAULT_MAX_LINE_BYTES,
+    DEFAULT_READ_AHEAD_BYTES, DEFAULT_TIMEOUT,
 };
 pub use thread::{Input, Thread, ThreadStatus};
 pub use turn::{TurnIter, TurnResult, TurnStream};

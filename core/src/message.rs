@@ -113,6 +113,22 @@ pub(crate) fn classify(msg: Incoming<'_>) -> Result<Classified<'_>, String> {
     }
 }
 
+/// Append caller-supplied JSON text so that it stays on one line. The text is valid JSON (a
+/// `RawValue`), where a raw CR or LF can only be insignificant whitespace (inside strings
+/// they must be escaped), so each becomes a space: pretty-printed params keep their meaning
+/// and the framing holds.
+fn push_json(out: &mut Vec<u8>, json: &str) {
+    let start = out.len();
+    out.extend_from_slice(json.as_bytes());
+    if memchr::memchr2(b'\n', b'\r', json.as_bytes()).is_some() {
+        for b in &mut out[start..] {
+            if *b == b'\n' || *b == b'\r' {
+                *b = b' ';
+            }
+        }
+    }
+}
+
 /// Serialize a client request line (with trailing newline).
 pub(crate) fn request_line(id: i64, method: &str, params: &RawValue) -> Vec<u8> {
     let mut out = Vec::with_capacity(32 + method.len() + params.get().len());
@@ -121,7 +137,7 @@ pub(crate) fn request_line(id: i64, method: &str, params: &RawValue) -> Vec<u8> 
     out.extend_from_slice(b",\"method\":");
     serde_json::to_writer(&mut out, method).expect("string serialization cannot fail");
     out.extend_from_slice(b",\"params\":");
-    out.extend_from_slice(params.get().as_bytes());
+    push_json(&mut out, params.get());
     out.extend_from_slice(b"}\n");
     out
 }
@@ -133,7 +149,7 @@ pub(crate) fn notification_line(method: &str, params: Option<&RawValue>) -> Vec<
     serde_json::to_writer(&mut out, method).expect("string serialization cannot fail");
     if let Some(p) = params {
         out.extend_from_slice(b",\"params\":");
-        out.extend_from_slice(p.get().as_bytes());
+        push_json(&mut out, p.get());
     }
     out.extend_from_slice(b"}\n");
     out
@@ -147,7 +163,7 @@ pub(crate) fn response_line(id: &RequestId, outcome: Result<&RawValue, &RpcError
     match outcome {
         Ok(result) => {
             out.extend_from_slice(b",\"result\":");
-            out.extend_from_slice(result.get().as_bytes());
+            push_json(&mut out, result.get());
         }
         Err(e) => {
             out.extend_from_slice(b",\"error\":");
@@ -200,6 +216,36 @@ mod tests {
         ));
         assert!(parse(r#"{"foo":1}"#).is_err());
         assert!(parse(r#"{"id":3}"#).is_err());
+    }
+
+    #[test]
+    fn pretty_printed_json_stays_on_one_line() {
+        let pretty = "{\n  \"text\": \"a\\nb\",\r\n  \"k\": [\n    1,\n    2\n  ]\n}";
+        let raw = RawValue::from_string(pretty.into()).unwrap();
+        let want: serde_json::Value = serde_json::from_str(pretty).unwrap();
+        let e = RpcError {
+            code: 1,
+            message: "m".into(),
+            data: None,
+        };
+        let lines = [
+            request_line(1, "m", &raw),
+            notification_line("m", Some(&raw)),
+            response_line(&RequestId::Int(1), Ok(&raw)),
+            response_line(&RequestId::Int(1), Err(&e)),
+        ];
+        for (i, l) in lines.iter().enumerate() {
+            let body = &l[..l.len() - 1];
+            assert!(
+                !body.contains(&b'\n') && !body.contains(&b'\r'),
+                "line {i} is split"
+            );
+            let v: serde_json::Value = serde_json::from_slice(body).unwrap();
+            let got = v.get("params").or_else(|| v.get("result"));
+            if i < 3 {
+                assert_eq!(got, Some(&want), "line {i} changed the JSON");
+            }
+        }
     }
 
     #[test]

@@ -9,6 +9,10 @@ pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(300);
 pub const DEFAULT_MAX_LINE_BYTES: usize = 64 * 1024 * 1024;
 /// Default number of undelivered events held before the reader stops reading.
 pub const DEFAULT_EVENT_QUEUE_CAPACITY: usize = 4096;
+/// Default bound of a whole connect (spawn or dial, WebSocket upgrade, `initialize`): 30 s.
+pub const DEFAULT_CONNECT_TIMEOUT: Duration = Duration::from_secs(30);
+/// Default read-ahead budget: 64 MiB of queued events (see [`ClientOptions::read_ahead_bytes`]).
+pub const DEFAULT_READ_AHEAD_BYTES: usize = 64 * 1024 * 1024;
 
 /// How events reach the user.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -263,12 +267,23 @@ pub struct ClientOptions {
     pub opt_out_notification_methods: Vec<String>,
     /// Timeout of every request unless overridden per request.
     pub default_timeout: Duration,
+    /// Bound of a whole `connect()`: spawning or dialing, the TCP/unix connect, the WebSocket
+    /// upgrade and the `initialize` round trip together. Past it `connect()` fails with
+    /// [`Error::Timeout`](crate::Error::Timeout) and everything it started is stopped.
+    pub connect_timeout: Duration,
     /// Overload retry policy unless overridden per request.
     pub retry: RetryPolicy,
     /// How events are delivered.
     pub delivery: Delivery,
     /// Undelivered events held before the reader applies backpressure.
     pub event_queue_capacity: usize,
+    /// Read-ahead budget in bytes. A request made on a thread that delivers this client's
+    /// events (a callback, or a thread that pulls them) would deadlock behind a full queue,
+    /// so while one waits the reader keeps reading past `event_queue_capacity` until the
+    /// queued events add up to this many bytes; beyond it notifications are dropped and
+    /// counted in an [`Overflow`](crate::ConnectionEvent::Overflow) event. Requests made
+    /// anywhere else never cause read-ahead: the reader waits and nothing is dropped.
+    pub read_ahead_bytes: usize,
     /// Longest accepted incoming line in bytes; longer lines are skipped and reported.
     pub max_line_bytes: usize,
     /// How many bytes of the server's stderr are kept for error reports.
@@ -292,9 +307,11 @@ impl Default for ClientOptions {
             experimental_api: false,
             opt_out_notification_methods: Vec::new(),
             default_timeout: DEFAULT_TIMEOUT,
+            connect_timeout: DEFAULT_CONNECT_TIMEOUT,
             retry: RetryPolicy::default(),
             delivery: Delivery::Callbacks,
             event_queue_capacity: DEFAULT_EVENT_QUEUE_CAPACITY,
+            read_ahead_bytes: DEFAULT_READ_AHEAD_BYTES,
             max_line_bytes: DEFAULT_MAX_LINE_BYTES,
             stderr_tail_bytes: 16 * 1024,
         }
@@ -369,6 +386,16 @@ impl ClientOptions {
         self.default_timeout = timeout;
         self
     }
+    /// Set the bound of a whole `connect()` (see [`ClientOptions::connect_timeout`]).
+    pub fn connect_timeout(mut self, timeout: Duration) -> Self {
+        self.connect_timeout = timeout;
+        self
+    }
+    /// Set the read-ahead budget (see [`ClientOptions::read_ahead_bytes`]).
+    pub fn read_ahead_bytes(mut self, bytes: usize) -> Self {
+        self.read_ahead_bytes = bytes;
+        self
+    }
     /// Set the overload retry policy.
     pub fn retry(mut self, retry: RetryPolicy) -> Self {
         self.retry = retry;
@@ -398,6 +425,13 @@ pub struct RequestOptions {
     pub timeout: Option<Duration>,
     /// Overload retry policy of this request (default: the client's).
     pub retry: Option<RetryPolicy>,
+    /// Whether the reader reads ahead past a full event queue while this request waits
+    /// (see [`ClientOptions::read_ahead_bytes`]). `None` (the default): only when the request
+    /// is made on a thread that delivers or pulls this client's events. Set `Some(true)` for
+    /// an async consumer that awaits requests inside its event loop on a multi-threaded
+    /// executor, where the request may start on another worker thread than the one that
+    /// polls the events.
+    pub read_ahead: Option<bool>,
 }
 
 impl RequestOptions {
@@ -405,7 +439,7 @@ impl RequestOptions {
     pub fn timeout(timeout: Duration) -> Self {
         RequestOptions {
             timeout: Some(timeout),
-            retry: None,
+            ..Default::default()
         }
     }
 }

@@ -3,7 +3,7 @@
 use bytes::Bytes;
 use serde_json::value::RawValue;
 use std::cmp::Reverse;
-use std::collections::{BinaryHeap, HashMap};
+use std::collections::{BinaryHeap, HashMap, VecDeque};
 use std::time::{Duration, Instant};
 use tokio::sync::oneshot;
 
@@ -24,6 +24,8 @@ pub(crate) struct Entry {
     pub retry: RetryPolicy,
     pub deadline: Instant,
     pub timeout: Duration,
+    /// The reader reads ahead past a full queue while this request waits.
+    pub read_ahead: bool,
 }
 
 /// Pending requests by id, plus a min-heap of deadlines (entries removed from the map are
@@ -34,6 +36,8 @@ pub(crate) struct Table {
     heap: BinaryHeap<Reverse<(Instant, i64)>>,
     /// Set once the connection is closed; no entry is added afterwards.
     pub closed: bool,
+    /// The latest requests that timed out (id, method), so a late answer can be named.
+    pub timed_out: VecDeque<(i64, String)>,
 }
 
 impl Table {
@@ -59,7 +63,7 @@ impl Table {
     }
 
     /// Remove and return every entry whose deadline is at or before `now`.
-    pub fn take_expired(&mut self, now: Instant) -> Vec<Entry> {
+    pub fn take_expired(&mut self, now: Instant) -> Vec<(i64, Entry)> {
         let mut out = Vec::new();
         while let Some(Reverse((d, id))) = self.heap.peek().copied() {
             if d > now {
@@ -67,7 +71,7 @@ impl Table {
             }
             self.heap.pop();
             if self.map.get(&id).is_some_and(|e| e.deadline == d) {
-                out.extend(self.map.remove(&id));
+                out.extend(self.map.remove(&id).map(|e| (id, e)));
             }
         }
         out
@@ -94,6 +98,7 @@ mod tests {
             retry: RetryPolicy::default(),
             deadline,
             timeout: Duration::from_secs(1),
+            read_ahead: false,
         };
         (e, rx)
     }

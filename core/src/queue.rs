@@ -4,11 +4,13 @@
 //! Rules:
 //! - Below `capacity` every event is queued.
 //! - At `capacity` the reader waits (it stops reading, so the server blocks on its output) —
-//!   unless a request of ours is pending: then the reader keeps reading so the response can
-//!   arrive (a blocking request made from a callback must not deadlock), and events go above
-//!   `capacity` up to `hard_capacity`.
-//! - Above `hard_capacity` notifications are shed and counted; an `Overflow` event reports
-//!   them when there is room again. Server requests and connection events are never shed.
+//!   unless a *read-ahead* request is pending (one made on a thread that delivers events,
+//!   which would otherwise wait for itself): then the reader keeps reading so the response
+//!   can arrive, and events go above `capacity` until the queued events add up to the
+//!   read-ahead byte budget.
+//! - Past that budget (read-ahead only) notifications are shed and counted; an `Overflow`
+//!   event reports them as soon as a consumer makes room. Server requests and connection
+//!   events are never shed. Without read-ahead nothing is ever shed.
 
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -21,6 +23,8 @@ use std::sync::Arc;
 
 struct State {
     items: VecDeque<Event>,
+    /// Sum of [`Event::queued_bytes`] over `items`.
+    bytes: usize,
     closed: bool,
     dropped: u64,
     blocked_waiters: usize,
@@ -30,6 +34,29 @@ struct State {
 }
 
 impl State {
+    fn push_back(&mut self, event: Event) {
+        self.bytes += event.queued_bytes();
+        self.items.push_back(event);
+    }
+
+    /// Move up to `max` events into `out`.
+    fn drain_to(&mut self, out: &mut Vec<Event>, max: usize) -> usize {
+        let n = self.items.len().min(max);
+        for ev in self.items.drain(..n) {
+            self.bytes -= ev.queued_bytes();
+            out.push(ev);
+        }
+        n
+    }
+
+    /// Queue the report of shed notifications, if any.
+    fn report_dropped(&mut self) {
+        if self.dropped > 0 {
+            let dropped = std::mem::take(&mut self.dropped);
+            self.push_back(Event::Connection(ConnectionEvent::Overflow { dropped }));
+        }
+    }
+
     /// Keep the readiness descriptor readable exactly while events wait or the queue is closed.
     fn sync_readiness(&self) {
         if let Some(r) = &self.readiness {
@@ -49,7 +76,8 @@ pub(crate) struct EventQueue {
     /// Wakes the reader waiting for room (shared by all queues of one connection).
     pub(crate) signal: Arc<ReaderSignal>,
     capacity: usize,
-    hard_capacity: usize,
+    /// Read-ahead budget: queued bytes past which notifications are shed in read-ahead.
+    read_ahead_bytes: usize,
 }
 
 /// Outcome of a push attempt by the reader.
@@ -82,16 +110,21 @@ impl ReaderSignal {
 
 impl EventQueue {
     #[cfg(test)]
-    pub(crate) fn new(capacity: usize) -> Self {
-        Self::with_signal(capacity, Arc::default())
+    pub(crate) fn new(capacity: usize, read_ahead_bytes: usize) -> Self {
+        Self::with_signal(capacity, read_ahead_bytes, Arc::default())
     }
 
     /// A queue whose consumers wake the reader through `signal`.
-    pub(crate) fn with_signal(capacity: usize, signal: Arc<ReaderSignal>) -> Self {
+    pub(crate) fn with_signal(
+        capacity: usize,
+        read_ahead_bytes: usize,
+        signal: Arc<ReaderSignal>,
+    ) -> Self {
         let capacity = capacity.max(1);
         EventQueue {
             state: Mutex::new(State {
                 items: VecDeque::new(),
+                bytes: 0,
                 closed: false,
                 dropped: 0,
                 blocked_waiters: 0,
@@ -102,7 +135,7 @@ impl EventQueue {
             async_notify: tokio::sync::Notify::new(),
             signal,
             capacity,
-            hard_capacity: capacity.saturating_mul(16).max(capacity + 1024),
+            read_ahead_bytes,
         }
     }
 
@@ -113,17 +146,18 @@ impl EventQueue {
         st.sync_readiness();
     }
 
-    /// Try to queue an event from the reader. `spill` is true while a request is pending.
+    /// Try to queue an event from the reader. `read_ahead` is true while a read-ahead
+    /// request is pending.
     #[cfg(test)]
-    pub(crate) fn push(&self, event: Event, spill: bool) -> Push {
-        self.push_inner(event, spill, false)
+    pub(crate) fn push(&self, event: Event, read_ahead: bool) -> Push {
+        self.push_inner(event, read_ahead, false)
     }
 
     /// Like `push`, but consumers are not woken until [`flush_wake`](Self::flush_wake): the
     /// reader queues every line it already has in its buffer, then wakes consumers once, so a
     /// fast stream costs one wake-up per batch instead of one per event. `Full` flushes first.
-    pub(crate) fn push_deferred(&self, event: Event, spill: bool) -> Push {
-        self.push_inner(event, spill, true)
+    pub(crate) fn push_deferred(&self, event: Event, read_ahead: bool) -> Push {
+        self.push_inner(event, read_ahead, true)
     }
 
     /// Wake consumers for events queued by [`push_deferred`](Self::push_deferred).
@@ -141,32 +175,27 @@ impl EventQueue {
         self.async_notify.notify_one();
     }
 
-    fn push_inner(&self, event: Event, spill: bool, defer: bool) -> Push {
+    fn push_inner(&self, event: Event, read_ahead: bool, defer: bool) -> Push {
         let mut st = self.state.lock().unwrap();
         if st.closed {
             return Push::Closed(event);
         }
-        let len = st.items.len();
-        if len >= self.capacity {
-            if !spill {
+        if st.items.len() >= self.capacity {
+            if !read_ahead {
                 self.signal.reader_waiting.store(true, Ordering::Release);
                 drop(st);
                 // The consumer must see what is queued, or it never makes room.
                 self.flush_wake();
                 return Push::Full(event);
             }
-            if len >= self.hard_capacity && matches!(event, Event::Notification(_)) {
+            if st.bytes >= self.read_ahead_bytes && matches!(event, Event::Notification(_)) {
                 st.dropped += 1;
                 return Push::Done;
             }
         }
         if defer {
-            if st.dropped > 0 {
-                let dropped = std::mem::take(&mut st.dropped);
-                st.items
-                    .push_back(Event::Connection(ConnectionEvent::Overflow { dropped }));
-            }
-            st.items.push_back(event);
+            st.report_dropped();
+            st.push_back(event);
             st.wake_pending = true;
         } else {
             self.enqueue(st, event);
@@ -184,12 +213,8 @@ impl EventQueue {
 
     fn enqueue(&self, mut st: std::sync::MutexGuard<'_, State>, event: Event) {
         let was_empty = st.items.is_empty();
-        if st.dropped > 0 {
-            let dropped = std::mem::take(&mut st.dropped);
-            st.items
-                .push_back(Event::Connection(ConnectionEvent::Overflow { dropped }));
-        }
-        st.items.push_back(event);
+        st.report_dropped();
+        st.push_back(event);
         if was_empty {
             st.sync_readiness();
         }
@@ -215,7 +240,14 @@ impl EventQueue {
         self.async_notify.notify_one();
     }
 
-    fn after_pop(&self, st: &State) {
+    /// After a consumer took events: report shed notifications at once (the stream may stay
+    /// quiet for a long time), keep the readiness fd right and wake a reader waiting for room.
+    fn after_pop(&self, st: &mut State) {
+        if st.dropped > 0 && !st.closed {
+            st.report_dropped();
+            st.sync_readiness();
+            self.async_notify.notify_one();
+        }
         if st.items.is_empty() {
             st.sync_readiness();
         }
@@ -224,14 +256,34 @@ impl EventQueue {
         }
     }
 
+    /// Take events back that a consumer took but did not hand on (a dropped stream): they go
+    /// to the front, in order, for the next consumer.
+    pub(crate) fn give_back(&self, events: impl DoubleEndedIterator<Item = Event>) {
+        let mut st = self.state.lock().unwrap();
+        let mut any = false;
+        for ev in events.rev() {
+            st.bytes += ev.queued_bytes();
+            st.items.push_front(ev);
+            any = true;
+        }
+        if any {
+            st.sync_readiness();
+            let wake_blocked = st.blocked_waiters > 0;
+            drop(st);
+            if wake_blocked {
+                self.cv.notify_one();
+            }
+            self.async_notify.notify_one();
+        }
+    }
+
     #[cfg(test)]
     /// Move up to `max` events into `out` without waiting. Returns `false` once the queue is
     /// closed and empty.
     pub(crate) fn drain_into(&self, out: &mut Vec<Event>, max: usize) -> bool {
         let mut st = self.state.lock().unwrap();
-        let n = st.items.len().min(max);
-        out.extend(st.items.drain(..n));
-        self.after_pop(&st);
+        let n = st.drain_to(out, max);
+        self.after_pop(&mut st);
         !(st.closed && st.items.is_empty() && n == 0)
     }
 
@@ -249,13 +301,13 @@ impl EventQueue {
         max: usize,
         timeout: Option<Duration>,
     ) -> bool {
+        crate::dispatch::mark_event_delivery_thread();
         let deadline = timeout.map(|t| Instant::now() + t);
         let mut st = self.state.lock().unwrap();
         loop {
             if !st.items.is_empty() {
-                let n = st.items.len().min(max);
-                out.extend(st.items.drain(..n));
-                self.after_pop(&st);
+                st.drain_to(out, max);
+                self.after_pop(&mut st);
                 return true;
             }
             if st.closed {
@@ -281,13 +333,13 @@ impl EventQueue {
     /// `false` when the queue is closed and empty.
     pub(crate) async fn next_batch(&self, out: &mut Vec<Event>, max: usize) -> bool {
         loop {
+            crate::dispatch::mark_event_delivery_thread();
             let notified = self.async_notify.notified();
             {
                 let mut st = self.state.lock().unwrap();
                 if !st.items.is_empty() {
-                    let n = st.items.len().min(max);
-                    out.extend(st.items.drain(..n));
-                    self.after_pop(&st);
+                    st.drain_to(out, max);
+                    self.after_pop(&mut st);
                     return true;
                 }
                 if st.closed {
@@ -314,8 +366,8 @@ mod tests {
     }
 
     #[test]
-    fn full_queue_pushes_back_without_spill_and_spills_with_pending_requests() {
-        let q = EventQueue::new(2);
+    fn full_queue_pushes_back_without_read_ahead_and_reads_ahead_when_asked() {
+        let q = EventQueue::new(2, 1 << 20);
         assert!(matches!(q.push(note(0), false), Push::Done));
         assert!(matches!(q.push(note(1), false), Push::Done));
         assert!(matches!(q.push(note(2), false), Push::Full(_)));
@@ -332,28 +384,50 @@ mod tests {
     }
 
     #[test]
-    fn shedding_above_hard_capacity_reports_overflow() {
-        let q = EventQueue::new(1);
-        let hard = q.hard_capacity;
-        for i in 0..hard + 10 {
+    fn read_ahead_sheds_past_the_byte_budget_and_reports_as_soon_as_there_is_room() {
+        let per = note(0).queued_bytes();
+        let q = EventQueue::new(1, per * 5);
+        for i in 0..15 {
             assert!(matches!(q.push(note(i), true), Push::Done));
         }
-        assert_eq!(q.len(), hard);
+        assert_eq!(q.len(), 5, "the budget holds five events");
+        // The stream goes quiet: the report of the ten shed must not wait for a later event.
         let mut out = Vec::new();
         q.drain_into(&mut out, usize::MAX);
-        assert!(matches!(q.push(note(0), true), Push::Done));
+        assert_eq!(out.len(), 5);
         out.clear();
-        q.drain_into(&mut out, usize::MAX);
-        match &out[0] {
-            Event::Connection(ConnectionEvent::Overflow { dropped }) => assert_eq!(*dropped, 10),
-            other => panic!("expected overflow, got {other:?}"),
+        assert!(q.wait_drain(&mut out, usize::MAX, Some(Duration::ZERO)));
+        match &out[..] {
+            [Event::Connection(ConnectionEvent::Overflow { dropped })] => assert_eq!(*dropped, 10),
+            other => panic!("expected one overflow report, got {other:?}"),
         }
-        assert!(matches!(out[1], Event::Notification(_)));
+        assert_eq!(
+            q.state.lock().unwrap().bytes,
+            0,
+            "byte count returns to zero"
+        );
+        // Without read-ahead nothing is shed: the reader is told to wait.
+        assert!(matches!(q.push(note(1), false), Push::Done));
+        assert!(matches!(q.push(note(2), false), Push::Full(_)));
+    }
+
+    #[test]
+    fn events_given_back_come_first_in_order() {
+        let q = EventQueue::new(8, 1 << 20);
+        for i in 0..4 {
+            assert!(matches!(q.push(note(i), false), Push::Done));
+        }
+        let mut out = Vec::new();
+        q.drain_into(&mut out, 2);
+        q.give_back(out.drain(..));
+        q.drain_into(&mut out, usize::MAX);
+        let methods: Vec<_> = out.iter().map(|e| e.method().unwrap().to_owned()).collect();
+        assert_eq!(methods, ["n/0", "n/1", "n/2", "n/3"]);
     }
 
     #[test]
     fn closed_queue_drains_then_ends_and_timeouts_return() {
-        let q = EventQueue::new(4);
+        let q = EventQueue::new(4, 1 << 20);
         let mut out = Vec::new();
         assert!(q.wait_drain(&mut out, 1, Some(Duration::from_millis(10))));
         assert!(out.is_empty());
@@ -366,7 +440,7 @@ mod tests {
 
     #[test]
     fn async_consumer_is_woken_from_another_thread() {
-        let q = std::sync::Arc::new(EventQueue::new(4));
+        let q = std::sync::Arc::new(EventQueue::new(4, 1 << 20));
         let q2 = q.clone();
         let t = std::thread::spawn(move || {
             std::thread::sleep(Duration::from_millis(20));
@@ -380,7 +454,7 @@ mod tests {
 
     #[test]
     fn deferred_pushes_wake_consumers_once_on_flush_and_full_flushes() {
-        let q = Arc::new(EventQueue::new(4));
+        let q = Arc::new(EventQueue::new(4, 1 << 20));
         assert!(matches!(q.push_deferred(note(0), false), Push::Done));
         assert!(matches!(q.push_deferred(note(1), false), Push::Done));
         // Visible to a consumer that looks, even before the wake.

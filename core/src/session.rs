@@ -33,6 +33,11 @@ const CLOSED: u8 = 2;
 const EXIT_GRACE: Duration = Duration::from_millis(500);
 /// How long to wait for the last stderr lines after the server's stdout closed.
 const STDERR_GRACE: Duration = Duration::from_millis(300);
+/// After the server process exited: how long to keep reading what it wrote before exiting
+/// when its stdout does not close (a process it left behind holds the pipe).
+const EXIT_DRAIN: Duration = Duration::from_millis(250);
+/// Request ids that timed out, remembered so that a late answer can be named as one.
+const TIMED_OUT_MEMORY: usize = 64;
 
 enum Outgoing {
     Line(Bytes),
@@ -42,7 +47,9 @@ enum Outgoing {
 /// State shared by the runtime tasks and every handle of one connection.
 pub(crate) struct SessionShared {
     pending: Mutex<Table>,
-    pending_count: AtomicUsize,
+    /// Pending requests that let the reader read ahead past a full queue (made on a thread
+    /// that delivers events; see `ClientOptions::read_ahead_bytes`).
+    read_ahead_pending: AtomicUsize,
     next_id: AtomicI64,
     out: mpsc::UnboundedSender<Outgoing>,
     pub(crate) queue: Arc<EventQueue>,
@@ -57,7 +64,9 @@ pub(crate) struct SessionShared {
     default_timeout: Duration,
     retry: RetryPolicy,
     max_line_bytes: usize,
-    pid: Option<u32>,
+    read_ahead_bytes: usize,
+    /// Process id of the spawned server, once spawned.
+    pid: OnceLock<u32>,
     /// The client's handlers in callback mode (`None` in poll mode).
     handlers: Option<Arc<Handlers>>,
     /// Queues with events whose consumers were not woken yet (reader-side batching).
@@ -96,7 +105,7 @@ impl SessionShared {
 
     /// Process id of the server, for transports that spawn one.
     pub(crate) fn pid(&self) -> Option<u32> {
-        self.pid
+        self.pid.get().copied()
     }
 
     /// The last bytes of the server's stderr.
@@ -144,6 +153,9 @@ impl SessionShared {
         let id = self.next_id.fetch_add(1, Ordering::Relaxed);
         let line = Bytes::from(request_line(id, method, params));
         let timeout = opts.timeout.unwrap_or(self.default_timeout);
+        let read_ahead = opts
+            .read_ahead
+            .unwrap_or_else(crate::dispatch::delivers_events);
         let (tx, rx) = oneshot::channel();
         let entry = Entry {
             tx,
@@ -153,20 +165,26 @@ impl SessionShared {
             retry: opts.retry.unwrap_or(self.retry),
             deadline: Instant::now() + timeout,
             timeout,
+            read_ahead,
         };
         let earliest = {
             let mut table = self.pending.lock().unwrap();
             if table.closed {
                 return Err(self.disconnect_error());
             }
-            self.pending_count.fetch_add(1, Ordering::AcqRel);
+            if read_ahead {
+                self.read_ahead_pending.fetch_add(1, Ordering::AcqRel);
+            }
             table.insert(id, entry)
         };
         if earliest {
             self.timer_wake.notify_one();
         }
-        // A reader stalled on a full queue must keep reading now that a response is awaited.
-        self.signal.wake();
+        if read_ahead {
+            // A reader stalled on a full queue must read on: this thread would otherwise
+            // wait for itself.
+            self.signal.wake();
+        }
         if self.out.send(Outgoing::Line(line)).is_err() {
             self.fail_request(id, self.disconnect_error());
         }
@@ -176,24 +194,53 @@ impl SessionShared {
     fn fail_request(&self, id: i64, err: Error) {
         let entry = self.pending.lock().unwrap().map.remove(&id);
         if let Some(e) = entry {
-            self.pending_count.fetch_sub(1, Ordering::AcqRel);
-            let _ = e.tx.send(Err(err));
+            self.finish(e, Err(err));
         }
     }
 
-    /// Route a response to its pending request, retrying overload errors.
+    /// Hand a request its outcome (the entry is already out of the table).
+    fn finish(&self, entry: Entry, outcome: Result<Box<RawValue>>) {
+        if entry.read_ahead {
+            self.read_ahead_pending.fetch_sub(1, Ordering::AcqRel);
+        }
+        let _ = entry.tx.send(outcome);
+    }
+
+    /// Why a response matches no pending request, in words for the error event.
+    fn unmatched_response(&self, table: &Table, id: &RequestId) -> String {
+        match id {
+            RequestId::Int(n) => match table.timed_out.iter().find(|(i, _)| i == n) {
+                Some((_, method)) => {
+                    format!("late response to request {n} (`{method}`), which had timed out")
+                }
+                None if *n >= 1 && *n < self.next_id.load(Ordering::Relaxed) => {
+                    format!(
+                        "response to request {n}, which is no longer pending (a second answer, or one after a timeout)"
+                    )
+                }
+                None => format!("response with id {n}, which this client never used"),
+            },
+            RequestId::Str(_) => format!("response with id {id}, which this client never used"),
+        }
+    }
+
+    /// Route a response to its pending request, retrying overload errors. A response that
+    /// matches none (unknown id, a second answer, an answer after the timeout) is reported
+    /// as a connection error event; the connection goes on.
     fn complete(&self, id: RequestId, outcome: std::result::Result<&RawValue, RpcError>) {
-        let RequestId::Int(n) = id else {
-            tracing::debug!(%id, "response with an id this client never used; ignored");
+        let mut table = self.pending.lock().unwrap();
+        let entry = match &id {
+            RequestId::Int(n) => table.map.remove(n),
+            RequestId::Str(_) => None,
+        };
+        let Some(mut entry) = entry else {
+            let why = self.unmatched_response(&table, &id);
+            drop(table);
+            self.report(format!("protocol error: {why}; dropped"));
             return;
         };
-        let mut table = self.pending.lock().unwrap();
-        let Some(mut entry) = table.map.remove(&n) else {
-            tracing::debug!(
-                id = n,
-                "late response after timeout (or unknown id); dropped"
-            );
-            return;
+        let RequestId::Int(n) = id else {
+            unreachable!("only integer ids are pending")
         };
         let result = match outcome {
             Ok(raw) => Ok(raw.to_owned()),
@@ -233,19 +280,28 @@ impl SessionShared {
             Err(e) => Err(Error::Rpc(e)),
         };
         drop(table);
-        self.pending_count.fetch_sub(1, Ordering::AcqRel);
-        let _ = entry.tx.send(result);
+        self.finish(entry, result);
     }
 
     fn expire(&self, now: Instant) {
-        let expired = self.pending.lock().unwrap().take_expired(now);
-        for e in expired {
-            self.pending_count.fetch_sub(1, Ordering::AcqRel);
+        let expired = {
+            let mut table = self.pending.lock().unwrap();
+            let expired = table.take_expired(now);
+            for (id, e) in &expired {
+                if table.timed_out.len() == TIMED_OUT_MEMORY {
+                    table.timed_out.pop_front();
+                }
+                table.timed_out.push_back((*id, e.method.clone()));
+            }
+            expired
+        };
+        for (_, e) in expired {
             tracing::debug!(method = %e.method, "request timed out");
-            let _ = e.tx.send(Err(Error::Timeout {
-                method: e.method,
+            let err = Error::Timeout {
+                method: e.method.clone(),
                 after: e.timeout,
-            }));
+            };
+            self.finish(e, Err(err));
         }
     }
 
@@ -256,8 +312,8 @@ impl SessionShared {
     async fn deliver(&self, queue: &Arc<EventQueue>, mut event: Event) {
         let mut queue = queue;
         loop {
-            let spill = self.pending_count.load(Ordering::Acquire) > 0;
-            match queue.push_deferred(event, spill) {
+            let read_ahead = self.read_ahead_pending.load(Ordering::Acquire) > 0;
+            match queue.push_deferred(event, read_ahead) {
                 Push::Done => {
                     let mut dirty = self.dirty.lock().unwrap();
                     if !dirty.last().is_some_and(|q| Arc::ptr_eq(q, queue)) {
@@ -293,6 +349,7 @@ impl SessionShared {
     pub(crate) fn new_queue(&self) -> Arc<EventQueue> {
         Arc::new(EventQueue::with_signal(
             self.queue_capacity,
+            self.read_ahead_bytes,
             self.signal.clone(),
         ))
     }
@@ -368,6 +425,12 @@ impl SessionShared {
 
     /// Fail everything and emit the final event. Idempotent.
     fn close(&self, info: DisconnectInfo) {
+        self.close_with(info, None)
+    }
+
+    /// [`close`](Self::close), failing pending requests with `error` instead of the
+    /// disconnect (a connect that failed reports why).
+    fn close_with(&self, info: DisconnectInfo, error: Option<Error>) {
         let entries = {
             let mut table = self.pending.lock().unwrap();
             if table.closed {
@@ -378,9 +441,11 @@ impl SessionShared {
             let _ = self.close_info.set(info.clone());
             table.take_all()
         };
-        self.pending_count.store(0, Ordering::Release);
         for e in entries {
-            let _ = e.tx.send(Err(Error::Disconnected(info.clone())));
+            let err = error
+                .clone()
+                .unwrap_or_else(|| Error::Disconnected(info.clone()));
+            self.finish(e, Err(err));
         }
         for (_, state) in self.open_requests.lock().unwrap().drain() {
             state.mark_closed();
@@ -408,89 +473,63 @@ pub(crate) struct Session {
 }
 
 impl Session {
-    /// Spawn the server on a new runtime thread. The handshake is the caller's job.
+    /// Start a connection on a new runtime thread and return at once: the transport opens
+    /// on that thread (bounded by `connect_timeout`, aborted by [`shutdown`](Self::shutdown)).
+    /// Requests started now are sent once it is open; if it cannot open they fail with the
+    /// reason. The handshake is the caller's job.
     pub(crate) fn start(opts: &ClientOptions, handlers: Option<Arc<Handlers>>) -> Result<Session> {
-        let (ready_tx, ready_rx) = std::sync::mpsc::sync_channel(1);
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .map_err(|e| Error::Transport(format!("could not build runtime: {e}")))?;
+        let (out_tx, out_rx) = mpsc::unbounded_channel();
+        let (shutdown_tx, shutdown_rx) = oneshot::channel();
+        let signal = Arc::new(ReaderSignal::default());
+        let shared = Arc::new_cyclic(|me| SessionShared {
+            pending: Mutex::new(Table::default()),
+            read_ahead_pending: AtomicUsize::new(0),
+            next_id: AtomicI64::new(1),
+            out: out_tx,
+            queue: Arc::new(EventQueue::with_signal(
+                opts.event_queue_capacity,
+                opts.read_ahead_bytes,
+                signal.clone(),
+            )),
+            signal,
+            queue_capacity: opts.event_queue_capacity,
+            router: Router::default(),
+            state: AtomicU8::new(HANDSHAKE),
+            close_info: OnceLock::new(),
+            stderr: StderrTail::new(opts.stderr_tail_bytes),
+            timer_wake: Notify::new(),
+            open_requests: Mutex::new(HashMap::new()),
+            default_timeout: opts.default_timeout,
+            retry: opts.retry,
+            max_line_bytes: opts.max_line_bytes,
+            read_ahead_bytes: opts.read_ahead_bytes,
+            pid: OnceLock::new(),
+            handlers,
+            dirty: Mutex::new(Vec::new()),
+            me: me.clone(),
+        });
         let opts = opts.clone();
+        let rt_shared = shared.clone();
         let thread = std::thread::Builder::new()
             .name("codex-client-rt".into())
             .spawn(move || {
                 crate::dispatch::block_sigpipe();
-                let rt = match tokio::runtime::Builder::new_current_thread()
-                    .enable_all()
-                    .build()
-                {
-                    Ok(rt) => rt,
-                    Err(e) => {
-                        let _ = ready_tx.send(Err(Error::Transport(format!(
-                            "could not build runtime: {e}"
-                        ))));
-                        return;
-                    }
-                };
-                rt.block_on(async move {
-                    let link = match open_link(&opts).await {
-                        Ok(l) => l,
-                        Err(e) => {
-                            let _ = ready_tx.send(Err(e));
-                            return;
-                        }
-                    };
-                    let (out_tx, out_rx) = mpsc::unbounded_channel();
-                    let (shutdown_tx, shutdown_rx) = oneshot::channel();
-                    let signal = Arc::new(ReaderSignal::default());
-                    let shared = Arc::new_cyclic(|me| SessionShared {
-                        pending: Mutex::new(Table::default()),
-                        pending_count: AtomicUsize::new(0),
-                        next_id: AtomicI64::new(1),
-                        out: out_tx,
-                        queue: Arc::new(EventQueue::with_signal(
-                            opts.event_queue_capacity,
-                            signal.clone(),
-                        )),
-                        signal,
-                        queue_capacity: opts.event_queue_capacity,
-                        router: Router::default(),
-                        state: AtomicU8::new(HANDSHAKE),
-                        close_info: OnceLock::new(),
-                        stderr: StderrTail::new(opts.stderr_tail_bytes),
-                        timer_wake: Notify::new(),
-                        open_requests: Mutex::new(HashMap::new()),
-                        default_timeout: opts.default_timeout,
-                        retry: opts.retry,
-                        max_line_bytes: opts.max_line_bytes,
-                        pid: link.child.as_ref().and_then(|c| c.id()),
-                        handlers,
-                        dirty: Mutex::new(Vec::new()),
-                        me: me.clone(),
-                    });
-                    if ready_tx.send(Ok((shared.clone(), shutdown_tx))).is_err() {
-                        return;
-                    }
-                    run(shared, link, out_rx, shutdown_rx).await;
-                });
+                rt.block_on(open_and_run(rt_shared, opts, out_rx, shutdown_rx));
             })
             .map_err(|e| Error::Transport(format!("could not start the runtime thread: {e}")))?;
-        match ready_rx.recv() {
-            Ok(Ok((shared, shutdown_tx))) => Ok(Session {
-                shared,
-                shutdown: Mutex::new(Some(shutdown_tx)),
-                thread: Mutex::new(Some(thread)),
-            }),
-            Ok(Err(e)) => {
-                let _ = thread.join();
-                Err(e)
-            }
-            Err(_) => {
-                let _ = thread.join();
-                Err(Error::Transport(
-                    "runtime thread exited during start-up".into(),
-                ))
-            }
-        }
+        Ok(Session {
+            shared,
+            shutdown: Mutex::new(Some(shutdown_tx)),
+            thread: Mutex::new(Some(thread)),
+        })
     }
 
-    /// Stop the server and the runtime thread; every pending request fails. Idempotent.
+    /// Stop the server and the runtime thread (or abort the connect in progress); every
+    /// pending request fails. Idempotent.
     pub(crate) fn shutdown(&self) {
         if let Some(tx) = self.shutdown.lock().unwrap().take() {
             let _ = tx.send(());
@@ -521,29 +560,33 @@ struct Link {
     shim: Option<tokio::task::JoinHandle<()>>,
 }
 
+impl Link {
+    fn new(reader: MessageReader, writer: MessageWriter) -> Link {
+        Link {
+            reader,
+            writer,
+            child: None,
+            stderr: None,
+            shim: None,
+        }
+    }
+}
+
 async fn open_link(opts: &ClientOptions) -> Result<Link> {
     match &opts.transport {
         TransportKind::Stdio => {
             let p = process::spawn(opts)?;
             let (reader, writer) = line_halves(p.stdout, p.stdin);
             Ok(Link {
-                reader,
-                writer,
                 child: Some(p.child),
                 stderr: Some(p.stderr),
-                shim: None,
+                ..Link::new(reader, writer)
             })
         }
         TransportKind::WebSocket { url, token } => {
             let ws = ws::connect_url(url, token.as_deref(), opts.max_line_bytes).await?;
             let (reader, writer) = ws_halves(ws);
-            Ok(Link {
-                reader,
-                writer,
-                child: None,
-                stderr: None,
-                shim: None,
-            })
+            Ok(Link::new(reader, writer))
         }
         TransportKind::Unix { path } => {
             let path = match path {
@@ -552,13 +595,7 @@ async fn open_link(opts: &ClientOptions) -> Result<Link> {
             };
             let ws = ws::connect_unix(&path, opts.max_line_bytes).await?;
             let (reader, writer) = ws_halves(ws);
-            Ok(Link {
-                reader,
-                writer,
-                child: None,
-                stderr: None,
-                shim: None,
-            })
+            Ok(Link::new(reader, writer))
         }
         TransportKind::Exec(_) | TransportKind::Mcp => {
             let shim = crate::shim::for_options(opts)?;
@@ -568,13 +605,61 @@ async fn open_link(opts: &ClientOptions) -> Result<Link> {
             let (read, write) = tokio::io::split(ours);
             let (reader, writer) = line_halves(read, write);
             Ok(Link {
-                reader,
-                writer,
-                child: None,
-                stderr: None,
                 shim: Some(shim),
+                ..Link::new(reader, writer)
             })
         }
+    }
+}
+
+/// The runtime thread's work: open the transport within the connect timeout (unless the
+/// client gives up first), then run the connection until it ends.
+async fn open_and_run(
+    shared: Arc<SessionShared>,
+    opts: ClientOptions,
+    out_rx: mpsc::UnboundedReceiver<Outgoing>,
+    mut shutdown_rx: oneshot::Receiver<()>,
+) {
+    // Timers run from the start: the `initialize` deadline covers the transport's opening.
+    let timer = tokio::spawn(timer_loop(shared.clone()));
+    let opened = tokio::select! {
+        r = tokio::time::timeout(opts.connect_timeout, open_link(&opts)) => r.unwrap_or_else(|_| {
+            Err(Error::Timeout {
+                method: format!("connect ({:?})", opts.transport),
+                after: opts.connect_timeout,
+            })
+        }),
+        _ = &mut shutdown_rx => Err(Error::Disconnected(DisconnectInfo {
+            reason: "connect aborted by disconnect()".into(),
+            stderr_tail: String::new(),
+        })),
+    };
+    let link = match opened {
+        Ok(link) => link,
+        Err(e) => {
+            timer.abort();
+            let info = DisconnectInfo {
+                reason: e.to_string(),
+                stderr_tail: String::new(),
+            };
+            shared.close_with(info, Some(e));
+            return;
+        }
+    };
+    if let Some(pid) = link.child.as_ref().and_then(|c| c.id()) {
+        let _ = shared.pid.set(pid);
+    }
+    run(shared, link, out_rx, shutdown_rx, timer).await;
+}
+
+/// Wait for the server process to exit (forever when there is none); how it exited.
+async fn exited(child: Option<&mut tokio::process::Child>) -> String {
+    match child {
+        Some(c) => match c.wait().await {
+            Ok(status) => process::describe(status),
+            Err(e) => format!("could not wait for the server process: {e}"),
+        },
+        None => std::future::pending().await,
     }
 }
 
@@ -583,20 +668,30 @@ async fn run(
     link: Link,
     out_rx: mpsc::UnboundedReceiver<Outgoing>,
     shutdown_rx: oneshot::Receiver<()>,
+    timer: tokio::task::JoinHandle<()>,
 ) {
     let Link {
         reader,
         writer,
-        child,
+        mut child,
         stderr,
         shim,
     } = link;
     let stderr_task = stderr.map(|e| tokio::spawn(stderr_loop(shared.clone(), e)));
     let mut writer = tokio::spawn(writer_loop(writer, out_rx));
-    let timer = tokio::spawn(timer_loop(shared.clone()));
+    let mut reading = std::pin::pin!(reader_loop(&shared, reader));
     let reason = tokio::select! {
-        reason = reader_loop(&shared, reader) => reason,
-        _ = shutdown_rx => "disconnected by the client".to_string(),
+        reason = &mut reading => reason,
+        _ = shutdown_rx => if shared.is_open() {
+            "disconnected by the client".to_string()
+        } else {
+            "connect aborted by disconnect()".to_string()
+        },
+        // The server's own exit ends the connection even while a process it left behind
+        // keeps its stdout open: read what it wrote before exiting, then close.
+        how = exited(child.as_mut()) => {
+            tokio::time::timeout(EXIT_DRAIN, &mut reading).await.unwrap_or(how)
+        }
     };
     // Let queued writes go out, then close our side so the server can finish on its own.
     let _ = shared.out.send(Outgoing::Close);
@@ -608,8 +703,12 @@ async fn run(
     }
     let reason = match child {
         Some(mut child) => {
-            let exit = process::stop(&mut child, EXIT_GRACE).await;
-            format!("{reason} ({exit})")
+            let exit = process::stop(&mut child, shared.pid(), EXIT_GRACE).await;
+            if reason == exit {
+                reason
+            } else {
+                format!("{reason} ({exit})")
+            }
         }
         None => reason,
     };

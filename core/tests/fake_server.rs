@@ -97,9 +97,32 @@ fn timeout_is_its_own_error_and_per_request_override_wins() {
     );
 }
 
+/// Connection events of a client, collected by its connection handler.
+fn collect_connection_events(c: &Client) -> Arc<Mutex<Vec<ConnectionEvent>>> {
+    let events = Arc::new(Mutex::new(Vec::new()));
+    let ev2 = events.clone();
+    c.on_connection_event(move |e| ev2.lock().unwrap().push(e.clone()))
+        .unwrap();
+    events
+}
+
+fn error_events(events: &Mutex<Vec<ConnectionEvent>>) -> Vec<String> {
+    events
+        .lock()
+        .unwrap()
+        .iter()
+        .filter_map(|e| match e {
+            ConnectionEvent::Error(m) => Some(m.clone()),
+            _ => None,
+        })
+        .collect()
+}
+
 #[test]
-fn late_response_after_timeout_is_dropped_quietly() {
-    let c = fake_client(&["slow"], fake_options(&["slow"]));
+fn late_response_after_timeout_is_reported_and_dropped() {
+    let c = Client::new(fake_options(&["slow"]));
+    let events = collect_connection_events(&c);
+    c.connect().unwrap();
     let err = c
         .request_blocking_with(
             "test/slow",
@@ -108,9 +131,43 @@ fn late_response_after_timeout_is_dropped_quietly() {
         )
         .unwrap_err();
     assert!(matches!(err, Error::Timeout { .. }));
-    std::thread::sleep(Duration::from_millis(300)); // the late answer arrives now
+    // The late answer is named in an error event, and nothing else is reported.
+    assert!(
+        wait_until(Duration::from_secs(5), || !error_events(&events).is_empty()),
+        "no event for the late answer"
+    );
+    let errors = error_events(&events);
+    assert_eq!(errors.len(), 1, "{errors:?}");
+    assert!(
+        errors[0].contains("late response to request") && errors[0].contains("test/slow"),
+        "{errors:?}"
+    );
     let v = c.request_blocking("after/late", json!({})).unwrap();
     assert_eq!(v["method"], "after/late");
+}
+
+#[test]
+fn stray_and_duplicate_responses_are_reported_and_the_connection_goes_on() {
+    let c = Client::new(fake_options(&["stray"]));
+    let events = collect_connection_events(&c);
+    c.connect().unwrap();
+    let v = c.request_blocking("test/stray", json!({})).unwrap();
+    assert_eq!(v, json!({"first": true}), "the first answer wins");
+    assert!(
+        wait_until(Duration::from_secs(5), || error_events(&events).len() >= 3),
+        "{:?}",
+        error_events(&events)
+    );
+    let errors = error_events(&events);
+    assert!(errors[0].contains("no longer pending"), "{errors:?}");
+    assert!(errors[1].contains("987654321"), "{errors:?}");
+    assert!(errors[2].contains("\"nobody\""), "{errors:?}");
+    assert!(errors.iter().all(|e| e.starts_with("protocol error")));
+    assert!(c.is_connected());
+    assert_eq!(
+        c.request_blocking("x/y", json!({})).unwrap()["method"],
+        "x/y"
+    );
 }
 
 #[test]
@@ -154,7 +211,9 @@ fn server_death_fails_pending_at_once_with_stderr_tail() {
         let c = c.clone();
         std::thread::spawn(move || c.request_blocking("test/hang", json!({})))
     };
-    std::thread::sleep(Duration::from_millis(50));
+    assert!(wait_until(Duration::from_secs(5), || c
+        .stderr_tail()
+        .contains("received test/hang")));
     let t0 = Instant::now();
     let err = c.request_blocking("test/die", json!({})).unwrap_err();
     assert!(
@@ -198,6 +257,7 @@ fn overload_is_retried_with_backoff_then_succeeds_or_surfaces() {
     assert_eq!(v["attempts"], 3);
     // More failures than attempts: an overload error carrying the attempt count.
     let opts = RequestOptions {
+        read_ahead: None,
         timeout: None,
         retry: Some(RetryPolicy {
             max_attempts: 3,

@@ -155,17 +155,6 @@ fn str_param(params: &Value, key: &str) -> Option<String> {
     params.get(key).and_then(Value::as_str).map(str::to_owned)
 }
 
-/// Kill a process group (best effort).
-fn kill_group(pid: u32) {
-    #[cfg(unix)]
-    // SAFETY: plain syscall on a process group id we created; errors are ignored.
-    unsafe {
-        libc::kill(-(pid as libc::pid_t), libc::SIGKILL);
-    }
-    #[cfg(not(unix))]
-    let _ = pid;
-}
-
 /// Kills the turn's process group when dropped before the process was reaped (the runtime
 /// went away mid-turn).
 struct GroupGuard {
@@ -175,7 +164,7 @@ struct GroupGuard {
 impl Drop for GroupGuard {
     fn drop(&mut self) {
         if let Some(pid) = self.pid {
-            kill_group(pid);
+            crate::transport::process::kill_group(Some(pid));
         }
     }
 }
@@ -736,7 +725,7 @@ impl ExecShim {
         match active.as_ref() {
             Some(a) if want.as_deref().is_none_or(|w| w == a.turn_id) => {
                 a.interrupted.store(true, Ordering::Release);
-                kill_group(a.pid);
+                crate::transport::process::kill_group(Some(a.pid));
                 Ok(json!({}))
             }
             _ => Err(bad_request(format!(
@@ -1092,7 +1081,7 @@ impl Shim for ExecShim {
             for t in threads {
                 if let Some(a) = t.active.lock().unwrap().as_ref() {
                     a.interrupted.store(true, Ordering::Release);
-                    kill_group(a.pid);
+                    crate::transport::process::kill_group(Some(a.pid));
                 }
             }
             let tasks = std::mem::take(&mut *self.tasks.lock().unwrap());

@@ -427,7 +427,8 @@ impl McpShim {
         // after a failed handshake, and the shutdown one) returns only once it is gone.
         let mut child = self.child.lock().await;
         if let Some(mut c) = child.take() {
-            crate::transport::process::stop(&mut c, EXIT_GRACE).await;
+            let pid = c.id();
+            crate::transport::process::stop(&mut c, pid, EXIT_GRACE).await;
         }
     }
 

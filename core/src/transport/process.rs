@@ -77,31 +77,41 @@ pub(crate) fn spawn(opts: &ClientOptions) -> Result<ServerProcess> {
 }
 
 /// Stop the server: it normally exits on stdin EOF (already closed by the caller); after
-/// `grace` the whole process group is killed. Always reaps the child. Returns a description
-/// of how it exited.
-pub(crate) async fn stop(child: &mut Child, grace: Duration) -> String {
-    if let Ok(Some(status)) = child.try_wait() {
-        return describe(status);
-    }
-    if let Ok(Ok(status)) = tokio::time::timeout(grace, child.wait()).await {
-        return describe(status);
-    }
-    kill_group(child);
-    match child.wait().await {
+/// `grace` it is killed. Either way whatever else is left in its process group (`pid` is the
+/// group's id: commands it started, a process holding its pipes) is killed too. Always reaps
+/// the child. Returns a description of how it exited.
+pub(crate) async fn stop(child: &mut Child, pid: Option<u32>, grace: Duration) -> String {
+    let status = match child.try_wait() {
+        Ok(Some(status)) => Ok(status),
+        _ => match tokio::time::timeout(grace, child.wait()).await {
+            Ok(waited) => waited,
+            Err(_) => {
+                kill_group(pid);
+                let _ = child.start_kill();
+                child.wait().await
+            }
+        },
+    };
+    kill_group(pid);
+    match status {
         Ok(status) => describe(status),
         Err(e) => format!("could not reap the server process: {e}"),
     }
 }
 
-fn kill_group(child: &mut Child) {
+/// Kill every process of the group a spawned process leads (`pid` = its process id = the
+/// group id; best effort).
+pub(crate) fn kill_group(pid: Option<u32>) {
+    #[cfg(not(unix))]
+    let _ = pid;
     #[cfg(unix)]
-    if let Some(pid) = child.id() {
-        // SAFETY: plain syscall on a process group id we created; errors are ignored.
+    if let Some(pid) = pid {
+        // SAFETY: plain syscall on a process group id we created; errors (no such group)
+        // are ignored.
         unsafe {
             libc::kill(-(pid as libc::pid_t), libc::SIGKILL);
         }
     }
-    let _ = child.start_kill();
 }
 
 /// Describe an exit status in words.

@@ -129,6 +129,29 @@ pub fn pid_alive(pid: u32) -> bool {
     }
 }
 
+/// Live processes whose environment has `key=value` (a tag a test gives the server it starts,
+/// to find it when the client cannot say its pid).
+pub fn pids_with_env(key: &str, value: &str) -> Vec<u32> {
+    let needle = format!("{key}={value}");
+    let Ok(dir) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    dir.filter_map(|e| e.ok()?.file_name().to_str()?.parse::<u32>().ok())
+        .filter(|pid| {
+            std::fs::read(format!("/proc/{pid}/environ"))
+                .is_ok_and(|env| env.split(|b| *b == 0).any(|kv| kv == needle.as_bytes()))
+        })
+        .filter(|pid| pid_alive(*pid))
+        .collect()
+}
+
+/// A tag unique to this test process and call, for [`pids_with_env`].
+pub fn unique_tag(what: &str) -> String {
+    static N: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let n = N.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    format!("{what}-{}-{n}", std::process::id())
+}
+
 /// Install a tracing subscriber once (RUST_LOG controls it).
 pub fn init_tracing() {
     static ONCE: OnceLock<()> = OnceLock::new();

@@ -40,6 +40,12 @@
 //!   default anyway.
 //! - `close-stdout`: `test/close` closes stdout but keeps reading stdin
 //!   until EOF.
+//! - `no-init`: never answer `initialize` (not part of `all`).
+//! - `orphan`: `test/orphanDie` starts `sleep 30` (inheriting stdout and
+//!   stderr, its pid on stderr as `orphan pid N`) and exits with code 4
+//!   without answering.
+//! - `stray`: `test/stray` answers twice, then sends responses with the ids
+//!   987654321 and "nobody".
 //!
 //! Client answers to server requests are printed to stderr as
 //! `client answered <method>: <json>`.
@@ -54,7 +60,8 @@ use std::process::ExitCode;
 use server::{Mode, Server};
 
 const USAGE: &str = "usage: fake-app-server [--mode NAME]... [--stderr-lines N]\n\
-modes: hang slow die overload garbage bigline unknown approval flood exit-on-eof close-stdout all\n\
+modes: hang slow die overload garbage bigline unknown approval flood exit-on-eof close-stdout\n\
+       no-init orphan stray all\n\
 (env FAKE_MODE=comma,separated,modes also works)";
 
 /// Parsed command-line / environment configuration.

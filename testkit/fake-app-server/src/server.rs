@@ -40,6 +40,12 @@ pub enum Mode {
     ExitOnEof,
     /// Close stdout on `test/close`.
     CloseStdout,
+    /// Never answer `initialize` (not part of `all`).
+    NoInit,
+    /// On `test/orphanDie`, leave a `sleep` holding stdout and stderr, then exit with code 4.
+    Orphan,
+    /// On `test/stray`, answer twice and send responses with ids nobody used.
+    Stray,
 }
 
 impl Mode {
@@ -56,6 +62,8 @@ impl Mode {
         Mode::Flood,
         Mode::ExitOnEof,
         Mode::CloseStdout,
+        Mode::Orphan,
+        Mode::Stray,
     ];
 
     /// Parses a mode from its command-line name.
@@ -72,6 +80,9 @@ impl Mode {
             "flood" => Mode::Flood,
             "exit-on-eof" => Mode::ExitOnEof,
             "close-stdout" => Mode::CloseStdout,
+            "no-init" => Mode::NoInit,
+            "orphan" => Mode::Orphan,
+            "stray" => Mode::Stray,
             _ => return None,
         })
     }
@@ -294,6 +305,10 @@ impl Server {
 
     /// Handles one client request.
     fn request(&mut self, id: Value, method: &str, params: Value) {
+        if method == "initialize" && self.on(Mode::NoInit) {
+            eprintln!("fake-app-server: received initialize (never answered)");
+            return;
+        }
         if method == "initialize" {
             if self.initialized {
                 self.out
@@ -334,7 +349,25 @@ impl Server {
                 self.notify("thread/started", json!({ "thread": thread }));
             }
             "test/lastAnswers" => out.send(&ok(&id, json!({ "answers": self.answers }))),
-            "test/hang" if self.on(Mode::Hang) => {}
+            "test/hang" if self.on(Mode::Hang) => {
+                eprintln!("fake-app-server: received test/hang {id} (never answered)");
+            }
+            "test/orphanDie" if self.on(Mode::Orphan) => {
+                let orphan = std::process::Command::new("sleep").arg("30").spawn();
+                match orphan {
+                    Ok(child) => eprintln!("fake-app-server: orphan pid {}", child.id()),
+                    Err(e) => eprintln!("fake-app-server: could not start the orphan: {e}"),
+                }
+                eprintln!("fatal: fake server dying, its orphan holds stdout");
+                let _ = io::stderr().flush();
+                std::process::exit(4);
+            }
+            "test/stray" if self.on(Mode::Stray) => {
+                out.send(&ok(&id, json!({ "first": true })));
+                out.send(&ok(&id, json!({ "second": true })));
+                out.send(&ok(&json!(987_654_321), json!({})));
+                out.send(&ok(&json!("nobody"), json!({})));
+            }
             "test/slow" if self.on(Mode::Slow) => {
                 let ms = param_u64(&params, "ms", 0);
                 std::thread::spawn(move || {
