@@ -1,0 +1,226 @@
+//! Delivery guarantees against the fake app-server: backpressure without loss, read-ahead
+//! only where a deadlock threatens (bounded in bytes, every drop reported at once), streams
+//! that lose nothing when dropped, one-line framing of caller JSON, handler cycles.
+
+mod support;
+
+use codex_client::{Client, ConnectionEvent, Delivery, Error, Event, RequestOptions};
+use futures_util::StreamExt;
+use serde_json::json;
+use serde_json::value::RawValue;
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+use support::*;
+
+#[test]
+fn a_request_pending_off_the_delivery_thread_gets_backpressure_and_nothing_is_dropped() {
+    let cap = 64;
+    let c = Client::new(
+        fake_options(&["flood"])
+            .delivery(Delivery::Poll)
+            .event_queue_capacity(cap),
+    );
+    c.connect().unwrap();
+    let n = 50_000u64;
+    // The flood request stays pending (from another thread) while the consumer is slow.
+    let flooding = {
+        let c = c.clone();
+        std::thread::spawn(move || c.request_blocking("test/flood", json!({"count": n})))
+    };
+    let (mut received, mut dropped, mut most) = (0u64, 0u64, 0usize);
+    let mut batch = Vec::new();
+    while received + dropped < n {
+        assert!(c
+            .next_events(&mut batch, usize::MAX, Some(Duration::from_secs(10)))
+            .unwrap());
+        assert!(!batch.is_empty(), "events stopped after {received}");
+        most = most.max(batch.len());
+        for ev in batch.drain(..) {
+            match ev {
+                Event::Notification(n) if n.method == "item/agentMessage/delta" => received += 1,
+                Event::Connection(ConnectionEvent::Overflow { dropped: d }) => dropped += d,
+                _ => {}
+            }
+        }
+        if received % 1000 == 0 {
+            std::thread::yield_now();
+        }
+    }
+    assert_eq!(dropped, 0, "notifications were shed");
+    assert_eq!(received, n);
+    // One pull never sees more than the capacity plus what arrived while it was taken.
+    assert!(most <= cap + 1, "the queue grew to {most} (capacity {cap})");
+    assert_eq!(flooding.join().unwrap().unwrap()["sent"], n);
+}
+
+#[test]
+fn read_ahead_from_a_callback_is_bounded_in_bytes_and_every_drop_is_reported_at_once() {
+    let n = 20_000u64;
+    let c = Client::new(
+        fake_options(&["flood"])
+            .event_queue_capacity(8)
+            .read_ahead_bytes(64 * 1024),
+    );
+    let received = Arc::new(AtomicU64::new(0));
+    let dropped = Arc::new(AtomicU64::new(0));
+    let answer = Arc::new(Mutex::new(None));
+    let (r2, a2, c2) = (received.clone(), answer.clone(), c.downgrade());
+    c.on_notification(move |_| {
+        if r2.fetch_add(1, Ordering::SeqCst) == 0 {
+            // On the delivery thread, with the queue filling behind us: this must not
+            // deadlock, so the reader reads ahead (and sheds past the budget).
+            let c = c2.upgrade().unwrap();
+            let r = c.request_blocking_with(
+                "from/callback",
+                json!({}),
+                RequestOptions::timeout(Duration::from_secs(20)),
+            );
+            *a2.lock().unwrap() = Some(r.map(|v| v["method"].clone()));
+        }
+    })
+    .unwrap();
+    let d2 = dropped.clone();
+    c.on_connection_event(move |e| {
+        if let ConnectionEvent::Overflow { dropped } = e {
+            d2.fetch_add(*dropped, Ordering::SeqCst);
+        }
+    })
+    .unwrap();
+    c.connect().unwrap();
+    let sent = c
+        .request_blocking("test/flood", json!({"count": n}))
+        .unwrap();
+    assert_eq!(sent["sent"], n);
+    // After the flood the stream is quiet: every shed notification must still be reported.
+    let all = wait_until(Duration::from_secs(10), || {
+        received.load(Ordering::SeqCst) + dropped.load(Ordering::SeqCst) == n
+    });
+    let (got, lost) = (
+        received.load(Ordering::SeqCst),
+        dropped.load(Ordering::SeqCst),
+    );
+    assert!(all, "received {got} + reported dropped {lost} != {n}");
+    assert!(
+        lost > 0,
+        "the 64 KiB budget should have shed some of {n} notifications"
+    );
+    assert_eq!(
+        answer.lock().unwrap().take().unwrap().unwrap(),
+        json!("from/callback")
+    );
+}
+
+#[test]
+fn dropping_an_event_stream_gives_its_buffered_events_back() {
+    let c = Client::new(fake_options(&["flood"]).delivery(Delivery::Poll));
+    c.connect().unwrap();
+    c.request_blocking("test/flood", json!({"count": 10}))
+        .unwrap();
+    // All ten are queued before the response (same connection, in order).
+    let mut stream = c.events().unwrap();
+    let first = futures_executor::block_on(stream.next()).unwrap();
+    assert_eq!(first.method(), Some("item/agentMessage/delta"));
+    drop(stream);
+    let mut rest = Vec::new();
+    c.next_events(&mut rest, usize::MAX, Some(Duration::from_secs(5)))
+        .unwrap();
+    assert_eq!(
+        rest.len(),
+        9,
+        "events taken by the dropped stream were lost"
+    );
+}
+
+#[test]
+fn pretty_printed_raw_json_goes_out_as_one_line() {
+    let c = Client::new(fake_options(&["approval"]));
+    let answered = Arc::new(Mutex::new(None));
+    let a2 = answered.clone();
+    c.on_server_request(move |req| {
+        *a2.lock().unwrap() = Some(req.respond_json("{\n  \"decision\":\n    \"decline\"\n}"));
+    })
+    .unwrap();
+    c.connect().unwrap();
+    let pretty =
+        serde_json::to_string_pretty(&json!({"a": [1, {"b": "x\ny"}], "c": null})).unwrap();
+    assert!(pretty.contains('\n'));
+    let raw = RawValue::from_string(pretty).unwrap();
+    let echoed = c
+        .request_raw_blocking(
+            "echo/pretty",
+            &raw,
+            RequestOptions::timeout(Duration::from_secs(5)),
+        )
+        .unwrap();
+    let echoed: serde_json::Value = serde_json::from_str(echoed.get()).unwrap();
+    assert_eq!(
+        echoed["params"],
+        json!({"a": [1, {"b": "x\ny"}], "c": null})
+    );
+    c.request_blocking("test/approval", json!({})).unwrap();
+    assert!(wait_until(Duration::from_secs(5), || answered
+        .lock()
+        .unwrap()
+        .is_some()));
+    answered.lock().unwrap().take().unwrap().unwrap();
+    let answers = c.request_blocking("test/lastAnswers", json!({})).unwrap();
+    assert_eq!(
+        answers["answers"][0]["result"],
+        json!({"decision": "decline"})
+    );
+    assert!(
+        !c.stderr_tail().contains("malformed"),
+        "{}",
+        c.stderr_tail()
+    );
+}
+
+#[test]
+fn a_handler_holding_a_weak_client_does_not_keep_the_client_alive() {
+    let c = Client::new(fake_options(&["flood"]));
+    let calls = Arc::new(AtomicUsize::new(0));
+    let (weak, k) = (c.downgrade(), calls.clone());
+    c.on_notification(move |_| {
+        k.fetch_add(1, Ordering::SeqCst);
+        if let Some(c) = weak.upgrade() {
+            let _ = c.is_connected();
+        }
+    })
+    .unwrap();
+    c.connect().unwrap();
+    c.request_blocking("test/flood", json!({"count": 3}))
+        .unwrap();
+    assert!(wait_until(Duration::from_secs(5), || calls
+        .load(Ordering::SeqCst)
+        == 3));
+    let pid = c.server_pid().unwrap();
+    drop(c);
+    assert!(
+        wait_until(Duration::from_secs(5), || !pid_alive(pid)),
+        "the server outlived the last client handle"
+    );
+}
+
+#[test]
+fn a_handler_holding_a_strong_clone_keeps_the_client_until_disconnect() {
+    // The documented rule: a strong clone in a handler keeps the client alive.
+    let c = Client::new(fake_options(&[]));
+    let strong = c.clone();
+    c.on_notification(move |_| {
+        let _ = strong.is_connected();
+    })
+    .unwrap();
+    c.connect().unwrap();
+    let pid = c.server_pid().unwrap();
+    let weak = c.downgrade();
+    drop(c);
+    let c = weak.upgrade().expect("kept alive by its handler");
+    assert!(pid_alive(pid) && c.is_connected());
+    c.disconnect();
+    assert!(!pid_alive(pid));
+    assert!(matches!(
+        c.request_blocking("x", json!({})),
+        Err(Error::NotConnected)
+    ));
+}
