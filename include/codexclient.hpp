@@ -238,6 +238,8 @@ struct Options {
     std::string transport;                   ///< "" = "stdio"; "exec", "mcp", "ws://...",
                                              ///< "wss://...", "unix", "unix://PATH"
     std::string token;                       ///< "" = none; bearer token for ws:// / wss://
+    uint64_t connect_timeout_ms = 0;         ///< 0 = 30000; bounds the whole connect
+    size_t read_ahead_bytes = 0;             ///< 0 = 64 MiB (see codex_options_t)
 };
 
 /// A client of one codex app-server (RAII: destruction disconnects and frees). Move-only.
@@ -276,6 +278,8 @@ public:
         c.max_line_bytes = o.max_line_bytes;
         c.transport = cs(o.transport);
         c.token = cs(o.token);
+        c.connect_timeout_ms = o.connect_timeout_ms;
+        c.read_ahead_bytes = o.read_ahead_bytes;
         check(codex_client_new(&c, &c_));
         slots_->client = c_;
     }

@@ -111,11 +111,11 @@ struct Inner {
 ///
 /// # Backpressure
 /// At most `event_queue_capacity` undelivered events are held; then the reader stops reading
-/// and the server blocks. While any request is awaiting its response the reader keeps reading
-/// (events above the capacity are still queued, up to 16 times the capacity, after which
-/// notifications are shed and an [`ConnectionEvent::Overflow`] event says how many), so a
-/// blocking request made from inside a callback completes instead of deadlocking. Responses
-/// never wait behind undelivered events.
+/// and the server blocks, and nothing is lost. A request made on a thread that delivers this
+/// client's events (a callback, a thread pulling events) would wait for itself, so while one
+/// is pending the reader reads ahead until the queued events add up to
+/// [`ClientOptions::read_ahead_bytes`]; past that notifications are shed and an
+/// [`ConnectionEvent::Overflow`] event, queued as soon as there is room, says how many.
 #[derive(Clone)]
 pub struct Client {
     inner: Arc<Inner>,

@@ -58,6 +58,8 @@ pub(crate) struct SessionShared {
     pub(crate) router: Router,
     state: AtomicU8,
     close_info: OnceLock<DisconnectInfo>,
+    /// Why the transport could not be opened, when that is how the connection ended.
+    open_error: OnceLock<Error>,
     stderr: StderrTail,
     timer_wake: Notify,
     open_requests: Mutex<HashMap<RequestId, Arc<ResponderState>>>,
@@ -90,8 +92,12 @@ impl SessionShared {
             .compare_exchange(HANDSHAKE, OPEN, Ordering::AcqRel, Ordering::Acquire);
     }
 
-    /// The error for calls on a closed connection, with the reason and stderr tail.
+    /// The error for calls on a closed connection, with the reason and stderr tail (or the
+    /// reason the transport never opened).
     pub(crate) fn disconnect_error(&self) -> Error {
+        if let Some(e) = self.open_error.get() {
+            return e.clone();
+        }
         Error::Disconnected(
             self.close_info
                 .get()
@@ -437,6 +443,9 @@ impl SessionShared {
                 return;
             }
             table.closed = true;
+            if let Some(e) = &error {
+                let _ = self.open_error.set(e.clone());
+            }
             self.state.store(CLOSED, Ordering::Release);
             let _ = self.close_info.set(info.clone());
             table.take_all()
@@ -500,6 +509,7 @@ impl Session {
             router: Router::default(),
             state: AtomicU8::new(HANDSHAKE),
             close_info: OnceLock::new(),
+            open_error: OnceLock::new(),
             stderr: StderrTail::new(opts.stderr_tail_bytes),
             timer_wake: Notify::new(),
             open_requests: Mutex::new(HashMap::new()),

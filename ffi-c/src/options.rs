@@ -95,6 +95,19 @@ pub struct codex_options_t {
     /// makes `codex_client_new` fail with `CODEX_STATUS_INVALID_ARGUMENT`. The token is never logged nor put into an error message.
     /// Ownership: borrowed, read (copied) during `codex_client_new` only.
     pub token: *const c_char,
+    /// Bound of a whole `codex_client_connect`, in milliseconds: spawning or dialing, the
+    /// TCP/unix connect, the WebSocket upgrade and the `initialize` round trip together. Past
+    /// it the connect fails with `CODEX_STATUS_TIMEOUT` and everything it started is stopped.
+    /// 0: 30000.
+    pub connect_timeout_ms: u64,
+    /// Read-ahead budget in bytes. A request made on a thread that delivers this client's
+    /// events (inside a callback, or on the thread that calls `codex_client_next_event`)
+    /// would otherwise wait behind a full event queue for itself, so while one is pending the
+    /// library keeps reading past `event_queue_capacity` until the queued events add up to
+    /// this many bytes; past that, notifications are dropped and counted in a
+    /// `CODEX_EVENT_OVERFLOW` event, delivered as soon as there is room. Requests made on any
+    /// other thread never cause read-ahead and nothing is dropped. 0: 64 MiB.
+    pub read_ahead_bytes: usize,
 }
 
 fn pair(s: &str, what: &str) -> Result<(String, String), Fail> {
@@ -170,6 +183,12 @@ pub(crate) unsafe fn convert(opts: *const codex_options_t) -> Result<Converted, 
         }
         if c.max_line_bytes > 0 {
             o.max_line_bytes = c.max_line_bytes;
+        }
+        if c.connect_timeout_ms > 0 {
+            o.connect_timeout = Duration::from_millis(c.connect_timeout_ms);
+        }
+        if c.read_ahead_bytes > 0 {
+            o.read_ahead_bytes = c.read_ahead_bytes;
         }
         let spec = opt_str(c.transport, "transport")?.unwrap_or("");
         let token = opt_str(c.token, "token")?.map(str::to_owned);

@@ -18,6 +18,7 @@ static pthread_t dispatch_thread;
 static int dispatch_set, wrong_thread;
 static codex_request_t *queue[256];
 static int queued;
+static int racer_calls; /* calls the disconnect racers completed (under MU) */
 
 static void note_thread(void) {
     pthread_t me = pthread_self();
@@ -109,6 +110,10 @@ static void *racer(void *arg) {
             CHECK(st == CODEX_STATUS_DISCONNECTED || st == CODEX_STATUS_NOT_CONNECTED);
             break;
         }
+        pthread_mutex_lock(&MU);
+        racer_calls++;
+        pthread_cond_broadcast(&CV);
+        pthread_mutex_unlock(&MU);
         st = codex_client_request(C, "test/slow", "{\"ms\":50}", 0, on_done, stop, &id);
         CHECK(st == CODEX_STATUS_OK || st == CODEX_STATUS_NOT_CONNECTED || st == CODEX_STATUS_DISCONNECTED);
     }
@@ -171,7 +176,16 @@ int main(void) {
     /* a disconnect racing two hammering threads */
     CHECK(pthread_create(&r1, NULL, racer, &racer_done) == 0);
     CHECK(pthread_create(&r2, NULL, racer, &racer_done) == 0);
-    sleep_ms(300);
+    { /* both are hammering: wait for a few completed calls, not for a fixed time */
+        struct timespec dl = deadline_in(30);
+        pthread_mutex_lock(&MU);
+        while (racer_calls < 20)
+            if (pthread_cond_timedwait(&CV, &MU, &dl) != 0 && racer_calls < 20) {
+                pthread_mutex_unlock(&MU);
+                FAIL("the racers completed only %d calls", racer_calls);
+            }
+        pthread_mutex_unlock(&MU);
+    }
     CHECK_OK(codex_client_disconnect(C));
     CHECK(pthread_join(r1, NULL) == 0);
     CHECK(pthread_join(r2, NULL) == 0);

@@ -6,9 +6,19 @@
  *   final agent message through events; turn/steer and thread/fork fail with
  *   CODEX_STATUS_UNSUPPORTED and a message naming the exec transport;
  * - transport "mcp" against the real Codex 0.92.0 (`codex mcp-server`, CODEX_092_BIN) runs a
- *   turn the same way.
+ *   turn the same way;
+ * - connect_timeout_ms bounds a connect to a peer that accepts TCP and never answers the
+ *   WebSocket upgrade (CODEX_STATUS_TIMEOUT), and codex_client_disconnect from another thread
+ *   ends such a connect at once (CODEX_STATUS_DISCONNECTED).
  */
 #include "test_util.h"
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <pthread.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #define SECRET "sekret-token-4242"
 
@@ -195,8 +205,77 @@ static void check_mcp(void) {
     printf("  mcp: ok\n");
 }
 
+/* A listening socket on 127.0.0.1 that never accepts: the kernel completes TCP handshakes,
+ * nobody answers the upgrade. Writes "ws://127.0.0.1:PORT/" into url. */
+static int silent_listener(char *url, size_t len) {
+    struct sockaddr_in a;
+    socklen_t alen = sizeof a;
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    CHECK(fd >= 0);
+    memset(&a, 0, sizeof a);
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    CHECK(bind(fd, (struct sockaddr *)&a, sizeof a) == 0);
+    CHECK(listen(fd, 8) == 0);
+    CHECK(getsockname(fd, (struct sockaddr *)&a, &alen) == 0);
+    snprintf(url, len, "ws://127.0.0.1:%d/", ntohs(a.sin_port));
+    return fd;
+}
+
+static void *connect_thread(void *arg) {
+    static codex_status_t st;
+    st = codex_client_connect((codex_client_t *)arg, NULL);
+    return &st;
+}
+
+static void check_connect_bounds(void) {
+    char url[64];
+    int fd = silent_listener(url, sizeof url);
+    codex_options_t o = test_options(CODEX_DELIVERY_POLL);
+    codex_client_t *c = NULL;
+    pthread_t th;
+    void *ret;
+    double t0;
+    o.codex_bin = NULL;
+    o.transport = url;
+    o.connect_timeout_ms = 300;
+    o.default_timeout_ms = 300000;
+    CHECK_OK(codex_client_new(&o, &c));
+    t0 = now_s();
+    CHECK_STATUS(codex_client_connect(c, NULL), CODEX_STATUS_TIMEOUT);
+    if (now_s() - t0 > 5.0) FAIL("connect took %.1f s with a 0.3 s connect timeout", now_s() - t0);
+    CHECK(!codex_client_is_connected(c));
+    printf("  connect timeout: %s after %.2f s\n", codex_last_error_message(), now_s() - t0);
+    codex_client_free(c);
+
+    /* the default (30 s) bound, cut short by a disconnect from another thread */
+    o.connect_timeout_ms = 0;
+    CHECK_OK(codex_client_new(&o, &c));
+    CHECK(pthread_create(&th, NULL, connect_thread, c) == 0);
+    /* the connect is under way once the listener has a connection to accept */
+    {
+        struct pollfd p;
+        int conn;
+        p.fd = fd;
+        p.events = POLLIN;
+        CHECK(poll(&p, 1, 10000) == 1);
+        conn = accept(fd, NULL, NULL);
+        CHECK(conn >= 0);
+        t0 = now_s();
+        CHECK_OK(codex_client_disconnect(c));
+        CHECK(pthread_join(th, &ret) == 0);
+        CHECK_STATUS(*(codex_status_t *)ret, CODEX_STATUS_DISCONNECTED);
+        if (now_s() - t0 > 3.0) FAIL("disconnect took %.1f s to end the connect", now_s() - t0);
+        close(conn);
+    }
+    codex_client_free(c);
+    close(fd);
+    printf("  connect bounds: ok\n");
+}
+
 int main(void) {
     check_bad_specs();
+    check_connect_bounds();
     check_exec();
     check_mcp();
     printf("test_transport: ok\n");
