@@ -407,6 +407,23 @@ typedef struct codex_options_t {
    * Ownership: borrowed, read (copied) during `codex_client_new` only.
    */
   const char *token;
+  /**
+   * Bound of a whole `codex_client_connect`, in milliseconds: spawning or dialing, the
+   * TCP/unix connect, the WebSocket upgrade and the `initialize` round trip together. Past
+   * it the connect fails with `CODEX_STATUS_TIMEOUT` and everything it started is stopped.
+   * 0: 30000.
+   */
+  uint64_t connect_timeout_ms;
+  /**
+   * Read-ahead budget in bytes. A request made on a thread that delivers this client's
+   * events (inside a callback, or on the thread that calls `codex_client_next_event`)
+   * would otherwise wait behind a full event queue for itself, so while one is pending the
+   * library keeps reading past `event_queue_capacity` until the queued events add up to
+   * this many bytes; past that, notifications are dropped and counted in a
+   * `CODEX_EVENT_OVERFLOW` event, delivered as soon as there is room. Requests made on any
+   * other thread never cause read-ahead and nothing is dropped. 0: 64 MiB.
+   */
+  size_t read_ahead_bytes;
 } codex_options_t;
 
 /**

@@ -324,17 +324,45 @@ impl Client {
     /// called from a callback, the current callback is the last) and the server process is
     /// reaped.
     pub fn disconnect(&self) {
-        let (live, connecting) = {
-            let mut slot = self.inner.conn.lock().unwrap();
-            (slot.live.take(), slot.connecting.take())
-        };
-        *self.inner.current.lock().unwrap() = None;
+        let (live, connecting) = self.take_connection();
         if let Some(s) = connecting {
             s.shutdown();
         }
         if let Some(c) = live {
             c.lock().unwrap().close();
         }
+    }
+
+    /// Async form of [`disconnect`](Self::disconnect): the wait for the server to exit (up to
+    /// its exit grace) does not block the executor. Works on any executor. The last step
+    /// joins the dispatch thread, which waits for a callback still running.
+    pub async fn disconnect_async(&self) {
+        let (live, connecting) = self.take_connection();
+        if let Some(s) = connecting {
+            s.shutdown_async().await;
+        }
+        if let Some(c) = live {
+            let session = {
+                let conn = c.lock().unwrap();
+                if let Some(d) = &conn.dispatcher {
+                    d.halt();
+                }
+                conn.session.clone()
+            };
+            session.shutdown_async().await;
+            c.lock().unwrap().close();
+        }
+    }
+
+    /// Empty the connection slot (the caller stops what it held).
+    #[allow(clippy::type_complexity)]
+    fn take_connection(&self) -> (Option<Arc<Mutex<Connection>>>, Option<Arc<Session>>) {
+        let taken = {
+            let mut slot = self.inner.conn.lock().unwrap();
+            (slot.live.take(), slot.connecting.take())
+        };
+        *self.inner.current.lock().unwrap() = None;
+        taken
     }
 
     /// Whether the client is connected (handshake done, server alive).

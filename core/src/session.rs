@@ -479,6 +479,8 @@ pub(crate) struct Session {
     pub(crate) shared: Arc<SessionShared>,
     shutdown: Mutex<Option<oneshot::Sender<()>>>,
     thread: Mutex<Option<std::thread::JoinHandle<()>>>,
+    /// Completes (with an error: its sender is dropped) when the runtime thread is done.
+    finished: Mutex<Option<oneshot::Receiver<()>>>,
 }
 
 impl Session {
@@ -524,18 +526,36 @@ impl Session {
         });
         let opts = opts.clone();
         let rt_shared = shared.clone();
+        let (finished_tx, finished_rx) = oneshot::channel::<()>();
         let thread = std::thread::Builder::new()
             .name("codex-client-rt".into())
             .spawn(move || {
+                // Declared first, dropped last: after the runtime and its tasks are gone.
+                let _finished = finished_tx;
                 crate::dispatch::block_sigpipe();
                 rt.block_on(open_and_run(rt_shared, opts, out_rx, shutdown_rx));
+                drop(rt);
             })
             .map_err(|e| Error::Transport(format!("could not start the runtime thread: {e}")))?;
         Ok(Session {
             shared,
             shutdown: Mutex::new(Some(shutdown_tx)),
             thread: Mutex::new(Some(thread)),
+            finished: Mutex::new(Some(finished_rx)),
         })
+    }
+
+    /// [`shutdown`](Self::shutdown) without blocking: awaits the runtime thread's end, then
+    /// joins it (at once).
+    pub(crate) async fn shutdown_async(&self) {
+        if let Some(tx) = self.shutdown.lock().unwrap().take() {
+            let _ = tx.send(());
+        }
+        let finished = self.finished.lock().unwrap().take();
+        if let Some(rx) = finished {
+            let _ = rx.await;
+        }
+        self.shutdown();
     }
 
     /// Stop the server and the runtime thread (or abort the connect in progress); every
