@@ -38,12 +38,14 @@ pub enum Mode {
     Flood,
     /// Exit 0 on stdin EOF (always the case; accepted for clarity).
     ExitOnEof,
+    /// Keep running after stdin EOF (until killed).
+    IgnoreEof,
     /// Close stdout on `test/close`.
     CloseStdout,
 }
 
 impl Mode {
-    /// Every mode, for `--mode all`.
+    /// Every mode, for `--mode all` (not `ignore-eof`, which would slow every shutdown).
     pub const ALL: &'static [Mode] = &[
         Mode::Hang,
         Mode::Slow,
@@ -71,6 +73,7 @@ impl Mode {
             "approval" => Mode::Approval,
             "flood" => Mode::Flood,
             "exit-on-eof" => Mode::ExitOnEof,
+            "ignore-eof" => Mode::IgnoreEof,
             "close-stdout" => Mode::CloseStdout,
             _ => return None,
         })
@@ -334,7 +337,9 @@ impl Server {
                 self.notify("thread/started", json!({ "thread": thread }));
             }
             "test/lastAnswers" => out.send(&ok(&id, json!({ "answers": self.answers }))),
-            "test/hang" if self.on(Mode::Hang) => {}
+            "test/hang" if self.on(Mode::Hang) => {
+                eprintln!("fake-app-server: hanging on test/hang (request {id})");
+            }
             "test/slow" if self.on(Mode::Slow) => {
                 let ms = param_u64(&params, "ms", 0);
                 std::thread::spawn(move || {
