@@ -186,6 +186,50 @@ def test_raising_handler_declines_logs_and_connection_survives(
     assert not marker.exists()
 
 
+def test_invalid_decision_is_declined_and_logged(
+    client_kwargs: dict, workdir: pathlib.Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    marker = workdir / "bogus.txt"
+    caplog.set_level(logging.ERROR, logger="codexclient")
+
+    def commands(r: codexclient.TurnResult) -> List[str]:
+        return [i["status"] for i in r.items if i["type"] == "commandExecution"]
+
+    def bogus_logged() -> bool:
+        return any(
+            rec.name == "codexclient"
+            and rec.levelno >= logging.ERROR
+            and "bogus-decision" in rec.getMessage()
+            and codexclient.COMMAND_APPROVAL in rec.getMessage()
+            for rec in caplog.records
+        )
+
+    async def main() -> codexclient.TurnResult:
+        async with AsyncClient(**client_kwargs) as c:
+
+            async def bogus(req: ServerRequest) -> str:
+                return "bogus-decision"
+
+            c.on_command_approval(bogus)
+            thread = await c.thread_start()
+            r = await thread.run(_exec_prompt(marker))
+            assert (await thread.run("MOCK_TEXT: still alive")).final_response == "still alive"
+            return r
+
+    r = run(main())
+    assert not marker.exists()
+    assert commands(r) == ["declined"]
+    assert bogus_logged()
+
+    caplog.clear()
+    with Client(**client_kwargs) as c:
+        c.on_command_approval(lambda req: {"decision": "bogus-decision"})
+        r2 = c.thread_start().run(_exec_prompt(marker))
+    assert not marker.exists()
+    assert commands(r2) == ["declined"]
+    assert bogus_logged()
+
+
 def test_deferred_answer(client_kwargs: dict, workdir: pathlib.Path) -> None:
     marker = workdir / "deferred.txt"
 
