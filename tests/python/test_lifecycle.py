@@ -31,10 +31,18 @@ def _dispatch_threads() -> Set[threading.Thread]:
     return {t for t in threading.enumerate() if t.name == "codexclient-dispatch"}
 
 
+def _warm_up(fake_bin: str) -> None:
+    """One connection first, so that what the process sets up once (the runtime's signal
+    pipe, the log thread) is not counted against the client under test."""
+    with Client(**fake(fake_bin)) as c:
+        c.request("x")
+
+
 # -- unclosed clients are collected ---------------------------------------------------------
 
 
 def test_unclosed_client_is_collected_and_stops_its_server(fake_bin: str) -> None:
+    _warm_up(fake_bin)
     c = Client(**fake(fake_bin, "approval"))
     threads_before, fds_before, dispatchers_before = thread_count(), fd_count(), _dispatch_threads()
     c.connect()
@@ -57,6 +65,8 @@ def test_unclosed_client_is_collected_and_stops_its_server(fake_bin: str) -> Non
 
 
 def test_unclosed_async_client_is_collected_and_stops_its_server(fake_bin: str) -> None:
+    _warm_up(fake_bin)
+
     async def main() -> None:
         c = AsyncClient(**fake(fake_bin, "approval"))
         threads_before, fds_before = thread_count(), fd_count()
