@@ -224,9 +224,11 @@ class Handlers:
 
         The handler gets the :class:`ServerRequest` and may return the answer (for approvals
         just the decision, e.g. ``"accept"``), return ``None`` after answering it itself, or
-        keep it and answer later (deferred). It may be ``async def``. If it raises, the
-        request is declined and the exception logged on the ``codexclient`` logger. Requests
-        without a handler are declined (approvals) or refused with a JSON-RPC error.
+        keep it and answer later (deferred). It may be ``async def``. If it raises, or returns
+        an answer the request cannot take (not JSON; for approvals a decision that is not one
+        of the method's), the request is declined and the error logged on the ``codexclient``
+        logger. Requests without a handler are declined (approvals) or refused with a
+        JSON-RPC error.
         """
         self._request_handlers[method] = handler
         return handler
