@@ -43,6 +43,7 @@ from ._common import (
     input_items,
     loads,
     logger,
+    native_handler,
     native_options,
     params_json,
     start_log_forwarding,
@@ -416,9 +417,10 @@ class AsyncClient(Handlers):
         params = dict(overrides)
         params["input"] = input_items(input)
         text = dumps(params)
+        handler = native_handler(self)
         nt = await self._bridge.call(
             lambda d, f: self._native.start_turn_async(
-                d, f, thread_id, text, self._handle_request
+                d, f, thread_id, text, handler
             )
         )
         return AsyncTurn(self, nt)

@@ -312,6 +312,22 @@ class Handlers:
             logger.exception("event handler raised")
 
 
+def native_handler(client: Handlers) -> Callable[[ServerRequest], None]:
+    """``client``'s request handler for native objects (a turn): it refers to the client
+    weakly, because the cycle collector cannot see references held in native code (a client
+    and a turn referring to each other would never be collected)."""
+    method = weakref.WeakMethod(client._handle_request)
+
+    def handle(request: ServerRequest) -> None:
+        bound = method()
+        if bound is None:
+            fail_closed(request)
+        else:
+            bound(request)
+
+    return handle
+
+
 def fail_closed(request: ServerRequest) -> None:
     """Answer a request fail-closed unless it was answered already."""
     if request.is_open:

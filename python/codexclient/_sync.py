@@ -26,6 +26,7 @@ from ._common import (
     input_items,
     loads,
     logger,
+    native_handler,
     native_options,
     params_json,
     run_coroutine_blocking,
@@ -308,7 +309,7 @@ class Client(Handlers):
     def _start_turn(self, thread_id: str, input: Input, overrides: Dict[str, Any]) -> "Turn":
         params = dict(overrides)
         params["input"] = input_items(input)
-        nt = self._native.start_turn(thread_id, dumps(params), self._handle_request)
+        nt = self._native.start_turn(thread_id, dumps(params), native_handler(self))
         return Turn(self, nt)
 
     # -- events ------------------------------------------------------------------------------

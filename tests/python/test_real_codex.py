@@ -3,18 +3,20 @@
 from __future__ import annotations
 
 import asyncio
+import gc
 import logging
 import os
 import pathlib
 import threading
 import time
+import weakref
 from typing import Any, List
 
 import pytest
 
 import codexclient
 from codexclient import AsyncClient, Client, ServerRequest
-from helpers import run, text_of
+from helpers import async_wait_until, process_alive, run, text_of, wait_until
 
 LONG_TEXT = "The quick brown fox jumps over the lazy dog, then naps. " * 4
 
@@ -228,6 +230,41 @@ def test_invalid_decision_is_declined_and_logged(
     assert not marker.exists()
     assert commands(r2) == ["declined"]
     assert bogus_logged()
+
+
+def test_unclosed_clients_with_turns_in_cycles_are_collected(client_kwargs: dict) -> None:
+    """A turn keeps its client's request handler in native code, which the cycle collector
+    cannot see into: a client and a turn that refer to each other must still be collected."""
+    c = Client(**client_kwargs)
+    c.connect()
+    turn = c.thread_start().run_streamed("MOCK_TEXT: cycle")
+    c.last_turn = turn  # type: ignore[attr-defined]  # client -> turn -> client
+    assert turn.result().final_response == "cycle"
+    pid = c.server_pid
+    assert pid is not None
+    ref = weakref.ref(c)
+    with pytest.warns(ResourceWarning, match="unclosed Client"):
+        del c, turn
+        gc.collect()
+    assert ref() is None
+    wait_until(lambda: not process_alive(pid), what="the server process to exit")
+
+    async def main() -> None:
+        ac = AsyncClient(**client_kwargs)
+        await ac.connect()
+        aturn = await (await ac.thread_start()).run_streamed("MOCK_TEXT: async cycle")
+        ac.last_turn = aturn  # type: ignore[attr-defined]
+        assert (await aturn.result()).final_response == "async cycle"
+        apid = ac.server_pid
+        assert apid is not None
+        aref = weakref.ref(ac)
+        with pytest.warns(ResourceWarning, match="unclosed AsyncClient"):
+            del ac, aturn
+            gc.collect()
+        assert aref() is None
+        await async_wait_until(lambda: not process_alive(apid), what="the server to exit")
+
+    run(main())
 
 
 def test_deferred_answer(client_kwargs: dict, workdir: pathlib.Path) -> None:
