@@ -18,8 +18,8 @@ use crate::protocol::{
     experimental_reason, server_requests, ClientMethod, CommandExecutionApprovalDecision,
     CommandExecutionRequestApprovalParams, CommandExecutionRequestApprovalResponse,
     FileChangeApprovalDecision, FileChangeRequestApprovalParams, FileChangeRequestApprovalResponse,
-    NetworkPolicyAmendment, NetworkPolicyRuleAction, ServerNotification, ServerRequestKind,
-    ServerRequestMethod,
+    NetworkPolicyAmendment, NetworkPolicyRuleAction, ReviewDecision, ServerNotification,
+    ServerRequestKind, ServerRequestMethod,
 };
 
 impl Client {
@@ -283,6 +283,59 @@ impl ServerRequest {
     }
 }
 
+impl ServerRequest {
+    /// Check an answer before it is sent: for the approval methods, `decision` must be one of
+    /// the method's decisions ([`CommandExecutionApprovalDecision`],
+    /// [`FileChangeApprovalDecision`], [`ReviewDecision`] for the v1 `execCommandApproval` and
+    /// `applyPatchApproval`, where the library's own `"denied"` is accepted too). Answers to
+    /// other methods are not checked. A bad answer is [`Error::InvalidArgument`].
+    pub fn check_answer_json(&self, result_json: &str) -> Result<()> {
+        check_answer_json(&self.method, result_json)
+    }
+}
+
+fn check_answer_json(method: &str, result_json: &str) -> Result<()> {
+    use serde::Deserialize;
+    use serde_json::Value;
+    let (valid, expected): (fn(&Value) -> bool, &str) = match method {
+        "item/commandExecution/requestApproval" => (
+            |d| {
+                CommandExecutionApprovalDecision::deserialize(d)
+                    .is_ok_and(|d| !matches!(d, CommandExecutionApprovalDecision::Unknown(_)))
+            },
+            r#""accept", "acceptForSession", "decline", "cancel", {"acceptWithExecpolicyAmendment": {...}}, {"applyNetworkPolicyAmendment": {...}}"#,
+        ),
+        "item/fileChange/requestApproval" => (
+            |d| {
+                FileChangeApprovalDecision::deserialize(d)
+                    .is_ok_and(|d| !matches!(d, FileChangeApprovalDecision::Unknown(_)))
+            },
+            r#""accept", "acceptForSession", "decline", "cancel""#,
+        ),
+        "execCommandApproval" | "applyPatchApproval" => (
+            |d| {
+                *d == "denied"
+                    || ReviewDecision::deserialize(d)
+                        .is_ok_and(|d| !matches!(d, ReviewDecision::Unknown(_)))
+            },
+            r#""approved", "approved_for_session", "denied", "abort", {"denied": {...}}, ..."#,
+        ),
+        _ => return Ok(()),
+    };
+    let result: Value = serde_json::from_str(result_json).map_err(|e| {
+        Error::InvalidArgument(format!("the answer to {method} is not valid JSON: {e}"))
+    })?;
+    match result.get("decision") {
+        Some(d) if valid(d) => Ok(()),
+        Some(d) => Err(Error::InvalidArgument(format!(
+            "{d} is not a decision of {method} (expected {expected})"
+        ))),
+        None => Err(Error::InvalidArgument(format!(
+            "the answer to {method} has no `decision`: {result}"
+        ))),
+    }
+}
+
 impl CommandExecutionApprovalDecision {
     /// `acceptWithExecpolicyAmendment`: accept, and allow commands starting with `argv` from
     /// now on. Encoded with the snake_case inner key the server requires.
@@ -382,5 +435,55 @@ impl crate::turn::TurnResult {
     /// The `turn` object of `turn/completed` as the typed [`Turn`](crate::protocol::Turn).
     pub fn typed_turn(&self) -> Option<crate::protocol::Turn> {
         serde_json::from_value(self.turn.clone()).ok()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::check_answer_json;
+
+    #[test]
+    fn approval_answers_are_checked_against_the_decision_types() {
+        let cmd = "item/commandExecution/requestApproval";
+        for ok in [
+            r#"{"decision":"accept"}"#,
+            r#"{"decision":"cancel"}"#,
+            r#"{"decision":{"acceptWithExecpolicyAmendment":{"execpolicy_amendment":["ls"]}}}"#,
+            r#"{"decision":{"applyNetworkPolicyAmendment":{"network_policy_amendment":{"host":"h","action":"deny"}}}}"#,
+        ] {
+            assert!(check_answer_json(cmd, ok).is_ok(), "{ok}");
+        }
+        for bad in [
+            r#"{"decision":"bogus-decision"}"#,
+            r#"{"decision":"approved"}"#,
+            r#"{"decision":{"acceptWithExecpolicyAmendment":{}}}"#,
+            r#"{"decision":7}"#,
+            r#"{"verdict":"accept"}"#,
+            r#""accept""#,
+            "not json",
+        ] {
+            let e = check_answer_json(cmd, bad).unwrap_err();
+            assert!(matches!(e, crate::Error::InvalidArgument(_)), "{bad}: {e}");
+        }
+        let e = check_answer_json(cmd, r#"{"decision":"bogus-decision"}"#).unwrap_err();
+        assert!(e.to_string().contains("\"bogus-decision\"") && e.to_string().contains(cmd));
+
+        let file = "item/fileChange/requestApproval";
+        assert!(check_answer_json(file, r#"{"decision":"acceptForSession"}"#).is_ok());
+        assert!(check_answer_json(
+            file,
+            r#"{"decision":{"acceptWithExecpolicyAmendment":{"execpolicy_amendment":[]}}}"#
+        )
+        .is_err());
+
+        for v1 in ["execCommandApproval", "applyPatchApproval"] {
+            assert!(check_answer_json(v1, r#"{"decision":"approved_for_session"}"#).is_ok());
+            assert!(check_answer_json(v1, r#"{"decision":"denied"}"#).is_ok());
+            assert!(check_answer_json(v1, r#"{"decision":{"denied":{"rejection":"no"}}}"#).is_ok());
+            assert!(check_answer_json(v1, r#"{"decision":"accept"}"#).is_err());
+        }
+        // Other methods are not checked.
+        assert!(check_answer_json("item/tool/requestUserInput", r#"{"anything":1}"#).is_ok());
+        assert!(check_answer_json("brand/new", "not even json").is_ok());
     }
 }

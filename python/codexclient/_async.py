@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import collections
 import os
+import weakref
 from types import TracebackType
 from typing import (
     Any,
@@ -42,10 +43,12 @@ from ._common import (
     input_items,
     loads,
     logger,
+    native_handler,
     native_options,
-    register_client,
+    params_json,
     start_log_forwarding,
     thread_id_of,
+    track_client,
 )
 from ._errors import NotConnectedError
 
@@ -130,6 +133,9 @@ class AsyncClient(Handlers):
 
     Server requests (approvals, ...) go to the handlers registered with
     :meth:`on_command_approval` and friends; without a handler approvals are **declined**.
+
+    A client garbage-collected without :meth:`close` stops its server (blocking, in the
+    finalizer) and emits a :class:`ResourceWarning`; nothing the library runs keeps it alive.
     """
 
     def __init__(
@@ -186,7 +192,7 @@ class AsyncClient(Handlers):
         self._inbox_task: Optional["asyncio.Task[None]"] = None
         self._handler_tasks: Set["asyncio.Task[None]"] = set()
         self._init: Optional[InitializeResult] = None
-        register_client(self)
+        self._life = track_client(self, self._native)
 
     # -- connection ------------------------------------------------------------------------
 
@@ -194,17 +200,23 @@ class AsyncClient(Handlers):
         """Spawn the server and run the ``initialize``/``initialized`` handshake."""
         raw = await self._bridge.call(lambda d, f: self._native.connect_async(d, f))
         self._init = InitializeResult(loads(raw))
+        self._life.open = True
         inbox = self._native.inbox()
-        self._inbox_task = asyncio.get_running_loop().create_task(self._pump_inbox(inbox))
+        self._inbox_task = asyncio.get_running_loop().create_task(
+            _pump_inbox(weakref.ref(self), self._bridge, inbox)
+        )
         return self._init
 
     async def close(self) -> None:
         """Stop the server; pending calls fail with :class:`ConnectionClosedError`.
 
-        Idempotent. Deferred server requests still open are answered fail-closed by the
-        server's exit.
+        Idempotent. The event loop keeps running while the server exits (which may take the
+        core's exit grace, 0.5 s, for a server that ignores the end of its input): the
+        disconnect runs on a native thread and completes like any other awaited call.
+        Deferred server requests still open are answered fail-closed by the server's exit.
         """
-        self._native.disconnect()
+        self._life.open = False
+        await self._bridge.call(lambda d, f: self._native.disconnect_async(d, f))
         task, self._inbox_task = self._inbox_task, None
         if task is not None and not task.done():
             try:
@@ -216,9 +228,6 @@ class AsyncClient(Handlers):
         for t in list(self._handler_tasks):
             t.cancel()
         self._bridge.close()
-
-    def _close_at_exit(self) -> None:
-        self._native.disconnect()
 
     async def __aenter__(self) -> "AsyncClient":
         await self.connect()
@@ -267,7 +276,7 @@ class AsyncClient(Handlers):
         ``default_timeout``), :class:`RpcError` (or a subclass) for an error answer and
         :class:`ConnectionClosedError` when the server goes away.
         """
-        text = dumps(dict(params) if params is not None else {})
+        text = params_json(params)
         raw = await self._bridge.call(
             lambda d, f: self._native.request_async(d, f, method, text, timeout)
         )
@@ -275,7 +284,7 @@ class AsyncClient(Handlers):
 
     async def notify(self, method: str, params: Optional[Mapping[str, Any]] = None) -> None:
         """Send a client notification."""
-        self._native.notify(method, dumps(dict(params) if params is not None else {}))
+        self._native.notify(method, params_json(params))
 
     # -- threads -----------------------------------------------------------------------------
 
@@ -408,9 +417,10 @@ class AsyncClient(Handlers):
         params = dict(overrides)
         params["input"] = input_items(input)
         text = dumps(params)
+        handler = native_handler(self)
         nt = await self._bridge.call(
             lambda d, f: self._native.start_turn_async(
-                d, f, thread_id, text, self._handle_request
+                d, f, thread_id, text, handler
             )
         )
         return AsyncTurn(self, nt)
@@ -433,23 +443,38 @@ class AsyncClient(Handlers):
         self._handler_tasks.add(task)
         task.add_done_callback(self._handler_tasks.discard)
 
-    async def _pump_inbox(self, inbox: _native.EventStream) -> None:
-        try:
-            while True:
-                evs = inbox.take()
-                if evs is None:
-                    return
-                if not evs:
-                    await self._bridge.call(lambda d, f: inbox.wait_async(d, f))
-                    continue
-                for ev in evs:
-                    self._dispatch(ev)
-        except asyncio.CancelledError:
-            raise
-        except Exception:
-            logger.exception("codexclient inbox task failed")
-        finally:
-            inbox.close()
+
+async def _pump_inbox(
+    ref: "weakref.ref[AsyncClient]", bridge: _Bridge, inbox: _native.EventStream
+) -> None:
+    """The inbox task: runs the inbox's events through the client's handlers.
+
+    It holds the client only while dispatching a batch, never while waiting, so an
+    unreferenced client is collected; its finalizer ends the connection, which ends the inbox
+    and this task, which then unregisters the client's bridge from the loop.
+    """
+    try:
+        while True:
+            evs = inbox.take()
+            if evs is None:
+                return
+            if not evs:
+                await bridge.call(lambda d, f: inbox.wait_async(d, f))
+                continue
+            client = ref()
+            if client is None:
+                return
+            for ev in evs:
+                client._dispatch(ev)
+            del client, evs
+    except asyncio.CancelledError:
+        raise
+    except Exception:
+        logger.exception("codexclient inbox task failed")
+    finally:
+        inbox.close()
+        if ref() is None:
+            bridge.close()
 
 
 async def _finish_async(request: _native.ServerRequest, awaitable: Any) -> None:

@@ -8,11 +8,13 @@ import json
 import logging
 import os
 import threading
+import warnings
 import weakref
 from collections.abc import Mapping, Sequence
 from typing import Any, Callable, Dict, List, Optional, Tuple, Union
 
 from . import _native
+from ._errors import InvalidArgumentError
 from ._native import ConnectionEvent, Notification, ServerRequest
 
 logger = logging.getLogger("codexclient")
@@ -31,9 +33,53 @@ itself, now or later), or an awaitable of either."""
 NotificationHandler = Callable[[Notification], Any]
 ConnectionHandler = Callable[[ConnectionEvent], Any]
 
-_encoder = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False)
-dumps = _encoder.encode
 loads = json.loads
+
+
+def type_name(value: Any) -> str:
+    """The qualified name of ``value``'s type, for error messages (``builtins`` left out)."""
+    t = type(value)
+    return t.__qualname__ if t.__module__ == "builtins" else f"{t.__module__}.{t.__qualname__}"
+
+
+class _Encoder(json.JSONEncoder):
+    def default(self, o: Any) -> Any:
+        if isinstance(o, Mapping):
+            return dict(o)
+        text = repr(o)
+        if len(text) > 80:
+            text = text[:77] + "..."
+        raise InvalidArgumentError(f"a {type_name(o)} cannot be sent as JSON: {text}")
+
+
+_encoder = _Encoder(separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+
+
+def dumps(value: Any) -> str:
+    """Compact JSON text of ``value``. Raises :class:`InvalidArgumentError` (naming the
+    offending type) for anything JSON cannot hold: other objects, non-string keys, cycles,
+    NaN and infinities."""
+    try:
+        return _encoder.encode(value)
+    except InvalidArgumentError:
+        raise
+    except (TypeError, ValueError, RecursionError) as e:
+        raise InvalidArgumentError(f"cannot be sent as JSON: {e}") from e
+
+
+def as_params(params: Optional[Mapping[str, Any]], what: str = "params") -> Dict[str, Any]:
+    """``params`` as a new dict (``None``: empty); anything but a mapping raises
+    :class:`InvalidArgumentError`."""
+    if params is None:
+        return {}
+    if not isinstance(params, Mapping):
+        raise InvalidArgumentError(f"{what} must be a mapping, not {type_name(params)}")
+    return dict(params)
+
+
+def params_json(params: Optional[Mapping[str, Any]]) -> str:
+    """JSON text of request params (``None``: ``{}``), see :func:`dumps`."""
+    return dumps(as_params(params))
 
 COMMAND_APPROVAL = "item/commandExecution/requestApproval"
 FILE_CHANGE_APPROVAL = "item/fileChange/requestApproval"
@@ -62,9 +108,13 @@ def input_items(value: Input) -> List[Any]:
         return [text(value)]
     if isinstance(value, Mapping):
         return [dict(value)]
+    if not isinstance(value, Sequence):
+        raise InvalidArgumentError(
+            f"turn input must be a string, an input item or a list of them, not {type_name(value)}"
+        )
     out: List[Any] = []
     for item in value:
-        out.append(text(item) if isinstance(item, str) else dict(item))
+        out.append(text(item) if isinstance(item, str) else as_params(item, "an input item"))
     return out
 
 
@@ -76,7 +126,7 @@ def camel(name: str) -> str:
 
 def build_params(params: Optional[Mapping[str, Any]], kwargs: Mapping[str, Any]) -> Dict[str, Any]:
     """Merge a params mapping and snake_case keyword arguments (converted to camelCase)."""
-    out: Dict[str, Any] = dict(params) if params else {}
+    out = as_params(params)
     for k, v in kwargs.items():
         out[camel(k)] = v
     return out
@@ -174,9 +224,11 @@ class Handlers:
 
         The handler gets the :class:`ServerRequest` and may return the answer (for approvals
         just the decision, e.g. ``"accept"``), return ``None`` after answering it itself, or
-        keep it and answer later (deferred). It may be ``async def``. If it raises, the
-        request is declined and the exception logged on the ``codexclient`` logger. Requests
-        without a handler are declined (approvals) or refused with a JSON-RPC error.
+        keep it and answer later (deferred). It may be ``async def``. If it raises, or returns
+        an answer the request cannot take (not JSON; for approvals a decision that is not one
+        of the method's), the request is declined and the error logged on the ``codexclient``
+        logger. Requests without a handler are declined (approvals) or refused with a
+        JSON-RPC error.
         """
         self._request_handlers[method] = handler
         return handler
@@ -260,6 +312,22 @@ class Handlers:
             logger.exception("event handler raised")
 
 
+def native_handler(client: Handlers) -> Callable[[ServerRequest], None]:
+    """``client``'s request handler for native objects (a turn): it refers to the client
+    weakly, because the cycle collector cannot see references held in native code (a client
+    and a turn referring to each other would never be collected)."""
+    method = weakref.WeakMethod(client._handle_request)
+
+    def handle(request: ServerRequest) -> None:
+        bound = method()
+        if bound is None:
+            fail_closed(request)
+        else:
+            bound(request)
+
+    return handle
+
+
 def fail_closed(request: ServerRequest) -> None:
     """Answer a request fail-closed unless it was answered already."""
     if request.is_open:
@@ -270,11 +338,22 @@ def fail_closed(request: ServerRequest) -> None:
 
 
 def finish(request: ServerRequest, value: Any) -> None:
-    """Send a handler's return value (``None`` means the handler answers itself)."""
+    """Send a handler's return value (``None`` means the handler answers itself).
+
+    An answer the request cannot take (not JSON, or for an approval not one of the method's
+    decisions; checked by the native layer) is logged as an error and the request declined.
+    """
     if value is None or not request.is_open:
         return
     try:
         request.respond(answer_for(request.method, value))
+    except InvalidArgumentError as e:
+        logger.error(
+            "handler for server request %s returned an invalid answer; declining: %s",
+            request.method,
+            e,
+        )
+        fail_closed(request)
     except Exception:
         logger.exception("answering server request %s failed; declining", request.method)
         fail_closed(request)
@@ -286,7 +365,6 @@ def finish(request: ServerRequest, value: Any) -> None:
 
 _log_thread: Optional[threading.Thread] = None
 _log_lock = threading.Lock()
-_live_clients: "weakref.WeakSet[Any]" = weakref.WeakSet()
 
 
 def _forward_logs() -> None:
@@ -307,16 +385,52 @@ def start_log_forwarding() -> None:
             _log_thread.start()
 
 
-def register_client(client: Any) -> None:
-    """Remember a client so that it is closed before the interpreter exits."""
-    _live_clients.add(client)
+class Lifecycle:
+    """What a client's finalizer needs: its native client and whether it is open.
+
+    It never refers to the client, so that nothing keeps an unreferenced client alive: the
+    client's dispatch thread / inbox task hold only a weak reference to it.
+    """
+
+    __slots__ = ("native", "kind", "open", "__weakref__")
+
+    def __init__(self, native: _native.NativeClient, kind: str) -> None:
+        self.native = native
+        self.kind = kind
+        #: Connected and not closed since.
+        self.open = False
+
+    def release(self, warn: bool) -> None:
+        """Stop the server (blocking); with ``warn``, emit a :class:`ResourceWarning` if the
+        client was left open."""
+        if self.open and warn:
+            warnings.warn(
+                f"unclosed {self.kind}: call close() or use it as a context manager",
+                ResourceWarning,
+            )
+        self.open = False
+        self.native.disconnect()
+
+
+_lifecycles: "weakref.WeakSet[Lifecycle]" = weakref.WeakSet()
+
+
+def track_client(client: Any, native: _native.NativeClient) -> Lifecycle:
+    """The :class:`Lifecycle` of a new client: when the client is garbage-collected its server
+    is stopped (with a :class:`ResourceWarning` if it was not closed); at interpreter exit
+    every client still alive is disconnected."""
+    life = Lifecycle(native, type(client).__name__)
+    fin = weakref.finalize(client, life.release, True)
+    fin.atexit = False
+    _lifecycles.add(life)
+    return life
 
 
 @atexit.register
 def _shutdown() -> None:
-    for c in list(_live_clients):
+    for life in list(_lifecycles):
         try:
-            c._close_at_exit()
+            life.release(False)
         except Exception:
             pass
     _native.shutdown_logging()
@@ -379,8 +493,11 @@ def native_options(
     numbers, booleans, strings and arrays); strings are passed through as TOML text.
     """
     overrides: List[Tuple[str, str]] = []
-    for k, v in (config or {}).items():
-        overrides.append((str(k), v if isinstance(v, str) else dumps(v)))
+    for k, v in as_params(config, "config").items():
+        try:
+            overrides.append((str(k), v if isinstance(v, str) else dumps(v)))
+        except InvalidArgumentError as e:
+            raise InvalidArgumentError(f"config[{k!r}]: {e}") from None
     return dict(
         codex_bin=os.fspath(codex_bin) if codex_bin is not None else None,
         args=[str(a) for a in args],

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import threading
+import weakref
 from types import TracebackType
 from typing import Any, Dict, Iterator, Mapping, Optional, Sequence, Type, Union
 
@@ -25,13 +26,15 @@ from ._common import (
     input_items,
     loads,
     logger,
+    native_handler,
     native_options,
-    register_client,
+    params_json,
     run_coroutine_blocking,
     start_log_forwarding,
     thread_id_of,
     fail_closed,
     finish,
+    track_client,
 )
 
 
@@ -47,6 +50,9 @@ class Client(Handlers):
 
     Handlers may be plain functions or ``async def`` (run to completion with
     :func:`asyncio.run` on the calling thread). Without a handler approvals are **declined**.
+
+    A client garbage-collected without :meth:`close` stops its server (and emits a
+    :class:`ResourceWarning`); nothing the library runs keeps it alive.
     """
 
     def __init__(
@@ -101,16 +107,20 @@ class Client(Handlers):
         )
         self._dispatcher: Optional[threading.Thread] = None
         self._init: Optional[InitializeResult] = None
-        register_client(self)
+        self._life = track_client(self, self._native)
 
     # -- connection ------------------------------------------------------------------------
 
     def connect(self) -> InitializeResult:
         """Spawn the server and run the ``initialize``/``initialized`` handshake."""
         self._init = InitializeResult(loads(self._native.connect()))
+        self._life.open = True
         inbox = self._native.inbox()
         t = threading.Thread(
-            target=self._dispatch_loop, args=(inbox,), name="codexclient-dispatch", daemon=True
+            target=_dispatch_loop,
+            args=(weakref.ref(self), inbox),
+            name="codexclient-dispatch",
+            daemon=True,
         )
         self._dispatcher = t
         t.start()
@@ -119,13 +129,10 @@ class Client(Handlers):
     def close(self) -> None:
         """Stop the server; pending calls fail with :class:`ConnectionClosedError`.
         Idempotent."""
-        self._native.disconnect()
+        self._life.release(False)
         t, self._dispatcher = self._dispatcher, None
         if t is not None and t is not threading.current_thread():
             t.join(timeout=5.0)
-
-    def _close_at_exit(self) -> None:
-        self._native.disconnect()
 
     def __enter__(self) -> "Client":
         self.connect()
@@ -173,12 +180,11 @@ class Client(Handlers):
         Raises :class:`RequestTimeoutError`, :class:`RpcError` (or a subclass) or
         :class:`ConnectionClosedError`.
         """
-        text = dumps(dict(params) if params is not None else {})
-        return loads(self._native.request(method, text, timeout))
+        return loads(self._native.request(method, params_json(params), timeout))
 
     def notify(self, method: str, params: Optional[Mapping[str, Any]] = None) -> None:
         """Send a client notification."""
-        self._native.notify(method, dumps(dict(params) if params is not None else {}))
+        self._native.notify(method, params_json(params))
 
     # -- threads -----------------------------------------------------------------------------
 
@@ -303,7 +309,7 @@ class Client(Handlers):
     def _start_turn(self, thread_id: str, input: Input, overrides: Dict[str, Any]) -> "Turn":
         params = dict(overrides)
         params["input"] = input_items(input)
-        nt = self._native.start_turn(thread_id, dumps(params), self._handle_request)
+        nt = self._native.start_turn(thread_id, dumps(params), native_handler(self))
         return Turn(self, nt)
 
     # -- events ------------------------------------------------------------------------------
@@ -329,14 +335,24 @@ class Client(Handlers):
             return
         finish(request, value)
 
-    def _dispatch_loop(self, inbox: _native.EventStream) -> None:
-        try:
-            for ev in inbox:
-                self._dispatch(ev)
-        except Exception:
-            logger.exception("codexclient dispatch thread failed")
-        finally:
-            inbox.close()
+
+def _dispatch_loop(ref: "weakref.ref[Client]", inbox: _native.EventStream) -> None:
+    """The dispatch thread: runs the inbox's events through the client's handlers.
+
+    It holds the client only while dispatching one event, so an unreferenced client is
+    collected; its finalizer then ends the connection, which ends the inbox and this loop.
+    """
+    try:
+        for ev in inbox:
+            client = ref()
+            if client is None:
+                break
+            client._dispatch(ev)
+            del client
+    except Exception:
+        logger.exception("codexclient dispatch thread failed")
+    finally:
+        inbox.close()
 
 
 class Thread:

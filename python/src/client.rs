@@ -3,7 +3,7 @@
 use std::future::Future;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
-use std::task::{Context, Poll};
+use std::task::{Context, Poll, Waker};
 use std::time::{Duration, Instant};
 
 use codex_client::{
@@ -97,6 +97,34 @@ fn status_name(s: ThreadStatus) -> String {
         ThreadStatus::Other(raw) => raw,
         #[allow(unreachable_patterns)]
         _ => "unknown".into(),
+    }
+}
+
+/// A one-shot completion flag with a waker, set from another thread.
+#[derive(Default)]
+struct Done {
+    state: Mutex<(bool, Option<Waker>)>,
+}
+
+impl Done {
+    fn set(&self) {
+        let mut st = self.state.lock().unwrap();
+        st.0 = true;
+        let w = st.1.take();
+        drop(st);
+        if let Some(w) = w {
+            w.wake();
+        }
+    }
+
+    fn poll(&self, cx: &mut Context<'_>) -> Poll<()> {
+        let mut st = self.state.lock().unwrap();
+        if st.0 {
+            Poll::Ready(())
+        } else {
+            st.1 = Some(cx.waker().clone());
+            Poll::Pending
+        }
     }
 }
 
@@ -289,6 +317,33 @@ impl NativeClient {
     fn disconnect(&self, py: Python<'_>) {
         let client = self.inner.client.clone();
         py.detach(move || client.disconnect());
+    }
+
+    /// Async `disconnect`: stops the server on a short-lived native thread (the server may
+    /// take the exit grace to go) and resolves `fut` with `None` once it is gone, so the
+    /// event loop keeps running meanwhile. Cancelling the wait does not stop the disconnect.
+    fn disconnect_async(&self, py: Python<'_>, driver: &Driver, fut: Py<PyAny>) -> PyResult<u64> {
+        let client = self.inner.client.clone();
+        let done = Arc::new(Done::default());
+        let signal = done.clone();
+        std::thread::Builder::new()
+            .name("codexclient-py-disconnect".into())
+            .spawn(move || {
+                client.disconnect();
+                signal.set();
+            })
+            .map_err(|e| {
+                simple(
+                    py,
+                    "TransportError",
+                    format!("could not start the disconnect thread: {e}"),
+                )
+            })?;
+        let f = async move {
+            std::future::poll_fn(|cx| done.poll(cx)).await;
+            Box::new(|py: Python<'_>| Ok(py.None())) as Outcome
+        };
+        Ok(driver.spawn(py, Box::pin(f), Some(fut)))
     }
 
     /// Whether the handshake is done and the server alive.

@@ -186,6 +186,13 @@ impl ServerRequest {
         let r = py.detach(|| self.inner.respond_json(&json));
         r.py(py)
     }
+
+    /// Send an answer after the core's check (approvals: a decision of the method's type).
+    fn respond_checked(&self, py: Python<'_>, result_json: &str) -> PyResult<()> {
+        self.inner.check_answer_json(result_json).py(py)?;
+        let r = py.detach(|| self.inner.respond_json(result_json));
+        r.py(py)
+    }
 }
 
 #[pymethods]
@@ -245,16 +252,16 @@ impl ServerRequest {
     fn is_open(&self) -> bool {
         self.inner.is_open()
     }
-    /// Answer with a result (any JSON-serializable object).
+    /// Answer with a result (any JSON-serializable object). Raises `InvalidArgumentError`
+    /// (the request stays open) when it is not JSON, or for an approval when its `decision`
+    /// is not one of the method's decisions.
     fn respond(&self, py: Python<'_>, result: &Bound<'_, PyAny>) -> PyResult<()> {
         let json = crate::json::dumps(py, result)?;
-        let r = py.detach(|| self.inner.respond_json(&json));
-        r.py(py)
+        self.respond_checked(py, &json)
     }
-    /// Answer with a result given as JSON text.
+    /// Answer with a result given as JSON text (checked as by `respond`).
     fn respond_json(&self, py: Python<'_>, result_json: &str) -> PyResult<()> {
-        let r = py.detach(|| self.inner.respond_json(result_json));
-        r.py(py)
+        self.respond_checked(py, result_json)
     }
     /// Answer with a JSON-RPC error.
     #[pyo3(signature = (code, message, data = None))]

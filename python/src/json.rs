@@ -1,5 +1,6 @@
 //! `json.loads` / `json.dumps` of the standard library, looked up once.
 
+use pyo3::exceptions::{PyRecursionError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 
@@ -22,11 +23,27 @@ pub(crate) fn loads(py: Python<'_>, text: &str) -> PyResult<Py<PyAny>> {
     Ok(func(py, &LOADS, "loads")?.call1((text,))?.unbind())
 }
 
-/// Serialize a Python object to compact JSON text.
+/// Serialize a Python object to compact JSON text. What JSON cannot hold (other objects,
+/// non-string keys, cycles, NaN) raises `InvalidArgumentError` naming the offending type.
 pub(crate) fn dumps(py: Python<'_>, value: &Bound<'_, PyAny>) -> PyResult<String> {
     let kw = pyo3::types::PyDict::new(py);
     kw.set_item("separators", (",", ":"))?;
-    func(py, &DUMPS, "dumps")?
-        .call((value,), Some(&kw))?
-        .extract()
+    kw.set_item("allow_nan", false)?;
+    match func(py, &DUMPS, "dumps")?.call((value,), Some(&kw)) {
+        Ok(text) => text.extract(),
+        Err(e)
+            if e.is_instance_of::<PyTypeError>(py)
+                || e.is_instance_of::<PyValueError>(py)
+                || e.is_instance_of::<PyRecursionError>(py) =>
+        {
+            let err = crate::errors::simple(
+                py,
+                "InvalidArgumentError",
+                format!("cannot be sent as JSON: {}", e.value(py)),
+            );
+            err.set_cause(py, Some(e));
+            Err(err)
+        }
+        Err(e) => Err(e),
+    }
 }

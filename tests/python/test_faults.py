@@ -7,20 +7,13 @@ import asyncio
 import logging
 import threading
 import time
-from typing import Any, List
+from typing import List
 
 import pytest
 
 import codexclient
 from codexclient import AsyncClient, Client
-from helpers import run
-
-
-def fake(fake_bin: str, *modes: str, **kw: Any) -> dict:
-    args: List[str] = []
-    for m in modes:
-        args += ["--mode", m]
-    return dict(codex_bin=fake_bin, args=args, client_name="codexclient-pytest", **kw)
+from helpers import async_wait_until, fake, run, wait_until
 
 
 def test_timeout_is_not_connection_closed(fake_bin: str) -> None:
@@ -46,8 +39,10 @@ def test_timeout_is_not_connection_closed(fake_bin: str) -> None:
             assert ac._bridge.driver is not None
             before = ac._bridge.driver.pending()  # the inbox task's wait
             task = asyncio.ensure_future(ac.request("test/hang"))
-            await asyncio.sleep(0.1)
-            assert ac._bridge.driver.pending() == before + 1
+            driver = ac._bridge.driver
+            await async_wait_until(
+                lambda: driver.pending() == before + 1, what="the request's native task"
+            )
             task.cancel()
             with pytest.raises(asyncio.CancelledError):
                 await task
@@ -72,7 +67,9 @@ def test_dying_server_fails_pending_with_stderr_tail(fake_bin: str) -> None:
 
         th = threading.Thread(target=hang)
         th.start()
-        time.sleep(0.2)
+        # The fake server reports on stderr when test/hang reached it.
+        wait_until(lambda: "hanging on test/hang" in c.stderr_tail, what="test/hang to be sent")
+        assert th.is_alive() and not errors
         t0 = time.monotonic()
         with pytest.raises(codexclient.ConnectionClosedError) as ei:
             c.request("test/die")
@@ -124,10 +121,7 @@ def test_unknown_notification_and_request_arrive_intact(fake_bin: str) -> None:
                     assert ev.thread_id == "thr_fake_1" and ev.delta is None
                     assert '"futureField"' in ev.params_json
                     break
-            for _ in range(100):
-                if seen:
-                    break
-                await asyncio.sleep(0.02)
+            await async_wait_until(lambda: bool(seen), what="the server request")
             assert seen[0].method == "brand/newRequest" and seen[0].params == {"x": 1}
             answers = (await ac.request("test/lastAnswers"))["answers"]
             assert answers[-1]["result"] == {"ok": 1}
@@ -138,13 +132,58 @@ def test_unknown_notification_and_request_arrive_intact(fake_bin: str) -> None:
     with Client(**fake(fake_bin, "unknown", "approval")) as c:
         c.request("test/unknown")
         c.request("test/approval", {"method": codexclient.COMMAND_APPROVAL})
-        for _ in range(100):
-            answers = c.request("test/lastAnswers")["answers"]
-            if len(answers) >= 2:
-                break
-            time.sleep(0.02)
+        wait_until(
+            lambda: len(c.request("test/lastAnswers")["answers"]) >= 2, what="both answers"
+        )
+        answers = c.request("test/lastAnswers")["answers"]
         assert "error" in answers[0]
         assert answers[1]["result"] == {"decision": "decline"}
+
+
+def test_approval_decisions_are_validated(
+    fake_bin: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    """What a handler returns for an approval is checked against the method's decision type:
+    valid decisions (strings and object forms) go out unchanged, anything else is logged as
+    an error and declined."""
+    caplog.set_level(logging.ERROR, logger="codexclient")
+    amend = {"acceptWithExecpolicyAmendment": {"execpolicy_amendment": ["echo", "hi"]}}
+    network = {
+        "applyNetworkPolicyAmendment": {
+            "network_policy_amendment": {"host": "example.com", "action": "allow"}
+        }
+    }
+    cases = [
+        # (method, handler's return value, decision the server must get)
+        (codexclient.COMMAND_APPROVAL, "acceptForSession", "acceptForSession"),
+        (codexclient.COMMAND_APPROVAL, True, "accept"),
+        (codexclient.COMMAND_APPROVAL, amend, amend),
+        (codexclient.COMMAND_APPROVAL, {"decision": network}, network),
+        (codexclient.COMMAND_APPROVAL, "bogus-decision", "decline"),
+        (codexclient.COMMAND_APPROVAL, {"acceptWithExecpolicyAmendment": {}}, "decline"),
+        (codexclient.COMMAND_APPROVAL, {"decision": 7}, "decline"),
+        (codexclient.COMMAND_APPROVAL, {"verdict": "accept"}, "decline"),
+        (codexclient.FILE_CHANGE_APPROVAL, "cancel", "cancel"),
+        (codexclient.FILE_CHANGE_APPROVAL, amend, "decline"),
+        (codexclient.FILE_CHANGE_APPROVAL, "approved", "decline"),
+        ("execCommandApproval", "approved_for_session", "approved_for_session"),
+        ("execCommandApproval", {"denied": {"rejection": "no"}}, {"denied": {"rejection": "no"}}),
+        ("execCommandApproval", "accept", "denied"),
+        ("applyPatchApproval", False, "denied"),
+    ]
+    with Client(**fake(fake_bin, "approval")) as c:
+        for n, (method, value, expected) in enumerate(cases, 1):
+            c.on_server_request(method, lambda req, v=value: v)
+            c.request("test/approval", {"method": method})
+            wait_until(
+                lambda: len(c.request("test/lastAnswers")["answers"]) >= n,
+                what=f"the answer to {method} {value!r}",
+            )
+            got = c.request("test/lastAnswers")["answers"][-1]
+            assert got.get("result") == {"decision": expected}, (method, value, got)
+    invalid = [r.getMessage() for r in caplog.records if "invalid" in r.getMessage()]
+    assert len(invalid) == 7, invalid
+    assert any("bogus-decision" in m and codexclient.COMMAND_APPROVAL in m for m in invalid)
 
 
 def test_ten_mib_line(fake_bin: str) -> None:
@@ -163,11 +202,8 @@ def test_garbage_lines_are_reported_and_connection_goes_on(fake_bin: str) -> Non
         got: List[codexclient.ConnectionEvent] = []
         c.on_connection_event(got.append)
         assert c.request("test/garbage") == {"ok": True}
-        for _ in range(100):
-            if got:
-                break
-            time.sleep(0.02)
-        assert got and got[0].kind == "error"
+        wait_until(lambda: bool(got), what="the connection event")
+        assert got[0].kind == "error"
 
 
 def test_gil_released_while_rust_waits(fake_bin: str) -> None:
@@ -210,10 +246,10 @@ def test_core_logs_reach_python_logging(fake_bin: str, caplog: pytest.LogCapture
     caplog.set_level(logging.DEBUG, logger="codexclient")
     with Client(codex_bin=fake_bin, args=["--stderr-lines", "3"]) as c:
         c.request("x/y")
-        for _ in range(250):
-            if any("fake stderr line 2" in r.getMessage() for r in caplog.records):
-                break
-            time.sleep(0.02)
+        wait_until(
+            lambda: any("fake stderr line 2" in r.getMessage() for r in caplog.records),
+            what="the server's stderr line in the log",
+        )
     server = [r for r in caplog.records if r.name == "codexclient.server"]
     assert any("fake stderr line 2" in r.getMessage() for r in server)
 
@@ -242,6 +278,10 @@ def test_no_fd_thread_or_task_leaks(fake_bin: str) -> None:
     for _ in range(5):
         warm()
         run(round_trip())
-    time.sleep(0.2)
+    # Whatever the last client started winds down (bounded wait, then the real assertions).
+    wait_until(
+        lambda: fds() <= base_fds + 2 and threading.active_count() <= base_threads + 1,
+        what="descriptors and threads back to the baseline",
+    )
     assert fds() <= base_fds + 2
     assert threading.active_count() <= base_threads + 1

@@ -3,18 +3,20 @@
 from __future__ import annotations
 
 import asyncio
+import gc
 import logging
 import os
 import pathlib
 import threading
 import time
+import weakref
 from typing import Any, List
 
 import pytest
 
 import codexclient
 from codexclient import AsyncClient, Client, ServerRequest
-from helpers import run, text_of
+from helpers import async_wait_until, process_alive, run, text_of, wait_until
 
 LONG_TEXT = "The quick brown fox jumps over the lazy dog, then naps. " * 4
 
@@ -184,6 +186,85 @@ def test_raising_handler_declines_logs_and_connection_survives(
         assert [i["status"] for i in r2.items if i["type"] == "commandExecution"] == ["declined"]
         assert t.run("MOCK_TEXT: ok").final_response == "ok"
     assert not marker.exists()
+
+
+def test_invalid_decision_is_declined_and_logged(
+    client_kwargs: dict, workdir: pathlib.Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    marker = workdir / "bogus.txt"
+    caplog.set_level(logging.ERROR, logger="codexclient")
+
+    def commands(r: codexclient.TurnResult) -> List[str]:
+        return [i["status"] for i in r.items if i["type"] == "commandExecution"]
+
+    def bogus_logged() -> bool:
+        return any(
+            rec.name == "codexclient"
+            and rec.levelno >= logging.ERROR
+            and "bogus-decision" in rec.getMessage()
+            and codexclient.COMMAND_APPROVAL in rec.getMessage()
+            for rec in caplog.records
+        )
+
+    async def main() -> codexclient.TurnResult:
+        async with AsyncClient(**client_kwargs) as c:
+
+            async def bogus(req: ServerRequest) -> str:
+                return "bogus-decision"
+
+            c.on_command_approval(bogus)
+            thread = await c.thread_start()
+            r = await thread.run(_exec_prompt(marker))
+            assert (await thread.run("MOCK_TEXT: still alive")).final_response == "still alive"
+            return r
+
+    r = run(main())
+    assert not marker.exists()
+    assert commands(r) == ["declined"]
+    assert bogus_logged()
+
+    caplog.clear()
+    with Client(**client_kwargs) as c:
+        c.on_command_approval(lambda req: {"decision": "bogus-decision"})
+        r2 = c.thread_start().run(_exec_prompt(marker))
+    assert not marker.exists()
+    assert commands(r2) == ["declined"]
+    assert bogus_logged()
+
+
+def test_unclosed_clients_with_turns_in_cycles_are_collected(client_kwargs: dict) -> None:
+    """A turn keeps its client's request handler in native code, which the cycle collector
+    cannot see into: a client and a turn that refer to each other must still be collected."""
+    c = Client(**client_kwargs)
+    c.connect()
+    turn = c.thread_start().run_streamed("MOCK_TEXT: cycle")
+    c.last_turn = turn  # type: ignore[attr-defined]  # client -> turn -> client
+    assert turn.result().final_response == "cycle"
+    pid = c.server_pid
+    assert pid is not None
+    ref = weakref.ref(c)
+    with pytest.warns(ResourceWarning, match="unclosed Client"):
+        del c, turn
+        gc.collect()
+    assert ref() is None
+    wait_until(lambda: not process_alive(pid), what="the server process to exit")
+
+    async def main() -> None:
+        ac = AsyncClient(**client_kwargs)
+        await ac.connect()
+        aturn = await (await ac.thread_start()).run_streamed("MOCK_TEXT: async cycle")
+        ac.last_turn = aturn  # type: ignore[attr-defined]
+        assert (await aturn.result()).final_response == "async cycle"
+        apid = ac.server_pid
+        assert apid is not None
+        aref = weakref.ref(ac)
+        with pytest.warns(ResourceWarning, match="unclosed AsyncClient"):
+            del ac, aturn
+            gc.collect()
+        assert aref() is None
+        await async_wait_until(lambda: not process_alive(apid), what="the server to exit")
+
+    run(main())
 
 
 def test_deferred_answer(client_kwargs: dict, workdir: pathlib.Path) -> None:

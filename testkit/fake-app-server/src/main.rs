@@ -17,8 +17,9 @@
 //! - Malformed input lines are reported on stderr and skipped.
 //! - stdin EOF → exit 0.
 //!
-//! # Modes (`--mode NAME`, repeatable; or `FAKE_MODE=a,b,c`; `all` = every mode)
-//! - `hang`: never answer `test/hang`.
+//! # Modes (`--mode NAME`, repeatable; or `FAKE_MODE=a,b,c`; `all` = every mode but `ignore-eof`)
+//! - `hang`: never answer `test/hang` (writes `fake-app-server: hanging on
+//!   test/hang` to stderr when it receives one).
 //! - `slow`: answer `test/slow` `{"ms":N}` after N ms, on another thread.
 //! - `die`: on `test/die`, write `fatal: fake server dying on purpose` (and
 //!   two more lines) to stderr and exit with code 3 without answering.
@@ -38,6 +39,9 @@
 //!   answers `{"sent":N}`.
 //! - `exit-on-eof`: accepted for clarity; exiting 0 on stdin EOF is the
 //!   default anyway.
+//! - `ignore-eof`: on stdin EOF, write `fake-app-server: ignoring stdin EOF`
+//!   to stderr and keep running (until killed), like a server that does not
+//!   notice its client went away.
 //! - `close-stdout`: `test/close` closes stdout but keeps reading stdin
 //!   until EOF.
 //! - `no-init`: never answer `initialize` (not part of `all`).
@@ -60,8 +64,10 @@ use std::process::ExitCode;
 use server::{Mode, Server};
 
 const USAGE: &str = "usage: fake-app-server [--mode NAME]... [--stderr-lines N]\n\
-modes: hang slow die overload garbage bigline unknown approval flood exit-on-eof close-stdout\n\
-       no-init orphan stray all\n\
+modes: hang slow die overload garbage bigline unknown approval flood exit-on-eof ignore-eof
+\
+       close-stdout no-init orphan stray all
+\
 (env FAKE_MODE=comma,separated,modes also works)";
 
 /// Parsed command-line / environment configuration.
@@ -138,7 +144,14 @@ fn main() -> ExitCode {
     for i in 0..cfg.stderr_lines {
         eprintln!("fake stderr line {i}");
     }
+    let ignore_eof = cfg.modes.contains(&Mode::IgnoreEof);
     let stdin = std::io::stdin().lock();
     Server::new(cfg.modes).run(stdin);
+    if ignore_eof {
+        eprintln!("fake-app-server: ignoring stdin EOF");
+        loop {
+            std::thread::sleep(std::time::Duration::from_secs(3600));
+        }
+    }
     ExitCode::SUCCESS
 }

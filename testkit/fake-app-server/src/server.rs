@@ -38,6 +38,8 @@ pub enum Mode {
     Flood,
     /// Exit 0 on stdin EOF (always the case; accepted for clarity).
     ExitOnEof,
+    /// Keep running after stdin EOF (until killed).
+    IgnoreEof,
     /// Close stdout on `test/close`.
     CloseStdout,
     /// Never answer `initialize` (not part of `all`).
@@ -49,7 +51,7 @@ pub enum Mode {
 }
 
 impl Mode {
-    /// Every mode, for `--mode all`.
+    /// Every mode, for `--mode all` (not `ignore-eof`, which would slow every shutdown).
     pub const ALL: &'static [Mode] = &[
         Mode::Hang,
         Mode::Slow,
@@ -79,6 +81,7 @@ impl Mode {
             "approval" => Mode::Approval,
             "flood" => Mode::Flood,
             "exit-on-eof" => Mode::ExitOnEof,
+            "ignore-eof" => Mode::IgnoreEof,
             "close-stdout" => Mode::CloseStdout,
             "no-init" => Mode::NoInit,
             "orphan" => Mode::Orphan,
@@ -350,7 +353,9 @@ impl Server {
             }
             "test/lastAnswers" => out.send(&ok(&id, json!({ "answers": self.answers }))),
             "test/hang" if self.on(Mode::Hang) => {
-                eprintln!("fake-app-server: received test/hang {id} (never answered)");
+                eprintln!(
+                    "fake-app-server: received test/hang, hanging on test/hang (request {id})"
+                );
             }
             "test/orphanDie" if self.on(Mode::Orphan) => {
                 let orphan = std::process::Command::new("sleep").arg("30").spawn();
