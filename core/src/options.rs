@@ -217,6 +217,20 @@ impl TransportKind {
     }
 }
 
+impl TransportKind {
+    /// What the transport connects to, in words (for messages; never shows a token).
+    pub fn describe(&self) -> String {
+        match self {
+            TransportKind::Stdio => "codex app-server over stdio".into(),
+            TransportKind::WebSocket { url, .. } => url.clone(),
+            TransportKind::Unix { path: Some(p) } => format!("unix socket {}", p.display()),
+            TransportKind::Unix { path: None } => "the default control socket".into(),
+            TransportKind::Exec(_) => "codex exec".into(),
+            TransportKind::Mcp => "codex mcp-server".into(),
+        }
+    }
+}
+
 impl std::fmt::Debug for TransportKind {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {

@@ -655,7 +655,7 @@ async fn open_and_run(
     let opened = tokio::select! {
         r = tokio::time::timeout(opts.connect_timeout, open_link(&opts)) => r.unwrap_or_else(|_| {
             Err(Error::Timeout {
-                method: format!("connect ({:?})", opts.transport),
+                method: format!("connect to {}", opts.transport.describe()),
                 after: opts.connect_timeout,
             })
         }),

@@ -13,7 +13,7 @@ use std::future::Future;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::pin::Pin;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, LazyLock, Mutex, RwLock};
 use std::task::{Context, Poll, Waker};
 use std::thread::JoinHandle;
@@ -104,8 +104,10 @@ pub(crate) struct Shared {
     pub(crate) key: u64,
     core: Client,
     poll: bool,
-    /// Whether there is a connection to end; also serialises connect and disconnect.
+    /// Whether there is a connection to end (set after a connect, cleared by disconnect).
     connected: Mutex<bool>,
+    /// A `codex_client_connect` is under way (a disconnect then aborts it).
+    connecting: AtomicBool,
     /// Bumped by every successful connect.
     conn_gen: AtomicU64,
     callbacks: RwLock<[Option<Callback>; 3]>,
@@ -197,6 +199,7 @@ impl Shared {
             core,
             poll: conv.poll,
             connected: Mutex::new(false),
+            connecting: AtomicBool::new(false),
             conn_gen: AtomicU64::new(0),
             callbacks: RwLock::new([None; 3]),
             gate: Mutex::new(Gate {
@@ -228,14 +231,18 @@ impl Shared {
     }
 
     fn connect(&self) -> Result<InitializeResult, Error> {
-        let mut connected = lock(&self.connected);
         // The connection's runtime thread (which writes to the server's stdin) is spawned
         // here and inherits this thread's signal mask: with SIGPIPE blocked, writing to a
         // server that exited fails with EPIPE instead of killing the host process (C programs
-        // keep SIGPIPE's default action; Rust binaries ignore it, C ones do not).
-        let init = with_sigpipe_blocked(|| self.core.connect())?;
-        *connected = true;
-        drop(connected);
+        // keep SIGPIPE's default action; Rust binaries ignore it, C ones do not). No lock is
+        // held meanwhile, so `disconnect` from another thread can abort it (the core refuses
+        // a second concurrent connect).
+        self.connecting.store(true, Ordering::SeqCst);
+        let init = with_sigpipe_blocked(|| self.core.connect());
+        self.connecting.store(false, Ordering::SeqCst);
+        let init = init?;
+        // A disconnect that ran meanwhile has already ended this connection.
+        *lock(&self.connected) = self.core.is_connected();
         self.conn_gen.fetch_add(1, Ordering::SeqCst);
         self.wake.fd.signal();
         Ok(init)
@@ -247,7 +254,8 @@ impl Shared {
     fn disconnect(&self) -> bool {
         let had = {
             let mut connected = lock(&self.connected);
-            let had = std::mem::replace(&mut *connected, false);
+            let had =
+                std::mem::replace(&mut *connected, false) || self.connecting.load(Ordering::SeqCst);
             self.core.disconnect();
             lock(&self.gate).epoch += 1;
             had

@@ -113,7 +113,11 @@ class AsyncClient(Handlers):
     - ``opt_out_notification_methods``: notifications the server must not send.
     - ``default_timeout``: seconds a request may wait for its answer (default 300).
     - ``retry_max_attempts``, ``retry_base``, ``retry_cap``: overload (-32001) retry.
-    - ``event_queue_capacity``, ``max_line_bytes``: buffering limits.
+    - ``event_queue_capacity``, ``max_line_bytes``: buffering limits; ``read_ahead_bytes``:
+      how far the reader may read past a full queue while a handler's own request waits
+      (default 64 MiB; past it notifications are dropped and reported, see the README).
+    - ``connect_timeout``: seconds the whole :meth:`connect` may take — spawn or dial,
+      WebSocket upgrade and ``initialize`` (default 30); :class:`TimeoutError` past it.
     - ``transport``: how to reach Codex (default ``"stdio"``):
 
       - ``"stdio"`` (or ``None``/``""``): spawn ``codex app-server`` and talk over its pipes;
@@ -159,6 +163,8 @@ class AsyncClient(Handlers):
         retry_cap: Optional[float] = None,
         event_queue_capacity: Optional[int] = None,
         max_line_bytes: Optional[int] = None,
+        connect_timeout: Optional[float] = None,
+        read_ahead_bytes: Optional[int] = None,
         transport: Optional[str] = None,
         token: Optional[str] = None,
     ) -> None:
@@ -184,6 +190,8 @@ class AsyncClient(Handlers):
                 retry_cap=retry_cap,
                 event_queue_capacity=event_queue_capacity,
                 max_line_bytes=max_line_bytes,
+                connect_timeout=connect_timeout,
+                read_ahead_bytes=read_ahead_bytes,
             ),
             transport=transport,
             token=token,

@@ -486,6 +486,8 @@ def native_options(
     retry_cap: Optional[float],
     event_queue_capacity: Optional[int],
     max_line_bytes: Optional[int],
+    connect_timeout: Optional[float] = None,
+    read_ahead_bytes: Optional[int] = None,
 ) -> Dict[str, Any]:
     """Keyword arguments of ``_native.NativeClient`` from the public client options.
 
@@ -517,6 +519,8 @@ def native_options(
         retry_cap=retry_cap,
         event_queue_capacity=event_queue_capacity,
         max_line_bytes=max_line_bytes,
+        connect_timeout=connect_timeout,
+        read_ahead_bytes=read_ahead_bytes,
     )
 
 

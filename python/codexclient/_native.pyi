@@ -217,6 +217,8 @@ class NativeClient:
         retry_cap: Optional[float] = None,
         event_queue_capacity: Optional[int] = None,
         max_line_bytes: Optional[int] = None,
+        connect_timeout: Optional[float] = None,
+        read_ahead_bytes: Optional[int] = None,
         transport: Optional[str] = None,
         token: Optional[str] = None,
     ) -> "NativeClient": ...

@@ -76,6 +76,8 @@ class Client(Handlers):
         retry_cap: Optional[float] = None,
         event_queue_capacity: Optional[int] = None,
         max_line_bytes: Optional[int] = None,
+        connect_timeout: Optional[float] = None,
+        read_ahead_bytes: Optional[int] = None,
         transport: Optional[str] = None,
         token: Optional[str] = None,
     ) -> None:
@@ -101,6 +103,8 @@ class Client(Handlers):
                 retry_cap=retry_cap,
                 event_queue_capacity=event_queue_capacity,
                 max_line_bytes=max_line_bytes,
+                connect_timeout=connect_timeout,
+                read_ahead_bytes=read_ahead_bytes,
             ),
             transport=transport,
             token=token,

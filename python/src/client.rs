@@ -3,7 +3,7 @@
 use std::future::Future;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
-use std::task::{Context, Poll, Waker};
+use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
 
 use codex_client::{
@@ -100,34 +100,6 @@ fn status_name(s: ThreadStatus) -> String {
     }
 }
 
-/// A one-shot completion flag with a waker, set from another thread.
-#[derive(Default)]
-struct Done {
-    state: Mutex<(bool, Option<Waker>)>,
-}
-
-impl Done {
-    fn set(&self) {
-        let mut st = self.state.lock().unwrap();
-        st.0 = true;
-        let w = st.1.take();
-        drop(st);
-        if let Some(w) = w {
-            w.wake();
-        }
-    }
-
-    fn poll(&self, cx: &mut Context<'_>) -> Poll<()> {
-        let mut st = self.state.lock().unwrap();
-        if st.0 {
-            Poll::Ready(())
-        } else {
-            st.1 = Some(cx.waker().clone());
-            Poll::Pending
-        }
-    }
-}
-
 struct Inner {
     client: Client,
     hub: Arc<Hub>,
@@ -201,6 +173,8 @@ impl NativeClient {
         retry_cap = None,
         event_queue_capacity = None,
         max_line_bytes = None,
+        connect_timeout = None,
+        read_ahead_bytes = None,
         transport = None,
         token = None,
     ))]
@@ -225,6 +199,8 @@ impl NativeClient {
         retry_cap: Option<f64>,
         event_queue_capacity: Option<usize>,
         max_line_bytes: Option<usize>,
+        connect_timeout: Option<f64>,
+        read_ahead_bytes: Option<usize>,
         transport: Option<String>,
         token: Option<String>,
     ) -> PyResult<Self> {
@@ -280,6 +256,12 @@ impl NativeClient {
         if let Some(m) = max_line_bytes {
             o.max_line_bytes = m;
         }
+        if let Some(t) = connect_timeout {
+            o.connect_timeout = request_options(py, Some(t))?.timeout.expect("set");
+        }
+        if let Some(b) = read_ahead_bytes {
+            o.read_ahead_bytes = b;
+        }
         let cap = o.event_queue_capacity;
         Ok(NativeClient {
             inner: Arc::new(Inner {
@@ -319,31 +301,16 @@ impl NativeClient {
         py.detach(move || client.disconnect());
     }
 
-    /// Async `disconnect`: stops the server on a short-lived native thread (the server may
-    /// take the exit grace to go) and resolves `fut` with `None` once it is gone, so the
-    /// event loop keeps running meanwhile. Cancelling the wait does not stop the disconnect.
-    fn disconnect_async(&self, py: Python<'_>, driver: &Driver, fut: Py<PyAny>) -> PyResult<u64> {
+    /// Async `disconnect`: the core stops the server without blocking the event loop (the
+    /// server may take its exit grace to go) and `fut` resolves with `None` once it is gone.
+    /// Cancelling the wait does not stop the disconnect.
+    fn disconnect_async(&self, py: Python<'_>, driver: &Driver, fut: Py<PyAny>) -> u64 {
         let client = self.inner.client.clone();
-        let done = Arc::new(Done::default());
-        let signal = done.clone();
-        std::thread::Builder::new()
-            .name("codexclient-py-disconnect".into())
-            .spawn(move || {
-                client.disconnect();
-                signal.set();
-            })
-            .map_err(|e| {
-                simple(
-                    py,
-                    "TransportError",
-                    format!("could not start the disconnect thread: {e}"),
-                )
-            })?;
         let f = async move {
-            std::future::poll_fn(|cx| done.poll(cx)).await;
+            client.disconnect_async().await;
             Box::new(|py: Python<'_>| Ok(py.None())) as Outcome
         };
-        Ok(driver.spawn(py, Box::pin(f), Some(fut)))
+        driver.spawn(py, Box::pin(f), Some(fut))
     }
 
     /// Whether the handshake is done and the server alive.

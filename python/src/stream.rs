@@ -104,8 +104,11 @@ impl SubQueue {
         }
     }
 
-    /// Move up to `max` events into `out`. Returns `false` once ended and empty.
+    /// Move up to `max` events into `out`. Returns `false` once ended and empty. The calling
+    /// thread consumes events (the dispatch thread, the event loop): a request it makes lets
+    /// the core read ahead rather than wait behind a full queue for this very thread.
     fn take(&self, out: &mut VecDeque<Event>, max: usize) -> bool {
+        codex_client::mark_event_delivery_thread();
         let mut st = self.st.lock().unwrap();
         let was_full = st.items.len() >= self.cap;
         if st.items.is_empty() {
