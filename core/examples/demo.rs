@@ -96,6 +96,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                     req.respond(&json!({ "decision": decision }))?;
                 }
                 Some(Event::Connection(e)) => println!("[connection: {e:?}]"),
+                Some(_) => {}
                 None => return Err("no event for 60 s".into()),
             }
         }

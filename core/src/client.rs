@@ -10,7 +10,8 @@ use std::task::{Context, Poll};
 use std::time::Duration;
 
 use crate::dispatch::{
-    ConnectionHandler, Dispatcher, Handlers, NotificationHandler, ServerRequestHandler,
+    ConnectionHandler, Dispatcher, EventHandler, Handlers, NotificationHandler,
+    ServerRequestHandler,
 };
 use crate::error::{DisconnectInfo, Error, Result};
 use crate::event::{ConnectionEvent, Event, Notification, ServerRequest};
@@ -86,6 +87,9 @@ struct Inner {
     conn: Mutex<Slot>,
     /// The session of the current connection, for the request fast path.
     current: Mutex<Option<Arc<SessionShared>>>,
+    /// Poll mode: the last connection after `disconnect()`, whose remaining events (responses,
+    /// the `Disconnected` event) can still be pulled until the next connect.
+    previous: Mutex<Option<Arc<SessionShared>>>,
     /// Poll mode readiness descriptor, shared by every connection of this client.
     readiness: Mutex<Option<Arc<Readiness>>>,
 }
@@ -130,6 +134,7 @@ impl Client {
                 handlers: Arc::new(Handlers::default()),
                 conn: Mutex::new(Slot::default()),
                 current: Mutex::new(None),
+                previous: Mutex::new(None),
                 readiness: Mutex::new(None),
             }),
         }
@@ -313,6 +318,7 @@ impl Client {
         };
         let old = slot.live.replace(Arc::new(Mutex::new(conn)));
         *self.inner.current.lock().unwrap() = Some(session.shared.clone());
+        *self.inner.previous.lock().unwrap() = None;
         drop(slot);
         drop(old);
         Ok(init)
@@ -361,7 +367,10 @@ impl Client {
             let mut slot = self.inner.conn.lock().unwrap();
             (slot.live.take(), slot.connecting.take())
         };
-        *self.inner.current.lock().unwrap() = None;
+        let last = self.inner.current.lock().unwrap().take();
+        if self.inner.options.delivery == Delivery::Poll {
+            *self.inner.previous.lock().unwrap() = last;
+        }
         taken
     }
 
@@ -505,6 +514,39 @@ impl Client {
         Ok(())
     }
 
+    /// Send a request without waiting: its outcome arrives as one [`Event::Response`]
+    /// carrying `token` (callbacks: the [`on_event`](Self::on_event) handler on the dispatch
+    /// thread; poll: `next_event`/`events()`). Responses go ahead of waiting events and every
+    /// such request gets exactly one (the result, an RPC error, the timeout or the
+    /// disconnect), before the connection's `Disconnected` event. Errors (not connected, bad
+    /// arguments) are returned at once and produce no event.
+    pub fn send_request(
+        &self,
+        method: &str,
+        params: &RawValue,
+        opts: RequestOptions,
+        token: u64,
+    ) -> Result<()> {
+        let session = self.live_session()?;
+        session.send_request(
+            method,
+            params,
+            opts,
+            false,
+            crate::pending::Reply::Event(token),
+        )
+    }
+
+    /// Register one handler that takes every event, owned, on the dispatch thread, instead
+    /// of every other handler (none of them is called while it is set). For a binding that
+    /// turns core events into its own representation. A server request it drops unanswered
+    /// is answered fail-closed. Errors in poll mode.
+    pub fn on_event(&self, f: impl Fn(Event) + Send + Sync + 'static) -> Result<()> {
+        self.check_callbacks_mode()?;
+        *self.inner.handlers.any.write().unwrap() = Some(Arc::new(f) as EventHandler);
+        Ok(())
+    }
+
     /// Register the connection-event callback (errors, overflow, disconnect). Errors in poll mode.
     pub fn on_connection_event(
         &self,
@@ -521,14 +563,25 @@ impl Client {
                 "client uses callback delivery; use Delivery::Poll to pull events".into(),
             ));
         }
-        let s = self.live_session()?;
+        let s = match self.session() {
+            Some(s) => s,
+            None => self
+                .inner
+                .previous
+                .lock()
+                .unwrap()
+                .clone()
+                .ok_or(Error::NotConnected)?,
+        };
         let q = s.queue.clone();
         Ok((s, q))
     }
 
     /// Poll mode: wait up to `timeout` (`None` = forever) for the next event. `Ok(None)` means
     /// the timeout passed. After the `Disconnected` event the next call returns the
-    /// disconnect error.
+    /// disconnect error. After `disconnect()` the connection's last events (responses to
+    /// [`send_request`](Self::send_request), `Disconnected`) can still be pulled; before any
+    /// connect it returns [`Error::NotConnected`].
     pub fn next_event(&self, timeout: Option<Duration>) -> Result<Option<Event>> {
         let (s, q) = self.poll_queue()?;
         let mut out = Vec::with_capacity(1);

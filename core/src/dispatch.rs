@@ -15,6 +15,8 @@ pub type NotificationHandler = Arc<dyn Fn(&Notification) + Send + Sync>;
 pub type ServerRequestHandler = Arc<dyn Fn(ServerRequest) + Send + Sync>;
 /// Handler of connection events (errors, overflow, disconnect).
 pub type ConnectionHandler = Arc<dyn Fn(&ConnectionEvent) + Send + Sync>;
+/// Handler that takes every event, owned (see [`Client::on_event`](crate::Client::on_event)).
+pub type EventHandler = Arc<dyn Fn(Event) + Send + Sync>;
 
 /// The handlers registered on a client. They survive reconnects.
 #[derive(Default)]
@@ -28,6 +30,8 @@ pub(crate) struct Handlers {
     /// `by_method`.
     pub by_thread: RwLock<HashMap<(String, String), ServerRequestHandler>>,
     pub connection: RwLock<Option<ConnectionHandler>>,
+    /// Takes every event instead of the handlers above (a binding's own delivery).
+    pub any: RwLock<Option<EventHandler>>,
 }
 
 thread_local! {
@@ -123,6 +127,13 @@ impl Handlers {
     /// fail-closed; a panicking server-request handler drops the request, which answers it
     /// fail-closed too.
     pub(crate) fn dispatch(&self, event: Event) {
+        let any = self.any.read().unwrap().clone();
+        if let Some(h) = any {
+            if let Err(p) = catch_unwind(AssertUnwindSafe(|| h(event))) {
+                self.report_panic("event", &*p);
+            }
+            return;
+        }
         match event {
             Event::Notification(n) => {
                 let h = self.notification.read().unwrap().clone();
@@ -153,6 +164,9 @@ impl Handlers {
                     }
                 }
             }
+            Event::Response(r) => {
+                tracing::debug!(token = r.token, method = %r.method, "response with no event handler; dropped");
+            }
         }
     }
 }
@@ -180,8 +194,11 @@ impl Dispatcher {
                 loop {
                     let more = queue.wait_drain(&mut batch, 256, None);
                     for ev in batch.drain(..) {
-                        if stop2.load(Ordering::Acquire) {
-                            continue; // dropped: server requests answer fail-closed on drop
+                        // Once halted only responses are delivered (every sent request gets
+                        // its answer); the rest is dropped (server requests answer
+                        // fail-closed on drop).
+                        if stop2.load(Ordering::Acquire) && !matches!(ev, Event::Response(_)) {
+                            continue;
                         }
                         handlers.dispatch(ev);
                     }
@@ -197,7 +214,8 @@ impl Dispatcher {
     }
 
     /// Stop running callbacks: events still queued are dropped (server requests among them
-    /// are answered fail-closed when the connection is still up).
+    /// are answered fail-closed when the connection is still up), except responses, which are
+    /// still delivered until the connection's queue closes.
     pub(crate) fn halt(&self) {
         self.stop.store(true, Ordering::Release);
     }

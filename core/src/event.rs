@@ -325,8 +325,22 @@ pub enum ConnectionEvent {
     Disconnected(DisconnectInfo),
 }
 
-/// One event of a connection, in arrival order.
+/// The outcome of a request sent with [`Client::send_request`](crate::Client::send_request),
+/// delivered as an event.
 #[derive(Debug)]
+pub struct Response {
+    /// The token the request was sent with.
+    pub token: u64,
+    /// The request's method.
+    pub method: String,
+    /// The result, or why there is none (an RPC error, the timeout, the disconnect).
+    pub result: Result<Box<RawValue>>,
+}
+
+/// One event of a connection, in arrival order (responses go ahead of waiting events).
+/// New kinds may be added (match with a wildcard arm).
+#[derive(Debug)]
+#[non_exhaustive]
 pub enum Event {
     /// A server notification.
     Notification(Notification),
@@ -334,6 +348,9 @@ pub enum Event {
     ServerRequest(ServerRequest),
     /// An error report, an overflow report or the disconnect.
     Connection(ConnectionEvent),
+    /// The outcome of a request sent with [`Client::send_request`](crate::Client::send_request).
+    /// Every such request produces exactly one, before the connection's `Disconnected`.
+    Response(Response),
 }
 
 impl Event {
@@ -345,15 +362,16 @@ impl Event {
             + match self {
                 Event::Notification(n) => n.method.len() + n.params.get().len(),
                 Event::ServerRequest(r) => r.method.len() + r.params.get().len(),
-                Event::Connection(_) => 0,
+                Event::Connection(_) | Event::Response(_) => 0,
             }
     }
 
-    /// The method name for notifications and server requests.
+    /// The method name of a notification, a server request or a response.
     pub fn method(&self) -> Option<&str> {
         match self {
             Event::Notification(n) => Some(&n.method),
             Event::ServerRequest(r) => Some(&r.method),
+            Event::Response(r) => Some(&r.method),
             Event::Connection(_) => None,
         }
     }

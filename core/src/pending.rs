@@ -11,7 +11,12 @@ use crate::error::Result;
 use crate::options::RetryPolicy;
 
 /// Where a request's outcome goes.
-pub(crate) type Reply = oneshot::Sender<Result<Box<RawValue>>>;
+pub(crate) enum Reply {
+    /// To a caller awaiting it.
+    Wait(oneshot::Sender<Result<Box<RawValue>>>),
+    /// As an [`Event::Response`](crate::Event::Response) with this token.
+    Event(u64),
+}
 
 /// One request in flight.
 pub(crate) struct Entry {
@@ -91,7 +96,7 @@ mod tests {
     fn entry(deadline: Instant) -> (Entry, oneshot::Receiver<Result<Box<RawValue>>>) {
         let (tx, rx) = oneshot::channel();
         let e = Entry {
-            tx,
+            tx: Reply::Wait(tx),
             method: "m".into(),
             line: Bytes::new(),
             attempts: 1,

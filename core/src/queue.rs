@@ -11,6 +11,9 @@
 //! - Past that budget (read-ahead only) notifications are shed and counted; an `Overflow`
 //!   event reports them as soon as a consumer makes room. Server requests and connection
 //!   events are never shed. Without read-ahead nothing is ever shed.
+//! - Responses to [`send_request`](crate::Client::send_request) go to a lane of their own that
+//!   consumers drain first: they never wait behind undelivered events and never count
+//!   against the capacity (there is at most one per request).
 
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -22,6 +25,8 @@ use crate::readiness::Readiness;
 use std::sync::Arc;
 
 struct State {
+    /// Responses, delivered before `items`.
+    responses: VecDeque<Event>,
     items: VecDeque<Event>,
     /// Sum of [`Event::queued_bytes`] over `items`.
     bytes: usize,
@@ -39,14 +44,21 @@ impl State {
         self.items.push_back(event);
     }
 
-    /// Move up to `max` events into `out`.
+    /// Whether nothing waits.
+    fn is_empty(&self) -> bool {
+        self.items.is_empty() && self.responses.is_empty()
+    }
+
+    /// Move up to `max` events into `out`, responses first.
     fn drain_to(&mut self, out: &mut Vec<Event>, max: usize) -> usize {
-        let n = self.items.len().min(max);
+        let r = self.responses.len().min(max);
+        out.extend(self.responses.drain(..r));
+        let n = self.items.len().min(max - r);
         for ev in self.items.drain(..n) {
             self.bytes -= ev.queued_bytes();
             out.push(ev);
         }
-        n
+        r + n
     }
 
     /// Queue the report of shed notifications, if any.
@@ -60,7 +72,7 @@ impl State {
     /// Keep the readiness descriptor readable exactly while events wait or the queue is closed.
     fn sync_readiness(&self) {
         if let Some(r) = &self.readiness {
-            if self.items.is_empty() && !self.closed {
+            if self.is_empty() && !self.closed {
                 r.clear();
             } else {
                 r.set();
@@ -123,6 +135,7 @@ impl EventQueue {
         let capacity = capacity.max(1);
         EventQueue {
             state: Mutex::new(State {
+                responses: VecDeque::new(),
                 items: VecDeque::new(),
                 bytes: 0,
                 closed: false,
@@ -203,6 +216,24 @@ impl EventQueue {
         Push::Done
     }
 
+    /// Queue a response in the responses lane (consumers take it before other events).
+    /// Returns it when the queue is closed.
+    pub(crate) fn push_response(&self, event: Event) -> Option<Event> {
+        let mut st = self.state.lock().unwrap();
+        if st.closed {
+            return Some(event);
+        }
+        st.responses.push_back(event);
+        st.sync_readiness();
+        let wake_blocked = st.blocked_waiters > 0;
+        drop(st);
+        if wake_blocked {
+            self.cv.notify_one();
+        }
+        self.async_notify.notify_one();
+        None
+    }
+
     /// Queue an event regardless of capacity (connection events, the final disconnect).
     pub(crate) fn force_push(&self, event: Event) {
         let st = self.state.lock().unwrap();
@@ -212,7 +243,7 @@ impl EventQueue {
     }
 
     fn enqueue(&self, mut st: std::sync::MutexGuard<'_, State>, event: Event) {
-        let was_empty = st.items.is_empty();
+        let was_empty = st.is_empty();
         st.report_dropped();
         st.push_back(event);
         if was_empty {
@@ -248,7 +279,7 @@ impl EventQueue {
             st.sync_readiness();
             self.async_notify.notify_one();
         }
-        if st.items.is_empty() {
+        if st.is_empty() {
             st.sync_readiness();
         }
         if st.items.len() < self.capacity {
@@ -284,7 +315,7 @@ impl EventQueue {
         let mut st = self.state.lock().unwrap();
         let n = st.drain_to(out, max);
         self.after_pop(&mut st);
-        !(st.closed && st.items.is_empty() && n == 0)
+        !(st.closed && st.is_empty() && n == 0)
     }
 
     #[cfg(test)]
@@ -305,7 +336,7 @@ impl EventQueue {
         let deadline = timeout.map(|t| Instant::now() + t);
         let mut st = self.state.lock().unwrap();
         loop {
-            if !st.items.is_empty() {
+            if !st.is_empty() {
                 st.drain_to(out, max);
                 self.after_pop(&mut st);
                 return true;
@@ -337,7 +368,7 @@ impl EventQueue {
             let notified = self.async_notify.notified();
             {
                 let mut st = self.state.lock().unwrap();
-                if !st.items.is_empty() {
+                if !st.is_empty() {
                     st.drain_to(out, max);
                     self.after_pop(&mut st);
                     return true;

@@ -16,7 +16,7 @@ use crate::event::{null_raw, ConnectionEvent, Event, Notification, ResponderStat
 use crate::message::{classify, notification_line, request_line, Classified, Incoming, RequestId};
 use crate::options::TransportKind;
 use crate::options::{ClientOptions, RequestOptions, RetryPolicy};
-use crate::pending::{Entry, Table};
+use crate::pending::{Entry, Reply, Table};
 use crate::queue::{EventQueue, Push, ReaderSignal};
 use crate::router::Router;
 use crate::transport::io::{line_halves, ws_halves, MessageReader, MessageWriter};
@@ -147,6 +147,21 @@ impl SessionShared {
         opts: RequestOptions,
         during_handshake: bool,
     ) -> Result<oneshot::Receiver<Result<Box<RawValue>>>> {
+        let (tx, rx) = oneshot::channel();
+        self.send_request(method, params, opts, during_handshake, Reply::Wait(tx))?;
+        Ok(rx)
+    }
+
+    /// Register a request whose outcome goes to `reply`, and send it. The reply always
+    /// comes: the response, a timeout, an overload error or the disconnect.
+    pub(crate) fn send_request(
+        &self,
+        method: &str,
+        params: &RawValue,
+        opts: RequestOptions,
+        during_handshake: bool,
+        reply: Reply,
+    ) -> Result<()> {
         if method.is_empty() {
             return Err(Error::InvalidArgument("method name is empty".into()));
         }
@@ -162,9 +177,8 @@ impl SessionShared {
         let read_ahead = opts
             .read_ahead
             .unwrap_or_else(crate::dispatch::delivers_events);
-        let (tx, rx) = oneshot::channel();
         let entry = Entry {
-            tx,
+            tx: reply,
             method: method.to_owned(),
             line: line.clone(),
             attempts: 1,
@@ -194,7 +208,7 @@ impl SessionShared {
         if self.out.send(Outgoing::Line(line)).is_err() {
             self.fail_request(id, self.disconnect_error());
         }
-        Ok(rx)
+        Ok(())
     }
 
     fn fail_request(&self, id: i64, err: Error) {
@@ -209,7 +223,21 @@ impl SessionShared {
         if entry.read_ahead {
             self.read_ahead_pending.fetch_sub(1, Ordering::AcqRel);
         }
-        let _ = entry.tx.send(outcome);
+        match entry.tx {
+            Reply::Wait(tx) => {
+                let _ = tx.send(outcome);
+            }
+            Reply::Event(token) => {
+                let response = Event::Response(crate::event::Response {
+                    token,
+                    method: entry.method,
+                    result: outcome,
+                });
+                if self.queue.push_response(response).is_some() {
+                    tracing::debug!(token, "response after the event queue closed; dropped");
+                }
+            }
+        }
     }
 
     /// Why a response matches no pending request, in words for the error event.

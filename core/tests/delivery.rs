@@ -224,3 +224,105 @@ fn a_handler_holding_a_strong_clone_keeps_the_client_until_disconnect() {
         Err(Error::NotConnected)
     ));
 }
+
+#[test]
+fn responses_sent_as_events_go_ahead_of_waiting_events_and_each_comes_once() {
+    let c = Client::new(fake_options(&["flood", "hang", "slow"]).delivery(Delivery::Poll));
+    c.connect().unwrap();
+    // 100 notifications wait unread.
+    c.request_blocking("test/flood", json!({"count": 100}))
+        .unwrap();
+    let params = RawValue::from_string("{\"k\":1}".into()).unwrap();
+    c.send_request("echo/one", &params, RequestOptions::default(), 7)
+        .unwrap();
+    c.send_request(
+        "test/hang",
+        &params,
+        RequestOptions::timeout(Duration::from_millis(50)),
+        8,
+    )
+    .unwrap();
+    c.send_request("test/hang", &params, RequestOptions::default(), 9)
+        .unwrap();
+    // Answered in order by the server and past the 50 ms timeout: both outcomes are queued.
+    c.request_blocking("test/slow", json!({"ms": 200})).unwrap();
+    let mut first = Vec::new();
+    c.next_events(&mut first, 2, Some(Duration::ZERO)).unwrap();
+    let [Event::Response(r7), Event::Response(r8)] = &first[..] else {
+        panic!("responses did not come first: {first:?}");
+    };
+    assert_eq!((r7.token, r8.token), (7, 8));
+    let v: serde_json::Value = serde_json::from_str(r7.result.as_ref().unwrap().get()).unwrap();
+    assert_eq!(v, json!({"method": "echo/one", "params": {"k": 1}}));
+    assert!(matches!(r8.result, Err(Error::Timeout { .. })), "{r8:?}");
+    assert_eq!(r8.method, "test/hang");
+    // The disconnect answers the last one ahead of the unread notifications; the
+    // Disconnected event comes last, then the disconnect error.
+    c.disconnect();
+    match c.next_event(Some(Duration::ZERO)).unwrap() {
+        Some(Event::Response(r9)) => {
+            assert_eq!(r9.token, 9);
+            assert!(matches!(r9.result, Err(Error::Disconnected(_))), "{r9:?}");
+        }
+        other => panic!("expected the response to token 9, got {other:?}"),
+    }
+    let mut rest = Vec::new();
+    assert!(
+        !c.next_events(&mut rest, usize::MAX, Some(Duration::ZERO))
+            .unwrap()
+            || !rest.is_empty()
+    );
+    assert_eq!(
+        rest.len(),
+        101,
+        "100 notifications and the Disconnected event"
+    );
+    assert!(matches!(
+        rest.last(),
+        Some(Event::Connection(ConnectionEvent::Disconnected(_)))
+    ));
+    assert!(matches!(
+        c.next_event(Some(Duration::ZERO)),
+        Err(Error::Disconnected(_))
+    ));
+    assert!(matches!(
+        c.send_request("x", &params, RequestOptions::default(), 10),
+        Err(Error::NotConnected)
+    ));
+}
+
+#[test]
+fn responses_reach_the_event_handler_even_while_disconnecting() {
+    let c = Client::new(fake_options(&["hang"]));
+    let got = Arc::new(Mutex::new(Vec::new()));
+    let g2 = got.clone();
+    c.on_event(move |ev| {
+        let on_dispatch = codex_client::on_dispatch_thread();
+        if let Event::Response(r) = ev {
+            g2.lock()
+                .unwrap()
+                .push((r.token, r.result.is_ok(), on_dispatch));
+        }
+    })
+    .unwrap();
+    c.connect().unwrap();
+    let params = RawValue::from_string("{}".into()).unwrap();
+    c.send_request("echo/x", &params, RequestOptions::default(), 1)
+        .unwrap();
+    assert!(wait_until(Duration::from_secs(5), || got
+        .lock()
+        .unwrap()
+        .len()
+        == 1));
+    c.send_request("test/hang", &params, RequestOptions::default(), 2)
+        .unwrap();
+    assert!(wait_until(Duration::from_secs(5), || c
+        .stderr_tail()
+        .contains("received test/hang")));
+    c.disconnect();
+    // disconnect returned: the pending request's answer (the disconnect) was delivered.
+    assert_eq!(
+        *got.lock().unwrap(),
+        vec![(1, true, true), (2, false, true)]
+    );
+}

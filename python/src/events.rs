@@ -450,6 +450,15 @@ pub(crate) fn to_object(py: Python<'_>, ev: Event) -> PyResult<(Py<PyAny>, bool)
             true,
         ),
         Event::Connection(c) => (Py::new(py, ConnectionEvent { inner: c })?.into_any(), false),
+        // This binding never sends requests as events (`send_request`); nothing else is
+        // known yet.
+        other => {
+            return Err(crate::errors::simple(
+                py,
+                "ProtocolError",
+                format!("unexpected event {:?}", other.method()),
+            ))
+        }
     })
 }
 

@@ -184,7 +184,8 @@ impl Generation {
                     }
                     to_inbox.push(Event::Connection(c));
                 }
-                r @ Event::ServerRequest(_) => to_inbox.push(r),
+                // Server requests, and anything newer, go to the client's own handlers.
+                other => to_inbox.push(other),
             }
         }
         if !to_inbox.is_empty() {

@@ -281,6 +281,7 @@ pub fn run_turn(
             }
             Some(Event::ServerRequest(r)) => on_request(r),
             Some(Event::Connection(e)) => panic!("connection event during turn: {e:?}"),
+            Some(other) => panic!("unexpected event during a turn: {other:?}"),
             None => {}
         }
     }
