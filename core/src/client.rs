@@ -632,12 +632,17 @@ impl Client {
     /// Poll mode: an async stream of this connection's events, ending after `Disconnected`.
     pub fn events(&self) -> Result<EventStream> {
         let (_, q) = self.poll_queue()?;
-        Ok(EventStream {
-            queue: q,
-            buf: VecDeque::new(),
-            fut: None,
-            done: false,
-        })
+        Ok(EventStream::new(q, false))
+    }
+
+    /// A subscription to this connection's notifications (those not routed to a turn stream)
+    /// and connection events, in either delivery mode, beside the client's own delivery: each
+    /// subscription gets its own copy, holds up to `event_queue_capacity` of them (then the
+    /// reader waits for it, like for the main queue), and ends after `Disconnected`.
+    /// Dropping it unsubscribes. Server requests and responses never go to subscriptions.
+    pub fn subscribe(&self) -> Result<EventStream> {
+        let session = self.live_session()?;
+        Ok(EventStream::new(session.subscribe(), true))
     }
 }
 
@@ -656,18 +661,60 @@ fn parse_result(raw: &RawValue) -> Result<Value> {
 
 type BatchFuture = Pin<Box<dyn Future<Output = (bool, Vec<Event>)> + Send>>;
 
-/// An async stream of events (poll mode). Cancellation-safe: dropping it loses no event
-/// (events it had taken but not yet yielded go back to the front of the client's queue).
+/// A stream of events: the client's own in poll mode ([`Client::events`]), or a
+/// subscription ([`Client::subscribe`]). An async `Stream`, or pull it blocking with
+/// [`next_blocking`](Self::next_blocking). Cancellation-safe: dropping the client's stream
+/// loses no event (events it had taken but not yet yielded go back to the front of the
+/// client's queue); dropping a subscription ends it.
 pub struct EventStream {
     queue: Arc<EventQueue>,
     buf: VecDeque<Event>,
     fut: Option<BatchFuture>,
     done: bool,
+    /// A subscription: its queue is its own.
+    owned: bool,
+}
+
+impl EventStream {
+    fn new(queue: Arc<EventQueue>, owned: bool) -> EventStream {
+        EventStream {
+            queue,
+            buf: VecDeque::new(),
+            fut: None,
+            done: false,
+            owned,
+        }
+    }
+
+    /// Wait up to `timeout` (`None` = forever) for events and move up to `max` of them into
+    /// `out`. Returns `false` once the stream has ended (after `Disconnected`).
+    pub fn next_blocking(
+        &mut self,
+        out: &mut Vec<Event>,
+        max: usize,
+        timeout: Option<Duration>,
+    ) -> bool {
+        let max = max.max(1);
+        if !self.buf.is_empty() {
+            let n = self.buf.len().min(max);
+            out.extend(self.buf.drain(..n));
+            return true;
+        }
+        if self.done || self.fut.is_some() {
+            // An async poll is under way: the events it takes come through it.
+            return !self.done;
+        }
+        let more = self.queue.wait_drain(out, max, timeout);
+        self.done = !more;
+        more
+    }
 }
 
 impl Drop for EventStream {
     fn drop(&mut self) {
-        if !self.buf.is_empty() {
+        if self.owned {
+            self.queue.close();
+        } else if !self.buf.is_empty() {
             self.queue.give_back(self.buf.drain(..));
         }
     }

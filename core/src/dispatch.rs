@@ -73,7 +73,8 @@ pub fn on_dispatch_thread() -> bool {
     ON_DISPATCH_THREAD.with(|c| c.get())
 }
 
-fn panic_message(p: &(dyn std::any::Any + Send)) -> String {
+/// The message of a panic payload.
+pub(crate) fn panic_message(p: &(dyn std::any::Any + Send)) -> String {
     p.downcast_ref::<&str>()
         .map(|s| s.to_string())
         .or_else(|| p.downcast_ref::<String>().cloned())

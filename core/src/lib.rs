@@ -19,6 +19,7 @@
 #![warn(missing_docs)]
 
 mod client;
+pub mod delivery;
 mod dispatch;
 mod error;
 mod event;

@@ -73,6 +73,10 @@ pub(crate) struct SessionShared {
     handlers: Option<Arc<Handlers>>,
     /// Queues with events whose consumers were not woken yet (reader-side batching).
     dirty: Mutex<Vec<Arc<EventQueue>>>,
+    /// Subscriptions ([`Client::subscribe`](crate::Client::subscribe)): each gets a copy of
+    /// the notifications and connection events the main queue gets.
+    subscribers: Mutex<Vec<Arc<EventQueue>>>,
+    has_subscribers: std::sync::atomic::AtomicBool,
     me: Weak<SessionShared>,
 }
 
@@ -356,7 +360,7 @@ impl SessionShared {
                     return;
                 }
                 Push::Closed(ev) => {
-                    if Arc::ptr_eq(queue, &self.queue) {
+                    if Arc::ptr_eq(queue, &self.queue) || self.unsubscribe(queue) {
                         return;
                     }
                     event = ev;
@@ -390,8 +394,41 @@ impl SessionShared {
 
     fn report(&self, message: String) {
         tracing::warn!("{message}");
-        self.queue
-            .force_push(Event::Connection(ConnectionEvent::Error(message)));
+        let ev = ConnectionEvent::Error(message);
+        for sub in self.subscribers() {
+            sub.force_push(Event::Connection(ev.clone()));
+        }
+        self.queue.force_push(Event::Connection(ev));
+    }
+
+    /// A new subscription queue, fed from now on (closed at once on a closed connection).
+    pub(crate) fn subscribe(&self) -> Arc<EventQueue> {
+        let q = self.new_queue();
+        let mut subs = self.subscribers.lock().unwrap();
+        if self.is_closed() {
+            q.close();
+        } else {
+            subs.push(q.clone());
+            self.has_subscribers.store(true, Ordering::Release);
+        }
+        q
+    }
+
+    /// Forget a subscription whose consumer is gone; false when `queue` is none.
+    fn unsubscribe(&self, queue: &Arc<EventQueue>) -> bool {
+        let mut subs = self.subscribers.lock().unwrap();
+        let before = subs.len();
+        subs.retain(|q| !Arc::ptr_eq(q, queue));
+        self.has_subscribers
+            .store(!subs.is_empty(), Ordering::Release);
+        subs.len() != before
+    }
+
+    fn subscribers(&self) -> Vec<Arc<EventQueue>> {
+        if !self.has_subscribers.load(Ordering::Acquire) {
+            return Vec::new();
+        }
+        self.subscribers.lock().unwrap().clone()
     }
 
     async fn handle_line(&self, line: &[u8]) {
@@ -416,7 +453,12 @@ impl SessionShared {
                 }
                 let note = Notification { method, params };
                 match self.router.route_notification(&note) {
-                    None => self.deliver(&self.queue, Event::Notification(note)).await,
+                    None => {
+                        for sub in self.subscribers() {
+                            self.deliver(&sub, Event::Notification(note.clone())).await;
+                        }
+                        self.deliver(&self.queue, Event::Notification(note)).await
+                    }
                     Some((route, last)) => {
                         self.deliver(&route.queue, Event::Notification(note)).await;
                         if last {
@@ -496,6 +538,14 @@ impl SessionShared {
                 )));
             route.queue.close();
         }
+        let subs = std::mem::take(&mut *self.subscribers.lock().unwrap());
+        self.has_subscribers.store(false, Ordering::Release);
+        for sub in subs {
+            sub.force_push(Event::Connection(ConnectionEvent::Disconnected(
+                info.clone(),
+            )));
+            sub.close();
+        }
         self.queue
             .force_push(Event::Connection(ConnectionEvent::Disconnected(info)));
         self.queue.close();
@@ -550,6 +600,8 @@ impl Session {
             pid: OnceLock::new(),
             handlers,
             dirty: Mutex::new(Vec::new()),
+            subscribers: Mutex::new(Vec::new()),
+            has_subscribers: std::sync::atomic::AtomicBool::new(false),
             me: me.clone(),
         });
         let opts = opts.clone();

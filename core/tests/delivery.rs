@@ -326,3 +326,69 @@ fn responses_reach_the_event_handler_even_while_disconnecting() {
         vec![(1, true, true), (2, false, true)]
     );
 }
+
+#[test]
+fn subscriptions_each_get_every_notification_and_end_with_the_connection() {
+    let c = Client::new(
+        fake_options(&["flood", "approval"])
+            .event_queue_capacity(16)
+            .default_timeout(Duration::from_secs(10)),
+    );
+    let handled = Arc::new(AtomicUsize::new(0));
+    let h2 = handled.clone();
+    c.on_notification(move |_| {
+        h2.fetch_add(1, Ordering::SeqCst);
+    })
+    .unwrap();
+    c.connect().unwrap();
+    let mut a = c.subscribe().unwrap();
+    let b = c.subscribe().unwrap();
+    let dropped_early = c.subscribe().unwrap();
+    drop(dropped_early); // a gone subscriber never holds the reader back
+    let n = 500;
+    let pulling = std::thread::spawn(move || {
+        let mut b = b;
+        let mut got = Vec::new();
+        while b.next_blocking(&mut got, usize::MAX, Some(Duration::from_secs(10))) {}
+        got
+    });
+    // `a` is read on this thread while the flood runs: a full subscription holds the reader.
+    let flooding = {
+        let c = c.clone();
+        std::thread::spawn(move || {
+            c.request_blocking("test/flood", json!({"count": n}))
+                .unwrap();
+            c.request_blocking("test/approval", json!({})).unwrap();
+        })
+    };
+    let mut got = Vec::new();
+    while got.len() < n {
+        assert!(a.next_blocking(&mut got, usize::MAX, Some(Duration::from_secs(10))));
+    }
+    flooding.join().unwrap();
+    assert!(got.iter().all(|e| matches!(e, Event::Notification(_))));
+    assert!(wait_until(Duration::from_secs(5), || handled
+        .load(Ordering::SeqCst)
+        >= n));
+    c.disconnect();
+    let rest = pulling.join().unwrap();
+    let notes = rest
+        .iter()
+        .filter(|e| matches!(e, Event::Notification(_)))
+        .count();
+    assert_eq!(notes, n, "the second subscription missed notifications");
+    assert!(
+        !rest.iter().any(|e| matches!(e, Event::ServerRequest(_))),
+        "server requests never go to subscriptions"
+    );
+    assert!(matches!(
+        rest.last(),
+        Some(Event::Connection(ConnectionEvent::Disconnected(_)))
+    ));
+    let mut tail = Vec::new();
+    while a.next_blocking(&mut tail, usize::MAX, Some(Duration::from_secs(5))) {}
+    assert!(matches!(
+        tail.last(),
+        Some(Event::Connection(ConnectionEvent::Disconnected(_)))
+    ));
+}
