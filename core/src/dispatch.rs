@@ -36,23 +36,6 @@ pub(crate) struct Handlers {
 
 thread_local! {
     static ON_DISPATCH_THREAD: Cell<bool> = const { Cell::new(false) };
-    static DELIVERS_EVENTS: Cell<bool> = const { Cell::new(false) };
-}
-
-/// Mark the calling thread as one that delivers or pulls a client's events. A request made
-/// on such a thread lets the reader read ahead past a full queue (see
-/// [`ClientOptions::read_ahead_bytes`](crate::ClientOptions::read_ahead_bytes)), since the
-/// events would otherwise wait for this very thread and the response behind them never
-/// arrive. The library marks its dispatch threads and every thread that pulls events
-/// (`next_event`, `next_events`, polling `events()`); a binding marks the threads that run
-/// its users' callbacks. The mark lasts for the thread's life.
-pub fn mark_event_delivery_thread() {
-    DELIVERS_EVENTS.with(|c| c.set(true));
-}
-
-/// Whether the calling thread delivers or pulls events ([`mark_event_delivery_thread`]).
-pub(crate) fn delivers_events() -> bool {
-    DELIVERS_EVENTS.with(|c| c.get())
 }
 
 /// Block SIGPIPE in the calling library-owned thread: writing to a server that went away then
@@ -71,14 +54,6 @@ pub(crate) fn block_sigpipe() {
 /// Whether the current thread is a client's dispatch thread (callbacks run here).
 pub fn on_dispatch_thread() -> bool {
     ON_DISPATCH_THREAD.with(|c| c.get())
-}
-
-/// The message of a panic payload.
-pub(crate) fn panic_message(p: &(dyn std::any::Any + Send)) -> String {
-    p.downcast_ref::<&str>()
-        .map(|s| s.to_string())
-        .or_else(|| p.downcast_ref::<String>().cloned())
-        .unwrap_or_else(|| "unknown panic".into())
 }
 
 impl Handlers {
@@ -120,7 +95,7 @@ impl Handlers {
     fn report_panic(&self, what: &str, payload: &(dyn std::any::Any + Send)) {
         self.report_error(format!(
             "{what} callback panicked: {}",
-            panic_message(payload)
+            crate::delivery::panic_message(payload)
         ));
     }
 
@@ -190,7 +165,7 @@ impl Dispatcher {
             .spawn(move || {
                 block_sigpipe();
                 ON_DISPATCH_THREAD.with(|c| c.set(true));
-                mark_event_delivery_thread();
+                crate::delivery::mark_event_delivery_thread();
                 let mut batch = Vec::with_capacity(256);
                 loop {
                     let more = queue.wait_drain(&mut batch, 256, None);

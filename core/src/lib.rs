@@ -39,9 +39,9 @@ mod turn;
 mod typed;
 
 pub use client::{Client, EventStream, InitializeResult, WeakClient};
+pub use delivery::mark_event_delivery_thread;
 pub use dispatch::{
-    mark_event_delivery_thread, on_dispatch_thread, ConnectionHandler, NotificationHandler,
-    ServerRequestHandler,
+    on_dispatch_thread, ConnectionHandler, EventHandler, NotificationHandler, ServerRequestHandler,
 };
 pub use error::{DisconnectInfo, Error, Result, RpcError, OVERLOADED_CODE};
 pub use event::{fail_closed_answer, ConnectionEvent, Event, Notification, ServerRequest};

@@ -332,7 +332,7 @@ impl EventQueue {
         max: usize,
         timeout: Option<Duration>,
     ) -> bool {
-        crate::dispatch::mark_event_delivery_thread();
+        crate::delivery::mark_event_delivery_thread();
         let deadline = timeout.map(|t| Instant::now() + t);
         let mut st = self.state.lock().unwrap();
         loop {
@@ -364,7 +364,7 @@ impl EventQueue {
     /// `false` when the queue is closed and empty.
     pub(crate) async fn next_batch(&self, out: &mut Vec<Event>, max: usize) -> bool {
         loop {
-            crate::dispatch::mark_event_delivery_thread();
+            crate::delivery::mark_event_delivery_thread();
             let notified = self.async_notify.notified();
             {
                 let mut st = self.state.lock().unwrap();

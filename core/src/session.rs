@@ -180,7 +180,7 @@ impl SessionShared {
         let timeout = opts.timeout.unwrap_or(self.default_timeout);
         let read_ahead = opts
             .read_ahead
-            .unwrap_or_else(crate::dispatch::delivers_events);
+            .unwrap_or_else(crate::delivery::delivers_events);
         let entry = Entry {
             tx: reply,
             method: method.to_owned(),

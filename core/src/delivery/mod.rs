@@ -3,6 +3,36 @@
 //! (The bounded queue, the readiness descriptor and the callback dispatch thread live in
 //! `queue`, `readiness` and `dispatch`.)
 
+use std::cell::Cell;
+
 mod executor;
 
 pub use executor::{Executor, TaskId};
+
+thread_local! {
+    static DELIVERS_EVENTS: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Mark the calling thread as one that delivers or pulls a client's events. A request made
+/// on such a thread lets the reader read ahead past a full queue (see
+/// [`ClientOptions::read_ahead_bytes`](crate::ClientOptions::read_ahead_bytes)), since the
+/// events would otherwise wait for this very thread and the response behind them never
+/// arrive. The library marks its dispatch threads and every thread that pulls events
+/// (`next_event`, `next_events`, polling `events()`); a binding marks the threads that run
+/// its users' callbacks. The mark lasts for the thread's life.
+pub fn mark_event_delivery_thread() {
+    DELIVERS_EVENTS.with(|c| c.set(true));
+}
+
+/// Whether the calling thread delivers or pulls events ([`mark_event_delivery_thread`]).
+pub(crate) fn delivers_events() -> bool {
+    DELIVERS_EVENTS.with(|c| c.get())
+}
+
+/// The message of a panic payload.
+pub(crate) fn panic_message(p: &(dyn std::any::Any + Send)) -> String {
+    p.downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| p.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "unknown panic".into())
+}
