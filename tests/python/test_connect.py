@@ -59,12 +59,18 @@ def test_an_async_handler_request_during_a_flood_completes(fake_bin: str) -> Non
         client = codexclient.AsyncClient(**fake(fake_bin, "flood", event_queue_capacity=8))
         answered = asyncio.Event()
         answer: List[Any] = []
+        tasks: List["asyncio.Task[None]"] = []
 
-        async def on_note(note: Any) -> None:
+        async def ask() -> None:
+            answer[0] = await client.request("from/handler", {}, timeout=20)
+            answered.set()
+
+        def on_note(note: Any) -> None:
+            # Runs on the loop, like the loop's own pulls of events: the request must not
+            # wait behind the full queue the loop itself drains.
             if not answer:
                 answer.append(None)
-                answer[0] = await client.request("from/handler", {}, timeout=20)
-                answered.set()
+                tasks.append(asyncio.get_running_loop().create_task(ask()))
 
         client.on_notification(on_note)
         async with client:
