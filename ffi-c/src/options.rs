@@ -98,11 +98,13 @@ pub(crate) fn convert(opts: *const codex_options_t) -> Result<Converted, Fail> {
     Ok(c)
 }
 
-fn pair(s: &str, what: &str) -> Result<(String, String), Fail> {
+/// Split `key=value` (`form` names the expected form in the message).
+fn pair(s: &str, what: &str, form: &str) -> Result<(String, String), Fail> {
     match s.split_once('=') {
         Some((k, v)) if !k.is_empty() => Ok((k.to_owned(), v.to_owned())),
         _ => Err(invalid_arg(format!(
-            "{what} `{s}` is not of the form NAME=value"
+            "{what} `{s}` is not of the form {form} (with a non-empty {})",
+            form.split('=').next().unwrap_or(form)
         ))),
     }
 }
@@ -193,7 +195,7 @@ ffi_fn! {
         opts: *mut codex_options_t,
         key_value: *const c_char,
     ) -> codex_status_t {
-        let kv = pair(req_str(key_value, "key_value")?, "config override")?;
+        let kv = pair(req_str(key_value, "key_value")?, "config override", "key=value")?;
         with_options(opts, |c| {
             c.options.config_overrides.push(kv);
             Ok(())
@@ -211,7 +213,7 @@ ffi_fn! {
         opts: *mut codex_options_t,
         name_value: *const c_char,
     ) -> codex_status_t {
-        let kv = pair(req_str(name_value, "name_value")?, "environment entry")?;
+        let kv = pair(req_str(name_value, "name_value")?, "environment entry", "NAME=value")?;
         with_options(opts, |c| {
             c.options.env.push(kv);
             Ok(())
