@@ -5,6 +5,9 @@
  * disconnects first), codex::Event (owned events from poll mode), codex::Request (an owned
  * server request; destroying it unanswered answers it fail-closed: approvals are declined).
  * Errors are thrown as codex::Error (status, message, JSON-RPC code/message/data).
+ * codex::Options holds the options as C++ values; Options::build() turns them into the C
+ * library's opaque codex_options_t (an OptionsHandle, freed automatically), which is what the
+ * Client constructor passes to codex_client_new.
  *
  * Callbacks are std::function objects. The Client stores its own copies (the objects you pass
  * may be destroyed right after the call). They run like the C callbacks: ALL of a client's
