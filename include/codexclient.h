@@ -347,9 +347,10 @@ typedef struct codex_event_t codex_event_t;
  * it with `codex_options_free`. Ownership: the program's, from `codex_options_new` until
  * `codex_options_free`; `codex_client_new` copies what it needs, so the object may be freed
  * right after it (or reused for more clients). Every string passed to a setter is copied
- * before the setter returns. Handles are checked against a registry of live options objects:
- * a freed handle, or any other pointer (such as the old public struct of a program built
- * against an older header), gives CODEX_STATUS_INVALID_ARGUMENT, never a crash.
+ * before the setter returns. Handles are checked against a registry of live options objects
+ * (they are never reused): a freed handle, or any other pointer (such as the old public
+ * struct of a program built against an older header), gives CODEX_STATUS_INVALID_ARGUMENT,
+ * never a crash. A handle is never dereferenced, by the library or by the program.
  * Thread: any. An options object may be used from several threads at once (each call locks
  * it); a client created while another thread changes the object gets the options as they
  * were either before or after that change.

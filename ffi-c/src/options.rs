@@ -11,6 +11,7 @@
 
 use std::collections::HashMap;
 use std::ffi::c_char;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{LazyLock, Mutex};
 use std::time::Duration;
 
@@ -41,15 +42,16 @@ pub const CODEX_OPTIONS_MAX_TIMEOUT_MS: u64 = 31_536_000_000;
 /// it with `codex_options_free`. Ownership: the program's, from `codex_options_new` until
 /// `codex_options_free`; `codex_client_new` copies what it needs, so the object may be freed
 /// right after it (or reused for more clients). Every string passed to a setter is copied
-/// before the setter returns. Handles are checked against a registry of live options objects:
-/// a freed handle, or any other pointer (such as the old public struct of a program built
-/// against an older header), gives CODEX_STATUS_INVALID_ARGUMENT, never a crash.
+/// before the setter returns. Handles are checked against a registry of live options objects
+/// (they are never reused): a freed handle, or any other pointer (such as the old public
+/// struct of a program built against an older header), gives CODEX_STATUS_INVALID_ARGUMENT,
+/// never a crash. A handle is never dereferenced, by the library or by the program.
 /// Thread: any. An options object may be used from several threads at once (each call locks
 /// it); a client created while another thread changes the object gets the options as they
 /// were either before or after that change.
 pub struct codex_options_t {
-    /// Makes every handle a distinct allocation; the state lives in the `OPTIONS` registry.
-    _unique: u8,
+    /// Never instantiated: a handle is a token (see `OPTIONS`), never dereferenced.
+    _opaque: [u8; 0],
 }
 
 /// What an options object holds: core options plus the delivery the program chose.
@@ -59,9 +61,16 @@ pub(crate) struct Converted {
     pub poll: bool,
 }
 
-/// Live options objects by handle address.
+/// Live options objects by handle. A handle is a token, not an allocation: `usize::MAX - 15 -
+/// 16 * n` for the n-th object. Tokens are never reused, so a freed handle is always recognised
+/// (no later object can take its address), and they lie in the top of the address space, which
+/// belongs to the kernel on Linux: no pointer to a program's memory (such as the old public
+/// struct) can ever equal one. They are 16-byte aligned like any allocation.
 static OPTIONS: LazyLock<Mutex<HashMap<usize, Converted>>> =
     LazyLock::new(|| Mutex::new(HashMap::new()));
+
+/// Number of options objects created so far (the next token's index).
+static CREATED: AtomicUsize = AtomicUsize::new(0);
 
 const NOT_OPTIONS: &str = "is not a codex_options_t from codex_options_new: built against an \
      older header? (codex_options_t is opaque since ABI version 1: create it with \
@@ -126,9 +135,11 @@ ffi_fn! {
     /// (it may be freed right after `codex_client_new`). Returns NULL only when the library
     /// failed internally (the last error says why). Thread: any.
     fn codex_options_new() -> *mut codex_options_t {
-        let handle = Box::into_raw(Box::new(codex_options_t { _unique: 0 }));
-        lock(&OPTIONS).insert(handle as usize, Converted::default());
-        handle
+        let n = CREATED.fetch_add(1, Ordering::Relaxed);
+        // Wrapping after 2^60 objects (2^28 on 32-bit targets) is out of reach in practice.
+        let token = usize::MAX - 15 - (n << 4);
+        lock(&OPTIONS).insert(token, Converted::default());
+        token as *mut codex_options_t
     } ?= std::ptr::null_mut()
 }
 
@@ -140,11 +151,7 @@ ffi_fn! {
         if opts.is_null() {
             return;
         }
-        if lock(&OPTIONS).remove(&(opts as usize)).is_some() {
-            // SAFETY: the handle was live (registered) and is now unregistered, so this is the
-            // one place that frees it.
-            drop(Box::from_raw(opts));
-        } else {
+        if lock(&OPTIONS).remove(&(opts as usize)).is_none() {
             crate::error::record(&invalid_arg(format!(
                 "codex_options_free: the pointer {NOT_OPTIONS}; ignored"
             )));

@@ -177,6 +177,13 @@ static void setters_refuse_bad_arguments(void) {
     every_setter_refuses_a_dead_object(NULL, "options is NULL");
     codex_options_free(dead);
     every_setter_refuses_a_dead_object(dead, OLD_HEADER_MESSAGE);
+    {
+        /* handles are never reused: a new object never revives a freed handle */
+        codex_options_t *fresh = new_options();
+        CHECK(fresh != dead && fresh != o);
+        REFUSED(codex_options_set_clear_env(dead, true), "already freed");
+        codex_options_free(fresh);
+    }
     CHECK_STATUS(codex_client_new(dead, &c), CODEX_STATUS_INVALID_ARGUMENT);
     CHECK(c == NULL);
     check_last_error(CODEX_STATUS_INVALID_ARGUMENT, "already freed");
