@@ -2,16 +2,18 @@
  * codexclient.h - C API of libcodexclient, a native client for OpenAI Codex's
  * `codex app-server` (JSON-RPC over stdio). C99 and C++ compatible. Other transports
  * (`codex exec`, `codex mcp-server`, ws:// / wss://, the unix control socket): see
- * codex_options_t.transport.
+ * codex_options_set_transport().
  *
  * Link: pkg-config --cflags --libs codexclient   (or -lcodexclient)
  *
  * ===================================================================== QUICK START
  *
- *   codex_options_t o = {0};                 // zero = defaults
- *   o.codex_home = "/path/to/codex-home";
+ *   codex_options_t *o = codex_options_new();            // every option at its default
+ *   codex_options_set_codex_home(o, "/path/to/codex-home");
  *   codex_client_t *c;
- *   if (codex_client_new(&o, &c) != CODEX_STATUS_OK) { ... codex_last_error_message() ... }
+ *   codex_status_t s = codex_client_new(o, &c);           // NULL options: all defaults
+ *   codex_options_free(o);                                // the client copied what it needs
+ *   if (s != CODEX_STATUS_OK) { ... codex_last_error_message() ... }
  *   codex_client_register_callback(c, CODEX_CALLBACK_NOTIFICATION, on_event, state);
  *   codex_client_register_callback(c, CODEX_CALLBACK_SERVER_REQUEST, on_request, state);
  *   codex_client_connect(c, NULL);
@@ -37,6 +39,13 @@
  *   - const char * return values: borrowed. Lifetime is stated per function (usually "until
  *     the event/request is freed"; last-error strings: until the next library call on the
  *     same thread). Never free them.
+ *   - codex_options_t: yours from codex_options_new() until codex_options_free(). Set options
+ *     with the codex_options_set_* / codex_options_add_* setters (each copies its strings
+ *     before returning; a bad value gives CODEX_STATUS_INVALID_ARGUMENT and changes nothing).
+ *     codex_client_new() copies the options, so the object may be freed right after it, or
+ *     reused for more clients. Options objects are checked against a registry like clients:
+ *     a freed one, or any other pointer (such as the public struct of the old ABI 0 header),
+ *     gives CODEX_STATUS_INVALID_ARGUMENT, never a crash.
  *   - codex_client_t: yours from codex_client_new() until codex_client_free(). Handles are
  *     checked against a registry of live clients: a freed client passed to any function gives
  *     CODEX_STATUS_INVALID_ARGUMENT, and a second codex_client_free() is ignored.
@@ -58,6 +67,8 @@
  * A client creates its own threads: one runtime thread for the connection (inside the Rust
  * core) and, in callbacks mode, ONE dispatch thread per client. Every function may be
  * called from any thread, concurrently, except codex_client_free() (the last call).
+ * Options objects may be used from any thread, also from several at once (every call locks
+ * the object); codex_options_free() must be the last call on one.
  *
  * Callbacks mode (CODEX_DELIVERY_CALLBACKS, the default): ALL callbacks of a client -
  * notifications, server requests, connection reports AND the completion callbacks of
@@ -88,8 +99,9 @@
  * is examples/elixir (c_src/codexclient_nif.c, lib/codex_client.ex; scripts/test-elixir.sh runs
  * it against the real Codex). The rule: nothing that can block runs on a normal scheduler, and
  * no library thread ever runs Erlang code. Use poll mode:
- *   - o.delivery = CODEX_DELIVERY_POLL; codex_client_new(&o, &c) in a dirty-IO NIF or a
- *     thread of your own; codex_client_connect() and the blocking helpers (codex_client_call,
+ *   - codex_options_set_delivery(o, CODEX_DELIVERY_POLL); codex_client_new(o, &c) in a
+ *     dirty-IO NIF or a thread of your own; codex_client_connect() and the blocking helpers
+ *     (codex_client_call,
  *     thread/turn helpers) block for a round trip: call them on a dirty scheduler, or use
  *     codex_client_request() (returns at once; the answer arrives as a RESPONSE event).
  *   - int fd = codex_client_event_fd(c); then enif_select(env, fd, ERL_NIF_SELECT_READ, res,
@@ -125,6 +137,37 @@
  * answering or taking it, when its event is freed without answering or taking it, and when
  * a taken request is freed unanswered.
  *
+ * ===================================================================== ABI POLICY
+ *
+ * The shared library's soname carries the ABI major version: libcodexclient.so.1 for
+ * CODEX_ABI_VERSION_MAJOR 1. A program records that name when it is linked, so the dynamic
+ * loader never runs it with a library of another major version.
+ *   - The major version changes on ANY incompatible change: a function removed or renamed, a
+ *     parameter or return type changed, a documented meaning changed, a number reused.
+ *     ABI 1 (this header) replaced ABI 0's public codex_options_t struct, which grew with no
+ *     size field, by the opaque options object with setters.
+ *   - Within a major version there are only additions, and each bumps
+ *     CODEX_ABI_VERSION_MINOR: new functions, new setters (that is how options are added),
+ *     new status codes, new enum values and constants, new event kinds, new callback kinds,
+ *     new members in JSON text. Programs must be ready for values they do not know: ignore an
+ *     event whose codex_event_kind() is unknown (free it as usual), treat an unknown status
+ *     code as a failure (codex_status_name() gives "CODEX_STATUS_UNKNOWN"), ignore unknown
+ *     JSON members.
+ *   - No struct crosses the ABI by layout: codex_options_t, codex_client_t, codex_event_t and
+ *     codex_request_t are opaque handles reached only through functions, so the library can
+ *     grow them. The callback signature and the numbers of the enums/constants never change
+ *     within a major version.
+ *   - A program built against minor version N runs with every library of the same major
+ *     version and minor >= N: each function, constant and status it was built with is still
+ *     there with the same signature and meaning, and defaults stay as documented. A library
+ *     with a smaller minor lacks the newer functions (the loader refuses the program, or with
+ *     lazy binding the first call fails): compare codex_abi_version() (the loaded library)
+ *     with CODEX_ABI_VERSION (this header) at start-up, e.g.
+ *       if (codex_abi_version() / 1000 != CODEX_ABI_VERSION / 1000
+ *           || codex_abi_version() < CODEX_ABI_VERSION) { ... refuse to run ... }
+ *   - codex_version() and pkg-config's Version are the release version, separate from the
+ *     ABI version.
+ *
  * ===================================================================== SHUTDOWN ORDER
  *
  *   1. codex_client_disconnect(c)  - optional (free does it). Stops the server; pending
@@ -143,15 +186,39 @@
 #ifndef CODEXCLIENT_H
 #define CODEXCLIENT_H
 
-/* Generated by cbindgen 0.29.4 from ffi-c/ (scripts/test-c.sh checks it is up to date). Do not edit. */
+/* Generated by cbindgen 0.29.4 from ffi-c/ with scripts/gen-header.sh (scripts/test-c.sh checks it is up to date). Do not edit. */
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 /**
+ * Major version of the C ABI, and of the shared library's soname
+ * (`libcodexclient.so.<major>`). It changes on every incompatible change.
+ */
+#define CODEX_ABI_VERSION_MAJOR 1
+
+/**
+ * Minor version of the C ABI: bumped on every compatible addition (a new function, setter,
+ * enum value or event kind) within one major version.
+ */
+#define CODEX_ABI_VERSION_MINOR 0
+
+/**
+ * The ABI version this header describes: `major * 1000 + minor` (1000 is 1.0). Compare it
+ * with `codex_abi_version()`, the version of the library actually loaded.
+ */
+#define CODEX_ABI_VERSION ((CODEX_ABI_VERSION_MAJOR * 1000) + CODEX_ABI_VERSION_MINOR)
+
+/**
+ * The longest timeout a setter accepts, in milliseconds (one year).
+ */
+#define CODEX_OPTIONS_MAX_TIMEOUT_MS 31536000000
+
+/**
  * Result of every function that does something. The numbers are stable; new codes are only
- * ever appended.
+ * ever appended (a minor ABI version): a program must treat a code it does not know as a
+ * failure.
  */
 typedef enum codex_status_t {
   /**
@@ -217,7 +284,8 @@ typedef enum codex_status_t {
 } codex_status_t;
 
 /**
- * What an event is. The numbers are stable; new kinds are only ever appended.
+ * What an event is. The numbers are stable; new kinds are only ever appended (a minor ABI
+ * version): a program must ignore (and free as usual) an event of a kind it does not know.
  */
 typedef enum codex_event_kind_t {
   /**
@@ -272,6 +340,24 @@ typedef struct codex_client_t codex_client_t;
 typedef struct codex_event_t codex_event_t;
 
 /**
+ * Options of a client. Opaque handle: its layout is not part of the ABI.
+ *
+ * Create with `codex_options_new` (every option has its default), change options with the
+ * `codex_options_set_*` / `codex_options_add_*` setters, pass it to `codex_client_new`, free
+ * it with `codex_options_free`. Ownership: the program's, from `codex_options_new` until
+ * `codex_options_free`; `codex_client_new` copies what it needs, so the object may be freed
+ * right after it (or reused for more clients). Every string passed to a setter is copied
+ * before the setter returns. Handles are checked against a registry of live options objects
+ * (they are never reused): a freed handle, or any other pointer (such as the old public
+ * struct of a program built against an older header), gives CODEX_STATUS_INVALID_ARGUMENT,
+ * never a crash. A handle is never dereferenced, by the library or by the program.
+ * Thread: any. An options object may be used from several threads at once (each call locks
+ * it); a client created while another thread changes the object gets the options as they
+ * were either before or after that change.
+ */
+typedef struct codex_options_t codex_options_t;
+
+/**
  * A request the server sent (an approval, a question, ...). Opaque handle.
  *
  * Ownership: after `codex_event_take_request` the program owns it and must free it with
@@ -280,151 +366,6 @@ typedef struct codex_event_t codex_event_t;
  * later, from any thread.
  */
 typedef struct codex_request_t codex_request_t;
-
-/**
- * How a client delivers events: chosen once, in `codex_options_t.delivery`.
- */
-typedef uint32_t codex_delivery_t;
-
-/**
- * Options of a client. Zero-initialise it (`codex_options_t o = {0};` in C, `{}` in C++):
- * every zero or NULL field means "the default". The library copies everything it needs
- * during `codex_client_new`; the struct and its strings may be freed right after.
- */
-typedef struct codex_options_t {
-  /**
-   * Path of the `codex` binary. NULL: `$CODEX_BIN`, then `codex` on `PATH` (an npm
-   * launcher is replaced by the native binary beside it).
-   */
-  const char *codex_bin;
-  /**
-   * Extra arguments appended after `app-server` (`args_len` strings).
-   */
-  const char *const *args;
-  /**
-   * Number of strings in `args`.
-   */
-  size_t args_len;
-  /**
-   * `-c` config overrides, each `"key=value"` (`config_overrides_len` strings).
-   */
-  const char *const *config_overrides;
-  /**
-   * Number of strings in `config_overrides`.
-   */
-  size_t config_overrides_len;
-  /**
-   * Environment variables for the server, each `"NAME=value"` (`env_len` strings), merged
-   * into the inherited environment (or into an empty one with `clear_env`).
-   */
-  const char *const *env;
-  /**
-   * Number of strings in `env`.
-   */
-  size_t env_len;
-  /**
-   * Start the server with an empty environment plus `env`.
-   */
-  bool clear_env;
-  /**
-   * Working directory of the server. NULL: the current directory.
-   */
-  const char *cwd;
-  /**
-   * `CODEX_HOME` of the server. NULL: inherited.
-   */
-  const char *codex_home;
-  /**
-   * `clientInfo.name` sent in `initialize`. NULL: "codex-client".
-   */
-  const char *client_name;
-  /**
-   * `clientInfo.title` sent in `initialize`. NULL: none.
-   */
-  const char *client_title;
-  /**
-   * `clientInfo.version` sent in `initialize`. NULL: the library version.
-   */
-  const char *client_version;
-  /**
-   * Ask for experimental methods and fields (`capabilities.experimentalApi`).
-   */
-  bool experimental_api;
-  /**
-   * Notification methods the server must not send (`optOutNotificationMethods`).
-   */
-  const char *const *opt_out_notification_methods;
-  /**
-   * Number of strings in `opt_out_notification_methods`.
-   */
-  size_t opt_out_notification_methods_len;
-  /**
-   * Timeout of every request that does not pass its own, in milliseconds. 0: 300000.
-   */
-  uint64_t default_timeout_ms;
-  /**
-   * `CODEX_DELIVERY_CALLBACKS` (0, default) or `CODEX_DELIVERY_POLL`.
-   */
-  codex_delivery_t delivery;
-  /**
-   * Undelivered events held before the server is made to wait. 0: 4096.
-   */
-  size_t event_queue_capacity;
-  /**
-   * Longest accepted line from the server, in bytes. 0: 64 MiB.
-   */
-  size_t max_line_bytes;
-  /**
-   * Transport spec. NULL or `""`: `"stdio"` (spawn `codex app-server`, JSON-RPC over its
-   * stdin/stdout). Accepted values:
-   *
-   *   - `"stdio"`: the default;
-   *   - `"exec"`: one `codex exec --json` process per turn (`codex exec resume` for later
-   *     turns). No approvals (Codex runs with approval policy `never`), steer, fork, thread
-   *     list, review, config or models. `args` are appended to every `codex exec` command
-   *     line (for example `"--skip-git-repo-check"` outside a Git repository);
-   *   - `"mcp"`: `codex mcp-server` (Codex 0.92.0 and older; newer Codex has no
-   *     `mcp-server`): one thread per `codex` tool call, continued with `codex-reply`;
-   *   - `"ws://HOST:PORT/"` or `"wss://HOST:PORT/"`: connect to a running
-   *     `codex app-server --listen ws://...` (see `token`). This build has no TLS:
-   *     `codex_client_connect` over `wss://` fails with `CODEX_STATUS_UNSUPPORTED`;
-   *   - `"unix"`: the app-server control socket `$CODEX_HOME/app-server-control/
-   *     app-server-control.sock`; `"unix://PATH"`: the control socket at PATH.
-   *
-   * Anything else makes `codex_client_new` fail with `CODEX_STATUS_INVALID_ARGUMENT` (and a
-   * message naming the accepted values). A request (or a request parameter) the chosen
-   * transport cannot handle fails with `CODEX_STATUS_UNSUPPORTED`, and the last error message
-   * names the method and the transport (for example "`turn/steer` is not supported by the
-   * exec transport"). Ownership: borrowed, read (copied) during `codex_client_new` only.
-   */
-  const char *transport;
-  /**
-   * Bearer token for a `ws://` / `wss://` transport, sent as `Authorization: Bearer <token>`
-   * on the WebSocket upgrade. NULL: no token. It is only sent over `wss://` or to a loopback
-   * `ws://` address: `codex_client_connect` to any other `ws://` host with a token fails with
-   * `CODEX_STATUS_INVALID_ARGUMENT`. A token with a transport that is not `ws://` / `wss://`
-   * makes `codex_client_new` fail with `CODEX_STATUS_INVALID_ARGUMENT`. The token is never logged nor put into an error message.
-   * Ownership: borrowed, read (copied) during `codex_client_new` only.
-   */
-  const char *token;
-  /**
-   * Bound of a whole `codex_client_connect`, in milliseconds: spawning or dialing, the
-   * TCP/unix connect, the WebSocket upgrade and the `initialize` round trip together. Past
-   * it the connect fails with `CODEX_STATUS_TIMEOUT` and everything it started is stopped.
-   * 0: 30000.
-   */
-  uint64_t connect_timeout_ms;
-  /**
-   * Read-ahead budget in bytes. A request made on a thread that delivers this client's
-   * events (inside a callback, or on the thread that calls `codex_client_next_event`)
-   * would otherwise wait behind a full event queue for itself, so while one is pending the
-   * library keeps reading past `event_queue_capacity` until the queued events add up to
-   * this many bytes; past that, notifications are dropped and counted in a
-   * `CODEX_EVENT_OVERFLOW` event, delivered as soon as there is room. Requests made on any
-   * other thread never cause read-ahead and nothing is dropped. 0: 64 MiB.
-   */
-  size_t read_ahead_bytes;
-} codex_options_t;
 
 /**
  * Which callback `codex_client_register_callback` sets.
@@ -438,6 +379,11 @@ typedef uint32_t codex_callback_kind_t;
  * Must return normally (no C++ exception, no longjmp across it).
  */
 typedef void (*codex_callback_t)(void *userdata, struct codex_event_t *event);
+
+/**
+ * How a client delivers events: chosen once, with `codex_options_set_delivery`.
+ */
+typedef uint32_t codex_delivery_t;
 
 /**
  * Server notifications (`CODEX_EVENT_NOTIFICATION` events).
@@ -474,11 +420,14 @@ extern "C" {
 /**
  * Create a client (nothing is started until `codex_client_connect`).
  *
- * `opts` may be NULL (all defaults); it is copied, so it and its strings may be freed when
- * this returns. On success `*out` receives the client, owned by the program: free it with
- * `codex_client_free`. In callbacks mode this starts the client's dispatch thread.
- * Errors: INVALID_ARGUMENT (NULL `out`, bad option), TRANSPORT (no descriptor or thread).
- * Thread: any.
+ * `opts`: NULL (all defaults) or an options object from `codex_options_new`. Its options
+ * are copied, so it may be freed (or changed for another client) when this returns; the
+ * caller keeps owning it. On success `*out` receives the client, owned by the program:
+ * free it with `codex_client_free`. In callbacks mode this starts the client's dispatch
+ * thread. Errors: INVALID_ARGUMENT (NULL `out`; `opts` not a live options object: freed,
+ * or not from `codex_options_new`, such as the options struct of a program built against
+ * the ABI 0 header - nothing is read through it and the message says so), TRANSPORT (no
+ * descriptor or thread). Thread: any.
  */
 enum codex_status_t codex_client_new(const struct codex_options_t *opts, struct codex_client_t **out);
 
@@ -838,6 +787,182 @@ enum codex_status_t codex_client_turn_interrupt(struct codex_client_t *client, c
 enum codex_status_t codex_client_turn_steer(struct codex_client_t *client, const char *thread_id, const char *expected_turn_id, const char *text, uint64_t timeout_ms);
 
 /**
+ * Create an options object with every option at its default.
+ *
+ * Ownership: the returned object is the program's; free it with `codex_options_free`
+ * (it may be freed right after `codex_client_new`). Returns NULL only when the library
+ * failed internally (the last error says why). Thread: any.
+ */
+struct codex_options_t *codex_options_new(void);
+
+/**
+ * Free an options object. NULL is ignored; a pointer that is not a live options object
+ * (freed twice, or never from `codex_options_new`) is ignored too, and the last error
+ * says so. Clients created from it are not affected. Thread: any.
+ */
+void codex_options_free(struct codex_options_t *opts);
+
+/**
+ * Path of the `codex` binary (copied). NULL (the default): `$CODEX_BIN`, then `codex` on
+ * `PATH` (an npm launcher is replaced by the native binary beside it).
+ * Errors: INVALID_ARGUMENT (not a live options object, `path` not UTF-8). Thread: any.
+ */
+enum codex_status_t codex_options_set_codex_bin(struct codex_options_t *opts, const char *path);
+
+/**
+ * Append one argument (copied) to the server's command line, after `app-server` (with the
+ * exec transport: after every `codex exec` command line, for example
+ * `"--skip-git-repo-check"` outside a Git repository). Default: none.
+ * Errors: INVALID_ARGUMENT (not a live options object, `arg` NULL or not UTF-8).
+ * Thread: any.
+ */
+enum codex_status_t codex_options_add_arg(struct codex_options_t *opts, const char *arg);
+
+/**
+ * Add one `-c` config override of the server, `"key=value"` (copied; the value is TOML,
+ * as on Codex's command line). Default: none.
+ * Errors: INVALID_ARGUMENT (not a live options object, `key_value` NULL, not UTF-8, or
+ * not of the form `key=value` with a non-empty key). Thread: any.
+ */
+enum codex_status_t codex_options_add_config_override(struct codex_options_t *opts, const char *key_value);
+
+/**
+ * Add one environment variable of the server, `"NAME=value"` (copied), merged into the
+ * inherited environment (or into an empty one, see `codex_options_set_clear_env`).
+ * Default: none.
+ * Errors: INVALID_ARGUMENT (not a live options object, `name_value` NULL, not UTF-8, or
+ * not of the form `NAME=value` with a non-empty name). Thread: any.
+ */
+enum codex_status_t codex_options_add_env(struct codex_options_t *opts, const char *name_value);
+
+/**
+ * Start the server with an empty environment plus the `codex_options_add_env` entries
+ * (true) instead of the inherited one (false, the default).
+ * Errors: INVALID_ARGUMENT (not a live options object). Thread: any.
+ */
+enum codex_status_t codex_options_set_clear_env(struct codex_options_t *opts, bool clear_env);
+
+/**
+ * Working directory of the server (copied). NULL (the default): the current directory.
+ * Errors: INVALID_ARGUMENT (not a live options object, `cwd` not UTF-8). Thread: any.
+ */
+enum codex_status_t codex_options_set_cwd(struct codex_options_t *opts, const char *cwd);
+
+/**
+ * `CODEX_HOME` of the server (copied). NULL (the default): inherited.
+ * Errors: INVALID_ARGUMENT (not a live options object, `codex_home` not UTF-8).
+ * Thread: any.
+ */
+enum codex_status_t codex_options_set_codex_home(struct codex_options_t *opts, const char *codex_home);
+
+/**
+ * `clientInfo` sent in `initialize` (each string copied; each NULL restores its default):
+ * `name` (default "codex-client"), `title` (default: none), `version` (default: the
+ * library version). Nothing is changed when it fails.
+ * Errors: INVALID_ARGUMENT (not a live options object, a string not UTF-8). Thread: any.
+ */
+enum codex_status_t codex_options_set_client_info(struct codex_options_t *opts, const char *name, const char *title, const char *version);
+
+/**
+ * Ask for experimental methods and fields (`capabilities.experimentalApi`). Default:
+ * false. Errors: INVALID_ARGUMENT (not a live options object). Thread: any.
+ */
+enum codex_status_t codex_options_set_experimental_api(struct codex_options_t *opts, bool experimental_api);
+
+/**
+ * Add a notification method the server must not send (`optOutNotificationMethods`;
+ * copied). Default: none.
+ * Errors: INVALID_ARGUMENT (not a live options object, `method` NULL, empty or not
+ * UTF-8). Thread: any.
+ */
+enum codex_status_t codex_options_add_opt_out_notification_method(struct codex_options_t *opts, const char *method);
+
+/**
+ * Timeout of every request that does not pass its own, in milliseconds. 0 restores the
+ * default, 300000 (5 minutes).
+ * Errors: INVALID_ARGUMENT (not a live options object, more than
+ * `CODEX_OPTIONS_MAX_TIMEOUT_MS`). Thread: any.
+ */
+enum codex_status_t codex_options_set_default_timeout_ms(struct codex_options_t *opts, uint64_t timeout_ms);
+
+/**
+ * Bound of a whole `codex_client_connect`, in milliseconds: spawning or dialing, the
+ * TCP/unix connect, the WebSocket upgrade and the `initialize` round trip together. Past
+ * it the connect fails with `CODEX_STATUS_TIMEOUT` and everything it started is stopped.
+ * 0 restores the default, 30000.
+ * Errors: INVALID_ARGUMENT (not a live options object, more than
+ * `CODEX_OPTIONS_MAX_TIMEOUT_MS`). Thread: any.
+ */
+enum codex_status_t codex_options_set_connect_timeout_ms(struct codex_options_t *opts, uint64_t timeout_ms);
+
+/**
+ * How the client delivers events: `CODEX_DELIVERY_CALLBACKS` (the default) or
+ * `CODEX_DELIVERY_POLL`.
+ * Errors: INVALID_ARGUMENT (not a live options object, another value). Thread: any.
+ */
+enum codex_status_t codex_options_set_delivery(struct codex_options_t *opts, codex_delivery_t delivery);
+
+/**
+ * Undelivered events held before the server is made to wait. 0 restores the default,
+ * 4096. Errors: INVALID_ARGUMENT (not a live options object). Thread: any.
+ */
+enum codex_status_t codex_options_set_event_queue_capacity(struct codex_options_t *opts, size_t capacity);
+
+/**
+ * Read-ahead budget in bytes. A request made on a thread that delivers this client's
+ * events (inside a callback, or on the thread that calls `codex_client_next_event`)
+ * would otherwise wait behind a full event queue for itself, so while one is pending the
+ * library keeps reading past the event queue capacity until the queued events add up to
+ * this many bytes; past that, notifications are dropped and counted in a
+ * `CODEX_EVENT_OVERFLOW` event, delivered as soon as there is room. Requests made on any
+ * other thread never cause read-ahead and nothing is dropped. 0 restores the default,
+ * 64 MiB. Errors: INVALID_ARGUMENT (not a live options object). Thread: any.
+ */
+enum codex_status_t codex_options_set_read_ahead_bytes(struct codex_options_t *opts, size_t bytes);
+
+/**
+ * Longest accepted line from the server, in bytes (longer lines are skipped and
+ * reported). 0 restores the default, 64 MiB.
+ * Errors: INVALID_ARGUMENT (not a live options object). Thread: any.
+ */
+enum codex_status_t codex_options_set_max_line_bytes(struct codex_options_t *opts, size_t bytes);
+
+/**
+ * The transport, and for a WebSocket its bearer token (both copied). `spec` NULL or `""`:
+ * `"stdio"` (the default: spawn `codex app-server`, JSON-RPC over its stdin/stdout).
+ * Accepted values:
+ *
+ *   - `"stdio"`: the default;
+ *   - `"exec"`: one `codex exec --json` process per turn (`codex exec resume` for later
+ *     turns). No approvals (Codex runs with approval policy `never`), steer, fork, thread
+ *     list, review, config or models. Arguments of `codex_options_add_arg` are appended to
+ *     every `codex exec` command line (for example `"--skip-git-repo-check"` outside a Git
+ *     repository);
+ *   - `"mcp"`: `codex mcp-server` (Codex 0.92.0 and older; newer Codex has no
+ *     `mcp-server`): one thread per `codex` tool call, continued with `codex-reply`;
+ *   - `"ws://HOST:PORT/"` or `"wss://HOST:PORT/"`: connect to a running
+ *     `codex app-server --listen ws://...`. This build has no TLS: `codex_client_connect`
+ *     over `wss://` fails with `CODEX_STATUS_UNSUPPORTED`;
+ *   - `"unix"`: the app-server control socket `$CODEX_HOME/app-server-control/
+ *     app-server-control.sock`; `"unix://PATH"`: the control socket at PATH.
+ *
+ * `token` (NULL: none) is the bearer token of a `ws://` / `wss://` transport, sent as
+ * `Authorization: Bearer <token>` on the WebSocket upgrade. It is only sent over `wss://`
+ * or to a loopback `ws://` address: `codex_client_connect` to any other `ws://` host with
+ * a token fails with `CODEX_STATUS_INVALID_ARGUMENT`. The token is never logged nor put
+ * into an error message.
+ *
+ * Errors (nothing is changed): INVALID_ARGUMENT for an unknown spec (the message names
+ * the accepted values), a token with a transport that is not `ws://` / `wss://`, a string
+ * that is not UTF-8, or a pointer that is not a live options object. A request (or a
+ * request parameter) the chosen transport cannot handle later fails with
+ * `CODEX_STATUS_UNSUPPORTED`, and the last error message names the method and the
+ * transport (for example "`turn/steer` is not supported by the exec transport").
+ * Thread: any.
+ */
+enum codex_status_t codex_options_set_transport(struct codex_options_t *opts, const char *spec, const char *token);
+
+/**
  * Answer a server request with a result, given as JSON text (for an approval:
  * `{"decision":"accept"}` or `{"decision":"decline"}`).
  *
@@ -912,6 +1037,16 @@ void codex_string_free(char *s);
  * The library version, for example "0.1.0". Static string: never free it. Thread: any.
  */
 const char *codex_version(void);
+
+/**
+ * The ABI version of the library actually loaded: `major * 1000 + minor`, the same
+ * encoding as `CODEX_ABI_VERSION` (the version of the header a program was compiled
+ * with). The library can run a program when `codex_abi_version() / 1000 ==
+ * CODEX_ABI_VERSION / 1000` (the soname guarantees it) and
+ * `codex_abi_version() >= CODEX_ABI_VERSION` (every function of the program's header
+ * exists). Thread: any.
+ */
+uint32_t codex_abi_version(void);
 
 #ifdef __cplusplus
 }  // extern "C"

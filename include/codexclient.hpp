@@ -5,6 +5,9 @@
  * disconnects first), codex::Event (owned events from poll mode), codex::Request (an owned
  * server request; destroying it unanswered answers it fail-closed: approvals are declined).
  * Errors are thrown as codex::Error (status, message, JSON-RPC code/message/data).
+ * codex::Options holds the options as C++ values; Options::build() turns them into the C
+ * library's opaque codex_options_t (an OptionsHandle, freed automatically), which is what the
+ * Client constructor passes to codex_client_new.
  *
  * Callbacks are std::function objects. The Client stores its own copies (the objects you pass
  * may be destroyed right after the call). They run like the C callbacks: ALL of a client's
@@ -85,12 +88,6 @@ inline std::string take_string(char *s) {
     return out;
 }
 inline std::string str(const char *s) { return s ? std::string(s) : std::string(); }
-inline std::vector<const char *> c_strs(const std::vector<std::string> &v) {
-    std::vector<const char *> out;
-    out.reserve(v.size());
-    for (const auto &s : v) out.push_back(s.c_str());
-    return out;
-}
 } // namespace detail
 
 class Client;
@@ -217,7 +214,17 @@ public:
     ~Event() { codex_event_free(ev_); }
 };
 
-/// Client options (owning strings; converted to codex_options_t by the Client).
+/// Deletes an options object (codex_options_free).
+struct OptionsDeleter {
+    void operator()(codex_options_t *o) const noexcept { codex_options_free(o); }
+};
+/// An owned library options object (codex_options_t, opaque): codex_options_free on destruction.
+using OptionsHandle = std::unique_ptr<codex_options_t, OptionsDeleter>;
+
+/// Client options (owning strings). The Client turns them into the library's opaque options
+/// object with build(): one setter call per option that differs from its default, so a value
+/// a setter refuses (a bad transport spec, a token without ws://, an env entry that is not
+/// NAME=value) throws codex::Error(CODEX_STATUS_INVALID_ARGUMENT) naming it.
 struct Options {
     std::string codex_bin;                   ///< "" = $CODEX_BIN, then codex on PATH
     std::vector<std::string> args;           ///< extra app-server arguments
@@ -239,7 +246,36 @@ struct Options {
                                              ///< "wss://...", "unix", "unix://PATH"
     std::string token;                       ///< "" = none; bearer token for ws:// / wss://
     uint64_t connect_timeout_ms = 0;         ///< 0 = 30000; bounds the whole connect
-    size_t read_ahead_bytes = 0;             ///< 0 = 64 MiB (see codex_options_t)
+    size_t read_ahead_bytes = 0;             ///< 0 = 64 MiB (see codex_options_set_read_ahead_bytes)
+
+    /// The library's options object for these options (owned; the strings are copied).
+    OptionsHandle build() const {
+        OptionsHandle h(codex_options_new());
+        if (!h) throw Error::last(CODEX_STATUS_INTERNAL);
+        codex_options_t *o = h.get();
+        auto cs = [](const std::string &s) { return s.empty() ? nullptr : s.c_str(); };
+        if (!codex_bin.empty()) check(codex_options_set_codex_bin(o, codex_bin.c_str()));
+        for (const auto &a : args) check(codex_options_add_arg(o, a.c_str()));
+        for (const auto &c : config_overrides) check(codex_options_add_config_override(o, c.c_str()));
+        for (const auto &e : env) check(codex_options_add_env(o, e.c_str()));
+        if (clear_env) check(codex_options_set_clear_env(o, true));
+        if (!cwd.empty()) check(codex_options_set_cwd(o, cwd.c_str()));
+        if (!codex_home.empty()) check(codex_options_set_codex_home(o, codex_home.c_str()));
+        if (!client_name.empty() || !client_title.empty() || !client_version.empty())
+            check(codex_options_set_client_info(o, cs(client_name), cs(client_title), cs(client_version)));
+        if (experimental_api) check(codex_options_set_experimental_api(o, true));
+        for (const auto &m : opt_out_notification_methods)
+            check(codex_options_add_opt_out_notification_method(o, m.c_str()));
+        if (default_timeout_ms != 0) check(codex_options_set_default_timeout_ms(o, default_timeout_ms));
+        if (poll) check(codex_options_set_delivery(o, CODEX_DELIVERY_POLL));
+        if (event_queue_capacity != 0) check(codex_options_set_event_queue_capacity(o, event_queue_capacity));
+        if (max_line_bytes != 0) check(codex_options_set_max_line_bytes(o, max_line_bytes));
+        if (!transport.empty() || !token.empty())
+            check(codex_options_set_transport(o, cs(transport), cs(token)));
+        if (connect_timeout_ms != 0) check(codex_options_set_connect_timeout_ms(o, connect_timeout_ms));
+        if (read_ahead_bytes != 0) check(codex_options_set_read_ahead_bytes(o, read_ahead_bytes));
+        return h;
+    }
 };
 
 /// A client of one codex app-server (RAII: destruction disconnects and frees). Move-only.
@@ -252,35 +288,8 @@ public:
     using RequestFn = std::function<void(Request)>;
 
     explicit Client(const Options &o) : slots_(std::make_unique<Slots>()) {
-        auto args = detail::c_strs(o.args), cfg = detail::c_strs(o.config_overrides),
-             env = detail::c_strs(o.env), opt = detail::c_strs(o.opt_out_notification_methods);
-        codex_options_t c{};
-        auto cs = [](const std::string &s) { return s.empty() ? nullptr : s.c_str(); };
-        c.codex_bin = cs(o.codex_bin);
-        c.args = args.data();
-        c.args_len = args.size();
-        c.config_overrides = cfg.data();
-        c.config_overrides_len = cfg.size();
-        c.env = env.data();
-        c.env_len = env.size();
-        c.clear_env = o.clear_env;
-        c.cwd = cs(o.cwd);
-        c.codex_home = cs(o.codex_home);
-        c.client_name = cs(o.client_name);
-        c.client_title = cs(o.client_title);
-        c.client_version = cs(o.client_version);
-        c.experimental_api = o.experimental_api;
-        c.opt_out_notification_methods = opt.data();
-        c.opt_out_notification_methods_len = opt.size();
-        c.default_timeout_ms = o.default_timeout_ms;
-        c.delivery = o.poll ? CODEX_DELIVERY_POLL : CODEX_DELIVERY_CALLBACKS;
-        c.event_queue_capacity = o.event_queue_capacity;
-        c.max_line_bytes = o.max_line_bytes;
-        c.transport = cs(o.transport);
-        c.token = cs(o.token);
-        c.connect_timeout_ms = o.connect_timeout_ms;
-        c.read_ahead_bytes = o.read_ahead_bytes;
-        check(codex_client_new(&c, &c_));
+        OptionsHandle opts = o.build(); // freed when this returns: the client copied it
+        check(codex_client_new(opts.get(), &c_));
         slots_->client = c_;
     }
     Client(const Client &) = delete;

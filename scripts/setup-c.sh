@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # Idempotent setup for the C ABI checks (scripts/test-c.sh): the C/C++ toolchain, pkg-config
-# and valgrind from apt when missing, and the pinned cbindgen from crates.io into a cache
-# (~/.cache/libcodexclient/cbindgen). Prints nothing on stdout except the cbindgen path.
+# and valgrind from apt when missing, the pinned cbindgen from crates.io into a cache
+# (~/.cache/libcodexclient/cbindgen), and a nightly Rust toolchain (rustup, minimal profile)
+# when none is installed: cbindgen expands the ffi_fn! macros of ffi-c with
+# `rustc -Zunpretty=expanded`, which only nightly accepts (scripts/gen-header.sh).
+# Prints nothing on stdout except the cbindgen path.
 set -euo pipefail
 CBINDGEN_VERSION="${CBINDGEN_VERSION:-0.29.4}"
 CACHE="${LIBCODEXCLIENT_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/libcodexclient}"
@@ -18,6 +21,12 @@ if [ ${#missing[@]} -gt 0 ]; then
   log "installing ${missing[*]} with apt-get"
   $SUDO apt-get update -qq >&2
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}" >&2
+fi
+
+if ! rustup run nightly rustc --version >/dev/null 2>&1; then
+  command -v rustup >/dev/null 2>&1 || { log "missing rustup: install Rust with rustup (a nightly toolchain is needed to generate the header)"; exit 1; }
+  log "installing a nightly Rust toolchain (rustup, minimal profile) for cbindgen's macro expansion"
+  rustup toolchain install nightly --profile minimal >&2
 fi
 
 root="$CACHE/cbindgen"

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# C ABI checks (idempotent): builds libcodexclient with cargo, checks include/codexclient.h
-# against a fresh cbindgen run (pinned version), compiles the C tests (C99) and the header
+# C ABI checks (idempotent): builds libcodexclient with cargo, checks its soname (ABI major
+# version), checks include/codexclient.h against a fresh cbindgen run (pinned version, macros
+# expanded with the nightly toolchain: scripts/gen-header.sh) and that the library exports
+# exactly the header's functions, compiles the C tests (C99) and the header
 # checks (C99 + C++17) with -Wall -Wextra -Werror -pedantic, builds the C and C++ examples,
 # installs into a temporary prefix and builds an example with pkg-config, then runs every test
 # program against the REAL codex app-server 0.169.0 (test_transport also the exec transport of
@@ -67,16 +69,38 @@ else
   fatal "cargo build libcodexclient"
 fi
 [ -f "$LIBDIR/libcodexclient.so" ] && [ -f "$LIBDIR/libcodexclient.a" ] || fatal "libcodexclient.so and .a built"
+# The library's soname carries the ABI major version (ffi-c/build.rs); programs linked against
+# the build directory record that name, so give it the soname link an install would give it.
+ABI_MAJOR=$(sed -n 's/^pub const CODEX_ABI_VERSION_MAJOR: u32 = \([0-9]*\);/\1/p' ffi-c/src/abi.rs)
+SONAME=$(readelf -d "$LIBDIR/libcodexclient.so" | sed -n 's/.*Library soname: \[\(.*\)\].*/\1/p')
+if [ -n "$ABI_MAJOR" ] && [ "$SONAME" = "libcodexclient.so.$ABI_MAJOR" ] \
+   && grep -q "^#define CODEX_ABI_VERSION_MAJOR $ABI_MAJOR\$" include/codexclient.h; then
+  ln -sfn libcodexclient.so "$LIBDIR/$SONAME"
+  pass "soname $SONAME (ABI major $ABI_MAJOR, as CODEX_ABI_VERSION_MAJOR in the header)"
+else
+  fatal "soname of libcodexclient.so is libcodexclient.so.<CODEX_ABI_VERSION_MAJOR> (got '$SONAME', ABI major '$ABI_MAJOR')"
+fi
 
 # ---------------------------------------------------------------- header drift
 mkdir -p "$OUT"
-if "$CBINDGEN" --quiet --config ffi-c/cbindgen.toml --crate codex-client-ffi --output "$OUT/codexclient.h.fresh" \
+rm -f "$OUT/codexclient.h.fresh"
+if CBINDGEN="$CBINDGEN" bash scripts/gen-header.sh --output "$OUT/codexclient.h.fresh" 2>"$OUT/gen-header.log" \
    && diff -u include/codexclient.h "$OUT/codexclient.h.fresh" >"$OUT/header.diff"; then
-  pass "include/codexclient.h matches cbindgen $("$CBINDGEN" --version | awk '{print $2}') output"
+  pass "include/codexclient.h matches cbindgen $("$CBINDGEN" --version | awk '{print $2}') output (macros expanded)"
 else
-  cat "$OUT/header.diff" >&2
-  echo "include/codexclient.h is stale: regenerate with $CBINDGEN --config ffi-c/cbindgen.toml --crate codex-client-ffi --output include/codexclient.h" >&2
+  cat "$OUT/gen-header.log" "$OUT/header.diff" >&2
+  echo "include/codexclient.h is stale: regenerate with scripts/gen-header.sh" >&2
   fail "header drift check"
+fi
+# Every export reaches the header: the codex_* functions the library exports are exactly the
+# functions the header declares (an export cbindgen could not see would be missing).
+nm -D --defined-only "$LIBDIR/libcodexclient.so" | awk '$2 == "T" && $3 ~ /^codex_/ {print $3}' | sort >"$OUT/exported.txt"
+sed -n 's/^[a-z].*[ *]\(codex_[a-z0-9_]*\)(.*/\1/p' include/codexclient.h | sort -u >"$OUT/declared.txt"
+if [ -s "$OUT/exported.txt" ] && diff -u "$OUT/declared.txt" "$OUT/exported.txt" >"$OUT/symbols.diff"; then
+  pass "the $(wc -l <"$OUT/exported.txt") exported codex_* functions are the header's functions"
+else
+  cat "$OUT/symbols.diff" >&2
+  fail "exported functions = header functions (- only in the header, + only in the library)"
 fi
 
 # ---------------------------------------------------------------- compile

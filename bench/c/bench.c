@@ -39,15 +39,16 @@ static void die(const char *what, int st) {
 static struct codex_client_t *open_client(const char *server, unsigned long n, int poll_mode) {
     char env_n[64];
     snprintf(env_n, sizeof env_n, "BENCH_EVENTS=%lu", n);
-    const char *env[] = {env_n};
-    codex_options_t o;
-    memset(&o, 0, sizeof o);
-    o.codex_bin = server;
-    o.env = env;
-    o.env_len = 1;
-    o.delivery = poll_mode ? CODEX_DELIVERY_POLL : CODEX_DELIVERY_CALLBACKS;
+    codex_options_t *o = codex_options_new();
+    if (o == NULL) die("codex_options_new", CODEX_STATUS_INTERNAL);
+    int st = codex_options_set_codex_bin(o, server);
+    if (st == CODEX_STATUS_OK) st = codex_options_add_env(o, env_n);
+    if (st == CODEX_STATUS_OK)
+        st = codex_options_set_delivery(o, poll_mode ? CODEX_DELIVERY_POLL : CODEX_DELIVERY_CALLBACKS);
+    if (st != CODEX_STATUS_OK) die("codex_options_set_*", st);
     struct codex_client_t *c = NULL;
-    int st = codex_client_new(&o, &c);
+    st = codex_client_new(o, &c);
+    codex_options_free(o);
     if (st != CODEX_STATUS_OK) die("codex_client_new", st);
     return c;
 }

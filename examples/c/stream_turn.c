@@ -102,7 +102,8 @@ static int start_turn(app_t *app, const char *thread, const char *prompt, char *
 
 int main(int argc, char **argv) {
     app_t app;
-    codex_options_t opts;
+    codex_options_t *opts;
+    codex_status_t st;
     char *thread = NULL, *turn = NULL;
     char prompt[1024];
     const char *work = getenv("CODEX_WORK");
@@ -113,14 +114,23 @@ int main(int argc, char **argv) {
     pthread_cond_init(&app.cv, NULL);
     app.accept = !(argc > 1 && strcmp(argv[1], "--decline") == 0);
 
-    memset(&opts, 0, sizeof opts); /* zero = defaults */
-    opts.codex_bin = getenv("CODEX_BIN");    /* NULL: $CODEX_BIN, then codex on PATH */
-    opts.codex_home = getenv("CODEX_HOME");  /* its config.toml selects the model */
-    opts.cwd = work;
-    opts.client_name = "codexclient-example-c";
-    opts.default_timeout_ms = 60000;
+    /* The library loaded at run time must have every function of the header compiled in. */
+    if (codex_abi_version() / 1000 != CODEX_ABI_VERSION / 1000 || codex_abi_version() < CODEX_ABI_VERSION) {
+        fprintf(stderr, "libcodexclient ABI %u cannot run a program built for ABI %u\n",
+                (unsigned)codex_abi_version(), (unsigned)CODEX_ABI_VERSION);
+        return 1;
+    }
 
-    if (codex_client_new(&opts, &app.client) != CODEX_STATUS_OK) DIE("codex_client_new");
+    opts = codex_options_new(); /* every option at its default; strings given are copied */
+    if (opts == NULL) DIE("codex_options_new");
+    st = codex_options_set_codex_bin(opts, getenv("CODEX_BIN")); /* NULL: $CODEX_BIN, then codex on PATH */
+    if (st == CODEX_STATUS_OK) st = codex_options_set_codex_home(opts, getenv("CODEX_HOME")); /* selects the model */
+    if (st == CODEX_STATUS_OK) st = codex_options_set_cwd(opts, work);
+    if (st == CODEX_STATUS_OK) st = codex_options_set_client_info(opts, "codexclient-example-c", NULL, NULL);
+    if (st == CODEX_STATUS_OK) st = codex_options_set_default_timeout_ms(opts, 60000);
+    if (st == CODEX_STATUS_OK) st = codex_client_new(opts, &app.client);
+    codex_options_free(opts); /* the client copied its options */
+    if (st != CODEX_STATUS_OK) DIE("codex_client_new");
     codex_client_register_callback(app.client, CODEX_CALLBACK_NOTIFICATION, on_notification, &app);
     codex_client_register_callback(app.client, CODEX_CALLBACK_SERVER_REQUEST, on_server_request, &app);
     if (codex_client_connect(app.client, NULL) != CODEX_STATUS_OK) DIE("connect");

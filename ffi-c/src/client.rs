@@ -181,8 +181,8 @@ fn epoll_over(fds: &[RawFd]) -> std::io::Result<OwnedFd> {
 
 impl Shared {
     fn create(opts: *const codex_options_t) -> Result<Arc<Shared>, Fail> {
-        // SAFETY: the caller passes NULL or a valid options struct.
-        let conv = unsafe { options::convert(opts) }?;
+        // Looked up in the options registry, never dereferenced.
+        let conv = options::convert(opts)?;
         let core = Client::new(conv.options);
         let core_fd = core.event_fd()?;
         let wake = WakeShared::new().map_err(|e| transport("could not create an eventfd", e))?;
@@ -406,7 +406,7 @@ impl Shared {
         if !self.poll {
             return Err(invalid_state(
                 "the client uses callback delivery; create it with \
-                 delivery = CODEX_DELIVERY_POLL to pull events",
+                 codex_options_set_delivery(o, CODEX_DELIVERY_POLL) to pull events",
             ));
         }
         let deadline =
@@ -637,19 +637,21 @@ impl Shared {
     }
 }
 
-/// Create a client (nothing is started until `codex_client_connect`).
-///
-/// `opts` may be NULL (all defaults); it is copied, so it and its strings may be freed when
-/// this returns. On success `*out` receives the client, owned by the program: free it with
-/// `codex_client_free`. In callbacks mode this starts the client's dispatch thread.
-/// Errors: INVALID_ARGUMENT (NULL `out`, bad option), TRANSPORT (no descriptor or thread).
-/// Thread: any.
-#[no_mangle]
-pub unsafe extern "C" fn codex_client_new(
-    opts: *const codex_options_t,
-    out: *mut *mut codex_client_t,
-) -> codex_status_t {
-    ffi_status! {
+ffi_fn! {
+    /// Create a client (nothing is started until `codex_client_connect`).
+    ///
+    /// `opts`: NULL (all defaults) or an options object from `codex_options_new`. Its options
+    /// are copied, so it may be freed (or changed for another client) when this returns; the
+    /// caller keeps owning it. On success `*out` receives the client, owned by the program:
+    /// free it with `codex_client_free`. In callbacks mode this starts the client's dispatch
+    /// thread. Errors: INVALID_ARGUMENT (NULL `out`; `opts` not a live options object: freed,
+    /// or not from `codex_options_new`, such as the options struct of a program built against
+    /// the ABI 0 header - nothing is read through it and the message says so), TRANSPORT (no
+    /// descriptor or thread). Thread: any.
+    unsafe fn codex_client_new(
+        opts: *const codex_options_t,
+        out: *mut *mut codex_client_t,
+    ) -> codex_status_t {
         clear_out(out);
         if out.is_null() {
             return Err(invalid_arg("out is NULL"));
@@ -662,21 +664,20 @@ pub unsafe extern "C" fn codex_client_new(
     }
 }
 
-/// Free a client: disconnects first when connected (see `codex_client_disconnect`), stops
-/// the dispatch thread and waits for it (so it waits for a callback that is running to return:
-/// a callback that never returns blocks this call; everything else it waits for is bounded). After it returns no callback of this client runs
-/// again and `client` is invalid: passing it to any function afterwards returns
-/// CODEX_STATUS_INVALID_ARGUMENT (freeing it twice is detected and ignored; the last error says
-/// so). Request handles taken earlier must still be freed with `codex_request_free` (they can
-/// no longer be answered). Events pulled earlier stay valid until `codex_event_free`. NULL is
-/// ignored.
-///
-/// Call it last, once, when no other thread uses the client. Do not call it from one of this
-/// client's callbacks (it works, but the callback must not touch the client afterwards and
-/// completions still pending are dropped).
-#[no_mangle]
-pub unsafe extern "C" fn codex_client_free(client: *mut codex_client_t) {
-    ffi_value!((); {
+ffi_fn! {
+    /// Free a client: disconnects first when connected (see `codex_client_disconnect`), stops
+    /// the dispatch thread and waits for it (so it waits for a callback that is running to return:
+    /// a callback that never returns blocks this call; everything else it waits for is bounded). After it returns no callback of this client runs
+    /// again and `client` is invalid: passing it to any function afterwards returns
+    /// CODEX_STATUS_INVALID_ARGUMENT (freeing it twice is detected and ignored; the last error says
+    /// so). Request handles taken earlier must still be freed with `codex_request_free` (they can
+    /// no longer be answered). Events pulled earlier stay valid until `codex_event_free`. NULL is
+    /// ignored.
+    ///
+    /// Call it last, once, when no other thread uses the client. Do not call it from one of this
+    /// client's callbacks (it works, but the callback must not touch the client afterwards and
+    /// completions still pending are dropped).
+    unsafe fn codex_client_free(client: *mut codex_client_t) {
         if client.is_null() {
             return;
         }
@@ -694,23 +695,22 @@ pub unsafe extern "C" fn codex_client_free(client: *mut codex_client_t) {
                 ));
             }
         }
-    })
+    }
 }
 
-/// Spawn the server and run the `initialize` handshake (blocking). When `init_result_json`
-/// is not NULL it receives the server's `initialize` result as JSON text (free it with
-/// `codex_string_free`).
-///
-/// A client can connect again after `codex_client_disconnect` or after its server died;
-/// callbacks stay registered. Errors: ALREADY_CONNECTED, TRANSPORT (spawn failed), TIMEOUT,
-/// DISCONNECTED (server exited during the handshake, message has its stderr), PROTOCOL.
-/// Thread: any, including inside callbacks.
-#[no_mangle]
-pub unsafe extern "C" fn codex_client_connect(
-    client: *mut codex_client_t,
-    init_result_json: *mut *mut c_char,
-) -> codex_status_t {
-    ffi_status! {
+ffi_fn! {
+    /// Spawn the server and run the `initialize` handshake (blocking). When `init_result_json`
+    /// is not NULL it receives the server's `initialize` result as JSON text (free it with
+    /// `codex_string_free`).
+    ///
+    /// A client can connect again after `codex_client_disconnect` or after its server died;
+    /// callbacks stay registered. Errors: ALREADY_CONNECTED, TRANSPORT (spawn failed), TIMEOUT,
+    /// DISCONNECTED (server exited during the handshake, message has its stderr), PROTOCOL.
+    /// Thread: any, including inside callbacks.
+    unsafe fn codex_client_connect(
+        client: *mut codex_client_t,
+        init_result_json: *mut *mut c_char,
+    ) -> codex_status_t {
         clear_out(init_result_json);
         let s = shared(client)?;
         let init = s.connect()?;
@@ -719,19 +719,18 @@ pub unsafe extern "C" fn codex_client_connect(
     }
 }
 
-/// End the connection: stops the server (closes its stdin, waits up to 500 ms, then kills
-/// its process group); every pending request fails with CODEX_STATUS_DISCONNECTED.
-///
-/// Callbacks mode, called from any thread but the dispatch thread: returns after the running
-/// callback (if any) returned and after the completion callbacks of all in-flight async
-/// requests ran (with CODEX_STATUS_DISCONNECTED); no event callback of this connection runs
-/// afterwards. Called from inside a callback: the current callback is the last event callback;
-/// failed request completions are delivered after it returns.
-/// Returns CODEX_STATUS_NOT_CONNECTED (harmless) when there was no connection to end, so a
-/// second disconnect is an error code, never a crash.
-#[no_mangle]
-pub unsafe extern "C" fn codex_client_disconnect(client: *mut codex_client_t) -> codex_status_t {
-    ffi_status! {
+ffi_fn! {
+    /// End the connection: stops the server (closes its stdin, waits up to 500 ms, then kills
+    /// its process group); every pending request fails with CODEX_STATUS_DISCONNECTED.
+    ///
+    /// Callbacks mode, called from any thread but the dispatch thread: returns after the running
+    /// callback (if any) returned and after the completion callbacks of all in-flight async
+    /// requests ran (with CODEX_STATUS_DISCONNECTED); no event callback of this connection runs
+    /// afterwards. Called from inside a callback: the current callback is the last event callback;
+    /// failed request completions are delivered after it returns.
+    /// Returns CODEX_STATUS_NOT_CONNECTED (harmless) when there was no connection to end, so a
+    /// second disconnect is an error code, never a crash.
+    unsafe fn codex_client_disconnect(client: *mut codex_client_t) -> codex_status_t {
         let s = shared(client)?;
         if s.disconnect() {
             Ok(())
@@ -741,31 +740,31 @@ pub unsafe extern "C" fn codex_client_disconnect(client: *mut codex_client_t) ->
     }
 }
 
-/// Whether the client is connected (handshake done and server alive). False for NULL or a
-/// freed client. Thread: any, including inside callbacks. No pointers are kept.
-#[no_mangle]
-pub unsafe extern "C" fn codex_client_is_connected(client: *const codex_client_t) -> bool {
-    ffi_value!(false; shared(client).is_ok_and(|s| s.core.is_connected()))
+ffi_fn! {
+    /// Whether the client is connected (handshake done and server alive). False for NULL or a
+    /// freed client. Thread: any, including inside callbacks. No pointers are kept.
+    unsafe fn codex_client_is_connected(client: *const codex_client_t) -> bool {
+        shared(client).is_ok_and(|s| s.core.is_connected())
+    } ?= false
 }
 
-/// Set (or with a NULL `callback`, remove) the callback of one kind:
-/// `CODEX_CALLBACK_NOTIFICATION`, `CODEX_CALLBACK_SERVER_REQUEST` or
-/// `CODEX_CALLBACK_CONNECTION`. `userdata` is passed back unchanged.
-///
-/// Every callback of a client runs on the client's one dispatch thread (a library-owned
-/// thread, never the caller's), one at a time, in arrival order. Callbacks may call any
-/// function of this library, including blocking calls (`codex_client_call`) and
-/// `codex_client_disconnect`, except `codex_client_next_event`.
-/// Errors: INVALID_STATE on a poll-mode client, INVALID_ARGUMENT for an unknown kind.
-/// Thread: any; takes effect for the next event.
-#[no_mangle]
-pub unsafe extern "C" fn codex_client_register_callback(
-    client: *mut codex_client_t,
-    kind: codex_callback_kind_t,
-    callback: codex_callback_t,
-    userdata: *mut c_void,
-) -> codex_status_t {
-    ffi_status! {
+ffi_fn! {
+    /// Set (or with a NULL `callback`, remove) the callback of one kind:
+    /// `CODEX_CALLBACK_NOTIFICATION`, `CODEX_CALLBACK_SERVER_REQUEST` or
+    /// `CODEX_CALLBACK_CONNECTION`. `userdata` is passed back unchanged.
+    ///
+    /// Every callback of a client runs on the client's one dispatch thread (a library-owned
+    /// thread, never the caller's), one at a time, in arrival order. Callbacks may call any
+    /// function of this library, including blocking calls (`codex_client_call`) and
+    /// `codex_client_disconnect`, except `codex_client_next_event`.
+    /// Errors: INVALID_STATE on a poll-mode client, INVALID_ARGUMENT for an unknown kind.
+    /// Thread: any; takes effect for the next event.
+    unsafe fn codex_client_register_callback(
+        client: *mut codex_client_t,
+        kind: codex_callback_kind_t,
+        callback: codex_callback_t,
+        userdata: *mut c_void,
+    ) -> codex_status_t {
         let s = shared(client)?;
         if s.poll {
             return Err(invalid_state(
@@ -787,28 +786,27 @@ pub unsafe extern "C" fn codex_client_register_callback(
     }
 }
 
-/// Send a request without waiting (async). `params_json` may be NULL (sent as `{}`).
-/// `timeout_ms`: 0 = the client's default timeout. On success `*request_id` (may be NULL)
-/// receives the request's id (unique per client, never 0).
-///
-/// Callbacks mode: `callback` (may be NULL: result discarded) is called exactly once, on the
-/// dispatch thread like every other callback, with a CODEX_EVENT_RESPONSE event (status,
-/// result or error, request id, `userdata`), also when the request fails by timeout or
-/// disconnect. Poll mode: `callback` must be NULL; the completion is a CODEX_EVENT_RESPONSE
-/// event from `codex_client_next_event` (`codex_event_userdata` gives `userdata` back).
-/// When this returns an error the request was not sent and no completion will come.
-/// Thread: any, including inside callbacks.
-#[no_mangle]
-pub unsafe extern "C" fn codex_client_request(
-    client: *mut codex_client_t,
-    method: *const c_char,
-    params_json: *const c_char,
-    timeout_ms: u64,
-    callback: codex_callback_t,
-    userdata: *mut c_void,
-    request_id: *mut u64,
-) -> codex_status_t {
-    ffi_status! {
+ffi_fn! {
+    /// Send a request without waiting (async). `params_json` may be NULL (sent as `{}`).
+    /// `timeout_ms`: 0 = the client's default timeout. On success `*request_id` (may be NULL)
+    /// receives the request's id (unique per client, never 0).
+    ///
+    /// Callbacks mode: `callback` (may be NULL: result discarded) is called exactly once, on the
+    /// dispatch thread like every other callback, with a CODEX_EVENT_RESPONSE event (status,
+    /// result or error, request id, `userdata`), also when the request fails by timeout or
+    /// disconnect. Poll mode: `callback` must be NULL; the completion is a CODEX_EVENT_RESPONSE
+    /// event from `codex_client_next_event` (`codex_event_userdata` gives `userdata` back).
+    /// When this returns an error the request was not sent and no completion will come.
+    /// Thread: any, including inside callbacks.
+    unsafe fn codex_client_request(
+        client: *mut codex_client_t,
+        method: *const c_char,
+        params_json: *const c_char,
+        timeout_ms: u64,
+        callback: codex_callback_t,
+        userdata: *mut c_void,
+        request_id: *mut u64,
+    ) -> codex_status_t {
         if !request_id.is_null() {
             *request_id = 0;
         }
@@ -823,22 +821,21 @@ pub unsafe extern "C" fn codex_client_request(
     }
 }
 
-/// Send a request and wait for its result (blocking). `params_json` may be NULL (sent as
-/// `{}`); `timeout_ms`: 0 = the client's default timeout. On success `*result_json` (may be
-/// NULL: result discarded) receives the result as JSON text; free it with `codex_string_free`.
-///
-/// Errors: NOT_CONNECTED, TIMEOUT, RPC_ERROR (see `codex_last_error_rpc_code`, `..._message`,
-/// `..._data`), OVERLOADED, DISCONNECTED, INVALID_ARGUMENT (bad JSON).
-/// Thread: any, including inside callbacks (a response never waits behind undelivered events).
-#[no_mangle]
-pub unsafe extern "C" fn codex_client_call(
-    client: *mut codex_client_t,
-    method: *const c_char,
-    params_json: *const c_char,
-    timeout_ms: u64,
-    result_json: *mut *mut c_char,
-) -> codex_status_t {
-    ffi_status! {
+ffi_fn! {
+    /// Send a request and wait for its result (blocking). `params_json` may be NULL (sent as
+    /// `{}`); `timeout_ms`: 0 = the client's default timeout. On success `*result_json` (may be
+    /// NULL: result discarded) receives the result as JSON text; free it with `codex_string_free`.
+    ///
+    /// Errors: NOT_CONNECTED, TIMEOUT, RPC_ERROR (see `codex_last_error_rpc_code`, `..._message`,
+    /// `..._data`), OVERLOADED, DISCONNECTED, INVALID_ARGUMENT (bad JSON).
+    /// Thread: any, including inside callbacks (a response never waits behind undelivered events).
+    unsafe fn codex_client_call(
+        client: *mut codex_client_t,
+        method: *const c_char,
+        params_json: *const c_char,
+        timeout_ms: u64,
+        result_json: *mut *mut c_char,
+    ) -> codex_status_t {
         clear_out(result_json);
         let s = shared(client)?;
         let method = req_str(method, "method")?;
@@ -849,15 +846,14 @@ pub unsafe extern "C" fn codex_client_call(
     }
 }
 
-/// Send a client notification (no response). `params_json` may be NULL (sent as `{}`).
-/// Thread: any.
-#[no_mangle]
-pub unsafe extern "C" fn codex_client_notify(
-    client: *mut codex_client_t,
-    method: *const c_char,
-    params_json: *const c_char,
-) -> codex_status_t {
-    ffi_status! {
+ffi_fn! {
+    /// Send a client notification (no response). `params_json` may be NULL (sent as `{}`).
+    /// Thread: any.
+    unsafe fn codex_client_notify(
+        client: *mut codex_client_t,
+        method: *const c_char,
+        params_json: *const c_char,
+    ) -> codex_status_t {
         let s = shared(client)?;
         let method = req_str(method, "method")?;
         let params = params_value(opt_str(params_json, "params_json")?, "params_json", serde_json::Value::Null)?;
@@ -866,23 +862,22 @@ pub unsafe extern "C" fn codex_client_notify(
     }
 }
 
-/// Poll mode: wait up to `timeout_ms` (negative: forever, 0: do not wait) for the next event.
-/// On success `*event` receives it, owned by the program: free it with `codex_event_free`.
-///
-/// Events come in arrival order; completions of `codex_client_request` (CODEX_EVENT_RESPONSE)
-/// are interleaved as they finish. Returns TIMEOUT (and `*event` = NULL) when nothing arrived
-/// in time; after the CODEX_EVENT_DISCONNECTED event of a connection the next call returns
-/// DISCONNECTED (or NOT_CONNECTED once disconnected), until the client connects again.
-/// Errors: INVALID_STATE on a callbacks-mode client.
-/// Thread: any (several threads may call it; each event goes to one of them). Never from a
-/// callback.
-#[no_mangle]
-pub unsafe extern "C" fn codex_client_next_event(
-    client: *mut codex_client_t,
-    timeout_ms: i64,
-    event: *mut *mut codex_event_t,
-) -> codex_status_t {
-    ffi_status! {
+ffi_fn! {
+    /// Poll mode: wait up to `timeout_ms` (negative: forever, 0: do not wait) for the next event.
+    /// On success `*event` receives it, owned by the program: free it with `codex_event_free`.
+    ///
+    /// Events come in arrival order; completions of `codex_client_request` (CODEX_EVENT_RESPONSE)
+    /// are interleaved as they finish. Returns TIMEOUT (and `*event` = NULL) when nothing arrived
+    /// in time; after the CODEX_EVENT_DISCONNECTED event of a connection the next call returns
+    /// DISCONNECTED (or NOT_CONNECTED once disconnected), until the client connects again.
+    /// Errors: INVALID_STATE on a callbacks-mode client.
+    /// Thread: any (several threads may call it; each event goes to one of them). Never from a
+    /// callback.
+    unsafe fn codex_client_next_event(
+        client: *mut codex_client_t,
+        timeout_ms: i64,
+        event: *mut *mut codex_event_t,
+    ) -> codex_status_t {
         clear_out(event);
         let s = shared(client)?;
         if event.is_null() {
@@ -893,27 +888,27 @@ pub unsafe extern "C" fn codex_client_next_event(
     }
 }
 
-/// Poll mode: a file descriptor that is readable while events wait for
-/// `codex_client_next_event`, or -1 on error (the last error says why: INVALID_ARGUMENT for a
-/// NULL or freed client, INVALID_STATE on a callbacks-mode client).
-///
-/// Watch it with poll/epoll/select or `enif_select` (`POLLIN`), then call
-/// `codex_client_next_event(client, 0, &ev)` until it returns CODEX_STATUS_TIMEOUT. It is
-/// level-triggered: it stays readable while an event waits; it is also readable once the
-/// connection has ended (next_event then reports it, and it stays readable until the next
-/// connect: stop watching it then) and may occasionally be readable with nothing to read
-/// (next_event returns TIMEOUT at once).
-///
-/// Ownership: the client's; it stays the same across reconnects and is closed by
-/// `codex_client_free` (remove it from your poll set / `enif_select` before that). Never close
-/// it, read from it or write to it yourself. Thread: any.
-#[no_mangle]
-pub unsafe extern "C" fn codex_client_event_fd(client: *const codex_client_t) -> c_int {
-    ffi_value!(-1; {
+ffi_fn! {
+    /// Poll mode: a file descriptor that is readable while events wait for
+    /// `codex_client_next_event`, or -1 on error (the last error says why: INVALID_ARGUMENT for a
+    /// NULL or freed client, INVALID_STATE on a callbacks-mode client).
+    ///
+    /// Watch it with poll/epoll/select or `enif_select` (`POLLIN`), then call
+    /// `codex_client_next_event(client, 0, &ev)` until it returns CODEX_STATUS_TIMEOUT. It is
+    /// level-triggered: it stays readable while an event waits; it is also readable once the
+    /// connection has ended (next_event then reports it, and it stays readable until the next
+    /// connect: stop watching it then) and may occasionally be readable with nothing to read
+    /// (next_event returns TIMEOUT at once).
+    ///
+    /// Ownership: the client's; it stays the same across reconnects and is closed by
+    /// `codex_client_free` (remove it from your poll set / `enif_select` before that). Never close
+    /// it, read from it or write to it yourself. Thread: any.
+    unsafe fn codex_client_event_fd(client: *const codex_client_t) -> c_int {
         let r = shared(client).and_then(|s| match &s.epoll {
             Some(ep) => Ok(ep.as_raw_fd()),
             None => Err(invalid_state(
-                "codex_client_event_fd needs a client created with delivery = CODEX_DELIVERY_POLL",
+                "codex_client_event_fd needs a client created with \
+                 codex_options_set_delivery(o, CODEX_DELIVERY_POLL)",
             )),
         });
         match r {
@@ -923,17 +918,16 @@ pub unsafe extern "C" fn codex_client_event_fd(client: *const codex_client_t) ->
                 -1
             }
         }
-    })
+    } ?= -1
 }
 
-/// The process id of the server of the current connection, written to `*pid` (the caller's
-/// storage). Errors: NOT_CONNECTED, INVALID_ARGUMENT (NULL). Thread: any.
-#[no_mangle]
-pub unsafe extern "C" fn codex_client_server_pid(
-    client: *const codex_client_t,
-    pid: *mut u32,
-) -> codex_status_t {
-    ffi_status! {
+ffi_fn! {
+    /// The process id of the server of the current connection, written to `*pid` (the caller's
+    /// storage). Errors: NOT_CONNECTED, INVALID_ARGUMENT (NULL). Thread: any.
+    unsafe fn codex_client_server_pid(
+        client: *const codex_client_t,
+        pid: *mut u32,
+    ) -> codex_status_t {
         let s = shared(client)?;
         if pid.is_null() {
             return Err(invalid_arg("pid (out) is NULL"));
@@ -943,14 +937,13 @@ pub unsafe extern "C" fn codex_client_server_pid(
     }
 }
 
-/// The last bytes the server wrote to stderr ("" when never connected). `*out` receives a
-/// string the program frees with `codex_string_free`. Thread: any.
-#[no_mangle]
-pub unsafe extern "C" fn codex_client_stderr_tail(
-    client: *const codex_client_t,
-    out: *mut *mut c_char,
-) -> codex_status_t {
-    ffi_status! {
+ffi_fn! {
+    /// The last bytes the server wrote to stderr ("" when never connected). `*out` receives a
+    /// string the program frees with `codex_string_free`. Thread: any.
+    unsafe fn codex_client_stderr_tail(
+        client: *const codex_client_t,
+        out: *mut *mut c_char,
+    ) -> codex_status_t {
         clear_out(out);
         let s = shared(client)?;
         if out.is_null() {

@@ -13,7 +13,8 @@ use crate::request::{codex_request_t, handle_of, register, release, ReqData};
 use crate::strings::to_cstring;
 use crate::wake::lock;
 
-/// What an event is. The numbers are stable; new kinds are only ever appended.
+/// What an event is. The numbers are stable; new kinds are only ever appended (a minor ABI
+/// version): a program must ignore (and free as usual) an event of a kind it does not know.
 #[repr(C)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum codex_event_kind_t {
@@ -161,86 +162,90 @@ fn with<T>(ev: *const codex_event_t, default: T, f: impl FnOnce(&codex_event_t) 
     }
 }
 
-/// The kind of an event (`CODEX_EVENT_NONE` for NULL).
-///
-/// Event accessors (all `codex_event_*` readers): the event stays owned by whoever owned it;
-/// returned strings are borrowed from the event. Thread: any thread, but not concurrently with
-/// `codex_event_free` of the same event; a callback's event only inside the callback.
-#[no_mangle]
-pub unsafe extern "C" fn codex_event_kind(event: *const codex_event_t) -> codex_event_kind_t {
-    ffi_value!(CODEX_EVENT_NONE; with(event, CODEX_EVENT_NONE, |e| e.kind()))
+ffi_fn! {
+    /// The kind of an event (`CODEX_EVENT_NONE` for NULL).
+    ///
+    /// Event accessors (all `codex_event_*` readers): the event stays owned by whoever owned it;
+    /// returned strings are borrowed from the event. Thread: any thread, but not concurrently with
+    /// `codex_event_free` of the same event; a callback's event only inside the callback.
+    unsafe fn codex_event_kind(event: *const codex_event_t) -> codex_event_kind_t {
+        with(event, CODEX_EVENT_NONE, |e| e.kind())
+    } ?= CODEX_EVENT_NONE
 }
 
-/// The method: of the notification, of the server request, or of the request a RESPONSE
-/// completes. NULL for other kinds. Ownership: the event's (valid until it is freed).
-/// Thread: as every event accessor (see `codex_event_kind`).
-#[no_mangle]
-pub unsafe extern "C" fn codex_event_method(event: *const codex_event_t) -> *const c_char {
-    ffi_value!(std::ptr::null(); with(event, std::ptr::null(), |e| cached(&e.method, || match &e.body {
-        Body::Notification(n) => Some(to_cstring(&n.method)),
-        Body::ServerRequest { data, .. } => Some(data.method.clone()),
-        Body::Response(r) => Some(to_cstring(&r.method)),
-        _ => None,
-    })))
+ffi_fn! {
+    /// The method: of the notification, of the server request, or of the request a RESPONSE
+    /// completes. NULL for other kinds. Ownership: the event's (valid until it is freed).
+    /// Thread: as every event accessor (see `codex_event_kind`).
+    unsafe fn codex_event_method(event: *const codex_event_t) -> *const c_char {
+        with(event, std::ptr::null(), |e| cached(&e.method, || match &e.body {
+            Body::Notification(n) => Some(to_cstring(&n.method)),
+            Body::ServerRequest { data, .. } => Some(data.method.clone()),
+            Body::Response(r) => Some(to_cstring(&r.method)),
+            _ => None,
+        }))
+    } ?= std::ptr::null()
 }
 
-/// The `params` JSON text of a notification or server request ("null" when the server sent
-/// none); NULL for other kinds. Ownership: the event's.
-/// Thread: as every event accessor (see `codex_event_kind`).
-#[no_mangle]
-pub unsafe extern "C" fn codex_event_params(event: *const codex_event_t) -> *const c_char {
-    ffi_value!(std::ptr::null(); with(event, std::ptr::null(), |e| cached(&e.params, || match &e.body {
-        Body::Notification(n) => Some(to_cstring(n.params_json())),
-        Body::ServerRequest { data, .. } => Some(data.params.clone()),
-        _ => None,
-    })))
+ffi_fn! {
+    /// The `params` JSON text of a notification or server request ("null" when the server sent
+    /// none); NULL for other kinds. Ownership: the event's.
+    /// Thread: as every event accessor (see `codex_event_kind`).
+    unsafe fn codex_event_params(event: *const codex_event_t) -> *const c_char {
+        with(event, std::ptr::null(), |e| cached(&e.params, || match &e.body {
+            Body::Notification(n) => Some(to_cstring(n.params_json())),
+            Body::ServerRequest { data, .. } => Some(data.params.clone()),
+            _ => None,
+        }))
+    } ?= std::ptr::null()
 }
 
-/// `params.threadId` of a notification or server request, or NULL. Ownership: the event's.
-/// Thread: as every event accessor (see `codex_event_kind`).
-#[no_mangle]
-pub unsafe extern "C" fn codex_event_thread_id(event: *const codex_event_t) -> *const c_char {
-    ffi_value!(std::ptr::null(); with(event, std::ptr::null(), |e| cached(&e.thread_id, || match &e.body {
-        Body::Notification(n) => n.thread_id().map(|s| to_cstring(&s)),
-        Body::ServerRequest { data, .. } => data.thread_id.clone(),
-        _ => None,
-    })))
+ffi_fn! {
+    /// `params.threadId` of a notification or server request, or NULL. Ownership: the event's.
+    /// Thread: as every event accessor (see `codex_event_kind`).
+    unsafe fn codex_event_thread_id(event: *const codex_event_t) -> *const c_char {
+        with(event, std::ptr::null(), |e| cached(&e.thread_id, || match &e.body {
+            Body::Notification(n) => n.thread_id().map(|s| to_cstring(&s)),
+            Body::ServerRequest { data, .. } => data.thread_id.clone(),
+            _ => None,
+        }))
+    } ?= std::ptr::null()
 }
 
-/// The turn a notification or server request belongs to: `params.turnId`, or for notifications
-/// that carry the turn itself (`turn/started`, `turn/completed`) `params.turn.id`; NULL when
-/// there is none. Ownership: the event's.
-/// Thread: as every event accessor (see `codex_event_kind`).
-#[no_mangle]
-pub unsafe extern "C" fn codex_event_turn_id(event: *const codex_event_t) -> *const c_char {
-    ffi_value!(std::ptr::null(); with(event, std::ptr::null(), |e| cached(&e.turn_id, || match &e.body {
-        Body::Notification(n) => n
-            .turn_id()
-            .or_else(|| {
-                if !n.method.starts_with("turn/") {
-                    return None;
-                }
-                let v: serde_json::Value = serde_json::from_str(n.params_json()).ok()?;
-                v.get("turn")?.get("id")?.as_str().map(str::to_owned)
-            })
-            .map(|s| to_cstring(&s)),
-        Body::ServerRequest { data, .. } => data.turn_id.clone(),
-        _ => None,
-    })))
+ffi_fn! {
+    /// The turn a notification or server request belongs to: `params.turnId`, or for notifications
+    /// that carry the turn itself (`turn/started`, `turn/completed`) `params.turn.id`; NULL when
+    /// there is none. Ownership: the event's.
+    /// Thread: as every event accessor (see `codex_event_kind`).
+    unsafe fn codex_event_turn_id(event: *const codex_event_t) -> *const c_char {
+        with(event, std::ptr::null(), |e| cached(&e.turn_id, || match &e.body {
+            Body::Notification(n) => n
+                .turn_id()
+                .or_else(|| {
+                    if !n.method.starts_with("turn/") {
+                        return None;
+                    }
+                    let v: serde_json::Value = serde_json::from_str(n.params_json()).ok()?;
+                    v.get("turn")?.get("id")?.as_str().map(str::to_owned)
+                })
+                .map(|s| to_cstring(&s)),
+            Body::ServerRequest { data, .. } => data.turn_id.clone(),
+            _ => None,
+        }))
+    } ?= std::ptr::null()
 }
 
-/// The text of a delta notification (`params.delta` of `item/agentMessage/delta` and the
-/// other notifications whose method ends in `/delta`), decoded, without parsing JSON yourself; NULL when the event
-/// has no string `params.delta`. When `len` is not NULL it receives the length in bytes (the
-/// text may contain NUL bytes; the returned string is NUL-terminated after `len` bytes).
-/// Ownership: the event's.
-/// Thread: as every event accessor (see `codex_event_kind`).
-#[no_mangle]
-pub unsafe extern "C" fn codex_event_delta(
-    event: *const codex_event_t,
-    len: *mut usize,
-) -> *const c_char {
-    ffi_value!(std::ptr::null(); {
+ffi_fn! {
+    /// The text of a delta notification (`params.delta` of `item/agentMessage/delta` and the
+    /// other notifications whose method ends in `/delta`), decoded, without parsing JSON yourself; NULL when the event
+    /// has no string `params.delta`. When `len` is not NULL it receives the length in bytes (the
+    /// text may contain NUL bytes; the returned string is NUL-terminated after `len` bytes).
+    /// Ownership: the event's.
+    /// Thread: as every event accessor (see `codex_event_kind`).
+    unsafe fn codex_event_delta(
+        event: *const codex_event_t,
+        len: *mut usize,
+    ) -> *const c_char {
         if !len.is_null() {
             *len = 0;
         }
@@ -266,33 +271,33 @@ pub unsafe extern "C" fn codex_event_delta(
                 None => std::ptr::null(),
             }
         })
-    })
+    } ?= std::ptr::null()
 }
 
-/// The handle of a SERVER_REQUEST event's request (NULL for other kinds). Borrowed: valid
-/// while the event lives, unless taken with `codex_event_take_request` (then until the program
-/// frees it). Answer it with `codex_client_respond`, even without taking it.
-/// Thread: as every event accessor (see `codex_event_kind`).
-#[no_mangle]
-pub unsafe extern "C" fn codex_event_request(event: *const codex_event_t) -> *mut codex_request_t {
-    ffi_value!(std::ptr::null_mut(); with(event, std::ptr::null_mut(), |e| match &e.body {
-        Body::ServerRequest { token, .. } => handle_of(*token),
-        _ => std::ptr::null_mut(),
-    }))
+ffi_fn! {
+    /// The handle of a SERVER_REQUEST event's request (NULL for other kinds). Borrowed: valid
+    /// while the event lives, unless taken with `codex_event_take_request` (then until the program
+    /// frees it). Answer it with `codex_client_respond`, even without taking it.
+    /// Thread: as every event accessor (see `codex_event_kind`).
+    unsafe fn codex_event_request(event: *const codex_event_t) -> *mut codex_request_t {
+        with(event, std::ptr::null_mut(), |e| match &e.body {
+            Body::ServerRequest { token, .. } => handle_of(*token),
+            _ => std::ptr::null_mut(),
+        })
+    } ?= std::ptr::null_mut()
 }
 
-/// Take ownership of a SERVER_REQUEST event's request, to answer it after the event is freed
-/// (or after the callback returns). The program must free it with `codex_request_free`.
-/// A request that is not taken is answered fail-closed when its event is freed (or, in a
-/// callback, when the callback returns) unless it was answered already.
-/// Errors: INVALID_ARGUMENT (NULL, not a server request), INVALID_STATE (already taken).
-/// Thread: any (inside a callback: before it returns).
-#[no_mangle]
-pub unsafe extern "C" fn codex_event_take_request(
-    event: *mut codex_event_t,
-    request: *mut *mut codex_request_t,
-) -> codex_status_t {
-    ffi_status! {
+ffi_fn! {
+    /// Take ownership of a SERVER_REQUEST event's request, to answer it after the event is freed
+    /// (or after the callback returns). The program must free it with `codex_request_free`.
+    /// A request that is not taken is answered fail-closed when its event is freed (or, in a
+    /// callback, when the callback returns) unless it was answered already.
+    /// Errors: INVALID_ARGUMENT (NULL, not a server request), INVALID_STATE (already taken).
+    /// Thread: any (inside a callback: before it returns).
+    unsafe fn codex_event_take_request(
+        event: *mut codex_event_t,
+        request: *mut *mut codex_request_t,
+    ) -> codex_status_t {
         crate::strings::clear_out(request);
         let e = event.as_mut().ok_or_else(|| invalid_arg("event is NULL"))?;
         if request.is_null() {
@@ -312,69 +317,73 @@ pub unsafe extern "C" fn codex_event_take_request(
     }
 }
 
-/// The id `codex_client_request` returned, for a RESPONSE event (0 otherwise). Thread: as for
-/// every event accessor (see `codex_event_kind`).
-#[no_mangle]
-pub unsafe extern "C" fn codex_event_request_id(event: *const codex_event_t) -> u64 {
-    ffi_value!(0; with(event, 0, |e| match &e.body {
-        Body::Response(r) => r.id,
-        _ => 0,
-    }))
+ffi_fn! {
+    /// The id `codex_client_request` returned, for a RESPONSE event (0 otherwise). Thread: as for
+    /// every event accessor (see `codex_event_kind`).
+    unsafe fn codex_event_request_id(event: *const codex_event_t) -> u64 {
+        with(event, 0, |e| match &e.body {
+            Body::Response(r) => r.id,
+            _ => 0,
+        })
+    } ?= 0
 }
 
-/// The outcome of a RESPONSE event (`CODEX_STATUS_OK`, `CODEX_STATUS_RPC_ERROR`,
-/// `CODEX_STATUS_TIMEOUT`, `CODEX_STATUS_DISCONNECTED`, ...); `CODEX_STATUS_DISCONNECTED` for a
-/// DISCONNECTED event; `CODEX_STATUS_OK` for other kinds; `CODEX_STATUS_INVALID_ARGUMENT` for
-/// NULL.
-/// Thread: as every event accessor (see `codex_event_kind`).
-#[no_mangle]
-pub unsafe extern "C" fn codex_event_status(event: *const codex_event_t) -> codex_status_t {
-    ffi_value!(codex_status_t::CODEX_STATUS_PANIC;
-    with(event, codex_status_t::CODEX_STATUS_INVALID_ARGUMENT, |e| match &e.body {
-        Body::Response(r) => match &r.outcome {
-            Ok(_) => codex_status_t::CODEX_STATUS_OK,
-            Err(err) => status_of(err),
-        },
-        Body::Disconnected(_) => codex_status_t::CODEX_STATUS_DISCONNECTED,
-        _ => codex_status_t::CODEX_STATUS_OK,
-    }))
+ffi_fn! {
+    /// The outcome of a RESPONSE event (`CODEX_STATUS_OK`, `CODEX_STATUS_RPC_ERROR`,
+    /// `CODEX_STATUS_TIMEOUT`, `CODEX_STATUS_DISCONNECTED`, ...); `CODEX_STATUS_DISCONNECTED` for a
+    /// DISCONNECTED event; `CODEX_STATUS_OK` for other kinds; `CODEX_STATUS_INVALID_ARGUMENT` for
+    /// NULL.
+    /// Thread: as every event accessor (see `codex_event_kind`).
+    unsafe fn codex_event_status(event: *const codex_event_t) -> codex_status_t {
+        with(event, codex_status_t::CODEX_STATUS_INVALID_ARGUMENT, |e| match &e.body {
+            Body::Response(r) => match &r.outcome {
+                Ok(_) => codex_status_t::CODEX_STATUS_OK,
+                Err(err) => status_of(err),
+            },
+            Body::Disconnected(_) => codex_status_t::CODEX_STATUS_DISCONNECTED,
+            _ => codex_status_t::CODEX_STATUS_OK,
+        })
+    } ?= codex_status_t::CODEX_STATUS_PANIC
 }
 
-/// The result JSON text of a successful RESPONSE event; NULL otherwise. Ownership: the event's.
-/// Thread: as every event accessor (see `codex_event_kind`).
-#[no_mangle]
-pub unsafe extern "C" fn codex_event_result(event: *const codex_event_t) -> *const c_char {
-    ffi_value!(std::ptr::null(); with(event, std::ptr::null(), |e| cached(&e.result, || match &e.body {
-        Body::Response(Response { outcome: Ok(v), .. }) => Some(to_cstring(v.get())),
-        _ => None,
-    })))
+ffi_fn! {
+    /// The result JSON text of a successful RESPONSE event; NULL otherwise. Ownership: the event's.
+    /// Thread: as every event accessor (see `codex_event_kind`).
+    unsafe fn codex_event_result(event: *const codex_event_t) -> *const c_char {
+        with(event, std::ptr::null(), |e| cached(&e.result, || match &e.body {
+            Body::Response(Response { outcome: Ok(v), .. }) => Some(to_cstring(v.get())),
+            _ => None,
+        }))
+    } ?= std::ptr::null()
 }
 
-/// A human-readable message: the error of a failed RESPONSE, the text of an ERROR event, the
-/// reason of a DISCONNECTED event; NULL otherwise. Ownership: the event's.
-/// Thread: as every event accessor (see `codex_event_kind`).
-#[no_mangle]
-pub unsafe extern "C" fn codex_event_error_message(event: *const codex_event_t) -> *const c_char {
-    ffi_value!(std::ptr::null(); with(event, std::ptr::null(), |e| cached(&e.message, || match &e.body {
-        Body::Response(Response { outcome: Err(err), .. }) => Some(to_cstring(&err.to_string())),
-        Body::Error(m) => Some(to_cstring(m)),
-        Body::Disconnected(info) => Some(to_cstring(&info.reason)),
-        _ => None,
-    })))
+ffi_fn! {
+    /// A human-readable message: the error of a failed RESPONSE, the text of an ERROR event, the
+    /// reason of a DISCONNECTED event; NULL otherwise. Ownership: the event's.
+    /// Thread: as every event accessor (see `codex_event_kind`).
+    unsafe fn codex_event_error_message(event: *const codex_event_t) -> *const c_char {
+        with(event, std::ptr::null(), |e| cached(&e.message, || match &e.body {
+            Body::Response(Response { outcome: Err(err), .. }) => Some(to_cstring(&err.to_string())),
+            Body::Error(m) => Some(to_cstring(m)),
+            Body::Disconnected(info) => Some(to_cstring(&info.reason)),
+            _ => None,
+        }))
+    } ?= std::ptr::null()
 }
 
-/// The last lines the server wrote to stderr, for a DISCONNECTED event or a RESPONSE that
-/// failed with `CODEX_STATUS_DISCONNECTED` (may be ""); NULL otherwise. Ownership: the event's.
-/// Thread: as every event accessor (see `codex_event_kind`).
-#[no_mangle]
-pub unsafe extern "C" fn codex_event_stderr_tail(event: *const codex_event_t) -> *const c_char {
-    ffi_value!(std::ptr::null(); with(event, std::ptr::null(), |e| cached(&e.stderr_tail, || match &e.body {
-        Body::Disconnected(info) => Some(to_cstring(&info.stderr_tail)),
-        Body::Response(Response { outcome: Err(Error::Disconnected(info)), .. }) => {
-            Some(to_cstring(&info.stderr_tail))
-        }
-        _ => None,
-    })))
+ffi_fn! {
+    /// The last lines the server wrote to stderr, for a DISCONNECTED event or a RESPONSE that
+    /// failed with `CODEX_STATUS_DISCONNECTED` (may be ""); NULL otherwise. Ownership: the event's.
+    /// Thread: as every event accessor (see `codex_event_kind`).
+    unsafe fn codex_event_stderr_tail(event: *const codex_event_t) -> *const c_char {
+        with(event, std::ptr::null(), |e| cached(&e.stderr_tail, || match &e.body {
+            Body::Disconnected(info) => Some(to_cstring(&info.stderr_tail)),
+            Body::Response(Response { outcome: Err(Error::Disconnected(info)), .. }) => {
+                Some(to_cstring(&info.stderr_tail))
+            }
+            _ => None,
+        }))
+    } ?= std::ptr::null()
 }
 
 fn rpc(e: &codex_event_t) -> Option<&RpcParts> {
@@ -383,52 +392,57 @@ fn rpc(e: &codex_event_t) -> Option<&RpcParts> {
         .as_ref()
 }
 
-/// The JSON-RPC error code of a RESPONSE that failed with `CODEX_STATUS_RPC_ERROR` or
-/// `CODEX_STATUS_OVERLOADED`; 0 otherwise.
-/// Thread: as every event accessor (see `codex_event_kind`).
-#[no_mangle]
-pub unsafe extern "C" fn codex_event_rpc_code(event: *const codex_event_t) -> i64 {
-    ffi_value!(0; with(event, 0, |e| rpc(e).map_or(0, |r| r.code)))
+ffi_fn! {
+    /// The JSON-RPC error code of a RESPONSE that failed with `CODEX_STATUS_RPC_ERROR` or
+    /// `CODEX_STATUS_OVERLOADED`; 0 otherwise.
+    /// Thread: as every event accessor (see `codex_event_kind`).
+    unsafe fn codex_event_rpc_code(event: *const codex_event_t) -> i64 {
+        with(event, 0, |e| rpc(e).map_or(0, |r| r.code))
+    } ?= 0
 }
 
-/// The server's JSON-RPC error message of such a RESPONSE; NULL otherwise. Ownership: the
-/// event's.
-/// Thread: as every event accessor (see `codex_event_kind`).
-#[no_mangle]
-pub unsafe extern "C" fn codex_event_rpc_message(event: *const codex_event_t) -> *const c_char {
-    ffi_value!(std::ptr::null(); with(event, std::ptr::null(), |e| {
-        rpc(e).map_or(std::ptr::null(), |r| r.message.as_ptr())
-    }))
+ffi_fn! {
+    /// The server's JSON-RPC error message of such a RESPONSE; NULL otherwise. Ownership: the
+    /// event's.
+    /// Thread: as every event accessor (see `codex_event_kind`).
+    unsafe fn codex_event_rpc_message(event: *const codex_event_t) -> *const c_char {
+        with(event, std::ptr::null(), |e| {
+            rpc(e).map_or(std::ptr::null(), |r| r.message.as_ptr())
+        })
+    } ?= std::ptr::null()
 }
 
-/// The JSON-RPC error `data` (JSON text) of such a RESPONSE; NULL when absent. Ownership: the
-/// event's.
-/// Thread: as every event accessor (see `codex_event_kind`).
-#[no_mangle]
-pub unsafe extern "C" fn codex_event_rpc_data(event: *const codex_event_t) -> *const c_char {
-    ffi_value!(std::ptr::null(); with(event, std::ptr::null(), |e| {
-        rpc(e).and_then(|r| r.data.as_ref()).map_or(std::ptr::null(), |d| d.as_ptr())
-    }))
+ffi_fn! {
+    /// The JSON-RPC error `data` (JSON text) of such a RESPONSE; NULL when absent. Ownership: the
+    /// event's.
+    /// Thread: as every event accessor (see `codex_event_kind`).
+    unsafe fn codex_event_rpc_data(event: *const codex_event_t) -> *const c_char {
+        with(event, std::ptr::null(), |e| {
+            rpc(e).and_then(|r| r.data.as_ref()).map_or(std::ptr::null(), |d| d.as_ptr())
+        })
+    } ?= std::ptr::null()
 }
 
-/// How many notifications an OVERFLOW event reports as dropped (0 otherwise).
-/// Thread: as every event accessor (see `codex_event_kind`).
-#[no_mangle]
-pub unsafe extern "C" fn codex_event_dropped(event: *const codex_event_t) -> u64 {
-    ffi_value!(0; with(event, 0, |e| match &e.body {
-        Body::Overflow(n) => *n,
-        _ => 0,
-    }))
+ffi_fn! {
+    /// How many notifications an OVERFLOW event reports as dropped (0 otherwise).
+    /// Thread: as every event accessor (see `codex_event_kind`).
+    unsafe fn codex_event_dropped(event: *const codex_event_t) -> u64 {
+        with(event, 0, |e| match &e.body {
+            Body::Overflow(n) => *n,
+            _ => 0,
+        })
+    } ?= 0
 }
 
-/// The `userdata` given to `codex_client_request`, for a RESPONSE event (NULL otherwise).
-/// Thread: as every event accessor (see `codex_event_kind`).
-#[no_mangle]
-pub unsafe extern "C" fn codex_event_userdata(event: *const codex_event_t) -> *mut c_void {
-    ffi_value!(std::ptr::null_mut(); with(event, std::ptr::null_mut(), |e| match &e.body {
-        Body::Response(r) => r.userdata as *mut c_void,
-        _ => std::ptr::null_mut(),
-    }))
+ffi_fn! {
+    /// The `userdata` given to `codex_client_request`, for a RESPONSE event (NULL otherwise).
+    /// Thread: as every event accessor (see `codex_event_kind`).
+    unsafe fn codex_event_userdata(event: *const codex_event_t) -> *mut c_void {
+        with(event, std::ptr::null_mut(), |e| match &e.body {
+            Body::Response(r) => r.userdata as *mut c_void,
+            _ => std::ptr::null_mut(),
+        })
+    } ?= std::ptr::null_mut()
 }
 
 /// Events handed to the program by `codex_client_next_event` and not yet freed (addresses).
@@ -443,14 +457,13 @@ pub(crate) fn into_owned(ev: Box<codex_event_t>) -> *mut codex_event_t {
     p
 }
 
-/// Free an event returned by `codex_client_next_event`. A server request it still owns (not
-/// taken) is answered fail-closed if unanswered. NULL is ignored. Freeing an event twice, or
-/// the borrowed event a callback receives, is detected and ignored (the calling thread's last
-/// error becomes CODEX_STATUS_INVALID_ARGUMENT).
-/// Thread: any.
-#[no_mangle]
-pub unsafe extern "C" fn codex_event_free(event: *mut codex_event_t) {
-    ffi_value!((); {
+ffi_fn! {
+    /// Free an event returned by `codex_client_next_event`. A server request it still owns (not
+    /// taken) is answered fail-closed if unanswered. NULL is ignored. Freeing an event twice, or
+    /// the borrowed event a callback receives, is detected and ignored (the calling thread's last
+    /// error becomes CODEX_STATUS_INVALID_ARGUMENT).
+    /// Thread: any.
+    unsafe fn codex_event_free(event: *mut codex_event_t) {
         if event.is_null() {
             return;
         }
@@ -463,5 +476,5 @@ pub unsafe extern "C" fn codex_event_free(event: *mut codex_event_t) {
                  a callback's borrowed event); ignored",
             ));
         }
-    })
+    }
 }

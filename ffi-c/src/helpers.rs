@@ -39,18 +39,17 @@ fn id_at(v: &Value, outer: &str) -> Result<String, Fail> {
         .ok_or_else(|| Fail::Core(Error::Protocol(format!("result has no {outer}.id: {v}"))))
 }
 
-/// `thread/start`: start a new thread. `params_json` (may be NULL) is a JSON object of extra
-/// parameters (for example `{"approvalPolicy":"untrusted","cwd":"/src"}`). On success
-/// `*thread_id` (may be NULL) receives the new thread's id; free it with `codex_string_free`.
-/// `timeout_ms`: 0 = the client's default. Blocking; thread: any, including inside callbacks.
-#[no_mangle]
-pub unsafe extern "C" fn codex_client_thread_start(
-    client: *mut codex_client_t,
-    params_json: *const c_char,
-    timeout_ms: u64,
-    thread_id: *mut *mut c_char,
-) -> codex_status_t {
-    ffi_status! {
+ffi_fn! {
+    /// `thread/start`: start a new thread. `params_json` (may be NULL) is a JSON object of extra
+    /// parameters (for example `{"approvalPolicy":"untrusted","cwd":"/src"}`). On success
+    /// `*thread_id` (may be NULL) receives the new thread's id; free it with `codex_string_free`.
+    /// `timeout_ms`: 0 = the client's default. Blocking; thread: any, including inside callbacks.
+    unsafe fn codex_client_thread_start(
+        client: *mut codex_client_t,
+        params_json: *const c_char,
+        timeout_ms: u64,
+        thread_id: *mut *mut c_char,
+    ) -> codex_status_t {
         clear_out(thread_id);
         let s = shared(client)?;
         let params = object(params_json, "params_json")?;
@@ -60,22 +59,21 @@ pub unsafe extern "C" fn codex_client_thread_start(
     }
 }
 
-/// `turn/start`: send the user message `text` on thread `thread_id` and start a turn; the
-/// turn's events then arrive as notifications (`item/agentMessage/delta`, ...,
-/// `turn/completed`). `params_json` (may be NULL) is a JSON object of extra parameters merged
-/// into the request (for example `{"model":"..."}`). On success `*turn_id` (may be NULL)
-/// receives the turn's id; free it with `codex_string_free`.
-/// Blocking (returns when the turn started, not when it completed); thread: any.
-#[no_mangle]
-pub unsafe extern "C" fn codex_client_turn_start(
-    client: *mut codex_client_t,
-    thread_id: *const c_char,
-    text: *const c_char,
-    params_json: *const c_char,
-    timeout_ms: u64,
-    turn_id: *mut *mut c_char,
-) -> codex_status_t {
-    ffi_status! {
+ffi_fn! {
+    /// `turn/start`: send the user message `text` on thread `thread_id` and start a turn; the
+    /// turn's events then arrive as notifications (`item/agentMessage/delta`, ...,
+    /// `turn/completed`). `params_json` (may be NULL) is a JSON object of extra parameters merged
+    /// into the request (for example `{"model":"..."}`). On success `*turn_id` (may be NULL)
+    /// receives the turn's id; free it with `codex_string_free`.
+    /// Blocking (returns when the turn started, not when it completed); thread: any.
+    unsafe fn codex_client_turn_start(
+        client: *mut codex_client_t,
+        thread_id: *const c_char,
+        text: *const c_char,
+        params_json: *const c_char,
+        timeout_ms: u64,
+        turn_id: *mut *mut c_char,
+    ) -> codex_status_t {
         clear_out(turn_id);
         let s = shared(client)?;
         let thread = req_str(thread_id, "thread_id")?;
@@ -89,17 +87,16 @@ pub unsafe extern "C" fn codex_client_turn_start(
     }
 }
 
-/// `turn/interrupt`: stop the running turn `turn_id` of thread `thread_id`. The turn then
-/// completes with status "interrupted" (a `turn/completed` notification).
-/// Blocking; thread: any, including inside callbacks.
-#[no_mangle]
-pub unsafe extern "C" fn codex_client_turn_interrupt(
-    client: *mut codex_client_t,
-    thread_id: *const c_char,
-    turn_id: *const c_char,
-    timeout_ms: u64,
-) -> codex_status_t {
-    ffi_status! {
+ffi_fn! {
+    /// `turn/interrupt`: stop the running turn `turn_id` of thread `thread_id`. The turn then
+    /// completes with status "interrupted" (a `turn/completed` notification).
+    /// Blocking; thread: any, including inside callbacks.
+    unsafe fn codex_client_turn_interrupt(
+        client: *mut codex_client_t,
+        thread_id: *const c_char,
+        turn_id: *const c_char,
+        timeout_ms: u64,
+    ) -> codex_status_t {
         let s = shared(client)?;
         let thread = req_str(thread_id, "thread_id")?;
         let turn = req_str(turn_id, "turn_id")?;
@@ -112,18 +109,17 @@ pub unsafe extern "C" fn codex_client_turn_interrupt(
     }
 }
 
-/// `turn/steer`: add the user message `text` to the running turn `expected_turn_id` of
-/// thread `thread_id` (fails with CODEX_STATUS_RPC_ERROR when that turn is not the active
-/// one). Blocking; thread: any, including inside callbacks.
-#[no_mangle]
-pub unsafe extern "C" fn codex_client_turn_steer(
-    client: *mut codex_client_t,
-    thread_id: *const c_char,
-    expected_turn_id: *const c_char,
-    text: *const c_char,
-    timeout_ms: u64,
-) -> codex_status_t {
-    ffi_status! {
+ffi_fn! {
+    /// `turn/steer`: add the user message `text` to the running turn `expected_turn_id` of
+    /// thread `thread_id` (fails with CODEX_STATUS_RPC_ERROR when that turn is not the active
+    /// one). Blocking; thread: any, including inside callbacks.
+    unsafe fn codex_client_turn_steer(
+        client: *mut codex_client_t,
+        thread_id: *const c_char,
+        expected_turn_id: *const c_char,
+        text: *const c_char,
+        timeout_ms: u64,
+    ) -> codex_status_t {
         let s = shared(client)?;
         let thread = req_str(thread_id, "thread_id")?;
         let turn = req_str(expected_turn_id, "expected_turn_id")?;

@@ -1,14 +1,27 @@
-//! `codex_options_t`: how a client spawns and talks to the server.
+//! `codex_options_t`: an opaque options object with one setter per option.
+//!
+//! The options of a client used to be a public C struct; every new field changed its size, and
+//! a program built against an older header passed a shorter struct that the library read past.
+//! Now the struct is opaque: the program creates it with `codex_options_new`, sets what it
+//! needs through setters (new options are new setters, never a layout change) and passes it to
+//! `codex_client_new`. Like clients, options objects live in a registry keyed by the handle's
+//! address: a pointer that is not a live options object (freed, never created, or the old
+//! struct of a program built against an older header) is reported as INVALID_ARGUMENT and
+//! never dereferenced.
 
+use std::collections::HashMap;
 use std::ffi::c_char;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{LazyLock, Mutex};
 use std::time::Duration;
 
 use codex_client::{ClientOptions, Delivery, TransportKind};
 
-use crate::error::{invalid_arg, Fail};
-use crate::strings::{opt_str, str_array};
+use crate::error::{codex_status_t, invalid_arg, Fail};
+use crate::strings::{opt_str, req_str};
+use crate::wake::lock;
 
-/// How a client delivers events: chosen once, in `codex_options_t.delivery`.
+/// How a client delivers events: chosen once, with `codex_options_set_delivery`.
 pub type codex_delivery_t = u32;
 
 /// Callbacks (the default): events, server requests, connection events and request
@@ -19,236 +32,651 @@ pub const CODEX_DELIVERY_CALLBACKS: codex_delivery_t = 0;
 /// for `codex_client_event_fd` to become readable. No library thread runs program code.
 pub const CODEX_DELIVERY_POLL: codex_delivery_t = 1;
 
-/// Options of a client. Zero-initialise it (`codex_options_t o = {0};` in C, `{}` in C++):
-/// every zero or NULL field means "the default". The library copies everything it needs
-/// during `codex_client_new`; the struct and its strings may be freed right after.
-#[repr(C)]
+/// The longest timeout a setter accepts, in milliseconds (one year).
+pub const CODEX_OPTIONS_MAX_TIMEOUT_MS: u64 = 31_536_000_000;
+
+/// Options of a client. Opaque handle: its layout is not part of the ABI.
+///
+/// Create with `codex_options_new` (every option has its default), change options with the
+/// `codex_options_set_*` / `codex_options_add_*` setters, pass it to `codex_client_new`, free
+/// it with `codex_options_free`. Ownership: the program's, from `codex_options_new` until
+/// `codex_options_free`; `codex_client_new` copies what it needs, so the object may be freed
+/// right after it (or reused for more clients). Every string passed to a setter is copied
+/// before the setter returns. Handles are checked against a registry of live options objects
+/// (they are never reused): a freed handle, or any other pointer (such as the old public
+/// struct of a program built against an older header), gives CODEX_STATUS_INVALID_ARGUMENT,
+/// never a crash. A handle is never dereferenced, by the library or by the program.
+/// Thread: any. An options object may be used from several threads at once (each call locks
+/// it); a client created while another thread changes the object gets the options as they
+/// were either before or after that change.
 pub struct codex_options_t {
-    /// Path of the `codex` binary. NULL: `$CODEX_BIN`, then `codex` on `PATH` (an npm
-    /// launcher is replaced by the native binary beside it).
-    pub codex_bin: *const c_char,
-    /// Extra arguments appended after `app-server` (`args_len` strings).
-    pub args: *const *const c_char,
-    /// Number of strings in `args`.
-    pub args_len: usize,
-    /// `-c` config overrides, each `"key=value"` (`config_overrides_len` strings).
-    pub config_overrides: *const *const c_char,
-    /// Number of strings in `config_overrides`.
-    pub config_overrides_len: usize,
-    /// Environment variables for the server, each `"NAME=value"` (`env_len` strings), merged
-    /// into the inherited environment (or into an empty one with `clear_env`).
-    pub env: *const *const c_char,
-    /// Number of strings in `env`.
-    pub env_len: usize,
-    /// Start the server with an empty environment plus `env`.
-    pub clear_env: bool,
-    /// Working directory of the server. NULL: the current directory.
-    pub cwd: *const c_char,
-    /// `CODEX_HOME` of the server. NULL: inherited.
-    pub codex_home: *const c_char,
-    /// `clientInfo.name` sent in `initialize`. NULL: "codex-client".
-    pub client_name: *const c_char,
-    /// `clientInfo.title` sent in `initialize`. NULL: none.
-    pub client_title: *const c_char,
-    /// `clientInfo.version` sent in `initialize`. NULL: the library version.
-    pub client_version: *const c_char,
-    /// Ask for experimental methods and fields (`capabilities.experimentalApi`).
-    pub experimental_api: bool,
-    /// Notification methods the server must not send (`optOutNotificationMethods`).
-    pub opt_out_notification_methods: *const *const c_char,
-    /// Number of strings in `opt_out_notification_methods`.
-    pub opt_out_notification_methods_len: usize,
-    /// Timeout of every request that does not pass its own, in milliseconds. 0: 300000.
-    pub default_timeout_ms: u64,
-    /// `CODEX_DELIVERY_CALLBACKS` (0, default) or `CODEX_DELIVERY_POLL`.
-    pub delivery: codex_delivery_t,
-    /// Undelivered events held before the server is made to wait. 0: 4096.
-    pub event_queue_capacity: usize,
-    /// Longest accepted line from the server, in bytes. 0: 64 MiB.
-    pub max_line_bytes: usize,
-    /// Transport spec. NULL or `""`: `"stdio"` (spawn `codex app-server`, JSON-RPC over its
-    /// stdin/stdout). Accepted values:
-    ///
-    ///   - `"stdio"`: the default;
-    ///   - `"exec"`: one `codex exec --json` process per turn (`codex exec resume` for later
-    ///     turns). No approvals (Codex runs with approval policy `never`), steer, fork, thread
-    ///     list, review, config or models. `args` are appended to every `codex exec` command
-    ///     line (for example `"--skip-git-repo-check"` outside a Git repository);
-    ///   - `"mcp"`: `codex mcp-server` (Codex 0.92.0 and older; newer Codex has no
-    ///     `mcp-server`): one thread per `codex` tool call, continued with `codex-reply`;
-    ///   - `"ws://HOST:PORT/"` or `"wss://HOST:PORT/"`: connect to a running
-    ///     `codex app-server --listen ws://...` (see `token`). This build has no TLS:
-    ///     `codex_client_connect` over `wss://` fails with `CODEX_STATUS_UNSUPPORTED`;
-    ///   - `"unix"`: the app-server control socket `$CODEX_HOME/app-server-control/
-    ///     app-server-control.sock`; `"unix://PATH"`: the control socket at PATH.
-    ///
-    /// Anything else makes `codex_client_new` fail with `CODEX_STATUS_INVALID_ARGUMENT` (and a
-    /// message naming the accepted values). A request (or a request parameter) the chosen
-    /// transport cannot handle fails with `CODEX_STATUS_UNSUPPORTED`, and the last error message
-    /// names the method and the transport (for example "`turn/steer` is not supported by the
-    /// exec transport"). Ownership: borrowed, read (copied) during `codex_client_new` only.
-    pub transport: *const c_char,
-    /// Bearer token for a `ws://` / `wss://` transport, sent as `Authorization: Bearer <token>`
-    /// on the WebSocket upgrade. NULL: no token. It is only sent over `wss://` or to a loopback
-    /// `ws://` address: `codex_client_connect` to any other `ws://` host with a token fails with
-    /// `CODEX_STATUS_INVALID_ARGUMENT`. A token with a transport that is not `ws://` / `wss://`
-    /// makes `codex_client_new` fail with `CODEX_STATUS_INVALID_ARGUMENT`. The token is never logged nor put into an error message.
-    /// Ownership: borrowed, read (copied) during `codex_client_new` only.
-    pub token: *const c_char,
-    /// Bound of a whole `codex_client_connect`, in milliseconds: spawning or dialing, the
-    /// TCP/unix connect, the WebSocket upgrade and the `initialize` round trip together. Past
-    /// it the connect fails with `CODEX_STATUS_TIMEOUT` and everything it started is stopped.
-    /// 0: 30000.
-    pub connect_timeout_ms: u64,
-    /// Read-ahead budget in bytes. A request made on a thread that delivers this client's
-    /// events (inside a callback, or on the thread that calls `codex_client_next_event`)
-    /// would otherwise wait behind a full event queue for itself, so while one is pending the
-    /// library keeps reading past `event_queue_capacity` until the queued events add up to
-    /// this many bytes; past that, notifications are dropped and counted in a
-    /// `CODEX_EVENT_OVERFLOW` event, delivered as soon as there is room. Requests made on any
-    /// other thread never cause read-ahead and nothing is dropped. 0: 64 MiB.
-    pub read_ahead_bytes: usize,
+    /// Never instantiated: a handle is a token (see `OPTIONS`), never dereferenced.
+    _opaque: [u8; 0],
 }
 
-fn pair(s: &str, what: &str) -> Result<(String, String), Fail> {
-    match s.split_once('=') {
-        Some((k, v)) if !k.is_empty() => Ok((k.to_owned(), v.to_owned())),
-        _ => Err(invalid_arg(format!(
-            "{what} entry `{s}` is not of the form NAME=value"
-        ))),
-    }
-}
-
-/// Core options plus the delivery the program chose.
+/// What an options object holds: core options plus the delivery the program chose.
+#[derive(Clone, Default)]
 pub(crate) struct Converted {
     pub options: ClientOptions,
     pub poll: bool,
 }
 
-/// Convert C options (NULL: all defaults). The core always runs in poll delivery: the binding
-/// owns the thread that runs C callbacks.
-///
-/// # Safety
-/// `opts` is NULL or points to a valid `codex_options_t` whose pointers are valid.
-pub(crate) unsafe fn convert(opts: *const codex_options_t) -> Result<Converted, Fail> {
-    let mut o = ClientOptions::default();
-    let mut poll = false;
-    if let Some(c) = opts.as_ref() {
-        if let Some(p) = opt_str(c.codex_bin, "codex_bin")? {
-            o.codex_bin = Some(p.into());
+/// Live options objects by handle. A handle is a token, not an allocation: `usize::MAX - 15 -
+/// 16 * n` for the n-th object. Tokens are never reused, so a freed handle is always recognised
+/// (no later object can take its address), and they lie in the top of the address space, which
+/// belongs to the kernel on Linux: no pointer to a program's memory (such as the old public
+/// struct) can ever equal one. They are 16-byte aligned like any allocation.
+static OPTIONS: LazyLock<Mutex<HashMap<usize, Converted>>> =
+    LazyLock::new(|| Mutex::new(HashMap::new()));
+
+/// Number of options objects created so far (the next token's index).
+static CREATED: AtomicUsize = AtomicUsize::new(0);
+
+const NOT_OPTIONS: &str = "is not a codex_options_t from codex_options_new: built against an \
+     older header? (codex_options_t is opaque since ABI version 1: create it with \
+     codex_options_new and the codex_options_set_* setters) - or it was already freed with \
+     codex_options_free";
+
+/// Run `f` on the options behind a handle (under the registry lock).
+fn with_options<T>(
+    opts: *mut codex_options_t,
+    f: impl FnOnce(&mut Converted) -> Result<T, Fail>,
+) -> Result<T, Fail> {
+    if opts.is_null() {
+        return Err(invalid_arg("options is NULL"));
+    }
+    let mut reg = lock(&OPTIONS);
+    match reg.get_mut(&(opts as usize)) {
+        Some(c) => f(c),
+        None => Err(invalid_arg(format!("options {NOT_OPTIONS}"))),
+    }
+}
+
+/// The options a client is created with (NULL: all defaults). The core always runs in poll
+/// delivery: the binding owns the thread that runs C callbacks. Never dereferences `opts`.
+pub(crate) fn convert(opts: *const codex_options_t) -> Result<Converted, Fail> {
+    let mut c = if opts.is_null() {
+        Converted::default()
+    } else {
+        lock(&OPTIONS)
+            .get(&(opts as usize))
+            .cloned()
+            .ok_or_else(|| invalid_arg(format!("opts {NOT_OPTIONS}")))?
+    };
+    c.options.delivery = Delivery::Poll;
+    Ok(c)
+}
+
+/// Split `key=value` (`form` names the expected form in the message).
+fn pair(s: &str, what: &str, form: &str) -> Result<(String, String), Fail> {
+    match s.split_once('=') {
+        Some((k, v)) if !k.is_empty() => Ok((k.to_owned(), v.to_owned())),
+        _ => Err(invalid_arg(format!(
+            "{what} `{s}` is not of the form {form} (with a non-empty {})",
+            form.split('=').next().unwrap_or(form)
+        ))),
+    }
+}
+
+fn timeout(ms: u64, what: &str, default: Duration) -> Result<Duration, Fail> {
+    match ms {
+        0 => Ok(default),
+        ms if ms > CODEX_OPTIONS_MAX_TIMEOUT_MS => Err(invalid_arg(format!(
+            "{what} {ms} is too large (at most {CODEX_OPTIONS_MAX_TIMEOUT_MS} ms, one year)"
+        ))),
+        ms => Ok(Duration::from_millis(ms)),
+    }
+}
+
+ffi_fn! {
+    /// Create an options object with every option at its default.
+    ///
+    /// Ownership: the returned object is the program's; free it with `codex_options_free`
+    /// (it may be freed right after `codex_client_new`). Returns NULL only when the library
+    /// failed internally (the last error says why). Thread: any.
+    fn codex_options_new() -> *mut codex_options_t {
+        let n = CREATED.fetch_add(1, Ordering::Relaxed);
+        // Wrapping after 2^60 objects (2^28 on 32-bit targets) is out of reach in practice.
+        let token = usize::MAX - 15 - (n << 4);
+        lock(&OPTIONS).insert(token, Converted::default());
+        token as *mut codex_options_t
+    } ?= std::ptr::null_mut()
+}
+
+ffi_fn! {
+    /// Free an options object. NULL is ignored; a pointer that is not a live options object
+    /// (freed twice, or never from `codex_options_new`) is ignored too, and the last error
+    /// says so. Clients created from it are not affected. Thread: any.
+    unsafe fn codex_options_free(opts: *mut codex_options_t) {
+        if opts.is_null() {
+            return;
         }
-        o.args = str_array(c.args, c.args_len, "args")?;
-        o.config_overrides = str_array(
-            c.config_overrides,
-            c.config_overrides_len,
-            "config_overrides",
-        )?
-        .iter()
-        .map(|s| pair(s, "config_overrides"))
-        .collect::<Result<_, _>>()?;
-        o.env = str_array(c.env, c.env_len, "env")?
-            .iter()
-            .map(|s| pair(s, "env"))
-            .collect::<Result<_, _>>()?;
-        o.clear_env = c.clear_env;
-        if let Some(p) = opt_str(c.cwd, "cwd")? {
-            o.cwd = Some(p.into());
+        if lock(&OPTIONS).remove(&(opts as usize)).is_none() {
+            crate::error::record(&invalid_arg(format!(
+                "codex_options_free: the pointer {NOT_OPTIONS}; ignored"
+            )));
         }
-        if let Some(p) = opt_str(c.codex_home, "codex_home")? {
-            o.codex_home = Some(p.into());
+    }
+}
+
+ffi_fn! {
+    /// Path of the `codex` binary (copied). NULL (the default): `$CODEX_BIN`, then `codex` on
+    /// `PATH` (an npm launcher is replaced by the native binary beside it).
+    /// Errors: INVALID_ARGUMENT (not a live options object, `path` not UTF-8). Thread: any.
+    unsafe fn codex_options_set_codex_bin(
+        opts: *mut codex_options_t,
+        path: *const c_char,
+    ) -> codex_status_t {
+        let path = opt_str(path, "path")?;
+        with_options(opts, |c| {
+            c.options.codex_bin = path.map(Into::into);
+            Ok(())
+        })
+    }
+}
+
+ffi_fn! {
+    /// Append one argument (copied) to the server's command line, after `app-server` (with the
+    /// exec transport: after every `codex exec` command line, for example
+    /// `"--skip-git-repo-check"` outside a Git repository). Default: none.
+    /// Errors: INVALID_ARGUMENT (not a live options object, `arg` NULL or not UTF-8).
+    /// Thread: any.
+    unsafe fn codex_options_add_arg(
+        opts: *mut codex_options_t,
+        arg: *const c_char,
+    ) -> codex_status_t {
+        let arg = req_str(arg, "arg")?.to_owned();
+        with_options(opts, |c| {
+            c.options.args.push(arg);
+            Ok(())
+        })
+    }
+}
+
+ffi_fn! {
+    /// Add one `-c` config override of the server, `"key=value"` (copied; the value is TOML,
+    /// as on Codex's command line). Default: none.
+    /// Errors: INVALID_ARGUMENT (not a live options object, `key_value` NULL, not UTF-8, or
+    /// not of the form `key=value` with a non-empty key). Thread: any.
+    unsafe fn codex_options_add_config_override(
+        opts: *mut codex_options_t,
+        key_value: *const c_char,
+    ) -> codex_status_t {
+        let kv = pair(req_str(key_value, "key_value")?, "config override", "key=value")?;
+        with_options(opts, |c| {
+            c.options.config_overrides.push(kv);
+            Ok(())
+        })
+    }
+}
+
+ffi_fn! {
+    /// Add one environment variable of the server, `"NAME=value"` (copied), merged into the
+    /// inherited environment (or into an empty one, see `codex_options_set_clear_env`).
+    /// Default: none.
+    /// Errors: INVALID_ARGUMENT (not a live options object, `name_value` NULL, not UTF-8, or
+    /// not of the form `NAME=value` with a non-empty name). Thread: any.
+    unsafe fn codex_options_add_env(
+        opts: *mut codex_options_t,
+        name_value: *const c_char,
+    ) -> codex_status_t {
+        let kv = pair(req_str(name_value, "name_value")?, "environment entry", "NAME=value")?;
+        with_options(opts, |c| {
+            c.options.env.push(kv);
+            Ok(())
+        })
+    }
+}
+
+ffi_fn! {
+    /// Start the server with an empty environment plus the `codex_options_add_env` entries
+    /// (true) instead of the inherited one (false, the default).
+    /// Errors: INVALID_ARGUMENT (not a live options object). Thread: any.
+    unsafe fn codex_options_set_clear_env(
+        opts: *mut codex_options_t,
+        clear_env: bool,
+    ) -> codex_status_t {
+        with_options(opts, |c| {
+            c.options.clear_env = clear_env;
+            Ok(())
+        })
+    }
+}
+
+ffi_fn! {
+    /// Working directory of the server (copied). NULL (the default): the current directory.
+    /// Errors: INVALID_ARGUMENT (not a live options object, `cwd` not UTF-8). Thread: any.
+    unsafe fn codex_options_set_cwd(
+        opts: *mut codex_options_t,
+        cwd: *const c_char,
+    ) -> codex_status_t {
+        let cwd = opt_str(cwd, "cwd")?;
+        with_options(opts, |c| {
+            c.options.cwd = cwd.map(Into::into);
+            Ok(())
+        })
+    }
+}
+
+ffi_fn! {
+    /// `CODEX_HOME` of the server (copied). NULL (the default): inherited.
+    /// Errors: INVALID_ARGUMENT (not a live options object, `codex_home` not UTF-8).
+    /// Thread: any.
+    unsafe fn codex_options_set_codex_home(
+        opts: *mut codex_options_t,
+        codex_home: *const c_char,
+    ) -> codex_status_t {
+        let home = opt_str(codex_home, "codex_home")?;
+        with_options(opts, |c| {
+            c.options.codex_home = home.map(Into::into);
+            Ok(())
+        })
+    }
+}
+
+ffi_fn! {
+    /// `clientInfo` sent in `initialize` (each string copied; each NULL restores its default):
+    /// `name` (default "codex-client"), `title` (default: none), `version` (default: the
+    /// library version). Nothing is changed when it fails.
+    /// Errors: INVALID_ARGUMENT (not a live options object, a string not UTF-8). Thread: any.
+    unsafe fn codex_options_set_client_info(
+        opts: *mut codex_options_t,
+        name: *const c_char,
+        title: *const c_char,
+        version: *const c_char,
+    ) -> codex_status_t {
+        let name = opt_str(name, "name")?;
+        let title = opt_str(title, "title")?;
+        let version = opt_str(version, "version")?;
+        with_options(opts, |c| {
+            let d = ClientOptions::default();
+            c.options.client_name = name.map_or(d.client_name, str::to_owned);
+            c.options.client_title = title.map(str::to_owned);
+            c.options.client_version = version.map_or(d.client_version, str::to_owned);
+            Ok(())
+        })
+    }
+}
+
+ffi_fn! {
+    /// Ask for experimental methods and fields (`capabilities.experimentalApi`). Default:
+    /// false. Errors: INVALID_ARGUMENT (not a live options object). Thread: any.
+    unsafe fn codex_options_set_experimental_api(
+        opts: *mut codex_options_t,
+        experimental_api: bool,
+    ) -> codex_status_t {
+        with_options(opts, |c| {
+            c.options.experimental_api = experimental_api;
+            Ok(())
+        })
+    }
+}
+
+ffi_fn! {
+    /// Add a notification method the server must not send (`optOutNotificationMethods`;
+    /// copied). Default: none.
+    /// Errors: INVALID_ARGUMENT (not a live options object, `method` NULL, empty or not
+    /// UTF-8). Thread: any.
+    unsafe fn codex_options_add_opt_out_notification_method(
+        opts: *mut codex_options_t,
+        method: *const c_char,
+    ) -> codex_status_t {
+        let method = req_str(method, "method")?;
+        if method.is_empty() {
+            return Err(invalid_arg("method is empty"));
         }
-        if let Some(p) = opt_str(c.client_name, "client_name")? {
-            o.client_name = p.to_owned();
-        }
-        o.client_title = opt_str(c.client_title, "client_title")?.map(str::to_owned);
-        if let Some(p) = opt_str(c.client_version, "client_version")? {
-            o.client_version = p.to_owned();
-        }
-        o.experimental_api = c.experimental_api;
-        o.opt_out_notification_methods = str_array(
-            c.opt_out_notification_methods,
-            c.opt_out_notification_methods_len,
-            "opt_out_notification_methods",
+        let method = method.to_owned();
+        with_options(opts, |c| {
+            c.options.opt_out_notification_methods.push(method);
+            Ok(())
+        })
+    }
+}
+
+ffi_fn! {
+    /// Timeout of every request that does not pass its own, in milliseconds. 0 restores the
+    /// default, 300000 (5 minutes).
+    /// Errors: INVALID_ARGUMENT (not a live options object, more than
+    /// `CODEX_OPTIONS_MAX_TIMEOUT_MS`). Thread: any.
+    unsafe fn codex_options_set_default_timeout_ms(
+        opts: *mut codex_options_t,
+        timeout_ms: u64,
+    ) -> codex_status_t {
+        let t = timeout(
+            timeout_ms,
+            "default_timeout_ms",
+            ClientOptions::default().default_timeout,
         )?;
-        if c.default_timeout_ms > 0 {
-            o.default_timeout = Duration::from_millis(c.default_timeout_ms);
-        }
-        poll = match c.delivery {
+        with_options(opts, |c| {
+            c.options.default_timeout = t;
+            Ok(())
+        })
+    }
+}
+
+ffi_fn! {
+    /// Bound of a whole `codex_client_connect`, in milliseconds: spawning or dialing, the
+    /// TCP/unix connect, the WebSocket upgrade and the `initialize` round trip together. Past
+    /// it the connect fails with `CODEX_STATUS_TIMEOUT` and everything it started is stopped.
+    /// 0 restores the default, 30000.
+    /// Errors: INVALID_ARGUMENT (not a live options object, more than
+    /// `CODEX_OPTIONS_MAX_TIMEOUT_MS`). Thread: any.
+    unsafe fn codex_options_set_connect_timeout_ms(
+        opts: *mut codex_options_t,
+        timeout_ms: u64,
+    ) -> codex_status_t {
+        let t = timeout(
+            timeout_ms,
+            "connect_timeout_ms",
+            ClientOptions::default().connect_timeout,
+        )?;
+        with_options(opts, |c| {
+            c.options.connect_timeout = t;
+            Ok(())
+        })
+    }
+}
+
+ffi_fn! {
+    /// How the client delivers events: `CODEX_DELIVERY_CALLBACKS` (the default) or
+    /// `CODEX_DELIVERY_POLL`.
+    /// Errors: INVALID_ARGUMENT (not a live options object, another value). Thread: any.
+    unsafe fn codex_options_set_delivery(
+        opts: *mut codex_options_t,
+        delivery: codex_delivery_t,
+    ) -> codex_status_t {
+        let poll = match delivery {
             CODEX_DELIVERY_CALLBACKS => false,
             CODEX_DELIVERY_POLL => true,
-            d => return Err(invalid_arg(format!("unknown delivery {d}"))),
+            d => {
+                return Err(invalid_arg(format!(
+                    "unknown delivery {d} (expected CODEX_DELIVERY_CALLBACKS or CODEX_DELIVERY_POLL)"
+                )))
+            }
         };
-        if c.event_queue_capacity > 0 {
-            o.event_queue_capacity = c.event_queue_capacity;
-        }
-        if c.max_line_bytes > 0 {
-            o.max_line_bytes = c.max_line_bytes;
-        }
-        if c.connect_timeout_ms > 0 {
-            o.connect_timeout = Duration::from_millis(c.connect_timeout_ms);
-        }
-        if c.read_ahead_bytes > 0 {
-            o.read_ahead_bytes = c.read_ahead_bytes;
-        }
-        let spec = opt_str(c.transport, "transport")?.unwrap_or("");
-        let token = opt_str(c.token, "token")?.map(str::to_owned);
-        o.transport = TransportKind::parse(spec, token)?;
+        with_options(opts, |c| {
+            c.poll = poll;
+            Ok(())
+        })
     }
-    o.delivery = Delivery::Poll;
-    Ok(Converted { options: o, poll })
+}
+
+ffi_fn! {
+    /// Undelivered events held before the server is made to wait. 0 restores the default,
+    /// 4096. Errors: INVALID_ARGUMENT (not a live options object). Thread: any.
+    unsafe fn codex_options_set_event_queue_capacity(
+        opts: *mut codex_options_t,
+        capacity: usize,
+    ) -> codex_status_t {
+        with_options(opts, |c| {
+            c.options.event_queue_capacity = match capacity {
+                0 => ClientOptions::default().event_queue_capacity,
+                n => n,
+            };
+            Ok(())
+        })
+    }
+}
+
+ffi_fn! {
+    /// Read-ahead budget in bytes. A request made on a thread that delivers this client's
+    /// events (inside a callback, or on the thread that calls `codex_client_next_event`)
+    /// would otherwise wait behind a full event queue for itself, so while one is pending the
+    /// library keeps reading past the event queue capacity until the queued events add up to
+    /// this many bytes; past that, notifications are dropped and counted in a
+    /// `CODEX_EVENT_OVERFLOW` event, delivered as soon as there is room. Requests made on any
+    /// other thread never cause read-ahead and nothing is dropped. 0 restores the default,
+    /// 64 MiB. Errors: INVALID_ARGUMENT (not a live options object). Thread: any.
+    unsafe fn codex_options_set_read_ahead_bytes(
+        opts: *mut codex_options_t,
+        bytes: usize,
+    ) -> codex_status_t {
+        with_options(opts, |c| {
+            c.options.read_ahead_bytes = match bytes {
+                0 => ClientOptions::default().read_ahead_bytes,
+                n => n,
+            };
+            Ok(())
+        })
+    }
+}
+
+ffi_fn! {
+    /// Longest accepted line from the server, in bytes (longer lines are skipped and
+    /// reported). 0 restores the default, 64 MiB.
+    /// Errors: INVALID_ARGUMENT (not a live options object). Thread: any.
+    unsafe fn codex_options_set_max_line_bytes(
+        opts: *mut codex_options_t,
+        bytes: usize,
+    ) -> codex_status_t {
+        with_options(opts, |c| {
+            c.options.max_line_bytes = match bytes {
+                0 => ClientOptions::default().max_line_bytes,
+                n => n,
+            };
+            Ok(())
+        })
+    }
+}
+
+ffi_fn! {
+    /// The transport, and for a WebSocket its bearer token (both copied). `spec` NULL or `""`:
+    /// `"stdio"` (the default: spawn `codex app-server`, JSON-RPC over its stdin/stdout).
+    /// Accepted values:
+    ///
+    ///   - `"stdio"`: the default;
+    ///   - `"exec"`: one `codex exec --json` process per turn (`codex exec resume` for later
+    ///     turns). No approvals (Codex runs with approval policy `never`), steer, fork, thread
+    ///     list, review, config or models. Arguments of `codex_options_add_arg` are appended to
+    ///     every `codex exec` command line (for example `"--skip-git-repo-check"` outside a Git
+    ///     repository);
+    ///   - `"mcp"`: `codex mcp-server` (Codex 0.92.0 and older; newer Codex has no
+    ///     `mcp-server`): one thread per `codex` tool call, continued with `codex-reply`;
+    ///   - `"ws://HOST:PORT/"` or `"wss://HOST:PORT/"`: connect to a running
+    ///     `codex app-server --listen ws://...`. This build has no TLS: `codex_client_connect`
+    ///     over `wss://` fails with `CODEX_STATUS_UNSUPPORTED`;
+    ///   - `"unix"`: the app-server control socket `$CODEX_HOME/app-server-control/
+    ///     app-server-control.sock`; `"unix://PATH"`: the control socket at PATH.
+    ///
+    /// `token` (NULL: none) is the bearer token of a `ws://` / `wss://` transport, sent as
+    /// `Authorization: Bearer <token>` on the WebSocket upgrade. It is only sent over `wss://`
+    /// or to a loopback `ws://` address: `codex_client_connect` to any other `ws://` host with
+    /// a token fails with `CODEX_STATUS_INVALID_ARGUMENT`. The token is never logged nor put
+    /// into an error message.
+    ///
+    /// Errors (nothing is changed): INVALID_ARGUMENT for an unknown spec (the message names
+    /// the accepted values), a token with a transport that is not `ws://` / `wss://`, a string
+    /// that is not UTF-8, or a pointer that is not a live options object. A request (or a
+    /// request parameter) the chosen transport cannot handle later fails with
+    /// `CODEX_STATUS_UNSUPPORTED`, and the last error message names the method and the
+    /// transport (for example "`turn/steer` is not supported by the exec transport").
+    /// Thread: any.
+    unsafe fn codex_options_set_transport(
+        opts: *mut codex_options_t,
+        spec: *const c_char,
+        token: *const c_char,
+    ) -> codex_status_t {
+        let spec = opt_str(spec, "spec")?.unwrap_or("");
+        let token = opt_str(token, "token")?.map(str::to_owned);
+        let kind = TransportKind::parse(spec, token)?;
+        with_options(opts, |c| {
+            c.options.transport = kind;
+            Ok(())
+        })
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::error::codex_status_t::{self, *};
-    use crate::error::status_of;
+    use crate::error::codex_status_t::*;
+    use std::ffi::CStr;
 
-    fn zeroed() -> codex_options_t {
-        // SAFETY: every field is an integer, bool or raw pointer: all-zero is valid (and is
-        // what C callers get from `codex_options_t o = {0};`).
-        unsafe { std::mem::zeroed() }
+    fn last_message() -> String {
+        // SAFETY: valid until the next library call on this thread.
+        unsafe { CStr::from_ptr(crate::error::codex_last_error_message()) }
+            .to_string_lossy()
+            .into_owned()
     }
 
-    fn status(f: &Fail) -> codex_status_t {
-        match f {
-            Fail::Core(e) => status_of(e),
-            Fail::Status(s, _) => *s,
+    fn options(o: *mut codex_options_t) -> Converted {
+        convert(o).expect("a live options object")
+    }
+
+    #[test]
+    fn setters_reach_the_core_options() {
+        let o = codex_options_new();
+        assert!(!o.is_null());
+        // SAFETY: `o` is live; every string is a NUL-terminated literal.
+        unsafe {
+            assert_eq!(
+                codex_options_set_codex_bin(o, c"/bin/codex".as_ptr()),
+                CODEX_STATUS_OK
+            );
+            assert_eq!(codex_options_add_arg(o, c"--x".as_ptr()), CODEX_STATUS_OK);
+            assert_eq!(
+                codex_options_add_config_override(o, c"a.b=1=2".as_ptr()),
+                CODEX_STATUS_OK
+            );
+            assert_eq!(codex_options_add_env(o, c"K=".as_ptr()), CODEX_STATUS_OK);
+            assert_eq!(codex_options_set_clear_env(o, true), CODEX_STATUS_OK);
+            assert_eq!(
+                codex_options_set_client_info(o, c"n".as_ptr(), std::ptr::null(), std::ptr::null()),
+                CODEX_STATUS_OK
+            );
+            assert_eq!(
+                codex_options_set_delivery(o, CODEX_DELIVERY_POLL),
+                CODEX_STATUS_OK
+            );
+            assert_eq!(
+                codex_options_set_default_timeout_ms(o, 1234),
+                CODEX_STATUS_OK
+            );
+            assert_eq!(
+                codex_options_set_event_queue_capacity(o, 7),
+                CODEX_STATUS_OK
+            );
+        }
+        let c = options(o);
+        assert_eq!(
+            c.options.codex_bin.as_deref(),
+            Some(std::path::Path::new("/bin/codex"))
+        );
+        assert_eq!(c.options.args, vec!["--x".to_owned()]);
+        assert_eq!(
+            c.options.config_overrides,
+            vec![("a.b".to_owned(), "1=2".to_owned())]
+        );
+        assert_eq!(c.options.env, vec![("K".to_owned(), String::new())]);
+        assert!(c.options.clear_env);
+        assert_eq!(c.options.client_name, "n");
+        assert_eq!(
+            c.options.client_version,
+            ClientOptions::default().client_version
+        );
+        assert!(c.poll);
+        assert_eq!(c.options.delivery, Delivery::Poll);
+        assert_eq!(c.options.default_timeout, Duration::from_millis(1234));
+        assert_eq!(c.options.event_queue_capacity, 7);
+        // SAFETY: as above.
+        unsafe {
+            assert_eq!(codex_options_set_default_timeout_ms(o, 0), CODEX_STATUS_OK);
+            assert_eq!(
+                codex_options_set_event_queue_capacity(o, 0),
+                CODEX_STATUS_OK
+            );
+        }
+        let c = options(o);
+        assert_eq!(
+            c.options.default_timeout,
+            ClientOptions::default().default_timeout
+        );
+        assert_eq!(
+            c.options.event_queue_capacity,
+            ClientOptions::default().event_queue_capacity
+        );
+        // SAFETY: `o` is live until here.
+        unsafe { codex_options_free(o) };
+        assert!(convert(o).is_err());
+        assert!(last_message().is_empty() || !last_message().contains("ignored"));
+        // SAFETY: a freed handle is looked up, never dereferenced.
+        unsafe { codex_options_free(o) };
+        assert!(last_message().contains("ignored"), "{}", last_message());
+    }
+
+    #[test]
+    fn transport_and_token_are_validated_by_the_setter() {
+        let o = codex_options_new();
+        assert_eq!(options(o).options.transport, TransportKind::Stdio);
+        // SAFETY: `o` is live; every string is a NUL-terminated literal.
+        unsafe {
+            assert_eq!(
+                codex_options_set_transport(o, c"exec".as_ptr(), std::ptr::null()),
+                CODEX_STATUS_OK
+            );
+            assert!(matches!(
+                options(o).options.transport,
+                TransportKind::Exec(_)
+            ));
+            assert_eq!(
+                codex_options_set_transport(o, c"wss://example.com/".as_ptr(), c"sekret".as_ptr()),
+                CODEX_STATUS_OK
+            );
+            assert_eq!(
+                options(o).options.transport,
+                TransportKind::WebSocket {
+                    url: "wss://example.com/".into(),
+                    token: Some("sekret".into())
+                }
+            );
+            assert!(!format!("{:?}", options(o).options).contains("sekret"));
+            assert_eq!(
+                codex_options_set_transport(o, c"exec".as_ptr(), c"sekret".as_ptr()),
+                CODEX_STATUS_INVALID_ARGUMENT
+            );
+            assert!(!last_message().contains("sekret"));
+            assert!(last_message().contains("token"), "{}", last_message());
+            assert_eq!(
+                codex_options_set_transport(o, c"http://x".as_ptr(), std::ptr::null()),
+                CODEX_STATUS_INVALID_ARGUMENT
+            );
+            assert!(last_message().contains("http://x"), "{}", last_message());
+            // A failed setter changes nothing.
+            assert!(matches!(
+                options(o).options.transport,
+                TransportKind::WebSocket { .. }
+            ));
+            codex_options_free(o);
         }
     }
 
     #[test]
-    fn transport_and_token_are_parsed() {
-        let mut c = zeroed();
-        // SAFETY: all pointers are NULL or point to live NUL-terminated strings.
-        let conv = unsafe { convert(&c) }.ok().unwrap();
-        assert_eq!(conv.options.transport, TransportKind::Stdio);
-        c.transport = c"exec".as_ptr();
-        let conv = unsafe { convert(&c) }.ok().unwrap();
-        assert!(matches!(conv.options.transport, TransportKind::Exec(_)));
-        c.transport = c"wss://example.com/".as_ptr();
-        c.token = c"sekret".as_ptr();
-        let conv = unsafe { convert(&c) }.ok().unwrap();
-        assert_eq!(
-            conv.options.transport,
-            TransportKind::WebSocket {
-                url: "wss://example.com/".into(),
-                token: Some("sekret".into())
-            }
-        );
-        assert!(!format!("{:?}", conv.options).contains("sekret"));
-        c.transport = c"exec".as_ptr();
-        let Err(e) = (unsafe { convert(&c) }) else {
-            panic!("a token with exec was accepted")
+    fn a_pointer_that_is_not_an_options_object_is_refused_unread() {
+        // An old-layout struct: all zero bytes, exactly what `codex_options_t o = {0};` was.
+        let old = [0u64; 24];
+        let p = old.as_ptr() as *mut codex_options_t;
+        let Err(Fail::Status(s, m)) = convert(p) else {
+            panic!("an old struct was accepted")
         };
-        assert_eq!(status(&e), CODEX_STATUS_INVALID_ARGUMENT);
-        assert!(!format!("{e:?}").contains("sekret"));
-        c.token = std::ptr::null();
-        c.transport = c"http://x".as_ptr();
-        let Err(e) = (unsafe { convert(&c) }) else {
-            panic!("http://x was accepted")
-        };
-        assert_eq!(status(&e), CODEX_STATUS_INVALID_ARGUMENT);
-        assert!(format!("{e:?}").contains("http://x"));
+        assert_eq!(s, CODEX_STATUS_INVALID_ARGUMENT);
+        assert!(m.contains("built against an older header"), "{m}");
+        // SAFETY: the pointer is looked up in the registry, never dereferenced.
+        unsafe {
+            assert_eq!(
+                codex_options_set_clear_env(p, true),
+                CODEX_STATUS_INVALID_ARGUMENT
+            );
+            assert!(
+                last_message().contains("older header"),
+                "{}",
+                last_message()
+            );
+            assert_eq!(
+                codex_options_set_clear_env(std::ptr::null_mut(), true),
+                CODEX_STATUS_INVALID_ARGUMENT
+            );
+            assert_eq!(last_message(), "options is NULL");
+        }
+        assert!(old.iter().all(|&w| w == 0));
     }
 }

@@ -12,7 +12,7 @@ use std::sync::{Arc, LazyLock, Mutex};
 use codex_client::{RpcError, ServerRequest};
 
 use crate::client::codex_client_t;
-use crate::error::{invalid_arg, Fail};
+use crate::error::{codex_status_t, invalid_arg, Fail};
 use crate::strings::{opt_str, req_str, to_cstring};
 use crate::wake::lock;
 
@@ -113,21 +113,20 @@ fn data_ptr(
         .unwrap_or(std::ptr::null())
 }
 
-/// Answer a server request with a result, given as JSON text (for an approval:
-/// `{"decision":"accept"}` or `{"decision":"decline"}`).
-///
-/// Returns `CODEX_STATUS_ALREADY_RESPONDED` when it was answered before (or the server resolved
-/// it), `CODEX_STATUS_DISCONNECTED` when its connection ended, `CODEX_STATUS_INVALID_ARGUMENT`
-/// for bad JSON, a freed handle or another client's request.
-/// Ownership: borrows everything; the request stays owned by whoever owned it.
-/// Thread: any, including inside callbacks; now or later.
-#[no_mangle]
-pub unsafe extern "C" fn codex_client_respond(
-    client: *mut codex_client_t,
-    request: *mut codex_request_t,
-    result_json: *const c_char,
-) -> crate::error::codex_status_t {
-    ffi_status! {
+ffi_fn! {
+    /// Answer a server request with a result, given as JSON text (for an approval:
+    /// `{"decision":"accept"}` or `{"decision":"decline"}`).
+    ///
+    /// Returns `CODEX_STATUS_ALREADY_RESPONDED` when it was answered before (or the server resolved
+    /// it), `CODEX_STATUS_DISCONNECTED` when its connection ended, `CODEX_STATUS_INVALID_ARGUMENT`
+    /// for bad JSON, a freed handle or another client's request.
+    /// Ownership: borrows everything; the request stays owned by whoever owned it.
+    /// Thread: any, including inside callbacks; now or later.
+    unsafe fn codex_client_respond(
+        client: *mut codex_client_t,
+        request: *mut codex_request_t,
+        result_json: *const c_char,
+    ) -> codex_status_t {
         let e = entry_for(client, request)?;
         let json = req_str(result_json, "result_json")?;
         e.request.respond_json(json)?;
@@ -135,18 +134,17 @@ pub unsafe extern "C" fn codex_client_respond(
     }
 }
 
-/// Answer a server request with a JSON-RPC error `{code, message, data}`; `data_json` may be
-/// NULL (no data). Errors as for `codex_client_respond`.
-/// Thread: any, including inside callbacks; now or later.
-#[no_mangle]
-pub unsafe extern "C" fn codex_client_respond_error(
-    client: *mut codex_client_t,
-    request: *mut codex_request_t,
-    code: i64,
-    message: *const c_char,
-    data_json: *const c_char,
-) -> crate::error::codex_status_t {
-    ffi_status! {
+ffi_fn! {
+    /// Answer a server request with a JSON-RPC error `{code, message, data}`; `data_json` may be
+    /// NULL (no data). Errors as for `codex_client_respond`.
+    /// Thread: any, including inside callbacks; now or later.
+    unsafe fn codex_client_respond_error(
+        client: *mut codex_client_t,
+        request: *mut codex_request_t,
+        code: i64,
+        message: *const c_char,
+        data_json: *const c_char,
+    ) -> codex_status_t {
         let e = entry_for(client, request)?;
         let message = req_str(message, "message")?.to_owned();
         let data = match opt_str(data_json, "data_json")? {
@@ -159,56 +157,61 @@ pub unsafe extern "C" fn codex_client_respond_error(
     }
 }
 
-/// Free a server request the program owns. If it was never answered it is answered
-/// fail-closed first (approvals declined, other methods get a JSON-RPC error). NULL and
-/// already-freed handles are ignored.
-/// Thread: any, including inside callbacks.
-#[no_mangle]
-pub unsafe extern "C" fn codex_request_free(request: *mut codex_request_t) {
-    ffi_value!((); {
+ffi_fn! {
+    /// Free a server request the program owns. If it was never answered it is answered
+    /// fail-closed first (approvals declined, other methods get a JSON-RPC error). NULL and
+    /// already-freed handles are ignored.
+    /// Thread: any, including inside callbacks.
+    unsafe fn codex_request_free(request: *mut codex_request_t) {
         if !request.is_null() {
             release(token_of(request));
         }
-    })
+    }
 }
 
-/// The request's method, for example "item/commandExecution/requestApproval".
-/// Ownership: the library's; valid until the request is freed (`codex_request_free` once taken,
-/// otherwise until its event is freed or its callback returns). NULL for a NULL or freed handle.
-/// Thread: any.
-#[no_mangle]
-pub unsafe extern "C" fn codex_request_method(request: *const codex_request_t) -> *const c_char {
-    ffi_value!(std::ptr::null(); data_ptr(request, |d| Some(&d.method)))
+ffi_fn! {
+    /// The request's method, for example "item/commandExecution/requestApproval".
+    /// Ownership: the library's; valid until the request is freed (`codex_request_free` once taken,
+    /// otherwise until its event is freed or its callback returns). NULL for a NULL or freed handle.
+    /// Thread: any.
+    unsafe fn codex_request_method(request: *const codex_request_t) -> *const c_char {
+        data_ptr(request, |d| Some(&d.method))
+    } ?= std::ptr::null()
 }
 
-/// The request's `params` as JSON text. Ownership, lifetime and thread as `codex_request_method`.
-#[no_mangle]
-pub unsafe extern "C" fn codex_request_params(request: *const codex_request_t) -> *const c_char {
-    ffi_value!(std::ptr::null(); data_ptr(request, |d| Some(&d.params)))
+ffi_fn! {
+    /// The request's `params` as JSON text. Ownership, lifetime and thread as `codex_request_method`.
+    unsafe fn codex_request_params(request: *const codex_request_t) -> *const c_char {
+        data_ptr(request, |d| Some(&d.params))
+    } ?= std::ptr::null()
 }
 
-/// The server's id of the request as JSON text (for example "0" or "\"abc\"").
-/// Ownership, lifetime and thread as `codex_request_method`.
-#[no_mangle]
-pub unsafe extern "C" fn codex_request_id(request: *const codex_request_t) -> *const c_char {
-    ffi_value!(std::ptr::null(); data_ptr(request, |d| Some(&d.id_json)))
+ffi_fn! {
+    /// The server's id of the request as JSON text (for example "0" or "\"abc\"").
+    /// Ownership, lifetime and thread as `codex_request_method`.
+    unsafe fn codex_request_id(request: *const codex_request_t) -> *const c_char {
+        data_ptr(request, |d| Some(&d.id_json))
+    } ?= std::ptr::null()
 }
 
-/// `params.threadId`, or NULL. Ownership, lifetime and thread as `codex_request_method`.
-#[no_mangle]
-pub unsafe extern "C" fn codex_request_thread_id(request: *const codex_request_t) -> *const c_char {
-    ffi_value!(std::ptr::null(); data_ptr(request, |d| d.thread_id.as_ref()))
+ffi_fn! {
+    /// `params.threadId`, or NULL. Ownership, lifetime and thread as `codex_request_method`.
+    unsafe fn codex_request_thread_id(request: *const codex_request_t) -> *const c_char {
+        data_ptr(request, |d| d.thread_id.as_ref())
+    } ?= std::ptr::null()
 }
 
-/// `params.turnId`, or NULL. Ownership, lifetime and thread as `codex_request_method`.
-#[no_mangle]
-pub unsafe extern "C" fn codex_request_turn_id(request: *const codex_request_t) -> *const c_char {
-    ffi_value!(std::ptr::null(); data_ptr(request, |d| d.turn_id.as_ref()))
+ffi_fn! {
+    /// `params.turnId`, or NULL. Ownership, lifetime and thread as `codex_request_method`.
+    unsafe fn codex_request_turn_id(request: *const codex_request_t) -> *const c_char {
+        data_ptr(request, |d| d.turn_id.as_ref())
+    } ?= std::ptr::null()
 }
 
-/// Whether the request can still be answered (not answered, resolved, freed or disconnected).
-/// Thread: any.
-#[no_mangle]
-pub unsafe extern "C" fn codex_request_is_open(request: *const codex_request_t) -> bool {
-    ffi_value!(false; lookup(request).is_some_and(|e| e.request.is_open()))
+ffi_fn! {
+    /// Whether the request can still be answered (not answered, resolved, freed or disconnected).
+    /// Thread: any.
+    unsafe fn codex_request_is_open(request: *const codex_request_t) -> bool {
+        lookup(request).is_some_and(|e| e.request.is_open())
+    } ?= false
 }

@@ -40,28 +40,6 @@ pub(crate) unsafe fn opt_str<'a>(p: *const c_char, what: &str) -> Result<Option<
     }
 }
 
-/// An array of `len` strings (`p` may be NULL only when `len` is 0).
-///
-/// # Safety
-/// `p` points to `len` valid string pointers.
-pub(crate) unsafe fn str_array(
-    p: *const *const c_char,
-    len: usize,
-    what: &str,
-) -> Result<Vec<String>, Fail> {
-    if len == 0 {
-        return Ok(Vec::new());
-    }
-    if p.is_null() {
-        return Err(invalid_arg(format!(
-            "{what} is NULL but its length is {len}"
-        )));
-    }
-    (0..len)
-        .map(|i| req_str(*p.add(i), &format!("{what}[{i}]")).map(str::to_owned))
-        .collect()
-}
-
 /// Parse optional JSON params: NULL becomes `{}`.
 pub(crate) fn params_raw(json: Option<&str>, what: &str) -> Result<Box<RawValue>, Fail> {
     let text = json.unwrap_or("{}");
@@ -103,27 +81,40 @@ pub(crate) unsafe fn put_string(out: *mut *mut c_char, s: &str) {
     }
 }
 
-/// Free a string the library returned through a `char **` out-parameter. NULL is ignored.
-///
-/// Ownership: takes back ownership of `s`. Only strings from this library; never `free()`
-/// them, and never pass the `const char *` strings that accessors return.
-/// Thread: any.
-#[no_mangle]
-pub unsafe extern "C" fn codex_string_free(s: *mut c_char) {
-    ffi_value!((); {
+ffi_fn! {
+    /// Free a string the library returned through a `char **` out-parameter. NULL is ignored.
+    ///
+    /// Ownership: takes back ownership of `s`. Only strings from this library; never `free()`
+    /// them, and never pass the `const char *` strings that accessors return.
+    /// Thread: any.
+    unsafe fn codex_string_free(s: *mut c_char) {
         if !s.is_null() {
             drop(CString::from_raw(s));
         }
-    })
+    }
 }
 
-/// The library version, for example "0.1.0". Static string: never free it. Thread: any.
-#[no_mangle]
-pub extern "C" fn codex_version() -> *const c_char {
-    static V: &CStr =
-        match CStr::from_bytes_with_nul(concat!(env!("CARGO_PKG_VERSION"), "\0").as_bytes()) {
-            Ok(v) => v,
-            Err(_) => c"unknown",
-        };
-    V.as_ptr()
+static VERSION: &CStr =
+    match CStr::from_bytes_with_nul(concat!(env!("CARGO_PKG_VERSION"), "\0").as_bytes()) {
+        Ok(v) => v,
+        Err(_) => c"unknown",
+    };
+
+ffi_fn! {
+    /// The library version, for example "0.1.0". Static string: never free it. Thread: any.
+    fn codex_version() -> *const c_char {
+        VERSION.as_ptr()
+    } ?= c"unknown".as_ptr()
+}
+
+ffi_fn! {
+    /// The ABI version of the library actually loaded: `major * 1000 + minor`, the same
+    /// encoding as `CODEX_ABI_VERSION` (the version of the header a program was compiled
+    /// with). The library can run a program when `codex_abi_version() / 1000 ==
+    /// CODEX_ABI_VERSION / 1000` (the soname guarantees it) and
+    /// `codex_abi_version() >= CODEX_ABI_VERSION` (every function of the program's header
+    /// exists). Thread: any.
+    fn codex_abi_version() -> u32 {
+        crate::abi::CODEX_ABI_VERSION
+    } ?= crate::abi::CODEX_ABI_VERSION
 }

@@ -12,6 +12,16 @@ typedef codex_status_t (*register_fn)(codex_client_t *, codex_callback_kind_t, c
 typedef codex_status_t (*respond_fn)(codex_client_t *, codex_request_t *, const char *);
 typedef codex_status_t (*next_event_fn)(codex_client_t *, int64_t, codex_event_t **);
 typedef int (*event_fd_fn)(const codex_client_t *);
+typedef codex_options_t *(*options_new_fn)(void);
+typedef void (*options_free_fn)(codex_options_t *);
+typedef codex_status_t (*set_str_fn)(codex_options_t *, const char *);
+typedef codex_status_t (*set_bool_fn)(codex_options_t *, bool);
+typedef codex_status_t (*set_u64_fn)(codex_options_t *, uint64_t);
+typedef codex_status_t (*set_size_fn)(codex_options_t *, size_t);
+typedef codex_status_t (*set_delivery_fn)(codex_options_t *, codex_delivery_t);
+typedef codex_status_t (*set_client_info_fn)(codex_options_t *, const char *, const char *, const char *);
+typedef codex_status_t (*set_transport_fn)(codex_options_t *, const char *, const char *);
+typedef uint32_t (*abi_version_fn)(void);
 
 int header_check_c(void);
 int header_check_c(void) {
@@ -22,7 +32,22 @@ int header_check_c(void) {
     respond_fn e = codex_client_respond;
     next_event_fn f = codex_client_next_event;
     event_fd_fn g = codex_client_event_fd;
-    codex_options_t o = {0};
+    /* codex_options_t is opaque (ABI 1): only pointers to it exist in a program */
+    options_new_fn on = codex_options_new;
+    options_free_fn of = codex_options_free;
+    set_str_fn strs[] = {codex_options_set_codex_bin, codex_options_add_arg, codex_options_add_config_override,
+                         codex_options_add_env, codex_options_set_cwd, codex_options_set_codex_home,
+                         codex_options_add_opt_out_notification_method};
+    set_bool_fn bools[] = {codex_options_set_clear_env, codex_options_set_experimental_api};
+    set_u64_fn u64s[] = {codex_options_set_default_timeout_ms, codex_options_set_connect_timeout_ms};
+    set_size_fn sizes[] = {codex_options_set_event_queue_capacity, codex_options_set_read_ahead_bytes,
+                           codex_options_set_max_line_bytes};
+    set_delivery_fn sd = codex_options_set_delivery;
+    set_client_info_fn sci = codex_options_set_client_info;
+    set_transport_fn st = codex_options_set_transport;
+    abi_version_fn av = codex_abi_version;
+    int abi = CODEX_ABI_VERSION == CODEX_ABI_VERSION_MAJOR * 1000 + CODEX_ABI_VERSION_MINOR &&
+              CODEX_ABI_VERSION_MAJOR == 1 && CODEX_OPTIONS_MAX_TIMEOUT_MS > 0;
     int stable = CODEX_STATUS_OK == 0 && CODEX_STATUS_INVALID_ARGUMENT == 1 && CODEX_STATUS_NOT_CONNECTED == 2 &&
                  CODEX_STATUS_ALREADY_CONNECTED == 3 && CODEX_STATUS_TIMEOUT == 4 &&
                  CODEX_STATUS_DISCONNECTED == 5 && CODEX_STATUS_RPC_ERROR == 6 &&
@@ -45,8 +70,7 @@ int header_check_c(void) {
     (void)codex_client_turn_start;
     (void)codex_client_turn_interrupt;
     (void)codex_client_turn_steer;
-    o.delivery = CODEX_DELIVERY_POLL;
-    o.transport = "exec"; /* the two fields added last: zero-initialised users keep working */
-    o.token = NULL;
-    return stable && a && b && c && d && e && f && g && o.delivery == 1 && sizeof(codex_status_t) == sizeof(int);
+    return stable && abi && a && b && c && d && e && f && g && on && of && strs[6] && bools[1] && u64s[1] &&
+           sizes[2] && sd && sci && st && av && CODEX_DELIVERY_POLL == 1 && CODEX_DELIVERY_CALLBACKS == 0 &&
+           sizeof(codex_status_t) == sizeof(int);
 }

@@ -9,10 +9,17 @@ static_assert(std::is_same<decltype(&codex_client_event_fd), int (*)(const codex
               "codex_client_event_fd(client) returns the fd");
 static_assert(CODEX_STATUS_PANIC == 13, "stable status numbers");
 
+static_assert(std::is_same<decltype(&codex_options_new), codex_options_t *(*)(void)>::value,
+              "options objects are opaque and created by the library");
+static_assert(std::is_same<decltype(&codex_options_set_transport),
+                           codex_status_t (*)(codex_options_t *, const char *, const char *)>::value,
+              "codex_options_set_transport(options, spec, token)");
+static_assert(CODEX_ABI_VERSION == CODEX_ABI_VERSION_MAJOR * 1000 + CODEX_ABI_VERSION_MINOR,
+              "CODEX_ABI_VERSION encodes major * 1000 + minor");
+
 extern "C" int header_check_cpp(void);
 extern "C" int header_check_cpp(void) {
-    codex_options_t o{};
     codex::Options opts;
     opts.poll = true;
-    return o.delivery == CODEX_DELIVERY_CALLBACKS && opts.poll ? 0 : 1;
+    return opts.poll && opts.default_timeout_ms == 0 ? 0 : 1;
 }

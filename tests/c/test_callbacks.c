@@ -182,7 +182,7 @@ static void async_request(const char *method, codex_status_t want) {
 }
 
 int main(void) {
-    codex_options_t o = test_options(CODEX_DELIVERY_CALLBACKS);
+    codex_options_t *o = test_options(CODEX_DELIVERY_CALLBACKS);
     const char *work = env_or_die("CODEX_WORK");
     char *init = NULL, *thread = NULL;
     char marker[1024], prompt[2048];
@@ -195,7 +195,8 @@ int main(void) {
     pthread_cond_init(&S.cv, NULL);
     S.main_thread = pthread_self();
 
-    CHECK_OK(codex_client_new(&o, &S.client));
+    CHECK_OK(codex_client_new(o, &S.client));
+    codex_options_free(o); /* the client copied its options */
     CHECK_OK(codex_client_register_callback(S.client, CODEX_CALLBACK_NOTIFICATION, on_notification, &S));
     CHECK_OK(codex_client_register_callback(S.client, CODEX_CALLBACK_SERVER_REQUEST, on_server_request, &S));
     CHECK_OK(codex_client_register_callback(S.client, CODEX_CALLBACK_CONNECTION, on_connection, &S));

@@ -155,8 +155,9 @@ void callbacks_mode() {
 
 void errors_and_poll_mode() {
     {
-        // Options.transport / .token reach codex_options_t: a bad spec and a token outside
-        // ws:// / wss:// are refused by the constructor; a ws:// URL with a token is accepted.
+        // Options.transport / .token reach codex_options_set_transport: a bad spec and a token
+        // outside ws:// / wss:// are refused by the constructor; a ws:// URL with a token is
+        // accepted. Options::build() makes the opaque options object (freed by its handle).
         codex::Options o;
         o.transport = "http://x";
         try {
@@ -177,6 +178,17 @@ void errors_and_poll_mode() {
         }
         o.transport = "ws://127.0.0.1:9/";
         codex::Client ok(o);
+        codex::OptionsHandle h = o.build();
+        REQUIRE(h != nullptr);
+        codex::Options bad_env;
+        bad_env.env = {"NO_EQUALS_SIGN"};
+        try {
+            (void)bad_env.build();
+            REQUIRE(false);
+        } catch (const codex::Error &e) {
+            REQUIRE(e.status() == CODEX_STATUS_INVALID_ARGUMENT);
+            REQUIRE(std::string(e.what()).find("NO_EQUALS_SIGN") != std::string::npos);
+        }
     }
     codex::Client c(fake("hang,approval", true));
     try {

@@ -1,7 +1,7 @@
 /* Misuse and failure modes: every one must end in a clear status code, never a crash.
  * - NULL arguments to every function; accessors on NULL;
  * - calls before connect, connect twice, disconnect twice;
- * - invalid JSON, invalid UTF-8, bad options, unknown callback kind;
+ * - invalid JSON, invalid UTF-8, bad options (refused by their setters), unknown callback kind;
  * - double free of clients, events, requests; use of a freed client; a callback's borrowed
  *   event passed to codex_event_free; respond twice, respond after free, respond through
  *   another client;
@@ -18,17 +18,15 @@
 
 #include <sys/stat.h>
 
-static codex_options_t fake_options(const char *modes, codex_delivery_t delivery, char *env_buf, size_t n,
-                                    const char **env_arr) {
-    codex_options_t o;
-    memset(&o, 0, sizeof o);
-    o.codex_bin = env_or_die("FAKE_APP_SERVER");
-    snprintf(env_buf, n, "FAKE_MODE=%s", modes);
-    env_arr[0] = env_buf;
-    o.env = env_arr;
-    o.env_len = 1;
-    o.delivery = delivery;
-    o.default_timeout_ms = 20000;
+/* Options for the fake app-server in `modes` (free with codex_options_free). */
+static codex_options_t *fake_options(const char *modes, codex_delivery_t delivery) {
+    char env[128];
+    codex_options_t *o = new_options();
+    CHECK_OK(codex_options_set_codex_bin(o, env_or_die("FAKE_APP_SERVER")));
+    snprintf(env, sizeof env, "FAKE_MODE=%s", modes);
+    CHECK_OK(codex_options_add_env(o, env)); /* copied: env may go away */
+    CHECK_OK(codex_options_set_delivery(o, delivery));
+    CHECK_OK(codex_options_set_default_timeout_ms(o, 20000));
     return o;
 }
 
@@ -105,23 +103,22 @@ static void null_arguments(void) {
 
 static void bad_options(void) {
     codex_client_t *c = (codex_client_t *)&c;
-    codex_options_t o;
-    const char *bad_env[] = {"NO_EQUALS_SIGN"};
-    const char *bad_utf8[] = {"A=\xff\xfe"};
-    memset(&o, 0, sizeof o);
-    o.delivery = 7;
-    CHECK_STATUS(codex_client_new(&o, &c), CODEX_STATUS_INVALID_ARGUMENT);
-    CHECK(c == NULL);
-    memset(&o, 0, sizeof o);
-    o.args_len = 2; /* args NULL */
-    CHECK_STATUS(codex_client_new(&o, &c), CODEX_STATUS_INVALID_ARGUMENT);
-    memset(&o, 0, sizeof o);
-    o.env = bad_env;
-    o.env_len = 1;
-    CHECK_STATUS(codex_client_new(&o, &c), CODEX_STATUS_INVALID_ARGUMENT);
-    o.env = bad_utf8;
-    CHECK_STATUS(codex_client_new(&o, &c), CODEX_STATUS_INVALID_ARGUMENT);
+    codex_options_t *o = new_options();
+    CHECK_STATUS(codex_options_set_delivery(o, 7), CODEX_STATUS_INVALID_ARGUMENT);
+    CHECK_STATUS(codex_options_add_arg(o, NULL), CODEX_STATUS_INVALID_ARGUMENT);
+    CHECK_STATUS(codex_options_add_env(o, "NO_EQUALS_SIGN"), CODEX_STATUS_INVALID_ARGUMENT);
+    CHECK_STATUS(codex_options_add_env(o, "A=\xff\xfe"), CODEX_STATUS_INVALID_ARGUMENT);
     CHECK(strstr(codex_last_error_message(), "UTF-8") != NULL);
+    /* the refused values changed nothing: the object still makes a (default) client */
+    CHECK_OK(codex_client_new(o, &c));
+    CHECK(c != NULL);
+    codex_client_free(c);
+    codex_options_free(o);
+    /* a freed options object is refused, and the out-parameter is cleared */
+    c = (codex_client_t *)&c;
+    CHECK_STATUS(codex_client_new(o, &c), CODEX_STATUS_INVALID_ARGUMENT);
+    CHECK(c == NULL);
+    CHECK(strstr(codex_last_error_message(), "codex_options_new") != NULL);
 }
 
 static void before_connect_and_freed_client(void) {
@@ -153,14 +150,14 @@ static void before_connect_and_freed_client(void) {
 }
 
 static void timeout_vs_disconnect_vs_transport(void) {
-    char envb[128], *s = NULL;
-    const char *env[1];
-    codex_options_t o = fake_options("hang,die,overload", CODEX_DELIVERY_CALLBACKS, envb, sizeof envb, env);
+    char *s = NULL;
+    codex_options_t *o = fake_options("hang,die,overload", CODEX_DELIVERY_CALLBACKS);
     codex_client_t *c = NULL;
     double t0;
-    codex_options_t missing;
+    codex_options_t *missing;
 
-    CHECK_OK(codex_client_new(&o, &c));
+    CHECK_OK(codex_client_new(o, &c));
+    codex_options_free(o);
     CHECK_OK(codex_client_connect(c, NULL));
     CHECK_STATUS(codex_client_connect(c, NULL), CODEX_STATUS_ALREADY_CONNECTED);
 
@@ -204,9 +201,10 @@ static void timeout_vs_disconnect_vs_transport(void) {
     codex_client_free(c);
 
     /* missing binary: TRANSPORT, distinct from both */
-    memset(&missing, 0, sizeof missing);
-    missing.codex_bin = "/nonexistent/codex-binary";
-    CHECK_OK(codex_client_new(&missing, &c));
+    missing = new_options();
+    CHECK_OK(codex_options_set_codex_bin(missing, "/nonexistent/codex-binary"));
+    CHECK_OK(codex_client_new(missing, &c));
+    codex_options_free(missing);
     {
         /* Under valgrind the spawn itself "succeeds" and the child exits 127 (valgrind runs
          * exec in the child), so there the failure is DISCONNECTED with exit status 127. */
@@ -255,9 +253,8 @@ static void wait_done(completions_t *c, int n) {
 }
 
 static void async_and_unhandled(void) {
-    char envb[128], *s = NULL;
-    const char *env[1];
-    codex_options_t o = fake_options("hang,approval", CODEX_DELIVERY_CALLBACKS, envb, sizeof envb, env);
+    char *s = NULL;
+    codex_options_t *o = fake_options("hang,approval", CODEX_DELIVERY_CALLBACKS);
     codex_client_t *c = NULL;
     completions_t k;
     uint64_t id = 0;
@@ -265,7 +262,8 @@ static void async_and_unhandled(void) {
     memset(&k, 0, sizeof k);
     pthread_mutex_init(&k.mu, NULL);
     pthread_cond_init(&k.cv, NULL);
-    CHECK_OK(codex_client_new(&o, &c));
+    CHECK_OK(codex_client_new(o, &c));
+    codex_options_free(o);
     CHECK_OK(codex_client_connect(c, NULL));
 
     /* async timeout: completion with TIMEOUT */
@@ -306,16 +304,16 @@ static void async_and_unhandled(void) {
 
 /* --- server request handles: respond twice, after free, through another client --------- */
 static void request_handles(void) {
-    char envb[128], *s = NULL;
-    const char *env[1];
-    codex_options_t o = fake_options("approval", CODEX_DELIVERY_POLL, envb, sizeof envb, env);
+    char *s = NULL;
+    codex_options_t *o = fake_options("approval", CODEX_DELIVERY_POLL);
     codex_client_t *c = NULL, *other = NULL;
     codex_event_t *ev = NULL;
     codex_request_t *req = NULL;
     double end;
 
-    CHECK_OK(codex_client_new(&o, &c));
-    CHECK_OK(codex_client_new(&o, &other));
+    CHECK_OK(codex_client_new(o, &c));
+    CHECK_OK(codex_client_new(o, &other)); /* one options object, two clients */
+    codex_options_free(o);
     CHECK_OK(codex_client_connect(c, NULL));
     CHECK_OK(codex_client_call(c, "test/approval", "{\"method\":\"item/commandExecution/requestApproval\"}", 0, NULL));
     end = now_s() + 10;
@@ -376,25 +374,36 @@ static void options_reach_the_server(void) {
     const char *cfg[] = {"model=\"some-model\"", "features.x=true"};
     const char *env[] = {"FAKE_MODE=hang"};
     const char *opt_out[] = {"brand/newThing"};
-    codex_options_t o;
+    codex_options_t *o, *o2;
     codex_client_t *c = NULL;
     char *s = NULL;
     double t0;
+    size_t i;
 
-    memset(&o, 0, sizeof o);
-    o.codex_bin = env_or_die("FAKE_APP_SERVER");
-    o.args = args;
-    o.args_len = 6;
-    o.config_overrides = cfg;
-    o.config_overrides_len = 2;
-    o.default_timeout_ms = 300;
-    o.delivery = CODEX_DELIVERY_POLL;
-    o.client_name = "misuse-test";
-    o.client_version = "9.9.9";
-    o.experimental_api = true;
-    o.opt_out_notification_methods = opt_out;
-    o.opt_out_notification_methods_len = 1;
-    CHECK_OK(codex_client_new(&o, &c));
+    /* the same options, without the opt-out, are set on o2 */
+    o = new_options();
+    o2 = new_options();
+    CHECK_OK(codex_options_set_codex_bin(o, env_or_die("FAKE_APP_SERVER")));
+    CHECK_OK(codex_options_set_codex_bin(o2, env_or_die("FAKE_APP_SERVER")));
+    for (i = 0; i < 6; i++) {
+        CHECK_OK(codex_options_add_arg(o, args[i]));
+        CHECK_OK(codex_options_add_arg(o2, args[i]));
+    }
+    for (i = 0; i < 2; i++) {
+        CHECK_OK(codex_options_add_config_override(o, cfg[i]));
+        CHECK_OK(codex_options_add_config_override(o2, cfg[i]));
+    }
+    CHECK_OK(codex_options_set_default_timeout_ms(o, 300));
+    CHECK_OK(codex_options_set_default_timeout_ms(o2, 300));
+    CHECK_OK(codex_options_set_delivery(o, CODEX_DELIVERY_POLL));
+    CHECK_OK(codex_options_set_delivery(o2, CODEX_DELIVERY_POLL));
+    CHECK_OK(codex_options_set_client_info(o, "misuse-test", NULL, "9.9.9"));
+    CHECK_OK(codex_options_set_client_info(o2, "misuse-test", NULL, "9.9.9"));
+    CHECK_OK(codex_options_set_experimental_api(o, true));
+    CHECK_OK(codex_options_set_experimental_api(o2, true));
+    CHECK_OK(codex_options_add_opt_out_notification_method(o, opt_out[0]));
+    CHECK_OK(codex_client_new(o, &c));
+    codex_options_free(o);
     CHECK_OK(codex_client_connect(c, NULL));
     t0 = now_s();
     CHECK_STATUS(codex_client_call(c, "test/hang", "{}", 0, NULL), CODEX_STATUS_TIMEOUT); /* default 300 ms */
@@ -407,22 +416,21 @@ static void options_reach_the_server(void) {
     codex_client_free(c);
 
     /* the same without the opt-out: the notification arrives */
-    o.opt_out_notification_methods = NULL;
-    o.opt_out_notification_methods_len = 0;
-    CHECK_OK(codex_client_new(&o, &c));
+    CHECK_OK(codex_client_new(o2, &c));
+    codex_options_free(o2);
     CHECK_OK(codex_client_connect(c, NULL));
     CHECK_OK(codex_client_call(c, "test/unknown", "{}", 2000, NULL));
     CHECK(saw_method(c, "brand/newThing", 0.5));
     codex_client_free(c);
 
     /* env with clear_env: the mode comes only from the environment given */
-    memset(&o, 0, sizeof o);
-    o.codex_bin = env_or_die("FAKE_APP_SERVER");
-    o.env = env;
-    o.env_len = 1;
-    o.clear_env = true;
-    o.default_timeout_ms = 300;
-    CHECK_OK(codex_client_new(&o, &c));
+    o = new_options();
+    CHECK_OK(codex_options_set_codex_bin(o, env_or_die("FAKE_APP_SERVER")));
+    CHECK_OK(codex_options_add_env(o, env[0]));
+    CHECK_OK(codex_options_set_clear_env(o, true));
+    CHECK_OK(codex_options_set_default_timeout_ms(o, 300));
+    CHECK_OK(codex_client_new(o, &c));
+    codex_options_free(o);
     CHECK_OK(codex_client_connect(c, NULL));
     CHECK_STATUS(codex_client_call(c, "test/hang", "{}", 0, NULL), CODEX_STATUS_TIMEOUT);
     codex_client_free(c);
@@ -441,12 +449,11 @@ static void free_me(void *ud, codex_event_t *ev) {
 }
 
 static void free_inside_callback(void) {
-    char envb[128];
-    const char *env[1];
-    codex_options_t o = fake_options("unknown", CODEX_DELIVERY_CALLBACKS, envb, sizeof envb, env);
+    codex_options_t *o = fake_options("unknown", CODEX_DELIVERY_CALLBACKS);
     codex_client_t *c = NULL;
     double end;
-    CHECK_OK(codex_client_new(&o, &c));
+    CHECK_OK(codex_client_new(o, &c));
+    codex_options_free(o);
     CHECK_OK(codex_client_register_callback(c, CODEX_CALLBACK_NOTIFICATION, free_me, c));
     CHECK_OK(codex_client_connect(c, NULL));
     /* test/unknown sends a notification; the callback frees the client; the call itself may
@@ -465,7 +472,7 @@ static void free_inside_callback(void) {
 static void sigpipe_does_not_kill(void) {
     char script[1024], *s = NULL;
     FILE *f;
-    codex_options_t o;
+    codex_options_t *o;
     codex_client_t *c = NULL;
     codex_status_t st;
     snprintf(script, sizeof script, "%s/closes-stdin.sh", env_or_die("CODEX_WORK"));
@@ -481,10 +488,11 @@ static void sigpipe_does_not_kill(void) {
           f);
     fclose(f);
     CHECK(chmod(script, 0755) == 0);
-    memset(&o, 0, sizeof o);
-    o.codex_bin = script;
-    o.default_timeout_ms = 5000;
-    CHECK_OK(codex_client_new(&o, &c));
+    o = new_options();
+    CHECK_OK(codex_options_set_codex_bin(o, script));
+    CHECK_OK(codex_options_set_default_timeout_ms(o, 5000));
+    CHECK_OK(codex_client_new(o, &c));
+    codex_options_free(o);
     st = codex_client_connect(c, NULL); /* the `initialized` notification may already hit EPIPE */
     CHECK(st == CODEX_STATUS_OK || st == CODEX_STATUS_DISCONNECTED || st == CODEX_STATUS_TRANSPORT);
     st = codex_client_call(c, "after/close", "{}", 0, &s);

@@ -225,8 +225,8 @@ static void noop_cb(void *u, codex_event_t *e) {
 }
 
 int main(void) {
-    codex_options_t o = test_options(CODEX_DELIVERY_POLL);
-    codex_options_t ocb = test_options(CODEX_DELIVERY_CALLBACKS);
+    codex_options_t *o = test_options(CODEX_DELIVERY_POLL);
+    codex_options_t *ocb = test_options(CODEX_DELIVERY_CALLBACKS);
     codex_client_t *cb = NULL;
     codex_event_t *ev = NULL;
     char *thread = NULL, *init = NULL;
@@ -240,14 +240,16 @@ int main(void) {
     WORK = env_or_die("CODEX_WORK");
 
     /* Mixing modes is an error, on both sides. */
-    CHECK_OK(codex_client_new(&ocb, &cb));
+    CHECK_OK(codex_client_new(ocb, &cb));
+    codex_options_free(ocb);
     CHECK(codex_client_event_fd(cb) == -1);
     CHECK(codex_last_error_status() == CODEX_STATUS_INVALID_STATE);
     CHECK_STATUS(codex_client_next_event(cb, 0, &ev), CODEX_STATUS_INVALID_STATE);
     CHECK(ev == NULL);
     codex_client_free(cb);
 
-    CHECK_OK(codex_client_new(&o, &C));
+    CHECK_OK(codex_client_new(o, &C));
+    codex_options_free(o);
     CHECK_STATUS(codex_client_register_callback(C, CODEX_CALLBACK_NOTIFICATION, noop_cb, NULL),
                  CODEX_STATUS_INVALID_STATE);
     CHECK(strstr(codex_last_error_message(), "poll") != NULL);

@@ -121,19 +121,19 @@ static void *racer(void *arg) {
 }
 
 int main(void) {
-    codex_options_t o;
+    codex_options_t *o;
     const char *env[1] = {"FAKE_MODE=approval,slow"};
     pthread_t th[THREADS], r1, r2;
     worker_t w[THREADS];
     int i, total = 0, racer_done = 0;
     double t0 = now_s();
 
-    memset(&o, 0, sizeof o);
-    o.codex_bin = env_or_die("FAKE_APP_SERVER");
-    o.env = env;
-    o.env_len = 1;
-    o.default_timeout_ms = 30000;
-    CHECK_OK(codex_client_new(&o, &C));
+    o = new_options();
+    CHECK_OK(codex_options_set_codex_bin(o, env_or_die("FAKE_APP_SERVER")));
+    CHECK_OK(codex_options_add_env(o, env[0]));
+    CHECK_OK(codex_options_set_default_timeout_ms(o, 30000));
+    CHECK_OK(codex_client_new(o, &C));
+    codex_options_free(o);
     CHECK_OK(codex_client_register_callback(C, CODEX_CALLBACK_SERVER_REQUEST, on_request, NULL));
     CHECK_OK(codex_client_register_callback(C, CODEX_CALLBACK_NOTIFICATION, on_note, NULL));
     CHECK_OK(codex_client_connect(C, NULL));

@@ -1,7 +1,8 @@
-/* codex_options_t.transport / .token (poll mode):
- * - a bad spec ("http://x") makes codex_client_new fail with INVALID_ARGUMENT and a message;
+/* codex_options_set_transport(o, spec, token) (poll mode):
+ * - a bad spec ("http://x") makes the setter fail with INVALID_ARGUMENT and a message;
  * - a token with a transport that is not ws:// / wss:// is refused (INVALID_ARGUMENT), and the
- *   token never appears in the message; a ws:// spec with a token is accepted;
+ *   token never appears in the message; a ws:// spec with a token is accepted, and so is every
+ *   valid spec (codex_client_new succeeds with each);
  * - transport "exec" against the real Codex 0.169.0 and the mock model: a turn streams the
  *   final agent message through events; turn/steer and thread/fork fail with
  *   CODEX_STATUS_UNSUPPORTED and a message naming the exec transport;
@@ -23,13 +24,9 @@
 #define SECRET "sekret-token-4242"
 
 static void check_new_fails(const char *transport, const char *token, const char *needle) {
-    codex_options_t o = test_options(CODEX_DELIVERY_POLL);
-    codex_client_t *c = (codex_client_t *)1;
+    codex_options_t *o = test_options(CODEX_DELIVERY_POLL);
     const char *msg;
-    o.transport = transport;
-    o.token = token;
-    CHECK_STATUS(codex_client_new(&o, &c), CODEX_STATUS_INVALID_ARGUMENT);
-    CHECK(c == NULL);
+    CHECK_STATUS(codex_options_set_transport(o, transport, token), CODEX_STATUS_INVALID_ARGUMENT);
     CHECK_STATUS(codex_last_error_status(), CODEX_STATUS_INVALID_ARGUMENT);
     msg = codex_last_error_message();
     CHECK(msg != NULL);
@@ -37,10 +34,11 @@ static void check_new_fails(const char *transport, const char *token, const char
     if (strstr(msg, SECRET) != NULL) FAIL("message `%s` leaks the token", msg);
     printf("  refused transport=%s token=%s: %s\n", transport ? transport : "NULL",
            token ? "<set>" : "NULL", msg);
+    codex_options_free(o);
 }
 
 static void check_bad_specs(void) {
-    codex_options_t o = test_options(CODEX_DELIVERY_POLL);
+    codex_options_t *o = test_options(CODEX_DELIVERY_POLL);
     codex_client_t *c = NULL;
     check_new_fails("http://x", NULL, "http://x");
     check_new_fails("http://x", NULL, "exec");           /* names the accepted values */
@@ -48,9 +46,8 @@ static void check_bad_specs(void) {
     check_new_fails(NULL, SECRET, "token");               /* token with the default stdio */
     check_new_fails("unix", SECRET, "token");
     /* a token with a WebSocket URL is accepted (nothing connects here) */
-    o.transport = "ws://127.0.0.1:9/";
-    o.token = SECRET;
-    CHECK_OK(codex_client_new(&o, &c));
+    CHECK_OK(codex_options_set_transport(o, "ws://127.0.0.1:9/", SECRET));
+    CHECK_OK(codex_client_new(o, &c));
     CHECK(c != NULL);
     codex_client_free(c);
     /* every valid spec is accepted */
@@ -58,13 +55,13 @@ static void check_bad_specs(void) {
         const char *ok[] = {"", "stdio", "exec", "mcp", "unix", "unix:///tmp/x.sock", "wss://example.com/"};
         size_t i;
         for (i = 0; i < sizeof ok / sizeof ok[0]; i++) {
-            o.transport = ok[i];
-            o.token = NULL;
+            CHECK_OK(codex_options_set_transport(o, ok[i], NULL));
             c = NULL;
-            CHECK_OK(codex_client_new(&o, &c));
+            CHECK_OK(codex_client_new(o, &c));
             codex_client_free(c);
         }
     }
+    codex_options_free(o);
 }
 
 /* Next event within `seconds` (owned). */
@@ -140,14 +137,14 @@ static void check_unsupported(codex_status_t st, const char *method, const char 
 
 static void check_exec(void) {
     const char *args[] = {"--skip-git-repo-check"}; /* CODEX_WORK is not a Git repository */
-    codex_options_t o = test_options(CODEX_DELIVERY_POLL);
+    codex_options_t *o = test_options(CODEX_DELIVERY_POLL);
     codex_client_t *c = NULL;
     char *init = NULL, *thread = NULL, *turn = NULL, *text, *fork = NULL;
     char params[512];
-    o.transport = "exec";
-    o.args = args;
-    o.args_len = 1;
-    CHECK_OK(codex_client_new(&o, &c));
+    CHECK_OK(codex_options_set_transport(o, "exec", NULL));
+    CHECK_OK(codex_options_add_arg(o, args[0]));
+    CHECK_OK(codex_client_new(o, &c));
+    codex_options_free(o);
     CHECK_OK(codex_client_connect(c, &init));
     CHECK(init != NULL);
     codex_string_free(init);
@@ -177,20 +174,19 @@ static void check_mcp(void) {
     char env0[512];
     const char *envs[1];
     const char *cfg[] = {"features.unified_exec=true"};
-    codex_options_t o = test_options(CODEX_DELIVERY_POLL);
+    codex_options_t *o = test_options(CODEX_DELIVERY_POLL);
     codex_client_t *c = NULL;
     char *init = NULL, *thread = NULL, *turn = NULL, *text;
     /* OPENAI_BASE_URL keeps 0.92.0 off the network (it fetches the model list at start-up);
      * unified_exec as in core/tests/mcp_transport.rs */
     snprintf(env0, sizeof env0, "OPENAI_BASE_URL=%s", base);
     envs[0] = env0;
-    o.transport = "mcp";
-    o.codex_bin = bin;
-    o.env = envs;
-    o.env_len = 1;
-    o.config_overrides = cfg;
-    o.config_overrides_len = 1;
-    CHECK_OK(codex_client_new(&o, &c));
+    CHECK_OK(codex_options_set_transport(o, "mcp", NULL));
+    CHECK_OK(codex_options_set_codex_bin(o, bin));
+    CHECK_OK(codex_options_add_env(o, envs[0]));
+    CHECK_OK(codex_options_add_config_override(o, cfg[0]));
+    CHECK_OK(codex_client_new(o, &c));
+    codex_options_free(o);
     CHECK_OK(codex_client_connect(c, &init));
     CHECK(init != NULL && strstr(init, "0.92.0") != NULL);
     codex_string_free(init);
@@ -231,16 +227,16 @@ static void *connect_thread(void *arg) {
 static void check_connect_bounds(void) {
     char url[64];
     int fd = silent_listener(url, sizeof url);
-    codex_options_t o = test_options(CODEX_DELIVERY_POLL);
+    codex_options_t *o = test_options(CODEX_DELIVERY_POLL);
     codex_client_t *c = NULL;
     pthread_t th;
     void *ret;
     double t0;
-    o.codex_bin = NULL;
-    o.transport = url;
-    o.connect_timeout_ms = 300;
-    o.default_timeout_ms = 300000;
-    CHECK_OK(codex_client_new(&o, &c));
+    CHECK_OK(codex_options_set_codex_bin(o, NULL));
+    CHECK_OK(codex_options_set_transport(o, url, NULL));
+    CHECK_OK(codex_options_set_connect_timeout_ms(o, 300));
+    CHECK_OK(codex_options_set_default_timeout_ms(o, 300000));
+    CHECK_OK(codex_client_new(o, &c));
     t0 = now_s();
     CHECK_STATUS(codex_client_connect(c, NULL), CODEX_STATUS_TIMEOUT);
     if (now_s() - t0 > 5.0) FAIL("connect took %.1f s with a 0.3 s connect timeout", now_s() - t0);
@@ -253,9 +249,16 @@ static void check_connect_bounds(void) {
         close(first);
     }
 
-    /* the default (30 s) bound, cut short by a disconnect from another thread */
-    o.connect_timeout_ms = 0;
-    CHECK_OK(codex_client_new(&o, &c));
+    /* the default (30 s) bound, cut short by a disconnect from another thread. A fresh
+     * listener: the first connect's TCP connection is still queued on the old one, so polling
+     * it would return before this connect has started (and the disconnect would find nothing
+     * to end). */
+    close(fd);
+    fd = silent_listener(url, sizeof url);
+    CHECK_OK(codex_options_set_transport(o, url, NULL));
+    CHECK_OK(codex_options_set_connect_timeout_ms(o, 0));
+    CHECK_OK(codex_client_new(o, &c));
+    codex_options_free(o);
     CHECK(pthread_create(&th, NULL, connect_thread, c) == 0);
     /* the connect is under way once the listener has a connection to accept */
     {

@@ -48,17 +48,24 @@ static inline const char *env_or_die(const char *name) {
     return v;
 }
 
-/* Options for the real Codex and the mock model, from the environment. */
-static inline codex_options_t test_options(codex_delivery_t delivery) {
-    codex_options_t o;
-    memset(&o, 0, sizeof o);
-    o.codex_bin = env_or_die("CODEX_BIN");
-    o.codex_home = env_or_die("CODEX_HOME");
-    o.cwd = env_or_die("CODEX_WORK");
-    o.client_name = "codexclient-c-tests";
-    o.client_version = "0.1.0";
-    o.delivery = delivery;
-    o.default_timeout_ms = 60000;
+/* A new options object (every option at its default); the caller frees it with
+ * codex_options_free (it may do so right after codex_client_new). */
+static inline codex_options_t *new_options(void) {
+    codex_options_t *o = codex_options_new();
+    if (o == NULL) FAIL("codex_options_new returned NULL (last error: %s)", codex_last_error_message());
+    return o;
+}
+
+/* Options for the real Codex and the mock model, from the environment (free with
+ * codex_options_free). */
+static inline codex_options_t *test_options(codex_delivery_t delivery) {
+    codex_options_t *o = new_options();
+    CHECK_OK(codex_options_set_codex_bin(o, env_or_die("CODEX_BIN")));
+    CHECK_OK(codex_options_set_codex_home(o, env_or_die("CODEX_HOME")));
+    CHECK_OK(codex_options_set_cwd(o, env_or_die("CODEX_WORK")));
+    CHECK_OK(codex_options_set_client_info(o, "codexclient-c-tests", NULL, "0.1.0"));
+    CHECK_OK(codex_options_set_delivery(o, delivery));
+    CHECK_OK(codex_options_set_default_timeout_ms(o, 60000));
     return o;
 }
 

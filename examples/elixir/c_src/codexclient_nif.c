@@ -213,10 +213,10 @@ static int load(ErlNifEnv *env, void **priv, ERL_NIF_TERM info) {
 /* open(opts :: map, owner :: pid) -> {:ok, client} | {:error, {status, msg}}   [dirty IO]
  * codex_client_new (poll mode) + codex_client_connect: spawns the server, runs the handshake. */
 static ERL_NIF_TERM nif_open(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) {
-    codex_options_t o;
+    codex_options_t *o;
     char *bin = NULL, *home = NULL, *cwd = NULL, *name = NULL;
     char **env_v = NULL, **cfg_v = NULL, **args_v = NULL;
-    size_t env_n = 0, cfg_n = 0, args_n = 0;
+    size_t env_n = 0, cfg_n = 0, args_n = 0, i;
     ErlNifUInt64 timeout = 0;
     ERL_NIF_TERM v, ret;
     codex_client_t *client = NULL;
@@ -240,21 +240,23 @@ static ERL_NIF_TERM nif_open(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]
         goto out;
     }
 
-    memset(&o, 0, sizeof o);
-    o.delivery = CODEX_DELIVERY_POLL;
-    o.codex_bin = bin;
-    o.codex_home = home;
-    o.cwd = cwd;
-    o.client_name = name != NULL ? name : "codexclient-elixir";
-    o.env = (const char *const *)env_v;
-    o.env_len = env_n;
-    o.config_overrides = (const char *const *)cfg_v;
-    o.config_overrides_len = cfg_n;
-    o.args = (const char *const *)args_v;
-    o.args_len = args_n;
-    o.default_timeout_ms = timeout;
-
-    if ((st = codex_client_new(&o, &client)) != CODEX_STATUS_OK) {
+    /* The options object copies every string a setter gets; a refused value (an env entry that
+     * is not NAME=value, ...) becomes {:error, {:invalid_argument, message}}. */
+    o = codex_options_new();
+    st = o != NULL ? CODEX_STATUS_OK : CODEX_STATUS_INTERNAL;
+    if (st == CODEX_STATUS_OK) st = codex_options_set_delivery(o, CODEX_DELIVERY_POLL);
+    if (st == CODEX_STATUS_OK) st = codex_options_set_codex_bin(o, bin);
+    if (st == CODEX_STATUS_OK) st = codex_options_set_codex_home(o, home);
+    if (st == CODEX_STATUS_OK) st = codex_options_set_cwd(o, cwd);
+    if (st == CODEX_STATUS_OK)
+        st = codex_options_set_client_info(o, name != NULL ? name : "codexclient-elixir", NULL, NULL);
+    for (i = 0; st == CODEX_STATUS_OK && i < env_n; i++) st = codex_options_add_env(o, env_v[i]);
+    for (i = 0; st == CODEX_STATUS_OK && i < cfg_n; i++) st = codex_options_add_config_override(o, cfg_v[i]);
+    for (i = 0; st == CODEX_STATUS_OK && i < args_n; i++) st = codex_options_add_arg(o, args_v[i]);
+    if (st == CODEX_STATUS_OK) st = codex_options_set_default_timeout_ms(o, timeout);
+    if (st == CODEX_STATUS_OK) st = codex_client_new(o, &client);
+    codex_options_free(o); /* the client copied its options (NULL is ignored) */
+    if (st != CODEX_STATUS_OK) {
         ret = last_error(env, st);
         goto out;
     }

@@ -227,6 +227,28 @@ defmodule CodexClientTest do
     end
   end
 
+  test "an option the library refuses is an {:error, {:invalid_argument, message}}", %{opts: opts} do
+    # The NIF builds the opaque codex_options_t with setters; each checks its value at once.
+    base = %{codex_bin: to_string(opts[:codex_bin]), codex_home: to_string(opts[:codex_home])}
+    live = CodexClient.live_clients()
+
+    assert {:error, {:invalid_argument, msg}} =
+             CodexClient.Nif.open(Map.put(base, :env, ["NO_EQUALS_SIGN"]), self())
+
+    assert msg =~ "NO_EQUALS_SIGN" and msg =~ "NAME=value"
+
+    assert {:error, {:invalid_argument, msg}} =
+             CodexClient.Nif.open(Map.put(base, :config, ["=1"]), self())
+
+    assert msg =~ "key=value"
+
+    assert {:error, {:invalid_argument, msg}} =
+             CodexClient.Nif.open(Map.put(base, :timeout_ms, 1_000_000_000_000), self())
+
+    assert msg =~ "too large"
+    assert CodexClient.live_clients() == live
+  end
+
   test "JSON round trip" do
     v = %{"a" => [1, 2.5, true, nil, "x\"y\n\u00e9\u{1F600}"], "b" => %{}}
     assert JSON.decode!(JSON.encode!(v)) == v

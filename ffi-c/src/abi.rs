@@ -1,0 +1,14 @@
+// The ABI version of libcodexclient. No inner doc comment: build.rs `include!`s this file to
+// set the shared library's soname (`libcodexclient.so.<CODEX_ABI_VERSION_MAJOR>`).
+
+/// Major version of the C ABI, and of the shared library's soname
+/// (`libcodexclient.so.<major>`). It changes on every incompatible change.
+pub const CODEX_ABI_VERSION_MAJOR: u32 = 1;
+
+/// Minor version of the C ABI: bumped on every compatible addition (a new function, setter,
+/// enum value or event kind) within one major version.
+pub const CODEX_ABI_VERSION_MINOR: u32 = 0;
+
+/// The ABI version this header describes: `major * 1000 + minor` (1000 is 1.0). Compare it
+/// with `codex_abi_version()`, the version of the library actually loaded.
+pub const CODEX_ABI_VERSION: u32 = CODEX_ABI_VERSION_MAJOR * 1000 + CODEX_ABI_VERSION_MINOR;
