@@ -1,23 +1,19 @@
-//! `codex_client_t`: lifecycle, requests, callbacks and poll mode.
+//! `codex_client_t`: lifecycle, requests, callbacks and poll mode, as an adapter over the
+//! core's delivery.
 //!
-//! The core client always runs in poll delivery. In callbacks mode the binding owns one
-//! dispatch thread per client that pulls the core's events in batches and also completes async
-//! requests, so every C callback (events, server requests, connection reports and request
-//! completions) runs on that one thread, in order. In poll mode no binding thread exists: the
-//! program's `codex_client_next_event` call polls request completions and pulls core events.
+//! Callbacks mode: the core client runs in callback delivery; one event handler
+//! (`Client::on_event`) turns each core event into a borrowed `codex_event_t` and runs the
+//! program's callback on the core's dispatch thread — events, server requests, connection
+//! reports and completions of `codex_client_request` (the core's `send_request` responses)
+//! alike, one at a time, in order. Poll mode: `codex_client_next_event` pulls the core's
+//! events (responses included) and `codex_client_event_fd` is the core's readiness
+//! descriptor. The binding has no thread, queue or descriptor of its own.
 
-use std::cell::Cell;
-use std::collections::{HashMap, VecDeque};
+use std::collections::HashMap;
 use std::ffi::{c_char, c_int, c_void};
-use std::future::Future;
-use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
-use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::pin::Pin;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, Condvar, LazyLock, Mutex, RwLock};
-use std::task::{Context, Poll, Waker};
-use std::thread::JoinHandle;
-use std::time::{Duration, Instant};
+use std::sync::{Arc, LazyLock, Mutex, MutexGuard, RwLock, Weak};
+use std::time::Duration;
 
 use codex_client::{Client, Error, Event, InitializeResult, RequestOptions};
 use serde_json::value::RawValue;
@@ -26,7 +22,11 @@ use crate::error::{codex_status_t, invalid_arg, invalid_state, Fail};
 use crate::event::{codex_event_t, Body, Response};
 use crate::options::{self, codex_options_t};
 use crate::strings::{clear_out, opt_str, params_raw, params_value, put_string, req_str};
-use crate::wake::{lock, WakeShared};
+
+/// Lock a mutex, ignoring poisoning (a panic elsewhere must not take the client down).
+pub(crate) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
 
 /// Which callback `codex_client_register_callback` sets.
 pub type codex_callback_kind_t = u32;
@@ -48,56 +48,20 @@ pub const CODEX_CALLBACK_CONNECTION: codex_callback_kind_t = 3;
 pub type codex_callback_t =
     Option<unsafe extern "C" fn(userdata: *mut c_void, event: *mut codex_event_t)>;
 
-type RequestFuture = Pin<Box<dyn Future<Output = Result<Box<RawValue>, Error>> + Send>>;
-
-/// An async request awaiting its response.
-struct InFlight {
-    fut: RequestFuture,
-    waker: Waker,
-    method: String,
-    callback: codex_callback_t,
-    userdata: usize,
-}
-
-/// A completed async request awaiting delivery.
-struct Done {
-    response: Response,
-    callback: codex_callback_t,
-}
-
-#[derive(Default)]
-struct Requests {
-    inflight: HashMap<u64, InFlight>,
-    done: VecDeque<Done>,
-}
-
-/// Coordination between the dispatch thread and `disconnect`/`free`.
-struct Gate {
-    /// Bumped by every disconnect; events pulled under an older epoch are not delivered.
-    epoch: u64,
-    /// A callback is running on the dispatch thread.
-    running: bool,
-    /// The client is being freed: the dispatch thread runs no more callbacks and exits.
-    stop: bool,
-}
-
 #[derive(Clone, Copy)]
 struct Callback {
     f: unsafe extern "C" fn(*mut c_void, *mut codex_event_t),
     userdata: usize,
 }
 
-/// How long `disconnect`/`free` wait for in-flight request completions to be delivered.
-const QUIET_LIMIT: Duration = Duration::from_secs(10);
-/// Events pulled from the core per round of the dispatch thread.
-const BATCH: usize = 64;
+/// Where the completion of one `codex_client_request` goes.
+#[derive(Clone, Copy)]
+struct Completion {
+    callback: codex_callback_t,
+    userdata: usize,
+}
 
 static NEXT_CLIENT_KEY: AtomicU64 = AtomicU64::new(1);
-
-thread_local! {
-    /// Key of the client whose dispatch thread this is (0: none).
-    static DISPATCH_KEY: Cell<u64> = const { Cell::new(0) };
-}
 
 pub(crate) struct Shared {
     /// Unique id of the client (never reused), tying request handles to their client.
@@ -108,18 +72,12 @@ pub(crate) struct Shared {
     connected: Mutex<bool>,
     /// A `codex_client_connect` is under way (a disconnect then aborts it).
     connecting: AtomicBool,
-    /// Bumped by every successful connect.
-    conn_gen: AtomicU64,
     callbacks: RwLock<[Option<Callback>; 3]>,
-    gate: Mutex<Gate>,
-    gate_cv: Condvar,
-    requests: Mutex<Requests>,
+    /// Requests sent with `codex_client_request` whose completion has not been delivered.
+    completions: Mutex<HashMap<u64, Completion>>,
     next_request: AtomicU64,
-    wake: Arc<WakeShared>,
-    core_fd: RawFd,
-    /// Poll mode: the descriptor the program watches (epoll over the core's and ours).
-    epoll: Option<OwnedFd>,
-    thread: Mutex<Option<JoinHandle<()>>>,
+    /// Set by `codex_client_free`: no callback runs afterwards.
+    freed: AtomicBool,
 }
 
 /// A client of one Codex app-server. Opaque handle.
@@ -132,10 +90,6 @@ pub struct codex_client_t {
     _unique: u8,
 }
 
-fn transport(what: &str, e: std::io::Error) -> Fail {
-    Fail::Core(Error::Transport(format!("{what}: {e}")))
-}
-
 fn request_options(timeout_ms: u64) -> RequestOptions {
     if timeout_ms == 0 {
         RequestOptions::default()
@@ -144,193 +98,57 @@ fn request_options(timeout_ms: u64) -> RequestOptions {
     }
 }
 
-/// Wait until one of `fds` is readable, up to `timeout_ms` (-1: forever).
-fn wait_readable(fds: &[RawFd], timeout_ms: c_int) {
-    let mut p: Vec<libc::pollfd> = fds
-        .iter()
-        .map(|&fd| libc::pollfd {
-            fd,
-            events: libc::POLLIN,
-            revents: 0,
-        })
-        .collect();
-    // SAFETY: `p` holds `p.len()` initialised pollfd entries.
-    unsafe { libc::poll(p.as_mut_ptr(), p.len() as libc::nfds_t, timeout_ms) };
-}
-
-fn epoll_over(fds: &[RawFd]) -> std::io::Result<OwnedFd> {
-    // SAFETY: plain syscall; a non-negative result is a fresh descriptor we now own.
-    let ep = unsafe { libc::epoll_create1(libc::EPOLL_CLOEXEC) };
-    if ep < 0 {
-        return Err(std::io::Error::last_os_error());
-    }
-    // SAFETY: `ep` was just created and is owned by nobody else.
-    let ep = unsafe { OwnedFd::from_raw_fd(ep) };
-    for &fd in fds {
-        let mut ev = libc::epoll_event {
-            events: libc::EPOLLIN as u32,
-            u64: fd as u64,
-        };
-        // SAFETY: valid epoll descriptor, valid target descriptor, valid event struct.
-        if unsafe { libc::epoll_ctl(ep.as_raw_fd(), libc::EPOLL_CTL_ADD, fd, &mut ev) } != 0 {
-            return Err(std::io::Error::last_os_error());
-        }
-    }
-    Ok(ep)
-}
-
 impl Shared {
     fn create(opts: *const codex_options_t) -> Result<Arc<Shared>, Fail> {
-        // Looked up in the options registry, never dereferenced.
+        // `convert` looks the handle up in the options registry; it never reads through it.
         let conv = options::convert(opts)?;
-        let core = Client::new(conv.options);
-        let core_fd = core.event_fd()?;
-        let wake = WakeShared::new().map_err(|e| transport("could not create an eventfd", e))?;
-        let epoll = if conv.poll {
-            Some(
-                epoll_over(&[core_fd, wake.fd.fd()])
-                    .map_err(|e| transport("could not create the event descriptor", e))?,
-            )
-        } else {
-            None
-        };
         let shared = Arc::new(Shared {
             key: NEXT_CLIENT_KEY.fetch_add(1, Ordering::Relaxed),
-            core,
+            core: Client::new(conv.options),
             poll: conv.poll,
             connected: Mutex::new(false),
             connecting: AtomicBool::new(false),
-            conn_gen: AtomicU64::new(0),
             callbacks: RwLock::new([None; 3]),
-            gate: Mutex::new(Gate {
-                epoch: 0,
-                running: false,
-                stop: false,
-            }),
-            gate_cv: Condvar::new(),
-            requests: Mutex::new(Requests::default()),
+            completions: Mutex::new(HashMap::new()),
             next_request: AtomicU64::new(1),
-            wake,
-            core_fd,
-            epoll,
-            thread: Mutex::new(None),
+            freed: AtomicBool::new(false),
         });
         if !shared.poll {
-            let s = shared.clone();
-            let t = std::thread::Builder::new()
-                .name("codex-c-dispatch".into())
-                .spawn(move || dispatch_loop(s))
-                .map_err(|e| transport("could not start the dispatch thread", e))?;
-            *lock(&shared.thread) = Some(t);
+            let me: Weak<Shared> = Arc::downgrade(&shared);
+            shared.core.on_event(move |ev| {
+                if let Some(s) = me.upgrade() {
+                    s.run_event(ev);
+                }
+            })?;
         }
         Ok(shared)
     }
 
-    fn on_own_dispatch_thread(&self) -> bool {
-        DISPATCH_KEY.with(|k| k.get()) == self.key
-    }
-
     fn connect(&self) -> Result<InitializeResult, Error> {
-        // The connection's runtime thread (which writes to the server's stdin) is spawned
-        // here and inherits this thread's signal mask: with SIGPIPE blocked, writing to a
-        // server that exited fails with EPIPE instead of killing the host process (C programs
-        // keep SIGPIPE's default action; Rust binaries ignore it, C ones do not). No lock is
-        // held meanwhile, so `disconnect` from another thread can abort it (the core refuses
-        // a second concurrent connect).
+        // No lock is held meanwhile, so `disconnect` from another thread can abort it (the
+        // core refuses a second concurrent connect).
         self.connecting.store(true, Ordering::SeqCst);
-        let init = with_sigpipe_blocked(|| self.core.connect());
+        let init = self.core.connect();
         self.connecting.store(false, Ordering::SeqCst);
         let init = init?;
         // A disconnect that ran meanwhile has already ended this connection.
         *lock(&self.connected) = self.core.is_connected();
-        self.conn_gen.fetch_add(1, Ordering::SeqCst);
-        self.wake.fd.signal();
         Ok(init)
     }
 
     /// End the connection; returns whether there was one. In callbacks mode (and not on the
-    /// dispatch thread) waits until the running callback returned and every in-flight request's
-    /// completion was delivered.
+    /// dispatch thread) the core returns after the running callback returned and every
+    /// in-flight request's completion was delivered.
     fn disconnect(&self) -> bool {
-        let had = {
-            let mut connected = lock(&self.connected);
-            let had =
-                std::mem::replace(&mut *connected, false) || self.connecting.load(Ordering::SeqCst);
-            self.core.disconnect();
-            lock(&self.gate).epoch += 1;
-            had
-        };
-        // Every pending request has failed by now; make sure each future is polled again.
-        let ids: Vec<u64> = lock(&self.requests).inflight.keys().copied().collect();
-        for id in ids {
-            self.wake.wake(id);
-        }
-        // Wake every thread blocked in `codex_client_next_event` (and the dispatch thread): they
-        // re-check and report the ended connection instead of waiting on.
-        self.wake.fd.signal();
-        if !self.poll && !self.on_own_dispatch_thread() {
-            self.wait_quiet(QUIET_LIMIT);
-        }
+        let had = std::mem::replace(&mut *lock(&self.connected), false)
+            || self.connecting.load(Ordering::SeqCst);
+        self.core.disconnect();
         had
-    }
-
-    fn wait_quiet(&self, limit: Duration) {
-        let deadline = Instant::now() + limit;
-        let mut g = lock(&self.gate);
-        loop {
-            let pending = {
-                let rq = lock(&self.requests);
-                !rq.inflight.is_empty() || !rq.done.is_empty()
-            };
-            if (!pending && !g.running) || g.stop || Instant::now() >= deadline {
-                return;
-            }
-            g = self
-                .gate_cv
-                .wait_timeout(g, Duration::from_millis(20))
-                .unwrap_or_else(|e| e.into_inner())
-                .0;
-        }
     }
 
     fn shutdown(&self) {
         self.disconnect();
-        lock(&self.gate).stop = true;
-        self.gate_cv.notify_all();
-        self.wake.fd.signal();
-        let t = lock(&self.thread).take();
-        if let Some(t) = t {
-            if !self.on_own_dispatch_thread() {
-                let _ = t.join();
-            }
-        }
-    }
-
-    /// Poll the futures of woken requests; move finished ones to `done`.
-    fn collect(&self) {
-        let ids = self.wake.take_woken();
-        if ids.is_empty() {
-            return;
-        }
-        let mut rq = lock(&self.requests);
-        for id in ids {
-            let Some(f) = rq.inflight.get_mut(&id) else {
-                continue;
-            };
-            let mut cx = Context::from_waker(&f.waker);
-            if let Poll::Ready(outcome) = f.fut.as_mut().poll(&mut cx) {
-                let f = rq.inflight.remove(&id).expect("present");
-                rq.done.push_back(Done {
-                    callback: f.callback,
-                    response: Response {
-                        id,
-                        method: f.method,
-                        outcome,
-                        userdata: f.userdata,
-                    },
-                });
-            }
-        }
+        self.freed.store(true, Ordering::SeqCst);
     }
 
     fn start_request(
@@ -348,58 +166,38 @@ impl Shared {
             ));
         }
         let id = self.next_request.fetch_add(1, Ordering::Relaxed);
-        let core = self.core.clone();
-        let m = method.to_owned();
-        let opts = request_options(timeout_ms);
-        let fut: RequestFuture = Box::pin(async move { core.request_raw(&m, &params, opts).await });
-        let mut f = InFlight {
-            fut,
-            waker: self.wake.waker(id),
-            method: method.to_owned(),
-            callback,
-            userdata,
-        };
-        let mut rq = lock(&self.requests);
-        // The first poll sends the request (now, on the caller's thread).
-        let mut cx = Context::from_waker(&f.waker);
-        match f.fut.as_mut().poll(&mut cx) {
-            // Refused before anything was sent: the call fails and no completion comes.
-            Poll::Ready(Err(
-                e @ (Error::NotConnected
-                | Error::AlreadyConnected
-                | Error::InvalidArgument(_)
-                | Error::InvalidState(_)
-                | Error::Unsupported(_)),
-            )) => Err(e.into()),
-            // Sent and already finished (a fast answer, an RPC error): deliver it as the
-            // completion like any other, so the caller sees exactly one outcome.
-            Poll::Ready(outcome) => {
-                rq.done.push_back(Done {
-                    callback,
-                    response: Response {
-                        id,
-                        method: f.method,
-                        outcome,
-                        userdata,
-                    },
-                });
-                self.wake.fd.signal();
-                Ok(id)
-            }
-            Poll::Pending => {
-                rq.inflight.insert(id, f);
-                Ok(id)
-            }
+        lock(&self.completions).insert(id, Completion { callback, userdata });
+        if let Err(e) = self
+            .core
+            .send_request(method, &params, request_options(timeout_ms), id)
+        {
+            // Refused before anything was sent: no completion will come.
+            lock(&self.completions).remove(&id);
+            return Err(e.into());
         }
+        Ok(id)
     }
 
-    fn pop_done(&self) -> Option<Done> {
-        let mut rq = lock(&self.requests);
-        let d = rq.done.pop_front();
-        if !rq.done.is_empty() {
-            self.wake.fd.signal();
+    /// A core event as a C event; a response is matched with its request's userdata (and
+    /// callback, returned beside it).
+    fn to_c(&self, ev: Event) -> (codex_event_t, codex_callback_t) {
+        match ev {
+            Event::Response(r) => {
+                let c = lock(&self.completions).remove(&r.token);
+                let c = c.unwrap_or(Completion {
+                    callback: None,
+                    userdata: 0,
+                });
+                let body = Body::Response(Response {
+                    id: r.token,
+                    method: r.method,
+                    outcome: r.result,
+                    userdata: c.userdata,
+                });
+                (codex_event_t::new(body), c.callback)
+            }
+            other => (codex_event_t::from_core(self.key, other), None),
         }
-        d
     }
 
     fn next_event(&self, timeout_ms: i64) -> Result<Box<codex_event_t>, Fail> {
@@ -409,49 +207,13 @@ impl Shared {
                  codex_options_set_delivery(o, CODEX_DELIVERY_POLL) to pull events",
             ));
         }
-        let deadline =
-            (timeout_ms >= 0).then(|| Instant::now() + Duration::from_millis(timeout_ms as u64));
-        // Fast path (events waiting): no syscall unless a request future was woken.
-        if self.wake.take_pending() {
-            self.wake.fd.reset();
-            self.collect();
-        }
-        loop {
-            if let Some(d) = self.pop_done() {
-                return Ok(Box::new(codex_event_t::new(Body::Response(d.response))));
-            }
-            match self.core.next_event(Some(Duration::ZERO)) {
-                Ok(Some(ev)) => return Ok(Box::new(codex_event_t::from_core(self.key, ev))),
-                Ok(None) => {}
-                Err(e) => return Err(e.into()),
-            }
-            // About to wait: clear the wake descriptor, then look once more, so a wake that
-            // came before the clear is collected now and one after it ends the wait.
-            self.wake.take_pending();
-            self.wake.fd.reset();
-            self.collect();
-            if let Some(d) = self.pop_done() {
-                return Ok(Box::new(codex_event_t::new(Body::Response(d.response))));
-            }
-            match self.core.next_event(Some(Duration::ZERO)) {
-                Ok(Some(ev)) => return Ok(Box::new(codex_event_t::from_core(self.key, ev))),
-                Ok(None) => {}
-                Err(e) => return Err(e.into()),
-            }
-            let wait = match deadline {
-                None => -1,
-                Some(d) => {
-                    let now = Instant::now();
-                    if now >= d {
-                        return Err(Fail::Status(
-                            codex_status_t::CODEX_STATUS_TIMEOUT,
-                            format!("no event within {timeout_ms} ms"),
-                        ));
-                    }
-                    (d - now).as_millis().min(i32::MAX as u128) as c_int + 1
-                }
-            };
-            wait_readable(&[self.wake.fd.fd(), self.core_fd], wait);
+        let timeout = (timeout_ms >= 0).then(|| Duration::from_millis(timeout_ms as u64));
+        match self.core.next_event(timeout)? {
+            Some(ev) => Ok(Box::new(self.to_c(ev).0)),
+            None => Err(Fail::Status(
+                codex_status_t::CODEX_STATUS_TIMEOUT,
+                format!("no event within {timeout_ms} ms"),
+            )),
         }
     }
 
@@ -459,155 +221,37 @@ impl Shared {
         self.callbacks.read().unwrap_or_else(|e| e.into_inner())[slot]
     }
 
-    /// Mark a callback as running, unless the client is stopping or (for events) the event
-    /// belongs to an ended connection.
-    fn enter(&self, epoch: Option<u64>) -> bool {
-        let mut g = lock(&self.gate);
-        if g.stop || epoch.is_some_and(|e| e != g.epoch) {
-            return false;
+    /// Run the program's callback for one event (on the core's dispatch thread).
+    fn run_event(&self, ev: Event) {
+        if self.freed.load(Ordering::SeqCst) {
+            return; // dropped; a server request among them answers fail-closed
         }
-        g.running = true;
-        true
-    }
-
-    fn leave(&self) {
-        lock(&self.gate).running = false;
-        self.gate_cv.notify_all();
-    }
-
-    fn run_event(&self, ev: Event, epoch: u64) {
         let slot = match &ev {
             Event::Notification(_) => 0,
             Event::ServerRequest(_) => 1,
+            Event::Response(_) => usize::MAX,
             _ => 2,
         };
-        let Some(cb) = self.callback(slot) else {
-            if let Event::ServerRequest(r) = ev {
-                // No handler: fail closed (approvals declined).
-                let _ = r.respond_fail_closed();
+        let (f, userdata) = if slot == usize::MAX {
+            let (mut event, callback) = self.to_c(ev);
+            if let Some(f) = callback {
+                let userdata = match &event.body {
+                    Body::Response(r) => r.userdata,
+                    _ => 0,
+                };
+                // SAFETY: the program passed `f` with this request; the event lives for the call.
+                unsafe { f(userdata as *mut c_void, &mut event) };
             }
             return;
+        } else {
+            match self.callback(slot) {
+                Some(cb) => (cb.f, cb.userdata),
+                None => return, // a server request dropped here answers fail-closed
+            }
         };
-        if !self.enter(Some(epoch)) {
-            return; // dropped; a server request among them answers fail-closed
-        }
         let mut event = codex_event_t::from_core(self.key, ev);
         // SAFETY: the program registered `f` for this client; the event lives for the call.
-        unsafe { (cb.f)(cb.userdata as *mut c_void, &mut event) };
-        drop(event);
-        self.leave();
-    }
-
-    fn run_done(&self, d: Done) {
-        let Some(f) = d.callback else {
-            return;
-        };
-        if !self.enter(None) {
-            return;
-        }
-        let userdata = d.response.userdata;
-        let mut event = codex_event_t::new(Body::Response(d.response));
-        // SAFETY: the program passed `f` with this request; the event lives for the call.
         unsafe { f(userdata as *mut c_void, &mut event) };
-        drop(event);
-        self.leave();
-    }
-
-    fn stopping(&self) -> bool {
-        lock(&self.gate).stop
-    }
-
-    /// One round of the dispatch thread. Returns false when the thread should exit.
-    fn dispatch_round(&self, ended_gen: &mut Option<u64>, batch: &mut Vec<Event>) -> bool {
-        self.wake.fd.reset();
-        self.collect();
-        while let Some(d) = self.pop_done() {
-            self.run_done(d);
-        }
-        let gen = self.conn_gen.load(Ordering::SeqCst);
-        let mut epoch = 0;
-        if *ended_gen != Some(gen) {
-            let g = lock(&self.gate);
-            epoch = g.epoch;
-            match self.core.next_events(batch, BATCH, Some(Duration::ZERO)) {
-                Ok(true) => {}
-                Ok(false) | Err(_) => *ended_gen = Some(gen),
-            }
-        }
-        let full = batch.len() >= BATCH;
-        for ev in batch.drain(..) {
-            self.run_event(ev, epoch);
-        }
-        if self.stopping() {
-            return false;
-        }
-        if full {
-            return true;
-        }
-        if *ended_gen != Some(self.conn_gen.load(Ordering::SeqCst)) {
-            wait_readable(&[self.wake.fd.fd(), self.core_fd], -1);
-        } else {
-            wait_readable(&[self.wake.fd.fd()], -1);
-        }
-        true
-    }
-}
-
-/// Run `f` with SIGPIPE blocked in the calling thread (threads spawned by `f` inherit the
-/// blocked mask), then restore the previous mask.
-fn with_sigpipe_blocked<T>(f: impl FnOnce() -> T) -> T {
-    // SAFETY: sigset operations on local, initialised sets; pthread_sigmask only changes the
-    // calling thread's mask, restored below.
-    unsafe {
-        let mut block: libc::sigset_t = std::mem::zeroed();
-        let mut old: libc::sigset_t = std::mem::zeroed();
-        libc::sigemptyset(&mut block);
-        libc::sigaddset(&mut block, libc::SIGPIPE);
-        let changed = libc::pthread_sigmask(libc::SIG_BLOCK, &block, &mut old) == 0;
-        let out = f();
-        if changed {
-            libc::pthread_sigmask(libc::SIG_SETMASK, &old, std::ptr::null_mut());
-        }
-        out
-    }
-}
-
-/// Block SIGPIPE for the rest of the calling (library-owned) thread.
-fn block_sigpipe_here() {
-    // SAFETY: as in `with_sigpipe_blocked`; this thread is ours.
-    unsafe {
-        let mut block: libc::sigset_t = std::mem::zeroed();
-        libc::sigemptyset(&mut block);
-        libc::sigaddset(&mut block, libc::SIGPIPE);
-        libc::pthread_sigmask(libc::SIG_BLOCK, &block, std::ptr::null_mut());
-    }
-}
-
-fn dispatch_loop(shared: Arc<Shared>) {
-    block_sigpipe_here();
-    DISPATCH_KEY.with(|k| k.set(shared.key));
-    let mut ended_gen = None;
-    let mut batch = Vec::with_capacity(BATCH);
-    loop {
-        match catch_unwind(AssertUnwindSafe(|| {
-            shared.dispatch_round(&mut ended_gen, &mut batch)
-        })) {
-            Ok(true) => {}
-            Ok(false) => break,
-            Err(_) => {
-                // A bug in this loop: keep the thread alive, and do not spin.
-                batch.clear();
-                let mut g = lock(&shared.gate);
-                g.running = false;
-                let stop = g.stop;
-                drop(g);
-                shared.gate_cv.notify_all();
-                if stop {
-                    break;
-                }
-                std::thread::sleep(Duration::from_millis(10));
-            }
-        }
     }
 }
 
@@ -904,12 +548,14 @@ ffi_fn! {
     /// `codex_client_free` (remove it from your poll set / `enif_select` before that). Never close
     /// it, read from it or write to it yourself. Thread: any.
     unsafe fn codex_client_event_fd(client: *const codex_client_t) -> c_int {
-        let r = shared(client).and_then(|s| match &s.epoll {
-            Some(ep) => Ok(ep.as_raw_fd()),
-            None => Err(invalid_state(
-                "codex_client_event_fd needs a client created with \
-                 codex_options_set_delivery(o, CODEX_DELIVERY_POLL)",
-            )),
+        let r = shared(client).and_then(|s| {
+            if !s.poll {
+                return Err(invalid_state(
+                    "codex_client_event_fd needs a client created with \
+                     codex_options_set_delivery(o, CODEX_DELIVERY_POLL)",
+                ));
+            }
+            Ok(s.core.event_fd()?)
         });
         match r {
             Ok(fd) => fd,

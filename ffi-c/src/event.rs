@@ -11,7 +11,7 @@ use serde_json::value::RawValue;
 use crate::error::{codex_status_t, invalid_arg, invalid_state, status_of, RpcParts};
 use crate::request::{codex_request_t, handle_of, register, release, ReqData};
 use crate::strings::to_cstring;
-use crate::wake::lock;
+use crate::client::lock;
 
 /// What an event is. The numbers are stable; new kinds are only ever appended (a minor ABI
 /// version): a program must ignore (and free as usual) an event of a kind it does not know.

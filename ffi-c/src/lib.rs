@@ -30,7 +30,6 @@ pub mod helpers;
 pub mod options;
 pub mod request;
 pub mod strings;
-mod wake;
 
 #[cfg(test)]
 mod tests {

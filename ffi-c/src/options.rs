@@ -19,7 +19,7 @@ use codex_client::{ClientOptions, Delivery, TransportKind};
 
 use crate::error::{codex_status_t, invalid_arg, Fail};
 use crate::strings::{opt_str, req_str};
-use crate::wake::lock;
+use crate::client::lock;
 
 /// How a client delivers events: chosen once, with `codex_options_set_delivery`.
 pub type codex_delivery_t = u32;
@@ -92,8 +92,8 @@ fn with_options<T>(
     }
 }
 
-/// The options a client is created with (NULL: all defaults). The core always runs in poll
-/// delivery: the binding owns the thread that runs C callbacks. Never dereferences `opts`.
+/// The options a client is created with (NULL: all defaults); `poll` chooses the core's
+/// delivery. Never dereferences `opts`.
 pub(crate) fn convert(opts: *const codex_options_t) -> Result<Converted, Fail> {
     let mut c = if opts.is_null() {
         Converted::default()
@@ -103,7 +103,11 @@ pub(crate) fn convert(opts: *const codex_options_t) -> Result<Converted, Fail> {
             .cloned()
             .ok_or_else(|| invalid_arg(format!("opts {NOT_OPTIONS}")))?
     };
-    c.options.delivery = Delivery::Poll;
+    c.options.delivery = if c.poll {
+        Delivery::Poll
+    } else {
+        Delivery::Callbacks
+    };
     Ok(c)
 }
 
