@@ -32,7 +32,6 @@ mod readiness;
 mod router;
 mod scan;
 mod session;
-mod shim;
 mod thread;
 pub mod transport;
 mod turn;

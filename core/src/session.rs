@@ -309,9 +309,9 @@ impl SessionShared {
                 })
             }
             Err(e)
-                if e.data
-                    .as_ref()
-                    .is_some_and(|d| d.get(crate::shim::UNSUPPORTED_MARKER).is_some()) =>
+                if e.data.as_ref().is_some_and(|d| {
+                    d.get(crate::transport::shim::UNSUPPORTED_MARKER).is_some()
+                }) =>
             {
                 Err(Error::Unsupported(e.message))
             }
@@ -708,10 +708,10 @@ async fn open_link(opts: &ClientOptions) -> Result<Link> {
             Ok(Link::new(reader, writer))
         }
         TransportKind::Exec(_) | TransportKind::Mcp => {
-            let shim = crate::shim::for_options(opts)?;
+            let shim = crate::transport::shim_for(opts)?;
             let (ours, theirs) = tokio::io::duplex(1 << 20);
             let (their_read, their_write) = tokio::io::split(theirs);
-            let shim = tokio::spawn(crate::shim::serve(shim, their_read, their_write));
+            let shim = tokio::spawn(crate::transport::shim::serve(shim, their_read, their_write));
             let (read, write) = tokio::io::split(ours);
             let (reader, writer) = line_halves(read, write);
             Ok(Link {

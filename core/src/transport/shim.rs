@@ -1,8 +1,9 @@
-//! In-process protocol shims: transports that are not an app-server (`codex exec --json`,
-//! `codex mcp-server`) are driven by a small JSON-RPC server living on the library's runtime
-//! that speaks the app-server protocol to the engine. Everything above the engine (`Client`,
-//! `Thread`, turn streams, handlers, the C and Python bindings) works unchanged; what a shim
-//! cannot do is answered with an "unsupported by this transport" error.
+//! The plumbing shared by the in-process protocol shims ([`exec`](super::exec),
+//! [`mcp`](super::mcp)): transports that are not an app-server are driven by a small
+//! JSON-RPC server living on the library's runtime that speaks the app-server protocol to the
+//! engine. Everything above the engine (`Client`, `Thread`, turn streams, handlers, the C and
+//! Python bindings) works unchanged; what a shim cannot do is answered with an "unsupported by
+//! this transport" error.
 
 use serde_json::{json, Value};
 use std::collections::HashMap;
@@ -14,21 +15,6 @@ use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader
 use tokio::sync::{mpsc, oneshot};
 
 use crate::error::{Result, RpcError};
-use crate::options::{ClientOptions, TransportKind};
-
-pub(crate) mod exec;
-pub(crate) mod mcp;
-
-/// The shim for a client's transport.
-pub(crate) fn for_options(opts: &ClientOptions) -> Result<Arc<dyn Shim>> {
-    match &opts.transport {
-        TransportKind::Exec(exec) => exec::ExecShim::create(opts, exec),
-        TransportKind::Mcp => mcp::McpShim::create(opts),
-        other => Err(crate::error::Error::InvalidArgument(format!(
-            "{other:?} is not a shim transport"
-        ))),
-    }
-}
 
 /// The `error.data` member that marks "this transport cannot do that".
 pub const UNSUPPORTED_MARKER: &str = "unsupportedByTransport";
@@ -57,8 +43,6 @@ pub(crate) trait Shim: Send + Sync + 'static {
 }
 
 /// The shim's side of the connection.
-// `next_id`, `notify` and `request` serve the exec and MCP shims, which are still being written.
-#[allow(dead_code)]
 pub(crate) struct ShimConn {
     out: mpsc::UnboundedSender<Vec<u8>>,
     next_id: AtomicI64,
@@ -66,15 +50,14 @@ pub(crate) struct ShimConn {
     opt_out: Mutex<Vec<String>>,
 }
 
-#[allow(dead_code)]
-fn now_ms() -> u64 {
+/// Milliseconds since the Unix epoch (the `emittedAtMs` of notifications).
+pub(crate) fn now_ms() -> u64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| d.as_millis() as u64)
         .unwrap_or(0)
 }
 
-#[allow(dead_code)]
 impl ShimConn {
     fn send(&self, v: &Value) {
         let mut line = serde_json::to_vec(v).expect("JSON serializes");

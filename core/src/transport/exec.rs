@@ -50,7 +50,7 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt, BufReader};
 use tokio::process::Command;
 use tokio::task::JoinHandle;
 
-use super::{unsupported, Shim, ShimConn, ShimFuture};
+use super::shim::{now_ms, unsupported, Shim, ShimConn, ShimFuture};
 use crate::error::{Result, RpcError};
 use crate::options::{ClientOptions, ExecOptions};
 use crate::transport::lines::{read_line, LineRead};
@@ -767,7 +767,7 @@ impl Turn {
     /// `item/started`, remembering when (items and params carry `startedAtMs`).
     fn item_started(&self, mut item: Value, started: &mut HashMap<String, u64>) {
         let id = item["id"].as_str().unwrap_or("").to_owned();
-        let at = super::now_ms();
+        let at = now_ms();
         started.insert(id, at);
         item["startedAtMs"] = json!(at);
         item["completedAtMs"] = Value::Null;
@@ -778,7 +778,7 @@ impl Turn {
 
     /// `item/completed` with `completedAtMs`.
     fn item_completed(&self, mut item: Value, started: &HashMap<String, u64>) {
-        let at = super::now_ms();
+        let at = now_ms();
         let id = item["id"].as_str().unwrap_or("");
         item["startedAtMs"] = json!(started.get(id).copied().unwrap_or(at));
         item["completedAtMs"] = json!(at);

@@ -41,7 +41,7 @@ use std::time::Duration;
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tokio::sync::{mpsc, oneshot, Notify};
 
-use super::{now_ms, unsupported, Shim, ShimConn, ShimFuture};
+use super::shim::{now_ms, response_outcome, unsupported, Shim, ShimConn, ShimFuture};
 use crate::error::{Result, RpcError};
 use crate::options::ClientOptions;
 
@@ -797,7 +797,7 @@ fn handle_server_line(client: &Arc<McpClient>, conn: &Arc<ShimConn>, line: &str)
             let Some(tx) = client.pending.lock().unwrap().remove(&n) else {
                 return;
             };
-            let _ = tx.send(super::response_outcome(&msg));
+            let _ = tx.send(response_outcome(&msg));
         }
         (Some("ping"), Some(id)) => {
             client.send(&json!({"jsonrpc": "2.0", "id": id, "result": {}}));
