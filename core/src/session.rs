@@ -308,14 +308,7 @@ impl SessionShared {
                     last: e,
                 })
             }
-            Err(e)
-                if e.data.as_ref().is_some_and(|d| {
-                    d.get(crate::transport::shim::UNSUPPORTED_MARKER).is_some()
-                }) =>
-            {
-                Err(Error::Unsupported(e.message))
-            }
-            Err(e) => Err(Error::Rpc(e)),
+            Err(e) => Err(e.into_error()),
         };
         drop(table);
         self.finish(entry, result);

@@ -41,7 +41,7 @@ use std::time::Duration;
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tokio::sync::{mpsc, oneshot, Notify};
 
-use super::shim::{now_ms, response_outcome, unsupported, Shim, ShimConn, ShimFuture};
+use super::shim::{now_ms, response_outcome, Shim, ShimConn, ShimFuture};
 use crate::error::{Result, RpcError};
 use crate::options::ClientOptions;
 
@@ -522,7 +522,10 @@ impl McpShim {
             .ok_or_else(|| err(-32602, "thread/resume needs `threadId`"))?
             .to_owned();
         if params.get("history").is_some_and(|h| !h.is_null()) {
-            return Err(unsupported(TRANSPORT, "thread/resume with history"));
+            return Err(RpcError::unsupported(
+                TRANSPORT,
+                "thread/resume with history",
+            ));
         }
         let threads = self.threads.lock().unwrap();
         // A local id (or a real id we already know) resumes that record.
@@ -539,7 +542,7 @@ impl McpShim {
         }
         // 0.92.0's `codex-reply` only knows sessions alive in this server process ("Session not
         // found for thread_id"), and its `codex` tool cannot load a rollout.
-        Err(unsupported(
+        Err(RpcError::unsupported(
             TRANSPORT,
             "thread/resume of a thread not started on this connection",
         ))
@@ -639,7 +642,7 @@ impl McpShim {
                         "config",
                     ] {
                         if params.get(k).is_some_and(|v| !v.is_null()) {
-                            return Err(unsupported(
+                            return Err(RpcError::unsupported(
                                 TRANSPORT,
                                 &format!("turn/start `{k}` after a thread's first turn"),
                             ));
@@ -724,7 +727,7 @@ fn apply_settings(
         Value::String(s) => {
             args.insert("approval-policy".into(), json!(s));
         }
-        _ => return Err(unsupported(TRANSPORT, "granular approvalPolicy")),
+        _ => return Err(RpcError::unsupported(TRANSPORT, "granular approvalPolicy")),
     }
     if let Some(s) = params["sandbox"].as_str() {
         args.insert("sandbox".into(), json!(s));
@@ -735,7 +738,7 @@ fn apply_settings(
             "workspaceWrite" => "workspace-write",
             "dangerFullAccess" => "danger-full-access",
             other => {
-                return Err(unsupported(
+                return Err(RpcError::unsupported(
                     TRANSPORT,
                     &format!("sandboxPolicy type {other}"),
                 ))
@@ -752,7 +755,7 @@ fn reject_unknown(method: &str, params: &Value, known: &[&str]) -> Result<(), Rp
     if let Some(obj) = params.as_object() {
         for (k, v) in obj {
             if !v.is_null() && !known.contains(&k.as_str()) {
-                return Err(unsupported(TRANSPORT, &format!("{method} `{k}`")));
+                return Err(RpcError::unsupported(TRANSPORT, &format!("{method} `{k}`")));
             }
         }
     }
@@ -775,7 +778,10 @@ fn prompt_of(params: &Value) -> Result<String, RpcError> {
         match it["type"].as_str() {
             Some("text") => parts.push(it["text"].as_str().unwrap_or("").to_owned()),
             Some(other) => {
-                return Err(unsupported(TRANSPORT, &format!("turn/start input {other}")))
+                return Err(RpcError::unsupported(
+                    TRANSPORT,
+                    &format!("turn/start input {other}"),
+                ))
             }
             None => return Err(err(-32602, "input item without `type`")),
         }
@@ -1352,7 +1358,7 @@ impl Shim for McpShim {
                 "thread/read" => self.thread_read(&params),
                 "turn/start" => self.turn_start(conn, params),
                 "turn/interrupt" => self.turn_interrupt(&params).await,
-                _ => Err(unsupported(TRANSPORT, &method)),
+                _ => Err(RpcError::unsupported(TRANSPORT, &method)),
             }
         })
     }

@@ -16,18 +16,6 @@ use tokio::sync::{mpsc, oneshot};
 
 use crate::error::{Result, RpcError};
 
-/// The `error.data` member that marks "this transport cannot do that".
-pub const UNSUPPORTED_MARKER: &str = "unsupportedByTransport";
-
-/// The error a shim returns for a method its transport cannot serve.
-pub(crate) fn unsupported(transport: &str, method: &str) -> RpcError {
-    RpcError {
-        code: -32601,
-        message: format!("`{method}` is not supported by the {transport} transport"),
-        data: Some(json!({ UNSUPPORTED_MARKER: transport, "method": method })),
-    }
-}
-
 /// Boxed future returned by shim handlers.
 pub(crate) type ShimFuture = Pin<Box<dyn Future<Output = Result<Value, RpcError>> + Send>>;
 
