@@ -7,30 +7,25 @@ use std::collections::HashMap;
 use std::sync::atomic::{AtomicI64, AtomicU8, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock, Weak};
 use std::time::{Duration, Instant};
-use tokio::io::BufReader;
 use tokio::sync::{mpsc, oneshot, Notify};
 
 use crate::dispatch::Handlers;
 use crate::error::{DisconnectInfo, Error, Result, RpcError, OVERLOADED_CODE};
 use crate::event::{null_raw, ConnectionEvent, Event, Notification, ResponderState, ServerRequest};
 use crate::message::{classify, notification_line, request_line, Classified, Incoming, RequestId};
-use crate::options::TransportKind;
 use crate::options::{ClientOptions, RequestOptions, RetryPolicy};
 use crate::pending::{Entry, Reply, Table};
 use crate::queue::{EventQueue, Push, ReaderSignal};
 use crate::router::Router;
-use crate::transport::io::{line_halves, ws_halves, MessageReader, MessageWriter};
-use crate::transport::lines::{read_line, LineRead};
-use crate::transport::process;
+use crate::transport::io::{MessageReader, MessageWriter};
+use crate::transport::lines::LineRead;
 use crate::transport::stderr::StderrTail;
-use crate::transport::ws;
+use crate::transport::{self, Link};
 
 const HANDSHAKE: u8 = 0;
 const OPEN: u8 = 1;
 const CLOSED: u8 = 2;
 
-/// How long a server gets to exit on its own after stdin is closed before it is killed.
-const EXIT_GRACE: Duration = Duration::from_millis(500);
 /// How long to wait for the last stderr lines after the server's stdout closed.
 const STDERR_GRACE: Duration = Duration::from_millis(300);
 /// After the server process exited: how long to keep reading what it wrote before exiting
@@ -652,69 +647,6 @@ impl Drop for Session {
     }
 }
 
-/// An open connection: the message halves and, for stdio, the server process.
-struct Link {
-    reader: MessageReader,
-    writer: MessageWriter,
-    child: Option<tokio::process::Child>,
-    stderr: Option<tokio::process::ChildStderr>,
-    /// The in-process shim serving this link (exec, mcp): awaited at teardown so it can
-    /// cancel its calls and stop its processes gracefully.
-    shim: Option<tokio::task::JoinHandle<()>>,
-}
-
-impl Link {
-    fn new(reader: MessageReader, writer: MessageWriter) -> Link {
-        Link {
-            reader,
-            writer,
-            child: None,
-            stderr: None,
-            shim: None,
-        }
-    }
-}
-
-async fn open_link(opts: &ClientOptions) -> Result<Link> {
-    match &opts.transport {
-        TransportKind::Stdio => {
-            let p = process::spawn(opts)?;
-            let (reader, writer) = line_halves(p.stdout, p.stdin);
-            Ok(Link {
-                child: Some(p.child),
-                stderr: Some(p.stderr),
-                ..Link::new(reader, writer)
-            })
-        }
-        TransportKind::WebSocket { url, token } => {
-            let ws = ws::connect_url(url, token.as_deref(), opts.max_line_bytes).await?;
-            let (reader, writer) = ws_halves(ws);
-            Ok(Link::new(reader, writer))
-        }
-        TransportKind::Unix { path } => {
-            let path = match path {
-                Some(p) => p.clone(),
-                None => ws::default_socket(opts.codex_home.as_deref())?,
-            };
-            let ws = ws::connect_unix(&path, opts.max_line_bytes).await?;
-            let (reader, writer) = ws_halves(ws);
-            Ok(Link::new(reader, writer))
-        }
-        TransportKind::Exec(_) | TransportKind::Mcp => {
-            let shim = crate::transport::shim_for(opts)?;
-            let (ours, theirs) = tokio::io::duplex(1 << 20);
-            let (their_read, their_write) = tokio::io::split(theirs);
-            let shim = tokio::spawn(crate::transport::shim::serve(shim, their_read, their_write));
-            let (read, write) = tokio::io::split(ours);
-            let (reader, writer) = line_halves(read, write);
-            Ok(Link {
-                shim: Some(shim),
-                ..Link::new(reader, writer)
-            })
-        }
-    }
-}
-
 /// The runtime thread's work: open the transport within the connect timeout (unless the
 /// client gives up first), then run the connection until it ends.
 async fn open_and_run(
@@ -726,12 +658,7 @@ async fn open_and_run(
     // Timers run from the start: the `initialize` deadline covers the transport's opening.
     let timer = tokio::spawn(timer_loop(shared.clone()));
     let opened = tokio::select! {
-        r = tokio::time::timeout(opts.connect_timeout, open_link(&opts)) => r.unwrap_or_else(|_| {
-            Err(Error::Timeout {
-                method: format!("connect to {}", opts.transport.describe()),
-                after: opts.connect_timeout,
-            })
-        }),
+        r = transport::open(&opts) => r,
         _ = &mut shutdown_rx => Err(Error::Disconnected(DisconnectInfo {
             reason: "connect aborted by disconnect()".into(),
             stderr_tail: String::new(),
@@ -749,21 +676,10 @@ async fn open_and_run(
             return;
         }
     };
-    if let Some(pid) = link.child.as_ref().and_then(|c| c.id()) {
+    if let Some(pid) = link.peer.pid() {
         let _ = shared.pid.set(pid);
     }
     run(shared, link, out_rx, shutdown_rx, timer).await;
-}
-
-/// Wait for the server process to exit (forever when there is none); how it exited.
-async fn exited(child: Option<&mut tokio::process::Child>) -> String {
-    match child {
-        Some(c) => match c.wait().await {
-            Ok(status) => process::describe(status),
-            Err(e) => format!("could not wait for the server process: {e}"),
-        },
-        None => std::future::pending().await,
-    }
 }
 
 async fn run(
@@ -776,11 +692,13 @@ async fn run(
     let Link {
         reader,
         writer,
-        mut child,
         stderr,
-        shim,
+        mut peer,
     } = link;
-    let stderr_task = stderr.map(|e| tokio::spawn(stderr_loop(shared.clone(), e)));
+    let stderr_task = stderr.map(|e| {
+        let shared = shared.clone();
+        tokio::spawn(async move { shared.stderr.collect(e).await })
+    });
     let mut writer = tokio::spawn(writer_loop(writer, out_rx));
     let mut reading = std::pin::pin!(reader_loop(&shared, reader));
     let reason = tokio::select! {
@@ -792,7 +710,7 @@ async fn run(
         },
         // The server's own exit ends the connection even while a process it left behind
         // keeps its stdout open: read what it wrote before exiting, then close.
-        how = exited(child.as_mut()) => {
+        how = peer.exited() => {
             tokio::time::timeout(EXIT_DRAIN, &mut reading).await.unwrap_or(how)
         }
     };
@@ -804,24 +722,12 @@ async fn run(
     {
         writer.abort();
     }
-    let reason = match child {
-        Some(mut child) => {
-            let exit = process::stop(&mut child, shared.pid(), EXIT_GRACE).await;
-            if reason == exit {
-                reason
-            } else {
-                format!("{reason} ({exit})")
-            }
-        }
-        None => reason,
+    let reason = match peer.stop().await {
+        Some(exit) if exit != reason => format!("{reason} ({exit})"),
+        _ => reason,
     };
     if let Some(t) = stderr_task {
         let _ = tokio::time::timeout(STDERR_GRACE, t).await;
-    }
-    if let Some(t) = shim {
-        // Our side is closed: the shim cancels its calls and stops its processes (each
-        // with its own grace period); bounded so teardown never hangs.
-        let _ = tokio::time::timeout(EXIT_GRACE * 3, t).await;
     }
     timer.abort();
     shared.close(DisconnectInfo {
@@ -903,24 +809,6 @@ async fn timer_loop(shared: Arc<SessionShared>) {
                     _ = shared.timer_wake.notified() => {}
                 }
             }
-        }
-    }
-}
-
-async fn stderr_loop(shared: Arc<SessionShared>, stderr: tokio::process::ChildStderr) {
-    let mut reader = BufReader::new(stderr);
-    let mut buf = Vec::with_capacity(1024);
-    loop {
-        match read_line(&mut reader, &mut buf, 64 * 1024).await {
-            Ok(LineRead::Line) => {
-                let line = String::from_utf8_lossy(&buf);
-                tracing::debug!(target: "codex_client::server_stderr", "{line}");
-                shared.stderr.push(&line);
-            }
-            Ok(LineRead::TooLong(n)) => shared
-                .stderr
-                .push(&format!("[{n}-byte stderr line skipped]")),
-            Ok(LineRead::Eof) | Err(_) => return,
         }
     }
 }

@@ -41,6 +41,7 @@ use std::time::Duration;
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tokio::sync::{mpsc, oneshot, Notify};
 
+use super::process;
 use super::shim::{now_ms, response_outcome, Shim, ShimConn, ShimFuture};
 use crate::error::{Result, RpcError};
 use crate::options::ClientOptions;
@@ -53,8 +54,6 @@ pub const SUPPORTED_VERSIONS: &[&str] = &["2025-11-25", "2025-06-18", "2025-03-2
 const TRANSPORT: &str = "mcp";
 /// How long an interrupted turn waits for Codex's `turn_aborted` before ending anyway.
 const ABORT_GRACE: Duration = Duration::from_secs(5);
-/// How long the server gets to exit after its stdin closed before it is killed.
-const EXIT_GRACE: Duration = Duration::from_millis(500);
 
 fn err(code: i64, message: impl Into<String>) -> RpcError {
     RpcError {
@@ -238,8 +237,8 @@ impl McpShim {
 
     fn spawn(&self, conn: Arc<ShimConn>) -> Result<Inner, RpcError> {
         let opts = &self.opts;
-        let mut cmd = crate::transport::process::subcommand(opts, "mcp-server")
-            .map_err(|e| err(-32603, e.to_string()))?;
+        let mut cmd =
+            process::subcommand(opts, "mcp-server").map_err(|e| err(-32603, e.to_string()))?;
         let mut child = cmd.spawn().map_err(|e| {
             err(
                 -32603,
@@ -428,7 +427,7 @@ impl McpShim {
         let mut child = self.child.lock().await;
         if let Some(mut c) = child.take() {
             let pid = c.id();
-            crate::transport::process::stop(&mut c, pid, EXIT_GRACE).await;
+            process::stop(&mut c, pid, process::EXIT_GRACE).await;
         }
     }
 

@@ -13,7 +13,9 @@ use std::sync::atomic::{AtomicI64, Ordering};
 use std::sync::{Arc, Mutex};
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
 use tokio::sync::{mpsc, oneshot};
+use tokio::task::JoinHandle;
 
+use super::io::{line_halves, MessageReader, MessageWriter};
 use crate::error::{Result, RpcError};
 
 /// Boxed future returned by shim handlers.
@@ -90,8 +92,19 @@ pub(crate) fn response_outcome(msg: &Value) -> Result<Value, RpcError> {
     }
 }
 
+/// Start `shim` on the runtime behind an in-memory pipe: the engine's halves of the pipe and
+/// the shim's task (which ends once the engine closed its side and the shim shut down).
+pub(crate) fn start(shim: Arc<dyn Shim>) -> (MessageReader, MessageWriter, JoinHandle<()>) {
+    let (ours, theirs) = tokio::io::duplex(1 << 20);
+    let (their_read, their_write) = tokio::io::split(theirs);
+    let task = tokio::spawn(serve(shim, their_read, their_write));
+    let (read, write) = tokio::io::split(ours);
+    let (reader, writer) = line_halves(read, write);
+    (reader, writer, task)
+}
+
 /// Run `shim` over a byte pipe until the client side closes.
-pub(crate) async fn serve(
+async fn serve(
     shim: Arc<dyn Shim>,
     read: impl AsyncRead + Unpin + Send + 'static,
     mut write: impl AsyncWrite + Unpin + Send + 'static,
