@@ -19,13 +19,13 @@
 #![warn(missing_docs)]
 
 mod client;
+mod correlation;
 pub mod delivery;
 mod dispatch;
 mod error;
 mod event;
 mod message;
 mod options;
-mod pending;
 pub mod protocol;
 mod queue;
 mod readiness;

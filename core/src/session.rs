@@ -4,17 +4,17 @@
 use bytes::Bytes;
 use serde_json::value::RawValue;
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicI64, AtomicU8, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::{Arc, Mutex, OnceLock, Weak};
-use std::time::{Duration, Instant};
-use tokio::sync::{mpsc, oneshot, Notify};
+use std::time::Duration;
+use tokio::sync::{mpsc, oneshot};
 
+use crate::correlation::{Correlation, Outcome, Reply};
 use crate::dispatch::Handlers;
-use crate::error::{DisconnectInfo, Error, Result, RpcError, OVERLOADED_CODE};
+use crate::error::{DisconnectInfo, Error, Result};
 use crate::event::{null_raw, ConnectionEvent, Event, Notification, ResponderState, ServerRequest};
-use crate::message::{classify, notification_line, request_line, Classified, Incoming, RequestId};
-use crate::options::{ClientOptions, RequestOptions, RetryPolicy};
-use crate::pending::{Entry, Reply, Table};
+use crate::message::{classify, notification_line, Classified, Incoming, RequestId};
+use crate::options::{ClientOptions, RequestOptions};
 use crate::queue::{EventQueue, Push, ReaderSignal};
 use crate::router::Router;
 use crate::transport::io::{MessageReader, MessageWriter};
@@ -31,8 +31,6 @@ const STDERR_GRACE: Duration = Duration::from_millis(300);
 /// After the server process exited: how long to keep reading what it wrote before exiting
 /// when its stdout does not close (a process it left behind holds the pipe).
 const EXIT_DRAIN: Duration = Duration::from_millis(250);
-/// Request ids that timed out, remembered so that a late answer can be named as one.
-const TIMED_OUT_MEMORY: usize = 64;
 
 enum Outgoing {
     Line(Bytes),
@@ -41,11 +39,7 @@ enum Outgoing {
 
 /// State shared by the runtime tasks and every handle of one connection.
 pub(crate) struct SessionShared {
-    pending: Mutex<Table>,
-    /// Pending requests that let the reader read ahead past a full queue (made on a thread
-    /// that delivers events; see `ClientOptions::read_ahead_bytes`).
-    read_ahead_pending: AtomicUsize,
-    next_id: AtomicI64,
+    correlation: Arc<Correlation>,
     out: mpsc::UnboundedSender<Outgoing>,
     pub(crate) queue: Arc<EventQueue>,
     signal: Arc<ReaderSignal>,
@@ -56,10 +50,7 @@ pub(crate) struct SessionShared {
     /// Why the transport could not be opened, when that is how the connection ended.
     open_error: OnceLock<Error>,
     stderr: StderrTail,
-    timer_wake: Notify,
     open_requests: Mutex<HashMap<RequestId, Arc<ResponderState>>>,
-    default_timeout: Duration,
-    retry: RetryPolicy,
     max_line_bytes: usize,
     read_ahead_bytes: usize,
     /// Process id of the spawned server, once spawned.
@@ -145,7 +136,7 @@ impl SessionShared {
         params: &RawValue,
         opts: RequestOptions,
         during_handshake: bool,
-    ) -> Result<oneshot::Receiver<Result<Box<RawValue>>>> {
+    ) -> Result<Outcome> {
         let (tx, rx) = oneshot::channel();
         self.send_request(method, params, opts, during_handshake, Reply::Wait(tx))?;
         Ok(rx)
@@ -170,165 +161,21 @@ impl SessionShared {
             HANDSHAKE => return Err(Error::NotConnected),
             _ => return Err(self.disconnect_error()),
         }
-        let id = self.next_id.fetch_add(1, Ordering::Relaxed);
-        let line = Bytes::from(request_line(id, method, params));
-        let timeout = opts.timeout.unwrap_or(self.default_timeout);
         let read_ahead = opts
             .read_ahead
             .unwrap_or_else(crate::delivery::delivers_events);
-        let entry = Entry {
-            tx: reply,
-            method: method.to_owned(),
-            line: line.clone(),
-            attempts: 1,
-            retry: opts.retry.unwrap_or(self.retry),
-            deadline: Instant::now() + timeout,
-            timeout,
-            read_ahead,
-        };
-        let earliest = {
-            let mut table = self.pending.lock().unwrap();
-            if table.closed {
-                return Err(self.disconnect_error());
-            }
-            if read_ahead {
-                self.read_ahead_pending.fetch_add(1, Ordering::AcqRel);
-            }
-            table.insert(id, entry)
-        };
-        if earliest {
-            self.timer_wake.notify_one();
-        }
+        let request = self
+            .correlation
+            .register(method, params, &opts, read_ahead, reply)?;
         if read_ahead {
             // A reader stalled on a full queue must read on: this thread would otherwise
             // wait for itself.
             self.signal.wake();
         }
-        if self.out.send(Outgoing::Line(line)).is_err() {
-            self.fail_request(id, self.disconnect_error());
+        if self.out.send(Outgoing::Line(request.line)).is_err() {
+            self.correlation.fail(request.id, self.disconnect_error());
         }
         Ok(())
-    }
-
-    fn fail_request(&self, id: i64, err: Error) {
-        let entry = self.pending.lock().unwrap().map.remove(&id);
-        if let Some(e) = entry {
-            self.finish(e, Err(err));
-        }
-    }
-
-    /// Hand a request its outcome (the entry is already out of the table).
-    fn finish(&self, entry: Entry, outcome: Result<Box<RawValue>>) {
-        if entry.read_ahead {
-            self.read_ahead_pending.fetch_sub(1, Ordering::AcqRel);
-        }
-        match entry.tx {
-            Reply::Wait(tx) => {
-                let _ = tx.send(outcome);
-            }
-            Reply::Event(token) => {
-                let response = Event::Response(crate::event::Response {
-                    token,
-                    method: entry.method,
-                    result: outcome,
-                });
-                if self.queue.push_response(response).is_some() {
-                    tracing::debug!(token, "response after the event queue closed; dropped");
-                }
-            }
-        }
-    }
-
-    /// Why a response matches no pending request, in words for the error event.
-    fn unmatched_response(&self, table: &Table, id: &RequestId) -> String {
-        match id {
-            RequestId::Int(n) => match table.timed_out.iter().find(|(i, _)| i == n) {
-                Some((_, method)) => {
-                    format!("late response to request {n} (`{method}`), which had timed out")
-                }
-                None if *n >= 1 && *n < self.next_id.load(Ordering::Relaxed) => {
-                    format!(
-                        "response to request {n}, which is no longer pending (a second answer, or one after a timeout)"
-                    )
-                }
-                None => format!("response with id {n}, which this client never used"),
-            },
-            RequestId::Str(_) => format!("response with id {id}, which this client never used"),
-        }
-    }
-
-    /// Route a response to its pending request, retrying overload errors. A response that
-    /// matches none (unknown id, a second answer, an answer after the timeout) is reported
-    /// as a connection error event; the connection goes on.
-    fn complete(&self, id: RequestId, outcome: std::result::Result<&RawValue, RpcError>) {
-        let mut table = self.pending.lock().unwrap();
-        let entry = match &id {
-            RequestId::Int(n) => table.map.remove(n),
-            RequestId::Str(_) => None,
-        };
-        let Some(mut entry) = entry else {
-            let why = self.unmatched_response(&table, &id);
-            drop(table);
-            self.report(format!("protocol error: {why}; dropped"));
-            return;
-        };
-        let RequestId::Int(n) = id else {
-            unreachable!("only integer ids are pending")
-        };
-        let result = match outcome {
-            Ok(raw) => Ok(raw.to_owned()),
-            Err(e) if e.code == OVERLOADED_CODE => {
-                if entry.attempts < entry.retry.max_attempts {
-                    let delay = entry.retry.backoff(entry.attempts - 1);
-                    if Instant::now() + delay < entry.deadline {
-                        tracing::debug!(method = %entry.method, attempt = entry.attempts, ?delay, "server overloaded; retrying");
-                        entry.attempts += 1;
-                        let line = entry.line.clone();
-                        table.map.insert(n, entry);
-                        drop(table);
-                        let me = self.me.clone();
-                        tokio::spawn(async move {
-                            tokio::time::sleep(delay).await;
-                            if let Some(s) = me.upgrade() {
-                                if s.pending.lock().unwrap().map.contains_key(&n) {
-                                    let _ = s.out.send(Outgoing::Line(line));
-                                }
-                            }
-                        });
-                        return;
-                    }
-                }
-                Err(Error::Overloaded {
-                    attempts: entry.attempts,
-                    last: e,
-                })
-            }
-            Err(e) => Err(e.into_error()),
-        };
-        drop(table);
-        self.finish(entry, result);
-    }
-
-    fn expire(&self, now: Instant) {
-        let expired = {
-            let mut table = self.pending.lock().unwrap();
-            let expired = table.take_expired(now);
-            for (id, e) in &expired {
-                if table.timed_out.len() == TIMED_OUT_MEMORY {
-                    table.timed_out.pop_front();
-                }
-                table.timed_out.push_back((*id, e.method.clone()));
-            }
-            expired
-        };
-        for (_, e) in expired {
-            tracing::debug!(method = %e.method, "request timed out");
-            let err = Error::Timeout {
-                method: e.method.clone(),
-                after: e.timeout,
-            };
-            self.finish(e, Err(err));
-        }
     }
 
     /// Queue an event on `queue`, waiting for room when it is full and nothing is pending.
@@ -338,7 +185,7 @@ impl SessionShared {
     async fn deliver(&self, queue: &Arc<EventQueue>, mut event: Event) {
         let mut queue = queue;
         loop {
-            let read_ahead = self.read_ahead_pending.load(Ordering::Acquire) > 0;
+            let read_ahead = self.correlation.reads_ahead();
             match queue.push_deferred(event, read_ahead) {
                 Push::Done => {
                     let mut dirty = self.dirty.lock().unwrap();
@@ -433,7 +280,11 @@ impl SessionShared {
                 let excerpt = String::from_utf8_lossy(&line[..line.len().min(200)]).into_owned();
                 self.report(format!("unexpected message from server ({why}): {excerpt}"));
             }
-            Ok(Classified::Response { id, outcome }) => self.complete(id, outcome),
+            Ok(Classified::Response { id, outcome }) => {
+                if let Err(message) = self.correlation.complete(id, outcome) {
+                    self.report(message);
+                }
+            }
             Ok(Classified::Notification { method, params }) => {
                 let params = params.map(|p| p.to_owned()).unwrap_or_else(null_raw);
                 if method == "serverRequest/resolved" {
@@ -495,24 +346,18 @@ impl SessionShared {
     /// [`close`](Self::close), failing pending requests with `error` instead of the
     /// disconnect (a connect that failed reports why).
     fn close_with(&self, info: DisconnectInfo, error: Option<Error>) {
-        let entries = {
-            let mut table = self.pending.lock().unwrap();
-            if table.closed {
-                return;
-            }
-            table.closed = true;
-            if let Some(e) = &error {
-                let _ = self.open_error.set(e.clone());
+        let failure = error
+            .clone()
+            .unwrap_or_else(|| Error::Disconnected(info.clone()));
+        let closed_now = self.correlation.close(failure, || {
+            if let Some(e) = error {
+                let _ = self.open_error.set(e);
             }
             self.state.store(CLOSED, Ordering::Release);
             let _ = self.close_info.set(info.clone());
-            table.take_all()
-        };
-        for e in entries {
-            let err = error
-                .clone()
-                .unwrap_or_else(|| Error::Disconnected(info.clone()));
-            self.finish(e, Err(err));
+        });
+        if !closed_now {
+            return;
         }
         for (_, state) in self.open_requests.lock().unwrap().drain() {
             state.mark_closed();
@@ -562,16 +407,34 @@ impl Session {
         let (out_tx, out_rx) = mpsc::unbounded_channel();
         let (shutdown_tx, shutdown_rx) = oneshot::channel();
         let signal = Arc::new(ReaderSignal::default());
+        let queue = Arc::new(EventQueue::with_signal(
+            opts.event_queue_capacity,
+            opts.read_ahead_bytes,
+            signal.clone(),
+        ));
+        let resend = out_tx.clone();
+        let responses = queue.clone();
+        let correlation = Correlation::new(
+            opts.default_timeout,
+            opts.retry,
+            move |line| {
+                let _ = resend.send(Outgoing::Line(line));
+            },
+            move |token, method, result| {
+                let response = Event::Response(crate::event::Response {
+                    token,
+                    method,
+                    result,
+                });
+                if responses.push_response(response).is_some() {
+                    tracing::debug!(token, "response after the event queue closed; dropped");
+                }
+            },
+        );
         let shared = Arc::new_cyclic(|me| SessionShared {
-            pending: Mutex::new(Table::default()),
-            read_ahead_pending: AtomicUsize::new(0),
-            next_id: AtomicI64::new(1),
+            correlation,
             out: out_tx,
-            queue: Arc::new(EventQueue::with_signal(
-                opts.event_queue_capacity,
-                opts.read_ahead_bytes,
-                signal.clone(),
-            )),
+            queue,
             signal,
             queue_capacity: opts.event_queue_capacity,
             router: Router::default(),
@@ -579,10 +442,7 @@ impl Session {
             close_info: OnceLock::new(),
             open_error: OnceLock::new(),
             stderr: StderrTail::new(opts.stderr_tail_bytes),
-            timer_wake: Notify::new(),
             open_requests: Mutex::new(HashMap::new()),
-            default_timeout: opts.default_timeout,
-            retry: opts.retry,
             max_line_bytes: opts.max_line_bytes,
             read_ahead_bytes: opts.read_ahead_bytes,
             pid: OnceLock::new(),
@@ -656,7 +516,8 @@ async fn open_and_run(
     mut shutdown_rx: oneshot::Receiver<()>,
 ) {
     // Timers run from the start: the `initialize` deadline covers the transport's opening.
-    let timer = tokio::spawn(timer_loop(shared.clone()));
+    let correlation = shared.correlation.clone();
+    let timer = tokio::spawn(async move { correlation.run_timers().await });
     let opened = tokio::select! {
         r = transport::open(&opts) => r,
         _ = &mut shutdown_rx => Err(Error::Disconnected(DisconnectInfo {
@@ -794,21 +655,6 @@ async fn writer_loop(mut w: MessageWriter, mut rx: mpsc::UnboundedReceiver<Outgo
         if close {
             w.close().await;
             return;
-        }
-    }
-}
-
-async fn timer_loop(shared: Arc<SessionShared>) {
-    loop {
-        let next = shared.pending.lock().unwrap().next_deadline();
-        match next {
-            None => shared.timer_wake.notified().await,
-            Some(when) => {
-                tokio::select! {
-                    _ = tokio::time::sleep_until(when.into()) => shared.expire(Instant::now()),
-                    _ = shared.timer_wake.notified() => {}
-                }
-            }
         }
     }
 }
