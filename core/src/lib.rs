@@ -29,6 +29,7 @@ mod options;
 pub mod protocol;
 mod queue;
 mod readiness;
+mod responder;
 mod router;
 mod scan;
 mod session;

@@ -3,7 +3,6 @@
 
 use bytes::Bytes;
 use serde_json::value::RawValue;
-use std::collections::HashMap;
 use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::{Arc, Mutex, OnceLock, Weak};
 use std::time::Duration;
@@ -12,10 +11,11 @@ use tokio::sync::{mpsc, oneshot};
 use crate::correlation::{Correlation, Outcome, Reply};
 use crate::dispatch::Handlers;
 use crate::error::{DisconnectInfo, Error, Result};
-use crate::event::{null_raw, ConnectionEvent, Event, Notification, ResponderState, ServerRequest};
+use crate::event::{null_raw, ConnectionEvent, Event, Notification, ServerRequest};
 use crate::message::{classify, notification_line, Classified, Incoming, RequestId};
 use crate::options::{ClientOptions, RequestOptions};
 use crate::queue::{EventQueue, Push, ReaderSignal};
+use crate::responder::{OpenRequests, Responder};
 use crate::router::Router;
 use crate::transport::io::{MessageReader, MessageWriter};
 use crate::transport::lines::LineRead;
@@ -50,7 +50,7 @@ pub(crate) struct SessionShared {
     /// Why the transport could not be opened, when that is how the connection ended.
     open_error: OnceLock<Error>,
     stderr: StderrTail,
-    open_requests: Mutex<HashMap<RequestId, Arc<ResponderState>>>,
+    open_requests: OpenRequests,
     max_line_bytes: usize,
     read_ahead_bytes: usize,
     /// Process id of the spawned server, once spawned.
@@ -122,10 +122,6 @@ impl SessionShared {
     /// Send a client notification.
     pub(crate) fn notify(&self, method: &str, params: Option<&RawValue>) -> Result<()> {
         self.send_line(notification_line(method, params))
-    }
-
-    pub(crate) fn forget_server_request(&self, id: &RequestId) {
-        self.open_requests.lock().unwrap().remove(id);
     }
 
     /// Register a request and send it. The returned receiver always completes: with the
@@ -308,11 +304,7 @@ impl SessionShared {
             }
             Ok(Classified::Request { id, method, params }) => {
                 let params = params.map(|p| p.to_owned()).unwrap_or_else(null_raw);
-                let state = ResponderState::new();
-                self.open_requests
-                    .lock()
-                    .unwrap()
-                    .insert(id.clone(), state.clone());
+                let state = self.open_requests.open(id.clone());
                 let req = ServerRequest::new(id, method, params, state, self.me.clone());
                 // A handler registered on the client wins over an open turn stream.
                 let route = match &self.handlers {
@@ -332,9 +324,7 @@ impl SessionShared {
             request_id: RequestId,
         }
         if let Ok(r) = serde_json::from_str::<Resolved>(params.get()) {
-            if let Some(state) = self.open_requests.lock().unwrap().remove(&r.request_id) {
-                state.mark_resolved();
-            }
+            self.open_requests.resolve(&r.request_id);
         }
     }
 
@@ -359,9 +349,7 @@ impl SessionShared {
         if !closed_now {
             return;
         }
-        for (_, state) in self.open_requests.lock().unwrap().drain() {
-            state.mark_closed();
-        }
+        self.open_requests.close_all();
         tracing::debug!(reason = %info.reason, "connection closed");
         for route in self.router.take_all() {
             route
@@ -382,6 +370,20 @@ impl SessionShared {
         self.queue
             .force_push(Event::Connection(ConnectionEvent::Disconnected(info)));
         self.queue.close();
+    }
+}
+
+impl Responder for SessionShared {
+    fn send_response(&self, line: Vec<u8>) -> Result<()> {
+        self.send_line(line)
+    }
+
+    fn forget_request(&self, id: &RequestId) {
+        self.open_requests.forget(id);
+    }
+
+    fn disconnect_error(&self) -> Error {
+        SessionShared::disconnect_error(self)
     }
 }
 
@@ -442,7 +444,7 @@ impl Session {
             close_info: OnceLock::new(),
             open_error: OnceLock::new(),
             stderr: StderrTail::new(opts.stderr_tail_bytes),
-            open_requests: Mutex::new(HashMap::new()),
+            open_requests: OpenRequests::default(),
             max_line_bytes: opts.max_line_bytes,
             read_ahead_bytes: opts.read_ahead_bytes,
             pid: OnceLock::new(),
