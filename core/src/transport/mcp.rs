@@ -38,11 +38,11 @@ use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
-use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio::sync::{mpsc, oneshot, Notify};
 
 use super::process;
-use super::shim::{now_ms, response_outcome, Shim, ShimConn, ShimFuture};
+use super::shim::{now_ms, response_outcome, write_lines, Shim, ShimConn, ShimFuture};
 use crate::error::{Result, RpcError};
 use crate::options::ClientOptions;
 
@@ -251,7 +251,7 @@ impl McpShim {
         let stdin = child.stdin.take().expect("piped");
         let stdout = child.stdout.take().expect("piped");
         let stderr = child.stderr.take().expect("piped");
-        let (out_tx, mut out_rx) = mpsc::unbounded_channel::<Vec<u8>>();
+        let (out_tx, out_rx) = mpsc::unbounded_channel::<Vec<u8>>();
         let client = Arc::new(McpClient {
             out: out_tx,
             next_id: AtomicI64::new(1),
@@ -264,30 +264,9 @@ impl McpShim {
             close_reason: Mutex::new(None),
             stderr_tail: Mutex::new(String::new()),
         });
-        tokio::spawn(async move {
-            let mut stdin = stdin;
-            while let Some(line) = out_rx.recv().await {
-                if line.is_empty() {
-                    return; // stop(): dropping stdin closes it
-                }
-                if stdin.write_all(&line).await.is_err() {
-                    return;
-                }
-                while let Ok(more) = out_rx.try_recv() {
-                    if more.is_empty() {
-                        let _ = stdin.flush().await;
-                        return;
-                    }
-                    if stdin.write_all(&more).await.is_err() {
-                        return;
-                    }
-                }
-                if stdin.flush().await.is_err() {
-                    return;
-                }
-            }
-            // Channel closed (shutdown): dropping stdin closes it.
-        });
+        // An empty line (stop()) or the channel's end (shutdown) ends the writer: dropping
+        // stdin closes it.
+        tokio::spawn(write_lines(out_rx, stdin));
         let c2 = client.clone();
         let stderr_task = tokio::spawn(async move {
             let mut lines = BufReader::new(stderr).lines();
@@ -1194,6 +1173,18 @@ impl TurnRun {
         let ty = msg["type"].as_str().unwrap_or("unknown").to_owned();
         let (tid, turn) = self.ids();
         let note = |m: &str, p: Value| self.conn.notify(m, p);
+        // `item/started` or `item/completed`.
+        let item_note = |started: bool, item: Value| {
+            let (m, ts) = if started {
+                ("item/started", "startedAtMs")
+            } else {
+                ("item/completed", "completedAtMs")
+            };
+            note(
+                m,
+                json!({"threadId": tid, "turnId": turn, "item": item, ts: now_ms()}),
+            );
+        };
         match ty.as_str() {
             "session_configured" => {
                 if let Some(s) = msg["session_id"].as_str() {
@@ -1207,15 +1198,7 @@ impl TurnRun {
                     if !started && item["type"] == "agentMessage" {
                         self.agent_message_seen = true;
                     }
-                    let (m, ts) = if started {
-                        ("item/started", "startedAtMs")
-                    } else {
-                        ("item/completed", "completedAtMs")
-                    };
-                    note(
-                        m,
-                        json!({"threadId": tid, "turnId": turn, "item": item, ts: now_ms()}),
-                    );
+                    item_note(started, item);
                 }
                 None => self.raw(&ty, params),
             },
@@ -1254,15 +1237,7 @@ impl TurnRun {
                     "commandActions": [], "aggregatedOutput": if end { msg["aggregated_output"].clone() } else { Value::Null },
                     "exitCode": exit, "durationMs": dur,
                 });
-                let (m, ts) = if end {
-                    ("item/completed", "completedAtMs")
-                } else {
-                    ("item/started", "startedAtMs")
-                };
-                note(
-                    m,
-                    json!({"threadId": tid, "turnId": turn, "item": item, ts: now_ms()}),
-                );
+                item_note(!end, item);
             }
             "error" | "stream_error" => {
                 let retry = ty == "stream_error";

@@ -92,6 +92,30 @@ pub(crate) fn response_outcome(msg: &Value) -> Result<Value, RpcError> {
     }
 }
 
+/// Write the lines from `rx` to `write`, flushing after each burst, until the channel ends, a
+/// write fails or an empty line asks to stop.
+pub(crate) async fn write_lines(
+    mut rx: mpsc::UnboundedReceiver<Vec<u8>>,
+    mut write: impl AsyncWrite + Unpin,
+) {
+    while let Some(first) = rx.recv().await {
+        let mut next = Some(first);
+        while let Some(line) = next.take() {
+            if line.is_empty() {
+                let _ = write.flush().await;
+                return;
+            }
+            if write.write_all(&line).await.is_err() {
+                return;
+            }
+            next = rx.try_recv().ok();
+        }
+        if write.flush().await.is_err() {
+            return;
+        }
+    }
+}
+
 /// Start `shim` on the runtime behind an in-memory pipe: the engine's halves of the pipe and
 /// the shim's task (which ends once the engine closed its side and the shim shut down).
 pub(crate) fn start(shim: Arc<dyn Shim>) -> (MessageReader, MessageWriter, JoinHandle<()>) {
@@ -107,30 +131,16 @@ pub(crate) fn start(shim: Arc<dyn Shim>) -> (MessageReader, MessageWriter, JoinH
 async fn serve(
     shim: Arc<dyn Shim>,
     read: impl AsyncRead + Unpin + Send + 'static,
-    mut write: impl AsyncWrite + Unpin + Send + 'static,
+    write: impl AsyncWrite + Unpin + Send + 'static,
 ) {
-    let (out_tx, mut out_rx) = mpsc::unbounded_channel::<Vec<u8>>();
+    let (out_tx, out_rx) = mpsc::unbounded_channel::<Vec<u8>>();
     let conn = Arc::new(ShimConn {
         out: out_tx,
         next_id: AtomicI64::new(0),
         pending: Mutex::new(HashMap::new()),
         opt_out: Mutex::new(Vec::new()),
     });
-    let writer = tokio::spawn(async move {
-        while let Some(line) = out_rx.recv().await {
-            if write.write_all(&line).await.is_err() {
-                return;
-            }
-            while let Ok(more) = out_rx.try_recv() {
-                if write.write_all(&more).await.is_err() {
-                    return;
-                }
-            }
-            if write.flush().await.is_err() {
-                return;
-            }
-        }
-    });
+    let writer = tokio::spawn(write_lines(out_rx, write));
     let mut lines = BufReader::new(read).lines();
     let mut initialized = false;
     while let Ok(Some(line)) = lines.next_line().await {
