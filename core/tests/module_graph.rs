@@ -10,11 +10,6 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
-/// A cycle that exists today in code this work may not change: `queue` marks event-delivery
-/// threads through `dispatch`, which starts from `queue`'s types. The event-delivery work
-/// (`delivery/`) untangles the two; until then this one loop is tolerated.
-const TOLERATED: &[&[&str]] = &[&["dispatch", "queue"]];
-
 type Module = Vec<String>;
 
 fn name(m: &[String]) -> String {
@@ -397,14 +392,7 @@ fn graph() -> Graph {
 }
 
 fn check(level: &str, edges: &BTreeSet<(String, String)>) {
-    let tolerated: Vec<BTreeSet<String>> = TOLERATED
-        .iter()
-        .map(|c| c.iter().map(|s| s.to_string()).collect())
-        .collect();
-    let bad: Vec<_> = cycles(edges)
-        .into_iter()
-        .filter(|c| !tolerated.contains(c))
-        .collect();
+    let bad = cycles(edges);
     let list: Vec<String> = edges.iter().map(|(a, b)| format!("  {a} -> {b}")).collect();
     assert!(
         bad.is_empty(),
