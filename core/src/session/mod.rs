@@ -256,25 +256,22 @@ impl SessionShared {
         }
         self.open_requests.close_all();
         tracing::debug!(reason = %info.reason, "connection closed");
+        // Every queue ends with the disconnect: turn streams, subscriptions, the main queue.
+        let end = |queue: &EventQueue| {
+            queue.force_push(Event::Connection(ConnectionEvent::Disconnected(
+                info.clone(),
+            )));
+            queue.close();
+        };
         for route in self.router.take_all() {
-            route
-                .queue
-                .force_push(Event::Connection(ConnectionEvent::Disconnected(
-                    info.clone(),
-                )));
-            route.queue.close();
+            end(&route.queue);
         }
         let subs = std::mem::take(&mut *self.subscribers.lock().unwrap());
         self.has_subscribers.store(false, Ordering::Release);
         for sub in subs {
-            sub.force_push(Event::Connection(ConnectionEvent::Disconnected(
-                info.clone(),
-            )));
-            sub.close();
+            end(&sub);
         }
-        self.queue
-            .force_push(Event::Connection(ConnectionEvent::Disconnected(info)));
-        self.queue.close();
+        end(&self.queue);
     }
 }
 
