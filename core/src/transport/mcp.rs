@@ -52,6 +52,16 @@ pub const OFFERED_VERSION: &str = "2025-11-25";
 pub const SUPPORTED_VERSIONS: &[&str] = &["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"];
 
 const TRANSPORT: &str = "mcp";
+/// The `turn/start` params that set how the turn runs (besides `threadId` and `input`).
+const TURN_SETTINGS: [&str; 7] = [
+    "model",
+    "cwd",
+    "approvalPolicy",
+    "sandboxPolicy",
+    "effort",
+    "summary",
+    "config",
+];
 /// How long an interrupted turn waits for Codex's `turn_aborted` before ending anyway.
 const ABORT_GRACE: Duration = Duration::from_secs(5);
 
@@ -574,17 +584,7 @@ impl McpShim {
         reject_unknown(
             "turn/start",
             &params,
-            &[
-                "threadId",
-                "input",
-                "model",
-                "cwd",
-                "approvalPolicy",
-                "sandboxPolicy",
-                "effort",
-                "summary",
-                "config",
-            ],
+            &[["threadId", "input"].as_slice(), &TURN_SETTINGS].concat(),
         )?;
         let client = self.client()?;
         let call_id = client.alloc_id();
@@ -610,15 +610,7 @@ impl McpShim {
                     ("codex", args)
                 }
                 Some(real) => {
-                    for k in [
-                        "model",
-                        "cwd",
-                        "approvalPolicy",
-                        "sandboxPolicy",
-                        "effort",
-                        "summary",
-                        "config",
-                    ] {
+                    for k in TURN_SETTINGS {
                         if params.get(k).is_some_and(|v| !v.is_null()) {
                             return Err(RpcError::unsupported(
                                 TRANSPORT,
