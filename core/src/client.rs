@@ -533,7 +533,7 @@ impl Client {
             params,
             opts,
             false,
-            crate::pending::Reply::Event(token),
+            crate::correlation::Reply::Event(token),
         )
     }
 

@@ -17,6 +17,35 @@ pub struct RpcError {
     pub data: Option<serde_json::Value>,
 }
 
+/// The `error.data` member by which an error answer says "this transport cannot do that"
+/// (the in-process shims answer so for what `codex exec` or `codex mcp-server` cannot do).
+const UNSUPPORTED_MARKER: &str = "unsupportedByTransport";
+
+impl RpcError {
+    /// The error answer for a method that `transport` cannot serve.
+    pub(crate) fn unsupported(transport: &str, method: &str) -> RpcError {
+        RpcError {
+            code: -32601,
+            message: format!("`{method}` is not supported by the {transport} transport"),
+            data: Some(serde_json::json!({ UNSUPPORTED_MARKER: transport, "method": method })),
+        }
+    }
+
+    /// The error a request answered with this error fails with: [`Error::Unsupported`] for
+    /// an answer made by [`RpcError::unsupported`], [`Error::Rpc`] for any other.
+    pub(crate) fn into_error(self) -> Error {
+        let unsupported = self
+            .data
+            .as_ref()
+            .is_some_and(|d| d.get(UNSUPPORTED_MARKER).is_some());
+        if unsupported {
+            Error::Unsupported(self.message)
+        } else {
+            Error::Rpc(self)
+        }
+    }
+}
+
 impl fmt::Display for RpcError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "JSON-RPC error {}: {}", self.code, self.message)
@@ -126,3 +155,23 @@ impl Error {
 
 /// Result alias used throughout the crate.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_marked_answers_are_unsupported() {
+        let e = RpcError::unsupported("exec", "thread/fork").into_error();
+        assert!(
+            matches!(&e, Error::Unsupported(m) if m == "`thread/fork` is not supported by the exec transport"),
+            "{e:?}"
+        );
+        let plain = RpcError {
+            code: -32601,
+            message: "nope".into(),
+            data: Some(serde_json::json!({"method": "x"})),
+        };
+        assert!(matches!(plain.clone().into_error(), Error::Rpc(r) if r == plain));
+    }
+}

@@ -3,13 +3,12 @@
 use serde::de::DeserializeOwned;
 use serde_json::value::RawValue;
 use std::borrow::Cow;
-use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::{Arc, Weak};
 
 use crate::error::{DisconnectInfo, Error, Result, RpcError};
 use crate::message::{response_line, RequestId};
+use crate::responder::{Responder, ResponderState};
 use crate::scan;
-use crate::session::SessionShared;
 
 /// A notification from the server (`{method, params}`), with `params` kept as raw JSON text
 /// so nothing is lost and nothing is parsed until asked for.
@@ -141,41 +140,6 @@ impl Notification {
     }
 }
 
-const OPEN: u8 = 0;
-const ANSWERED: u8 = 1;
-const RESOLVED: u8 = 2;
-const CLOSED: u8 = 3;
-
-/// Shared state of one server request, also known to the session so that
-/// `serverRequest/resolved` and disconnects can close it.
-#[derive(Debug)]
-pub(crate) struct ResponderState {
-    status: AtomicU8,
-}
-
-impl ResponderState {
-    pub(crate) fn new() -> Arc<Self> {
-        Arc::new(ResponderState {
-            status: AtomicU8::new(OPEN),
-        })
-    }
-    /// Mark resolved by the server; later answers fail with `AlreadyResponded`.
-    pub(crate) fn mark_resolved(&self) {
-        let _ = self
-            .status
-            .compare_exchange(OPEN, RESOLVED, Ordering::AcqRel, Ordering::Acquire);
-    }
-    /// Mark closed by a disconnect.
-    pub(crate) fn mark_closed(&self) {
-        let _ = self
-            .status
-            .compare_exchange(OPEN, CLOSED, Ordering::AcqRel, Ordering::Acquire);
-    }
-    fn is_open(&self) -> bool {
-        self.status.load(Ordering::Acquire) == OPEN
-    }
-}
-
 /// A request sent by the server that expects an answer (approvals, user input, ...).
 ///
 /// Answer it with [`respond`](Self::respond) or [`respond_error`](Self::respond_error), now or
@@ -190,7 +154,7 @@ pub struct ServerRequest {
     /// The `params` member as raw JSON.
     pub params: Box<RawValue>,
     state: Arc<ResponderState>,
-    session: Weak<SessionShared>,
+    conn: Weak<dyn Responder>,
 }
 
 impl ServerRequest {
@@ -199,14 +163,14 @@ impl ServerRequest {
         method: String,
         params: Box<RawValue>,
         state: Arc<ResponderState>,
-        session: Weak<SessionShared>,
+        conn: Weak<dyn Responder>,
     ) -> Self {
         ServerRequest {
             id,
             method,
             params,
             state,
-            session,
+            conn,
         }
     }
 
@@ -261,24 +225,15 @@ impl ServerRequest {
     }
 
     fn send(&self, outcome: std::result::Result<&RawValue, &RpcError>) -> Result<()> {
-        let session = self.session.upgrade().ok_or_else(|| {
+        let conn = self.conn.upgrade().ok_or_else(|| {
             Error::Disconnected(DisconnectInfo {
                 reason: "connection closed before the server request was answered".into(),
                 stderr_tail: String::new(),
             })
         })?;
-        match self.state.status.compare_exchange(
-            OPEN,
-            ANSWERED,
-            Ordering::AcqRel,
-            Ordering::Acquire,
-        ) {
-            Ok(_) => {}
-            Err(CLOSED) => return Err(session.disconnect_error()),
-            Err(_) => return Err(Error::AlreadyResponded),
-        }
-        session.forget_server_request(&self.id);
-        session.send_line(response_line(&self.id, outcome))
+        self.state.claim(&*conn)?;
+        conn.forget_request(&self.id);
+        conn.send_response(response_line(&self.id, outcome))
     }
 }
 

@@ -19,20 +19,20 @@
 #![warn(missing_docs)]
 
 mod client;
+mod correlation;
 pub mod delivery;
 mod dispatch;
 mod error;
 mod event;
 mod message;
 mod options;
-mod pending;
 pub mod protocol;
 mod queue;
 mod readiness;
+mod responder;
 mod router;
 mod scan;
 mod session;
-mod shim;
 mod thread;
 pub mod transport;
 mod turn;

@@ -1,11 +1,150 @@
 //! Transports: how messages reach a Codex server: `codex app-server` over stdio, over
-//! WebSocket (TCP) and over its unix control socket.
+//! WebSocket (TCP) and over its unix control socket, or an in-process shim that serves the
+//! app-server protocol on top of `codex exec --json` or `codex mcp-server`.
 
 pub(crate) mod binary;
+pub(crate) mod exec;
 pub(crate) mod io;
 pub(crate) mod lines;
+pub(crate) mod mcp;
 pub(crate) mod process;
+pub(crate) mod shim;
 pub(crate) mod stderr;
 pub(crate) mod ws;
 
 pub use binary::resolve_codex_bin;
+
+use std::sync::Arc;
+use tokio::process::{Child, ChildStderr};
+use tokio::task::JoinHandle;
+
+use crate::error::{Error, Result};
+use crate::options::{ClientOptions, TransportKind};
+use io::{line_halves, ws_halves, MessageReader, MessageWriter};
+
+/// An open connection: the two message halves and what serves them.
+pub(crate) struct Link {
+    pub(crate) reader: MessageReader,
+    pub(crate) writer: MessageWriter,
+    /// The server's stderr, for the transport that spawns the server.
+    pub(crate) stderr: Option<ChildStderr>,
+    pub(crate) peer: Peer,
+}
+
+/// What serves a link, to be stopped when the link ends.
+pub(crate) enum Peer {
+    /// A server elsewhere (WebSocket, unix socket): closing our side is all.
+    Remote,
+    /// The spawned `codex app-server`, with its process id (also its process group's).
+    Process { child: Child, pid: Option<u32> },
+    /// The in-process shim (exec, mcp), awaited at teardown so it can cancel its calls and
+    /// stop its processes gracefully.
+    Shim(JoinHandle<()>),
+}
+
+impl Peer {
+    /// Process id of the spawned server.
+    pub(crate) fn pid(&self) -> Option<u32> {
+        match self {
+            Peer::Process { pid, .. } => *pid,
+            _ => None,
+        }
+    }
+
+    /// Wait for the server process to exit (forever when there is none); how it exited.
+    pub(crate) async fn exited(&mut self) -> String {
+        match self {
+            Peer::Process { child, .. } => match child.wait().await {
+                Ok(status) => process::describe(status),
+                Err(e) => format!("could not wait for the server process: {e}"),
+            },
+            _ => std::future::pending().await,
+        }
+    }
+
+    /// Stop it once our side of the link is closed: a process gets [`process::EXIT_GRACE`] to exit on
+    /// its own before it is killed (how it exited is returned); a shim gets three times that
+    /// to cancel its calls and stop its processes, each with its own grace period (bounded so
+    /// teardown never hangs).
+    pub(crate) async fn stop(self) -> Option<String> {
+        match self {
+            Peer::Remote => None,
+            Peer::Process { mut child, pid } => {
+                Some(process::stop(&mut child, pid, process::EXIT_GRACE).await)
+            }
+            Peer::Shim(task) => {
+                let _ = tokio::time::timeout(process::EXIT_GRACE * 3, task).await;
+                None
+            }
+        }
+    }
+}
+
+/// Open the client's transport within its connect timeout.
+pub(crate) async fn open(opts: &ClientOptions) -> Result<Link> {
+    tokio::time::timeout(opts.connect_timeout, connect(opts))
+        .await
+        .unwrap_or_else(|_| {
+            Err(Error::Timeout {
+                method: format!("connect to {}", opts.transport.describe()),
+                after: opts.connect_timeout,
+            })
+        })
+}
+
+async fn connect(opts: &ClientOptions) -> Result<Link> {
+    let remote = |(reader, writer)| Link {
+        reader,
+        writer,
+        stderr: None,
+        peer: Peer::Remote,
+    };
+    match &opts.transport {
+        TransportKind::Stdio => {
+            let p = process::spawn(opts)?;
+            let pid = p.child.id();
+            let (reader, writer) = line_halves(p.stdout, p.stdin);
+            Ok(Link {
+                reader,
+                writer,
+                stderr: Some(p.stderr),
+                peer: Peer::Process {
+                    child: p.child,
+                    pid,
+                },
+            })
+        }
+        TransportKind::WebSocket { url, token } => {
+            let ws = ws::connect_url(url, token.as_deref(), opts.max_line_bytes).await?;
+            Ok(remote(ws_halves(ws)))
+        }
+        TransportKind::Unix { path } => {
+            let path = match path {
+                Some(p) => p.clone(),
+                None => ws::default_socket(opts.codex_home.as_deref())?,
+            };
+            let ws = ws::connect_unix(&path, opts.max_line_bytes).await?;
+            Ok(remote(ws_halves(ws)))
+        }
+        TransportKind::Exec(_) | TransportKind::Mcp => {
+            let (reader, writer, task) = shim::start(shim_for(opts)?);
+            Ok(Link {
+                reader,
+                writer,
+                stderr: None,
+                peer: Peer::Shim(task),
+            })
+        }
+    }
+}
+
+/// The shim for a client's transport.
+fn shim_for(opts: &ClientOptions) -> Result<Arc<dyn shim::Shim>> {
+    match &opts.transport {
+        TransportKind::Exec(exec) => exec::ExecShim::create(opts, exec),
+        TransportKind::Mcp => mcp::McpShim::create(opts),
+        other => Err(Error::InvalidArgument(format!(
+            "{other:?} is not a shim transport"
+        ))),
+    }
+}

@@ -9,6 +9,9 @@ use tokio::process::{Child, ChildStderr, ChildStdin, ChildStdout, Command};
 use crate::error::{Error, Result};
 use crate::options::ClientOptions;
 
+/// How long a server gets to exit on its own after its stdin is closed before it is killed.
+pub(crate) const EXIT_GRACE: Duration = Duration::from_millis(500);
+
 /// A spawned server process with its three pipes taken out.
 pub(crate) struct ServerProcess {
     pub child: Child,

@@ -2,6 +2,9 @@
 
 use std::collections::VecDeque;
 use std::sync::Mutex;
+use tokio::io::{AsyncRead, BufReader};
+
+use super::lines::{read_line, LineRead};
 
 /// Keeps the last `cap` bytes of stderr, in whole lines.
 pub(crate) struct StderrTail {
@@ -33,6 +36,24 @@ impl StderrTail {
             match g.0.pop_front() {
                 Some(old) => g.1 -= old.len() + 1,
                 None => break,
+            }
+        }
+    }
+
+    /// Keep what `stderr` carries, line by line (each also logged at debug level), until it
+    /// ends.
+    pub(crate) async fn collect(&self, stderr: impl AsyncRead + Unpin) {
+        let mut reader = BufReader::new(stderr);
+        let mut buf = Vec::with_capacity(1024);
+        loop {
+            match read_line(&mut reader, &mut buf, 64 * 1024).await {
+                Ok(LineRead::Line) => {
+                    let line = String::from_utf8_lossy(&buf);
+                    tracing::debug!(target: "codex_client::server_stderr", "{line}");
+                    self.push(&line);
+                }
+                Ok(LineRead::TooLong(n)) => self.push(&format!("[{n}-byte stderr line skipped]")),
+                Ok(LineRead::Eof) | Err(_) => return,
             }
         }
     }

@@ -1,8 +1,9 @@
-//! In-process protocol shims: transports that are not an app-server (`codex exec --json`,
-//! `codex mcp-server`) are driven by a small JSON-RPC server living on the library's runtime
-//! that speaks the app-server protocol to the engine. Everything above the engine (`Client`,
-//! `Thread`, turn streams, handlers, the C and Python bindings) works unchanged; what a shim
-//! cannot do is answered with an "unsupported by this transport" error.
+//! The plumbing shared by the in-process protocol shims ([`exec`](super::exec),
+//! [`mcp`](super::mcp)): transports that are not an app-server are driven by a small
+//! JSON-RPC server living on the library's runtime that speaks the app-server protocol to the
+//! engine. Everything above the engine (`Client`, `Thread`, turn streams, handlers, the C and
+//! Python bindings) works unchanged; what a shim cannot do is answered with an "unsupported by
+//! this transport" error.
 
 use serde_json::{json, Value};
 use std::collections::HashMap;
@@ -12,35 +13,10 @@ use std::sync::atomic::{AtomicI64, Ordering};
 use std::sync::{Arc, Mutex};
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
 use tokio::sync::{mpsc, oneshot};
+use tokio::task::JoinHandle;
 
+use super::io::{line_halves, MessageReader, MessageWriter};
 use crate::error::{Result, RpcError};
-use crate::options::{ClientOptions, TransportKind};
-
-pub(crate) mod exec;
-pub(crate) mod mcp;
-
-/// The shim for a client's transport.
-pub(crate) fn for_options(opts: &ClientOptions) -> Result<Arc<dyn Shim>> {
-    match &opts.transport {
-        TransportKind::Exec(exec) => exec::ExecShim::create(opts, exec),
-        TransportKind::Mcp => mcp::McpShim::create(opts),
-        other => Err(crate::error::Error::InvalidArgument(format!(
-            "{other:?} is not a shim transport"
-        ))),
-    }
-}
-
-/// The `error.data` member that marks "this transport cannot do that".
-pub const UNSUPPORTED_MARKER: &str = "unsupportedByTransport";
-
-/// The error a shim returns for a method its transport cannot serve.
-pub(crate) fn unsupported(transport: &str, method: &str) -> RpcError {
-    RpcError {
-        code: -32601,
-        message: format!("`{method}` is not supported by the {transport} transport"),
-        data: Some(json!({ UNSUPPORTED_MARKER: transport, "method": method })),
-    }
-}
 
 /// Boxed future returned by shim handlers.
 pub(crate) type ShimFuture = Pin<Box<dyn Future<Output = Result<Value, RpcError>> + Send>>;
@@ -57,8 +33,6 @@ pub(crate) trait Shim: Send + Sync + 'static {
 }
 
 /// The shim's side of the connection.
-// `next_id`, `notify` and `request` serve the exec and MCP shims, which are still being written.
-#[allow(dead_code)]
 pub(crate) struct ShimConn {
     out: mpsc::UnboundedSender<Vec<u8>>,
     next_id: AtomicI64,
@@ -66,15 +40,14 @@ pub(crate) struct ShimConn {
     opt_out: Mutex<Vec<String>>,
 }
 
-#[allow(dead_code)]
-fn now_ms() -> u64 {
+/// Milliseconds since the Unix epoch (the `emittedAtMs` of notifications).
+pub(crate) fn now_ms() -> u64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| d.as_millis() as u64)
         .unwrap_or(0)
 }
 
-#[allow(dead_code)]
 impl ShimConn {
     fn send(&self, v: &Value) {
         let mut line = serde_json::to_vec(v).expect("JSON serializes");
@@ -119,34 +92,55 @@ pub(crate) fn response_outcome(msg: &Value) -> Result<Value, RpcError> {
     }
 }
 
+/// Write the lines from `rx` to `write`, flushing after each burst, until the channel ends, a
+/// write fails or an empty line asks to stop.
+pub(crate) async fn write_lines(
+    mut rx: mpsc::UnboundedReceiver<Vec<u8>>,
+    mut write: impl AsyncWrite + Unpin,
+) {
+    while let Some(first) = rx.recv().await {
+        let mut next = Some(first);
+        while let Some(line) = next.take() {
+            if line.is_empty() {
+                let _ = write.flush().await;
+                return;
+            }
+            if write.write_all(&line).await.is_err() {
+                return;
+            }
+            next = rx.try_recv().ok();
+        }
+        if write.flush().await.is_err() {
+            return;
+        }
+    }
+}
+
+/// Start `shim` on the runtime behind an in-memory pipe: the engine's halves of the pipe and
+/// the shim's task (which ends once the engine closed its side and the shim shut down).
+pub(crate) fn start(shim: Arc<dyn Shim>) -> (MessageReader, MessageWriter, JoinHandle<()>) {
+    let (ours, theirs) = tokio::io::duplex(1 << 20);
+    let (their_read, their_write) = tokio::io::split(theirs);
+    let task = tokio::spawn(serve(shim, their_read, their_write));
+    let (read, write) = tokio::io::split(ours);
+    let (reader, writer) = line_halves(read, write);
+    (reader, writer, task)
+}
+
 /// Run `shim` over a byte pipe until the client side closes.
-pub(crate) async fn serve(
+async fn serve(
     shim: Arc<dyn Shim>,
     read: impl AsyncRead + Unpin + Send + 'static,
-    mut write: impl AsyncWrite + Unpin + Send + 'static,
+    write: impl AsyncWrite + Unpin + Send + 'static,
 ) {
-    let (out_tx, mut out_rx) = mpsc::unbounded_channel::<Vec<u8>>();
+    let (out_tx, out_rx) = mpsc::unbounded_channel::<Vec<u8>>();
     let conn = Arc::new(ShimConn {
         out: out_tx,
         next_id: AtomicI64::new(0),
         pending: Mutex::new(HashMap::new()),
         opt_out: Mutex::new(Vec::new()),
     });
-    let writer = tokio::spawn(async move {
-        while let Some(line) = out_rx.recv().await {
-            if write.write_all(&line).await.is_err() {
-                return;
-            }
-            while let Ok(more) = out_rx.try_recv() {
-                if write.write_all(&more).await.is_err() {
-                    return;
-                }
-            }
-            if write.flush().await.is_err() {
-                return;
-            }
-        }
-    });
+    let writer = tokio::spawn(write_lines(out_rx, write));
     let mut lines = BufReader::new(read).lines();
     let mut initialized = false;
     while let Ok(Some(line)) = lines.next_line().await {

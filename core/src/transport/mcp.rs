@@ -38,10 +38,11 @@ use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
-use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio::sync::{mpsc, oneshot, Notify};
 
-use super::{now_ms, unsupported, Shim, ShimConn, ShimFuture};
+use super::process;
+use super::shim::{now_ms, response_outcome, write_lines, Shim, ShimConn, ShimFuture};
 use crate::error::{Result, RpcError};
 use crate::options::ClientOptions;
 
@@ -51,10 +52,18 @@ pub const OFFERED_VERSION: &str = "2025-11-25";
 pub const SUPPORTED_VERSIONS: &[&str] = &["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"];
 
 const TRANSPORT: &str = "mcp";
+/// The `turn/start` params that set how the turn runs (besides `threadId` and `input`).
+const TURN_SETTINGS: [&str; 7] = [
+    "model",
+    "cwd",
+    "approvalPolicy",
+    "sandboxPolicy",
+    "effort",
+    "summary",
+    "config",
+];
 /// How long an interrupted turn waits for Codex's `turn_aborted` before ending anyway.
 const ABORT_GRACE: Duration = Duration::from_secs(5);
-/// How long the server gets to exit after its stdin closed before it is killed.
-const EXIT_GRACE: Duration = Duration::from_millis(500);
 
 fn err(code: i64, message: impl Into<String>) -> RpcError {
     RpcError {
@@ -238,8 +247,8 @@ impl McpShim {
 
     fn spawn(&self, conn: Arc<ShimConn>) -> Result<Inner, RpcError> {
         let opts = &self.opts;
-        let mut cmd = crate::transport::process::subcommand(opts, "mcp-server")
-            .map_err(|e| err(-32603, e.to_string()))?;
+        let mut cmd =
+            process::subcommand(opts, "mcp-server").map_err(|e| err(-32603, e.to_string()))?;
         let mut child = cmd.spawn().map_err(|e| {
             err(
                 -32603,
@@ -252,7 +261,7 @@ impl McpShim {
         let stdin = child.stdin.take().expect("piped");
         let stdout = child.stdout.take().expect("piped");
         let stderr = child.stderr.take().expect("piped");
-        let (out_tx, mut out_rx) = mpsc::unbounded_channel::<Vec<u8>>();
+        let (out_tx, out_rx) = mpsc::unbounded_channel::<Vec<u8>>();
         let client = Arc::new(McpClient {
             out: out_tx,
             next_id: AtomicI64::new(1),
@@ -265,30 +274,9 @@ impl McpShim {
             close_reason: Mutex::new(None),
             stderr_tail: Mutex::new(String::new()),
         });
-        tokio::spawn(async move {
-            let mut stdin = stdin;
-            while let Some(line) = out_rx.recv().await {
-                if line.is_empty() {
-                    return; // stop(): dropping stdin closes it
-                }
-                if stdin.write_all(&line).await.is_err() {
-                    return;
-                }
-                while let Ok(more) = out_rx.try_recv() {
-                    if more.is_empty() {
-                        let _ = stdin.flush().await;
-                        return;
-                    }
-                    if stdin.write_all(&more).await.is_err() {
-                        return;
-                    }
-                }
-                if stdin.flush().await.is_err() {
-                    return;
-                }
-            }
-            // Channel closed (shutdown): dropping stdin closes it.
-        });
+        // An empty line (stop()) or the channel's end (shutdown) ends the writer: dropping
+        // stdin closes it.
+        tokio::spawn(write_lines(out_rx, stdin));
         let c2 = client.clone();
         let stderr_task = tokio::spawn(async move {
             let mut lines = BufReader::new(stderr).lines();
@@ -428,7 +416,7 @@ impl McpShim {
         let mut child = self.child.lock().await;
         if let Some(mut c) = child.take() {
             let pid = c.id();
-            crate::transport::process::stop(&mut c, pid, EXIT_GRACE).await;
+            process::stop(&mut c, pid, process::EXIT_GRACE).await;
         }
     }
 
@@ -522,7 +510,10 @@ impl McpShim {
             .ok_or_else(|| err(-32602, "thread/resume needs `threadId`"))?
             .to_owned();
         if params.get("history").is_some_and(|h| !h.is_null()) {
-            return Err(unsupported(TRANSPORT, "thread/resume with history"));
+            return Err(RpcError::unsupported(
+                TRANSPORT,
+                "thread/resume with history",
+            ));
         }
         let threads = self.threads.lock().unwrap();
         // A local id (or a real id we already know) resumes that record.
@@ -539,7 +530,7 @@ impl McpShim {
         }
         // 0.92.0's `codex-reply` only knows sessions alive in this server process ("Session not
         // found for thread_id"), and its `codex` tool cannot load a rollout.
-        Err(unsupported(
+        Err(RpcError::unsupported(
             TRANSPORT,
             "thread/resume of a thread not started on this connection",
         ))
@@ -593,17 +584,7 @@ impl McpShim {
         reject_unknown(
             "turn/start",
             &params,
-            &[
-                "threadId",
-                "input",
-                "model",
-                "cwd",
-                "approvalPolicy",
-                "sandboxPolicy",
-                "effort",
-                "summary",
-                "config",
-            ],
+            &[["threadId", "input"].as_slice(), &TURN_SETTINGS].concat(),
         )?;
         let client = self.client()?;
         let call_id = client.alloc_id();
@@ -629,17 +610,9 @@ impl McpShim {
                     ("codex", args)
                 }
                 Some(real) => {
-                    for k in [
-                        "model",
-                        "cwd",
-                        "approvalPolicy",
-                        "sandboxPolicy",
-                        "effort",
-                        "summary",
-                        "config",
-                    ] {
+                    for k in TURN_SETTINGS {
                         if params.get(k).is_some_and(|v| !v.is_null()) {
-                            return Err(unsupported(
+                            return Err(RpcError::unsupported(
                                 TRANSPORT,
                                 &format!("turn/start `{k}` after a thread's first turn"),
                             ));
@@ -724,7 +697,7 @@ fn apply_settings(
         Value::String(s) => {
             args.insert("approval-policy".into(), json!(s));
         }
-        _ => return Err(unsupported(TRANSPORT, "granular approvalPolicy")),
+        _ => return Err(RpcError::unsupported(TRANSPORT, "granular approvalPolicy")),
     }
     if let Some(s) = params["sandbox"].as_str() {
         args.insert("sandbox".into(), json!(s));
@@ -735,7 +708,7 @@ fn apply_settings(
             "workspaceWrite" => "workspace-write",
             "dangerFullAccess" => "danger-full-access",
             other => {
-                return Err(unsupported(
+                return Err(RpcError::unsupported(
                     TRANSPORT,
                     &format!("sandboxPolicy type {other}"),
                 ))
@@ -752,7 +725,7 @@ fn reject_unknown(method: &str, params: &Value, known: &[&str]) -> Result<(), Rp
     if let Some(obj) = params.as_object() {
         for (k, v) in obj {
             if !v.is_null() && !known.contains(&k.as_str()) {
-                return Err(unsupported(TRANSPORT, &format!("{method} `{k}`")));
+                return Err(RpcError::unsupported(TRANSPORT, &format!("{method} `{k}`")));
             }
         }
     }
@@ -775,7 +748,10 @@ fn prompt_of(params: &Value) -> Result<String, RpcError> {
         match it["type"].as_str() {
             Some("text") => parts.push(it["text"].as_str().unwrap_or("").to_owned()),
             Some(other) => {
-                return Err(unsupported(TRANSPORT, &format!("turn/start input {other}")))
+                return Err(RpcError::unsupported(
+                    TRANSPORT,
+                    &format!("turn/start input {other}"),
+                ))
             }
             None => return Err(err(-32602, "input item without `type`")),
         }
@@ -797,7 +773,7 @@ fn handle_server_line(client: &Arc<McpClient>, conn: &Arc<ShimConn>, line: &str)
             let Some(tx) = client.pending.lock().unwrap().remove(&n) else {
                 return;
             };
-            let _ = tx.send(super::response_outcome(&msg));
+            let _ = tx.send(response_outcome(&msg));
         }
         (Some("ping"), Some(id)) => {
             client.send(&json!({"jsonrpc": "2.0", "id": id, "result": {}}));
@@ -1189,6 +1165,18 @@ impl TurnRun {
         let ty = msg["type"].as_str().unwrap_or("unknown").to_owned();
         let (tid, turn) = self.ids();
         let note = |m: &str, p: Value| self.conn.notify(m, p);
+        // `item/started` or `item/completed`.
+        let item_note = |started: bool, item: Value| {
+            let (m, ts) = if started {
+                ("item/started", "startedAtMs")
+            } else {
+                ("item/completed", "completedAtMs")
+            };
+            note(
+                m,
+                json!({"threadId": tid, "turnId": turn, "item": item, ts: now_ms()}),
+            );
+        };
         match ty.as_str() {
             "session_configured" => {
                 if let Some(s) = msg["session_id"].as_str() {
@@ -1202,15 +1190,7 @@ impl TurnRun {
                     if !started && item["type"] == "agentMessage" {
                         self.agent_message_seen = true;
                     }
-                    let (m, ts) = if started {
-                        ("item/started", "startedAtMs")
-                    } else {
-                        ("item/completed", "completedAtMs")
-                    };
-                    note(
-                        m,
-                        json!({"threadId": tid, "turnId": turn, "item": item, ts: now_ms()}),
-                    );
+                    item_note(started, item);
                 }
                 None => self.raw(&ty, params),
             },
@@ -1249,15 +1229,7 @@ impl TurnRun {
                     "commandActions": [], "aggregatedOutput": if end { msg["aggregated_output"].clone() } else { Value::Null },
                     "exitCode": exit, "durationMs": dur,
                 });
-                let (m, ts) = if end {
-                    ("item/completed", "completedAtMs")
-                } else {
-                    ("item/started", "startedAtMs")
-                };
-                note(
-                    m,
-                    json!({"threadId": tid, "turnId": turn, "item": item, ts: now_ms()}),
-                );
+                item_note(!end, item);
             }
             "error" | "stream_error" => {
                 let retry = ty == "stream_error";
@@ -1352,7 +1324,7 @@ impl Shim for McpShim {
                 "thread/read" => self.thread_read(&params),
                 "turn/start" => self.turn_start(conn, params),
                 "turn/interrupt" => self.turn_interrupt(&params).await,
-                _ => Err(unsupported(TRANSPORT, &method)),
+                _ => Err(RpcError::unsupported(TRANSPORT, &method)),
             }
         })
     }

@@ -50,7 +50,7 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt, BufReader};
 use tokio::process::Command;
 use tokio::task::JoinHandle;
 
-use super::{unsupported, Shim, ShimConn, ShimFuture};
+use super::shim::{now_ms, Shim, ShimConn, ShimFuture};
 use crate::error::{Result, RpcError};
 use crate::options::{ClientOptions, ExecOptions};
 use crate::transport::lines::{read_line, LineRead};
@@ -341,7 +341,7 @@ impl ExecShim {
                 "approvalPolicy" => match v.as_str() {
                     Some(p) => s.approval_policy = Some(p.to_owned()),
                     None => {
-                        return Err(unsupported(
+                        return Err(RpcError::unsupported(
                             TRANSPORT,
                             &format!("{method} with a granular approvalPolicy"),
                         ))
@@ -373,7 +373,7 @@ impl ExecShim {
                     .config
                     .push(("developer_instructions".into(), toml_value(v))),
                 other => {
-                    return Err(unsupported(
+                    return Err(RpcError::unsupported(
                         TRANSPORT,
                         &format!("{method} parameter `{other}`"),
                     ))
@@ -419,7 +419,10 @@ impl ExecShim {
         if params.get("history").is_some_and(|h| !h.is_null())
             || params.get("path").is_some_and(|h| !h.is_null())
         {
-            return Err(unsupported(TRANSPORT, "thread/resume from history or path"));
+            return Err(RpcError::unsupported(
+                TRANSPORT,
+                "thread/resume from history or path",
+            ));
         }
         let existing = self.threads.lock().unwrap().get(&id).cloned();
         let t = match existing {
@@ -447,7 +450,10 @@ impl ExecShim {
 
     fn thread_read(&self, params: &Value) -> Result<Value, RpcError> {
         if params["includeTurns"].as_bool() == Some(true) {
-            return Err(unsupported(TRANSPORT, "thread/read with includeTurns"));
+            return Err(RpcError::unsupported(
+                TRANSPORT,
+                "thread/read with includeTurns",
+            ));
         }
         let t = self.thread(params)?;
         Ok(json!({"thread": self.thread_record(&t)}))
@@ -549,7 +555,7 @@ impl ExecShim {
                 "approvalPolicy" => match v.as_str() {
                     Some(p) => s.approval_policy = Some(p.to_owned()),
                     None => {
-                        return Err(unsupported(
+                        return Err(RpcError::unsupported(
                             TRANSPORT,
                             "turn/start with a granular approvalPolicy",
                         ))
@@ -573,7 +579,7 @@ impl ExecShim {
                         }
                     }
                     _ => {
-                        return Err(unsupported(
+                        return Err(RpcError::unsupported(
                             TRANSPORT,
                             &format!("turn/start sandboxPolicy {v}"),
                         ))
@@ -581,7 +587,7 @@ impl ExecShim {
                 },
                 "outputSchema" => schema = Some(v.clone()),
                 other => {
-                    return Err(unsupported(
+                    return Err(RpcError::unsupported(
                         TRANSPORT,
                         &format!("turn/start parameter `{other}`"),
                     ))
@@ -607,7 +613,7 @@ impl ExecShim {
                     content.push(json!({"type": "localImage", "path": p}));
                 }
                 other => {
-                    return Err(unsupported(
+                    return Err(RpcError::unsupported(
                         TRANSPORT,
                         &format!("turn/start input of type {}", other.unwrap_or("?")),
                     ))
@@ -767,7 +773,7 @@ impl Turn {
     /// `item/started`, remembering when (items and params carry `startedAtMs`).
     fn item_started(&self, mut item: Value, started: &mut HashMap<String, u64>) {
         let id = item["id"].as_str().unwrap_or("").to_owned();
-        let at = super::now_ms();
+        let at = now_ms();
         started.insert(id, at);
         item["startedAtMs"] = json!(at);
         item["completedAtMs"] = Value::Null;
@@ -778,7 +784,7 @@ impl Turn {
 
     /// `item/completed` with `completedAtMs`.
     fn item_completed(&self, mut item: Value, started: &HashMap<String, u64>) {
-        let at = super::now_ms();
+        let at = now_ms();
         let id = item["id"].as_str().unwrap_or("");
         item["startedAtMs"] = json!(started.get(id).copied().unwrap_or(at));
         item["completedAtMs"] = json!(at);
@@ -1069,7 +1075,7 @@ impl Shim for ExecShim {
                 "thread/read" => self.thread_read(&params),
                 "turn/start" => self.turn_start(conn, params),
                 "turn/interrupt" => self.turn_interrupt(&params),
-                _ => Err(unsupported(TRANSPORT, &method)),
+                _ => Err(RpcError::unsupported(TRANSPORT, &method)),
             }
         })
     }

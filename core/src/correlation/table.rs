@@ -7,14 +7,15 @@ use std::collections::{BinaryHeap, HashMap, VecDeque};
 use std::time::{Duration, Instant};
 use tokio::sync::oneshot;
 
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::options::RetryPolicy;
 
 /// Where a request's outcome goes.
 pub(crate) enum Reply {
     /// To a caller awaiting it.
     Wait(oneshot::Sender<Result<Box<RawValue>>>),
-    /// As an [`Event::Response`](crate::Event::Response) with this token.
+    /// To the connection's response sink with this token (it becomes an
+    /// [`Event::Response`](crate::Event::Response)).
     Event(u64),
 }
 
@@ -39,8 +40,9 @@ pub(crate) struct Entry {
 pub(crate) struct Table {
     pub map: HashMap<i64, Entry>,
     heap: BinaryHeap<Reverse<(Instant, i64)>>,
-    /// Set once the connection is closed; no entry is added afterwards.
-    pub closed: bool,
+    /// Set once the connection is closed, to the error later requests fail with; no entry is
+    /// added afterwards.
+    pub closed: Option<Error>,
     /// The latest requests that timed out (id, method), so a late answer can be named.
     pub timed_out: VecDeque<(i64, String)>,
 }

@@ -1,0 +1,371 @@
+//! Correlation: the client's requests awaiting a response. It numbers requests, keeps their
+//! deadlines and times them out, retries overload errors, matches each response to its
+//! request (and names the responses that match none) and fails what is left when the
+//! connection closes. It knows ids and deadlines, nothing about transports or queues: the
+//! session hands it every response, and gives it a function that sends a request again and
+//! one that takes the outcomes of requests answered as events.
+
+mod table;
+
+use bytes::Bytes;
+use serde_json::value::RawValue;
+use std::sync::atomic::{AtomicI64, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, Weak};
+use std::time::{Duration, Instant};
+use tokio::sync::{oneshot, Notify};
+
+use crate::error::{Error, Result, RpcError, OVERLOADED_CODE};
+use crate::message::{request_line, RequestId};
+use crate::options::{RequestOptions, RetryPolicy};
+use table::{Entry, Table};
+
+pub(crate) use table::Reply;
+
+/// Request ids that timed out, remembered so that a late answer can be named as one.
+const TIMED_OUT_MEMORY: usize = 64;
+
+/// Where a waiting caller's outcome arrives. It always does: the response, a timeout, an
+/// overload error or the disconnect.
+pub(crate) type Outcome = oneshot::Receiver<Result<Box<RawValue>>>;
+
+/// Takes the outcome of a request answered as an event: its token, method and result.
+type Respond = dyn Fn(u64, String, Result<Box<RawValue>>) + Send + Sync;
+
+/// A request registered with [`Correlation::register`], to be sent now.
+pub(crate) struct Registered {
+    pub(crate) id: i64,
+    /// The serialized request line.
+    pub(crate) line: Bytes,
+}
+
+/// The requests of one connection awaiting a response.
+pub(crate) struct Correlation {
+    table: Mutex<Table>,
+    next_id: AtomicI64,
+    /// Pending requests that let the reader read ahead past a full queue (made on a thread
+    /// that delivers events; see `ClientOptions::read_ahead_bytes`).
+    read_ahead_pending: AtomicUsize,
+    /// Wakes the timer loop when a new deadline is the earliest.
+    timer_wake: Notify,
+    default_timeout: Duration,
+    retry: RetryPolicy,
+    /// Sends a request line again (overload retries).
+    resend: Box<dyn Fn(Bytes) + Send + Sync>,
+    /// Takes the outcomes of [`Reply::Event`] requests.
+    respond: Box<Respond>,
+    me: Weak<Correlation>,
+}
+
+impl Correlation {
+    /// Requests time out after `default_timeout` and retry overload errors by `retry` unless
+    /// their options say otherwise; `resend` sends a request line again; `respond` takes the
+    /// outcome of each request answered as an event.
+    pub(crate) fn new(
+        default_timeout: Duration,
+        retry: RetryPolicy,
+        resend: impl Fn(Bytes) + Send + Sync + 'static,
+        respond: impl Fn(u64, String, Result<Box<RawValue>>) + Send + Sync + 'static,
+    ) -> Arc<Correlation> {
+        Arc::new_cyclic(|me| Correlation {
+            table: Mutex::new(Table::default()),
+            next_id: AtomicI64::new(1),
+            read_ahead_pending: AtomicUsize::new(0),
+            timer_wake: Notify::new(),
+            default_timeout,
+            retry,
+            resend: Box::new(resend),
+            respond: Box::new(respond),
+            me: me.clone(),
+        })
+    }
+
+    /// Give a request its id and deadline before it is sent; its outcome goes to `reply`.
+    /// With `read_ahead` the reader reads ahead past a full queue while it waits. Once
+    /// closed, fails with the error the connection closed with.
+    pub(crate) fn register(
+        &self,
+        method: &str,
+        params: &RawValue,
+        opts: &RequestOptions,
+        read_ahead: bool,
+        reply: Reply,
+    ) -> Result<Registered> {
+        let id = self.next_id.fetch_add(1, Ordering::Relaxed);
+        let line = Bytes::from(request_line(id, method, params));
+        let timeout = opts.timeout.unwrap_or(self.default_timeout);
+        let entry = Entry {
+            tx: reply,
+            method: method.to_owned(),
+            line: line.clone(),
+            attempts: 1,
+            retry: opts.retry.unwrap_or(self.retry),
+            deadline: Instant::now() + timeout,
+            timeout,
+            read_ahead,
+        };
+        let earliest = {
+            let mut table = self.table.lock().unwrap();
+            if let Some(e) = &table.closed {
+                return Err(e.clone());
+            }
+            if read_ahead {
+                self.read_ahead_pending.fetch_add(1, Ordering::AcqRel);
+            }
+            table.insert(id, entry)
+        };
+        if earliest {
+            self.timer_wake.notify_one();
+        }
+        Ok(Registered { id, line })
+    }
+
+    /// Whether a pending request lets the reader read ahead past a full queue.
+    pub(crate) fn reads_ahead(&self) -> bool {
+        self.read_ahead_pending.load(Ordering::Acquire) > 0
+    }
+
+    /// Fail a pending request (one that could not be sent).
+    pub(crate) fn fail(&self, id: i64, err: Error) {
+        let entry = self.table.lock().unwrap().map.remove(&id);
+        if let Some(e) = entry {
+            self.finish(e, Err(err));
+        }
+    }
+
+    /// Hand a request its outcome (the entry is already out of the table).
+    fn finish(&self, entry: Entry, outcome: Result<Box<RawValue>>) {
+        if entry.read_ahead {
+            self.read_ahead_pending.fetch_sub(1, Ordering::AcqRel);
+        }
+        match entry.tx {
+            Reply::Wait(tx) => {
+                let _ = tx.send(outcome);
+            }
+            Reply::Event(token) => (self.respond)(token, entry.method, outcome),
+        }
+    }
+
+    /// Hand a response to its pending request, retrying overload errors. A response that
+    /// matches none (unknown id, a second answer, an answer after the timeout) fails no
+    /// request: the error returned says what to report; the connection goes on.
+    pub(crate) fn complete(
+        &self,
+        id: RequestId,
+        outcome: std::result::Result<&RawValue, RpcError>,
+    ) -> std::result::Result<(), String> {
+        let mut table = self.table.lock().unwrap();
+        let entry = match &id {
+            RequestId::Int(n) => table.map.remove(n),
+            RequestId::Str(_) => None,
+        };
+        let Some(mut entry) = entry else {
+            let why = self.unmatched_response(&table, &id);
+            return Err(format!("protocol error: {why}; dropped"));
+        };
+        let RequestId::Int(n) = id else {
+            unreachable!("only integer ids are pending")
+        };
+        let result = match outcome {
+            Ok(raw) => Ok(raw.to_owned()),
+            Err(e) if e.code == OVERLOADED_CODE => {
+                if entry.attempts < entry.retry.max_attempts {
+                    let delay = entry.retry.backoff(entry.attempts - 1);
+                    if Instant::now() + delay < entry.deadline {
+                        tracing::debug!(method = %entry.method, attempt = entry.attempts, ?delay, "server overloaded; retrying");
+                        entry.attempts += 1;
+                        let line = entry.line.clone();
+                        table.map.insert(n, entry);
+                        drop(table);
+                        self.resend_later(n, line, delay);
+                        return Ok(());
+                    }
+                }
+                Err(Error::Overloaded {
+                    attempts: entry.attempts,
+                    last: e,
+                })
+            }
+            Err(e) => Err(e.into_error()),
+        };
+        drop(table);
+        self.finish(entry, result);
+        Ok(())
+    }
+
+    /// Send request `id` again after `delay`, unless it is no longer pending by then.
+    fn resend_later(&self, id: i64, line: Bytes, delay: Duration) {
+        let me = self.me.clone();
+        tokio::spawn(async move {
+            tokio::time::sleep(delay).await;
+            if let Some(c) = me.upgrade() {
+                if c.table.lock().unwrap().map.contains_key(&id) {
+                    (c.resend)(line);
+                }
+            }
+        });
+    }
+
+    /// Why a response matches no pending request, in words for the error event.
+    fn unmatched_response(&self, table: &Table, id: &RequestId) -> String {
+        match id {
+            RequestId::Int(n) => match table.timed_out.iter().find(|(i, _)| i == n) {
+                Some((_, method)) => {
+                    format!("late response to request {n} (`{method}`), which had timed out")
+                }
+                None if *n >= 1 && *n < self.next_id.load(Ordering::Relaxed) => {
+                    format!(
+                        "response to request {n}, which is no longer pending (a second answer, or one after a timeout)"
+                    )
+                }
+                None => format!("response with id {n}, which this client never used"),
+            },
+            RequestId::Str(_) => format!("response with id {id}, which this client never used"),
+        }
+    }
+
+    /// Fail the requests whose deadline is at or before `now` with a timeout.
+    fn expire(&self, now: Instant) {
+        let expired = {
+            let mut table = self.table.lock().unwrap();
+            let expired = table.take_expired(now);
+            for (id, e) in &expired {
+                if table.timed_out.len() == TIMED_OUT_MEMORY {
+                    table.timed_out.pop_front();
+                }
+                table.timed_out.push_back((*id, e.method.clone()));
+            }
+            expired
+        };
+        for (_, e) in expired {
+            tracing::debug!(method = %e.method, "request timed out");
+            let err = Error::Timeout {
+                method: e.method.clone(),
+                after: e.timeout,
+            };
+            self.finish(e, Err(err));
+        }
+    }
+
+    /// Time requests out as their deadlines pass; runs until its task is aborted.
+    pub(crate) async fn run_timers(&self) {
+        loop {
+            let next = self.table.lock().unwrap().next_deadline();
+            match next {
+                None => self.timer_wake.notified().await,
+                Some(when) => {
+                    tokio::select! {
+                        _ = tokio::time::sleep_until(when.into()) => self.expire(Instant::now()),
+                        _ = self.timer_wake.notified() => {}
+                    }
+                }
+            }
+        }
+    }
+
+    /// Fail every pending request with `error` and refuse later ones with it. `on_close` runs
+    /// first, under the table's lock (the connection records why it closed); nothing happens
+    /// when already closed (returns false).
+    pub(crate) fn close(&self, error: Error, on_close: impl FnOnce()) -> bool {
+        let entries = {
+            let mut table = self.table.lock().unwrap();
+            if table.closed.is_some() {
+                return false;
+            }
+            table.closed = Some(error.clone());
+            on_close();
+            table.take_all()
+        };
+        for e in entries {
+            self.finish(e, Err(error.clone()));
+        }
+        true
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn raw(json: &str) -> Box<RawValue> {
+        RawValue::from_string(json.into()).unwrap()
+    }
+
+    fn correlation() -> Arc<Correlation> {
+        Correlation::new(
+            Duration::from_secs(60),
+            RetryPolicy::none(),
+            |_| {},
+            |_, _, _| {},
+        )
+    }
+
+    /// Register a request whose caller waits.
+    fn register(c: &Correlation, method: &str, read_ahead: bool) -> (i64, Outcome) {
+        let (tx, rx) = oneshot::channel();
+        let opts = RequestOptions::default();
+        let r = c
+            .register(method, &raw("{}"), &opts, read_ahead, Reply::Wait(tx))
+            .unwrap();
+        (r.id, rx)
+    }
+
+    #[test]
+    fn responses_that_match_nothing_are_named() {
+        let c = correlation();
+        let (id, _rx) = register(&c, "a", false);
+        assert!(c.complete(RequestId::Int(id), Ok(&raw("1"))).is_ok());
+        let twice = c.complete(RequestId::Int(id), Ok(&raw("1"))).unwrap_err();
+        assert!(twice.contains("which is no longer pending"), "{twice}");
+        let never = c.complete(RequestId::Int(99), Ok(&raw("1"))).unwrap_err();
+        assert_eq!(
+            never,
+            "protocol error: response with id 99, which this client never used; dropped"
+        );
+        let late = {
+            let (id, _rx) = register(&c, "slow", false);
+            c.expire(Instant::now() + Duration::from_secs(61));
+            c.complete(RequestId::Int(id), Ok(&raw("1"))).unwrap_err()
+        };
+        assert!(late.contains("(`slow`), which had timed out"), "{late}");
+    }
+
+    #[test]
+    fn close_fails_pending_and_later_requests_and_counts_read_ahead() {
+        let c = correlation();
+        let (_, mut rx) = register(&c, "a", true);
+        assert!(c.reads_ahead());
+        let mut closed_once = 0;
+        assert!(c.close(Error::NotConnected, || closed_once += 1));
+        assert!(!c.close(Error::AlreadyConnected, || closed_once += 1));
+        assert_eq!(closed_once, 1);
+        assert!(!c.reads_ahead());
+        assert!(matches!(rx.try_recv(), Ok(Err(Error::NotConnected))));
+        let (tx, _rx) = oneshot::channel();
+        let opts = RequestOptions::default();
+        let later = c.register("b", &raw("{}"), &opts, false, Reply::Wait(tx));
+        assert!(matches!(later, Err(Error::NotConnected)));
+    }
+
+    #[test]
+    fn event_replies_go_to_the_response_sink() {
+        let got = Arc::new(Mutex::new(Vec::new()));
+        let sink = got.clone();
+        let c = Correlation::new(
+            Duration::from_secs(60),
+            RetryPolicy::none(),
+            |_| {},
+            move |token, method, result: Result<Box<RawValue>>| {
+                sink.lock()
+                    .unwrap()
+                    .push((token, method, result.map(|r| r.get().to_owned())));
+            },
+        );
+        let opts = RequestOptions::default();
+        let r = c
+            .register("m", &raw("{}"), &opts, false, Reply::Event(7))
+            .unwrap();
+        c.complete(RequestId::Int(r.id), Ok(&raw("[1]"))).unwrap();
+        let got = got.lock().unwrap();
+        assert!(matches!(&got[..], [(7, m, Ok(v))] if m == "m" && v == "[1]"));
+    }
+}

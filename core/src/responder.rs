@@ -1,0 +1,94 @@
+//! Answering server requests: the narrow handle through which an answer reaches its
+//! connection ([`Responder`], implemented by the session), the state a request shares with
+//! its connection, and the connection's table of requests still open. The event types depend
+//! on this module, not on the session.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU8, Ordering};
+use std::sync::{Arc, Mutex};
+
+use crate::error::{Error, Result};
+use crate::message::RequestId;
+
+/// What a server request needs of its connection to be answered.
+pub(crate) trait Responder: Send + Sync {
+    /// Queue a response line for the server.
+    fn send_response(&self, line: Vec<u8>) -> Result<()>;
+    /// The request `id` is answered: the connection stops tracking it.
+    fn forget_request(&self, id: &RequestId);
+    /// The error for an answer after the connection closed.
+    fn disconnect_error(&self) -> Error;
+}
+
+const OPEN: u8 = 0;
+const ANSWERED: u8 = 1;
+const RESOLVED: u8 = 2;
+const CLOSED: u8 = 3;
+
+/// Shared state of one server request, also known to the connection so that
+/// `serverRequest/resolved` and disconnects can close it.
+#[derive(Debug)]
+pub(crate) struct ResponderState {
+    status: AtomicU8,
+}
+
+impl ResponderState {
+    fn settle(&self, to: u8) {
+        let _ = self
+            .status
+            .compare_exchange(OPEN, to, Ordering::AcqRel, Ordering::Acquire);
+    }
+
+    /// Whether the request can still be answered.
+    pub(crate) fn is_open(&self) -> bool {
+        self.status.load(Ordering::Acquire) == OPEN
+    }
+
+    /// Take the one right to answer: refused once answered or resolved by the server
+    /// (`AlreadyResponded`) or closed by the disconnect (`conn`'s disconnect error).
+    pub(crate) fn claim(&self, conn: &dyn Responder) -> Result<()> {
+        match self
+            .status
+            .compare_exchange(OPEN, ANSWERED, Ordering::AcqRel, Ordering::Acquire)
+        {
+            Ok(_) => Ok(()),
+            Err(CLOSED) => Err(conn.disconnect_error()),
+            Err(_) => Err(Error::AlreadyResponded),
+        }
+    }
+}
+
+/// The server requests of one connection that are not answered yet.
+#[derive(Default)]
+pub(crate) struct OpenRequests(Mutex<HashMap<RequestId, Arc<ResponderState>>>);
+
+impl OpenRequests {
+    /// Track a new server request; its state, for the request handed to the user.
+    pub(crate) fn open(&self, id: RequestId) -> Arc<ResponderState> {
+        let state = Arc::new(ResponderState {
+            status: AtomicU8::new(OPEN),
+        });
+        self.0.lock().unwrap().insert(id, state.clone());
+        state
+    }
+
+    /// Stop tracking an answered request.
+    pub(crate) fn forget(&self, id: &RequestId) {
+        self.0.lock().unwrap().remove(id);
+    }
+
+    /// The server resolved request `id` itself (`serverRequest/resolved`): later answers fail
+    /// with `AlreadyResponded`.
+    pub(crate) fn resolve(&self, id: &RequestId) {
+        if let Some(state) = self.0.lock().unwrap().remove(id) {
+            state.settle(RESOLVED);
+        }
+    }
+
+    /// The connection closed: later answers fail with the disconnect error.
+    pub(crate) fn close_all(&self) {
+        for (_, state) in self.0.lock().unwrap().drain() {
+            state.settle(CLOSED);
+        }
+    }
+}

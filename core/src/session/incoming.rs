@@ -1,0 +1,173 @@
+//! Lines from the server: each is parsed and classified, then handed to correlation (a
+//! response) or delivered as an event (a notification or server request) onto the queue it
+//! belongs to, the turn stream's or the connection's (with a copy for each subscription),
+//! waiting for room when it is full.
+
+use serde_json::value::RawValue;
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+
+use super::SessionShared;
+use crate::event::{null_raw, ConnectionEvent, Event, Notification, ServerRequest};
+use crate::message::{classify, Classified, Incoming, RequestId};
+use crate::queue::{EventQueue, Push};
+
+impl SessionShared {
+    /// Queue an event on `queue`, waiting for room when it is full and nothing is pending.
+    /// A closed turn queue hands the event to the main queue; a closed main queue drops it
+    /// (the connection is gone; a server request dropped here is answered fail-closed, which
+    /// fails quietly).
+    async fn deliver(&self, queue: &Arc<EventQueue>, mut event: Event) {
+        let mut queue = queue;
+        loop {
+            let read_ahead = self.correlation.reads_ahead();
+            match queue.push_deferred(event, read_ahead) {
+                Push::Done => {
+                    let mut dirty = self.dirty.lock().unwrap();
+                    if !dirty.last().is_some_and(|q| Arc::ptr_eq(q, queue)) {
+                        dirty.push(queue.clone());
+                    }
+                    return;
+                }
+                Push::Closed(ev) => {
+                    if Arc::ptr_eq(queue, &self.queue) || self.unsubscribe(queue) {
+                        return;
+                    }
+                    event = ev;
+                    queue = &self.queue;
+                }
+                Push::Full(ev) => {
+                    event = ev;
+                    self.signal.space.notified().await;
+                }
+            }
+        }
+    }
+
+    /// Wake the consumers of every queue that got events since the last flush. The reader
+    /// calls it when it has no complete line left in its buffer (or after a batch).
+    pub(crate) fn flush_wakes(&self) {
+        let dirty = std::mem::take(&mut *self.dirty.lock().unwrap());
+        for q in dirty {
+            q.flush_wake();
+        }
+    }
+
+    /// A new queue for a turn stream, sharing this connection's reader signal.
+    pub(crate) fn new_queue(&self) -> Arc<EventQueue> {
+        Arc::new(EventQueue::with_signal(
+            self.queue_capacity,
+            self.read_ahead_bytes,
+            self.signal.clone(),
+        ))
+    }
+
+    /// Report a connection error event (the connection goes on).
+    pub(super) fn report(&self, message: String) {
+        tracing::warn!("{message}");
+        let ev = ConnectionEvent::Error(message);
+        for sub in self.subscribers() {
+            sub.force_push(Event::Connection(ev.clone()));
+        }
+        self.queue.force_push(Event::Connection(ev));
+    }
+
+    /// A new subscription queue, fed from now on (closed at once on a closed connection).
+    pub(crate) fn subscribe(&self) -> Arc<EventQueue> {
+        let q = self.new_queue();
+        let mut subs = self.subscribers.lock().unwrap();
+        if self.is_closed() {
+            q.close();
+        } else {
+            subs.push(q.clone());
+            self.has_subscribers.store(true, Ordering::Release);
+        }
+        q
+    }
+
+    /// Forget a subscription whose consumer is gone; false when `queue` is none.
+    fn unsubscribe(&self, queue: &Arc<EventQueue>) -> bool {
+        let mut subs = self.subscribers.lock().unwrap();
+        let before = subs.len();
+        subs.retain(|q| !Arc::ptr_eq(q, queue));
+        self.has_subscribers
+            .store(!subs.is_empty(), Ordering::Release);
+        subs.len() != before
+    }
+
+    fn subscribers(&self) -> Vec<Arc<EventQueue>> {
+        if !self.has_subscribers.load(Ordering::Acquire) {
+            return Vec::new();
+        }
+        self.subscribers.lock().unwrap().clone()
+    }
+
+    /// Handle one line from the server.
+    pub(super) async fn handle_line(&self, line: &[u8]) {
+        let excerpt = || String::from_utf8_lossy(&line[..line.len().min(200)]).into_owned();
+        let msg: Incoming<'_> = match serde_json::from_slice(line) {
+            Ok(m) => m,
+            Err(e) => {
+                self.report(format!("malformed line from server ({e}): {}", excerpt()));
+                return;
+            }
+        };
+        match classify(msg) {
+            Err(why) => {
+                self.report(format!(
+                    "unexpected message from server ({why}): {}",
+                    excerpt()
+                ));
+            }
+            Ok(Classified::Response { id, outcome }) => {
+                if let Err(message) = self.correlation.complete(id, outcome) {
+                    self.report(message);
+                }
+            }
+            Ok(Classified::Notification { method, params }) => {
+                let params = params.map(|p| p.to_owned()).unwrap_or_else(null_raw);
+                if method == "serverRequest/resolved" {
+                    self.mark_resolved(&params);
+                }
+                let note = Notification { method, params };
+                match self.router.route_notification(&note) {
+                    None => {
+                        for sub in self.subscribers() {
+                            self.deliver(&sub, Event::Notification(note.clone())).await;
+                        }
+                        self.deliver(&self.queue, Event::Notification(note)).await
+                    }
+                    Some((route, last)) => {
+                        self.deliver(&route.queue, Event::Notification(note)).await;
+                        if last {
+                            route.queue.close();
+                        }
+                    }
+                }
+            }
+            Ok(Classified::Request { id, method, params }) => {
+                let params = params.map(|p| p.to_owned()).unwrap_or_else(null_raw);
+                let state = self.open_requests.open(id.clone());
+                let req = ServerRequest::new(id, method, params, state, self.me.clone());
+                // A handler registered on the client wins over an open turn stream.
+                let route = match &self.handlers {
+                    Some(h) if h.handles(&req.method, req.thread_id().as_deref()) => None,
+                    _ => self.router.route_request(&req),
+                };
+                let queue = route.as_ref().map_or(&self.queue, |r| &r.queue);
+                self.deliver(queue, Event::ServerRequest(req)).await;
+            }
+        }
+    }
+
+    fn mark_resolved(&self, params: &RawValue) {
+        #[derive(serde::Deserialize)]
+        struct Resolved {
+            #[serde(rename = "requestId")]
+            request_id: RequestId,
+        }
+        if let Ok(r) = serde_json::from_str::<Resolved>(params.get()) {
+            self.open_requests.resolve(&r.request_id);
+        }
+    }
+}

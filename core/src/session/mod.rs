@@ -1,0 +1,290 @@
+//! One live connection: wires a transport (`transport`) to correlation (`correlation`) and
+//! to the event queues. [`SessionShared`] is the connection's state, shared by its runtime
+//! tasks and every handle: its lifecycle (handshake, open, closed and why), sending requests
+//! and notifications, the server requests still open, and the close sequence. Lines from the
+//! server are handled in `incoming`; the runtime thread and its tasks are in `runtime`.
+
+mod incoming;
+mod runtime;
+
+pub(crate) use runtime::Session;
+
+use bytes::Bytes;
+use serde_json::value::RawValue;
+use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
+use std::sync::{Arc, Mutex, OnceLock, Weak};
+use tokio::sync::{mpsc, oneshot};
+
+use crate::correlation::{Correlation, Outcome, Reply};
+use crate::dispatch::Handlers;
+use crate::error::{DisconnectInfo, Error, Result};
+use crate::event::{ConnectionEvent, Event};
+use crate::message::{notification_line, RequestId};
+use crate::options::{ClientOptions, RequestOptions};
+use crate::queue::{EventQueue, ReaderSignal};
+use crate::responder::{OpenRequests, Responder};
+use crate::router::Router;
+use crate::transport::stderr::StderrTail;
+
+const HANDSHAKE: u8 = 0;
+const OPEN: u8 = 1;
+const CLOSED: u8 = 2;
+
+/// What the writer task is given: a line for the server, or the end.
+enum Outgoing {
+    Line(Bytes),
+    Close,
+}
+
+/// State shared by the runtime tasks and every handle of one connection.
+pub(crate) struct SessionShared {
+    // The connection: its lifecycle, the writer's channel and the server's traces.
+    state: AtomicU8,
+    close_info: OnceLock<DisconnectInfo>,
+    /// Why the transport could not be opened, when that is how the connection ended.
+    open_error: OnceLock<Error>,
+    out: mpsc::UnboundedSender<Outgoing>,
+    max_line_bytes: usize,
+    /// Process id of the spawned server, once spawned.
+    pid: OnceLock<u32>,
+    stderr: StderrTail,
+    /// The client's requests awaiting a response.
+    correlation: Arc<Correlation>,
+    /// The server's requests awaiting an answer.
+    open_requests: OpenRequests,
+    // Delivery: the connection's queue, the turn streams' routes and the reader's batching.
+    pub(crate) queue: Arc<EventQueue>,
+    pub(crate) router: Router,
+    /// The client's handlers in callback mode (`None` in poll mode).
+    handlers: Option<Arc<Handlers>>,
+    signal: Arc<ReaderSignal>,
+    queue_capacity: usize,
+    read_ahead_bytes: usize,
+    /// Queues with events whose consumers were not woken yet (reader-side batching).
+    dirty: Mutex<Vec<Arc<EventQueue>>>,
+    /// Subscriptions ([`Client::subscribe`](crate::Client::subscribe)): each gets a copy of
+    /// the notifications and connection events the main queue gets.
+    subscribers: Mutex<Vec<Arc<EventQueue>>>,
+    has_subscribers: AtomicBool,
+    me: Weak<SessionShared>,
+}
+
+impl SessionShared {
+    /// The state of a connection about to open: lines for the server go to `out`.
+    fn new(
+        opts: &ClientOptions,
+        handlers: Option<Arc<Handlers>>,
+        out: mpsc::UnboundedSender<Outgoing>,
+    ) -> Arc<SessionShared> {
+        let signal = Arc::new(ReaderSignal::default());
+        let queue = Arc::new(EventQueue::with_signal(
+            opts.event_queue_capacity,
+            opts.read_ahead_bytes,
+            signal.clone(),
+        ));
+        let resend = out.clone();
+        let responses = queue.clone();
+        let correlation = Correlation::new(
+            opts.default_timeout,
+            opts.retry,
+            move |line| {
+                let _ = resend.send(Outgoing::Line(line));
+            },
+            move |token, method, result| {
+                let response = Event::Response(crate::event::Response {
+                    token,
+                    method,
+                    result,
+                });
+                if responses.push_response(response).is_some() {
+                    tracing::debug!(token, "response after the event queue closed; dropped");
+                }
+            },
+        );
+        Arc::new_cyclic(|me| SessionShared {
+            state: AtomicU8::new(HANDSHAKE),
+            close_info: OnceLock::new(),
+            open_error: OnceLock::new(),
+            out,
+            max_line_bytes: opts.max_line_bytes,
+            pid: OnceLock::new(),
+            stderr: StderrTail::new(opts.stderr_tail_bytes),
+            correlation,
+            open_requests: OpenRequests::default(),
+            queue,
+            router: Router::default(),
+            handlers,
+            signal,
+            queue_capacity: opts.event_queue_capacity,
+            read_ahead_bytes: opts.read_ahead_bytes,
+            dirty: Mutex::new(Vec::new()),
+            subscribers: Mutex::new(Vec::new()),
+            has_subscribers: AtomicBool::new(false),
+            me: me.clone(),
+        })
+    }
+
+    /// Whether the handshake finished and the connection is still up.
+    pub(crate) fn is_open(&self) -> bool {
+        self.state.load(Ordering::Acquire) == OPEN
+    }
+
+    /// Whether the connection ended (or never opened).
+    pub(crate) fn is_closed(&self) -> bool {
+        self.state.load(Ordering::Acquire) == CLOSED
+    }
+
+    /// The handshake finished: requests other than `initialize` may go out.
+    pub(crate) fn mark_open(&self) {
+        let _ = self
+            .state
+            .compare_exchange(HANDSHAKE, OPEN, Ordering::AcqRel, Ordering::Acquire);
+    }
+
+    /// The error for calls on a closed connection, with the reason and stderr tail (or the
+    /// reason the transport never opened).
+    pub(crate) fn disconnect_error(&self) -> Error {
+        if let Some(e) = self.open_error.get() {
+            return e.clone();
+        }
+        Error::Disconnected(
+            self.close_info
+                .get()
+                .cloned()
+                .unwrap_or_else(|| DisconnectInfo {
+                    reason: "connection closed".into(),
+                    stderr_tail: self.stderr.tail(),
+                }),
+        )
+    }
+
+    /// Process id of the server, for transports that spawn one.
+    pub(crate) fn pid(&self) -> Option<u32> {
+        self.pid.get().copied()
+    }
+
+    /// The last bytes of the server's stderr.
+    pub(crate) fn stderr_tail(&self) -> String {
+        self.stderr.tail()
+    }
+
+    /// Queue a raw line (response or notification) for the writer.
+    pub(crate) fn send_line(&self, line: Vec<u8>) -> Result<()> {
+        if self.is_closed() {
+            return Err(self.disconnect_error());
+        }
+        self.out
+            .send(Outgoing::Line(Bytes::from(line)))
+            .map_err(|_| self.disconnect_error())
+    }
+
+    /// Send a client notification.
+    pub(crate) fn notify(&self, method: &str, params: Option<&RawValue>) -> Result<()> {
+        self.send_line(notification_line(method, params))
+    }
+
+    /// Register a request and send it. The returned receiver always completes: with the
+    /// response, a timeout, an overload error or the disconnect.
+    pub(crate) fn start_request(
+        &self,
+        method: &str,
+        params: &RawValue,
+        opts: RequestOptions,
+        during_handshake: bool,
+    ) -> Result<Outcome> {
+        let (tx, rx) = oneshot::channel();
+        self.send_request(method, params, opts, during_handshake, Reply::Wait(tx))?;
+        Ok(rx)
+    }
+
+    /// Register a request whose outcome goes to `reply`, and send it. The reply always
+    /// comes: the response, a timeout, an overload error or the disconnect.
+    pub(crate) fn send_request(
+        &self,
+        method: &str,
+        params: &RawValue,
+        opts: RequestOptions,
+        during_handshake: bool,
+        reply: Reply,
+    ) -> Result<()> {
+        if method.is_empty() {
+            return Err(Error::InvalidArgument("method name is empty".into()));
+        }
+        match self.state.load(Ordering::Acquire) {
+            OPEN => {}
+            HANDSHAKE if during_handshake => {}
+            HANDSHAKE => return Err(Error::NotConnected),
+            _ => return Err(self.disconnect_error()),
+        }
+        let read_ahead = opts
+            .read_ahead
+            .unwrap_or_else(crate::delivery::delivers_events);
+        let request = self
+            .correlation
+            .register(method, params, &opts, read_ahead, reply)?;
+        if read_ahead {
+            // A reader stalled on a full queue must read on: this thread would otherwise
+            // wait for itself.
+            self.signal.wake();
+        }
+        if self.out.send(Outgoing::Line(request.line)).is_err() {
+            self.correlation.fail(request.id, self.disconnect_error());
+        }
+        Ok(())
+    }
+
+    /// Fail everything and emit the final event. Idempotent.
+    fn close(&self, info: DisconnectInfo) {
+        self.close_with(info, None)
+    }
+
+    /// [`close`](Self::close), failing pending requests with `error` instead of the
+    /// disconnect (a connect that failed reports why).
+    fn close_with(&self, info: DisconnectInfo, error: Option<Error>) {
+        let failure = error
+            .clone()
+            .unwrap_or_else(|| Error::Disconnected(info.clone()));
+        let closed_now = self.correlation.close(failure, || {
+            if let Some(e) = error {
+                let _ = self.open_error.set(e);
+            }
+            self.state.store(CLOSED, Ordering::Release);
+            let _ = self.close_info.set(info.clone());
+        });
+        if !closed_now {
+            return;
+        }
+        self.open_requests.close_all();
+        tracing::debug!(reason = %info.reason, "connection closed");
+        // Every queue ends with the disconnect: turn streams, subscriptions, the main queue.
+        let end = |queue: &EventQueue| {
+            queue.force_push(Event::Connection(ConnectionEvent::Disconnected(
+                info.clone(),
+            )));
+            queue.close();
+        };
+        for route in self.router.take_all() {
+            end(&route.queue);
+        }
+        let subs = std::mem::take(&mut *self.subscribers.lock().unwrap());
+        self.has_subscribers.store(false, Ordering::Release);
+        for sub in subs {
+            end(&sub);
+        }
+        end(&self.queue);
+    }
+}
+
+impl Responder for SessionShared {
+    fn send_response(&self, line: Vec<u8>) -> Result<()> {
+        self.send_line(line)
+    }
+
+    fn forget_request(&self, id: &RequestId) {
+        self.open_requests.forget(id);
+    }
+
+    fn disconnect_error(&self) -> Error {
+        SessionShared::disconnect_error(self)
+    }
+}

@@ -1,0 +1,256 @@
+//! The runtime thread of a connection and its tasks: open the transport, then run the
+//! reader, writer, timer and stderr tasks until the connection ends, and close it in order.
+
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+use tokio::sync::{mpsc, oneshot};
+
+use super::{Outgoing, SessionShared};
+use crate::dispatch::Handlers;
+use crate::error::{DisconnectInfo, Error, Result};
+use crate::options::ClientOptions;
+use crate::transport::io::{MessageReader, MessageWriter};
+use crate::transport::lines::LineRead;
+use crate::transport::{self, Link};
+
+/// How long queued lines get to go out at the end before the writer is stopped.
+const WRITE_GRACE: Duration = Duration::from_millis(200);
+/// How long to wait for the last stderr lines after the server's stdout closed.
+const STDERR_GRACE: Duration = Duration::from_millis(300);
+/// After the server process exited: how long to keep reading what it wrote before exiting
+/// when its stdout does not close (a process it left behind holds the pipe).
+const EXIT_DRAIN: Duration = Duration::from_millis(250);
+
+/// A running connection: owns the runtime thread.
+pub(crate) struct Session {
+    pub(crate) shared: Arc<SessionShared>,
+    shutdown: Mutex<Option<oneshot::Sender<()>>>,
+    thread: Mutex<Option<std::thread::JoinHandle<()>>>,
+    /// Completes (with an error: its sender is dropped) when the runtime thread is done.
+    finished: Mutex<Option<oneshot::Receiver<()>>>,
+}
+
+impl Session {
+    /// Start a connection on a new runtime thread and return at once: the transport opens
+    /// on that thread (bounded by `connect_timeout`, aborted by [`shutdown`](Self::shutdown)).
+    /// Requests started now are sent once it is open; if it cannot open they fail with the
+    /// reason. The handshake is the caller's job.
+    pub(crate) fn start(opts: &ClientOptions, handlers: Option<Arc<Handlers>>) -> Result<Session> {
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .map_err(|e| Error::Transport(format!("could not build runtime: {e}")))?;
+        let (out_tx, out_rx) = mpsc::unbounded_channel();
+        let (shutdown_tx, shutdown_rx) = oneshot::channel();
+        let shared = SessionShared::new(opts, handlers, out_tx);
+        let opts = opts.clone();
+        let rt_shared = shared.clone();
+        let (finished_tx, finished_rx) = oneshot::channel::<()>();
+        let thread = std::thread::Builder::new()
+            .name("codex-client-rt".into())
+            .spawn(move || {
+                // Declared first, dropped last: after the runtime and its tasks are gone.
+                let _finished = finished_tx;
+                crate::dispatch::block_sigpipe();
+                rt.block_on(open_and_run(rt_shared, opts, out_rx, shutdown_rx));
+                drop(rt);
+            })
+            .map_err(|e| Error::Transport(format!("could not start the runtime thread: {e}")))?;
+        Ok(Session {
+            shared,
+            shutdown: Mutex::new(Some(shutdown_tx)),
+            thread: Mutex::new(Some(thread)),
+            finished: Mutex::new(Some(finished_rx)),
+        })
+    }
+
+    /// [`shutdown`](Self::shutdown) without blocking: awaits the runtime thread's end, then
+    /// joins it (at once).
+    pub(crate) async fn shutdown_async(&self) {
+        if let Some(tx) = self.shutdown.lock().unwrap().take() {
+            let _ = tx.send(());
+        }
+        let finished = self.finished.lock().unwrap().take();
+        if let Some(rx) = finished {
+            let _ = rx.await;
+        }
+        self.shutdown();
+    }
+
+    /// Stop the server and the runtime thread (or abort the connect in progress); every
+    /// pending request fails. Idempotent.
+    pub(crate) fn shutdown(&self) {
+        if let Some(tx) = self.shutdown.lock().unwrap().take() {
+            let _ = tx.send(());
+        }
+        let handle = self.thread.lock().unwrap().take();
+        if let Some(h) = handle {
+            if h.thread().id() != std::thread::current().id() {
+                let _ = h.join();
+            }
+        }
+    }
+}
+
+impl Drop for Session {
+    fn drop(&mut self) {
+        self.shutdown();
+    }
+}
+
+/// The runtime thread's work: open the transport within the connect timeout (unless the
+/// client gives up first), then run the connection until it ends.
+async fn open_and_run(
+    shared: Arc<SessionShared>,
+    opts: ClientOptions,
+    out_rx: mpsc::UnboundedReceiver<Outgoing>,
+    mut shutdown_rx: oneshot::Receiver<()>,
+) {
+    // Timers run from the start: the `initialize` deadline covers the transport's opening.
+    let correlation = shared.correlation.clone();
+    let timer = tokio::spawn(async move { correlation.run_timers().await });
+    let opened = tokio::select! {
+        r = transport::open(&opts) => r,
+        _ = &mut shutdown_rx => Err(Error::Disconnected(DisconnectInfo {
+            reason: "connect aborted by disconnect()".into(),
+            stderr_tail: String::new(),
+        })),
+    };
+    let link = match opened {
+        Ok(link) => link,
+        Err(e) => {
+            timer.abort();
+            let info = DisconnectInfo {
+                reason: e.to_string(),
+                stderr_tail: String::new(),
+            };
+            shared.close_with(info, Some(e));
+            return;
+        }
+    };
+    if let Some(pid) = link.peer.pid() {
+        let _ = shared.pid.set(pid);
+    }
+    run(shared, link, out_rx, shutdown_rx, timer).await;
+}
+
+/// Run an open connection until it ends (the server closes it or exits, or the client
+/// disconnects), then close it in order: writes, our side, the server, its last stderr lines,
+/// the timers, and last every pending request and queue.
+async fn run(
+    shared: Arc<SessionShared>,
+    link: Link,
+    out_rx: mpsc::UnboundedReceiver<Outgoing>,
+    shutdown_rx: oneshot::Receiver<()>,
+    timer: tokio::task::JoinHandle<()>,
+) {
+    let Link {
+        reader,
+        writer,
+        stderr,
+        mut peer,
+    } = link;
+    let stderr_task = stderr.map(|e| {
+        let shared = shared.clone();
+        tokio::spawn(async move { shared.stderr.collect(e).await })
+    });
+    let mut writer = tokio::spawn(writer_loop(writer, out_rx));
+    let mut reading = std::pin::pin!(reader_loop(&shared, reader));
+    let reason = tokio::select! {
+        reason = &mut reading => reason,
+        _ = shutdown_rx => if shared.is_open() {
+            "disconnected by the client".to_string()
+        } else {
+            "connect aborted by disconnect()".to_string()
+        },
+        // The server's own exit ends the connection even while a process it left behind
+        // keeps its stdout open: read what it wrote before exiting, then close.
+        how = peer.exited() => {
+            tokio::time::timeout(EXIT_DRAIN, &mut reading).await.unwrap_or(how)
+        }
+    };
+    // Let queued writes go out, then close our side so the server can finish on its own.
+    let _ = shared.out.send(Outgoing::Close);
+    if tokio::time::timeout(WRITE_GRACE, &mut writer)
+        .await
+        .is_err()
+    {
+        writer.abort();
+    }
+    let reason = match peer.stop().await {
+        Some(exit) if exit != reason => format!("{reason} ({exit})"),
+        _ => reason,
+    };
+    if let Some(t) = stderr_task {
+        let _ = tokio::time::timeout(STDERR_GRACE, t).await;
+    }
+    timer.abort();
+    shared.close(DisconnectInfo {
+        reason,
+        stderr_tail: shared.stderr.tail(),
+    });
+}
+
+/// Lines handled between two consumer wake-ups at most, while lines keep arriving.
+const WAKE_BATCH: usize = 256;
+
+/// Read lines and handle them until the connection ends; why it ended.
+async fn reader_loop(shared: &SessionShared, mut reader: MessageReader) -> String {
+    let mut buf = Vec::with_capacity(16 * 1024);
+    let mut since_wake = 0usize;
+    loop {
+        since_wake += 1;
+        if since_wake >= WAKE_BATCH || !reader.has_buffered_line() {
+            shared.flush_wakes();
+            since_wake = 0;
+        }
+        match reader.read(&mut buf, shared.max_line_bytes).await {
+            Err(e) => return format!("reading from the server failed: {e}"),
+            Ok(LineRead::Eof) => return "the server closed the connection".to_string(),
+            Ok(LineRead::TooLong(n)) => shared.report(format!(
+                "skipped a {n}-byte message from the server (limit {} bytes)",
+                shared.max_line_bytes
+            )),
+            Ok(LineRead::Line) => {
+                if !buf.iter().all(u8::is_ascii_whitespace) {
+                    shared.handle_line(&buf).await;
+                }
+                if buf.capacity() > 1024 * 1024 {
+                    buf = Vec::with_capacity(16 * 1024);
+                }
+            }
+        }
+    }
+}
+
+/// Write what the connection sends, flushing once per burst, until told to close.
+async fn writer_loop(mut w: MessageWriter, mut rx: mpsc::UnboundedReceiver<Outgoing>) {
+    while let Some(msg) = rx.recv().await {
+        let mut close = false;
+        let mut next = Some(msg);
+        // Write everything already queued, then flush once.
+        while let Some(m) = next.take() {
+            match m {
+                Outgoing::Line(line) => {
+                    if let Err(e) = w.write(line).await {
+                        tracing::debug!("writing to the server failed: {e}");
+                        return;
+                    }
+                }
+                Outgoing::Close => {
+                    close = true;
+                    break;
+                }
+            }
+            next = rx.try_recv().ok();
+        }
+        if let Err(e) = w.flush().await {
+            tracing::debug!("flushing to the server failed: {e}");
+            return;
+        }
+        if close {
+            w.close().await;
+            return;
+        }
+    }
+}

@@ -1,0 +1,461 @@
+//! The core's modules import each other without a loop: arrows point down only.
+//!
+//! Reads `core/src/**/*.rs` (not `lib.rs`, not test code), collects every path that names a
+//! module of the crate (`crate::x::…`, `super::…`, `self::…` and paths through a child
+//! module, in `use` items and in code), and fails on a cycle at two levels:
+//! * between top-level modules (`session`, `event`, `transport`, …), each with its files;
+//! * between module files, where a child may use what its parent defines (`super::X`), but a
+//!   parent's children may not loop among themselves or back through another module.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+type Module = Vec<String>;
+
+fn name(m: &[String]) -> String {
+    m.join("::")
+}
+
+/// Every `.rs` file below `dir`.
+fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            rust_files(&path, out);
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            out.push(path);
+        }
+    }
+}
+
+/// The module a file defines (`transport/exec.rs` → `transport::exec`, `session/mod.rs` →
+/// `session`).
+fn module_of(src: &Path, file: &Path) -> Module {
+    let rel = file.strip_prefix(src).unwrap().with_extension("");
+    let mut parts: Module = rel
+        .components()
+        .map(|c| c.as_os_str().to_string_lossy().into_owned())
+        .collect();
+    if parts.last().is_some_and(|p| p == "mod") {
+        parts.pop();
+    }
+    parts
+}
+
+fn is_ident(c: char) -> bool {
+    c.is_alphanumeric() || c == '_'
+}
+
+/// The text with comments, string literals and character literals blanked out (newlines
+/// kept), so that only code is left to search.
+fn code_only(text: &str) -> String {
+    let s: Vec<char> = text.chars().collect();
+    let mut out = String::with_capacity(text.len());
+    let blank = |c: char| if c == '\n' { '\n' } else { ' ' };
+    let mut i = 0;
+    while i < s.len() {
+        let c = s[i];
+        let next = s.get(i + 1).copied();
+        let prev_ident = i > 0 && is_ident(s[i - 1]);
+        if c == '/' && next == Some('/') {
+            while i < s.len() && s[i] != '\n' {
+                i += 1;
+            }
+        } else if c == '/' && next == Some('*') {
+            let mut depth = 0;
+            while i < s.len() {
+                if s[i] == '/' && s.get(i + 1) == Some(&'*') {
+                    depth += 1;
+                    i += 2;
+                } else if s[i] == '*' && s.get(i + 1) == Some(&'/') {
+                    depth -= 1;
+                    i += 2;
+                    if depth == 0 {
+                        break;
+                    }
+                } else {
+                    out.push(blank(s[i]));
+                    i += 1;
+                }
+            }
+        } else if c == 'r'
+            && (!prev_ident || (s[i - 1] == 'b' && (i < 2 || !is_ident(s[i - 2]))))
+            && matches!(next, Some('"' | '#'))
+        {
+            let mut j = i + 1;
+            while s.get(j) == Some(&'#') {
+                j += 1;
+            }
+            if s.get(j) != Some(&'"') {
+                out.push(c); // a raw identifier (`r#type`)
+                i += 1;
+                continue;
+            }
+            let hashes = j - i - 1;
+            j += 1;
+            while j < s.len() {
+                if s[j] == '"' && (1..=hashes).all(|k| s.get(j + k) == Some(&'#')) {
+                    j += 1 + hashes;
+                    break;
+                }
+                out.push(blank(s[j]));
+                j += 1;
+            }
+            i = j;
+        } else if c == '"' {
+            i += 1;
+            while i < s.len() && s[i] != '"' {
+                if s[i] == '\\' {
+                    i += 1;
+                }
+                if let Some(&ch) = s.get(i) {
+                    out.push(blank(ch));
+                }
+                i += 1;
+            }
+            i += 1;
+        } else if c == '\'' && next == Some('\\') {
+            i += 2;
+            while i < s.len() && s[i] != '\'' {
+                i += 1;
+            }
+            i += 1;
+        } else if c == '\'' && s.get(i + 2) == Some(&'\'') {
+            i += 3;
+        } else {
+            out.push(c);
+            i += 1;
+        }
+    }
+    out
+}
+
+/// The code without its inline `#[cfg(test)] mod … { … }` blocks.
+fn without_test_modules(code: &str) -> String {
+    let mut out = code.to_owned();
+    let mut from = 0;
+    while let Some(at) = out[from..].find("#[cfg(test)]").map(|p| p + from) {
+        let rest = &out[at + "#[cfg(test)]".len()..];
+        let body = rest.trim_start();
+        let is_mod = body.starts_with("mod ") || body.starts_with("pub(crate) mod ");
+        let open = body.find(['{', ';']);
+        if let (true, Some(open)) = (is_mod, open) {
+            if body.as_bytes()[open] == b'{' {
+                let start = out.len() - body.len() + open;
+                let mut depth = 0;
+                let mut end = start;
+                for (k, ch) in out[start..].char_indices() {
+                    match ch {
+                        '{' => depth += 1,
+                        '}' => depth -= 1,
+                        _ => {}
+                    }
+                    if depth == 0 {
+                        end = start + k + 1;
+                        break;
+                    }
+                }
+                out.replace_range(at..end, "");
+                continue;
+            }
+        }
+        from = at + 1;
+    }
+    out
+}
+
+/// Read one path tree at `*i` (after its first segment was taken as `prefix`): `a::b`,
+/// `a::{b, c::d}`, `a::*`. Every full path goes to `out`.
+fn read_tree(s: &[char], i: &mut usize, mut prefix: Vec<String>, out: &mut Vec<Vec<String>>) {
+    let skip_ws = |i: &mut usize| {
+        while *i < s.len() && s[*i].is_whitespace() {
+            *i += 1;
+        }
+    };
+    loop {
+        skip_ws(i);
+        if s.get(*i) == Some(&'{') {
+            *i += 1;
+            loop {
+                skip_ws(i);
+                match s.get(*i) {
+                    None => return,
+                    Some('}') => {
+                        *i += 1;
+                        return;
+                    }
+                    Some(',') => *i += 1,
+                    Some(_) => {
+                        let before = *i;
+                        read_tree(s, i, prefix.clone(), out);
+                        if *i == before {
+                            *i += 1;
+                        }
+                    }
+                }
+            }
+        }
+        let start = *i;
+        while *i < s.len() && is_ident(s[*i]) {
+            *i += 1;
+        }
+        if *i == start {
+            out.push(prefix); // `*` or the end of the path
+            return;
+        }
+        prefix.push(s[start..*i].iter().collect());
+        skip_ws(i);
+        if s.get(*i) == Some(&':') && s.get(*i + 1) == Some(&':') {
+            *i += 2;
+        } else {
+            out.push(prefix);
+            return;
+        }
+    }
+}
+
+/// Every module path written in `code` of module `me`: those starting at `crate`, `super` or
+/// `self`, and those starting at one of `children`. Paths as written, not resolved.
+fn paths(code: &str, children: &BTreeSet<String>) -> Vec<Vec<String>> {
+    let s: Vec<char> = code.chars().collect();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < s.len() {
+        let at_start = i == 0 || !(is_ident(s[i - 1]) || s[i - 1] == ':' || s[i - 1] == '$');
+        if at_start && is_ident(s[i]) {
+            let start = i;
+            let mut j = i;
+            while j < s.len() && is_ident(s[j]) {
+                j += 1;
+            }
+            let word: String = s[start..j].iter().collect();
+            let follows = s.get(j) == Some(&':') && s.get(j + 1) == Some(&':');
+            if follows
+                && (matches!(word.as_str(), "crate" | "super" | "self") || children.contains(&word))
+            {
+                let mut k = j + 2;
+                read_tree(&s, &mut k, vec![word], &mut out);
+                i = k;
+                continue;
+            }
+            i = j;
+        } else {
+            i += 1;
+        }
+    }
+    out
+}
+
+/// The module of the crate a path written in module `me` leads to: the longest known module
+/// it names, or the module an item re-exported by `lib.rs` comes from.
+fn resolve(
+    me: &[String],
+    path: &[String],
+    modules: &BTreeSet<Module>,
+    reexports: &BTreeMap<String, Module>,
+) -> Option<Module> {
+    let mut full: Module = match path[0].as_str() {
+        "crate" => Vec::new(),
+        "self" => me.to_vec(),
+        "super" => me[..me.len().saturating_sub(1)].to_vec(),
+        _ => me.to_vec(),
+    };
+    let rest = if path[0] == "crate" || path[0] == "self" || path[0] == "super" {
+        &path[1..]
+    } else {
+        path
+    };
+    for seg in rest {
+        match seg.as_str() {
+            "self" => {}
+            "super" => {
+                full.pop();
+            }
+            _ => full.push(seg.clone()),
+        }
+    }
+    (1..=full.len())
+        .rev()
+        .map(|n| full[..n].to_vec())
+        .find(|m| modules.contains(m))
+        .or_else(|| {
+            (path[0] == "crate")
+                .then(|| full.first().and_then(|f| reexports.get(f)).cloned())
+                .flatten()
+        })
+}
+
+/// `pub use module::{A, B}` items of `lib.rs`: item name → module.
+fn lib_reexports(lib: &str, modules: &BTreeSet<Module>) -> BTreeMap<String, Module> {
+    let code = code_only(lib);
+    let mut map = BTreeMap::new();
+    for stmt in code.split(';') {
+        let Some(body) = stmt.trim().strip_prefix("pub use ") else {
+            continue;
+        };
+        let mut trees = Vec::new();
+        let s: Vec<char> = body.chars().collect();
+        let first: String = s.iter().take_while(|c| is_ident(**c)).collect();
+        let mut i = first.len() + 2;
+        read_tree(&s, &mut i, vec![first], &mut trees);
+        for p in trees {
+            if let (Some(item), Some(m)) = (p.last(), resolve(&[], &p, modules, &BTreeMap::new())) {
+                map.insert(item.clone(), m);
+            }
+        }
+    }
+    map
+}
+
+/// Groups of modules that reach each other (strongly connected, more than one module).
+fn cycles(edges: &BTreeSet<(String, String)>) -> Vec<BTreeSet<String>> {
+    let mut next: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
+    for (a, b) in edges {
+        next.entry(a).or_default().push(b);
+        next.entry(b).or_default();
+    }
+    let reach = |from: &str| {
+        let mut seen = BTreeSet::new();
+        let mut todo = vec![from];
+        while let Some(n) = todo.pop() {
+            for &m in &next[n] {
+                if seen.insert(m) {
+                    todo.push(m);
+                }
+            }
+        }
+        seen
+    };
+    let reaches: BTreeMap<&str, BTreeSet<&str>> = next.keys().map(|&n| (n, reach(n))).collect();
+    let mut groups: Vec<BTreeSet<String>> = Vec::new();
+    for (&n, r) in &reaches {
+        if !r.contains(n) || groups.iter().any(|g| g.contains(n)) {
+            continue;
+        }
+        let group: BTreeSet<String> = r
+            .iter()
+            .filter(|m| reaches[**m].contains(n))
+            .map(|m| m.to_string())
+            .collect();
+        groups.push(group);
+    }
+    groups
+}
+
+struct Graph {
+    /// Between module files, child → ancestor edges left out.
+    files: BTreeSet<(String, String)>,
+    /// Between top-level modules.
+    top: BTreeSet<(String, String)>,
+}
+
+fn graph() -> Graph {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut files = Vec::new();
+    rust_files(&src, &mut files);
+    files.retain(|f| {
+        let name = f.file_name().unwrap();
+        name != "tests.rs" && f.strip_prefix(&src).unwrap() != Path::new("lib.rs")
+    });
+    let modules: BTreeSet<Module> = files.iter().map(|f| module_of(&src, f)).collect();
+    let lib = std::fs::read_to_string(src.join("lib.rs")).unwrap();
+    let reexports = lib_reexports(&lib, &modules);
+    let mut g = Graph {
+        files: BTreeSet::new(),
+        top: BTreeSet::new(),
+    };
+    for file in &files {
+        let me = module_of(&src, file);
+        let children: BTreeSet<String> = modules
+            .iter()
+            .filter(|m| m.len() == me.len() + 1 && m.starts_with(&me))
+            .map(|m| m.last().unwrap().clone())
+            .collect();
+        let text = std::fs::read_to_string(file).unwrap();
+        let code = without_test_modules(&code_only(&text));
+        for p in paths(&code, &children) {
+            let Some(to) = resolve(&me, &p, &modules, &reexports) else {
+                continue;
+            };
+            if to == me {
+                continue;
+            }
+            if to[0] != me[0] {
+                g.top.insert((me[0].clone(), to[0].clone()));
+            }
+            if !me.starts_with(&to) {
+                g.files.insert((name(&me), name(&to)));
+            }
+        }
+    }
+    g
+}
+
+fn check(level: &str, edges: &BTreeSet<(String, String)>) {
+    let bad = cycles(edges);
+    let list: Vec<String> = edges.iter().map(|(a, b)| format!("  {a} -> {b}")).collect();
+    assert!(
+        bad.is_empty(),
+        "import cycles between {level}: {bad:?}\nedges:\n{}",
+        list.join("\n")
+    );
+}
+
+#[test]
+fn no_import_cycles_between_modules() {
+    let g = graph();
+    // The reader sees the imports (a broken reader would find no cycle either).
+    for (a, b) in [
+        ("session", "correlation"),
+        ("session", "transport"),
+        ("event", "responder"),
+        ("client", "error"),
+    ] {
+        assert!(g.top.contains(&(a.into(), b.into())), "{a} -> {b} not seen");
+    }
+    for (a, b) in [
+        ("transport", "transport::exec"),
+        ("transport::exec", "transport::shim"),
+        ("session::runtime", "transport"),
+        ("correlation", "correlation::table"),
+    ] {
+        assert!(
+            g.files.contains(&(a.into(), b.into())),
+            "{a} -> {b} not seen"
+        );
+    }
+    check("top-level modules", &g.top);
+    check("module files", &g.files);
+}
+
+#[test]
+fn the_reader_finds_paths_in_code_only() {
+    let code = code_only(
+        r##"use crate::{a::X, b::{self, c::Y}};
+        // crate::commented::out
+        let s = "crate::in_a_string"; let r = r#"crate::raw"#; let c = '{';
+        fn f<'a>(x: &'a str) { super::d::g(); kid::h(); other::kid::i(); }"##,
+    );
+    let kids: BTreeSet<String> = ["kid".to_string()].into();
+    let found: Vec<String> = paths(&code, &kids).iter().map(|p| name(p)).collect();
+    assert_eq!(
+        found,
+        [
+            "crate::a::X",
+            "crate::b::self",
+            "crate::b::c::Y",
+            "super::d::g",
+            "kid::h"
+        ]
+    );
+    let stripped =
+        without_test_modules("fn a() {}\n#[cfg(test)]\nmod tests { fn b() { {} } }\nfn c() {}");
+    assert_eq!(stripped, "fn a() {}\n\nfn c() {}");
+    let edges: BTreeSet<(String, String)> = [("a", "b"), ("b", "c"), ("c", "a"), ("c", "d")]
+        .iter()
+        .map(|(x, y)| (x.to_string(), y.to_string()))
+        .collect();
+    let found = cycles(&edges);
+    assert_eq!(found.len(), 1);
+    assert_eq!(found[0].len(), 3);
+}
