@@ -9,15 +9,15 @@ use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll};
 use std::time::Duration;
 
-use crate::dispatch::{
+use crate::delivery::dispatch::{
     ConnectionHandler, Dispatcher, EventHandler, Handlers, NotificationHandler,
     ServerRequestHandler,
 };
+use crate::delivery::queue::EventQueue;
+use crate::delivery::readiness::Readiness;
 use crate::error::{DisconnectInfo, Error, Result};
 use crate::event::{ConnectionEvent, Event, Notification, ServerRequest};
 use crate::options::{ClientOptions, Delivery, RequestOptions};
-use crate::queue::EventQueue;
-use crate::readiness::Readiness;
 use crate::session::{Session, SessionShared};
 
 /// What the server said in answer to `initialize`.

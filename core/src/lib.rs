@@ -21,14 +21,11 @@
 mod client;
 mod correlation;
 pub mod delivery;
-mod dispatch;
 mod error;
 mod event;
 mod message;
 mod options;
 pub mod protocol;
-mod queue;
-mod readiness;
 mod responder;
 mod router;
 mod scan;
@@ -39,10 +36,10 @@ mod turn;
 mod typed;
 
 pub use client::{Client, EventStream, InitializeResult, WeakClient};
-pub use delivery::mark_event_delivery_thread;
-pub use dispatch::{
+pub use delivery::dispatch::{
     on_dispatch_thread, ConnectionHandler, EventHandler, NotificationHandler, ServerRequestHandler,
 };
+pub use delivery::mark_event_delivery_thread;
 pub use error::{DisconnectInfo, Error, Result, RpcError, OVERLOADED_CODE};
 pub use event::{fail_closed_answer, ConnectionEvent, Event, Notification, ServerRequest};
 pub use message::RequestId;

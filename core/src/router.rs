@@ -10,9 +10,9 @@ use std::collections::HashMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
+use crate::delivery::queue::EventQueue;
 use crate::error::{Error, Result};
 use crate::event::{Notification, ServerRequest};
-use crate::queue::EventQueue;
 
 /// The stream side of a route.
 pub(crate) struct Route {

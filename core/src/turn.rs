@@ -9,9 +9,9 @@ use std::task::{Context, Poll};
 use std::time::Duration;
 
 use crate::client::Client;
+use crate::delivery::queue::EventQueue;
 use crate::error::{Error, Result};
 use crate::event::{ConnectionEvent, Event, Notification};
-use crate::queue::EventQueue;
 use crate::router::Route;
 use crate::session::SessionShared;
 

@@ -10,7 +10,7 @@ use std::marker::PhantomData;
 use std::sync::Arc;
 
 use crate::client::Client;
-use crate::dispatch::ServerRequestHandler;
+use crate::delivery::dispatch::ServerRequestHandler;
 use crate::error::{Error, Result};
 use crate::event::{Notification, ServerRequest};
 use crate::options::RequestOptions;

@@ -8,10 +8,10 @@ use std::sync::{Arc, LazyLock, Mutex, OnceLock};
 use codex_client::{ConnectionEvent, DisconnectInfo, Error, Event, Notification};
 use serde_json::value::RawValue;
 
+use crate::client::lock;
 use crate::error::{codex_status_t, invalid_arg, invalid_state, status_of, RpcParts};
 use crate::request::{codex_request_t, handle_of, register, release, ReqData};
 use crate::strings::to_cstring;
-use crate::client::lock;
 
 /// What an event is. The numbers are stable; new kinds are only ever appended (a minor ABI
 /// version): a program must ignore (and free as usual) an event of a kind it does not know.

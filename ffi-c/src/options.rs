@@ -17,9 +17,9 @@ use std::time::Duration;
 
 use codex_client::{ClientOptions, Delivery, TransportKind};
 
+use crate::client::lock;
 use crate::error::{codex_status_t, invalid_arg, Fail};
 use crate::strings::{opt_str, req_str};
-use crate::client::lock;
 
 /// How a client delivers events: chosen once, with `codex_options_set_delivery`.
 pub type codex_delivery_t = u32;

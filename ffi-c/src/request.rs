@@ -12,9 +12,9 @@ use std::sync::{Arc, LazyLock, Mutex};
 use codex_client::{RpcError, ServerRequest};
 
 use crate::client::codex_client_t;
+use crate::client::lock;
 use crate::error::{codex_status_t, invalid_arg, Fail};
 use crate::strings::{opt_str, req_str, to_cstring};
-use crate::client::lock;
 
 /// A request the server sent (an approval, a question, ...). Opaque handle.
 ///

@@ -12,7 +12,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, Weak};
 use std::task::{Context, Poll, Wake, Waker};
 
-use crate::readiness::Readiness;
+use crate::delivery::readiness::Readiness;
 
 /// Identifies a spawned task (for [`Executor::cancel`]).
 pub type TaskId = u64;

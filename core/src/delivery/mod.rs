@@ -1,11 +1,16 @@
-//! Event delivery owned by the core for every binding: the executor that completes futures
-//! for foreign event loops (asyncio, a C program's poll loop), woken through one descriptor.
-//! (The bounded queue, the readiness descriptor and the callback dispatch thread live in
-//! `queue`, `readiness` and `dispatch`.)
+//! Event delivery owned by the core for every binding: the bounded event queue with its
+//! backpressure and read-ahead rules (`queue`), the readiness descriptor of poll mode
+//! (`readiness`), the one callback dispatch thread (`dispatch`) and the executor that
+//! completes futures for foreign event loops (asyncio, a C program's poll loop), woken
+//! through one descriptor (`executor`). Bindings adapt these; they keep no thread, queue or
+//! descriptor of their own.
 
 use std::cell::Cell;
 
+pub(crate) mod dispatch;
 mod executor;
+pub(crate) mod queue;
+pub(crate) mod readiness;
 
 pub use executor::{Executor, TaskId};
 

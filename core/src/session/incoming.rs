@@ -8,9 +8,9 @@ use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
 use super::SessionShared;
+use crate::delivery::queue::{EventQueue, Push};
 use crate::event::{null_raw, ConnectionEvent, Event, Notification, ServerRequest};
 use crate::message::{classify, Classified, Incoming, RequestId};
-use crate::queue::{EventQueue, Push};
 
 impl SessionShared {
     /// Queue an event on `queue`, waiting for room when it is full and nothing is pending.

@@ -16,12 +16,12 @@ use std::sync::{Arc, Mutex, OnceLock, Weak};
 use tokio::sync::{mpsc, oneshot};
 
 use crate::correlation::{Correlation, Outcome, Reply};
-use crate::dispatch::Handlers;
+use crate::delivery::dispatch::Handlers;
+use crate::delivery::queue::{EventQueue, ReaderSignal};
 use crate::error::{DisconnectInfo, Error, Result};
 use crate::event::{ConnectionEvent, Event};
 use crate::message::{notification_line, RequestId};
 use crate::options::{ClientOptions, RequestOptions};
-use crate::queue::{EventQueue, ReaderSignal};
 use crate::responder::{OpenRequests, Responder};
 use crate::router::Router;
 use crate::transport::stderr::StderrTail;

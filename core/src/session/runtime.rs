@@ -6,7 +6,7 @@ use std::time::Duration;
 use tokio::sync::{mpsc, oneshot};
 
 use super::{Outgoing, SessionShared};
-use crate::dispatch::Handlers;
+use crate::delivery::dispatch::Handlers;
 use crate::error::{DisconnectInfo, Error, Result};
 use crate::options::ClientOptions;
 use crate::transport::io::{MessageReader, MessageWriter};
@@ -51,7 +51,7 @@ impl Session {
             .spawn(move || {
                 // Declared first, dropped last: after the runtime and its tasks are gone.
                 let _finished = finished_tx;
-                crate::dispatch::block_sigpipe();
+                crate::delivery::dispatch::block_sigpipe();
                 rt.block_on(open_and_run(rt_shared, opts, out_rx, shutdown_rx));
                 drop(rt);
             })

@@ -6,8 +6,8 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, RwLock};
 
+use crate::delivery::queue::EventQueue;
 use crate::event::{ConnectionEvent, Event, Notification, ServerRequest};
-use crate::queue::EventQueue;
 
 /// Handler of server notifications.
 pub type NotificationHandler = Arc<dyn Fn(&Notification) + Send + Sync>;

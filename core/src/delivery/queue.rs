@@ -20,8 +20,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Condvar, Mutex};
 use std::time::{Duration, Instant};
 
+use crate::delivery::readiness::Readiness;
 use crate::event::{ConnectionEvent, Event};
-use crate::readiness::Readiness;
 use std::sync::Arc;
 
 struct State {
