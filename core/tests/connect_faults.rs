@@ -95,16 +95,10 @@ fn websocket_and_unix_connects_to_a_peer_that_never_upgrades_time_out() {
 #[test]
 fn a_server_that_never_answers_initialize_fails_connect_at_the_connect_timeout_and_is_reaped() {
     let tag = unique_tag("no-init");
-    assert_connect_timeout(
-        fake_options(&["no-init"]).env("CODEX_CLIENT_TEST_TAG", &tag),
-        "stdio",
-    );
+    assert_connect_timeout(fake_options(&["no-init"]).env(TAG_VAR, &tag), "stdio");
     assert!(
-        wait_until(Duration::from_secs(5), || pids_with_env(
-            "CODEX_CLIENT_TEST_TAG",
-            &tag
-        )
-        .is_empty()),
+        wait_until(Duration::from_secs(5), || pids_with_env(TAG_VAR, &tag)
+            .is_empty()),
         "the server outlived its failed connect"
     );
 }
@@ -113,16 +107,8 @@ fn a_server_that_never_answers_initialize_fails_connect_at_the_connect_timeout_a
 fn disconnect_aborts_a_connect_in_progress_and_reaps_the_server() {
     // Stdio: the server was spawned and never answers `initialize`.
     let tag = unique_tag("abort");
-    let c = Client::new(fake_options(&["no-init"]).env("CODEX_CLIENT_TEST_TAG", &tag));
-    let connecting = {
-        let c = c.clone();
-        std::thread::spawn(move || c.connect())
-    };
-    assert!(wait_until(Duration::from_secs(10), || !pids_with_env(
-        "CODEX_CLIENT_TEST_TAG",
-        &tag
-    )
-    .is_empty()));
+    let c = Client::new(fake_options(&["no-init"]).env(TAG_VAR, &tag));
+    let connecting = connect_in_progress(&c, &tag);
     let t0 = Instant::now();
     c.disconnect();
     let err = connecting.join().unwrap().unwrap_err();
@@ -131,10 +117,7 @@ fn disconnect_aborts_a_connect_in_progress_and_reaps_the_server() {
         Error::Disconnected(info) => assert!(info.reason.contains("aborted"), "{info:?}"),
         other => panic!("expected a disconnect error, got {other:?}"),
     }
-    assert!(
-        pids_with_env("CODEX_CLIENT_TEST_TAG", &tag).is_empty(),
-        "server not reaped"
-    );
+    assert!(pids_with_env(TAG_VAR, &tag).is_empty(), "server not reaped");
     assert!(!c.is_connected());
 
     // WebSocket: the TCP connect succeeded, the upgrade never comes.
@@ -158,18 +141,10 @@ fn a_second_connect_while_one_is_in_progress_is_refused() {
     let tag = unique_tag("second");
     let c = Client::new(
         fake_options(&["no-init"])
-            .env("CODEX_CLIENT_TEST_TAG", &tag)
+            .env(TAG_VAR, &tag)
             .connect_timeout(Duration::from_secs(10)),
     );
-    let connecting = {
-        let c = c.clone();
-        std::thread::spawn(move || c.connect())
-    };
-    assert!(wait_until(Duration::from_secs(10), || !pids_with_env(
-        "CODEX_CLIENT_TEST_TAG",
-        &tag
-    )
-    .is_empty()));
+    let connecting = connect_in_progress(&c, &tag);
     let second = c.connect();
     c.disconnect();
     assert!(connecting.join().unwrap().is_err());
@@ -180,13 +155,7 @@ fn a_second_connect_while_one_is_in_progress_is_refused() {
 fn server_exit_is_noticed_while_a_process_it_left_holds_its_stdout() {
     let c = fake_client(&["orphan", "hang"], fake_options(&["orphan", "hang"]));
     let pid = c.server_pid().unwrap();
-    let hanging = {
-        let c = c.clone();
-        std::thread::spawn(move || c.request_blocking("test/hang", json!({})))
-    };
-    assert!(wait_until(Duration::from_secs(5), || c
-        .stderr_tail()
-        .contains("received test/hang")));
+    let hanging = pending_hang(&c);
     let t0 = Instant::now();
     let err = c.request_blocking("test/orphanDie", json!({})).unwrap_err();
     assert!(

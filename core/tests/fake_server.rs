@@ -207,13 +207,7 @@ fn server_death_fails_pending_at_once_with_stderr_tail() {
     c.connect().unwrap();
     let pid = c.server_pid().unwrap();
     // A request that would hang forever is pending when the server dies.
-    let hanging = {
-        let c = c.clone();
-        std::thread::spawn(move || c.request_blocking("test/hang", json!({})))
-    };
-    assert!(wait_until(Duration::from_secs(5), || c
-        .stderr_tail()
-        .contains("received test/hang")));
+    let hanging = pending_hang(&c);
     let t0 = Instant::now();
     let err = c.request_blocking("test/die", json!({})).unwrap_err();
     assert!(

@@ -177,17 +177,8 @@ impl Executor {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::delivery::readiness::readable;
     use std::sync::atomic::AtomicUsize;
-
-    fn readable(fd: RawFd) -> bool {
-        let mut p = libc::pollfd {
-            fd,
-            events: libc::POLLIN,
-            revents: 0,
-        };
-        // SAFETY: one valid pollfd, zero timeout.
-        unsafe { libc::poll(&mut p, 1, 0) == 1 }
-    }
 
     #[test]
     fn woken_tasks_run_on_run_ready_and_a_panic_spares_the_others() {

@@ -179,6 +179,11 @@ impl EventQueue {
         if !std::mem::take(&mut st.wake_pending) {
             return;
         }
+        self.wake_consumers(st);
+    }
+
+    /// Make the readiness descriptor right and wake a blocked and an async consumer.
+    fn wake_consumers(&self, st: std::sync::MutexGuard<'_, State>) {
         st.sync_readiness();
         let wake_blocked = st.blocked_waiters > 0;
         drop(st);
@@ -224,13 +229,7 @@ impl EventQueue {
             return Some(event);
         }
         st.responses.push_back(event);
-        st.sync_readiness();
-        let wake_blocked = st.blocked_waiters > 0;
-        drop(st);
-        if wake_blocked {
-            self.cv.notify_one();
-        }
-        self.async_notify.notify_one();
+        self.wake_consumers(st);
         None
     }
 
@@ -298,13 +297,7 @@ impl EventQueue {
             any = true;
         }
         if any {
-            st.sync_readiness();
-            let wake_blocked = st.blocked_waiters > 0;
-            drop(st);
-            if wake_blocked {
-                self.cv.notify_one();
-            }
-            self.async_notify.notify_one();
+            self.wake_consumers(st);
         }
     }
 

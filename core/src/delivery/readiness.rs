@@ -70,19 +70,21 @@ impl Readiness {
     }
 }
 
+/// Whether `fd` is readable right now (tests).
+#[cfg(test)]
+pub(crate) fn readable(fd: RawFd) -> bool {
+    let mut p = libc::pollfd {
+        fd,
+        events: libc::POLLIN,
+        revents: 0,
+    };
+    // SAFETY: one valid pollfd, zero timeout.
+    unsafe { libc::poll(&mut p, 1, 0) == 1 }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn readable(fd: RawFd) -> bool {
-        let mut p = libc::pollfd {
-            fd,
-            events: libc::POLLIN,
-            revents: 0,
-        };
-        // SAFETY: one valid pollfd, zero timeout.
-        unsafe { libc::poll(&mut p, 1, 0) == 1 }
-    }
 
     #[test]
     fn set_and_clear_toggle_readability() {

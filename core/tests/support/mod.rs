@@ -145,6 +145,45 @@ pub fn pids_with_env(key: &str, value: &str) -> Vec<u32> {
         .collect()
 }
 
+/// Start `test/hang` on another thread and return once the fake server has it (its stderr
+/// says so): a request that stays pending.
+pub fn pending_hang(
+    c: &Client,
+) -> std::thread::JoinHandle<codex_client::Result<serde_json::Value>> {
+    let hanging = {
+        let c = c.clone();
+        std::thread::spawn(move || c.request_blocking("test/hang", serde_json::json!({})))
+    };
+    assert!(
+        wait_until(Duration::from_secs(5), || c
+            .stderr_tail()
+            .contains("received test/hang")),
+        "the fake server never got test/hang"
+    );
+    hanging
+}
+
+/// Start `connect()` on another thread and return once the fake server tagged `tag` (see
+/// [`unique_tag`]) runs: a connect in progress.
+pub fn connect_in_progress(
+    c: &Client,
+    tag: &str,
+) -> std::thread::JoinHandle<codex_client::Result<codex_client::InitializeResult>> {
+    let connecting = {
+        let c = c.clone();
+        std::thread::spawn(move || c.connect())
+    };
+    assert!(
+        wait_until(Duration::from_secs(10), || !pids_with_env(TAG_VAR, tag)
+            .is_empty()),
+        "the server tagged {tag} never started"
+    );
+    connecting
+}
+
+/// The environment variable [`unique_tag`] values go in.
+pub const TAG_VAR: &str = "CODEX_CLIENT_TEST_TAG";
+
 /// A tag unique to this test process and call, for [`pids_with_env`].
 pub fn unique_tag(what: &str) -> String {
     static N: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
