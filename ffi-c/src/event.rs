@@ -219,16 +219,7 @@ ffi_fn! {
     /// Thread: as every event accessor (see `codex_event_kind`).
     unsafe fn codex_event_turn_id(event: *const codex_event_t) -> *const c_char {
         with(event, std::ptr::null(), |e| cached(&e.turn_id, || match &e.body {
-            Body::Notification(n) => n
-                .turn_id()
-                .or_else(|| {
-                    if !n.method.starts_with("turn/") {
-                        return None;
-                    }
-                    let v: serde_json::Value = serde_json::from_str(n.params_json()).ok()?;
-                    v.get("turn")?.get("id")?.as_str().map(str::to_owned)
-                })
-                .map(|s| to_cstring(&s)),
+            Body::Notification(n) => n.turn_id().map(|s| to_cstring(&s)),
             Body::ServerRequest { data, .. } => data.turn_id.clone(),
             _ => None,
         }))
