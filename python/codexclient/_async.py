@@ -1,8 +1,8 @@
 """The asyncio client: :class:`AsyncClient`, :class:`AsyncThread`, :class:`AsyncTurn`.
 
-Rust futures run on the event loop's own thread. The library's runtime thread never takes the
-GIL: when a future can make progress it writes one byte to a pipe the loop watches
-(``loop.add_reader``), and the loop thread polls it. Cancelling an awaited call drops its Rust
+Rust futures run on the event loop's own thread, polled by the core's executor. The library's
+runtime thread never takes the GIL: when a future can make progress the executor's descriptor,
+which the loop watches (``loop.add_reader``), becomes readable and the loop thread polls it. Cancelling an awaited call drops its Rust
 future (a cancelled request is forgotten; its late answer is ignored).
 """
 
@@ -52,34 +52,35 @@ from ._common import (
 )
 from ._errors import NotConnectedError
 
-_Start = Callable[[_native.Driver, "asyncio.Future[Any]"], int]
+_Start = Callable[[_native.Executor, "asyncio.Future[Any]"], int]
 
 
 class _Bridge:
-    """One :class:`_native.Driver` registered with one running event loop."""
+    """One :class:`_native.Executor` registered with one running event loop."""
 
     def __init__(self) -> None:
         self.loop: Optional[asyncio.AbstractEventLoop] = None
-        self.driver: Optional[_native.Driver] = None
+        #: The executor (named for the tests that inspect it).
+        self.driver: Optional[_native.Executor] = None
 
-    def get(self) -> _native.Driver:
+    def get(self) -> _native.Executor:
         loop = asyncio.get_running_loop()
         if self.loop is not loop or self.driver is None:
             self.close()
-            d = _native.Driver()
-            loop.add_reader(d.fileno(), d.run)
+            d = _native.Executor()
+            loop.add_reader(d.fileno(), d.run_ready)
             self.loop, self.driver = loop, d
         return self.driver
 
     async def call(self, start: _Start) -> Any:
         """Start a native task with a fresh future and await it; cancelling drops the task."""
-        driver = self.get()
+        ex = self.get()
         fut: "asyncio.Future[Any]" = asyncio.get_running_loop().create_future()
-        task_id = start(driver, fut)
+        task_id = start(ex, fut)
         try:
             return await fut
         except asyncio.CancelledError:
-            driver.cancel(task_id)
+            ex.cancel(task_id)
             raise
 
     def close(self) -> None:
@@ -446,7 +447,7 @@ class AsyncClient(Handlers):
     def _want_notifications(self, on: bool) -> None:
         self._native.set_want_notifications(on)
 
-    def _run_coroutine(self, request: _native.ServerRequest, awaitable: Any) -> None:
+    def _run_coroutine(self, request: Optional[_native.ServerRequest], awaitable: Any) -> None:
         task = asyncio.get_running_loop().create_task(_finish_async(request, awaitable))
         self._handler_tasks.add(task)
         task.add_done_callback(self._handler_tasks.discard)
@@ -485,17 +486,22 @@ async def _pump_inbox(
             bridge.close()
 
 
-async def _finish_async(request: _native.ServerRequest, awaitable: Any) -> None:
+async def _finish_async(request: Optional[_native.ServerRequest], awaitable: Any) -> None:
     try:
         value = await awaitable
     except asyncio.CancelledError:
-        fail_closed(request)
+        if request is not None:
+            fail_closed(request)
         raise
     except Exception:
+        if request is None:
+            logger.exception("event handler raised")
+            return
         logger.exception("handler for server request %s raised; declining", request.method)
         fail_closed(request)
         return
-    finish(request, value)
+    if request is not None:
+        finish(request, value)
 
 
 class AsyncEventStream:

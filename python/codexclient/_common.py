@@ -272,8 +272,14 @@ class Handlers:
     def _want_notifications(self, on: bool) -> None:
         raise NotImplementedError
 
-    def _run_coroutine(self, request: ServerRequest, awaitable: Any) -> None:
+    def _run_coroutine(self, request: Optional[ServerRequest], awaitable: Any) -> None:
+        """Run a handler's awaitable; with ``request``, send its value as the answer."""
         raise NotImplementedError
+
+    def _run_result(self, value: Any) -> None:
+        """Run what an event handler returned when it is awaitable (``async def`` handlers)."""
+        if asyncio.iscoroutine(value) or isinstance(value, asyncio.Future):
+            self._run_coroutine(None, value)
 
     def _handle_request(self, request: ServerRequest) -> None:
         """Run the handler of one server request (called by the native layer and the inbox)."""
@@ -303,11 +309,11 @@ class Handlers:
                 if ev.kind != "disconnected":
                     logger.warning("connection event: %s", ev.message)
                 if h is not None:
-                    h(ev)
+                    self._run_result(h(ev))
             else:
                 nh = self._notification_handler
                 if nh is not None:
-                    nh(ev)
+                    self._run_result(nh(ev))
         except Exception:
             logger.exception("event handler raised")
 

@@ -330,14 +330,18 @@ class Client(Handlers):
     def _want_notifications(self, on: bool) -> None:
         self._native.set_want_notifications(on)
 
-    def _run_coroutine(self, request: _native.ServerRequest, awaitable: Any) -> None:
+    def _run_coroutine(self, request: Optional[_native.ServerRequest], awaitable: Any) -> None:
         try:
             value = run_coroutine_blocking(awaitable)
         except Exception:
+            if request is None:
+                logger.exception("event handler raised")
+                return
             logger.exception("handler for server request %s raised; declining", request.method)
             fail_closed(request)
             return
-        finish(request, value)
+        if request is not None:
+            finish(request, value)
 
 
 def _dispatch_loop(ref: "weakref.ref[Client]", inbox: _native.EventStream) -> None:

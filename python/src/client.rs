@@ -14,8 +14,8 @@ use pyo3::prelude::*;
 use serde_json::value::RawValue;
 use serde_json::Value;
 
-use crate::driver::{Driver, Outcome};
 use crate::errors::{simple, to_py, IntoPyResult};
+use crate::executor::{Executor, Outcome};
 use crate::stream::{spawn_pump, EventStream, Hub, SIGNAL_SLICE};
 use crate::turn::Turn;
 
@@ -282,7 +282,7 @@ impl NativeClient {
     }
 
     /// Async `connect`: resolves `fut` with the `initialize` result as JSON text.
-    fn connect_async(&self, py: Python<'_>, driver: &Driver, fut: Py<PyAny>) -> u64 {
+    fn connect_async(&self, py: Python<'_>, executor: &Executor, fut: Py<PyAny>) -> u64 {
         let inner = self.inner.clone();
         let f = async move {
             let r = inner.client.connect_async().await;
@@ -292,7 +292,7 @@ impl NativeClient {
                 Err(e) => Err(to_py(py, e)),
             }) as Outcome
         };
-        driver.spawn(py, Box::pin(f), Some(fut))
+        executor.spawn(py, f, Some(fut))
     }
 
     /// Stop the server. Pending requests fail with `ConnectionClosedError`. Idempotent.
@@ -304,13 +304,13 @@ impl NativeClient {
     /// Async `disconnect`: the core stops the server without blocking the event loop (the
     /// server may take its exit grace to go) and `fut` resolves with `None` once it is gone.
     /// Cancelling the wait does not stop the disconnect.
-    fn disconnect_async(&self, py: Python<'_>, driver: &Driver, fut: Py<PyAny>) -> u64 {
+    fn disconnect_async(&self, py: Python<'_>, executor: &Executor, fut: Py<PyAny>) -> u64 {
         let client = self.inner.client.clone();
         let f = async move {
             client.disconnect_async().await;
             Box::new(|py: Python<'_>| Ok(py.None())) as Outcome
         };
-        driver.spawn(py, Box::pin(f), Some(fut))
+        executor.spawn(py, f, Some(fut))
     }
 
     /// Whether the handshake is done and the server alive.
@@ -362,12 +362,12 @@ impl NativeClient {
         r.map(|raw| raw.get().to_owned()).py(py)
     }
 
-    /// Async request: resolves `fut` with the result as JSON text. Returns the driver task id.
-    #[pyo3(signature = (driver, fut, method, params_json, timeout = None))]
+    /// Async request: resolves `fut` with the result as JSON text. Returns the executor task id.
+    #[pyo3(signature = (executor, fut, method, params_json, timeout = None))]
     fn request_async(
         &self,
         py: Python<'_>,
-        driver: &Driver,
+        executor: &Executor,
         fut: Py<PyAny>,
         method: String,
         params_json: &str,
@@ -383,7 +383,7 @@ impl NativeClient {
                 Err(e) => Err(to_py(py, e)),
             }) as Outcome
         };
-        Ok(driver.spawn(py, Box::pin(f), Some(fut)))
+        Ok(executor.spawn(py, f, Some(fut)))
     }
 
     /// Send a client notification.
@@ -435,11 +435,11 @@ impl NativeClient {
     }
 
     /// Async `start_turn`: resolves `fut` with a `Turn`.
-    #[pyo3(signature = (driver, fut, thread_id, params_json, handler = None))]
+    #[pyo3(signature = (executor, fut, thread_id, params_json, handler = None))]
     fn start_turn_async(
         &self,
         py: Python<'_>,
-        driver: &Driver,
+        executor: &Executor,
         fut: Py<PyAny>,
         thread_id: &str,
         params_json: &str,
@@ -455,7 +455,7 @@ impl NativeClient {
                 Err(e) => Err(to_py(py, e)),
             }) as Outcome
         };
-        Ok(driver.spawn(py, Box::pin(f), Some(fut)))
+        Ok(executor.spawn(py, f, Some(fut)))
     }
 
     /// A thread's status derived from `thread/status/changed` events: `unknown`, `idle`,

@@ -3,15 +3,15 @@
 //!
 //! Threads and the GIL: the core's runtime thread and this crate's pump thread never take the
 //! GIL. Blocking calls release it while they wait. Async calls run Rust futures on the asyncio
-//! loop's thread, woken through a pipe the loop watches (see [`driver`]).
+//! loop's thread, woken through a pipe the loop watches (see [`executor`]).
 #![warn(missing_docs)]
 
 use pyo3::prelude::*;
 
 pub mod client;
-pub mod driver;
 mod errors;
 pub mod events;
+pub mod executor;
 mod json;
 pub mod log;
 pub mod stream;
@@ -23,7 +23,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     log::install();
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add_class::<client::NativeClient>()?;
-    m.add_class::<driver::Driver>()?;
+    m.add_class::<executor::Executor>()?;
     m.add_class::<stream::EventStream>()?;
     m.add_class::<turn::Turn>()?;
     m.add_class::<events::Notification>()?;

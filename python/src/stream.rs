@@ -22,7 +22,7 @@ use futures_core::Stream;
 use pyo3::prelude::*;
 use pyo3::types::PyList;
 
-use crate::driver::Driver;
+use crate::executor::Executor;
 
 /// How long a blocking wait runs before it checks for Python signals (Ctrl-C).
 pub(crate) const SIGNAL_SLICE: Duration = Duration::from_millis(100);
@@ -428,11 +428,11 @@ impl EventStream {
     }
 
     /// Resolve the asyncio future `fut` (with `None`) once events wait or the stream ended.
-    /// Returns the driver task id (cancel it with `driver.cancel(id)`).
-    fn wait_async(&self, py: Python<'_>, driver: &Driver, fut: Py<PyAny>) -> u64 {
+    /// Returns the executor task id (cancel it with `executor.cancel(id)`).
+    fn wait_async(&self, py: Python<'_>, executor: &Executor, fut: Py<PyAny>) -> u64 {
         let q = self.queue.clone();
         let f = std::future::poll_fn(move |cx| q.poll_ready(cx));
-        driver.spawn(py, Box::pin(none_outcome(f)), Some(fut))
+        executor.spawn(py, none_outcome(f), Some(fut))
     }
 
     /// Stop receiving: the pump skips this stream from now on; waiting events are dropped.
@@ -444,7 +444,7 @@ impl EventStream {
 /// Wrap a `()` future into one producing a `None` outcome.
 pub(crate) async fn none_outcome(
     f: impl Future<Output = ()> + Send + 'static,
-) -> crate::driver::Outcome {
+) -> crate::executor::Outcome {
     f.await;
     Box::new(|py: Python<'_>| Ok(py.None()))
 }

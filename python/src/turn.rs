@@ -13,8 +13,8 @@ use pyo3::prelude::*;
 use pyo3::types::PyList;
 use serde_json::{json, Value};
 
-use crate::driver::{Driver, Outcome};
 use crate::errors::{to_py, IntoPyResult};
+use crate::executor::{Executor, Outcome};
 use crate::stream::{none_outcome, SIGNAL_SLICE};
 
 struct TurnState {
@@ -121,7 +121,7 @@ pub(crate) fn result_json(r: &TurnResult) -> String {
 
 fn spawn_request(
     py: Python<'_>,
-    driver: &Driver,
+    executor: &Executor,
     fut: Option<Py<PyAny>>,
     client: Client,
     method: &'static str,
@@ -131,7 +131,7 @@ fn spawn_request(
         let r = client.request(method, params).await;
         Box::new(move |py: Python<'_>| r.map(|_| py.None()).map_err(|e| to_py(py, e))) as Outcome
     };
-    driver.spawn(py, Box::pin(f), fut)
+    executor.spawn(py, f, fut)
 }
 
 #[pymethods]
@@ -239,7 +239,7 @@ impl Turn {
     }
 
     /// Resolve the asyncio future `fut` once events wait or the turn's stream ended.
-    fn wait_async(&self, py: Python<'_>, driver: &Driver, fut: Py<PyAny>) -> u64 {
+    fn wait_async(&self, py: Python<'_>, executor: &Executor, fut: Py<PyAny>) -> u64 {
         let state = self.state.clone();
         let f = std::future::poll_fn(move |cx| {
             let mut st = state.lock().unwrap();
@@ -258,7 +258,7 @@ impl Turn {
                 Poll::Pending => Poll::Pending,
             }
         });
-        driver.spawn(py, Box::pin(none_outcome(f)), Some(fut))
+        executor.spawn(py, none_outcome(f), Some(fut))
     }
 
     /// Read the rest of the turn (blocking; server requests go to the handlers) and return the
@@ -292,11 +292,11 @@ impl Turn {
     }
 
     /// Async `turn/interrupt`: resolves `fut` with `None` once answered.
-    fn interrupt_async(&self, py: Python<'_>, driver: &Driver, fut: Py<PyAny>) -> u64 {
+    fn interrupt_async(&self, py: Python<'_>, executor: &Executor, fut: Py<PyAny>) -> u64 {
         let p = self.interrupt_params();
         spawn_request(
             py,
-            driver,
+            executor,
             Some(fut),
             self.client.clone(),
             "turn/interrupt",
@@ -306,9 +306,9 @@ impl Turn {
 
     /// Send `turn/interrupt` without waiting for the answer (used when an iterator is
     /// cancelled).
-    fn interrupt_nowait(&self, py: Python<'_>, driver: Option<&Driver>) {
+    fn interrupt_nowait(&self, py: Python<'_>, executor: Option<&Executor>) {
         let p = self.interrupt_params();
-        match driver {
+        match executor {
             Some(d) => {
                 spawn_request(py, d, None, self.client.clone(), "turn/interrupt", p);
             }
@@ -345,14 +345,14 @@ impl Turn {
     fn steer_async(
         &self,
         py: Python<'_>,
-        driver: &Driver,
+        executor: &Executor,
         fut: Py<PyAny>,
         input_json: &str,
     ) -> PyResult<u64> {
         let p = self.steer_params(py, input_json)?;
         Ok(spawn_request(
             py,
-            driver,
+            executor,
             Some(fut),
             self.client.clone(),
             "turn/steer",
