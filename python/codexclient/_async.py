@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import collections
+import functools
 import os
 import weakref
 from types import TracebackType
@@ -198,7 +199,7 @@ class AsyncClient(Handlers):
             token=token,
         )
         self._bridge = _Bridge()
-        self._inbox_task: Optional["asyncio.Task[None]"] = None
+        self._reader: Optional[asyncio.AbstractEventLoop] = None
         self._handler_tasks: Set["asyncio.Task[None]"] = set()
         self._init: Optional[InitializeResult] = None
         self._life = track_client(self, self._native)
@@ -210,10 +211,12 @@ class AsyncClient(Handlers):
         raw = await self._bridge.call(lambda d, f: self._native.connect_async(d, f))
         self._init = InitializeResult(loads(raw))
         self._life.open = True
-        inbox = self._native.inbox()
-        self._inbox_task = asyncio.get_running_loop().create_task(
-            _pump_inbox(weakref.ref(self), self._bridge, inbox)
-        )
+        loop = asyncio.get_running_loop()
+        if self._reader is not loop:
+            self._stop_reader()
+            fd = self._native.event_fd()
+            loop.add_reader(fd, _drain, weakref.ref(self), self._native, self._bridge, fd)
+            self._reader = loop
         return self._init
 
     async def close(self) -> None:
@@ -226,17 +229,17 @@ class AsyncClient(Handlers):
         """
         self._life.open = False
         await self._bridge.call(lambda d, f: self._native.disconnect_async(d, f))
-        task, self._inbox_task = self._inbox_task, None
-        if task is not None and not task.done():
-            try:
-                await asyncio.wait_for(asyncio.shield(task), timeout=2.0)
-            except (asyncio.TimeoutError, asyncio.CancelledError):
-                task.cancel()
-            except Exception:  # the inbox task logs its own failures
-                pass
+        while self._reader is not None and _drain(weakref.ref(self), self._native, self._bridge):
+            pass  # the connection's last events (its disconnect) go to the handlers
+        self._stop_reader()
         for t in list(self._handler_tasks):
             t.cancel()
         self._bridge.close()
+
+    def _stop_reader(self) -> None:
+        loop, self._reader = self._reader, None
+        if loop is not None and not loop.is_closed():
+            loop.remove_reader(self._native.event_fd())
 
     async def __aenter__(self) -> "AsyncClient":
         await self.connect()
@@ -448,60 +451,52 @@ class AsyncClient(Handlers):
         self._native.set_want_notifications(on)
 
     def _run_coroutine(self, request: Optional[_native.ServerRequest], awaitable: Any) -> None:
-        task = asyncio.get_running_loop().create_task(_finish_async(request, awaitable))
+        task = asyncio.ensure_future(awaitable)
         self._handler_tasks.add(task)
         task.add_done_callback(self._handler_tasks.discard)
+        task.add_done_callback(functools.partial(_handler_done, request))
 
 
-async def _pump_inbox(
-    ref: "weakref.ref[AsyncClient]", bridge: _Bridge, inbox: _native.EventStream
-) -> None:
-    """The inbox task: runs the inbox's events through the client's handlers.
+def _drain(
+    ref: "weakref.ref[AsyncClient]", native: _native.NativeClient, bridge: _Bridge, fd: int = -1
+) -> bool:
+    """The loop's reader of the client's event descriptor: runs the waiting events through the
+    client's handlers on the loop thread. Returns whether any were waiting.
 
-    It holds the client only while dispatching a batch, never while waiting, so an
-    unreferenced client is collected; its finalizer ends the connection, which ends the inbox
-    and this task, which then unregisters the client's bridge from the loop.
+    It holds the client only while dispatching, so an unreferenced client is collected; its
+    finalizer ends the connection, which makes the descriptor readable once more, and the
+    reader then unregisters itself and the client's executor from the loop.
     """
-    try:
-        while True:
-            evs = inbox.take()
-            if evs is None:
-                return
-            if not evs:
-                await bridge.call(lambda d, f: inbox.wait_async(d, f))
-                continue
-            client = ref()
-            if client is None:
-                return
-            for ev in evs:
-                client._dispatch(ev)
-            del client, evs
-    except asyncio.CancelledError:
-        raise
-    except Exception:
-        logger.exception("codexclient inbox task failed")
-    finally:
-        inbox.close()
-        if ref() is None:
-            bridge.close()
+    client = ref()
+    if client is None:
+        if fd >= 0:
+            asyncio.get_running_loop().remove_reader(fd)
+        bridge.close()
+        return False
+    evs = native.take_events()
+    for ev in evs:
+        client._dispatch(ev)
+    return bool(evs)
 
 
-async def _finish_async(request: Optional[_native.ServerRequest], awaitable: Any) -> None:
-    try:
-        value = await awaitable
-    except asyncio.CancelledError:
+def _handler_done(request: Optional[_native.ServerRequest], task: "asyncio.Future[Any]") -> None:
+    """Send the answer an ``async def`` handler returned (``request``: ``None`` for event
+    handlers); cancelled or failed, the request is declined."""
+    if task.cancelled():
         if request is not None:
             fail_closed(request)
-        raise
-    except Exception:
-        if request is None:
-            logger.exception("event handler raised")
-            return
-        logger.exception("handler for server request %s raised; declining", request.method)
-        fail_closed(request)
         return
-    if request is not None:
-        finish(request, value)
+    e = task.exception()
+    if e is not None:
+        if request is None:
+            logger.error("event handler raised", exc_info=e)
+        else:
+            logger.error(
+                "handler for server request %s raised; declining", request.method, exc_info=e
+            )
+            fail_closed(request)
+    elif request is not None:
+        finish(request, task.result())
 
 
 class AsyncEventStream:

@@ -282,7 +282,7 @@ class Handlers:
             self._run_coroutine(None, value)
 
     def _handle_request(self, request: ServerRequest) -> None:
-        """Run the handler of one server request (called by the native layer and the inbox)."""
+        """Run the handler of one server request (called by the native layer and the dispatcher)."""
         handler = self._request_handlers.get(request.method) or self._request_handlers.get("*")
         if handler is None:
             logger.info("no handler for server request %s; declining", request.method)
@@ -300,7 +300,7 @@ class Handlers:
         finish(request, value)
 
     def _dispatch(self, ev: Any) -> None:
-        """Dispatch one inbox event."""
+        """Dispatch one event of the client's own delivery to its handlers."""
         try:
             if type(ev) is ServerRequest:
                 self._handle_request(ev)
@@ -318,20 +318,26 @@ class Handlers:
             logger.exception("event handler raised")
 
 
-def native_handler(client: Handlers) -> Callable[[ServerRequest], None]:
-    """``client``'s request handler for native objects (a turn): it refers to the client
-    weakly, because the cycle collector cannot see references held in native code (a client
-    and a turn referring to each other would never be collected)."""
-    method = weakref.WeakMethod(client._handle_request)
+def weak_handler(method: Callable[[Any], None]) -> Callable[[Any], None]:
+    """A handler for native code (the core's dispatch thread, a turn) that calls the bound
+    ``method`` of a client through a weak reference, because the cycle collector cannot see
+    references held in native code (a client and a turn referring to each other would never
+    be collected). Once the client is gone, server requests are answered fail-closed."""
+    ref = weakref.WeakMethod(method)
 
-    def handle(request: ServerRequest) -> None:
-        bound = method()
-        if bound is None:
-            fail_closed(request)
-        else:
-            bound(request)
+    def handle(ev: Any) -> None:
+        bound = ref()
+        if bound is not None:
+            bound(ev)
+        elif type(ev) is ServerRequest:
+            fail_closed(ev)
 
     return handle
+
+
+def native_handler(client: Handlers) -> Callable[[ServerRequest], None]:
+    """``client``'s server-request handler for a turn (see :func:`weak_handler`)."""
+    return weak_handler(client._handle_request)
 
 
 def fail_closed(request: ServerRequest) -> None:
@@ -395,7 +401,8 @@ class Lifecycle:
     """What a client's finalizer needs: its native client and whether it is open.
 
     It never refers to the client, so that nothing keeps an unreferenced client alive: the
-    client's dispatch thread / inbox task hold only a weak reference to it.
+    core's dispatch thread (sync) and the loop's reader (async) hold only a weak reference to
+    it.
     """
 
     __slots__ = ("native", "kind", "open", "__weakref__")

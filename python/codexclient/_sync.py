@@ -2,15 +2,13 @@
 
 Every wait releases the GIL and wakes up every 100 ms to let Ctrl-C through. Server requests
 outside a streamed turn, connection events and (with :meth:`Client.on_notification`)
-notifications are dispatched on one library-owned thread per connection, in arrival order;
-server requests of a turn being iterated are handled on the iterating thread.
+notifications are dispatched on the core's dispatch thread (one per connection), in arrival
+order; server requests of a turn being iterated are handled on the iterating thread.
 """
 
 from __future__ import annotations
 
 import os
-import threading
-import weakref
 from types import TracebackType
 from typing import Any, Dict, Iterator, Mapping, Optional, Sequence, Type, Union
 
@@ -35,6 +33,7 @@ from ._common import (
     fail_closed,
     finish,
     track_client,
+    weak_handler,
 )
 
 
@@ -108,8 +107,9 @@ class Client(Handlers):
             ),
             transport=transport,
             token=token,
+            callbacks=True,
         )
-        self._dispatcher: Optional[threading.Thread] = None
+        self._native.set_event_handler(weak_handler(self._dispatch))
         self._init: Optional[InitializeResult] = None
         self._life = track_client(self, self._native)
 
@@ -119,24 +119,12 @@ class Client(Handlers):
         """Spawn the server and run the ``initialize``/``initialized`` handshake."""
         self._init = InitializeResult(loads(self._native.connect()))
         self._life.open = True
-        inbox = self._native.inbox()
-        t = threading.Thread(
-            target=_dispatch_loop,
-            args=(weakref.ref(self), inbox),
-            name="codexclient-dispatch",
-            daemon=True,
-        )
-        self._dispatcher = t
-        t.start()
         return self._init
 
     def close(self) -> None:
         """Stop the server; pending calls fail with :class:`ConnectionClosedError`.
         Idempotent."""
         self._life.release(False)
-        t, self._dispatcher = self._dispatcher, None
-        if t is not None and t is not threading.current_thread():
-            t.join(timeout=5.0)
 
     def __enter__(self) -> "Client":
         self.connect()
@@ -342,25 +330,6 @@ class Client(Handlers):
             return
         if request is not None:
             finish(request, value)
-
-
-def _dispatch_loop(ref: "weakref.ref[Client]", inbox: _native.EventStream) -> None:
-    """The dispatch thread: runs the inbox's events through the client's handlers.
-
-    It holds the client only while dispatching one event, so an unreferenced client is
-    collected; its finalizer then ends the connection, which ends the inbox and this loop.
-    """
-    try:
-        for ev in inbox:
-            client = ref()
-            if client is None:
-                break
-            client._dispatch(ev)
-            del client
-    except Exception:
-        logger.exception("codexclient dispatch thread failed")
-    finally:
-        inbox.close()
 
 
 class Thread:

@@ -1,22 +1,26 @@
-//! `NativeClient`: the core `Client` (poll delivery) plus the pump of its events.
+//! `NativeClient`: the core `Client`, in callbacks mode (the sync `Client`: Python handlers
+//! run on the core's dispatch thread) or in poll mode (the `AsyncClient`: the event loop
+//! drains the events when the core's event descriptor is readable).
 
 use std::future::Future;
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
-use std::task::{Context, Poll};
+use std::task::{Context, Poll, Wake, Waker};
 use std::time::{Duration, Instant};
 
 use codex_client::{
-    Client, ClientOptions, Delivery, Input, RequestOptions, RetryPolicy, ThreadStatus,
+    Client, ClientOptions, Delivery, Event, Input, RequestOptions, RetryPolicy, ThreadStatus,
     TransportKind,
 };
 use pyo3::prelude::*;
+use pyo3::types::PyList;
 use serde_json::value::RawValue;
 use serde_json::Value;
 
 use crate::errors::{simple, to_py, IntoPyResult};
 use crate::executor::{Executor, Outcome};
-use crate::stream::{spawn_pump, EventStream, Hub, SIGNAL_SLICE};
+use crate::stream::{EventStream, SIGNAL_SLICE};
 use crate::turn::Turn;
 
 /// Run `fut` to completion on this thread with the GIL released, checking for Python signals
@@ -29,7 +33,7 @@ where
     let mut fut = Box::pin(fut);
     loop {
         let r = py.detach(|| {
-            let waker = crate::stream::thread_waker();
+            let waker = thread_waker();
             let mut cx = Context::from_waker(&waker);
             let deadline = Instant::now() + SIGNAL_SLICE;
             loop {
@@ -48,6 +52,19 @@ where
             None => py.check_signals()?,
         }
     }
+}
+
+struct ThreadWaker(std::thread::Thread);
+
+impl Wake for ThreadWaker {
+    fn wake(self: Arc<Self>) {
+        self.0.unpark();
+    }
+}
+
+/// A waker that unparks the current thread.
+pub(crate) fn thread_waker() -> Waker {
+    Waker::from(Arc::new(ThreadWaker(std::thread::current())))
 }
 
 /// Per-request options from a Python timeout in seconds.
@@ -102,20 +119,8 @@ fn status_name(s: ThreadStatus) -> String {
 
 struct Inner {
     client: Client,
-    hub: Arc<Hub>,
-}
-
-impl Inner {
-    /// Start delivering the new connection's events (right after the handshake).
-    fn start_pump(&self) -> codex_client::Result<()> {
-        let stream = self.client.events()?;
-        let generation = self.hub.new_generation();
-        spawn_pump(stream, generation).map_err(|e| {
-            self.client.disconnect();
-            codex_client::Error::Transport(format!("could not start the pump thread: {e}"))
-        })?;
-        Ok(())
-    }
+    /// Callbacks mode: whether notifications go to the Python handler.
+    want_notifications: Arc<AtomicBool>,
 }
 
 /// Split `turn/start` params (with `input`) into the core's input and overrides.
@@ -177,6 +182,7 @@ impl NativeClient {
         read_ahead_bytes = None,
         transport = None,
         token = None,
+        callbacks = false,
     ))]
     #[allow(clippy::too_many_arguments)]
     fn new(
@@ -203,12 +209,17 @@ impl NativeClient {
         read_ahead_bytes: Option<usize>,
         transport: Option<String>,
         token: Option<String>,
+        callbacks: bool,
     ) -> PyResult<Self> {
         // `stdio` (default), `exec`, `mcp`, `ws://…`/`wss://…` (token = bearer), `unix`,
         // `unix://PATH`. The token is never logged nor kept anywhere but the options.
         let kind = TransportKind::parse(transport.as_deref().unwrap_or(""), token).py(py)?;
         let mut o = ClientOptions::default().transport(kind);
-        o.delivery = Delivery::Poll;
+        o.delivery = if callbacks {
+            Delivery::Callbacks
+        } else {
+            Delivery::Poll
+        };
         o.codex_bin = codex_bin;
         o.args = args;
         o.config_overrides = config_overrides;
@@ -262,11 +273,10 @@ impl NativeClient {
         if let Some(b) = read_ahead_bytes {
             o.read_ahead_bytes = b;
         }
-        let cap = o.event_queue_capacity;
         Ok(NativeClient {
             inner: Arc::new(Inner {
                 client: Client::new(o.clone()),
-                hub: Hub::new(cap),
+                want_notifications: Arc::new(AtomicBool::new(false)),
             }),
             options: Mutex::new(o),
         })
@@ -277,16 +287,14 @@ impl NativeClient {
     fn connect(&self, py: Python<'_>) -> PyResult<String> {
         let client = self.inner.client.clone();
         let init = block_on(py, async move { client.connect_async().await })?.py(py)?;
-        self.inner.start_pump().py(py)?;
         Ok(init.raw.to_string())
     }
 
     /// Async `connect`: resolves `fut` with the `initialize` result as JSON text.
     fn connect_async(&self, py: Python<'_>, executor: &Executor, fut: Py<PyAny>) -> u64 {
-        let inner = self.inner.clone();
+        let client = self.inner.client.clone();
         let f = async move {
-            let r = inner.client.connect_async().await;
-            let r = r.and_then(|init| inner.start_pump().map(|_| init));
+            let r = client.connect_async().await;
             Box::new(move |py: Python<'_>| match r {
                 Ok(init) => Ok(init.raw.to_string().into_pyobject(py)?.into_any().unbind()),
                 Err(e) => Err(to_py(py, e)),
@@ -392,27 +400,58 @@ impl NativeClient {
         self.inner.client.notify(method, params).py(py)
     }
 
-    /// Also deliver notifications to the inbox (for an `on_notification` callback).
-    fn set_want_notifications(&self, on: bool) {
-        self.inner
-            .hub
-            .want_notifications
-            .store(on, std::sync::atomic::Ordering::Release);
+    /// Callbacks mode: call `handler(event)` for every event the core's dispatch thread
+    /// delivers (server requests outside a streamed turn, connection events and, when
+    /// wanted, notifications), with the GIL taken there. Set it once, before `connect`.
+    fn set_event_handler(&self, py: Python<'_>, handler: Py<PyAny>) -> PyResult<()> {
+        let want = self.inner.want_notifications.clone();
+        let r = self.inner.client.on_event(move |ev: Event| {
+            if matches!(ev, Event::Notification(_)) && !want.load(Ordering::Acquire) {
+                return;
+            }
+            Python::attach(|py| {
+                let r = crate::events::to_object(py, ev)
+                    .and_then(|(obj, _)| handler.call1(py, (obj,)).map(drop));
+                if let Err(e) = r {
+                    e.write_unraisable(py, Some(handler.bind(py)));
+                }
+            })
+        });
+        r.py(py)
     }
 
-    /// The inbox of the current connection: server requests, connection events and (when
-    /// wanted) notifications, for the Python dispatcher.
-    fn inbox(&self) -> EventStream {
-        EventStream::inbox(&self.inner.hub.current())
+    /// Callbacks mode: also deliver notifications to the event handler.
+    fn set_want_notifications(&self, on: bool) {
+        self.inner.want_notifications.store(on, Ordering::Release);
+    }
+
+    /// Poll mode: a descriptor readable while events wait (watch it with `loop.add_reader`).
+    fn event_fd(&self, py: Python<'_>) -> PyResult<i32> {
+        self.inner.client.event_fd().py(py)
+    }
+
+    /// Poll mode: up to `max` waiting events, without waiting (empty when none wait or the
+    /// client never connected).
+    #[pyo3(signature = (max = 256))]
+    fn take_events<'py>(&self, py: Python<'py>, max: usize) -> PyResult<Bound<'py, PyList>> {
+        let mut out = Vec::new();
+        match self
+            .inner
+            .client
+            .next_events(&mut out, max, Some(Duration::ZERO))
+        {
+            Ok(_) | Err(codex_client::Error::NotConnected) => {}
+            Err(e) => return Err(to_py(py, e)),
+        }
+        let list = PyList::empty(py);
+        crate::events::extend_list(py, &list, out, None)?;
+        Ok(list)
     }
 
     /// A new stream of this connection's notifications and connection events (those not
-    /// routed to a turn).
+    /// routed to a turn), beside the client's own delivery.
     fn events(&self, py: Python<'_>) -> PyResult<EventStream> {
-        if !self.inner.client.is_connected() {
-            return Err(to_py(py, codex_client::Error::NotConnected));
-        }
-        Ok(EventStream::subscribe(&self.inner.hub.current()))
+        Ok(EventStream::new(self.inner.client.subscribe().py(py)?))
     }
 
     /// Start a turn (`turn/start` with `params_json`, which includes `input`) on a thread and
@@ -468,6 +507,8 @@ impl NativeClient {
 
 impl Drop for NativeClient {
     fn drop(&mut self) {
-        self.inner.client.disconnect();
+        // The dispatch thread may wait for the GIL to run a handler: release it meanwhile.
+        let client = self.inner.client.clone();
+        Python::attach(|py| py.detach(move || client.disconnect()));
     }
 }

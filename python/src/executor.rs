@@ -121,3 +121,9 @@ impl Executor {
         self.core.close();
     }
 }
+
+/// Wrap a `()` future into one producing a `None` outcome.
+pub(crate) async fn none_outcome(f: impl Future<Output = ()> + Send + 'static) -> Outcome {
+    f.await;
+    Box::new(|py: Python<'_>| Ok(py.None()))
+}

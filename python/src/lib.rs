@@ -1,9 +1,12 @@
 //! `codexclient._native`: the Python extension module of the `codexclient` package, a thin
 //! layer over the `codex-client` core (see `python/codexclient/` for the Python API).
 //!
-//! Threads and the GIL: the core's runtime thread and this crate's pump thread never take the
-//! GIL. Blocking calls release it while they wait. Async calls run Rust futures on the asyncio
-//! loop's thread, woken through a pipe the loop watches (see [`executor`]).
+//! Threads and the GIL: the core's runtime thread never takes the GIL; the sync client's
+//! handlers run on the core's dispatch thread, which takes it. Blocking calls release it while
+//! they wait. Async calls run Rust futures on the asyncio loop's thread with the core's
+//! executor, woken through a descriptor the loop watches (see [`executor`]); the async
+//! client's events are drained there when the core's event descriptor is readable.
+//! This crate adds no thread, queue or executor of its own (the log forwarding aside).
 #![warn(missing_docs)]
 
 use pyo3::prelude::*;

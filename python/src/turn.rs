@@ -14,8 +14,9 @@ use pyo3::types::PyList;
 use serde_json::{json, Value};
 
 use crate::errors::{to_py, IntoPyResult};
+use crate::executor::none_outcome;
 use crate::executor::{Executor, Outcome};
-use crate::stream::{none_outcome, SIGNAL_SLICE};
+use crate::stream::SIGNAL_SLICE;
 
 struct TurnState {
     stream: Option<TurnStream>,
@@ -318,7 +319,7 @@ impl Turn {
                     // The request is written before the first poll returns; the answer is
                     // not awaited.
                     let mut f = Box::pin(client.request("turn/interrupt", p));
-                    let waker = crate::stream::thread_waker();
+                    let waker = crate::client::thread_waker();
                     let mut cx = std::task::Context::from_waker(&waker);
                     let _ = f.as_mut().poll(&mut cx);
                 });
