@@ -358,25 +358,21 @@ impl Decision {
 }
 
 /// The answer to send for what a binding's handler returned for a request of `method`. For an
-/// approval a bare decision is wrapped as `{"decision": ...}`: `true`/`false` and the generic
-/// words of [`Decision::parse`] are worded for the method (v1 or v2); any other value
-/// (`"approved"`, `{"acceptWithExecpolicyAmendment": {...}}`) is kept as the decision; an
-/// object that has a `decision` is the whole answer already. Other methods' answers are
-/// returned unchanged.
+/// approval a bare decision is wrapped as `{"decision": ...}`: `true`/`false` become
+/// [`Decision::Accept`]/[`Decision::Decline`] worded for the method (v1 or v2); any other
+/// value is the decision as the method words it (`"accept"`, `"approved"`,
+/// `{"acceptWithExecpolicyAmendment": {...}}`; checked by
+/// [`ServerRequest::check_answer_json`]); an object that has a `decision` is the whole answer
+/// already. Other methods' answers are returned unchanged.
 pub fn approval_answer(method: &str, answer: serde_json::Value) -> serde_json::Value {
     use serde_json::Value;
     if !is_approval(method) || answer.get("decision").is_some() {
         return answer;
     }
-    let decision = match &answer {
-        Value::Bool(true) => Some(Decision::Accept),
-        Value::Bool(false) => Some(Decision::Decline),
-        Value::String(s) => Decision::parse(s),
-        _ => None,
-    };
-    match decision {
-        Some(d) => d.answer(method),
-        None => serde_json::json!({ "decision": answer }),
+    match answer {
+        Value::Bool(true) => Decision::Accept.answer(method),
+        Value::Bool(false) => Decision::Decline.answer(method),
+        _ => serde_json::json!({ "decision": answer }),
     }
 }
 
@@ -534,9 +530,10 @@ mod tests {
             approval_answer(v1, json!(false)),
             json!({"decision": "denied"})
         );
+        // Words are the method's own: a v2 word for a v1 method is kept (and refused later).
         assert_eq!(
             approval_answer(v1, json!("cancel")),
-            json!({"decision": "abort"})
+            json!({"decision": "cancel"})
         );
         assert_eq!(
             approval_answer(v1, json!("approved_for_session")),

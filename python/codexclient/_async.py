@@ -2,8 +2,10 @@
 
 Rust futures run on the event loop's own thread, polled by the core's executor. The library's
 runtime thread never takes the GIL: when a future can make progress the executor's descriptor,
-which the loop watches (``loop.add_reader``), becomes readable and the loop thread polls it. Cancelling an awaited call drops its Rust
-future (a cancelled request is forgotten; its late answer is ignored).
+which the loop watches (``loop.add_reader``), becomes readable and the loop thread polls it.
+Cancelling an awaited call drops its Rust future (a cancelled request is forgotten; its late
+answer is ignored). The client's events are drained on the loop thread when the core's event
+descriptor is readable. The logic is in :mod:`._common`; this module is its awaitable surface.
 """
 
 from __future__ import annotations
@@ -11,7 +13,6 @@ from __future__ import annotations
 import asyncio
 import collections
 import functools
-import os
 import weakref
 from types import TracebackType
 from typing import (
@@ -22,38 +23,19 @@ from typing import (
     Deque,
     Dict,
     Generator,
-    Mapping,
     Optional,
     Sequence,
     Set,
     Type,
-    Union,
 )
 
 from . import _native
-from ._common import (
-    Event,
-    Handlers,
-    InitializeResult,
-    Input,
-    TurnResult,
-    build_params,
-    dumps,
-    fail_closed,
-    finish,
-    input_items,
-    loads,
-    logger,
-    native_handler,
-    native_options,
-    params_json,
-    start_log_forwarding,
-    thread_id_of,
-    track_client,
-)
+from ._common import ClientBase, Event, InitializeResult, Input, Params, ThreadBase, TurnBase
+from ._common import TurnResult, fail_closed, finish, handler_failed, loads
 from ._errors import NotConnectedError
 
-_Start = Callable[[_native.Executor, "asyncio.Future[Any]"], int]
+Timeout = Optional[float]
+_Start = Callable[[Any], Any]
 
 
 class _Bridge:
@@ -74,10 +56,11 @@ class _Bridge:
         return self.driver
 
     async def call(self, start: _Start) -> Any:
-        """Start a native task with a fresh future and await it; cancelling drops the task."""
+        """Start a native task with a fresh future (``start((executor, future))``) and await
+        it; cancelling drops the task."""
         ex = self.get()
         fut: "asyncio.Future[Any]" = asyncio.get_running_loop().create_future()
-        task_id = start(ex, fut)
+        task_id = start((ex, fut))
         try:
             return await fut
         except asyncio.CancelledError:
@@ -97,7 +80,184 @@ class _Bridge:
             d.close()
 
 
-class AsyncClient(Handlers):
+class _Events:
+    """``async for``: events taken from a native stream (``take()``), awaiting
+    ``wait_async`` while none wait."""
+
+    _native: Any
+    _client: "AsyncClient"
+
+    def __aiter__(self) -> Any:
+        return self
+
+    async def __anext__(self) -> Event:
+        buf = self._buf
+        while not buf:
+            evs = self._native.take()
+            if evs is None:
+                raise StopAsyncIteration
+            buf.extend(evs)
+            if not evs:
+                await self._client._bridge.call(self._native.wait_async)
+        return buf.popleft()
+
+    @functools.cached_property
+    def _buf(self) -> Deque[Event]:
+        return collections.deque()
+
+
+class AsyncEventStream(_Events):
+    """``async for event in stream``: client-level events (see :meth:`AsyncClient.events`)."""
+
+    def __init__(self, client: "AsyncClient", native: _native.EventStream) -> None:
+        self._client = client
+        self._native = native
+
+    def __aiter__(self) -> "AsyncEventStream":
+        return self
+
+    def close(self) -> None:
+        """Stop receiving events."""
+        self._native.close()
+
+
+class AsyncThread(ThreadBase):
+    """A conversation thread of an :class:`AsyncClient`."""
+
+    _client: "AsyncClient"
+
+    async def run(self, input: Input, **overrides: Any) -> TurnResult:
+        """Run one turn to completion and return its result (final text, items, usage, diff).
+
+        ``overrides`` are ``turn/start`` params in snake_case (``effort="low"``). Server
+        requests during the turn go to the client's handlers.
+        """
+        turn: AsyncTurn = await self._client._start_turn(self.id, input, overrides)
+        return await turn.result()
+
+    def run_streamed(self, input: Input, **overrides: Any) -> "StartingTurn":
+        """Start a turn and stream it.
+
+        Use the result directly (``async for event in thread.run_streamed(...)``,
+        ``async with thread.run_streamed(...) as turn``) or await it for the
+        :class:`AsyncTurn` once ``turn/start`` is answered (``turn = await
+        thread.run_streamed(...)``). Events end with ``turn/completed``. The turn starts on the
+        first ``await``/iteration, not before.
+        """
+        return StartingTurn(lambda: self._client._start_turn(self.id, input, overrides))
+
+    async def read(self, *, include_turns: bool = False) -> Dict[str, Any]:
+        """``thread/read`` of this thread."""
+        return await self._client.thread_read(self.id, include_turns=include_turns)
+
+    async def archive(self) -> None:
+        """``thread/archive``."""
+        await self._helper("thread_archive")
+
+    async def unarchive(self) -> None:
+        """``thread/unarchive``."""
+        await self._helper("thread_unarchive")
+
+    async def compact(self) -> None:
+        """``thread/compact/start``."""
+        await self._helper("thread_compact")
+
+    async def set_name(self, name: str) -> None:
+        """``thread/name/set``."""
+        await self._helper("thread_set_name", name)
+
+    async def fork(self, **kwargs: Any) -> "AsyncThread":
+        """``thread/fork`` of this thread."""
+        return await self._client.thread_fork(self.id, **kwargs)
+
+
+class StartingTurn:
+    """What :meth:`AsyncThread.run_streamed` returns: awaitable (→ :class:`AsyncTurn`), async
+    iterable (the turn's events) and an async context manager (interrupts the turn when left
+    before it completed). The ``turn/start`` request is sent on first use, once."""
+
+    def __init__(self, start: Callable[[], Awaitable["AsyncTurn"]]) -> None:
+        self._start_fn = start
+        self._task: Optional["asyncio.Future[AsyncTurn]"] = None
+
+    def _start(self) -> "asyncio.Future[AsyncTurn]":
+        if self._task is None:
+            self._task = asyncio.ensure_future(self._start_fn())
+        return self._task
+
+    def __await__(self) -> Generator[Any, None, "AsyncTurn"]:
+        return self._start().__await__()
+
+    def __aiter__(self) -> "StartingTurn":
+        return self
+
+    async def __anext__(self) -> Event:
+        turn = await self._start()
+        return await turn.__anext__()
+
+    async def __aenter__(self) -> "AsyncTurn":
+        turn = await self._start()
+        return await turn.__aenter__()
+
+    async def __aexit__(
+        self, et: Optional[Type[BaseException]], e: Optional[BaseException], tb: Optional[TracebackType]
+    ) -> None:
+        task = self._task
+        if task is not None and task.done() and not task.cancelled() and task.exception() is None:
+            await task.result().__aexit__(et, e, tb)
+
+
+class AsyncTurn(_Events, TurnBase):
+    """A running turn: ``async for event in turn`` yields its events, ending with
+    ``turn/completed`` (a :class:`TurnCompleted`).
+
+    Server requests of the turn are passed to the client's handlers before they are yielded.
+    If the connection ends before the turn completed, iteration raises
+    :class:`ConnectionClosedError`.
+
+    **Cancellation.** Cancelling the task that iterates (or awaits :meth:`result`) stops the
+    wait and does **not** interrupt the turn: the turn keeps running, its events keep being
+    collected, and iteration can be resumed. Leaving an ``async with turn:`` block before the
+    turn completed (an exception, a ``break``, a cancellation) **does** interrupt it
+    (``turn/interrupt`` is sent without waiting) and stops routing its events here.
+    """
+
+    def __aiter__(self) -> "AsyncTurn":
+        return self
+
+    @property
+    def done(self) -> bool:
+        """Whether every event of the turn has been read."""
+        return not self._buf and self._native.done
+
+    def events(self) -> AsyncIterator[Event]:
+        """The turn itself, as an async iterator."""
+        return self
+
+    async def result(self) -> TurnResult:
+        """Read the rest of the turn and return its result."""
+        async for _ in self:
+            pass
+        return self.partial_result()
+
+    async def interrupt(self) -> None:
+        """``turn/interrupt``: the turn then ends with status ``interrupted``."""
+        await self._interrupt(None)
+
+    async def steer(self, input: Input) -> None:
+        """``turn/steer``: add input to the running turn."""
+        await self._steer(input, None)
+
+    async def __aenter__(self) -> "AsyncTurn":
+        return self
+
+    async def __aexit__(
+        self, et: Optional[Type[BaseException]], e: Optional[BaseException], tb: Optional[TracebackType]
+    ) -> None:
+        self._leave(self._client._bridge.get())
+
+
+class AsyncClient(ClientBase):
     """A connection to ``codex app-server`` for asyncio code.
 
     ``async with AsyncClient(...) as client:`` spawns the server and runs the handshake, and
@@ -139,96 +299,44 @@ class AsyncClient(Handlers):
 
     Server requests (approvals, ...) go to the handlers registered with
     :meth:`on_command_approval` and friends; without a handler approvals are **declined**.
+    Handlers run on the loop thread (``async def`` ones in a task): a sync one must not block.
 
     A client garbage-collected without :meth:`close` stops its server (blocking, in the
     finalizer) and emits a :class:`ResourceWarning`; nothing the library runs keeps it alive.
     """
 
-    def __init__(
-        self,
-        *,
-        codex_bin: Optional[Union[str, "os.PathLike[str]"]] = None,
-        args: Sequence[str] = (),
-        config: Optional[Mapping[str, Any]] = None,
-        env: Optional[Mapping[str, str]] = None,
-        clear_env: bool = False,
-        cwd: Optional[Union[str, "os.PathLike[str]"]] = None,
-        codex_home: Optional[Union[str, "os.PathLike[str]"]] = None,
-        client_name: Optional[str] = None,
-        client_title: Optional[str] = None,
-        client_version: Optional[str] = None,
-        experimental_api: bool = False,
-        opt_out_notification_methods: Sequence[str] = (),
-        default_timeout: Optional[float] = None,
-        retry_max_attempts: Optional[int] = None,
-        retry_base: Optional[float] = None,
-        retry_cap: Optional[float] = None,
-        event_queue_capacity: Optional[int] = None,
-        max_line_bytes: Optional[int] = None,
-        connect_timeout: Optional[float] = None,
-        read_ahead_bytes: Optional[int] = None,
-        transport: Optional[str] = None,
-        token: Optional[str] = None,
-    ) -> None:
-        super().__init__()
-        start_log_forwarding()
-        self._native = _native.NativeClient(
-            **native_options(
-                codex_bin=codex_bin,
-                args=args,
-                config=config,
-                env=env,
-                clear_env=clear_env,
-                cwd=cwd,
-                codex_home=codex_home,
-                client_name=client_name,
-                client_title=client_title,
-                client_version=client_version,
-                experimental_api=experimental_api,
-                opt_out_notification_methods=opt_out_notification_methods,
-                default_timeout=default_timeout,
-                retry_max_attempts=retry_max_attempts,
-                retry_base=retry_base,
-                retry_cap=retry_cap,
-                event_queue_capacity=event_queue_capacity,
-                max_line_bytes=max_line_bytes,
-                connect_timeout=connect_timeout,
-                read_ahead_bytes=read_ahead_bytes,
-            ),
-            transport=transport,
-            token=token,
-        )
+    _thread_class = AsyncThread
+    _turn_class = AsyncTurn
+
+    def _setup(self) -> None:
         self._bridge = _Bridge()
         self._reader: Optional[asyncio.AbstractEventLoop] = None
-        self._handler_tasks: Set["asyncio.Task[None]"] = set()
-        self._init: Optional[InitializeResult] = None
-        self._life = track_client(self, self._native)
+        self._handler_tasks: Set["asyncio.Future[Any]"] = set()
 
-    # -- connection ------------------------------------------------------------------------
+    async def _call(self, start: _Start, then: Callable[[Any], Any] = loads) -> Any:
+        return then(await self._bridge.call(start))
 
     async def connect(self) -> InitializeResult:
         """Spawn the server and run the ``initialize``/``initialized`` handshake."""
-        raw = await self._bridge.call(lambda d, f: self._native.connect_async(d, f))
-        self._init = InitializeResult(loads(raw))
-        self._life.open = True
+        init = self._connected(await self._bridge.call(self._native.connect))
         loop = asyncio.get_running_loop()
         if self._reader is not loop:
             self._stop_reader()
             fd = self._native.event_fd()
             loop.add_reader(fd, _drain, weakref.ref(self), self._native, self._bridge, fd)
             self._reader = loop
-        return self._init
+        return init
 
     async def close(self) -> None:
         """Stop the server; pending calls fail with :class:`ConnectionClosedError`.
 
         Idempotent. The event loop keeps running while the server exits (which may take the
         core's exit grace, 0.5 s, for a server that ignores the end of its input): the
-        disconnect runs on a native thread and completes like any other awaited call.
-        Deferred server requests still open are answered fail-closed by the server's exit.
+        disconnect completes like any other awaited call. Deferred server requests still open
+        are answered fail-closed by the server's exit.
         """
         self._life.open = False
-        await self._bridge.call(lambda d, f: self._native.disconnect_async(d, f))
+        await self._bridge.call(self._native.disconnect)
         while self._reader is not None and _drain(weakref.ref(self), self._native, self._bridge):
             pass  # the connection's last events (its disconnect) go to the handlers
         self._stop_reader()
@@ -246,209 +354,111 @@ class AsyncClient(Handlers):
         return self
 
     async def __aexit__(
-        self,
-        exc_type: Optional[Type[BaseException]],
-        exc: Optional[BaseException],
-        tb: Optional[TracebackType],
+        self, et: Optional[Type[BaseException]], e: Optional[BaseException], tb: Optional[TracebackType]
     ) -> None:
         await self.close()
 
-    @property
-    def is_connected(self) -> bool:
-        """Whether the handshake is done and the server alive."""
-        return self._native.is_connected
-
-    @property
-    def initialize_result(self) -> Optional[InitializeResult]:
-        """What the server answered to ``initialize`` (``None`` before :meth:`connect`)."""
-        return self._init
-
-    @property
-    def stderr_tail(self) -> str:
-        """The last output the server wrote to stderr."""
-        return self._native.stderr_tail
-
-    @property
-    def server_pid(self) -> Optional[int]:
-        """Process id of the running server."""
-        return self._native.server_pid
-
-    # -- generic requests --------------------------------------------------------------------
-
-    async def request(
-        self,
-        method: str,
-        params: Optional[Mapping[str, Any]] = None,
-        *,
-        timeout: Optional[float] = None,
-    ) -> Any:
+    async def request(self, method: str, params: Params = None, *, timeout: Timeout = None) -> Any:
         """Send any v2 request and return its result as Python objects.
 
         Raises :class:`RequestTimeoutError` after ``timeout`` seconds (default: the client's
         ``default_timeout``), :class:`RpcError` (or a subclass) for an error answer and
         :class:`ConnectionClosedError` when the server goes away.
         """
-        text = params_json(params)
-        raw = await self._bridge.call(
-            lambda d, f: self._native.request_async(d, f, method, text, timeout)
-        )
-        return loads(raw)
+        return await self._request(method, params, timeout)
 
-    async def notify(self, method: str, params: Optional[Mapping[str, Any]] = None) -> None:
+    async def notify(self, method: str, params: Params = None) -> None:
         """Send a client notification."""
-        self._native.notify(method, params_json(params))
+        self._notify(method, params)
 
-    # -- threads -----------------------------------------------------------------------------
-
-    def thread(self, thread_id: str) -> "AsyncThread":
+    def thread(self, thread_id: str) -> AsyncThread:
         """A handle on an existing (loaded) thread, without any request."""
         return AsyncThread(self, thread_id, {})
 
     async def thread_start(
-        self,
-        params: Optional[Mapping[str, Any]] = None,
-        *,
-        timeout: Optional[float] = None,
-        **kwargs: Any,
-    ) -> "AsyncThread":
+        self, params: Params = None, *, timeout: Timeout = None, **kwargs: Any
+    ) -> AsyncThread:
         """``thread/start``: a new thread. Keyword arguments are camel-cased into params
         (``approval_policy="untrusted"`` → ``approvalPolicy``)."""
-        r = await self.request("thread/start", build_params(params, kwargs), timeout=timeout)
-        return AsyncThread(self, thread_id_of(r), r)
+        thread: AsyncThread = await self._helper("thread_start", None, None, params, kwargs, timeout)
+        return thread
 
     async def thread_resume(
-        self,
-        thread_id: str,
-        params: Optional[Mapping[str, Any]] = None,
-        *,
-        timeout: Optional[float] = None,
-        **kwargs: Any,
-    ) -> "AsyncThread":
+        self, thread_id: str, params: Params = None, *, timeout: Timeout = None, **kwargs: Any
+    ) -> AsyncThread:
         """``thread/resume``: load a stored thread."""
-        p = build_params(params, kwargs)
-        p["threadId"] = thread_id
-        r = await self.request("thread/resume", p, timeout=timeout)
-        return AsyncThread(self, thread_id_of(r), r)
+        t: AsyncThread = await self._helper("thread_resume", thread_id, None, params, kwargs, timeout)
+        return t
 
     async def thread_fork(
-        self,
-        thread_id: str,
-        params: Optional[Mapping[str, Any]] = None,
-        *,
-        timeout: Optional[float] = None,
-        **kwargs: Any,
-    ) -> "AsyncThread":
+        self, thread_id: str, params: Params = None, *, timeout: Timeout = None, **kwargs: Any
+    ) -> AsyncThread:
         """``thread/fork``: a new thread with a copy of ``thread_id``'s history."""
-        p = build_params(params, kwargs)
-        p["threadId"] = thread_id
-        r = await self.request("thread/fork", p, timeout=timeout)
-        return AsyncThread(self, thread_id_of(r), r)
+        t: AsyncThread = await self._helper("thread_fork", thread_id, None, params, kwargs, timeout)
+        return t
 
     async def thread_list(
-        self,
-        params: Optional[Mapping[str, Any]] = None,
-        *,
-        timeout: Optional[float] = None,
-        **kwargs: Any,
+        self, params: Params = None, *, timeout: Timeout = None, **kwargs: Any
     ) -> Dict[str, Any]:
         """``thread/list``: stored threads (``{"data": [...], "nextCursor": ...}``)."""
-        r: Dict[str, Any] = await self.request(
-            "thread/list", build_params(params, kwargs), timeout=timeout
-        )
+        r: Dict[str, Any] = await self._helper("thread_list", None, None, params, kwargs, timeout)
         return r
 
     async def thread_read(
-        self, thread_id: str, *, include_turns: bool = False, timeout: Optional[float] = None
+        self, thread_id: str, *, include_turns: bool = False, timeout: Timeout = None
     ) -> Dict[str, Any]:
         """``thread/read``: a thread's stored state (with its turns if ``include_turns``)."""
-        r: Dict[str, Any] = await self.request(
-            "thread/read",
-            {"threadId": thread_id, "includeTurns": include_turns},
-            timeout=timeout,
-        )
+        r: Dict[str, Any] = await self._helper("thread_read", thread_id, include_turns, timeout=timeout)
         return r
 
-    async def thread_archive(self, thread_id: str, *, timeout: Optional[float] = None) -> None:
+    async def thread_archive(self, thread_id: str, *, timeout: Timeout = None) -> None:
         """``thread/archive``."""
-        await self.request("thread/archive", {"threadId": thread_id}, timeout=timeout)
+        await self._helper("thread_archive", thread_id, timeout=timeout)
 
-    async def thread_unarchive(self, thread_id: str, *, timeout: Optional[float] = None) -> None:
+    async def thread_unarchive(self, thread_id: str, *, timeout: Timeout = None) -> None:
         """``thread/unarchive``."""
-        await self.request("thread/unarchive", {"threadId": thread_id}, timeout=timeout)
+        await self._helper("thread_unarchive", thread_id, timeout=timeout)
 
-    async def thread_compact(self, thread_id: str, *, timeout: Optional[float] = None) -> None:
+    async def thread_compact(self, thread_id: str, *, timeout: Timeout = None) -> None:
         """``thread/compact/start``: start compacting a thread's history."""
-        await self.request("thread/compact/start", {"threadId": thread_id}, timeout=timeout)
+        await self._helper("thread_compact", thread_id, timeout=timeout)
 
     async def command_exec(
-        self, command: Sequence[str], *, timeout: Optional[float] = None, **kwargs: Any
+        self, command: Sequence[str], *, timeout: Timeout = None, **kwargs: Any
     ) -> Dict[str, Any]:
         """``command/exec``: run a command (argv list) in the server's sandbox, outside any
         thread; returns ``{"exitCode", "stdout", "stderr"}``. Keyword arguments are
         camel-cased (``cwd=``, ``timeout_ms=``, ...)."""
-        p = build_params(None, kwargs)
-        p["command"] = list(command)
-        r: Dict[str, Any] = await self.request("command/exec", p, timeout=timeout)
+        r: Dict[str, Any] = await self._helper("command_exec", None, list(command), None, kwargs, timeout)
         return r
 
-    async def account_read(
-        self, *, timeout: Optional[float] = None, **kwargs: Any
-    ) -> Dict[str, Any]:
+    async def account_read(self, *, timeout: Timeout = None, **kwargs: Any) -> Dict[str, Any]:
         """``account/read``: the signed-in account, if any."""
-        r: Dict[str, Any] = await self.request(
-            "account/read", build_params(None, kwargs), timeout=timeout
-        )
+        r: Dict[str, Any] = await self._helper("account_read", kwargs=kwargs, timeout=timeout)
         return r
 
-    async def skills_list(
-        self, *, timeout: Optional[float] = None, **kwargs: Any
-    ) -> Dict[str, Any]:
+    async def skills_list(self, *, timeout: Timeout = None, **kwargs: Any) -> Dict[str, Any]:
         """``skills/list``."""
-        r: Dict[str, Any] = await self.request(
-            "skills/list", build_params(None, kwargs), timeout=timeout
-        )
+        r: Dict[str, Any] = await self._helper("skills_list", kwargs=kwargs, timeout=timeout)
         return r
 
-    async def model_list(self, *, timeout: Optional[float] = None, **kwargs: Any) -> Dict[str, Any]:
+    async def model_list(self, *, timeout: Timeout = None, **kwargs: Any) -> Dict[str, Any]:
         """``model/list``."""
-        r: Dict[str, Any] = await self.request(
-            "model/list", build_params(None, kwargs), timeout=timeout
-        )
+        r: Dict[str, Any] = await self._helper("model_list", kwargs=kwargs, timeout=timeout)
         return r
 
-    async def config_read(self, *, timeout: Optional[float] = None, **kwargs: Any) -> Dict[str, Any]:
+    async def config_read(self, *, timeout: Timeout = None, **kwargs: Any) -> Dict[str, Any]:
         """``config/read``."""
-        r: Dict[str, Any] = await self.request(
-            "config/read", build_params(None, kwargs), timeout=timeout
-        )
+        r: Dict[str, Any] = await self._helper("config_read", kwargs=kwargs, timeout=timeout)
         return r
 
-    async def _start_turn(
-        self, thread_id: str, input: Input, overrides: Dict[str, Any]
-    ) -> "AsyncTurn":
-        params = dict(overrides)
-        params["input"] = input_items(input)
-        text = dumps(params)
-        handler = native_handler(self)
-        nt = await self._bridge.call(
-            lambda d, f: self._native.start_turn_async(
-                d, f, thread_id, text, handler
-            )
-        )
-        return AsyncTurn(self, nt)
-
-    # -- events ------------------------------------------------------------------------------
-
-    def events(self) -> "AsyncEventStream":
+    def events(self) -> AsyncEventStream:
         """A new stream of the connection's notifications and connection events that are not
         routed to a turn being streamed. It ends when the connection ends."""
         return AsyncEventStream(self, self._native.events())
 
-    def __aiter__(self) -> "AsyncEventStream":
+    def __aiter__(self) -> AsyncEventStream:
         return self.events()
-
-    def _want_notifications(self, on: bool) -> None:
-        self._native.set_want_notifications(on)
 
     def _run_coroutine(self, request: Optional[_native.ServerRequest], awaitable: Any) -> None:
         task = asyncio.ensure_future(awaitable)
@@ -488,244 +498,9 @@ def _handler_done(request: Optional[_native.ServerRequest], task: "asyncio.Futur
         return
     e = task.exception()
     if e is not None:
-        if request is None:
-            logger.error("event handler raised", exc_info=e)
-        else:
-            logger.error(
-                "handler for server request %s raised; declining", request.method, exc_info=e
-            )
-            fail_closed(request)
+        handler_failed(request, e)
     elif request is not None:
         finish(request, task.result())
-
-
-class AsyncEventStream:
-    """``async for event in stream``: client-level events (see :meth:`AsyncClient.events`)."""
-
-    def __init__(self, client: AsyncClient, native: _native.EventStream) -> None:
-        self._client = client
-        self._native = native
-        self._buf: Deque[Event] = collections.deque()
-
-    def __aiter__(self) -> "AsyncEventStream":
-        return self
-
-    async def __anext__(self) -> Event:
-        while True:
-            if self._buf:
-                return self._buf.popleft()
-            evs = self._native.take()
-            if evs is None:
-                raise StopAsyncIteration
-            if evs:
-                self._buf.extend(evs)
-                continue
-            await self._client._bridge.call(lambda d, f: self._native.wait_async(d, f))
-
-    def close(self) -> None:
-        """Stop receiving events."""
-        self._native.close()
-
-
-class AsyncThread:
-    """A conversation thread of an :class:`AsyncClient`."""
-
-    def __init__(self, client: AsyncClient, thread_id: str, info: Mapping[str, Any]) -> None:
-        self._client = client
-        #: The thread id.
-        self.id = thread_id
-        #: The result of the request that opened the thread (``thread/start`` etc.), if any.
-        self.info: Dict[str, Any] = dict(info)
-
-    def __repr__(self) -> str:
-        return f"AsyncThread({self.id!r})"
-
-    @property
-    def status(self) -> str:
-        """Status derived from ``thread/status/changed`` (``idle``, ``active``, ...)."""
-        return self._client._native.thread_status(self.id)
-
-    async def run(self, input: Input, **overrides: Any) -> TurnResult:
-        """Run one turn to completion and return its result (final text, items, usage, diff).
-
-        ``overrides`` are ``turn/start`` params in snake_case (``effort="low"``). Server
-        requests during the turn go to the client's handlers.
-        """
-        turn = await self._client._start_turn(self.id, input, build_params(None, overrides))
-        return await turn.result()
-
-    def run_streamed(self, input: Input, **overrides: Any) -> "StartingTurn":
-        """Start a turn and stream it.
-
-        Use the result directly (``async for event in thread.run_streamed(...)``,
-        ``async with thread.run_streamed(...) as turn``) or await it for the
-        :class:`AsyncTurn` once ``turn/start`` is answered (``turn = await
-        thread.run_streamed(...)``). Events end with ``turn/completed``. The turn starts on the
-        first ``await``/iteration, not before.
-        """
-        params = build_params(None, overrides)
-        return StartingTurn(lambda: self._client._start_turn(self.id, input, params))
-
-    async def read(self, *, include_turns: bool = False) -> Dict[str, Any]:
-        """``thread/read`` of this thread."""
-        return await self._client.thread_read(self.id, include_turns=include_turns)
-
-    async def archive(self) -> None:
-        """``thread/archive``."""
-        await self._client.thread_archive(self.id)
-
-    async def unarchive(self) -> None:
-        """``thread/unarchive``."""
-        await self._client.thread_unarchive(self.id)
-
-    async def compact(self) -> None:
-        """``thread/compact/start``."""
-        await self._client.thread_compact(self.id)
-
-    async def set_name(self, name: str) -> None:
-        """``thread/name/set``."""
-        await self._client.request("thread/name/set", {"threadId": self.id, "name": name})
-
-    async def fork(self, **kwargs: Any) -> "AsyncThread":
-        """``thread/fork`` of this thread."""
-        return await self._client.thread_fork(self.id, **kwargs)
-
-
-class StartingTurn:
-    """What :meth:`AsyncThread.run_streamed` returns: awaitable (→ :class:`AsyncTurn`), async
-    iterable (the turn's events) and an async context manager (interrupts the turn when left
-    before it completed). The ``turn/start`` request is sent on first use, once."""
-
-    def __init__(self, start: Callable[[], Awaitable["AsyncTurn"]]) -> None:
-        self._start_fn = start
-        self._task: Optional["asyncio.Future[AsyncTurn]"] = None
-
-    def _start(self) -> "asyncio.Future[AsyncTurn]":
-        if self._task is None:
-            self._task = asyncio.ensure_future(self._start_fn())
-        return self._task
-
-    def __await__(self) -> Generator[Any, None, "AsyncTurn"]:
-        return self._start().__await__()
-
-    def __aiter__(self) -> "StartingTurn":
-        return self
-
-    async def __anext__(self) -> Event:
-        turn = await self._start()
-        return await turn.__anext__()
-
-    async def __aenter__(self) -> "AsyncTurn":
-        turn = await self._start()
-        return await turn.__aenter__()
-
-    async def __aexit__(
-        self,
-        exc_type: Optional[Type[BaseException]],
-        exc: Optional[BaseException],
-        tb: Optional[TracebackType],
-    ) -> None:
-        task = self._task
-        if task is not None and task.done() and not task.cancelled() and task.exception() is None:
-            await task.result().__aexit__(exc_type, exc, tb)
-
-
-class AsyncTurn:
-    """A running turn: ``async for event in turn`` yields its events, ending with
-    ``turn/completed`` (a :class:`TurnCompleted`).
-
-    Server requests of the turn are passed to the client's handlers before they are yielded.
-    If the connection ends before the turn completed, iteration raises
-    :class:`ConnectionClosedError`.
-
-    **Cancellation.** Cancelling the task that iterates (or awaits :meth:`result`) stops the
-    wait and does **not** interrupt the turn: the turn keeps running, its events keep being
-    collected, and iteration can be resumed. Leaving an ``async with turn:`` block before the
-    turn completed (an exception, a ``break``, a cancellation) **does** interrupt it
-    (``turn/interrupt`` is sent without waiting) and stops routing its events here.
-    """
-
-    def __init__(self, client: AsyncClient, native: _native.Turn) -> None:
-        self._client = client
-        self._native = native
-        self._buf: Deque[Event] = collections.deque()
-        #: The thread id.
-        self.thread_id: str = native.thread_id
-        #: The turn id.
-        self.turn_id: str = native.turn_id
-
-    def __repr__(self) -> str:
-        return f"AsyncTurn(thread_id={self.thread_id!r}, turn_id={self.turn_id!r})"
-
-    @property
-    def started(self) -> Dict[str, Any]:
-        """The ``turn`` object ``turn/start`` answered."""
-        r: Dict[str, Any] = loads(self._native.started_json)
-        return r
-
-    @property
-    def done(self) -> bool:
-        """Whether every event of the turn has been read."""
-        return not self._buf and self._native.done
-
-    def __aiter__(self) -> "AsyncTurn":
-        return self
-
-    async def __anext__(self) -> Event:
-        while True:
-            if self._buf:
-                return self._buf.popleft()
-            evs = self._native.take()
-            if evs is None:
-                raise StopAsyncIteration
-            if evs:
-                self._buf.extend(evs)
-                continue
-            await self._client._bridge.call(lambda d, f: self._native.wait_async(d, f))
-
-    def events(self) -> AsyncIterator[Event]:
-        """The turn itself, as an async iterator."""
-        return self
-
-    async def result(self) -> TurnResult:
-        """Read the rest of the turn and return its result."""
-        async for _ in self:
-            pass
-        return TurnResult(loads(self._native.result_json()))
-
-    def partial_result(self) -> TurnResult:
-        """The result gathered from the events read so far."""
-        return TurnResult(loads(self._native.result_json()))
-
-    async def interrupt(self) -> None:
-        """``turn/interrupt``: the turn then ends with status ``interrupted``."""
-        await self._client._bridge.call(lambda d, f: self._native.interrupt_async(d, f))
-
-    async def steer(self, input: Input) -> None:
-        """``turn/steer``: add input to the running turn."""
-        text = dumps(input_items(input))
-        await self._client._bridge.call(lambda d, f: self._native.steer_async(d, f, text))
-
-    def close(self) -> None:
-        """Stop routing this turn's events here (they go to the client's events). Does not
-        interrupt the turn."""
-        self._native.close()
-
-    async def __aenter__(self) -> "AsyncTurn":
-        return self
-
-    async def __aexit__(
-        self,
-        exc_type: Optional[Type[BaseException]],
-        exc: Optional[BaseException],
-        tb: Optional[TracebackType],
-    ) -> None:
-        if not self.done:
-            try:
-                self._native.interrupt_nowait(self._client._bridge.get())
-            except Exception as e:  # connection gone: nothing to interrupt
-                logger.debug("interrupt on exit not sent: %s", e)
-        self.close()
 
 
 __all__ = [

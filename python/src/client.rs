@@ -1,17 +1,15 @@
 //! `NativeClient`: the core `Client`, in callbacks mode (the sync `Client`: Python handlers
 //! run on the core's dispatch thread) or in poll mode (the `AsyncClient`: the event loop
-//! drains the events when the core's event descriptor is readable).
+//! drains the events when the core's event descriptor is readable). Each call blocks (GIL
+//! released) or, given `aio` (an executor and an asyncio future), runs on the loop.
 
-use std::future::Future;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex};
-use std::task::{Context, Poll, Wake, Waker};
-use std::time::{Duration, Instant};
+use std::sync::Arc;
+use std::time::Duration;
 
 use codex_client::{
-    Client, ClientOptions, Delivery, Event, Input, RequestOptions, RetryPolicy, ThreadStatus,
-    TransportKind,
+    Client, ClientOptions, Delivery, Event, Helper, Input, RetryPolicy, TransportKind,
 };
 use pyo3::prelude::*;
 use pyo3::types::PyList;
@@ -19,74 +17,20 @@ use serde_json::value::RawValue;
 use serde_json::Value;
 
 use crate::errors::{simple, to_py, IntoPyResult};
-use crate::executor::{Executor, Outcome};
-use crate::stream::{EventStream, SIGNAL_SLICE};
+use crate::executor::{request_options, run, Aio};
+use crate::stream::EventStream;
 use crate::turn::Turn;
 
-/// Run `fut` to completion on this thread with the GIL released, checking for Python signals
-/// (Ctrl-C) every 100 ms. Dropping the future on a signal cancels the wait.
-pub(crate) fn block_on<F>(py: Python<'_>, fut: F) -> PyResult<F::Output>
-where
-    F: Future + Send,
-    F::Output: Send,
-{
-    let mut fut = Box::pin(fut);
-    loop {
-        let r = py.detach(|| {
-            let waker = thread_waker();
-            let mut cx = Context::from_waker(&waker);
-            let deadline = Instant::now() + SIGNAL_SLICE;
-            loop {
-                if let Poll::Ready(v) = fut.as_mut().poll(&mut cx) {
-                    return Some(v);
-                }
-                let now = Instant::now();
-                if now >= deadline {
-                    return None;
-                }
-                std::thread::park_timeout(deadline - now);
-            }
-        });
-        match r {
-            Some(v) => return Ok(v),
-            None => py.check_signals()?,
-        }
-    }
-}
-
-struct ThreadWaker(std::thread::Thread);
-
-impl Wake for ThreadWaker {
-    fn wake(self: Arc<Self>) {
-        self.0.unpark();
-    }
-}
-
-/// A waker that unparks the current thread.
-pub(crate) fn thread_waker() -> Waker {
-    Waker::from(Arc::new(ThreadWaker(std::thread::current())))
-}
-
-/// Per-request options from a Python timeout in seconds.
-pub(crate) fn request_options(py: Python<'_>, timeout: Option<f64>) -> PyResult<RequestOptions> {
-    match timeout {
-        None => Ok(RequestOptions::default()),
-        Some(t) if t.is_finite() && t > 0.0 => {
-            Ok(RequestOptions::timeout(Duration::from_secs_f64(t)))
-        }
-        Some(t) => Err(simple(
-            py,
-            "InvalidArgumentError",
-            format!("timeout must be a positive number of seconds, not {t}"),
-        )),
-    }
+/// JSON text as a value (`InvalidArgumentError` when it is not JSON).
+pub(crate) fn json_value(py: Python<'_>, text: &str) -> PyResult<Value> {
+    serde_json::from_str(text)
+        .map_err(|e| simple(py, "InvalidArgumentError", format!("not valid JSON: {e}")))
 }
 
 fn raw_params(py: Python<'_>, params_json: &str) -> PyResult<Box<RawValue>> {
-    let text = if params_json.trim().is_empty() || params_json.trim() == "null" {
-        "{}".to_owned()
-    } else {
-        params_json.to_owned()
+    let text = match params_json.trim() {
+        "" | "null" => "{}".to_owned(),
+        _ => params_json.to_owned(),
     };
     RawValue::from_string(text).map_err(|e| {
         simple(
@@ -97,61 +41,21 @@ fn raw_params(py: Python<'_>, params_json: &str) -> PyResult<Box<RawValue>> {
     })
 }
 
-fn json_value(py: Python<'_>, text: &str) -> PyResult<Value> {
-    serde_json::from_str(text)
-        .map_err(|e| simple(py, "InvalidArgumentError", format!("not valid JSON: {e}")))
+/// Turn input (JSON: a string, an input item or a list of them) as the core's `Input`.
+pub(crate) fn input(py: Python<'_>, input_json: &str) -> PyResult<Input> {
+    Input::from_value(json_value(py, input_json)?).py(py)
 }
 
-fn status_name(s: ThreadStatus) -> String {
-    match s {
-        ThreadStatus::Unknown => "unknown".into(),
-        ThreadStatus::Idle => "idle".into(),
-        ThreadStatus::Active => "active".into(),
-        ThreadStatus::WaitingForApproval => "waitingForApproval".into(),
-        ThreadStatus::WaitingForInput => "waitingForInput".into(),
-        ThreadStatus::Error => "systemError".into(),
-        ThreadStatus::NotLoaded => "notLoaded".into(),
-        ThreadStatus::Other(raw) => raw,
-        #[allow(unreachable_patterns)]
-        _ => "unknown".into(),
-    }
+fn text(py: Python<'_>, s: String) -> PyResult<Py<PyAny>> {
+    Ok(s.into_pyobject(py)?.into_any().unbind())
 }
 
-struct Inner {
+/// The native client: a thin layer over `codex_client::Client`.
+#[pyclass(module = "codexclient._native", frozen)]
+pub struct NativeClient {
     client: Client,
     /// Callbacks mode: whether notifications go to the Python handler.
     want_notifications: Arc<AtomicBool>,
-}
-
-/// Split `turn/start` params (with `input`) into the core's input and overrides.
-fn turn_params(py: Python<'_>, params_json: &str) -> PyResult<(Input, Value)> {
-    let mut params = json_value(py, params_json)?;
-    let obj = params.as_object_mut().ok_or_else(|| {
-        simple(
-            py,
-            "InvalidArgumentError",
-            "turn params must be a JSON object",
-        )
-    })?;
-    let input = match obj.remove("input") {
-        Some(Value::Array(items)) => Input(items),
-        Some(Value::String(s)) => Input::text(s),
-        _ => {
-            return Err(simple(
-                py,
-                "InvalidArgumentError",
-                "turn params need an `input` list",
-            ))
-        }
-    };
-    Ok((input, params))
-}
-
-/// The native client: a thin layer over `codex_client::Client` in poll delivery mode.
-#[pyclass(module = "codexclient._native", frozen)]
-pub struct NativeClient {
-    inner: Arc<Inner>,
-    options: Mutex<ClientOptions>,
 }
 
 #[pymethods]
@@ -274,138 +178,140 @@ impl NativeClient {
             o.read_ahead_bytes = b;
         }
         Ok(NativeClient {
-            inner: Arc::new(Inner {
-                client: Client::new(o.clone()),
-                want_notifications: Arc::new(AtomicBool::new(false)),
-            }),
-            options: Mutex::new(o),
+            client: Client::new(o),
+            want_notifications: Arc::new(AtomicBool::new(false)),
         })
     }
 
-    /// Spawn the server and run the handshake (blocking). Returns the `initialize` result as
-    /// JSON text.
-    fn connect(&self, py: Python<'_>) -> PyResult<String> {
-        let client = self.inner.client.clone();
-        let init = block_on(py, async move { client.connect_async().await })?.py(py)?;
-        Ok(init.raw.to_string())
+    /// Spawn the server and run the handshake. Returns (or resolves `aio`'s future with)
+    /// `(raw_json, user_agent, codex_home, platform_family, platform_os)` of the `initialize`
+    /// result.
+    #[pyo3(signature = (aio = None))]
+    fn connect(&self, py: Python<'_>, aio: Aio) -> PyResult<Py<PyAny>> {
+        let client = self.client.clone();
+        run(
+            py,
+            aio,
+            async move { client.connect_async().await },
+            |py, init| {
+                let t = (
+                    init.raw.to_string(),
+                    init.user_agent,
+                    init.codex_home,
+                    init.platform_family,
+                    init.platform_os,
+                );
+                Ok(t.into_pyobject(py)?.into_any().unbind())
+            },
+        )
     }
 
-    /// Async `connect`: resolves `fut` with the `initialize` result as JSON text.
-    fn connect_async(&self, py: Python<'_>, executor: &Executor, fut: Py<PyAny>) -> u64 {
-        let client = self.inner.client.clone();
-        let f = async move {
-            let r = client.connect_async().await;
-            Box::new(move |py: Python<'_>| match r {
-                Ok(init) => Ok(init.raw.to_string().into_pyobject(py)?.into_any().unbind()),
-                Err(e) => Err(to_py(py, e)),
-            }) as Outcome
-        };
-        executor.spawn(py, f, Some(fut))
-    }
-
-    /// Stop the server. Pending requests fail with `ConnectionClosedError`. Idempotent.
-    fn disconnect(&self, py: Python<'_>) {
-        let client = self.inner.client.clone();
-        py.detach(move || client.disconnect());
-    }
-
-    /// Async `disconnect`: the core stops the server without blocking the event loop (the
-    /// server may take its exit grace to go) and `fut` resolves with `None` once it is gone.
-    /// Cancelling the wait does not stop the disconnect.
-    fn disconnect_async(&self, py: Python<'_>, executor: &Executor, fut: Py<PyAny>) -> u64 {
-        let client = self.inner.client.clone();
-        let f = async move {
+    /// Stop the server (pending requests fail with `ConnectionClosedError`), or abort a
+    /// connect in progress. Idempotent. With `aio` the loop goes on while the server exits;
+    /// cancelling the wait does not stop the disconnect.
+    #[pyo3(signature = (aio = None))]
+    fn disconnect(&self, py: Python<'_>, aio: Aio) -> PyResult<Py<PyAny>> {
+        let client = self.client.clone();
+        let fut = async move {
             client.disconnect_async().await;
-            Box::new(|py: Python<'_>| Ok(py.None())) as Outcome
+            Ok(())
         };
-        executor.spawn(py, f, Some(fut))
+        run(py, aio, fut, |py, ()| Ok(py.None()))
     }
 
     /// Whether the handshake is done and the server alive.
     #[getter]
     fn is_connected(&self) -> bool {
-        self.inner.client.is_connected()
+        self.client.is_connected()
     }
 
     /// The last bytes the server wrote to stderr.
     #[getter]
     fn stderr_tail(&self) -> String {
-        self.inner.client.stderr_tail()
+        self.client.stderr_tail()
     }
 
     /// Process id of the running server.
     #[getter]
     fn server_pid(&self) -> Option<u32> {
-        self.inner.client.server_pid()
-    }
-
-    /// The `initialize` result of the current connection, as JSON text.
-    #[getter]
-    fn initialize_json(&self) -> Option<String> {
-        self.inner
-            .client
-            .initialize_result()
-            .map(|r| r.raw.to_string())
+        self.client.server_pid()
     }
 
     /// The default request timeout in seconds.
     #[getter]
     fn default_timeout(&self) -> f64 {
-        self.options.lock().unwrap().default_timeout.as_secs_f64()
+        self.client.options().default_timeout.as_secs_f64()
     }
 
-    /// Send a request and wait (GIL released) for its result, returned as JSON text.
-    #[pyo3(signature = (method, params_json, timeout = None))]
+    /// Send a request; its result as JSON text.
+    #[pyo3(signature = (method, params_json, timeout = None, aio = None))]
     fn request(
         &self,
         py: Python<'_>,
-        method: &str,
-        params_json: &str,
-        timeout: Option<f64>,
-    ) -> PyResult<String> {
-        let opts = request_options(py, timeout)?;
-        let params = raw_params(py, params_json)?;
-        let client = &self.inner.client;
-        let r = block_on(py, client.request_raw(method, &params, opts))?;
-        r.map(|raw| raw.get().to_owned()).py(py)
-    }
-
-    /// Async request: resolves `fut` with the result as JSON text. Returns the executor task id.
-    #[pyo3(signature = (executor, fut, method, params_json, timeout = None))]
-    fn request_async(
-        &self,
-        py: Python<'_>,
-        executor: &Executor,
-        fut: Py<PyAny>,
         method: String,
         params_json: &str,
         timeout: Option<f64>,
-    ) -> PyResult<u64> {
+        aio: Aio,
+    ) -> PyResult<Py<PyAny>> {
         let opts = request_options(py, timeout)?;
         let params = raw_params(py, params_json)?;
-        let client = self.inner.client.clone();
-        let f = async move {
-            let r = client.request_raw(&method, &params, opts).await;
-            Box::new(move |py: Python<'_>| match r {
-                Ok(raw) => Ok(raw.get().into_pyobject(py)?.into_any().unbind()),
-                Err(e) => Err(to_py(py, e)),
-            }) as Outcome
+        let client = self.client.clone();
+        let fut = async move { client.request_raw(&method, &params, opts).await };
+        run(py, aio, fut, |py, raw| text(py, raw.get().to_owned()))
+    }
+
+    /// Send the request of the helper `name` (see `codex_client::Helper::from_name`) with
+    /// `thread_id`, `arg` and more params, all JSON but the id. Returns (or resolves `aio`'s
+    /// future with) `(result_json, thread_id)`, the id of the thread the result carries for
+    /// the helpers that open one, else `None`.
+    #[pyo3(signature = (name, thread_id, arg_json, params_json, timeout = None, aio = None))]
+    #[allow(clippy::too_many_arguments)]
+    fn helper(
+        &self,
+        py: Python<'_>,
+        name: &str,
+        thread_id: Option<&str>,
+        arg_json: &str,
+        params_json: &str,
+        timeout: Option<f64>,
+        aio: Aio,
+    ) -> PyResult<Py<PyAny>> {
+        let helper = Helper::from_name(name)
+            .ok_or_else(|| simple(py, "InvalidArgumentError", format!("no helper {name}")))?;
+        let opts = request_options(py, timeout)?;
+        let params = helper
+            .params(
+                thread_id,
+                json_value(py, arg_json)?,
+                json_value(py, params_json)?,
+            )
+            .py(py)?;
+        let client = self.client.clone();
+        let fut = async move {
+            let r = client.request_with(helper.method(), params, opts).await?;
+            let id = match helper.opens_thread() {
+                true => Some(codex_client::thread_id_of(&r)?),
+                false => None,
+            };
+            Ok((r.to_string(), id))
         };
-        Ok(executor.spawn(py, f, Some(fut)))
+        run(py, aio, fut, |py, r| {
+            Ok(r.into_pyobject(py)?.into_any().unbind())
+        })
     }
 
     /// Send a client notification.
     fn notify(&self, py: Python<'_>, method: &str, params_json: &str) -> PyResult<()> {
         let params = json_value(py, params_json)?;
-        self.inner.client.notify(method, params).py(py)
+        self.client.notify(method, params).py(py)
     }
 
     /// Callbacks mode: call `handler(event)` for every event the core's dispatch thread
     /// delivers (server requests outside a streamed turn, connection events and, when
     /// wanted, notifications), with the GIL taken there. Set it once, before `connect`.
     fn set_event_handler(&self, py: Python<'_>, handler: Py<PyAny>) -> PyResult<()> {
-        let want = self.inner.want_notifications.clone();
-        let r = self.inner.client.on_event(move |ev: Event| {
+        let want = self.want_notifications.clone();
+        let r = self.client.on_event(move |ev: Event| {
             if matches!(ev, Event::Notification(_)) && !want.load(Ordering::Acquire) {
                 return;
             }
@@ -422,12 +328,12 @@ impl NativeClient {
 
     /// Callbacks mode: also deliver notifications to the event handler.
     fn set_want_notifications(&self, on: bool) {
-        self.inner.want_notifications.store(on, Ordering::Release);
+        self.want_notifications.store(on, Ordering::Release);
     }
 
     /// Poll mode: a descriptor readable while events wait (watch it with `loop.add_reader`).
     fn event_fd(&self, py: Python<'_>) -> PyResult<i32> {
-        self.inner.client.event_fd().py(py)
+        self.client.event_fd().py(py)
     }
 
     /// Poll mode: up to `max` waiting events, without waiting (empty when none wait or the
@@ -435,11 +341,7 @@ impl NativeClient {
     #[pyo3(signature = (max = 256))]
     fn take_events<'py>(&self, py: Python<'py>, max: usize) -> PyResult<Bound<'py, PyList>> {
         let mut out = Vec::new();
-        match self
-            .inner
-            .client
-            .next_events(&mut out, max, Some(Duration::ZERO))
-        {
+        match self.client.next_events(&mut out, max, Some(Duration::ZERO)) {
             Ok(_) | Err(codex_client::Error::NotConnected) => {}
             Err(e) => return Err(to_py(py, e)),
         }
@@ -451,64 +353,43 @@ impl NativeClient {
     /// A new stream of this connection's notifications and connection events (those not
     /// routed to a turn), beside the client's own delivery.
     fn events(&self, py: Python<'_>) -> PyResult<EventStream> {
-        Ok(EventStream::new(self.inner.client.subscribe().py(py)?))
+        Ok(EventStream::new(self.client.subscribe().py(py)?))
     }
 
-    /// Start a turn (`turn/start` with `params_json`, which includes `input`) on a thread and
-    /// stream it. `handler` receives each server request of the turn before it is yielded.
-    #[pyo3(signature = (thread_id, params_json, handler = None))]
+    /// Start a turn on a thread with `input` and more `turn/start` params (both JSON) and
+    /// stream it: returns (or resolves `aio`'s future with) a `Turn`. `handler` receives each
+    /// server request of the turn before it is yielded.
+    #[pyo3(signature = (thread_id, input_json, overrides_json, handler = None, aio = None))]
     fn start_turn(
         &self,
         py: Python<'_>,
         thread_id: &str,
-        params_json: &str,
+        input_json: &str,
+        overrides_json: &str,
         handler: Option<Py<PyAny>>,
-    ) -> PyResult<Turn> {
-        let (input, overrides) = turn_params(py, params_json)?;
-        let thread = self.inner.client.thread(thread_id);
-        let stream = block_on(py, async move {
-            thread.run_streamed_with_async(input, overrides).await
-        })?
-        .py(py)?;
-        Ok(Turn::new(self.inner.client.clone(), stream, handler))
+        aio: Aio,
+    ) -> PyResult<Py<PyAny>> {
+        let input = input(py, input_json)?;
+        let overrides = json_value(py, overrides_json)?;
+        let thread = self.client.thread(thread_id);
+        let fut = async move { thread.run_streamed_with_async(input, overrides).await };
+        let client = self.client.clone();
+        run(py, aio, fut, move |py, stream| {
+            Ok(Py::new(py, Turn::new(client, stream, handler))?.into_any())
+        })
     }
 
-    /// Async `start_turn`: resolves `fut` with a `Turn`.
-    #[pyo3(signature = (executor, fut, thread_id, params_json, handler = None))]
-    fn start_turn_async(
-        &self,
-        py: Python<'_>,
-        executor: &Executor,
-        fut: Py<PyAny>,
-        thread_id: &str,
-        params_json: &str,
-        handler: Option<Py<PyAny>>,
-    ) -> PyResult<u64> {
-        let (input, overrides) = turn_params(py, params_json)?;
-        let thread = self.inner.client.thread(thread_id);
-        let client = self.inner.client.clone();
-        let f = async move {
-            let r = thread.run_streamed_with_async(input, overrides).await;
-            Box::new(move |py: Python<'_>| match r {
-                Ok(stream) => Ok(Py::new(py, Turn::new(client, stream, handler))?.into_any()),
-                Err(e) => Err(to_py(py, e)),
-            }) as Outcome
-        };
-        Ok(executor.spawn(py, f, Some(fut)))
-    }
-
-    /// A thread's status derived from `thread/status/changed` events: `unknown`, `idle`,
-    /// `active`, `waitingForApproval`, `waitingForInput`, `systemError`, `notLoaded`, or the
-    /// raw status JSON for statuses this version does not know.
+    /// A thread's status derived from `thread/status/changed` events (the core's
+    /// `ThreadStatus` name: `unknown`, `idle`, `active`, ...).
     fn thread_status(&self, thread_id: &str) -> String {
-        status_name(self.inner.client.thread(thread_id).status())
+        self.client.thread(thread_id).status().to_string()
     }
 }
 
 impl Drop for NativeClient {
     fn drop(&mut self) {
         // The dispatch thread may wait for the GIL to run a handler: release it meanwhile.
-        let client = self.inner.client.clone();
+        let client = self.client.clone();
         Python::attach(|py| py.detach(move || client.disconnect()));
     }
 }

@@ -1,7 +1,7 @@
 //! Event objects handed to Python: cheap to build (the core's event is moved in, nothing is
 //! parsed), with the common fields read on access and `params` parsed once, on first access.
 
-use codex_client::{ConnectionEvent as CoreConnection, Event, RequestId, RpcError};
+use codex_client::{ConnectionEvent as CoreConnection, Decision, Event, RequestId, RpcError};
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyDict, PyList};
@@ -58,20 +58,8 @@ impl Notification {
     /// `params.turnId`, when present; for `turn/*` notifications (which carry the whole
     /// turn) `params.turn.id`.
     #[getter]
-    fn turn_id(&self, py: Python<'_>) -> PyResult<Option<String>> {
-        if let Some(t) = self.inner.turn_id() {
-            return Ok(Some(t));
-        }
-        if !self.inner.method.starts_with("turn/") {
-            return Ok(None);
-        }
-        match member(&self.params(py)?, "turn")? {
-            Some(turn) => match member(&turn, "id")? {
-                Some(id) => Ok(id.extract::<String>().ok()),
-                None => Ok(None),
-            },
-            None => Ok(None),
-        }
+    fn turn_id(&self) -> Option<String> {
+        self.inner.turn_id()
     }
     /// `params.delta` (text of `item/*/delta` notifications), when present.
     #[getter]
@@ -171,19 +159,9 @@ pub struct ServerRequest {
     params: PyOnceLock<Py<PyAny>>,
 }
 
-fn is_v1_approval(method: &str) -> bool {
-    matches!(method, "execCommandApproval" | "applyPatchApproval")
-}
-
 impl ServerRequest {
-    fn decide(&self, py: Python<'_>, v2: &str, v1: &str) -> PyResult<()> {
-        let decision = if is_v1_approval(&self.inner.method) {
-            v1
-        } else {
-            v2
-        };
-        let json = format!("{{\"decision\":\"{decision}\"}}");
-        let r = py.detach(|| self.inner.respond_json(&json));
+    fn decide(&self, py: Python<'_>, decision: Decision) -> PyResult<()> {
+        let r = py.detach(|| self.inner.respond_decision(decision));
         r.py(py)
     }
 
@@ -263,6 +241,15 @@ impl ServerRequest {
     fn respond_json(&self, py: Python<'_>, result_json: &str) -> PyResult<()> {
         self.respond_checked(py, result_json)
     }
+    /// Answer with what a handler returned (checked as by `respond`): for approvals a bare
+    /// decision (`"accept"`, `"decline"`, `"acceptForSession"`, `"cancel"`, `True`/`False`,
+    /// or any decision of the method) is worded for the method and wrapped as
+    /// `{"decision": ...}`; other requests take the whole result.
+    fn answer(&self, py: Python<'_>, value: &Bound<'_, PyAny>) -> PyResult<()> {
+        let value = crate::client::json_value(py, &crate::json::dumps(py, value)?)?;
+        let answer = codex_client::approval_answer(&self.inner.method, value);
+        self.respond_checked(py, &answer.to_string())
+    }
     /// Answer with a JSON-RPC error.
     #[pyo3(signature = (code, message, data = None))]
     fn respond_error(
@@ -291,19 +278,19 @@ impl ServerRequest {
     }
     /// Approve (`{"decision": "accept"}`; `approved` for v1 approval methods).
     fn accept(&self, py: Python<'_>) -> PyResult<()> {
-        self.decide(py, "accept", "approved")
+        self.decide(py, Decision::Accept)
     }
     /// Approve this and similar requests for the session (`acceptForSession`).
     fn accept_for_session(&self, py: Python<'_>) -> PyResult<()> {
-        self.decide(py, "acceptForSession", "approved_for_session")
+        self.decide(py, Decision::AcceptForSession)
     }
     /// Decline (`{"decision": "decline"}`; `denied` for v1 approval methods).
     fn decline(&self, py: Python<'_>) -> PyResult<()> {
-        self.decide(py, "decline", "denied")
+        self.decide(py, Decision::Decline)
     }
     /// Decline and interrupt the turn (`{"decision": "cancel"}`; `abort` for v1).
     fn cancel(&self, py: Python<'_>) -> PyResult<()> {
-        self.decide(py, "cancel", "abort")
+        self.decide(py, Decision::Cancel)
     }
     /// Answer exactly as if no handler existed: approvals declined, other requests refused.
     fn fail_closed(&self, py: Python<'_>) -> PyResult<()> {

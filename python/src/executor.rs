@@ -6,9 +6,22 @@
 //! core's threads and never touch the GIL. Cancelling a wait drops its Rust future.
 
 use std::future::Future;
+use std::sync::Arc;
+use std::task::{Context, Poll, Wake, Waker};
+use std::time::{Duration, Instant};
 
 use codex_client::delivery::{Executor as CoreExecutor, TaskId};
+use codex_client::RequestOptions;
 use pyo3::prelude::*;
+
+use crate::errors::{simple, to_py};
+
+/// How long a blocking wait runs before it checks for Python signals (Ctrl-C).
+pub(crate) const SIGNAL_SLICE: Duration = Duration::from_millis(100);
+
+/// How a native call runs: `None` blocks (GIL released); an executor and an asyncio future
+/// run it on the loop, the future resolved with the result (the call returns the task id).
+pub(crate) type Aio = Option<(Py<Executor>, Py<PyAny>)>;
 
 /// What a finished future produces: a closure run on the loop thread with the GIL.
 pub(crate) type Outcome = Box<dyn FnOnce(Python<'_>) -> PyResult<Py<PyAny>> + Send>;
@@ -78,7 +91,7 @@ impl Executor {
         };
         self.core.spawn(task, move |msg| {
             Python::attach(|py| {
-                let err = crate::errors::simple(py, "CodexError", format!("internal error: {msg}"));
+                let err = simple(py, "CodexError", format!("internal error: {msg}"));
                 on_panic.resolve(py, Err(err));
             })
         })
@@ -90,8 +103,7 @@ impl Executor {
     /// Create an executor (one per asyncio event loop and client).
     #[new]
     fn new(py: Python<'_>) -> PyResult<Self> {
-        let core = CoreExecutor::new()
-            .map_err(|e| crate::errors::simple(py, "TransportError", e.to_string()))?;
+        let core = CoreExecutor::new().map_err(|e| simple(py, "TransportError", e.to_string()))?;
         Ok(Executor { core })
     }
 
@@ -122,8 +134,102 @@ impl Executor {
     }
 }
 
-/// Wrap a `()` future into one producing a `None` outcome.
-pub(crate) async fn none_outcome(f: impl Future<Output = ()> + Send + 'static) -> Outcome {
-    f.await;
-    Box::new(|py: Python<'_>| Ok(py.None()))
+/// [`run`] a future that resolves with `None` (a wait for events).
+pub(crate) fn none_outcome(
+    py: Python<'_>,
+    aio: Aio,
+    f: impl Future<Output = ()> + Send + 'static,
+) -> PyResult<Py<PyAny>> {
+    let fut = async move {
+        f.await;
+        Ok(())
+    };
+    run(py, aio, fut, |py, ()| Ok(py.None()))
+}
+
+/// Run `fut` blocking (see [`block_on`]) and convert its output with `conv`; or, given `aio`,
+/// spawn it on the executor, resolve the asyncio future with the converted output, and
+/// return the task id.
+pub(crate) fn run<T, F, C>(py: Python<'_>, aio: Aio, fut: F, conv: C) -> PyResult<Py<PyAny>>
+where
+    T: Send + 'static,
+    F: Future<Output = codex_client::Result<T>> + Send + 'static,
+    C: FnOnce(Python<'_>, T) -> PyResult<Py<PyAny>> + Send + 'static,
+{
+    match aio {
+        None => match block_on(py, fut)? {
+            Ok(v) => conv(py, v),
+            Err(e) => Err(to_py(py, e)),
+        },
+        Some((executor, py_fut)) => {
+            let f = async move {
+                let r = fut.await;
+                Box::new(move |py: Python<'_>| match r {
+                    Ok(v) => conv(py, v),
+                    Err(e) => Err(to_py(py, e)),
+                }) as Outcome
+            };
+            let id = executor.get().spawn(py, f, Some(py_fut));
+            Ok(id.into_pyobject(py)?.into_any().unbind())
+        }
+    }
+}
+
+/// Run `fut` to completion on this thread with the GIL released, checking for Python signals
+/// (Ctrl-C) every 100 ms. Dropping the future on a signal cancels the wait.
+pub(crate) fn block_on<F>(py: Python<'_>, fut: F) -> PyResult<F::Output>
+where
+    F: Future + Send,
+    F::Output: Send,
+{
+    let mut fut = Box::pin(fut);
+    loop {
+        let r = py.detach(|| {
+            let waker = thread_waker();
+            let mut cx = Context::from_waker(&waker);
+            let deadline = Instant::now() + SIGNAL_SLICE;
+            loop {
+                if let Poll::Ready(v) = fut.as_mut().poll(&mut cx) {
+                    return Some(v);
+                }
+                let now = Instant::now();
+                if now >= deadline {
+                    return None;
+                }
+                std::thread::park_timeout(deadline - now);
+            }
+        });
+        match r {
+            Some(v) => return Ok(v),
+            None => py.check_signals()?,
+        }
+    }
+}
+
+struct ThreadWaker(std::thread::Thread);
+
+impl Wake for ThreadWaker {
+    fn wake(self: Arc<Self>) {
+        self.0.unpark();
+    }
+}
+
+/// A waker that unparks the current thread.
+pub(crate) fn thread_waker() -> Waker {
+    Waker::from(Arc::new(ThreadWaker(std::thread::current())))
+}
+
+/// Per-request options from a Python timeout in seconds.
+pub(crate) fn request_options(py: Python<'_>, timeout: Option<f64>) -> PyResult<RequestOptions> {
+    match timeout {
+        None => Ok(RequestOptions::default()),
+        Some(t) if t.is_finite() && t > 0.0 => {
+            Ok(RequestOptions::timeout(Duration::from_secs_f64(t)))
+        }
+        Some(t) => Err(simple(
+            py,
+            "InvalidArgumentError",
+            format!("timeout must be a positive number of seconds, not {t}"),
+        )),
+    }
 }

@@ -5,17 +5,13 @@ use std::collections::VecDeque;
 use std::pin::Pin;
 use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll, Waker};
-use std::time::Duration;
 
 use codex_client::Event;
 use futures_core::Stream;
 use pyo3::prelude::*;
 use pyo3::types::PyList;
 
-use crate::executor::{none_outcome, Executor};
-
-/// How long a blocking wait runs before it checks for Python signals (Ctrl-C).
-pub(crate) const SIGNAL_SLICE: Duration = Duration::from_millis(100);
+use crate::executor::{none_outcome, Aio, SIGNAL_SLICE};
 
 struct State {
     /// `None` once closed.
@@ -121,12 +117,12 @@ impl EventStream {
         Ok(Some(list))
     }
 
-    /// Resolve the asyncio future `fut` (with `None`) once events wait or the stream ended.
-    /// Returns the executor task id (cancel it with `executor.cancel(id)`).
-    fn wait_async(&self, py: Python<'_>, executor: &Executor, fut: Py<PyAny>) -> u64 {
+    /// Resolve `aio`'s future (with `None`) once events wait or the stream ended. Returns the
+    /// executor task id (cancel it with `executor.cancel(id)`).
+    fn wait_async(&self, py: Python<'_>, aio: Aio) -> PyResult<Py<PyAny>> {
         let state = self.state.clone();
         let f = std::future::poll_fn(move |cx| state.lock().unwrap().poll_ready(cx));
-        executor.spawn(py, none_outcome(f), Some(fut))
+        none_outcome(py, aio, f)
     }
 
     /// Stop receiving: the subscription ends and waiting events are dropped.

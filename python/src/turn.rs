@@ -4,7 +4,7 @@ use std::collections::VecDeque;
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::{Arc, Mutex};
-use std::task::Poll;
+use std::task::{Context, Poll};
 use std::time::Duration;
 
 use codex_client::{Client, ConnectionEvent, DisconnectInfo, Error, Event, TurnResult, TurnStream};
@@ -13,10 +13,10 @@ use pyo3::prelude::*;
 use pyo3::types::PyList;
 use serde_json::{json, Value};
 
-use crate::errors::{to_py, IntoPyResult};
-use crate::executor::none_outcome;
-use crate::executor::{Executor, Outcome};
-use crate::stream::SIGNAL_SLICE;
+use crate::errors::to_py;
+use crate::executor::{
+    none_outcome, request_options, run, thread_waker, Aio, Executor, Outcome, SIGNAL_SLICE,
+};
 
 struct TurnState {
     stream: Option<TurnStream>,
@@ -93,14 +93,18 @@ impl Turn {
         crate::events::convert_one(py, ev, self.handler.as_ref())
     }
 
-    fn interrupt_params(&self) -> Value {
-        json!({"threadId": self.thread_id, "turnId": self.turn_id})
-    }
-
-    fn steer_params(&self, py: Python<'_>, input_json: &str) -> PyResult<Value> {
-        let input: Value = serde_json::from_str(input_json)
-            .map_err(|e| crate::errors::simple(py, "InvalidArgumentError", e.to_string()))?;
-        Ok(json!({"threadId": self.thread_id, "expectedTurnId": self.turn_id, "input": input}))
+    /// Send `(method, params)`; with `aio` on the loop, else blocking.
+    fn send(
+        &self,
+        py: Python<'_>,
+        (method, params): (&'static str, Value),
+        timeout: Option<f64>,
+        aio: Aio,
+    ) -> PyResult<Py<PyAny>> {
+        let opts = request_options(py, timeout)?;
+        let client = self.client.clone();
+        let fut = async move { client.request_with(method, params, opts).await };
+        run(py, aio, fut, |py, _| Ok(py.None()))
     }
 }
 
@@ -118,21 +122,6 @@ pub(crate) fn result_json(r: &TurnResult) -> String {
         "turn": r.turn,
     })
     .to_string()
-}
-
-fn spawn_request(
-    py: Python<'_>,
-    executor: &Executor,
-    fut: Option<Py<PyAny>>,
-    client: Client,
-    method: &'static str,
-    params: Value,
-) -> u64 {
-    let f = async move {
-        let r = client.request(method, params).await;
-        Box::new(move |py: Python<'_>| r.map(|_| py.None()).map_err(|e| to_py(py, e))) as Outcome
-    };
-    executor.spawn(py, f, fut)
 }
 
 #[pymethods]
@@ -239,8 +228,8 @@ impl Turn {
         Ok(Some(list))
     }
 
-    /// Resolve the asyncio future `fut` once events wait or the turn's stream ended.
-    fn wait_async(&self, py: Python<'_>, executor: &Executor, fut: Py<PyAny>) -> u64 {
+    /// Resolve `aio`'s future (with `None`) once events wait or the turn's stream ended.
+    fn wait_async(&self, py: Python<'_>, aio: Aio) -> PyResult<Py<PyAny>> {
         let state = self.state.clone();
         let f = std::future::poll_fn(move |cx| {
             let mut st = state.lock().unwrap();
@@ -259,7 +248,7 @@ impl Turn {
                 Poll::Pending => Poll::Pending,
             }
         });
-        executor.spawn(py, none_outcome(f), Some(fut))
+        none_outcome(py, aio, f)
     }
 
     /// Read the rest of the turn (blocking; server requests go to the handlers) and return the
@@ -278,87 +267,48 @@ impl Turn {
 
     /// Send `turn/interrupt` and wait for its answer (the stream then ends with a
     /// `turn/completed` whose status is `interrupted`).
-    #[pyo3(signature = (timeout = None))]
-    fn interrupt(&self, py: Python<'_>, timeout: Option<f64>) -> PyResult<()> {
-        let opts = crate::client::request_options(py, timeout)?;
-        let params = self.interrupt_params();
-        let client = self.client.clone();
-        crate::client::block_on(py, async move {
-            client
-                .request_with("turn/interrupt", params, opts)
-                .await
-                .map(|_| ())
-        })?
-        .py(py)
+    #[pyo3(signature = (timeout = None, aio = None))]
+    fn interrupt(&self, py: Python<'_>, timeout: Option<f64>, aio: Aio) -> PyResult<Py<PyAny>> {
+        let req = TurnStream::interrupt_request(&self.thread_id, &self.turn_id);
+        self.send(py, req, timeout, aio)
     }
 
-    /// Async `turn/interrupt`: resolves `fut` with `None` once answered.
-    fn interrupt_async(&self, py: Python<'_>, executor: &Executor, fut: Py<PyAny>) -> u64 {
-        let p = self.interrupt_params();
-        spawn_request(
-            py,
-            executor,
-            Some(fut),
-            self.client.clone(),
-            "turn/interrupt",
-            p,
-        )
-    }
-
-    /// Send `turn/interrupt` without waiting for the answer (used when an iterator is
-    /// cancelled).
+    /// Send `turn/interrupt` without waiting for the answer (when an iteration is left):
+    /// on `executor` when given, else from this thread.
+    #[pyo3(signature = (executor = None))]
     fn interrupt_nowait(&self, py: Python<'_>, executor: Option<&Executor>) {
-        let p = self.interrupt_params();
+        let (method, params) = TurnStream::interrupt_request(&self.thread_id, &self.turn_id);
+        let client = self.client.clone();
+        let fut = async move {
+            let r = client.request(method, params).await;
+            Box::new(move |py: Python<'_>| r.map(|_| py.None()).map_err(|e| to_py(py, e)))
+                as Outcome
+        };
         match executor {
-            Some(d) => {
-                spawn_request(py, d, None, self.client.clone(), "turn/interrupt", p);
+            Some(ex) => {
+                ex.spawn(py, fut, None);
             }
-            None => {
-                let client = self.client.clone();
-                py.detach(|| {
-                    // The request is written before the first poll returns; the answer is
-                    // not awaited.
-                    let mut f = Box::pin(client.request("turn/interrupt", p));
-                    let waker = crate::client::thread_waker();
-                    let mut cx = std::task::Context::from_waker(&waker);
-                    let _ = f.as_mut().poll(&mut cx);
-                });
-            }
+            // The request is written before the first poll returns; the answer is not awaited.
+            None => py.detach(|| {
+                let waker = thread_waker();
+                let _ = std::pin::pin!(fut).poll(&mut Context::from_waker(&waker));
+            }),
         }
     }
 
-    /// `turn/steer`: add input (a JSON list of input items) to the running turn.
-    #[pyo3(signature = (input_json, timeout = None))]
-    fn steer(&self, py: Python<'_>, input_json: &str, timeout: Option<f64>) -> PyResult<()> {
-        let opts = crate::client::request_options(py, timeout)?;
-        let params = self.steer_params(py, input_json)?;
-        let client = self.client.clone();
-        crate::client::block_on(py, async move {
-            client
-                .request_with("turn/steer", params, opts)
-                .await
-                .map(|_| ())
-        })?
-        .py(py)
-    }
-
-    /// Async `turn/steer`.
-    fn steer_async(
+    /// `turn/steer`: add input (JSON: a string, an input item or a list of them) to the
+    /// running turn.
+    #[pyo3(signature = (input_json, timeout = None, aio = None))]
+    fn steer(
         &self,
         py: Python<'_>,
-        executor: &Executor,
-        fut: Py<PyAny>,
         input_json: &str,
-    ) -> PyResult<u64> {
-        let p = self.steer_params(py, input_json)?;
-        Ok(spawn_request(
-            py,
-            executor,
-            Some(fut),
-            self.client.clone(),
-            "turn/steer",
-            p,
-        ))
+        timeout: Option<f64>,
+        aio: Aio,
+    ) -> PyResult<Py<PyAny>> {
+        let input = crate::client::input(py, input_json)?.to_value();
+        let req = TurnStream::steer_request(&self.thread_id, &self.turn_id, input);
+        self.send(py, req, timeout, aio)
     }
 
     /// Stop routing this turn's events here; later events go to the client's normal delivery.
