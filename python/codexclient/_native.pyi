@@ -198,33 +198,7 @@ class Turn:
 class NativeClient:
     """The core client, in callbacks mode (sync) or poll mode (asyncio)."""
 
-    def __new__(
-        cls,
-        *,
-        codex_bin: Optional[str] = None,
-        args: List[str] = ...,
-        config_overrides: List[Tuple[str, str]] = ...,
-        env: List[Tuple[str, str]] = ...,
-        clear_env: bool = False,
-        cwd: Optional[str] = None,
-        codex_home: Optional[str] = None,
-        client_name: Optional[str] = None,
-        client_title: Optional[str] = None,
-        client_version: Optional[str] = None,
-        experimental_api: bool = False,
-        opt_out_notification_methods: List[str] = ...,
-        default_timeout: Optional[float] = None,
-        retry_max_attempts: Optional[int] = None,
-        retry_base: Optional[float] = None,
-        retry_cap: Optional[float] = None,
-        event_queue_capacity: Optional[int] = None,
-        max_line_bytes: Optional[int] = None,
-        connect_timeout: Optional[float] = None,
-        read_ahead_bytes: Optional[int] = None,
-        transport: Optional[str] = None,
-        token: Optional[str] = None,
-        callbacks: bool = False,
-    ) -> "NativeClient": ...
+    def __new__(cls, **options: Any) -> "NativeClient": ...
     def connect(self, aio: _Aio = None) -> Any: ...
     def disconnect(self, aio: _Aio = None) -> Any: ...
     @property

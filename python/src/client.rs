@@ -8,11 +8,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
-use codex_client::{
-    Client, ClientOptions, Delivery, Event, Helper, Input, RetryPolicy, TransportKind,
-};
+use codex_client::{Client, ClientOptions, Delivery, Event, Helper, Input, TransportKind};
 use pyo3::prelude::*;
-use pyo3::types::PyList;
+use pyo3::types::{PyDict, PyList};
 use serde_json::value::RawValue;
 use serde_json::Value;
 
@@ -60,123 +58,66 @@ pub struct NativeClient {
 
 #[pymethods]
 impl NativeClient {
-    /// Create a client; nothing starts until `connect`.
+    /// Create a client from the options of `codexclient.Client` (keyword arguments; `None`
+    /// keeps the default); nothing starts until `connect`. `callbacks`: handlers run on the
+    /// core's dispatch thread (else events are polled).
     #[new]
-    #[pyo3(signature = (
-        *,
-        codex_bin = None,
-        args = Vec::new(),
-        config_overrides = Vec::new(),
-        env = Vec::new(),
-        clear_env = false,
-        cwd = None,
-        codex_home = None,
-        client_name = None,
-        client_title = None,
-        client_version = None,
-        experimental_api = false,
-        opt_out_notification_methods = Vec::new(),
-        default_timeout = None,
-        retry_max_attempts = None,
-        retry_base = None,
-        retry_cap = None,
-        event_queue_capacity = None,
-        max_line_bytes = None,
-        connect_timeout = None,
-        read_ahead_bytes = None,
-        transport = None,
-        token = None,
-        callbacks = false,
-    ))]
-    #[allow(clippy::too_many_arguments)]
-    fn new(
-        py: Python<'_>,
-        codex_bin: Option<PathBuf>,
-        args: Vec<String>,
-        config_overrides: Vec<(String, String)>,
-        env: Vec<(String, String)>,
-        clear_env: bool,
-        cwd: Option<PathBuf>,
-        codex_home: Option<PathBuf>,
-        client_name: Option<String>,
-        client_title: Option<String>,
-        client_version: Option<String>,
-        experimental_api: bool,
-        opt_out_notification_methods: Vec<String>,
-        default_timeout: Option<f64>,
-        retry_max_attempts: Option<u32>,
-        retry_base: Option<f64>,
-        retry_cap: Option<f64>,
-        event_queue_capacity: Option<usize>,
-        max_line_bytes: Option<usize>,
-        connect_timeout: Option<f64>,
-        read_ahead_bytes: Option<usize>,
-        transport: Option<String>,
-        token: Option<String>,
-        callbacks: bool,
-    ) -> PyResult<Self> {
-        // `stdio` (default), `exec`, `mcp`, `ws://…`/`wss://…` (token = bearer), `unix`,
-        // `unix://PATH`. The token is never logged nor kept anywhere but the options.
-        let kind = TransportKind::parse(transport.as_deref().unwrap_or(""), token).py(py)?;
-        let mut o = ClientOptions::default().transport(kind);
-        o.delivery = if callbacks {
-            Delivery::Callbacks
-        } else {
-            Delivery::Poll
-        };
-        o.codex_bin = codex_bin;
-        o.args = args;
-        o.config_overrides = config_overrides;
-        o.env = env;
-        o.clear_env = clear_env;
-        o.cwd = cwd;
-        o.codex_home = codex_home;
-        if let Some(n) = client_name {
-            o.client_name = n;
-        }
-        o.client_title = client_title;
-        if let Some(v) = client_version {
-            o.client_version = v;
-        }
-        o.experimental_api = experimental_api;
-        o.opt_out_notification_methods = opt_out_notification_methods;
-        if let Some(t) = default_timeout {
-            o.default_timeout = request_options(py, Some(t))?.timeout.expect("set");
-        }
-        let secs = |v: f64, what: &str| {
-            if v.is_finite() && v >= 0.0 {
-                Ok(Duration::from_secs_f64(v))
-            } else {
-                Err(simple(
-                    py,
-                    "InvalidArgumentError",
-                    format!("{what} must be >= 0"),
-                ))
+    #[pyo3(signature = (**options))]
+    fn new(py: Python<'_>, options: Option<&Bound<'_, PyDict>>) -> PyResult<Self> {
+        let mut o = ClientOptions::default();
+        o.delivery = Delivery::Poll;
+        let (mut transport, mut token) = (String::new(), None);
+        let bad = |what: String| simple(py, "InvalidArgumentError", what);
+        let secs = |v: &Bound<'_, PyAny>, k: &str| -> PyResult<Duration> {
+            let t: f64 = v.extract()?;
+            match t.is_finite() && t >= 0.0 {
+                true => Ok(Duration::from_secs_f64(t)),
+                false => Err(bad(format!(
+                    "{k} must be a number of seconds >= 0, not {t}"
+                ))),
             }
         };
-        let mut retry = RetryPolicy::default();
-        if let Some(n) = retry_max_attempts {
-            retry.max_attempts = n.max(1);
+        let timeout = |v: &Bound<'_, PyAny>| -> PyResult<Duration> {
+            Ok(request_options(py, Some(v.extract()?))?
+                .timeout
+                .expect("set"))
+        };
+        for (k, v) in options.into_iter().flatten() {
+            let k: String = k.extract()?;
+            if v.is_none() {
+                continue;
+            }
+            match k.as_str() {
+                "codex_bin" => o.codex_bin = Some(v.extract::<PathBuf>()?),
+                "args" => o.args = v.extract()?,
+                "config_overrides" => o.config_overrides = v.extract()?,
+                "env" => o.env = v.extract()?,
+                "clear_env" => o.clear_env = v.extract()?,
+                "cwd" => o.cwd = Some(v.extract::<PathBuf>()?),
+                "codex_home" => o.codex_home = Some(v.extract::<PathBuf>()?),
+                "client_name" => o.client_name = v.extract()?,
+                "client_title" => o.client_title = Some(v.extract()?),
+                "client_version" => o.client_version = v.extract()?,
+                "experimental_api" => o.experimental_api = v.extract()?,
+                "opt_out_notification_methods" => o.opt_out_notification_methods = v.extract()?,
+                "default_timeout" => o.default_timeout = timeout(&v)?,
+                "connect_timeout" => o.connect_timeout = timeout(&v)?,
+                "retry_max_attempts" => o.retry.max_attempts = v.extract::<u32>()?.max(1),
+                "retry_base" => o.retry.base = secs(&v, &k)?,
+                "retry_cap" => o.retry.cap = secs(&v, &k)?,
+                "event_queue_capacity" => o.event_queue_capacity = v.extract::<usize>()?.max(1),
+                "max_line_bytes" => o.max_line_bytes = v.extract()?,
+                "read_ahead_bytes" => o.read_ahead_bytes = v.extract()?,
+                "transport" => transport = v.extract()?,
+                "token" => token = Some(v.extract()?),
+                "callbacks" if v.is_truthy()? => o.delivery = Delivery::Callbacks,
+                "callbacks" => {}
+                _ => return Err(bad(format!("unknown option {k}"))),
+            }
         }
-        if let Some(b) = retry_base {
-            retry.base = secs(b, "retry_base")?;
-        }
-        if let Some(c) = retry_cap {
-            retry.cap = secs(c, "retry_cap")?;
-        }
-        o.retry = retry;
-        if let Some(c) = event_queue_capacity {
-            o.event_queue_capacity = c.max(1);
-        }
-        if let Some(m) = max_line_bytes {
-            o.max_line_bytes = m;
-        }
-        if let Some(t) = connect_timeout {
-            o.connect_timeout = request_options(py, Some(t))?.timeout.expect("set");
-        }
-        if let Some(b) = read_ahead_bytes {
-            o.read_ahead_bytes = b;
-        }
+        // `stdio` (default), `exec`, `mcp`, `ws://…`/`wss://…` (token = bearer), `unix`,
+        // `unix://PATH`. The token is never logged nor kept anywhere but the options.
+        let o = o.transport(TransportKind::parse(&transport, token).py(py)?);
         Ok(NativeClient {
             client: Client::new(o),
             want_notifications: Arc::new(AtomicBool::new(false)),

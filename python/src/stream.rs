@@ -1,7 +1,10 @@
-//! `client.events()`: a subscription of the core ([`codex_client::Client::subscribe`]) behind
-//! a blocking Python iterator, or drained from asyncio with `take()` and `wait_async()`.
+//! Python iteration of the core's event streams: a [`Buffered`] stream is iterated blocking
+//! (GIL released, Ctrl-C checked), or drained from asyncio with `take()` after `wait_async()`;
+//! [`EventStream`] is `client.events()`, a subscription of the core
+//! ([`codex_client::Client::subscribe`]).
 
 use std::collections::VecDeque;
+use std::future::poll_fn;
 use std::pin::Pin;
 use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll, Waker};
@@ -11,17 +14,28 @@ use futures_core::Stream;
 use pyo3::prelude::*;
 use pyo3::types::PyList;
 
-use crate::executor::{none_outcome, Aio, SIGNAL_SLICE};
+use crate::executor::{block_on, none_outcome, Aio};
 
-struct State {
+/// A core stream of events and the events taken from it, not yet handed to Python.
+pub(crate) struct Buffered<S> {
     /// `None` once closed.
-    stream: Option<codex_client::EventStream>,
-    /// Events taken from the stream, not yet handed to Python.
-    local: VecDeque<Event>,
-    ended: bool,
+    pub(crate) stream: Option<S>,
+    pub(crate) local: VecDeque<Event>,
+    pub(crate) ended: bool,
 }
 
-impl State {
+/// A [`Buffered`] stream shared with the futures that wait on it.
+pub(crate) type Shared<S> = Arc<Mutex<Buffered<S>>>;
+
+impl<S: Stream<Item = Event> + Unpin + Send + 'static> Buffered<S> {
+    pub(crate) fn new(stream: S) -> Shared<S> {
+        Arc::new(Mutex::new(Buffered {
+            stream: Some(stream),
+            local: VecDeque::new(),
+            ended: false,
+        }))
+    }
+
     /// Take one event (or the end) from the stream: `false` when none is ready yet.
     fn poll_one(&mut self, cx: &mut Context<'_>) -> bool {
         let Some(s) = self.stream.as_mut() else {
@@ -36,7 +50,7 @@ impl State {
         true
     }
 
-    /// Ready once events wait here or the stream ended (async use).
+    /// Ready once events wait here or the stream ended.
     fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<()> {
         while self.local.is_empty() && !self.ended {
             if !self.poll_one(cx) {
@@ -45,23 +59,52 @@ impl State {
         }
         Poll::Ready(())
     }
+
+    /// Take what is ready, without waiting, until `max` events wait here.
+    pub(crate) fn fill(&mut self, max: usize) {
+        let mut cx = Context::from_waker(Waker::noop());
+        while self.local.len() < max && !self.ended && self.poll_one(&mut cx) {}
+    }
+
+    /// Wait (blocking, GIL released, Ctrl-C checked) until events wait or the stream ended.
+    pub(crate) fn wait(py: Python<'_>, state: &Shared<S>) -> PyResult<()> {
+        block_on(py, poll_fn(|cx| state.lock().unwrap().poll_ready(cx)))
+    }
+
+    /// [`wait`](Self::wait) on the loop: resolve `aio`'s future (with `None`).
+    pub(crate) fn wait_async(py: Python<'_>, aio: Aio, state: &Shared<S>) -> PyResult<Py<PyAny>> {
+        let state = state.clone();
+        none_outcome(
+            py,
+            aio,
+            poll_fn(move |cx| state.lock().unwrap().poll_ready(cx)),
+        )
+    }
+
+    /// Stop: drop the stream (the core then delivers its events elsewhere, or ends the
+    /// subscription) and the events waiting here.
+    pub(crate) fn close(py: Python<'_>, state: &Shared<S>) -> Option<S> {
+        let (stream, local) = {
+            let mut st = state.lock().unwrap();
+            st.ended = true;
+            (st.stream.take(), std::mem::take(&mut st.local))
+        };
+        py.detach(move || drop(local));
+        stream
+    }
 }
 
 /// A stream of the connection's notifications and connection events (see
 /// `Client.events()`); it ends after the connection's `disconnected` event.
 #[pyclass(module = "codexclient._native", frozen)]
 pub struct EventStream {
-    state: Arc<Mutex<State>>,
+    state: Shared<codex_client::EventStream>,
 }
 
 impl EventStream {
     pub(crate) fn new(stream: codex_client::EventStream) -> EventStream {
         EventStream {
-            state: Arc::new(Mutex::new(State {
-                stream: Some(stream),
-                local: VecDeque::new(),
-                ended: false,
-            })),
+            state: Buffered::new(stream),
         }
     }
 }
@@ -75,25 +118,16 @@ impl EventStream {
     /// The next event; blocks (GIL released) until one arrives. Ends with the connection.
     fn __next__(&self, py: Python<'_>) -> PyResult<Option<Py<PyAny>>> {
         loop {
-            let got = py.detach(|| {
+            let ev = {
                 let mut st = self.state.lock().unwrap();
-                if let Some(ev) = st.local.pop_front() {
-                    return Some(Some(ev));
+                match st.local.pop_front() {
+                    None if st.ended => return Ok(None),
+                    ev => ev,
                 }
-                let st = &mut *st;
-                let Some(s) = st.stream.as_mut().filter(|_| !st.ended) else {
-                    return Some(None);
-                };
-                let mut out = Vec::new();
-                st.ended = !s.next_blocking(&mut out, 1024, Some(SIGNAL_SLICE));
-                st.local.extend(out);
-                let ev = st.local.pop_front();
-                (ev.is_some() || st.ended).then_some(ev)
-            });
-            match got {
-                Some(Some(ev)) => return crate::events::to_object(py, ev).map(|o| Some(o.0)),
-                Some(None) => return Ok(None),
-                None => py.check_signals()?,
+            };
+            match ev {
+                Some(ev) => return crate::events::to_object(py, ev).map(|o| Some(o.0)),
+                None => Buffered::wait(py, &self.state)?,
             }
         }
     }
@@ -104,8 +138,7 @@ impl EventStream {
     fn take<'py>(&self, py: Python<'py>, max: usize) -> PyResult<Option<Bound<'py, PyList>>> {
         let evs: Vec<Event> = {
             let mut st = self.state.lock().unwrap();
-            let mut cx = Context::from_waker(Waker::noop());
-            while st.local.len() < max && !st.ended && st.poll_one(&mut cx) {}
+            st.fill(max);
             if st.local.is_empty() && st.ended {
                 return Ok(None);
             }
@@ -120,18 +153,12 @@ impl EventStream {
     /// Resolve `aio`'s future (with `None`) once events wait or the stream ended. Returns the
     /// executor task id (cancel it with `executor.cancel(id)`).
     fn wait_async(&self, py: Python<'_>, aio: Aio) -> PyResult<Py<PyAny>> {
-        let state = self.state.clone();
-        let f = std::future::poll_fn(move |cx| state.lock().unwrap().poll_ready(cx));
-        none_outcome(py, aio, f)
+        Buffered::wait_async(py, aio, &self.state)
     }
 
     /// Stop receiving: the subscription ends and waiting events are dropped.
     fn close(&self, py: Python<'_>) {
-        let (stream, local) = {
-            let mut st = self.state.lock().unwrap();
-            st.ended = true;
-            (st.stream.take(), std::mem::take(&mut st.local))
-        };
-        py.detach(move || drop((stream, local)));
+        let stream = Buffered::close(py, &self.state);
+        py.detach(move || drop(stream));
     }
 }
