@@ -264,38 +264,17 @@ class AsyncClient(ClientBase):
     stops the server on exit. ``async for event in client:`` yields the notifications and
     connection events that are not routed to a turn being streamed.
 
-    Options (all keyword-only, same as the Rust core's ``ClientOptions``):
-
-    - ``codex_bin``: the ``codex`` executable (default: ``codex`` on ``PATH``);
-      ``args``: extra arguments after ``app-server``; ``config``: ``-c key=value`` overrides;
-      ``env``: environment variables for the server; ``clear_env``: start from an empty
-      environment; ``cwd``; ``codex_home`` (``CODEX_HOME``).
-    - ``client_name``, ``client_title``, ``client_version``: sent in ``initialize``.
-    - ``experimental_api``: ask for the experimental API capability.
-    - ``opt_out_notification_methods``: notifications the server must not send.
-    - ``default_timeout``: seconds a request may wait for its answer (default 300).
-    - ``retry_max_attempts``, ``retry_base``, ``retry_cap``: overload (-32001) retry.
-    - ``event_queue_capacity``, ``max_line_bytes``: buffering limits; ``read_ahead_bytes``:
-      how far the reader may read past a full queue while a handler's own request waits
-      (default 64 MiB; past it notifications are dropped and reported, see the README).
-    - ``connect_timeout``: seconds the whole :meth:`connect` may take — spawn or dial,
-      WebSocket upgrade and ``initialize`` (default 30); :class:`TimeoutError` past it.
-    - ``transport``: how to reach Codex (default ``"stdio"``):
-
-      - ``"stdio"`` (or ``None``/``""``): spawn ``codex app-server`` and talk over its pipes;
-      - ``"exec"``: one ``codex exec --json`` process per turn (``exec resume`` for later
-        turns). Threads, turns, streaming and ``run()`` work; approvals, ``steer``,
-        ``thread_fork``, ``thread_list`` and the like raise :class:`UnsupportedError`;
-      - ``"mcp"``: ``codex mcp-server`` (Codex 0.92.0 and older; the ``codex`` and
-        ``codex-reply`` tools), with similar limits;
-      - ``"ws://host:port/"`` / ``"wss://..."``: a running ``codex app-server --listen``;
-      - ``"unix"`` (``$CODEX_HOME/app-server-control/app-server-control.sock``) or
-        ``"unix://PATH"``: the app-server control socket.
-
-      An unknown value raises :class:`InvalidArgumentError` here, at construction.
-    - ``token``: bearer token for ``ws://``/``wss://`` (sent as ``Authorization: Bearer``,
-      only over ``wss://`` or to a loopback address). Refused with any other transport. It is
-      never logged and not kept on the Python object.
+    Options (keyword-only; the Rust core's ``ClientOptions``, see the README): ``codex_bin``
+    (default: ``codex`` on ``PATH``), ``args`` (after ``app-server``), ``config`` (``-c
+    key=value`` overrides), ``env``, ``clear_env``, ``cwd``, ``codex_home``, ``client_name``,
+    ``client_title``, ``client_version``, ``experimental_api``,
+    ``opt_out_notification_methods``, ``default_timeout`` (seconds, default 300),
+    ``retry_max_attempts``/``retry_base``/``retry_cap`` (overload retry),
+    ``event_queue_capacity``, ``max_line_bytes``, ``read_ahead_bytes``, ``connect_timeout``
+    (the whole :meth:`connect`, default 30 s), ``transport`` (``"stdio"`` by default,
+    ``"exec"``, ``"mcp"``, ``"ws://…"``/``"wss://…"``, ``"unix"``, ``"unix://PATH"``; an
+    unknown value raises :class:`InvalidArgumentError` here) and ``token`` (bearer token for
+    ``ws://``/``wss://``, never logged nor kept on the object).
 
     Server requests (approvals, ...) go to the handlers registered with
     :meth:`on_command_approval` and friends; without a handler approvals are **declined**.

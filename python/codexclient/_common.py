@@ -155,36 +155,26 @@ class InitializeResult:
 
 
 class TurnResult:
-    """What a finished turn produced."""
+    """What a finished turn produced: ``thread_id``, ``turn_id``, ``status`` (``completed``,
+    ``interrupted``, ``failed``; empty while the turn runs), ``final_response`` (text of the
+    last completed agent message), ``items`` (every item completed during the turn, in order),
+    ``usage`` (the last token usage reported), ``diff`` (the turn's last unified diff),
+    ``error`` (the turn's error object, when it failed) and ``turn`` (the whole ``turn``
+    object of ``turn/completed``)."""
 
     __slots__ = (
-        "thread_id",
-        "turn_id",
-        "status",
-        "final_response",
-        "items",
-        "usage",
-        "diff",
-        "error",
-        "turn",
+        "thread_id", "turn_id", "status", "final_response", "items", "usage", "diff", "error", "turn"
     )
 
     def __init__(self, data: Dict[str, Any]) -> None:
         self.thread_id: str = data.get("thread_id", "")
         self.turn_id: str = data.get("turn_id", "")
-        #: ``completed``, ``interrupted``, ``failed`` (empty while the turn runs).
         self.status: str = data.get("status", "")
-        #: Text of the last completed agent message.
         self.final_response: Optional[str] = data.get("final_response")
-        #: Every item completed during the turn, in order.
         self.items: List[Dict[str, Any]] = data.get("items") or []
-        #: The last token usage reported during the turn.
         self.usage: Optional[Dict[str, Any]] = data.get("usage")
-        #: The turn's last unified diff.
         self.diff: Optional[str] = data.get("diff")
-        #: The turn's error object, when it failed.
         self.error: Optional[Dict[str, Any]] = data.get("error")
-        #: The whole ``turn`` object of ``turn/completed``.
         self.turn: Any = data.get("turn")
 
     @property

@@ -11,6 +11,7 @@ use std::time::Duration;
 use codex_client::{Client, ClientOptions, Delivery, Event, Helper, Input, TransportKind};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
+use pyo3::IntoPyObjectExt;
 use serde_json::value::RawValue;
 use serde_json::Value;
 
@@ -45,7 +46,7 @@ pub(crate) fn input(py: Python<'_>, input_json: &str) -> PyResult<Input> {
 }
 
 fn text(py: Python<'_>, s: String) -> PyResult<Py<PyAny>> {
-    Ok(s.into_pyobject(py)?.into_any().unbind())
+    s.into_py_any(py)
 }
 
 /// The native client: a thin layer over `codex_client::Client`.
@@ -142,7 +143,7 @@ impl NativeClient {
                     init.platform_family,
                     init.platform_os,
                 );
-                Ok(t.into_pyobject(py)?.into_any().unbind())
+                t.into_py_any(py)
             },
         )
     }
@@ -236,9 +237,7 @@ impl NativeClient {
             };
             Ok((r.to_string(), id))
         };
-        run(py, aio, fut, |py, r| {
-            Ok(r.into_pyobject(py)?.into_any().unbind())
-        })
+        run(py, aio, fut, |py, r| r.into_py_any(py))
     }
 
     /// Send a client notification.

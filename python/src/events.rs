@@ -5,8 +5,9 @@ use codex_client::{ConnectionEvent as CoreConnection, Decision, Event, RequestId
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyDict, PyList};
-use pyo3::PyClassInitializer;
+use pyo3::{IntoPyObjectExt, PyClassInitializer};
 
+use crate::client::json_value;
 use crate::errors::IntoPyResult;
 
 fn params_of<'py>(
@@ -33,43 +34,53 @@ pub struct Notification {
     params: PyOnceLock<Py<PyAny>>,
 }
 
-#[pymethods]
-impl Notification {
-    /// The method name, for example `item/agentMessage/delta`.
-    #[getter]
-    fn method(&self) -> &str {
-        &self.inner.method
-    }
-    /// `params` as Python objects (parsed on first access, then cached).
-    #[getter]
-    fn params<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        params_of(py, &self.params, self.inner.params_json())
-    }
-    /// `params` as the server's JSON text.
-    #[getter]
-    fn params_json(&self) -> &str {
-        self.inner.params_json()
-    }
-    /// `params.threadId`, when present.
-    #[getter]
-    fn thread_id(&self) -> Option<String> {
-        self.inner.thread_id()
-    }
-    /// `params.turnId`, when present; for `turn/*` notifications (which carry the whole
-    /// turn) `params.turn.id`.
-    #[getter]
-    fn turn_id(&self) -> Option<String> {
-        self.inner.turn_id()
-    }
+/// The `#[pymethods]` of an event class: the getters every message (notification, server
+/// request) has, and the class's own `$extra` items.
+macro_rules! message_class {
+    ($class:ident { $($extra:tt)* }) => {
+        #[pymethods]
+        impl $class {
+            /// The method name, for example `item/agentMessage/delta`.
+            #[getter]
+            fn method(&self) -> &str {
+                &self.inner.method
+            }
+            /// `params` as Python objects (parsed on first access, then cached).
+            #[getter]
+            fn params<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+                params_of(py, &self.params, self.inner.params_json())
+            }
+            /// `params` as the server's JSON text.
+            #[getter]
+            fn params_json(&self) -> &str {
+                self.inner.params_json()
+            }
+            /// `params.threadId`, when present.
+            #[getter]
+            fn thread_id(&self) -> Option<String> {
+                self.inner.thread_id()
+            }
+            /// `params.turnId`, when present (for notifications that carry the whole turn,
+            /// `params.turn.id`).
+            #[getter]
+            fn turn_id(&self) -> Option<String> {
+                self.inner.turn_id()
+            }
+            /// `params.item`, when present.
+            #[getter]
+            fn item<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyAny>>> {
+                member(&self.params(py)?, "item")
+            }
+            $($extra)*
+        }
+    };
+}
+
+message_class!(Notification {
     /// `params.delta` (text of `item/*/delta` notifications), when present.
     #[getter]
     fn delta(&self) -> Option<String> {
         self.inner.delta()
-    }
-    /// `params.item`, when present.
-    #[getter]
-    fn item<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyAny>>> {
-        member(&self.params(py)?, "item")
     }
     /// `params.itemId` (or `params.item.id`), when present.
     #[getter]
@@ -97,7 +108,7 @@ impl Notification {
         }
         Ok(format!("<{name} {} {params}>", me.inner.method))
     }
-}
+});
 
 /// `item/agentMessage/delta`: a piece of the agent's reply (`delta`).
 #[pyclass(module = "codexclient._native", extends = Notification, frozen)]
@@ -173,42 +184,14 @@ impl ServerRequest {
     }
 }
 
-#[pymethods]
-impl ServerRequest {
+message_class!(ServerRequest {
     /// The server's request id (int or str).
     #[getter]
-    fn id<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        Ok(match &self.inner.id {
-            RequestId::Int(i) => i.into_pyobject(py)?.into_any(),
-            RequestId::Str(s) => s.into_pyobject(py)?.into_any(),
-            #[allow(unreachable_patterns)]
-            other => other.to_string().into_pyobject(py)?.into_any(),
-        })
-    }
-    /// The method name, for example `item/commandExecution/requestApproval`.
-    #[getter]
-    fn method(&self) -> &str {
-        &self.inner.method
-    }
-    /// `params` as Python objects (parsed on first access, then cached).
-    #[getter]
-    fn params<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        params_of(py, &self.params, self.inner.params_json())
-    }
-    /// `params` as the server's JSON text.
-    #[getter]
-    fn params_json(&self) -> &str {
-        self.inner.params_json()
-    }
-    /// `params.threadId`, when present.
-    #[getter]
-    fn thread_id(&self) -> Option<String> {
-        self.inner.thread_id()
-    }
-    /// `params.turnId`, when present.
-    #[getter]
-    fn turn_id(&self) -> Option<String> {
-        self.inner.turn_id()
+    fn id(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        match &self.inner.id {
+            RequestId::Int(i) => i.into_py_any(py),
+            other => other.to_string().into_py_any(py),
+        }
     }
     /// `params.itemId`, when present.
     #[getter]
@@ -219,11 +202,6 @@ impl ServerRequest {
     #[getter]
     fn delta(&self) -> Option<String> {
         None
-    }
-    /// `params.item`, when present.
-    #[getter]
-    fn item<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyAny>>> {
-        member(&self.params(py)?, "item")
     }
     /// Whether the request can still be answered.
     #[getter]
@@ -246,7 +224,7 @@ impl ServerRequest {
     /// or any decision of the method) is worded for the method and wrapped as
     /// `{"decision": ...}`; other requests take the whole result.
     fn answer(&self, py: Python<'_>, value: &Bound<'_, PyAny>) -> PyResult<()> {
-        let value = crate::client::json_value(py, &crate::json::dumps(py, value)?)?;
+        let value = json_value(py, &crate::json::dumps(py, value)?)?;
         let answer = codex_client::approval_answer(&self.inner.method, value);
         self.respond_checked(py, &answer.to_string())
     }
@@ -260,12 +238,7 @@ impl ServerRequest {
         data: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<()> {
         let data = match data {
-            Some(d) if !d.is_none() => {
-                let text = crate::json::dumps(py, d)?;
-                Some(serde_json::from_str(&text).map_err(|e| {
-                    crate::errors::simple(py, "InvalidArgumentError", e.to_string())
-                })?)
-            }
+            Some(d) if !d.is_none() => Some(json_value(py, &crate::json::dumps(py, d)?)?),
             _ => None,
         };
         let err = RpcError {
@@ -305,7 +278,7 @@ impl ServerRequest {
             self.inner.is_open()
         )
     }
-}
+});
 
 /// Something the connection reports: `kind` is `"error"` (a malformed line, a callback
 /// failure), `"overflow"` (`dropped` notifications were shed) or `"disconnected"` (the last
@@ -313,6 +286,21 @@ impl ServerRequest {
 #[pyclass(module = "codexclient._native", frozen)]
 pub struct ConnectionEvent {
     inner: CoreConnection,
+    /// Always `None`: the attributes every event has.
+    #[pyo3(get)]
+    method: Option<String>,
+    /// Always `None`.
+    #[pyo3(get)]
+    thread_id: Option<String>,
+    /// Always `None`.
+    #[pyo3(get)]
+    turn_id: Option<String>,
+    /// Always `None`.
+    #[pyo3(get)]
+    delta: Option<String>,
+    /// Always `None`.
+    #[pyo3(get)]
+    item: Option<String>,
 }
 
 #[pymethods]
@@ -360,31 +348,6 @@ impl ConnectionEvent {
             CoreConnection::Disconnected(info) => Some(info.stderr_tail.clone()),
             _ => None,
         }
-    }
-    /// Always `None`; here so every event has the attribute.
-    #[getter]
-    fn method(&self) -> Option<String> {
-        None
-    }
-    /// Always `None`.
-    #[getter]
-    fn thread_id(&self) -> Option<String> {
-        None
-    }
-    /// Always `None`.
-    #[getter]
-    fn turn_id(&self) -> Option<String> {
-        None
-    }
-    /// Always `None`.
-    #[getter]
-    fn delta(&self) -> Option<String> {
-        None
-    }
-    /// Always `None`.
-    #[getter]
-    fn item(&self) -> Option<String> {
-        None
     }
     /// An empty dict.
     #[getter]
@@ -436,7 +399,18 @@ pub(crate) fn to_object(py: Python<'_>, ev: Event) -> PyResult<(Py<PyAny>, bool)
             .into_any(),
             true,
         ),
-        Event::Connection(c) => (Py::new(py, ConnectionEvent { inner: c })?.into_any(), false),
+        Event::Connection(inner) => {
+            let (method, thread_id, turn_id, delta, item) = Default::default();
+            let c = ConnectionEvent {
+                inner,
+                method,
+                thread_id,
+                turn_id,
+                delta,
+                item,
+            };
+            (Py::new(py, c)?.into_any(), false)
+        }
         // This binding never sends requests as events (`send_request`); nothing else is
         // known yet.
         other => {

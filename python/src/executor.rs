@@ -13,6 +13,7 @@ use std::time::{Duration, Instant};
 use codex_client::delivery::{Executor as CoreExecutor, TaskId};
 use codex_client::RequestOptions;
 use pyo3::prelude::*;
+use pyo3::IntoPyObjectExt;
 
 use crate::errors::{simple, to_py};
 
@@ -170,7 +171,7 @@ where
                 }) as Outcome
             };
             let id = executor.get().spawn(py, f, Some(py_fut));
-            Ok(id.into_pyobject(py)?.into_any().unbind())
+            id.into_py_any(py)
         }
     }
 }
