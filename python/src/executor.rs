@@ -99,6 +99,14 @@ impl Executor {
     }
 }
 
+impl Drop for Executor {
+    /// Drop the tasks here, with the GIL, rather than wherever a waker lets go of the
+    /// executor last (the core's runtime thread must never take the GIL).
+    fn drop(&mut self) {
+        self.core.close();
+    }
+}
+
 #[pymethods]
 impl Executor {
     /// Create an executor (one per asyncio event loop and client).
