@@ -141,6 +141,40 @@ impl Notification {
     }
 }
 
+/// The notifications that bindings give an event class of their own: the common events of a
+/// turn ([`Notification::kind`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum NotificationKind {
+    /// `item/agentMessage/delta`: a piece of the agent's reply.
+    AgentMessageDelta,
+    /// `item/started`.
+    ItemStarted,
+    /// `item/completed`.
+    ItemCompleted,
+    /// `turn/started`.
+    TurnStarted,
+    /// `turn/completed`: the last event of a turn.
+    TurnCompleted,
+    /// `thread/tokenUsage/updated`.
+    TokenUsageUpdated,
+}
+
+impl Notification {
+    /// The notification's [`NotificationKind`]; `None` for every other method.
+    pub fn kind(&self) -> Option<NotificationKind> {
+        Some(match self.method.as_str() {
+            "item/agentMessage/delta" => NotificationKind::AgentMessageDelta,
+            "item/started" => NotificationKind::ItemStarted,
+            "item/completed" => NotificationKind::ItemCompleted,
+            "turn/started" => NotificationKind::TurnStarted,
+            "turn/completed" => NotificationKind::TurnCompleted,
+            "thread/tokenUsage/updated" => NotificationKind::TokenUsageUpdated,
+            _ => return None,
+        })
+    }
+}
+
 const OPEN: u8 = 0;
 const ANSWERED: u8 = 1;
 const RESOLVED: u8 = 2;
@@ -552,6 +586,27 @@ mod tests {
         );
         assert!(is_approval(v1) && is_approval(v2));
         assert!(!is_approval("item/permissions/requestApproval"));
+    }
+
+    #[test]
+    fn notification_kinds() {
+        let n = |m: &str| Notification {
+            method: m.into(),
+            params: null_raw(),
+        };
+        assert_eq!(
+            n("item/agentMessage/delta").kind(),
+            Some(NotificationKind::AgentMessageDelta)
+        );
+        assert_eq!(
+            n("turn/completed").kind(),
+            Some(NotificationKind::TurnCompleted)
+        );
+        assert_eq!(
+            n("thread/tokenUsage/updated").kind(),
+            Some(NotificationKind::TokenUsageUpdated)
+        );
+        assert_eq!(n("item/reasoning/delta").kind(), None);
     }
 
     #[test]

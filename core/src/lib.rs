@@ -46,7 +46,7 @@ pub use dispatch::{
 pub use error::{DisconnectInfo, Error, Result, RpcError, OVERLOADED_CODE};
 pub use event::{
     approval_answer, fail_closed_answer, is_approval, ConnectionEvent, Decision, Event,
-    Notification, ServerRequest,
+    Notification, NotificationKind, ServerRequest,
 };
 pub use message::RequestId;
 pub use options::{

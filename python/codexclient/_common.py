@@ -159,11 +159,12 @@ class TurnResult:
     ``interrupted``, ``failed``; empty while the turn runs), ``final_response`` (text of the
     last completed agent message), ``items`` (every item completed during the turn, in order),
     ``usage`` (the last token usage reported), ``diff`` (the turn's last unified diff),
-    ``error`` (the turn's error object, when it failed) and ``turn`` (the whole ``turn``
-    object of ``turn/completed``)."""
+    ``error`` (the turn's error object, when it failed), ``turn`` (the whole ``turn``
+    object of ``turn/completed``) and ``completed`` (whether the turn completed normally)."""
 
     __slots__ = (
-        "thread_id", "turn_id", "status", "final_response", "items", "usage", "diff", "error", "turn"
+        "thread_id", "turn_id", "status", "final_response", "items", "usage", "diff",
+        "error", "turn", "completed",
     )
 
     def __init__(self, data: Dict[str, Any]) -> None:
@@ -176,11 +177,8 @@ class TurnResult:
         self.diff: Optional[str] = data.get("diff")
         self.error: Optional[Dict[str, Any]] = data.get("error")
         self.turn: Any = data.get("turn")
-
-    @property
-    def completed(self) -> bool:
-        """Whether the turn completed normally."""
-        return self.status == "completed"
+        #: Whether the turn completed normally.
+        self.completed: bool = bool(data.get("completed"))
 
     def __repr__(self) -> str:
         return (

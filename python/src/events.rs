@@ -360,26 +360,19 @@ impl ConnectionEvent {
 }
 
 fn note_object(py: Python<'_>, n: codex_client::Notification) -> PyResult<Py<PyAny>> {
-    let kind = match n.method.as_str() {
-        "item/agentMessage/delta" => 1,
-        "item/started" => 2,
-        "item/completed" => 3,
-        "turn/started" => 4,
-        "turn/completed" => 5,
-        "thread/tokenUsage/updated" => 6,
-        _ => 0,
-    };
+    use codex_client::NotificationKind as K;
+    let kind = n.kind();
     let base = PyClassInitializer::from(Notification {
         inner: n,
         params: PyOnceLock::new(),
     });
     Ok(match kind {
-        1 => Py::new(py, base.add_subclass(AgentMessageDelta))?.into_any(),
-        2 => Py::new(py, base.add_subclass(ItemStarted))?.into_any(),
-        3 => Py::new(py, base.add_subclass(ItemCompleted))?.into_any(),
-        4 => Py::new(py, base.add_subclass(TurnStarted))?.into_any(),
-        5 => Py::new(py, base.add_subclass(TurnCompleted))?.into_any(),
-        6 => Py::new(py, base.add_subclass(TokenUsageUpdated))?.into_any(),
+        Some(K::AgentMessageDelta) => Py::new(py, base.add_subclass(AgentMessageDelta))?.into_any(),
+        Some(K::ItemStarted) => Py::new(py, base.add_subclass(ItemStarted))?.into_any(),
+        Some(K::ItemCompleted) => Py::new(py, base.add_subclass(ItemCompleted))?.into_any(),
+        Some(K::TurnStarted) => Py::new(py, base.add_subclass(TurnStarted))?.into_any(),
+        Some(K::TurnCompleted) => Py::new(py, base.add_subclass(TurnCompleted))?.into_any(),
+        Some(K::TokenUsageUpdated) => Py::new(py, base.add_subclass(TokenUsageUpdated))?.into_any(),
         _ => Py::new(py, base)?.into_any(),
     })
 }

@@ -100,6 +100,7 @@ pub(crate) fn result_json(r: &TurnResult) -> String {
         "diff": r.diff,
         "error": r.error,
         "turn": r.turn,
+        "completed": r.is_completed(),
     })
     .to_string()
 }
