@@ -140,6 +140,40 @@ impl Notification {
     }
 }
 
+/// The notifications that bindings give an event class of their own: the common events of a
+/// turn ([`Notification::kind`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum NotificationKind {
+    /// `item/agentMessage/delta`: a piece of the agent's reply.
+    AgentMessageDelta,
+    /// `item/started`.
+    ItemStarted,
+    /// `item/completed`.
+    ItemCompleted,
+    /// `turn/started`.
+    TurnStarted,
+    /// `turn/completed`: the last event of a turn.
+    TurnCompleted,
+    /// `thread/tokenUsage/updated`.
+    TokenUsageUpdated,
+}
+
+impl Notification {
+    /// The notification's [`NotificationKind`]; `None` for every other method.
+    pub fn kind(&self) -> Option<NotificationKind> {
+        Some(match self.method.as_str() {
+            "item/agentMessage/delta" => NotificationKind::AgentMessageDelta,
+            "item/started" => NotificationKind::ItemStarted,
+            "item/completed" => NotificationKind::ItemCompleted,
+            "turn/started" => NotificationKind::TurnStarted,
+            "turn/completed" => NotificationKind::TurnCompleted,
+            "thread/tokenUsage/updated" => NotificationKind::TokenUsageUpdated,
+            _ => return None,
+        })
+    }
+}
+
 /// A request sent by the server that expects an answer (approvals, user input, ...).
 ///
 /// Answer it with [`respond`](Self::respond) or [`respond_error`](Self::respond_error), now or
@@ -246,15 +280,106 @@ impl Drop for ServerRequest {
     }
 }
 
+/// A decision on an approval request, worded for each approval method by
+/// [`wording`](Self::wording): the v2 methods (`item/commandExecution/requestApproval`,
+/// `item/fileChange/requestApproval`) say `accept`/`acceptForSession`/`decline`/`cancel`, the
+/// v1 ones (`execCommandApproval`, `applyPatchApproval`)
+/// `approved`/`approved_for_session`/`denied`/`abort`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Decision {
+    /// Approve.
+    Accept,
+    /// Approve this and similar requests for the rest of the session.
+    AcceptForSession,
+    /// Decline; the turn goes on.
+    Decline,
+    /// Decline and interrupt the turn.
+    Cancel,
+}
+
+/// Whether `method` is a v1 approval (`execCommandApproval`, `applyPatchApproval`).
+fn is_v1_approval(method: &str) -> bool {
+    matches!(method, "execCommandApproval" | "applyPatchApproval")
+}
+
+/// Whether `method` is an approval request answered with `{"decision": ...}` (v1 or v2).
+pub fn is_approval(method: &str) -> bool {
+    is_v1_approval(method)
+        || matches!(
+            method,
+            "item/commandExecution/requestApproval" | "item/fileChange/requestApproval"
+        )
+}
+
+impl Decision {
+    /// The decision named by its generic (v2) word: `accept`, `acceptForSession`, `decline`,
+    /// `cancel`.
+    pub fn parse(word: &str) -> Option<Decision> {
+        Some(match word {
+            "accept" => Decision::Accept,
+            "acceptForSession" => Decision::AcceptForSession,
+            "decline" => Decision::Decline,
+            "cancel" => Decision::Cancel,
+            _ => return None,
+        })
+    }
+
+    /// The word `method` takes for this decision (v1 wording for the v1 approvals, v2 for
+    /// every other method).
+    pub fn wording(self, method: &str) -> &'static str {
+        let v1 = is_v1_approval(method);
+        match self {
+            Decision::Accept if v1 => "approved",
+            Decision::AcceptForSession if v1 => "approved_for_session",
+            Decision::Decline if v1 => "denied",
+            Decision::Cancel if v1 => "abort",
+            Decision::Accept => "accept",
+            Decision::AcceptForSession => "acceptForSession",
+            Decision::Decline => "decline",
+            Decision::Cancel => "cancel",
+        }
+    }
+
+    /// The whole answer: `{"decision": <wording>}`.
+    pub fn answer(self, method: &str) -> serde_json::Value {
+        serde_json::json!({ "decision": self.wording(method) })
+    }
+}
+
+/// The answer to send for what a binding's handler returned for a request of `method`. For an
+/// approval a bare decision is wrapped as `{"decision": ...}`: `true`/`false` become
+/// [`Decision::Accept`]/[`Decision::Decline`] worded for the method (v1 or v2); any other
+/// value is the decision as the method words it (`"accept"`, `"approved"`,
+/// `{"acceptWithExecpolicyAmendment": {...}}`; checked by
+/// [`ServerRequest::check_answer_json`]); an object that has a `decision` is the whole answer
+/// already. Other methods' answers are returned unchanged.
+pub fn approval_answer(method: &str, answer: serde_json::Value) -> serde_json::Value {
+    use serde_json::Value;
+    if !is_approval(method) || answer.get("decision").is_some() {
+        return answer;
+    }
+    match answer {
+        Value::Bool(true) => Decision::Accept.answer(method),
+        Value::Bool(false) => Decision::Decline.answer(method),
+        _ => serde_json::json!({ "decision": answer }),
+    }
+}
+
+impl ServerRequest {
+    /// Answer an approval with `decision`, worded for this request's method (v1 or v2).
+    pub fn respond_decision(&self, decision: Decision) -> Result<()> {
+        self.respond(&decision.answer(&self.method))
+    }
+}
+
 /// The answer given to a server request nobody handles: approvals are declined, permission
 /// requests grant nothing, elicitations are declined, everything else gets a JSON-RPC error.
 pub fn fail_closed_answer(method: &str) -> std::result::Result<serde_json::Value, RpcError> {
     use serde_json::json;
+    if is_approval(method) {
+        return Ok(Decision::Decline.answer(method));
+    }
     match method {
-        "item/commandExecution/requestApproval" | "item/fileChange/requestApproval" => {
-            Ok(json!({"decision": "decline"}))
-        }
-        "execCommandApproval" | "applyPatchApproval" => Ok(json!({"decision": "denied"})),
         "item/permissions/requestApproval" => Ok(json!({"permissions": {}, "scope": "turn"})),
         "mcpServer/elicitation/request" => Ok(json!({"action": "decline"})),
         _ => Err(RpcError {
@@ -358,6 +483,85 @@ mod tests {
         );
         assert!(fail_closed_answer("item/tool/requestUserInput").is_err());
         assert!(fail_closed_answer("brand/new").is_err());
+    }
+
+    #[test]
+    fn decisions_are_worded_for_the_method() {
+        use serde_json::json;
+        let (v2, v1) = ("item/fileChange/requestApproval", "execCommandApproval");
+        let words = |m: &str| {
+            [
+                Decision::Accept,
+                Decision::AcceptForSession,
+                Decision::Decline,
+                Decision::Cancel,
+            ]
+            .map(|d| d.wording(m))
+        };
+        assert_eq!(
+            words(v2),
+            ["accept", "acceptForSession", "decline", "cancel"]
+        );
+        assert_eq!(
+            words(v1),
+            ["approved", "approved_for_session", "denied", "abort"]
+        );
+        for w in words(v2) {
+            assert_eq!(Decision::parse(w).unwrap().wording(v2), w);
+        }
+        assert_eq!(Decision::parse("approved"), None);
+        // A handler's value, for approvals of both versions and for other methods.
+        assert_eq!(
+            approval_answer(v2, json!(true)),
+            json!({"decision": "accept"})
+        );
+        assert_eq!(
+            approval_answer(v1, json!(false)),
+            json!({"decision": "denied"})
+        );
+        // Words are the method's own: a v2 word for a v1 method is kept (and refused later).
+        assert_eq!(
+            approval_answer(v1, json!("cancel")),
+            json!({"decision": "cancel"})
+        );
+        assert_eq!(
+            approval_answer(v1, json!("approved_for_session")),
+            json!({"decision": "approved_for_session"})
+        );
+        let amend = json!({"acceptWithExecpolicyAmendment": {"execpolicy_amendment": ["ls"]}});
+        assert_eq!(
+            approval_answer("item/commandExecution/requestApproval", amend.clone()),
+            json!({ "decision": amend })
+        );
+        let whole = json!({"decision": "decline"});
+        assert_eq!(approval_answer(v2, whole.clone()), whole);
+        assert_eq!(
+            approval_answer("item/tool/requestUserInput", json!(true)),
+            json!(true)
+        );
+        assert!(is_approval(v1) && is_approval(v2));
+        assert!(!is_approval("item/permissions/requestApproval"));
+    }
+
+    #[test]
+    fn notification_kinds() {
+        let n = |m: &str| Notification {
+            method: m.into(),
+            params: null_raw(),
+        };
+        assert_eq!(
+            n("item/agentMessage/delta").kind(),
+            Some(NotificationKind::AgentMessageDelta)
+        );
+        assert_eq!(
+            n("turn/completed").kind(),
+            Some(NotificationKind::TurnCompleted)
+        );
+        assert_eq!(
+            n("thread/tokenUsage/updated").kind(),
+            Some(NotificationKind::TokenUsageUpdated)
+        );
+        assert_eq!(n("item/reasoning/delta").kind(), None);
     }
 
     #[test]

@@ -41,13 +41,16 @@ pub use delivery::dispatch::{
 };
 pub use delivery::mark_event_delivery_thread;
 pub use error::{DisconnectInfo, Error, Result, RpcError, OVERLOADED_CODE};
-pub use event::{fail_closed_answer, ConnectionEvent, Event, Notification, ServerRequest};
+pub use event::{
+    approval_answer, fail_closed_answer, is_approval, ConnectionEvent, Decision, Event,
+    Notification, NotificationKind, ServerRequest,
+};
 pub use message::RequestId;
 pub use options::{
     ClientOptions, Delivery, ExecOptions, RequestOptions, RetryPolicy, TransportKind,
     DEFAULT_CONNECT_TIMEOUT, DEFAULT_EVENT_QUEUE_CAPACITY, DEFAULT_MAX_LINE_BYTES,
     DEFAULT_READ_AHEAD_BYTES, DEFAULT_TIMEOUT,
 };
-pub use thread::{Input, Thread, ThreadStatus};
+pub use thread::{thread_id_of, Helper, Input, Thread, ThreadStatus};
 pub use turn::{TurnIter, TurnResult, TurnStream};
 pub use typed::TypedRequest;

@@ -5,6 +5,7 @@ use std::path::Path;
 
 use crate::client::Client;
 use crate::error::{Error, Result};
+use crate::protocol::{methods, ClientMethod};
 use crate::turn::{TurnResult, TurnStream};
 
 /// User input of a turn: a list of input items (text, image URL, local image, ...).
@@ -36,6 +37,34 @@ impl Input {
     /// The JSON array sent as `input`.
     pub fn to_value(&self) -> Value {
         Value::Array(self.0.clone())
+    }
+    /// Input from JSON as bindings take it: a string (one text item), one input item (an
+    /// object), or an array of strings and items. Anything else is
+    /// [`Error::InvalidArgument`].
+    pub fn from_value(value: Value) -> Result<Input> {
+        let bad = |what: &str| {
+            Error::InvalidArgument(format!(
+                "turn input must be a string, an input item or a list of them, not {what}"
+            ))
+        };
+        match value {
+            Value::String(s) => Ok(Input::text(s)),
+            Value::Object(_) => Ok(Input(vec![value])),
+            Value::Array(items) => {
+                items
+                    .into_iter()
+                    .try_fold(Input::default(), |input, item| match item {
+                        Value::String(s) => Ok(input.and_text(s)),
+                        Value::Object(_) => {
+                            let mut input = input;
+                            input.0.push(item);
+                            Ok(input)
+                        }
+                        other => Err(bad(&format!("a list holding {other}"))),
+                    })
+            }
+            other => Err(bad(&other.to_string())),
+        }
     }
 }
 
@@ -93,6 +122,168 @@ impl ThreadStatus {
             _ => ThreadStatus::Other(status.to_string()),
         }
     }
+
+    /// The status's name: `unknown`, `idle`, `active`, `waitingForApproval`,
+    /// `waitingForInput`, `systemError`, `notLoaded`, or the raw status JSON for a status this
+    /// version does not know.
+    pub fn name(&self) -> &str {
+        match self {
+            ThreadStatus::Unknown => "unknown",
+            ThreadStatus::Idle => "idle",
+            ThreadStatus::Active => "active",
+            ThreadStatus::WaitingForApproval => "waitingForApproval",
+            ThreadStatus::WaitingForInput => "waitingForInput",
+            ThreadStatus::Error => "systemError",
+            ThreadStatus::NotLoaded => "notLoaded",
+            ThreadStatus::Other(raw) => raw,
+        }
+    }
+}
+
+impl std::fmt::Display for ThreadStatus {
+    /// [`ThreadStatus::name`].
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// The requests behind the convenience helpers that clients and bindings offer
+/// (`thread_start`, `thread_read`, `model_list`, ...): each knows its method and builds its
+/// params, so that a binding spells no method name nor field.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Helper {
+    /// `thread/start`.
+    ThreadStart,
+    /// `thread/resume` (thread id).
+    ThreadResume,
+    /// `thread/fork` (thread id).
+    ThreadFork,
+    /// `thread/list`.
+    ThreadList,
+    /// `thread/read` (thread id; `arg`: include the turns, a bool).
+    ThreadRead,
+    /// `thread/archive` (thread id).
+    ThreadArchive,
+    /// `thread/unarchive` (thread id).
+    ThreadUnarchive,
+    /// `thread/compact/start` (thread id).
+    ThreadCompactStart,
+    /// `thread/name/set` (thread id; `arg`: the name).
+    ThreadSetName,
+    /// `command/exec` (`arg`: the argv list).
+    CommandExec,
+    /// `account/read`.
+    AccountRead,
+    /// `skills/list`.
+    SkillsList,
+    /// `model/list`.
+    ModelList,
+    /// `config/read`.
+    ConfigRead,
+}
+
+impl Helper {
+    const ALL: [(&'static str, Helper); 14] = [
+        ("thread_start", Helper::ThreadStart),
+        ("thread_resume", Helper::ThreadResume),
+        ("thread_fork", Helper::ThreadFork),
+        ("thread_list", Helper::ThreadList),
+        ("thread_read", Helper::ThreadRead),
+        ("thread_archive", Helper::ThreadArchive),
+        ("thread_unarchive", Helper::ThreadUnarchive),
+        ("thread_compact", Helper::ThreadCompactStart),
+        ("thread_set_name", Helper::ThreadSetName),
+        ("command_exec", Helper::CommandExec),
+        ("account_read", Helper::AccountRead),
+        ("skills_list", Helper::SkillsList),
+        ("model_list", Helper::ModelList),
+        ("config_read", Helper::ConfigRead),
+    ];
+
+    /// The helper of a snake_case helper name: `thread_start`, `thread_resume`,
+    /// `thread_fork`, `thread_list`, `thread_read`, `thread_archive`, `thread_unarchive`,
+    /// `thread_compact`, `thread_set_name`, `command_exec`, `account_read`, `skills_list`,
+    /// `model_list`, `config_read`.
+    pub fn from_name(name: &str) -> Option<Helper> {
+        Self::ALL.iter().find(|(n, _)| *n == name).map(|(_, h)| *h)
+    }
+
+    /// The JSON-RPC method.
+    pub fn method(self) -> &'static str {
+        match self {
+            Helper::ThreadStart => methods::ThreadStart::NAME,
+            Helper::ThreadResume => methods::ThreadResume::NAME,
+            Helper::ThreadFork => methods::ThreadFork::NAME,
+            Helper::ThreadList => methods::ThreadList::NAME,
+            Helper::ThreadRead => methods::ThreadRead::NAME,
+            Helper::ThreadArchive => methods::ThreadArchive::NAME,
+            Helper::ThreadUnarchive => methods::ThreadUnarchive::NAME,
+            Helper::ThreadCompactStart => methods::ThreadCompactStart::NAME,
+            Helper::ThreadSetName => methods::ThreadNameSet::NAME,
+            Helper::CommandExec => methods::CommandExec::NAME,
+            Helper::AccountRead => methods::AccountRead::NAME,
+            Helper::SkillsList => methods::SkillsList::NAME,
+            Helper::ModelList => methods::ModelList::NAME,
+            Helper::ConfigRead => methods::ConfigRead::NAME,
+        }
+    }
+
+    /// Whether the helper acts on one thread (then [`params`](Self::params) needs its id).
+    pub fn takes_thread(self) -> bool {
+        matches!(
+            self,
+            Helper::ThreadResume
+                | Helper::ThreadFork
+                | Helper::ThreadRead
+                | Helper::ThreadArchive
+                | Helper::ThreadUnarchive
+                | Helper::ThreadCompactStart
+                | Helper::ThreadSetName
+        )
+    }
+
+    /// Whether the result carries a thread (`thread/start`, `resume`, `fork`): its id is
+    /// [`thread_id_of`].
+    pub fn opens_thread(self) -> bool {
+        matches!(
+            self,
+            Helper::ThreadStart | Helper::ThreadResume | Helper::ThreadFork
+        )
+    }
+
+    /// The params: `extra` (more params, an object or `Null`) with the helper's own
+    /// arguments set over it: the thread id ([`takes_thread`](Self::takes_thread)) and `arg`
+    /// where the helper takes one (see the variants; ignored by the others).
+    pub fn params(self, thread_id: Option<&str>, arg: Value, extra: Value) -> Result<Value> {
+        let mut params = if extra.is_null() { json!({}) } else { extra };
+        let obj = params
+            .as_object_mut()
+            .ok_or_else(|| Error::InvalidArgument("params must be a JSON object".into()))?;
+        if self.takes_thread() {
+            let id = thread_id.ok_or_else(|| {
+                Error::InvalidArgument(format!("{} needs a thread id", self.method()))
+            })?;
+            obj.insert("threadId".into(), Value::String(id.to_owned()));
+        }
+        let key = match self {
+            Helper::ThreadRead => "includeTurns",
+            Helper::ThreadSetName => "name",
+            Helper::CommandExec => "command",
+            _ => return Ok(params),
+        };
+        obj.insert(key.into(), arg);
+        Ok(params)
+    }
+}
+
+/// The thread id in a result that carries a thread (`{"thread": {"id": ...}}`, the result of
+/// `thread/start`, `thread/resume` and `thread/fork`).
+pub fn thread_id_of(result: &Value) -> Result<String> {
+    result["thread"]["id"]
+        .as_str()
+        .map(str::to_owned)
+        .ok_or_else(|| Error::Protocol(format!("result has no thread id: {result}")))
 }
 
 /// A conversation on the server. Cheap to clone; holds the client.
@@ -110,11 +301,8 @@ impl std::fmt::Debug for Thread {
 }
 
 fn thread_from(client: &Client, v: Value) -> Result<Thread> {
+    let id = thread_id_of(&v)?;
     let info = v.get("thread").cloned().unwrap_or(Value::Null);
-    let id = info["id"]
-        .as_str()
-        .ok_or_else(|| Error::Protocol(format!("result has no thread id: {v}")))?
-        .to_owned();
     Ok(Thread {
         client: client.clone(),
         id,
@@ -122,38 +310,51 @@ fn thread_from(client: &Client, v: Value) -> Result<Thread> {
     })
 }
 
-fn with_thread_id(thread_id: &str, params: Value) -> Result<Value> {
-    let mut params = if params.is_null() { json!({}) } else { params };
-    params
-        .as_object_mut()
-        .ok_or_else(|| Error::InvalidArgument("params must be a JSON object".into()))?
-        .insert("threadId".into(), Value::String(thread_id.to_owned()));
-    Ok(params)
-}
-
 impl Client {
+    /// Send `helper`'s request (blocking).
+    fn helper(&self, helper: Helper, thread_id: Option<&str>, params: Value) -> Result<Value> {
+        let p = helper.params(thread_id, Value::Null, params)?;
+        self.request_blocking(helper.method(), p)
+    }
+    /// Send `helper`'s request.
+    async fn helper_async(
+        &self,
+        helper: Helper,
+        thread_id: Option<&str>,
+        params: Value,
+    ) -> Result<Value> {
+        let p = helper.params(thread_id, Value::Null, params)?;
+        self.request(helper.method(), p).await
+    }
     /// `thread/start` with the given params (`{}` for defaults) and a handle to the thread.
     pub fn thread_start(&self, params: Value) -> Result<Thread> {
-        thread_from(self, self.request_blocking("thread/start", params)?)
+        thread_from(self, self.helper(Helper::ThreadStart, None, params)?)
     }
     /// Async form of [`thread_start`](Self::thread_start).
     pub async fn thread_start_async(&self, params: Value) -> Result<Thread> {
-        thread_from(self, self.request("thread/start", params).await?)
+        let r = self.helper_async(Helper::ThreadStart, None, params).await?;
+        thread_from(self, r)
     }
     /// `thread/resume` of an existing thread (for example after a server restart).
     pub fn thread_resume(&self, thread_id: &str, params: Value) -> Result<Thread> {
-        let p = with_thread_id(thread_id, params)?;
-        thread_from(self, self.request_blocking("thread/resume", p)?)
+        thread_from(
+            self,
+            self.helper(Helper::ThreadResume, Some(thread_id), params)?,
+        )
     }
     /// Async form of [`thread_resume`](Self::thread_resume).
     pub async fn thread_resume_async(&self, thread_id: &str, params: Value) -> Result<Thread> {
-        let p = with_thread_id(thread_id, params)?;
-        thread_from(self, self.request("thread/resume", p).await?)
+        let r = self
+            .helper_async(Helper::ThreadResume, Some(thread_id), params)
+            .await?;
+        thread_from(self, r)
     }
     /// `thread/fork`: a new thread with a copy of this one's history.
     pub fn thread_fork(&self, thread_id: &str, params: Value) -> Result<Thread> {
-        let p = with_thread_id(thread_id, params)?;
-        thread_from(self, self.request_blocking("thread/fork", p)?)
+        thread_from(
+            self,
+            self.helper(Helper::ThreadFork, Some(thread_id), params)?,
+        )
     }
     /// A handle to a thread known by id, without a round trip.
     pub fn thread(&self, thread_id: &str) -> Thread {
@@ -251,33 +452,134 @@ impl Thread {
         }
     }
 
-    fn call(&self, method: &str, params: Value) -> Result<Value> {
-        self.client
-            .request_blocking(method, with_thread_id(&self.id, params)?)
+    fn call(&self, helper: Helper, arg: Value) -> Result<Value> {
+        let params = helper.params(Some(&self.id), arg, Value::Null)?;
+        self.client.request_blocking(helper.method(), params)
     }
     /// `thread/read` (with `includeTurns`).
     pub fn read(&self, include_turns: bool) -> Result<Value> {
-        self.call("thread/read", json!({"includeTurns": include_turns}))
+        self.call(Helper::ThreadRead, include_turns.into())
     }
     /// `thread/archive`.
     pub fn archive(&self) -> Result<()> {
-        self.call("thread/archive", json!({})).map(|_| ())
+        self.call(Helper::ThreadArchive, Value::Null).map(|_| ())
     }
     /// `thread/unarchive`.
     pub fn unarchive(&self) -> Result<()> {
-        self.call("thread/unarchive", json!({})).map(|_| ())
+        self.call(Helper::ThreadUnarchive, Value::Null).map(|_| ())
     }
     /// `thread/name/set`.
     pub fn set_name(&self, name: &str) -> Result<()> {
-        self.call("thread/name/set", json!({"name": name}))
-            .map(|_| ())
+        self.call(Helper::ThreadSetName, name.into()).map(|_| ())
     }
     /// `thread/compact/start`: ask the server to compact the history.
     pub fn compact_start(&self) -> Result<()> {
-        self.call("thread/compact/start", json!({})).map(|_| ())
+        self.call(Helper::ThreadCompactStart, Value::Null)
+            .map(|_| ())
     }
     /// `thread/fork` of this thread.
     pub fn fork(&self, params: Value) -> Result<Thread> {
         self.client.thread_fork(&self.id, params)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn helpers_build_their_method_and_params() {
+        let read = Helper::from_name("thread_read").unwrap();
+        assert_eq!(read.method(), "thread/read");
+        assert_eq!(
+            read.params(Some("t1"), true.into(), json!({"x": 1}))
+                .unwrap(),
+            json!({"threadId": "t1", "includeTurns": true, "x": 1})
+        );
+        assert!(read.params(None, true.into(), Value::Null).is_err());
+        let name = Helper::from_name("thread_set_name").unwrap();
+        assert_eq!(name.method(), "thread/name/set");
+        assert_eq!(
+            name.params(Some("t1"), "n".into(), Value::Null).unwrap(),
+            json!({"threadId": "t1", "name": "n"})
+        );
+        let exec = Helper::from_name("command_exec").unwrap();
+        assert_eq!(
+            exec.params(None, json!(["ls"]), json!({"cwd": "/"}))
+                .unwrap(),
+            json!({"command": ["ls"], "cwd": "/"})
+        );
+        let start = Helper::from_name("thread_start").unwrap();
+        assert!(start.opens_thread() && !start.takes_thread());
+        assert_eq!(
+            start
+                .params(Some("ignored"), Value::Null, Value::Null)
+                .unwrap(),
+            json!({})
+        );
+        assert!(start.params(None, Value::Null, json!([1])).is_err());
+        assert_eq!(
+            Helper::from_name("thread_compact").unwrap().method(),
+            "thread/compact/start"
+        );
+        for (n, h) in Helper::ALL {
+            assert_eq!(Helper::from_name(n), Some(h));
+            assert!(!h.method().is_empty());
+        }
+        assert_eq!(Helper::from_name("thread/start"), None);
+        assert_eq!(
+            thread_id_of(&json!({"thread": {"id": "t9"}})).unwrap(),
+            "t9"
+        );
+        assert!(matches!(
+            thread_id_of(&json!({"thread": {}})),
+            Err(Error::Protocol(_))
+        ));
+    }
+
+    #[test]
+    fn status_names_and_input_from_json() {
+        let names: Vec<String> = [
+            json!({"type": "idle"}),
+            json!({"type": "active", "activeFlags": []}),
+            json!({"type": "active", "activeFlags": ["waitingOnApproval"]}),
+            json!({"type": "active", "activeFlags": ["waitingOnUserInput"]}),
+            json!({"type": "systemError"}),
+            json!({"type": "notLoaded"}),
+            json!({"type": "new"}),
+        ]
+        .iter()
+        .map(|v| ThreadStatus::from_server(v).to_string())
+        .collect();
+        assert_eq!(
+            names,
+            [
+                "idle",
+                "active",
+                "waitingForApproval",
+                "waitingForInput",
+                "systemError",
+                "notLoaded",
+                r#"{"type":"new"}"#
+            ]
+        );
+        assert_eq!(ThreadStatus::Unknown.name(), "unknown");
+
+        assert_eq!(Input::from_value(json!("hi")).unwrap(), Input::text("hi"));
+        let img = json!({"type": "image", "url": "u"});
+        assert_eq!(
+            Input::from_value(img.clone()).unwrap(),
+            Input(vec![img.clone()])
+        );
+        assert_eq!(
+            Input::from_value(json!(["a", img])).unwrap(),
+            Input::text("a").and_image_url("u")
+        );
+        for bad in [json!(1), json!(null), json!(["a", 2])] {
+            assert!(matches!(
+                Input::from_value(bad),
+                Err(Error::InvalidArgument(_))
+            ));
+        }
     }
 }

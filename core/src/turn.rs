@@ -202,26 +202,34 @@ impl TurnStream {
     /// Interrupt the turn (`turn/interrupt`). The stream then ends with a `turn/completed`
     /// whose status is `interrupted`.
     pub fn interrupt(&self) -> Result<()> {
-        self.client
-            .request_blocking(
-                "turn/interrupt",
-                serde_json::json!({"threadId": self.thread_id, "turnId": self.turn_id}),
-            )
-            .map(|_| ())
+        let (method, params) = Self::interrupt_request(&self.thread_id, &self.turn_id);
+        self.client.request_blocking(method, params).map(|_| ())
     }
 
     /// Add input to the running turn (`turn/steer`). `input` is a list of user input items.
     pub fn steer(&self, input: Value) -> Result<()> {
-        self.client
-            .request_blocking(
-                "turn/steer",
-                serde_json::json!({
-                    "threadId": self.thread_id,
-                    "expectedTurnId": self.turn_id,
-                    "input": input,
-                }),
-            )
-            .map(|_| ())
+        let (method, params) = Self::steer_request(&self.thread_id, &self.turn_id, input);
+        self.client.request_blocking(method, params).map(|_| ())
+    }
+
+    /// The `turn/interrupt` request of a turn (method and params), for callers that send it
+    /// their own way (asynchronously, without waiting, after the stream is gone).
+    pub fn interrupt_request(thread_id: &str, turn_id: &str) -> (&'static str, Value) {
+        use crate::protocol::{methods, ClientMethod};
+        let params = serde_json::json!({"threadId": thread_id, "turnId": turn_id});
+        (methods::TurnInterrupt::NAME, params)
+    }
+
+    /// The `turn/steer` request adding `input` (a list of user input items) to a running
+    /// turn (see [`interrupt_request`](Self::interrupt_request)).
+    pub fn steer_request(thread_id: &str, turn_id: &str, input: Value) -> (&'static str, Value) {
+        use crate::protocol::{methods, ClientMethod};
+        let params = serde_json::json!({
+            "threadId": thread_id,
+            "expectedTurnId": turn_id,
+            "input": input,
+        });
+        (methods::TurnSteer::NAME, params)
     }
 
     fn absorb_event(&mut self, ev: Event) -> Event {
@@ -356,5 +364,26 @@ impl Drop for TurnStream {
                 self.session.queue.force_push(ev);
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn interrupt_and_steer_requests() {
+        assert_eq!(
+            TurnStream::interrupt_request("t", "u"),
+            ("turn/interrupt", json!({"threadId": "t", "turnId": "u"}))
+        );
+        assert_eq!(
+            TurnStream::steer_request("t", "u", json!([1])),
+            (
+                "turn/steer",
+                json!({"threadId": "t", "expectedTurnId": "u", "input": [1]})
+            )
+        );
     }
 }

@@ -1,16 +1,18 @@
 """The asyncio client: :class:`AsyncClient`, :class:`AsyncThread`, :class:`AsyncTurn`.
 
-Rust futures run on the event loop's own thread. The library's runtime thread never takes the
-GIL: when a future can make progress it writes one byte to a pipe the loop watches
-(``loop.add_reader``), and the loop thread polls it. Cancelling an awaited call drops its Rust
-future (a cancelled request is forgotten; its late answer is ignored).
+Rust futures run on the event loop's own thread, polled by the core's executor. The library's
+runtime thread never takes the GIL: when a future can make progress the executor's descriptor,
+which the loop watches (``loop.add_reader``), becomes readable and the loop thread polls it.
+Cancelling an awaited call drops its Rust future (a cancelled request is forgotten; its late
+answer is ignored). The client's events are drained on the loop thread when the core's event
+descriptor is readable. The logic is in :mod:`._common`; this module is its awaitable surface.
 """
 
 from __future__ import annotations
 
 import asyncio
 import collections
-import os
+import functools
 import weakref
 from types import TracebackType
 from typing import (
@@ -21,65 +23,48 @@ from typing import (
     Deque,
     Dict,
     Generator,
-    Mapping,
     Optional,
     Sequence,
     Set,
     Type,
-    Union,
 )
 
 from . import _native
-from ._common import (
-    Event,
-    Handlers,
-    InitializeResult,
-    Input,
-    TurnResult,
-    build_params,
-    dumps,
-    fail_closed,
-    finish,
-    input_items,
-    loads,
-    logger,
-    native_handler,
-    native_options,
-    params_json,
-    start_log_forwarding,
-    thread_id_of,
-    track_client,
-)
+from ._common import ClientBase, Event, InitializeResult, Input, Params, ThreadBase, TurnBase
+from ._common import TurnResult, fail_closed, finish, handler_failed, loads
 from ._errors import NotConnectedError
 
-_Start = Callable[[_native.Driver, "asyncio.Future[Any]"], int]
+Timeout = Optional[float]
+_Start = Callable[[Any], Any]
 
 
 class _Bridge:
-    """One :class:`_native.Driver` registered with one running event loop."""
+    """One :class:`_native.Executor` registered with one running event loop."""
 
     def __init__(self) -> None:
         self.loop: Optional[asyncio.AbstractEventLoop] = None
-        self.driver: Optional[_native.Driver] = None
+        #: The executor (named for the tests that inspect it).
+        self.driver: Optional[_native.Executor] = None
 
-    def get(self) -> _native.Driver:
+    def get(self) -> _native.Executor:
         loop = asyncio.get_running_loop()
         if self.loop is not loop or self.driver is None:
             self.close()
-            d = _native.Driver()
-            loop.add_reader(d.fileno(), d.run)
+            d = _native.Executor()
+            loop.add_reader(d.fileno(), d.run_ready)
             self.loop, self.driver = loop, d
         return self.driver
 
     async def call(self, start: _Start) -> Any:
-        """Start a native task with a fresh future and await it; cancelling drops the task."""
-        driver = self.get()
+        """Start a native task with a fresh future (``start((executor, future))``) and await
+        it; cancelling drops the task."""
+        ex = self.get()
         fut: "asyncio.Future[Any]" = asyncio.get_running_loop().create_future()
-        task_id = start(driver, fut)
+        task_id = start((ex, fut))
         try:
             return await fut
         except asyncio.CancelledError:
-            driver.cancel(task_id)
+            ex.cancel(task_id)
             raise
 
     def close(self) -> None:
@@ -95,454 +80,51 @@ class _Bridge:
             d.close()
 
 
-class AsyncClient(Handlers):
-    """A connection to ``codex app-server`` for asyncio code.
+class _Events:
+    """``async for``: events taken from a native stream (``take()``), awaiting
+    ``wait_async`` while none wait."""
 
-    ``async with AsyncClient(...) as client:`` spawns the server and runs the handshake, and
-    stops the server on exit. ``async for event in client:`` yields the notifications and
-    connection events that are not routed to a turn being streamed.
+    _native: Any
+    _client: "AsyncClient"
 
-    Options (all keyword-only, same as the Rust core's ``ClientOptions``):
-
-    - ``codex_bin``: the ``codex`` executable (default: ``codex`` on ``PATH``);
-      ``args``: extra arguments after ``app-server``; ``config``: ``-c key=value`` overrides;
-      ``env``: environment variables for the server; ``clear_env``: start from an empty
-      environment; ``cwd``; ``codex_home`` (``CODEX_HOME``).
-    - ``client_name``, ``client_title``, ``client_version``: sent in ``initialize``.
-    - ``experimental_api``: ask for the experimental API capability.
-    - ``opt_out_notification_methods``: notifications the server must not send.
-    - ``default_timeout``: seconds a request may wait for its answer (default 300).
-    - ``retry_max_attempts``, ``retry_base``, ``retry_cap``: overload (-32001) retry.
-    - ``event_queue_capacity``, ``max_line_bytes``: buffering limits; ``read_ahead_bytes``:
-      how far the reader may read past a full queue while a handler's own request waits
-      (default 64 MiB; past it notifications are dropped and reported, see the README).
-    - ``connect_timeout``: seconds the whole :meth:`connect` may take — spawn or dial,
-      WebSocket upgrade and ``initialize`` (default 30); :class:`TimeoutError` past it.
-    - ``transport``: how to reach Codex (default ``"stdio"``):
-
-      - ``"stdio"`` (or ``None``/``""``): spawn ``codex app-server`` and talk over its pipes;
-      - ``"exec"``: one ``codex exec --json`` process per turn (``exec resume`` for later
-        turns). Threads, turns, streaming and ``run()`` work; approvals, ``steer``,
-        ``thread_fork``, ``thread_list`` and the like raise :class:`UnsupportedError`;
-      - ``"mcp"``: ``codex mcp-server`` (Codex 0.92.0 and older; the ``codex`` and
-        ``codex-reply`` tools), with similar limits;
-      - ``"ws://host:port/"`` / ``"wss://..."``: a running ``codex app-server --listen``;
-      - ``"unix"`` (``$CODEX_HOME/app-server-control/app-server-control.sock``) or
-        ``"unix://PATH"``: the app-server control socket.
-
-      An unknown value raises :class:`InvalidArgumentError` here, at construction.
-    - ``token``: bearer token for ``ws://``/``wss://`` (sent as ``Authorization: Bearer``,
-      only over ``wss://`` or to a loopback address). Refused with any other transport. It is
-      never logged and not kept on the Python object.
-
-    Server requests (approvals, ...) go to the handlers registered with
-    :meth:`on_command_approval` and friends; without a handler approvals are **declined**.
-
-    A client garbage-collected without :meth:`close` stops its server (blocking, in the
-    finalizer) and emits a :class:`ResourceWarning`; nothing the library runs keeps it alive.
-    """
-
-    def __init__(
-        self,
-        *,
-        codex_bin: Optional[Union[str, "os.PathLike[str]"]] = None,
-        args: Sequence[str] = (),
-        config: Optional[Mapping[str, Any]] = None,
-        env: Optional[Mapping[str, str]] = None,
-        clear_env: bool = False,
-        cwd: Optional[Union[str, "os.PathLike[str]"]] = None,
-        codex_home: Optional[Union[str, "os.PathLike[str]"]] = None,
-        client_name: Optional[str] = None,
-        client_title: Optional[str] = None,
-        client_version: Optional[str] = None,
-        experimental_api: bool = False,
-        opt_out_notification_methods: Sequence[str] = (),
-        default_timeout: Optional[float] = None,
-        retry_max_attempts: Optional[int] = None,
-        retry_base: Optional[float] = None,
-        retry_cap: Optional[float] = None,
-        event_queue_capacity: Optional[int] = None,
-        max_line_bytes: Optional[int] = None,
-        connect_timeout: Optional[float] = None,
-        read_ahead_bytes: Optional[int] = None,
-        transport: Optional[str] = None,
-        token: Optional[str] = None,
-    ) -> None:
-        super().__init__()
-        start_log_forwarding()
-        self._native = _native.NativeClient(
-            **native_options(
-                codex_bin=codex_bin,
-                args=args,
-                config=config,
-                env=env,
-                clear_env=clear_env,
-                cwd=cwd,
-                codex_home=codex_home,
-                client_name=client_name,
-                client_title=client_title,
-                client_version=client_version,
-                experimental_api=experimental_api,
-                opt_out_notification_methods=opt_out_notification_methods,
-                default_timeout=default_timeout,
-                retry_max_attempts=retry_max_attempts,
-                retry_base=retry_base,
-                retry_cap=retry_cap,
-                event_queue_capacity=event_queue_capacity,
-                max_line_bytes=max_line_bytes,
-                connect_timeout=connect_timeout,
-                read_ahead_bytes=read_ahead_bytes,
-            ),
-            transport=transport,
-            token=token,
-        )
-        self._bridge = _Bridge()
-        self._inbox_task: Optional["asyncio.Task[None]"] = None
-        self._handler_tasks: Set["asyncio.Task[None]"] = set()
-        self._init: Optional[InitializeResult] = None
-        self._life = track_client(self, self._native)
-
-    # -- connection ------------------------------------------------------------------------
-
-    async def connect(self) -> InitializeResult:
-        """Spawn the server and run the ``initialize``/``initialized`` handshake."""
-        raw = await self._bridge.call(lambda d, f: self._native.connect_async(d, f))
-        self._init = InitializeResult(loads(raw))
-        self._life.open = True
-        inbox = self._native.inbox()
-        self._inbox_task = asyncio.get_running_loop().create_task(
-            _pump_inbox(weakref.ref(self), self._bridge, inbox)
-        )
-        return self._init
-
-    async def close(self) -> None:
-        """Stop the server; pending calls fail with :class:`ConnectionClosedError`.
-
-        Idempotent. The event loop keeps running while the server exits (which may take the
-        core's exit grace, 0.5 s, for a server that ignores the end of its input): the
-        disconnect runs on a native thread and completes like any other awaited call.
-        Deferred server requests still open are answered fail-closed by the server's exit.
-        """
-        self._life.open = False
-        await self._bridge.call(lambda d, f: self._native.disconnect_async(d, f))
-        task, self._inbox_task = self._inbox_task, None
-        if task is not None and not task.done():
-            try:
-                await asyncio.wait_for(asyncio.shield(task), timeout=2.0)
-            except (asyncio.TimeoutError, asyncio.CancelledError):
-                task.cancel()
-            except Exception:  # the inbox task logs its own failures
-                pass
-        for t in list(self._handler_tasks):
-            t.cancel()
-        self._bridge.close()
-
-    async def __aenter__(self) -> "AsyncClient":
-        await self.connect()
-        return self
-
-    async def __aexit__(
-        self,
-        exc_type: Optional[Type[BaseException]],
-        exc: Optional[BaseException],
-        tb: Optional[TracebackType],
-    ) -> None:
-        await self.close()
-
-    @property
-    def is_connected(self) -> bool:
-        """Whether the handshake is done and the server alive."""
-        return self._native.is_connected
-
-    @property
-    def initialize_result(self) -> Optional[InitializeResult]:
-        """What the server answered to ``initialize`` (``None`` before :meth:`connect`)."""
-        return self._init
-
-    @property
-    def stderr_tail(self) -> str:
-        """The last output the server wrote to stderr."""
-        return self._native.stderr_tail
-
-    @property
-    def server_pid(self) -> Optional[int]:
-        """Process id of the running server."""
-        return self._native.server_pid
-
-    # -- generic requests --------------------------------------------------------------------
-
-    async def request(
-        self,
-        method: str,
-        params: Optional[Mapping[str, Any]] = None,
-        *,
-        timeout: Optional[float] = None,
-    ) -> Any:
-        """Send any v2 request and return its result as Python objects.
-
-        Raises :class:`RequestTimeoutError` after ``timeout`` seconds (default: the client's
-        ``default_timeout``), :class:`RpcError` (or a subclass) for an error answer and
-        :class:`ConnectionClosedError` when the server goes away.
-        """
-        text = params_json(params)
-        raw = await self._bridge.call(
-            lambda d, f: self._native.request_async(d, f, method, text, timeout)
-        )
-        return loads(raw)
-
-    async def notify(self, method: str, params: Optional[Mapping[str, Any]] = None) -> None:
-        """Send a client notification."""
-        self._native.notify(method, params_json(params))
-
-    # -- threads -----------------------------------------------------------------------------
-
-    def thread(self, thread_id: str) -> "AsyncThread":
-        """A handle on an existing (loaded) thread, without any request."""
-        return AsyncThread(self, thread_id, {})
-
-    async def thread_start(
-        self,
-        params: Optional[Mapping[str, Any]] = None,
-        *,
-        timeout: Optional[float] = None,
-        **kwargs: Any,
-    ) -> "AsyncThread":
-        """``thread/start``: a new thread. Keyword arguments are camel-cased into params
-        (``approval_policy="untrusted"`` → ``approvalPolicy``)."""
-        r = await self.request("thread/start", build_params(params, kwargs), timeout=timeout)
-        return AsyncThread(self, thread_id_of(r), r)
-
-    async def thread_resume(
-        self,
-        thread_id: str,
-        params: Optional[Mapping[str, Any]] = None,
-        *,
-        timeout: Optional[float] = None,
-        **kwargs: Any,
-    ) -> "AsyncThread":
-        """``thread/resume``: load a stored thread."""
-        p = build_params(params, kwargs)
-        p["threadId"] = thread_id
-        r = await self.request("thread/resume", p, timeout=timeout)
-        return AsyncThread(self, thread_id_of(r), r)
-
-    async def thread_fork(
-        self,
-        thread_id: str,
-        params: Optional[Mapping[str, Any]] = None,
-        *,
-        timeout: Optional[float] = None,
-        **kwargs: Any,
-    ) -> "AsyncThread":
-        """``thread/fork``: a new thread with a copy of ``thread_id``'s history."""
-        p = build_params(params, kwargs)
-        p["threadId"] = thread_id
-        r = await self.request("thread/fork", p, timeout=timeout)
-        return AsyncThread(self, thread_id_of(r), r)
-
-    async def thread_list(
-        self,
-        params: Optional[Mapping[str, Any]] = None,
-        *,
-        timeout: Optional[float] = None,
-        **kwargs: Any,
-    ) -> Dict[str, Any]:
-        """``thread/list``: stored threads (``{"data": [...], "nextCursor": ...}``)."""
-        r: Dict[str, Any] = await self.request(
-            "thread/list", build_params(params, kwargs), timeout=timeout
-        )
-        return r
-
-    async def thread_read(
-        self, thread_id: str, *, include_turns: bool = False, timeout: Optional[float] = None
-    ) -> Dict[str, Any]:
-        """``thread/read``: a thread's stored state (with its turns if ``include_turns``)."""
-        r: Dict[str, Any] = await self.request(
-            "thread/read",
-            {"threadId": thread_id, "includeTurns": include_turns},
-            timeout=timeout,
-        )
-        return r
-
-    async def thread_archive(self, thread_id: str, *, timeout: Optional[float] = None) -> None:
-        """``thread/archive``."""
-        await self.request("thread/archive", {"threadId": thread_id}, timeout=timeout)
-
-    async def thread_unarchive(self, thread_id: str, *, timeout: Optional[float] = None) -> None:
-        """``thread/unarchive``."""
-        await self.request("thread/unarchive", {"threadId": thread_id}, timeout=timeout)
-
-    async def thread_compact(self, thread_id: str, *, timeout: Optional[float] = None) -> None:
-        """``thread/compact/start``: start compacting a thread's history."""
-        await self.request("thread/compact/start", {"threadId": thread_id}, timeout=timeout)
-
-    async def command_exec(
-        self, command: Sequence[str], *, timeout: Optional[float] = None, **kwargs: Any
-    ) -> Dict[str, Any]:
-        """``command/exec``: run a command (argv list) in the server's sandbox, outside any
-        thread; returns ``{"exitCode", "stdout", "stderr"}``. Keyword arguments are
-        camel-cased (``cwd=``, ``timeout_ms=``, ...)."""
-        p = build_params(None, kwargs)
-        p["command"] = list(command)
-        r: Dict[str, Any] = await self.request("command/exec", p, timeout=timeout)
-        return r
-
-    async def account_read(
-        self, *, timeout: Optional[float] = None, **kwargs: Any
-    ) -> Dict[str, Any]:
-        """``account/read``: the signed-in account, if any."""
-        r: Dict[str, Any] = await self.request(
-            "account/read", build_params(None, kwargs), timeout=timeout
-        )
-        return r
-
-    async def skills_list(
-        self, *, timeout: Optional[float] = None, **kwargs: Any
-    ) -> Dict[str, Any]:
-        """``skills/list``."""
-        r: Dict[str, Any] = await self.request(
-            "skills/list", build_params(None, kwargs), timeout=timeout
-        )
-        return r
-
-    async def model_list(self, *, timeout: Optional[float] = None, **kwargs: Any) -> Dict[str, Any]:
-        """``model/list``."""
-        r: Dict[str, Any] = await self.request(
-            "model/list", build_params(None, kwargs), timeout=timeout
-        )
-        return r
-
-    async def config_read(self, *, timeout: Optional[float] = None, **kwargs: Any) -> Dict[str, Any]:
-        """``config/read``."""
-        r: Dict[str, Any] = await self.request(
-            "config/read", build_params(None, kwargs), timeout=timeout
-        )
-        return r
-
-    async def _start_turn(
-        self, thread_id: str, input: Input, overrides: Dict[str, Any]
-    ) -> "AsyncTurn":
-        params = dict(overrides)
-        params["input"] = input_items(input)
-        text = dumps(params)
-        handler = native_handler(self)
-        nt = await self._bridge.call(
-            lambda d, f: self._native.start_turn_async(
-                d, f, thread_id, text, handler
-            )
-        )
-        return AsyncTurn(self, nt)
-
-    # -- events ------------------------------------------------------------------------------
-
-    def events(self) -> "AsyncEventStream":
-        """A new stream of the connection's notifications and connection events that are not
-        routed to a turn being streamed. It ends when the connection ends."""
-        return AsyncEventStream(self, self._native.events())
-
-    def __aiter__(self) -> "AsyncEventStream":
-        return self.events()
-
-    def _want_notifications(self, on: bool) -> None:
-        self._native.set_want_notifications(on)
-
-    def _run_coroutine(self, request: _native.ServerRequest, awaitable: Any) -> None:
-        task = asyncio.get_running_loop().create_task(_finish_async(request, awaitable))
-        self._handler_tasks.add(task)
-        task.add_done_callback(self._handler_tasks.discard)
-
-
-async def _pump_inbox(
-    ref: "weakref.ref[AsyncClient]", bridge: _Bridge, inbox: _native.EventStream
-) -> None:
-    """The inbox task: runs the inbox's events through the client's handlers.
-
-    It holds the client only while dispatching a batch, never while waiting, so an
-    unreferenced client is collected; its finalizer ends the connection, which ends the inbox
-    and this task, which then unregisters the client's bridge from the loop.
-    """
-    try:
-        while True:
-            evs = inbox.take()
-            if evs is None:
-                return
-            if not evs:
-                await bridge.call(lambda d, f: inbox.wait_async(d, f))
-                continue
-            client = ref()
-            if client is None:
-                return
-            for ev in evs:
-                client._dispatch(ev)
-            del client, evs
-    except asyncio.CancelledError:
-        raise
-    except Exception:
-        logger.exception("codexclient inbox task failed")
-    finally:
-        inbox.close()
-        if ref() is None:
-            bridge.close()
-
-
-async def _finish_async(request: _native.ServerRequest, awaitable: Any) -> None:
-    try:
-        value = await awaitable
-    except asyncio.CancelledError:
-        fail_closed(request)
-        raise
-    except Exception:
-        logger.exception("handler for server request %s raised; declining", request.method)
-        fail_closed(request)
-        return
-    finish(request, value)
-
-
-class AsyncEventStream:
-    """``async for event in stream``: client-level events (see :meth:`AsyncClient.events`)."""
-
-    def __init__(self, client: AsyncClient, native: _native.EventStream) -> None:
-        self._client = client
-        self._native = native
-        self._buf: Deque[Event] = collections.deque()
-
-    def __aiter__(self) -> "AsyncEventStream":
+    def __aiter__(self) -> Any:
         return self
 
     async def __anext__(self) -> Event:
-        while True:
-            if self._buf:
-                return self._buf.popleft()
+        buf = self._buf
+        while not buf:
             evs = self._native.take()
             if evs is None:
                 raise StopAsyncIteration
-            if evs:
-                self._buf.extend(evs)
-                continue
-            await self._client._bridge.call(lambda d, f: self._native.wait_async(d, f))
+            buf.extend(evs)
+            if not evs:
+                await self._client._bridge.call(self._native.wait_async)
+        return buf.popleft()
+
+    @functools.cached_property
+    def _buf(self) -> Deque[Event]:
+        return collections.deque()
+
+
+class AsyncEventStream(_Events):
+    """``async for event in stream``: client-level events (see :meth:`AsyncClient.events`)."""
+
+    def __init__(self, client: "AsyncClient", native: _native.EventStream) -> None:
+        self._client = client
+        self._native = native
+
+    def __aiter__(self) -> "AsyncEventStream":
+        return self
 
     def close(self) -> None:
         """Stop receiving events."""
         self._native.close()
 
 
-class AsyncThread:
+class AsyncThread(ThreadBase):
     """A conversation thread of an :class:`AsyncClient`."""
 
-    def __init__(self, client: AsyncClient, thread_id: str, info: Mapping[str, Any]) -> None:
-        self._client = client
-        #: The thread id.
-        self.id = thread_id
-        #: The result of the request that opened the thread (``thread/start`` etc.), if any.
-        self.info: Dict[str, Any] = dict(info)
-
-    def __repr__(self) -> str:
-        return f"AsyncThread({self.id!r})"
-
-    @property
-    def status(self) -> str:
-        """Status derived from ``thread/status/changed`` (``idle``, ``active``, ...)."""
-        return self._client._native.thread_status(self.id)
+    _client: "AsyncClient"
 
     async def run(self, input: Input, **overrides: Any) -> TurnResult:
         """Run one turn to completion and return its result (final text, items, usage, diff).
@@ -550,7 +132,7 @@ class AsyncThread:
         ``overrides`` are ``turn/start`` params in snake_case (``effort="low"``). Server
         requests during the turn go to the client's handlers.
         """
-        turn = await self._client._start_turn(self.id, input, build_params(None, overrides))
+        turn: AsyncTurn = await self._client._start_turn(self.id, input, overrides)
         return await turn.result()
 
     def run_streamed(self, input: Input, **overrides: Any) -> "StartingTurn":
@@ -562,8 +144,7 @@ class AsyncThread:
         thread.run_streamed(...)``). Events end with ``turn/completed``. The turn starts on the
         first ``await``/iteration, not before.
         """
-        params = build_params(None, overrides)
-        return StartingTurn(lambda: self._client._start_turn(self.id, input, params))
+        return StartingTurn(lambda: self._client._start_turn(self.id, input, overrides))
 
     async def read(self, *, include_turns: bool = False) -> Dict[str, Any]:
         """``thread/read`` of this thread."""
@@ -571,19 +152,19 @@ class AsyncThread:
 
     async def archive(self) -> None:
         """``thread/archive``."""
-        await self._client.thread_archive(self.id)
+        await self._helper("thread_archive")
 
     async def unarchive(self) -> None:
         """``thread/unarchive``."""
-        await self._client.thread_unarchive(self.id)
+        await self._helper("thread_unarchive")
 
     async def compact(self) -> None:
         """``thread/compact/start``."""
-        await self._client.thread_compact(self.id)
+        await self._helper("thread_compact")
 
     async def set_name(self, name: str) -> None:
         """``thread/name/set``."""
-        await self._client.request("thread/name/set", {"threadId": self.id, "name": name})
+        await self._helper("thread_set_name", name)
 
     async def fork(self, **kwargs: Any) -> "AsyncThread":
         """``thread/fork`` of this thread."""
@@ -619,17 +200,14 @@ class StartingTurn:
         return await turn.__aenter__()
 
     async def __aexit__(
-        self,
-        exc_type: Optional[Type[BaseException]],
-        exc: Optional[BaseException],
-        tb: Optional[TracebackType],
+        self, et: Optional[Type[BaseException]], e: Optional[BaseException], tb: Optional[TracebackType]
     ) -> None:
         task = self._task
         if task is not None and task.done() and not task.cancelled() and task.exception() is None:
-            await task.result().__aexit__(exc_type, exc, tb)
+            await task.result().__aexit__(et, e, tb)
 
 
-class AsyncTurn:
+class AsyncTurn(_Events, TurnBase):
     """A running turn: ``async for event in turn`` yields its events, ending with
     ``turn/completed`` (a :class:`TurnCompleted`).
 
@@ -644,43 +222,13 @@ class AsyncTurn:
     (``turn/interrupt`` is sent without waiting) and stops routing its events here.
     """
 
-    def __init__(self, client: AsyncClient, native: _native.Turn) -> None:
-        self._client = client
-        self._native = native
-        self._buf: Deque[Event] = collections.deque()
-        #: The thread id.
-        self.thread_id: str = native.thread_id
-        #: The turn id.
-        self.turn_id: str = native.turn_id
-
-    def __repr__(self) -> str:
-        return f"AsyncTurn(thread_id={self.thread_id!r}, turn_id={self.turn_id!r})"
-
-    @property
-    def started(self) -> Dict[str, Any]:
-        """The ``turn`` object ``turn/start`` answered."""
-        r: Dict[str, Any] = loads(self._native.started_json)
-        return r
+    def __aiter__(self) -> "AsyncTurn":
+        return self
 
     @property
     def done(self) -> bool:
         """Whether every event of the turn has been read."""
         return not self._buf and self._native.done
-
-    def __aiter__(self) -> "AsyncTurn":
-        return self
-
-    async def __anext__(self) -> Event:
-        while True:
-            if self._buf:
-                return self._buf.popleft()
-            evs = self._native.take()
-            if evs is None:
-                raise StopAsyncIteration
-            if evs:
-                self._buf.extend(evs)
-                continue
-            await self._client._bridge.call(lambda d, f: self._native.wait_async(d, f))
 
     def events(self) -> AsyncIterator[Event]:
         """The turn itself, as an async iterator."""
@@ -690,41 +238,248 @@ class AsyncTurn:
         """Read the rest of the turn and return its result."""
         async for _ in self:
             pass
-        return TurnResult(loads(self._native.result_json()))
-
-    def partial_result(self) -> TurnResult:
-        """The result gathered from the events read so far."""
-        return TurnResult(loads(self._native.result_json()))
+        return self.partial_result()
 
     async def interrupt(self) -> None:
         """``turn/interrupt``: the turn then ends with status ``interrupted``."""
-        await self._client._bridge.call(lambda d, f: self._native.interrupt_async(d, f))
+        await self._interrupt(None)
 
     async def steer(self, input: Input) -> None:
         """``turn/steer``: add input to the running turn."""
-        text = dumps(input_items(input))
-        await self._client._bridge.call(lambda d, f: self._native.steer_async(d, f, text))
-
-    def close(self) -> None:
-        """Stop routing this turn's events here (they go to the client's events). Does not
-        interrupt the turn."""
-        self._native.close()
+        await self._steer(input, None)
 
     async def __aenter__(self) -> "AsyncTurn":
         return self
 
     async def __aexit__(
-        self,
-        exc_type: Optional[Type[BaseException]],
-        exc: Optional[BaseException],
-        tb: Optional[TracebackType],
+        self, et: Optional[Type[BaseException]], e: Optional[BaseException], tb: Optional[TracebackType]
     ) -> None:
-        if not self.done:
-            try:
-                self._native.interrupt_nowait(self._client._bridge.get())
-            except Exception as e:  # connection gone: nothing to interrupt
-                logger.debug("interrupt on exit not sent: %s", e)
-        self.close()
+        self._leave(self._client._bridge.get())
+
+
+class AsyncClient(ClientBase):
+    """A connection to ``codex app-server`` for asyncio code.
+
+    ``async with AsyncClient(...) as client:`` spawns the server and runs the handshake, and
+    stops the server on exit. ``async for event in client:`` yields the notifications and
+    connection events that are not routed to a turn being streamed.
+
+    Options (keyword-only; the Rust core's ``ClientOptions``, see the README): ``codex_bin``
+    (default: ``codex`` on ``PATH``), ``args`` (after ``app-server``), ``config`` (``-c
+    key=value`` overrides), ``env``, ``clear_env``, ``cwd``, ``codex_home``, ``client_name``,
+    ``client_title``, ``client_version``, ``experimental_api``,
+    ``opt_out_notification_methods``, ``default_timeout`` (seconds, default 300),
+    ``retry_max_attempts``/``retry_base``/``retry_cap`` (overload retry),
+    ``event_queue_capacity``, ``max_line_bytes``, ``read_ahead_bytes``, ``connect_timeout``
+    (the whole :meth:`connect`, default 30 s), ``transport`` (``"stdio"`` by default,
+    ``"exec"``, ``"mcp"``, ``"ws://…"``/``"wss://…"``, ``"unix"``, ``"unix://PATH"``; an
+    unknown value raises :class:`InvalidArgumentError` here) and ``token`` (bearer token for
+    ``ws://``/``wss://``, never logged nor kept on the object).
+
+    Server requests (approvals, ...) go to the handlers registered with
+    :meth:`on_command_approval` and friends; without a handler approvals are **declined**.
+    Handlers run on the loop thread (``async def`` ones in a task): a sync one must not block.
+
+    A client garbage-collected without :meth:`close` stops its server (blocking, in the
+    finalizer) and emits a :class:`ResourceWarning`; nothing the library runs keeps it alive.
+    """
+
+    _thread_class = AsyncThread
+    _turn_class = AsyncTurn
+
+    def _setup(self) -> None:
+        self._bridge = _Bridge()
+        self._reader: Optional[asyncio.AbstractEventLoop] = None
+        self._handler_tasks: Set["asyncio.Future[Any]"] = set()
+
+    async def _call(self, start: _Start, then: Callable[[Any], Any] = loads) -> Any:
+        return then(await self._bridge.call(start))
+
+    async def connect(self) -> InitializeResult:
+        """Spawn the server and run the ``initialize``/``initialized`` handshake."""
+        init = self._connected(await self._bridge.call(self._native.connect))
+        loop = asyncio.get_running_loop()
+        if self._reader is not loop:
+            self._stop_reader()
+            fd = self._native.event_fd()
+            loop.add_reader(fd, _drain, weakref.ref(self), self._native, self._bridge, fd)
+            self._reader = loop
+        return init
+
+    async def close(self) -> None:
+        """Stop the server; pending calls fail with :class:`ConnectionClosedError`.
+
+        Idempotent. The event loop keeps running while the server exits (which may take the
+        core's exit grace, 0.5 s, for a server that ignores the end of its input): the
+        disconnect completes like any other awaited call. Deferred server requests still open
+        are answered fail-closed by the server's exit.
+        """
+        self._life.open = False
+        await self._bridge.call(self._native.disconnect)
+        while self._reader is not None and _drain(weakref.ref(self), self._native, self._bridge):
+            pass  # the connection's last events (its disconnect) go to the handlers
+        self._stop_reader()
+        for t in list(self._handler_tasks):
+            t.cancel()
+        self._bridge.close()
+
+    def _stop_reader(self) -> None:
+        loop, self._reader = self._reader, None
+        if loop is not None and not loop.is_closed():
+            loop.remove_reader(self._native.event_fd())
+
+    async def __aenter__(self) -> "AsyncClient":
+        await self.connect()
+        return self
+
+    async def __aexit__(
+        self, et: Optional[Type[BaseException]], e: Optional[BaseException], tb: Optional[TracebackType]
+    ) -> None:
+        await self.close()
+
+    async def request(self, method: str, params: Params = None, *, timeout: Timeout = None) -> Any:
+        """Send any v2 request and return its result as Python objects.
+
+        Raises :class:`RequestTimeoutError` after ``timeout`` seconds (default: the client's
+        ``default_timeout``), :class:`RpcError` (or a subclass) for an error answer and
+        :class:`ConnectionClosedError` when the server goes away.
+        """
+        return await self._request(method, params, timeout)
+
+    async def notify(self, method: str, params: Params = None) -> None:
+        """Send a client notification."""
+        self._notify(method, params)
+
+    def thread(self, thread_id: str) -> AsyncThread:
+        """A handle on an existing (loaded) thread, without any request."""
+        return AsyncThread(self, thread_id, {})
+
+    async def thread_start(
+        self, params: Params = None, *, timeout: Timeout = None, **kwargs: Any
+    ) -> AsyncThread:
+        """``thread/start``: a new thread. Keyword arguments are camel-cased into params
+        (``approval_policy="untrusted"`` → ``approvalPolicy``)."""
+        thread: AsyncThread = await self._helper("thread_start", None, None, params, kwargs, timeout)
+        return thread
+
+    async def thread_resume(
+        self, thread_id: str, params: Params = None, *, timeout: Timeout = None, **kwargs: Any
+    ) -> AsyncThread:
+        """``thread/resume``: load a stored thread."""
+        t: AsyncThread = await self._helper("thread_resume", thread_id, None, params, kwargs, timeout)
+        return t
+
+    async def thread_fork(
+        self, thread_id: str, params: Params = None, *, timeout: Timeout = None, **kwargs: Any
+    ) -> AsyncThread:
+        """``thread/fork``: a new thread with a copy of ``thread_id``'s history."""
+        t: AsyncThread = await self._helper("thread_fork", thread_id, None, params, kwargs, timeout)
+        return t
+
+    async def thread_list(
+        self, params: Params = None, *, timeout: Timeout = None, **kwargs: Any
+    ) -> Dict[str, Any]:
+        """``thread/list``: stored threads (``{"data": [...], "nextCursor": ...}``)."""
+        r: Dict[str, Any] = await self._helper("thread_list", None, None, params, kwargs, timeout)
+        return r
+
+    async def thread_read(
+        self, thread_id: str, *, include_turns: bool = False, timeout: Timeout = None
+    ) -> Dict[str, Any]:
+        """``thread/read``: a thread's stored state (with its turns if ``include_turns``)."""
+        r: Dict[str, Any] = await self._helper("thread_read", thread_id, include_turns, timeout=timeout)
+        return r
+
+    async def thread_archive(self, thread_id: str, *, timeout: Timeout = None) -> None:
+        """``thread/archive``."""
+        await self._helper("thread_archive", thread_id, timeout=timeout)
+
+    async def thread_unarchive(self, thread_id: str, *, timeout: Timeout = None) -> None:
+        """``thread/unarchive``."""
+        await self._helper("thread_unarchive", thread_id, timeout=timeout)
+
+    async def thread_compact(self, thread_id: str, *, timeout: Timeout = None) -> None:
+        """``thread/compact/start``: start compacting a thread's history."""
+        await self._helper("thread_compact", thread_id, timeout=timeout)
+
+    async def command_exec(
+        self, command: Sequence[str], *, timeout: Timeout = None, **kwargs: Any
+    ) -> Dict[str, Any]:
+        """``command/exec``: run a command (argv list) in the server's sandbox, outside any
+        thread; returns ``{"exitCode", "stdout", "stderr"}``. Keyword arguments are
+        camel-cased (``cwd=``, ``timeout_ms=``, ...)."""
+        r: Dict[str, Any] = await self._helper("command_exec", None, list(command), None, kwargs, timeout)
+        return r
+
+    async def account_read(self, *, timeout: Timeout = None, **kwargs: Any) -> Dict[str, Any]:
+        """``account/read``: the signed-in account, if any."""
+        r: Dict[str, Any] = await self._helper("account_read", kwargs=kwargs, timeout=timeout)
+        return r
+
+    async def skills_list(self, *, timeout: Timeout = None, **kwargs: Any) -> Dict[str, Any]:
+        """``skills/list``."""
+        r: Dict[str, Any] = await self._helper("skills_list", kwargs=kwargs, timeout=timeout)
+        return r
+
+    async def model_list(self, *, timeout: Timeout = None, **kwargs: Any) -> Dict[str, Any]:
+        """``model/list``."""
+        r: Dict[str, Any] = await self._helper("model_list", kwargs=kwargs, timeout=timeout)
+        return r
+
+    async def config_read(self, *, timeout: Timeout = None, **kwargs: Any) -> Dict[str, Any]:
+        """``config/read``."""
+        r: Dict[str, Any] = await self._helper("config_read", kwargs=kwargs, timeout=timeout)
+        return r
+
+    def events(self) -> AsyncEventStream:
+        """A new stream of the connection's notifications and connection events that are not
+        routed to a turn being streamed. It ends when the connection ends."""
+        return AsyncEventStream(self, self._native.events())
+
+    def __aiter__(self) -> AsyncEventStream:
+        return self.events()
+
+    def _run_coroutine(self, request: Optional[_native.ServerRequest], awaitable: Any) -> None:
+        task = asyncio.ensure_future(awaitable)
+        self._handler_tasks.add(task)
+        task.add_done_callback(self._handler_tasks.discard)
+        task.add_done_callback(functools.partial(_handler_done, request))
+
+
+def _drain(
+    ref: "weakref.ref[AsyncClient]", native: _native.NativeClient, bridge: _Bridge, fd: int = -1
+) -> bool:
+    """The loop's reader of the client's event descriptor: runs the waiting events through the
+    client's handlers on the loop thread. Returns whether any were waiting.
+
+    It holds the client only while dispatching, so an unreferenced client is collected; its
+    finalizer ends the connection, which makes the descriptor readable once more, and the
+    reader then unregisters itself and the client's executor from the loop.
+    """
+    client = ref()
+    if client is None:
+        if fd >= 0:
+            asyncio.get_running_loop().remove_reader(fd)
+        bridge.close()
+        return False
+    evs = native.take_events()
+    for ev in evs:
+        client._dispatch(ev)
+    return bool(evs)
+
+
+def _handler_done(request: Optional[_native.ServerRequest], task: "asyncio.Future[Any]") -> None:
+    """Send the answer an ``async def`` handler returned (``request``: ``None`` for event
+    handlers); cancelled or failed, the request is declined."""
+    if task.cancelled():
+        if request is not None:
+            fail_closed(request)
+        return
+    e = task.exception()
+    if e is not None:
+        handler_failed(request, e)
+    elif request is not None:
+        finish(request, task.result())
 
 
 __all__ = [

@@ -1,4 +1,7 @@
-"""Pieces shared by the sync and the async client."""
+"""The implementation shared by the sync and the async client: options, handlers, event
+dispatch and the helpers, written once; :mod:`._sync` and :mod:`._async` add the typed
+blocking or awaitable surface. What a call sends (method names, params, decision wording) is
+built by the Rust core; this module spells no protocol name."""
 
 from __future__ import annotations
 
@@ -26,14 +29,21 @@ InputItem = Mapping[str, Any]
 Input = Union[str, InputItem, Sequence[Union[str, InputItem]]]
 """Turn input: a string, one input item (``{"type": "text", ...}``) or a list of them."""
 
+Params = Optional[Mapping[str, Any]]
+"""Request params: a mapping (``None``: none)."""
+
 RequestHandler = Callable[[ServerRequest], Any]
 """A server-request handler: ``handler(request)`` returning an answer, ``None`` (it answers
 itself, now or later), or an awaitable of either."""
 
 NotificationHandler = Callable[[Notification], Any]
 ConnectionHandler = Callable[[ConnectionEvent], Any]
+PathLike = Union[str, "os.PathLike[str]"]
 
 loads = json.loads
+_METHODS: Dict[str, str] = _native.REQUEST_METHODS
+COMMAND_APPROVAL = _METHODS["command_approval"]
+FILE_CHANGE_APPROVAL = _METHODS["file_change_approval"]
 
 
 def type_name(value: Any) -> str:
@@ -67,7 +77,7 @@ def dumps(value: Any) -> str:
         raise InvalidArgumentError(f"cannot be sent as JSON: {e}") from e
 
 
-def as_params(params: Optional[Mapping[str, Any]], what: str = "params") -> Dict[str, Any]:
+def as_params(params: Params, what: str = "params") -> Dict[str, Any]:
     """``params`` as a new dict (``None``: empty); anything but a mapping raises
     :class:`InvalidArgumentError`."""
     if params is None:
@@ -77,59 +87,47 @@ def as_params(params: Optional[Mapping[str, Any]], what: str = "params") -> Dict
     return dict(params)
 
 
-def params_json(params: Optional[Mapping[str, Any]]) -> str:
-    """JSON text of request params (``None``: ``{}``), see :func:`dumps`."""
-    return dumps(as_params(params))
-
-COMMAND_APPROVAL = "item/commandExecution/requestApproval"
-FILE_CHANGE_APPROVAL = "item/fileChange/requestApproval"
-_V1_APPROVALS = {"execCommandApproval", "applyPatchApproval"}
-_APPROVALS = {COMMAND_APPROVAL, FILE_CHANGE_APPROVAL} | _V1_APPROVALS
-
-
-def text(value: str) -> Dict[str, Any]:
-    """A text input item."""
-    return {"type": "text", "text": value, "text_elements": []}
-
-
-def image_url(url: str) -> Dict[str, Any]:
-    """An image input item given by URL (``https://`` or ``data:``)."""
-    return {"type": "image", "url": url}
-
-
-def local_image(path: Union[str, "os.PathLike[str]"]) -> Dict[str, Any]:
-    """A local image file input item."""
-    return {"type": "localImage", "path": os.fspath(path)}
-
-
-def input_items(value: Input) -> List[Any]:
-    """Normalize turn input into the list of input items ``turn/start`` takes."""
-    if isinstance(value, str):
-        return [text(value)]
-    if isinstance(value, Mapping):
-        return [dict(value)]
-    if not isinstance(value, Sequence):
-        raise InvalidArgumentError(
-            f"turn input must be a string, an input item or a list of them, not {type_name(value)}"
-        )
-    out: List[Any] = []
-    for item in value:
-        out.append(text(item) if isinstance(item, str) else as_params(item, "an input item"))
-    return out
-
-
 def camel(name: str) -> str:
     """``approval_policy`` -> ``approvalPolicy`` (names without ``_`` are kept)."""
     head, *rest = name.split("_")
     return head + "".join(p[:1].upper() + p[1:] for p in rest)
 
 
-def build_params(params: Optional[Mapping[str, Any]], kwargs: Mapping[str, Any]) -> Dict[str, Any]:
-    """Merge a params mapping and snake_case keyword arguments (converted to camelCase)."""
+def build_params(params: Params, kwargs: Mapping[str, Any]) -> str:
+    """JSON text of a params mapping merged with snake_case keyword arguments (camel-cased)."""
     out = as_params(params)
     for k, v in kwargs.items():
         out[camel(k)] = v
-    return out
+    return dumps(out)
+
+
+def _item(kind: str, value: str) -> Dict[str, Any]:
+    item: Dict[str, Any] = loads(_native.input_item(kind, value))
+    return item
+
+
+def text(value: str) -> Dict[str, Any]:
+    """A text input item."""
+    return _item("text", value)
+
+
+def image_url(url: str) -> Dict[str, Any]:
+    """An image input item given by URL (``https://`` or ``data:``)."""
+    return _item("image_url", url)
+
+
+def local_image(path: PathLike) -> Dict[str, Any]:
+    """A local image file input item."""
+    return _item("local_image", os.fspath(path))
+
+
+def input_json(value: Input) -> str:
+    """Turn input as JSON text; the core makes it the list of input items."""
+    if not isinstance(value, (str, Mapping, Sequence)):
+        raise InvalidArgumentError(
+            f"turn input must be a string, an input item or a list of them, not {type_name(value)}"
+        )
+    return dumps(value if isinstance(value, (str, Mapping)) else list(value))
 
 
 class InitializeResult:
@@ -137,54 +135,50 @@ class InitializeResult:
 
     __slots__ = ("user_agent", "codex_home", "platform_family", "platform_os", "raw")
 
-    def __init__(self, raw: Dict[str, Any]) -> None:
+    def __init__(
+        self,
+        raw: Dict[str, Any],
+        user_agent: Optional[str] = None,
+        codex_home: Optional[str] = None,
+        platform_family: Optional[str] = None,
+        platform_os: Optional[str] = None,
+    ) -> None:
+        #: The whole result.
         self.raw = raw
-        self.user_agent: Optional[str] = raw.get("userAgent")
-        self.codex_home: Optional[str] = raw.get("codexHome")
-        self.platform_family: Optional[str] = raw.get("platformFamily")
-        self.platform_os: Optional[str] = raw.get("platformOs")
+        self.user_agent = user_agent
+        self.codex_home = codex_home
+        self.platform_family = platform_family
+        self.platform_os = platform_os
 
     def __repr__(self) -> str:
         return f"InitializeResult(user_agent={self.user_agent!r}, codex_home={self.codex_home!r})"
 
 
 class TurnResult:
-    """What a finished turn produced."""
+    """What a finished turn produced: ``thread_id``, ``turn_id``, ``status`` (``completed``,
+    ``interrupted``, ``failed``; empty while the turn runs), ``final_response`` (text of the
+    last completed agent message), ``items`` (every item completed during the turn, in order),
+    ``usage`` (the last token usage reported), ``diff`` (the turn's last unified diff),
+    ``error`` (the turn's error object, when it failed), ``turn`` (the whole ``turn``
+    object of ``turn/completed``) and ``completed`` (whether the turn completed normally)."""
 
     __slots__ = (
-        "thread_id",
-        "turn_id",
-        "status",
-        "final_response",
-        "items",
-        "usage",
-        "diff",
-        "error",
-        "turn",
+        "thread_id", "turn_id", "status", "final_response", "items", "usage", "diff",
+        "error", "turn", "completed",
     )
 
     def __init__(self, data: Dict[str, Any]) -> None:
         self.thread_id: str = data.get("thread_id", "")
         self.turn_id: str = data.get("turn_id", "")
-        #: ``completed``, ``interrupted``, ``failed`` (empty while the turn runs).
         self.status: str = data.get("status", "")
-        #: Text of the last completed agent message.
         self.final_response: Optional[str] = data.get("final_response")
-        #: Every item completed during the turn, in order.
         self.items: List[Dict[str, Any]] = data.get("items") or []
-        #: The last token usage reported during the turn.
         self.usage: Optional[Dict[str, Any]] = data.get("usage")
-        #: The turn's last unified diff.
         self.diff: Optional[str] = data.get("diff")
-        #: The turn's error object, when it failed.
         self.error: Optional[Dict[str, Any]] = data.get("error")
-        #: The whole ``turn`` object of ``turn/completed``.
         self.turn: Any = data.get("turn")
-
-    @property
-    def completed(self) -> bool:
-        """Whether the turn completed normally."""
-        return self.status == "completed"
+        #: Whether the turn completed normally.
+        self.completed: bool = bool(data.get("completed"))
 
     def __repr__(self) -> str:
         return (
@@ -193,137 +187,19 @@ class TurnResult:
         )
 
 
-def answer_for(method: str, value: Any) -> Any:
-    """Turn a handler's return value into the result sent to the server.
+def weak_handler(method: Callable[[Any], None]) -> Callable[[Any], None]:
+    """A handler for native code (the core's dispatch thread, a turn) that calls the bound
+    ``method`` of a client through a weak reference, because the cycle collector cannot see
+    references held in native code (a client and a turn referring to each other would never
+    be collected). Once the client is gone, server requests are answered fail-closed."""
+    ref = weakref.WeakMethod(method)
 
-    For approvals a decision may be returned alone (``"accept"``, ``"decline"``,
-    ``{"acceptWithExecpolicyAmendment": {...}}``, ``True``/``False``); it is wrapped as
-    ``{"decision": ...}``. Any other request's handler returns the whole result.
-    """
-    if method not in _APPROVALS:
-        return value
-    if value is True:
-        value = "approved" if method in _V1_APPROVALS else "accept"
-    elif value is False:
-        value = "denied" if method in _V1_APPROVALS else "decline"
-    if isinstance(value, Mapping) and "decision" in value:
-        return value
-    return {"decision": value}
-
-
-class Handlers:
-    """Registration of server-request, notification and connection-event handlers."""
-
-    def __init__(self) -> None:
-        self._request_handlers: Dict[str, RequestHandler] = {}
-        self._notification_handler: Optional[NotificationHandler] = None
-        self._connection_handler: Optional[ConnectionHandler] = None
-
-    def on_server_request(self, method: str, handler: RequestHandler) -> RequestHandler:
-        """Handle server requests of ``method`` (``"*"``: every method without its own handler).
-
-        The handler gets the :class:`ServerRequest` and may return the answer (for approvals
-        just the decision, e.g. ``"accept"``), return ``None`` after answering it itself, or
-        keep it and answer later (deferred). It may be ``async def``. If it raises, or returns
-        an answer the request cannot take (not JSON; for approvals a decision that is not one
-        of the method's), the request is declined and the error logged on the ``codexclient``
-        logger. Requests without a handler are declined (approvals) or refused with a
-        JSON-RPC error.
-        """
-        self._request_handlers[method] = handler
-        return handler
-
-    def on_command_approval(self, handler: RequestHandler) -> RequestHandler:
-        """Handle ``item/commandExecution/requestApproval`` (see :meth:`on_server_request`)."""
-        return self.on_server_request(COMMAND_APPROVAL, handler)
-
-    def on_file_change_approval(self, handler: RequestHandler) -> RequestHandler:
-        """Handle ``item/fileChange/requestApproval``."""
-        return self.on_server_request(FILE_CHANGE_APPROVAL, handler)
-
-    def on_permissions_request(self, handler: RequestHandler) -> RequestHandler:
-        """Handle ``item/permissions/requestApproval`` (return the whole result)."""
-        return self.on_server_request("item/permissions/requestApproval", handler)
-
-    def on_user_input(self, handler: RequestHandler) -> RequestHandler:
-        """Handle ``item/tool/requestUserInput`` (return the whole result)."""
-        return self.on_server_request("item/tool/requestUserInput", handler)
-
-    def on_elicitation(self, handler: RequestHandler) -> RequestHandler:
-        """Handle ``mcpServer/elicitation/request`` (return the whole result)."""
-        return self.on_server_request("mcpServer/elicitation/request", handler)
-
-    def on_tool_call(self, handler: RequestHandler) -> RequestHandler:
-        """Handle ``item/tool/call`` (dynamic tools; return the whole result)."""
-        return self.on_server_request("item/tool/call", handler)
-
-    def on_notification(self, handler: Optional[NotificationHandler]) -> Optional[NotificationHandler]:
-        """Call ``handler(notification)`` for every notification not routed to a turn being
-        streamed (``None`` removes it)."""
-        self._notification_handler = handler
-        self._want_notifications(handler is not None)
-        return handler
-
-    def on_connection_event(self, handler: Optional[ConnectionHandler]) -> Optional[ConnectionHandler]:
-        """Call ``handler(event)`` for connection events (errors, overflow, disconnect)."""
-        self._connection_handler = handler
-        return handler
-
-    def _want_notifications(self, on: bool) -> None:
-        raise NotImplementedError
-
-    def _run_coroutine(self, request: ServerRequest, awaitable: Any) -> None:
-        raise NotImplementedError
-
-    def _handle_request(self, request: ServerRequest) -> None:
-        """Run the handler of one server request (called by the native layer and the inbox)."""
-        handler = self._request_handlers.get(request.method) or self._request_handlers.get("*")
-        if handler is None:
-            logger.info("no handler for server request %s; declining", request.method)
-            fail_closed(request)
-            return
-        try:
-            value = handler(request)
-        except Exception:
-            logger.exception("handler for server request %s raised; declining", request.method)
-            fail_closed(request)
-            return
-        if asyncio.iscoroutine(value) or isinstance(value, asyncio.Future):
-            self._run_coroutine(request, value)
-            return
-        finish(request, value)
-
-    def _dispatch(self, ev: Any) -> None:
-        """Dispatch one inbox event."""
-        try:
-            if type(ev) is ServerRequest:
-                self._handle_request(ev)
-            elif type(ev) is ConnectionEvent:
-                h = self._connection_handler
-                if ev.kind != "disconnected":
-                    logger.warning("connection event: %s", ev.message)
-                if h is not None:
-                    h(ev)
-            else:
-                nh = self._notification_handler
-                if nh is not None:
-                    nh(ev)
-        except Exception:
-            logger.exception("event handler raised")
-
-
-def native_handler(client: Handlers) -> Callable[[ServerRequest], None]:
-    """``client``'s request handler for native objects (a turn): it refers to the client
-    weakly, because the cycle collector cannot see references held in native code (a client
-    and a turn referring to each other would never be collected)."""
-    method = weakref.WeakMethod(client._handle_request)
-
-    def handle(request: ServerRequest) -> None:
-        bound = method()
-        if bound is None:
-            fail_closed(request)
-        else:
-            bound(request)
+    def handle(ev: Any) -> None:
+        bound = ref()
+        if bound is not None:
+            bound(ev)
+        elif type(ev) is ServerRequest:
+            fail_closed(ev)
 
     return handle
 
@@ -341,12 +217,12 @@ def finish(request: ServerRequest, value: Any) -> None:
     """Send a handler's return value (``None`` means the handler answers itself).
 
     An answer the request cannot take (not JSON, or for an approval not one of the method's
-    decisions; checked by the native layer) is logged as an error and the request declined.
+    decisions; checked by the core) is logged as an error and the request declined.
     """
     if value is None or not request.is_open:
         return
     try:
-        request.respond(answer_for(request.method, value))
+        request.answer(value)
     except InvalidArgumentError as e:
         logger.error(
             "handler for server request %s returned an invalid answer; declining: %s",
@@ -357,6 +233,326 @@ def finish(request: ServerRequest, value: Any) -> None:
     except Exception:
         logger.exception("answering server request %s failed; declining", request.method)
         fail_closed(request)
+
+
+def handler_failed(request: Optional[ServerRequest], exc: Optional[BaseException] = None) -> None:
+    """Log a handler that raised (``exc``, else the exception being handled); a server
+    request is declined."""
+    info = exc if exc is not None else True
+    if request is None:
+        logger.error("event handler raised", exc_info=info)
+    else:
+        logger.error("handler for server request %s raised; declining", request.method, exc_info=info)
+        fail_closed(request)
+
+
+class ClientBase:
+    """What :class:`Client` and :class:`AsyncClient` share: options, handlers, dispatch and
+    the helpers. A subclass supplies :meth:`_call` (blocking or awaitable) and the typed
+    methods around it."""
+
+    _callbacks = False
+    """Whether the core runs the handlers on its dispatch thread (else the loop drains)."""
+
+    def __init__(
+        self,
+        *,
+        codex_bin: Optional[PathLike] = None,
+        args: Sequence[str] = (),
+        config: Optional[Mapping[str, Any]] = None,
+        env: Optional[Mapping[str, str]] = None,
+        clear_env: bool = False,
+        cwd: Optional[PathLike] = None,
+        codex_home: Optional[PathLike] = None,
+        client_name: Optional[str] = None,
+        client_title: Optional[str] = None,
+        client_version: Optional[str] = None,
+        experimental_api: bool = False,
+        opt_out_notification_methods: Sequence[str] = (),
+        default_timeout: Optional[float] = None,
+        retry_max_attempts: Optional[int] = None,
+        retry_base: Optional[float] = None,
+        retry_cap: Optional[float] = None,
+        event_queue_capacity: Optional[int] = None,
+        max_line_bytes: Optional[int] = None,
+        connect_timeout: Optional[float] = None,
+        read_ahead_bytes: Optional[int] = None,
+        transport: Optional[str] = None,
+        token: Optional[str] = None,
+    ) -> None:
+        opts = dict(locals())
+        del opts["self"], opts["config"]
+        # ``config`` values that are not strings are written as JSON (which TOML reads for
+        # numbers, booleans, strings and arrays); strings are passed through as TOML text.
+        overrides: List[Tuple[str, str]] = []
+        for k, v in as_params(config, "config").items():
+            try:
+                overrides.append((str(k), v if isinstance(v, str) else dumps(v)))
+            except InvalidArgumentError as e:
+                raise InvalidArgumentError(f"config[{k!r}]: {e}") from None
+        opts.update(
+            args=[str(a) for a in args],
+            env=[(str(k), str(v)) for k, v in (env or {}).items()],
+            opt_out_notification_methods=list(opt_out_notification_methods),
+        )
+        start_log_forwarding()
+        self._native = _native.NativeClient(
+            config_overrides=overrides, callbacks=self._callbacks, **opts
+        )
+        self._request_handlers: Dict[str, RequestHandler] = {}
+        self._notification_handler: Optional[NotificationHandler] = None
+        self._connection_handler: Optional[ConnectionHandler] = None
+        self._init: Optional[InitializeResult] = None
+        self._life = track_client(self, self._native)
+        self._setup()
+
+    def _setup(self) -> None:
+        """Set up the subclass's delivery (end of ``__init__``)."""
+
+    # -- state -------------------------------------------------------------------------------
+
+    @property
+    def is_connected(self) -> bool:
+        """Whether the handshake is done and the server alive."""
+        return self._native.is_connected
+
+    @property
+    def initialize_result(self) -> Optional[InitializeResult]:
+        """What the server answered to ``initialize`` (``None`` before ``connect()``)."""
+        return self._init
+
+    @property
+    def stderr_tail(self) -> str:
+        """The last output the server wrote to stderr."""
+        return self._native.stderr_tail
+
+    @property
+    def server_pid(self) -> Optional[int]:
+        """Process id of the running server."""
+        return self._native.server_pid
+
+    def _connected(self, init: Tuple[Any, ...]) -> InitializeResult:
+        self._init = InitializeResult(loads(init[0]), *init[1:])
+        self._life.open = True
+        return self._init
+
+    # -- calls (blocking or awaitable, see _call) ---------------------------------------------
+
+    def _call(self, start: Callable[[Any], Any], then: Callable[[Any], Any] = loads) -> Any:
+        """Run a native call: ``start(aio)`` (``aio`` is ``None`` for a blocking call), then
+        ``then`` on its result. Blocking in the sync client, awaitable in the async one."""
+        raise NotImplementedError
+
+    def _request(self, method: str, params: Params, timeout: Optional[float]) -> Any:
+        text = dumps(as_params(params))
+        return self._call(lambda aio: self._native.request(method, text, timeout, aio))
+
+    def _notify(self, method: str, params: Params) -> None:
+        self._native.notify(method, dumps(as_params(params)))
+
+    def _helper(
+        self,
+        name: str,
+        thread_id: Optional[str] = None,
+        arg: Any = None,
+        params: Params = None,
+        kwargs: Mapping[str, Any] = {},
+        timeout: Optional[float] = None,
+    ) -> Any:
+        """The core's helper ``name``: a thread for the helpers that open one, else the
+        result."""
+        a, p = dumps(arg), build_params(params, kwargs)
+
+        def then(r: Tuple[str, Optional[str]]) -> Any:
+            result = loads(r[0])
+            return result if r[1] is None else self._thread_class(self, r[1], result)
+
+        return self._call(lambda aio: self._native.helper(name, thread_id, a, p, timeout, aio), then)
+
+    _thread_class: Callable[..., Any]
+    _turn_class: Callable[..., Any]
+
+    def _start_turn(self, thread_id: str, input: Input, overrides: Mapping[str, Any]) -> Any:
+        i, o = input_json(input), build_params(None, overrides)
+        h = weak_handler(self._handle_request)
+        start = lambda aio: self._native.start_turn(thread_id, i, o, h, aio)  # noqa: E731
+        return self._call(start, lambda nt: self._turn_class(self, nt))
+
+    # -- handlers ----------------------------------------------------------------------------
+
+    def on_server_request(self, method: str, handler: RequestHandler) -> RequestHandler:
+        """Handle server requests of ``method`` (``"*"``: every method without its own handler).
+
+        The handler gets the :class:`ServerRequest` and may return the answer (for approvals
+        just the decision, e.g. ``"accept"``), return ``None`` after answering it itself, or
+        keep it and answer later (deferred). It may be ``async def``. If it raises, or returns
+        an answer the request cannot take (not JSON; for approvals a decision that is not one
+        of the method's), the request is declined and the error logged on the ``codexclient``
+        logger. Requests without a handler are declined (approvals) or refused with a
+        JSON-RPC error.
+        """
+        self._request_handlers[method] = handler
+        return handler
+
+    def on_command_approval(self, handler: RequestHandler) -> RequestHandler:
+        """Handle command approvals (``item/commandExecution/requestApproval``; see
+        :meth:`on_server_request`)."""
+        return self.on_server_request(COMMAND_APPROVAL, handler)
+
+    def on_file_change_approval(self, handler: RequestHandler) -> RequestHandler:
+        """Handle file-change approvals (``item/fileChange/requestApproval``)."""
+        return self.on_server_request(FILE_CHANGE_APPROVAL, handler)
+
+    def on_permissions_request(self, handler: RequestHandler) -> RequestHandler:
+        """Handle permission requests (``item/permissions/requestApproval``; return the whole
+        result)."""
+        return self.on_server_request(_METHODS["permissions_request"], handler)
+
+    def on_user_input(self, handler: RequestHandler) -> RequestHandler:
+        """Handle user-input requests (``item/tool/requestUserInput``; the whole result)."""
+        return self.on_server_request(_METHODS["user_input"], handler)
+
+    def on_elicitation(self, handler: RequestHandler) -> RequestHandler:
+        """Handle MCP elicitations (``mcpServer/elicitation/request``; the whole result)."""
+        return self.on_server_request(_METHODS["elicitation"], handler)
+
+    def on_tool_call(self, handler: RequestHandler) -> RequestHandler:
+        """Handle dynamic tool calls (``item/tool/call``; return the whole result)."""
+        return self.on_server_request(_METHODS["tool_call"], handler)
+
+    def on_notification(self, handler: Optional[NotificationHandler]) -> Optional[NotificationHandler]:
+        """Call ``handler(notification)`` for every notification not routed to a turn being
+        streamed (``None`` removes it). It may be ``async def``."""
+        self._notification_handler = handler
+        self._native.set_want_notifications(handler is not None)
+        return handler
+
+    def on_connection_event(self, handler: Optional[ConnectionHandler]) -> Optional[ConnectionHandler]:
+        """Call ``handler(event)`` for connection events (errors, overflow, disconnect)."""
+        self._connection_handler = handler
+        return handler
+
+    def _run_coroutine(self, request: Optional[ServerRequest], awaitable: Any) -> None:
+        """Run a handler's awaitable; with ``request``, send its value as the answer."""
+        raise NotImplementedError
+
+    def _run_result(self, value: Any) -> None:
+        """Run what an event handler returned when it is awaitable (``async def`` handlers)."""
+        if asyncio.iscoroutine(value) or isinstance(value, asyncio.Future):
+            self._run_coroutine(None, value)
+
+    def _handle_request(self, request: ServerRequest) -> None:
+        """Run the handler of one server request (from the dispatcher or a turn)."""
+        handler = self._request_handlers.get(request.method) or self._request_handlers.get("*")
+        if handler is None:
+            logger.info("no handler for server request %s; declining", request.method)
+            fail_closed(request)
+            return
+        try:
+            value = handler(request)
+        except Exception:
+            handler_failed(request)
+            return
+        if asyncio.iscoroutine(value) or isinstance(value, asyncio.Future):
+            self._run_coroutine(request, value)
+            return
+        finish(request, value)
+
+    def _dispatch(self, ev: Any) -> None:
+        """Dispatch one event of the client's own delivery to its handlers."""
+        try:
+            if type(ev) is ServerRequest:
+                self._handle_request(ev)
+            elif type(ev) is ConnectionEvent:
+                h = self._connection_handler
+                if ev.kind != "disconnected":
+                    logger.warning("connection event: %s", ev.message)
+                if h is not None:
+                    self._run_result(h(ev))
+            else:
+                nh = self._notification_handler
+                if nh is not None:
+                    self._run_result(nh(ev))
+        except Exception:
+            logger.exception("event handler raised")
+
+
+class ThreadBase:
+    """What :class:`Thread` and :class:`AsyncThread` share."""
+
+    def __init__(self, client: Any, thread_id: str, info: Mapping[str, Any]) -> None:
+        self._client = client
+        #: The thread id.
+        self.id = thread_id
+        #: The result of the request that opened the thread (``thread/start`` etc.), if any.
+        self.info: Dict[str, Any] = dict(info)
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.id!r})"
+
+    @property
+    def status(self) -> str:
+        """Status derived from ``thread/status/changed`` (``idle``, ``active``, ...)."""
+        status: str = self._client._native.thread_status(self.id)
+        return status
+
+    def _helper(self, name: str, arg: Any = None, **kwargs: Any) -> Any:
+        return self._client._helper(name, self.id, arg, None, kwargs)
+
+
+class TurnBase:
+    """What :class:`Turn` and :class:`AsyncTurn` share."""
+
+    def __init__(self, client: Any, native: _native.Turn) -> None:
+        self._client = client
+        self._native = native
+        #: The thread id.
+        self.thread_id: str = native.thread_id
+        #: The turn id.
+        self.turn_id: str = native.turn_id
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(thread_id={self.thread_id!r}, turn_id={self.turn_id!r})"
+
+    @property
+    def started(self) -> Dict[str, Any]:
+        """The ``turn`` object ``turn/start`` answered."""
+        r: Dict[str, Any] = loads(self._native.started_json)
+        return r
+
+    def partial_result(self) -> TurnResult:
+        """The result gathered from the events read so far."""
+        return TurnResult(loads(self._native.result_json()))
+
+    def _interrupt(self, timeout: Optional[float]) -> Any:
+        return self._client._call(lambda aio: self._native.interrupt(timeout, aio), _none)
+
+    def _steer(self, input: Input, timeout: Optional[float]) -> Any:
+        text = input_json(input)
+        return self._client._call(lambda aio: self._native.steer(text, timeout, aio), _none)
+
+    def close(self) -> None:
+        """Stop routing this turn's events here (they go to the client's own delivery). Does
+        not interrupt the turn."""
+        self._native.close()
+
+    def _leave(self, executor: Optional[_native.Executor]) -> None:
+        """Leaving a ``with`` block: interrupt the turn unless it is done, then close."""
+        if not self.done:
+            try:
+                self._native.interrupt_nowait(executor)
+            except Exception as e:  # connection gone: nothing to interrupt
+                logger.debug("interrupt on exit not sent: %s", e)
+        self.close()
+
+    @property
+    def done(self) -> bool:
+        """Whether every event of the turn has been read."""
+        return self._native.done
+
+
+def _none(_: Any) -> None:
+    return None
 
 
 # ---------------------------------------------------------------------------------------------
@@ -389,7 +585,8 @@ class Lifecycle:
     """What a client's finalizer needs: its native client and whether it is open.
 
     It never refers to the client, so that nothing keeps an unreferenced client alive: the
-    client's dispatch thread / inbox task hold only a weak reference to it.
+    core's dispatch thread (sync) and the loop's reader (async) hold only a weak reference to
+    it.
     """
 
     __slots__ = ("native", "kind", "open", "__weakref__")
@@ -437,102 +634,6 @@ def _shutdown() -> None:
     t = _log_thread
     if t is not None:
         t.join(timeout=1.0)
-
-
-def run_coroutine_blocking(awaitable: Any) -> Any:
-    """Run an awaitable to completion from synchronous code."""
-
-    async def wrap() -> Any:
-        return await awaitable
-
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        return asyncio.run(wrap())
-    box: List[Any] = []
-    err: List[BaseException] = []
-
-    def target() -> None:
-        try:
-            box.append(asyncio.run(wrap()))
-        except BaseException as e:  # noqa: BLE001 - re-raised below
-            err.append(e)
-
-    t = threading.Thread(target=target)
-    t.start()
-    t.join()
-    if err:
-        raise err[0]
-    return box[0] if box else None
-
-
-def native_options(
-    *,
-    codex_bin: Optional[Union[str, "os.PathLike[str]"]],
-    args: Sequence[str],
-    config: Optional[Mapping[str, Any]],
-    env: Optional[Mapping[str, str]],
-    clear_env: bool,
-    cwd: Optional[Union[str, "os.PathLike[str]"]],
-    codex_home: Optional[Union[str, "os.PathLike[str]"]],
-    client_name: Optional[str],
-    client_title: Optional[str],
-    client_version: Optional[str],
-    experimental_api: bool,
-    opt_out_notification_methods: Sequence[str],
-    default_timeout: Optional[float],
-    retry_max_attempts: Optional[int],
-    retry_base: Optional[float],
-    retry_cap: Optional[float],
-    event_queue_capacity: Optional[int],
-    max_line_bytes: Optional[int],
-    connect_timeout: Optional[float] = None,
-    read_ahead_bytes: Optional[int] = None,
-) -> Dict[str, Any]:
-    """Keyword arguments of ``_native.NativeClient`` from the public client options.
-
-    ``config`` values that are not strings are written as JSON (which TOML reads for
-    numbers, booleans, strings and arrays); strings are passed through as TOML text.
-    """
-    overrides: List[Tuple[str, str]] = []
-    for k, v in as_params(config, "config").items():
-        try:
-            overrides.append((str(k), v if isinstance(v, str) else dumps(v)))
-        except InvalidArgumentError as e:
-            raise InvalidArgumentError(f"config[{k!r}]: {e}") from None
-    return dict(
-        codex_bin=os.fspath(codex_bin) if codex_bin is not None else None,
-        args=[str(a) for a in args],
-        config_overrides=overrides,
-        env=[(str(k), str(v)) for k, v in (env or {}).items()],
-        clear_env=clear_env,
-        cwd=os.fspath(cwd) if cwd is not None else None,
-        codex_home=os.fspath(codex_home) if codex_home is not None else None,
-        client_name=client_name,
-        client_title=client_title,
-        client_version=client_version,
-        experimental_api=experimental_api,
-        opt_out_notification_methods=list(opt_out_notification_methods),
-        default_timeout=default_timeout,
-        retry_max_attempts=retry_max_attempts,
-        retry_base=retry_base,
-        retry_cap=retry_cap,
-        event_queue_capacity=event_queue_capacity,
-        max_line_bytes=max_line_bytes,
-        connect_timeout=connect_timeout,
-        read_ahead_bytes=read_ahead_bytes,
-    )
-
-
-def thread_id_of(result: Mapping[str, Any]) -> str:
-    """The thread id in a ``thread/start``/``resume``/``fork`` result."""
-    thread = result.get("thread") or {}
-    tid = thread.get("id") if isinstance(thread, Mapping) else None
-    if not isinstance(tid, str):
-        from ._errors import ProtocolError
-
-        raise ProtocolError(f"thread result without a thread id: {dict(result)!r}")
-    return tid
 
 
 __all__: Tuple[str, ...] = ()

@@ -4,25 +4,6 @@ from __future__ import annotations
 
 from typing import Any, Optional
 
-__all__ = [
-    "CodexError",
-    "ConnectionClosedError",
-    "NotConnectedError",
-    "AlreadyConnectedError",
-    "RequestTimeoutError",
-    "RpcError",
-    "OverloadedError",
-    "InvalidRequestError",
-    "MethodNotFoundError",
-    "InvalidParamsError",
-    "ProtocolError",
-    "TransportError",
-    "InvalidArgumentError",
-    "InvalidStateError",
-    "AlreadyRespondedError",
-    "UnsupportedError",
-]
-
 
 class CodexError(Exception):
     """Base class of every exception raised by codexclient."""

@@ -4,6 +4,7 @@ use codex_client::{Error, RpcError};
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyDict, PyModule};
+use pyo3::IntoPyObjectExt;
 
 static ERRORS: PyOnceLock<Py<PyModule>> = PyOnceLock::new();
 
@@ -33,13 +34,6 @@ fn make(py: Python<'_>, class: &str, message: String, kwargs: &[(&str, Py<PyAny>
     }
 }
 
-fn json_value(py: Python<'_>, v: &Option<serde_json::Value>) -> PyResult<Py<PyAny>> {
-    match v {
-        None => Ok(py.None()),
-        Some(v) => crate::json::loads(py, &v.to_string()),
-    }
-}
-
 fn rpc_class(e: &RpcError) -> &'static str {
     match e.code {
         -32600 => "InvalidRequestError",
@@ -50,24 +44,23 @@ fn rpc_class(e: &RpcError) -> &'static str {
     }
 }
 
+fn obj<'py>(py: Python<'py>, v: impl IntoPyObject<'py>) -> Py<PyAny> {
+    v.into_bound_py_any(py)
+        .map(Bound::unbind)
+        .unwrap_or_else(|_| py.None())
+}
+
 fn rpc_kwargs(py: Python<'_>, e: &RpcError) -> Vec<(&'static str, Py<PyAny>)> {
+    let data = e
+        .data
+        .as_ref()
+        .map(|d| crate::json::loads(py, &d.to_string()));
     vec![
-        (
-            "code",
-            e.code.into_pyobject(py).unwrap().into_any().unbind(),
-        ),
-        (
-            "server_message",
-            e.message
-                .clone()
-                .into_pyobject(py)
-                .unwrap()
-                .into_any()
-                .unbind(),
-        ),
+        ("code", obj(py, e.code)),
+        ("server_message", obj(py, &e.message)),
         (
             "data",
-            json_value(py, &e.data).unwrap_or_else(|_| py.None()),
+            data.and_then(Result::ok).unwrap_or_else(|| py.None()),
         ),
     ]
 }
@@ -75,55 +68,40 @@ fn rpc_kwargs(py: Python<'_>, e: &RpcError) -> Vec<(&'static str, Py<PyAny>)> {
 /// Convert a core error into the matching Python exception.
 pub(crate) fn to_py(py: Python<'_>, err: Error) -> PyErr {
     let msg = err.to_string();
-    let s = |v: &str| v.into_pyobject(py).unwrap().into_any().unbind();
-    match &err {
-        Error::NotConnected => make(py, "NotConnectedError", msg, &[]),
-        Error::AlreadyConnected => make(py, "AlreadyConnectedError", msg, &[]),
-        Error::Timeout { method, after } => make(
-            py,
+    let (class, kwargs) = match &err {
+        Error::NotConnected => ("NotConnectedError", vec![]),
+        Error::AlreadyConnected => ("AlreadyConnectedError", vec![]),
+        Error::Timeout { method, after } => (
             "RequestTimeoutError",
-            msg,
-            &[
-                ("method", s(method)),
-                (
-                    "timeout",
-                    after
-                        .as_secs_f64()
-                        .into_pyobject(py)
-                        .unwrap()
-                        .into_any()
-                        .unbind(),
-                ),
+            vec![
+                ("method", obj(py, method)),
+                ("timeout", obj(py, after.as_secs_f64())),
             ],
         ),
-        Error::Rpc(e) => make(py, rpc_class(e), msg, &rpc_kwargs(py, e)),
+        Error::Rpc(e) => (rpc_class(e), rpc_kwargs(py, e)),
         Error::Overloaded { attempts, last } => {
             let mut kw = rpc_kwargs(py, last);
-            kw.push((
-                "attempts",
-                attempts.into_pyobject(py).unwrap().into_any().unbind(),
-            ));
-            make(py, "OverloadedError", msg, &kw)
+            kw.push(("attempts", obj(py, attempts)));
+            ("OverloadedError", kw)
         }
-        Error::Disconnected(info) => make(
-            py,
+        Error::Disconnected(info) => (
             "ConnectionClosedError",
-            msg,
-            &[
-                ("reason", s(&info.reason)),
-                ("stderr_tail", s(&info.stderr_tail)),
+            vec![
+                ("reason", obj(py, &info.reason)),
+                ("stderr_tail", obj(py, &info.stderr_tail)),
             ],
         ),
-        Error::Transport(_) => make(py, "TransportError", msg, &[]),
-        Error::Protocol(_) => make(py, "ProtocolError", msg, &[]),
-        Error::InvalidArgument(_) => make(py, "InvalidArgumentError", msg, &[]),
-        Error::InvalidState(_) => make(py, "InvalidStateError", msg, &[]),
-        Error::AlreadyResponded => make(py, "AlreadyRespondedError", msg, &[]),
-        Error::Unsupported(_) => make(py, "UnsupportedError", msg, &[]),
+        Error::Transport(_) => ("TransportError", vec![]),
+        Error::Protocol(_) => ("ProtocolError", vec![]),
+        Error::InvalidArgument(_) => ("InvalidArgumentError", vec![]),
+        Error::InvalidState(_) => ("InvalidStateError", vec![]),
+        Error::AlreadyResponded => ("AlreadyRespondedError", vec![]),
+        Error::Unsupported(_) => ("UnsupportedError", vec![]),
         // `Error` is exhaustive today; keep a fallback for variants added later.
         #[allow(unreachable_patterns)]
-        _ => make(py, "CodexError", msg, &[]),
-    }
+        _ => ("CodexError", vec![]),
+    };
+    make(py, class, msg, &kwargs)
 }
 
 /// A `codexclient._errors.<class>` exception with just a message.

@@ -1,12 +1,13 @@
 //! Event objects handed to Python: cheap to build (the core's event is moved in, nothing is
 //! parsed), with the common fields read on access and `params` parsed once, on first access.
 
-use codex_client::{ConnectionEvent as CoreConnection, Event, RequestId, RpcError};
+use codex_client::{ConnectionEvent as CoreConnection, Decision, Event, RequestId, RpcError};
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyDict, PyList};
-use pyo3::PyClassInitializer;
+use pyo3::{IntoPyObjectExt, PyClassInitializer};
 
+use crate::client::json_value;
 use crate::errors::IntoPyResult;
 
 fn params_of<'py>(
@@ -33,55 +34,53 @@ pub struct Notification {
     params: PyOnceLock<Py<PyAny>>,
 }
 
-#[pymethods]
-impl Notification {
-    /// The method name, for example `item/agentMessage/delta`.
-    #[getter]
-    fn method(&self) -> &str {
-        &self.inner.method
-    }
-    /// `params` as Python objects (parsed on first access, then cached).
-    #[getter]
-    fn params<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        params_of(py, &self.params, self.inner.params_json())
-    }
-    /// `params` as the server's JSON text.
-    #[getter]
-    fn params_json(&self) -> &str {
-        self.inner.params_json()
-    }
-    /// `params.threadId`, when present.
-    #[getter]
-    fn thread_id(&self) -> Option<String> {
-        self.inner.thread_id()
-    }
-    /// `params.turnId`, when present; for `turn/*` notifications (which carry the whole
-    /// turn) `params.turn.id`.
-    #[getter]
-    fn turn_id(&self, py: Python<'_>) -> PyResult<Option<String>> {
-        if let Some(t) = self.inner.turn_id() {
-            return Ok(Some(t));
+/// The `#[pymethods]` of an event class: the getters every message (notification, server
+/// request) has, and the class's own `$extra` items.
+macro_rules! message_class {
+    ($class:ident { $($extra:tt)* }) => {
+        #[pymethods]
+        impl $class {
+            /// The method name, for example `item/agentMessage/delta`.
+            #[getter]
+            fn method(&self) -> &str {
+                &self.inner.method
+            }
+            /// `params` as Python objects (parsed on first access, then cached).
+            #[getter]
+            fn params<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+                params_of(py, &self.params, self.inner.params_json())
+            }
+            /// `params` as the server's JSON text.
+            #[getter]
+            fn params_json(&self) -> &str {
+                self.inner.params_json()
+            }
+            /// `params.threadId`, when present.
+            #[getter]
+            fn thread_id(&self) -> Option<String> {
+                self.inner.thread_id()
+            }
+            /// `params.turnId`, when present (for notifications that carry the whole turn,
+            /// `params.turn.id`).
+            #[getter]
+            fn turn_id(&self) -> Option<String> {
+                self.inner.turn_id()
+            }
+            /// `params.item`, when present.
+            #[getter]
+            fn item<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyAny>>> {
+                member(&self.params(py)?, "item")
+            }
+            $($extra)*
         }
-        if !self.inner.method.starts_with("turn/") {
-            return Ok(None);
-        }
-        match member(&self.params(py)?, "turn")? {
-            Some(turn) => match member(&turn, "id")? {
-                Some(id) => Ok(id.extract::<String>().ok()),
-                None => Ok(None),
-            },
-            None => Ok(None),
-        }
-    }
+    };
+}
+
+message_class!(Notification {
     /// `params.delta` (text of `item/*/delta` notifications), when present.
     #[getter]
     fn delta(&self) -> Option<String> {
         self.inner.delta()
-    }
-    /// `params.item`, when present.
-    #[getter]
-    fn item<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyAny>>> {
-        member(&self.params(py)?, "item")
     }
     /// `params.itemId` (or `params.item.id`), when present.
     #[getter]
@@ -109,7 +108,7 @@ impl Notification {
         }
         Ok(format!("<{name} {} {params}>", me.inner.method))
     }
-}
+});
 
 /// `item/agentMessage/delta`: a piece of the agent's reply (`delta`).
 #[pyclass(module = "codexclient._native", extends = Notification, frozen)]
@@ -171,19 +170,9 @@ pub struct ServerRequest {
     params: PyOnceLock<Py<PyAny>>,
 }
 
-fn is_v1_approval(method: &str) -> bool {
-    matches!(method, "execCommandApproval" | "applyPatchApproval")
-}
-
 impl ServerRequest {
-    fn decide(&self, py: Python<'_>, v2: &str, v1: &str) -> PyResult<()> {
-        let decision = if is_v1_approval(&self.inner.method) {
-            v1
-        } else {
-            v2
-        };
-        let json = format!("{{\"decision\":\"{decision}\"}}");
-        let r = py.detach(|| self.inner.respond_json(&json));
+    fn decide(&self, py: Python<'_>, decision: Decision) -> PyResult<()> {
+        let r = py.detach(|| self.inner.respond_decision(decision));
         r.py(py)
     }
 
@@ -195,42 +184,14 @@ impl ServerRequest {
     }
 }
 
-#[pymethods]
-impl ServerRequest {
+message_class!(ServerRequest {
     /// The server's request id (int or str).
     #[getter]
-    fn id<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        Ok(match &self.inner.id {
-            RequestId::Int(i) => i.into_pyobject(py)?.into_any(),
-            RequestId::Str(s) => s.into_pyobject(py)?.into_any(),
-            #[allow(unreachable_patterns)]
-            other => other.to_string().into_pyobject(py)?.into_any(),
-        })
-    }
-    /// The method name, for example `item/commandExecution/requestApproval`.
-    #[getter]
-    fn method(&self) -> &str {
-        &self.inner.method
-    }
-    /// `params` as Python objects (parsed on first access, then cached).
-    #[getter]
-    fn params<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        params_of(py, &self.params, self.inner.params_json())
-    }
-    /// `params` as the server's JSON text.
-    #[getter]
-    fn params_json(&self) -> &str {
-        self.inner.params_json()
-    }
-    /// `params.threadId`, when present.
-    #[getter]
-    fn thread_id(&self) -> Option<String> {
-        self.inner.thread_id()
-    }
-    /// `params.turnId`, when present.
-    #[getter]
-    fn turn_id(&self) -> Option<String> {
-        self.inner.turn_id()
+    fn id(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        match &self.inner.id {
+            RequestId::Int(i) => i.into_py_any(py),
+            other => other.to_string().into_py_any(py),
+        }
     }
     /// `params.itemId`, when present.
     #[getter]
@@ -241,11 +202,6 @@ impl ServerRequest {
     #[getter]
     fn delta(&self) -> Option<String> {
         None
-    }
-    /// `params.item`, when present.
-    #[getter]
-    fn item<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyAny>>> {
-        member(&self.params(py)?, "item")
     }
     /// Whether the request can still be answered.
     #[getter]
@@ -263,6 +219,15 @@ impl ServerRequest {
     fn respond_json(&self, py: Python<'_>, result_json: &str) -> PyResult<()> {
         self.respond_checked(py, result_json)
     }
+    /// Answer with what a handler returned (checked as by `respond`): for approvals a bare
+    /// decision (`"accept"`, `"decline"`, `"acceptForSession"`, `"cancel"`, `True`/`False`,
+    /// or any decision of the method) is worded for the method and wrapped as
+    /// `{"decision": ...}`; other requests take the whole result.
+    fn answer(&self, py: Python<'_>, value: &Bound<'_, PyAny>) -> PyResult<()> {
+        let value = json_value(py, &crate::json::dumps(py, value)?)?;
+        let answer = codex_client::approval_answer(&self.inner.method, value);
+        self.respond_checked(py, &answer.to_string())
+    }
     /// Answer with a JSON-RPC error.
     #[pyo3(signature = (code, message, data = None))]
     fn respond_error(
@@ -273,12 +238,7 @@ impl ServerRequest {
         data: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<()> {
         let data = match data {
-            Some(d) if !d.is_none() => {
-                let text = crate::json::dumps(py, d)?;
-                Some(serde_json::from_str(&text).map_err(|e| {
-                    crate::errors::simple(py, "InvalidArgumentError", e.to_string())
-                })?)
-            }
+            Some(d) if !d.is_none() => Some(json_value(py, &crate::json::dumps(py, d)?)?),
             _ => None,
         };
         let err = RpcError {
@@ -291,19 +251,19 @@ impl ServerRequest {
     }
     /// Approve (`{"decision": "accept"}`; `approved` for v1 approval methods).
     fn accept(&self, py: Python<'_>) -> PyResult<()> {
-        self.decide(py, "accept", "approved")
+        self.decide(py, Decision::Accept)
     }
     /// Approve this and similar requests for the session (`acceptForSession`).
     fn accept_for_session(&self, py: Python<'_>) -> PyResult<()> {
-        self.decide(py, "acceptForSession", "approved_for_session")
+        self.decide(py, Decision::AcceptForSession)
     }
     /// Decline (`{"decision": "decline"}`; `denied` for v1 approval methods).
     fn decline(&self, py: Python<'_>) -> PyResult<()> {
-        self.decide(py, "decline", "denied")
+        self.decide(py, Decision::Decline)
     }
     /// Decline and interrupt the turn (`{"decision": "cancel"}`; `abort` for v1).
     fn cancel(&self, py: Python<'_>) -> PyResult<()> {
-        self.decide(py, "cancel", "abort")
+        self.decide(py, Decision::Cancel)
     }
     /// Answer exactly as if no handler existed: approvals declined, other requests refused.
     fn fail_closed(&self, py: Python<'_>) -> PyResult<()> {
@@ -318,7 +278,7 @@ impl ServerRequest {
             self.inner.is_open()
         )
     }
-}
+});
 
 /// Something the connection reports: `kind` is `"error"` (a malformed line, a callback
 /// failure), `"overflow"` (`dropped` notifications were shed) or `"disconnected"` (the last
@@ -326,6 +286,21 @@ impl ServerRequest {
 #[pyclass(module = "codexclient._native", frozen)]
 pub struct ConnectionEvent {
     inner: CoreConnection,
+    /// Always `None`: the attributes every event has.
+    #[pyo3(get)]
+    method: Option<String>,
+    /// Always `None`.
+    #[pyo3(get)]
+    thread_id: Option<String>,
+    /// Always `None`.
+    #[pyo3(get)]
+    turn_id: Option<String>,
+    /// Always `None`.
+    #[pyo3(get)]
+    delta: Option<String>,
+    /// Always `None`.
+    #[pyo3(get)]
+    item: Option<String>,
 }
 
 #[pymethods]
@@ -374,31 +349,6 @@ impl ConnectionEvent {
             _ => None,
         }
     }
-    /// Always `None`; here so every event has the attribute.
-    #[getter]
-    fn method(&self) -> Option<String> {
-        None
-    }
-    /// Always `None`.
-    #[getter]
-    fn thread_id(&self) -> Option<String> {
-        None
-    }
-    /// Always `None`.
-    #[getter]
-    fn turn_id(&self) -> Option<String> {
-        None
-    }
-    /// Always `None`.
-    #[getter]
-    fn delta(&self) -> Option<String> {
-        None
-    }
-    /// Always `None`.
-    #[getter]
-    fn item(&self) -> Option<String> {
-        None
-    }
     /// An empty dict.
     #[getter]
     fn params<'py>(&self, py: Python<'py>) -> Bound<'py, PyDict> {
@@ -410,26 +360,19 @@ impl ConnectionEvent {
 }
 
 fn note_object(py: Python<'_>, n: codex_client::Notification) -> PyResult<Py<PyAny>> {
-    let kind = match n.method.as_str() {
-        "item/agentMessage/delta" => 1,
-        "item/started" => 2,
-        "item/completed" => 3,
-        "turn/started" => 4,
-        "turn/completed" => 5,
-        "thread/tokenUsage/updated" => 6,
-        _ => 0,
-    };
+    use codex_client::NotificationKind as K;
+    let kind = n.kind();
     let base = PyClassInitializer::from(Notification {
         inner: n,
         params: PyOnceLock::new(),
     });
     Ok(match kind {
-        1 => Py::new(py, base.add_subclass(AgentMessageDelta))?.into_any(),
-        2 => Py::new(py, base.add_subclass(ItemStarted))?.into_any(),
-        3 => Py::new(py, base.add_subclass(ItemCompleted))?.into_any(),
-        4 => Py::new(py, base.add_subclass(TurnStarted))?.into_any(),
-        5 => Py::new(py, base.add_subclass(TurnCompleted))?.into_any(),
-        6 => Py::new(py, base.add_subclass(TokenUsageUpdated))?.into_any(),
+        Some(K::AgentMessageDelta) => Py::new(py, base.add_subclass(AgentMessageDelta))?.into_any(),
+        Some(K::ItemStarted) => Py::new(py, base.add_subclass(ItemStarted))?.into_any(),
+        Some(K::ItemCompleted) => Py::new(py, base.add_subclass(ItemCompleted))?.into_any(),
+        Some(K::TurnStarted) => Py::new(py, base.add_subclass(TurnStarted))?.into_any(),
+        Some(K::TurnCompleted) => Py::new(py, base.add_subclass(TurnCompleted))?.into_any(),
+        Some(K::TokenUsageUpdated) => Py::new(py, base.add_subclass(TokenUsageUpdated))?.into_any(),
         _ => Py::new(py, base)?.into_any(),
     })
 }
@@ -449,7 +392,18 @@ pub(crate) fn to_object(py: Python<'_>, ev: Event) -> PyResult<(Py<PyAny>, bool)
             .into_any(),
             true,
         ),
-        Event::Connection(c) => (Py::new(py, ConnectionEvent { inner: c })?.into_any(), false),
+        Event::Connection(inner) => {
+            let (method, thread_id, turn_id, delta, item) = Default::default();
+            let c = ConnectionEvent {
+                inner,
+                method,
+                thread_id,
+                turn_id,
+                delta,
+                item,
+            };
+            (Py::new(py, c)?.into_any(), false)
+        }
         // This binding never sends requests as events (`send_request`); nothing else is
         // known yet.
         other => {

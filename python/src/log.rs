@@ -15,7 +15,7 @@ use tracing::field::{Field, Visit};
 use tracing_subscriber::layer::{Context, SubscriberExt};
 use tracing_subscriber::Layer;
 
-use crate::stream::SIGNAL_SLICE;
+use crate::executor::SIGNAL_SLICE;
 
 type Record = (u8, &'static str, String);
 

@@ -1,69 +1,25 @@
 //! One running turn: the core's routed [`TurnStream`] behind a Python iterator.
 
-use std::collections::VecDeque;
 use std::future::Future;
-use std::pin::Pin;
-use std::sync::{Arc, Mutex};
-use std::task::Poll;
-use std::time::Duration;
+use std::sync::Mutex;
+use std::task::Context;
 
 use codex_client::{Client, ConnectionEvent, DisconnectInfo, Error, Event, TurnResult, TurnStream};
-use futures_core::Stream;
 use pyo3::prelude::*;
 use pyo3::types::PyList;
 use serde_json::{json, Value};
 
-use crate::driver::{Driver, Outcome};
-use crate::errors::{to_py, IntoPyResult};
-use crate::stream::{none_outcome, SIGNAL_SLICE};
-
-struct TurnState {
-    stream: Option<TurnStream>,
-    front: VecDeque<Event>,
-    disconnect: Option<DisconnectInfo>,
-    last_result: TurnResult,
-}
-
-impl TurnState {
-    /// Whether nothing more will come.
-    fn finished(&self) -> bool {
-        self.front.is_empty() && self.stream.as_ref().is_none_or(|s| s.is_done())
-    }
-
-    fn result(&self) -> TurnResult {
-        match &self.stream {
-            Some(s) => s.result().clone(),
-            None => self.last_result.clone(),
-        }
-    }
-
-    /// Take an event for the user, filtering the disconnect (turned into an error at the end).
-    fn pop(&mut self) -> Option<Event> {
-        while let Some(ev) = self.front.pop_front() {
-            if let Event::Connection(ConnectionEvent::Disconnected(info)) = &ev {
-                self.disconnect = Some(info.clone());
-                continue;
-            }
-            return Some(ev);
-        }
-        None
-    }
-
-    /// The end of the iteration: `Ok` when the turn completed, the disconnect error otherwise.
-    fn end_error(&self) -> Option<Error> {
-        let r = self.result();
-        if r.status.is_empty() {
-            self.disconnect.clone().map(Error::Disconnected)
-        } else {
-            None
-        }
-    }
-}
+use crate::errors::to_py;
+use crate::executor::{request_options, run, thread_waker, Aio, Executor, Outcome};
+use crate::stream::{Buffered, Shared};
 
 /// A turn being streamed (from `turn/start` to its `turn/completed`).
 #[pyclass(module = "codexclient._native", frozen)]
 pub struct Turn {
-    state: Arc<Mutex<TurnState>>,
+    state: Shared<TurnStream>,
+    /// The disconnect that ended the stream (turned into an error at the end) and the result
+    /// kept when the stream is closed.
+    end: Mutex<(Option<DisconnectInfo>, TurnResult)>,
     client: Client,
     thread_id: String,
     turn_id: String,
@@ -79,27 +35,56 @@ impl Turn {
             started: stream.started_turn().to_string(),
             client,
             handler,
-            state: Arc::new(Mutex::new(TurnState {
-                stream: Some(stream),
-                front: VecDeque::new(),
-                disconnect: None,
-                last_result: TurnResult::default(),
-            })),
+            state: Buffered::new(stream),
+            end: Mutex::new((None, TurnResult::default())),
         }
     }
 
-    fn convert(&self, py: Python<'_>, ev: Event) -> PyResult<Py<PyAny>> {
-        crate::events::convert_one(py, ev, self.handler.as_ref())
+    /// Up to `max` waiting events (the disconnect left out); `Err` at the end: `None` when
+    /// the turn completed, else the disconnect error.
+    fn pop(&self, max: usize) -> Result<Vec<Event>, Option<Error>> {
+        let mut st = self.state.lock().unwrap();
+        let mut out = Vec::new();
+        while out.len() < max {
+            match st.local.pop_front() {
+                Some(Event::Connection(ConnectionEvent::Disconnected(info))) => {
+                    self.end.lock().unwrap().0 = Some(info)
+                }
+                Some(ev) => out.push(ev),
+                None => break,
+            }
+        }
+        if out.is_empty() && st.ended {
+            let completed = !self.result_of(&st).status.is_empty();
+            let disconnect = self.end.lock().unwrap().0.clone();
+            return Err(disconnect.filter(|_| !completed).map(Error::Disconnected));
+        }
+        Ok(out)
     }
 
-    fn interrupt_params(&self) -> Value {
-        json!({"threadId": self.thread_id, "turnId": self.turn_id})
+    fn result_of(&self, st: &Buffered<TurnStream>) -> TurnResult {
+        match &st.stream {
+            Some(s) => s.result().clone(),
+            None => self.end.lock().unwrap().1.clone(),
+        }
     }
 
-    fn steer_params(&self, py: Python<'_>, input_json: &str) -> PyResult<Value> {
-        let input: Value = serde_json::from_str(input_json)
-            .map_err(|e| crate::errors::simple(py, "InvalidArgumentError", e.to_string()))?;
-        Ok(json!({"threadId": self.thread_id, "expectedTurnId": self.turn_id, "input": input}))
+    fn end(py: Python<'_>, e: Option<Error>) -> PyResult<Option<Py<PyAny>>> {
+        e.map_or(Ok(None), |e| Err(to_py(py, e)))
+    }
+
+    /// Send `(method, params)`; with `aio` on the loop, else blocking.
+    fn send(
+        &self,
+        py: Python<'_>,
+        (method, params): (&'static str, Value),
+        timeout: Option<f64>,
+        aio: Aio,
+    ) -> PyResult<Py<PyAny>> {
+        let opts = request_options(py, timeout)?;
+        let client = self.client.clone();
+        let fut = async move { client.request_with(method, params, opts).await };
+        run(py, aio, fut, |py, _| Ok(py.None()))
     }
 }
 
@@ -115,23 +100,9 @@ pub(crate) fn result_json(r: &TurnResult) -> String {
         "diff": r.diff,
         "error": r.error,
         "turn": r.turn,
+        "completed": r.is_completed(),
     })
     .to_string()
-}
-
-fn spawn_request(
-    py: Python<'_>,
-    driver: &Driver,
-    fut: Option<Py<PyAny>>,
-    client: Client,
-    method: &'static str,
-    params: Value,
-) -> u64 {
-    let f = async move {
-        let r = client.request(method, params).await;
-        Box::new(move |py: Python<'_>| r.map(|_| py.None()).map_err(|e| to_py(py, e))) as Outcome
-    };
-    driver.spawn(py, Box::pin(f), fut)
 }
 
 #[pymethods]
@@ -154,7 +125,8 @@ impl Turn {
     /// Whether every event has been read.
     #[getter]
     fn done(&self) -> bool {
-        self.state.lock().unwrap().finished()
+        let st = self.state.lock().unwrap();
+        st.local.is_empty() && (st.ended || st.stream.as_ref().is_none_or(|s| s.is_done()))
     }
 
     fn __iter__(slf: PyRef<'_, Self>) -> PyRef<'_, Self> {
@@ -166,36 +138,15 @@ impl Turn {
     /// `ConnectionClosedError` when the connection ends before the turn completed.
     fn __next__(&self, py: Python<'_>) -> PyResult<Option<Py<PyAny>>> {
         loop {
-            let mut st = self.state.lock().unwrap();
-            if let Some(ev) = st.pop() {
-                drop(st);
-                return self.convert(py, ev).map(Some);
-            }
-            if st.finished() {
-                return match st.end_error() {
-                    Some(e) => Err(to_py(py, e)),
-                    None => Ok(None),
-                };
-            }
-            drop(st);
-            let state = &self.state;
-            let got = py.detach(|| {
-                let mut st = state.lock().unwrap();
-                let Some(stream) = st.stream.as_mut() else {
-                    return true;
-                };
-                let r = stream.next_event(Some(SIGNAL_SLICE));
-                let done = stream.is_done();
-                match r {
-                    Ok(Some(ev)) => {
-                        st.front.push_back(ev);
-                        true
+            match self.pop(1) {
+                Err(e) => return Self::end(py, e),
+                Ok(evs) => match evs.into_iter().next() {
+                    Some(ev) => {
+                        let h = self.handler.as_ref();
+                        return crate::events::convert_one(py, ev, h).map(Some);
                     }
-                    _ => done,
-                }
-            });
-            if !got {
-                py.check_signals()?;
+                    None => Buffered::wait(py, &self.state)?,
+                },
             }
         }
     }
@@ -204,61 +155,20 @@ impl Turn {
     /// Raises `ConnectionClosedError` when the connection ended before the turn completed.
     #[pyo3(signature = (max = 1024))]
     fn take<'py>(&self, py: Python<'py>, max: usize) -> PyResult<Option<Bound<'py, PyList>>> {
-        let mut evs = Vec::new();
-        let end_error;
-        {
-            let mut st = self.state.lock().unwrap();
-            while evs.len() < max {
-                if let Some(ev) = st.pop() {
-                    evs.push(ev);
-                    continue;
-                }
-                let Some(stream) = st.stream.as_mut() else {
-                    break;
-                };
-                match stream.next_event(Some(Duration::ZERO)) {
-                    Ok(Some(ev)) => st.front.push_back(ev),
-                    _ => break,
-                }
+        self.state.lock().unwrap().fill(max);
+        match self.pop(max) {
+            Err(e) => Self::end(py, e).map(|_| None),
+            Ok(evs) => {
+                let list = PyList::empty(py);
+                crate::events::extend_list(py, &list, evs, self.handler.as_ref())?;
+                Ok(Some(list))
             }
-            end_error = if evs.is_empty() && st.finished() {
-                Some(st.end_error())
-            } else {
-                None
-            };
         }
-        if let Some(err) = end_error {
-            return match err {
-                Some(e) => Err(to_py(py, e)),
-                None => Ok(None),
-            };
-        }
-        let list = PyList::empty(py);
-        crate::events::extend_list(py, &list, evs, self.handler.as_ref())?;
-        Ok(Some(list))
     }
 
-    /// Resolve the asyncio future `fut` once events wait or the turn's stream ended.
-    fn wait_async(&self, py: Python<'_>, driver: &Driver, fut: Py<PyAny>) -> u64 {
-        let state = self.state.clone();
-        let f = std::future::poll_fn(move |cx| {
-            let mut st = state.lock().unwrap();
-            if !st.front.is_empty() {
-                return Poll::Ready(());
-            }
-            let Some(stream) = st.stream.as_mut() else {
-                return Poll::Ready(());
-            };
-            match Pin::new(stream).poll_next(cx) {
-                Poll::Ready(Some(ev)) => {
-                    st.front.push_back(ev);
-                    Poll::Ready(())
-                }
-                Poll::Ready(None) => Poll::Ready(()),
-                Poll::Pending => Poll::Pending,
-            }
-        });
-        driver.spawn(py, Box::pin(none_outcome(f)), Some(fut))
+    /// Resolve `aio`'s future (with `None`) once events wait or the turn's stream ended.
+    fn wait_async(&self, py: Python<'_>, aio: Aio) -> PyResult<Py<PyAny>> {
+        Buffered::wait_async(py, aio, &self.state)
     }
 
     /// Read the rest of the turn (blocking; server requests go to the handlers) and return the
@@ -272,106 +182,61 @@ impl Turn {
 
     /// The result gathered so far, as JSON text.
     fn result_json(&self) -> String {
-        result_json(&self.state.lock().unwrap().result())
+        result_json(&self.result_of(&self.state.lock().unwrap()))
     }
 
     /// Send `turn/interrupt` and wait for its answer (the stream then ends with a
     /// `turn/completed` whose status is `interrupted`).
-    #[pyo3(signature = (timeout = None))]
-    fn interrupt(&self, py: Python<'_>, timeout: Option<f64>) -> PyResult<()> {
-        let opts = crate::client::request_options(py, timeout)?;
-        let params = self.interrupt_params();
+    #[pyo3(signature = (timeout = None, aio = None))]
+    fn interrupt(&self, py: Python<'_>, timeout: Option<f64>, aio: Aio) -> PyResult<Py<PyAny>> {
+        let req = TurnStream::interrupt_request(&self.thread_id, &self.turn_id);
+        self.send(py, req, timeout, aio)
+    }
+
+    /// Send `turn/interrupt` without waiting for the answer (when an iteration is left):
+    /// on `executor` when given, else from this thread.
+    #[pyo3(signature = (executor = None))]
+    fn interrupt_nowait(&self, py: Python<'_>, executor: Option<&Executor>) {
+        let (method, params) = TurnStream::interrupt_request(&self.thread_id, &self.turn_id);
         let client = self.client.clone();
-        crate::client::block_on(py, async move {
-            client
-                .request_with("turn/interrupt", params, opts)
-                .await
-                .map(|_| ())
-        })?
-        .py(py)
-    }
-
-    /// Async `turn/interrupt`: resolves `fut` with `None` once answered.
-    fn interrupt_async(&self, py: Python<'_>, driver: &Driver, fut: Py<PyAny>) -> u64 {
-        let p = self.interrupt_params();
-        spawn_request(
-            py,
-            driver,
-            Some(fut),
-            self.client.clone(),
-            "turn/interrupt",
-            p,
-        )
-    }
-
-    /// Send `turn/interrupt` without waiting for the answer (used when an iterator is
-    /// cancelled).
-    fn interrupt_nowait(&self, py: Python<'_>, driver: Option<&Driver>) {
-        let p = self.interrupt_params();
-        match driver {
-            Some(d) => {
-                spawn_request(py, d, None, self.client.clone(), "turn/interrupt", p);
+        let fut = async move {
+            let r = client.request(method, params).await;
+            Box::new(move |py: Python<'_>| r.map(|_| py.None()).map_err(|e| to_py(py, e)))
+                as Outcome
+        };
+        match executor {
+            Some(ex) => {
+                ex.spawn(py, fut, None);
             }
-            None => {
-                let client = self.client.clone();
-                py.detach(|| {
-                    // The request is written before the first poll returns; the answer is
-                    // not awaited.
-                    let mut f = Box::pin(client.request("turn/interrupt", p));
-                    let waker = crate::stream::thread_waker();
-                    let mut cx = std::task::Context::from_waker(&waker);
-                    let _ = f.as_mut().poll(&mut cx);
-                });
-            }
+            // The request is written before the first poll returns; the answer is not awaited.
+            None => py.detach(|| {
+                let waker = thread_waker();
+                let _ = std::pin::pin!(fut).poll(&mut Context::from_waker(&waker));
+            }),
         }
     }
 
-    /// `turn/steer`: add input (a JSON list of input items) to the running turn.
-    #[pyo3(signature = (input_json, timeout = None))]
-    fn steer(&self, py: Python<'_>, input_json: &str, timeout: Option<f64>) -> PyResult<()> {
-        let opts = crate::client::request_options(py, timeout)?;
-        let params = self.steer_params(py, input_json)?;
-        let client = self.client.clone();
-        crate::client::block_on(py, async move {
-            client
-                .request_with("turn/steer", params, opts)
-                .await
-                .map(|_| ())
-        })?
-        .py(py)
-    }
-
-    /// Async `turn/steer`.
-    fn steer_async(
+    /// `turn/steer`: add input (JSON: a string, an input item or a list of them) to the
+    /// running turn.
+    #[pyo3(signature = (input_json, timeout = None, aio = None))]
+    fn steer(
         &self,
         py: Python<'_>,
-        driver: &Driver,
-        fut: Py<PyAny>,
         input_json: &str,
-    ) -> PyResult<u64> {
-        let p = self.steer_params(py, input_json)?;
-        Ok(spawn_request(
-            py,
-            driver,
-            Some(fut),
-            self.client.clone(),
-            "turn/steer",
-            p,
-        ))
+        timeout: Option<f64>,
+        aio: Aio,
+    ) -> PyResult<Py<PyAny>> {
+        let input = crate::client::input(py, input_json)?.to_value();
+        let req = TurnStream::steer_request(&self.thread_id, &self.turn_id, input);
+        self.send(py, req, timeout, aio)
     }
 
     /// Stop routing this turn's events here; later events go to the client's normal delivery.
     /// Does not interrupt the turn.
     fn close(&self, py: Python<'_>) {
-        let mut st = self.state.lock().unwrap();
-        if let Some(s) = st.stream.take() {
-            st.last_result = s.result().clone();
-            let front = std::mem::take(&mut st.front);
-            drop(st);
-            py.detach(|| {
-                drop(front);
-                drop(s);
-            });
+        if let Some(s) = Buffered::close(py, &self.state) {
+            self.end.lock().unwrap().1 = s.result().clone();
+            py.detach(move || drop(s));
         }
     }
 }

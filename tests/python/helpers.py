@@ -62,6 +62,19 @@ def thread_count() -> int:
     return len(os.listdir("/proc/self/task"))
 
 
+def native_threads(name: str) -> "set[int]":
+    """Ids of this process's OS threads named ``name`` (cut to the kernel's 15 bytes)."""
+    ids = set()
+    for tid in os.listdir("/proc/self/task"):
+        try:
+            with open(f"/proc/self/task/{tid}/comm") as f:
+                if f.read().strip() == name[:15]:
+                    ids.add(int(tid))
+        except OSError:  # the thread ended meanwhile
+            pass
+    return ids
+
+
 def fd_count() -> int:
     """Open file descriptors of this process."""
     return len(os.listdir("/proc/self/fd"))

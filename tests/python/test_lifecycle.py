@@ -20,6 +20,7 @@ from helpers import (
     async_wait_until,
     fake,
     fd_count,
+    native_threads,
     process_alive,
     run,
     thread_count,
@@ -27,8 +28,18 @@ from helpers import (
 )
 
 
-def _dispatch_threads() -> Set[threading.Thread]:
-    return {t for t in threading.enumerate() if t.name == "codexclient-dispatch"}
+def _dispatch_threads() -> Set[int]:
+    """The core's dispatch threads (native; the sync client's handlers run on them)."""
+    return native_threads("codex-client-dispatch")
+
+
+def _watched(loop: asyncio.AbstractEventLoop, fd: int) -> bool:
+    """Whether ``loop`` watches ``fd`` (``add_reader``)."""
+    try:
+        loop._selector.get_key(fd)  # type: ignore[attr-defined]
+    except KeyError:
+        return False
+    return True
 
 
 def _warm_up(fake_bin: str) -> None:
@@ -52,6 +63,8 @@ def test_unclosed_client_is_collected_and_stops_its_server(fake_bin: str) -> Non
     assert c.request("x/y") == {"method": "x/y", "params": {}}
     pid = c.server_pid
     assert pid is not None and process_alive(pid)
+    # A new thread names itself once it runs.
+    wait_until(lambda: bool(_dispatch_threads() - dispatchers_before), what="the dispatch thread")
     (dispatcher,) = _dispatch_threads() - dispatchers_before
     ref = weakref.ref(c)
     with pytest.warns(ResourceWarning, match="unclosed Client"):
@@ -59,7 +72,7 @@ def test_unclosed_client_is_collected_and_stops_its_server(fake_bin: str) -> Non
         gc.collect()
     assert ref() is None, "the client object was not collected"
     wait_until(lambda: not process_alive(pid), what="the server process to exit")
-    wait_until(lambda: not dispatcher.is_alive(), what="the dispatch thread to end")
+    wait_until(lambda: dispatcher not in _dispatch_threads(), what="the dispatch thread to end")
     wait_until(lambda: thread_count() <= threads_before, what="the client's threads to end")
     wait_until(lambda: fd_count() <= fds_before, what="the client's descriptors to close")
 
@@ -77,12 +90,11 @@ def test_unclosed_async_client_is_collected_and_stops_its_server(fake_bin: str) 
         assert (await c.request("x/y"))["method"] == "x/y"
         pid = c.server_pid
         assert pid is not None and process_alive(pid)
-        ours = {
-            t
-            for t in asyncio.all_tasks()
-            if "_pump_inbox" in getattr(t.get_coro(), "__qualname__", "")
-        }
-        assert ours, "no inbox task"
+        # The loop watches the client's event descriptor and its executor's descriptor.
+        loop = asyncio.get_running_loop()
+        assert c._bridge.driver is not None
+        ours = {c._native.event_fd(), c._bridge.driver.fileno()}
+        assert all(_watched(loop, fd) for fd in ours), "no event reader"
         ref = weakref.ref(c)
         with pytest.warns(ResourceWarning, match="unclosed AsyncClient"):
             del c, thread
@@ -90,7 +102,8 @@ def test_unclosed_async_client_is_collected_and_stops_its_server(fake_bin: str) 
         assert ref() is None, "the client object was not collected"
         await async_wait_until(lambda: not process_alive(pid), what="the server process to exit")
         await async_wait_until(
-            lambda: all(t.done() for t in ours), what="the client's inbox task to end"
+            lambda: not any(_watched(loop, fd) for fd in ours),
+            what="the client's readers to be removed from the loop",
         )
         await async_wait_until(
             lambda: thread_count() <= threads_before, what="the client's threads to end"
