@@ -52,5 +52,5 @@ pub use options::{
     DEFAULT_READ_AHEAD_BYTES, DEFAULT_TIMEOUT,
 };
 pub use thread::{thread_id_of, Helper, Input, Thread, ThreadStatus};
-pub use turn::{TurnIter, TurnResult, TurnStream};
+pub use turn::{turn_id_of, TurnIter, TurnResult, TurnStream};
 pub use typed::TypedRequest;

@@ -105,12 +105,20 @@ pub struct TurnStream {
     ended_by_disconnect: Option<Error>,
 }
 
+/// The turn id in a `turn/start` result (`{"turn": {"id": ...}}`).
+pub fn turn_id_of(result: &Value) -> Result<String> {
+    result["turn"]["id"]
+        .as_str()
+        .map(str::to_owned)
+        .ok_or_else(|| Error::Protocol(format!("turn/start result has no turn id: {result}")))
+}
+
 impl TurnStream {
     /// Start a turn with `params` (a `turn/start` params object; `threadId` is set here) and
     /// stream it. Blocking part: the `turn/start` round trip.
     pub(crate) fn start(client: &Client, thread_id: &str, mut params: Value) -> Result<TurnStream> {
         let (session, route, queue) = Self::open_route(client, thread_id, &mut params)?;
-        let outcome = client.request_blocking("turn/start", params);
+        let outcome = client.request_blocking(Self::START, params);
         Self::finish_start(client, session, route, queue, thread_id, outcome)
     }
 
@@ -121,7 +129,7 @@ impl TurnStream {
         mut params: Value,
     ) -> Result<TurnStream> {
         let (session, route, queue) = Self::open_route(client, thread_id, &mut params)?;
-        let outcome = client.request("turn/start", params).await;
+        let outcome = client.request(Self::START, params).await;
         Self::finish_start(client, session, route, queue, thread_id, outcome)
     }
 
@@ -157,11 +165,12 @@ impl TurnStream {
             }
         };
         let turn = v.get("turn").cloned().unwrap_or(Value::Null);
-        let Some(turn_id) = turn["id"].as_str().map(str::to_owned) else {
-            session.router.remove(&route);
-            return Err(Error::Protocol(format!(
-                "turn/start result has no turn id: {v}"
-            )));
+        let turn_id = match turn_id_of(&v) {
+            Ok(id) => id,
+            Err(e) => {
+                session.router.remove(&route);
+                return Err(e);
+            }
         };
         route.set_turn_id(&turn_id);
         Ok(TurnStream {
@@ -210,6 +219,32 @@ impl TurnStream {
     pub fn steer(&self, input: Value) -> Result<()> {
         let (method, params) = Self::steer_request(&self.thread_id, &self.turn_id, input);
         self.client.request_blocking(method, params).map(|_| ())
+    }
+
+    /// The `turn/start` method.
+    const START: &'static str =
+        <crate::protocol::methods::TurnStart as crate::protocol::ClientMethod>::NAME;
+
+    /// The `turn/start` request of a turn on `thread_id` with `input`; `overrides` are extra
+    /// params (an object, or `Null`). For bindings that start a turn without streaming it
+    /// here (its events then arrive through the client's own delivery); the result's turn id
+    /// is [`turn_id_of`].
+    pub fn start_request(
+        thread_id: &str,
+        input: crate::thread::Input,
+        overrides: Value,
+    ) -> Result<(&'static str, Value)> {
+        let mut params = if overrides.is_null() {
+            serde_json::json!({})
+        } else {
+            overrides
+        };
+        let obj = params
+            .as_object_mut()
+            .ok_or_else(|| Error::InvalidArgument("turn params must be a JSON object".into()))?;
+        obj.insert("threadId".into(), Value::String(thread_id.to_owned()));
+        obj.insert("input".into(), input.to_value());
+        Ok((Self::START, params))
     }
 
     /// The `turn/interrupt` request of a turn (method and params), for callers that send it

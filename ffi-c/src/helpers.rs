@@ -3,7 +3,7 @@
 use std::ffi::c_char;
 use std::time::Duration;
 
-use codex_client::{Error, RequestOptions};
+use codex_client::{thread_id_of, turn_id_of, Helper, Input, RequestOptions, TurnStream};
 use serde_json::{json, Value};
 
 use crate::client::{codex_client_t, shared};
@@ -27,18 +27,6 @@ fn object(json: *const c_char, what: &str) -> Result<serde_json::Map<String, Val
     }
 }
 
-fn text_input(text: &str) -> Value {
-    json!([{ "type": "text", "text": text }])
-}
-
-fn id_at(v: &Value, outer: &str) -> Result<String, Fail> {
-    v.get(outer)
-        .and_then(|o| o.get("id"))
-        .and_then(Value::as_str)
-        .map(str::to_owned)
-        .ok_or_else(|| Fail::Core(Error::Protocol(format!("result has no {outer}.id: {v}"))))
-}
-
 ffi_fn! {
     /// `thread/start`: start a new thread. `params_json` (may be NULL) is a JSON object of extra
     /// parameters (for example `{"approvalPolicy":"untrusted","cwd":"/src"}`). On success
@@ -52,9 +40,11 @@ ffi_fn! {
     ) -> codex_status_t {
         clear_out(thread_id);
         let s = shared(client)?;
-        let params = object(params_json, "params_json")?;
-        let r = s.core().request_blocking_with("thread/start", Value::Object(params), opts(timeout_ms))?;
-        put_string(thread_id, &id_at(&r, "thread")?);
+        let extra = Value::Object(object(params_json, "params_json")?);
+        let helper = Helper::ThreadStart;
+        let params = helper.params(None, Value::Null, extra)?;
+        let r = s.core().request_blocking_with(helper.method(), params, opts(timeout_ms))?;
+        put_string(thread_id, &thread_id_of(&r)?);
         Ok(())
     }
 }
@@ -78,11 +68,10 @@ ffi_fn! {
         let s = shared(client)?;
         let thread = req_str(thread_id, "thread_id")?;
         let text = req_str(text, "text")?;
-        let mut params = object(params_json, "params_json")?;
-        params.insert("threadId".into(), thread.into());
-        params.insert("input".into(), text_input(text));
-        let r = s.core().request_blocking_with("turn/start", Value::Object(params), opts(timeout_ms))?;
-        put_string(turn_id, &id_at(&r, "turn")?);
+        let extra = Value::Object(object(params_json, "params_json")?);
+        let (method, params) = TurnStream::start_request(thread, Input::text(text), extra)?;
+        let r = s.core().request_blocking_with(method, params, opts(timeout_ms))?;
+        put_string(turn_id, &turn_id_of(&r)?);
         Ok(())
     }
 }
@@ -100,11 +89,8 @@ ffi_fn! {
         let s = shared(client)?;
         let thread = req_str(thread_id, "thread_id")?;
         let turn = req_str(turn_id, "turn_id")?;
-        s.core().request_blocking_with(
-            "turn/interrupt",
-            json!({ "threadId": thread, "turnId": turn }),
-            opts(timeout_ms),
-        )?;
+        let (method, params) = TurnStream::interrupt_request(thread, turn);
+        s.core().request_blocking_with(method, params, opts(timeout_ms))?;
         Ok(())
     }
 }
@@ -124,11 +110,9 @@ ffi_fn! {
         let thread = req_str(thread_id, "thread_id")?;
         let turn = req_str(expected_turn_id, "expected_turn_id")?;
         let text = req_str(text, "text")?;
-        s.core().request_blocking_with(
-            "turn/steer",
-            json!({ "threadId": thread, "expectedTurnId": turn, "input": text_input(text) }),
-            opts(timeout_ms),
-        )?;
+        let input = Input::text(text).to_value();
+        let (method, params) = TurnStream::steer_request(thread, turn, input);
+        s.core().request_blocking_with(method, params, opts(timeout_ms))?;
         Ok(())
     }
 }
