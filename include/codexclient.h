@@ -64,8 +64,9 @@
  *
  * ===================================================================== THREADS
  *
- * A client creates its own threads: one runtime thread for the connection (inside the Rust
- * core) and, in callbacks mode, ONE dispatch thread per client. Every function may be
+ * A client creates its own threads, all inside the Rust core: one runtime thread per
+ * connection and, in callbacks mode, ONE dispatch thread per connection (started by
+ * codex_client_connect, joined by codex_client_disconnect; named `codex-client-dispatch`). Every function may be
  * called from any thread, concurrently, except codex_client_free() (the last call).
  * Options objects may be used from any thread, also from several at once (every call locks
  * the object); codex_options_free() must be the last call on one.
@@ -423,8 +424,8 @@ extern "C" {
  * `opts`: NULL (all defaults) or an options object from `codex_options_new`. Its options
  * are copied, so it may be freed (or changed for another client) when this returns; the
  * caller keeps owning it. On success `*out` receives the client, owned by the program:
- * free it with `codex_client_free`. In callbacks mode this starts the client's dispatch
- * thread. Errors: INVALID_ARGUMENT (NULL `out`; `opts` not a live options object: freed,
+ * free it with `codex_client_free`. Nothing runs yet: the runtime and dispatch threads
+ * start with `codex_client_connect`. Errors: INVALID_ARGUMENT (NULL `out`; `opts` not a live options object: freed,
  * or not from `codex_options_new`, such as the options struct of a program built against
  * the ABI 0 header - nothing is read through it and the message says so), TRANSPORT (no
  * descriptor or thread). Thread: any.

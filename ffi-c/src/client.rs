@@ -287,8 +287,8 @@ ffi_fn! {
     /// `opts`: NULL (all defaults) or an options object from `codex_options_new`. Its options
     /// are copied, so it may be freed (or changed for another client) when this returns; the
     /// caller keeps owning it. On success `*out` receives the client, owned by the program:
-    /// free it with `codex_client_free`. In callbacks mode this starts the client's dispatch
-    /// thread. Errors: INVALID_ARGUMENT (NULL `out`; `opts` not a live options object: freed,
+    /// free it with `codex_client_free`. Nothing runs yet: the runtime and dispatch threads
+    /// start with `codex_client_connect`. Errors: INVALID_ARGUMENT (NULL `out`; `opts` not a live options object: freed,
     /// or not from `codex_options_new`, such as the options struct of a program built against
     /// the ABI 0 header - nothing is read through it and the message says so), TRANSPORT (no
     /// descriptor or thread). Thread: any.
