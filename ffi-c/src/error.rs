@@ -268,17 +268,19 @@ ffi_fn! {
     } ?= c"CODEX_STATUS_UNKNOWN".as_ptr()
 }
 
+/// The calling thread's last error message (tests).
+#[cfg(test)]
+pub(crate) fn last_message() -> String {
+    // SAFETY: the pointer is valid until the next library call on this thread.
+    unsafe { std::ffi::CStr::from_ptr(codex_last_error_message()) }
+        .to_string_lossy()
+        .into_owned()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use std::ffi::CStr;
-
-    fn last_message() -> String {
-        // SAFETY: the pointer is valid until the next library call on this thread.
-        unsafe { CStr::from_ptr(codex_last_error_message()) }
-            .to_string_lossy()
-            .into_owned()
-    }
 
     #[test]
     fn success_clears_and_rpc_errors_expose_their_parts() {

@@ -88,14 +88,7 @@ mod tests {
     use std::ffi::{c_char, CStr};
 
     use crate::error::codex_status_t::{self, *};
-    use crate::error::{codex_last_error_message, codex_last_error_status, invalid_arg};
-
-    fn last_message() -> String {
-        // SAFETY: the pointer is valid until the next library call on this thread.
-        unsafe { CStr::from_ptr(codex_last_error_message()) }
-            .to_string_lossy()
-            .into_owned()
-    }
+    use crate::error::{codex_last_error_status, invalid_arg, last_message};
 
     ffi_fn! {
         /// A status export that panics, fails or succeeds.

@@ -514,14 +514,7 @@ ffi_fn! {
 mod tests {
     use super::*;
     use crate::error::codex_status_t::*;
-    use std::ffi::CStr;
-
-    fn last_message() -> String {
-        // SAFETY: valid until the next library call on this thread.
-        unsafe { CStr::from_ptr(crate::error::codex_last_error_message()) }
-            .to_string_lossy()
-            .into_owned()
-    }
+    use crate::error::last_message;
 
     fn options(o: *mut codex_options_t) -> Converted {
         convert(o).expect("a live options object")
