@@ -225,13 +225,14 @@ impl TurnStream {
     const START: &'static str =
         <crate::protocol::methods::TurnStart as crate::protocol::ClientMethod>::NAME;
 
-    /// The `turn/start` request of a turn on `thread_id` with `input`; `overrides` are extra
+    /// The `turn/start` request of a turn on `thread_id` with `input` (a list of user input
+    /// items, e.g. `Input::to_value`); `overrides` are extra
     /// params (an object, or `Null`). For bindings that start a turn without streaming it
     /// here (its events then arrive through the client's own delivery); the result's turn id
     /// is [`turn_id_of`].
     pub fn start_request(
         thread_id: &str,
-        input: crate::thread::Input,
+        input: Value,
         overrides: Value,
     ) -> Result<(&'static str, Value)> {
         let mut params = if overrides.is_null() {
@@ -243,7 +244,7 @@ impl TurnStream {
             .as_object_mut()
             .ok_or_else(|| Error::InvalidArgument("turn params must be a JSON object".into()))?;
         obj.insert("threadId".into(), Value::String(thread_id.to_owned()));
-        obj.insert("input".into(), input.to_value());
+        obj.insert("input".into(), input);
         Ok((Self::START, params))
     }
 

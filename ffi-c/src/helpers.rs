@@ -69,7 +69,7 @@ ffi_fn! {
         let thread = req_str(thread_id, "thread_id")?;
         let text = req_str(text, "text")?;
         let extra = Value::Object(object(params_json, "params_json")?);
-        let (method, params) = TurnStream::start_request(thread, Input::text(text), extra)?;
+        let (method, params) = TurnStream::start_request(thread, Input::text(text).to_value(), extra)?;
         let r = s.core().request_blocking_with(method, params, opts(timeout_ms))?;
         put_string(turn_id, &turn_id_of(&r)?);
         Ok(())
