@@ -23,6 +23,7 @@ mod correlation;
 pub mod delivery;
 mod error;
 mod event;
+pub mod log;
 mod message;
 mod options;
 pub mod protocol;

@@ -10,7 +10,6 @@ import atexit
 import json
 import logging
 import os
-import threading
 import warnings
 import weakref
 from collections.abc import Mapping, Sequence
@@ -295,7 +294,6 @@ class ClientBase:
             env=[(str(k), str(v)) for k, v in (env or {}).items()],
             opt_out_notification_methods=list(opt_out_notification_methods),
         )
-        start_log_forwarding()
         self._native = _native.NativeClient(
             config_overrides=overrides, callbacks=self._callbacks, **opts
         )
@@ -556,29 +554,7 @@ def _none(_: Any) -> None:
 
 
 # ---------------------------------------------------------------------------------------------
-# Log forwarding and clean-up at exit
-
-
-_log_thread: Optional[threading.Thread] = None
-_log_lock = threading.Lock()
-
-
-def _forward_logs() -> None:
-    for level, name, message in _native.LogStream():
-        lg = logging.getLogger(name)
-        if lg.isEnabledFor(level):
-            lg.log(level, "%s", message)
-
-
-def start_log_forwarding() -> None:
-    """Start the thread that forwards the core's log records to ``logging`` (once)."""
-    global _log_thread
-    with _log_lock:
-        if _log_thread is None:
-            _log_thread = threading.Thread(
-                target=_forward_logs, name="codexclient-log", daemon=True
-            )
-            _log_thread.start()
+# Clean-up at exit
 
 
 class Lifecycle:
@@ -631,9 +607,6 @@ def _shutdown() -> None:
         except Exception:
             pass
     _native.shutdown_logging()
-    t = _log_thread
-    if t is not None:
-        t.join(timeout=1.0)
 
 
 __all__: Tuple[str, ...] = ()

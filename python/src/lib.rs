@@ -6,7 +6,7 @@
 //! they wait. Async calls run Rust futures on the asyncio loop's thread with the core's
 //! executor, woken through a descriptor the loop watches (see [`executor`]); the async
 //! client's events are drained there when the core's event descriptor is readable.
-//! This crate adds no thread, queue or executor of its own (the log forwarding aside).
+//! This crate adds no thread, queue or executor of its own.
 #![warn(missing_docs)]
 
 use pyo3::prelude::*;
@@ -39,7 +39,6 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<events::TokenUsageUpdated>()?;
     m.add_class::<events::ServerRequest>()?;
     m.add_class::<events::ConnectionEvent>()?;
-    m.add_class::<log::LogStream>()?;
     m.add_function(wrap_pyfunction!(input_item, m)?)?;
     m.add_function(wrap_pyfunction!(log::set_log_level, m)?)?;
     m.add_function(wrap_pyfunction!(log::shutdown_logging, m)?)?;
