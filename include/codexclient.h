@@ -382,6 +382,18 @@ typedef uint32_t codex_callback_kind_t;
 typedef void (*codex_callback_t)(void *userdata, struct codex_event_t *event);
 
 /**
+ * Severity of a log record (`codex_set_log_callback`).
+ */
+typedef uint32_t codex_log_level_t;
+
+/**
+ * A log callback: the record's `level`, its `target` (a module path, or
+ * `"codex_client::server_stderr"` for a line the server wrote to its stderr) and its
+ * `message`; both strings are NUL-terminated UTF-8, borrowed for the call only.
+ */
+typedef void (*codex_log_callback_t)(void *userdata, codex_log_level_t level, const char *target, const char *message);
+
+/**
  * How a client delivers events: chosen once, with `codex_options_set_delivery`.
  */
 typedef uint32_t codex_delivery_t;
@@ -401,6 +413,31 @@ typedef uint32_t codex_delivery_t;
  * Connection reports: `CODEX_EVENT_ERROR`, `CODEX_EVENT_OVERFLOW`, `CODEX_EVENT_DISCONNECTED`.
  */
 #define CODEX_CALLBACK_CONNECTION 3
+
+/**
+ * Errors.
+ */
+#define CODEX_LOG_ERROR 1
+
+/**
+ * Warnings (for example a malformed line from the server, a callback that panicked).
+ */
+#define CODEX_LOG_WARN 2
+
+/**
+ * Information.
+ */
+#define CODEX_LOG_INFO 3
+
+/**
+ * Debugging detail, including every line the server writes to its stderr.
+ */
+#define CODEX_LOG_DEBUG 4
+
+/**
+ * Everything.
+ */
+#define CODEX_LOG_TRACE 5
 
 /**
  * Callbacks (the default): events, server requests, connection events and request
@@ -786,6 +823,25 @@ enum codex_status_t codex_client_turn_interrupt(struct codex_client_t *client, c
  * one). Blocking; thread: any, including inside callbacks.
  */
 enum codex_status_t codex_client_turn_steer(struct codex_client_t *client, const char *thread_id, const char *expected_turn_id, const char *text, uint64_t timeout_ms);
+
+/**
+ * Send the library's log records at `level` and above (`CODEX_LOG_ERROR` ...
+ * `CODEX_LOG_TRACE`) to `callback`, with `userdata` passed back unchanged; a NULL
+ * `callback` stops the forwarding. Records come from every client of the process: the
+ * library's own diagnostics, connection errors, and (at `CODEX_LOG_DEBUG`) each line the
+ * servers write to their stderr.
+ *
+ * Thread: the callback runs on one library-owned thread (`codex-log`), one record
+ * at a time, in order, never while the library holds a lock the callback could need (it
+ * may call any function of this library except this one). Records are queued without
+ * blocking the connections; when 8192 wait, new ones are dropped. Setting another
+ * callback, or NULL, returns once a call in progress has returned: after
+ * `codex_set_log_callback(CODEX_LOG_ERROR, NULL, NULL)` the old `userdata` may be freed.
+ * Call it from any thread but the log callback itself (INVALID_STATE there).
+ * Errors: INVALID_ARGUMENT (unknown level), INVALID_STATE (from the log callback, or the
+ * process already has another `tracing` subscriber, such as the Python module's).
+ */
+enum codex_status_t codex_set_log_callback(codex_log_level_t level, codex_log_callback_t callback, void *userdata);
 
 /**
  * Create an options object with every option at its default.

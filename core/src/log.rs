@@ -1,6 +1,6 @@
 //! The library's log records for bindings: the core's `tracing` events (its own, and the
 //! server's stderr lines under target `codex_client::server_stderr`) forwarded to one sink
-//! on one library-owned thread (`codex-client-log`), in order. Records are formatted where
+//! on one library-owned thread (`codex-log`), in order. Records are formatted where
 //! they happen and queued without blocking; when more than [`LOG_QUEUE`] wait, new ones are
 //! dropped rather than slowing a connection down.
 
@@ -91,7 +91,7 @@ impl<S: tracing::Subscriber> Layer<S> for Forward {
 }
 
 /// Forward the library's log records at `level` and above to `sink`, called on the one
-/// `codex-client-log` thread, never while the library holds a lock. The first call installs
+/// `codex-log` thread, never while the library holds a lock. The first call installs
 /// the process's global `tracing` subscriber and starts the thread; a later call replaces the
 /// sink. Errors with [`Error::InvalidState`] when another global subscriber is installed
 /// (then use `tracing` directly). A panicking sink loses that record only.
@@ -113,7 +113,7 @@ pub fn forward_logs(
         return Ok(()); // a concurrent first call won; its thread forwards
     }
     std::thread::Builder::new()
-        .name("codex-client-log".into())
+        .name("codex-log".into())
         .spawn(move || {
             for rec in rx {
                 // The read guard is held during the call: `stop_logs` waits for it.
@@ -170,8 +170,6 @@ mod tests {
         assert_eq!(msgs, ["log-test forwarded code=7", "log-test stderr line"]);
         assert_eq!(got[0].0.level, tracing::Level::WARN);
         assert_eq!(got[1].0.target, "codex_client::server_stderr");
-        assert!(got
-            .iter()
-            .all(|(_, t)| t.as_deref() == Some("codex-client-log")));
+        assert!(got.iter().all(|(_, t)| t.as_deref() == Some("codex-log")));
     }
 }

@@ -27,6 +27,7 @@ pub mod client;
 pub mod error;
 pub mod event;
 pub mod helpers;
+pub mod log;
 pub mod options;
 pub mod request;
 pub mod strings;

@@ -1,7 +1,7 @@
 //! Bridge from the core's log records (`codex_client::log`) to Python's `logging`.
 //!
 //! The core formats records where they happen and calls the sink installed here on its own
-//! log thread (`codex-client-log`); the sink attaches to the interpreter and hands each record
+//! log thread (`codex-log`); the sink attaches to the interpreter and hands each record
 //! to `logging.getLogger("codexclient")` (`"codexclient.server"` for the server's stderr
 //! lines). This crate runs no thread of its own for it.
 
