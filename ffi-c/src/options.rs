@@ -122,6 +122,15 @@ fn pair(s: &str, what: &str, form: &str) -> Result<(String, String), Fail> {
     }
 }
 
+/// `n`, or `default` for 0 (the C convention: 0 restores the default).
+fn nonzero_or(n: usize, default: usize) -> usize {
+    if n == 0 {
+        default
+    } else {
+        n
+    }
+}
+
 fn timeout(ms: u64, what: &str, default: Duration) -> Result<Duration, Fail> {
     match ms {
         0 => Ok(default),
@@ -413,10 +422,7 @@ ffi_fn! {
         capacity: usize,
     ) -> codex_status_t {
         with_options(opts, |c| {
-            c.options.event_queue_capacity = match capacity {
-                0 => ClientOptions::default().event_queue_capacity,
-                n => n,
-            };
+            c.options.event_queue_capacity = nonzero_or(capacity, ClientOptions::default().event_queue_capacity);
             Ok(())
         })
     }
@@ -436,10 +442,7 @@ ffi_fn! {
         bytes: usize,
     ) -> codex_status_t {
         with_options(opts, |c| {
-            c.options.read_ahead_bytes = match bytes {
-                0 => ClientOptions::default().read_ahead_bytes,
-                n => n,
-            };
+            c.options.read_ahead_bytes = nonzero_or(bytes, ClientOptions::default().read_ahead_bytes);
             Ok(())
         })
     }
@@ -454,10 +457,7 @@ ffi_fn! {
         bytes: usize,
     ) -> codex_status_t {
         with_options(opts, |c| {
-            c.options.max_line_bytes = match bytes {
-                0 => ClientOptions::default().max_line_bytes,
-                n => n,
-            };
+            c.options.max_line_bytes = nonzero_or(bytes, ClientOptions::default().max_line_bytes);
             Ok(())
         })
     }

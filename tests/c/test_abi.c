@@ -17,29 +17,33 @@
 
 #include <stdint.h>
 
-/* The public options struct of the ABI 0 header (include/codexclient.h before ABI 1), copied
- * verbatim under another name: this is what a program built against that header passed. */
-typedef struct old_codex_options_t {
-    const char *codex_bin;
-    const char *const *args;
-    size_t args_len;
-    const char *const *config_overrides;
-    size_t config_overrides_len;
-    const char *const *env;
-    size_t env_len;
-    bool clear_env;
-    const char *cwd;
-    const char *codex_home;
-    const char *client_name;
-    const char *client_title;
-    const char *client_version;
-    bool experimental_api;
-    const char *const *opt_out_notification_methods;
-    size_t opt_out_notification_methods_len;
-    uint64_t default_timeout_ms;
-    codex_delivery_t delivery;
-    size_t event_queue_capacity;
+/* The fields every ABI 0 header's options struct began with. */
+#define ABI0_COMMON_FIELDS                                  \
+    const char *codex_bin;                                  \
+    const char *const *args;                                \
+    size_t args_len;                                        \
+    const char *const *config_overrides;                    \
+    size_t config_overrides_len;                            \
+    const char *const *env;                                 \
+    size_t env_len;                                         \
+    bool clear_env;                                         \
+    const char *cwd;                                        \
+    const char *codex_home;                                 \
+    const char *client_name;                                \
+    const char *client_title;                               \
+    const char *client_version;                             \
+    bool experimental_api;                                  \
+    const char *const *opt_out_notification_methods;        \
+    size_t opt_out_notification_methods_len;                \
+    uint64_t default_timeout_ms;                            \
+    codex_delivery_t delivery;                              \
+    size_t event_queue_capacity;                            \
     size_t max_line_bytes;
+
+/* The public options struct of the ABI 0 header (include/codexclient.h before ABI 1), field
+ * for field under another name: this is what a program built against that header passed. */
+typedef struct old_codex_options_t {
+    ABI0_COMMON_FIELDS
     const char *transport;
     const char *token;
     uint64_t connect_timeout_ms;
@@ -49,26 +53,7 @@ typedef struct old_codex_options_t {
 /* The same struct as an even older header had it (before transport/token and the two fields
  * added last): the shorter struct the library used to read past. */
 typedef struct older_codex_options_t {
-    const char *codex_bin;
-    const char *const *args;
-    size_t args_len;
-    const char *const *config_overrides;
-    size_t config_overrides_len;
-    const char *const *env;
-    size_t env_len;
-    bool clear_env;
-    const char *cwd;
-    const char *codex_home;
-    const char *client_name;
-    const char *client_title;
-    const char *client_version;
-    bool experimental_api;
-    const char *const *opt_out_notification_methods;
-    size_t opt_out_notification_methods_len;
-    uint64_t default_timeout_ms;
-    codex_delivery_t delivery;
-    size_t event_queue_capacity;
-    size_t max_line_bytes;
+    ABI0_COMMON_FIELDS
 } older_codex_options_t;
 
 #define OLD_HEADER_MESSAGE "not a codex_options_t from codex_options_new: built against an older header?"
