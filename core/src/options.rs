@@ -102,6 +102,99 @@ pub enum TransportKind {
     /// `codex mcp-server` (Codex 0.92.0 and older), driven through an in-process shim: the
     /// `codex` tool starts a thread, `codex-reply` continues it.
     Mcp,
+    /// Any MCP server, spawned as a process and spoken to in MCP over its stdin/stdout
+    /// (newline-delimited JSON-RPC). The client's `env`, `clear_env` and `cwd` apply to it.
+    McpStdio(McpCommand),
+    /// Any MCP server over Streamable HTTP (falls back to the legacy HTTP+SSE transport of
+    /// 2024-11-05 when the server only offers that).
+    McpHttp(McpHttp),
+}
+
+/// The command line of an MCP server spawned by [`TransportKind::McpStdio`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct McpCommand {
+    /// The program (looked up on `PATH` when it has no slash).
+    pub program: PathBuf,
+    /// Its arguments.
+    pub args: Vec<String>,
+}
+
+impl McpCommand {
+    /// `program` with no arguments.
+    pub fn new(program: impl Into<PathBuf>) -> Self {
+        McpCommand {
+            program: program.into(),
+            args: Vec::new(),
+        }
+    }
+    /// Append an argument.
+    pub fn arg(mut self, arg: impl Into<String>) -> Self {
+        self.args.push(arg.into());
+        self
+    }
+    /// Append arguments.
+    pub fn args<I: IntoIterator<Item = S>, S: Into<String>>(mut self, args: I) -> Self {
+        self.args.extend(args.into_iter().map(Into::into));
+        self
+    }
+}
+
+/// Where and how an MCP server is reached over HTTP ([`TransportKind::McpHttp`]).
+#[derive(Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct McpHttp {
+    /// The MCP endpoint, `http://host:port/mcp` or `https://…` (for a legacy HTTP+SSE server,
+    /// its SSE endpoint, e.g. `http://host:port/sse`).
+    pub url: String,
+    /// Extra headers sent with every HTTP request (values are never logged).
+    pub headers: Vec<(String, String)>,
+    /// Bearer token, sent as `Authorization: Bearer …` only over `https://` or to a loopback
+    /// address; never logged.
+    pub token: Option<String>,
+}
+
+impl McpHttp {
+    /// The endpoint `url`, no headers, no token.
+    pub fn new(url: impl Into<String>) -> Self {
+        McpHttp {
+            url: url.into(),
+            headers: Vec::new(),
+            token: None,
+        }
+    }
+    /// Add a header sent with every HTTP request.
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.headers.push((name.into(), value.into()));
+        self
+    }
+    /// Set the bearer token.
+    pub fn token(mut self, token: impl Into<String>) -> Self {
+        self.token = Some(token.into());
+        self
+    }
+}
+
+impl std::fmt::Debug for McpHttp {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("McpHttp")
+            .field("url", &self.url)
+            .field(
+                "headers",
+                &self.headers.iter().map(|(k, _)| k).collect::<Vec<_>>(),
+            )
+            .field("token", &self.token.as_ref().map(|_| "<redacted>"))
+            .finish()
+    }
+}
+
+/// Which protocol a transport speaks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Protocol {
+    /// The Codex app-server protocol (JSON-RPC v2), also served by the exec and mcp shims.
+    AppServer,
+    /// The Model Context Protocol (2025-11-25, negotiating down to 2025-03-26).
+    Mcp,
 }
 
 /// Options of the exec transport (the parity set of OpenAI's TypeScript SDK). Per-thread and
@@ -186,8 +279,11 @@ impl ExecOptions {
 impl TransportKind {
     /// Parse a transport spec, the one-string form the C and Python bindings take:
     /// `stdio` (or empty), `exec`, `mcp`, `ws://…` / `wss://…` (with `token` as the bearer
-    /// token), `unix` (the default control socket) or `unix://PATH`. A token with anything
-    /// but a WebSocket URL is refused, as is an unknown spec.
+    /// token), `unix` (the default control socket) or `unix://PATH`; and for any MCP server
+    /// `mcp+stdio:PROGRAM ARG…` (split at whitespace; single or double quotes group) or
+    /// `http://…` / `https://…` / `mcp+http://…` / `mcp+https://…` (Streamable HTTP, with
+    /// `token` as the bearer token). A token with anything but a WebSocket or HTTP URL is
+    /// refused, as is an unknown spec.
     pub fn parse(spec: &str, token: Option<String>) -> crate::Result<TransportKind> {
         let bad = |msg: String| Err(crate::Error::InvalidArgument(msg));
         let kind = match spec {
@@ -204,17 +300,71 @@ impl TransportKind {
                     token,
                 })
             }
+            s if s.starts_with("mcp+stdio:") => {
+                let words = split_command(&s["mcp+stdio:".len()..])?;
+                let Some((program, args)) = words.split_first() else {
+                    return bad("`mcp+stdio:` needs a command (mcp+stdio:PROGRAM ARG…)".into());
+                };
+                TransportKind::McpStdio(McpCommand::new(program).args(args.iter().cloned()))
+            }
+            s if ["http://", "https://", "mcp+http://", "mcp+https://"]
+                .iter()
+                .any(|p| s.starts_with(p)) =>
+            {
+                let url = s.strip_prefix("mcp+").unwrap_or(s).to_owned();
+                return Ok(TransportKind::McpHttp(McpHttp {
+                    url,
+                    headers: Vec::new(),
+                    token,
+                }));
+            }
             other => {
                 return bad(format!(
-                    "unknown transport `{other}` (expected stdio, exec, mcp, ws://…, wss://…, unix or unix://PATH)"
+                    "unknown transport `{other}` (expected stdio, exec, mcp, ws://…, wss://…, unix, unix://PATH, mcp+stdio:COMMAND, http://… or https://…)"
                 ))
             }
         };
         if token.is_some() {
-            return bad("a token is only used with a ws:// or wss:// transport".into());
+            return bad(
+                "a token is only used with a ws://, wss://, http:// or https:// transport".into(),
+            );
         }
         Ok(kind)
     }
+
+    /// The protocol spoken over this transport.
+    pub fn protocol(&self) -> Protocol {
+        match self {
+            TransportKind::McpStdio(_) | TransportKind::McpHttp(_) => Protocol::Mcp,
+            _ => Protocol::AppServer,
+        }
+    }
+}
+
+/// Split a command line at whitespace; single or double quotes group words (no escapes).
+fn split_command(line: &str) -> crate::Result<Vec<String>> {
+    let mut words = Vec::new();
+    let mut word: Option<String> = None;
+    let mut quote: Option<char> = None;
+    for c in line.chars() {
+        match (quote, c) {
+            (Some(q), c) if c == q => quote = None,
+            (Some(_), c) => word.get_or_insert_with(String::new).push(c),
+            (None, '\'' | '"') => {
+                quote = Some(c);
+                word.get_or_insert_with(String::new);
+            }
+            (None, c) if c.is_whitespace() => words.extend(word.take()),
+            (None, c) => word.get_or_insert_with(String::new).push(c),
+        }
+    }
+    if quote.is_some() {
+        return Err(crate::Error::InvalidArgument(format!(
+            "unbalanced quote in command `{line}`"
+        )));
+    }
+    words.extend(word);
+    Ok(words)
 }
 
 impl TransportKind {
@@ -227,6 +377,8 @@ impl TransportKind {
             TransportKind::Unix { path: None } => "the default control socket".into(),
             TransportKind::Exec(_) => "codex exec".into(),
             TransportKind::Mcp => "codex mcp-server".into(),
+            TransportKind::McpStdio(c) => format!("MCP server `{}`", c.program.display()),
+            TransportKind::McpHttp(h) => h.url.clone(),
         }
     }
 }
@@ -243,6 +395,8 @@ impl std::fmt::Debug for TransportKind {
             TransportKind::Unix { path } => f.debug_struct("Unix").field("path", path).finish(),
             TransportKind::Exec(o) => f.debug_tuple("Exec").field(o).finish(),
             TransportKind::Mcp => f.write_str("Mcp"),
+            TransportKind::McpStdio(c) => f.debug_tuple("McpStdio").field(c).finish(),
+            TransportKind::McpHttp(h) => f.debug_tuple("McpHttp").field(h).finish(),
         }
     }
 }
@@ -501,7 +655,30 @@ mod tests {
                 token: Some("t".into())
             }
         );
-        assert!(T::parse("http://x", None).is_err());
+        assert!(T::parse("ftp://x", None).is_err());
         assert!(T::parse("exec", Some("t".into())).is_err());
+        assert_eq!(
+            T::parse("mcp+https://h/mcp", Some("t".into())).unwrap(),
+            T::McpHttp(McpHttp::new("https://h/mcp").token("t"))
+        );
+        assert_eq!(
+            T::parse("http://h/mcp", None).unwrap(),
+            T::McpHttp(McpHttp::new("http://h/mcp"))
+        );
+        assert_eq!(
+            T::parse("mcp+stdio: node 'a b' \"c\"d  e", None).unwrap(),
+            T::McpStdio(McpCommand::new("node").args(["a b", "cd", "e"]))
+        );
+        assert!(T::parse("mcp+stdio:  ", None).is_err());
+        assert!(T::parse("mcp+stdio:x 'y", None).is_err());
+        assert!(T::parse("mcp+stdio:x", Some("t".into())).is_err());
+        assert_eq!(
+            T::parse("http://h", None).unwrap().protocol(),
+            Protocol::Mcp
+        );
+        assert_eq!(
+            T::parse("mcp", None).unwrap().protocol(),
+            Protocol::AppServer
+        );
     }
 }

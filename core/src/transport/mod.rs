@@ -1,9 +1,11 @@
 //! Transports: how messages reach a Codex server: `codex app-server` over stdio, over
 //! WebSocket (TCP) and over its unix control socket, or an in-process shim that serves the
-//! app-server protocol on top of `codex exec --json` or `codex mcp-server`.
+//! app-server protocol on top of `codex exec --json` or `codex mcp-server`; and how they reach
+//! any MCP server: a spawned process's stdio, or Streamable HTTP (`http`).
 
 pub(crate) mod binary;
 pub(crate) mod exec;
+pub(crate) mod http;
 pub(crate) mod io;
 pub(crate) mod lines;
 pub(crate) mod mcp;
@@ -100,8 +102,13 @@ async fn connect(opts: &ClientOptions) -> Result<Link> {
         peer: Peer::Remote,
     };
     match &opts.transport {
-        TransportKind::Stdio => {
-            let p = process::spawn(opts)?;
+        TransportKind::Stdio | TransportKind::McpStdio(_) => {
+            let p = match &opts.transport {
+                TransportKind::McpStdio(mcp) => {
+                    process::spawn_command(process::mcp_command(opts, mcp))?
+                }
+                _ => process::spawn(opts)?,
+            };
             let pid = p.child.id();
             let (reader, writer) = line_halves(p.stdout, p.stdin);
             Ok(Link {
@@ -125,6 +132,15 @@ async fn connect(opts: &ClientOptions) -> Result<Link> {
             };
             let ws = ws::connect_unix(&path, opts.max_line_bytes).await?;
             Ok(remote(ws_halves(ws)))
+        }
+        TransportKind::McpHttp(http) => {
+            let (reader, writer, task) = http::open(http, opts.max_line_bytes).await?;
+            Ok(Link {
+                reader,
+                writer,
+                stderr: None,
+                peer: Peer::Shim(task),
+            })
         }
         TransportKind::Exec(_) | TransportKind::Mcp => {
             let (reader, writer, task) = shim::start(shim_for(opts)?);

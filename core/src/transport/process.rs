@@ -7,7 +7,7 @@ use std::time::Duration;
 use tokio::process::{Child, ChildStderr, ChildStdin, ChildStdout, Command};
 
 use crate::error::{Error, Result};
-use crate::options::ClientOptions;
+use crate::options::{ClientOptions, McpCommand};
 
 /// How long a server gets to exit on its own after its stdin is closed before it is killed.
 pub(crate) const EXIT_GRACE: Duration = Duration::from_millis(500);
@@ -63,7 +63,20 @@ pub(crate) fn configure(cmd: &mut Command, opts: &ClientOptions, cwd: Option<&Pa
 
 /// Spawn the server. Must run inside a tokio runtime.
 pub(crate) fn spawn(opts: &ClientOptions) -> Result<ServerProcess> {
-    let mut cmd = command(opts)?;
+    spawn_command(command(opts)?)
+}
+
+/// The command of an MCP server ([`McpCommand`]) with the client's process settings.
+pub(crate) fn mcp_command(opts: &ClientOptions, mcp: &McpCommand) -> Command {
+    let mut cmd = Command::new(&mcp.program);
+    cmd.args(&mcp.args);
+    configure(&mut cmd, opts, opts.cwd.as_deref());
+    tracing::debug!(program = %mcp.program.display(), "spawning an MCP server");
+    cmd
+}
+
+/// Spawn `cmd` (configured by [`configure`]). Must run inside a tokio runtime.
+pub(crate) fn spawn_command(mut cmd: Command) -> Result<ServerProcess> {
     let mut child = cmd.spawn().map_err(|e| {
         let prog = format!("{:?}", cmd.as_std().get_program());
         Error::Transport(format!("could not start {prog}: {e}"))
