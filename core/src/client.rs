@@ -17,10 +17,11 @@ use crate::delivery::queue::EventQueue;
 use crate::delivery::readiness::Readiness;
 use crate::error::{DisconnectInfo, Error, Result};
 use crate::event::{ConnectionEvent, Event, Notification, ServerRequest};
-use crate::options::{ClientOptions, Delivery, RequestOptions};
+use crate::options::{ClientOptions, Delivery, Protocol, RequestOptions};
 use crate::session::{Session, SessionShared};
 
-/// What the server said in answer to `initialize`.
+/// What the server said in answer to `initialize` (for an MCP server: `raw` holds its
+/// `protocolVersion`, `capabilities`, `serverInfo` and `instructions`; see the accessors).
 #[derive(Debug, Clone, PartialEq)]
 pub struct InitializeResult {
     /// The server's user agent string (includes the Codex version).
@@ -36,6 +37,23 @@ pub struct InitializeResult {
 }
 
 impl InitializeResult {
+    /// MCP: the protocol version the server chose.
+    pub fn protocol_version(&self) -> Option<&str> {
+        self.raw.get("protocolVersion").and_then(Value::as_str)
+    }
+    /// MCP: the server's capabilities (`tools`, `resources`, `prompts`, `logging`, …).
+    pub fn capabilities(&self) -> Option<&Value> {
+        self.raw.get("capabilities")
+    }
+    /// MCP: the server's `serverInfo` (`name`, `version`, …).
+    pub fn server_info(&self) -> Option<&Value> {
+        self.raw.get("serverInfo")
+    }
+    /// MCP: the server's usage instructions.
+    pub fn instructions(&self) -> Option<&str> {
+        self.raw.get("instructions").and_then(Value::as_str)
+    }
+
     fn from_value(raw: Value) -> Self {
         let s = |k: &str| raw.get(k).and_then(Value::as_str).map(str::to_owned);
         InitializeResult {
@@ -155,21 +173,25 @@ impl Client {
 
     fn initialize_params(&self) -> Box<RawValue> {
         let o = &self.inner.options;
-        let mut caps = serde_json::Map::new();
-        caps.insert("experimentalApi".into(), Value::Bool(o.experimental_api));
-        if !o.opt_out_notification_methods.is_empty() {
-            caps.insert(
-                "optOutNotificationMethods".into(),
-                o.opt_out_notification_methods.clone().into(),
-            );
-        }
         let mut info = serde_json::Map::new();
         info.insert("name".into(), o.client_name.clone().into());
         if let Some(t) = &o.client_title {
             info.insert("title".into(), t.clone().into());
         }
         info.insert("version".into(), o.client_version.clone().into());
-        let params = serde_json::json!({ "clientInfo": info, "capabilities": caps });
+        let params = if o.transport.protocol() == Protocol::Mcp {
+            crate::protocol::mcp::initialize_params(info, o.mcp.capabilities.clone())
+        } else {
+            let mut caps = serde_json::Map::new();
+            caps.insert("experimentalApi".into(), Value::Bool(o.experimental_api));
+            if !o.opt_out_notification_methods.is_empty() {
+                caps.insert(
+                    "optOutNotificationMethods".into(),
+                    o.opt_out_notification_methods.clone().into(),
+                );
+            }
+            serde_json::json!({ "clientInfo": info, "capabilities": caps })
+        };
         serde_json::value::to_raw_value(&params).expect("initialize params serialize")
     }
 
@@ -281,8 +303,19 @@ impl Client {
                 "initialize result is not an object: {value}"
             )));
         }
+        let mcp = self.inner.options.transport.protocol() == Protocol::Mcp;
+        if mcp {
+            crate::protocol::mcp::check_initialize(&value)?;
+        }
         let init = InitializeResult::from_value(value);
-        session.shared.notify("initialized", None)?;
+        session.shared.notify(
+            if mcp {
+                "notifications/initialized"
+            } else {
+                "initialized"
+            },
+            None,
+        )?;
         session.shared.mark_open();
         let dispatcher = match self.inner.options.delivery {
             Delivery::Callbacks => Some(
@@ -416,8 +449,12 @@ impl Client {
         opts: RequestOptions,
     ) -> Result<Box<RawValue>> {
         let session = self.live_session()?;
-        let rx = session.start_request(method, params, opts, false)?;
-        rx.await.unwrap_or_else(|_| Err(session.disconnect_error()))
+        let (id, rx) = session.start_tracked(method, params, opts, false)?;
+        // Dropped before the answer (the caller's future was cancelled): give the request up.
+        let guard = AbandonOnDrop(Some((session.clone(), id)));
+        let outcome = rx.await;
+        std::mem::forget(guard);
+        outcome.unwrap_or_else(|_| Err(session.disconnect_error()))
     }
 
     /// Blocking form of [`request_raw`](Self::request_raw).
@@ -528,13 +565,23 @@ impl Client {
         token: u64,
     ) -> Result<()> {
         let session = self.live_session()?;
-        session.send_request(
-            method,
-            params,
-            opts,
-            false,
-            crate::correlation::Reply::Event(token),
-        )
+        session
+            .send_request(
+                method,
+                params,
+                opts,
+                false,
+                crate::correlation::Reply::Event(token),
+            )
+            .map(drop)
+    }
+
+    /// Cancel a request sent with [`send_request`](Self::send_request) that has not been
+    /// answered: its [`Event::Response`] comes at once with [`Error::Cancelled`], and an MCP
+    /// server is told (`notifications/cancelled`). False when no request with `token` is
+    /// pending.
+    pub fn cancel_request(&self, token: u64) -> bool {
+        self.session().is_some_and(|s| s.cancel_token(token))
     }
 
     /// Register one handler that takes every event, owned, on the dispatch thread, instead
@@ -646,6 +693,17 @@ impl Client {
     }
 }
 
+/// Gives a request up when the future awaiting it is dropped before the answer.
+struct AbandonOnDrop(Option<(Arc<SessionShared>, i64)>);
+
+impl Drop for AbandonOnDrop {
+    fn drop(&mut self) {
+        if let Some((session, id)) = self.0.take() {
+            session.abandon(id);
+        }
+    }
+}
+
 fn to_params(params: Value) -> Result<Box<RawValue>> {
     let params = if params.is_null() {
         Value::Object(Default::default())
@@ -707,6 +765,19 @@ impl EventStream {
         let more = self.queue.wait_drain(out, max, timeout);
         self.done = !more;
         more
+    }
+}
+
+impl EventStream {
+    /// Take what is queued now, without waiting: events pushed but whose wake-up the reader
+    /// has not sent yet included (an async poll under way is dropped; it holds no event).
+    pub(crate) fn take_ready(&mut self) -> Vec<Event> {
+        self.fut = None;
+        let mut out: Vec<Event> = self.buf.drain(..).collect();
+        if !self.done {
+            self.done = !self.queue.drain_into(&mut out, usize::MAX);
+        }
+        out
     }
 }
 

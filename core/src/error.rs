@@ -111,6 +111,9 @@ pub enum Error {
     AlreadyResponded,
     /// The transport in use cannot do this.
     Unsupported(String),
+    /// The client cancelled the request before its answer came (the server was told, where
+    /// the protocol can: MCP's `notifications/cancelled`).
+    Cancelled(String),
 }
 
 impl fmt::Display for Error {
@@ -136,6 +139,7 @@ impl fmt::Display for Error {
                 f.write_str("server request was already answered or resolved")
             }
             Error::Unsupported(m) => write!(f, "unsupported by this transport: {m}"),
+            Error::Cancelled(m) => write!(f, "request cancelled: {m}"),
         }
     }
 }

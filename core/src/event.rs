@@ -234,14 +234,26 @@ impl ServerRequest {
         self.state.is_open()
     }
 
-    /// Answer with a result.
+    /// Answer with a result. An accepted MCP `elicitation/create` gets the requested
+    /// schema's defaults for the fields it leaves out (SEP-1034).
     pub fn respond(&self, result: &serde_json::Value) -> Result<()> {
-        let raw = serde_json::value::to_raw_value(result)
-            .map_err(|e| Error::InvalidArgument(e.to_string()))?;
+        let raw = if self.method == "elicitation/create" {
+            let mut answer = result.clone();
+            crate::protocol::mcp::apply_elicitation_defaults(&self.params_value(), &mut answer);
+            serde_json::value::to_raw_value(&answer)
+        } else {
+            serde_json::value::to_raw_value(result)
+        }
+        .map_err(|e| Error::InvalidArgument(e.to_string()))?;
         self.send(Ok(&raw))
     }
-    /// Answer with a result given as JSON text.
+    /// Answer with a result given as JSON text (see [`respond`](Self::respond)).
     pub fn respond_json(&self, result_json: &str) -> Result<()> {
+        if self.method == "elicitation/create" {
+            let v: serde_json::Value = serde_json::from_str(result_json)
+                .map_err(|e| Error::InvalidArgument(format!("result is not valid JSON: {e}")))?;
+            return self.respond(&v);
+        }
         let raw: &RawValue = serde_json::from_str(result_json)
             .map_err(|e| Error::InvalidArgument(format!("result is not valid JSON: {e}")))?;
         self.send(Ok(raw))
@@ -373,7 +385,9 @@ impl ServerRequest {
 }
 
 /// The answer given to a server request nobody handles: approvals are declined, permission
-/// requests grant nothing, elicitations are declined, everything else gets a JSON-RPC error.
+/// requests grant nothing, elicitations (app-server and MCP `elicitation/create`) are
+/// declined, everything else (MCP `sampling/createMessage`, `roots/list`, …) gets a JSON-RPC
+/// error.
 pub fn fail_closed_answer(method: &str) -> std::result::Result<serde_json::Value, RpcError> {
     use serde_json::json;
     if is_approval(method) {
@@ -381,7 +395,7 @@ pub fn fail_closed_answer(method: &str) -> std::result::Result<serde_json::Value
     }
     match method {
         "item/permissions/requestApproval" => Ok(json!({"permissions": {}, "scope": "turn"})),
-        "mcpServer/elicitation/request" => Ok(json!({"action": "decline"})),
+        "mcpServer/elicitation/request" | "elicitation/create" => Ok(json!({"action": "decline"})),
         _ => Err(RpcError {
             code: -32601,
             message: format!("no handler for server request `{method}` (declined by codex-client)"),

@@ -129,6 +129,16 @@ fn push_json(out: &mut Vec<u8>, json: &str) {
     }
 }
 
+/// The same message line with `"jsonrpc":"2.0"` as its first member (every line this
+/// library writes is a JSON object, starting with `{`).
+pub(crate) fn with_jsonrpc_member(line: &[u8]) -> bytes::Bytes {
+    const HEAD: &[u8] = b"{\"jsonrpc\":\"2.0\",";
+    let mut out = Vec::with_capacity(line.len() + HEAD.len());
+    out.extend_from_slice(HEAD);
+    out.extend_from_slice(line.strip_prefix(b"{").unwrap_or(line));
+    bytes::Bytes::from(out)
+}
+
 /// Serialize a client request line (with trailing newline).
 pub(crate) fn request_line(id: i64, method: &str, params: &RawValue) -> Vec<u8> {
     let mut out = Vec::with_capacity(32 + method.len() + params.get().len());
@@ -181,6 +191,15 @@ pub(crate) fn response_line(id: &RequestId, outcome: Result<&RawValue, &RpcError
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn the_jsonrpc_member_goes_first() {
+        let line = notification_line("notifications/initialized", None);
+        assert_eq!(
+            &with_jsonrpc_member(&line)[..],
+            b"{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n"
+        );
+    }
+
     use super::*;
 
     fn parse(line: &str) -> Result<Classified<'_>, String> {

@@ -188,6 +188,20 @@ impl std::fmt::Debug for McpHttp {
     }
 }
 
+/// What the client says and answers by itself on an MCP connection.
+#[derive(Debug, Clone, Default, PartialEq)]
+#[non_exhaustive]
+pub struct McpOptions {
+    /// The client capabilities sent in `initialize`. `None`: `roots` (with `listChanged`),
+    /// `sampling` and `elicitation` (form and url modes), so that servers offer the features
+    /// that need them; with no handler registered, their requests are refused fail-closed
+    /// (elicitations declined, sampling and roots answered with an error).
+    pub capabilities: Option<serde_json::Value>,
+    /// Roots answered to the server's `roots/list` when no handler takes that request
+    /// (`None`: refused with an error, like any unhandled server request).
+    pub roots: Option<Vec<crate::protocol::mcp::Root>>,
+}
+
 /// Which protocol a transport speaks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Protocol {
@@ -408,6 +422,8 @@ impl std::fmt::Debug for TransportKind {
 pub struct ClientOptions {
     /// Transport to use.
     pub transport: TransportKind,
+    /// MCP settings (used when the transport speaks MCP).
+    pub mcp: McpOptions,
     /// Path of the `codex` binary. When unset: `CODEX_BIN`, then the native binary of an npm
     /// install next to a `codex` found on `PATH`, then `codex` on `PATH`.
     pub codex_bin: Option<PathBuf>,
@@ -482,11 +498,22 @@ impl Default for ClientOptions {
             read_ahead_bytes: DEFAULT_READ_AHEAD_BYTES,
             max_line_bytes: DEFAULT_MAX_LINE_BYTES,
             stderr_tail_bytes: 16 * 1024,
+            mcp: McpOptions::default(),
         }
     }
 }
 
 impl ClientOptions {
+    /// Set the MCP client capabilities sent in `initialize` (see [`McpOptions::capabilities`]).
+    pub fn mcp_capabilities(mut self, capabilities: serde_json::Value) -> Self {
+        self.mcp.capabilities = Some(capabilities);
+        self
+    }
+    /// Set the roots answered to an MCP server's `roots/list` (see [`McpOptions::roots`]).
+    pub fn mcp_roots(mut self, roots: Vec<crate::protocol::mcp::Root>) -> Self {
+        self.mcp.roots = Some(roots);
+        self
+    }
     /// Choose the transport.
     pub fn transport(mut self, transport: TransportKind) -> Self {
         self.transport = transport;

@@ -634,10 +634,10 @@ mod tests {
             assert!(!last_message().contains("sekret"));
             assert!(last_message().contains("token"), "{}", last_message());
             assert_eq!(
-                codex_options_set_transport(o, c"http://x".as_ptr(), std::ptr::null()),
+                codex_options_set_transport(o, c"gopher://x".as_ptr(), std::ptr::null()),
                 CODEX_STATUS_INVALID_ARGUMENT
             );
-            assert!(last_message().contains("http://x"), "{}", last_message());
+            assert!(last_message().contains("gopher://x"), "{}", last_message());
             // A failed setter changes nothing.
             assert!(matches!(
                 options(o).options.transport,

@@ -30,6 +30,9 @@ pub(crate) type Outcome = oneshot::Receiver<Result<Box<RawValue>>>;
 
 /// Takes the outcome of a request answered as an event: its token, method and result.
 type Respond = dyn Fn(u64, String, Result<Box<RawValue>>) + Send + Sync;
+/// Told that a pending request was given up (timed out, or dropped by its caller): its id
+/// and why, so the protocol can tell the server (MCP's `notifications/cancelled`).
+type GiveUp = dyn Fn(i64, &str) + Send + Sync;
 
 /// A request registered with [`Correlation::register`], to be sent now.
 pub(crate) struct Registered {
@@ -53,18 +56,22 @@ pub(crate) struct Correlation {
     resend: Box<dyn Fn(Bytes) + Send + Sync>,
     /// Takes the outcomes of [`Reply::Event`] requests.
     respond: Box<Respond>,
+    /// Told of requests given up.
+    give_up: Box<GiveUp>,
     me: Weak<Correlation>,
 }
 
 impl Correlation {
     /// Requests time out after `default_timeout` and retry overload errors by `retry` unless
     /// their options say otherwise; `resend` sends a request line again; `respond` takes the
-    /// outcome of each request answered as an event.
+    /// outcome of each request answered as an event; `give_up` is told of each request that
+    /// timed out or whose caller stopped waiting.
     pub(crate) fn new(
         default_timeout: Duration,
         retry: RetryPolicy,
         resend: impl Fn(Bytes) + Send + Sync + 'static,
         respond: impl Fn(u64, String, Result<Box<RawValue>>) + Send + Sync + 'static,
+        give_up: impl Fn(i64, &str) + Send + Sync + 'static,
     ) -> Arc<Correlation> {
         Arc::new_cyclic(|me| Correlation {
             table: Mutex::new(Table::default()),
@@ -75,6 +82,7 @@ impl Correlation {
             retry,
             resend: Box::new(resend),
             respond: Box::new(respond),
+            give_up: Box::new(give_up),
             me: me.clone(),
         })
     }
@@ -130,6 +138,37 @@ impl Correlation {
         if let Some(e) = entry {
             self.finish(e, Err(err));
         }
+    }
+
+    /// The caller of request `id` stopped waiting (dropped its future): forget the request
+    /// and tell `give_up`. Nothing happens once it is answered.
+    pub(crate) fn abandon(&self, id: i64) {
+        let entry = self.table.lock().unwrap().map.remove(&id);
+        if let Some(e) = entry {
+            if e.read_ahead {
+                self.read_ahead_pending.fetch_sub(1, Ordering::AcqRel);
+            }
+            tracing::debug!(method = %e.method, id, "request abandoned by its caller");
+            (self.give_up)(id, "the client stopped waiting for the request");
+        }
+    }
+
+    /// Give up the request sent with event token `token` (see [`abandon`](Self::abandon)):
+    /// its outcome event says it was cancelled. False when no such request is pending.
+    pub(crate) fn cancel_token(&self, token: u64, error: Error) -> bool {
+        let entry = {
+            let mut table = self.table.lock().unwrap();
+            let id = table
+                .map
+                .iter()
+                .find(|(_, e)| matches!(e.tx, Reply::Event(t) if t == token))
+                .map(|(id, _)| *id);
+            id.and_then(|id| table.map.remove(&id).map(|e| (id, e)))
+        };
+        let Some((id, e)) = entry else { return false };
+        (self.give_up)(id, "the client cancelled the request");
+        self.finish(e, Err(error));
+        true
     }
 
     /// Hand a request its outcome (the entry is already out of the table).
@@ -236,8 +275,9 @@ impl Correlation {
             }
             expired
         };
-        for (_, e) in expired {
+        for (id, e) in expired {
             tracing::debug!(method = %e.method, "request timed out");
+            (self.give_up)(id, "timed out");
             let err = Error::Timeout {
                 method: e.method.clone(),
                 after: e.timeout,
@@ -296,6 +336,7 @@ mod tests {
             RetryPolicy::none(),
             |_| {},
             |_, _, _| {},
+            |_, _| {},
         )
     }
 
@@ -359,6 +400,7 @@ mod tests {
                     .unwrap()
                     .push((token, method, result.map(|r| r.get().to_owned())));
             },
+            |_, _| {},
         );
         let opts = RequestOptions::default();
         let r = c
@@ -367,5 +409,41 @@ mod tests {
         c.complete(RequestId::Int(r.id), Ok(&raw("[1]"))).unwrap();
         let got = got.lock().unwrap();
         assert!(matches!(&got[..], [(7, m, Ok(v))] if m == "m" && v == "[1]"));
+    }
+
+    #[test]
+    fn requests_given_up_are_reported_once_and_answered_never() {
+        let given_up = Arc::new(Mutex::new(Vec::new()));
+        let log = given_up.clone();
+        let responses = Arc::new(Mutex::new(Vec::new()));
+        let sink = responses.clone();
+        let c = Correlation::new(
+            Duration::from_secs(60),
+            RetryPolicy::none(),
+            |_| {},
+            move |token, _, result: Result<Box<RawValue>>| {
+                sink.lock().unwrap().push((token, result.is_err()));
+            },
+            move |id, why: &str| log.lock().unwrap().push((id, why.to_owned())),
+        );
+        let opts = RequestOptions::default();
+        let (waited, _rx) = register(&c, "a", false);
+        c.abandon(waited);
+        c.abandon(waited);
+        let ev = c
+            .register("b", &raw("{}"), &opts, false, Reply::Event(9))
+            .unwrap();
+        assert!(c.cancel_token(9, Error::Cancelled("test".into())));
+        assert!(!c.cancel_token(9, Error::Cancelled("test".into())));
+        let short = RequestOptions::timeout(Duration::from_millis(1));
+        let timed = c
+            .register("c", &raw("{}"), &short, false, Reply::Event(10))
+            .unwrap();
+        c.expire(Instant::now() + Duration::from_millis(5));
+        let ids: Vec<i64> = given_up.lock().unwrap().iter().map(|(i, _)| *i).collect();
+        assert_eq!(ids, vec![waited, ev.id, timed.id]);
+        assert_eq!(*responses.lock().unwrap(), vec![(9, true), (10, true)]);
+        // A late answer to a given-up request completes nothing.
+        assert!(c.complete(RequestId::Int(waited), Ok(&raw("1"))).is_err());
     }
 }

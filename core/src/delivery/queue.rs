@@ -301,7 +301,6 @@ impl EventQueue {
         }
     }
 
-    #[cfg(test)]
     /// Move up to `max` events into `out` without waiting. Returns `false` once the queue is
     /// closed and empty.
     pub(crate) fn drain_into(&self, out: &mut Vec<Event>, max: usize) -> bool {

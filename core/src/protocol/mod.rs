@@ -47,6 +47,7 @@ use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
 mod generated;
+pub mod mcp;
 
 pub use generated::*;
 

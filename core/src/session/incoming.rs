@@ -10,7 +10,8 @@ use std::sync::Arc;
 use super::SessionShared;
 use crate::delivery::queue::{EventQueue, Push};
 use crate::event::{null_raw, ConnectionEvent, Event, Notification, ServerRequest};
-use crate::message::{classify, Classified, Incoming, RequestId};
+use crate::message::{classify, response_line, Classified, Incoming, RequestId};
+use crate::options::Protocol;
 
 impl SessionShared {
     /// Queue an event on `queue`, waiting for room when it is full and nothing is pending.
@@ -126,8 +127,23 @@ impl SessionShared {
             }
             Ok(Classified::Notification { method, params }) => {
                 let params = params.map(|p| p.to_owned()).unwrap_or_else(null_raw);
-                if method == "serverRequest/resolved" {
-                    self.mark_resolved(&params);
+                let mut main_queue = true;
+                match (self.protocol, method.as_str()) {
+                    (Protocol::AppServer, "serverRequest/resolved") => self.mark_resolved(&params),
+                    (Protocol::Mcp, "notifications/cancelled") => {
+                        // The server withdrew its request: an answer is no longer sent.
+                        if let Some(id) = crate::protocol::mcp::cancelled_request_id(&params) {
+                            self.open_requests.resolve(&id);
+                        }
+                    }
+                    (Protocol::Mcp, "notifications/message") => {
+                        crate::protocol::mcp::log_server_message(&params)
+                    }
+                    // Progress of a call made with a library token goes to that call only.
+                    (Protocol::Mcp, "notifications/progress") => {
+                        main_queue = !crate::protocol::mcp::is_library_progress(&params)
+                    }
+                    _ => {}
                 }
                 let note = Notification { method, params };
                 match self.router.route_notification(&note) {
@@ -135,7 +151,9 @@ impl SessionShared {
                         for sub in self.subscribers() {
                             self.deliver(&sub, Event::Notification(note.clone())).await;
                         }
-                        self.deliver(&self.queue, Event::Notification(note)).await
+                        if main_queue {
+                            self.deliver(&self.queue, Event::Notification(note)).await
+                        }
                     }
                     Some((route, last)) => {
                         self.deliver(&route.queue, Event::Notification(note)).await;
@@ -146,6 +164,9 @@ impl SessionShared {
                 }
             }
             Ok(Classified::Request { id, method, params }) => {
+                if self.protocol == Protocol::Mcp && self.answer_mcp_itself(&id, &method) {
+                    return;
+                }
                 let params = params.map(|p| p.to_owned()).unwrap_or_else(null_raw);
                 let state = self.open_requests.open(id.clone());
                 let req = ServerRequest::new(id, method, params, state, self.me.clone());
@@ -158,6 +179,22 @@ impl SessionShared {
                 self.deliver(queue, Event::ServerRequest(req)).await;
             }
         }
+    }
+
+    /// Answer the MCP server requests the library answers itself: `ping`, and `roots/list`
+    /// when roots are configured. True when answered.
+    fn answer_mcp_itself(&self, id: &RequestId, method: &str) -> bool {
+        let result = match method {
+            "ping" => serde_json::json!({}),
+            "roots/list" => match &self.roots {
+                Some(roots) => serde_json::json!({ "roots": roots }),
+                None => return false,
+            },
+            _ => return false,
+        };
+        let raw = serde_json::value::to_raw_value(&result).expect("answer serializes");
+        let _ = self.send_line(response_line(id, Ok(&raw)));
+        true
     }
 
     fn mark_resolved(&self, params: &RawValue) {

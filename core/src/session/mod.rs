@@ -21,7 +21,7 @@ use crate::delivery::queue::{EventQueue, ReaderSignal};
 use crate::error::{DisconnectInfo, Error, Result};
 use crate::event::{ConnectionEvent, Event};
 use crate::message::{notification_line, RequestId};
-use crate::options::{ClientOptions, RequestOptions};
+use crate::options::{ClientOptions, Protocol, RequestOptions, RetryPolicy};
 use crate::responder::{OpenRequests, Responder};
 use crate::router::Router;
 use crate::transport::stderr::StderrTail;
@@ -45,6 +45,10 @@ pub(crate) struct SessionShared {
     open_error: OnceLock<Error>,
     out: mpsc::UnboundedSender<Outgoing>,
     max_line_bytes: usize,
+    /// The protocol spoken (decides what the reader answers itself: MCP `ping`, `roots/list`).
+    pub(crate) protocol: Protocol,
+    /// MCP roots answered to `roots/list` when no handler takes it (`None`: refused).
+    roots: Option<Vec<crate::protocol::mcp::Root>>,
     /// Process id of the spawned server, once spawned.
     pid: OnceLock<u32>,
     stderr: StderrTail,
@@ -83,10 +87,13 @@ impl SessionShared {
             signal.clone(),
         ));
         let resend = out.clone();
+        let cancels = out.clone();
+        let mcp = opts.transport.protocol() == Protocol::Mcp;
         let responses = queue.clone();
         let correlation = Correlation::new(
             opts.default_timeout,
-            opts.retry,
+            // MCP has no overload error (-32001 means other things to MCP servers).
+            if mcp { RetryPolicy::none() } else { opts.retry },
             move |line| {
                 let _ = resend.send(Outgoing::Line(line));
             },
@@ -100,6 +107,13 @@ impl SessionShared {
                     tracing::debug!(token, "response after the event queue closed; dropped");
                 }
             },
+            move |id, reason| {
+                if mcp {
+                    let params = crate::protocol::mcp::cancelled_params(id, reason);
+                    let line = notification_line("notifications/cancelled", Some(&params));
+                    let _ = cancels.send(Outgoing::Line(Bytes::from(line)));
+                }
+            },
         );
         Arc::new_cyclic(|me| SessionShared {
             state: AtomicU8::new(HANDSHAKE),
@@ -107,6 +121,8 @@ impl SessionShared {
             open_error: OnceLock::new(),
             out,
             max_line_bytes: opts.max_line_bytes,
+            protocol: opts.transport.protocol(),
+            roots: opts.mcp.roots.clone(),
             pid: OnceLock::new(),
             stderr: StderrTail::new(opts.stderr_tail_bytes),
             correlation,
@@ -192,12 +208,40 @@ impl SessionShared {
         opts: RequestOptions,
         during_handshake: bool,
     ) -> Result<Outcome> {
-        let (tx, rx) = oneshot::channel();
-        self.send_request(method, params, opts, during_handshake, Reply::Wait(tx))?;
-        Ok(rx)
+        Ok(self
+            .start_tracked(method, params, opts, during_handshake)?
+            .1)
     }
 
-    /// Register a request whose outcome goes to `reply`, and send it. The reply always
+    /// [`start_request`](Self::start_request), also returning the request's id (for
+    /// [`abandon`](Self::abandon)).
+    pub(crate) fn start_tracked(
+        &self,
+        method: &str,
+        params: &RawValue,
+        opts: RequestOptions,
+        during_handshake: bool,
+    ) -> Result<(i64, Outcome)> {
+        let (tx, rx) = oneshot::channel();
+        let id = self.send_request(method, params, opts, during_handshake, Reply::Wait(tx))?;
+        Ok((id, rx))
+    }
+
+    /// The caller of request `id` stopped waiting: forget it (an MCP server is told).
+    pub(crate) fn abandon(&self, id: i64) {
+        self.correlation.abandon(id);
+    }
+
+    /// Cancel the request sent with event token `token`; its response event carries
+    /// [`Error::Cancelled`]. False when none is pending.
+    pub(crate) fn cancel_token(&self, token: u64) -> bool {
+        self.correlation.cancel_token(
+            token,
+            Error::Cancelled("cancelled by the client before the answer came".into()),
+        )
+    }
+
+    /// Register a request whose outcome goes to `reply`, and send it; its id. The reply always
     /// comes: the response, a timeout, an overload error or the disconnect.
     pub(crate) fn send_request(
         &self,
@@ -206,7 +250,7 @@ impl SessionShared {
         opts: RequestOptions,
         during_handshake: bool,
         reply: Reply,
-    ) -> Result<()> {
+    ) -> Result<i64> {
         if method.is_empty() {
             return Err(Error::InvalidArgument("method name is empty".into()));
         }
@@ -230,7 +274,7 @@ impl SessionShared {
         if self.out.send(Outgoing::Line(request.line)).is_err() {
             self.correlation.fail(request.id, self.disconnect_error());
         }
-        Ok(())
+        Ok(request.id)
     }
 
     /// Fail everything and emit the final event. Idempotent.

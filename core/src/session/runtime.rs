@@ -154,7 +154,8 @@ async fn run(
         let shared = shared.clone();
         tokio::spawn(async move { shared.stderr.collect(e).await })
     });
-    let mut writer = tokio::spawn(writer_loop(writer, out_rx));
+    let jsonrpc = shared.protocol == crate::options::Protocol::Mcp;
+    let mut writer = tokio::spawn(writer_loop(writer, out_rx, jsonrpc));
     let mut reading = std::pin::pin!(reader_loop(&shared, reader));
     let reason = tokio::select! {
         reason = &mut reading => reason,
@@ -223,8 +224,14 @@ async fn reader_loop(shared: &SessionShared, mut reader: MessageReader) -> Strin
     }
 }
 
-/// Write what the connection sends, flushing once per burst, until told to close.
-async fn writer_loop(mut w: MessageWriter, mut rx: mpsc::UnboundedReceiver<Outgoing>) {
+/// Write what the connection sends, flushing once per burst, until told to close. With
+/// `jsonrpc` every message gets the `"jsonrpc":"2.0"` member (MCP requires it; the
+/// app-server protocol leaves it out).
+async fn writer_loop(
+    mut w: MessageWriter,
+    mut rx: mpsc::UnboundedReceiver<Outgoing>,
+    jsonrpc: bool,
+) {
     while let Some(msg) = rx.recv().await {
         let mut close = false;
         let mut next = Some(msg);
@@ -232,6 +239,11 @@ async fn writer_loop(mut w: MessageWriter, mut rx: mpsc::UnboundedReceiver<Outgo
         while let Some(m) = next.take() {
             match m {
                 Outgoing::Line(line) => {
+                    let line = if jsonrpc {
+                        crate::message::with_jsonrpc_member(&line)
+                    } else {
+                        line
+                    };
                     if let Err(e) = w.write(line).await {
                         tracing::debug!("writing to the server failed: {e}");
                         return;

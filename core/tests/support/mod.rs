@@ -402,3 +402,86 @@ impl Drop for ListeningServer {
         self.kill();
     }
 }
+
+/// Node ≥ 22 and the MCP everything server (`@modelcontextprotocol/server-everything`)
+/// installed by `scripts/setup-mcp.sh`: `MCP_NODE` / `MCP_EVERYTHING`, else the links it makes
+/// under `.cache`. Missing ones fail the test with the install command.
+pub fn mcp_everything() -> (PathBuf, PathBuf) {
+    let find = |var: &str, link: &str| {
+        let p = std::env::var_os(var)
+            .filter(|p| !p.is_empty())
+            .map(PathBuf::from)
+            .unwrap_or_else(|| repo_root().join(".cache").join(link));
+        assert!(
+            p.exists(),
+            "{} is missing: run `bash scripts/setup-mcp.sh` (installs Node 22 and \
+             @modelcontextprotocol/server-everything from the npm registry) or set {var}",
+            p.display()
+        );
+        p
+    };
+    (
+        find("MCP_NODE", "mcp-node"),
+        find("MCP_EVERYTHING", "mcp-everything"),
+    )
+}
+
+/// Options for the everything server over stdio.
+pub fn everything_stdio() -> ClientOptions {
+    let (node, js) = mcp_everything();
+    ClientOptions::default().transport(codex_client::TransportKind::McpStdio(
+        codex_client::McpCommand::new(node)
+            .arg(js.to_string_lossy())
+            .arg("stdio"),
+    ))
+}
+
+/// The everything server listening over HTTP (`mode`: `streamableHttp` or `sse`) on a free
+/// loopback port; killed on drop.
+pub struct EverythingHttp {
+    child: std::process::Child,
+    /// The port it listens on.
+    pub port: u16,
+}
+
+impl EverythingHttp {
+    /// Start it and wait (bounded) until it accepts connections.
+    pub fn start(mode: &str) -> EverythingHttp {
+        let (node, js) = mcp_everything();
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        let child = std::process::Command::new(node)
+            .arg(js)
+            .arg(mode)
+            .env("PORT", port.to_string())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .expect("start the everything server");
+        let up = wait_until(Duration::from_secs(20), || {
+            std::net::TcpStream::connect(("127.0.0.1", port)).is_ok()
+        });
+        assert!(
+            up,
+            "the everything server ({mode}) did not listen on {port}"
+        );
+        EverythingHttp { child, port }
+    }
+
+    /// Client options for it: `/mcp` for Streamable HTTP, `/sse` for legacy SSE.
+    pub fn options(&self, path: &str) -> ClientOptions {
+        ClientOptions::default().transport(codex_client::TransportKind::McpHttp(
+            codex_client::McpHttp::new(format!("http://127.0.0.1:{}{path}", self.port)),
+        ))
+    }
+}
+
+impl Drop for EverythingHttp {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}

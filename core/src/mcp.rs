@@ -1,0 +1,454 @@
+//! The MCP client: typed requests on [`Client`] (tools, resources, prompts, completion,
+//! logging, ping) and requests that report progress ([`ProgressCall`]). Each is a thin layer
+//! over [`Client::request`]; the method names live in [`McpRequest`]. Connect to an MCP server
+//! with [`TransportKind::McpStdio`](crate::TransportKind::McpStdio) or
+//! [`TransportKind::McpHttp`](crate::TransportKind::McpHttp); the handshake, cancellation,
+//! progress routing, `ping` and fail-closed answers are the engine's (see the README's MCP
+//! section).
+
+pub use crate::protocol::mcp::{
+    default_capabilities, CallToolResult, Completion, Extra, GetPromptResult, Page, Progress,
+    Prompt, Resource, ResourceContents, ResourceTemplate, Root, Tool, OFFERED_VERSION,
+    SERVER_LOG_TARGET, SUPPORTED_VERSIONS,
+};
+
+use futures_util::StreamExt;
+use serde::de::DeserializeOwned;
+use serde_json::{json, Value};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+
+use crate::client::{Client, EventStream};
+use crate::correlation::Outcome;
+use crate::error::{Error, Result};
+use crate::event::Event;
+use crate::options::RequestOptions;
+use crate::session::SessionShared;
+
+/// The MCP requests behind the typed helpers, by the snake_case name bindings use: each
+/// knows its method; the params are the MCP params as documented per variant.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum McpRequest {
+    /// `tools/list` (`{cursor?}`).
+    ListTools,
+    /// `tools/call` (`{name, arguments?}`).
+    CallTool,
+    /// `resources/list` (`{cursor?}`).
+    ListResources,
+    /// `resources/templates/list` (`{cursor?}`).
+    ListResourceTemplates,
+    /// `resources/read` (`{uri}`).
+    ReadResource,
+    /// `resources/subscribe` (`{uri}`).
+    SubscribeResource,
+    /// `resources/unsubscribe` (`{uri}`).
+    UnsubscribeResource,
+    /// `prompts/list` (`{cursor?}`).
+    ListPrompts,
+    /// `prompts/get` (`{name, arguments?}`).
+    GetPrompt,
+    /// `completion/complete` (`{ref, argument: {name, value}, context?}`).
+    Complete,
+    /// `logging/setLevel` (`{level}`).
+    SetLoggingLevel,
+    /// `ping` (`{}`).
+    Ping,
+}
+
+impl McpRequest {
+    const ALL: [(&'static str, &'static str, McpRequest); 12] = [
+        ("list_tools", "tools/list", McpRequest::ListTools),
+        ("call_tool", "tools/call", McpRequest::CallTool),
+        (
+            "list_resources",
+            "resources/list",
+            McpRequest::ListResources,
+        ),
+        (
+            "list_resource_templates",
+            "resources/templates/list",
+            McpRequest::ListResourceTemplates,
+        ),
+        ("read_resource", "resources/read", McpRequest::ReadResource),
+        (
+            "subscribe_resource",
+            "resources/subscribe",
+            McpRequest::SubscribeResource,
+        ),
+        (
+            "unsubscribe_resource",
+            "resources/unsubscribe",
+            McpRequest::UnsubscribeResource,
+        ),
+        ("list_prompts", "prompts/list", McpRequest::ListPrompts),
+        ("get_prompt", "prompts/get", McpRequest::GetPrompt),
+        ("complete", "completion/complete", McpRequest::Complete),
+        (
+            "set_logging_level",
+            "logging/setLevel",
+            McpRequest::SetLoggingLevel,
+        ),
+        ("ping", "ping", McpRequest::Ping),
+    ];
+
+    /// The request of a snake_case name: `list_tools`, `call_tool`, `list_resources`,
+    /// `list_resource_templates`, `read_resource`, `subscribe_resource`,
+    /// `unsubscribe_resource`, `list_prompts`, `get_prompt`, `complete`,
+    /// `set_logging_level`, `ping`.
+    pub fn from_name(name: &str) -> Option<McpRequest> {
+        Self::ALL.iter().find(|e| e.0 == name).map(|e| e.2)
+    }
+
+    /// The JSON-RPC method.
+    pub fn method(self) -> &'static str {
+        Self::ALL
+            .iter()
+            .find(|e| e.2 == self)
+            .map(|e| e.1)
+            .expect("every request is in the table")
+    }
+
+    /// The key of the list in a paginated result (`tools`, `resources`, …), for the list
+    /// requests.
+    pub fn list_key(self) -> Option<&'static str> {
+        match self {
+            McpRequest::ListTools => Some("tools"),
+            McpRequest::ListResources => Some("resources"),
+            McpRequest::ListResourceTemplates => Some("resourceTemplates"),
+            McpRequest::ListPrompts => Some("prompts"),
+            _ => None,
+        }
+    }
+}
+
+/// The params of a list request for one page.
+fn cursor_params(cursor: Option<&str>) -> Value {
+    match cursor {
+        Some(c) => json!({ "cursor": c }),
+        None => json!({}),
+    }
+}
+
+fn decode<T: DeserializeOwned>(what: &str, v: Value) -> Result<T> {
+    serde_json::from_value(v).map_err(|e| Error::Protocol(format!("bad {what} result: {e}")))
+}
+
+/// Split a list result into its items (under `key`) and the next cursor.
+pub fn split_page(key: &str, mut result: Value) -> Result<(Vec<Value>, Option<String>)> {
+    let next = result
+        .get("nextCursor")
+        .and_then(Value::as_str)
+        .map(str::to_owned);
+    match result.get_mut(key).map(Value::take) {
+        Some(Value::Array(items)) => Ok((items, next)),
+        _ => Err(Error::Protocol(format!(
+            "list result has no `{key}` array: {result}"
+        ))),
+    }
+}
+
+/// Most pages a `list_all_*` helper follows before giving up on a server whose cursors never end.
+const MAX_PAGES: usize = 10_000;
+
+static NEXT_PROGRESS: AtomicU64 = AtomicU64::new(1);
+
+impl Client {
+    async fn mcp(&self, req: McpRequest, params: Value) -> Result<Value> {
+        self.request(req.method(), params).await
+    }
+
+    async fn page<T: DeserializeOwned>(
+        &self,
+        req: McpRequest,
+        cursor: Option<&str>,
+    ) -> Result<Page<T>> {
+        let key = req.list_key().expect("a list request");
+        let (items, next_cursor) = split_page(key, self.mcp(req, cursor_params(cursor)).await?)?;
+        let items = decode(key, Value::Array(items))?;
+        Ok(Page { items, next_cursor })
+    }
+
+    async fn all<T: DeserializeOwned>(&self, req: McpRequest) -> Result<Vec<T>> {
+        let mut out = Vec::new();
+        let mut cursor = None;
+        for _ in 0..MAX_PAGES {
+            let page: Page<T> = self.page(req, cursor.as_deref()).await?;
+            out.extend(page.items);
+            match page.next_cursor {
+                Some(c) if Some(&c) != cursor.as_ref() => cursor = Some(c),
+                _ => return Ok(out),
+            }
+        }
+        Err(Error::Protocol(format!(
+            "{} kept returning a next cursor after {MAX_PAGES} pages",
+            req.method()
+        )))
+    }
+
+    /// MCP `tools/list`: one page.
+    pub async fn list_tools(&self, cursor: Option<&str>) -> Result<Page<Tool>> {
+        self.page(McpRequest::ListTools, cursor).await
+    }
+    /// MCP `tools/list`, following every cursor.
+    pub async fn list_all_tools(&self) -> Result<Vec<Tool>> {
+        self.all(McpRequest::ListTools).await
+    }
+    /// MCP `tools/call`. A tool failure is `Ok` with [`CallToolResult::is_error`] set.
+    pub async fn call_tool(&self, name: &str, arguments: Value) -> Result<CallToolResult> {
+        let v = self
+            .mcp(McpRequest::CallTool, call_params(name, arguments))
+            .await?;
+        decode("tools/call", v)
+    }
+    /// MCP `tools/call` that asks for progress: `on_progress` sees each
+    /// `notifications/progress` of this call, on the calling task, before the result.
+    pub async fn call_tool_with_progress(
+        &self,
+        name: &str,
+        arguments: Value,
+        opts: RequestOptions,
+        mut on_progress: impl FnMut(Progress) + Send,
+    ) -> Result<CallToolResult> {
+        let mut call = self.start_with_progress(
+            McpRequest::CallTool.method(),
+            call_params(name, arguments),
+            opts,
+        )?;
+        while let Some(p) = call.next().await {
+            on_progress(p);
+        }
+        decode("tools/call", call.result().await?)
+    }
+    /// MCP `resources/list`: one page.
+    pub async fn list_resources(&self, cursor: Option<&str>) -> Result<Page<Resource>> {
+        self.page(McpRequest::ListResources, cursor).await
+    }
+    /// MCP `resources/list`, following every cursor.
+    pub async fn list_all_resources(&self) -> Result<Vec<Resource>> {
+        self.all(McpRequest::ListResources).await
+    }
+    /// MCP `resources/templates/list`: one page.
+    pub async fn list_resource_templates(
+        &self,
+        cursor: Option<&str>,
+    ) -> Result<Page<ResourceTemplate>> {
+        self.page(McpRequest::ListResourceTemplates, cursor).await
+    }
+    /// MCP `resources/read`: the contents.
+    pub async fn read_resource(&self, uri: &str) -> Result<Vec<ResourceContents>> {
+        let mut v = self
+            .mcp(McpRequest::ReadResource, json!({ "uri": uri }))
+            .await?;
+        decode("resources/read", v["contents"].take())
+    }
+    /// MCP `resources/subscribe`: `notifications/resources/updated` follow for `uri`.
+    pub async fn subscribe_resource(&self, uri: &str) -> Result<()> {
+        self.mcp(McpRequest::SubscribeResource, json!({ "uri": uri }))
+            .await
+            .map(drop)
+    }
+    /// MCP `resources/unsubscribe`.
+    pub async fn unsubscribe_resource(&self, uri: &str) -> Result<()> {
+        self.mcp(McpRequest::UnsubscribeResource, json!({ "uri": uri }))
+            .await
+            .map(drop)
+    }
+    /// MCP `prompts/list`: one page.
+    pub async fn list_prompts(&self, cursor: Option<&str>) -> Result<Page<Prompt>> {
+        self.page(McpRequest::ListPrompts, cursor).await
+    }
+    /// MCP `prompts/get` with string arguments (`{}` for none).
+    pub async fn get_prompt(&self, name: &str, arguments: Value) -> Result<GetPromptResult> {
+        let v = self
+            .mcp(McpRequest::GetPrompt, call_params(name, arguments))
+            .await?;
+        decode("prompts/get", v)
+    }
+    /// MCP `completion/complete`: `reference` is `{"type":"ref/prompt","name":…}` or
+    /// `{"type":"ref/resource","uri":…}`; completes argument `argument` from `value`.
+    pub async fn complete(
+        &self,
+        reference: Value,
+        argument: &str,
+        value: &str,
+    ) -> Result<Completion> {
+        let mut v = self
+            .mcp(
+                McpRequest::Complete,
+                json!({"ref": reference, "argument": {"name": argument, "value": value}}),
+            )
+            .await?;
+        decode("completion/complete", v["completion"].take())
+    }
+    /// MCP `logging/setLevel` (`debug`, `info`, `notice`, `warning`, `error`, `critical`,
+    /// `alert`, `emergency`). The server's `notifications/message` records are logged through
+    /// `tracing` (target [`SERVER_LOG_TARGET`]) and delivered.
+    pub async fn set_logging_level(&self, level: &str) -> Result<()> {
+        self.mcp(McpRequest::SetLoggingLevel, json!({ "level": level }))
+            .await
+            .map(drop)
+    }
+    /// MCP `ping`.
+    pub async fn ping(&self) -> Result<()> {
+        self.mcp(McpRequest::Ping, json!({})).await.map(drop)
+    }
+
+    /// Send a request that reports progress: `params._meta.progressToken` is set to a token
+    /// of the library's, and the server's `notifications/progress` with that token come out
+    /// of the returned call (and go nowhere else) until its result arrives.
+    pub fn start_with_progress(
+        &self,
+        method: &str,
+        mut params: Value,
+        opts: RequestOptions,
+    ) -> Result<ProgressCall> {
+        let token = json!(format!(
+            "{}{}",
+            crate::protocol::mcp::PROGRESS_PREFIX,
+            NEXT_PROGRESS.fetch_add(1, Ordering::Relaxed)
+        ));
+        if params.is_null() {
+            params = json!({});
+        }
+        let Some(obj) = params.as_object_mut() else {
+            return Err(Error::InvalidArgument("params must be an object".into()));
+        };
+        let meta = obj.entry("_meta").or_insert_with(|| json!({}));
+        let Some(meta) = meta.as_object_mut() else {
+            return Err(Error::InvalidArgument(
+                "params._meta must be an object".into(),
+            ));
+        };
+        meta.insert("progressToken".into(), token.clone());
+        let session = self.live_session()?;
+        let events = self.subscribe()?;
+        let raw = serde_json::value::to_raw_value(&params)
+            .map_err(|e| Error::InvalidArgument(e.to_string()))?;
+        let (id, outcome) = session.start_tracked(method, &raw, opts, false)?;
+        Ok(ProgressCall {
+            token,
+            events,
+            outcome: Some(outcome),
+            late: Default::default(),
+            result: None,
+            session,
+            id,
+        })
+    }
+}
+
+fn call_params(name: &str, arguments: Value) -> Value {
+    if arguments.is_null() {
+        json!({ "name": name })
+    } else {
+        json!({ "name": name, "arguments": arguments })
+    }
+}
+
+/// A request that reports progress ([`Client::start_with_progress`]): pull its progress
+/// updates with [`next`](Self::next) until `None` (the answer came), then take
+/// [`result`](Self::result). Dropping it before the answer cancels the request (an MCP server
+/// gets `notifications/cancelled`).
+pub struct ProgressCall {
+    token: Value,
+    /// Updates taken after the answer came (sent before it), still to be returned.
+    late: std::collections::VecDeque<Progress>,
+    events: EventStream,
+    outcome: Option<Outcome>,
+    result: Option<Result<Value>>,
+    session: Arc<SessionShared>,
+    id: i64,
+}
+
+impl ProgressCall {
+    /// The progress token sent with the request.
+    pub fn token(&self) -> &Value {
+        &self.token
+    }
+
+    /// The next progress update; `None` once the answer arrived (updates sent before it
+    /// come first).
+    pub async fn next(&mut self) -> Option<Progress> {
+        loop {
+            let Some(outcome) = self.outcome.as_mut() else {
+                return self.late.pop_front();
+            };
+            tokio::select! {
+                biased;
+                ev = self.events.next() => match ev {
+                    Some(ev) => match self.progress_of(ev) {
+                        Some(p) => return Some(p),
+                        None => continue,
+                    },
+                    None => {
+                        // The connection ended: the outcome says how.
+                        let r = self.outcome.as_mut().expect("pending").await;
+                        self.settle(r);
+                    }
+                },
+                r = outcome => self.settle(r),
+            }
+        }
+    }
+
+    fn progress_of(&self, ev: Event) -> Option<Progress> {
+        match ev {
+            Event::Notification(n) if n.method == "notifications/progress" => n
+                .params_as::<Progress>()
+                .ok()
+                .filter(|p| p.progress_token == self.token),
+            _ => None,
+        }
+    }
+
+    /// The answer came: keep the updates queued before it (the reader may not have woken
+    /// this call for them yet), then the result.
+    fn settle(
+        &mut self,
+        r: std::result::Result<
+            Result<Box<serde_json::value::RawValue>>,
+            tokio::sync::oneshot::error::RecvError,
+        >,
+    ) {
+        self.outcome = None;
+        let ready = self.events.take_ready();
+        let late: Vec<Progress> = ready
+            .into_iter()
+            .filter_map(|e| self.progress_of(e))
+            .collect();
+        self.late.extend(late);
+        self.result = Some(match r {
+            Ok(Ok(raw)) => serde_json::from_str(raw.get())
+                .map_err(|e| Error::Protocol(format!("bad result JSON: {e}"))),
+            Ok(Err(e)) => Err(e),
+            Err(_) => Err(self.session.disconnect_error()),
+        });
+    }
+
+    /// Blocking form of [`next`](Self::next).
+    pub fn next_blocking(&mut self) -> Option<Progress> {
+        futures_executor::block_on(self.next())
+    }
+
+    /// The request's result (progress updates not yet pulled are skipped).
+    pub async fn result(mut self) -> Result<Value> {
+        while self.next().await.is_some() {}
+        self.result
+            .take()
+            .expect("settled once next() returned None")
+    }
+
+    /// Blocking form of [`result`](Self::result).
+    pub fn result_blocking(self) -> Result<Value> {
+        futures_executor::block_on(self.result())
+    }
+}
+
+impl Drop for ProgressCall {
+    fn drop(&mut self) {
+        if self.outcome.is_some() {
+            self.session.abandon(self.id);
+        }
+    }
+}

@@ -1,0 +1,179 @@
+//! The Model Context Protocol (2025-11-25) as data: typed messages ([`types`]), the
+//! `initialize` params and version negotiation, `notifications/cancelled` params,
+//! elicitation defaults (SEP-1034), server log records bridged to `tracing`. The engine uses
+//! these (session, client); the typed requests on `Client` are in `crate::mcp`.
+
+mod types;
+
+pub use types::{
+    CallToolResult, Completion, Extra, GetPromptResult, Page, Progress, Prompt, Resource,
+    ResourceContents, ResourceTemplate, Root, Tool,
+};
+
+use serde_json::value::RawValue;
+use serde_json::{json, Map, Value};
+
+use crate::error::{Error, Result};
+
+/// The MCP protocol version this client offers in `initialize`.
+pub const OFFERED_VERSION: &str = "2025-11-25";
+/// MCP protocol versions accepted in a server's `initialize` answer (newest first).
+pub const SUPPORTED_VERSIONS: &[&str] = &["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"];
+
+/// Log target of an MCP server's `notifications/message` records.
+pub const SERVER_LOG_TARGET: &str = "codex_client::mcp_server_log";
+
+/// The client capabilities sent when [`McpOptions::capabilities`](crate::McpOptions) is unset:
+/// roots (with `listChanged`), sampling, elicitation (form and url modes).
+pub fn default_capabilities() -> Value {
+    json!({
+        "roots": {"listChanged": true},
+        "sampling": {},
+        "elicitation": {"form": {}, "url": {}},
+    })
+}
+
+/// The params of MCP `initialize`: `client_info` (`name`, `title`, `version`) and the
+/// capabilities (`None`: [`default_capabilities`]).
+pub(crate) fn initialize_params(
+    client_info: Map<String, Value>,
+    capabilities: Option<Value>,
+) -> Value {
+    json!({
+        "protocolVersion": OFFERED_VERSION,
+        "capabilities": capabilities.unwrap_or_else(default_capabilities),
+        "clientInfo": client_info,
+    })
+}
+
+/// Check a server's `initialize` result: its protocol version must be one we speak.
+pub(crate) fn check_initialize(result: &Value) -> Result<()> {
+    match result.get("protocolVersion").and_then(Value::as_str) {
+        Some(v) if SUPPORTED_VERSIONS.contains(&v) => Ok(()),
+        Some(v) => Err(Error::Protocol(format!(
+            "the MCP server answered protocol version {v}, which this client does not speak (it speaks {})",
+            SUPPORTED_VERSIONS.join(", ")
+        ))),
+        None => Err(Error::Protocol(format!(
+            "the MCP server's initialize result has no protocolVersion: {result}"
+        ))),
+    }
+}
+
+/// The params of `notifications/cancelled` for our request `id`.
+pub(crate) fn cancelled_params(id: i64, reason: &str) -> Box<RawValue> {
+    serde_json::value::to_raw_value(&json!({"requestId": id, "reason": reason}))
+        .expect("cancel params serialize")
+}
+
+/// Fill what an accepted form elicitation left out with the defaults of the requested
+/// schema (SEP-1034): for `elicitation/create` answered `{"action":"accept"}`, every property
+/// of `requestedSchema` that has a `default` and is missing from `content` gets it.
+pub(crate) fn apply_elicitation_defaults(params: &Value, answer: &mut Value) {
+    if answer.get("action").and_then(Value::as_str) != Some("accept") {
+        return;
+    }
+    let Some(props) = params
+        .pointer("/requestedSchema/properties")
+        .and_then(Value::as_object)
+    else {
+        return;
+    };
+    let Some(obj) = answer.as_object_mut() else {
+        return;
+    };
+    let content = obj
+        .entry("content")
+        .or_insert_with(|| Value::Object(Map::new()));
+    let Some(content) = content.as_object_mut() else {
+        return;
+    };
+    for (name, schema) in props {
+        if let Some(d) = schema.get("default") {
+            content.entry(name.clone()).or_insert_with(|| d.clone());
+        }
+    }
+}
+
+/// Log an MCP server's `notifications/message` through `tracing` at its level (target
+/// [`SERVER_LOG_TARGET`]); the notification is delivered as well.
+pub(crate) fn log_server_message(params: &RawValue) {
+    let v: Value = serde_json::from_str(params.get()).unwrap_or(Value::Null);
+    let logger = v.get("logger").and_then(Value::as_str).unwrap_or("");
+    let data = match v.get("data") {
+        Some(Value::String(s)) => s.clone(),
+        Some(other) => other.to_string(),
+        None => String::new(),
+    };
+    let level = v.get("level").and_then(Value::as_str).unwrap_or("info");
+    macro_rules! emit {
+        ($lvl:ident) => {
+            tracing::$lvl!(target: "codex_client::mcp_server_log", logger, level, "{data}")
+        };
+    }
+    match level {
+        "debug" => emit!(debug),
+        "info" | "notice" => emit!(info),
+        "warning" => emit!(warn),
+        _ => emit!(error),
+    }
+}
+
+/// Prefix of the progress tokens `Client::start_with_progress` sends.
+pub(crate) const PROGRESS_PREFIX: &str = "codex-client-progress-";
+
+/// Whether a `notifications/progress` carries a token of the library's own.
+pub(crate) fn is_library_progress(params: &RawValue) -> bool {
+    #[derive(serde::Deserialize)]
+    struct P<'a> {
+        #[serde(rename = "progressToken", borrow)]
+        token: Option<std::borrow::Cow<'a, str>>,
+    }
+    serde_json::from_str::<P<'_>>(params.get())
+        .ok()
+        .and_then(|p| p.token)
+        .is_some_and(|t| t.starts_with(PROGRESS_PREFIX))
+}
+
+/// The `requestId` of a `notifications/cancelled`, when it names one.
+pub(crate) fn cancelled_request_id(params: &RawValue) -> Option<crate::RequestId> {
+    #[derive(serde::Deserialize)]
+    struct Cancelled {
+        #[serde(rename = "requestId")]
+        request_id: crate::RequestId,
+    }
+    serde_json::from_str::<Cancelled>(params.get())
+        .ok()
+        .map(|c| c.request_id)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn elicitation_defaults_fill_only_missing_fields_of_an_accept() {
+        let params = json!({"requestedSchema": {"type": "object", "properties": {
+            "name": {"type": "string", "default": "Ada"},
+            "age": {"type": "integer", "default": 36},
+            "note": {"type": "string"}
+        }}});
+        let mut a = json!({"action": "accept", "content": {"name": "Grace"}});
+        apply_elicitation_defaults(&params, &mut a);
+        assert_eq!(a["content"], json!({"name": "Grace", "age": 36}));
+        let mut empty = json!({"action": "accept"});
+        apply_elicitation_defaults(&params, &mut empty);
+        assert_eq!(empty["content"], json!({"name": "Ada", "age": 36}));
+        let mut d = json!({"action": "decline"});
+        apply_elicitation_defaults(&params, &mut d);
+        assert_eq!(d, json!({"action": "decline"}));
+    }
+
+    #[test]
+    fn only_spoken_versions_are_accepted() {
+        assert!(check_initialize(&json!({"protocolVersion": "2025-06-18"})).is_ok());
+        let e = check_initialize(&json!({"protocolVersion": "2099-01-01"})).unwrap_err();
+        assert!(e.to_string().contains("2099-01-01"), "{e}");
+        assert!(check_initialize(&json!({})).is_err());
+    }
+}

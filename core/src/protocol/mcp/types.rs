@@ -1,0 +1,239 @@
+//! Typed MCP messages (2025-11-25). Every struct keeps the fields it does not name in
+//! `extra`, so nothing a newer server sends is lost.
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+/// Fields a type does not name, kept as they came.
+pub type Extra = Map<String, Value>;
+
+/// A tool offered by the server (`tools/list`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub struct Tool {
+    /// Name used in `tools/call`.
+    pub name: String,
+    /// Human-readable title.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    /// What the tool does.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// JSON Schema of the arguments.
+    #[serde(default)]
+    pub input_schema: Value,
+    /// JSON Schema of `structuredContent`, when the tool declares one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub output_schema: Option<Value>,
+    /// Behaviour hints (`readOnlyHint`, `destructiveHint`, …).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub annotations: Option<Value>,
+    /// Everything else.
+    #[serde(flatten)]
+    pub extra: Extra,
+}
+
+/// The result of `tools/call`. A tool that failed answers with `is_error` set (its content
+/// says why); protocol errors are `Err` instead.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub struct CallToolResult {
+    /// Content blocks (`{"type":"text","text":…}`, images, audio, resource links, …).
+    #[serde(default)]
+    pub content: Vec<Value>,
+    /// Structured result, for tools with an output schema.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub structured_content: Option<Value>,
+    /// Whether the tool reported a failure.
+    #[serde(default)]
+    pub is_error: bool,
+    /// Everything else.
+    #[serde(flatten)]
+    pub extra: Extra,
+}
+
+impl CallToolResult {
+    /// The text of every `text` content block, joined by newlines.
+    pub fn text(&self) -> String {
+        self.content
+            .iter()
+            .filter(|c| c["type"] == "text")
+            .filter_map(|c| c["text"].as_str())
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+}
+
+/// A resource (`resources/list`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub struct Resource {
+    /// Its URI.
+    pub uri: String,
+    /// Its name.
+    #[serde(default)]
+    pub name: String,
+    /// Human-readable title.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    /// Description.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// MIME type.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mime_type: Option<String>,
+    /// Everything else.
+    #[serde(flatten)]
+    pub extra: Extra,
+}
+
+/// A resource template (`resources/templates/list`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub struct ResourceTemplate {
+    /// RFC 6570 URI template.
+    pub uri_template: String,
+    /// Its name.
+    #[serde(default)]
+    pub name: String,
+    /// Description.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// MIME type.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mime_type: Option<String>,
+    /// Everything else.
+    #[serde(flatten)]
+    pub extra: Extra,
+}
+
+/// One part of a read resource (`resources/read`): `text` or base64 `blob`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub struct ResourceContents {
+    /// Its URI.
+    pub uri: String,
+    /// MIME type.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mime_type: Option<String>,
+    /// Text contents.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub text: Option<String>,
+    /// Binary contents, base64.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub blob: Option<String>,
+    /// Everything else.
+    #[serde(flatten)]
+    pub extra: Extra,
+}
+
+/// A prompt (`prompts/list`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub struct Prompt {
+    /// Name used in `prompts/get`.
+    pub name: String,
+    /// Human-readable title.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    /// Description.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// Its arguments (`{name, description, required}`).
+    #[serde(default)]
+    pub arguments: Vec<Value>,
+    /// Everything else.
+    #[serde(flatten)]
+    pub extra: Extra,
+}
+
+/// The result of `prompts/get`.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub struct GetPromptResult {
+    /// Description.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// The messages (`{role, content}`).
+    #[serde(default)]
+    pub messages: Vec<Value>,
+    /// Everything else.
+    #[serde(flatten)]
+    pub extra: Extra,
+}
+
+/// The result of `completion/complete`.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub struct Completion {
+    /// Suggested values.
+    #[serde(default)]
+    pub values: Vec<String>,
+    /// Total number of matches, when known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub total: Option<u64>,
+    /// Whether more values exist than were sent.
+    #[serde(default)]
+    pub has_more: bool,
+    /// Everything else.
+    #[serde(flatten)]
+    pub extra: Extra,
+}
+
+/// One `notifications/progress` update of a request.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub struct Progress {
+    /// The request's progress token.
+    pub progress_token: Value,
+    /// Progress so far (increases with each update).
+    pub progress: f64,
+    /// Total, when known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub total: Option<f64>,
+    /// What is happening.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub message: Option<String>,
+    /// Everything else.
+    #[serde(flatten)]
+    pub extra: Extra,
+}
+
+/// A root the client exposes to the server (`roots/list`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct Root {
+    /// A `file://` URI.
+    pub uri: String,
+    /// Display name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+}
+
+impl Root {
+    /// The root `uri` with an optional display name.
+    pub fn new(uri: impl Into<String>, name: Option<String>) -> Self {
+        Root {
+            uri: uri.into(),
+            name,
+        }
+    }
+}
+
+/// A page of a paginated list, with the cursor of the next page.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Page<T> {
+    /// The items of this page.
+    pub items: Vec<T>,
+    /// Cursor for the next page (`None` on the last page).
+    pub next_cursor: Option<String>,
+}
