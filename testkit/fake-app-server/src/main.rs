@@ -50,6 +50,12 @@
 //!   without answering.
 //! - `stray`: `test/stray` answers twice, then sends responses with the ids
 //!   987654321 and "nobody".
+//! - `mcp`: speak MCP's handshake (`initialize` answers `protocolVersion`,
+//!   `capabilities`, `serverInfo`); every `notifications/cancelled` the client sends is
+//!   echoed back as a `test/sawCancelled` notification; `test/ping` sends the client a
+//!   `ping` request; `test/elicitThenCancel` sends `elicitation/create` and at once
+//!   `notifications/cancelled` for it. `mcp-future`: the same, answering protocol version
+//!   2099-01-01. Neither is in `all`.
 //!
 //! Client answers to server requests are printed to stderr as
 //! `client answered <method>: <json>`.
@@ -66,7 +72,7 @@ use server::{Mode, Server};
 const USAGE: &str = "usage: fake-app-server [--mode NAME]... [--stderr-lines N]\n\
 modes: hang slow die overload garbage bigline unknown approval flood exit-on-eof ignore-eof
 \
-       close-stdout no-init orphan stray all
+       close-stdout no-init orphan stray mcp mcp-future all
 \
 (env FAKE_MODE=comma,separated,modes also works)";
 

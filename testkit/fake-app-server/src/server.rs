@@ -48,6 +48,12 @@ pub enum Mode {
     Orphan,
     /// On `test/stray`, answer twice and send responses with ids nobody used.
     Stray,
+    /// Answer `initialize` as an MCP server; echo each `notifications/cancelled` back as
+    /// `test/sawCancelled`; on `test/ping` send the client a `ping` request; on
+    /// `test/elicitThenCancel` send `elicitation/create` and then cancel it (not in `all`).
+    Mcp,
+    /// Like `mcp`, but answer `initialize` with protocol version 2099-01-01 (not in `all`).
+    McpFuture,
 }
 
 impl Mode {
@@ -86,6 +92,8 @@ impl Mode {
             "no-init" => Mode::NoInit,
             "orphan" => Mode::Orphan,
             "stray" => Mode::Stray,
+            "mcp" => Mode::Mcp,
+            "mcp-future" => Mode::McpFuture,
             _ => return None,
         })
     }
@@ -271,6 +279,10 @@ impl Server {
                 let params = msg.get("params").cloned().unwrap_or(Value::Null);
                 self.request(id, &method, params);
             }
+            (None, Some(method)) if method == "notifications/cancelled" && self.mcp() => {
+                let params = msg.get("params").cloned().unwrap_or(Value::Null);
+                self.notify("test/sawCancelled", params);
+            }
             (None, Some(_)) => {} // client notification (e.g. `initialized`): ignore
             (Some(id), None) if msg.get("result").is_some() || msg.get("error").is_some() => {
                 let method = self
@@ -282,6 +294,11 @@ impl Server {
             }
             _ => eprintln!("fake-app-server: ignoring unrecognised message: {msg}"),
         }
+    }
+
+    /// Whether an MCP mode is enabled.
+    fn mcp(&self) -> bool {
+        self.on(Mode::Mcp) || self.on(Mode::McpFuture)
     }
 
     /// Whether `mode` is enabled.
@@ -329,6 +346,22 @@ impl Server {
                     .map(str::to_owned)
                     .collect();
             }
+            if self.mcp() {
+                let version = if self.on(Mode::McpFuture) {
+                    "2099-01-01"
+                } else {
+                    param_str(&params, "protocolVersion", "2025-11-25")
+                };
+                self.out.send(&ok(
+                    &id,
+                    json!({
+                        "protocolVersion": version,
+                        "capabilities": { "tools": {} },
+                        "serverInfo": { "name": "fake-mcp", "version": "0.0.0" },
+                    }),
+                ));
+                return;
+            }
             self.out.send(&ok(
                 &id,
                 json!({
@@ -352,6 +385,22 @@ impl Server {
                 self.notify("thread/started", json!({ "thread": thread }));
             }
             "test/lastAnswers" => out.send(&ok(&id, json!({ "answers": self.answers }))),
+            "test/ping" if self.mcp() => {
+                self.server_request("ping", json!({}));
+                out.send(&ok(&id, json!({})));
+            }
+            "test/elicitThenCancel" if self.mcp() => {
+                let elicit_id = self.next_server_id;
+                self.server_request(
+                    "elicitation/create",
+                    json!({ "message": "name?", "requestedSchema": { "type": "object", "properties": {} } }),
+                );
+                self.notify(
+                    "notifications/cancelled",
+                    json!({ "requestId": elicit_id, "reason": "changed my mind" }),
+                );
+                out.send(&ok(&id, json!({ "elicitationId": elicit_id })));
+            }
             "test/hang" if self.on(Mode::Hang) => {
                 eprintln!(
                     "fake-app-server: received test/hang, hanging on test/hang (request {id})"
