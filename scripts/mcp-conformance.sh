@@ -39,7 +39,9 @@ elif [ -n "${MCP_CONFORMANCE_CLIENT:-}" ]; then
   client=$MCP_CONFORMANCE_CLIENT
 else
   log "building mcp-conformance-client"
-  cargo build --quiet -p mcp-conformance-client
+  cargo build --quiet -p mcp-conformance-client || {
+    log "cannot build mcp-conformance-client (testkit/mcp-conformance-client, a workspace member);"
+    log "--reference or MCP_CONFORMANCE_CLIENT=... runs another client"; exit 1; }
   client="$CARGO_TARGET_DIR/debug/mcp-conformance-client"
 fi
 
@@ -63,6 +65,7 @@ for s in "${scenarios[@]}"; do
     --timeout "${MCP_CONFORMANCE_TIMEOUT:-30000}" >"$out/suite.log" 2>&1) || rc=$?
   checks=$(find "$out" -name checks.json | head -1)
   bad=""
+  # shellcheck disable=SC2016 # JavaScript template literal
   [ -z "$checks" ] || bad=$("$MCP_NODE" -e 'for (const c of require(process.argv[1]))
     if (c.status === "FAILURE" || c.status === "WARNING")
       console.log(`  ${c.status} ${c.id}: ${c.errorMessage ?? c.description}`)' "$checks")

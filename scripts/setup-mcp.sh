@@ -19,6 +19,7 @@ command -v npm >/dev/null 2>&1 || { log "missing npm: install Node.js and npm (a
 
 # Prints what differs from the pins (nothing when the install in $1 is complete and right).
 check() {
+  # shellcheck disable=SC2016 # JavaScript template literals
   node -e '
     const [dir, pins] = process.argv.slice(1);
     for (const [name, want] of Object.entries(require(pins).dependencies)) {
