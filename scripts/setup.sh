@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Idempotent setup: installs the pinned Codex CLIs from the npm registry into a cache
-# (~/.cache/libcodexclient, linked from ./.cache) and builds the workspace.
+# Idempotent setup: installs the pinned Codex CLIs and MCP test tools (scripts/setup-mcp.sh)
+# from the npm registry into a cache (~/.cache/libcodexclient, linked from ./.cache) and builds
+# the workspace.
 # Used by the README's demo and test commands and by .ci/run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -35,6 +36,7 @@ for v in $CODEX_VERSIONS; do
   ln -sfn "$bin" "$ROOT/.cache/codex-$v"
   log "codex $v: $bin"
 done
+bash scripts/setup-mcp.sh # MCP test tools: the everything server, the conformance suite, Node 22
 
 log "building the workspace"
 cargo build --workspace --all-targets --quiet
