@@ -34,7 +34,7 @@ BASELINE = "rmcp 3.11.0 (Rust)"
 # programs: each returns the command (argv before `stdio N` / `http URL N`), or None while the
 # program is not written yet (its row then says so). scripts/bench.sh builds them (release). ----
 def ours_rust():
-    return None  # e.g. [os.path.join(REL, "bench-mcp-rust")]
+    return [os.path.join(REL, "bench-mcp-rust")]
 
 
 def ours_c():
