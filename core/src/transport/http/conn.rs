@@ -200,19 +200,23 @@ impl Conn {
     }
 
     /// Hand the reader a message that arrived for `head` (`None`: on no request's behalf);
-    /// whether it is the answer to that request. The `initialize` answer's protocol version
-    /// is taken first, so the requests that follow it carry it.
+    /// whether it is the answer to that request.
     pub(super) async fn deliver_message(&self, head: Option<&Head>, msg: Bytes) -> bool {
         let answers = head.is_some_and(|h| h.answered_by(&msg));
+        self.deliver_answer(head, answers, msg).await;
+        answers
+    }
+
+    /// Hand the reader a message known to answer `head` or not. The `initialize` answer's
+    /// protocol version is taken first, so the requests that follow it carry it.
+    pub(super) async fn deliver_answer(&self, head: Option<&Head>, answers: bool, msg: Bytes) {
         if answers && head.is_some_and(|h| h.is("initialize")) {
-            if let Some(v) =
-                peek::protocol_version(&msg).and_then(|v| HeaderValue::try_from(v).ok())
-            {
+            let version = peek::protocol_version(&msg).and_then(|v| HeaderValue::try_from(v).ok());
+            if let Some(v) = version {
                 let _ = self.protocol_version.set(v);
             }
         }
         self.deliver(Delivery::Message(msg)).await;
-        answers
     }
 
     /// A message could not be delivered at the HTTP level: a request gets an error answer

@@ -42,18 +42,21 @@ enum IgnoredOr<T> {
 }
 
 impl Head {
+    /// Read the head of a message (`None` when it is not a JSON object).
+    pub(super) fn parse(msg: &[u8]) -> Option<Head> {
+        let h = serde_json::from_slice::<RawHead>(msg).ok()?;
+        Some(Head {
+            id: h.id.filter(|v| !v.is_null()),
+            method: match h.method {
+                Some(IgnoredOr::Value(m)) => Some(m),
+                _ => None,
+            },
+        })
+    }
+
     /// Read the head of a message (an empty head when it is not a JSON object).
     pub(super) fn of(msg: &[u8]) -> Head {
-        match serde_json::from_slice::<RawHead>(msg) {
-            Ok(h) => Head {
-                id: h.id.filter(|v| !v.is_null()),
-                method: match h.method {
-                    Some(IgnoredOr::Value(m)) => Some(m),
-                    _ => None,
-                },
-            },
-            Err(_) => Head::default(),
-        }
+        Head::parse(msg).unwrap_or_default()
     }
 
     /// A request: it has an `id` and a `method`, and expects an answer.
@@ -68,11 +71,14 @@ impl Head {
 
     /// Whether an incoming message is the answer to this request.
     pub(super) fn answered_by(&self, incoming: &[u8]) -> bool {
-        let Some(id) = self.request_id() else {
-            return false;
-        };
-        let h = Head::of(incoming);
-        h.method.is_none() && h.id.as_ref() == Some(id)
+        self.request_id().is_some() && self.answered_by_head(&Head::of(incoming))
+    }
+
+    /// Whether an incoming message (its head) is the answer to this request.
+    pub(super) fn answered_by_head(&self, incoming: &Head) -> bool {
+        incoming.method.is_none()
+            && incoming.id.is_some()
+            && incoming.id.as_ref() == self.request_id()
     }
 }
 

@@ -4,7 +4,6 @@
 
 use bytes::Bytes;
 use reqwest::{Response, StatusCode};
-use serde::de::IgnoredAny;
 use serde_json::value::RawValue;
 use std::time::Duration;
 
@@ -123,14 +122,14 @@ async fn take_json(conn: &Conn, resp: Response, head: &Head) {
             }
             return not_answered(conn, head, answered, status).await;
         }
-    } else if serde_json::from_slice::<IgnoredAny>(text).is_ok() {
-        let start = text.as_ptr() as usize - body.as_ptr() as usize;
-        let m = body.slice(start..start + text.len());
-        answered = conn.deliver_message(Some(head), m).await;
+    } else if let Some(incoming) = Head::parse(text) {
+        answered = head.answered_by_head(&incoming);
+        conn.deliver_answer(Some(head), answered, body.slice_ref(text))
+            .await;
         return not_answered(conn, head, answered, status).await;
     }
     let why = format!(
-        "HTTP {status}: the answer is not JSON: {}",
+        "HTTP {status}: the answer is not a JSON-RPC message: {}",
         super::peek::quote(text)
     );
     conn.fail(head, Some(status), &why).await;
