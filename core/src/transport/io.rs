@@ -22,7 +22,7 @@ pub(crate) type Ws = WebSocketStream<Pin<Box<dyn ByteStream>>>;
 
 /// What a channel-backed transport task hands the reader.
 #[derive(Debug)]
-pub(crate) enum Delivery {
+pub(crate) enum Inbound {
     /// One whole message (JSON, no trailing newline needed).
     Message(Bytes),
     /// A message longer than the cap was skipped; its length in bytes.
@@ -38,7 +38,7 @@ pub(crate) enum MessageReader {
     Lines(BufReader<Pin<Box<dyn AsyncRead + Send>>>),
     Ws(futures_util::stream::SplitStream<Ws>),
     /// Messages a transport task delivers (end of stream once every sender is gone).
-    Channel(mpsc::Receiver<Delivery>),
+    Channel(mpsc::Receiver<Inbound>),
 }
 
 /// The write half.
@@ -58,7 +58,7 @@ pub(crate) fn channel_halves(
     MessageReader,
     MessageWriter,
     mpsc::Receiver<Bytes>,
-    mpsc::Sender<Delivery>,
+    mpsc::Sender<Inbound>,
 ) {
     let (out_tx, out_rx) = mpsc::channel(depth);
     let (in_tx, in_rx) = mpsc::channel(depth);
@@ -135,11 +135,11 @@ impl MessageReader {
             MessageReader::Channel(rx) => {
                 buf.clear();
                 match rx.recv().await {
-                    None | Some(Delivery::Closed) => Ok(LineRead::Eof),
-                    Some(Delivery::Failed(why)) => Err(std::io::Error::other(why)),
-                    Some(Delivery::TooLong(n)) => Ok(LineRead::TooLong(n)),
-                    Some(Delivery::Message(m)) if m.len() > cap => Ok(LineRead::TooLong(m.len())),
-                    Some(Delivery::Message(m)) => {
+                    None | Some(Inbound::Closed) => Ok(LineRead::Eof),
+                    Some(Inbound::Failed(why)) => Err(std::io::Error::other(why)),
+                    Some(Inbound::TooLong(n)) => Ok(LineRead::TooLong(n)),
+                    Some(Inbound::Message(m)) if m.len() > cap => Ok(LineRead::TooLong(m.len())),
+                    Some(Inbound::Message(m)) => {
                         buf.extend_from_slice(&m);
                         Ok(LineRead::Line)
                     }

@@ -15,7 +15,7 @@ use super::body::describe;
 use super::peek::{self, Head};
 use crate::error::{Error, Result};
 use crate::options::McpHttp;
-use crate::transport::io::Delivery;
+use crate::transport::io::Inbound;
 use crate::transport::ws::is_loopback;
 
 /// Longest wait for a TCP (and TLS) connection to the server.
@@ -41,7 +41,7 @@ pub(super) struct Conn {
     session_id: OnceLock<HeaderValue>,
     protocol_version: OnceLock<HeaderValue>,
     legacy_endpoint: OnceLock<Url>,
-    deliver: mpsc::Sender<Delivery>,
+    deliver: mpsc::Sender<Inbound>,
     /// The message size cap.
     pub(super) cap: usize,
     expired: AtomicBool,
@@ -91,7 +91,7 @@ fn fixed_headers(cfg: &McpHttp) -> Result<HeaderMap> {
 
 impl Conn {
     /// Check the configuration and build the HTTP client (nothing is sent yet).
-    pub(super) fn new(cfg: &McpHttp, cap: usize, deliver: mpsc::Sender<Delivery>) -> Result<Conn> {
+    pub(super) fn new(cfg: &McpHttp, cap: usize, deliver: mpsc::Sender<Inbound>) -> Result<Conn> {
         let url = Url::parse(&cfg.url)
             .map_err(|e| Error::InvalidArgument(format!("bad MCP HTTP URL: {e}")))?;
         check_url(&url, cfg.token.is_some())?;
@@ -195,7 +195,7 @@ impl Conn {
     }
 
     /// Hand the reader something.
-    pub(super) async fn deliver(&self, d: Delivery) {
+    pub(super) async fn deliver(&self, d: Inbound) {
         let _ = self.deliver.send(d).await;
     }
 
@@ -216,7 +216,7 @@ impl Conn {
                 let _ = self.protocol_version.set(v);
             }
         }
-        self.deliver(Delivery::Message(msg)).await;
+        self.deliver(Inbound::Message(msg)).await;
     }
 
     /// A message could not be delivered at the HTTP level: a request gets an error answer
@@ -226,7 +226,7 @@ impl Conn {
             Some(id) => {
                 tracing::debug!("MCP HTTP request failed: {message}");
                 let answer = peek::error_answer(id, http_status, message);
-                self.deliver(Delivery::Message(answer)).await;
+                self.deliver(Inbound::Message(answer)).await;
             }
             None => tracing::warn!("MCP HTTP: a message was not taken: {message}"),
         }
@@ -242,7 +242,7 @@ impl Conn {
         let why = format!(
             "{SESSION_EXPIRED}: the server no longer knows this session; connect again to start a new one"
         );
-        self.deliver(Delivery::Failed(why)).await;
+        self.deliver(Inbound::Failed(why)).await;
     }
 
     /// The writer closed: end the session with a `DELETE` (bounded; a server may refuse it

@@ -13,19 +13,21 @@ use super::peek::Head;
 use super::post::ACCEPT_TIMEOUT;
 use super::stream::Reading;
 use super::Gate;
-use crate::transport::io::Delivery;
+use crate::transport::io::Inbound;
 
 /// Longest wait for the SSE stream and its `endpoint` event.
 const ENDPOINT_TIMEOUT: Duration = Duration::from_secs(10);
 
-/// The first POST was refused with `refused`: open the legacy SSE stream, POST the first
-/// message (`initialize`) to its endpoint, open `gate`, and read the stream until it ends.
+/// The first POST was refused with `refused` (its body quoted in `said`): open the legacy
+/// SSE stream, POST the first message (`initialize`) to its endpoint, open `gate`, and read
+/// the stream until it ends.
 pub(super) async fn fallback(
     conn: &Conn,
     first: Bytes,
     head: &Head,
     mut gate: Gate,
     refused: StatusCode,
+    said: String,
 ) {
     let refused = refused.as_u16();
     tracing::info!(
@@ -56,7 +58,9 @@ pub(super) async fn fallback(
         Ok(r) => r,
         Err(why) => {
             gate.open();
-            let why = format!("HTTP {refused} on POST, and no HTTP+SSE stream either: {why}");
+            let why = format!(
+                "HTTP {refused}: {said} (and no HTTP+SSE stream as the 2024-11-05 fallback: {why})"
+            );
             return conn.fail(head, Some(refused), &why).await;
         }
     };
@@ -65,7 +69,7 @@ pub(super) async fn fallback(
     let mut answered = false;
     reading.pump(conn, &mut resp, None, &mut answered).await;
     tracing::info!("MCP HTTP: the server closed its SSE stream");
-    conn.deliver(Delivery::Closed).await;
+    conn.deliver(Inbound::Closed).await;
 }
 
 /// The POST endpoint an `endpoint` event names, relative to the SSE URL; refused when it is

@@ -11,7 +11,7 @@ use super::body::{content_type, describe, read_capped, read_quote, Body};
 use super::conn::Conn;
 use super::peek::Head;
 use super::{legacy, stream, Gate};
-use crate::transport::io::Delivery;
+use crate::transport::io::Inbound;
 
 /// Longest wait for the HTTP status of a POST nobody waits an answer for (a notification or
 /// a response); a request's POST is bounded by the engine's request timeout and the
@@ -19,7 +19,9 @@ use crate::transport::io::Delivery;
 pub(super) const ACCEPT_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// POST `msg` to the MCP endpoint, open `gate` once its HTTP status arrived, and take in the
-/// answer. The first message falls back to the legacy transport on 400, 404 or 405.
+/// answer. The first message falls back to the legacy transport on 400, 404 or 405. After
+/// `notifications/initialized` was taken, the standalone stream is opened (and read for the
+/// connection's life) before `gate` opens, so the server can use it for what follows.
 pub(super) async fn send(conn: &Conn, msg: Bytes, head: &Head, mut gate: Gate, first: bool) {
     let sent = conn.post(conn.url(), msg.clone()).send();
     let resp = if head.request_id().is_some() {
@@ -44,16 +46,20 @@ pub(super) async fn send(conn: &Conn, msg: Bytes, head: &Head, mut gate: Gate, f
     };
     let status = resp.status();
     if first && matches!(status.as_u16(), 400 | 404 | 405) {
-        drop(resp);
-        return legacy::fallback(conn, msg, head, gate, status).await;
+        let quote = read_quote(resp).await;
+        return legacy::fallback(conn, msg, head, gate, status, quote).await;
     }
     if first && status.is_success() {
         conn.set_session(resp.headers());
     }
-    gate.open();
-    take_answer(conn, resp, head).await;
-    if head.is("notifications/initialized") && status.is_success() {
-        stream::standalone(conn).await;
+    if head.request_id().is_some() || !status.is_success() {
+        gate.open();
+        return take_answer(conn, resp, head).await;
+    }
+    // A notification or response was taken (202, or any 2xx: its body means nothing).
+    drop(resp);
+    if head.is("notifications/initialized") {
+        stream::standalone(conn, gate).await;
     }
 }
 
@@ -100,7 +106,7 @@ async fn take_json(conn: &Conn, resp: Response, head: &Head) {
     let body = match read_capped(resp, conn.cap).await {
         Ok(Body::Full(b)) => b,
         Ok(Body::TooLong(n)) => {
-            conn.deliver(Delivery::TooLong(n)).await;
+            conn.deliver(Inbound::TooLong(n)).await;
             let why = format!(
                 "HTTP {status}: the answer of {n} bytes is larger than the message size limit ({} bytes)",
                 conn.cap

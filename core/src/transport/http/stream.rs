@@ -2,7 +2,9 @@
 //! stream. When a stream ends or drops before it is done (a POST's before its answer came;
 //! the standalone one at any time) it is resumed with a GET carrying `Last-Event-ID`, after
 //! the server's last `retry:` delay; a few attempts in a row without an event, then it is
-//! given up (a request then fails with an error answer).
+//! given up (a request then fails with an error answer). A 404 to a GET is taken as "no
+//! stream" (servers without a GET route answer so), not as the session's end: that is told
+//! by POSTs.
 
 use reqwest::{Response, StatusCode};
 use std::collections::VecDeque;
@@ -12,7 +14,8 @@ use super::body::{describe, is_sse};
 use super::conn::Conn;
 use super::peek::Head;
 use super::sse::{Data, Event, Parser};
-use crate::transport::io::Delivery;
+use super::Gate;
+use crate::transport::io::Inbound;
 
 /// The reconnection delay when the server gave none.
 const DEFAULT_RETRY: Duration = Duration::from_millis(1000);
@@ -20,11 +23,27 @@ const DEFAULT_RETRY: Duration = Duration::from_millis(1000);
 const MAX_RETRY: Duration = Duration::from_secs(30);
 /// Reconnection attempts in a row without an event before a stream is given up.
 const MAX_ATTEMPTS: u32 = 5;
+/// Longest wait for the HTTP status of a GET that opens a stream.
+const OPEN_TIMEOUT: Duration = Duration::from_secs(30);
+/// How long the messages after `notifications/initialized` wait for the standalone stream's
+/// HTTP status at most.
+const GATE_WAIT: Duration = Duration::from_secs(1);
+
+/// GET the stream at the endpoint (resuming after `last_id`), within [`OPEN_TIMEOUT`].
+async fn get(conn: &Conn, last_id: Option<&str>) -> Result<Response, String> {
+    match tokio::time::timeout(OPEN_TIMEOUT, conn.get(last_id).send()).await {
+        Ok(Ok(r)) => Ok(r),
+        Ok(Err(e)) => Err(describe(&e)),
+        Err(_) => Err(format!("no HTTP answer within {OPEN_TIMEOUT:?}")),
+    }
+}
 
 /// One stream being read: its parser (which keeps the last event id and `retry:` across
 /// reconnections) and the events parsed but not yet handled.
 pub(super) struct Reading {
+    /// The stream's parser.
     pub(super) parser: Parser,
+    /// Events parsed and not handled yet.
     pub(super) events: VecDeque<Event>,
 }
 
@@ -54,7 +73,7 @@ impl Reading {
                     continue;
                 }
                 match ev.data {
-                    Data::TooLong(n) => conn.deliver(Delivery::TooLong(n)).await,
+                    Data::TooLong(n) => conn.deliver(Inbound::TooLong(n)).await,
                     Data::Text(t) if t.iter().all(u8::is_ascii_whitespace) => {}
                     Data::Text(t) => {
                         let on_behalf = head.filter(|_| !*answered);
@@ -140,12 +159,8 @@ async fn reopen(
             return Err(format!("{MAX_ATTEMPTS} attempts failed"));
         }
         tokio::time::sleep(delay).await;
-        match conn.get(last_id).send().await {
+        match get(conn, last_id).await {
             Ok(r) if r.status().is_success() && is_sse(&r) => return Ok(r),
-            Ok(r) if r.status() == StatusCode::NOT_FOUND && conn.has_session() => {
-                conn.expire().await;
-                return Err("the session expired".into());
-            }
             Ok(r) if r.status().is_success() || retryable(r.status()) => {
                 tracing::debug!(
                     "MCP HTTP: resuming an SSE stream: HTTP {}",
@@ -153,27 +168,31 @@ async fn reopen(
                 );
             }
             Ok(r) => return Err(format!("HTTP {} on GET", r.status().as_u16())),
-            Err(e) => tracing::debug!("MCP HTTP: resuming an SSE stream: {}", describe(&e)),
+            Err(e) => tracing::debug!("MCP HTTP: resuming an SSE stream: {e}"),
         }
     }
 }
 
-/// Open the server's standalone stream (a GET; 405 means the server has none) and read it
-/// for the connection's life.
-pub(super) async fn standalone(conn: &Conn) {
-    match conn.get(None).send().await {
-        Ok(r) if r.status().is_success() && is_sse(&r) => follow(conn, r, None).await,
-        Ok(r) if r.status() == StatusCode::METHOD_NOT_ALLOWED => {
-            tracing::debug!("MCP HTTP: the server offers no standalone SSE stream");
+/// Open the server's standalone stream with a GET (any answer but 2xx SSE means it has none)
+/// and read it for the connection's life; `gate` opens once the GET's status arrived, or after
+/// [`GATE_WAIT`] at most.
+pub(super) async fn standalone(conn: &Conn, mut gate: Gate) {
+    let opening = get(conn, None);
+    tokio::pin!(opening);
+    let opened = tokio::select! {
+        r = &mut opening => r,
+        _ = tokio::time::sleep(GATE_WAIT) => {
+            gate.open();
+            opening.await
         }
-        Ok(r) if r.status() == StatusCode::NOT_FOUND && conn.has_session() => conn.expire().await,
-        Ok(r) => tracing::warn!(
-            "MCP HTTP: the standalone SSE stream could not be opened: HTTP {}",
+    };
+    gate.open();
+    match opened {
+        Ok(r) if r.status().is_success() && is_sse(&r) => follow(conn, r, None).await,
+        Ok(r) => tracing::debug!(
+            "MCP HTTP: no standalone SSE stream (GET answered HTTP {})",
             r.status().as_u16()
         ),
-        Err(e) => tracing::warn!(
-            "MCP HTTP: the standalone SSE stream could not be opened: {}",
-            describe(&e)
-        ),
+        Err(e) => tracing::warn!("MCP HTTP: the standalone SSE stream could not be opened: {e}"),
     }
 }

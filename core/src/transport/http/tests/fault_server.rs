@@ -14,11 +14,13 @@ use tokio::task::JoinSet;
 /// A request the server received.
 #[derive(Debug, Clone)]
 pub(super) struct Req {
+    /// The HTTP method.
     pub(super) method: String,
     /// Header names in lowercase.
     pub(super) headers: HashMap<String, String>,
     /// The JSON body (`Null` when none).
     pub(super) body: Value,
+    /// When its head arrived.
     pub(super) at: Instant,
 }
 
@@ -97,6 +99,7 @@ pub(super) fn init_answer(req: &Req) -> Reply {
 
 /// The running server; stops (with every open connection) when dropped.
 pub(super) struct FaultServer {
+    /// The MCP endpoint (`http://127.0.0.1:PORT/mcp`).
     pub(super) url: String,
     seen: mpsc::Receiver<Seen>,
     task: tokio::task::JoinHandle<()>,
