@@ -22,6 +22,10 @@ use crate::transport::ws::is_loopback;
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
 /// Longest wait for the answer to the session's `DELETE`.
 const DELETE_TIMEOUT: Duration = Duration::from_millis(800);
+/// Longest wait for the HTTP status of a POST nobody waits an answer for (a notification or
+/// a response); a request's POST is bounded by the engine's request timeout and the
+/// connection's life.
+pub(super) const ACCEPT_TIMEOUT: Duration = Duration::from_secs(30);
 /// Idle pooled connections are closed after this long.
 const POOL_IDLE: Duration = Duration::from_secs(30);
 

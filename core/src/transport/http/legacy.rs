@@ -4,13 +4,14 @@
 //! message then comes over that stream, and the connection ends with it.
 
 use bytes::Bytes;
-use reqwest::{StatusCode, Url};
+use reqwest::Url;
 use std::time::Duration;
 
 use super::body::{describe, is_sse, read_quote};
 use super::conn::Conn;
+use super::conn::ACCEPT_TIMEOUT;
 use super::peek::Head;
-use super::post::ACCEPT_TIMEOUT;
+use super::post::Refused;
 use super::stream::Reading;
 use super::Gate;
 use crate::transport::io::Inbound;
@@ -18,18 +19,15 @@ use crate::transport::io::Inbound;
 /// Longest wait for the SSE stream and its `endpoint` event.
 const ENDPOINT_TIMEOUT: Duration = Duration::from_secs(10);
 
-/// The first POST was refused with `refused` (its body quoted in `said`): open the legacy
-/// SSE stream, POST the first message (`initialize`) to its endpoint, open `gate`, and read
-/// the stream until it ends.
-pub(super) async fn fallback(
-    conn: &Conn,
-    first: Bytes,
-    head: &Head,
-    mut gate: Gate,
-    refused: StatusCode,
-    said: String,
-) {
-    let refused = refused.as_u16();
+/// The first POST was refused: open the legacy SSE stream, POST the first message
+/// (`initialize`) to its endpoint, open the gate, and read the stream until it ends.
+pub(super) async fn fallback(conn: &Conn, first: Bytes, head: &Head, refusal: Refused) {
+    let Refused {
+        mut gate,
+        status,
+        said,
+    } = refusal;
+    let refused = status.as_u16();
     tracing::info!(
         "MCP HTTP: the server refused the first POST (HTTP {refused}); trying the HTTP+SSE transport (2024-11-05)"
     );

@@ -104,7 +104,7 @@ async fn send(
     }
     if conn.legacy_endpoint().is_some() {
         legacy::post(&conn, msg, &head, gate).await;
-    } else {
-        post::send(&conn, msg, &head, gate, first).await;
+    } else if let Some(refused) = post::send(&conn, &msg, &head, gate, first).await {
+        legacy::fallback(&conn, msg, &head, refused).await;
     }
 }

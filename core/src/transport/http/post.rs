@@ -5,24 +5,36 @@
 use bytes::Bytes;
 use reqwest::{Response, StatusCode};
 use serde_json::value::RawValue;
-use std::time::Duration;
 
 use super::body::{content_type, describe, read_capped, read_quote, Body};
 use super::conn::Conn;
+use super::conn::ACCEPT_TIMEOUT;
 use super::peek::Head;
-use super::{legacy, stream, Gate};
+use super::{stream, Gate};
 use crate::transport::io::Inbound;
 
-/// Longest wait for the HTTP status of a POST nobody waits an answer for (a notification or
-/// a response); a request's POST is bounded by the engine's request timeout and the
-/// connection's life.
-pub(super) const ACCEPT_TIMEOUT: Duration = Duration::from_secs(30);
+/// The first POST was refused the way a legacy HTTP+SSE server refuses it (400, 404 or 405).
+pub(super) struct Refused {
+    /// The gate of the first message, still closed.
+    pub(super) gate: Gate,
+    /// The HTTP status.
+    pub(super) status: StatusCode,
+    /// The start of the body, quoted.
+    pub(super) said: String,
+}
 
 /// POST `msg` to the MCP endpoint, open `gate` once its HTTP status arrived, and take in the
-/// answer. The first message falls back to the legacy transport on 400, 404 or 405. After
-/// `notifications/initialized` was taken, the standalone stream is opened (and read for the
-/// connection's life) before `gate` opens, so the server can use it for what follows.
-pub(super) async fn send(conn: &Conn, msg: Bytes, head: &Head, mut gate: Gate, first: bool) {
+/// answer. After `notifications/initialized` was taken, the standalone stream is opened (and
+/// read for the connection's life) before `gate` opens, so the server can use it for what
+/// follows. The first message refused with 400, 404 or 405 is handed back for the legacy
+/// fallback.
+pub(super) async fn send(
+    conn: &Conn,
+    msg: &Bytes,
+    head: &Head,
+    mut gate: Gate,
+    first: bool,
+) -> Option<Refused> {
     let sent = conn.post(conn.url(), msg.clone()).send();
     let resp = if head.request_id().is_some() {
         sent.await
@@ -32,7 +44,8 @@ pub(super) async fn send(conn: &Conn, msg: Bytes, head: &Head, mut gate: Gate, f
             Err(_) => {
                 gate.open();
                 let why = format!("no HTTP answer within {ACCEPT_TIMEOUT:?}");
-                return conn.fail(head, None, &why).await;
+                conn.fail(head, None, &why).await;
+                return None;
             }
         }
     };
@@ -41,26 +54,29 @@ pub(super) async fn send(conn: &Conn, msg: Bytes, head: &Head, mut gate: Gate, f
         Err(e) => {
             gate.open();
             let why = format!("could not reach the MCP server: {}", describe(&e));
-            return conn.fail(head, None, &why).await;
+            conn.fail(head, None, &why).await;
+            return None;
         }
     };
     let status = resp.status();
     if first && matches!(status.as_u16(), 400 | 404 | 405) {
-        let quote = read_quote(resp).await;
-        return legacy::fallback(conn, msg, head, gate, status, quote).await;
+        let said = read_quote(resp).await;
+        return Some(Refused { gate, status, said });
     }
     if first && status.is_success() {
         conn.set_session(resp.headers());
     }
     if head.request_id().is_some() || !status.is_success() {
         gate.open();
-        return take_answer(conn, resp, head).await;
+        take_answer(conn, resp, head).await;
+        return None;
     }
     // A notification or response was taken (202, or any 2xx: its body means nothing).
     drop(resp);
     if head.is("notifications/initialized") {
         stream::standalone(conn, gate).await;
     }
+    None
 }
 
 /// What a POST of `head` answered.

