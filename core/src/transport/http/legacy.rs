@@ -12,6 +12,7 @@ use super::conn::Conn;
 use super::conn::ACCEPT_TIMEOUT;
 use super::peek::Head;
 use super::post::Refused;
+use super::sse::{Data, Event};
 use super::stream::Reading;
 use super::Gate;
 use crate::transport::io::Inbound;
@@ -39,8 +40,11 @@ pub(super) async fn fallback(conn: &Conn, first: Bytes, head: &Head, refusal: Re
             return Err(format!("HTTP {status} on GET: {}", read_quote(resp).await));
         }
         let endpoint = loop {
-            if let Some(ev) = reading.events.pop_front() {
-                break ev;
+            match reading.events.pop_front() {
+                // A priming event (no data) before it is skipped.
+                Some(ev) if ev.kind == "message" && ev.data == Data::Text(Vec::new()) => continue,
+                Some(ev) => break ev,
+                None => {}
             }
             match resp.chunk().await {
                 Ok(Some(chunk)) => reading.parser.feed(&chunk, &mut reading.events),
@@ -65,15 +69,20 @@ pub(super) async fn fallback(conn: &Conn, first: Bytes, head: &Head, refusal: Re
     conn.set_legacy_endpoint(endpoint);
     post(conn, first, head, gate).await;
     let mut answered = false;
-    reading.pump(conn, &mut resp, None, &mut answered).await;
-    tracing::info!("MCP HTTP: the server closed its SSE stream");
-    conn.deliver(Inbound::Closed).await;
+    if reading.pump(conn, &mut resp, None, &mut answered).await {
+        tracing::warn!("MCP HTTP: the server's SSE stream broke off");
+        let why = "the MCP server's SSE stream (HTTP+SSE transport) broke off".to_owned();
+        conn.deliver(Inbound::Failed(why)).await;
+    } else {
+        tracing::info!("MCP HTTP: the server closed its SSE stream");
+        conn.deliver(Inbound::Closed).await;
+    }
 }
 
 /// The POST endpoint an `endpoint` event names, relative to the SSE URL; refused when it is
 /// on another origin.
-fn endpoint_url(sse_url: &Url, event: super::sse::Event) -> Result<Url, String> {
-    let super::sse::Data::Text(data) = event.data else {
+fn endpoint_url(sse_url: &Url, event: Event) -> Result<Url, String> {
+    let Data::Text(data) = event.data else {
         return Err("the `endpoint` event is too long".into());
     };
     if event.kind != "endpoint" {
@@ -123,7 +132,6 @@ pub(super) async fn post(conn: &Conn, msg: Bytes, head: &Head, mut gate: Gate) {
 
 #[cfg(test)]
 mod tests {
-    use super::super::sse::{Data, Event};
     use super::*;
 
     fn ev(kind: &str, data: &str) -> Event {
