@@ -1,11 +1,13 @@
 //! The message pipe under a connection: newline-framed byte streams (stdio, in-process
-//! shims) or WebSocket text frames (TCP or unix socket). The engine reads and writes whole
-//! JSON messages through it and does not care which one it is.
+//! shims), WebSocket text frames (TCP or unix socket) or channels to a transport task (MCP
+//! Streamable HTTP). The engine reads and writes whole JSON messages through it and does not
+//! care which one it is.
 
 use bytes::Bytes;
 use futures_util::{SinkExt, StreamExt};
 use std::pin::Pin;
 use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt, BufReader, BufWriter};
+use tokio::sync::mpsc;
 use tokio_tungstenite::tungstenite::Message;
 use tokio_tungstenite::WebSocketStream;
 
@@ -18,16 +20,54 @@ impl<T: AsyncRead + AsyncWrite + Unpin + Send> ByteStream for T {}
 /// A WebSocket over a boxed byte stream.
 pub(crate) type Ws = WebSocketStream<Pin<Box<dyn ByteStream>>>;
 
+/// What a channel-backed transport task hands the reader.
+#[derive(Debug)]
+pub(crate) enum Inbound {
+    /// One whole message (JSON, no trailing newline needed).
+    Message(Bytes),
+    /// A message longer than the cap was skipped; its length in bytes.
+    TooLong(usize),
+    /// The connection failed; why (the reader returns it as an error).
+    Failed(String),
+    /// The server ended the connection in order (the reader returns end of stream).
+    Closed,
+}
+
 /// The read half.
 pub(crate) enum MessageReader {
     Lines(BufReader<Pin<Box<dyn AsyncRead + Send>>>),
     Ws(futures_util::stream::SplitStream<Ws>),
+    /// Messages a transport task delivers (end of stream once every sender is gone).
+    Channel(mpsc::Receiver<Inbound>),
 }
 
 /// The write half.
 pub(crate) enum MessageWriter {
     Lines(BufWriter<Pin<Box<dyn AsyncWrite + Send>>>),
     Ws(futures_util::stream::SplitSink<Ws, Message>),
+    /// Messages for a transport task, one JSON message each without the newline; `None`
+    /// once closed (the task sees the channel end).
+    Channel(Option<mpsc::Sender<Bytes>>),
+}
+
+/// Channel-backed halves for a transport task with room for `depth` messages each way: the
+/// engine's halves, then the task's ends (what the engine writes, where to deliver).
+pub(crate) fn channel_halves(
+    depth: usize,
+) -> (
+    MessageReader,
+    MessageWriter,
+    mpsc::Receiver<Bytes>,
+    mpsc::Sender<Inbound>,
+) {
+    let (out_tx, out_rx) = mpsc::channel(depth);
+    let (in_tx, in_rx) = mpsc::channel(depth);
+    (
+        MessageReader::Channel(in_rx),
+        MessageWriter::Channel(Some(out_tx)),
+        out_rx,
+        in_tx,
+    )
 }
 
 /// Split a WebSocket into the two halves.
@@ -56,6 +96,7 @@ impl MessageReader {
         match self {
             MessageReader::Lines(r) => memchr::memchr(b'\n', r.buffer()).is_some(),
             MessageReader::Ws(_) => false,
+            MessageReader::Channel(rx) => !rx.is_empty(),
         }
     }
 
@@ -91,6 +132,19 @@ impl MessageReader {
                     Some(Ok(_)) => continue,
                 }
             },
+            MessageReader::Channel(rx) => {
+                buf.clear();
+                match rx.recv().await {
+                    None | Some(Inbound::Closed) => Ok(LineRead::Eof),
+                    Some(Inbound::Failed(why)) => Err(std::io::Error::other(why)),
+                    Some(Inbound::TooLong(n)) => Ok(LineRead::TooLong(n)),
+                    Some(Inbound::Message(m)) if m.len() > cap => Ok(LineRead::TooLong(m.len())),
+                    Some(Inbound::Message(m)) => {
+                        buf.extend_from_slice(&m);
+                        Ok(LineRead::Line)
+                    }
+                }
+            }
         }
     }
 }
@@ -109,6 +163,23 @@ impl MessageWriter {
                     .await
                     .map_err(std::io::Error::other)
             }
+            MessageWriter::Channel(tx) => {
+                let body = match line.strip_suffix(b"\n") {
+                    Some(b) => line.slice(..b.len()),
+                    None => line,
+                };
+                let gone = || {
+                    std::io::Error::new(
+                        std::io::ErrorKind::BrokenPipe,
+                        "the transport task has ended",
+                    )
+                };
+                tx.as_ref()
+                    .ok_or_else(gone)?
+                    .send(body)
+                    .await
+                    .map_err(|_| gone())
+            }
         }
     }
 
@@ -117,10 +188,13 @@ impl MessageWriter {
         match self {
             MessageWriter::Lines(w) => w.flush().await,
             MessageWriter::Ws(sink) => sink.flush().await.map_err(std::io::Error::other),
+            // Each message went to the task as a whole.
+            MessageWriter::Channel(_) => Ok(()),
         }
     }
 
-    /// Close the write side (EOF on stdin, a Close frame on a WebSocket).
+    /// Close the write side (EOF on stdin, a Close frame on a WebSocket, the end of the
+    /// channel for a transport task).
     pub(crate) async fn close(&mut self) {
         match self {
             MessageWriter::Lines(w) => {
@@ -128,6 +202,9 @@ impl MessageWriter {
             }
             MessageWriter::Ws(sink) => {
                 let _ = sink.close().await;
+            }
+            MessageWriter::Channel(tx) => {
+                tx.take();
             }
         }
     }

@@ -1,0 +1,110 @@
+//! The MCP Streamable HTTP transport (protocol 2025-11-25), with the legacy HTTP+SSE
+//! fallback (2024-11-05).
+//!
+//! A task between the engine's channel halves and the server: each message the engine writes
+//! is POSTed ([`post`]); answers come back as one JSON body or as an SSE stream that is
+//! resumed with `Last-Event-ID` when it drops ([`stream`]); after `notifications/initialized`
+//! a GET opens the server's standalone stream; when the writer closes, the session is
+//! `DELETE`d and the reader sees end of stream. If the first POST is refused with 400, 404 or
+//! 405 the server is taken for an HTTP+SSE one ([`legacy`]).
+//!
+//! Order: the first message, notifications and responses go out one after another (each
+//! waits for the previous one's HTTP status, so `notifications/initialized` reaches the
+//! server before later requests); requests do not wait for each other's answers, so a ping
+//! passes a long tool call. Each answer stream is delivered in its order.
+
+mod body;
+mod conn;
+mod legacy;
+mod peek;
+mod post;
+mod sse;
+mod stream;
+#[cfg(test)]
+mod tests;
+
+use bytes::Bytes;
+use std::sync::Arc;
+use std::time::Duration;
+use tokio::sync::{mpsc, watch};
+use tokio::task::{JoinHandle, JoinSet};
+
+use super::io::{channel_halves, MessageReader, MessageWriter};
+use crate::error::Result;
+use crate::options::McpHttp;
+use conn::Conn;
+use peek::Head;
+
+/// Messages buffered each way between the engine and the transport task.
+const CHANNEL_DEPTH: usize = 1024;
+/// How long messages already sent get to reach the server when the writer closes.
+const SEND_GRACE: Duration = Duration::from_millis(500);
+
+/// Open an MCP HTTP connection: the message halves the engine reads and writes, and the task
+/// that serves them (ends after the session's `DELETE` once the writer closed).
+pub(crate) async fn open(
+    cfg: &McpHttp,
+    max_message_bytes: usize,
+) -> Result<(MessageReader, MessageWriter, JoinHandle<()>)> {
+    let (reader, writer, outgoing, deliver) = channel_halves(CHANNEL_DEPTH);
+    let conn = Arc::new(Conn::new(cfg, max_message_bytes, deliver)?);
+    let task = tokio::spawn(run(conn, outgoing));
+    Ok((reader, writer, task))
+}
+
+/// Lets the next ordered message go: when opened, or when dropped.
+pub(super) struct Gate(Option<watch::Sender<bool>>);
+
+impl Gate {
+    /// Let the next ordered message go.
+    fn open(&mut self) {
+        if let Some(tx) = self.0.take() {
+            let _ = tx.send(true);
+        }
+    }
+}
+
+/// Send what the engine writes until it closes the writer, then end the session.
+async fn run(conn: Arc<Conn>, mut outgoing: mpsc::Receiver<Bytes>) {
+    let mut tasks = JoinSet::new();
+    let mut last_gate: Option<watch::Receiver<bool>> = None;
+    let mut first = true;
+    while let Some(msg) = outgoing.recv().await {
+        while tasks.try_join_next().is_some() {}
+        let head = Head::of(&msg);
+        let after = last_gate.clone();
+        let gate = if first || head.request_id().is_none() {
+            let (tx, rx) = watch::channel(false);
+            last_gate = Some(rx);
+            Gate(Some(tx))
+        } else {
+            Gate(None)
+        };
+        let first = std::mem::take(&mut first);
+        tasks.spawn(send(conn.clone(), msg, head, after, gate, first));
+    }
+    if let Some(mut g) = last_gate {
+        let _ = tokio::time::timeout(SEND_GRACE, g.wait_for(|open| *open)).await;
+    }
+    tasks.shutdown().await;
+    conn.end_session().await;
+}
+
+/// Send one message once the ordered message before it (`after`) went out.
+async fn send(
+    conn: Arc<Conn>,
+    msg: Bytes,
+    head: Head,
+    after: Option<watch::Receiver<bool>>,
+    gate: Gate,
+    first: bool,
+) {
+    if let Some(mut after) = after {
+        let _ = after.wait_for(|open| *open).await;
+    }
+    if conn.legacy_endpoint().is_some() {
+        legacy::post(&conn, msg, &head, gate).await;
+    } else if let Some(refused) = post::send(&conn, &msg, &head, gate, first).await {
+        legacy::fallback(&conn, msg, &head, refused).await;
+    }
+}
