@@ -3,7 +3,9 @@
 # test command and what CI runs (.ci/run).
 #
 #   Rust: generated-code drift, rustfmt, clippy -D warnings, cargo test (unit, fake-server fault
-#         injection, real codex app-server 0.169.0 / exec / mcp-server 0.92.0 integration)
+#         injection, real codex app-server 0.169.0 / exec / mcp-server 0.92.0 integration, the
+#         MCP everything server over stdio / Streamable HTTP / legacy SSE)
+#   MCP:  scripts/mcp-conformance.sh (the official conformance suite's client scenarios)
 #   C:    scripts/test-c.sh       (header drift, -Werror builds, tests under valgrind and ASan)
 #   Python: scripts/test-python.sh (pip install ., stubtest, pytest on 3.11/3.12/3.13)
 #
@@ -36,8 +38,13 @@ step "cargo test"
 cargo test --workspace 2>&1 | tee "$LOG/cargo-test.log"
 rust=$(grep -Eo 'test result: ok\. [0-9]+ passed' "$LOG/cargo-test.log" | awk '{s+=$4} END {print s+0}')
 
-total=$rust
-summary="Rust $rust"
+step "MCP conformance (official suite, client scenarios)"
+bash scripts/mcp-conformance.sh 2>&1 | tee "$LOG/mcp-conformance.log"
+conf=$(grep -c '^PASS ' "$LOG/mcp-conformance.log" || true)
+[ "$conf" -ge 4 ] || { echo "MCP conformance: only $conf scenarios passed" >&2; exit 1; }
+
+total=$((rust + conf))
+summary="Rust $rust, MCP conformance $conf"
 for part in c python elixir; do
   script="scripts/test-$part.sh"
   [ -f "$script" ] || { echo "missing $script" >&2; exit 1; }

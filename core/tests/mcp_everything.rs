@@ -172,3 +172,15 @@ fn exercise(opts: ClientOptions) {
 fn everything_server_over_stdio() {
     exercise(everything_stdio());
 }
+
+#[test]
+fn everything_server_over_streamable_http() {
+    let server = EverythingHttp::start("streamableHttp");
+    exercise(server.options("/mcp"));
+}
+
+#[test]
+fn everything_server_over_legacy_sse() {
+    let server = EverythingHttp::start("sse");
+    exercise(server.options("/sse"));
+}
