@@ -281,3 +281,75 @@ async fn unreachable_server_fails_the_initialize() {
     assert!(msg.starts_with("could not reach the MCP server"), "{msg}");
     w.close().await;
 }
+
+/// Through a whole `Client`: every bad answer fails its own call with a clear error, the
+/// connection stays up (`is_connected()`, a ping after each) and big answers arrive whole.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_client_stays_connected_through_bad_answers() {
+    let big = "x".repeat(20 * 1024 * 1024);
+    let big_len = big.len();
+    let srv = FaultServer::start(server(move |req| {
+        let tool = req.body["params"]["name"].as_str().unwrap_or("");
+        match (req.rpc(), tool) {
+            ("ping", _) => json(
+                "200 OK",
+                &[],
+                &format!(
+                    r#"{{"jsonrpc":"2.0","id":{},"result":{{}}}}"#,
+                    req.body["id"]
+                ),
+            ),
+            ("tools/call", "html") => reply(
+                "200 OK",
+                &[("Content-Type", "text/html")],
+                b"<html>nope</html>",
+            ),
+            ("tools/call", "boom") => reply("500 Internal Server Error", &[], b"it broke"),
+            // An event cut in the middle, with no id to resume from.
+            ("tools/call", "cut") => sse("data: {\"jsonrpc\":\"2.0\",", false),
+            // The answer, then a stream that never ends.
+            ("tools/call", "endless") => {
+                sse(&format!("data: {}\n\n", result_for(req, "endless")), true)
+            }
+            ("tools/call", "big") => json("200 OK", &[], &result_for(req, &big)),
+            _ => reply("400 Bad Request", &[], b"?"),
+        }
+    }))
+    .await;
+    let client = crate::Client::new(
+        crate::ClientOptions::default()
+            .transport(crate::TransportKind::McpHttp(McpHttp::new(&srv.url)))
+            .default_timeout(Duration::from_secs(10)),
+    );
+    client.connect_async().await.unwrap();
+    for (tool, want) in [
+        ("html", "HTTP 200: unexpected content type `text/html`"),
+        ("boom", "HTTP 500"),
+        ("cut", ""),
+    ] {
+        let t = Instant::now();
+        let err = client.call_tool(tool, json!({})).await.unwrap_err();
+        assert!(
+            t.elapsed() < Duration::from_secs(5),
+            "{tool} took {:?}",
+            t.elapsed()
+        );
+        assert!(err.to_string().contains(want), "{tool}: {err}");
+        assert!(client.is_connected(), "{tool} ended the connection");
+        client.ping().await.unwrap();
+    }
+    assert_eq!(
+        client.call_tool("endless", json!({})).await.unwrap().text(),
+        "endless"
+    );
+    let r = client.call_tool("big", json!({})).await.unwrap();
+    assert_eq!(r.text().len(), big_len);
+    assert!(client.is_connected());
+    let t = Instant::now();
+    client.disconnect_async().await;
+    assert!(
+        t.elapsed() < Duration::from_secs(3),
+        "disconnect took {:?}",
+        t.elapsed()
+    );
+}
