@@ -424,8 +424,13 @@ class ClientBase:
         return self._native.server_pid
 
     def _connected(self, init: Tuple[Any, ...]) -> InitializeResult:
-        caps, info = (None if t is None else loads(t) for t in init[6:8])
-        self._init = InitializeResult(loads(init[0]), *init[1:6], caps, info, init[8])
+        raw, agent, home, family, os_, version, caps, info, instructions = init
+        self._init = InitializeResult(
+            loads(raw), agent, home, family, os_, version,
+            None if caps is None else loads(caps),
+            None if info is None else loads(info),
+            instructions,
+        )
         self._life.open = True
         return self._init
 

@@ -185,7 +185,7 @@ class Tool:
     @property
     def annotations(self) -> Optional[Dict[str, Any]]:
         """Behaviour hints (``readOnlyHint``, ``destructiveHint``, ...)."""
-    def __eq__(self, other: object) -> bool: ...
+    def __eq__(self, value: object, /) -> bool: ...
 
 @final
 class CallToolResult:
@@ -206,7 +206,7 @@ class CallToolResult:
     @property
     def text(self) -> str:
         """The text of every text content block, joined by newlines."""
-    def __eq__(self, other: object) -> bool: ...
+    def __eq__(self, value: object, /) -> bool: ...
 
 @final
 class Resource:
@@ -230,7 +230,7 @@ class Resource:
     @property
     def mime_type(self) -> Optional[str]:
         """MIME type."""
-    def __eq__(self, other: object) -> bool: ...
+    def __eq__(self, value: object, /) -> bool: ...
 
 @final
 class ResourceTemplate:
@@ -251,7 +251,7 @@ class ResourceTemplate:
     @property
     def mime_type(self) -> Optional[str]:
         """MIME type."""
-    def __eq__(self, other: object) -> bool: ...
+    def __eq__(self, value: object, /) -> bool: ...
 
 @final
 class ResourceContents:
@@ -272,7 +272,7 @@ class ResourceContents:
     @property
     def blob(self) -> Optional[str]:
         """Binary contents, base64."""
-    def __eq__(self, other: object) -> bool: ...
+    def __eq__(self, value: object, /) -> bool: ...
 
 @final
 class Prompt:
@@ -293,7 +293,7 @@ class Prompt:
     @property
     def arguments(self) -> List[Dict[str, Any]]:
         """Its arguments, as dicts (name, description, whether required)."""
-    def __eq__(self, other: object) -> bool: ...
+    def __eq__(self, value: object, /) -> bool: ...
 
 @final
 class GetPromptResult:
@@ -308,7 +308,7 @@ class GetPromptResult:
     @property
     def messages(self) -> List[Dict[str, Any]]:
         """The messages (dicts with a role and content)."""
-    def __eq__(self, other: object) -> bool: ...
+    def __eq__(self, value: object, /) -> bool: ...
 
 @final
 class Completion:
@@ -326,7 +326,7 @@ class Completion:
     @property
     def has_more(self) -> bool:
         """Whether more values exist than were sent."""
-    def __eq__(self, other: object) -> bool: ...
+    def __eq__(self, value: object, /) -> bool: ...
 
 @final
 class Progress:
@@ -344,7 +344,7 @@ class Progress:
     @property
     def message(self) -> Optional[str]:
         """What is happening, when the server says."""
-    def __eq__(self, other: object) -> bool: ...
+    def __eq__(self, value: object, /) -> bool: ...
 
 @final
 class ToolCall:

@@ -30,7 +30,7 @@ import pytest
 
 import codexclient
 from codexclient import AsyncClient, Client, ServerRequest
-from conftest import ROOT
+from conftest import mcp_everything
 from helpers import run
 
 WAIT = 20.0
@@ -50,20 +50,6 @@ DEFAULT_TEXT = "It was a dark and stormy night."
 TRANSPORTS = ["stdio", "streamable_http", "sse"]
 
 
-def _everything() -> Tuple[str, str]:
-    found = []
-    for var, link in (("MCP_NODE", "mcp-node"), ("MCP_EVERYTHING", "mcp-everything")):
-        path = pathlib.Path(os.environ.get(var) or ROOT / ".cache" / link)
-        if not path.exists():
-            pytest.fail(
-                f"{path} is missing: run `bash scripts/setup-mcp.sh` (installs Node 22 and "
-                f"@modelcontextprotocol/server-everything from the npm registry) or set {var}",
-                pytrace=False,
-            )
-        found.append(str(path))
-    return found[0], found[1]
-
-
 def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -80,7 +66,7 @@ class _HttpServers:
 
     def url(self, mode: str, path: str) -> str:
         if mode not in self.procs:
-            node, js = _everything()
+            node, js = mcp_everything()
             port = _free_port()
             p = subprocess.Popen(
                 [node, js, mode],
@@ -121,7 +107,7 @@ def server(request: pytest.FixtureRequest, http_servers: _HttpServers) -> Dict[s
     """Client options reaching the everything server over one transport (without roots)."""
     opts: Dict[str, Any] = dict(default_timeout=WAIT, client_name="codexclient-pytest")
     if request.param == "stdio":
-        node, js = _everything()
+        node, js = mcp_everything()
         opts["command"] = [node, js, "stdio"]
     elif request.param == "streamable_http":
         opts["transport"] = http_servers.url("streamableHttp", "/mcp")
