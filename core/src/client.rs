@@ -451,9 +451,10 @@ impl Client {
         let session = self.live_session()?;
         let (id, rx) = session.start_tracked(method, params, opts, false)?;
         // Dropped before the answer (the caller's future was cancelled): give the request up.
-        let guard = AbandonOnDrop(Some((session.clone(), id)));
+        let mut guard = AbandonOnDrop(Some((session.clone(), id)));
         let outcome = rx.await;
-        std::mem::forget(guard);
+        // Answered: disarm (dropping, not forgetting, the guard's session handle).
+        guard.0 = None;
         outcome.unwrap_or_else(|_| Err(session.disconnect_error()))
     }
 

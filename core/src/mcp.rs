@@ -8,8 +8,8 @@
 
 pub use crate::protocol::mcp::{
     default_capabilities, CallToolResult, Completion, Extra, GetPromptResult, Page, Progress,
-    Prompt, Resource, ResourceContents, ResourceTemplate, Root, Tool, OFFERED_VERSION,
-    SERVER_LOG_TARGET, SUPPORTED_VERSIONS,
+    Prompt, Resource, ResourceContents, ResourceTemplate, Root, Tool, ELICITATION_REQUEST,
+    OFFERED_VERSION, ROOTS_REQUEST, SAMPLING_REQUEST, SERVER_LOG_TARGET, SUPPORTED_VERSIONS,
 };
 
 use futures_util::StreamExt;
@@ -153,9 +153,124 @@ const MAX_PAGES: usize = 10_000;
 
 static NEXT_PROGRESS: AtomicU64 = AtomicU64::new(1);
 
+/// The typed MCP requests with per-request options ([`Client::mcp_with`]): the same helpers
+/// as on [`Client`] (which use the default options), each sent with these options (timeout,
+/// retry).
+#[derive(Clone, Copy)]
+pub struct Mcp<'a> {
+    client: &'a Client,
+    opts: RequestOptions,
+}
+
 impl Client {
-    async fn mcp(&self, req: McpRequest, params: Value) -> Result<Value> {
-        self.request(req.method(), params).await
+    /// The typed MCP requests with per-request options:
+    /// `client.mcp_with(RequestOptions::timeout(d)).call_tool(…)`. A request that times out
+    /// (or whose future is dropped) is cancelled: the server gets `notifications/cancelled`.
+    pub fn mcp_with(&self, opts: RequestOptions) -> Mcp<'_> {
+        Mcp { client: self, opts }
+    }
+
+    fn mcp_default(&self) -> Mcp<'_> {
+        self.mcp_with(RequestOptions::default())
+    }
+
+    /// MCP `tools/list`: one page.
+    pub async fn list_tools(&self, cursor: Option<&str>) -> Result<Page<Tool>> {
+        self.mcp_default().list_tools(cursor).await
+    }
+    /// MCP `tools/list`, following every cursor.
+    pub async fn list_all_tools(&self) -> Result<Vec<Tool>> {
+        self.mcp_default().list_all_tools().await
+    }
+    /// MCP `tools/call`. A tool failure is `Ok` with [`CallToolResult::is_error`] set.
+    pub async fn call_tool(&self, name: &str, arguments: Value) -> Result<CallToolResult> {
+        self.mcp_default().call_tool(name, arguments).await
+    }
+    /// MCP `tools/call` that asks for progress: `on_progress` sees each
+    /// `notifications/progress` of this call, on the calling task, before the result.
+    pub async fn call_tool_with_progress(
+        &self,
+        name: &str,
+        arguments: Value,
+        opts: RequestOptions,
+        on_progress: impl FnMut(Progress) + Send,
+    ) -> Result<CallToolResult> {
+        self.mcp_with(opts)
+            .call_tool_with_progress(name, arguments, on_progress)
+            .await
+    }
+    /// MCP `resources/list`: one page.
+    pub async fn list_resources(&self, cursor: Option<&str>) -> Result<Page<Resource>> {
+        self.mcp_default().list_resources(cursor).await
+    }
+    /// MCP `resources/list`, following every cursor.
+    pub async fn list_all_resources(&self) -> Result<Vec<Resource>> {
+        self.mcp_default().list_all_resources().await
+    }
+    /// MCP `resources/templates/list`: one page.
+    pub async fn list_resource_templates(
+        &self,
+        cursor: Option<&str>,
+    ) -> Result<Page<ResourceTemplate>> {
+        self.mcp_default().list_resource_templates(cursor).await
+    }
+    /// MCP `resources/templates/list`, following every cursor.
+    pub async fn list_all_resource_templates(&self) -> Result<Vec<ResourceTemplate>> {
+        self.mcp_default().list_all_resource_templates().await
+    }
+    /// MCP `resources/read`: the contents.
+    pub async fn read_resource(&self, uri: &str) -> Result<Vec<ResourceContents>> {
+        self.mcp_default().read_resource(uri).await
+    }
+    /// MCP `resources/subscribe`: `notifications/resources/updated` follow for `uri`.
+    pub async fn subscribe_resource(&self, uri: &str) -> Result<()> {
+        self.mcp_default().subscribe_resource(uri).await
+    }
+    /// MCP `resources/unsubscribe`.
+    pub async fn unsubscribe_resource(&self, uri: &str) -> Result<()> {
+        self.mcp_default().unsubscribe_resource(uri).await
+    }
+    /// MCP `prompts/list`: one page.
+    pub async fn list_prompts(&self, cursor: Option<&str>) -> Result<Page<Prompt>> {
+        self.mcp_default().list_prompts(cursor).await
+    }
+    /// MCP `prompts/list`, following every cursor.
+    pub async fn list_all_prompts(&self) -> Result<Vec<Prompt>> {
+        self.mcp_default().list_all_prompts().await
+    }
+    /// MCP `prompts/get` with string arguments (`{}` for none).
+    pub async fn get_prompt(&self, name: &str, arguments: Value) -> Result<GetPromptResult> {
+        self.mcp_default().get_prompt(name, arguments).await
+    }
+    /// MCP `completion/complete`: `reference` is `{"type":"ref/prompt","name":…}` or
+    /// `{"type":"ref/resource","uri":…}`; completes argument `argument` from `value`.
+    pub async fn complete(
+        &self,
+        reference: Value,
+        argument: &str,
+        value: &str,
+    ) -> Result<Completion> {
+        self.mcp_default()
+            .complete(reference, argument, value)
+            .await
+    }
+    /// MCP `logging/setLevel` (`debug`, `info`, `notice`, `warning`, `error`, `critical`,
+    /// `alert`, `emergency`). The server's `notifications/message` records are logged through
+    /// `tracing` (target [`SERVER_LOG_TARGET`]) and delivered.
+    pub async fn set_logging_level(&self, level: &str) -> Result<()> {
+        self.mcp_default().set_logging_level(level).await
+    }
+    /// MCP `ping`.
+    pub async fn ping(&self) -> Result<()> {
+        self.mcp_default().ping().await
+    }
+}
+
+impl Mcp<'_> {
+    async fn send(&self, req: McpRequest, params: Value) -> Result<Value> {
+        self.client
+            .request_with(req.method(), params, self.opts)
+            .await
     }
 
     async fn page<T: DeserializeOwned>(
@@ -164,7 +279,7 @@ impl Client {
         cursor: Option<&str>,
     ) -> Result<Page<T>> {
         let key = req.list_key().expect("a list request");
-        let (items, next_cursor) = split_page(key, self.mcp(req, cursor_params(cursor)).await?)?;
+        let (items, next_cursor) = split_page(key, self.send(req, cursor_params(cursor)).await?)?;
         let items = decode(key, Value::Array(items))?;
         Ok(Page { items, next_cursor })
     }
@@ -197,9 +312,18 @@ impl Client {
     /// MCP `tools/call`. A tool failure is `Ok` with [`CallToolResult::is_error`] set.
     pub async fn call_tool(&self, name: &str, arguments: Value) -> Result<CallToolResult> {
         let v = self
-            .mcp(McpRequest::CallTool, call_params(name, arguments))
+            .send(McpRequest::CallTool, call_params(name, arguments))
             .await?;
-        decode("tools/call", v)
+        decode_call_tool(v)
+    }
+    /// MCP `tools/call` that asks for progress, as a [`ProgressCall`] (sent before this
+    /// returns): pull its updates, then [`decode_call_tool`] its result.
+    pub fn call_tool_progress(&self, name: &str, arguments: Value) -> Result<ProgressCall> {
+        self.client.start_with_progress(
+            McpRequest::CallTool.method(),
+            call_params(name, arguments),
+            self.opts,
+        )
     }
     /// MCP `tools/call` that asks for progress: `on_progress` sees each
     /// `notifications/progress` of this call, on the calling task, before the result.
@@ -207,18 +331,13 @@ impl Client {
         &self,
         name: &str,
         arguments: Value,
-        opts: RequestOptions,
         mut on_progress: impl FnMut(Progress) + Send,
     ) -> Result<CallToolResult> {
-        let mut call = self.start_with_progress(
-            McpRequest::CallTool.method(),
-            call_params(name, arguments),
-            opts,
-        )?;
+        let mut call = self.call_tool_progress(name, arguments)?;
         while let Some(p) = call.next().await {
             on_progress(p);
         }
-        decode("tools/call", call.result().await?)
+        decode_call_tool(call.result().await?)
     }
     /// MCP `resources/list`: one page.
     pub async fn list_resources(&self, cursor: Option<&str>) -> Result<Page<Resource>> {
@@ -235,22 +354,26 @@ impl Client {
     ) -> Result<Page<ResourceTemplate>> {
         self.page(McpRequest::ListResourceTemplates, cursor).await
     }
+    /// MCP `resources/templates/list`, following every cursor.
+    pub async fn list_all_resource_templates(&self) -> Result<Vec<ResourceTemplate>> {
+        self.all(McpRequest::ListResourceTemplates).await
+    }
     /// MCP `resources/read`: the contents.
     pub async fn read_resource(&self, uri: &str) -> Result<Vec<ResourceContents>> {
         let mut v = self
-            .mcp(McpRequest::ReadResource, json!({ "uri": uri }))
+            .send(McpRequest::ReadResource, json!({ "uri": uri }))
             .await?;
         decode("resources/read", v["contents"].take())
     }
     /// MCP `resources/subscribe`: `notifications/resources/updated` follow for `uri`.
     pub async fn subscribe_resource(&self, uri: &str) -> Result<()> {
-        self.mcp(McpRequest::SubscribeResource, json!({ "uri": uri }))
+        self.send(McpRequest::SubscribeResource, json!({ "uri": uri }))
             .await
             .map(drop)
     }
     /// MCP `resources/unsubscribe`.
     pub async fn unsubscribe_resource(&self, uri: &str) -> Result<()> {
-        self.mcp(McpRequest::UnsubscribeResource, json!({ "uri": uri }))
+        self.send(McpRequest::UnsubscribeResource, json!({ "uri": uri }))
             .await
             .map(drop)
     }
@@ -258,10 +381,14 @@ impl Client {
     pub async fn list_prompts(&self, cursor: Option<&str>) -> Result<Page<Prompt>> {
         self.page(McpRequest::ListPrompts, cursor).await
     }
+    /// MCP `prompts/list`, following every cursor.
+    pub async fn list_all_prompts(&self) -> Result<Vec<Prompt>> {
+        self.all(McpRequest::ListPrompts).await
+    }
     /// MCP `prompts/get` with string arguments (`{}` for none).
     pub async fn get_prompt(&self, name: &str, arguments: Value) -> Result<GetPromptResult> {
         let v = self
-            .mcp(McpRequest::GetPrompt, call_params(name, arguments))
+            .send(McpRequest::GetPrompt, call_params(name, arguments))
             .await?;
         decode("prompts/get", v)
     }
@@ -274,26 +401,42 @@ impl Client {
         value: &str,
     ) -> Result<Completion> {
         let mut v = self
-            .mcp(
+            .send(
                 McpRequest::Complete,
                 json!({"ref": reference, "argument": {"name": argument, "value": value}}),
             )
             .await?;
         decode("completion/complete", v["completion"].take())
     }
-    /// MCP `logging/setLevel` (`debug`, `info`, `notice`, `warning`, `error`, `critical`,
-    /// `alert`, `emergency`). The server's `notifications/message` records are logged through
-    /// `tracing` (target [`SERVER_LOG_TARGET`]) and delivered.
+    /// MCP `logging/setLevel` (see [`Client::set_logging_level`]).
     pub async fn set_logging_level(&self, level: &str) -> Result<()> {
-        self.mcp(McpRequest::SetLoggingLevel, json!({ "level": level }))
+        self.send(McpRequest::SetLoggingLevel, json!({ "level": level }))
             .await
             .map(drop)
     }
     /// MCP `ping`.
     pub async fn ping(&self) -> Result<()> {
-        self.mcp(McpRequest::Ping, json!({})).await.map(drop)
+        self.send(McpRequest::Ping, json!({})).await.map(drop)
     }
+}
 
+/// The `ref` of a completion of a prompt's argument ([`Client::complete`]).
+pub fn prompt_ref(name: &str) -> Value {
+    json!({ "type": "ref/prompt", "name": name })
+}
+
+/// The `ref` of a completion of a resource template's argument ([`Client::complete`]).
+pub fn resource_ref(uri_template: &str) -> Value {
+    json!({ "type": "ref/resource", "uri": uri_template })
+}
+
+/// The typed form of a `tools/call` result (for [`Mcp::call_tool_progress`]'s
+/// [`ProgressCall::result`]).
+pub fn decode_call_tool(result: Value) -> Result<CallToolResult> {
+    decode("tools/call", result)
+}
+
+impl Client {
     /// Send a request that reports progress: `params._meta.progressToken` is set to a token
     /// of the library's, and the server's `notifications/progress` with that token come out
     /// of the returned call (and go nowhere else) until its result arrives.

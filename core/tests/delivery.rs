@@ -203,6 +203,26 @@ fn a_handler_holding_a_weak_client_does_not_keep_the_client_alive() {
 }
 
 #[test]
+fn an_answered_awaited_request_keeps_nothing_of_the_connection_alive() {
+    // The future of an awaited request holds the session only until the answer: once the
+    // client is disconnected and dropped, the connection's last owner lets go, and the event
+    // descriptor (shared by the client and its sessions) is closed.
+    let c = Client::new(fake_options(&[]).delivery(Delivery::Poll));
+    let fd = c.event_fd().unwrap();
+    c.connect().unwrap();
+    futures_executor::block_on(c.request("x/y", json!({}))).unwrap();
+    let target = || std::fs::read_link(format!("/proc/self/fd/{fd}")).ok();
+    let open = target().expect("the event descriptor is open");
+    c.disconnect();
+    drop(c);
+    assert_ne!(
+        target(),
+        Some(open),
+        "the event descriptor outlived the client: a session was kept alive"
+    );
+}
+
+#[test]
 fn a_handler_holding_a_strong_clone_keeps_the_client_until_disconnect() {
     // The documented rule: a strong clone in a handler keeps the client alive.
     let c = Client::new(fake_options(&[]));

@@ -135,6 +135,7 @@ fn exercise(opts: ClientOptions) {
         .items
         .iter()
         .any(|t| t.uri_template.contains("{resourceId}")));
+    assert_eq!(b(c.list_all_resource_templates()).unwrap(), templates.items);
     let uri = res[0].uri.clone();
     let contents = b(c.read_resource(&uri)).unwrap();
     assert_eq!(contents[0].uri, uri);
@@ -149,10 +150,11 @@ fn exercise(opts: ClientOptions) {
     // Prompts and completion.
     let prompts = b(c.list_prompts(None)).unwrap();
     assert!(prompts.items.iter().any(|p| p.name == "args-prompt"));
+    assert_eq!(b(c.list_all_prompts()).unwrap(), prompts.items);
     let got = b(c.get_prompt("args-prompt", json!({"city": "Paris"}))).unwrap();
     assert!(got.messages[0].to_string().contains("Paris"), "{got:?}");
     let comp = b(c.complete(
-        json!({"type": "ref/prompt", "name": "completable-prompt"}),
+        codex_client::mcp::prompt_ref("completable-prompt"),
         "department",
         "E",
     ))
@@ -163,6 +165,26 @@ fn exercise(opts: ClientOptions) {
     b(c.set_logging_level("debug")).unwrap();
     b(c.call_tool("toggle-simulated-logging", json!({}))).unwrap();
     wait_note(&notes, "notifications/message", |p| p["level"].is_string());
+
+    // Per-request options: a call past its timeout fails (and is cancelled on the server);
+    // the connection goes on.
+    let slow = b(c
+        .mcp_with(RequestOptions::timeout(Duration::from_millis(100)))
+        .call_tool(
+            "trigger-long-running-operation",
+            json!({"duration": 0.4, "steps": 1}),
+        ));
+    assert!(
+        matches!(slow, Err(codex_client::Error::Timeout { .. })),
+        "{slow:?}"
+    );
+    let fast = c.mcp_with(RequestOptions::timeout(WAIT));
+    assert_eq!(
+        b(fast.call_tool("echo", json!({"message": "again"})))
+            .unwrap()
+            .text(),
+        "Echo: again"
+    );
 
     b(c.ping()).unwrap();
     c.disconnect();

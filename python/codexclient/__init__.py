@@ -1,4 +1,4 @@
-"""codexclient: a native client for OpenAI Codex's ``codex app-server``.
+"""codexclient: a native client for OpenAI Codex's ``codex app-server`` and any MCP server.
 
 A Rust core (pyo3 extension ``codexclient._native``) spawns the server, speaks its JSON-RPC
 protocol and gives you threads, streamed turns and approvals with safe defaults: every request
@@ -18,17 +18,35 @@ Sync::
     with codexclient.Client(codex_home=home) as client:
         result = client.thread_start().run("Say hello")
         print(result.final_response)
+
+MCP (any server; ``transport="http://…/mcp"`` for Streamable HTTP)::
+
+    with codexclient.Client(transport="mcp+stdio", command=["node", "server.js"]) as client:
+        print([tool.name for tool in client.list_tools()])
+        print(client.call_tool("echo", {"message": "hi"}).text)
 """
 
 from __future__ import annotations
 
-from ._async import AsyncClient, AsyncEventStream, AsyncThread, AsyncTurn, StartingTurn
+from ._async import (
+    AsyncClient,
+    AsyncEventStream,
+    AsyncThread,
+    AsyncToolCall,
+    AsyncTurn,
+    StartingTurn,
+)
 from ._common import (
     COMMAND_APPROVAL,
+    ELICITATION,
     FILE_CHANGE_APPROVAL,
+    ROOTS,
+    SAMPLING,
     Event,
     InitializeResult,
     Input,
+    Page,
+    Root,
     TurnResult,
     image_url,
     local_image,
@@ -47,6 +65,7 @@ from ._errors import (
     NotConnectedError,
     OverloadedError,
     ProtocolError,
+    RequestCancelledError,
     RequestTimeoutError,
     RpcError,
     TransportError,
@@ -54,17 +73,26 @@ from ._errors import (
 )
 from ._native import (
     AgentMessageDelta,
+    CallToolResult,
+    Completion,
     ConnectionEvent,
+    GetPromptResult,
     ItemCompleted,
     ItemStarted,
     Notification,
+    Progress,
+    Prompt,
+    Resource,
+    ResourceContents,
+    ResourceTemplate,
     ServerRequest,
     TokenUsageUpdated,
+    Tool,
     TurnCompleted,
     TurnStarted,
     __version__,
 )
-from ._sync import Client, Thread, Turn
+from ._sync import Client, Thread, ToolCall, Turn
 
 __all__ = [
     "AsyncClient",
@@ -72,9 +100,11 @@ __all__ = [
     "AsyncThread",
     "AsyncTurn",
     "StartingTurn",
+    "AsyncToolCall",
     "Client",
     "Thread",
     "Turn",
+    "ToolCall",
     "TurnResult",
     "InitializeResult",
     "Event",
@@ -84,6 +114,20 @@ __all__ = [
     "local_image",
     "COMMAND_APPROVAL",
     "FILE_CHANGE_APPROVAL",
+    "SAMPLING",
+    "ELICITATION",
+    "ROOTS",
+    "Root",
+    "Page",
+    "Tool",
+    "CallToolResult",
+    "Resource",
+    "ResourceTemplate",
+    "ResourceContents",
+    "Prompt",
+    "GetPromptResult",
+    "Completion",
+    "Progress",
     "Notification",
     "AgentMessageDelta",
     "ItemStarted",
@@ -98,6 +142,7 @@ __all__ = [
     "NotConnectedError",
     "AlreadyConnectedError",
     "RequestTimeoutError",
+    "RequestCancelledError",
     "RpcError",
     "OverloadedError",
     "InvalidRequestError",

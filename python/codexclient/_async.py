@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import collections
 import functools
+import inspect
 import weakref
 from types import TracebackType
 from typing import (
@@ -23,6 +24,8 @@ from typing import (
     Deque,
     Dict,
     Generator,
+    List,
+    Mapping,
     Optional,
     Sequence,
     Set,
@@ -30,9 +33,12 @@ from typing import (
 )
 
 from . import _native
-from ._common import ClientBase, Event, InitializeResult, Input, Params, ThreadBase, TurnBase
-from ._common import TurnResult, fail_closed, finish, handler_failed, loads
+from ._common import ClientBase, Event, InitializeResult, Input, Page, Params, ProgressHandler
+from ._common import ThreadBase, ToolCallBase, TurnBase, TurnResult, fail_closed, finish
+from ._common import arguments_json as _args, handler_failed, loads
 from ._errors import NotConnectedError
+from ._native import CallToolResult, Completion, GetPromptResult, Progress, Prompt, Resource
+from ._native import ResourceContents, ResourceTemplate, Tool
 
 Timeout = Optional[float]
 _Start = Callable[[Any], Any]
@@ -257,6 +263,55 @@ class AsyncTurn(_Events, TurnBase):
         self._leave(self._client._bridge.get())
 
 
+class AsyncToolCall(ToolCallBase):
+    """An MCP tool call that reports progress (:meth:`AsyncClient.call_tool_progress`):
+    ``async for update in call`` yields its :class:`Progress` updates until the answer comes;
+    then ``await call.result()`` returns it::
+
+        async with client.call_tool_progress("slow-tool", {"steps": 3}) as call:
+            async for p in call:
+                print(f"{p.progress}/{p.total}")
+            result = await call.result()
+
+    **Cancellation.** Cancelling a task that waits on the call (for an update or the result),
+    leaving the ``async with`` block before the answer, :meth:`cancel` and dropping the call
+    all cancel it: the server gets ``notifications/cancelled``.
+    """
+
+    _client: "AsyncClient"
+
+    def __aiter__(self) -> "AsyncToolCall":
+        return self
+
+    async def __anext__(self) -> Progress:
+        p: Optional[Progress] = await self._wait(self._native.next_async)
+        if p is None:
+            raise StopAsyncIteration
+        return p
+
+    async def result(self) -> CallToolResult:
+        """Wait for the answer (skipping the updates not read) and return it. Raises what the
+        call failed with: :class:`RequestTimeoutError`, :class:`RpcError`,
+        :class:`RequestCancelledError` after :meth:`cancel`, ..."""
+        r: CallToolResult = await self._wait(self._native.result)
+        return r
+
+    async def _wait(self, start: _Start) -> Any:
+        try:
+            return await self._client._bridge.call(start)
+        except asyncio.CancelledError:
+            self.cancel()
+            raise
+
+    async def __aenter__(self) -> "AsyncToolCall":
+        return self
+
+    async def __aexit__(
+        self, et: Optional[Type[BaseException]], e: Optional[BaseException], tb: Optional[TracebackType]
+    ) -> None:
+        self.cancel()
+
+
 class AsyncClient(ClientBase):
     """A connection to ``codex app-server`` for asyncio code.
 
@@ -272,9 +327,25 @@ class AsyncClient(ClientBase):
     ``retry_max_attempts``/``retry_base``/``retry_cap`` (overload retry),
     ``event_queue_capacity``, ``max_line_bytes``, ``read_ahead_bytes``, ``connect_timeout``
     (the whole :meth:`connect`, default 30 s), ``transport`` (``"stdio"`` by default,
-    ``"exec"``, ``"mcp"``, ``"ws://…"``/``"wss://…"``, ``"unix"``, ``"unix://PATH"``; an
-    unknown value raises :class:`InvalidArgumentError` here) and ``token`` (bearer token for
-    ``ws://``/``wss://``, never logged nor kept on the object).
+    ``"exec"``, ``"mcp"``, ``"ws://…"``/``"wss://…"``, ``"unix"``, ``"unix://PATH"``, and
+    for any MCP server ``"mcp+stdio"`` (with ``command``), ``"mcp+stdio:PROGRAM ARG…"``
+    (split at spaces; quotes group) or ``"http://…"``/``"https://…"`` (Streamable HTTP; a
+    legacy HTTP+SSE server by its SSE URL); an unknown value raises
+    :class:`InvalidArgumentError` here) and ``token`` (bearer token for
+    ``ws://``/``wss://`` and ``http://``/``https://``, never logged nor kept on the object).
+
+    MCP options: ``command`` (the MCP server's argv, ``[PROGRAM, ARG, ...]``; implies
+    ``transport="mcp+stdio"``; ``env``, ``clear_env`` and ``cwd`` apply to it), ``headers``
+    (a mapping of HTTP headers sent with every request to an HTTP server; values never
+    logged), ``mcp_roots`` (the roots answered to the server's ``roots/list``: URIs, local
+    paths or ``(uri_or_path, name)`` pairs; without them :meth:`on_roots` handles the
+    request) and ``mcp_capabilities`` (the client capabilities sent in ``initialize``;
+    default: roots, sampling and elicitation, whose requests are refused or declined when no
+    handler is registered). Against an MCP server use the MCP methods (:meth:`list_tools`,
+    :meth:`call_tool`, :meth:`read_resource`, ...), :meth:`request` for anything else, and
+    :meth:`on_sampling`, :meth:`on_elicitation`, :meth:`on_roots` for the server's requests;
+    its notifications (``notifications/resources/updated``, ``…/list_changed``,
+    ``notifications/message``) come through :meth:`events` and :meth:`on_notification`.
 
     Server requests (approvals, ...) go to the handlers registered with
     :meth:`on_command_approval` and friends; without a handler approvals are **declined**.
@@ -286,6 +357,7 @@ class AsyncClient(ClientBase):
 
     _thread_class = AsyncThread
     _turn_class = AsyncTurn
+    _tool_call_class = AsyncToolCall
 
     def _setup(self) -> None:
         self._bridge = _Bridge()
@@ -431,6 +503,143 @@ class AsyncClient(ClientBase):
         r: Dict[str, Any] = await self._helper("config_read", kwargs=kwargs, timeout=timeout)
         return r
 
+    # -- MCP -------------------------------------------------------------------------------
+
+    async def list_tools(self, *, timeout: Timeout = None) -> List[Tool]:
+        """MCP ``tools/list``: every tool the server offers (all pages)."""
+        r: List[Tool] = await self._mcp_list("list_tools", None, False, timeout)
+        return r
+
+    async def list_tools_page(
+        self, cursor: Optional[str] = None, *, timeout: Timeout = None
+    ) -> Page[Tool]:
+        """MCP ``tools/list``: one page (pass its ``next_cursor`` for the next)."""
+        r: Page[Tool] = await self._mcp_list("list_tools", cursor, True, timeout)
+        return r
+
+    async def call_tool(
+        self,
+        name: str,
+        arguments: Optional[Mapping[str, Any]] = None,
+        *,
+        timeout: Timeout = None,
+        on_progress: Optional[ProgressHandler] = None,
+    ) -> CallToolResult:
+        """MCP ``tools/call``: call tool ``name`` with ``arguments`` and return its result. A
+        tool that failed returns a result with ``is_error`` set; protocol errors raise
+        (:class:`RpcError`, :class:`RequestTimeoutError` after ``timeout`` seconds, the call
+        then cancelled on the server). Cancelling the awaiting task cancels the call on the
+        server (``notifications/cancelled``). With ``on_progress`` (plain or ``async def``),
+        the call asks for progress and ``on_progress(update)`` sees each :class:`Progress`
+        before the result (if it raises, the call is cancelled and the exception
+        propagates)."""
+        if on_progress is None:
+            r: CallToolResult = await self._mcp("call_tool", name, _args(arguments), timeout=timeout)
+            return r
+        async with self.call_tool_progress(name, arguments, timeout=timeout) as call:
+            async for p in call:
+                v = on_progress(p)
+                if inspect.isawaitable(v):
+                    await v
+            return await call.result()
+
+    def call_tool_progress(
+        self, name: str, arguments: Optional[Mapping[str, Any]] = None, *, timeout: Timeout = None
+    ) -> AsyncToolCall:
+        """MCP ``tools/call`` asking for progress, sent now (not a coroutine): iterate the
+        returned :class:`AsyncToolCall` for the updates, then await its
+        :meth:`~AsyncToolCall.result`."""
+        call: AsyncToolCall = self._start_tool_call(name, arguments, timeout)
+        return call
+
+    async def list_resources(self, *, timeout: Timeout = None) -> List[Resource]:
+        """MCP ``resources/list``: every resource (all pages)."""
+        r: List[Resource] = await self._mcp_list("list_resources", None, False, timeout)
+        return r
+
+    async def list_resources_page(
+        self, cursor: Optional[str] = None, *, timeout: Timeout = None
+    ) -> Page[Resource]:
+        """MCP ``resources/list``: one page."""
+        r: Page[Resource] = await self._mcp_list("list_resources", cursor, True, timeout)
+        return r
+
+    async def list_resource_templates(self, *, timeout: Timeout = None) -> List[ResourceTemplate]:
+        """MCP ``resources/templates/list``: every resource template (all pages)."""
+        r: List[ResourceTemplate] = await self._mcp_list(
+            "list_resource_templates", None, False, timeout
+        )
+        return r
+
+    async def list_resource_templates_page(
+        self, cursor: Optional[str] = None, *, timeout: Timeout = None
+    ) -> Page[ResourceTemplate]:
+        """MCP ``resources/templates/list``: one page."""
+        r: Page[ResourceTemplate] = await self._mcp_list(
+            "list_resource_templates", cursor, True, timeout
+        )
+        return r
+
+    async def read_resource(self, uri: str, *, timeout: Timeout = None) -> List[ResourceContents]:
+        """MCP ``resources/read``: the contents of resource ``uri`` (text or base64 blob)."""
+        r: List[ResourceContents] = await self._mcp("read_resource", uri, timeout=timeout)
+        return r
+
+    async def subscribe_resource(self, uri: str, *, timeout: Timeout = None) -> None:
+        """MCP ``resources/subscribe``: the server then sends
+        ``notifications/resources/updated`` for ``uri`` (see :meth:`on_notification`,
+        :meth:`events`)."""
+        await self._mcp("subscribe_resource", uri, timeout=timeout)
+
+    async def unsubscribe_resource(self, uri: str, *, timeout: Timeout = None) -> None:
+        """MCP ``resources/unsubscribe``."""
+        await self._mcp("unsubscribe_resource", uri, timeout=timeout)
+
+    async def list_prompts(self, *, timeout: Timeout = None) -> List[Prompt]:
+        """MCP ``prompts/list``: every prompt (all pages)."""
+        r: List[Prompt] = await self._mcp_list("list_prompts", None, False, timeout)
+        return r
+
+    async def list_prompts_page(
+        self, cursor: Optional[str] = None, *, timeout: Timeout = None
+    ) -> Page[Prompt]:
+        """MCP ``prompts/list``: one page."""
+        r: Page[Prompt] = await self._mcp_list("list_prompts", cursor, True, timeout)
+        return r
+
+    async def get_prompt(
+        self, name: str, arguments: Optional[Mapping[str, str]] = None, *, timeout: Timeout = None
+    ) -> GetPromptResult:
+        """MCP ``prompts/get``: prompt ``name`` filled in with ``arguments`` (strings)."""
+        r: GetPromptResult = await self._mcp("get_prompt", name, _args(arguments), timeout=timeout)
+        return r
+
+    async def complete(
+        self,
+        argument: str,
+        value: str = "",
+        *,
+        prompt: Optional[str] = None,
+        resource: Optional[str] = None,
+        timeout: Timeout = None,
+    ) -> Completion:
+        """MCP ``completion/complete``: suggested values for ``argument`` starting from
+        ``value``, of prompt ``prompt`` or of resource template ``resource`` (a URI
+        template; give exactly one)."""
+        r: Completion = await self._complete(argument, value, prompt, resource, timeout)
+        return r
+
+    async def set_logging_level(self, level: str, *, timeout: Timeout = None) -> None:
+        """MCP ``logging/setLevel`` (``debug``, ``info``, ``notice``, ``warning``, ``error``,
+        ``critical``, ``alert``, ``emergency``): the server's log records at or above it
+        arrive as ``notifications/message`` notifications and are logged on the
+        ``codexclient.server`` logger."""
+        await self._mcp("set_logging_level", level, timeout=timeout)
+
+    async def ping(self, *, timeout: Timeout = None) -> None:
+        """MCP ``ping``: raises unless the server answers."""
+        await self._mcp("ping", timeout=timeout)
+
     def events(self) -> AsyncEventStream:
         """A new stream of the connection's notifications and connection events that are not
         routed to a turn being streamed. It ends when the connection ends."""
@@ -488,5 +697,6 @@ __all__ = [
     "AsyncTurn",
     "StartingTurn",
     "AsyncEventStream",
+    "AsyncToolCall",
     "NotConnectedError",
 ]

@@ -10,14 +10,15 @@ import atexit
 import json
 import logging
 import os
+import pathlib
 import warnings
 import weakref
 from collections.abc import Mapping, Sequence
-from typing import Any, Callable, Dict, List, Optional, Tuple, Union
+from typing import Any, Callable, Dict, Generic, List, Optional, Tuple, TypeVar, Union
 
 from . import _native
 from ._errors import InvalidArgumentError
-from ._native import ConnectionEvent, Notification, ServerRequest
+from ._native import ConnectionEvent, Notification, Progress, ServerRequest
 
 logger = logging.getLogger("codexclient")
 
@@ -35,14 +36,32 @@ RequestHandler = Callable[[ServerRequest], Any]
 """A server-request handler: ``handler(request)`` returning an answer, ``None`` (it answers
 itself, now or later), or an awaitable of either."""
 
+H = TypeVar("H", bound=Callable[[ServerRequest], Any])
+"""A server-request handler's own type (the ``on_*`` decorators return it unchanged)."""
+
+T = TypeVar("T")
+
 NotificationHandler = Callable[[Notification], Any]
 ConnectionHandler = Callable[[ConnectionEvent], Any]
 PathLike = Union[str, "os.PathLike[str]"]
+
+Root = Union[str, "os.PathLike[str]", Tuple[Union[str, "os.PathLike[str]"], Optional[str]]]
+"""An MCP root: a URI (``"file:///work/project"``), a local path (made an absolute
+``file://`` URI) or a pair of either and a display name."""
+
+ProgressHandler = Callable[[Progress], Any]
+"""Receives each progress update of a tool call (may be ``async def`` in the async client)."""
 
 loads = json.loads
 _METHODS: Dict[str, str] = _native.REQUEST_METHODS
 COMMAND_APPROVAL = _METHODS["command_approval"]
 FILE_CHANGE_APPROVAL = _METHODS["file_change_approval"]
+SAMPLING = _METHODS["sampling"]
+"""The MCP server request asking the client to sample an LLM (``sampling/createMessage``)."""
+ELICITATION = _METHODS["mcp_elicitation"]
+"""The MCP server request asking the user for input (``elicitation/create``)."""
+ROOTS = _METHODS["roots"]
+"""The MCP server request for the client's roots (``roots/list``)."""
 
 
 def type_name(value: Any) -> str:
@@ -130,9 +149,16 @@ def input_json(value: Input) -> str:
 
 
 class InitializeResult:
-    """What the server answered to ``initialize``."""
+    """What the server answered to ``initialize``: ``raw`` (the whole result); for Codex
+    ``user_agent``, ``codex_home``, ``platform_family``, ``platform_os``; for an MCP server
+    ``protocol_version`` (the version it chose), ``capabilities`` (``tools``,
+    ``resources``, ``prompts``, ``logging``, ...), ``server_info`` (its name, version, ...)
+    and ``instructions`` (how to use it, when it says). The others are ``None``."""
 
-    __slots__ = ("user_agent", "codex_home", "platform_family", "platform_os", "raw")
+    __slots__ = (
+        "user_agent", "codex_home", "platform_family", "platform_os", "raw",
+        "protocol_version", "capabilities", "server_info", "instructions",
+    )
 
     def __init__(
         self,
@@ -141,6 +167,10 @@ class InitializeResult:
         codex_home: Optional[str] = None,
         platform_family: Optional[str] = None,
         platform_os: Optional[str] = None,
+        protocol_version: Optional[str] = None,
+        capabilities: Optional[Dict[str, Any]] = None,
+        server_info: Optional[Dict[str, Any]] = None,
+        instructions: Optional[str] = None,
     ) -> None:
         #: The whole result.
         self.raw = raw
@@ -148,9 +178,56 @@ class InitializeResult:
         self.codex_home = codex_home
         self.platform_family = platform_family
         self.platform_os = platform_os
+        self.protocol_version = protocol_version
+        self.capabilities = capabilities
+        self.server_info = server_info
+        self.instructions = instructions
 
     def __repr__(self) -> str:
+        if self.protocol_version is not None:
+            return (
+                f"InitializeResult(protocol_version={self.protocol_version!r}, "
+                f"server_info={self.server_info!r})"
+            )
         return f"InitializeResult(user_agent={self.user_agent!r}, codex_home={self.codex_home!r})"
+
+
+class Page(Generic[T]):
+    """One page of an MCP list (``list_tools_page`` and friends): ``items`` and
+    ``next_cursor``, the cursor of the next page (``None`` on the last one)."""
+
+    __slots__ = ("items", "next_cursor")
+
+    def __init__(self, items: List[T], next_cursor: Optional[str]) -> None:
+        self.items = items
+        self.next_cursor = next_cursor
+
+    def __repr__(self) -> str:
+        return f"Page(items={len(self.items)}, next_cursor={self.next_cursor!r})"
+
+
+def _page(r: Tuple[List[Any], Optional[str]]) -> Page[Any]:
+    return Page(r[0], r[1])
+
+
+def _same(v: Any) -> Any:
+    return v
+
+
+def arguments_json(arguments: Optional[Mapping[str, Any]]) -> str:
+    """JSON text of tool or prompt arguments (``null``: none)."""
+    return "null" if arguments is None else dumps(as_params(arguments, "arguments"))
+
+
+def _root(root: Root) -> Tuple[str, Optional[str]]:
+    uri, name = (root[0], root[1]) if isinstance(root, tuple) and len(root) == 2 else (root, None)
+    if isinstance(uri, os.PathLike):
+        uri = pathlib.Path(os.fspath(uri)).resolve().as_uri()
+    if not isinstance(uri, str) or not (name is None or isinstance(name, str)):
+        raise InvalidArgumentError(
+            f"an MCP root is a URI, a path or a (URI or path, name) pair, not {root!r}"
+        )
+    return uri, name
 
 
 class TurnResult:
@@ -278,9 +355,26 @@ class ClientBase:
         read_ahead_bytes: Optional[int] = None,
         transport: Optional[str] = None,
         token: Optional[str] = None,
+        command: Optional[Sequence[PathLike]] = None,
+        headers: Optional[Mapping[str, str]] = None,
+        mcp_roots: Optional[Sequence[Root]] = None,
+        mcp_capabilities: Optional[Mapping[str, Any]] = None,
     ) -> None:
         opts = dict(locals())
         del opts["self"], opts["config"]
+        if isinstance(command, (str, bytes)):
+            raise InvalidArgumentError(
+                "command must be a list ([PROGRAM, ARG, ...]); for a command line use "
+                "transport='mcp+stdio:PROGRAM ARG ...'"
+            )
+        if command is not None:
+            opts["command"] = [os.fspath(a) for a in command]
+        if headers is not None:
+            opts["headers"] = [(str(k), str(v)) for k, v in as_params(headers, "headers").items()]
+        if mcp_roots is not None:
+            opts["mcp_roots"] = [_root(r) for r in mcp_roots]
+        if mcp_capabilities is not None:
+            opts["mcp_capabilities"] = dumps(as_params(mcp_capabilities, "mcp_capabilities"))
         # ``config`` values that are not strings are written as JSON (which TOML reads for
         # numbers, booleans, strings and arrays); strings are passed through as TOML text.
         overrides: List[Tuple[str, str]] = []
@@ -330,7 +424,13 @@ class ClientBase:
         return self._native.server_pid
 
     def _connected(self, init: Tuple[Any, ...]) -> InitializeResult:
-        self._init = InitializeResult(loads(init[0]), *init[1:])
+        raw, agent, home, family, os_, version, caps, info, instructions = init
+        self._init = InitializeResult(
+            loads(raw), agent, home, family, os_, version,
+            None if caps is None else loads(caps),
+            None if info is None else loads(info),
+            instructions,
+        )
         self._life.open = True
         return self._init
 
@@ -369,6 +469,46 @@ class ClientBase:
 
     _thread_class: Callable[..., Any]
     _turn_class: Callable[..., Any]
+    _tool_call_class: Callable[..., Any]
+
+    # -- MCP (the typed requests; names are the core's ``McpRequest`` names) ------------------
+
+    def _mcp(
+        self,
+        name: str,
+        arg: Optional[str] = None,
+        json: str = "null",
+        value: Optional[str] = None,
+        *,
+        all_pages: bool = False,
+        timeout: Optional[float] = None,
+        then: Callable[[Any], Any] = _same,
+    ) -> Any:
+        """The core's MCP request ``name`` (see ``NativeClient.mcp``)."""
+        start = lambda aio: self._native.mcp(name, arg, json, value, all_pages, timeout, aio)  # noqa: E731
+        return self._call(start, then)
+
+    def _mcp_list(self, name: str, cursor: Optional[str], page: bool, timeout: Optional[float]) -> Any:
+        """Every item of an MCP list (``page=False``) or one :class:`Page` of it."""
+        if page:
+            return self._mcp(name, cursor, timeout=timeout, then=_page)
+        return self._mcp(name, all_pages=True, timeout=timeout)
+
+    def _complete(
+        self, argument: str, value: str, prompt: Optional[str], resource: Optional[str],
+        timeout: Optional[float],
+    ) -> Any:
+        if (prompt is None) == (resource is None):
+            raise InvalidArgumentError("complete() needs exactly one of prompt= and resource=")
+        ref = _native.completion_ref("prompt", prompt) if prompt is not None else \
+            _native.completion_ref("resource", resource or "")
+        return self._mcp("complete", argument, ref, value, timeout=timeout)
+
+    def _start_tool_call(
+        self, name: str, arguments: Optional[Mapping[str, Any]], timeout: Optional[float]
+    ) -> Any:
+        native = self._native.call_tool_progress(name, arguments_json(arguments), timeout)
+        return self._tool_call_class(self, native)
 
     def _start_turn(self, thread_id: str, input: Input, overrides: Mapping[str, Any]) -> Any:
         i, o = input_json(input), build_params(None, overrides)
@@ -392,31 +532,57 @@ class ClientBase:
         self._request_handlers[method] = handler
         return handler
 
-    def on_command_approval(self, handler: RequestHandler) -> RequestHandler:
+    def on_command_approval(self, handler: H) -> H:
         """Handle command approvals (``item/commandExecution/requestApproval``; see
-        :meth:`on_server_request`)."""
-        return self.on_server_request(COMMAND_APPROVAL, handler)
+        :meth:`on_server_request`). Usable as a decorator; returns ``handler``."""
+        self.on_server_request(COMMAND_APPROVAL, handler)
+        return handler
 
-    def on_file_change_approval(self, handler: RequestHandler) -> RequestHandler:
+    def on_file_change_approval(self, handler: H) -> H:
         """Handle file-change approvals (``item/fileChange/requestApproval``)."""
-        return self.on_server_request(FILE_CHANGE_APPROVAL, handler)
+        self.on_server_request(FILE_CHANGE_APPROVAL, handler)
+        return handler
 
-    def on_permissions_request(self, handler: RequestHandler) -> RequestHandler:
+    def on_permissions_request(self, handler: H) -> H:
         """Handle permission requests (``item/permissions/requestApproval``; return the whole
         result)."""
-        return self.on_server_request(_METHODS["permissions_request"], handler)
+        self.on_server_request(_METHODS["permissions_request"], handler)
+        return handler
 
-    def on_user_input(self, handler: RequestHandler) -> RequestHandler:
+    def on_user_input(self, handler: H) -> H:
         """Handle user-input requests (``item/tool/requestUserInput``; the whole result)."""
-        return self.on_server_request(_METHODS["user_input"], handler)
+        self.on_server_request(_METHODS["user_input"], handler)
+        return handler
 
-    def on_elicitation(self, handler: RequestHandler) -> RequestHandler:
-        """Handle MCP elicitations (``mcpServer/elicitation/request``; the whole result)."""
-        return self.on_server_request(_METHODS["elicitation"], handler)
+    def on_elicitation(self, handler: H) -> H:
+        """Handle elicitations: an MCP server's ``elicitation/create`` and Codex's relayed
+        ``mcpServer/elicitation/request``. Return the whole result: ``{"action": "accept",
+        "content": {...}}``, ``{"action": "decline"}`` or ``{"action": "cancel"}``. For an
+        MCP form elicitation accepted with fields left out, the core fills in the defaults
+        of the requested schema. Without a handler elicitations are declined."""
+        self.on_server_request(_METHODS["elicitation"], handler)
+        self.on_server_request(ELICITATION, handler)
+        return handler
 
-    def on_tool_call(self, handler: RequestHandler) -> RequestHandler:
+    def on_sampling(self, handler: H) -> H:
+        """Handle an MCP server's requests to sample an LLM (``sampling/createMessage``):
+        return the whole result (``{"role": "assistant", "content": {...}, "model": ...,
+        "stopReason": ...}``). Without a handler they are refused with a JSON-RPC error."""
+        self.on_server_request(SAMPLING, handler)
+        return handler
+
+    def on_roots(self, handler: H) -> H:
+        """Handle an MCP server's requests for the client's roots (``roots/list``; return
+        the whole result, ``{"roots": [...]}``). Only asked when the client was created
+        without ``mcp_roots`` (which the core answers itself); without either they are
+        refused with a JSON-RPC error."""
+        self.on_server_request(ROOTS, handler)
+        return handler
+
+    def on_tool_call(self, handler: H) -> H:
         """Handle dynamic tool calls (``item/tool/call``; return the whole result)."""
-        return self.on_server_request(_METHODS["tool_call"], handler)
+        self.on_server_request(_METHODS["tool_call"], handler)
+        return handler
 
     def on_notification(self, handler: Optional[NotificationHandler]) -> Optional[NotificationHandler]:
         """Call ``handler(notification)`` for every notification not routed to a turn being
@@ -473,6 +639,34 @@ class ClientBase:
                     self._run_result(nh(ev))
         except Exception:
             logger.exception("event handler raised")
+
+
+class ToolCallBase:
+    """What :class:`ToolCall` and :class:`AsyncToolCall` share: an MCP tool call that reports
+    progress, sent when it was created."""
+
+    def __init__(self, client: Any, native: _native.ToolCall) -> None:
+        self._client = client
+        self._native = native
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(token={self.token!r}, done={self.done})"
+
+    @property
+    def token(self) -> Any:
+        """The progress token sent with the call."""
+        return self._native.token
+
+    @property
+    def done(self) -> bool:
+        """Whether the answer came (or the call was cancelled): no update follows."""
+        return self._native.done
+
+    def cancel(self) -> bool:
+        """Cancel the call unless its answer came: the server is told
+        (``notifications/cancelled``) and ``result()`` raises
+        :class:`RequestCancelledError`. Returns whether the call was still running."""
+        return self._native.cancel()
 
 
 class ThreadBase:

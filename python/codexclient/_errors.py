@@ -98,6 +98,14 @@ class TransportError(CodexError):
     """The server could not be started, or reading from / writing to it failed."""
 
 
+class RequestCancelledError(CodexError):
+    """The request was cancelled before its answer came (for example a tool call whose
+    :meth:`~codexclient.ToolCall.cancel` was called); the server was told
+    (MCP ``notifications/cancelled``). A cancelled asyncio task raises
+    :class:`asyncio.CancelledError` instead, as asyncio wants, and cancels its request the
+    same way."""
+
+
 class InvalidArgumentError(CodexError, ValueError):
     """An argument was invalid (bad JSON, non-positive timeout, ...)."""
 

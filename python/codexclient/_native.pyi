@@ -13,20 +13,31 @@ __version__: str
 REQUEST_METHODS: Dict[str, str]
 __all__ = [
     "AgentMessageDelta",
+    "CallToolResult",
+    "Completion",
     "ConnectionEvent",
     "EventStream",
     "Executor",
+    "GetPromptResult",
     "ItemCompleted",
     "ItemStarted",
     "NativeClient",
     "REQUEST_METHODS",
     "Notification",
+    "Progress",
+    "Prompt",
+    "Resource",
+    "ResourceContents",
+    "ResourceTemplate",
     "ServerRequest",
     "TokenUsageUpdated",
+    "Tool",
+    "ToolCall",
     "Turn",
     "TurnCompleted",
     "TurnStarted",
     "__version__",
+    "completion_ref",
     "input_item",
     "set_log_level",
     "shutdown_logging",
@@ -150,6 +161,205 @@ _Event = Any
 _Aio = Optional[Tuple["Executor", "asyncio.Future[Any]"]]
 
 @final
+class Tool:
+    """A tool the MCP server offers (``list_tools``)."""
+
+    @property
+    def raw(self) -> Dict[str, Any]:
+        """Everything the server sent (with the fields this version does not name)."""
+    @property
+    def name(self) -> str:
+        """Name to call it by."""
+    @property
+    def title(self) -> Optional[str]:
+        """Human-readable title."""
+    @property
+    def description(self) -> Optional[str]:
+        """What the tool does."""
+    @property
+    def input_schema(self) -> Any:
+        """JSON Schema of the arguments."""
+    @property
+    def output_schema(self) -> Optional[Dict[str, Any]]:
+        """JSON Schema of the structured result, when the tool declares one."""
+    @property
+    def annotations(self) -> Optional[Dict[str, Any]]:
+        """Behaviour hints (``readOnlyHint``, ``destructiveHint``, ...)."""
+    def __eq__(self, value: object, /) -> bool: ...
+
+@final
+class CallToolResult:
+    """What a tool call returned; a tool that failed sets ``is_error``."""
+
+    @property
+    def raw(self) -> Dict[str, Any]:
+        """Everything the server sent."""
+    @property
+    def content(self) -> List[Dict[str, Any]]:
+        """Content blocks (text, images, audio, resource links, resources) as dicts."""
+    @property
+    def structured_content(self) -> Any:
+        """The structured result, for tools with an output schema (else ``None``)."""
+    @property
+    def is_error(self) -> bool:
+        """Whether the tool reported a failure."""
+    @property
+    def text(self) -> str:
+        """The text of every text content block, joined by newlines."""
+    def __eq__(self, value: object, /) -> bool: ...
+
+@final
+class Resource:
+    """A resource of the MCP server (``list_resources``)."""
+
+    @property
+    def raw(self) -> Dict[str, Any]:
+        """Everything the server sent."""
+    @property
+    def uri(self) -> str:
+        """Its URI."""
+    @property
+    def name(self) -> str:
+        """Its name."""
+    @property
+    def title(self) -> Optional[str]:
+        """Human-readable title."""
+    @property
+    def description(self) -> Optional[str]:
+        """Description."""
+    @property
+    def mime_type(self) -> Optional[str]:
+        """MIME type."""
+    def __eq__(self, value: object, /) -> bool: ...
+
+@final
+class ResourceTemplate:
+    """A resource template (``list_resource_templates``)."""
+
+    @property
+    def raw(self) -> Dict[str, Any]:
+        """Everything the server sent."""
+    @property
+    def uri_template(self) -> str:
+        """The RFC 6570 URI template."""
+    @property
+    def name(self) -> str:
+        """Its name."""
+    @property
+    def description(self) -> Optional[str]:
+        """Description."""
+    @property
+    def mime_type(self) -> Optional[str]:
+        """MIME type."""
+    def __eq__(self, value: object, /) -> bool: ...
+
+@final
+class ResourceContents:
+    """One part of a read resource (``read_resource``): ``text`` or ``blob`` (base64)."""
+
+    @property
+    def raw(self) -> Dict[str, Any]:
+        """Everything the server sent."""
+    @property
+    def uri(self) -> str:
+        """Its URI."""
+    @property
+    def mime_type(self) -> Optional[str]:
+        """MIME type."""
+    @property
+    def text(self) -> Optional[str]:
+        """Text contents."""
+    @property
+    def blob(self) -> Optional[str]:
+        """Binary contents, base64."""
+    def __eq__(self, value: object, /) -> bool: ...
+
+@final
+class Prompt:
+    """A prompt the MCP server offers (``list_prompts``)."""
+
+    @property
+    def raw(self) -> Dict[str, Any]:
+        """Everything the server sent."""
+    @property
+    def name(self) -> str:
+        """Name to get it by."""
+    @property
+    def title(self) -> Optional[str]:
+        """Human-readable title."""
+    @property
+    def description(self) -> Optional[str]:
+        """Description."""
+    @property
+    def arguments(self) -> List[Dict[str, Any]]:
+        """Its arguments, as dicts (name, description, whether required)."""
+    def __eq__(self, value: object, /) -> bool: ...
+
+@final
+class GetPromptResult:
+    """A prompt filled in (``get_prompt``)."""
+
+    @property
+    def raw(self) -> Dict[str, Any]:
+        """Everything the server sent."""
+    @property
+    def description(self) -> Optional[str]:
+        """Description."""
+    @property
+    def messages(self) -> List[Dict[str, Any]]:
+        """The messages (dicts with a role and content)."""
+    def __eq__(self, value: object, /) -> bool: ...
+
+@final
+class Completion:
+    """Completions of an argument value (``complete``)."""
+
+    @property
+    def raw(self) -> Dict[str, Any]:
+        """Everything the server sent."""
+    @property
+    def values(self) -> List[str]:
+        """Suggested values."""
+    @property
+    def total(self) -> Optional[int]:
+        """Total number of matches, when known."""
+    @property
+    def has_more(self) -> bool:
+        """Whether more values exist than were sent."""
+    def __eq__(self, value: object, /) -> bool: ...
+
+@final
+class Progress:
+    """One progress update of a tool call."""
+
+    @property
+    def raw(self) -> Dict[str, Any]:
+        """Everything the server sent."""
+    @property
+    def progress(self) -> float:
+        """Progress so far (increases with each update)."""
+    @property
+    def total(self) -> Optional[float]:
+        """Total, when known."""
+    @property
+    def message(self) -> Optional[str]:
+        """What is happening, when the server says."""
+    def __eq__(self, value: object, /) -> bool: ...
+
+@final
+class ToolCall:
+    """An MCP tool call that reports progress (the core's ``ProgressCall``)."""
+
+    @property
+    def token(self) -> Any: ...
+    @property
+    def done(self) -> bool: ...
+    def next(self) -> Optional[Progress]: ...
+    def next_async(self, aio: _Aio) -> Any: ...
+    def result(self, aio: _Aio = None) -> Any: ...
+    def cancel(self) -> bool: ...
+
+@final
 class Executor:
     """Runs Rust futures for one asyncio event loop (the core's executor)."""
 
@@ -220,6 +430,19 @@ class NativeClient:
         timeout: Optional[float] = None,
         aio: _Aio = None,
     ) -> Any: ...
+    def mcp(
+        self,
+        name: str,
+        arg: Optional[str] = None,
+        json: str = "null",
+        value: Optional[str] = None,
+        all_pages: bool = False,
+        timeout: Optional[float] = None,
+        aio: _Aio = None,
+    ) -> Any: ...
+    def call_tool_progress(
+        self, name: str, arguments_json: str, timeout: Optional[float] = None
+    ) -> ToolCall: ...
     def notify(self, method: str, params_json: str) -> None: ...
     def set_event_handler(self, handler: Callable[[_Event], Any]) -> None: ...
     def set_want_notifications(self, on: bool) -> None: ...
@@ -237,5 +460,6 @@ class NativeClient:
     def thread_status(self, thread_id: str) -> str: ...
 
 def input_item(kind: str, value: str) -> str: ...
+def completion_ref(kind: str, name: str) -> str: ...
 def set_log_level(level: int) -> None: ...
 def shutdown_logging() -> None: ...

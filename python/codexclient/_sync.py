@@ -12,11 +12,14 @@ from __future__ import annotations
 import asyncio
 import threading
 from types import TracebackType
-from typing import Any, Dict, Iterator, List, Optional, Sequence, Type
+from typing import Any, Dict, Iterator, List, Mapping, Optional, Sequence, Type
 
 from . import _native
-from ._common import ClientBase, Event, InitializeResult, Input, Params, ThreadBase, TurnBase
-from ._common import TurnResult, finish, handler_failed, loads, weak_handler
+from ._common import ClientBase, Event, InitializeResult, Input, Page, Params, ProgressHandler
+from ._common import ThreadBase, ToolCallBase, TurnBase, TurnResult, finish, handler_failed
+from ._common import arguments_json as _args, loads, weak_handler
+from ._native import CallToolResult, Completion, GetPromptResult, Progress, Prompt, Resource
+from ._native import ResourceContents, ResourceTemplate, Tool
 
 Timeout = Optional[float]
 
@@ -96,14 +99,56 @@ class Turn(TurnBase):
         self._leave(None)
 
 
+class ToolCall(ToolCallBase):
+    """An MCP tool call that reports progress (:meth:`Client.call_tool_progress`):
+    ``for update in call`` yields its :class:`Progress` updates (blocking, GIL released) until
+    the answer comes; then :meth:`result` returns it::
+
+        with client.call_tool_progress("slow-tool", {"steps": 3}) as call:
+            for p in call:
+                print(f"{p.progress}/{p.total}")
+            result = call.result()
+
+    Leaving the ``with`` block before the answer (or :meth:`cancel`, or dropping the call)
+    cancels the call: the server gets ``notifications/cancelled``.
+    """
+
+    def __iter__(self) -> Iterator[Progress]:
+        return self
+
+    def __next__(self) -> Progress:
+        p = self._native.next()
+        if p is None:
+            raise StopIteration
+        return p
+
+    def result(self) -> CallToolResult:
+        """Wait for the answer (skipping the updates not read) and return it. Raises what the
+        call failed with: :class:`RequestTimeoutError`, :class:`RpcError`,
+        :class:`RequestCancelledError` after :meth:`cancel`, ..."""
+        r: CallToolResult = self._native.result()
+        return r
+
+    def __enter__(self) -> "ToolCall":
+        return self
+
+    def __exit__(
+        self, et: Optional[Type[BaseException]], e: Optional[BaseException], tb: Optional[TracebackType]
+    ) -> None:
+        self.cancel()
+
+
 class Client(ClientBase):
-    """A blocking connection to ``codex app-server``.
+    """A blocking connection to ``codex app-server``, or to any MCP server.
 
     ``with Client(...) as client:`` spawns the server, runs the handshake and stops the server
     on exit. Takes the same options as :class:`AsyncClient`, including ``transport``
     (``"stdio"`` by default, ``"exec"``, ``"mcp"``, ``"ws://…"``/``"wss://…"`` with ``token``,
     ``"unix"``, ``"unix://PATH"``; an unknown value raises :class:`InvalidArgumentError`, a call
-    the transport cannot serve :class:`UnsupportedError`). ``for event in client:`` yields
+    the transport cannot serve :class:`UnsupportedError`) and the MCP ones (an MCP server by
+    ``command=[PROGRAM, ARG, ...]``, ``transport="mcp+stdio:PROGRAM ARG…"`` or
+    ``transport="http://…/mcp"``; ``token``, ``headers``, ``mcp_roots``,
+    ``mcp_capabilities``). ``for event in client:`` yields
     the notifications and connection events not routed to a turn being streamed.
 
     Handlers may be plain functions or ``async def`` (run to completion with
@@ -116,6 +161,7 @@ class Client(ClientBase):
     _callbacks = True
     _thread_class = Thread
     _turn_class = Turn
+    _tool_call_class = ToolCall
 
     def _setup(self) -> None:
         self._native.set_event_handler(weak_handler(self._dispatch))
@@ -227,6 +273,130 @@ class Client(ClientBase):
         r: Dict[str, Any] = self._helper("config_read", kwargs=kwargs, timeout=timeout)
         return r
 
+    # -- MCP -------------------------------------------------------------------------------
+
+    def list_tools(self, *, timeout: Timeout = None) -> List[Tool]:
+        """MCP ``tools/list``: every tool the server offers (all pages)."""
+        r: List[Tool] = self._mcp_list("list_tools", None, False, timeout)
+        return r
+
+    def list_tools_page(self, cursor: Optional[str] = None, *, timeout: Timeout = None) -> Page[Tool]:
+        """MCP ``tools/list``: one page (pass its ``next_cursor`` for the next)."""
+        r: Page[Tool] = self._mcp_list("list_tools", cursor, True, timeout)
+        return r
+
+    def call_tool(
+        self,
+        name: str,
+        arguments: Optional[Mapping[str, Any]] = None,
+        *,
+        timeout: Timeout = None,
+        on_progress: Optional[ProgressHandler] = None,
+    ) -> CallToolResult:
+        """MCP ``tools/call``: call tool ``name`` with ``arguments`` and return its result. A
+        tool that failed returns a result with ``is_error`` set; protocol errors raise
+        (:class:`RpcError`, :class:`RequestTimeoutError` after ``timeout`` seconds, the call
+        then cancelled on the server). With ``on_progress``, the call asks for progress and
+        ``on_progress(update)`` sees each :class:`Progress` on this thread before the result
+        (if it raises, the call is cancelled and the exception propagates)."""
+        if on_progress is None:
+            r: CallToolResult = self._mcp("call_tool", name, _args(arguments), timeout=timeout)
+            return r
+        with self.call_tool_progress(name, arguments, timeout=timeout) as call:
+            for p in call:
+                on_progress(p)
+            return call.result()
+
+    def call_tool_progress(
+        self, name: str, arguments: Optional[Mapping[str, Any]] = None, *, timeout: Timeout = None
+    ) -> ToolCall:
+        """MCP ``tools/call`` asking for progress, sent now: iterate the returned
+        :class:`ToolCall` for the updates, then take its :meth:`~ToolCall.result`."""
+        call: ToolCall = self._start_tool_call(name, arguments, timeout)
+        return call
+
+    def list_resources(self, *, timeout: Timeout = None) -> List[Resource]:
+        """MCP ``resources/list``: every resource (all pages)."""
+        r: List[Resource] = self._mcp_list("list_resources", None, False, timeout)
+        return r
+
+    def list_resources_page(
+        self, cursor: Optional[str] = None, *, timeout: Timeout = None
+    ) -> Page[Resource]:
+        """MCP ``resources/list``: one page."""
+        r: Page[Resource] = self._mcp_list("list_resources", cursor, True, timeout)
+        return r
+
+    def list_resource_templates(self, *, timeout: Timeout = None) -> List[ResourceTemplate]:
+        """MCP ``resources/templates/list``: every resource template (all pages)."""
+        r: List[ResourceTemplate] = self._mcp_list("list_resource_templates", None, False, timeout)
+        return r
+
+    def list_resource_templates_page(
+        self, cursor: Optional[str] = None, *, timeout: Timeout = None
+    ) -> Page[ResourceTemplate]:
+        """MCP ``resources/templates/list``: one page."""
+        r: Page[ResourceTemplate] = self._mcp_list("list_resource_templates", cursor, True, timeout)
+        return r
+
+    def read_resource(self, uri: str, *, timeout: Timeout = None) -> List[ResourceContents]:
+        """MCP ``resources/read``: the contents of resource ``uri`` (text or base64 blob)."""
+        r: List[ResourceContents] = self._mcp("read_resource", uri, timeout=timeout)
+        return r
+
+    def subscribe_resource(self, uri: str, *, timeout: Timeout = None) -> None:
+        """MCP ``resources/subscribe``: the server then sends
+        ``notifications/resources/updated`` for ``uri`` (see :meth:`on_notification`,
+        :meth:`events`)."""
+        self._mcp("subscribe_resource", uri, timeout=timeout)
+
+    def unsubscribe_resource(self, uri: str, *, timeout: Timeout = None) -> None:
+        """MCP ``resources/unsubscribe``."""
+        self._mcp("unsubscribe_resource", uri, timeout=timeout)
+
+    def list_prompts(self, *, timeout: Timeout = None) -> List[Prompt]:
+        """MCP ``prompts/list``: every prompt (all pages)."""
+        r: List[Prompt] = self._mcp_list("list_prompts", None, False, timeout)
+        return r
+
+    def list_prompts_page(self, cursor: Optional[str] = None, *, timeout: Timeout = None) -> Page[Prompt]:
+        """MCP ``prompts/list``: one page."""
+        r: Page[Prompt] = self._mcp_list("list_prompts", cursor, True, timeout)
+        return r
+
+    def get_prompt(
+        self, name: str, arguments: Optional[Mapping[str, str]] = None, *, timeout: Timeout = None
+    ) -> GetPromptResult:
+        """MCP ``prompts/get``: prompt ``name`` filled in with ``arguments`` (strings)."""
+        r: GetPromptResult = self._mcp("get_prompt", name, _args(arguments), timeout=timeout)
+        return r
+
+    def complete(
+        self,
+        argument: str,
+        value: str = "",
+        *,
+        prompt: Optional[str] = None,
+        resource: Optional[str] = None,
+        timeout: Timeout = None,
+    ) -> Completion:
+        """MCP ``completion/complete``: suggested values for ``argument`` starting from
+        ``value``, of prompt ``prompt`` or of resource template ``resource`` (a URI
+        template; give exactly one)."""
+        r: Completion = self._complete(argument, value, prompt, resource, timeout)
+        return r
+
+    def set_logging_level(self, level: str, *, timeout: Timeout = None) -> None:
+        """MCP ``logging/setLevel`` (``debug``, ``info``, ``notice``, ``warning``, ``error``,
+        ``critical``, ``alert``, ``emergency``): the server's log records at or above it
+        arrive as ``notifications/message`` notifications and are logged on the
+        ``codexclient.server`` logger."""
+        self._mcp("set_logging_level", level, timeout=timeout)
+
+    def ping(self, *, timeout: Timeout = None) -> None:
+        """MCP ``ping``: raises unless the server answers."""
+        self._mcp("ping", timeout=timeout)
+
     def events(self) -> Iterator[Event]:
         """A new (blocking) stream of the connection's notifications and connection events not
         routed to a turn being streamed. It ends when the connection ends."""
@@ -273,4 +443,4 @@ def run_coroutine_blocking(awaitable: Any) -> Any:
     return box[0] if box else None
 
 
-__all__ = ["Client", "Thread", "Turn"]
+__all__ = ["Client", "Thread", "Turn", "ToolCall"]

@@ -8,7 +8,10 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
-use codex_client::{Client, ClientOptions, Delivery, Event, Helper, Input, TransportKind};
+use codex_client::mcp::{McpRequest, Root};
+use codex_client::{
+    Client, ClientOptions, Delivery, Event, Helper, Input, McpCommand, TransportKind,
+};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 use pyo3::IntoPyObjectExt;
@@ -17,6 +20,7 @@ use serde_json::Value;
 
 use crate::errors::{simple, to_py, IntoPyResult};
 use crate::executor::{request_options, run, Aio};
+use crate::mcp::ToolCall;
 use crate::stream::EventStream;
 use crate::turn::Turn;
 
@@ -68,6 +72,7 @@ impl NativeClient {
         let mut o = ClientOptions::default();
         o.delivery = Delivery::Poll;
         let (mut transport, mut token) = (String::new(), None);
+        let (mut command, mut headers) = (None::<Vec<String>>, Vec::<(String, String)>::new());
         let bad = |what: String| simple(py, "InvalidArgumentError", what);
         let secs = |v: &Bound<'_, PyAny>, k: &str| -> PyResult<Duration> {
             let t: f64 = v.extract()?;
@@ -111,14 +116,56 @@ impl NativeClient {
                 "read_ahead_bytes" => o.read_ahead_bytes = v.extract()?,
                 "transport" => transport = v.extract()?,
                 "token" => token = Some(v.extract()?),
+                "command" => command = Some(v.extract()?),
+                "headers" => headers = v.extract()?,
+                "mcp_roots" => {
+                    let roots: Vec<(String, Option<String>)> = v.extract()?;
+                    o.mcp.roots = Some(roots.into_iter().map(|(u, n)| Root::new(u, n)).collect());
+                }
+                "mcp_capabilities" => {
+                    o.mcp.capabilities = Some(json_value(py, &v.extract::<String>()?)?)
+                }
                 "callbacks" if v.is_truthy()? => o.delivery = Delivery::Callbacks,
                 "callbacks" => {}
                 _ => return Err(bad(format!("unknown option {k}"))),
             }
         }
         // `stdio` (default), `exec`, `mcp`, `ws://…`/`wss://…` (token = bearer), `unix`,
-        // `unix://PATH`. The token is never logged nor kept anywhere but the options.
-        let o = o.transport(TransportKind::parse(&transport, token).py(py)?);
+        // `unix://PATH`, MCP servers: `mcp+stdio:COMMAND`, `http(s)://…` (token = bearer).
+        // The token is never logged nor kept anywhere but the options.
+        let kind = match command {
+            Some(argv) => {
+                if !(transport.is_empty() || transport == "mcp+stdio") || token.is_some() {
+                    return Err(bad(
+                        "command= starts an MCP server over stdio: use it with transport=\"mcp+stdio\" (or none) and no token".into(),
+                    ));
+                }
+                let Some((program, args)) = argv.split_first() else {
+                    return Err(bad("command= needs a program (a list: [PROGRAM, ARG…])".into()));
+                };
+                TransportKind::McpStdio(McpCommand::new(program).args(args.iter().cloned()))
+            }
+            None if transport == "mcp+stdio" => {
+                return Err(bad(
+                    "transport=\"mcp+stdio\" needs command=[PROGRAM, ARG…] (or the spec \"mcp+stdio:PROGRAM ARG…\")".into(),
+                ))
+            }
+            None => TransportKind::parse(&transport, token).py(py)?,
+        };
+        let kind = match kind {
+            TransportKind::McpHttp(mut http) => {
+                for (k, v) in headers {
+                    http = http.header(k, v);
+                }
+                TransportKind::McpHttp(http)
+            }
+            _ if !headers.is_empty() => return Err(bad(
+                "headers= is for an MCP server over HTTP (transport=\"http://…\" or \"https://…\")"
+                    .into(),
+            )),
+            other => other,
+        };
+        let o = o.transport(kind);
         Ok(NativeClient {
             client: Client::new(o),
             want_notifications: Arc::new(AtomicBool::new(false)),
@@ -126,8 +173,9 @@ impl NativeClient {
     }
 
     /// Spawn the server and run the handshake. Returns (or resolves `aio`'s future with)
-    /// `(raw_json, user_agent, codex_home, platform_family, platform_os)` of the `initialize`
-    /// result.
+    /// `(raw_json, user_agent, codex_home, platform_family, platform_os, protocol_version,
+    /// capabilities_json, server_info_json, instructions)` of the `initialize` result (the
+    /// last four for an MCP server).
     #[pyo3(signature = (aio = None))]
     fn connect(&self, py: Python<'_>, aio: Aio) -> PyResult<Py<PyAny>> {
         let client = self.client.clone();
@@ -136,12 +184,22 @@ impl NativeClient {
             aio,
             async move { client.connect_async().await },
             |py, init| {
+                let mcp = (
+                    init.protocol_version().map(str::to_owned),
+                    init.capabilities().map(Value::to_string),
+                    init.server_info().map(Value::to_string),
+                    init.instructions().map(str::to_owned),
+                );
                 let t = (
                     init.raw.to_string(),
                     init.user_agent,
                     init.codex_home,
                     init.platform_family,
                     init.platform_os,
+                    mcp.0,
+                    mcp.1,
+                    mcp.2,
+                    mcp.3,
                 );
                 t.into_py_any(py)
             },
@@ -238,6 +296,58 @@ impl NativeClient {
             Ok((r.to_string(), id))
         };
         run(py, aio, fut, |py, r| r.into_py_any(py))
+    }
+
+    /// Send the MCP request of the snake_case `name` (`codex_client::mcp::McpRequest`:
+    /// `list_tools`, `call_tool`, `read_resource`, ...) through the core's typed helper, with
+    /// `arg` (the tool or prompt name, resource URI, cursor, logging level, or the completed
+    /// argument's name), `json` (tool or prompt arguments, or the completion reference, JSON)
+    /// and `value` (the completion's partial value); `all_pages` makes a list request follow
+    /// every cursor. Returns (or resolves `aio`'s future with) a list of result objects, a
+    /// page `(items, next_cursor)`, one result object, or `None`.
+    #[pyo3(signature = (name, arg = None, json = "null", value = None, all_pages = false, timeout = None, aio = None))]
+    #[allow(clippy::too_many_arguments)]
+    fn mcp(
+        &self,
+        py: Python<'_>,
+        name: &str,
+        arg: Option<String>,
+        json: &str,
+        value: Option<String>,
+        all_pages: bool,
+        timeout: Option<f64>,
+        aio: Aio,
+    ) -> PyResult<Py<PyAny>> {
+        let req = McpRequest::from_name(name)
+            .ok_or_else(|| simple(py, "InvalidArgumentError", format!("no MCP request {name}")))?;
+        let opts = request_options(py, timeout)?;
+        let args = crate::mcp::Args {
+            arg,
+            json: json_value(py, json)?,
+            value,
+            all_pages,
+        };
+        let fut = crate::mcp::request(self.client.clone(), req, args, opts);
+        run(py, aio, fut, |py, out| out.into_py(py))
+    }
+
+    /// Start an MCP tool call that reports progress (sent before this returns): a `ToolCall`.
+    #[pyo3(signature = (name, arguments_json, timeout = None))]
+    fn call_tool_progress(
+        &self,
+        py: Python<'_>,
+        name: &str,
+        arguments_json: &str,
+        timeout: Option<f64>,
+    ) -> PyResult<ToolCall> {
+        let opts = request_options(py, timeout)?;
+        let arguments = json_value(py, arguments_json)?;
+        let call = self
+            .client
+            .mcp_with(opts)
+            .call_tool_progress(name, arguments)
+            .py(py)?;
+        Ok(ToolCall::new(call))
     }
 
     /// Send a client notification.

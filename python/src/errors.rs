@@ -97,6 +97,7 @@ pub(crate) fn to_py(py: Python<'_>, err: Error) -> PyErr {
         Error::InvalidState(_) => ("InvalidStateError", vec![]),
         Error::AlreadyResponded => ("AlreadyRespondedError", vec![]),
         Error::Unsupported(_) => ("UnsupportedError", vec![]),
+        Error::Cancelled(_) => ("RequestCancelledError", vec![]),
         // `Error` is exhaustive today; keep a fallback for variants added later.
         #[allow(unreachable_patterns)]
         _ => ("CodexError", vec![]),

@@ -17,6 +17,7 @@ pub mod events;
 pub mod executor;
 mod json;
 pub mod log;
+pub mod mcp;
 pub mod stream;
 pub mod turn;
 
@@ -39,6 +40,17 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<events::TokenUsageUpdated>()?;
     m.add_class::<events::ServerRequest>()?;
     m.add_class::<events::ConnectionEvent>()?;
+    m.add_class::<mcp::Tool>()?;
+    m.add_class::<mcp::CallToolResult>()?;
+    m.add_class::<mcp::Resource>()?;
+    m.add_class::<mcp::ResourceTemplate>()?;
+    m.add_class::<mcp::ResourceContents>()?;
+    m.add_class::<mcp::Prompt>()?;
+    m.add_class::<mcp::GetPromptResult>()?;
+    m.add_class::<mcp::Completion>()?;
+    m.add_class::<mcp::Progress>()?;
+    m.add_class::<mcp::ToolCall>()?;
+    m.add_function(wrap_pyfunction!(mcp::completion_ref, m)?)?;
     m.add_function(wrap_pyfunction!(input_item, m)?)?;
     m.add_function(wrap_pyfunction!(log::set_log_level, m)?)?;
     m.add_function(wrap_pyfunction!(log::shutdown_logging, m)?)?;
@@ -46,7 +58,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
 }
 
 /// The server-request methods the Python handlers' shortcuts register for, by shortcut name
-/// (from the generated protocol, so the package spells none).
+/// (from the generated protocol and the core's MCP constants, so the package spells none).
 fn request_methods(py: Python<'_>) -> PyResult<Bound<'_, pyo3::types::PyDict>> {
     use codex_client::protocol::{server_requests as sr, ServerRequestMethod};
     let d = pyo3::types::PyDict::new(py);
@@ -65,6 +77,9 @@ fn request_methods(py: Python<'_>) -> PyResult<Bound<'_, pyo3::types::PyDict>> {
     d.set_item("user_input", sr::ItemToolRequestUserInput::NAME)?;
     d.set_item("elicitation", sr::McpServerElicitationRequest::NAME)?;
     d.set_item("tool_call", sr::ItemToolCall::NAME)?;
+    d.set_item("sampling", codex_client::mcp::SAMPLING_REQUEST)?;
+    d.set_item("mcp_elicitation", codex_client::mcp::ELICITATION_REQUEST)?;
+    d.set_item("roots", codex_client::mcp::ROOTS_REQUEST)?;
     Ok(d)
 }
 

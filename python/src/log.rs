@@ -2,8 +2,9 @@
 //!
 //! The core formats records where they happen and calls the sink installed here on its own
 //! log thread (`codex-log`); the sink attaches to the interpreter and hands each record
-//! to `logging.getLogger("codexclient")` (`"codexclient.server"` for the server's stderr
-//! lines). This crate runs no thread of its own for it.
+//! to `logging.getLogger("codexclient")` (`"codexclient.server"` for what the server logs:
+//! its stderr lines and an MCP server's `notifications/message` records). This crate runs
+//! no thread of its own for it.
 
 use pyo3::prelude::*;
 
@@ -21,10 +22,11 @@ fn py_level(l: tracing::Level) -> u8 {
 }
 
 fn emit(py: Python<'_>, rec: LogRecord) -> PyResult<()> {
-    let name = if rec.target == "codex_client::server_stderr" {
-        "codexclient.server"
-    } else {
-        "codexclient"
+    let name = match rec.target {
+        "codex_client::server_stderr" | codex_client::mcp::SERVER_LOG_TARGET => {
+            "codexclient.server"
+        }
+        _ => "codexclient",
     };
     let logger = py
         .import(pyo3::intern!(py, "logging"))?

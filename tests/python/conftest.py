@@ -36,6 +36,23 @@ shell_snapshot = false
 """
 
 
+def mcp_everything() -> "tuple[str, str]":
+    """Node and the MCP everything server's entry script: ``MCP_NODE`` / ``MCP_EVERYTHING``,
+    else the ``.cache/mcp-node`` / ``.cache/mcp-everything`` links of ``scripts/setup-mcp.sh``.
+    A missing one FAILS the test with the install instruction."""
+    found = []
+    for var, link in (("MCP_NODE", "mcp-node"), ("MCP_EVERYTHING", "mcp-everything")):
+        path = pathlib.Path(os.environ.get(var) or ROOT / ".cache" / link)
+        if not path.exists():
+            pytest.fail(
+                f"{path} is missing: run `bash scripts/setup-mcp.sh` (installs Node 22 and "
+                f"@modelcontextprotocol/server-everything from the npm registry) or set {var}",
+                pytrace=False,
+            )
+        found.append(str(path))
+    return found[0], found[1]
+
+
 def _target_dir() -> pathlib.Path:
     return pathlib.Path(os.environ.get("CARGO_TARGET_DIR") or ROOT / "target")
 

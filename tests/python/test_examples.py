@@ -1,4 +1,5 @@
-"""The examples in examples/python run against the real Codex and the mock model."""
+"""The examples in examples/python run against the real Codex and the mock model (the MCP one
+against the MCP everything server)."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ import pathlib
 import subprocess
 import sys
 
-from conftest import ROOT
+from conftest import ROOT, mcp_everything
 
 EXAMPLES = ROOT / "examples" / "python"
 
@@ -47,3 +48,17 @@ def test_streaming_chat_example(codex_bin: str, codex_home: pathlib.Path) -> Non
         stdin="MOCK_TEXT: first answer\nMOCK_TEXT: second answer\n",
     )
     assert out == "first answer\n[completed]\nsecond answer\n[completed]\n"
+
+
+def test_mcp_tools_example() -> None:
+    node, js = mcp_everything()
+    out = _run([str(EXAMPLES / "mcp_tools.py"), node, js, "stdio"])
+    assert "connected to mcp-servers/everything (MCP 2025-11-25)" in out, out
+    assert "  echo: " in out and "  trigger-long-running-operation: " in out, out
+    assert "echo -> Echo: hello from codexclient" in out, out
+    out = _run(
+        [str(EXAMPLES / "mcp_tools.py"), "--tool", "trigger-long-running-operation",
+         "--args", '{"duration": 0.2, "steps": 2}', node, js, "stdio"]
+    )
+    assert "  progress 1/2\n  progress 2/2\n" in out, out
+    assert "trigger-long-running-operation -> Long running operation completed." in out, out

@@ -103,7 +103,7 @@ def test_exec_unsupported_calls_raise_unsupported_error_naming_the_transport(
     run(main())
 
 
-@pytest.mark.parametrize("spec", ["bogus", "http://127.0.0.1:1/", "EXEC", "stdio2"])
+@pytest.mark.parametrize("spec", ["bogus", "ftp://127.0.0.1:1/", "EXEC", "stdio2", "mcp+stdioX"])
 def test_bad_transport_spec_raises_at_construction(spec: str, client_kwargs: dict) -> None:
     for cls in (Client, AsyncClient):
         with pytest.raises(InvalidArgumentError, match="unknown transport") as info:

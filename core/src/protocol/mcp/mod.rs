@@ -20,6 +20,13 @@ pub const OFFERED_VERSION: &str = "2025-11-25";
 /// MCP protocol versions accepted in a server's `initialize` answer (newest first).
 pub const SUPPORTED_VERSIONS: &[&str] = &["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"];
 
+/// The server-to-client request asking the client to sample an LLM.
+pub const SAMPLING_REQUEST: &str = "sampling/createMessage";
+/// The server-to-client request asking the user for input (form or URL mode).
+pub const ELICITATION_REQUEST: &str = "elicitation/create";
+/// The server-to-client request for the client's roots.
+pub const ROOTS_REQUEST: &str = "roots/list";
+
 /// Log target of an MCP server's `notifications/message` records.
 pub const SERVER_LOG_TARGET: &str = "codex_client::mcp_server_log";
 
