@@ -158,7 +158,7 @@
  *                                                 //  "serverInfo":{...},"capabilities":{...}}
  *   char *r;
  *   codex_client_call(c, "tools/call",
- *                     "{"name":"echo","arguments":{"message":"hi"}}", 0, &r);
+ *                     "{\"name\":\"echo\",\"arguments\":{\"message\":\"hi\"}}", 0, &r);
  *   // r: {"content":[{"type":"text","text":"Echo: hi"}]}. A tool that failed answers with
  *   // "isError":true in a result; a protocol error is CODEX_STATUS_RPC_ERROR.
  *   codex_string_free(r); codex_string_free(init);
@@ -616,6 +616,7 @@ enum codex_status_t codex_client_register_callback(struct codex_client_t *client
  * disconnect. Poll mode: `callback` must be NULL; the completion is a CODEX_EVENT_RESPONSE
  * event from `codex_client_next_event` (`codex_event_userdata` gives `userdata` back).
  * When this returns an error the request was not sent and no completion will come.
+ * `codex_client_cancel_request(client, *request_id)` cancels it while it is pending.
  * Thread: any, including inside callbacks.
  */
 enum codex_status_t codex_client_request(struct codex_client_t *client, const char *method, const char *params_json, uint64_t timeout_ms, codex_callback_t callback, void *userdata, uint64_t *request_id);
@@ -813,7 +814,8 @@ uint64_t codex_event_request_id(const struct codex_event_t *event);
 
 /**
  * The outcome of a RESPONSE event (`CODEX_STATUS_OK`, `CODEX_STATUS_RPC_ERROR`,
- * `CODEX_STATUS_TIMEOUT`, `CODEX_STATUS_DISCONNECTED`, ...); `CODEX_STATUS_DISCONNECTED` for a
+ * `CODEX_STATUS_TIMEOUT`, `CODEX_STATUS_DISCONNECTED`, `CODEX_STATUS_CANCELLED` after
+ * `codex_client_cancel_request`, ...); `CODEX_STATUS_DISCONNECTED` for a
  * DISCONNECTED event; `CODEX_STATUS_OK` for other kinds; `CODEX_STATUS_INVALID_ARGUMENT` for
  * NULL.
  * Thread: as every event accessor (see `codex_event_kind`).

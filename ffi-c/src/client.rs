@@ -441,6 +441,7 @@ ffi_fn! {
     /// disconnect. Poll mode: `callback` must be NULL; the completion is a CODEX_EVENT_RESPONSE
     /// event from `codex_client_next_event` (`codex_event_userdata` gives `userdata` back).
     /// When this returns an error the request was not sent and no completion will come.
+    /// `codex_client_cancel_request(client, *request_id)` cancels it while it is pending.
     /// Thread: any, including inside callbacks.
     unsafe fn codex_client_request(
         client: *mut codex_client_t,
