@@ -1,8 +1,8 @@
 /*
  * codexclient.h - C API of libcodexclient, a native client for OpenAI Codex's
- * `codex app-server` (JSON-RPC over stdio). C99 and C++ compatible. Other transports
- * (`codex exec`, `codex mcp-server`, ws:// / wss://, the unix control socket): see
- * codex_options_set_transport().
+ * `codex app-server` (JSON-RPC over stdio) and for any MCP server (see MCP below). C99 and
+ * C++ compatible. Other transports (`codex exec`, `codex mcp-server`, ws:// / wss://, the
+ * unix control socket, MCP over stdio or HTTP): see codex_options_set_transport().
  *
  * Link: pkg-config --cflags --libs codexclient   (or -lcodexclient)
  *
@@ -138,6 +138,72 @@
  * answering or taking it, when its event is freed without answering or taking it, and when
  * a taken request is freed unanswered.
  *
+ * ===================================================================== MCP
+ *
+ * The same client drives any MCP server (Model Context Protocol 2025-11-25, negotiating down
+ * to 2024-11-05). Choose an MCP transport, connect, and send MCP requests with the generic
+ * codex_client_call() / codex_client_request(). The library runs the handshake (initialize,
+ * notifications/initialized), answers the server's ping itself, tells the server about
+ * requests that time out or are cancelled (notifications/cancelled) and answers fail-closed
+ * what nobody answers. Ownership and threads are as everywhere in this header.
+ *
+ *   codex_options_t *o = codex_options_new();
+ *   const char *argv[] = {"node", "/path/to/server.js", "stdio"};
+ *   codex_options_set_mcp_command(o, argv, 3);          // no shell: one element, one argument
+ *   // or codex_options_set_transport(o, "mcp+stdio:node /path/to/server.js stdio", NULL)
+ *   // or codex_options_set_transport(o, "https://host/mcp", token)  (+ codex_options_add_header)
+ *   codex_options_add_mcp_root(o, "file:///work/project", "project");   // optional
+ *   codex_client_t *c; codex_client_new(o, &c); codex_options_free(o);
+ *   char *init; codex_client_connect(c, &init);   // {"protocolVersion":"2025-11-25",
+ *                                                 //  "serverInfo":{...},"capabilities":{...}}
+ *   char *r;
+ *   codex_client_call(c, "tools/call",
+ *                     "{\"name\":\"echo\",\"arguments\":{\"message\":\"hi\"}}", 0, &r);
+ *   // r: {"content":[{"type":"text","text":"Echo: hi"}]}. A tool that failed answers with
+ *   // "isError":true in a result; a protocol error is CODEX_STATUS_RPC_ERROR.
+ *   codex_string_free(r); codex_string_free(init);
+ *
+ *   - Requests: any MCP method with its params as JSON text: tools/list, tools/call,
+ *     resources/list, resources/templates/list, resources/read, resources/subscribe,
+ *     resources/unsubscribe, prompts/list, prompts/get, completion/complete,
+ *     logging/setLevel, ping. Lists are paginated: pass {"cursor":...} with the nextCursor
+ *     of the previous page. codex_mcp_method_name("call_tool") and codex_mcp_params() give
+ *     the method and params of these without spelling or escaping them by hand.
+ *   - Server notifications (notifications/message, notifications/progress,
+ *     notifications/resources/updated, notifications/tools/list_changed, ...) are ordinary
+ *     CODEX_EVENT_NOTIFICATION events.
+ *   - Progress: put "_meta":{"progressToken":TOKEN} into the params yourself (a string or an
+ *     integer of yours, unique among your running requests), e.g. {"name":"...","arguments":
+ *     {...},"_meta":{"progressToken":"t1"}}. While the request runs, the server's
+ *     notifications/progress {"progressToken":TOKEN,"progress":n,"total":m,...} arrive as
+ *     notifications. They are sent before the answer, but the completion of a
+ *     codex_client_request() is delivered ahead of events still waiting, so the last
+ *     updates may be delivered after it.
+ *   - Server requests: sampling/createMessage, elicitation/create and roots/list are
+ *     CODEX_EVENT_SERVER_REQUEST events (the SERVER_REQUEST callback, or poll mode), answered
+ *     with codex_client_respond(c, request, result_json), now or later, from any thread:
+ *     sampling: {"role":"assistant","content":{"type":"text","text":"..."},"model":"...",
+ *     "stopReason":"endTurn"}; elicitation: {"action":"accept","content":{...}} (every field
+ *     of the requested schema that has a "default" and is missing from "content" is filled in
+ *     by the library), {"action":"decline"} or {"action":"cancel"}; roots/list:
+ *     {"roots":[{"uri":"file:///...","name":"..."}]}. Fail-closed: a request nobody answers
+ *     (no callback, the callback returned without answering or taking it, a taken request
+ *     freed) is answered at once: elicitation declined, sampling and roots/list a JSON-RPC
+ *     error. Roots set with codex_options_add_mcp_root are answered by the library before any
+ *     callback. The client offers the roots, sampling and elicitation capabilities by default
+ *     (servers then show the tools that need them; codex_options_set_mcp_capabilities_json
+ *     changes that). The server's ping never reaches you: the library answers it.
+ *   - Cancellation: codex_client_cancel_request(c, request_id) with the id of a
+ *     codex_client_request(): its completion comes at once with CODEX_STATUS_CANCELLED and the
+ *     server gets notifications/cancelled. A request that runs past its timeout_ms fails with
+ *     CODEX_STATUS_TIMEOUT and is cancelled at the server too. The connection stays usable.
+ *   - Logging: logging/setLevel {"level":"debug"}; the server's log records arrive as
+ *     notifications/message notifications and also reach codex_set_log_callback() (target
+ *     "codex_client::mcp_server_log"). A stdio server's stderr: codex_client_stderr_tail()
+ *     and, at CODEX_LOG_DEBUG, the log callback.
+ *   - The Codex helpers (codex_client_thread_start, codex_client_turn_*) are for Codex
+ *     servers, not MCP.
+ *
  * ===================================================================== ABI POLICY
  *
  * The shared library's soname carries the ABI major version: libcodexclient.so.1 for
@@ -201,9 +267,12 @@
 
 /**
  * Minor version of the C ABI: bumped on every compatible addition (a new function, setter,
- * enum value or event kind) within one major version.
+ * enum value or event kind) within one major version. 1.1: MCP options
+ * (`codex_options_set_mcp_command`, `codex_options_add_header`, `codex_options_add_mcp_root`,
+ * `codex_options_set_mcp_capabilities_json`), `codex_client_cancel_request` and
+ * `CODEX_STATUS_CANCELLED`, `codex_mcp_method_name`, `codex_mcp_params`.
  */
-#define CODEX_ABI_VERSION_MINOR 0
+#define CODEX_ABI_VERSION_MINOR 1
 
 /**
  * The ABI version this header describes: `major * 1000 + minor` (1000 is 1.0). Compare it
@@ -282,6 +351,11 @@ typedef enum codex_status_t {
    * An error this version of the C binding does not classify (see the message).
    */
   CODEX_STATUS_INTERNAL = 14,
+  /**
+   * The request was cancelled by `codex_client_cancel_request` before its answer came (an
+   * MCP server is told with `notifications/cancelled`). ABI 1.1.
+   */
+  CODEX_STATUS_CANCELLED = 15,
 } codex_status_t;
 
 /**
@@ -542,9 +616,26 @@ enum codex_status_t codex_client_register_callback(struct codex_client_t *client
  * disconnect. Poll mode: `callback` must be NULL; the completion is a CODEX_EVENT_RESPONSE
  * event from `codex_client_next_event` (`codex_event_userdata` gives `userdata` back).
  * When this returns an error the request was not sent and no completion will come.
+ * `codex_client_cancel_request(client, *request_id)` cancels it while it is pending.
  * Thread: any, including inside callbacks.
  */
 enum codex_status_t codex_client_request(struct codex_client_t *client, const char *method, const char *params_json, uint64_t timeout_ms, codex_callback_t callback, void *userdata, uint64_t *request_id);
+
+/**
+ * Cancel a request sent with `codex_client_request` (`request_id` is the id it returned)
+ * that has not been answered yet: its completion comes at once with
+ * `CODEX_STATUS_CANCELLED` (callbacks mode: the completion callback on the dispatch
+ * thread; poll mode: a CODEX_EVENT_RESPONSE event), and an MCP server is told with
+ * `notifications/cancelled` (a later answer of the server is dropped). Exactly one
+ * completion still comes per request: when the answer, a timeout or the disconnect
+ * settled the request first, this returns INVALID_STATE and the completion carries that
+ * outcome. A blocking `codex_client_call` cannot be cancelled (bound it with its
+ * `timeout_ms`; a timed-out MCP request is cancelled at the server too).
+ * Errors: INVALID_ARGUMENT (`request_id` 0), NOT_CONNECTED, INVALID_STATE (no such request
+ * pending: answered, timed out or failed already, or never sent by this client).
+ * Thread: any, including inside callbacks.
+ */
+enum codex_status_t codex_client_cancel_request(struct codex_client_t *client, uint64_t request_id);
 
 /**
  * Send a request and wait for its result (blocking). `params_json` may be NULL (sent as
@@ -723,7 +814,8 @@ uint64_t codex_event_request_id(const struct codex_event_t *event);
 
 /**
  * The outcome of a RESPONSE event (`CODEX_STATUS_OK`, `CODEX_STATUS_RPC_ERROR`,
- * `CODEX_STATUS_TIMEOUT`, `CODEX_STATUS_DISCONNECTED`, ...); `CODEX_STATUS_DISCONNECTED` for a
+ * `CODEX_STATUS_TIMEOUT`, `CODEX_STATUS_DISCONNECTED`, `CODEX_STATUS_CANCELLED` after
+ * `codex_client_cancel_request`, ...); `CODEX_STATUS_DISCONNECTED` for a
  * DISCONNECTED event; `CODEX_STATUS_OK` for other kinds; `CODEX_STATUS_INVALID_ARGUMENT` for
  * NULL.
  * Thread: as every event accessor (see `codex_event_kind`).
@@ -842,6 +934,37 @@ enum codex_status_t codex_client_turn_steer(struct codex_client_t *client, const
  * process already has another `tracing` subscriber, such as the Python module's).
  */
 enum codex_status_t codex_set_log_callback(codex_log_level_t level, codex_log_callback_t callback, void *userdata);
+
+/**
+ * The JSON-RPC method of the MCP request named `request` in snake_case: `"list_tools"`,
+ * `"call_tool"`, `"list_resources"`, `"list_resource_templates"`, `"read_resource"`,
+ * `"subscribe_resource"`, `"unsubscribe_resource"`, `"list_prompts"`, `"get_prompt"`,
+ * `"complete"`, `"set_logging_level"`, `"ping"` (for example `"call_tool"` gives
+ * `"tools/call"`). Pass it to `codex_client_call` / `codex_client_request`.
+ * Ownership: a static string of the library; never free it. NULL for an unknown name or
+ * NULL (the last error then says why, listing the known names). Thread: any.
+ */
+const char *codex_mcp_method_name(const char *request);
+
+/**
+ * The params (JSON text) of the MCP request named `request` (as for
+ * `codex_mcp_method_name`), built by the library from the request's one string and its
+ * arguments so that nothing is spelled or escaped by hand. `subject` is the `cursor` of a
+ * list request (NULL: the first page), the `name` of the tool (`call_tool`) or prompt
+ * (`get_prompt`), the `uri` of `read_resource` / `subscribe_resource` /
+ * `unsubscribe_resource`, the `level` of `set_logging_level` (`"debug"` ... `"emergency"`);
+ * NULL for `ping` and `complete`. `arguments_json` (NULL: none) is the JSON object of the
+ * tool's or prompt's arguments, and for `complete` the whole params
+ * (`{"ref":{"type":"ref/prompt","name":...},"argument":{"name":...,"value":...}}`); NULL
+ * for the other requests. For example `("call_tool", "echo", "{\"message\":\"hi\"}")`
+ * gives `{"name":"echo","arguments":{"message":"hi"}}`. To ask for progress, add
+ * `"_meta":{"progressToken":...}` to params of your own instead (see MCP in the overview).
+ * On success `*params_json` receives the text; free it with `codex_string_free`.
+ * Errors: INVALID_ARGUMENT (unknown request, NULL `params_json`, a string not UTF-8,
+ * `arguments_json` not a JSON object, a required subject missing, or a subject or
+ * arguments the request does not take). Thread: any.
+ */
+enum codex_status_t codex_mcp_params(const char *request, const char *subject, const char *arguments_json, char **params_json);
 
 /**
  * Create an options object with every option at its default.
@@ -985,9 +1108,9 @@ enum codex_status_t codex_options_set_read_ahead_bytes(struct codex_options_t *o
 enum codex_status_t codex_options_set_max_line_bytes(struct codex_options_t *opts, size_t bytes);
 
 /**
- * The transport, and for a WebSocket its bearer token (both copied). `spec` NULL or `""`:
- * `"stdio"` (the default: spawn `codex app-server`, JSON-RPC over its stdin/stdout).
- * Accepted values:
+ * The transport, and for a WebSocket or MCP HTTP server its bearer token (both copied).
+ * `spec` NULL or `""`: `"stdio"` (the default: spawn `codex app-server`, JSON-RPC over its
+ * stdin/stdout). Accepted values:
  *
  *   - `"stdio"`: the default;
  *   - `"exec"`: one `codex exec --json` process per turn (`codex exec resume` for later
@@ -1001,16 +1124,23 @@ enum codex_status_t codex_options_set_max_line_bytes(struct codex_options_t *opt
  *     `codex app-server --listen ws://...`. This build has no TLS: `codex_client_connect`
  *     over `wss://` fails with `CODEX_STATUS_UNSUPPORTED`;
  *   - `"unix"`: the app-server control socket `$CODEX_HOME/app-server-control/
- *     app-server-control.sock`; `"unix://PATH"`: the control socket at PATH.
+ *     app-server-control.sock`; `"unix://PATH"`: the control socket at PATH;
+ *   - any MCP server (see MCP in the overview): `"mcp+stdio:PROGRAM ARG..."` spawns
+ *     PROGRAM (split at whitespace; single or double quotes group words, no escapes;
+ *     `codex_options_set_mcp_command` takes an argv instead), `"http://..."`,
+ *     `"https://..."`, `"mcp+http://..."` or `"mcp+https://..."` connects over MCP
+ *     Streamable HTTP (falling back to the legacy HTTP+SSE transport; give a legacy
+ *     server's SSE endpoint, e.g. `http://127.0.0.1:3001/sse`).
  *
- * `token` (NULL: none) is the bearer token of a `ws://` / `wss://` transport, sent as
- * `Authorization: Bearer <token>` on the WebSocket upgrade. It is only sent over `wss://`
- * or to a loopback `ws://` address: `codex_client_connect` to any other `ws://` host with
- * a token fails with `CODEX_STATUS_INVALID_ARGUMENT`. The token is never logged nor put
+ * `token` (NULL: none) is the bearer token of a `ws://` / `wss://` / `http(s)://`
+ * transport, sent as `Authorization: Bearer <token>`. It is only sent over `wss://` /
+ * `https://` or to a loopback address: `codex_client_connect` to any other host with a
+ * token fails with `CODEX_STATUS_INVALID_ARGUMENT`. The token is never logged nor put
  * into an error message.
  *
  * Errors (nothing is changed): INVALID_ARGUMENT for an unknown spec (the message names
- * the accepted values), a token with a transport that is not `ws://` / `wss://`, a string
+ * the accepted values), a token with a transport that is not `ws://` / `wss://` /
+ * `http(s)://`, an `mcp+stdio:` without a command or with an unbalanced quote, a string
  * that is not UTF-8, or a pointer that is not a live options object. A request (or a
  * request parameter) the chosen transport cannot handle later fails with
  * `CODEX_STATUS_UNSUPPORTED`, and the last error message names the method and the
@@ -1018,6 +1148,56 @@ enum codex_status_t codex_options_set_max_line_bytes(struct codex_options_t *opt
  * Thread: any.
  */
 enum codex_status_t codex_options_set_transport(struct codex_options_t *opts, const char *spec, const char *token);
+
+/**
+ * Talk MCP to the server started as `argv[0]` with the arguments `argv[1..argc]` (each
+ * copied; no shell, no splitting, no quoting: every element is one argument). The program
+ * is looked up on `PATH` when it has no slash. This sets the transport (it replaces the
+ * one of `codex_options_set_transport`, and a later `codex_options_set_transport`
+ * replaces it). The environment (`codex_options_add_env`, `codex_options_set_clear_env`)
+ * and `codex_options_set_cwd` apply to the server; the Codex options (`codex_bin`,
+ * `codex_home`, `args`, config overrides) do not.
+ * Errors (nothing is changed): INVALID_ARGUMENT (not a live options object, `argv`
+ * NULL, `argc` 0, an element NULL or not UTF-8, `argv[0]` empty). Thread: any.
+ */
+enum codex_status_t codex_options_set_mcp_command(struct codex_options_t *opts, const char *const *argv, size_t argc);
+
+/**
+ * Add an HTTP header (both strings copied) sent with every request of an MCP HTTP
+ * transport (`codex_options_set_transport` with `http://` / `https://`; set before or
+ * after it). For a bearer token use the `token` of `codex_options_set_transport`; the
+ * transport's own headers (session id, protocol version) win over a custom header of the
+ * same name. Values are never logged nor put into an error message. Default: none.
+ * `codex_client_new` fails with INVALID_ARGUMENT when headers are set and the transport
+ * is not MCP over HTTP.
+ * Errors (nothing is changed): INVALID_ARGUMENT (not a live options object, a string
+ * NULL or not UTF-8, `name` empty or not an HTTP token - letters, digits and
+ * ``!#$%&'*+-.^_`|~``, so no space, colon, CR or LF - or a `value` with a control
+ * character other than tab, such as CR or LF). Thread: any.
+ */
+enum codex_status_t codex_options_add_header(struct codex_options_t *opts, const char *name, const char *value);
+
+/**
+ * Add a root (both strings copied) that the library answers an MCP server's `roots/list`
+ * with by itself, before any server-request callback sees it. `uri` is the root, a
+ * `file://` URI per the MCP specification; `name` (NULL: none) its display name. Default:
+ * no roots, and then `roots/list` is an ordinary server request (your
+ * `CODEX_CALLBACK_SERVER_REQUEST` callback, or a JSON-RPC error fail-closed).
+ * Errors (nothing is changed): INVALID_ARGUMENT (not a live options object, `uri` NULL,
+ * empty or not UTF-8, `name` not UTF-8). Thread: any.
+ */
+enum codex_status_t codex_options_add_mcp_root(struct codex_options_t *opts, const char *uri, const char *name);
+
+/**
+ * The client capabilities sent in MCP `initialize`, as a JSON object (copied). NULL (the
+ * default) restores the library's: `roots` (with `listChanged`), `sampling` and
+ * `elicitation` (form and url modes), so that servers offer the tools that need them;
+ * their requests are answered fail-closed when no callback answers them. Offer less (for
+ * example `{}`) to make a server hide such tools.
+ * Errors (nothing is changed): INVALID_ARGUMENT (not a live options object, not UTF-8,
+ * not valid JSON, not an object). Thread: any.
+ */
+enum codex_status_t codex_options_set_mcp_capabilities_json(struct codex_options_t *opts, const char *capabilities_json);
 
 /**
  * Answer a server request with a result, given as JSON text (for an approval:

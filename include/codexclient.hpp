@@ -20,6 +20,13 @@
  * callbacks; after ~Client returns no callback runs again. codex::Request and codex::Event
  * objects may outlive the Client (a Request can then no longer be answered).
  *
+ * MCP: the same Client drives any MCP server (Options::mcp_command, or a transport
+ * "mcp+stdio:..." / "http(s)://..."): list_tools(), call_tool(), read_resource(),
+ * list_prompts(), get_prompt(), complete(), set_logging_level(), ping() and mcp_call() /
+ * mcp_request() for any of them by name, cancel_request() for async ones. The method names
+ * and params come from the library (codex_mcp_method_name, codex_mcp_params): this header
+ * spells no protocol.
+ *
  * Link: pkg-config --cflags --libs codexclient. Needs C++17.
  */
 #ifndef CODEXCLIENT_HPP
@@ -243,10 +250,22 @@ struct Options {
     size_t event_queue_capacity = 0;         ///< 0 = 4096 undelivered events
     size_t max_line_bytes = 0;               ///< 0 = 64 MiB
     std::string transport;                   ///< "" = "stdio"; "exec", "mcp", "ws://...",
-                                             ///< "wss://...", "unix", "unix://PATH"
-    std::string token;                       ///< "" = none; bearer token for ws:// / wss://
+                                             ///< "wss://...", "unix", "unix://PATH"; any MCP
+                                             ///< server: "mcp+stdio:CMD ARGS", "http(s)://..."
+    std::string token;                       ///< "" = none; bearer token for ws:// / wss:// /
+                                             ///< http(s)://
     uint64_t connect_timeout_ms = 0;         ///< 0 = 30000; bounds the whole connect
     size_t read_ahead_bytes = 0;             ///< 0 = 64 MiB (see codex_options_set_read_ahead_bytes)
+    /// An MCP server to spawn, program first, one element per argument (no shell):
+    /// codex_options_set_mcp_command. Empty = none; set either this or transport/token.
+    std::vector<std::string> mcp_command;
+    /// HTTP headers sent to an MCP HTTP server, {name, value} (values are never logged).
+    std::vector<std::pair<std::string, std::string>> headers;
+    /// Roots the library answers an MCP server's roots/list with, {uri, name} ("" = no name).
+    std::vector<std::pair<std::string, std::string>> mcp_roots;
+    /// MCP client capabilities sent in initialize, a JSON object; "" = the library's default
+    /// (roots, sampling, elicitation).
+    std::string mcp_capabilities_json;
 
     /// The library's options object for these options (owned; the strings are copied).
     OptionsHandle build() const {
@@ -274,11 +293,23 @@ struct Options {
             check(codex_options_set_transport(o, cs(transport), cs(token)));
         if (connect_timeout_ms != 0) check(codex_options_set_connect_timeout_ms(o, connect_timeout_ms));
         if (read_ahead_bytes != 0) check(codex_options_set_read_ahead_bytes(o, read_ahead_bytes));
+        if (!mcp_command.empty()) {
+            if (!transport.empty() || !token.empty())
+                throw Error(CODEX_STATUS_INVALID_ARGUMENT,
+                            "codex::Options: set either mcp_command or transport/token, not both");
+            std::vector<const char *> argv;
+            for (const auto &a : mcp_command) argv.push_back(a.c_str());
+            check(codex_options_set_mcp_command(o, argv.data(), argv.size()));
+        }
+        for (const auto &hd : headers) check(codex_options_add_header(o, hd.first.c_str(), hd.second.c_str()));
+        for (const auto &r : mcp_roots) check(codex_options_add_mcp_root(o, r.first.c_str(), cs(r.second)));
+        if (!mcp_capabilities_json.empty())
+            check(codex_options_set_mcp_capabilities_json(o, mcp_capabilities_json.c_str()));
         return h;
     }
 };
 
-/// A client of one codex app-server (RAII: destruction disconnects and frees). Move-only.
+/// A client of one codex app-server or MCP server (RAII: destruction disconnects and frees). Move-only.
 class Client {
 public:
     /// Callback for notifications, connection events and request completions.
@@ -397,6 +428,83 @@ public:
         check(codex_client_turn_steer(c_, thread_id.c_str(), turn_id.c_str(), text.c_str(), timeout_ms));
     }
 
+    /// Cancel an async request (the id from request() or mcp_request()) that is still
+    /// pending: true when cancelled (its completion then comes with CODEX_STATUS_CANCELLED and
+    /// an MCP server is told); false when it was no longer pending (its completion carries
+    /// its own outcome). Throws codex::Error otherwise (e.g. CODEX_STATUS_NOT_CONNECTED).
+    bool cancel_request(uint64_t id) {
+        codex_status_t s = codex_client_cancel_request(c_, id);
+        if (s == CODEX_STATUS_INVALID_STATE) return false;
+        check(s);
+        return true;
+    }
+
+    // MCP (see "MCP" in codexclient.h). Thin helpers over call() / request(): the library
+    // names each request's method and builds its params (codex_mcp_method_name,
+    // codex_mcp_params), so nothing of the protocol is spelled here. They return the result
+    // as JSON text (a tool that failed answers with "isError":true in it) and throw
+    // codex::Error (CODEX_STATUS_RPC_ERROR for a protocol error, CODEX_STATUS_TIMEOUT, ...).
+    // timeout_ms 0 = the client's default. Server requests (sampling, elicitation, roots)
+    // reach on_server_request(); notifications (progress, log records) on_notification().
+
+    /// The method of an MCP request named in snake_case, e.g. "call_tool" (see
+    /// codex_mcp_method_name). Throws CODEX_STATUS_INVALID_ARGUMENT for an unknown name.
+    static std::string mcp_method(const std::string &name) {
+        const char *m = codex_mcp_method_name(name.c_str());
+        if (m == nullptr) throw Error::last(codex_last_error_status());
+        return m;
+    }
+    /// The params of MCP request `name` from its subject (cursor, tool or prompt name, uri,
+    /// level; std::nullopt: none) and arguments JSON ("": none) - see codex_mcp_params.
+    static std::string mcp_params(const std::string &name, const std::optional<std::string> &subject = std::nullopt,
+                                  const std::string &arguments_json = "") {
+        char *p = nullptr;
+        check(codex_mcp_params(name.c_str(), subject ? subject->c_str() : nullptr,
+                               arguments_json.empty() ? nullptr : arguments_json.c_str(), &p));
+        return detail::take_string(p);
+    }
+    /// A blocking MCP request by name: mcp_call("call_tool", "echo", R"({"message":"hi"})").
+    std::string mcp_call(const std::string &name, const std::optional<std::string> &subject = std::nullopt,
+                         const std::string &arguments_json = "", uint64_t timeout_ms = 0) {
+        return call(mcp_method(name), mcp_params(name, subject, arguments_json), timeout_ms);
+    }
+    /// An async MCP request by name (callbacks mode): `done` runs once with the RESPONSE
+    /// event. Returns the id for cancel_request().
+    uint64_t mcp_request(const std::string &name, const std::optional<std::string> &subject,
+                         const std::string &arguments_json, uint64_t timeout_ms, EventFn done) {
+        return request(mcp_method(name), mcp_params(name, subject, arguments_json), timeout_ms, std::move(done));
+    }
+    /// tools/list (one page; `cursor` "" = the first).
+    std::string list_tools(const std::string &cursor = "") { return mcp_call("list_tools", nonempty(cursor)); }
+    /// tools/call with the arguments as a JSON object.
+    std::string call_tool(const std::string &name, const std::string &arguments_json = "{}", uint64_t timeout_ms = 0) {
+        return mcp_call("call_tool", name, arguments_json, timeout_ms);
+    }
+    /// resources/list (one page).
+    std::string list_resources(const std::string &cursor = "") { return mcp_call("list_resources", nonempty(cursor)); }
+    /// resources/templates/list (one page).
+    std::string list_resource_templates(const std::string &cursor = "") {
+        return mcp_call("list_resource_templates", nonempty(cursor));
+    }
+    /// resources/read.
+    std::string read_resource(const std::string &uri) { return mcp_call("read_resource", uri); }
+    /// resources/subscribe: notifications/resources/updated follow for `uri`.
+    void subscribe_resource(const std::string &uri) { mcp_call("subscribe_resource", uri); }
+    /// resources/unsubscribe.
+    void unsubscribe_resource(const std::string &uri) { mcp_call("unsubscribe_resource", uri); }
+    /// prompts/list (one page).
+    std::string list_prompts(const std::string &cursor = "") { return mcp_call("list_prompts", nonempty(cursor)); }
+    /// prompts/get with string arguments as a JSON object.
+    std::string get_prompt(const std::string &name, const std::string &arguments_json = "{}") {
+        return mcp_call("get_prompt", name, arguments_json);
+    }
+    /// completion/complete with its whole params as JSON (ref, argument, context).
+    std::string complete(const std::string &params_json) { return mcp_call("complete", std::nullopt, params_json); }
+    /// logging/setLevel ("debug" ... "emergency"); records arrive as notifications.
+    void set_logging_level(const std::string &level) { mcp_call("set_logging_level", level); }
+    /// ping.
+    void ping(uint64_t timeout_ms = 0) { mcp_call("ping", std::nullopt, "", timeout_ms); }
+
     /// Poll mode: the next event, or std::nullopt when none arrived within timeout_ms
     /// (negative: wait forever). Throws codex::Error on other failures.
     std::optional<Event> next_event(int64_t timeout_ms) {
@@ -416,6 +524,10 @@ public:
     codex_client_t *get() const noexcept { return c_; }
 
 private:
+    static std::optional<std::string> nonempty(const std::string &s) {
+        return s.empty() ? std::nullopt : std::optional<std::string>(s);
+    }
+
     struct Slots {
         std::mutex mu;
         std::shared_ptr<EventFn> notification, connection;

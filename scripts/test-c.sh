@@ -6,10 +6,15 @@
 # checks (C99 + C++17) with -Wall -Wextra -Werror -pedantic, builds the C and C++ examples,
 # installs into a temporary prefix and builds an example with pkg-config, then runs every test
 # program against the REAL codex app-server 0.169.0 (test_transport also the exec transport of
-# 0.169.0 and the mcp transport of the real Codex 0.92.0) and the local mock model, plainly,
-# under valgrind (memcheck, leak check) and built with AddressSanitizer.
+# 0.169.0 and the mcp transport of the real Codex 0.92.0) and the local mock model, and the MCP
+# tests and examples against the real MCP everything server (Node; MCP_NODE / MCP_EVERYTHING,
+# else .cache/mcp.env or the .cache links of scripts/setup-mcp.sh), plainly, under valgrind
+# (memcheck, leak check; node is a child process and runs natively) and built with
+# AddressSanitizer. A test that exits with 77 is reported as skipped (test_mcp_http while the
+# MCP HTTP transport is not built).
 #
-# Last line on success: `c-tests: N passed, 0 failed`. Exit status non-zero on any failure.
+# Last line on success: `c-tests: N passed, 0 failed` (`, K skipped` when some were skipped).
+# Exit status non-zero on any failure.
 # Honours CARGO_TARGET_DIR (else ./target). Options: --no-valgrind, --no-asan (faster runs).
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -31,13 +36,15 @@ done
 
 passed=0
 failed=0
+skipped=0
 failures=()
 log() { printf '[test-c] %s\n' "$*" >&2; }
 pass() { passed=$((passed + 1)); printf 'ok   %s\n' "$1"; }
 fail() { failed=$((failed + 1)); failures+=("$1"); printf 'FAIL %s\n' "$1"; }
+skip() { skipped=$((skipped + 1)); printf 'skip %s\n' "$1"; }
 finish() {
   for f in "${failures[@]+"${failures[@]}"}"; do echo "failed: $f"; done
-  echo "c-tests: $passed passed, $failed failed"
+  echo "c-tests: $passed passed, $failed failed$([ "$skipped" -gt 0 ] && echo ", $skipped skipped")"
   [ "$failed" -eq 0 ] && [ "$passed" -gt 0 ]
   exit $?
 }
@@ -61,6 +68,26 @@ if [ ! -x "$CODEX_092_BIN" ] || [ "$("$CODEX_092_BIN" --version 2>/dev/null)" !=
 fi
 CODEX_092_BIN=$(readlink -f "$CODEX_092_BIN")
 export CODEX_092_BIN
+# The MCP everything server (and Node for it): MCP_NODE / MCP_EVERYTHING, else
+# .cache/mcp.env (scripts/setup-mcp.sh), else the .cache links. Missing: the MCP tests fail
+# with the hint to run scripts/setup-mcp.sh.
+if [ -z "${MCP_NODE:-}" ] || [ -z "${MCP_EVERYTHING:-}" ]; then
+  # shellcheck disable=SC1091
+  [ -f "$ROOT/.cache/mcp.env" ] && . "$ROOT/.cache/mcp.env"
+fi
+[ -n "${MCP_NODE:-}" ] || MCP_NODE="$ROOT/.cache/mcp-node"
+if [ -z "${MCP_EVERYTHING:-}" ]; then
+  MCP_EVERYTHING="$ROOT/.cache/mcp-everything"
+  [ -e "$MCP_EVERYTHING" ] || MCP_EVERYTHING="$ROOT/.cache/mcp-everything.js"
+fi
+if [ -x "$MCP_NODE" ] && [ -f "$MCP_EVERYTHING" ]; then
+  MCP_NODE=$(readlink -f "$MCP_NODE")
+  MCP_EVERYTHING=$(readlink -f "$MCP_EVERYTHING")
+  export MCP_NODE MCP_EVERYTHING
+else
+  echo "The MCP everything server is missing ($MCP_NODE, $MCP_EVERYTHING): run bash scripts/setup-mcp.sh" >&2
+  unset MCP_NODE MCP_EVERYTHING
+fi
 
 log "cargo build (codex-client-ffi, mock-model, fake-app-server) into $TARGET"
 if cargo build --quiet -p codex-client-ffi -p codex-mock-model -p codex-fake-app-server --lib --bins; then
@@ -131,6 +158,8 @@ for src in tests/c/test_*.cpp; do
 done
 compile example-c cc "${CFLAGS[@]}" examples/c/stream_turn.c -o "$OUT/example_c" "${LDLIB[@]}"
 compile example-cpp c++ "${CXXFLAGS[@]}" examples/cpp/stream_turn.cpp -o "$OUT/example_cpp" "${LDLIB[@]}"
+compile example-mcp-c cc "${CFLAGS[@]}" examples/c/mcp_tools.c -o "$OUT/example_mcp_c" "${LDLIB[@]}"
+compile example-mcp-cpp c++ "${CXXFLAGS[@]}" examples/cpp/mcp_tools.cpp -o "$OUT/example_mcp_cpp" "${LDLIB[@]}"
 # Static linking works too (pkg-config's Libs.private).
 compile example-c-static cc "${CFLAGS[@]}" examples/c/stream_turn.c -o "$OUT/example_c_static" \
   "$LIBDIR/libcodexclient.a" -lpthread -ldl -lm
@@ -182,9 +211,13 @@ run() {
   local dir="$OUT/run/$RUN"
   rm -rf "$dir"; mkdir -p "$dir/home" "$dir/work"
   cp "$MOCK_HOME/config.toml" "$dir/home/config.toml"
-  if CODEX_HOME="$dir/home" CODEX_WORK="$dir/work" timeout -k 10 900 "$@" >"$dir/out.log" 2>&1; then
+  local rc=0
+  CODEX_HOME="$dir/home" CODEX_WORK="$dir/work" timeout -k 10 900 "$@" >"$dir/out.log" 2>&1 || rc=$?
+  if [ "$rc" = 0 ]; then
     pass "$label"
     grep -E '^(test_|example)' "$dir/out.log" | tail -3 | sed 's/^/     /'
+  elif [ "$rc" = 77 ]; then
+    skip "$label: $(grep -m1 'SKIP' "$dir/out.log" | sed 's/^.*SKIP: //')"
   else
     tail -40 "$dir/out.log" >&2
     fail "$label (log: $dir/out.log)"
@@ -208,5 +241,12 @@ done
 [ -x "$OUT/example_c_static" ] && run "example C statically linked" "$OUT/example_c_static"
 [ -x "$OUT/example_c_pc" ] && run "example C from the installed prefix" "$OUT/example_c_pc"
 [ -x "$OUT/example_cpp_pc" ] && [ "$VALGRIND" = 1 ] && run "example C++ under valgrind" "${VG[@]}" "$OUT/example_cpp_pc"
+EVERYTHING=("${MCP_NODE:-.cache/mcp-node}" "${MCP_EVERYTHING:-.cache/mcp-everything}" stdio)
+[ -x "$OUT/example_mcp_c" ] && run "example C mcp_tools (everything server over stdio: tools/list, echo)" \
+  "$OUT/example_mcp_c" -- "${EVERYTHING[@]}"
+[ -x "$OUT/example_mcp_c" ] && [ "$VALGRIND" = 1 ] && run "example C mcp_tools under valgrind" \
+  "${VG[@]}" "$OUT/example_mcp_c" --tool get-sum --args '{"a":2,"b":3}' -- "${EVERYTHING[@]}"
+[ -x "$OUT/example_mcp_cpp" ] && run "example C++ mcp_tools (everything server over stdio: tools/list, echo)" \
+  "$OUT/example_mcp_cpp" -- "${EVERYTHING[@]}"
 
 finish

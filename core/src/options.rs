@@ -173,6 +173,25 @@ impl McpHttp {
         self.token = Some(token.into());
         self
     }
+
+    /// Check a custom header as a binding receives it, before it is stored: the name must be
+    /// an HTTP token (RFC 9110: letters, digits and ``!#$%&'*+-.^_`|~``), the value may hold
+    /// no control character but tab (no CR, LF, NUL). The error names the header, never its
+    /// value.
+    pub fn check_header(name: &str, value: &str) -> crate::Result<()> {
+        let tchar = |c: char| c.is_ascii_alphanumeric() || "!#$%&'*+-.^_`|~".contains(c);
+        if name.is_empty() || !name.chars().all(tchar) {
+            return Err(crate::Error::InvalidArgument(format!(
+                "{name:?} is not a valid HTTP header name (letters, digits and !#$%&'*+-.^_`|~ only; no spaces, colons, CR or LF)"
+            )));
+        }
+        if value.chars().any(|c| c.is_control() && c != '\t') {
+            return Err(crate::Error::InvalidArgument(format!(
+                "the value of HTTP header `{name}` contains a control character (CR, LF, ...)"
+            )));
+        }
+        Ok(())
+    }
 }
 
 impl std::fmt::Debug for McpHttp {
@@ -707,5 +726,20 @@ mod tests {
             T::parse("mcp", None).unwrap().protocol(),
             Protocol::AppServer
         );
+    }
+
+    #[test]
+    fn custom_headers_are_checked_without_showing_their_value() {
+        assert!(McpHttp::check_header("X-Api-Key", "v 1\tü").is_ok());
+        for name in ["", "X Key", "X-Key:", "X-Key\r\nEvil: 1", "Ünï"] {
+            let e = McpHttp::check_header(name, "v").unwrap_err().to_string();
+            assert!(e.contains("not a valid HTTP header name"), "{e}");
+        }
+        for value in ["secret\r\nEvil: 1", "secret\n", "secret\0"] {
+            let e = McpHttp::check_header("X-Key", value)
+                .unwrap_err()
+                .to_string();
+            assert!(e.contains("X-Key") && !e.contains("secret"), "{e}");
+        }
     }
 }

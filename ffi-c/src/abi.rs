@@ -6,8 +6,11 @@
 pub const CODEX_ABI_VERSION_MAJOR: u32 = 1;
 
 /// Minor version of the C ABI: bumped on every compatible addition (a new function, setter,
-/// enum value or event kind) within one major version.
-pub const CODEX_ABI_VERSION_MINOR: u32 = 0;
+/// enum value or event kind) within one major version. 1.1: MCP options
+/// (`codex_options_set_mcp_command`, `codex_options_add_header`, `codex_options_add_mcp_root`,
+/// `codex_options_set_mcp_capabilities_json`), `codex_client_cancel_request` and
+/// `CODEX_STATUS_CANCELLED`, `codex_mcp_method_name`, `codex_mcp_params`.
+pub const CODEX_ABI_VERSION_MINOR: u32 = 1;
 
 /// The ABI version this header describes: `major * 1000 + minor` (1000 is 1.0). Compare it
 /// with `codex_abi_version()`, the version of the library actually loaded.

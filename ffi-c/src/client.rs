@@ -441,6 +441,7 @@ ffi_fn! {
     /// disconnect. Poll mode: `callback` must be NULL; the completion is a CODEX_EVENT_RESPONSE
     /// event from `codex_client_next_event` (`codex_event_userdata` gives `userdata` back).
     /// When this returns an error the request was not sent and no completion will come.
+    /// `codex_client_cancel_request(client, *request_id)` cancels it while it is pending.
     /// Thread: any, including inside callbacks.
     unsafe fn codex_client_request(
         client: *mut codex_client_t,
@@ -462,6 +463,41 @@ ffi_fn! {
             *request_id = id;
         }
         Ok(())
+    }
+}
+
+ffi_fn! {
+    /// Cancel a request sent with `codex_client_request` (`request_id` is the id it returned)
+    /// that has not been answered yet: its completion comes at once with
+    /// `CODEX_STATUS_CANCELLED` (callbacks mode: the completion callback on the dispatch
+    /// thread; poll mode: a CODEX_EVENT_RESPONSE event), and an MCP server is told with
+    /// `notifications/cancelled` (a later answer of the server is dropped). Exactly one
+    /// completion still comes per request: when the answer, a timeout or the disconnect
+    /// settled the request first, this returns INVALID_STATE and the completion carries that
+    /// outcome. A blocking `codex_client_call` cannot be cancelled (bound it with its
+    /// `timeout_ms`; a timed-out MCP request is cancelled at the server too).
+    /// Errors: INVALID_ARGUMENT (`request_id` 0), NOT_CONNECTED, INVALID_STATE (no such request
+    /// pending: answered, timed out or failed already, or never sent by this client).
+    /// Thread: any, including inside callbacks.
+    unsafe fn codex_client_cancel_request(
+        client: *mut codex_client_t,
+        request_id: u64,
+    ) -> codex_status_t {
+        let s = shared(client)?;
+        if request_id == 0 {
+            return Err(invalid_arg("request_id 0 is no request's id (ids start at 1)"));
+        }
+        if s.core.cancel_request(request_id) {
+            return Ok(());
+        }
+        if !s.core.is_connected() {
+            return Err(Fail::Core(Error::NotConnected));
+        }
+        Err(invalid_state(format!(
+            "no request {request_id} is pending on this client: it was answered, timed out or \
+             failed already (its completion carries that outcome), or codex_client_request never \
+             returned that id"
+        )))
     }
 }
 

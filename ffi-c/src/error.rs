@@ -43,6 +43,9 @@ pub enum codex_status_t {
     CODEX_STATUS_PANIC = 13,
     /// An error this version of the C binding does not classify (see the message).
     CODEX_STATUS_INTERNAL = 14,
+    /// The request was cancelled by `codex_client_cancel_request` before its answer came (an
+    /// MCP server is told with `notifications/cancelled`). ABI 1.1.
+    CODEX_STATUS_CANCELLED = 15,
 }
 
 use codex_status_t::*;
@@ -88,6 +91,7 @@ pub(crate) fn status_of(e: &Error) -> codex_status_t {
         Error::InvalidState(_) => CODEX_STATUS_INVALID_STATE,
         Error::AlreadyResponded => CODEX_STATUS_ALREADY_RESPONDED,
         Error::Unsupported(_) => CODEX_STATUS_UNSUPPORTED,
+        Error::Cancelled(_) => CODEX_STATUS_CANCELLED,
         _ => CODEX_STATUS_INTERNAL,
     }
 }
@@ -262,6 +266,7 @@ ffi_fn! {
             12 => c"CODEX_STATUS_UNSUPPORTED",
             13 => c"CODEX_STATUS_PANIC",
             14 => c"CODEX_STATUS_INTERNAL",
+            15 => c"CODEX_STATUS_CANCELLED",
             _ => c"CODEX_STATUS_UNKNOWN",
         };
         s.as_ptr()
@@ -312,6 +317,11 @@ mod tests {
         };
         assert_eq!(n(0), "CODEX_STATUS_OK");
         assert_eq!(n(CODEX_STATUS_PANIC as c_int), "CODEX_STATUS_PANIC");
+        assert_eq!(n(CODEX_STATUS_CANCELLED as c_int), "CODEX_STATUS_CANCELLED");
+        assert_eq!(
+            status_of(&Error::Cancelled("by the client".into())),
+            CODEX_STATUS_CANCELLED
+        );
         assert_eq!(n(99), "CODEX_STATUS_UNKNOWN");
     }
 }

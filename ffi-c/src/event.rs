@@ -321,7 +321,8 @@ ffi_fn! {
 
 ffi_fn! {
     /// The outcome of a RESPONSE event (`CODEX_STATUS_OK`, `CODEX_STATUS_RPC_ERROR`,
-    /// `CODEX_STATUS_TIMEOUT`, `CODEX_STATUS_DISCONNECTED`, ...); `CODEX_STATUS_DISCONNECTED` for a
+    /// `CODEX_STATUS_TIMEOUT`, `CODEX_STATUS_DISCONNECTED`, `CODEX_STATUS_CANCELLED` after
+    /// `codex_client_cancel_request`, ...); `CODEX_STATUS_DISCONNECTED` for a
     /// DISCONNECTED event; `CODEX_STATUS_OK` for other kinds; `CODEX_STATUS_INVALID_ARGUMENT` for
     /// NULL.
     /// Thread: as every event accessor (see `codex_event_kind`).

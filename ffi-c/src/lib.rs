@@ -28,6 +28,7 @@ pub mod error;
 pub mod event;
 pub mod helpers;
 pub mod log;
+pub mod mcp;
 pub mod options;
 pub mod request;
 pub mod strings;

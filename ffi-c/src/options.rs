@@ -15,11 +15,12 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{LazyLock, Mutex};
 use std::time::Duration;
 
-use codex_client::{ClientOptions, Delivery, TransportKind};
+use codex_client::mcp::Root;
+use codex_client::{ClientOptions, Delivery, McpCommand, McpHttp, TransportKind};
 
 use crate::client::lock;
 use crate::error::{codex_status_t, invalid_arg, Fail};
-use crate::strings::{opt_str, req_str};
+use crate::strings::{opt_str, params_value, req_str};
 
 /// How a client delivers events: chosen once, with `codex_options_set_delivery`.
 pub type codex_delivery_t = u32;
@@ -54,11 +55,14 @@ pub struct codex_options_t {
     _opaque: [u8; 0],
 }
 
-/// What an options object holds: core options plus the delivery the program chose.
+/// What an options object holds: core options plus the delivery the program chose, and the
+/// custom HTTP headers (kept apart so that they may be added before or after the transport is
+/// chosen; `convert` puts them into an HTTP transport).
 #[derive(Clone, Default)]
 pub(crate) struct Converted {
     pub options: ClientOptions,
     pub poll: bool,
+    pub headers: Vec<(String, String)>,
 }
 
 /// Live options objects by handle. A handle is a token, not an allocation: `usize::MAX - 15 -
@@ -108,6 +112,17 @@ pub(crate) fn convert(opts: *const codex_options_t) -> Result<Converted, Fail> {
     } else {
         Delivery::Callbacks
     };
+    if !c.headers.is_empty() {
+        match &mut c.options.transport {
+            TransportKind::McpHttp(h) => h.headers.extend(std::mem::take(&mut c.headers)),
+            _ => {
+                return Err(invalid_arg(
+                    "HTTP headers (codex_options_add_header) need an MCP HTTP transport: \
+                     codex_options_set_transport(o, \"http://...\" or \"https://...\", token)",
+                ))
+            }
+        }
+    }
     Ok(c)
 }
 
@@ -464,9 +479,9 @@ ffi_fn! {
 }
 
 ffi_fn! {
-    /// The transport, and for a WebSocket its bearer token (both copied). `spec` NULL or `""`:
-    /// `"stdio"` (the default: spawn `codex app-server`, JSON-RPC over its stdin/stdout).
-    /// Accepted values:
+    /// The transport, and for a WebSocket or MCP HTTP server its bearer token (both copied).
+    /// `spec` NULL or `""`: `"stdio"` (the default: spawn `codex app-server`, JSON-RPC over its
+    /// stdin/stdout). Accepted values:
     ///
     ///   - `"stdio"`: the default;
     ///   - `"exec"`: one `codex exec --json` process per turn (`codex exec resume` for later
@@ -480,16 +495,23 @@ ffi_fn! {
     ///     `codex app-server --listen ws://...`. This build has no TLS: `codex_client_connect`
     ///     over `wss://` fails with `CODEX_STATUS_UNSUPPORTED`;
     ///   - `"unix"`: the app-server control socket `$CODEX_HOME/app-server-control/
-    ///     app-server-control.sock`; `"unix://PATH"`: the control socket at PATH.
+    ///     app-server-control.sock`; `"unix://PATH"`: the control socket at PATH;
+    ///   - any MCP server (see MCP in the overview): `"mcp+stdio:PROGRAM ARG..."` spawns
+    ///     PROGRAM (split at whitespace; single or double quotes group words, no escapes;
+    ///     `codex_options_set_mcp_command` takes an argv instead), `"http://..."`,
+    ///     `"https://..."`, `"mcp+http://..."` or `"mcp+https://..."` connects over MCP
+    ///     Streamable HTTP (falling back to the legacy HTTP+SSE transport; give a legacy
+    ///     server's SSE endpoint, e.g. `http://127.0.0.1:3001/sse`).
     ///
-    /// `token` (NULL: none) is the bearer token of a `ws://` / `wss://` transport, sent as
-    /// `Authorization: Bearer <token>` on the WebSocket upgrade. It is only sent over `wss://`
-    /// or to a loopback `ws://` address: `codex_client_connect` to any other `ws://` host with
-    /// a token fails with `CODEX_STATUS_INVALID_ARGUMENT`. The token is never logged nor put
+    /// `token` (NULL: none) is the bearer token of a `ws://` / `wss://` / `http(s)://`
+    /// transport, sent as `Authorization: Bearer <token>`. It is only sent over `wss://` /
+    /// `https://` or to a loopback address: `codex_client_connect` to any other host with a
+    /// token fails with `CODEX_STATUS_INVALID_ARGUMENT`. The token is never logged nor put
     /// into an error message.
     ///
     /// Errors (nothing is changed): INVALID_ARGUMENT for an unknown spec (the message names
-    /// the accepted values), a token with a transport that is not `ws://` / `wss://`, a string
+    /// the accepted values), a token with a transport that is not `ws://` / `wss://` /
+    /// `http(s)://`, an `mcp+stdio:` without a command or with an unbalanced quote, a string
     /// that is not UTF-8, or a pointer that is not a live options object. A request (or a
     /// request parameter) the chosen transport cannot handle later fails with
     /// `CODEX_STATUS_UNSUPPORTED`, and the last error message names the method and the
@@ -505,6 +527,123 @@ ffi_fn! {
         let kind = TransportKind::parse(spec, token)?;
         with_options(opts, |c| {
             c.options.transport = kind;
+            Ok(())
+        })
+    }
+}
+
+ffi_fn! {
+    /// Talk MCP to the server started as `argv[0]` with the arguments `argv[1..argc]` (each
+    /// copied; no shell, no splitting, no quoting: every element is one argument). The program
+    /// is looked up on `PATH` when it has no slash. This sets the transport (it replaces the
+    /// one of `codex_options_set_transport`, and a later `codex_options_set_transport`
+    /// replaces it). The environment (`codex_options_add_env`, `codex_options_set_clear_env`)
+    /// and `codex_options_set_cwd` apply to the server; the Codex options (`codex_bin`,
+    /// `codex_home`, `args`, config overrides) do not.
+    /// Errors (nothing is changed): INVALID_ARGUMENT (not a live options object, `argv`
+    /// NULL, `argc` 0, an element NULL or not UTF-8, `argv[0]` empty). Thread: any.
+    unsafe fn codex_options_set_mcp_command(
+        opts: *mut codex_options_t,
+        argv: *const *const c_char,
+        argc: usize,
+    ) -> codex_status_t {
+        if argv.is_null() {
+            return Err(invalid_arg("argv is NULL"));
+        }
+        if argc == 0 {
+            return Err(invalid_arg("argc is 0: the command needs at least the program (argv[0])"));
+        }
+        let mut words = Vec::with_capacity(argc);
+        for i in 0..argc {
+            words.push(req_str(*argv.add(i), &format!("argv[{i}]"))?.to_owned());
+        }
+        if words[0].is_empty() {
+            return Err(invalid_arg("argv[0] (the program) is empty"));
+        }
+        let program = words.remove(0);
+        let kind = TransportKind::McpStdio(McpCommand::new(program).args(words));
+        with_options(opts, |c| {
+            c.options.transport = kind;
+            Ok(())
+        })
+    }
+}
+
+ffi_fn! {
+    /// Add an HTTP header (both strings copied) sent with every request of an MCP HTTP
+    /// transport (`codex_options_set_transport` with `http://` / `https://`; set before or
+    /// after it). For a bearer token use the `token` of `codex_options_set_transport`; the
+    /// transport's own headers (session id, protocol version) win over a custom header of the
+    /// same name. Values are never logged nor put into an error message. Default: none.
+    /// `codex_client_new` fails with INVALID_ARGUMENT when headers are set and the transport
+    /// is not MCP over HTTP.
+    /// Errors (nothing is changed): INVALID_ARGUMENT (not a live options object, a string
+    /// NULL or not UTF-8, `name` empty or not an HTTP token - letters, digits and
+    /// ``!#$%&'*+-.^_`|~``, so no space, colon, CR or LF - or a `value` with a control
+    /// character other than tab, such as CR or LF). Thread: any.
+    unsafe fn codex_options_add_header(
+        opts: *mut codex_options_t,
+        name: *const c_char,
+        value: *const c_char,
+    ) -> codex_status_t {
+        let name = req_str(name, "name")?;
+        let value = req_str(value, "value")?;
+        McpHttp::check_header(name, value)?;
+        let header = (name.to_owned(), value.to_owned());
+        with_options(opts, |c| {
+            c.headers.push(header);
+            Ok(())
+        })
+    }
+}
+
+ffi_fn! {
+    /// Add a root (both strings copied) that the library answers an MCP server's `roots/list`
+    /// with by itself, before any server-request callback sees it. `uri` is the root, a
+    /// `file://` URI per the MCP specification; `name` (NULL: none) its display name. Default:
+    /// no roots, and then `roots/list` is an ordinary server request (your
+    /// `CODEX_CALLBACK_SERVER_REQUEST` callback, or a JSON-RPC error fail-closed).
+    /// Errors (nothing is changed): INVALID_ARGUMENT (not a live options object, `uri` NULL,
+    /// empty or not UTF-8, `name` not UTF-8). Thread: any.
+    unsafe fn codex_options_add_mcp_root(
+        opts: *mut codex_options_t,
+        uri: *const c_char,
+        name: *const c_char,
+    ) -> codex_status_t {
+        let uri = req_str(uri, "uri")?;
+        if uri.is_empty() {
+            return Err(invalid_arg("uri is empty"));
+        }
+        let root = Root::new(uri, opt_str(name, "name")?.map(str::to_owned));
+        with_options(opts, |c| {
+            c.options.mcp.roots.get_or_insert_with(Vec::new).push(root);
+            Ok(())
+        })
+    }
+}
+
+ffi_fn! {
+    /// The client capabilities sent in MCP `initialize`, as a JSON object (copied). NULL (the
+    /// default) restores the library's: `roots` (with `listChanged`), `sampling` and
+    /// `elicitation` (form and url modes), so that servers offer the tools that need them;
+    /// their requests are answered fail-closed when no callback answers them. Offer less (for
+    /// example `{}`) to make a server hide such tools.
+    /// Errors (nothing is changed): INVALID_ARGUMENT (not a live options object, not UTF-8,
+    /// not valid JSON, not an object). Thread: any.
+    unsafe fn codex_options_set_mcp_capabilities_json(
+        opts: *mut codex_options_t,
+        capabilities_json: *const c_char,
+    ) -> codex_status_t {
+        let text = opt_str(capabilities_json, "capabilities_json")?;
+        let caps = match text {
+            None => None,
+            Some(t) => match params_value(Some(t), "capabilities_json", serde_json::Value::Null)? {
+                v @ serde_json::Value::Object(_) => Some(v),
+                _ => return Err(invalid_arg("capabilities_json must be a JSON object")),
+            },
+        };
+        with_options(opts, |c| {
+            c.options.mcp.capabilities = caps;
             Ok(())
         })
     }
@@ -643,6 +782,159 @@ mod tests {
                 options(o).options.transport,
                 TransportKind::WebSocket { .. }
             ));
+            codex_options_free(o);
+        }
+    }
+
+    #[test]
+    fn mcp_setters_build_the_transport_and_refuse_bad_input() {
+        let o = codex_options_new();
+        let argv = [
+            c"/usr/bin/node".as_ptr(),
+            c"server.js".as_ptr(),
+            c"a b".as_ptr(),
+        ];
+        // SAFETY: `o` is live; `argv` holds `argv.len()` NUL-terminated literals.
+        unsafe {
+            assert_eq!(
+                codex_options_set_mcp_command(o, argv.as_ptr(), argv.len()),
+                CODEX_STATUS_OK
+            );
+            assert_eq!(
+                options(o).options.transport,
+                TransportKind::McpStdio(
+                    McpCommand::new("/usr/bin/node").args(["server.js", "a b"])
+                )
+            );
+            // Refused, nothing changed.
+            assert_eq!(
+                codex_options_set_mcp_command(o, argv.as_ptr(), 0),
+                CODEX_STATUS_INVALID_ARGUMENT
+            );
+            assert!(last_message().contains("argc is 0"), "{}", last_message());
+            assert_eq!(
+                codex_options_set_mcp_command(o, std::ptr::null(), 1),
+                CODEX_STATUS_INVALID_ARGUMENT
+            );
+            let holes = [c"node".as_ptr(), std::ptr::null()];
+            assert_eq!(
+                codex_options_set_mcp_command(o, holes.as_ptr(), 2),
+                CODEX_STATUS_INVALID_ARGUMENT
+            );
+            assert_eq!(last_message(), "argv[1] is NULL");
+            let bad = [c"node".as_ptr(), c"\xff".as_ptr()];
+            assert_eq!(
+                codex_options_set_mcp_command(o, bad.as_ptr(), 2),
+                CODEX_STATUS_INVALID_ARGUMENT
+            );
+            assert_eq!(last_message(), "argv[1] is not valid UTF-8");
+            let empty = [c"".as_ptr()];
+            assert_eq!(
+                codex_options_set_mcp_command(o, empty.as_ptr(), 1),
+                CODEX_STATUS_INVALID_ARGUMENT
+            );
+            assert!(matches!(
+                options(o).options.transport,
+                TransportKind::McpStdio(_)
+            ));
+
+            // Roots and capabilities.
+            assert_eq!(
+                codex_options_add_mcp_root(o, c"file:///a".as_ptr(), c"A".as_ptr()),
+                CODEX_STATUS_OK
+            );
+            assert_eq!(
+                codex_options_add_mcp_root(o, c"file:///b".as_ptr(), std::ptr::null()),
+                CODEX_STATUS_OK
+            );
+            assert_eq!(
+                codex_options_add_mcp_root(o, c"".as_ptr(), std::ptr::null()),
+                CODEX_STATUS_INVALID_ARGUMENT
+            );
+            assert_eq!(
+                options(o).options.mcp.roots,
+                Some(vec![
+                    Root::new("file:///a", Some("A".into())),
+                    Root::new("file:///b", None)
+                ])
+            );
+            assert_eq!(
+                codex_options_set_mcp_capabilities_json(o, c"{\"sampling\":{}}".as_ptr()),
+                CODEX_STATUS_OK
+            );
+            assert_eq!(
+                options(o).options.mcp.capabilities,
+                Some(serde_json::json!({"sampling": {}}))
+            );
+            for bad in [c"[]", c"{", c"null"] {
+                assert_eq!(
+                    codex_options_set_mcp_capabilities_json(o, bad.as_ptr()),
+                    CODEX_STATUS_INVALID_ARGUMENT
+                );
+            }
+            assert!(options(o).options.mcp.capabilities.is_some());
+            assert_eq!(
+                codex_options_set_mcp_capabilities_json(o, std::ptr::null()),
+                CODEX_STATUS_OK
+            );
+            assert_eq!(options(o).options.mcp.capabilities, None);
+            codex_options_free(o);
+        }
+    }
+
+    #[test]
+    fn headers_go_into_an_http_transport_only() {
+        let o = codex_options_new();
+        // SAFETY: `o` is live; every string is a NUL-terminated literal.
+        unsafe {
+            // Before the transport is chosen, then a transport that is not HTTP: refused at
+            // client creation.
+            assert_eq!(
+                codex_options_add_header(o, c"X-Api-Key".as_ptr(), c"sekret".as_ptr()),
+                CODEX_STATUS_OK
+            );
+            let Err(Fail::Status(s, m)) = convert(o) else {
+                panic!("headers with the stdio transport were accepted")
+            };
+            assert_eq!(s, CODEX_STATUS_INVALID_ARGUMENT);
+            assert!(
+                m.contains("MCP HTTP transport") && !m.contains("sekret"),
+                "{m}"
+            );
+            assert_eq!(
+                codex_options_set_transport(
+                    o,
+                    c"http://127.0.0.1:9/mcp".as_ptr(),
+                    std::ptr::null()
+                ),
+                CODEX_STATUS_OK
+            );
+            let TransportKind::McpHttp(h) = convert(o).unwrap().options.transport else {
+                panic!("not an HTTP transport")
+            };
+            assert_eq!(
+                h.headers,
+                vec![("X-Api-Key".to_owned(), "sekret".to_owned())]
+            );
+            assert!(!format!("{h:?}").contains("sekret"));
+            for (name, value) in [
+                (c"X-Key\r\nEvil".as_ptr(), c"v".as_ptr()),
+                (c"X Key".as_ptr(), c"v".as_ptr()),
+                (c"".as_ptr(), c"v".as_ptr()),
+                (c"X-Key".as_ptr(), c"sekret\r\nEvil: 1".as_ptr()),
+                (std::ptr::null(), c"v".as_ptr()),
+                (c"X-Key".as_ptr(), std::ptr::null()),
+            ] {
+                assert_eq!(
+                    codex_options_add_header(o, name, value),
+                    CODEX_STATUS_INVALID_ARGUMENT
+                );
+                assert!(!last_message().contains("sekret"), "{}", last_message());
+            }
+            let TransportKind::McpHttp(h) = convert(o).unwrap().options.transport else {
+                panic!("not an HTTP transport")
+            };
+            assert_eq!(h.headers.len(), 1);
             codex_options_free(o);
         }
     }

@@ -22,6 +22,12 @@ typedef codex_status_t (*set_delivery_fn)(codex_options_t *, codex_delivery_t);
 typedef codex_status_t (*set_client_info_fn)(codex_options_t *, const char *, const char *, const char *);
 typedef codex_status_t (*set_transport_fn)(codex_options_t *, const char *, const char *);
 typedef uint32_t (*abi_version_fn)(void);
+/* ABI 1.1: MCP */
+typedef codex_status_t (*set_argv_fn)(codex_options_t *, const char *const *, size_t);
+typedef codex_status_t (*set_pair_fn)(codex_options_t *, const char *, const char *);
+typedef codex_status_t (*cancel_fn)(codex_client_t *, uint64_t);
+typedef const char *(*mcp_method_fn)(const char *);
+typedef codex_status_t (*mcp_params_fn)(const char *, const char *, const char *, char **);
 
 int header_check_c(void);
 int header_check_c(void) {
@@ -46,12 +52,19 @@ int header_check_c(void) {
     set_client_info_fn sci = codex_options_set_client_info;
     set_transport_fn st = codex_options_set_transport;
     abi_version_fn av = codex_abi_version;
+    set_argv_fn sa = codex_options_set_mcp_command;
+    set_pair_fn pairs[] = {codex_options_add_header, codex_options_add_mcp_root};
+    set_str_fn caps = codex_options_set_mcp_capabilities_json;
+    cancel_fn cancel = codex_client_cancel_request;
+    mcp_method_fn mm = codex_mcp_method_name;
+    mcp_params_fn mp = codex_mcp_params;
     int abi = CODEX_ABI_VERSION == CODEX_ABI_VERSION_MAJOR * 1000 + CODEX_ABI_VERSION_MINOR &&
-              CODEX_ABI_VERSION_MAJOR == 1 && CODEX_OPTIONS_MAX_TIMEOUT_MS > 0;
+              CODEX_ABI_VERSION_MAJOR == 1 && CODEX_ABI_VERSION_MINOR >= 1 && CODEX_OPTIONS_MAX_TIMEOUT_MS > 0;
     int stable = CODEX_STATUS_OK == 0 && CODEX_STATUS_INVALID_ARGUMENT == 1 && CODEX_STATUS_NOT_CONNECTED == 2 &&
                  CODEX_STATUS_ALREADY_CONNECTED == 3 && CODEX_STATUS_TIMEOUT == 4 &&
                  CODEX_STATUS_DISCONNECTED == 5 && CODEX_STATUS_RPC_ERROR == 6 &&
-                 CODEX_STATUS_OVERLOADED == 7 && CODEX_STATUS_UNSUPPORTED == 12 && CODEX_STATUS_PANIC == 13;
+                 CODEX_STATUS_OVERLOADED == 7 && CODEX_STATUS_UNSUPPORTED == 12 && CODEX_STATUS_PANIC == 13 &&
+                 CODEX_STATUS_INTERNAL == 14 && CODEX_STATUS_CANCELLED == 15;
     (void)codex_client_free;
     (void)codex_client_connect;
     (void)codex_client_disconnect;
@@ -71,6 +84,6 @@ int header_check_c(void) {
     (void)codex_client_turn_interrupt;
     (void)codex_client_turn_steer;
     return stable && abi && a && b && c && d && e && f && g && on && of && strs[6] && bools[1] && u64s[1] &&
-           sizes[2] && sd && sci && st && av && CODEX_DELIVERY_POLL == 1 && CODEX_DELIVERY_CALLBACKS == 0 &&
+           sizes[2] && sd && sci && st && av && sa && pairs[1] && caps && cancel && mm && mp && CODEX_DELIVERY_POLL == 1 && CODEX_DELIVERY_CALLBACKS == 0 &&
            sizeof(codex_status_t) == sizeof(int);
 }

@@ -177,8 +177,8 @@ static void setters_refuse_bad_arguments(void) {
     codex_options_free(NULL); /* NULL: a no-op */
 
     /* transport: an unknown spec (the message names it and the accepted values) */
-    REFUSED(codex_options_set_transport(o, "http://x", NULL), "http://x");
-    REFUSED(codex_options_set_transport(o, "http://x", NULL), "ws://");
+    REFUSED(codex_options_set_transport(o, "gopher://x", NULL), "gopher://x");
+    REFUSED(codex_options_set_transport(o, "gopher://x", NULL), "ws://");
     REFUSED(codex_options_set_transport(o, "stdio2", NULL), "unknown transport");
     /* a token with a transport that is not ws:// / wss:// (the token is never in the message) */
     REFUSED(codex_options_set_transport(o, "exec", "sekret-4242"), "token");

@@ -159,13 +159,13 @@ void errors_and_poll_mode() {
         // outside ws:// / wss:// are refused by the constructor; a ws:// URL with a token is
         // accepted. Options::build() makes the opaque options object (freed by its handle).
         codex::Options o;
-        o.transport = "http://x";
+        o.transport = "gopher://x";
         try {
             codex::Client bad(o);
             REQUIRE(false);
         } catch (const codex::Error &e) {
             REQUIRE(e.status() == CODEX_STATUS_INVALID_ARGUMENT);
-            REQUIRE(std::string(e.what()).find("http://x") != std::string::npos);
+            REQUIRE(std::string(e.what()).find("gopher://x") != std::string::npos);
         }
         o.transport = "exec";
         o.token = "sekret";

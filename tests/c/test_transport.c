@@ -1,5 +1,5 @@
 /* codex_options_set_transport(o, spec, token) (poll mode):
- * - a bad spec ("http://x") makes the setter fail with INVALID_ARGUMENT and a message;
+ * - a bad spec ("gopher://x") makes the setter fail with INVALID_ARGUMENT and a message;
  * - a token with a transport that is not ws:// / wss:// is refused (INVALID_ARGUMENT), and the
  *   token never appears in the message; a ws:// spec with a token is accepted, and so is every
  *   valid spec (codex_client_new succeeds with each);
@@ -40,8 +40,8 @@ static void check_new_fails(const char *transport, const char *token, const char
 static void check_bad_specs(void) {
     codex_options_t *o = test_options(CODEX_DELIVERY_POLL);
     codex_client_t *c = NULL;
-    check_new_fails("http://x", NULL, "http://x");
-    check_new_fails("http://x", NULL, "exec");           /* names the accepted values */
+    check_new_fails("gopher://x", NULL, "gopher://x");
+    check_new_fails("gopher://x", NULL, "exec");           /* names the accepted values */
     check_new_fails("exec", SECRET, "token");             /* (c) token with exec */
     check_new_fails(NULL, SECRET, "token");               /* token with the default stdio */
     check_new_fails("unix", SECRET, "token");
