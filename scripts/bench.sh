@@ -35,6 +35,8 @@ if [ -f bench/c/bench.c ]; then
   log "C consumer"
   cc -O2 -std=c99 -Wall -Wextra -Werror -I include bench/c/bench.c \
      -L "$TARGET/release" -l:libcodexclient.a -lpthread -ldl -lm -o "$TARGET/release/bench-c"
+  cc -O2 -std=c99 -Wall -Wextra -Werror -I include bench/mcp/ours.c \
+     -L "$TARGET/release" -l:libcodexclient.a -lpthread -ldl -lm -o "$TARGET/release/bench-mcp-c"
 fi
 
 py312="${PYENV_ROOT:-$HOME/.pyenv}/versions/3.12.1/bin/python3"

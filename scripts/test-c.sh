@@ -10,10 +10,9 @@
 # tests and examples against the real MCP everything server (Node; MCP_NODE / MCP_EVERYTHING,
 # else .cache/mcp.env or the .cache links of scripts/setup-mcp.sh), plainly, under valgrind
 # (memcheck, leak check; node is a child process and runs natively) and built with
-# AddressSanitizer. A test that exits with 77 is reported as skipped (test_mcp_http while the
-# MCP HTTP transport is not built).
+# AddressSanitizer. Nothing is skipped: a missing dependency fails with the install command.
 #
-# Last line on success: `c-tests: N passed, 0 failed` (`, K skipped` when some were skipped).
+# Last line on success: `c-tests: N passed, 0 failed`.
 # Exit status non-zero on any failure.
 # Honours CARGO_TARGET_DIR (else ./target). Options: --no-valgrind, --no-asan (faster runs).
 set -uo pipefail
@@ -36,15 +35,13 @@ done
 
 passed=0
 failed=0
-skipped=0
 failures=()
 log() { printf '[test-c] %s\n' "$*" >&2; }
 pass() { passed=$((passed + 1)); printf 'ok   %s\n' "$1"; }
 fail() { failed=$((failed + 1)); failures+=("$1"); printf 'FAIL %s\n' "$1"; }
-skip() { skipped=$((skipped + 1)); printf 'skip %s\n' "$1"; }
 finish() {
   for f in "${failures[@]+"${failures[@]}"}"; do echo "failed: $f"; done
-  echo "c-tests: $passed passed, $failed failed$([ "$skipped" -gt 0 ] && echo ", $skipped skipped")"
+  echo "c-tests: $passed passed, $failed failed"
   [ "$failed" -eq 0 ] && [ "$passed" -gt 0 ]
   exit $?
 }
@@ -216,8 +213,6 @@ run() {
   if [ "$rc" = 0 ]; then
     pass "$label"
     grep -E '^(test_|example)' "$dir/out.log" | tail -3 | sed 's/^/     /'
-  elif [ "$rc" = 77 ]; then
-    skip "$label: $(grep -m1 'SKIP' "$dir/out.log" | sed 's/^.*SKIP: //')"
   else
     tail -40 "$dir/out.log" >&2
     fail "$label (log: $dir/out.log)"

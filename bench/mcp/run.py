@@ -30,19 +30,18 @@ HERE = os.path.join(ROOT, "bench", "mcp")
 BASELINE = "rmcp 3.11.0 (Rust)"
 
 
-# ---- Slots for our clients (libcodexclient's MCP API), to be filled in with the bench/src/...
-# programs: each returns the command (argv before `stdio N` / `http URL N`), or None while the
-# program is not written yet (its row then says so). scripts/bench.sh builds them (release). ----
+# ---- Our clients (libcodexclient's MCP API): each returns the command (argv before `stdio N` /
+# `http URL N`). scripts/bench.sh builds them (release). ----
 def ours_rust():
     return [os.path.join(REL, "bench-mcp-rust")]
 
 
 def ours_c():
-    return None  # e.g. [os.path.join(REL, "bench-mcp-c")]
+    return [os.path.join(REL, "bench-mcp-c")]
 
 
 def ours_python():
-    return None  # e.g. [PY_OURS, os.path.join(HERE, "py_ours.py")]
+    return [PY_OURS, os.path.join(HERE, "py_ours.py")]
 
 
 def rivals():

@@ -5,9 +5,6 @@
  *   header (codex_options_add_header) and a bearer token on the loopback address;
  * - legacy HTTP+SSE (`node everything sse`, http://127.0.0.1:PORT/sse), through the fallback.
  * Each server is started on a free port, waited for with a bounded readiness poll, and stopped.
- *
- * A build whose MCP HTTP transport is still the stub ("not built yet") skips this test
- * (exit 77, reported as skipped by scripts/test-c.sh); every other failure fails it.
  */
 #include "mcp_everything.h"
 
@@ -19,31 +16,12 @@ static codex_options_t *http_options(const char *url, const char *token) {
     return o;
 }
 
-/* Exit 77 (skipped, after stopping `srv`) when this build has no MCP HTTP transport yet. */
-static void skip_without_http_transport(const char *url, mcp_http_server_t *srv) {
-    codex_options_t *o = http_options(url, NULL);
-    codex_client_t *c = NULL;
-    codex_status_t s;
-    CHECK_OK(codex_client_new(o, &c));
-    codex_options_free(o);
-    s = codex_client_connect(c, NULL);
-    if (s == CODEX_STATUS_TRANSPORT && strstr(codex_last_error_message(), "not built yet") != NULL) {
-        printf("test_mcp_http: SKIP: %s\n", codex_last_error_message());
-        codex_client_free(c);
-        mcp_http_stop(srv);
-        exit(77);
-    }
-    CHECK_OK(s);
-    codex_client_free(c);
-}
-
 static void run(const char *mode, const char *path, const char *token) {
     char url[128], label[160];
     codex_options_t *o;
     mcp_http_server_t srv = mcp_http_start(mode);
     snprintf(url, sizeof url, "http://127.0.0.1:%d%s", srv.port, path);
     snprintf(label, sizeof label, "%s %s", mode, url);
-    skip_without_http_transport(url, &srv);
     o = http_options(url, token);
     mcp_exercise(o, label);
     codex_options_free(o);
