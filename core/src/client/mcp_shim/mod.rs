@@ -35,7 +35,9 @@
 //!   as `mcp/<x>` with the MCP params (`mcp/message`: the server's log records, which the
 //!   core also logs through `tracing`; `mcp/progress`: progress of a turn's `tools/call`,
 //!   whose progress token is the turn id, gets that turn's `threadId`/`turnId` so its stream
-//!   sees it), any other method under its own name.
+//!   sees it), any other method under its own name. 0.92.0 itself sends neither log records
+//!   nor progress (it advertises no `logging` capability, never answers `logging/setLevel`,
+//!   ignores the progress token); other servers behind the same command line may.
 //! * `elicitation/create` requests (exec and patch approvals) become
 //!   `item/commandExecution/requestApproval` / `item/fileChange/requestApproval`; the answer
 //!   is mapped to 0.92.0's review decisions; anything but an explicit accept is a denial.
