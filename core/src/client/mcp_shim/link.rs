@@ -28,11 +28,8 @@ const NO_LIMIT: Duration = Duration::from_secs(365 * 24 * 3600);
 pub(super) struct Link {
     client: Client,
     session: Arc<SessionShared>,
-    /// `codex/event` receivers by `tools/call` request id.
-    calls: Mutex<HashMap<i64, mpsc::UnboundedSender<Value>>>,
-    /// Turn of each running `tools/call` (for elicitations and progress): request id →
-    /// (local thread id, turn id).
-    turns: Mutex<HashMap<i64, (String, String)>>,
+    /// The running `tools/call`s by request id.
+    calls: Mutex<HashMap<i64, Call>>,
     /// The last approval event (`exec_approval_request`, `apply_patch_approval_request`) by
     /// call id, for the reason shown in the approval request.
     approval_events: Mutex<HashMap<String, Value>>,
@@ -76,11 +73,9 @@ impl Link {
         conn: Arc<ShimConn>,
     ) -> Result<(Arc<Link>, InitializeResult)> {
         let client = Client::new(inner_options(opts, budget)?);
-        let c = client.clone();
-        // A failed connect stops the server and waits for it: not on the runtime's thread.
-        let init = tokio::task::spawn_blocking(move || c.connect())
-            .await
-            .map_err(|e| Error::Transport(format!("the MCP connect task failed: {e}")))??;
+        // A connect that fails stops its server before it returns (about a second at most);
+        // one in progress when the runtime goes away is dropped with it.
+        let init = client.connect_async().await?;
         let session = client.live_session()?;
         let events = client.events()?;
         let (flush, flush_rx) = mpsc::unbounded_channel();
@@ -88,7 +83,6 @@ impl Link {
             client,
             session,
             calls: Mutex::new(HashMap::new()),
-            turns: Mutex::new(HashMap::new()),
             approval_events: Mutex::new(HashMap::new()),
             by_thread: Mutex::new(HashMap::new()),
             flush,
@@ -125,18 +119,14 @@ impl Link {
         let (id, outcome) =
             self.session
                 .start_tracked("tools/call", &raw, request_options(NO_LIMIT), false)?;
-        calls.insert(id, events);
-        self.turns
-            .lock()
-            .unwrap()
-            .insert(id, (thread.to_owned(), turn.to_owned()));
+        let turn = (thread.to_owned(), turn.to_owned());
+        calls.insert(id, Call { events, turn });
         Ok((id, outcome))
     }
 
     /// The call ended: its events go nowhere now (the server may still answer it).
     pub(super) fn end_call(&self, id: i64) {
         self.calls.lock().unwrap().remove(&id);
-        self.turns.lock().unwrap().remove(&id);
         self.by_thread.lock().unwrap().retain(|_, c| *c != id);
     }
 
@@ -214,8 +204,9 @@ impl Link {
             }
             Event::Notification(n) => {
                 let (method, params) = forward(&n.method, n.params_value(), |token| {
-                    let turns = self.turns.lock().unwrap();
-                    turns.values().find(|(_, turn)| turn == token).cloned()
+                    let calls = self.calls.lock().unwrap();
+                    let mut turns = calls.values().map(|c| &c.turn);
+                    turns.find(|(_, turn)| turn == token).cloned()
                 });
                 conn.notify(&method, params);
             }
@@ -252,11 +243,12 @@ impl Link {
         let call = {
             let calls = self.calls.lock().unwrap();
             let req = params["_meta"]["requestId"].as_i64();
-            req.and_then(|r| calls.get(&r).cloned()).or_else(|| {
+            let call = req.and_then(|r| calls.get(&r)).or_else(|| {
                 let real = params["_meta"]["threadId"].as_str()?;
                 let r = *self.by_thread.lock().unwrap().get(real)?;
-                calls.get(&r).cloned()
-            })
+                calls.get(&r)
+            });
+            call.map(|c| c.events.clone())
         };
         let params = match call {
             Some(tx) => match tx.send(params) {
@@ -277,13 +269,21 @@ impl Link {
             .as_str()
             .and_then(|s| s.parse().ok())
             .or_else(|| call.as_i64());
-        let turn = call.and_then(|c| self.turns.lock().unwrap().get(&c).cloned());
+        let turn = call.and_then(|c| Some(self.calls.lock().unwrap().get(&c)?.turn.clone()));
         let event = params["codex_call_id"]
             .as_str()
             .and_then(|id| self.approval_events.lock().unwrap().remove(id))
             .unwrap_or(Value::Null);
         tokio::spawn(approvals::answer(conn.clone(), req, params, turn, event));
     }
+}
+
+/// A running `tools/call`.
+struct Call {
+    /// Where its `codex/event`s go.
+    events: mpsc::UnboundedSender<Value>,
+    /// Its turn (for elicitations and progress): (local thread id, turn id).
+    turn: (String, String),
 }
 
 /// The engine's notification for an MCP notification other than `codex/event`:

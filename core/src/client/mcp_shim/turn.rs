@@ -225,6 +225,9 @@ impl TurnRun {
                     self.set_real_id(real);
                 }
                 let end = self.wait(call, rx, &interrupt).await;
+                // A call Codex ended itself (`turn_aborted` after a `cancel` decision) is
+                // never answered; it stays pending until the connection ends (cancelling it
+                // would send Codex an interrupt for a turn that is already over).
                 self.link.end_call(id);
                 end
             }
