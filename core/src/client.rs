@@ -21,6 +21,8 @@ use crate::options::{ClientOptions, Delivery, Protocol, RequestOptions};
 use crate::session::{Session, SessionShared};
 
 mod mcp_shim;
+#[cfg(test)]
+mod tests;
 
 /// What the server said in answer to `initialize` (for an MCP server: `raw` holds its
 /// `protocolVersion`, `capabilities`, `serverInfo` and `instructions`; see the accessors).
@@ -456,9 +458,10 @@ impl Client {
         let session = self.live_session()?;
         let (id, rx) = session.start_tracked(method, params, opts, false)?;
         // Dropped before the answer (the caller's future was cancelled): give the request up.
-        let guard = AbandonOnDrop(Some((session.clone(), id)));
+        let mut guard = AbandonOnDrop(Some((session.clone(), id)));
         let outcome = rx.await;
-        std::mem::forget(guard);
+        // Answered: disarm (not `mem::forget`, which would leak the session it holds).
+        guard.0 = None;
         outcome.unwrap_or_else(|_| Err(session.disconnect_error()))
     }
 
