@@ -1,7 +1,8 @@
 //! The mcp transport shim: serves the app-server protocol to the engine on top of
-//! `codex mcp-server` (Codex 0.92.0 and older), which it drives with a [`Client`] of its own
-//! over [`TransportKind::McpStdio`](crate::TransportKind::McpStdio): the core's MCP client
-//! does the handshake and version negotiation, correlation, cancellation, `ping` and delivery.
+//! `codex mcp-server` (Codex 0.92.0 and older), which it drives with a
+//! [`Client`](crate::Client) of its own over
+//! [`TransportKind::McpStdio`](crate::TransportKind::McpStdio): the core's MCP client does
+//! the handshake and version negotiation, correlation, cancellation, `ping` and delivery.
 //! It sits under `client` because it uses the engine; the transport layer gets its
 //! constructor through `transport::shim::provide_mcp`.
 //!
