@@ -20,6 +20,8 @@ use crate::event::{ConnectionEvent, Event, Notification, ServerRequest};
 use crate::options::{ClientOptions, Delivery, Protocol, RequestOptions};
 use crate::session::{Session, SessionShared};
 
+mod mcp_shim;
+
 /// What the server said in answer to `initialize` (for an MCP server: `raw` holds its
 /// `protocolVersion`, `capabilities`, `serverInfo` and `instructions`; see the accessors).
 #[derive(Debug, Clone, PartialEq)]
@@ -238,6 +240,9 @@ impl Client {
                     "a connect() of this client is already in progress".into(),
                 ));
             }
+            // The mcp transport's shim drives an internal `Client`; the transport layer gets
+            // it from here (it cannot name it without an import loop).
+            crate::transport::shim::provide_mcp(mcp_shim::McpShim::create);
             let session = Arc::new(Session::start(&self.inner.options, handlers)?);
             slot.connecting = Some(session.clone());
             session
@@ -453,7 +458,7 @@ impl Client {
         // Dropped before the answer (the caller's future was cancelled): give the request up.
         let mut guard = AbandonOnDrop(Some((session.clone(), id)));
         let outcome = rx.await;
-        // Answered: disarm (dropping, not forgetting, the guard's session handle).
+        // Answered: disarm (not `mem::forget`, which would leak the session it holds).
         guard.0 = None;
         outcome.unwrap_or_else(|_| Err(session.disconnect_error()))
     }

@@ -662,3 +662,88 @@ fn two_threads_run_concurrently_without_mixing_events() {
     );
     assert_eq!(rb.final_response.as_deref(), Some("beta beta beta beta"));
 }
+
+/// Codex 0.92.0 sends neither log records nor progress (it has no `logging` capability,
+/// never answers `logging/setLevel` and ignores a `tools/call` progress token), so a fake
+/// server sends them: the shim forwards them as `mcp/message` and `mcp/progress`, the
+/// progress of a turn's call scoped to that turn.
+#[test]
+fn server_log_and_progress_notifications_are_forwarded() {
+    let dir = TempDir::new("mcp-fake-notes");
+    let script = dir.path().join("noisy-mcp.py");
+    std::fs::write(
+        &script,
+        r#"#!/usr/bin/env python3
+import sys, json
+def send(m):
+    print(json.dumps(m), flush=True)
+for line in sys.stdin:
+    m = json.loads(line)
+    if m.get("method") == "initialize":
+        send({"jsonrpc": "2.0", "id": m["id"], "result": {"protocolVersion": "2025-11-25", "capabilities": {"logging": {}}, "serverInfo": {"name": "fake", "version": "0"}}})
+    elif m.get("method") == "tools/list":
+        send({"jsonrpc": "2.0", "id": m["id"], "result": {"tools": [{"name": "codex"}, {"name": "codex-reply"}]}})
+    elif m.get("method") == "tools/call":
+        token = m["params"]["_meta"]["progressToken"]
+        send({"jsonrpc": "2.0", "method": "notifications/message", "params": {"level": "info", "logger": "fake", "data": "hello log"}})
+        send({"jsonrpc": "2.0", "method": "notifications/progress", "params": {"progressToken": token, "progress": 1, "total": 2, "message": "half way"}})
+        send({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"})
+        send({"jsonrpc": "2.0", "id": m["id"], "result": {"content": [{"type": "text", "text": "fake answer"}], "structuredContent": {"threadId": "fake-thread-1"}}})
+"#,
+    )
+    .unwrap();
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    let c = Client::new(fake_options(&script));
+    let seen = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let s2 = seen.clone();
+    c.on_notification(move |n| {
+        if n.method.starts_with("mcp/") {
+            s2.lock()
+                .unwrap()
+                .push((n.method.clone(), n.params_value()));
+        }
+    })
+    .unwrap();
+    c.connect().unwrap();
+    let t = c.thread_start(json!({})).unwrap();
+    let mut s = t.run_streamed("hi").unwrap();
+    let turn_id = s.turn_id().to_owned();
+    let mut methods = Vec::new();
+    let mut progress = None;
+    for ev in s.iter() {
+        if let Event::Notification(n) = ev {
+            if n.method == "mcp/progress" {
+                progress = Some(n.params_value());
+            }
+            methods.push(n.method.clone());
+        }
+    }
+    let r = s.finish().unwrap();
+    assert_eq!(r.final_response.as_deref(), Some("fake answer"), "{r:?}");
+    let p = progress.unwrap_or_else(|| panic!("no mcp/progress in the turn stream: {methods:?}"));
+    assert_eq!(p["progressToken"], turn_id.as_str());
+    assert_eq!(p["turnId"], turn_id.as_str());
+    assert_eq!(p["threadId"], t.id());
+    assert_eq!(
+        (p["progress"].as_i64(), p["total"].as_i64()),
+        (Some(1), Some(2))
+    );
+    assert_eq!(p["message"], "half way");
+    let at = |m: &str| methods.iter().position(|x| x == m);
+    assert!(at("mcp/progress") < at("turn/completed"), "{methods:?}");
+    // Notifications of no turn reach the client's handler.
+    assert!(
+        support::wait_until(Duration::from_secs(5), || {
+            let seen = seen.lock().unwrap();
+            let log = seen.iter().find(|(m, _)| m == "mcp/message");
+            log.is_some_and(|(_, p)| p["data"] == "hello log" && p["level"] == "info")
+                && seen.iter().any(|(m, _)| m == "mcp/tools/list_changed")
+        }),
+        "log record or list change not forwarded: {:?}",
+        seen.lock().unwrap()
+    );
+}

@@ -8,7 +8,6 @@ pub(crate) mod exec;
 pub(crate) mod http;
 pub(crate) mod io;
 pub(crate) mod lines;
-pub(crate) mod mcp;
 pub(crate) mod process;
 pub(crate) mod shim;
 pub(crate) mod stderr;
@@ -158,7 +157,7 @@ async fn connect(opts: &ClientOptions) -> Result<Link> {
 fn shim_for(opts: &ClientOptions) -> Result<Arc<dyn shim::Shim>> {
     match &opts.transport {
         TransportKind::Exec(exec) => exec::ExecShim::create(opts, exec),
-        TransportKind::Mcp => mcp::McpShim::create(opts),
+        TransportKind::Mcp => shim::mcp(opts),
         other => Err(Error::InvalidArgument(format!(
             "{other:?} is not a shim transport"
         ))),

@@ -27,16 +27,26 @@ pub(crate) fn command(opts: &ClientOptions) -> Result<Command> {
 
 /// `codex [-c k=v]... <sub> [args]...` with the client's process settings ([`configure`]).
 pub(crate) fn subcommand(opts: &ClientOptions, sub: &str) -> Result<Command> {
-    let bin = super::binary::resolve_codex_bin(opts.codex_bin.as_deref())?;
-    let mut cmd = Command::new(&bin);
-    for (k, v) in &opts.config_overrides {
-        cmd.arg("-c").arg(format!("{k}={v}"));
-    }
-    cmd.arg(sub);
-    cmd.args(&opts.args);
+    let line = codex_command_line(opts, sub)?;
+    let mut cmd = Command::new(&line.program);
+    cmd.args(&line.args);
     configure(&mut cmd, opts, opts.cwd.as_deref());
-    tracing::debug!(bin = %bin.display(), sub, "spawning codex");
+    tracing::debug!(bin = %line.program.display(), sub, "spawning codex");
     Ok(cmd)
+}
+
+/// The program and arguments of `codex [-c k=v]... <sub> [args]...` (the client's binary,
+/// config overrides and extra arguments).
+pub(crate) fn codex_command_line(opts: &ClientOptions, sub: &str) -> Result<McpCommand> {
+    let bin = super::binary::resolve_codex_bin(opts.codex_bin.as_deref())?;
+    let mut args = Vec::with_capacity(2 * opts.config_overrides.len() + 1 + opts.args.len());
+    for (k, v) in &opts.config_overrides {
+        args.push("-c".to_owned());
+        args.push(format!("{k}={v}"));
+    }
+    args.push(sub.to_owned());
+    args.extend(opts.args.iter().cloned());
+    Ok(McpCommand { program: bin, args })
 }
 
 /// Apply the client's process settings: env (merged into the inherited one unless

@@ -1,9 +1,13 @@
-//! The plumbing shared by the in-process protocol shims ([`exec`](super::exec),
-//! [`mcp`](super::mcp)): transports that are not an app-server are driven by a small
+//! The plumbing shared by the in-process protocol shims ([`exec`](super::exec), and the mcp
+//! shim in `client::mcp_shim`): transports that are not an app-server are driven by a small
 //! JSON-RPC server living on the library's runtime that speaks the app-server protocol to the
 //! engine. Everything above the engine (`Client`, `Thread`, turn streams, handlers, the C and
 //! Python bindings) works unchanged; what a shim cannot do is answered with an "unsupported by
 //! this transport" error.
+//!
+//! The mcp shim drives `codex mcp-server` with a `Client` of its own, so it lives above the
+//! engine; naming it here would close an import loop (client → session → transport →
+//! client). It hands its constructor in through [`provide_mcp`] instead.
 
 use serde_json::{json, Value};
 use std::collections::HashMap;
@@ -16,7 +20,27 @@ use tokio::sync::{mpsc, oneshot};
 use tokio::task::JoinHandle;
 
 use super::io::{line_halves, MessageReader, MessageWriter};
-use crate::error::{Result, RpcError};
+use crate::error::{Error, Result, RpcError};
+use crate::options::ClientOptions;
+
+/// Builds the shim of a client's transport.
+pub(crate) type ShimFactory = fn(&ClientOptions) -> Result<Arc<dyn Shim>>;
+
+/// The constructor of the mcp transport's shim, once provided.
+static MCP_SHIM: std::sync::OnceLock<ShimFactory> = std::sync::OnceLock::new();
+
+/// Provide the constructor of the mcp transport's shim (the first one provided stays).
+pub(crate) fn provide_mcp(factory: ShimFactory) {
+    let _ = MCP_SHIM.set(factory);
+}
+
+/// The mcp transport's shim for `opts`.
+pub(crate) fn mcp(opts: &ClientOptions) -> Result<Arc<dyn Shim>> {
+    let factory = MCP_SHIM
+        .get()
+        .ok_or_else(|| Error::InvalidState("the mcp transport's shim was not provided".into()))?;
+    factory(opts)
+}
 
 /// Boxed future returned by shim handlers.
 pub(crate) type ShimFuture = Pin<Box<dyn Future<Output = Result<Value, RpcError>> + Send>>;
@@ -81,7 +105,7 @@ impl ShimConn {
 
 /// The outcome a JSON-RPC response line carries: its `result`, or its `error` as an
 /// [`RpcError`].
-pub(crate) fn response_outcome(msg: &Value) -> Result<Value, RpcError> {
+fn response_outcome(msg: &Value) -> Result<Value, RpcError> {
     match msg.get("error") {
         Some(e) => Err(RpcError {
             code: e["code"].as_i64().unwrap_or(-32603),
@@ -92,19 +116,12 @@ pub(crate) fn response_outcome(msg: &Value) -> Result<Value, RpcError> {
     }
 }
 
-/// Write the lines from `rx` to `write`, flushing after each burst, until the channel ends, a
-/// write fails or an empty line asks to stop.
-pub(crate) async fn write_lines(
-    mut rx: mpsc::UnboundedReceiver<Vec<u8>>,
-    mut write: impl AsyncWrite + Unpin,
-) {
+/// Write the lines from `rx` to `write`, flushing after each burst, until the channel ends or
+/// a write fails.
+async fn write_lines(mut rx: mpsc::UnboundedReceiver<Vec<u8>>, mut write: impl AsyncWrite + Unpin) {
     while let Some(first) = rx.recv().await {
         let mut next = Some(first);
         while let Some(line) = next.take() {
-            if line.is_empty() {
-                let _ = write.flush().await;
-                return;
-            }
             if write.write_all(&line).await.is_err() {
                 return;
             }

@@ -58,7 +58,7 @@ pub(crate) fn check_initialize(result: &Value) -> Result<()> {
     match result.get("protocolVersion").and_then(Value::as_str) {
         Some(v) if SUPPORTED_VERSIONS.contains(&v) => Ok(()),
         Some(v) => Err(Error::Protocol(format!(
-            "the MCP server answered protocol version {v}, which this client does not speak (it speaks {})",
+            "the MCP server answered protocol version {v}, which this client does not support (supported: {})",
             SUPPORTED_VERSIONS.join(", ")
         ))),
         None => Err(Error::Protocol(format!(
