@@ -47,6 +47,10 @@ impl InitializeResult {
     pub fn capabilities(&self) -> Option<&Value> {
         self.raw.get("capabilities")
     }
+    /// MCP: the server's capabilities, typed (`None` when absent or malformed).
+    pub fn mcp_capabilities(&self) -> Option<crate::mcp::ServerCapabilities> {
+        serde_json::from_value(self.capabilities()?.clone()).ok()
+    }
     /// MCP: the server's `serverInfo` (`name`, `version`, …).
     pub fn server_info(&self) -> Option<&Value> {
         self.raw.get("serverInfo")

@@ -7,9 +7,10 @@
 //! section).
 
 pub use crate::protocol::mcp::{
-    default_capabilities, CallToolResult, Completion, Extra, GetPromptResult, Page, Progress,
-    Prompt, Resource, ResourceContents, ResourceTemplate, Root, Tool, ELICITATION_REQUEST,
-    OFFERED_VERSION, ROOTS_REQUEST, SAMPLING_REQUEST, SERVER_LOG_TARGET, SUPPORTED_VERSIONS,
+    default_capabilities, CallToolResult, ClientCapabilities, Completion, Extra, GetPromptResult,
+    Page, Progress, Prompt, Resource, ResourceContents, ResourceTemplate, Root, ServerCapabilities,
+    Tool, ELICITATION_REQUEST, OFFERED_VERSION, ROOTS_REQUEST, SAMPLING_REQUEST, SERVER_LOG_TARGET,
+    SUPPORTED_VERSIONS,
 };
 
 use futures_util::StreamExt;

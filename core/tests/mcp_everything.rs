@@ -51,6 +51,12 @@ fn connected(opts: ClientOptions) -> (Client, mpsc::Receiver<(String, Value)>) {
         "mcp-servers/everything"
     );
     assert!(init.capabilities().unwrap()["tools"].is_object());
+    let caps = init.mcp_capabilities().unwrap();
+    assert!(
+        caps.resource_subscribe() && caps.tools_list_changed(),
+        "{caps:?}"
+    );
+    assert!(caps.logging.is_some() && caps.completions.is_some() && caps.prompts.is_some());
     (c, rx)
 }
 

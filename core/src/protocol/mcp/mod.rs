@@ -6,8 +6,8 @@
 mod types;
 
 pub use types::{
-    CallToolResult, Completion, Extra, GetPromptResult, Page, Progress, Prompt, Resource,
-    ResourceContents, ResourceTemplate, Root, Tool,
+    CallToolResult, ClientCapabilities, Completion, Extra, GetPromptResult, Page, Progress, Prompt,
+    Resource, ResourceContents, ResourceTemplate, Root, ServerCapabilities, Tool,
 };
 
 use serde_json::value::RawValue;
@@ -33,11 +33,11 @@ pub const SERVER_LOG_TARGET: &str = "codex_client::mcp_server_log";
 /// The client capabilities sent when [`McpOptions::capabilities`](crate::McpOptions) is unset:
 /// roots (with `listChanged`), sampling, elicitation (form and url modes).
 pub fn default_capabilities() -> Value {
-    json!({
-        "roots": {"listChanged": true},
-        "sampling": {},
-        "elicitation": {"form": {}, "url": {}},
-    })
+    ClientCapabilities::none()
+        .roots()
+        .sampling()
+        .elicitation()
+        .to_value()
 }
 
 /// The params of MCP `initialize`: `client_info` (`name`, `title`, `version`) and the

@@ -237,3 +237,101 @@ pub struct Page<T> {
     /// Cursor for the next page (`None` on the last page).
     pub next_cursor: Option<String>,
 }
+
+/// What an MCP server offers (`initialize` result `capabilities`). Each present member is the
+/// server's object for that feature (`{}` or with flags such as `listChanged`, `subscribe`).
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub struct ServerCapabilities {
+    /// Tools (`listChanged`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tools: Option<Value>,
+    /// Resources (`subscribe`, `listChanged`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub resources: Option<Value>,
+    /// Prompts (`listChanged`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prompts: Option<Value>,
+    /// Log records (`logging/setLevel`, `notifications/message`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub logging: Option<Value>,
+    /// Argument completion (`completion/complete`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub completions: Option<Value>,
+    /// Tasks (2025-11-25).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tasks: Option<Value>,
+    /// Experimental, non-standard capabilities.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub experimental: Option<Value>,
+    /// Everything else.
+    #[serde(flatten)]
+    pub extra: Extra,
+}
+
+impl ServerCapabilities {
+    fn flag(v: &Option<Value>, name: &str) -> bool {
+        v.as_ref()
+            .and_then(|o| o.get(name))
+            .and_then(Value::as_bool)
+            .unwrap_or(false)
+    }
+    /// Whether `resources/subscribe` is offered.
+    pub fn resource_subscribe(&self) -> bool {
+        Self::flag(&self.resources, "subscribe")
+    }
+    /// Whether the server announces `notifications/tools/list_changed`.
+    pub fn tools_list_changed(&self) -> bool {
+        Self::flag(&self.tools, "listChanged")
+    }
+}
+
+/// What this client offers an MCP server (`initialize` params `capabilities`); build one and
+/// pass [`to_value`](Self::to_value) to `ClientOptions::mcp_capabilities`.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub struct ClientCapabilities {
+    /// Roots (`listChanged`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub roots: Option<Value>,
+    /// Sampling (`sampling/createMessage`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sampling: Option<Value>,
+    /// Elicitation (`form`, `url` modes).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub elicitation: Option<Value>,
+    /// Experimental, non-standard capabilities.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub experimental: Option<Value>,
+    /// Everything else.
+    #[serde(flatten)]
+    pub extra: Extra,
+}
+
+impl ClientCapabilities {
+    /// Nothing offered.
+    pub fn none() -> Self {
+        Self::default()
+    }
+    /// Offer roots (with `listChanged`).
+    pub fn roots(mut self) -> Self {
+        self.roots = Some(serde_json::json!({"listChanged": true}));
+        self
+    }
+    /// Offer sampling.
+    pub fn sampling(mut self) -> Self {
+        self.sampling = Some(serde_json::json!({}));
+        self
+    }
+    /// Offer form and url elicitation.
+    pub fn elicitation(mut self) -> Self {
+        self.elicitation = Some(serde_json::json!({"form": {}, "url": {}}));
+        self
+    }
+    /// As JSON, for `ClientOptions::mcp_capabilities`.
+    pub fn to_value(&self) -> Value {
+        serde_json::to_value(self).expect("capabilities serialize")
+    }
+}
