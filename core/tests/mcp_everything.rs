@@ -38,6 +38,10 @@ fn connected(opts: ClientOptions) -> (Client, mpsc::Receiver<(String, Value)>) {
             }))
             .unwrap();
         }
+        // URL mode: the user opened the link (nothing to fill in).
+        "elicitation/create" if req.params_value()["mode"] == "url" => {
+            req.respond(&json!({"action": "accept"})).unwrap()
+        }
         "elicitation/create" => req
             .respond(&json!({"action": "accept", "content": {"name": "Ada", "check": true}}))
             .unwrap(),
@@ -126,6 +130,16 @@ fn exercise(opts: ClientOptions) {
     assert!(text.contains("Ada"), "{text}");
     // SEP-1034: the schema's defaults fill what the handler left out.
     assert!(text.contains("It was a dark and stormy night."), "{text}");
+    let url = b(c.call_tool(
+        "trigger-url-elicitation",
+        json!({"url": "https://example.com/authorize", "elicitationId": "e-1"}),
+    ))
+    .unwrap();
+    let text = url.text();
+    assert!(
+        text.contains("completed the URL elicitation") && text.contains("e-1"),
+        "{text}"
+    );
     let roots = b(c.call_tool("get-roots-list", json!({}))).unwrap();
     assert!(
         roots.text().contains("file:///work/project"),
