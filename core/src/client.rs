@@ -48,7 +48,7 @@ impl InitializeResult {
         self.raw.get("capabilities")
     }
     /// MCP: the server's capabilities, typed (`None` when absent or malformed).
-    pub fn mcp_capabilities(&self) -> Option<crate::mcp::ServerCapabilities> {
+    pub fn mcp_capabilities(&self) -> Option<crate::protocol::mcp::ServerCapabilities> {
         serde_json::from_value(self.capabilities()?.clone()).ok()
     }
     /// MCP: the server's `serverInfo` (`name`, `version`, …).
