@@ -129,6 +129,19 @@ fn push_json(out: &mut Vec<u8>, json: &str) {
     }
 }
 
+/// The `requestId` member of a notification's params (`serverRequest/resolved`, MCP
+/// `notifications/cancelled`), when it names one.
+pub(crate) fn request_id_param(params: &RawValue) -> Option<RequestId> {
+    #[derive(serde::Deserialize)]
+    struct Named {
+        #[serde(rename = "requestId")]
+        request_id: RequestId,
+    }
+    serde_json::from_str::<Named>(params.get())
+        .ok()
+        .map(|n| n.request_id)
+}
+
 /// The same message line with `"jsonrpc":"2.0"` as its first member (every line this
 /// library writes is a JSON object, starting with `{`).
 pub(crate) fn with_jsonrpc_member(line: &[u8]) -> bytes::Bytes {

@@ -20,13 +20,7 @@
 
 #include "codexclient.hpp"
 
-#define REQUIRE(cond)                                                                         \
-    do {                                                                                      \
-        if (!(cond)) {                                                                        \
-            std::fprintf(stderr, "%s:%d: REQUIRE failed: %s\n", __FILE__, __LINE__, #cond);   \
-            std::exit(1);                                                                     \
-        }                                                                                     \
-    } while (0)
+#include "test_require.hpp"
 
 #define REQUIRE_HAS(text, needle)                                                             \
     do {                                                                                      \

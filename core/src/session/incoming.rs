@@ -3,14 +3,13 @@
 //! belongs to, the turn stream's or the connection's (with a copy for each subscription),
 //! waiting for room when it is full.
 
-use serde_json::value::RawValue;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
 use super::SessionShared;
 use crate::delivery::queue::{EventQueue, Push};
 use crate::event::{null_raw, ConnectionEvent, Event, Notification, ServerRequest};
-use crate::message::{classify, response_line, Classified, Incoming, RequestId};
+use crate::message::{classify, request_id_param, response_line, Classified, Incoming, RequestId};
 use crate::options::Protocol;
 
 impl SessionShared {
@@ -129,10 +128,11 @@ impl SessionShared {
                 let params = params.map(|p| p.to_owned()).unwrap_or_else(null_raw);
                 let mut main_queue = true;
                 match (self.protocol, method.as_str()) {
-                    (Protocol::AppServer, "serverRequest/resolved") => self.mark_resolved(&params),
-                    (Protocol::Mcp, "notifications/cancelled") => {
-                        // The server withdrew its request: an answer is no longer sent.
-                        if let Some(id) = crate::protocol::mcp::cancelled_request_id(&params) {
+                    // The server resolved (app-server) or withdrew (MCP) a request of its own:
+                    // an answer is no longer sent.
+                    (Protocol::AppServer, "serverRequest/resolved")
+                    | (Protocol::Mcp, "notifications/cancelled") => {
+                        if let Some(id) = request_id_param(&params) {
                             self.open_requests.resolve(&id);
                         }
                     }
@@ -195,16 +195,5 @@ impl SessionShared {
         let raw = serde_json::value::to_raw_value(&result).expect("answer serializes");
         let _ = self.send_line(response_line(id, Ok(&raw)));
         true
-    }
-
-    fn mark_resolved(&self, params: &RawValue) {
-        #[derive(serde::Deserialize)]
-        struct Resolved {
-            #[serde(rename = "requestId")]
-            request_id: RequestId,
-        }
-        if let Ok(r) = serde_json::from_str::<Resolved>(params.get()) {
-            self.open_requests.resolve(&r.request_id);
-        }
     }
 }

@@ -142,18 +142,6 @@ pub(crate) fn is_library_progress(params: &RawValue) -> bool {
         .is_some_and(|t| t.starts_with(PROGRESS_PREFIX))
 }
 
-/// The `requestId` of a `notifications/cancelled`, when it names one.
-pub(crate) fn cancelled_request_id(params: &RawValue) -> Option<crate::RequestId> {
-    #[derive(serde::Deserialize)]
-    struct Cancelled {
-        #[serde(rename = "requestId")]
-        request_id: crate::RequestId,
-    }
-    serde_json::from_str::<Cancelled>(params.get())
-        .ok()
-        .map(|c| c.request_id)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
