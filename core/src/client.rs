@@ -256,9 +256,11 @@ impl Client {
             retry: Some(crate::RetryPolicy::none()),
             read_ahead: Some(false),
         };
+        let params = self.initialize_params();
+        session.shared.set_init_params(&params);
         match session
             .shared
-            .start_request("initialize", &self.initialize_params(), opts, true)
+            .start_request("initialize", &params, opts, true)
         {
             Ok(rx) => Ok((session, rx)),
             Err(e) => {
@@ -316,6 +318,7 @@ impl Client {
         if mcp {
             crate::protocol::mcp::check_initialize(&value)?;
         }
+        session.shared.set_init_result(value.clone());
         let init = InitializeResult::from_value(value);
         session.shared.notify(
             if mcp {
@@ -421,15 +424,24 @@ impl Client {
         self.session().is_some_and(|s| s.is_open())
     }
 
-    /// The `initialize` result of the current connection.
+    /// Whether the connection dropped and the client is reconnecting
+    /// ([`ClientOptions::reconnect`]): requests made now wait for the rejoin (within their
+    /// timeout).
+    pub fn is_reconnecting(&self) -> bool {
+        self.session().is_some_and(|s| s.is_reconnecting())
+    }
+
+    /// The `initialize` result of the current connection (after a reconnect, the new one).
     pub fn initialize_result(&self) -> Option<InitializeResult> {
-        self.inner
-            .conn
-            .lock()
-            .unwrap()
-            .live
-            .as_ref()
-            .map(|c| c.lock().unwrap().init.clone())
+        let live = self.inner.conn.lock().unwrap().live.clone()?;
+        let conn = live.lock().unwrap();
+        Some(
+            conn.session
+                .shared
+                .init_result()
+                .map(InitializeResult::from_value)
+                .unwrap_or_else(|| conn.init.clone()),
+        )
     }
 
     /// The last bytes the server wrote to stderr (empty when never connected).
@@ -515,7 +527,7 @@ impl Client {
     /// Send a client notification (no response).
     pub fn notify(&self, method: &str, params: Value) -> Result<()> {
         let session = self.live_session()?;
-        if !session.is_open() {
+        if !session.is_open() && !session.is_reconnecting() {
             return Err(if session.is_closed() {
                 session.disconnect_error()
             } else {

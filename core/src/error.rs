@@ -99,6 +99,12 @@ pub enum Error {
     },
     /// The connection ended while the request was pending (or before it was sent).
     Disconnected(DisconnectInfo),
+    /// The connection dropped while the request was in flight and the client is reconnecting
+    /// ([`ClientOptions::reconnect`](crate::ClientOptions::reconnect)): whether the server
+    /// acted on the request is unknown. Retryable once the client has reconnected (after the
+    /// [`Reconnected`](crate::ConnectionEvent::Reconnected) event). Also what answering a
+    /// server request of the lost connection returns: the server asks again after the rejoin.
+    ConnectionLost(DisconnectInfo),
     /// Reading from or writing to the transport failed, or the server could not be started.
     Transport(String),
     /// The server sent something that breaks the protocol (for example a bad `initialize` result).
@@ -131,6 +137,12 @@ impl fmt::Display for Error {
                 last.code, last.message
             ),
             Error::Disconnected(info) => write!(f, "disconnected: {info}"),
+            Error::ConnectionLost(info) => {
+                write!(
+                    f,
+                    "connection lost (reconnecting; retry the request): {info}"
+                )
+            }
             Error::Transport(m) => write!(f, "transport error: {m}"),
             Error::Protocol(m) => write!(f, "protocol error: {m}"),
             Error::InvalidArgument(m) => write!(f, "invalid argument: {m}"),
@@ -147,6 +159,15 @@ impl fmt::Display for Error {
 impl std::error::Error for Error {}
 
 impl Error {
+    /// Whether sending the same request again may succeed: [`Error::ConnectionLost`] (after
+    /// the reconnect), [`Error::Overloaded`] and [`Error::Timeout`].
+    pub fn is_retryable(&self) -> bool {
+        matches!(
+            self,
+            Error::ConnectionLost(_) | Error::Overloaded { .. } | Error::Timeout { .. }
+        )
+    }
+
     /// The JSON-RPC error, when this error carries one (`Rpc` or `Overloaded`).
     pub fn rpc(&self) -> Option<&RpcError> {
         match self {

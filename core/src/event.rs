@@ -417,6 +417,45 @@ pub enum ConnectionEvent {
     },
     /// The connection ended. This is the last event of a connection.
     Disconnected(DisconnectInfo),
+    /// The connection dropped and the client is about to try again
+    /// ([`ClientOptions::reconnect`](crate::ClientOptions::reconnect)).
+    Reconnecting(ReconnectAttempt),
+    /// The client reconnected: the handshake is done and the threads are resumed.
+    Reconnected(Rejoined),
+}
+
+/// One reconnect attempt ([`ConnectionEvent::Reconnecting`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ReconnectAttempt {
+    /// 1 for the first attempt.
+    pub attempt: u32,
+    /// The attempts the policy allows.
+    pub max_attempts: u32,
+    /// How long the client waits before this attempt.
+    pub delay: std::time::Duration,
+    /// Why the connection dropped (the first attempt), or why the last attempt failed.
+    pub cause: String,
+}
+
+/// What a reconnect restored and what it could not ([`ConnectionEvent::Reconnected`]).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Rejoined {
+    /// Attempts it took.
+    pub attempts: u32,
+    /// Threads resumed (`thread/resume`) on the new connection.
+    pub threads: Vec<String>,
+    /// Threads that could not be resumed, with the error.
+    pub failed_threads: Vec<(String, String)>,
+    /// Requests that were in flight when the connection dropped; each failed with
+    /// [`Error::ConnectionLost`](crate::Error::ConnectionLost).
+    pub requests_failed: u64,
+    /// Server requests that were open when the connection dropped (the server asks again
+    /// for those it still needs).
+    pub server_requests_dropped: u64,
+    /// Turns that were running and ended while the connection was down, as `(thread, turn,
+    /// status)`: their `turn/completed` was delivered from the resumed history (status
+    /// `interrupted` when the server restarted and lost them).
+    pub turns_ended: Vec<(String, String, String)>,
 }
 
 /// The outcome of a request sent with [`Client::send_request`](crate::Client::send_request),

@@ -45,12 +45,12 @@ pub use delivery::mark_event_delivery_thread;
 pub use error::{DisconnectInfo, Error, Result, RpcError, OVERLOADED_CODE};
 pub use event::{
     approval_answer, fail_closed_answer, is_approval, ConnectionEvent, Decision, Event,
-    Notification, NotificationKind, ServerRequest,
+    Notification, NotificationKind, ReconnectAttempt, Rejoined, ServerRequest,
 };
 pub use message::RequestId;
 pub use options::{
     ClientOptions, Delivery, ExecOptions, McpCommand, McpHttp, McpOptions, Protocol,
-    RequestOptions, RetryPolicy, TransportKind, DEFAULT_CONNECT_TIMEOUT,
+    ReconnectPolicy, RequestOptions, RetryPolicy, TransportKind, DEFAULT_CONNECT_TIMEOUT,
     DEFAULT_EVENT_QUEUE_CAPACITY, DEFAULT_MAX_LINE_BYTES, DEFAULT_READ_AHEAD_BYTES,
     DEFAULT_TIMEOUT,
 };

@@ -85,10 +85,13 @@ impl OpenRequests {
         }
     }
 
-    /// The connection closed: later answers fail with the disconnect error.
-    pub(crate) fn close_all(&self) {
-        for (_, state) in self.0.lock().unwrap().drain() {
+    /// The connection closed (or dropped, to be reconnected): later answers fail with the
+    /// disconnect error. How many were open.
+    pub(crate) fn close_all(&self) -> usize {
+        let open: Vec<_> = self.0.lock().unwrap().drain().collect();
+        for (_, state) in &open {
             state.settle(CLOSED);
         }
+        open.len()
     }
 }

@@ -312,6 +312,8 @@ impl ConnectionEvent {
             CoreConnection::Error(_) => "error",
             CoreConnection::Overflow { .. } => "overflow",
             CoreConnection::Disconnected(_) => "disconnected",
+            CoreConnection::Reconnecting(_) => "reconnecting",
+            CoreConnection::Reconnected(_) => "reconnected",
         }
     }
     /// Human-readable description.
@@ -323,6 +325,16 @@ impl ConnectionEvent {
                 format!("{dropped} notifications dropped (consumer too slow)")
             }
             CoreConnection::Disconnected(info) => info.to_string(),
+            CoreConnection::Reconnecting(a) => format!(
+                "connection lost ({}); reconnect attempt {} of {} in {:?}",
+                a.cause, a.attempt, a.max_attempts, a.delay
+            ),
+            CoreConnection::Reconnected(r) => format!(
+                "reconnected after {} attempt(s); {} thread(s) resumed, {} could not be",
+                r.attempts,
+                r.threads.len(),
+                r.failed_threads.len()
+            ),
         }
     }
     /// Notifications dropped (`overflow` only).

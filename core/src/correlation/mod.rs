@@ -30,9 +30,15 @@ pub(crate) type Outcome = oneshot::Receiver<Result<Box<RawValue>>>;
 
 /// Takes the outcome of a request answered as an event: its token, method and result.
 type Respond = dyn Fn(u64, String, Result<Box<RawValue>>) + Send + Sync;
+/// Shown every successful result with its request's method and line (the session tracks
+/// which threads are loaded).
+type Observe = dyn Fn(&str, &[u8], &RawValue) + Send + Sync;
 /// Told that a pending request was given up (timed out, or dropped by its caller): its id
 /// and why, so the protocol can tell the server (MCP's `notifications/cancelled`).
 type GiveUp = dyn Fn(i64, &str) + Send + Sync;
+
+/// Requests taken out of the table, to be failed.
+pub(crate) struct Pending(Vec<Entry>);
 
 /// A request registered with [`Correlation::register`], to be sent now.
 pub(crate) struct Registered {
@@ -58,6 +64,8 @@ pub(crate) struct Correlation {
     respond: Box<Respond>,
     /// Told of requests given up.
     give_up: Box<GiveUp>,
+    /// Shown successful results.
+    observe: Box<Observe>,
     me: Weak<Correlation>,
 }
 
@@ -65,13 +73,14 @@ impl Correlation {
     /// Requests time out after `default_timeout` and retry overload errors by `retry` unless
     /// their options say otherwise; `resend` sends a request line again; `respond` takes the
     /// outcome of each request answered as an event; `give_up` is told of each request that
-    /// timed out or whose caller stopped waiting.
+    /// timed out or whose caller stopped waiting; `observe` is shown each successful result.
     pub(crate) fn new(
         default_timeout: Duration,
         retry: RetryPolicy,
         resend: impl Fn(Bytes) + Send + Sync + 'static,
         respond: impl Fn(u64, String, Result<Box<RawValue>>) + Send + Sync + 'static,
         give_up: impl Fn(i64, &str) + Send + Sync + 'static,
+        observe: impl Fn(&str, &[u8], &RawValue) + Send + Sync + 'static,
     ) -> Arc<Correlation> {
         Arc::new_cyclic(|me| Correlation {
             table: Mutex::new(Table::default()),
@@ -83,6 +92,7 @@ impl Correlation {
             resend: Box::new(resend),
             respond: Box::new(respond),
             give_up: Box::new(give_up),
+            observe: Box::new(observe),
             me: me.clone(),
         })
     }
@@ -153,6 +163,15 @@ impl Correlation {
         }
     }
 
+    /// Drop request `id` without an outcome or telling anyone (a reconnect's own request
+    /// whose link is gone).
+    pub(crate) fn forget(&self, id: i64) {
+        let entry = self.table.lock().unwrap().map.remove(&id);
+        if entry.is_some_and(|e| e.read_ahead) {
+            self.read_ahead_pending.fetch_sub(1, Ordering::AcqRel);
+        }
+    }
+
     /// Give up the request sent with event token `token` (see [`abandon`](Self::abandon)):
     /// its outcome event says it was cancelled. False when no such request is pending.
     pub(crate) fn cancel_token(&self, token: u64, error: Error) -> bool {
@@ -176,7 +195,11 @@ impl Correlation {
         if entry.read_ahead {
             self.read_ahead_pending.fetch_sub(1, Ordering::AcqRel);
         }
+        if let Ok(raw) = &outcome {
+            (self.observe)(&entry.method, &entry.line, raw);
+        }
         match entry.tx {
+            Reply::Call(f) => f(outcome),
             Reply::Wait(tx) => {
                 let _ = tx.send(outcome);
             }
@@ -302,6 +325,21 @@ impl Correlation {
         }
     }
 
+    /// Take every pending request out of the table (the link dropped; the connection goes
+    /// on after a reconnect); fail them with [`fail_pending`](Self::fail_pending).
+    pub(crate) fn take_pending(&self) -> Pending {
+        Pending(self.table.lock().unwrap().take_all())
+    }
+
+    /// Fail requests taken by [`take_pending`](Self::take_pending) with `error`; how many.
+    pub(crate) fn fail_pending(&self, pending: Pending, error: Error) -> usize {
+        let n = pending.0.len();
+        for e in pending.0 {
+            self.finish(e, Err(error.clone()));
+        }
+        n
+    }
+
     /// Fail every pending request with `error` and refuse later ones with it. `on_close` runs
     /// first, under the table's lock (the connection records why it closed); nothing happens
     /// when already closed (returns false).
@@ -337,6 +375,7 @@ mod tests {
             |_| {},
             |_, _, _| {},
             |_, _| {},
+            |_, _, _| {},
         )
     }
 
@@ -401,6 +440,7 @@ mod tests {
                     .push((token, method, result.map(|r| r.get().to_owned())));
             },
             |_, _| {},
+            |_, _, _| {},
         );
         let opts = RequestOptions::default();
         let r = c
@@ -425,6 +465,7 @@ mod tests {
                 sink.lock().unwrap().push((token, result.is_err()));
             },
             move |id, why: &str| log.lock().unwrap().push((id, why.to_owned())),
+            |_, _, _| {},
         );
         let opts = RequestOptions::default();
         let (waited, _rx) = register(&c, "a", false);

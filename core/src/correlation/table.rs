@@ -17,6 +17,9 @@ pub(crate) enum Reply {
     /// To the connection's response sink with this token (it becomes an
     /// [`Event::Response`](crate::Event::Response)).
     Event(u64),
+    /// To a function called where the outcome is known (the reader, for a response), so that
+    /// it acts before the next line is handled (the rejoin's `thread/resume`).
+    Call(Box<dyn FnOnce(Result<Box<RawValue>>) + Send>),
 }
 
 /// One request in flight.

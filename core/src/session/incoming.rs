@@ -65,11 +65,7 @@ impl SessionShared {
     /// Report a connection error event (the connection goes on).
     pub(super) fn report(&self, message: String) {
         tracing::warn!("{message}");
-        let ev = ConnectionEvent::Error(message);
-        for sub in self.subscribers() {
-            sub.force_push(Event::Connection(ev.clone()));
-        }
-        self.queue.force_push(Event::Connection(ev));
+        self.connection_event(ConnectionEvent::Error(message));
     }
 
     /// A new subscription queue, fed from now on (closed at once on a closed connection).
@@ -95,7 +91,7 @@ impl SessionShared {
         subs.len() != before
     }
 
-    fn subscribers(&self) -> Vec<Arc<EventQueue>> {
+    pub(super) fn subscribers(&self) -> Vec<Arc<EventQueue>> {
         if !self.has_subscribers.load(Ordering::Acquire) {
             return Vec::new();
         }
@@ -123,6 +119,9 @@ impl SessionShared {
                 if let Err(message) = self.correlation.complete(id, outcome) {
                     self.report(message);
                 }
+                // A rejoin's `thread/resume` answer fills the gap of the thread's turn now,
+                // before the live events that follow it.
+                self.flush_synthesized().await;
             }
             Ok(Classified::Notification { method, params }) => {
                 let params = params.map(|p| p.to_owned()).unwrap_or_else(null_raw);
@@ -145,23 +144,8 @@ impl SessionShared {
                     }
                     _ => {}
                 }
-                let note = Notification { method, params };
-                match self.router.route_notification(&note) {
-                    None => {
-                        for sub in self.subscribers() {
-                            self.deliver(&sub, Event::Notification(note.clone())).await;
-                        }
-                        if main_queue {
-                            self.deliver(&self.queue, Event::Notification(note)).await
-                        }
-                    }
-                    Some((route, last)) => {
-                        self.deliver(&route.queue, Event::Notification(note)).await;
-                        if last {
-                            route.queue.close();
-                        }
-                    }
-                }
+                self.dispatch_notification(Notification { method, params }, main_queue)
+                    .await;
             }
             Ok(Classified::Request { id, method, params }) => {
                 if self.protocol == Protocol::Mcp && self.answer_mcp_itself(&id, &method) {
@@ -177,6 +161,42 @@ impl SessionShared {
                 };
                 let queue = route.as_ref().map_or(&self.queue, |r| &r.queue);
                 self.deliver(queue, Event::ServerRequest(req)).await;
+            }
+        }
+    }
+
+    /// Deliver the events a rejoin made up from resumed histories.
+    pub(super) async fn flush_synthesized(&self) {
+        let synthesized = std::mem::take(&mut *self.synthesized.lock().unwrap());
+        for note in synthesized {
+            self.dispatch_notification(note, true).await;
+        }
+    }
+
+    /// Deliver a notification to its turn stream, or to every subscription and (unless
+    /// `main_queue` is false) the client's queue. With reconnect on, one that repeats an
+    /// event already delivered (after a rejoin) is dropped.
+    async fn dispatch_notification(&self, note: Notification, main_queue: bool) {
+        if let Some(c) = &self.continuity {
+            if !c.admit(&note) {
+                tracing::debug!(method = %note.method, "dropped a repeated event after a rejoin");
+                return;
+            }
+        }
+        match self.router.route_notification(&note) {
+            None => {
+                for sub in self.subscribers() {
+                    self.deliver(&sub, Event::Notification(note.clone())).await;
+                }
+                if main_queue {
+                    self.deliver(&self.queue, Event::Notification(note)).await
+                }
+            }
+            Some((route, last)) => {
+                self.deliver(&route.queue, Event::Notification(note)).await;
+                if last {
+                    route.queue.close();
+                }
             }
         }
     }

@@ -5,23 +5,26 @@
 //! server are handled in `incoming`; the runtime thread and its tasks are in `runtime`.
 
 mod incoming;
+mod reconnect;
+mod rejoin;
 mod runtime;
 
 pub(crate) use runtime::Session;
 
 use bytes::Bytes;
 use serde_json::value::RawValue;
-use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
-use std::sync::{Arc, Mutex, OnceLock, Weak};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicU8, Ordering};
+use std::sync::{Arc, Mutex, OnceLock, RwLock, Weak};
 use tokio::sync::{mpsc, oneshot};
 
 use crate::correlation::{Correlation, Outcome, Reply};
 use crate::delivery::dispatch::Handlers;
 use crate::delivery::queue::{EventQueue, ReaderSignal};
 use crate::error::{DisconnectInfo, Error, Result};
+use crate::event::Notification;
 use crate::event::{ConnectionEvent, Event};
 use crate::message::{notification_line, RequestId};
-use crate::options::{ClientOptions, Protocol, RequestOptions, RetryPolicy};
+use crate::options::{ClientOptions, Protocol, ReconnectPolicy, RequestOptions, RetryPolicy};
 use crate::responder::{OpenRequests, Responder};
 use crate::router::Router;
 use crate::transport::stderr::StderrTail;
@@ -29,6 +32,8 @@ use crate::transport::stderr::StderrTail;
 const HANDSHAKE: u8 = 0;
 const OPEN: u8 = 1;
 const CLOSED: u8 = 2;
+/// The link dropped; the client is reconnecting (requests are held until it has rejoined).
+const RECONNECTING: u8 = 3;
 
 /// What the writer task is given: a line for the server, or the end.
 enum Outgoing {
@@ -40,7 +45,24 @@ enum Outgoing {
 pub(crate) struct SessionShared {
     // The connection: its lifecycle, the writer's channel and the server's traces.
     state: AtomicU8,
+    /// Taken shared by every send, exclusively when a link drops: a request is either in
+    /// flight on the old link (and fails) or held for the next one, never both.
+    send_gate: RwLock<()>,
     close_info: OnceLock<DisconnectInfo>,
+    /// Why the last link dropped (a reconnect followed).
+    lost: Mutex<Option<DisconnectInfo>>,
+    /// Reconnect policy (`None`: a dropped link closes the connection).
+    pub(crate) reconnect: Option<ReconnectPolicy>,
+    /// Loaded threads and running turns, kept for the rejoin (with `reconnect` only).
+    continuity: Option<Arc<rejoin::Continuity>>,
+    /// Events made up from a resumed history, delivered before the next line is read.
+    synthesized: Mutex<Vec<Notification>>,
+    /// Counts links: replies to a rejoin's requests act only on their own link.
+    link_gen: AtomicU64,
+    /// `initialize` params, for the handshake of a reconnect.
+    init_params: OnceLock<Box<RawValue>>,
+    /// The latest `initialize` result (a reconnect replaces it).
+    init_result: Mutex<Option<serde_json::Value>>,
     /// Why the transport could not be opened, when that is how the connection ended.
     open_error: OnceLock<Error>,
     out: mpsc::UnboundedSender<Outgoing>,
@@ -49,8 +71,8 @@ pub(crate) struct SessionShared {
     pub(crate) protocol: Protocol,
     /// MCP roots answered to `roots/list` when no handler takes it (`None`: refused).
     roots: Option<Vec<crate::protocol::mcp::Root>>,
-    /// Process id of the spawned server, once spawned.
-    pid: OnceLock<u32>,
+    /// Process id of the spawned server, once spawned (0: none).
+    pid: AtomicU32,
     stderr: StderrTail,
     /// The client's requests awaiting a response.
     correlation: Arc<Correlation>,
@@ -90,6 +112,10 @@ impl SessionShared {
         let cancels = out.clone();
         let mcp = opts.transport.protocol() == Protocol::Mcp;
         let responses = queue.clone();
+        let continuity = opts
+            .reconnect
+            .map(|_| Arc::new(rejoin::Continuity::default()));
+        let observer = continuity.clone();
         let correlation = Correlation::new(
             opts.default_timeout,
             // MCP has no overload error (-32001 means other things to MCP servers).
@@ -114,16 +140,29 @@ impl SessionShared {
                     let _ = cancels.send(Outgoing::Line(Bytes::from(line)));
                 }
             },
+            move |method, line, result| {
+                if let Some(c) = &observer {
+                    c.observe_result(method, line, result);
+                }
+            },
         );
         Arc::new_cyclic(|me| SessionShared {
             state: AtomicU8::new(HANDSHAKE),
+            send_gate: RwLock::new(()),
             close_info: OnceLock::new(),
+            lost: Mutex::new(None),
+            reconnect: opts.reconnect,
+            continuity,
+            synthesized: Mutex::new(Vec::new()),
+            link_gen: AtomicU64::new(0),
+            init_params: OnceLock::new(),
+            init_result: Mutex::new(None),
             open_error: OnceLock::new(),
             out,
             max_line_bytes: opts.max_line_bytes,
             protocol: opts.transport.protocol(),
             roots: opts.mcp.roots.clone(),
-            pid: OnceLock::new(),
+            pid: AtomicU32::new(0),
             stderr: StderrTail::new(opts.stderr_tail_bytes),
             correlation,
             open_requests: OpenRequests::default(),
@@ -150,6 +189,11 @@ impl SessionShared {
         self.state.load(Ordering::Acquire) == CLOSED
     }
 
+    /// Whether the link dropped and the client is reconnecting.
+    pub(crate) fn is_reconnecting(&self) -> bool {
+        self.state.load(Ordering::Acquire) == RECONNECTING
+    }
+
     /// The handshake finished: requests other than `initialize` may go out.
     pub(crate) fn mark_open(&self) {
         let _ = self
@@ -157,11 +201,31 @@ impl SessionShared {
             .compare_exchange(HANDSHAKE, OPEN, Ordering::AcqRel, Ordering::Acquire);
     }
 
+    /// Keep the `initialize` params: a reconnect sends them again.
+    pub(crate) fn set_init_params(&self, params: &RawValue) {
+        let _ = self.init_params.set(params.to_owned());
+    }
+
+    /// Record the latest `initialize` result.
+    pub(crate) fn set_init_result(&self, result: serde_json::Value) {
+        *self.init_result.lock().unwrap() = Some(result);
+    }
+
+    /// The latest `initialize` result.
+    pub(crate) fn init_result(&self) -> Option<serde_json::Value> {
+        self.init_result.lock().unwrap().clone()
+    }
+
     /// The error for calls on a closed connection, with the reason and stderr tail (or the
     /// reason the transport never opened).
     pub(crate) fn disconnect_error(&self) -> Error {
         if let Some(e) = self.open_error.get() {
             return e.clone();
+        }
+        if !self.is_closed() {
+            if let Some(info) = self.lost.lock().unwrap().clone() {
+                return Error::ConnectionLost(info);
+            }
         }
         Error::Disconnected(
             self.close_info
@@ -176,7 +240,7 @@ impl SessionShared {
 
     /// Process id of the server, for transports that spawn one.
     pub(crate) fn pid(&self) -> Option<u32> {
-        self.pid.get().copied()
+        Some(self.pid.load(Ordering::Acquire)).filter(|p| *p != 0)
     }
 
     /// The last bytes of the server's stderr.
@@ -186,6 +250,7 @@ impl SessionShared {
 
     /// Queue a raw line (response or notification) for the writer.
     pub(crate) fn send_line(&self, line: Vec<u8>) -> Result<()> {
+        let _gate = self.send_gate.read().unwrap();
         if self.is_closed() {
             return Err(self.disconnect_error());
         }
@@ -254,8 +319,10 @@ impl SessionShared {
         if method.is_empty() {
             return Err(Error::InvalidArgument("method name is empty".into()));
         }
+        let _gate = self.send_gate.read().unwrap();
         match self.state.load(Ordering::Acquire) {
-            OPEN => {}
+            // While reconnecting the line waits in the channel for the rejoined link.
+            OPEN | RECONNECTING => {}
             HANDSHAKE if during_handshake => {}
             HANDSHAKE => return Err(Error::NotConnected),
             _ => return Err(self.disconnect_error()),
@@ -275,6 +342,71 @@ impl SessionShared {
             self.correlation.fail(request.id, self.disconnect_error());
         }
         Ok(request.id)
+    }
+
+    /// The link dropped and the client reconnects: fail what was in flight with
+    /// [`Error::ConnectionLost`], discard the lines not yet written (those requests', and
+    /// answers to server requests of the lost link), close the open server requests (the
+    /// server asks again after the rejoin). Requests sent from now on wait for the next link.
+    /// Returns (requests failed, server requests dropped).
+    fn lose_link(
+        &self,
+        info: &DisconnectInfo,
+        unsent: &mut mpsc::UnboundedReceiver<Outgoing>,
+    ) -> (usize, usize) {
+        let pending = {
+            let _gate = self.send_gate.write().unwrap();
+            self.state.store(RECONNECTING, Ordering::Release);
+            *self.lost.lock().unwrap() = Some(info.clone());
+            while unsent.try_recv().is_ok() {}
+            self.correlation.take_pending()
+        };
+        let failed = self
+            .correlation
+            .fail_pending(pending, Error::ConnectionLost(info.clone()));
+        (failed, self.open_requests.close_all())
+    }
+
+    /// The reconnect's handshake and rejoin are done: held requests go out.
+    pub(crate) fn mark_rejoined(&self) {
+        let _ =
+            self.state
+                .compare_exchange(RECONNECTING, OPEN, Ordering::AcqRel, Ordering::Acquire);
+        // `lost` stays: answering a server request of the lost link still says why it fails.
+    }
+
+    /// Send a request of the reconnect's own (handshake, rejoin) on `link`, ahead of the
+    /// requests held for it; its outcome goes to `reply`. Its id.
+    pub(crate) fn control_request(
+        &self,
+        link: &mpsc::UnboundedSender<Bytes>,
+        method: &str,
+        params: &RawValue,
+        timeout: std::time::Duration,
+        reply: Reply,
+    ) -> Result<i64> {
+        let opts = RequestOptions {
+            timeout: Some(timeout),
+            retry: Some(RetryPolicy::none()),
+            read_ahead: Some(false),
+        };
+        let r = self
+            .correlation
+            .register(method, params, &opts, false, reply)?;
+        if link.send(r.line).is_err() {
+            self.correlation.forget(r.id);
+            return Err(Error::Transport("the new link closed".into()));
+        }
+        Ok(r.id)
+    }
+
+    /// Report a connection event (reconnecting, reconnected) to the client and every
+    /// subscription.
+    pub(crate) fn connection_event(&self, ev: ConnectionEvent) {
+        for sub in self.subscribers() {
+            sub.force_push(Event::Connection(ev.clone()));
+        }
+        self.queue.force_push(Event::Connection(ev));
     }
 
     /// Fail everything and emit the final event. Idempotent.

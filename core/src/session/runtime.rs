@@ -1,10 +1,12 @@
 //! The runtime thread of a connection and its tasks: open the transport, then run the
 //! reader, writer, timer and stderr tasks until the connection ends, and close it in order.
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use tokio::sync::{mpsc, oneshot};
 
+use super::reconnect::{self, LinkEnd};
 use super::{Outgoing, SessionShared};
 use crate::delivery::dispatch::Handlers;
 use crate::error::{DisconnectInfo, Error, Result};
@@ -99,7 +101,8 @@ impl Drop for Session {
 }
 
 /// The runtime thread's work: open the transport within the connect timeout (unless the
-/// client gives up first), then run the connection until it ends.
+/// client gives up first), then run the connection until it ends, over as many links as
+/// reconnects take.
 async fn open_and_run(
     shared: Arc<SessionShared>,
     opts: ClientOptions,
@@ -116,7 +119,7 @@ async fn open_and_run(
             stderr_tail: String::new(),
         })),
     };
-    let link = match opened {
+    let mut link = match opened {
         Ok(link) => link,
         Err(e) => {
             timer.abort();
@@ -128,55 +131,118 @@ async fn open_and_run(
             return;
         }
     };
-    if let Some(pid) = link.peer.pid() {
-        let _ = shared.pid.set(pid);
-    }
-    run(shared, link, out_rx, shutdown_rx, timer).await;
+    let out_rx = Arc::new(tokio::sync::Mutex::new(out_rx));
+    let mut rejoin = None;
+    let reason = loop {
+        let end = run_link(&shared, link, &out_rx, &mut shutdown_rx, rejoin.take()).await;
+        let policy = match shared.reconnect {
+            Some(p) if end.may_reconnect => p,
+            _ => break end.reason,
+        };
+        match reconnect::again(&shared, &opts, policy, &out_rx, &mut shutdown_rx, end).await {
+            Ok((next, r)) => {
+                link = next;
+                rejoin = Some(r);
+            }
+            Err(reason) => break reason,
+        }
+    };
+    timer.abort();
+    shared.close(DisconnectInfo {
+        reason,
+        stderr_tail: shared.stderr.tail(),
+    });
 }
 
-/// Run an open connection until it ends (the server closes it or exits, or the client
-/// disconnects), then close it in order: writes, our side, the server, its last stderr lines,
-/// the timers, and last every pending request and queue.
-async fn run(
-    shared: Arc<SessionShared>,
+/// Run one link until it ends (the server closes it or exits, or the client disconnects);
+/// first, after a reconnect, the handshake and rejoin (`rejoin`) with the lines the client
+/// sent meanwhile held back. Then close it in order: writes, our side, the server, its last
+/// stderr lines.
+async fn run_link(
+    shared: &Arc<SessionShared>,
     link: Link,
-    out_rx: mpsc::UnboundedReceiver<Outgoing>,
-    shutdown_rx: oneshot::Receiver<()>,
-    timer: tokio::task::JoinHandle<()>,
-) {
+    out_rx: &Arc<tokio::sync::Mutex<mpsc::UnboundedReceiver<Outgoing>>>,
+    shutdown_rx: &mut oneshot::Receiver<()>,
+    rejoin: Option<reconnect::Rejoin>,
+) -> LinkEnd {
     let Link {
         reader,
         writer,
         stderr,
         mut peer,
     } = link;
+    let generation = shared.link_gen.fetch_add(1, Ordering::AcqRel) + 1;
+    shared.pid.store(peer.pid().unwrap_or(0), Ordering::Release);
+    let restarted = !matches!(peer, transport::Peer::Remote);
     let stderr_task = stderr.map(|e| {
         let shared = shared.clone();
         tokio::spawn(async move { shared.stderr.collect(e).await })
     });
     let jsonrpc = shared.protocol == crate::options::Protocol::Mcp;
-    let mut writer = tokio::spawn(writer_loop(writer, out_rx, jsonrpc));
-    let mut reading = std::pin::pin!(reader_loop(&shared, reader));
+    let (ctrl_tx, ctrl_rx) = mpsc::unbounded_channel();
+    let (gate_tx, gate_rx) = oneshot::channel();
+    let mut writer = tokio::spawn(writer_task(
+        writer,
+        ctrl_rx,
+        gate_rx,
+        out_rx.clone(),
+        jsonrpc,
+    ));
+    let joined = AtomicBool::new(rejoin.is_none());
+    let mut rejoining = std::pin::pin!(async {
+        match rejoin {
+            None => {
+                let _ = gate_tx.send(());
+                std::future::pending::<String>().await
+            }
+            Some(r) => {
+                let why =
+                    reconnect::rejoin(shared, &ctrl_tx, gate_tx, r, restarted, generation).await;
+                match why {
+                    Ok(()) => {
+                        joined.store(true, Ordering::Release);
+                        std::future::pending::<String>().await
+                    }
+                    Err(why) => why,
+                }
+            }
+        }
+    });
+    let mut reading = std::pin::pin!(reader_loop(shared, reader));
+    let mut by_client = false;
     let reason = tokio::select! {
         reason = &mut reading => reason,
-        _ = shutdown_rx => if shared.is_open() {
-            "disconnected by the client".to_string()
-        } else {
-            "connect aborted by disconnect()".to_string()
-        },
+        why = &mut rejoining => format!("the reconnect's handshake failed: {why}"),
+        _ = &mut *shutdown_rx => {
+            by_client = true;
+            if shared.is_open() {
+                "disconnected by the client".to_string()
+            } else {
+                "connect aborted by disconnect()".to_string()
+            }
+        }
         // The server's own exit ends the connection even while a process it left behind
         // keeps its stdout open: read what it wrote before exiting, then close.
         how = peer.exited() => {
             tokio::time::timeout(EXIT_DRAIN, &mut reading).await.unwrap_or(how)
         }
     };
-    // Let queued writes go out, then close our side so the server can finish on its own.
-    let _ = shared.out.send(Outgoing::Close);
-    if tokio::time::timeout(WRITE_GRACE, &mut writer)
-        .await
-        .is_err()
-    {
+    let joined = joined.load(Ordering::Acquire);
+    let may_reconnect =
+        !by_client && shared.reconnect.is_some() && (shared.is_open() || shared.is_reconnecting());
+    if may_reconnect {
+        // Nothing more goes to a dead link: what was queued for it is failed by the reconnect.
         writer.abort();
+        let _ = (&mut writer).await;
+    } else {
+        // Let queued writes go out, then close our side so the server can finish on its own.
+        let _ = shared.out.send(Outgoing::Close);
+        if tokio::time::timeout(WRITE_GRACE, &mut writer)
+            .await
+            .is_err()
+        {
+            writer.abort();
+        }
     }
     let reason = match peer.stop().await {
         Some(exit) if exit != reason => format!("{reason} ({exit})"),
@@ -185,11 +251,53 @@ async fn run(
     if let Some(t) = stderr_task {
         let _ = tokio::time::timeout(STDERR_GRACE, t).await;
     }
-    timer.abort();
-    shared.close(DisconnectInfo {
+    LinkEnd {
         reason,
-        stderr_tail: shared.stderr.tail(),
-    });
+        may_reconnect,
+        unfinished: (!joined).then_some(rejoin).flatten(),
+    }
+}
+
+/// The writer of one link: first the reconnect's own lines (`ctrl`) until the gate opens,
+/// then the connection's lines (`out`); a gate dropped unopened ends it.
+async fn writer_task(
+    mut w: MessageWriter,
+    mut ctrl: mpsc::UnboundedReceiver<bytes::Bytes>,
+    mut gate: oneshot::Receiver<()>,
+    out: Arc<tokio::sync::Mutex<mpsc::UnboundedReceiver<Outgoing>>>,
+    jsonrpc: bool,
+) {
+    let frame = |line: bytes::Bytes| {
+        if jsonrpc {
+            crate::message::with_jsonrpc_member(&line)
+        } else {
+            line
+        }
+    };
+    loop {
+        tokio::select! {
+            biased;
+            Some(line) = ctrl.recv() => {
+                if w.write(frame(line)).await.is_err() || w.flush().await.is_err() {
+                    return;
+                }
+            }
+            opened = &mut gate => {
+                if opened.is_err() {
+                    return;
+                }
+                break;
+            }
+        }
+    }
+    // Lines sent just before the gate opened.
+    while let Ok(line) = ctrl.try_recv() {
+        if w.write(frame(line)).await.is_err() {
+            return;
+        }
+    }
+    let mut rx = out.lock().await;
+    writer_loop(w, &mut rx, jsonrpc).await
 }
 
 /// Lines handled between two consumer wake-ups at most, while lines keep arriving.
@@ -229,7 +337,7 @@ async fn reader_loop(shared: &SessionShared, mut reader: MessageReader) -> Strin
 /// app-server protocol leaves it out).
 async fn writer_loop(
     mut w: MessageWriter,
-    mut rx: mpsc::UnboundedReceiver<Outgoing>,
+    rx: &mut mpsc::UnboundedReceiver<Outgoing>,
     jsonrpc: bool,
 ) {
     while let Some(msg) = rx.recv().await {

@@ -2,6 +2,8 @@
 //! temporary directories, and clients wired to either.
 #![allow(dead_code)]
 
+pub mod proxy;
+
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};

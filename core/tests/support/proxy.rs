@@ -1,0 +1,94 @@
+//! A TCP relay on 127.0.0.1 in front of a server, that a test can cut: every connection
+//! through it is reset at once (the server stays up), as when a network path drops.
+
+use std::io::{Read, Write};
+use std::net::{Shutdown, TcpListener, TcpStream};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+
+/// The relay; dropping it stops accepting and cuts what is open.
+pub struct CutProxy {
+    /// `127.0.0.1:PORT` to connect to instead of the server.
+    pub addr: String,
+    open: Arc<Mutex<Vec<TcpStream>>>,
+    stop: Arc<AtomicBool>,
+    /// Connections accepted so far.
+    pub accepted: Arc<AtomicUsize>,
+}
+
+impl CutProxy {
+    /// Relay `127.0.0.1:<new port>` to `target` (`host:port`).
+    pub fn start(target: &str) -> CutProxy {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let addr = listener.local_addr().unwrap().to_string();
+        let open = Arc::new(Mutex::new(Vec::<TcpStream>::new()));
+        let stop = Arc::new(AtomicBool::new(false));
+        let accepted = Arc::new(AtomicUsize::new(0));
+        let (o, s, a, target) = (
+            open.clone(),
+            stop.clone(),
+            accepted.clone(),
+            target.to_owned(),
+        );
+        std::thread::spawn(move || {
+            for client in listener.incoming() {
+                if s.load(Ordering::Acquire) {
+                    return;
+                }
+                let Ok(client) = client else { continue };
+                let Ok(server) = TcpStream::connect(&target) else {
+                    continue;
+                };
+                a.fetch_add(1, Ordering::AcqRel);
+                let _ = client.set_nodelay(true);
+                let _ = server.set_nodelay(true);
+                {
+                    let mut open = o.lock().unwrap();
+                    open.push(client.try_clone().unwrap());
+                    open.push(server.try_clone().unwrap());
+                }
+                pipe(client.try_clone().unwrap(), server.try_clone().unwrap());
+                pipe(server, client);
+            }
+        });
+        CutProxy {
+            addr,
+            open,
+            stop,
+            accepted,
+        }
+    }
+
+    /// Reset every connection through the relay now (new ones are still accepted).
+    pub fn cut(&self) {
+        for s in self.open.lock().unwrap().drain(..) {
+            let _ = s.shutdown(Shutdown::Both);
+        }
+    }
+}
+
+fn pipe(mut from: TcpStream, mut to: TcpStream) {
+    std::thread::spawn(move || {
+        let mut buf = [0u8; 16 * 1024];
+        loop {
+            match from.read(&mut buf) {
+                Ok(0) | Err(_) => break,
+                Ok(n) => {
+                    if to.write_all(&buf[..n]).is_err() {
+                        break;
+                    }
+                }
+            }
+        }
+        let _ = to.shutdown(Shutdown::Both);
+        let _ = from.shutdown(Shutdown::Both);
+    });
+}
+
+impl Drop for CutProxy {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::Release);
+        let _ = TcpStream::connect(&self.addr);
+        self.cut();
+    }
+}
