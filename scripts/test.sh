@@ -5,6 +5,7 @@
 #   Rust: generated-code drift, rustfmt, clippy -D warnings, cargo test (unit, fake-server fault
 #         injection, real codex app-server 0.169.0 / exec / mcp-server 0.92.0 integration, the
 #         MCP everything server over stdio / Streamable HTTP / legacy SSE)
+#   Faults: scripts/fault-matrix.sh (each fault with and without reconnect; 0 unanswered, 0 leaks)
 #   MCP:  scripts/mcp-conformance.sh (the official conformance suite's client scenarios)
 #   C:    scripts/test-c.sh       (header drift, -Werror builds, tests under valgrind and ASan)
 #   Python: scripts/test-python.sh (pip install ., stubtest, pytest on 3.11/3.12/3.13)
@@ -38,13 +39,18 @@ step "cargo test"
 cargo test --workspace 2>&1 | tee "$LOG/cargo-test.log"
 rust=$(grep -Eo 'test result: ok\. [0-9]+ passed' "$LOG/cargo-test.log" | awk '{s+=$4} END {print s+0}')
 
+step "fault matrix (every fault with and without reconnect)"
+bash scripts/fault-matrix.sh 2>&1 | tee "$LOG/fault-matrix.log"
+fm=$(grep -c 'test result: ok. 1 passed' "$LOG/fault-matrix.log" || true)
+[ "$fm" -eq 1 ] || { echo "fault matrix failed" >&2; exit 1; }
+
 step "MCP conformance (official suite, client scenarios)"
 bash scripts/mcp-conformance.sh 2>&1 | tee "$LOG/mcp-conformance.log"
 conf=$(grep -c '^PASS ' "$LOG/mcp-conformance.log" || true)
 [ "$conf" -ge 4 ] || { echo "MCP conformance: only $conf scenarios passed" >&2; exit 1; }
 
-total=$((rust + conf))
-summary="Rust $rust, MCP conformance $conf"
+total=$((rust + conf + fm))
+summary="Rust $rust, fault matrix $fm, MCP conformance $conf"
 for part in c python elixir; do
   script="scripts/test-$part.sh"
   [ -f "$script" ] || { echo "missing $script" >&2; exit 1; }

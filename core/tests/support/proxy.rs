@@ -1,5 +1,6 @@
-//! A TCP relay on 127.0.0.1 in front of a server, that a test can cut: every connection
-//! through it is reset at once (the server stays up), as when a network path drops.
+//! A TCP relay on 127.0.0.1 in front of a server, that a test can cut (every connection
+//! through it is reset at once; the server stays up, as when a network path drops) or stall
+//! (connections stay open and nothing more gets through, as with a silently dead peer).
 
 use std::io::{Read, Write};
 use std::net::{Shutdown, TcpListener, TcpStream};
@@ -12,6 +13,7 @@ pub struct CutProxy {
     pub addr: String,
     open: Arc<Mutex<Vec<TcpStream>>>,
     stop: Arc<AtomicBool>,
+    stalled: Arc<AtomicBool>,
     /// Connections accepted so far.
     pub accepted: Arc<AtomicUsize>,
 }
@@ -24,6 +26,8 @@ impl CutProxy {
         let open = Arc::new(Mutex::new(Vec::<TcpStream>::new()));
         let stop = Arc::new(AtomicBool::new(false));
         let accepted = Arc::new(AtomicUsize::new(0));
+        let stalled = Arc::new(AtomicBool::new(false));
+        let st = stalled.clone();
         let (o, s, a, target) = (
             open.clone(),
             stop.clone(),
@@ -47,14 +51,19 @@ impl CutProxy {
                     open.push(client.try_clone().unwrap());
                     open.push(server.try_clone().unwrap());
                 }
-                pipe(client.try_clone().unwrap(), server.try_clone().unwrap());
-                pipe(server, client);
+                pipe(
+                    client.try_clone().unwrap(),
+                    server.try_clone().unwrap(),
+                    st.clone(),
+                );
+                pipe(server, client, st.clone());
             }
         });
         CutProxy {
             addr,
             open,
             stop,
+            stalled,
             accepted,
         }
     }
@@ -65,14 +74,21 @@ impl CutProxy {
             let _ = s.shutdown(Shutdown::Both);
         }
     }
+
+    /// From now on nothing gets through in either direction (bytes are read and discarded;
+    /// connections stay open).
+    pub fn stall(&self) {
+        self.stalled.store(true, Ordering::Release);
+    }
 }
 
-fn pipe(mut from: TcpStream, mut to: TcpStream) {
+fn pipe(mut from: TcpStream, mut to: TcpStream, stalled: Arc<AtomicBool>) {
     std::thread::spawn(move || {
         let mut buf = [0u8; 16 * 1024];
         loop {
             match from.read(&mut buf) {
                 Ok(0) | Err(_) => break,
+                Ok(_) if stalled.load(Ordering::Acquire) => {}
                 Ok(n) => {
                     if to.write_all(&buf[..n]).is_err() {
                         break;

@@ -54,6 +54,9 @@ pub enum Mode {
     Mcp,
     /// Like `mcp`, but answer `initialize` with protocol version 2099-01-01 (not in `all`).
     McpFuture,
+    /// `test/stopReading` answers, then the server never reads its stdin again (it stays
+    /// alive): a hung server whose pipe fills up.
+    StopReading,
 }
 
 impl Mode {
@@ -94,6 +97,7 @@ impl Mode {
             "stray" => Mode::Stray,
             "mcp" => Mode::Mcp,
             "mcp-future" => Mode::McpFuture,
+            "stop-reading" => Mode::StopReading,
             _ => return None,
         })
     }
@@ -400,6 +404,13 @@ impl Server {
                     json!({ "requestId": elicit_id, "reason": "changed my mind" }),
                 );
                 out.send(&ok(&id, json!({ "elicitationId": elicit_id })));
+            }
+            "test/stopReading" if self.on(Mode::StopReading) => {
+                out.send(&ok(&id, json!({})));
+                eprintln!("fake-app-server: no longer reading stdin");
+                loop {
+                    std::thread::sleep(Duration::from_secs(3600));
+                }
             }
             "test/hang" if self.on(Mode::Hang) => {
                 eprintln!(
