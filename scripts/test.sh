@@ -5,6 +5,7 @@
 #   Rust: generated-code drift, rustfmt, clippy -D warnings, cargo test (unit, fake-server fault
 #         injection, real codex app-server 0.169.0 / exec / mcp-server 0.92.0 integration, the
 #         MCP everything server over stdio / Streamable HTTP / legacy SSE)
+#   Fuzz: scripts/fuzz.sh 60     (cargo-fuzz: line reader, classifier/id scanner, typed decoding)
 #   Faults: scripts/fault-matrix.sh (each fault with and without reconnect; 0 unanswered, 0 leaks)
 #   MCP:  scripts/mcp-conformance.sh (the official conformance suite's client scenarios)
 #   C:    scripts/test-c.sh       (header drift, -Werror builds, tests under valgrind and ASan)
@@ -43,6 +44,9 @@ step "fault matrix (every fault with and without reconnect)"
 bash scripts/fault-matrix.sh 2>&1 | tee "$LOG/fault-matrix.log"
 fm=$(grep -c 'test result: ok. 1 passed' "$LOG/fault-matrix.log" || true)
 [ "$fm" -eq 1 ] || { echo "fault matrix failed" >&2; exit 1; }
+
+step "fuzzing (short run: 60 s per target; scripts/fuzz.sh SECONDS for long runs)"
+bash scripts/fuzz.sh 60 2>&1 | tee "$LOG/fuzz.log"
 
 step "MCP conformance (official suite, client scenarios)"
 bash scripts/mcp-conformance.sh 2>&1 | tee "$LOG/mcp-conformance.log"

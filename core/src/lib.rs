@@ -23,6 +23,9 @@ mod correlation;
 pub mod delivery;
 mod error;
 mod event;
+#[cfg(feature = "fuzzing")]
+#[doc(hidden)]
+pub mod fuzzing;
 pub mod log;
 pub mod mcp;
 mod message;
