@@ -37,6 +37,7 @@ for v in $CODEX_VERSIONS; do
   log "codex $v: $bin"
 done
 bash scripts/setup-mcp.sh # MCP test tools: the everything server, the conformance suite, Node 22
+bash scripts/setup-tls.sh # stunnel4 (TLS-terminating proxy) and openssl for the wss:// tests
 
 log "building the workspace"
 cargo build --workspace --all-targets --quiet

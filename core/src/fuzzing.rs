@@ -28,13 +28,13 @@ pub fn lines(data: &[u8], buf_size: usize, cap: usize) {
                 accounted += n;
             }
         }
-        assert!(buf.capacity() <= cap.max(64) * 2 + 64, "line buffer grew past the cap");
+        assert!(
+            buf.capacity() <= cap.max(64) * 2 + 64,
+            "line buffer grew past the cap"
+        );
     }
     let newlines = data.iter().filter(|b| **b == b'\n').count();
-    let crs = data
-        .windows(2)
-        .filter(|w| w == b"\r\n")
-        .count();
+    let crs = data.windows(2).filter(|w| w == b"\r\n").count();
     // Every byte is a kept byte, a skipped byte, a newline or a CR dropped before one.
     assert!(accounted + newlines <= data.len());
     assert!(accounted + newlines + crs >= data.len());
@@ -70,9 +70,18 @@ fn check_ids(params: &RawValue) {
     let Ok(slow) = serde_json::from_str::<Slow>(params.get()) else {
         return;
     };
-    let as_str = |v: &Option<serde_json::Value>| v.as_ref().and_then(|v| v.as_str().map(str::to_owned));
-    assert_eq!(fast.thread_id.as_deref(), as_str(&slow.thread_id).as_deref(), "threadId differs from serde");
-    assert_eq!(fast.turn_id.as_deref(), as_str(&slow.turn_id).as_deref(), "turnId differs from serde");
+    let as_str =
+        |v: &Option<serde_json::Value>| v.as_ref().and_then(|v| v.as_str().map(str::to_owned));
+    assert_eq!(
+        fast.thread_id.as_deref(),
+        as_str(&slow.thread_id).as_deref(),
+        "threadId differs from serde"
+    );
+    assert_eq!(
+        fast.turn_id.as_deref(),
+        as_str(&slow.turn_id).as_deref(),
+        "turnId differs from serde"
+    );
 }
 
 /// Decode one line's notification or server request into the typed protocol (app-server and

@@ -52,10 +52,10 @@ pub use event::{
 };
 pub use message::RequestId;
 pub use options::{
-    ClientOptions, Delivery, ExecOptions, McpCommand, McpHttp, McpOptions, Protocol,
-    ReconnectPolicy, RequestOptions, RetryPolicy, TransportKind, DEFAULT_CONNECT_TIMEOUT,
-    DEFAULT_EVENT_QUEUE_CAPACITY, DEFAULT_MAX_LINE_BYTES, DEFAULT_READ_AHEAD_BYTES,
-    DEFAULT_TIMEOUT,
+    ClientOptions, Delivery, ExecOptions, Heartbeat, McpCommand, McpHttp, McpOptions, Protocol,
+    ReconnectPolicy, RequestOptions, RetryPolicy, TlsOptions, TransportKind,
+    DEFAULT_CONNECT_TIMEOUT, DEFAULT_EVENT_QUEUE_CAPACITY, DEFAULT_MAX_LINE_BYTES,
+    DEFAULT_READ_AHEAD_BYTES, DEFAULT_TIMEOUT,
 };
 pub use thread::{thread_id_of, Helper, Input, Thread, ThreadStatus};
 pub use turn::{turn_id_of, TurnIter, TurnResult, TurnStream};

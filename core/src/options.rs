@@ -50,6 +50,39 @@ impl Default for RetryPolicy {
     }
 }
 
+/// TLS settings for `wss://`: the system's root certificates are always trusted; add a CA
+/// (PEM file, one or more certificates) for a private one, and a client certificate when the
+/// server asks for one. Server names are always checked.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct TlsOptions {
+    /// Extra trusted CA certificates (PEM).
+    pub ca_file: Option<PathBuf>,
+    /// Client certificate chain and its private key (PEM files).
+    pub client_cert: Option<(PathBuf, PathBuf)>,
+}
+
+/// WebSocket heartbeat (TCP and unix socket transports): a ping every `interval`; when
+/// nothing at all (no pong, no message) comes from the server for `interval + timeout`, the
+/// peer is taken for dead and the connection drops (and reconnects, with a
+/// [`ReconnectPolicy`]). Default: on, interval 15 s, timeout 10 s, so a silently dead peer is
+/// noticed within 25 s instead of at the 300 s request timeout.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Heartbeat {
+    /// Time between pings.
+    pub interval: Duration,
+    /// How long past `interval` the server may stay silent.
+    pub timeout: Duration,
+}
+
+impl Default for Heartbeat {
+    fn default() -> Self {
+        Heartbeat {
+            interval: Duration::from_secs(15),
+            timeout: Duration::from_secs(10),
+        }
+    }
+}
+
 /// Automatic reconnect (opt-in, [`ClientOptions::reconnect`]): when the connection ends
 /// without [`Client::disconnect`](crate::Client::disconnect) (the server exited, the socket
 /// closed or reset, a missed heartbeat), the client opens the same transport again, redoes
@@ -515,6 +548,10 @@ pub struct ClientOptions {
     /// Automatic reconnect and rejoin after an unexpected disconnect; `None` (the default)
     /// ends the connection instead.
     pub reconnect: Option<ReconnectPolicy>,
+    /// WebSocket heartbeat (see [`Heartbeat`]); `None` turns it off.
+    pub heartbeat: Option<Heartbeat>,
+    /// TLS settings for `wss://`.
+    pub tls: TlsOptions,
     /// How events are delivered.
     pub delivery: Delivery,
     /// Undelivered events held before the reader applies backpressure.
@@ -552,6 +589,8 @@ impl Default for ClientOptions {
             connect_timeout: DEFAULT_CONNECT_TIMEOUT,
             retry: RetryPolicy::default(),
             reconnect: None,
+            heartbeat: Some(Heartbeat::default()),
+            tls: TlsOptions::default(),
             delivery: Delivery::Callbacks,
             event_queue_capacity: DEFAULT_EVENT_QUEUE_CAPACITY,
             read_ahead_bytes: DEFAULT_READ_AHEAD_BYTES,
@@ -658,6 +697,21 @@ impl ClientOptions {
     /// Turn automatic reconnect and rejoin on (see [`ReconnectPolicy`]); `None` turns it off.
     pub fn reconnect(mut self, policy: Option<ReconnectPolicy>) -> Self {
         self.reconnect = policy;
+        self
+    }
+    /// Trust the CA certificates in this PEM file for `wss://` (besides the system's).
+    pub fn tls_ca_file(mut self, path: impl Into<PathBuf>) -> Self {
+        self.tls.ca_file = Some(path.into());
+        self
+    }
+    /// Present this client certificate chain and key (PEM files) on `wss://`.
+    pub fn tls_client_cert(mut self, cert: impl Into<PathBuf>, key: impl Into<PathBuf>) -> Self {
+        self.tls.client_cert = Some((cert.into(), key.into()));
+        self
+    }
+    /// Set the WebSocket heartbeat (see [`Heartbeat`]); `None` turns it off.
+    pub fn heartbeat(mut self, heartbeat: Option<Heartbeat>) -> Self {
+        self.heartbeat = heartbeat;
         self
     }
     /// Choose callbacks or poll delivery.

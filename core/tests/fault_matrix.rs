@@ -264,6 +264,11 @@ fn websocket(env: &RealEnv, on: bool, stall: bool) -> Row {
         .websocket(format!("ws://{}", proxy.addr), None)
         .delivery(Delivery::Poll)
         .reconnect(policy(on))
+        .heartbeat(Some(codex_client::Heartbeat {
+            interval: Duration::from_millis(500),
+            timeout: Duration::from_millis(500),
+        }))
+        .connect_timeout(Duration::from_secs(2))
         .default_timeout(Duration::from_secs(3));
     let c = Client::new(opts);
     c.connect().unwrap();
@@ -292,22 +297,18 @@ fn websocket(env: &RealEnv, on: bool, stall: bool) -> Row {
     let mut timed_out = 0;
     let (detect, evs) = drain(&c, &mut l, t, |e| {
         if stall {
-            // Without a heartbeat only the requests' timeouts notice a silent peer.
-            if matches!(e, Event::Response(r) if matches!(r.result, Err(codex_client::Error::Timeout { .. })))
-            {
+            // The heartbeat notices the silent peer; reconnecting goes through the same
+            // stalled relay, so the policy gives up.
+            if matches!(e, Event::Response(r) if r.result.is_err()) {
                 timed_out += 1;
             }
-            timed_out == 5 || reconnected(e) || ended(e)
+            ended(e)
         } else if on {
             matches!(e, Event::Notification(n) if n.method == "turn/completed")
         } else {
             ended(e)
         }
     });
-    let timeouts = evs
-        .iter()
-        .filter(|e| matches!(e, Event::Response(r) if matches!(r.result, Err(codex_client::Error::Timeout { .. }))))
-        .count();
     let completed = evs.iter().find_map(|e| match e {
         Event::Notification(n) if n.method == "turn/completed" => Some(
             n.params_value()["turn"]["status"]
@@ -318,21 +319,31 @@ fn websocket(env: &RealEnv, on: bool, stall: bool) -> Row {
         _ => None,
     });
     let outcome = match (stall, on) {
-        (true, _) => format!(
-            "{timeouts} requests timed out; {}",
-            if detect.is_some() {
-                "connection dropped"
+        (true, on) => {
+            let reason = evs.iter().find_map(|e| match e {
+                Event::Connection(ConnectionEvent::Disconnected(i)) => Some(i.reason.clone()),
+                _ => None,
+            });
+            let attempts = evs
+                .iter()
+                .filter(|e| matches!(e, Event::Connection(ConnectionEvent::Reconnecting(_))))
+                .count();
+            let tried = if on {
+                format!("{attempts} reconnect attempts through the stalled relay, then ")
             } else {
-                "connection kept (no heartbeat)"
-            }
-        ),
+                String::new()
+            };
+            let end = reason.map_or("not detected".into(), |r| {
+                format!("Disconnected ({})", r.split(';').next().unwrap_or(""))
+            });
+            format!("{timed_out}/5 requests failed, {tried}{end}")
+        }
         (false, true) => format!(
             "reconnected through the relay, turn {}",
             completed.as_deref().unwrap_or("(not completed)")
         ),
         (false, false) => "Disconnected".into(),
     };
-    let detect = detect.or((timeouts > 0).then(|| t.elapsed()));
     let row = Row {
         outcome: settle(&c, &outcome, on && !stall),
         detect,

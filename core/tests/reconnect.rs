@@ -353,3 +353,56 @@ fn a_websocket_cut_during_an_approval_delivers_it_again_and_answering_completes_
     assert_eq!(done.params_value()["turn"]["status"], "completed");
     assert!(marker.exists());
 }
+
+fn short_heartbeat() -> Option<codex_client::Heartbeat> {
+    Some(codex_client::Heartbeat {
+        interval: Duration::from_millis(200),
+        timeout: Duration::from_millis(300),
+    })
+}
+
+#[test]
+fn the_heartbeat_notices_a_silent_peer_and_keeps_a_live_idle_one() {
+    let env = RealEnv::new();
+    let server = ListeningServer::start(&env, "ws://127.0.0.1:0", &[], None);
+    let target = server
+        .url
+        .clone()
+        .unwrap()
+        .trim_start_matches("ws://")
+        .to_owned();
+    let proxy = CutProxy::start(&target);
+    let c = codex_client::Client::new(
+        env.options()
+            .websocket(format!("ws://{}", proxy.addr), None)
+            .delivery(Delivery::Poll)
+            .heartbeat(short_heartbeat()),
+    );
+    c.connect().unwrap();
+    // Idle for many intervals: the server answers the pings, the connection stays.
+    let end = Instant::now() + Duration::from_secs(2);
+    while Instant::now() < end {
+        if let Some(ev) = c.next_event(Some(Duration::from_millis(100))).unwrap() {
+            assert!(!matches!(ev, Event::Connection(_)), "{ev:?}");
+        }
+    }
+    assert!(c.is_connected());
+    assert!(c.request_blocking("model/list", json!({})).is_ok());
+    // Silent peer: the relay keeps the connection open and passes nothing.
+    proxy.stall();
+    let pending = {
+        let c = c.clone();
+        std::thread::spawn(move || c.request_blocking("model/list", json!({})))
+    };
+    let (ev, _) = until(&c, |e| {
+        matches!(e, Event::Connection(ConnectionEvent::Disconnected(_)))
+    });
+    let Event::Connection(ConnectionEvent::Disconnected(info)) = ev else {
+        unreachable!()
+    };
+    assert!(info.reason.contains("heartbeat missed"), "{info:?}");
+    assert!(matches!(
+        pending.join().unwrap(),
+        Err(Error::Disconnected(_))
+    ));
+}

@@ -53,6 +53,8 @@ pub(crate) struct SessionShared {
     lost: Mutex<Option<DisconnectInfo>>,
     /// Reconnect policy (`None`: a dropped link closes the connection).
     pub(crate) reconnect: Option<ReconnectPolicy>,
+    /// WebSocket heartbeat: the writer pings.
+    pub(crate) heartbeat: Option<crate::options::Heartbeat>,
     /// Loaded threads and running turns, kept for the rejoin (with `reconnect` only).
     continuity: Option<Arc<rejoin::Continuity>>,
     /// Events made up from a resumed history, delivered before the next line is read.
@@ -152,6 +154,7 @@ impl SessionShared {
             close_info: OnceLock::new(),
             lost: Mutex::new(None),
             reconnect: opts.reconnect,
+            heartbeat: opts.heartbeat,
             continuity,
             synthesized: Mutex::new(Vec::new()),
             link_gen: AtomicU64::new(0),

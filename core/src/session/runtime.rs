@@ -187,6 +187,7 @@ async fn run_link(
         gate_rx,
         out_rx.clone(),
         jsonrpc,
+        shared.heartbeat,
     ));
     let joined = AtomicBool::new(rejoin.is_none());
     let mut rejoining = std::pin::pin!(async {
@@ -266,6 +267,7 @@ async fn writer_task(
     mut gate: oneshot::Receiver<()>,
     out: Arc<tokio::sync::Mutex<mpsc::UnboundedReceiver<Outgoing>>>,
     jsonrpc: bool,
+    heartbeat: Option<crate::options::Heartbeat>,
 ) {
     let frame = |line: bytes::Bytes| {
         if jsonrpc {
@@ -297,7 +299,8 @@ async fn writer_task(
         }
     }
     let mut rx = out.lock().await;
-    writer_loop(w, &mut rx, jsonrpc).await
+    let ping_every = heartbeat.filter(|_| w.is_ws()).map(|h| h.interval);
+    writer_loop(w, &mut rx, jsonrpc, ping_every).await
 }
 
 /// Lines handled between two consumer wake-ups at most, while lines keep arriving.
@@ -339,8 +342,28 @@ async fn writer_loop(
     mut w: MessageWriter,
     rx: &mut mpsc::UnboundedReceiver<Outgoing>,
     jsonrpc: bool,
+    ping_every: Option<Duration>,
 ) {
-    while let Some(msg) = rx.recv().await {
+    let mut ticker = ping_every.map(|d| {
+        let mut t = tokio::time::interval_at(tokio::time::Instant::now() + d, d);
+        t.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        t
+    });
+    loop {
+        let msg = match &mut ticker {
+            None => rx.recv().await,
+            Some(t) => tokio::select! {
+                msg = rx.recv() => msg,
+                _ = t.tick() => {
+                    if let Err(e) = w.ping().await {
+                        tracing::debug!("heartbeat ping failed: {e}");
+                        return;
+                    }
+                    continue;
+                }
+            },
+        };
+        let Some(msg) = msg else { break };
         let mut close = false;
         let mut next = Some(msg);
         // Write everything already queued, then flush once.

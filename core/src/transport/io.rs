@@ -36,7 +36,11 @@ pub(crate) enum Inbound {
 /// The read half.
 pub(crate) enum MessageReader {
     Lines(BufReader<Pin<Box<dyn AsyncRead + Send>>>),
-    Ws(futures_util::stream::SplitStream<Ws>),
+    /// With the heartbeat's bound: no frame at all for that long means a dead peer.
+    Ws(
+        futures_util::stream::SplitStream<Ws>,
+        Option<std::time::Duration>,
+    ),
     /// Messages a transport task delivers (end of stream once every sender is gone).
     Channel(mpsc::Receiver<Inbound>),
 }
@@ -70,10 +74,17 @@ pub(crate) fn channel_halves(
     )
 }
 
-/// Split a WebSocket into the two halves.
-pub(crate) fn ws_halves(ws: Ws) -> (MessageReader, MessageWriter) {
+/// Split a WebSocket into the two halves; with a `heartbeat` the writer pings every
+/// `interval` and the reader fails when no frame came for `interval + timeout`.
+pub(crate) fn ws_halves(
+    ws: Ws,
+    heartbeat: Option<crate::options::Heartbeat>,
+) -> (MessageReader, MessageWriter) {
     let (sink, stream) = ws.split();
-    (MessageReader::Ws(stream), MessageWriter::Ws(sink))
+    (
+        MessageReader::Ws(stream, heartbeat.map(|h| h.interval + h.timeout)),
+        MessageWriter::Ws(sink),
+    )
 }
 
 /// Newline-framed halves over a reader and a writer.
@@ -95,7 +106,7 @@ impl MessageReader {
     pub(crate) fn has_buffered_line(&self) -> bool {
         match self {
             MessageReader::Lines(r) => memchr::memchr(b'\n', r.buffer()).is_some(),
-            MessageReader::Ws(_) => false,
+            MessageReader::Ws(..) => false,
             MessageReader::Channel(rx) => !rx.is_empty(),
         }
     }
@@ -108,9 +119,23 @@ impl MessageReader {
     ) -> std::io::Result<LineRead> {
         match self {
             MessageReader::Lines(r) => read_line(r, buf, cap).await,
-            MessageReader::Ws(ws) => loop {
+            MessageReader::Ws(ws, idle) => loop {
                 buf.clear();
-                match ws.next().await {
+                let next = match idle {
+                    None => ws.next().await,
+                    Some(bound) => match tokio::time::timeout(*bound, ws.next()).await {
+                        Ok(next) => next,
+                        Err(_) => {
+                            return Err(std::io::Error::new(
+                                std::io::ErrorKind::TimedOut,
+                                format!(
+                                    "heartbeat missed: nothing from the server for {bound:?} (pings unanswered)"
+                                ),
+                            ))
+                        }
+                    },
+                };
+                match next {
                     None => return Ok(LineRead::Eof),
                     Some(Err(e)) => return Err(std::io::Error::other(e)),
                     Some(Ok(Message::Text(t))) => {
@@ -180,6 +205,22 @@ impl MessageWriter {
                     .await
                     .map_err(|_| gone())
             }
+        }
+    }
+
+    /// Whether this is a WebSocket (it can be pinged).
+    pub(crate) fn is_ws(&self) -> bool {
+        matches!(self, MessageWriter::Ws(_))
+    }
+
+    /// Send a WebSocket ping (the heartbeat); nothing for other transports.
+    pub(crate) async fn ping(&mut self) -> std::io::Result<()> {
+        match self {
+            MessageWriter::Ws(sink) => sink
+                .send(Message::Ping(Bytes::from_static(b"codex-client")))
+                .await
+                .map_err(std::io::Error::other),
+            _ => Ok(()),
         }
     }
 

@@ -11,6 +11,7 @@ pub(crate) mod lines;
 pub(crate) mod process;
 pub(crate) mod shim;
 pub(crate) mod stderr;
+pub(crate) mod tls;
 pub(crate) mod ws;
 
 pub use binary::resolve_codex_bin;
@@ -121,8 +122,8 @@ async fn connect(opts: &ClientOptions) -> Result<Link> {
             })
         }
         TransportKind::WebSocket { url, token } => {
-            let ws = ws::connect_url(url, token.as_deref(), opts.max_line_bytes).await?;
-            Ok(remote(ws_halves(ws)))
+            let ws = ws::connect_url(url, token.as_deref(), opts).await?;
+            Ok(remote(ws_halves(ws, opts.heartbeat)))
         }
         TransportKind::Unix { path } => {
             let path = match path {
@@ -130,7 +131,7 @@ async fn connect(opts: &ClientOptions) -> Result<Link> {
                 None => ws::default_socket(opts.codex_home.as_deref())?,
             };
             let ws = ws::connect_unix(&path, opts.max_line_bytes).await?;
-            Ok(remote(ws_halves(ws)))
+            Ok(remote(ws_halves(ws, opts.heartbeat)))
         }
         TransportKind::McpHttp(http) => {
             let (reader, writer, task) = http::open(http, opts.max_line_bytes).await?;

@@ -62,9 +62,14 @@ fn upgrade_error(e: tokio_tungstenite::tungstenite::Error) -> Error {
     }
 }
 
-/// Connect to `ws://host:port/...` (or `wss://` with the `tls` feature), sending
+/// Connect to `ws://host:port/...` or `wss://` (TLS with `opts.tls`), sending
 /// `Authorization: Bearer <token>` when a token is given.
-pub(crate) async fn connect_url(url: &str, token: Option<&str>, max_message: usize) -> Result<Ws> {
+pub(crate) async fn connect_url(
+    url: &str,
+    token: Option<&str>,
+    opts: &crate::options::ClientOptions,
+) -> Result<Ws> {
+    let max_message = opts.max_line_bytes;
     let mut request = url
         .into_client_request()
         .map_err(|e| Error::InvalidArgument(format!("bad WebSocket URL: {e}")))?;
@@ -84,17 +89,16 @@ pub(crate) async fn connect_url(url: &str, token: Option<&str>, max_message: usi
         .trim_end_matches(']')
         .to_owned();
     let tls = uri.scheme_str() == Some("wss");
-    if tls {
-        return Err(Error::Unsupported(
-            "wss:// needs TLS, which this build does not include; connect through a loopback ws:// address".into(),
-        ));
-    }
-    let port = uri.port_u16().unwrap_or(80);
+    let port = uri.port_u16().unwrap_or(if tls { 443 } else { 80 });
     let tcp = tokio::net::TcpStream::connect((host.as_str(), port))
         .await
         .map_err(|e| Error::Transport(format!("could not connect to {host}:{port}: {e}")))?;
     let _ = tcp.set_nodelay(true);
-    let stream: Pin<Box<dyn ByteStream>> = Box::pin(tcp);
+    let stream: Pin<Box<dyn ByteStream>> = if tls {
+        Box::into_pin(super::tls::connect(tcp, &host, &opts.tls).await?)
+    } else {
+        Box::pin(tcp)
+    };
     let (ws, _resp) =
         tokio_tungstenite::client_async_with_config(request, stream, Some(config(max_message)))
             .await
