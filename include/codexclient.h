@@ -235,6 +235,29 @@
  *   - codex_version() and pkg-config's Version are the release version, separate from the
  *     ABI version.
  *
+ * ===================================================================== RECONNECT (ABI 1.2)
+ *
+ *   Off by default; codex_options_set_reconnect(opts, attempts, base_ms, cap_ms) turns it on.
+ *   When the connection drops without codex_client_disconnect (the server exited or was
+ *   killed, the socket closed or reset, a missed heartbeat - codex_options_set_heartbeat):
+ *   - Requests in flight fail at once with CODEX_STATUS_CONNECTION_LOST (retryable: the server
+ *     may or may not have acted on them). Requests made while reconnecting are held and go out
+ *     after the rejoin (their timeouts keep running).
+ *   - Server requests of the lost connection can no longer be answered (answering returns
+ *     CODEX_STATUS_CONNECTION_LOST); the server asks again after the rejoin for those it still
+ *     needs (same id, as a new SERVER_REQUEST event).
+ *   - A CODEX_EVENT_RECONNECTING event precedes every attempt (attempt, delay, cause). The
+ *     transport is opened again (a stdio server is spawned again, a socket re-dialled), the
+ *     handshake redone with the same options, and every thread loaded on the connection
+ *     resumed (thread/resume). The running turn of a resumed thread goes on: items completed
+ *     while the connection was down are delivered from the resumed history, none twice; a turn
+ *     the server lost (it restarted) ends with turn/completed, status "interrupted" and an
+ *     error message. Those events come first, then CODEX_EVENT_RECONNECTED
+ *     (codex_event_reconnect_json: threads resumed and not, requests failed, turns ended).
+ *   - After max_attempts failures the connection ends with CODEX_EVENT_DISCONNECTED.
+ *   - Callbacks stay registered; the poll fd stays the same. codex_client_disconnect() never
+ *     reconnects, also while a reconnect is under way (it stops it).
+ *
  * ===================================================================== SHUTDOWN ORDER
  *
  *   1. codex_client_disconnect(c)  - optional (free does it). Stops the server; pending
@@ -270,9 +293,14 @@
  * enum value or event kind) within one major version. 1.1: MCP options
  * (`codex_options_set_mcp_command`, `codex_options_add_header`, `codex_options_add_mcp_root`,
  * `codex_options_set_mcp_capabilities_json`), `codex_client_cancel_request` and
- * `CODEX_STATUS_CANCELLED`, `codex_mcp_method_name`, `codex_mcp_params`.
+ * `CODEX_STATUS_CANCELLED`, `codex_mcp_method_name`, `codex_mcp_params`. 1.2: reconnect
+ * (`codex_options_set_reconnect`, `CODEX_EVENT_RECONNECTING`, `CODEX_EVENT_RECONNECTED`,
+ * `codex_event_reconnect_attempt`, `codex_event_reconnect_delay_ms`,
+ * `codex_event_reconnect_json`, `CODEX_STATUS_CONNECTION_LOST`,
+ * `codex_client_is_reconnecting`), `codex_options_set_heartbeat`,
+ * `codex_options_set_tls_ca_file`, `codex_options_set_tls_client_cert`.
  */
-#define CODEX_ABI_VERSION_MINOR 1
+#define CODEX_ABI_VERSION_MINOR 2
 
 /**
  * The ABI version this header describes: `major * 1000 + minor` (1000 is 1.0). Compare it
@@ -356,6 +384,13 @@ typedef enum codex_status_t {
    * MCP server is told with `notifications/cancelled`). ABI 1.1.
    */
   CODEX_STATUS_CANCELLED = 15,
+  /**
+   * The connection dropped while the request was in flight and the client is reconnecting
+   * (`codex_options_set_reconnect`): whether the server acted on it is unknown. Retryable
+   * once `CODEX_EVENT_RECONNECTED` came. Also what answering a server request of the lost
+   * connection returns (the server asks again after the rejoin). ABI 1.2.
+   */
+  CODEX_STATUS_CONNECTION_LOST = 16,
 } codex_status_t;
 
 /**
@@ -394,6 +429,19 @@ typedef enum codex_event_kind_t {
    * `stderr_tail`.
    */
   CODEX_EVENT_DISCONNECTED = 6,
+  /**
+   * The connection dropped and the client is about to reconnect (with
+   * `codex_options_set_reconnect`): `reconnect_attempt`, `reconnect_delay_ms`,
+   * `error_message` (why: the drop, or the last attempt's failure), `reconnect_json`.
+   * ABI 1.2.
+   */
+  CODEX_EVENT_RECONNECTING = 7,
+  /**
+   * The client reconnected and resumed its threads: `reconnect_attempt` (attempts it
+   * took), `reconnect_json` (threads resumed and not, requests failed, turns ended).
+   * ABI 1.2.
+   */
+  CODEX_EVENT_RECONNECTED = 8,
 } codex_event_kind_t;
 
 /**
@@ -590,6 +638,13 @@ enum codex_status_t codex_client_disconnect(struct codex_client_t *client);
  * freed client. Thread: any, including inside callbacks. No pointers are kept.
  */
 bool codex_client_is_connected(const struct codex_client_t *client);
+
+/**
+ * Whether the connection dropped and the client is reconnecting (with
+ * `codex_options_set_reconnect`); requests made now wait for the rejoin. False for NULL
+ * or a freed client. Thread: any, including inside callbacks. ABI 1.2.
+ */
+bool codex_client_is_reconnecting(const struct codex_client_t *client);
 
 /**
  * Set (or with a NULL `callback`, remove) the callback of one kind:
@@ -834,6 +889,29 @@ const char *codex_event_result(const struct codex_event_t *event);
  * Thread: as every event accessor (see `codex_event_kind`).
  */
 const char *codex_event_error_message(const struct codex_event_t *event);
+
+/**
+ * RECONNECTING: the attempt about to be made (1 for the first); RECONNECTED: the attempts
+ * it took. 0 for other kinds. Thread: as every event accessor (see `codex_event_kind`).
+ * ABI 1.2.
+ */
+uint32_t codex_event_reconnect_attempt(const struct codex_event_t *event);
+
+/**
+ * RECONNECTING: how long the client waits before this attempt, in milliseconds; 0
+ * otherwise. Thread: as every event accessor (see `codex_event_kind`). ABI 1.2.
+ */
+uint64_t codex_event_reconnect_delay_ms(const struct codex_event_t *event);
+
+/**
+ * The whole report of a RECONNECTING or RECONNECTED event as JSON text; NULL for other
+ * kinds. RECONNECTING: `{"attempt","maxAttempts","delayMs","cause"}`. RECONNECTED:
+ * `{"attempts","threads":[id…],"failedThreads":[{"threadId","error"}…],
+ * "requestsFailed","serverRequestsDropped","turnsEnded":[{"threadId","turnId","status"}…]}`.
+ * Ownership: the event's. Thread: as every event accessor (see `codex_event_kind`).
+ * ABI 1.2.
+ */
+const char *codex_event_reconnect_json(const struct codex_event_t *event);
 
 /**
  * The last lines the server wrote to stderr, for a DISCONNECTED event or a RESPONSE that
@@ -1198,6 +1276,42 @@ enum codex_status_t codex_options_add_mcp_root(struct codex_options_t *opts, con
  * not valid JSON, not an object). Thread: any.
  */
 enum codex_status_t codex_options_set_mcp_capabilities_json(struct codex_options_t *opts, const char *capabilities_json);
+
+/**
+ * Reconnect automatically when the connection drops without `codex_client_disconnect`
+ * (the server exited, the socket closed or reset, a missed heartbeat): the same transport
+ * is opened again, the handshake redone and every thread loaded on the connection
+ * resumed (see "Reconnect" in the header). Attempt n (0-based) first waits a random time
+ * in [0, min(cap_ms, base_ms * 2^n)]. `max_attempts` 0 turns it off (the default); 0 for
+ * `base_ms` / `cap_ms` means 250 / 5000. Errors: INVALID_ARGUMENT (not a live options
+ * object). Thread: any. ABI 1.2.
+ */
+enum codex_status_t codex_options_set_reconnect(struct codex_options_t *opts, uint32_t max_attempts, uint64_t base_ms, uint64_t cap_ms);
+
+/**
+ * WebSocket heartbeat (ws://, wss://, unix sockets): a ping every `interval_ms`; when
+ * nothing comes from the server for `interval_ms + timeout_ms` the connection drops (and
+ * reconnects, with `codex_options_set_reconnect`). Default: on, 15000 / 10000.
+ * `interval_ms` 0 turns it off; `timeout_ms` 0 means 10000. Errors: INVALID_ARGUMENT (not
+ * a live options object, too large). Thread: any. ABI 1.2.
+ */
+enum codex_status_t codex_options_set_heartbeat(struct codex_options_t *opts, uint64_t interval_ms, uint64_t timeout_ms);
+
+/**
+ * Trust the CA certificates in this PEM file (path copied) for `wss://`, besides the
+ * system's roots. NULL removes it. Server names are always checked. The file is read at
+ * connect (an unreadable one fails the connect with INVALID_ARGUMENT naming it).
+ * Errors: INVALID_ARGUMENT (not a live options object, not UTF-8). Thread: any. ABI 1.2.
+ */
+enum codex_status_t codex_options_set_tls_ca_file(struct codex_options_t *opts, const char *path);
+
+/**
+ * Present this client certificate chain and private key (PEM files, paths copied) on
+ * `wss://` when the server asks for one. NULL for both removes it.
+ * Errors: INVALID_ARGUMENT (not a live options object, only one of the two given, not
+ * UTF-8). Thread: any. ABI 1.2.
+ */
+enum codex_status_t codex_options_set_tls_client_cert(struct codex_options_t *opts, const char *cert_path, const char *key_path);
 
 /**
  * Answer a server request with a result, given as JSON text (for an approval:

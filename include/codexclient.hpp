@@ -266,6 +266,20 @@ struct Options {
     /// MCP client capabilities sent in initialize, a JSON object; "" = the library's default
     /// (roots, sampling, elicitation).
     std::string mcp_capabilities_json;
+    /// Reconnect attempts after an unexpected disconnect (0 = off, the default), and the
+    /// backoff base and cap in ms (0 = 250 / 5000): codex_options_set_reconnect.
+    uint32_t reconnect_attempts = 0;
+    uint64_t reconnect_base_ms = 0;
+    uint64_t reconnect_cap_ms = 0;
+    /// WebSocket heartbeat: false turns it off; 0 = 15000 / 10000 ms.
+    bool heartbeat = true;
+    uint64_t heartbeat_interval_ms = 0;
+    uint64_t heartbeat_timeout_ms = 0;
+    /// wss://: extra trusted CA certificates (PEM file); "" = system roots only.
+    std::string tls_ca_file;
+    /// wss://: client certificate chain and key (PEM files); both or neither.
+    std::string tls_client_cert;
+    std::string tls_client_key;
 
     /// The library's options object for these options (owned; the strings are copied).
     OptionsHandle build() const {
@@ -305,6 +319,15 @@ struct Options {
         for (const auto &r : mcp_roots) check(codex_options_add_mcp_root(o, r.first.c_str(), cs(r.second)));
         if (!mcp_capabilities_json.empty())
             check(codex_options_set_mcp_capabilities_json(o, mcp_capabilities_json.c_str()));
+        if (reconnect_attempts != 0)
+            check(codex_options_set_reconnect(o, reconnect_attempts, reconnect_base_ms, reconnect_cap_ms));
+        if (!heartbeat) check(codex_options_set_heartbeat(o, 0, 0));
+        else if (heartbeat_interval_ms != 0 || heartbeat_timeout_ms != 0)
+            check(codex_options_set_heartbeat(o, heartbeat_interval_ms ? heartbeat_interval_ms : 15000,
+                                              heartbeat_timeout_ms));
+        if (!tls_ca_file.empty()) check(codex_options_set_tls_ca_file(o, tls_ca_file.c_str()));
+        if (!tls_client_cert.empty() || !tls_client_key.empty())
+            check(codex_options_set_tls_client_cert(o, cs(tls_client_cert), cs(tls_client_key)));
         return h;
     }
 };
@@ -347,6 +370,8 @@ public:
     }
     /// Whether connected.
     bool is_connected() const noexcept { return codex_client_is_connected(c_); }
+    /// Whether the connection dropped and the client is reconnecting (ABI 1.2).
+    bool is_reconnecting() const noexcept { return codex_client_is_reconnecting(c_); }
 
     /// Notifications (callbacks mode). An empty function removes the callback.
     void on_notification(EventFn f) { set(CODEX_CALLBACK_NOTIFICATION, slots_->notification, std::move(f)); }

@@ -9,8 +9,13 @@ pub const CODEX_ABI_VERSION_MAJOR: u32 = 1;
 /// enum value or event kind) within one major version. 1.1: MCP options
 /// (`codex_options_set_mcp_command`, `codex_options_add_header`, `codex_options_add_mcp_root`,
 /// `codex_options_set_mcp_capabilities_json`), `codex_client_cancel_request` and
-/// `CODEX_STATUS_CANCELLED`, `codex_mcp_method_name`, `codex_mcp_params`.
-pub const CODEX_ABI_VERSION_MINOR: u32 = 1;
+/// `CODEX_STATUS_CANCELLED`, `codex_mcp_method_name`, `codex_mcp_params`. 1.2: reconnect
+/// (`codex_options_set_reconnect`, `CODEX_EVENT_RECONNECTING`, `CODEX_EVENT_RECONNECTED`,
+/// `codex_event_reconnect_attempt`, `codex_event_reconnect_delay_ms`,
+/// `codex_event_reconnect_json`, `CODEX_STATUS_CONNECTION_LOST`,
+/// `codex_client_is_reconnecting`), `codex_options_set_heartbeat`,
+/// `codex_options_set_tls_ca_file`, `codex_options_set_tls_client_cert`.
+pub const CODEX_ABI_VERSION_MINOR: u32 = 2;
 
 /// The ABI version this header describes: `major * 1000 + minor` (1000 is 1.0). Compare it
 /// with `codex_abi_version()`, the version of the library actually loaded.

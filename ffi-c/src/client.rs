@@ -393,6 +393,15 @@ ffi_fn! {
 }
 
 ffi_fn! {
+    /// Whether the connection dropped and the client is reconnecting (with
+    /// `codex_options_set_reconnect`); requests made now wait for the rejoin. False for NULL
+    /// or a freed client. Thread: any, including inside callbacks. ABI 1.2.
+    unsafe fn codex_client_is_reconnecting(client: *const codex_client_t) -> bool {
+        shared(client).is_ok_and(|s| s.core.is_reconnecting())
+    } ?= false
+}
+
+ffi_fn! {
     /// Set (or with a NULL `callback`, remove) the callback of one kind:
     /// `CODEX_CALLBACK_NOTIFICATION`, `CODEX_CALLBACK_SERVER_REQUEST` or
     /// `CODEX_CALLBACK_CONNECTION`. `userdata` is passed back unchanged.

@@ -46,6 +46,11 @@ pub enum codex_status_t {
     /// The request was cancelled by `codex_client_cancel_request` before its answer came (an
     /// MCP server is told with `notifications/cancelled`). ABI 1.1.
     CODEX_STATUS_CANCELLED = 15,
+    /// The connection dropped while the request was in flight and the client is reconnecting
+    /// (`codex_options_set_reconnect`): whether the server acted on it is unknown. Retryable
+    /// once `CODEX_EVENT_RECONNECTED` came. Also what answering a server request of the lost
+    /// connection returns (the server asks again after the rejoin). ABI 1.2.
+    CODEX_STATUS_CONNECTION_LOST = 16,
 }
 
 use codex_status_t::*;
@@ -92,6 +97,7 @@ pub(crate) fn status_of(e: &Error) -> codex_status_t {
         Error::AlreadyResponded => CODEX_STATUS_ALREADY_RESPONDED,
         Error::Unsupported(_) => CODEX_STATUS_UNSUPPORTED,
         Error::Cancelled(_) => CODEX_STATUS_CANCELLED,
+        Error::ConnectionLost(_) => CODEX_STATUS_CONNECTION_LOST,
         _ => CODEX_STATUS_INTERNAL,
     }
 }
@@ -267,6 +273,7 @@ ffi_fn! {
             13 => c"CODEX_STATUS_PANIC",
             14 => c"CODEX_STATUS_INTERNAL",
             15 => c"CODEX_STATUS_CANCELLED",
+            16 => c"CODEX_STATUS_CONNECTION_LOST",
             _ => c"CODEX_STATUS_UNKNOWN",
         };
         s.as_ptr()

@@ -5,7 +5,9 @@ use std::collections::HashSet;
 use std::ffi::{c_char, c_void, CString};
 use std::sync::{Arc, LazyLock, Mutex, OnceLock};
 
-use codex_client::{ConnectionEvent, DisconnectInfo, Error, Event, Notification};
+use codex_client::{
+    ConnectionEvent, DisconnectInfo, Error, Event, Notification, ReconnectAttempt, Rejoined,
+};
 use serde_json::value::RawValue;
 
 use crate::client::lock;
@@ -35,6 +37,15 @@ pub enum codex_event_kind_t {
     /// The connection ended (last event of a connection): `error_message` (the reason) and
     /// `stderr_tail`.
     CODEX_EVENT_DISCONNECTED = 6,
+    /// The connection dropped and the client is about to reconnect (with
+    /// `codex_options_set_reconnect`): `reconnect_attempt`, `reconnect_delay_ms`,
+    /// `error_message` (why: the drop, or the last attempt's failure), `reconnect_json`.
+    /// ABI 1.2.
+    CODEX_EVENT_RECONNECTING = 7,
+    /// The client reconnected and resumed its threads: `reconnect_attempt` (attempts it
+    /// took), `reconnect_json` (threads resumed and not, requests failed, turns ended).
+    /// ABI 1.2.
+    CODEX_EVENT_RECONNECTED = 8,
 }
 
 use codex_event_kind_t::*;
@@ -59,6 +70,8 @@ pub(crate) enum Body {
     Error(String),
     Overflow(u64),
     Disconnected(DisconnectInfo),
+    Reconnecting(ReconnectAttempt),
+    Reconnected(Rejoined),
 }
 
 /// One event. Opaque.
@@ -76,6 +89,7 @@ pub struct codex_event_t {
     result: OnceLock<Option<CString>>,
     message: OnceLock<Option<CString>>,
     stderr_tail: OnceLock<Option<CString>>,
+    reconnect: OnceLock<Option<CString>>,
     rpc: OnceLock<Option<RpcParts>>,
 }
 
@@ -91,6 +105,7 @@ impl codex_event_t {
             result: OnceLock::new(),
             message: OnceLock::new(),
             stderr_tail: OnceLock::new(),
+            reconnect: OnceLock::new(),
             rpc: OnceLock::new(),
         }
     }
@@ -111,6 +126,8 @@ impl codex_event_t {
             Event::Connection(ConnectionEvent::Error(m)) => Body::Error(m),
             Event::Connection(ConnectionEvent::Overflow { dropped }) => Body::Overflow(dropped),
             Event::Connection(ConnectionEvent::Disconnected(info)) => Body::Disconnected(info),
+            Event::Connection(ConnectionEvent::Reconnecting(a)) => Body::Reconnecting(a),
+            Event::Connection(ConnectionEvent::Reconnected(r)) => Body::Reconnected(r),
             Event::Connection(other) => Body::Error(format!("{other:?}")),
             other => Body::Error(format!("unclassified event: {other:?}")),
         };
@@ -125,6 +142,8 @@ impl codex_event_t {
             Body::Error(_) => CODEX_EVENT_ERROR,
             Body::Overflow(_) => CODEX_EVENT_OVERFLOW,
             Body::Disconnected(_) => CODEX_EVENT_DISCONNECTED,
+            Body::Reconnecting(_) => CODEX_EVENT_RECONNECTING,
+            Body::Reconnected(_) => CODEX_EVENT_RECONNECTED,
         }
     }
 
@@ -358,7 +377,65 @@ ffi_fn! {
             Body::Response(Response { outcome: Err(err), .. }) => Some(to_cstring(&err.to_string())),
             Body::Error(m) => Some(to_cstring(m)),
             Body::Disconnected(info) => Some(to_cstring(&info.reason)),
+            Body::Reconnecting(a) => Some(to_cstring(&a.cause)),
             _ => None,
+        }))
+    } ?= std::ptr::null()
+}
+
+ffi_fn! {
+    /// RECONNECTING: the attempt about to be made (1 for the first); RECONNECTED: the attempts
+    /// it took. 0 for other kinds. Thread: as every event accessor (see `codex_event_kind`).
+    /// ABI 1.2.
+    unsafe fn codex_event_reconnect_attempt(event: *const codex_event_t) -> u32 {
+        with(event, 0, |e| match &e.body {
+            Body::Reconnecting(a) => a.attempt,
+            Body::Reconnected(r) => r.attempts,
+            _ => 0,
+        })
+    } ?= 0
+}
+
+ffi_fn! {
+    /// RECONNECTING: how long the client waits before this attempt, in milliseconds; 0
+    /// otherwise. Thread: as every event accessor (see `codex_event_kind`). ABI 1.2.
+    unsafe fn codex_event_reconnect_delay_ms(event: *const codex_event_t) -> u64 {
+        with(event, 0, |e| match &e.body {
+            Body::Reconnecting(a) => a.delay.as_millis() as u64,
+            _ => 0,
+        })
+    } ?= 0
+}
+
+ffi_fn! {
+    /// The whole report of a RECONNECTING or RECONNECTED event as JSON text; NULL for other
+    /// kinds. RECONNECTING: `{"attempt","maxAttempts","delayMs","cause"}`. RECONNECTED:
+    /// `{"attempts","threads":[id…],"failedThreads":[{"threadId","error"}…],
+    /// "requestsFailed","serverRequestsDropped","turnsEnded":[{"threadId","turnId","status"}…]}`.
+    /// Ownership: the event's. Thread: as every event accessor (see `codex_event_kind`).
+    /// ABI 1.2.
+    unsafe fn codex_event_reconnect_json(event: *const codex_event_t) -> *const c_char {
+        with(event, std::ptr::null(), |e| cached(&e.reconnect, || {
+            let v = match &e.body {
+                Body::Reconnecting(a) => serde_json::json!({
+                    "attempt": a.attempt, "maxAttempts": a.max_attempts,
+                    "delayMs": a.delay.as_millis() as u64, "cause": a.cause,
+                }),
+                Body::Reconnected(r) => serde_json::json!({
+                    "attempts": r.attempts,
+                    "threads": r.threads,
+                    "failedThreads": r.failed_threads.iter()
+                        .map(|(t, e)| serde_json::json!({"threadId": t, "error": e}))
+                        .collect::<Vec<_>>(),
+                    "requestsFailed": r.requests_failed,
+                    "serverRequestsDropped": r.server_requests_dropped,
+                    "turnsEnded": r.turns_ended.iter()
+                        .map(|(t, u, s)| serde_json::json!({"threadId": t, "turnId": u, "status": s}))
+                        .collect::<Vec<_>>(),
+                }),
+                _ => return None,
+            };
+            Some(to_cstring(&v.to_string()))
         }))
     } ?= std::ptr::null()
 }

@@ -649,6 +649,102 @@ ffi_fn! {
     }
 }
 
+ffi_fn! {
+    /// Reconnect automatically when the connection drops without `codex_client_disconnect`
+    /// (the server exited, the socket closed or reset, a missed heartbeat): the same transport
+    /// is opened again, the handshake redone and every thread loaded on the connection
+    /// resumed (see "Reconnect" in the header). Attempt n (0-based) first waits a random time
+    /// in [0, min(cap_ms, base_ms * 2^n)]. `max_attempts` 0 turns it off (the default); 0 for
+    /// `base_ms` / `cap_ms` means 250 / 5000. Errors: INVALID_ARGUMENT (not a live options
+    /// object). Thread: any. ABI 1.2.
+    unsafe fn codex_options_set_reconnect(
+        opts: *mut codex_options_t,
+        max_attempts: u32,
+        base_ms: u64,
+        cap_ms: u64,
+    ) -> codex_status_t {
+        let d = codex_client::ReconnectPolicy::default();
+        let policy = (max_attempts > 0).then(|| -> Result<_, Fail> {
+            Ok(codex_client::ReconnectPolicy {
+                max_attempts,
+                base: timeout(base_ms, "base_ms", d.base)?,
+                cap: timeout(cap_ms, "cap_ms", d.cap)?,
+            })
+        });
+        let policy = policy.transpose()?;
+        with_options(opts, |c| {
+            c.options.reconnect = policy;
+            Ok(())
+        })
+    }
+}
+
+ffi_fn! {
+    /// WebSocket heartbeat (ws://, wss://, unix sockets): a ping every `interval_ms`; when
+    /// nothing comes from the server for `interval_ms + timeout_ms` the connection drops (and
+    /// reconnects, with `codex_options_set_reconnect`). Default: on, 15000 / 10000.
+    /// `interval_ms` 0 turns it off; `timeout_ms` 0 means 10000. Errors: INVALID_ARGUMENT (not
+    /// a live options object, too large). Thread: any. ABI 1.2.
+    unsafe fn codex_options_set_heartbeat(
+        opts: *mut codex_options_t,
+        interval_ms: u64,
+        timeout_ms: u64,
+    ) -> codex_status_t {
+        let d = codex_client::Heartbeat::default();
+        let hb = if interval_ms == 0 {
+            None
+        } else {
+            Some(codex_client::Heartbeat {
+                interval: timeout(interval_ms, "interval_ms", d.interval)?,
+                timeout: timeout(timeout_ms, "timeout_ms", d.timeout)?,
+            })
+        };
+        with_options(opts, |c| {
+            c.options.heartbeat = hb;
+            Ok(())
+        })
+    }
+}
+
+ffi_fn! {
+    /// Trust the CA certificates in this PEM file (path copied) for `wss://`, besides the
+    /// system's roots. NULL removes it. Server names are always checked. The file is read at
+    /// connect (an unreadable one fails the connect with INVALID_ARGUMENT naming it).
+    /// Errors: INVALID_ARGUMENT (not a live options object, not UTF-8). Thread: any. ABI 1.2.
+    unsafe fn codex_options_set_tls_ca_file(
+        opts: *mut codex_options_t,
+        path: *const c_char,
+    ) -> codex_status_t {
+        let path = opt_str(path, "path")?.map(std::path::PathBuf::from);
+        with_options(opts, |c| {
+            c.options.tls.ca_file = path;
+            Ok(())
+        })
+    }
+}
+
+ffi_fn! {
+    /// Present this client certificate chain and private key (PEM files, paths copied) on
+    /// `wss://` when the server asks for one. NULL for both removes it.
+    /// Errors: INVALID_ARGUMENT (not a live options object, only one of the two given, not
+    /// UTF-8). Thread: any. ABI 1.2.
+    unsafe fn codex_options_set_tls_client_cert(
+        opts: *mut codex_options_t,
+        cert_path: *const c_char,
+        key_path: *const c_char,
+    ) -> codex_status_t {
+        let pair = match (opt_str(cert_path, "cert_path")?, opt_str(key_path, "key_path")?) {
+            (Some(c), Some(k)) => Some((c.into(), k.into())),
+            (None, None) => None,
+            _ => return Err(invalid_arg("give both cert_path and key_path, or neither")),
+        };
+        with_options(opts, |c| {
+            c.options.tls.client_cert = pair;
+            Ok(())
+        })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -74,13 +74,6 @@ typedef struct {
         if (timed_out_) FAIL("no %s within %d s", what, MCP_WAIT_S);                         \
     } while (0)
 
-#define CHECK_HAS(text, needle)                                                              \
-    do {                                                                                     \
-        const char *t_ = (text);                                                             \
-        if (t_ == NULL || strstr(t_, (needle)) == NULL)                                      \
-            FAIL("%s does not contain %s: %.3000s", #text, needle, t_ ? t_ : "(null)");      \
-    } while (0)
-
 static inline void mcp_reset(void) {
     pthread_mutex_lock(&MS.mu);
     MS.progress_n = MS.long_progress_n = MS.log_messages = 0;

@@ -42,6 +42,13 @@
 
 #define CHECK_OK(expr) CHECK_STATUS(expr, CODEX_STATUS_OK)
 
+#define CHECK_HAS(text, needle)                                                              \
+    do {                                                                                     \
+        const char *t_ = (text);                                                             \
+        if (t_ == NULL || strstr(t_, (needle)) == NULL)                                      \
+            FAIL("%s does not contain %s: %.3000s", #text, needle, t_ ? t_ : "(null)");      \
+    } while (0)
+
 static inline const char *env_or_die(const char *name) {
     const char *v = getenv(name);
     if (v == NULL || *v == '\0') FAIL("environment variable %s is not set (run scripts/test-c.sh)", name);
