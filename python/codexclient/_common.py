@@ -214,6 +214,21 @@ def _same(v: Any) -> Any:
     return v
 
 
+def _policy(
+    value: Union[bool, Mapping[str, float], None], name: str, keys: Tuple[str, ...]
+) -> Union[bool, Dict[str, float], None]:
+    """``reconnect=`` / ``heartbeat=``: ``None`` (default), ``True`` / ``False``, or a mapping
+    with some of ``keys`` (seconds for durations)."""
+    if value is None or isinstance(value, bool):
+        return value
+    if not isinstance(value, Mapping):
+        raise InvalidArgumentError(f"{name} is True, False or a dict with {', '.join(keys)}")
+    unknown = set(value) - set(keys)
+    if unknown:
+        raise InvalidArgumentError(f"{name}: unknown key(s) {sorted(unknown)} (known: {', '.join(keys)})")
+    return {k: float(v) for k, v in value.items()}
+
+
 def arguments_json(arguments: Optional[Mapping[str, Any]]) -> str:
     """JSON text of tool or prompt arguments (``null``: none)."""
     return "null" if arguments is None else dumps(as_params(arguments, "arguments"))
@@ -359,9 +374,21 @@ class ClientBase:
         headers: Optional[Mapping[str, str]] = None,
         mcp_roots: Optional[Sequence[Root]] = None,
         mcp_capabilities: Optional[Mapping[str, Any]] = None,
+        reconnect: Union[bool, Mapping[str, float], None] = None,
+        heartbeat: Union[bool, Mapping[str, float], None] = None,
+        tls_ca_file: Optional[PathLike] = None,
+        tls_client_cert: Optional[Tuple[PathLike, PathLike]] = None,
     ) -> None:
         opts = dict(locals())
         del opts["self"], opts["config"]
+        opts["reconnect"] = _policy(reconnect, "reconnect", ("max_attempts", "base", "cap"))
+        opts["heartbeat"] = _policy(heartbeat, "heartbeat", ("interval", "timeout"))
+        if tls_ca_file is not None:
+            opts["tls_ca_file"] = os.fspath(tls_ca_file)
+        if tls_client_cert is not None:
+            if not (isinstance(tls_client_cert, tuple) and len(tls_client_cert) == 2):
+                raise InvalidArgumentError("tls_client_cert is a (cert_path, key_path) pair")
+            opts["tls_client_cert"] = (os.fspath(tls_client_cert[0]), os.fspath(tls_client_cert[1]))
         if isinstance(command, (str, bytes)):
             raise InvalidArgumentError(
                 "command must be a list ([PROGRAM, ARG, ...]); for a command line use "
@@ -407,6 +434,12 @@ class ClientBase:
     def is_connected(self) -> bool:
         """Whether the handshake is done and the server alive."""
         return self._native.is_connected
+
+    @property
+    def is_reconnecting(self) -> bool:
+        """Whether the connection dropped and the client is reconnecting (``reconnect=``):
+        requests made now wait for the rejoin."""
+        return self._native.is_reconnecting
 
     @property
     def initialize_result(self) -> Optional[InitializeResult]:
@@ -629,7 +662,9 @@ class ClientBase:
                 self._handle_request(ev)
             elif type(ev) is ConnectionEvent:
                 h = self._connection_handler
-                if ev.kind != "disconnected":
+                if ev.kind == "reconnected":
+                    logger.info("connection event: %s", ev.message)
+                elif ev.kind != "disconnected":
                     logger.warning("connection event: %s", ev.message)
                 if h is not None:
                     self._run_result(h(ev))

@@ -21,6 +21,16 @@ class ConnectionClosedError(CodexError):
         self.stderr_tail = stderr_tail
 
 
+class ConnectionLostError(ConnectionClosedError):
+    """The connection dropped while the request was in flight and the client is reconnecting
+    (``reconnect=``): whether the server acted on it is unknown. Retry it after the
+    ``reconnected`` connection event (``retryable`` is True). Answering a server request of
+    the lost connection raises it too: the server asks again after the rejoin. A subclass of
+    :class:`ConnectionClosedError`, so code written before reconnect still catches it."""
+
+    retryable = True
+
+
 class NotConnectedError(CodexError):
     """A method that needs a connection was called before ``connect()`` or after ``close()``."""
 

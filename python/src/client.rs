@@ -10,7 +10,8 @@ use std::time::Duration;
 
 use codex_client::mcp::{McpRequest, Root};
 use codex_client::{
-    Client, ClientOptions, Delivery, Event, Helper, Input, McpCommand, TransportKind,
+    Client, ClientOptions, Delivery, Event, Heartbeat, Helper, Input, McpCommand, ReconnectPolicy,
+    TransportKind,
 };
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
@@ -125,6 +126,43 @@ impl NativeClient {
                 "mcp_capabilities" => {
                     o.mcp.capabilities = Some(json_value(py, &v.extract::<String>()?)?)
                 }
+                "reconnect" => {
+                    o.reconnect = match v.extract::<bool>() {
+                        Ok(on) => on.then(ReconnectPolicy::default),
+                        Err(_) => {
+                            let d: std::collections::HashMap<String, f64> = v.extract()?;
+                            let mut p = ReconnectPolicy::default();
+                            for (key, x) in d {
+                                let sv = x.into_pyobject(py)?.into_any();
+                                match key.as_str() {
+                                    "max_attempts" => p.max_attempts = (x as u32).max(1),
+                                    "base" => p.base = secs(&sv, "reconnect base")?,
+                                    _ => p.cap = secs(&sv, "reconnect cap")?,
+                                }
+                            }
+                            Some(p)
+                        }
+                    }
+                }
+                "heartbeat" => {
+                    o.heartbeat = match v.extract::<bool>() {
+                        Ok(on) => on.then(Heartbeat::default),
+                        Err(_) => {
+                            let d: std::collections::HashMap<String, f64> = v.extract()?;
+                            let mut h = Heartbeat::default();
+                            for (key, x) in d {
+                                let sv = x.into_pyobject(py)?.into_any();
+                                match key.as_str() {
+                                    "interval" => h.interval = secs(&sv, "heartbeat interval")?,
+                                    _ => h.timeout = secs(&sv, "heartbeat timeout")?,
+                                }
+                            }
+                            (!h.interval.is_zero()).then_some(h)
+                        }
+                    }
+                }
+                "tls_ca_file" => o.tls.ca_file = Some(v.extract::<PathBuf>()?),
+                "tls_client_cert" => o.tls.client_cert = Some(v.extract::<(PathBuf, PathBuf)>()?),
                 "callbacks" if v.is_truthy()? => o.delivery = Delivery::Callbacks,
                 "callbacks" => {}
                 _ => return Err(bad(format!("unknown option {k}"))),
@@ -223,6 +261,12 @@ impl NativeClient {
     #[getter]
     fn is_connected(&self) -> bool {
         self.client.is_connected()
+    }
+
+    /// Whether the connection dropped and the client is reconnecting.
+    #[getter]
+    fn is_reconnecting(&self) -> bool {
+        self.client.is_reconnecting()
     }
 
     /// The last bytes the server wrote to stderr.

@@ -91,6 +91,13 @@ pub(crate) fn to_py(py: Python<'_>, err: Error) -> PyErr {
                 ("stderr_tail", obj(py, &info.stderr_tail)),
             ],
         ),
+        Error::ConnectionLost(info) => (
+            "ConnectionLostError",
+            vec![
+                ("reason", obj(py, &info.reason)),
+                ("stderr_tail", obj(py, &info.stderr_tail)),
+            ],
+        ),
         Error::Transport(_) => ("TransportError", vec![]),
         Error::Protocol(_) => ("ProtocolError", vec![]),
         Error::InvalidArgument(_) => ("InvalidArgumentError", vec![]),

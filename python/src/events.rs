@@ -305,7 +305,7 @@ pub struct ConnectionEvent {
 
 #[pymethods]
 impl ConnectionEvent {
-    /// `"error"`, `"overflow"` or `"disconnected"`.
+    /// `"error"`, `"overflow"`, `"disconnected"`, `"reconnecting"` or `"reconnected"`.
     #[getter]
     fn kind(&self) -> &'static str {
         match &self.inner {
@@ -358,6 +358,83 @@ impl ConnectionEvent {
     fn stderr_tail(&self) -> Option<String> {
         match &self.inner {
             CoreConnection::Disconnected(info) => Some(info.stderr_tail.clone()),
+            _ => None,
+        }
+    }
+    /// `reconnecting`: the attempt about to be made (1 for the first); `reconnected`: the
+    /// attempts it took; `None` otherwise.
+    #[getter]
+    fn attempt(&self) -> Option<u32> {
+        match &self.inner {
+            CoreConnection::Reconnecting(a) => Some(a.attempt),
+            CoreConnection::Reconnected(r) => Some(r.attempts),
+            _ => None,
+        }
+    }
+    /// `reconnecting`: the attempts the policy allows.
+    #[getter]
+    fn max_attempts(&self) -> Option<u32> {
+        match &self.inner {
+            CoreConnection::Reconnecting(a) => Some(a.max_attempts),
+            _ => None,
+        }
+    }
+    /// `reconnecting`: seconds the client waits before this attempt.
+    #[getter]
+    fn delay(&self) -> Option<f64> {
+        match &self.inner {
+            CoreConnection::Reconnecting(a) => Some(a.delay.as_secs_f64()),
+            _ => None,
+        }
+    }
+    /// `reconnecting`: why the connection dropped (or why the last attempt failed).
+    #[getter]
+    fn cause(&self) -> Option<String> {
+        match &self.inner {
+            CoreConnection::Reconnecting(a) => Some(a.cause.clone()),
+            _ => None,
+        }
+    }
+    /// `reconnected`: the threads resumed.
+    #[getter]
+    fn threads(&self) -> Option<Vec<String>> {
+        match &self.inner {
+            CoreConnection::Reconnected(r) => Some(r.threads.clone()),
+            _ => None,
+        }
+    }
+    /// `reconnected`: the threads that could not be resumed, as `(thread_id, error)`.
+    #[getter]
+    fn failed_threads(&self) -> Option<Vec<(String, String)>> {
+        match &self.inner {
+            CoreConnection::Reconnected(r) => Some(r.failed_threads.clone()),
+            _ => None,
+        }
+    }
+    /// `reconnected`: requests that were in flight when the connection dropped (each raised
+    /// `ConnectionLostError`).
+    #[getter]
+    fn requests_failed(&self) -> Option<u64> {
+        match &self.inner {
+            CoreConnection::Reconnected(r) => Some(r.requests_failed),
+            _ => None,
+        }
+    }
+    /// `reconnected`: server requests of the lost connection (the server asks again for those
+    /// it still needs).
+    #[getter]
+    fn server_requests_dropped(&self) -> Option<u64> {
+        match &self.inner {
+            CoreConnection::Reconnected(r) => Some(r.server_requests_dropped),
+            _ => None,
+        }
+    }
+    /// `reconnected`: turns that ended while the connection was down, as `(thread_id,
+    /// turn_id, status)` (their `turn/completed` was delivered first).
+    #[getter]
+    fn turns_ended(&self) -> Option<Vec<(String, String, String)>> {
+        match &self.inner {
+            CoreConnection::Reconnected(r) => Some(r.turns_ended.clone()),
             _ => None,
         }
     }
