@@ -33,6 +33,7 @@ printf '%-10s %14s %10s %8s %10s\n' target executions exec/s crashes peak-rss
 for t in "${targets[@]}"; do
   corpus="$CARGO_TARGET_DIR/corpus/$t"
   artifacts="$CARGO_TARGET_DIR/artifacts/$t"
+  rm -rf "$artifacts"
   mkdir -p "$corpus" "$artifacts"
   out="$CARGO_TARGET_DIR/$t.log"
   set +e

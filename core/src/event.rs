@@ -23,11 +23,11 @@ pub struct Notification {
 /// Ids that most thread-scoped payloads carry, parsed without building a full value.
 #[derive(serde::Deserialize, Default)]
 struct Scope<'a> {
-    #[serde(default, rename = "threadId", borrow)]
+    #[serde(default, rename = "threadId", borrow, deserialize_with = "str_or_none")]
     thread_id: Option<std::borrow::Cow<'a, str>>,
-    #[serde(default, rename = "turnId", borrow)]
+    #[serde(default, rename = "turnId", borrow, deserialize_with = "str_or_none")]
     turn_id: Option<std::borrow::Cow<'a, str>>,
-    #[serde(default, borrow)]
+    #[serde(default, borrow, deserialize_with = "str_or_none")]
     delta: Option<std::borrow::Cow<'a, str>>,
     /// `turn/started` and `turn/completed` carry the turn as `params.turn`.
     #[serde(default, borrow)]
@@ -40,19 +40,57 @@ struct TurnId<'a> {
     id: Option<std::borrow::Cow<'a, str>>,
 }
 
-/// `threadId` and `turnId` of a payload, parsed in one pass (the router's hot path).
+/// `threadId` and `turnId` of a payload, parsed in one pass (the router's hot path). A member
+/// that is not a string counts as absent (and does not hide the other one).
 #[derive(serde::Deserialize, Default)]
 pub(crate) struct Ids<'a> {
-    #[serde(default, rename = "threadId", borrow)]
+    #[serde(default, rename = "threadId", borrow, deserialize_with = "str_or_none")]
     pub thread_id: Option<std::borrow::Cow<'a, str>>,
-    #[serde(default, rename = "turnId", borrow)]
+    #[serde(default, rename = "turnId", borrow, deserialize_with = "str_or_none")]
     pub turn_id: Option<std::borrow::Cow<'a, str>>,
+}
+
+/// A string member, or `None` for any other value (found by fuzzing: a numeric `turnId`
+/// used to make the whole fallback parse fail and lose the `threadId`).
+fn str_or_none<'de, D: serde::Deserializer<'de>>(
+    d: D,
+) -> std::result::Result<Option<std::borrow::Cow<'de, str>>, D::Error> {
+    #[derive(serde::Deserialize)]
+    #[serde(untagged)]
+    enum StrOr<'a> {
+        Str(#[serde(borrow)] std::borrow::Cow<'a, str>),
+        Other(serde::de::IgnoredAny),
+    }
+    Ok(match <StrOr as serde::Deserialize>::deserialize(d)? {
+        StrOr::Str(s) => Some(s),
+        StrOr::Other(_) => None,
+    })
 }
 
 /// [`Ids`] of a params payload (empty when it is not an object).
 pub(crate) fn ids(params: &RawValue) -> Ids<'_> {
     let json = params.get();
     fast_ids(json).unwrap_or_else(|| serde_json::from_str(json).unwrap_or_default())
+}
+
+#[cfg(test)]
+mod ids_tests {
+    use super::*;
+
+    #[test]
+    fn a_non_string_member_does_not_hide_the_other_id() {
+        // The fuzzer's case: an escaped threadId sends the scan to serde, whose parse of the
+        // numeric turnId used to fail the whole struct.
+        let raw = RawValue::from_string(
+            r#"{"threadId":"a\nb","turnId":  4444.5}"#.to_owned(),
+        )
+        .unwrap();
+        let ids = ids(&raw);
+        assert_eq!(ids.thread_id.as_deref(), Some("a\nb"));
+        assert_eq!(ids.turn_id, None);
+        let raw = RawValue::from_string(r#"{"threadId":"t\"x","turnId":null}"#.to_owned()).unwrap();
+        assert_eq!(super::ids(&raw).thread_id.as_deref(), Some("t\"x"));
+    }
 }
 
 /// Store a scanned string member in `slot`; an escaped string asks for the serde fallback.
