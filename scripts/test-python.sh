@@ -68,10 +68,34 @@ export PATH="$(dirname "$PY_FIRST"):$PATH"
   --force-reinstall "$ROOT" >&2
 WHEELS="$PYCACHE/wheels"
 rm -rf "$WHEELS" && mkdir -p "$WHEELS"
-"$PY_FIRST" -m pip wheel -q --disable-pip-version-check --no-build-isolation --no-deps \
-  -w "$WHEELS" "$ROOT" >&2
+# The distributable wheel, with its manylinux tag (pip's build keeps the local linux tag).
+(cd "$ROOT" && "$(dirname "$PY_FIRST")/maturin" build --release -q -o "$WHEELS" >&2)
 WHEEL=$(ls "$WHEELS"/codexclient-*-cp39-abi3-*.whl)
 log "built $(basename "$WHEEL") in $(( $(date +%s) - t0 )) s"
+
+# The artefacts a user gets: a manylinux wheel of at most 5 MB (release profile without debug
+# info, stripped), an sdist, and the wheel working in a fresh venv.
+wheel_bytes=$(stat -c %s "$WHEEL")
+log "wheel: $(basename "$WHEEL"), $((wheel_bytes / 1024)) KiB"
+case "$(basename "$WHEEL")" in
+  *-manylinux_2_*_x86_64.whl|*-manylinux_2_*_aarch64.whl) ;;
+  *) log "FAILED: the wheel has no manylinux platform tag: $(basename "$WHEEL")"; exit 1 ;;
+esac
+[ "$wheel_bytes" -le $((5 * 1024 * 1024)) ] || { log "FAILED: the wheel is over 5 MB"; exit 1; }
+"$(dirname "$PY_FIRST")/maturin" sdist -o "$WHEELS" >&2
+SDIST=$(ls "$WHEELS"/codexclient-*.tar.gz)
+log "sdist: $(basename "$SDIST"), $(( $(stat -c %s "$SDIST") / 1024 )) KiB"
+SMOKE="$PYCACHE/smoke-venv"
+rm -rf "$SMOKE"
+"$PY_FIRST" -m venv "$SMOKE"
+"$SMOKE/bin/python" -m pip install -q --disable-pip-version-check --no-deps "$WHEEL" >&2
+cargo build -q -p codex-fake-app-server
+FAKE_BIN="$CARGO_TARGET_DIR/debug/fake-app-server" "$SMOKE/bin/python" - <<'PY' >&2
+import os, codexclient
+with codexclient.Client(codex_bin=os.environ["FAKE_BIN"]) as c:
+    assert c.request("smoke/test", {"a": 1}) == {"method": "smoke/test", "params": {"a": 1}}
+print("wheel smoke test: codexclient", codexclient.__version__, "from", codexclient.__file__)
+PY
 
 failed=()
 for v in $VERSIONS; do
