@@ -81,10 +81,8 @@ mod ids_tests {
     fn a_non_string_member_does_not_hide_the_other_id() {
         // The fuzzer's case: an escaped threadId sends the scan to serde, whose parse of the
         // numeric turnId used to fail the whole struct.
-        let raw = RawValue::from_string(
-            r#"{"threadId":"a\nb","turnId":  4444.5}"#.to_owned(),
-        )
-        .unwrap();
+        let raw =
+            RawValue::from_string(r#"{"threadId":"a\nb","turnId":  4444.5}"#.to_owned()).unwrap();
         let ids = ids(&raw);
         assert_eq!(ids.thread_id.as_deref(), Some("a\nb"));
         assert_eq!(ids.turn_id, None);
