@@ -1586,6 +1586,19 @@ def generate(schema_dir):
     for n in sorted(tagged_needing):
         emit_exp_fields(o, items[n])
 
+    # The table of the round-trip property tests (core/src/protocol/tests.rs): every item that
+    # is a schema definition of its own (not an alias), with its serde round trip.
+    o.line("/// Every generated type that is a schema definition, with a function that deserializes")
+    o.line("/// JSON text into it and serializes it back (the round-trip property tests).")
+    o.line("#[cfg(test)]")
+    o.line("#[allow(clippy::type_complexity)]")
+    o.line("pub(crate) const ROUNDTRIP: &[(&str, fn(&str) -> Result<String, String>)] = &[")
+    for n in sorted(items):
+        if n in exp_defs and items[n].kind != "alias":
+            o.line(f"    ({rust_str(n)}, super::roundtrip::<{n}>),")
+    o.line("];")
+    o.line()
+
     text = o.text()
     exp_fields = {n: [f.wire for f in it.fields if f.experimental] for n, it in items.items()
                   if it.kind == "struct" and any(f.experimental for f in it.fields) and not it.experimental_type}

@@ -132,6 +132,15 @@ pub fn client_method_is_experimental(method: &str) -> Option<bool> {
 }
 
 /// Runtime helpers for the generated code.
+/// Deserialize `json` into `T` and serialize it back (the round-trip property tests).
+#[cfg(test)]
+pub(crate) fn roundtrip<T: Serialize + serde::de::DeserializeOwned>(
+    json: &str,
+) -> std::result::Result<String, String> {
+    let v: T = serde_json::from_str(json).map_err(|e| format!("does not deserialize: {e}"))?;
+    serde_json::to_string(&v).map_err(|e| format!("does not serialize: {e}"))
+}
+
 mod rt {
     use serde::de::DeserializeOwned;
     use serde::ser::Error as _;
