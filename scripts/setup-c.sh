@@ -15,13 +15,7 @@ command -v cc >/dev/null 2>&1 || missing+=(gcc)
 command -v c++ >/dev/null 2>&1 || missing+=(g++)
 command -v pkg-config >/dev/null 2>&1 || missing+=(pkg-config)
 command -v valgrind >/dev/null 2>&1 || missing+=(valgrind)
-if [ ${#missing[@]} -gt 0 ]; then
-  command -v apt-get >/dev/null 2>&1 || { log "missing ${missing[*]} and no apt-get: install them"; exit 1; }
-  SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO="sudo"
-  log "installing ${missing[*]} with apt-get"
-  $SUDO apt-get update -qq >&2
-  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}" >&2
-fi
+bash "$(dirname "$0")/apt-install.sh" setup-c "${missing[@]}"
 
 if ! rustup run nightly rustc --version >/dev/null 2>&1; then
   command -v rustup >/dev/null 2>&1 || { log "missing rustup: install Rust with rustup (a nightly toolchain is needed to generate the header)"; exit 1; }

@@ -14,7 +14,7 @@ use codex_client::{
 use serde_json::json;
 use std::collections::HashSet;
 use std::time::{Duration, Instant};
-use support::proxy::CutProxy;
+use support::proxy::relayed_app_server;
 use support::*;
 
 fn policy(on: bool) -> Option<ReconnectPolicy> {
@@ -105,6 +105,13 @@ fn drain(
     (detect, kept)
 }
 
+/// SIGKILL the server, then drain until the reconnect (or the end); the time to detect.
+fn kill_and_drain(c: &Client, l: &mut Ledger, on: bool) -> (Option<Duration>, Vec<Event>) {
+    let t = Instant::now();
+    kill(c.server_pid().unwrap());
+    drain(c, l, t, |e| if on { reconnected(e) } else { ended(e) })
+}
+
 fn reconnected(ev: &Event) -> bool {
     matches!(ev, Event::Connection(ConnectionEvent::Reconnected(_)))
 }
@@ -117,11 +124,26 @@ fn kill(pid: u32) {
     unsafe { libc::kill(pid as i32, libc::SIGKILL) };
 }
 
-/// Finish a row: the outcome of the fault, then a request that shows whether the client
-/// works again, then disconnect.
+/// Finish a row: the outcome of the fault, then (with reconnect) a request that shows whether
+/// the client works again, then disconnect.
 fn settle(c: &Client, outcome: &str, on: bool) -> String {
+    settle_with(c, outcome, on, "model/list", json!({}))
+}
+
+/// [`settle`] for the fake server, which answers `test/slow`.
+fn settle_fake(c: &Client, outcome: &str, on: bool) -> String {
+    settle_with(c, outcome, on, "test/slow", json!({"ms": 0}))
+}
+
+fn settle_with(
+    c: &Client,
+    outcome: &str,
+    on: bool,
+    method: &str,
+    params: serde_json::Value,
+) -> String {
     let after = if on {
-        match c.request_blocking("model/list", json!({})) {
+        match c.request_blocking(method, params) {
             Ok(_) => "; next request ok".to_string(),
             Err(e) => format!("; next request: {e}"),
         }
@@ -148,14 +170,7 @@ fn killed_mid_request(on: bool) -> Row {
     assert!(wait_until(Duration::from_secs(10), || c
         .stderr_tail()
         .contains("received test/hang")));
-    let t = Instant::now();
-    kill(c.server_pid().unwrap());
-    let (detect, evs) = drain(
-        &c,
-        &mut l,
-        t,
-        |e| if on { reconnected(e) } else { ended(e) },
-    );
+    let (detect, evs) = kill_and_drain(&c, &mut l, on);
     let lost = evs
         .iter()
         .filter(|e| matches!(e, Event::Response(r) if matches!(r.result, Err(codex_client::Error::ConnectionLost(_)) | Err(codex_client::Error::Disconnected(_)))))
@@ -171,20 +186,6 @@ fn killed_mid_request(on: bool) -> Row {
         detect,
         unanswered: l.unanswered(),
     }
-}
-
-/// [`settle`] for the fake server, which answers `test/slow`.
-fn settle_fake(c: &Client, outcome: &str, on: bool) -> String {
-    let after = if on {
-        match c.request_blocking("test/slow", json!({"ms": 0})) {
-            Ok(_) => "; next request ok".to_string(),
-            Err(e) => format!("; next request: {e}"),
-        }
-    } else {
-        String::new()
-    };
-    c.disconnect();
-    format!("{outcome}{after}")
 }
 
 fn killed_mid_turn(env: &RealEnv, on: bool, approval: bool) -> Row {
@@ -218,14 +219,7 @@ fn killed_mid_turn(env: &RealEnv, on: bool, approval: bool) -> Row {
     for _ in 0..5 {
         l.send(&c, "thread/read", json!({"threadId": thread}));
     }
-    let t = Instant::now();
-    kill(c.server_pid().unwrap());
-    let (detect, evs) = drain(
-        &c,
-        &mut l,
-        t,
-        |e| if on { reconnected(e) } else { ended(e) },
-    );
+    let (detect, evs) = kill_and_drain(&c, &mut l, on);
     let turn_end = evs.iter().find_map(|e| match e {
         Event::Notification(n) if n.method == "turn/completed" => Some(
             n.params_value()["turn"]["status"]
@@ -251,17 +245,10 @@ fn killed_mid_turn(env: &RealEnv, on: bool, approval: bool) -> Row {
 }
 
 fn websocket(env: &RealEnv, on: bool, stall: bool) -> Row {
-    let server = ListeningServer::start(env, "ws://127.0.0.1:0", &[], None);
-    let target = server
-        .url
-        .clone()
-        .unwrap()
-        .trim_start_matches("ws://")
-        .to_owned();
-    let proxy = CutProxy::start(&target);
+    let (server, proxy, url) = relayed_app_server(env);
     let opts: ClientOptions = env
         .options()
-        .websocket(format!("ws://{}", proxy.addr), None)
+        .websocket(&url, None)
         .delivery(Delivery::Poll)
         .reconnect(policy(on))
         .heartbeat(Some(codex_client::Heartbeat {

@@ -11,7 +11,7 @@ use codex_client::{
 use serde_json::json;
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
-use support::proxy::CutProxy;
+use support::proxy::relayed_app_server;
 use support::*;
 
 fn quick() -> Option<ReconnectPolicy> {
@@ -237,17 +237,10 @@ fn a_killed_server_is_respawned_the_thread_resumed_and_the_lost_turn_ends_interr
 #[test]
 fn a_websocket_cut_mid_turn_resumes_without_gaps_or_duplicates() {
     let env = RealEnv::new();
-    let server = ListeningServer::start(&env, "ws://127.0.0.1:0", &[], None);
-    let target = server
-        .url
-        .clone()
-        .unwrap()
-        .trim_start_matches("ws://")
-        .to_owned();
-    let proxy = CutProxy::start(&target);
+    let (_server, proxy, url) = relayed_app_server(&env);
     let c = codex_client::Client::new(
         env.options()
-            .websocket(format!("ws://{}", proxy.addr), None)
+            .websocket(&url, None)
             .delivery(Delivery::Poll)
             .reconnect(quick()),
     );
@@ -311,17 +304,10 @@ fn a_websocket_cut_mid_turn_resumes_without_gaps_or_duplicates() {
 #[test]
 fn a_websocket_cut_during_an_approval_delivers_it_again_and_answering_completes_the_turn() {
     let env = RealEnv::new();
-    let server = ListeningServer::start(&env, "ws://127.0.0.1:0", &[], None);
-    let target = server
-        .url
-        .clone()
-        .unwrap()
-        .trim_start_matches("ws://")
-        .to_owned();
-    let proxy = CutProxy::start(&target);
+    let (_server, proxy, url) = relayed_app_server(&env);
     let opts: ClientOptions = env
         .options()
-        .websocket(format!("ws://{}", proxy.addr), None)
+        .websocket(&url, None)
         .delivery(Delivery::Poll)
         .reconnect(quick());
     let c = codex_client::Client::new(opts);
@@ -364,17 +350,10 @@ fn short_heartbeat() -> Option<codex_client::Heartbeat> {
 #[test]
 fn the_heartbeat_notices_a_silent_peer_and_keeps_a_live_idle_one() {
     let env = RealEnv::new();
-    let server = ListeningServer::start(&env, "ws://127.0.0.1:0", &[], None);
-    let target = server
-        .url
-        .clone()
-        .unwrap()
-        .trim_start_matches("ws://")
-        .to_owned();
-    let proxy = CutProxy::start(&target);
+    let (_server, proxy, url) = relayed_app_server(&env);
     let c = codex_client::Client::new(
         env.options()
-            .websocket(format!("ws://{}", proxy.addr), None)
+            .websocket(&url, None)
             .delivery(Delivery::Poll)
             .heartbeat(short_heartbeat()),
     );

@@ -108,3 +108,13 @@ impl Drop for CutProxy {
         self.cut();
     }
 }
+
+/// A real `codex app-server --listen ws://127.0.0.1:PORT` in `env` behind a relay: the server,
+/// the relay, and the `ws://` URL to connect to (the relay's).
+pub fn relayed_app_server(env: &super::RealEnv) -> (super::ListeningServer, CutProxy, String) {
+    let server = super::ListeningServer::start(env, "ws://127.0.0.1:0", &[], None);
+    let target = server.url.clone().unwrap();
+    let proxy = CutProxy::start(target.trim_start_matches("ws://"));
+    let url = format!("ws://{}", proxy.addr);
+    (server, proxy, url)
+}
