@@ -232,11 +232,10 @@ impl Client {
         };
         let session = {
             let mut slot = self.inner.conn.lock().unwrap();
-            if slot
-                .live
-                .as_ref()
-                .is_some_and(|c| c.lock().unwrap().session.shared.is_open())
-            {
+            if slot.live.as_ref().is_some_and(|c| {
+                let shared = &c.lock().unwrap().session.shared;
+                shared.is_open() || shared.is_reconnecting()
+            }) {
                 return Err(Error::AlreadyConnected);
             }
             if slot.connecting.is_some() {

@@ -64,6 +64,8 @@ fn in_flight_requests_fail_as_lost_and_requests_made_meanwhile_wait_for_the_rejo
         matches!(&hung, Err(e @ Error::ConnectionLost(_)) if e.is_retryable()),
         "{hung:?}"
     );
+    // A client that is reconnecting (or reconnected) is still connected for connect().
+    assert!(matches!(c.connect(), Err(Error::AlreadyConnected)));
     // Made while reconnecting (or just after): held, then answered by the new server.
     let later = c.request_blocking("test/slow", json!({"ms": 0})).unwrap();
     assert_eq!(later["sleptMs"], 0);

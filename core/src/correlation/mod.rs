@@ -260,7 +260,10 @@ impl Correlation {
         tokio::spawn(async move {
             tokio::time::sleep(delay).await;
             if let Some(c) = me.upgrade() {
-                if c.table.lock().unwrap().map.contains_key(&id) {
+                // Under the table's lock: a reconnect that takes the request out meanwhile
+                // also drains this line (see `SessionShared::lose_link`).
+                let table = c.table.lock().unwrap();
+                if table.map.contains_key(&id) {
                     (c.resend)(line);
                 }
             }

@@ -361,8 +361,11 @@ impl SessionShared {
             let _gate = self.send_gate.write().unwrap();
             self.state.store(RECONNECTING, Ordering::Release);
             *self.lost.lock().unwrap() = Some(info.clone());
+            // Taken first: an overload retry re-sends only while its request is in the table
+            // (under the table's lock), so every line of a failed request is drained below.
+            let pending = self.correlation.take_pending();
             while unsent.try_recv().is_ok() {}
-            self.correlation.take_pending()
+            pending
         };
         let failed = self
             .correlation
