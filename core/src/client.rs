@@ -39,6 +39,10 @@ pub struct InitializeResult {
 }
 
 impl InitializeResult {
+    /// The Codex version the app-server reports in its user agent (`0.169.0`), if any.
+    pub fn codex_version(&self) -> Option<&str> {
+        self.user_agent.as_deref().and_then(user_agent_version)
+    }
     /// MCP: the protocol version the server chose.
     pub fn protocol_version(&self) -> Option<&str> {
         self.raw.get("protocolVersion").and_then(Value::as_str)
@@ -316,6 +320,8 @@ impl Client {
         let mcp = self.inner.options.transport.protocol() == Protocol::Mcp;
         if mcp {
             crate::protocol::mcp::check_initialize(&value)?;
+        } else {
+            warn_on_other_version(value.get("userAgent").and_then(Value::as_str));
         }
         session.shared.set_init_result(value.clone());
         let init = InitializeResult::from_value(value);
@@ -714,6 +720,34 @@ impl Client {
     }
 }
 
+/// The Codex version in an app-server user agent (`codex_cli_rs/0.169.0 (Debian …) …`: the
+/// text after the first `/` up to the first space).
+fn user_agent_version(user_agent: &str) -> Option<&str> {
+    let rest = user_agent.split_once('/')?.1;
+    Some(rest.split(' ').next().unwrap_or(rest)).filter(|v| !v.is_empty())
+}
+
+/// Log one warning when the server is not the Codex version the typed protocol was generated
+/// from: what it added is kept raw, what it removed fails as the server says.
+fn warn_on_other_version(user_agent: Option<&str>) {
+    let vendored = crate::protocol::SCHEMA_CODEX_VERSION;
+    match user_agent.and_then(user_agent_version) {
+        Some(v) if v == vendored => {}
+        Some(v) => tracing::warn!(
+            server = v,
+            vendored,
+            "the server is Codex {v}, the library's protocol types are from Codex {vendored}: \
+             methods, fields and variants it does not know are kept raw (typed accessors give \
+             Unknown)"
+        ),
+        None => tracing::warn!(
+            vendored,
+            "the server did not say its Codex version (userAgent); the library's protocol types \
+             are from Codex {vendored}"
+        ),
+    }
+}
+
 /// Gives a request up when the future awaiting it is dropped before the answer.
 struct AbandonOnDrop(Option<(Arc<SessionShared>, i64)>);
 
@@ -854,5 +888,46 @@ impl futures_core::Stream for EventStream {
                 }
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use tracing_subscriber::layer::SubscriberExt;
+
+    struct CountWarnings(Arc<AtomicUsize>);
+
+    impl<S: tracing::Subscriber> tracing_subscriber::Layer<S> for CountWarnings {
+        fn on_event(&self, e: &tracing::Event<'_>, _: tracing_subscriber::layer::Context<'_, S>) {
+            if *e.metadata().level() == tracing::Level::WARN {
+                self.0.fetch_add(1, Ordering::Relaxed);
+            }
+        }
+    }
+
+    fn warnings(user_agent: Option<&str>) -> usize {
+        let n = Arc::new(AtomicUsize::new(0));
+        let subscriber = tracing_subscriber::registry().with(CountWarnings(n.clone()));
+        tracing::subscriber::with_default(subscriber, || warn_on_other_version(user_agent));
+        n.load(Ordering::Relaxed)
+    }
+
+    #[test]
+    fn one_warning_when_the_server_is_another_codex_version() {
+        let ours = format!(
+            "codex_cli_rs/{} (Debian 12.0.0; x86_64) xterm (tests; 0)",
+            crate::protocol::SCHEMA_CODEX_VERSION
+        );
+        assert_eq!(
+            user_agent_version(&ours),
+            Some(crate::protocol::SCHEMA_CODEX_VERSION)
+        );
+        assert_eq!(warnings(Some(&ours)), 0);
+        assert_eq!(warnings(Some("codex_cli_rs/0.92.0 (Linux)")), 1);
+        assert_eq!(warnings(Some("fake/0.0.0")), 1);
+        assert_eq!(warnings(None), 1);
+        assert_eq!(user_agent_version("noslash"), None);
     }
 }

@@ -16,6 +16,8 @@ fn handshake_reports_the_real_server() {
     let init = c.connect().unwrap();
     let ua = init.user_agent.clone().unwrap();
     assert!(ua.contains(CODEX_VERSION), "user agent {ua}");
+    // The version the connect-time check compares with the vendored schema's (no warning).
+    assert_eq!(init.codex_version(), Some(CODEX_VERSION));
     assert!(
         ua.starts_with("codex-client-tests/"),
         "clientInfo.name is used: {ua}"
