@@ -320,7 +320,11 @@ impl Client {
         let mcp = self.inner.options.transport.protocol() == Protocol::Mcp;
         if mcp {
             crate::protocol::mcp::check_initialize(&value)?;
-        } else {
+        } else if !matches!(
+            self.inner.options.transport,
+            crate::options::TransportKind::Exec(_) | crate::options::TransportKind::Mcp
+        ) {
+            // A real app-server (the exec and mcp shims answer for themselves).
             warn_on_other_version(value.get("userAgent").and_then(Value::as_str));
         }
         session.shared.set_init_result(value.clone());
