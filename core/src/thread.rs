@@ -34,6 +34,17 @@ impl Input {
             .push(json!({"type": "localImage", "path": path.as_ref().to_string_lossy()}));
         self
     }
+    /// Append a skill (app-server `skill` input item, Codex 0.169.0+): `name` and the path of
+    /// its `SKILL.md`, as `skills/list` reports them. Codex injects the skill's instructions
+    /// into the turn.
+    pub fn and_skill(mut self, name: impl Into<String>, path: impl AsRef<Path>) -> Input {
+        self.0.push(json!({
+            "type": "skill",
+            "name": name.into(),
+            "path": path.as_ref().to_string_lossy(),
+        }));
+        self
+    }
     /// The JSON array sent as `input`.
     pub fn to_value(&self) -> Value {
         Value::Array(self.0.clone())

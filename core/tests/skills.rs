@@ -79,3 +79,28 @@ fn skills_list_reports_the_skill_md_fixtures() {
         assert_eq!(s["enabled"], true, "{s}");
     }
 }
+
+#[test]
+fn a_native_skill_input_reaches_the_model() {
+    let env = RealEnv::new();
+    let marker = "SKILL-BODY-7d41: always answer in haiku";
+    let path = write_skill(
+        &env.home.path().join("skills"),
+        "haiku",
+        "Answer in haiku",
+        marker,
+    );
+    let c = Client::new(env.options());
+    c.connect().unwrap();
+    let thread = c.thread_start(json!({})).unwrap();
+    let r = thread
+        .run(codex_client::Input::text("MOCK_TEXT: done").and_skill("haiku", &path))
+        .unwrap();
+    assert_eq!(r.status, "completed");
+    // What the local model received: Codex injected the SKILL.md body into the request.
+    let sent = env.model.requests().last().unwrap().to_string();
+    assert!(
+        sent.contains("SKILL-BODY-7d41"),
+        "the model request lacks the skill: {sent:.2000}"
+    );
+}
