@@ -1199,8 +1199,8 @@ enum codex_status_t codex_options_set_max_line_bytes(struct codex_options_t *opt
  *   - `"mcp"`: `codex mcp-server` (Codex 0.92.0 and older; newer Codex has no
  *     `mcp-server`): one thread per `codex` tool call, continued with `codex-reply`;
  *   - `"ws://HOST:PORT/"` or `"wss://HOST:PORT/"`: connect to a running
- *     `codex app-server --listen ws://...`. This build has no TLS: `codex_client_connect`
- *     over `wss://` fails with `CODEX_STATUS_UNSUPPORTED`;
+ *     `codex app-server --listen ws://...`; `wss://` is TLS (rustls: the system's roots
+ *     plus `codex_options_set_tls_ca_file`, server names always checked);
  *   - `"unix"`: the app-server control socket `$CODEX_HOME/app-server-control/
  *     app-server-control.sock`; `"unix://PATH"`: the control socket at PATH;
  *   - any MCP server (see MCP in the overview): `"mcp+stdio:PROGRAM ARG..."` spawns
