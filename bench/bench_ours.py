@@ -10,7 +10,16 @@ def _env(n: int) -> dict:
     return {"BENCH_EVENTS": str(n)}
 
 
-def ours_async_stream(server: str, n: int, report_stream, report_rtt) -> None:
+# What a consumer reads of every event: only the method (`ev.method`, always), the delta text
+# too (`ev.delta`), or the whole params as Python objects (`ev.params`, parsed on access).
+READ = {
+    "": lambda ev: None,
+    "delta": lambda ev: ev.delta,
+    "params": lambda ev: ev.params,
+}
+
+
+def _async_stream(server: str, n: int, report_stream, read) -> None:
     async def go() -> None:
         async with codexclient.AsyncClient(codex_bin=server, env=_env(n)) as client:
             thread = await client.thread_start()
@@ -18,6 +27,7 @@ def ours_async_stream(server: str, n: int, report_stream, report_rtt) -> None:
             turn = await thread.run_streamed("go")
             count = 0
             async for ev in turn:
+                read(ev)
                 if ev.method == "item/agentMessage/delta":
                     count += 1
             secs = time.perf_counter() - t0
@@ -27,18 +37,26 @@ def ours_async_stream(server: str, n: int, report_stream, report_rtt) -> None:
     asyncio.run(go())
 
 
-def ours_sync_stream(server: str, n: int, report_stream, report_rtt) -> None:
+def _sync_stream(server: str, n: int, report_stream, read) -> None:
     with codexclient.Client(codex_bin=server, env=_env(n)) as client:
         thread = client.thread_start()
         t0 = time.perf_counter()
         turn = thread.run_streamed("go")
         count = 0
         for ev in turn:
+            read(ev)
             if ev.method == "item/agentMessage/delta":
                 count += 1
         secs = time.perf_counter() - t0
     assert count == n, count
     report_stream(count, secs)
+
+
+def stream(mode: str, server: str, n: int, report_stream) -> None:
+    """`ours-{async,sync}-stream[-delta|-params]`."""
+    kind, _, read = mode[len("ours-"):].partition("-stream")
+    run = {"async": _async_stream, "sync": _sync_stream}[kind]
+    run(server, n, report_stream, READ[read.lstrip("-")])
 
 
 def ours_rtt(server: str, n: int, report_stream, report_rtt) -> None:

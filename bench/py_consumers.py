@@ -7,6 +7,9 @@ MODE:
   floor-stream / floor-rtt       minimal loop: subprocess + readline + json.loads (the floor)
   official-stream / official-rtt OpenAI's `openai-codex` SDK (its own venv, Python >= 3.12)
   ours-async-stream / ours-sync-stream / ours-rtt   our `codexclient` extension
+  ours-{async,sync}-stream-delta / -params, official-stream-delta / -params: the same stream,
+      reading `.delta` (the official SDK: `.payload.delta`) or the whole params as Python
+      objects (`.params`; the official SDK: its validated `.payload` model) of every event
 
 `stream` runs one turn of N `item/agentMessage/delta` notifications from the bench server and
 reports events/s and the process's peak RSS; `rtt` makes N sequential `thread/name/set` calls
@@ -104,13 +107,14 @@ def official(server: str, n: int):
     return Codex(CodexConfig(codex_bin=server, env=dict(os.environ, BENCH_EVENTS=str(n))))
 
 
-def official_stream(server: str, n: int) -> None:
+def official_stream(server: str, n: int, read=lambda ev: None) -> None:
     with official(server, n) as codex:
         thread = codex.thread_start()
         t0 = time.perf_counter()
         turn = thread.turn("go")
         count = 0
         for ev in turn.stream():
+            read(ev)
             if ev.method == "item/agentMessage/delta":
                 count += 1
         secs = time.perf_counter() - t0
@@ -135,12 +139,17 @@ def main() -> int:
     if mode.startswith("ours-"):
         import bench_ours  # our extension's consumers (bench/bench_ours.py)
 
-        getattr(bench_ours, mode.replace("-", "_"))(server, n, report_stream, report_rtt)
+        if "-stream" in mode:
+            bench_ours.stream(mode, server, n, report_stream)
+        else:
+            getattr(bench_ours, mode.replace("-", "_"))(server, n, report_stream, report_rtt)
         return 0
     {
         "floor-stream": floor_stream,
         "floor-rtt": floor_rtt,
         "official-stream": official_stream,
+        "official-stream-delta": lambda s, n: official_stream(s, n, lambda ev: getattr(ev.payload, "delta", None)),
+        "official-stream-params": lambda s, n: official_stream(s, n, lambda ev: ev.payload),
         "official-rtt": official_rtt,
     }[mode](server, n)
     return 0

@@ -19,6 +19,8 @@ start=$(date +%s)
 CACHE="${LIBCODEXCLIENT_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/libcodexclient}"
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$CACHE/target}"
 mkdir -p "$CARGO_TARGET_DIR"
+# CI builds once: no incremental cache (it doubles the debug target's size on disk).
+[ "${CI:-}" != true ] || export CARGO_INCREMENTAL=0
 LOG="$CARGO_TARGET_DIR/test-logs"
 mkdir -p "$LOG"
 

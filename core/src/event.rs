@@ -7,6 +7,7 @@ use std::sync::{Arc, Weak};
 
 use crate::error::{DisconnectInfo, Error, Result, RpcError};
 use crate::message::{response_line, RequestId};
+use crate::params;
 use crate::responder::{Responder, ResponderState};
 use crate::scan;
 
@@ -174,6 +175,26 @@ impl Notification {
     pub fn delta(&self) -> Option<String> {
         scope(&self.params).delta.map(|s| s.into_owned())
     }
+    /// `params.item` as raw JSON (`item/started`, `item/completed`), when present.
+    pub fn item_json(&self) -> Option<&str> {
+        params::item(self.params.get())
+    }
+    /// `params.itemId`, or `params.item.id`, when present.
+    pub fn item_id(&self) -> Option<String> {
+        params::item_id(self.params.get())
+    }
+    /// `params.turn` as raw JSON (`turn/started`, `turn/completed`), when present.
+    pub fn turn_json(&self) -> Option<&str> {
+        params::turn(self.params.get())
+    }
+    /// `params.turn.status` (`completed`, `interrupted`, `failed`, ...), when present.
+    pub fn turn_status(&self) -> Option<String> {
+        params::turn_status(self.params.get())
+    }
+    /// `params.turn.error` as raw JSON, when present.
+    pub fn turn_error_json(&self) -> Option<&str> {
+        params::turn_error(self.params.get())
+    }
 }
 
 /// The notifications that bindings give an event class of their own: the common events of a
@@ -264,6 +285,14 @@ impl ServerRequest {
     /// `params.turnId`, when present.
     pub fn turn_id(&self) -> Option<String> {
         scope(&self.params).turn_id.map(|s| s.into_owned())
+    }
+    /// `params.item` as raw JSON, when present.
+    pub fn item_json(&self) -> Option<&str> {
+        params::item(self.params.get())
+    }
+    /// `params.itemId`, or `params.item.id`, when present.
+    pub fn item_id(&self) -> Option<String> {
+        params::item_id(self.params.get())
     }
     /// Whether the request can still be answered (not answered, resolved or disconnected).
     pub fn is_open(&self) -> bool {

@@ -30,6 +30,7 @@ pub mod log;
 pub mod mcp;
 mod message;
 mod options;
+mod params;
 pub mod protocol;
 mod responder;
 mod router;

@@ -20,11 +20,9 @@ fn params_of<'py>(
         .map(|v| v.bind(py).clone())
 }
 
-fn member<'py>(params: &Bound<'py, PyAny>, key: &str) -> PyResult<Option<Bound<'py, PyAny>>> {
-    match params.cast::<PyDict>() {
-        Ok(d) => d.get_item(key),
-        Err(_) => Ok(None),
-    }
+/// A member's raw JSON (absent: `None`) as Python objects.
+fn loads_opt(py: Python<'_>, json: Option<&str>) -> PyResult<Option<Py<PyAny>>> {
+    json.map(|j| crate::json::loads(py, j)).transpose()
 }
 
 /// A server notification (`{method, params}`). Unknown methods arrive unchanged.
@@ -68,8 +66,13 @@ macro_rules! message_class {
             }
             /// `params.item`, when present.
             #[getter]
-            fn item<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyAny>>> {
-                member(&self.params(py)?, "item")
+            fn item(&self, py: Python<'_>) -> PyResult<Option<Py<PyAny>>> {
+                loads_opt(py, self.inner.item_json())
+            }
+            /// `params.itemId` (or `params.item.id`), when present.
+            #[getter]
+            fn item_id(&self) -> Option<String> {
+                self.inner.item_id()
             }
             $($extra)*
         }
@@ -81,18 +84,6 @@ message_class!(Notification {
     #[getter]
     fn delta(&self) -> Option<String> {
         self.inner.delta()
-    }
-    /// `params.itemId` (or `params.item.id`), when present.
-    #[getter]
-    fn item_id<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyAny>>> {
-        let p = self.params(py)?;
-        if let Some(v) = member(&p, "itemId")? {
-            return Ok(Some(v));
-        }
-        match member(&p, "item")? {
-            Some(item) => member(&item, "id"),
-            None => Ok(None),
-        }
     }
     fn __repr__(slf: &Bound<'_, Self>) -> PyResult<String> {
         let name = slf.get_type().name()?;
@@ -134,25 +125,18 @@ pub struct TurnCompleted;
 impl TurnCompleted {
     /// `params.turn`.
     #[getter]
-    fn turn<'py>(slf: &Bound<'py, Self>) -> PyResult<Option<Bound<'py, PyAny>>> {
-        let base = slf.as_super();
-        member(&Notification::params(base.get(), slf.py())?, "turn")
+    fn turn(slf: &Bound<'_, Self>) -> PyResult<Option<Py<PyAny>>> {
+        loads_opt(slf.py(), slf.as_super().get().inner.turn_json())
     }
     /// `params.turn.status` (`completed`, `interrupted`, `failed`, ...).
     #[getter]
-    fn status<'py>(slf: &Bound<'py, Self>) -> PyResult<Option<Bound<'py, PyAny>>> {
-        match Self::turn(slf)? {
-            Some(t) => member(&t, "status"),
-            None => Ok(None),
-        }
+    fn status(slf: &Bound<'_, Self>) -> Option<String> {
+        slf.as_super().get().inner.turn_status()
     }
     /// `params.turn.error`, when the turn failed.
     #[getter]
-    fn error<'py>(slf: &Bound<'py, Self>) -> PyResult<Option<Bound<'py, PyAny>>> {
-        match Self::turn(slf)? {
-            Some(t) => member(&t, "error"),
-            None => Ok(None),
-        }
+    fn error(slf: &Bound<'_, Self>) -> PyResult<Option<Py<PyAny>>> {
+        loads_opt(slf.py(), slf.as_super().get().inner.turn_error_json())
     }
 }
 
@@ -192,11 +176,6 @@ message_class!(ServerRequest {
             RequestId::Int(i) => i.into_py_any(py),
             other => other.to_string().into_py_any(py),
         }
-    }
-    /// `params.itemId`, when present.
-    #[getter]
-    fn item_id<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyAny>>> {
-        member(&self.params(py)?, "itemId")
     }
     /// Always `None` (requests carry no text delta); here so every event has the attribute.
     #[getter]

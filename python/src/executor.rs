@@ -6,11 +6,9 @@
 //! core's threads and never touch the GIL. Cancelling a wait drops its Rust future.
 
 use std::future::Future;
-use std::sync::Arc;
-use std::task::{Context, Poll, Wake, Waker};
 use std::time::{Duration, Instant};
 
-use codex_client::delivery::{Executor as CoreExecutor, TaskId};
+use codex_client::delivery::{wait_until, Executor as CoreExecutor, TaskId};
 use codex_client::RequestOptions;
 use pyo3::prelude::*;
 use pyo3::IntoPyObjectExt;
@@ -193,39 +191,11 @@ where
 {
     let mut fut = Box::pin(fut);
     loop {
-        let r = py.detach(|| {
-            let waker = thread_waker();
-            let mut cx = Context::from_waker(&waker);
-            let deadline = Instant::now() + SIGNAL_SLICE;
-            loop {
-                if let Poll::Ready(v) = fut.as_mut().poll(&mut cx) {
-                    return Some(v);
-                }
-                let now = Instant::now();
-                if now >= deadline {
-                    return None;
-                }
-                std::thread::park_timeout(deadline - now);
-            }
-        });
-        match r {
+        match py.detach(|| wait_until(fut.as_mut(), Instant::now() + SIGNAL_SLICE)) {
             Some(v) => return Ok(v),
             None => py.check_signals()?,
         }
     }
-}
-
-struct ThreadWaker(std::thread::Thread);
-
-impl Wake for ThreadWaker {
-    fn wake(self: Arc<Self>) {
-        self.0.unpark();
-    }
-}
-
-/// A waker that unparks the current thread.
-pub(crate) fn thread_waker() -> Waker {
-    Waker::from(Arc::new(ThreadWaker(std::thread::current())))
 }
 
 /// Per-request options from a Python timeout in seconds.

@@ -1,16 +1,15 @@
 //! One running turn: the core's routed [`TurnStream`] behind a Python iterator.
 
-use std::future::Future;
 use std::sync::Mutex;
-use std::task::Context;
 
+use codex_client::delivery::poll_once;
 use codex_client::{Client, ConnectionEvent, DisconnectInfo, Error, Event, TurnResult, TurnStream};
 use pyo3::prelude::*;
 use pyo3::types::PyList;
 use serde_json::{json, Value};
 
 use crate::errors::to_py;
-use crate::executor::{request_options, run, thread_waker, Aio, Executor, Outcome};
+use crate::executor::{request_options, run, Aio, Executor, Outcome};
 use crate::stream::{Buffered, Shared};
 
 /// A turn being streamed (from `turn/start` to its `turn/completed`).
@@ -209,10 +208,9 @@ impl Turn {
                 ex.spawn(py, fut, None);
             }
             // The request is written before the first poll returns; the answer is not awaited.
-            None => py.detach(|| {
-                let waker = thread_waker();
-                let _ = std::pin::pin!(fut).poll(&mut Context::from_waker(&waker));
-            }),
+            None => {
+                py.detach(|| poll_once(fut));
+            }
         }
     }
 

@@ -4,6 +4,7 @@ methods, a 10 MiB line, garbage lines; and the GIL being released while Rust wai
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import threading
 import time
@@ -204,6 +205,29 @@ def test_garbage_lines_are_reported_and_connection_goes_on(fake_bin: str) -> Non
         assert c.request("test/garbage") == {"ok": True}
         wait_until(lambda: bool(got), what="the connection event")
         assert got[0].kind == "error"
+
+
+# Params whose Python form must be exactly the standard `json.loads` form: integers past 64
+# bits, exponents, -0.0, escapes and surrogate pairs, duplicate keys, deep nesting.
+RAW_PARAMS = [
+    '{"big":123456789012345678901234567890,"neg":-9223372036854775809,"u64":18446744073709551615}',
+    '{"f":0.1,"g":1e-7,"h":1E2,"i":-0.0,"j":-0,"k":1.7976931348623157e308,"l":5e-324,"m":1e19}',
+    '{"s":"a\\"b\\\\c\\n\\u00e9\\ud83d\\ude00 \u00fc","t":true,"n":null,"e":"","a":[],"o":{}}',
+    '{"a":1,"a":2,"nested":' + "[" * 100 + "1" + "]" * 100 + "}",
+    '{"x":2.5,"y":[1,2.0,"3",[4,{"5":6}]],"huge":1e400}',
+]
+
+
+def test_params_read_exactly_like_json_loads(fake_bin: str) -> None:
+    with Client(**fake(fake_bin, "garbage")) as c:
+        events = c.events()
+        for raw in RAW_PARAMS:
+            c.request("test/emitRaw", {"line": '{"method":"test/raw","params":' + raw + "}"})
+            ev = next(e for e in events if e.method == "test/raw")
+            expected = json.loads(raw)
+            # dumps tells 1 from 1.0 and -0.0 from 0.0, which == does not.
+            assert json.dumps(ev.params) == json.dumps(expected), raw
+            assert ev.params_json == raw
 
 
 def test_gil_released_while_rust_waits(fake_bin: str) -> None:

@@ -2,7 +2,8 @@
 //! backpressure and read-ahead rules (`queue`), the readiness descriptor of poll mode
 //! (`readiness`), the one callback dispatch thread (`dispatch`) and the executor that
 //! completes futures for foreign event loops (asyncio, a C program's poll loop), woken
-//! through one descriptor (`executor`). Bindings adapt these; they keep no thread, queue or
+//! through one descriptor (`executor`), and blocking waits from a plain thread (`wait`). Bindings
+//! adapt these; they keep no thread, queue or
 //! descriptor of their own.
 
 use std::cell::Cell;
@@ -11,8 +12,10 @@ pub(crate) mod dispatch;
 mod executor;
 pub(crate) mod queue;
 pub(crate) mod readiness;
+mod wait;
 
 pub use executor::{Executor, TaskId};
+pub use wait::{poll_once, wait_until};
 
 thread_local! {
     static DELIVERS_EVENTS: Cell<bool> = const { Cell::new(false) };

@@ -462,6 +462,12 @@ impl Server {
                 out.line("[1,2,3]");
                 out.send(&ok(&id, json!({ "ok": true })));
             }
+            "test/emitRaw" if self.on(Mode::Garbage) => {
+                // One line exactly as given (a notification whose JSON a client must read as
+                // written: big integers, exponents, escapes), then the answer.
+                out.line(param_str(&params, "line", ""));
+                out.send(&ok(&id, json!({})));
+            }
             "test/bigline" if self.on(Mode::Bigline) => {
                 let n = param_u64(&params, "bytes", 0);
                 self.notify("test/big", json!({ "data": "x".repeat(n as usize) }));
