@@ -24,6 +24,11 @@ use crate::delivery::readiness::Readiness;
 use crate::event::{ConnectionEvent, Event};
 use std::sync::Arc;
 
+/// An emptied queue whose buffer holds more events than this gives the memory back...
+const SHRINK_ABOVE: usize = 1024;
+/// ...keeping room for this many.
+const SHRINK_TO: usize = 64;
+
 struct State {
     /// Responses, delivered before `items`.
     responses: VecDeque<Event>,
@@ -57,6 +62,11 @@ impl State {
         for ev in self.items.drain(..n) {
             self.bytes -= ev.queued_bytes();
             out.push(ev);
+        }
+        // A burst grew the queue; once it is drained, give the memory back (a connection
+        // otherwise keeps its largest backlog's worth for good).
+        if self.items.is_empty() && self.items.capacity() > SHRINK_ABOVE {
+            self.items.shrink_to(SHRINK_TO);
         }
         r + n
     }
@@ -404,6 +414,24 @@ mod tests {
             !q.signal.reader_waiting.load(Ordering::Acquire),
             "drain must wake the reader"
         );
+    }
+
+    #[test]
+    fn a_drained_burst_gives_its_memory_back() {
+        let q = EventQueue::new(10_000, 1 << 30);
+        for i in 0..5000 {
+            assert!(matches!(q.push(note(i), false), Push::Done));
+        }
+        assert!(q.state.lock().unwrap().items.capacity() >= 5000);
+        let mut out = Vec::new();
+        q.drain_into(&mut out, 4000);
+        assert!(
+            q.state.lock().unwrap().items.capacity() >= 5000,
+            "not empty yet"
+        );
+        q.drain_into(&mut out, usize::MAX);
+        assert_eq!(out.len(), 5000);
+        assert!(q.state.lock().unwrap().items.capacity() <= 2 * SHRINK_TO);
     }
 
     #[test]
