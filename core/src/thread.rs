@@ -57,8 +57,9 @@ impl Input {
         self.and_skills([Skill::Path(path.as_ref().to_path_buf())])
     }
     /// Select skills (by name or path, see [`Skill`]) for the turn. On an app-server that
-    /// takes the `skill` input item they go natively; elsewhere (exec, mcp, older servers)
-    /// each `SKILL.md` is injected before the user's text as a
+    /// takes the `skill` input item they go natively (before the user's text) when Codex
+    /// lists them (`skills/list`); elsewhere (exec, mcp, older servers, a path outside
+    /// Codex's skill folders) each `SKILL.md` is injected before the user's text as a
     /// `<skill name=".." path=".." description=".." emulated="true">` block and listed in
     /// [`TurnResult::emulated_skills`]. A missing or unreadable skill, or an unknown name,
     /// fails the run with [`Error::InvalidArgument`] before anything is sent.

@@ -142,7 +142,6 @@ impl SkillPlan {
     pub fn finish(self, listing: Option<&Value>) -> Result<PreparedInput> {
         let listing = listing.unwrap_or(&Value::Null);
         let mut out = PreparedInput::default();
-        let mut blocks = Vec::new();
         for s in self.skills {
             let (name, file) = match s {
                 Selected::Name(n) => {
@@ -160,25 +159,25 @@ impl SkillPlan {
                     }
                 }
             };
-            match file {
+            out.items.push(match file {
                 Ok(f) => {
                     let text = block(&name, &f);
-                    blocks.push(json!({"type": "text", "text": text, "text_elements": []}));
                     let (description, path) = (f.description, f.path);
                     out.emulated_skills.push(SkillInfo {
                         name,
                         description,
                         path,
                     });
+                    json!({"type": "text", "text": text, "text_elements": []})
                 }
-                Err(path) => out
-                    .items
-                    .push(json!({"type": "skill", "name": name, "path": path.to_string_lossy()})),
-            }
+                Err(path) => {
+                    json!({"type": "skill", "name": name, "path": path.to_string_lossy()})
+                }
+            });
         }
-        // Emulated skills go before the user's input, native ones after it, as given.
-        let rest: Vec<Value> = self.items.into_iter().flatten().collect();
-        out.items = blocks.into_iter().chain(rest).chain(out.items).collect();
+        // The skills (native items and emulated blocks, as selected) go before the user's
+        // input, so that the user's text stays the turn's last words.
+        out.items.extend(self.items.into_iter().flatten());
         Ok(out)
     }
 }
