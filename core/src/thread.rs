@@ -426,8 +426,8 @@ impl Thread {
     }
     /// `input` ready for `turn/start` on this thread with `overrides`: skills checked and
     /// resolved (see [`Input::and_skills`]), natively or emulated. For callers that send
-    /// `turn/start` themselves ([`TurnStream::start_request`]). Blocking (`skills/list` when a
-    /// skill is selected by name on a native server).
+    /// `turn/start` themselves ([`TurnStream::start_request`]). Blocking (one `skills/list`
+    /// round trip when the input selects skills on a native server).
     pub fn prepare_input(
         &self,
         input: impl Into<Input>,
