@@ -298,9 +298,10 @@
  * `codex_event_reconnect_attempt`, `codex_event_reconnect_delay_ms`,
  * `codex_event_reconnect_json`, `CODEX_STATUS_CONNECTION_LOST`,
  * `codex_client_is_reconnecting`), `codex_options_set_heartbeat`,
- * `codex_options_set_tls_ca_file`, `codex_options_set_tls_client_cert`.
+ * `codex_options_set_tls_ca_file`, `codex_options_set_tls_client_cert`. 1.3:
+ * `codex_client_turn_start_with_skills`.
  */
-#define CODEX_ABI_VERSION_MINOR 2
+#define CODEX_ABI_VERSION_MINOR 3
 
 /**
  * The ABI version this header describes: `major * 1000 + minor` (1000 is 1.0). Compare it
@@ -979,6 +980,26 @@ enum codex_status_t codex_client_thread_start(struct codex_client_t *client, con
  * Blocking (returns when the turn started, not when it completed); thread: any.
  */
 enum codex_status_t codex_client_turn_start(struct codex_client_t *client, const char *thread_id, const char *text, const char *params_json, uint64_t timeout_ms, char **turn_id);
+
+/**
+ * `turn/start` with skills: as `codex_client_turn_start`, plus `skills`, an array of
+ * `skills_len` strings (NULL when `skills_len` is 0), each a skill name
+ * ("release-notes", found the way Codex finds it) or a path (any string holding '/') of a
+ * `SKILL.md` or of its folder. On an app-server of Codex 0.169.0 or newer the skills
+ * Codex lists (`skills/list`) go as native `skill` input items; on the exec and mcp
+ * transports, older app-servers, and for a path outside Codex's skill folders, each
+ * `SKILL.md` is injected before `text` as a text block
+ * `<skill name=".." path=".." description=".." emulated="true">BODY</skill>`.
+ * A missing or unreadable skill or an unknown name fails with
+ * CODEX_STATUS_INVALID_ARGUMENT (the message names the available skills) before anything
+ * is sent: no turn starts. On success `*turn_id` (may be NULL) receives the turn's id and
+ * `*emulated_skills_json` (may be NULL) a JSON array of the emulated skills,
+ * `[{"name":..,"description":..,"path":..}]` (`[]` when all went natively); free both
+ * with `codex_string_free` (on failure both are set to NULL). Ownership: `skills` and
+ * its strings are only read during the call. Blocking (a `skills/list` round trip first
+ * when a skill goes natively); thread: any.
+ */
+enum codex_status_t codex_client_turn_start_with_skills(struct codex_client_t *client, const char *thread_id, const char *text, const char *const *skills, size_t skills_len, const char *params_json, uint64_t timeout_ms, char **turn_id, char **emulated_skills_json);
 
 /**
  * `turn/interrupt`: stop the running turn `turn_id` of thread `thread_id`. The turn then

@@ -443,6 +443,22 @@ public:
         check(codex_client_turn_start(c_, thread_id.c_str(), text.c_str(), params_json.c_str(), timeout_ms, &t));
         return detail::take_string(t);
     }
+    /// turn/start with skills (names, or paths of a SKILL.md or its folder): see
+    /// codex_client_turn_start_with_skills. Returns the turn id; `emulated_json` (when not
+    /// null) receives the JSON array of the skills emulated in the prompt.
+    std::string turn_start_with_skills(const std::string &thread_id, const std::string &text,
+                                       const std::vector<std::string> &skills,
+                                       const std::string &params_json = "{}", uint64_t timeout_ms = 0,
+                                       std::string *emulated_json = nullptr) {
+        std::vector<const char *> names;
+        for (const auto &s : skills) names.push_back(s.c_str());
+        char *t = nullptr, *e = nullptr;
+        check(codex_client_turn_start_with_skills(c_, thread_id.c_str(), text.c_str(), names.data(),
+                                                  names.size(), params_json.c_str(), timeout_ms, &t, &e));
+        std::string emulated = detail::take_string(e);
+        if (emulated_json != nullptr) *emulated_json = emulated;
+        return detail::take_string(t);
+    }
     /// turn/interrupt.
     void turn_interrupt(const std::string &thread_id, const std::string &turn_id, uint64_t timeout_ms = 0) {
         check(codex_client_turn_interrupt(c_, thread_id.c_str(), turn_id.c_str(), timeout_ms));

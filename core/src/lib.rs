@@ -36,6 +36,7 @@ mod responder;
 mod router;
 mod scan;
 mod session;
+mod skills;
 mod thread;
 pub mod transport;
 mod turn;
@@ -57,6 +58,9 @@ pub use options::{
     ReconnectPolicy, RequestOptions, RetryPolicy, TlsOptions, TransportKind,
     DEFAULT_CONNECT_TIMEOUT, DEFAULT_EVENT_QUEUE_CAPACITY, DEFAULT_MAX_LINE_BYTES,
     DEFAULT_READ_AHEAD_BYTES, DEFAULT_TIMEOUT,
+};
+pub use skills::{
+    native_skill_input, PreparedInput, Skill, SkillInfo, SkillPlan, NATIVE_SKILL_INPUT_SINCE,
 };
 pub use thread::{thread_id_of, Helper, Input, Thread, ThreadStatus};
 pub use turn::{turn_id_of, TurnIter, TurnResult, TurnStream};

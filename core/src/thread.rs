@@ -6,6 +6,7 @@ use std::path::Path;
 use crate::client::Client;
 use crate::error::{Error, Result};
 use crate::protocol::{methods, ClientMethod};
+use crate::skills::{PreparedInput, Skill, SkillPlan};
 use crate::turn::{TurnResult, TurnStream};
 
 /// User input of a turn: a list of input items (text, image URL, local image, ...).
@@ -43,6 +44,28 @@ impl Input {
             "name": name.into(),
             "path": path.as_ref().to_string_lossy(),
         }));
+        self
+    }
+    /// Select a skill by name for the turn: resolved when the turn starts (through
+    /// `skills/list`, or in the folders Codex searches when emulating); an unknown name fails
+    /// the run with [`Error::InvalidArgument`] before anything is sent.
+    pub fn and_skill_named(self, name: impl Into<String>) -> Input {
+        self.and_skills([Skill::Name(name.into())])
+    }
+    /// Select a skill by path (a `SKILL.md` or its folder), read when the turn starts.
+    pub fn and_skill_at(self, path: impl AsRef<Path>) -> Input {
+        self.and_skills([Skill::Path(path.as_ref().to_path_buf())])
+    }
+    /// Select skills (by name or path, see [`Skill`]) for the turn. On an app-server that
+    /// takes the `skill` input item they go natively (before the user's text) when Codex
+    /// lists them (`skills/list`); elsewhere (exec, mcp, older servers, a path outside
+    /// Codex's skill folders) each `SKILL.md` is injected before the user's text as a
+    /// `<skill name=".." path=".." description=".." emulated="true">` block and listed in
+    /// [`TurnResult::emulated_skills`]. A missing or unreadable skill, or an unknown name,
+    /// fails the run with [`Error::InvalidArgument`] before anything is sent.
+    pub fn and_skills<S: Into<Skill>>(mut self, skills: impl IntoIterator<Item = S>) -> Input {
+        self.0
+            .extend(skills.into_iter().map(|s| s.into().to_item()));
         self
     }
     /// The JSON array sent as `input`.
@@ -392,23 +415,59 @@ impl Thread {
         &self.client
     }
 
+    /// The plan of `input`'s skills for a turn with `overrides` (their `cwd`, else the
+    /// thread's, else the client's).
+    fn skill_plan(&self, input: Input, overrides: &Value) -> Result<SkillPlan> {
+        let cwd = [&overrides["cwd"], &self.info["cwd"]]
+            .into_iter()
+            .find_map(|v| v.as_str().map(std::path::PathBuf::from))
+            .or_else(|| self.client.options().cwd.clone());
+        SkillPlan::new(&self.client, input.0, cwd)
+    }
+    /// `input` ready for `turn/start` on this thread with `overrides`: skills checked and
+    /// resolved (see [`Input::and_skills`]), natively or emulated. For callers that send
+    /// `turn/start` themselves ([`TurnStream::start_request`]). Blocking (one `skills/list`
+    /// round trip when the input selects skills on a native server).
+    pub fn prepare_input(
+        &self,
+        input: impl Into<Input>,
+        overrides: &Value,
+    ) -> Result<PreparedInput> {
+        let plan = self.skill_plan(input.into(), overrides)?;
+        let listing = match plan.listing_request() {
+            Some((method, params)) => Some(self.client.request_blocking(method, params)?),
+            None => None,
+        };
+        plan.finish(listing.as_ref())
+    }
+    /// Async form of [`prepare_input`](Self::prepare_input).
+    pub async fn prepare_input_async(
+        &self,
+        input: impl Into<Input>,
+        overrides: &Value,
+    ) -> Result<PreparedInput> {
+        let plan = self.skill_plan(input.into(), overrides)?;
+        let listing = match plan.listing_request() {
+            Some((method, params)) => Some(self.client.request(method, params).await?),
+            None => None,
+        };
+        plan.finish(listing.as_ref())
+    }
+
     /// Start a turn and stream its events. `overrides` are extra `turn/start` params (model,
     /// effort, sandboxPolicy, approvalPolicy, cwd, outputSchema, ...; `Null` for none).
+    /// Skills in `input` are resolved first (see [`Input::and_skills`]).
     pub fn run_streamed_with(
         &self,
         input: impl Into<Input>,
         overrides: Value,
     ) -> Result<TurnStream> {
-        let mut params = if overrides.is_null() {
-            json!({})
-        } else {
-            overrides
-        };
-        params
-            .as_object_mut()
-            .ok_or_else(|| Error::InvalidArgument("turn overrides must be a JSON object".into()))?
-            .insert("input".into(), input.into().to_value());
-        TurnStream::start(&self.client, &self.id, params)
+        let prepared = self.prepare_input(input, &overrides)?;
+        let (_, params) =
+            TurnStream::start_request(&self.id, Value::Array(prepared.items), overrides)?;
+        let mut stream = TurnStream::start(&self.client, &self.id, params)?;
+        stream.set_emulated_skills(prepared.emulated_skills);
+        Ok(stream)
     }
     /// Start a turn and stream its events.
     pub fn run_streamed(&self, input: impl Into<Input>) -> Result<TurnStream> {
@@ -420,16 +479,12 @@ impl Thread {
         input: impl Into<Input>,
         overrides: Value,
     ) -> Result<TurnStream> {
-        let mut params = if overrides.is_null() {
-            json!({})
-        } else {
-            overrides
-        };
-        params
-            .as_object_mut()
-            .ok_or_else(|| Error::InvalidArgument("turn overrides must be a JSON object".into()))?
-            .insert("input".into(), input.into().to_value());
-        TurnStream::start_async(&self.client, &self.id, params).await
+        let prepared = self.prepare_input_async(input, &overrides).await?;
+        let (_, params) =
+            TurnStream::start_request(&self.id, Value::Array(prepared.items), overrides)?;
+        let mut stream = TurnStream::start_async(&self.client, &self.id, params).await?;
+        stream.set_emulated_skills(prepared.emulated_skills);
+        Ok(stream)
     }
     /// Run a turn to its end and return the result. Server requests of the turn go to the
     /// handlers registered on the client; without one they are declined.

@@ -14,6 +14,7 @@ use crate::error::{Error, Result};
 use crate::event::{ConnectionEvent, Event, Notification};
 use crate::router::Route;
 use crate::session::SessionShared;
+use crate::skills::SkillInfo;
 
 /// What a finished turn produced, gathered from its events.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -37,6 +38,9 @@ pub struct TurnResult {
     pub error: Option<Value>,
     /// The whole `turn` object of `turn/completed`.
     pub turn: Value,
+    /// The skills injected into the prompt as text because the server has no `skill` input
+    /// item (exec, mcp, app-servers before Codex 0.169.0); empty when they went natively.
+    pub emulated_skills: Vec<SkillInfo>,
 }
 
 impl TurnResult {
@@ -191,6 +195,11 @@ impl TurnStream {
             done: false,
             ended_by_disconnect: None,
         })
+    }
+
+    /// Record the skills emulated in the turn's input (reported in its result).
+    pub(crate) fn set_emulated_skills(&mut self, skills: Vec<SkillInfo>) {
+        self.result.emulated_skills = skills;
     }
 
     /// The thread id.

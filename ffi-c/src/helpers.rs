@@ -3,7 +3,9 @@
 use std::ffi::c_char;
 use std::time::Duration;
 
-use codex_client::{thread_id_of, turn_id_of, Helper, Input, RequestOptions, TurnStream};
+use codex_client::{
+    thread_id_of, turn_id_of, Helper, Input, RequestOptions, Skill, SkillInfo, TurnStream,
+};
 use serde_json::{json, Value};
 
 use crate::client::{codex_client_t, shared};
@@ -65,13 +67,76 @@ ffi_fn! {
         turn_id: *mut *mut c_char,
     ) -> codex_status_t {
         clear_out(turn_id);
-        let s = shared(client)?;
-        let thread = req_str(thread_id, "thread_id")?;
-        let text = req_str(text, "text")?;
-        let extra = Value::Object(object(params_json, "params_json")?);
-        let (method, params) = TurnStream::start_request(thread, Input::text(text).to_value(), extra)?;
-        let r = s.core().request_blocking_with(method, params, opts(timeout_ms))?;
-        put_string(turn_id, &turn_id_of(&r)?);
+        let input = Input::text(req_str(text, "text")?);
+        let (id, _) = start_turn(client, thread_id, input, params_json, timeout_ms)?;
+        put_string(turn_id, &id);
+        Ok(())
+    }
+}
+
+/// `turn/start` of `input` (skills resolved first) on `thread_id`: the turn id and the
+/// skills emulated in the input.
+unsafe fn start_turn(
+    client: *mut codex_client_t,
+    thread_id: *const c_char,
+    input: Input,
+    params_json: *const c_char,
+    timeout_ms: u64,
+) -> Result<(String, Vec<SkillInfo>), Fail> {
+    let s = shared(client)?;
+    let thread = req_str(thread_id, "thread_id")?;
+    let extra = Value::Object(object(params_json, "params_json")?);
+    let prepared = s.core().thread(thread).prepare_input(input, &extra)?;
+    let items = Value::Array(prepared.items);
+    let (method, params) = TurnStream::start_request(thread, items, extra)?;
+    let r = s
+        .core()
+        .request_blocking_with(method, params, opts(timeout_ms))?;
+    Ok((turn_id_of(&r)?, prepared.emulated_skills))
+}
+
+ffi_fn! {
+    /// `turn/start` with skills: as `codex_client_turn_start`, plus `skills`, an array of
+    /// `skills_len` strings (NULL when `skills_len` is 0), each a skill name
+    /// ("release-notes", found the way Codex finds it) or a path (any string holding '/') of a
+    /// `SKILL.md` or of its folder. On an app-server of Codex 0.169.0 or newer the skills
+    /// Codex lists (`skills/list`) go as native `skill` input items; on the exec and mcp
+    /// transports, older app-servers, and for a path outside Codex's skill folders, each
+    /// `SKILL.md` is injected before `text` as a text block
+    /// `<skill name=".." path=".." description=".." emulated="true">BODY</skill>`.
+    /// A missing or unreadable skill or an unknown name fails with
+    /// CODEX_STATUS_INVALID_ARGUMENT (the message names the available skills) before anything
+    /// is sent: no turn starts. On success `*turn_id` (may be NULL) receives the turn's id and
+    /// `*emulated_skills_json` (may be NULL) a JSON array of the emulated skills,
+    /// `[{"name":..,"description":..,"path":..}]` (`[]` when all went natively); free both
+    /// with `codex_string_free` (on failure both are set to NULL). Ownership: `skills` and
+    /// its strings are only read during the call. Blocking (a `skills/list` round trip first
+    /// when a skill goes natively); thread: any.
+    unsafe fn codex_client_turn_start_with_skills(
+        client: *mut codex_client_t,
+        thread_id: *const c_char,
+        text: *const c_char,
+        skills: *const *const c_char,
+        skills_len: usize,
+        params_json: *const c_char,
+        timeout_ms: u64,
+        turn_id: *mut *mut c_char,
+        emulated_skills_json: *mut *mut c_char,
+    ) -> codex_status_t {
+        clear_out(turn_id);
+        clear_out(emulated_skills_json);
+        if skills.is_null() && skills_len > 0 {
+            return Err(invalid_arg("skills is NULL but skills_len is not 0"));
+        }
+        let mut input = Input::text(req_str(text, "text")?);
+        for i in 0..skills_len {
+            let skill = req_str(*skills.add(i), &format!("skills[{i}]"))?;
+            input = input.and_skills([Skill::parse(skill)]);
+        }
+        let (id, emulated) = start_turn(client, thread_id, input, params_json, timeout_ms)?;
+        let list: Vec<Value> = emulated.iter().map(SkillInfo::to_value).collect();
+        put_string(turn_id, &id);
+        put_string(emulated_skills_json, &Value::Array(list).to_string());
         Ok(())
     }
 }

@@ -35,7 +35,7 @@ from typing import (
 from . import _native
 from ._common import ClientBase, Event, InitializeResult, Input, Page, Params, ProgressHandler
 from ._common import ThreadBase, ToolCallBase, TurnBase, TurnResult, fail_closed, finish
-from ._common import arguments_json as _args, handler_failed, loads
+from ._common import Skills, arguments_json as _args, handler_failed, loads
 from ._errors import NotConnectedError
 from ._native import CallToolResult, Completion, GetPromptResult, Progress, Prompt, Resource
 from ._native import ResourceContents, ResourceTemplate, Tool
@@ -132,25 +132,30 @@ class AsyncThread(ThreadBase):
 
     _client: "AsyncClient"
 
-    async def run(self, input: Input, **overrides: Any) -> TurnResult:
+    async def run(self, input: Input, *, skills: Skills = None, **overrides: Any) -> TurnResult:
         """Run one turn to completion and return its result (final text, items, usage, diff).
 
         ``overrides`` are ``turn/start`` params in snake_case (``effort="low"``). Server
-        requests during the turn go to the client's handlers.
+        requests during the turn go to the client's handlers. ``skills``: names or paths
+        (``SKILL.md`` or its folder) of skills for the turn, sent natively where the server
+        can, else emulated (see :attr:`TurnResult.emulated_skills`); a missing or unknown
+        skill raises :class:`InvalidArgumentError` before anything is sent.
         """
-        turn: AsyncTurn = await self._client._start_turn(self.id, input, overrides)
+        turn: AsyncTurn = await self._client._start_turn(self.id, input, overrides, skills)
         return await turn.result()
 
-    def run_streamed(self, input: Input, **overrides: Any) -> "StartingTurn":
+    def run_streamed(
+        self, input: Input, *, skills: Skills = None, **overrides: Any
+    ) -> "StartingTurn":
         """Start a turn and stream it.
 
         Use the result directly (``async for event in thread.run_streamed(...)``,
         ``async with thread.run_streamed(...) as turn``) or await it for the
         :class:`AsyncTurn` once ``turn/start`` is answered (``turn = await
         thread.run_streamed(...)``). Events end with ``turn/completed``. The turn starts on the
-        first ``await``/iteration, not before.
+        first ``await``/iteration, not before. ``skills`` as in :meth:`run`.
         """
-        return StartingTurn(lambda: self._client._start_turn(self.id, input, overrides))
+        return StartingTurn(lambda: self._client._start_turn(self.id, input, overrides, skills))
 
     async def read(self, *, include_turns: bool = False) -> Dict[str, Any]:
         """``thread/read`` of this thread."""

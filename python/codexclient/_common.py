@@ -13,7 +13,7 @@ import os
 import pathlib
 import warnings
 import weakref
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Callable, Dict, Generic, List, Optional, Tuple, TypeVar, Union
 
 from . import _native
@@ -28,6 +28,10 @@ Event = Union[Notification, ServerRequest, ConnectionEvent]
 InputItem = Mapping[str, Any]
 Input = Union[str, InputItem, Sequence[Union[str, InputItem]]]
 """Turn input: a string, one input item (``{"type": "text", ...}``) or a list of them."""
+
+Skills = Optional[Iterable[Union[str, "os.PathLike[str]"]]]
+"""Skills for a turn: names (``"release-notes"``) or paths of a ``SKILL.md`` or its folder
+(a ``str`` holding ``/``, or any path-like object)."""
 
 Params = Optional[Mapping[str, Any]]
 """Request params: a mapping (``None``: none)."""
@@ -148,6 +152,24 @@ def input_json(value: Input) -> str:
     return dumps(value if isinstance(value, (str, Mapping)) else list(value))
 
 
+def skills_list_arg(skills: Skills) -> Optional[List[str]]:
+    """Turn skills as the core takes them: names, or paths (path-like objects made
+    absolute, so that they always read as paths)."""
+    if skills is None:
+        return None
+    if isinstance(skills, (str, bytes)) or not isinstance(skills, Iterable):
+        raise InvalidArgumentError(f"skills must be a list of names or paths, not {type_name(skills)}")
+    out = []
+    for s in skills:
+        if isinstance(s, str):
+            out.append(s)
+        elif isinstance(s, os.PathLike):
+            out.append(os.path.abspath(os.fspath(s)))
+        else:
+            raise InvalidArgumentError(f"a skill is a name or a path, not {type_name(s)}")
+    return out
+
+
 class InitializeResult:
     """What the server answered to ``initialize``: ``raw`` (the whole result); for Codex
     ``user_agent``, ``codex_home``, ``platform_family``, ``platform_os``; for an MCP server
@@ -251,11 +273,14 @@ class TurnResult:
     last completed agent message), ``items`` (every item completed during the turn, in order),
     ``usage`` (the last token usage reported), ``diff`` (the turn's last unified diff),
     ``error`` (the turn's error object, when it failed), ``turn`` (the whole ``turn``
-    object of ``turn/completed``) and ``completed`` (whether the turn completed normally)."""
+    object of ``turn/completed``), ``completed`` (whether the turn completed normally) and
+    ``emulated_skills`` (the skills injected into the prompt as text because the server has no
+    native skill input — exec, mcp, app-servers before Codex 0.169.0 — each a dict with
+    ``name``, ``description`` and ``path``; empty when they went natively)."""
 
     __slots__ = (
         "thread_id", "turn_id", "status", "final_response", "items", "usage", "diff",
-        "error", "turn", "completed",
+        "error", "turn", "completed", "emulated_skills",
     )
 
     def __init__(self, data: Dict[str, Any]) -> None:
@@ -270,6 +295,8 @@ class TurnResult:
         self.turn: Any = data.get("turn")
         #: Whether the turn completed normally.
         self.completed: bool = bool(data.get("completed"))
+        #: The skills emulated in the turn's prompt (``name``, ``description``, ``path``).
+        self.emulated_skills: List[Dict[str, str]] = data.get("emulated_skills") or []
 
     def __repr__(self) -> str:
         return (
@@ -543,10 +570,13 @@ class ClientBase:
         native = self._native.call_tool_progress(name, arguments_json(arguments), timeout)
         return self._tool_call_class(self, native)
 
-    def _start_turn(self, thread_id: str, input: Input, overrides: Mapping[str, Any]) -> Any:
+    def _start_turn(
+        self, thread_id: str, input: Input, overrides: Mapping[str, Any], skills: Skills = None
+    ) -> Any:
         i, o = input_json(input), build_params(None, overrides)
+        sk = skills_list_arg(skills)
         h = weak_handler(self._handle_request)
-        start = lambda aio: self._native.start_turn(thread_id, i, o, h, aio)  # noqa: E731
+        start = lambda aio: self._native.start_turn(thread_id, i, o, h, aio, sk)  # noqa: E731
         return self._call(start, lambda nt: self._turn_class(self, nt))
 
     # -- handlers ----------------------------------------------------------------------------

@@ -476,6 +476,7 @@ class NativeClient:
         overrides_json: str,
         handler: Optional[Callable[[ServerRequest], Any]] = None,
         aio: _Aio = None,
+        skills: Optional[List[str]] = None,
     ) -> Any: ...
     def thread_status(self, thread_id: str) -> str: ...
 

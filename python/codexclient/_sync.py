@@ -17,7 +17,7 @@ from typing import Any, Dict, Iterator, List, Mapping, Optional, Sequence, Type
 from . import _native
 from ._common import ClientBase, Event, InitializeResult, Input, Page, Params, ProgressHandler
 from ._common import ThreadBase, ToolCallBase, TurnBase, TurnResult, finish, handler_failed
-from ._common import arguments_json as _args, loads, weak_handler
+from ._common import Skills, arguments_json as _args, loads, weak_handler
 from ._native import CallToolResult, Completion, GetPromptResult, Progress, Prompt, Resource
 from ._native import ResourceContents, ResourceTemplate, Tool
 
@@ -29,14 +29,18 @@ class Thread(ThreadBase):
 
     _client: "Client"
 
-    def run(self, input: Input, **overrides: Any) -> TurnResult:
+    def run(self, input: Input, *, skills: Skills = None, **overrides: Any) -> TurnResult:
         """Run one turn to completion and return its result (final text, items, usage, diff).
-        ``overrides`` are ``turn/start`` params in snake_case."""
-        return self.run_streamed(input, **overrides).result()
+        ``overrides`` are ``turn/start`` params in snake_case. ``skills``: names or paths
+        (``SKILL.md`` or its folder) of skills for the turn, sent natively where the server
+        can, else emulated (see :attr:`TurnResult.emulated_skills`); a missing or unknown
+        skill raises :class:`InvalidArgumentError` before anything is sent."""
+        return self.run_streamed(input, skills=skills, **overrides).result()
 
-    def run_streamed(self, input: Input, **overrides: Any) -> "Turn":
-        """Start a turn; iterate the returned :class:`Turn` for its events."""
-        turn: Turn = self._client._start_turn(self.id, input, overrides)
+    def run_streamed(self, input: Input, *, skills: Skills = None, **overrides: Any) -> "Turn":
+        """Start a turn (with ``skills``, as in :meth:`run`); iterate the returned
+        :class:`Turn` for its events."""
+        turn: Turn = self._client._start_turn(self.id, input, overrides, skills)
         return turn
 
     def read(self, *, include_turns: bool = False) -> Dict[str, Any]:

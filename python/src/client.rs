@@ -11,7 +11,7 @@ use std::time::Duration;
 use codex_client::mcp::{McpRequest, Root};
 use codex_client::{
     Client, ClientOptions, Delivery, Event, Heartbeat, Helper, Input, McpCommand, ReconnectPolicy,
-    TransportKind,
+    Skill, TransportKind,
 };
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
@@ -452,8 +452,11 @@ impl NativeClient {
 
     /// Start a turn on a thread with `input` and more `turn/start` params (both JSON) and
     /// stream it: returns (or resolves `aio`'s future with) a `Turn`. `handler` receives each
-    /// server request of the turn before it is yielded.
-    #[pyo3(signature = (thread_id, input_json, overrides_json, handler = None, aio = None))]
+    /// server request of the turn before it is yielded. `skills`: names or paths of skills
+    /// for the turn (the core's `Skill::parse`; resolved, natively or emulated, before
+    /// `turn/start`).
+    #[pyo3(signature = (thread_id, input_json, overrides_json, handler = None, aio = None, skills = None))]
+    #[allow(clippy::too_many_arguments)]
     fn start_turn(
         &self,
         py: Python<'_>,
@@ -462,8 +465,10 @@ impl NativeClient {
         overrides_json: &str,
         handler: Option<Py<PyAny>>,
         aio: Aio,
+        skills: Option<Vec<String>>,
     ) -> PyResult<Py<PyAny>> {
-        let input = input(py, input_json)?;
+        let skills = skills.unwrap_or_default();
+        let input = input(py, input_json)?.and_skills(skills.iter().map(|s| Skill::parse(s)));
         let overrides = json_value(py, overrides_json)?;
         let thread = self.client.thread(thread_id);
         let fut = async move { thread.run_streamed_with_async(input, overrides).await };

@@ -100,6 +100,7 @@ pub(crate) fn result_json(r: &TurnResult) -> String {
         "error": r.error,
         "turn": r.turn,
         "completed": r.is_completed(),
+        "emulated_skills": r.emulated_skills.iter().map(|s| s.to_value()).collect::<Vec<_>>(),
     })
     .to_string()
 }
