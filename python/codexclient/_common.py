@@ -439,8 +439,8 @@ class ClientBase:
         self._native = _native.NativeClient(
             config_overrides=overrides, callbacks=self._callbacks, **opts
         )
-        self._request_handlers: Dict[str, RequestHandler] = {}
-        self._notification_handler: Optional[NotificationHandler] = None
+        self._request_handlers: Dict[str, Callable[[Any], Any]] = {}
+        self._notification_handler: Optional[Callable[[Any], Any]] = None
         self._connection_handler: Optional[ConnectionHandler] = None
         self._init: Optional[InitializeResult] = None
         self._life = track_client(self, self._native)
@@ -583,29 +583,32 @@ class ClientBase:
         logger. Requests without a handler are declined (approvals) or refused with a
         JSON-RPC error.
         """
-        self._request_handlers[method] = handler
+        self._set_request_handler(method, handler)
         return handler
+
+    def _set_request_handler(self, method: str, handler: Callable[[Any], Any]) -> None:
+        self._request_handlers[method] = handler
 
     def on_command_approval(self, handler: HCommand) -> HCommand:
         """Handle command approvals (``item/commandExecution/requestApproval``; see
         :meth:`on_server_request`). Usable as a decorator; returns ``handler``."""
-        self.on_server_request(COMMAND_APPROVAL, handler)
+        self._set_request_handler(COMMAND_APPROVAL, handler)
         return handler
 
     def on_file_change_approval(self, handler: HFileChange) -> HFileChange:
         """Handle file-change approvals (``item/fileChange/requestApproval``)."""
-        self.on_server_request(FILE_CHANGE_APPROVAL, handler)
+        self._set_request_handler(FILE_CHANGE_APPROVAL, handler)
         return handler
 
     def on_permissions_request(self, handler: HPermissions) -> HPermissions:
         """Handle permission requests (``item/permissions/requestApproval``; return the whole
         result)."""
-        self.on_server_request(_METHODS["permissions_request"], handler)
+        self._set_request_handler(_METHODS["permissions_request"], handler)
         return handler
 
     def on_user_input(self, handler: HUserInput) -> HUserInput:
         """Handle user-input requests (``item/tool/requestUserInput``; the whole result)."""
-        self.on_server_request(_METHODS["user_input"], handler)
+        self._set_request_handler(_METHODS["user_input"], handler)
         return handler
 
     def on_elicitation(self, handler: H) -> H:
@@ -614,15 +617,15 @@ class ClientBase:
         "content": {...}}``, ``{"action": "decline"}`` or ``{"action": "cancel"}``. For an
         MCP form elicitation accepted with fields left out, the core fills in the defaults
         of the requested schema. Without a handler elicitations are declined."""
-        self.on_server_request(_METHODS["elicitation"], handler)
-        self.on_server_request(ELICITATION, handler)
+        self._set_request_handler(_METHODS["elicitation"], handler)
+        self._set_request_handler(ELICITATION, handler)
         return handler
 
     def on_sampling(self, handler: H) -> H:
         """Handle an MCP server's requests to sample an LLM (``sampling/createMessage``):
         return the whole result (``{"role": "assistant", "content": {...}, "model": ...,
         "stopReason": ...}``). Without a handler they are refused with a JSON-RPC error."""
-        self.on_server_request(SAMPLING, handler)
+        self._set_request_handler(SAMPLING, handler)
         return handler
 
     def on_roots(self, handler: H) -> H:
@@ -630,19 +633,19 @@ class ClientBase:
         the whole result, ``{"roots": [...]}``). Only asked when the client was created
         without ``mcp_roots`` (which the core answers itself); without either they are
         refused with a JSON-RPC error."""
-        self.on_server_request(ROOTS, handler)
+        self._set_request_handler(ROOTS, handler)
         return handler
 
     def on_tool_call(self, handler: HToolCall) -> HToolCall:
         """Handle dynamic tool calls (``item/tool/call``; return the whole result)."""
-        self.on_server_request(_METHODS["tool_call"], handler)
+        self._set_request_handler(_METHODS["tool_call"], handler)
         return handler
 
     @overload
     def on_notification(self, handler: HNotification) -> HNotification: ...
     @overload
     def on_notification(self, handler: None) -> None: ...
-    def on_notification(self, handler: Optional[NotificationHandler]) -> Optional[NotificationHandler]:
+    def on_notification(self, handler: Optional[Callable[[Any], Any]]) -> Optional[Callable[[Any], Any]]:
         """Call ``handler(notification)`` for every notification not routed to a turn being
         streamed (``None`` removes it). It may be ``async def``."""
         self._notification_handler = handler

@@ -34,7 +34,6 @@ IMPORTANT: When deserializing an `AbsolutePathBuf`, a base path must be set usin
 
 
 class AcceptWithExecpolicyAmendmentCommandExecutionApprovalDecision(TypedDict):
-    """`AcceptWithExecpolicyAmendmentCommandExecutionApprovalDecision`."""
     execpolicy_amendment: List[str]
 
 
@@ -49,12 +48,12 @@ class _AmazonBedrockAccountRequired(TypedDict):
 
 
 class AmazonBedrockAccount(_AmazonBedrockAccountRequired, total=False):
-    """Payload of [`Account::AmazonBedrock`] (`type: "amazonBedrock"`)."""
+    """:data:`Account` with ``type: "amazonBedrock"``."""
     usesCodexManagedCredentials: bool
 
 
 class ApiKeyAccount(TypedDict):
-    """Payload of [`Account::ApiKey`] (`type: "apiKey"`)."""
+    """:data:`Account` with ``type: "apiKey"``."""
     type: Literal["apiKey"]
 
 PlanType = Literal["free", "go", "plus", "pro", "prolite", "promax", "team", "self_serve_business_prolite", "self_serve_business_usage_based", "business", "ent26", "enterprise_cbp_automation", "enterprise_cbp_usage_based", "enterprise", "edu", "edu_plus", "edu_pro", "sci", "sci_plus", "unknown"]
@@ -68,7 +67,7 @@ class _ChatgptAccountRequired(TypedDict):
 
 
 class ChatgptAccount(_ChatgptAccountRequired, total=False):
-    """Payload of [`Account::Chatgpt`] (`type: "chatgpt"`)."""
+    """:data:`Account` with ``type: "chatgpt"``."""
     workspaceName: Optional[str]
     """Display name of the selected ChatGPT workspace, when available."""
 
@@ -88,7 +87,6 @@ class _AccountLoginCompletedNotificationRequired(TypedDict):
 
 
 class AccountLoginCompletedNotification(_AccountLoginCompletedNotificationRequired, total=False):
-    """`AccountLoginCompletedNotification`."""
     error: Optional[str]
     loginId: Optional[str]
     onboardingEntrypoint: Optional[DesktopOnboardingEntrypoint]
@@ -101,7 +99,6 @@ class _CreditsSnapshotRequired(TypedDict):
 
 
 class CreditsSnapshot(_CreditsSnapshotRequired, total=False):
-    """`CreditsSnapshot`."""
     balance: Optional[str]
 
 RateLimitReachedType = Literal["rate_limit_reached", "workspace_owner_credits_depleted", "workspace_member_credits_depleted", "workspace_owner_usage_limit_reached", "workspace_member_usage_limit_reached"]
@@ -113,13 +110,11 @@ class _RateLimitWindowRequired(TypedDict):
 
 
 class RateLimitWindow(_RateLimitWindowRequired, total=False):
-    """`RateLimitWindow`."""
     resetsAt: Optional[int]
     windowDurationMins: Optional[int]
 
 
 class SpendControlLimitSnapshot(TypedDict):
-    """`SpendControlLimitSnapshot`."""
     limit: str
     remainingPercent: int
     resetsAt: int
@@ -127,7 +122,6 @@ class SpendControlLimitSnapshot(TypedDict):
 
 
 class RateLimitSnapshot(TypedDict, total=False):
-    """`RateLimitSnapshot`."""
     credits: Optional[CreditsSnapshot]
     individualLimit: Optional[SpendControlLimitSnapshot]
     limitId: Optional[str]
@@ -154,13 +148,11 @@ AccountRoutingOverride = Literal["NO_CONSTRAINT", "us", "us_cr"]
 
 
 class AccountSecuritySetupAction(TypedDict):
-    """`AccountSecuritySetupAction`."""
     label: str
     url: str
 
 
 class AccountSecuritySetupNotice(TypedDict):
-    """`AccountSecuritySetupNotice`."""
     accountId: str
     action: AccountSecuritySetupAction
     description: str
@@ -176,7 +168,6 @@ class _AccountSessionWorkspaceRequired(TypedDict):
 
 
 class AccountSessionWorkspace(_AccountSessionWorkspaceRequired, total=False):
-    """`AccountSessionWorkspace`."""
     imageUrl: Optional[str]
     kind: Optional[AccountSessionWorkspaceKind]
     name: Optional[str]
@@ -191,7 +182,6 @@ class _AccountSessionRequired(TypedDict):
 
 
 class AccountSession(_AccountSessionRequired, total=False):
-    """`AccountSession`."""
     displayName: Optional[str]
     email: Optional[str]
     imageUrl: Optional[str]
@@ -200,7 +190,6 @@ class AccountSession(_AccountSessionRequired, total=False):
 
 
 class AccountSessionsListParams(TypedDict, total=False):
-    """`AccountSessionsListParams`."""
     refreshWorkspaceMetadata: bool
 
 
@@ -210,7 +199,6 @@ class _AccountSessionsResponseRequired(TypedDict):
 
 
 class AccountSessionsResponse(_AccountSessionsResponseRequired, total=False):
-    """`AccountSessionsResponse`."""
     activeSessionId: Optional[str]
 
 
@@ -223,7 +211,6 @@ class _AccountSessionsSwitchParamsRequired(TypedDict):
 
 
 class AccountSessionsSwitchParams(_AccountSessionsSwitchParamsRequired, total=False):
-    """`AccountSessionsSwitchParams`."""
     allowBrowserLogin: bool
     """Allow Core to start browser sign-in if this session needs SSO for the workspace."""
 
@@ -240,20 +227,17 @@ class _SessionsAccountSessionsSwitchResponseRequired(TypedDict):
 
 
 class SessionsAccountSessionsSwitchResponse(_SessionsAccountSessionsSwitchResponseRequired, total=False):
-    """`SessionsAccountSessionsSwitchResponse`."""
     activeSessionId: Optional[str]
 
 AccountSessionsSwitchResponse = Union[SessionsAccountSessionsSwitchResponse, AuthUrlAccountSessionsSwitchResponse]
 
 
 class AccountTokenUsageDailyBucket(TypedDict):
-    """`AccountTokenUsageDailyBucket`."""
     startDate: str
     tokens: int
 
 
 class AccountTokenUsageSummary(TypedDict, total=False):
-    """`AccountTokenUsageSummary`."""
     currentStreakDays: Optional[int]
     lifetimeTokens: Optional[int]
     longestRunningTurnSec: Optional[int]
@@ -265,7 +249,6 @@ AuthMode = Literal["apikey", "chatgpt", "chatgptAuthTokens", "headers", "agentId
 
 
 class AccountUpdatedNotification(TypedDict, total=False):
-    """`AccountUpdatedNotification`."""
     authMode: Optional[AuthMode]
     planType: Optional[PlanType]
 
@@ -277,7 +260,6 @@ class _ActivePermissionProfileRequired(TypedDict):
 
 
 class ActivePermissionProfile(_ActivePermissionProfileRequired, total=False):
-    """`ActivePermissionProfile`."""
     extends: Optional[str]
     """Parent profile identifier from the selected permissions profile's `extends` setting, when present."""
 
@@ -285,7 +267,7 @@ ThreadActiveFlag = Literal["waitingOnApproval", "waitingOnUserInput"]
 
 
 class ActiveThreadStatus(TypedDict):
-    """Payload of [`ThreadStatus::Active`] (`type: "active"`)."""
+    """:data:`ThreadStatus` with ``type: "active"``."""
     type: Literal["active"]
     activeFlags: List[ThreadActiveFlag]
 
@@ -293,7 +275,6 @@ NonSteerableTurnKind = Literal["review", "compact"]
 
 
 class ActiveTurnNotSteerableCodexErrorInfo(TypedDict):
-    """`ActiveTurnNotSteerableCodexErrorInfo`."""
     turnKind: NonSteerableTurnKind
 
 
@@ -307,13 +288,13 @@ AddCreditsNudgeEmailStatus = Literal["sent", "cooldown_active"]
 
 
 class AddFileChange(TypedDict):
-    """Payload of [`FileChange::Add`] (`type: "add"`)."""
+    """:data:`FileChange` with ``type: "add"``."""
     type: Literal["add"]
     content: str
 
 
 class AddPatchChangeKind(TypedDict):
-    """Payload of [`PatchChangeKind::Add`] (`type: "add"`)."""
+    """:data:`PatchChangeKind` with ``type: "add"``."""
     type: Literal["add"]
 
 AdditionalContextKind = Literal["untrusted", "application"]
@@ -326,7 +307,6 @@ class _AdditionalContextEntryRequired(TypedDict):
 
 
 class AdditionalContextEntry(_AdditionalContextEntryRequired, total=False):
-    """`AdditionalContextEntry`."""
     name: Optional[str]
     """Optional name for untrusted context, used to label its tool output."""
 
@@ -334,7 +314,7 @@ FileSystemAccessMode = Literal["read", "write", "deny"]
 
 
 class GlobPatternFileSystemPath(TypedDict):
-    """Payload of [`FileSystemPath::GlobPattern`] (`type: "glob_pattern"`)."""
+    """:data:`FileSystemPath` with ``type: "glob_pattern"``."""
     type: Literal["glob_pattern"]
     pattern: str
 
@@ -343,13 +323,13 @@ LegacyAppPathString = str
 
 
 class PathFileSystemPath(TypedDict):
-    """Payload of [`FileSystemPath::Path`] (`type: "path"`)."""
+    """:data:`FileSystemPath` with ``type: "path"``."""
     type: Literal["path"]
     path: LegacyAppPathString
 
 
 class MinimalFileSystemSpecialPath(TypedDict):
-    """Payload of [`FileSystemSpecialPath::Minimal`] (`kind: "minimal"`)."""
+    """:data:`FileSystemSpecialPath` with ``kind: "minimal"``."""
     kind: Literal["minimal"]
 
 
@@ -359,22 +339,22 @@ class _ProjectRootsFileSystemSpecialPathRequired(TypedDict):
 
 
 class ProjectRootsFileSystemSpecialPath(_ProjectRootsFileSystemSpecialPathRequired, total=False):
-    """Payload of [`FileSystemSpecialPath::ProjectRoots`] (`kind: "project_roots"`)."""
+    """:data:`FileSystemSpecialPath` with ``kind: "project_roots"``."""
     subpath: Optional[LegacyAppPathString]
 
 
 class RootFileSystemSpecialPath(TypedDict):
-    """Payload of [`FileSystemSpecialPath::Root`] (`kind: "root"`)."""
+    """:data:`FileSystemSpecialPath` with ``kind: "root"``."""
     kind: Literal["root"]
 
 
 class SlashTmpFileSystemSpecialPath(TypedDict):
-    """Payload of [`FileSystemSpecialPath::SlashTmp`] (`kind: "slash_tmp"`)."""
+    """:data:`FileSystemSpecialPath` with ``kind: "slash_tmp"``."""
     kind: Literal["slash_tmp"]
 
 
 class TmpdirFileSystemSpecialPath(TypedDict):
-    """Payload of [`FileSystemSpecialPath::Tmpdir`] (`kind: "tmpdir"`)."""
+    """:data:`FileSystemSpecialPath` with ``kind: "tmpdir"``."""
     kind: Literal["tmpdir"]
 
 
@@ -385,14 +365,14 @@ class _UnknownFileSystemSpecialPathRequired(TypedDict):
 
 
 class UnknownFileSystemSpecialPath(_UnknownFileSystemSpecialPathRequired, total=False):
-    """Payload of [`FileSystemSpecialPath::UnknownValue`] (`kind: "unknown"`)."""
+    """:data:`FileSystemSpecialPath` with ``kind: "unknown"``."""
     subpath: Optional[LegacyAppPathString]
 
 FileSystemSpecialPath = Union[RootFileSystemSpecialPath, MinimalFileSystemSpecialPath, ProjectRootsFileSystemSpecialPath, TmpdirFileSystemSpecialPath, SlashTmpFileSystemSpecialPath, UnknownFileSystemSpecialPath]
 
 
 class SpecialFileSystemPath(TypedDict):
-    """Payload of [`FileSystemPath::Special`] (`type: "special"`)."""
+    """:data:`FileSystemPath` with ``type: "special"``."""
     type: Literal["special"]
     value: FileSystemSpecialPath
 
@@ -400,13 +380,11 @@ FileSystemPath = Union[PathFileSystemPath, GlobPatternFileSystemPath, SpecialFil
 
 
 class FileSystemSandboxEntry(TypedDict):
-    """`FileSystemSandboxEntry`."""
     access: FileSystemAccessMode
     path: FileSystemPath
 
 
 class AdditionalFileSystemPermissions(TypedDict, total=False):
-    """`AdditionalFileSystemPermissions`."""
     entries: Optional[List[FileSystemSandboxEntry]]
     globScanMaxDepth: Optional[int]
     read: Optional[List[LegacyAppPathString]]
@@ -416,12 +394,10 @@ class AdditionalFileSystemPermissions(TypedDict, total=False):
 
 
 class AdditionalNetworkPermissions(TypedDict, total=False):
-    """`AdditionalNetworkPermissions`."""
     enabled: Optional[bool]
 
 
 class AdditionalPermissionProfile(TypedDict, total=False):
-    """`AdditionalPermissionProfile`."""
     fileSystem: Optional[AdditionalFileSystemPermissions]
     network: Optional[AdditionalNetworkPermissions]
     """Partial overlay used for per-command permission requests."""
@@ -435,12 +411,12 @@ class _AdditionalToolsResponseItemRequired(TypedDict):
 
 
 class AdditionalToolsResponseItem(_AdditionalToolsResponseItemRequired, total=False):
-    """Payload of [`ResponseItem::AdditionalTools`] (`type: "additional_tools"`)."""
+    """:data:`ResponseItem` with ``type: "additional_tools"``."""
     id: Optional[str]
 
 
 class AgentConfiguredHookHandler(TypedDict):
-    """Payload of [`ConfiguredHookHandler::Agent`] (`type: "agent"`)."""
+    """:data:`ConfiguredHookHandler` with ``type: "agent"``."""
     type: Literal["agent"]
 
 HookEventName = Literal["preModelRequest", "postModelRequest", "preToolUse", "permissionRequest", "postToolUse", "preCompact", "postCompact", "sessionStart", "sessionEnd", "userPromptSubmit", "subagentStart", "subagentStop", "stop", "interrupt"]
@@ -466,7 +442,7 @@ class _AgentHookMetadataRequired(TypedDict):
 
 
 class AgentHookMetadata(_AgentHookMetadataRequired, total=False):
-    """Payload of [`HookMetadata::Agent`] (`handlerType: "agent"`)."""
+    """:data:`HookMetadata` with ``handlerType: "agent"``."""
     additionalContextLimit: Optional[int]
     """Configured `additionalContext` spill threshold. `null` uses 2,500 tokens; `0` disables spilling."""
     environmentId: Optional[str]
@@ -479,7 +455,6 @@ AgentMessageDelivery = Literal["async"]
 
 
 class AgentMessageDeltaNotification(TypedDict):
-    """`AgentMessageDeltaNotification`."""
     delta: str
     itemId: str
     threadId: str
@@ -500,13 +475,13 @@ class AgentMessageDisplay(_AgentMessageDisplayRequired, total=False):
 
 
 class EncryptedContentAgentMessageInputContent(TypedDict):
-    """Payload of [`AgentMessageInputContent::EncryptedContent`] (`type: "encrypted_content"`)."""
+    """:data:`AgentMessageInputContent` with ``type: "encrypted_content"``."""
     type: Literal["encrypted_content"]
     encrypted_content: str
 
 
 class InputTextAgentMessageInputContent(TypedDict):
-    """Payload of [`AgentMessageInputContent::InputText`] (`type: "input_text"`)."""
+    """:data:`AgentMessageInputContent` with ``type: "input_text"``."""
     type: Literal["input_text"]
     text: str
 
@@ -519,7 +494,6 @@ class _AgentMessageModerationRequired(TypedDict):
 
 
 class AgentMessageModeration(_AgentMessageModerationRequired, total=False):
-    """`AgentMessageModeration`."""
     display: Optional[AgentMessageDisplay]
 
 
@@ -540,7 +514,7 @@ class _AgentMessageResponseItemRequired(TypedDict):
 
 
 class AgentMessageResponseItem(_AgentMessageResponseItemRequired, total=False):
-    """Payload of [`ResponseItem::AgentMessage`] (`type: "agent_message"`)."""
+    """:data:`ResponseItem` with ``type: "agent_message"``."""
     id: Optional[str]
     internal_chat_message_metadata_passthrough: Optional[InternalChatMessageMetadataPassthrough]
 
@@ -551,12 +525,10 @@ class _AsyncUserInputQuestionRequired(TypedDict):
 
 
 class AsyncUserInputQuestion(_AsyncUserInputQuestionRequired, total=False):
-    """`AsyncUserInputQuestion`."""
     options: Optional[List[str]]
 
 
 class MemoryCitationEntry(TypedDict):
-    """`MemoryCitationEntry`."""
     lineEnd: int
     lineStart: int
     note: str
@@ -564,7 +536,6 @@ class MemoryCitationEntry(TypedDict):
 
 
 class MemoryCitation(TypedDict):
-    """`MemoryCitation`."""
     entries: List[MemoryCitationEntry]
     threadIds: List[str]
 
@@ -583,7 +554,7 @@ class _AgentMessageThreadItemRequired(TypedDict):
 
 
 class AgentMessageThreadItem(_AgentMessageThreadItemRequired, total=False):
-    """Payload of [`ThreadItem::AgentMessage`] (`type: "agentMessage"`)."""
+    """:data:`ThreadItem` with ``type: "agentMessage"``."""
     completedAtMs: Optional[int]
     """Unix timestamp in milliseconds when the item completed, if recorded."""
     delivery: Optional[AgentMessageDelivery]
@@ -621,23 +592,22 @@ class AmazonBedrockLoginAccountParams(TypedDict):
 
 
 class AmazonBedrockLoginAccountResponse(TypedDict):
-    """Payload of [`LoginAccountResponse::AmazonBedrock`] (`type: "amazonBedrock"`)."""
+    """:data:`LoginAccountResponse` with ``type: "amazonBedrock"``."""
     type: Literal["amazonBedrock"]
 
 
 class AnalyticsConfig(TypedDict, total=False):
-    """`AnalyticsConfig`."""
     enabled: Optional[bool]
 
 
 class ApiKeyLoginAccountParams(TypedDict):
-    """Payload of [`LoginAccountParams::ApiKey`] (`type: "apiKey"`)."""
+    """:data:`LoginAccountParams` with ``type: "apiKey"``."""
     type: Literal["apiKey"]
     apiKey: str
 
 
 class ApiKeyLoginAccountResponse(TypedDict):
-    """Payload of [`LoginAccountResponse::ApiKey`] (`type: "apiKey"`)."""
+    """:data:`LoginAccountResponse` with ``type: "apiKey"``."""
     type: Literal["apiKey"]
 
 
@@ -670,7 +640,6 @@ ToolExposureSurface = Literal["code_mode", "deferred", "direct"]
 
 
 class AppConfig(TypedDict, total=False):
-    """`AppConfig`."""
     approvals_reviewer: Optional[ApprovalsReviewer]
     default_tools_approval_mode: Optional[AppToolApproval]
     default_tools_enabled: Optional[bool]
@@ -685,7 +654,6 @@ class AppConfig(TypedDict, total=False):
 
 
 class AppReview(TypedDict):
-    """`AppReview`."""
     status: str
 
 
@@ -695,13 +663,11 @@ class _AppScreenshotRequired(TypedDict):
 
 
 class AppScreenshot(_AppScreenshotRequired, total=False):
-    """`AppScreenshot`."""
     fileId: Optional[str]
     url: Optional[str]
 
 
 class AppMetadata(TypedDict, total=False):
-    """`AppMetadata`."""
     categories: Optional[List[str]]
     developer: Optional[str]
     firstPartyRequiresInstall: Optional[bool]
@@ -773,7 +739,6 @@ class _AppTemplateSummaryRequired(TypedDict):
 
 
 class AppTemplateSummary(_AppTemplateSummaryRequired, total=False):
-    """`AppTemplateSummary`."""
     canonicalConnectorId: Optional[str]
     category: Optional[str]
     description: Optional[str]
@@ -783,7 +748,6 @@ class AppTemplateSummary(_AppTemplateSummaryRequired, total=False):
 
 
 class AppToolConfig(TypedDict, total=False):
-    """`AppToolConfig`."""
     approval_mode: Optional[AppToolApproval]
     enabled: Optional[bool]
 
@@ -805,7 +769,6 @@ NetworkDomainPermission = Literal["allow", "deny"]
 
 
 class ApplicationNetworkRequirements(TypedDict):
-    """`ApplicationNetworkRequirements`."""
     domains: Dict[str, NetworkDomainPermission]
     enabled: bool
     """When enabled, only explicitly allowed exact domains may be contacted."""
@@ -818,7 +781,6 @@ class ApplicationStorageRequirements(TypedDict, total=False):
 
 
 class ApplicationRequirements(TypedDict, total=False):
-    """`ApplicationRequirements`."""
     network: Optional[ApplicationNetworkRequirements]
     storage: Optional[ApplicationStorageRequirements]
 
@@ -826,13 +788,11 @@ NetworkPolicyRuleAction = Literal["allow", "deny"]
 
 
 class NetworkPolicyAmendment(TypedDict):
-    """`NetworkPolicyAmendment`."""
     action: NetworkPolicyRuleAction
     host: str
 
 
 class ApplyNetworkPolicyAmendmentCommandExecutionApprovalDecision(TypedDict):
-    """`ApplyNetworkPolicyAmendmentCommandExecutionApprovalDecision`."""
     network_policy_amendment: NetworkPolicyAmendment
 
 
@@ -842,7 +802,7 @@ class ApplyNetworkPolicyAmendmentCommandExecutionApprovalDecision2(TypedDict):
 
 
 class DeleteFileChange(TypedDict):
-    """Payload of [`FileChange::Delete`] (`type: "delete"`)."""
+    """:data:`FileChange` with ``type: "delete"``."""
     type: Literal["delete"]
     content: str
 
@@ -854,7 +814,7 @@ class _UpdateFileChangeRequired(TypedDict):
 
 
 class UpdateFileChange(_UpdateFileChangeRequired, total=False):
-    """Payload of [`FileChange::Update`] (`type: "update"`)."""
+    """:data:`FileChange` with ``type: "update"``."""
     move_path: Optional[str]
 
 FileChange = Union[AddFileChange, DeleteFileChange, UpdateFileChange]
@@ -872,7 +832,6 @@ class _ApplyPatchApprovalParamsRequired(TypedDict):
 
 
 class ApplyPatchApprovalParams(_ApplyPatchApprovalParamsRequired, total=False):
-    """`ApplyPatchApprovalParams`."""
     grantRoot: Optional[str]
     """When set, the agent is asking the user to allow writes under this root for the remainder of the session (unclear if this is honored today)."""
     reason: Optional[str]
@@ -880,7 +839,6 @@ class ApplyPatchApprovalParams(_ApplyPatchApprovalParamsRequired, total=False):
 
 
 class ApprovedExecpolicyAmendmentReviewDecision(TypedDict):
-    """`ApprovedExecpolicyAmendmentReviewDecision`."""
     proposed_execpolicy_amendment: List[str]
 
 
@@ -890,7 +848,6 @@ class ApprovedExecpolicyAmendmentReviewDecision2(TypedDict):
 
 
 class DeniedReviewDecision(TypedDict):
-    """`DeniedReviewDecision`."""
     rejection: str
 
 
@@ -900,7 +857,6 @@ class DeniedReviewDecision2(TypedDict):
 
 
 class NetworkPolicyAmendmentReviewDecision(TypedDict):
-    """`NetworkPolicyAmendmentReviewDecision`."""
     network_policy_amendment: NetworkPolicyAmendment
 
 
@@ -913,19 +869,17 @@ ReviewDecision = Union[Literal["approved", "approved_for_session", "approved_mcp
 
 
 class ApplyPatchApprovalResponse(TypedDict):
-    """`ApplyPatchApprovalResponse`."""
     decision: ReviewDecision
 
 
 class ApplyPatchGuardianApprovalReviewAction(TypedDict):
-    """Payload of [`GuardianApprovalReviewAction::ApplyPatch`] (`type: "applyPatch"`)."""
+    """:data:`GuardianApprovalReviewAction` with ``type: "applyPatch"``."""
     type: Literal["applyPatch"]
     cwd: LegacyAppPathString
     files: List[LegacyAppPathString]
 
 
 class AppsDefaultConfig(TypedDict, total=False):
-    """`AppsDefaultConfig`."""
     approvals_reviewer: Optional[ApprovalsReviewer]
     default_tools_approval_mode: Optional[AppToolApproval]
     destructive_enabled: bool
@@ -934,7 +888,6 @@ class AppsDefaultConfig(TypedDict, total=False):
 
 
 class AppsConfig(TypedDict, total=False):
-    """`AppsConfig`."""
     _default: Optional[AppsDefaultConfig]
 
 
@@ -1034,7 +987,6 @@ class _GranularAskForApprovalRequired(TypedDict):
 
 
 class GranularAskForApproval(_GranularAskForApprovalRequired, total=False):
-    """`GranularAskForApproval`."""
     request_permissions: bool
     skill_approval: bool
 
@@ -1050,18 +1002,16 @@ AttestationGenerateParams = Dict[str, Any]
 
 
 class AttestationGenerateResponse(TypedDict):
-    """`AttestationGenerateResponse`."""
     token: str
     """Opaque client attestation token."""
 
 
 class AudioUserInput(TypedDict):
-    """Payload of [`UserInput::Audio`] (`type: "audio"`)."""
+    """:data:`UserInput` with ``type: "audio"``."""
     type: Literal["audio"]
 
 
 class AuthRecoveryNotification(TypedDict):
-    """`AuthRecoveryNotification`."""
     message: str
     provider: str
     threadId: str
@@ -1075,7 +1025,6 @@ AutoReviewDecisionSource = Literal["agent"]
 
 
 class AutoReviewRequirements(TypedDict, total=False):
-    """`AutoReviewRequirements`."""
     ignoreRules: Optional[List[str]]
     requiredOnModels: Optional[List[str]]
 
@@ -1094,7 +1043,6 @@ class _BedrockAwsProfileRequired(TypedDict):
 
 
 class BedrockAwsProfile(_BedrockAwsProfileRequired, total=False):
-    """`BedrockAwsProfile`."""
     region: Optional[str]
 
 BedrockCheckGovCloudRequirementsParams = Dict[str, Any]
@@ -1118,12 +1066,10 @@ class _BedrockEnvironmentCredentialRequired(TypedDict):
 
 
 class BedrockEnvironmentCredential(_BedrockEnvironmentCredentialRequired, total=False):
-    """`BedrockEnvironmentCredential`."""
     region: Optional[str]
 
 
 class BedrockDiscoverResponse(TypedDict):
-    """`BedrockDiscoverResponse`."""
     environmentCredentials: List[BedrockEnvironmentCredential]
     profiles: List[BedrockAwsProfile]
 
@@ -1136,7 +1082,7 @@ class _BedrockProviderSettingsRequired(TypedDict):
 
 
 class BedrockProviderSettings(_BedrockProviderSettingsRequired, total=False):
-    """Payload of [`ProviderSettings::Bedrock`] (`type: "bedrock"`)."""
+    """:data:`ProviderSettings` with ``type: "bedrock"``."""
     profile: Optional[str]
     region: Optional[str]
 
@@ -1154,13 +1100,13 @@ class BedrockProviderSettingsPatch(_BedrockProviderSettingsPatchRequired, total=
 
 
 class EnvironmentBedrockSetupParams(TypedDict):
-    """Payload of [`BedrockSetupParams::Environment`] (`type: "environment"`)."""
+    """:data:`BedrockSetupParams` with ``type: "environment"``."""
     type: Literal["environment"]
     region: str
 
 
 class ProfileBedrockSetupParams(TypedDict):
-    """Payload of [`BedrockSetupParams::Profile`] (`type: "profile"`)."""
+    """:data:`BedrockSetupParams` with ``type: "profile"``."""
     type: Literal["profile"]
     profile: str
     region: str
@@ -1172,18 +1118,18 @@ BedrockSetupResponse = Dict[str, Any]
 
 
 class InlineMarkdownThreadRealtimeBemItemPresentation(TypedDict):
-    """Payload of [`ThreadRealtimeBemItemPresentation::InlineMarkdown`] (`type: "inlineMarkdown"`)."""
+    """:data:`ThreadRealtimeBemItemPresentation` with ``type: "inlineMarkdown"``."""
     type: Literal["inlineMarkdown"]
 
 
 class InlineVisualizationThreadRealtimeBemItemPresentation(TypedDict):
-    """Payload of [`ThreadRealtimeBemItemPresentation::InlineVisualization`] (`type: "inlineVisualization"`)."""
+    """:data:`ThreadRealtimeBemItemPresentation` with ``type: "inlineVisualization"``."""
     type: Literal["inlineVisualization"]
     index: int
 
 
 class WholeItemThreadRealtimeBemItemPresentation(TypedDict):
-    """Payload of [`ThreadRealtimeBemItemPresentation::WholeItem`] (`type: "wholeItem"`)."""
+    """:data:`ThreadRealtimeBemItemPresentation` with ``type: "wholeItem"``."""
     type: Literal["wholeItem"]
 
 ThreadRealtimeBemItemPresentation = Union[WholeItemThreadRealtimeBemItemPresentation, InlineMarkdownThreadRealtimeBemItemPresentation, InlineVisualizationThreadRealtimeBemItemPresentation]
@@ -1191,7 +1137,7 @@ ThreadRealtimeBemItemPresentation = Union[WholeItemThreadRealtimeBemItemPresenta
 
 
 class BemItemPromotedThreadRealtimeItem(TypedDict):
-    """Payload of [`ThreadRealtimeItem::BemItemPromoted`] (`type: "bemItemPromoted"`)."""
+    """:data:`ThreadRealtimeItem` with ``type: "bemItemPromoted"``."""
     type: Literal["bemItemPromoted"]
     id: str
     item_id: str
@@ -1208,7 +1154,6 @@ class _BlobResourceContentRequired(TypedDict):
 
 
 class BlobResourceContent(_BlobResourceContentRequired, total=False):
-    """`BlobResourceContent`."""
     _meta: Any
     mimeType: Optional[str]
 
@@ -1216,7 +1161,6 @@ BrowserUseAccessApprovalLifetime = Literal["turn", "thread"]
 
 
 class BrowserUseOriginPolicyConfig(TypedDict, total=False):
-    """`BrowserUseOriginPolicyConfig`."""
     access: Optional[AllowDenyRequirement]
     downloads: Optional[AllowDenyRequirement]
     full_cdp_access: Optional[AllowDenyRequirement]
@@ -1224,25 +1168,21 @@ class BrowserUseOriginPolicyConfig(TypedDict, total=False):
 
 
 class BrowserUseConfig(TypedDict, total=False):
-    """`BrowserUseConfig`."""
     allow_history_access: Optional[bool]
     default_origin_policy: Optional[BrowserUseOriginPolicyConfig]
     origins: Optional[Dict[str, BrowserUseOriginPolicyConfig]]
 
 
 class RequestHeader(TypedDict):
-    """`RequestHeader`."""
     name: str
     value: str
 
 
 class BrowserUseExtensionRequirements(TypedDict, total=False):
-    """`BrowserUseExtensionRequirements`."""
     requestHeaders: Optional[List[RequestHeader]]
 
 
 class BrowserUseOriginPolicy(TypedDict, total=False):
-    """`BrowserUseOriginPolicy`."""
     access: Optional[AllowDenyRequirement]
     accessApprovalLifetime: Optional[BrowserUseAccessApprovalLifetime]
     autoReview: Optional[AllowDenyRequirement]
@@ -1253,7 +1193,6 @@ class BrowserUseOriginPolicy(TypedDict, total=False):
 
 
 class BrowserUseRequirements(TypedDict, total=False):
-    """`BrowserUseRequirements`."""
     allowGlobalPersistentApproval: Optional[bool]
     allowHistoryAccess: Optional[bool]
     allowWebmcp: Optional[bool]
@@ -1264,27 +1203,24 @@ class BrowserUseRequirements(TypedDict, total=False):
 
 
 class ByteRange(TypedDict):
-    """`ByteRange`."""
     end: int
     start: int
 
 
 class CancelLoginAccountParams(TypedDict):
-    """`CancelLoginAccountParams`."""
     loginId: str
 
 CancelLoginAccountStatus = Literal["canceled", "notFound"]
 
 
 class CancelLoginAccountResponse(TypedDict):
-    """`CancelLoginAccountResponse`."""
     status: CancelLoginAccountStatus
 
 UserVerificationCancellationReason = Literal["userCancelled", "interrupted"]
 
 
 class CancelledUserVerificationErrorDetails(TypedDict):
-    """Payload of [`UserVerificationErrorDetails::Cancelled`] (`type: "cancelled"`)."""
+    """:data:`UserVerificationErrorDetails` with ``type: "cancelled"``."""
     type: Literal["cancelled"]
     reason: UserVerificationCancellationReason
 
@@ -1319,7 +1255,7 @@ class ChatgptAuthTokensLoginAccountParams(_ChatgptAuthTokensLoginAccountParamsRe
 
 
 class ChatgptAuthTokensLoginAccountResponse(TypedDict):
-    """Payload of [`LoginAccountResponse::ChatgptAuthTokens`] (`type: "chatgptAuthTokens"`)."""
+    """:data:`LoginAccountResponse` with ``type: "chatgptAuthTokens"``."""
     type: Literal["chatgptAuthTokens"]
 
 ChatgptAuthTokensRefreshReason = Literal["unauthorized"]
@@ -1331,7 +1267,6 @@ class _ChatgptAuthTokensRefreshParamsRequired(TypedDict):
 
 
 class ChatgptAuthTokensRefreshParams(_ChatgptAuthTokensRefreshParamsRequired, total=False):
-    """`ChatgptAuthTokensRefreshParams`."""
     previousAccountId: Optional[str]
     """Workspace/account identifier that Codex was previously using.
 
@@ -1348,17 +1283,16 @@ class _ChatgptAuthTokensRefreshResponseRequired(TypedDict):
 
 
 class ChatgptAuthTokensRefreshResponse(_ChatgptAuthTokensRefreshResponseRequired, total=False):
-    """`ChatgptAuthTokensRefreshResponse`."""
     chatgptPlanType: Optional[str]
 
 
 class ChatgptDeviceCodeLoginAccountParams(TypedDict):
-    """Payload of [`LoginAccountParams::ChatgptDeviceCode`] (`type: "chatgptDeviceCode"`)."""
+    """:data:`LoginAccountParams` with ``type: "chatgptDeviceCode"``."""
     type: Literal["chatgptDeviceCode"]
 
 
 class ChatgptDeviceCodeLoginAccountResponse(TypedDict):
-    """Payload of [`LoginAccountResponse::ChatgptDeviceCode`] (`type: "chatgptDeviceCode"`)."""
+    """:data:`LoginAccountResponse` with ``type: "chatgptDeviceCode"``."""
     type: Literal["chatgptDeviceCode"]
     loginId: str
     userCode: str
@@ -1375,14 +1309,14 @@ class _ChatgptLoginAccountParamsRequired(TypedDict):
 
 
 class ChatgptLoginAccountParams(_ChatgptLoginAccountParamsRequired, total=False):
-    """Payload of [`LoginAccountParams::Chatgpt`] (`type: "chatgpt"`)."""
+    """:data:`LoginAccountParams` with ``type: "chatgpt"``."""
     appBrand: Optional[LoginAppBrand]
     codexStreamlinedLogin: bool
     useHostedLoginSuccessPage: bool
 
 
 class ChatgptLoginAccountResponse(TypedDict):
-    """Payload of [`LoginAccountResponse::Chatgpt`] (`type: "chatgpt"`)."""
+    """:data:`LoginAccountResponse` with ``type: "chatgpt"``."""
     type: Literal["chatgpt"]
     authUrl: str
     """URL the client should open in a browser to initiate the OAuth flow."""
@@ -1398,12 +1332,10 @@ class _ClientInfoRequired(TypedDict):
 
 
 class ClientInfo(_ClientInfoRequired, total=False):
-    """`ClientInfo`."""
     title: Optional[str]
 
 
 class HttpConnectionFailedCodexErrorInfo(TypedDict, total=False):
-    """`HttpConnectionFailedCodexErrorInfo`."""
     httpStatusCode: Optional[int]
 
 
@@ -1413,7 +1345,6 @@ class HttpConnectionFailedCodexErrorInfo2(TypedDict):
 
 
 class ResponseStreamConnectionFailedCodexErrorInfo(TypedDict, total=False):
-    """`ResponseStreamConnectionFailedCodexErrorInfo`."""
     httpStatusCode: Optional[int]
 
 
@@ -1423,7 +1354,6 @@ class ResponseStreamConnectionFailedCodexErrorInfo2(TypedDict):
 
 
 class ResponseStreamDisconnectedCodexErrorInfo(TypedDict, total=False):
-    """`ResponseStreamDisconnectedCodexErrorInfo`."""
     httpStatusCode: Optional[int]
 
 
@@ -1433,7 +1363,6 @@ class ResponseStreamDisconnectedCodexErrorInfo2(TypedDict):
 
 
 class ResponseTooManyFailedAttemptsCodexErrorInfo(TypedDict, total=False):
-    """`ResponseTooManyFailedAttemptsCodexErrorInfo`."""
     httpStatusCode: Optional[int]
 
 
@@ -1458,7 +1387,6 @@ class _CollabAgentStateRequired(TypedDict):
 
 
 class CollabAgentState(_CollabAgentStateRequired, total=False):
-    """`CollabAgentState`."""
     message: Optional[str]
 
 CollabAgentTool = Literal["spawnAgent", "sendInput", "resumeAgent", "wait", "closeAgent", "sendMessage", "followupTask", "interruptAgent", "listAgents"]
@@ -1487,7 +1415,7 @@ class _CollabAgentToolCallThreadItemRequired(TypedDict):
 
 
 class CollabAgentToolCallThreadItem(_CollabAgentToolCallThreadItemRequired, total=False):
-    """Payload of [`ThreadItem::CollabAgentToolCall`] (`type: "collabAgentToolCall"`)."""
+    """:data:`ThreadItem` with ``type: "collabAgentToolCall"``."""
     completedAtMs: Optional[int]
     """Unix timestamp in milliseconds when the item completed, if recorded."""
     model: Optional[str]
@@ -1547,12 +1475,12 @@ class _ListFilesCommandActionRequired(TypedDict):
 
 
 class ListFilesCommandAction(_ListFilesCommandActionRequired, total=False):
-    """Payload of [`CommandAction::ListFiles`] (`type: "listFiles"`)."""
+    """:data:`CommandAction` with ``type: "listFiles"``."""
     path: Optional[str]
 
 
 class ReadCommandAction(TypedDict):
-    """Payload of [`CommandAction::Read`] (`type: "read"`)."""
+    """:data:`CommandAction` with ``type: "read"``."""
     type: Literal["read"]
     command: str
     name: str
@@ -1566,13 +1494,13 @@ class _SearchCommandActionRequired(TypedDict):
 
 
 class SearchCommandAction(_SearchCommandActionRequired, total=False):
-    """Payload of [`CommandAction::Search`] (`type: "search"`)."""
+    """:data:`CommandAction` with ``type: "search"``."""
     path: Optional[str]
     query: Optional[str]
 
 
 class UnknownCommandAction(TypedDict):
-    """Payload of [`CommandAction::UnknownValue`] (`type: "unknown"`)."""
+    """:data:`CommandAction` with ``type: "unknown"``."""
     type: Literal["unknown"]
     command: str
 
@@ -1584,7 +1512,7 @@ _CommandConfiguredHookHandlerOptional = TypedDict("_CommandConfiguredHookHandler
 
 
 class CommandConfiguredHookHandler(_CommandConfiguredHookHandlerRequired, _CommandConfiguredHookHandlerOptional):
-    """Payload of [`ConfiguredHookHandler::Command`] (`type: "command"`)."""
+    """:data:`ConfiguredHookHandler` with ``type: "command"``."""
 
 CommandExecOutputStream = Literal["stdout", "stderr"]
 """Stream label for `command/exec/outputDelta` notifications."""
@@ -1614,7 +1542,7 @@ class CommandExecTerminalSize(TypedDict):
 
 
 class DangerFullAccessSandboxPolicy(TypedDict):
-    """Payload of [`SandboxPolicy::DangerFullAccess`] (`type: "dangerFullAccess"`)."""
+    """:data:`SandboxPolicy` with ``type: "dangerFullAccess"``."""
     type: Literal["dangerFullAccess"]
 
 NetworkAccess = Literal["restricted", "enabled"]
@@ -1626,7 +1554,7 @@ class _ExternalSandboxSandboxPolicyRequired(TypedDict):
 
 
 class ExternalSandboxSandboxPolicy(_ExternalSandboxSandboxPolicyRequired, total=False):
-    """Payload of [`SandboxPolicy::ExternalSandbox`] (`type: "externalSandbox"`)."""
+    """:data:`SandboxPolicy` with ``type: "externalSandbox"``."""
     networkAccess: NetworkAccess
 
 
@@ -1636,7 +1564,7 @@ class _ReadOnlySandboxPolicyRequired(TypedDict):
 
 
 class ReadOnlySandboxPolicy(_ReadOnlySandboxPolicyRequired, total=False):
-    """Payload of [`SandboxPolicy::ReadOnly`] (`type: "readOnly"`)."""
+    """:data:`SandboxPolicy` with ``type: "readOnly"``."""
     networkAccess: bool
 
 
@@ -1646,7 +1574,7 @@ class _WorkspaceWriteSandboxPolicyRequired(TypedDict):
 
 
 class WorkspaceWriteSandboxPolicy(_WorkspaceWriteSandboxPolicyRequired, total=False):
-    """Payload of [`SandboxPolicy::WorkspaceWrite`] (`type: "workspaceWrite"`)."""
+    """:data:`SandboxPolicy` with ``type: "workspaceWrite"``."""
     excludeSlashTmp: bool
     excludeTmpdirEnvVar: bool
     networkAccess: bool
@@ -1786,7 +1714,6 @@ CommandExecutionApprovalKind = Literal["command", "writeStdin", "humanCommand"]
 
 
 class CommandExecutionOutputDeltaNotification(TypedDict):
-    """`CommandExecutionOutputDeltaNotification`."""
     delta: str
     itemId: str
     threadId: str
@@ -1796,7 +1723,6 @@ NetworkApprovalProtocol = Literal["http", "https", "socks5Tcp", "socks5Udp"]
 
 
 class NetworkApprovalContext(TypedDict):
-    """`NetworkApprovalContext`."""
     host: str
     protocol: NetworkApprovalProtocol
 
@@ -1811,7 +1737,6 @@ class _CommandExecutionRequestApprovalParamsRequired(TypedDict):
 
 
 class CommandExecutionRequestApprovalParams(_CommandExecutionRequestApprovalParamsRequired, total=False):
-    """`CommandExecutionRequestApprovalParams`."""
     additionalPermissions: Optional[AdditionalPermissionProfile]
     """Optional additional permissions requested for this command."""
     approvalId: Optional[str]
@@ -1844,7 +1769,6 @@ class CommandExecutionRequestApprovalParams(_CommandExecutionRequestApprovalPara
 
 
 class CommandExecutionRequestApprovalResponse(TypedDict):
-    """`CommandExecutionRequestApprovalResponse`."""
     decision: CommandExecutionApprovalDecision
 
 CommandExecutionSource = Literal["agent", "userShell", "unifiedExecStartup", "unifiedExecInteraction"]
@@ -1866,7 +1790,7 @@ class _CommandExecutionThreadItemRequired(TypedDict):
 
 
 class CommandExecutionThreadItem(_CommandExecutionThreadItemRequired, total=False):
-    """Payload of [`ThreadItem::CommandExecution`] (`type: "commandExecution"`)."""
+    """:data:`ThreadItem` with ``type: "commandExecution"``."""
     aggregatedOutput: Optional[str]
     """The command's output, aggregated from stdout and stderr."""
     completedAtMs: Optional[int]
@@ -1889,7 +1813,7 @@ GuardianCommandSource = Literal["shell", "unifiedExec"]
 
 
 class CommandGuardianApprovalReviewAction(TypedDict):
-    """Payload of [`GuardianApprovalReviewAction::Command`] (`type: "command"`)."""
+    """:data:`GuardianApprovalReviewAction` with ``type: "command"``."""
     type: Literal["command"]
     command: str
     cwd: LegacyAppPathString
@@ -1901,11 +1825,10 @@ _CommandHookMetadataOptional = TypedDict("_CommandHookMetadataOptional", {"addit
 
 
 class CommandHookMetadata(_CommandHookMetadataRequired, _CommandHookMetadataOptional):
-    """Payload of [`HookMetadata::Command`] (`handlerType: "command"`)."""
+    """:data:`HookMetadata` with ``handlerType: "command"``."""
 
 
 class CommandMigration(TypedDict):
-    """`CommandMigration`."""
     name: str
 
 
@@ -1928,13 +1851,13 @@ class _CompactionResponseItemRequired(TypedDict):
 
 
 class CompactionResponseItem(_CompactionResponseItemRequired, total=False):
-    """Payload of [`ResponseItem::Compaction`] (`type: "compaction"`)."""
+    """:data:`ResponseItem` with ``type: "compaction"``."""
     id: Optional[str]
     internal_chat_message_metadata_passthrough: Optional[InternalChatMessageMetadataPassthrough]
 
 
 class CompactionTriggerResponseItem(TypedDict):
-    """Payload of [`ResponseItem::CompactionTrigger`] (`type: "compaction_trigger"`)."""
+    """:data:`ResponseItem` with ``type: "compaction_trigger"``."""
     type: Literal["compaction_trigger"]
 
 
@@ -1944,12 +1867,11 @@ class _CompletedThreadPredictionResultRequired(TypedDict):
 
 
 class CompletedThreadPredictionResult(_CompletedThreadPredictionResultRequired, total=False):
-    """Payload of [`ThreadPredictionResult::Completed`] (`type: "completed"`)."""
+    """:data:`ThreadPredictionResult` with ``type: "completed"``."""
     text: Optional[str]
 
 
 class ComputerUseMacosConfig(TypedDict, total=False):
-    """`ComputerUseMacosConfig`."""
     bundle_ids: Optional[Dict[str, AllowDenyRequirement]]
 
 
@@ -1961,25 +1883,21 @@ class _ComputerUseWindowsExeConfigRequired(TypedDict):
 
 
 class ComputerUseWindowsExeConfig(_ComputerUseWindowsExeConfigRequired, total=False):
-    """`ComputerUseWindowsExeConfig`."""
     binary_name: Optional[str]
 
 
 class ComputerUseWindowsConfig(TypedDict, total=False):
-    """`ComputerUseWindowsConfig`."""
     aumids: Optional[Dict[str, AllowDenyRequirement]]
     exes: Optional[List[ComputerUseWindowsExeConfig]]
 
 
 class ComputerUseConfig(TypedDict, total=False):
-    """`ComputerUseConfig`."""
     default_app_access: Optional[AllowDenyRequirement]
     macos: Optional[ComputerUseMacosConfig]
     windows: Optional[ComputerUseWindowsConfig]
 
 
 class ComputerUseMacosRequirements(TypedDict, total=False):
-    """`ComputerUseMacosRequirements`."""
     bundleIds: Optional[Dict[str, AllowDenyRequirement]]
 
 
@@ -1991,18 +1909,15 @@ class _ComputerUseWindowsExeRequirementRequired(TypedDict):
 
 
 class ComputerUseWindowsExeRequirement(_ComputerUseWindowsExeRequirementRequired, total=False):
-    """`ComputerUseWindowsExeRequirement`."""
     binaryName: Optional[str]
 
 
 class ComputerUseWindowsRequirements(TypedDict, total=False):
-    """`ComputerUseWindowsRequirements`."""
     aumids: Optional[Dict[str, AllowDenyRequirement]]
     exes: Optional[List[ComputerUseWindowsExeRequirement]]
 
 
 class ComputerUseRequirements(TypedDict, total=False):
-    """`ComputerUseRequirements`."""
     allowLockedComputerUse: Optional[bool]
     allowPersistentApproval: Optional[bool]
     defaultAppAccess: Optional[AllowDenyRequirement]
@@ -2021,7 +1936,6 @@ SandboxMode = Literal["read-only", "workspace-write", "danger-full-access"]
 
 
 class SandboxWorkspaceWrite(TypedDict, total=False):
-    """`SandboxWorkspaceWrite`."""
     exclude_slash_tmp: bool
     exclude_tmpdir_env_var: bool
     network_access: bool
@@ -2031,7 +1945,6 @@ WebSearchContextSize = Literal["low", "medium", "high"]
 
 
 class WebSearchLocation(TypedDict, total=False):
-    """`WebSearchLocation`."""
     city: Optional[str]
     country: Optional[str]
     region: Optional[str]
@@ -2039,14 +1952,12 @@ class WebSearchLocation(TypedDict, total=False):
 
 
 class WebSearchToolConfig(TypedDict, total=False):
-    """`WebSearchToolConfig`."""
     allowed_domains: Optional[List[str]]
     context_size: Optional[WebSearchContextSize]
     location: Optional[WebSearchLocation]
 
 
 class ToolsV2(TypedDict, total=False):
-    """`ToolsV2`."""
     web_search: Optional[WebSearchToolConfig]
 
 Verbosity = Literal["low", "medium", "high"]
@@ -2059,7 +1970,6 @@ WebSearchProvider = Literal["standalone", "search_mcp"]
 
 
 class Config(TypedDict, total=False):
-    """`Config`."""
     analytics: Optional[AnalyticsConfig]
     approval_policy: Optional[AskForApproval]
     approvals_reviewer: Optional[ApprovalsReviewer]
@@ -2094,7 +2004,6 @@ MergeStrategy = Literal["replace", "upsert"]
 
 
 class ConfigEdit(TypedDict):
-    """`ConfigEdit`."""
     keyPath: str
     mergeStrategy: MergeStrategy
     value: Any
@@ -2106,7 +2015,6 @@ class _ConfigBatchWriteParamsRequired(TypedDict):
 
 
 class ConfigBatchWriteParams(_ConfigBatchWriteParamsRequired, total=False):
-    """`ConfigBatchWriteParams`."""
     expectedVersion: Optional[str]
     filePath: Optional[str]
     """Path to the config file to write; defaults to the user's `config.toml` when omitted."""
@@ -2130,7 +2038,7 @@ class LegacyManagedConfigTomlFromFileConfigLayerSource(TypedDict):
 
 
 class LegacyManagedConfigTomlFromMdmConfigLayerSource(TypedDict):
-    """Payload of [`ConfigLayerSource::LegacyManagedConfigTomlFromMdm`] (`type: "legacyManagedConfigTomlFromMdm"`)."""
+    """:data:`ConfigLayerSource` with ``type: "legacyManagedConfigTomlFromMdm"``."""
     type: Literal["legacyManagedConfigTomlFromMdm"]
 
 
@@ -2189,18 +2097,15 @@ class _ConfigLayerRequired(TypedDict):
 
 
 class ConfigLayer(_ConfigLayerRequired, total=False):
-    """`ConfigLayer`."""
     disabledReason: Optional[str]
 
 
 class ConfigLayerMetadata(TypedDict):
-    """`ConfigLayerMetadata`."""
     name: ConfigLayerSource
     version: str
 
 
 class ConfigReadParams(TypedDict, total=False):
-    """`ConfigReadParams`."""
     cwd: Optional[str]
     """Optional working directory to resolve project config layers. If specified, return the effective config as seen from that directory (i.e., including any project layers between `cwd` and the project/repo root)."""
     includeLayers: bool
@@ -2213,17 +2118,14 @@ class _ConfigReadResponseRequired(TypedDict):
 
 
 class ConfigReadResponse(_ConfigReadResponseRequired, total=False):
-    """`ConfigReadResponse`."""
     layers: Optional[List[ConfigLayer]]
 
 
 class FeedbackRequirements(TypedDict, total=False):
-    """`FeedbackRequirements`."""
     enabled: Optional[bool]
 
 
 class InAppBrowserRequirements(TypedDict, total=False):
-    """`InAppBrowserRequirements`."""
     allowExternalBrowserSettingsImport: Optional[bool]
 
 
@@ -2236,13 +2138,13 @@ class _McpToolConfiguredHookHandlerRequired(TypedDict):
 
 
 class McpToolConfiguredHookHandler(_McpToolConfiguredHookHandlerRequired, total=False):
-    """Payload of [`ConfiguredHookHandler::McpTool`] (`type: "mcp_tool"`)."""
+    """:data:`ConfiguredHookHandler` with ``type: "mcp_tool"``."""
     statusMessage: Optional[str]
     timeoutSec: Optional[int]
 
 
 class PromptConfiguredHookHandler(TypedDict):
-    """Payload of [`ConfiguredHookHandler::Prompt`] (`type: "prompt"`)."""
+    """:data:`ConfiguredHookHandler` with ``type: "prompt"``."""
     type: Literal["prompt"]
 
 ConfiguredHookHandler = Union[CommandConfiguredHookHandler, McpToolConfiguredHookHandler, PromptConfiguredHookHandler, AgentConfiguredHookHandler]
@@ -2254,7 +2156,6 @@ class _ConfiguredHookMatcherGroupRequired(TypedDict):
 
 
 class ConfiguredHookMatcherGroup(_ConfiguredHookMatcherGroupRequired, total=False):
-    """`ConfiguredHookMatcherGroup`."""
     matcher: Optional[str]
 
 
@@ -2273,7 +2174,6 @@ class _ManagedHooksRequirementsRequired(TypedDict):
 
 
 class ManagedHooksRequirements(_ManagedHooksRequirementsRequired, total=False):
-    """`ManagedHooksRequirements`."""
     Interrupt: List[ConfiguredHookMatcherGroup]
     PostModelRequest: List[ConfiguredHookMatcherGroup]
     PreModelRequest: List[ConfiguredHookMatcherGroup]
@@ -2283,21 +2183,18 @@ class ManagedHooksRequirements(_ManagedHooksRequirementsRequired, total=False):
 
 
 class NewThreadModelDefaults(TypedDict, total=False):
-    """`NewThreadModelDefaults`."""
     model: Optional[str]
     modelReasoningEffort: Optional[ReasoningEffort]
     serviceTier: Optional[str]
 
 
 class ModelsRequirements(TypedDict, total=False):
-    """`ModelsRequirements`."""
     newThread: Optional[NewThreadModelDefaults]
 
 NetworkUnixSocketPermission = Literal["allow", "deny"]
 
 
 class NetworkRequirements(TypedDict, total=False):
-    """`NetworkRequirements`."""
     allowLocalBinding: Optional[bool]
     allowUnixSockets: Optional[List[str]]
     """Legacy compatibility view derived from `unix_sockets`."""
@@ -2325,7 +2222,7 @@ _OtelTlsConfigOptional = TypedDict("_OtelTlsConfigOptional", {"ca-certificate": 
 
 
 class OtelTlsConfig(_OtelTlsConfigOptional):
-    """`OtelTlsConfig`."""
+    pass
 
 
 class _OtlpGrpcOtelExporterRequired(TypedDict):
@@ -2336,7 +2233,6 @@ class _OtlpGrpcOtelExporterRequired(TypedDict):
 
 
 class OtlpGrpcOtelExporter(_OtlpGrpcOtelExporterRequired, total=False):
-    """`OtlpGrpcOtelExporter`."""
     tls: Optional[OtelTlsConfig]
 
 
@@ -2358,7 +2254,6 @@ class _OtlpHttpOtelExporterRequired(TypedDict):
 
 
 class OtlpHttpOtelExporter(_OtlpHttpOtelExporterRequired, total=False):
-    """`OtlpHttpOtelExporter`."""
     tls: Optional[OtelTlsConfig]
 
 
@@ -2372,12 +2267,10 @@ OtelExporter = Union[Literal["none", "statsig"], OtlpHttpOtelExporter2, OtlpGrpc
 
 
 class OtelToolResultLogConfig(TypedDict):
-    """`OtelToolResultLogConfig`."""
     max_bytes: int
 
 
 class OtelRequirements(TypedDict, total=False):
-    """`OtelRequirements`."""
     environment: Optional[str]
     exporter: Optional[OtelExporter]
     log_agent_responses: Optional[bool]
@@ -2396,7 +2289,6 @@ WindowsSandboxImplementation = Literal["elevated", "unelevated", "mxc"]
 
 
 class ConfigRequirements(TypedDict, total=False):
-    """`ConfigRequirements`."""
     additionalDeveloperInstructions: Optional[str]
     allowAppshots: Optional[bool]
     allowBrowserAndComputerUse: Optional[bool]
@@ -2437,7 +2329,6 @@ class ConfigRequirements(TypedDict, total=False):
 
 
 class ConfigRequirementsReadResponse(TypedDict, total=False):
-    """`ConfigRequirementsReadResponse`."""
     requirements: Optional[ConfigRequirements]
     """Null if no requirements are configured (e.g. no requirements.toml/MDM entries)."""
     supportsIndependentSpeedModes: Optional[bool]
@@ -2452,14 +2343,12 @@ class _ConfigValueWriteParamsRequired(TypedDict):
 
 
 class ConfigValueWriteParams(_ConfigValueWriteParamsRequired, total=False):
-    """`ConfigValueWriteParams`."""
     expectedVersion: Optional[str]
     filePath: Optional[str]
     """Path to the config file to write; defaults to the user's `config.toml` when omitted."""
 
 
 class TextPosition(TypedDict):
-    """`TextPosition`."""
     column: int
     """1-based column number (in Unicode scalar values)."""
     line: int
@@ -2467,7 +2356,6 @@ class TextPosition(TypedDict):
 
 
 class TextRange(TypedDict):
-    """`TextRange`."""
     end: TextPosition
     start: TextPosition
 
@@ -2479,7 +2367,6 @@ class _ConfigWarningNotificationRequired(TypedDict):
 
 
 class ConfigWarningNotification(_ConfigWarningNotificationRequired, total=False):
-    """`ConfigWarningNotification`."""
     details: Optional[str]
     """Optional extra guidance or error details."""
     path: Optional[str]
@@ -2489,7 +2376,6 @@ class ConfigWarningNotification(_ConfigWarningNotificationRequired, total=False)
 
 
 class OverriddenMetadata(TypedDict):
-    """`OverriddenMetadata`."""
     effectiveValue: Any
     message: str
     overridingLayer: ConfigLayerMetadata
@@ -2506,7 +2392,6 @@ class _ConfigWriteResponseRequired(TypedDict):
 
 
 class ConfigWriteResponse(_ConfigWriteResponseRequired, total=False):
-    """`ConfigWriteResponse`."""
     overriddenMetadata: Optional[OverriddenMetadata]
 
 
@@ -2530,13 +2415,11 @@ class _ConsumeAccountRateLimitResetCreditParamsRequired(TypedDict):
 
 
 class ConsumeAccountRateLimitResetCreditParams(_ConsumeAccountRateLimitResetCreditParamsRequired, total=False):
-    """`ConsumeAccountRateLimitResetCreditParams`."""
     creditId: Optional[str]
     """Opaque reset-credit identifier to redeem. When omitted, the backend selects the next available credit."""
 
 
 class ConsumeAccountRateLimitResetCreditResponse(TypedDict):
-    """`ConsumeAccountRateLimitResetCreditResponse`."""
     outcome: ConsumeAccountRateLimitResetCreditOutcome
 
 
@@ -2553,12 +2436,12 @@ class _InputImageContentItemRequired(TypedDict):
 
 
 class InputImageContentItem(_InputImageContentItemRequired, total=False):
-    """Payload of [`ContentItem::InputImage`] (`type: "input_image"`)."""
+    """:data:`ContentItem` with ``type: "input_image"``."""
     detail: Optional[ImageDetail]
 
 
 class InputTextContentItem(TypedDict):
-    """Payload of [`ContentItem::InputText`] (`type: "input_text"`)."""
+    """:data:`ContentItem` with ``type: "input_text"``."""
     type: Literal["input_text"]
     text: str
 
@@ -2570,7 +2453,7 @@ class _OutputTextContentItemRequired(TypedDict):
 
 
 class OutputTextContentItem(_OutputTextContentItemRequired, total=False):
-    """Payload of [`ContentItem::OutputText`] (`type: "output_text"`)."""
+    """:data:`ContentItem` with ``type: "output_text"``."""
     annotations: Optional[List[Any]]
     logprobs: Optional[List[Any]]
 
@@ -2589,7 +2472,7 @@ class _ContextCompactionResponseItemRequired(TypedDict):
 
 
 class ContextCompactionResponseItem(_ContextCompactionResponseItemRequired, total=False):
-    """Payload of [`ResponseItem::ContextCompaction`] (`type: "context_compaction"`)."""
+    """:data:`ResponseItem` with ``type: "context_compaction"``."""
     encrypted_content: Optional[str]
     id: Optional[str]
     internal_chat_message_metadata_passthrough: Optional[InternalChatMessageMetadataPassthrough]
@@ -2602,7 +2485,7 @@ class _ContextCompactionThreadItemRequired(TypedDict):
 
 
 class ContextCompactionThreadItem(_ContextCompactionThreadItemRequired, total=False):
-    """Payload of [`ThreadItem::ContextCompaction`] (`type: "contextCompaction"`)."""
+    """:data:`ThreadItem` with ``type: "contextCompaction"``."""
     completedAtMs: Optional[int]
     """Unix timestamp in milliseconds when the item completed, if recorded."""
     startedAtMs: Optional[int]
@@ -2612,18 +2495,16 @@ ConversationTextRole = Literal["user", "developer", "assistant"]
 
 
 class CurrentTimeReadParams(TypedDict):
-    """`CurrentTimeReadParams`."""
     threadId: str
 
 
 class CurrentTimeReadResponse(TypedDict):
-    """`CurrentTimeReadResponse`."""
     currentTimeAt: int
     """Current time as whole Unix seconds."""
 
 
 class EnvironmentVariableGatewayAuth(TypedDict):
-    """Payload of [`GatewayAuth::EnvironmentVariable`] (`mode: "environmentVariable"`)."""
+    """:data:`GatewayAuth` with ``mode: "environmentVariable"``."""
     mode: Literal["environmentVariable"]
     envKey: str
 
@@ -2639,14 +2520,14 @@ class ExternallyConfiguredGatewayAuth(_ExternallyConfiguredGatewayAuthRequired, 
 
 
 class NoneGatewayAuth(TypedDict):
-    """Payload of [`GatewayAuth::None`] (`mode: "none"`)."""
+    """:data:`GatewayAuth` with ``mode: "none"``."""
     mode: Literal["none"]
 
 GatewayAuth = Union[NoneGatewayAuth, EnvironmentVariableGatewayAuth, ExternallyConfiguredGatewayAuth]
 
 
 class CustomGatewayProviderSettings(TypedDict):
-    """Payload of [`ProviderSettings::CustomGateway`] (`type: "customGateway"`)."""
+    """:data:`ProviderSettings` with ``type: "customGateway"``."""
     type: Literal["customGateway"]
     auth: GatewayAuth
 
@@ -2657,7 +2538,7 @@ class _CustomGatewayProviderSettingsPatchRequired(TypedDict):
 
 
 class CustomGatewayProviderSettingsPatch(_CustomGatewayProviderSettingsPatchRequired, total=False):
-    """Payload of [`ProviderSettingsPatch::CustomGateway`] (`type: "customGateway"`)."""
+    """:data:`ProviderSettingsPatch` with ``type: "customGateway"``."""
     baseUrl: Optional[str]
     envKey: Optional[str]
     name: str
@@ -2682,7 +2563,7 @@ class CustomSessionSource(TypedDict):
 
 
 class EncryptedContentFunctionCallOutputContentItem(TypedDict):
-    """Payload of [`FunctionCallOutputContentItem::EncryptedContent`] (`type: "encrypted_content"`)."""
+    """:data:`FunctionCallOutputContentItem` with ``type: "encrypted_content"``."""
     type: Literal["encrypted_content"]
     encrypted_content: str
 
@@ -2698,12 +2579,12 @@ class _InputImageFunctionCallOutputContentItemRequired(TypedDict):
 
 
 class InputImageFunctionCallOutputContentItem(_InputImageFunctionCallOutputContentItemRequired, total=False):
-    """Payload of [`FunctionCallOutputContentItem::InputImage`] (`type: "input_image"`)."""
+    """:data:`FunctionCallOutputContentItem` with ``type: "input_image"``."""
     detail: Optional[ImageDetail]
 
 
 class InputTextFunctionCallOutputContentItem(TypedDict):
-    """Payload of [`FunctionCallOutputContentItem::InputText`] (`type: "input_text"`)."""
+    """:data:`FunctionCallOutputContentItem` with ``type: "input_text"``."""
     type: Literal["input_text"]
     text: str
 
@@ -2721,7 +2602,7 @@ class _CustomToolCallOutputResponseItemRequired(TypedDict):
 
 
 class CustomToolCallOutputResponseItem(_CustomToolCallOutputResponseItemRequired, total=False):
-    """Payload of [`ResponseItem::CustomToolCallOutput`] (`type: "custom_tool_call_output"`)."""
+    """:data:`ResponseItem` with ``type: "custom_tool_call_output"``."""
     id: Optional[str]
     internal_chat_message_metadata_passthrough: Optional[InternalChatMessageMetadataPassthrough]
     name: Optional[str]
@@ -2736,7 +2617,7 @@ class _CustomToolCallResponseItemRequired(TypedDict):
 
 
 class CustomToolCallResponseItem(_CustomToolCallResponseItemRequired, total=False):
-    """Payload of [`ResponseItem::CustomToolCall`] (`type: "custom_tool_call"`)."""
+    """:data:`ResponseItem` with ``type: "custom_tool_call"``."""
     encrypted_content: Optional[str]
     id: Optional[str]
     internal_chat_message_metadata_passthrough: Optional[InternalChatMessageMetadataPassthrough]
@@ -2748,13 +2629,13 @@ CyberAccessProgram = Literal["standard", "daybreakBlue", "daybreakRed"]
 
 
 class DailyScheduledTaskSchedule(TypedDict):
-    """Payload of [`ScheduledTaskSchedule::Daily`] (`type: "daily"`)."""
+    """:data:`ScheduledTaskSchedule` with ``type: "daily"``."""
     type: Literal["daily"]
     time: str
 
 
 class DeletePatchChangeKind(TypedDict):
-    """Payload of [`PatchChangeKind::Delete`] (`type: "delete"`)."""
+    """:data:`PatchChangeKind` with ``type: "delete"``."""
     type: Literal["delete"]
 
 
@@ -2765,25 +2646,24 @@ class _DeprecationNoticeNotificationRequired(TypedDict):
 
 
 class DeprecationNoticeNotification(_DeprecationNoticeNotificationRequired, total=False):
-    """`DeprecationNoticeNotification`."""
     details: Optional[str]
     """Optional extra guidance, such as migration steps or rationale."""
 
 
 class InputAudioDynamicToolCallOutputContentItem(TypedDict):
-    """Payload of [`DynamicToolCallOutputContentItem::InputAudio`] (`type: "inputAudio"`)."""
+    """:data:`DynamicToolCallOutputContentItem` with ``type: "inputAudio"``."""
     type: Literal["inputAudio"]
     audioUrl: str
 
 
 class InputImageDynamicToolCallOutputContentItem(TypedDict):
-    """Payload of [`DynamicToolCallOutputContentItem::InputImage`] (`type: "inputImage"`)."""
+    """:data:`DynamicToolCallOutputContentItem` with ``type: "inputImage"``."""
     type: Literal["inputImage"]
     imageUrl: str
 
 
 class InputTextDynamicToolCallOutputContentItem(TypedDict):
-    """Payload of [`DynamicToolCallOutputContentItem::InputText`] (`type: "inputText"`)."""
+    """:data:`DynamicToolCallOutputContentItem` with ``type: "inputText"``."""
     type: Literal["inputText"]
     text: str
 
@@ -2800,12 +2680,10 @@ class _DynamicToolCallParamsRequired(TypedDict):
 
 
 class DynamicToolCallParams(_DynamicToolCallParamsRequired, total=False):
-    """`DynamicToolCallParams`."""
     namespace: Optional[str]
 
 
 class DynamicToolCallResponse(TypedDict):
-    """`DynamicToolCallResponse`."""
     contentItems: List[DynamicToolCallOutputContentItem]
     success: bool
 
@@ -2822,7 +2700,7 @@ class _DynamicToolCallThreadItemRequired(TypedDict):
 
 
 class DynamicToolCallThreadItem(_DynamicToolCallThreadItemRequired, total=False):
-    """Payload of [`ThreadItem::DynamicToolCall`] (`type: "dynamicToolCall"`)."""
+    """:data:`ThreadItem` with ``type: "dynamicToolCall"``."""
     completedAtMs: Optional[int]
     """Unix timestamp in milliseconds when the item completed, if recorded."""
     contentItems: Optional[List[DynamicToolCallOutputContentItem]]
@@ -2843,7 +2721,7 @@ class _FunctionDynamicToolNamespaceToolRequired(TypedDict):
 
 
 class FunctionDynamicToolNamespaceTool(_FunctionDynamicToolNamespaceToolRequired, total=False):
-    """Payload of [`DynamicToolNamespaceTool::Function`] (`type: "function"`)."""
+    """:data:`DynamicToolNamespaceTool` with ``type: "function"``."""
     deferLoading: bool
 
 DynamicToolNamespaceTool = FunctionDynamicToolNamespaceTool
@@ -2858,12 +2736,12 @@ class _FunctionDynamicToolSpecRequired(TypedDict):
 
 
 class FunctionDynamicToolSpec(_FunctionDynamicToolSpecRequired, total=False):
-    """Payload of [`DynamicToolSpec::Function`] (`type: "function"`)."""
+    """:data:`DynamicToolSpec` with ``type: "function"``."""
     deferLoading: bool
 
 
 class NamespaceDynamicToolSpec(TypedDict):
-    """Payload of [`DynamicToolSpec::Namespace`] (`type: "namespace"`)."""
+    """:data:`DynamicToolSpec` with ``type: "namespace"``."""
     type: Literal["namespace"]
     description: str
     name: str
@@ -2880,7 +2758,7 @@ class _EnteredReviewModeThreadItemRequired(TypedDict):
 
 
 class EnteredReviewModeThreadItem(_EnteredReviewModeThreadItemRequired, total=False):
-    """Payload of [`ThreadItem::EnteredReviewMode`] (`type: "enteredReviewMode"`)."""
+    """:data:`ThreadItem` with ``type: "enteredReviewMode"``."""
     completedAtMs: Optional[int]
     """Unix timestamp in milliseconds when the item completed, if recorded."""
     startedAtMs: Optional[int]
@@ -2888,7 +2766,6 @@ class EnteredReviewModeThreadItem(_EnteredReviewModeThreadItemRequired, total=Fa
 
 
 class EnvironmentSkillsParams(TypedDict, total=False):
-    """`EnvironmentSkillsParams`."""
     required: Optional[List[str]]
     """Exact catalog names that must be available from this environment."""
 
@@ -2900,7 +2777,6 @@ class _EnvironmentAddParamsRequired(TypedDict):
 
 
 class EnvironmentAddParams(_EnvironmentAddParamsRequired, total=False):
-    """`EnvironmentAddParams`."""
     authBearerToken: Optional[str]
     """Optional raw bearer token for executor authentication, including reconnects. Requires a secure transport or a loopback destination."""
     connectTimeoutMs: Optional[int]
@@ -2915,18 +2791,15 @@ EnvironmentAddResponse = Dict[str, Any]
 
 
 class EnvironmentConnectionNotification(TypedDict):
-    """`EnvironmentConnectionNotification`."""
     environmentId: str
     threadId: str
 
 
 class EnvironmentInfoParams(TypedDict):
-    """`EnvironmentInfoParams`."""
     environmentId: str
 
 
 class EnvironmentShellInfo(TypedDict):
-    """`EnvironmentShellInfo`."""
     name: str
     """Stable shell name, for example `zsh`, `bash`, `powershell`, `sh`, or `cmd`."""
     path: str
@@ -2942,7 +2815,6 @@ class _EnvironmentInfoResponseRequired(TypedDict):
 
 
 class EnvironmentInfoResponse(_EnvironmentInfoResponseRequired, total=False):
-    """`EnvironmentInfoResponse`."""
     cwd: Optional[PathUri]
     """Default working directory reported by the environment, as a canonical file URI."""
 
@@ -2972,12 +2844,10 @@ class EnvironmentStatusResponse(_EnvironmentStatusResponseRequired, total=False)
 
 
 class MisalignmentSteer(TypedDict):
-    """`MisalignmentSteer`."""
     message: str
 
 
 class MisalignmentErrorDetails(TypedDict, total=False):
-    """`MisalignmentErrorDetails`."""
     detailedExplanation: Optional[str]
     """A substantive localized explanation is required before offering continuation."""
     errorType: Optional[str]
@@ -2994,7 +2864,6 @@ class _TurnErrorRequired(TypedDict):
 
 
 class TurnError(_TurnErrorRequired, total=False):
-    """`TurnError`."""
     additionalDetails: Optional[str]
     codexErrorInfo: Optional[CodexErrorInfo]
     misalignment: Optional[MisalignmentErrorDetails]
@@ -3002,7 +2871,6 @@ class TurnError(_TurnErrorRequired, total=False):
 
 
 class ErrorNotification(TypedDict):
-    """`ErrorNotification`."""
     error: TurnError
     threadId: str
     turnId: str
@@ -3016,12 +2884,12 @@ class _ListFilesParsedCommandRequired(TypedDict):
 
 
 class ListFilesParsedCommand(_ListFilesParsedCommandRequired, total=False):
-    """Payload of [`ParsedCommand::ListFiles`] (`type: "list_files"`)."""
+    """:data:`ParsedCommand` with ``type: "list_files"``."""
     path: Optional[str]
 
 
 class ReadParsedCommand(TypedDict):
-    """Payload of [`ParsedCommand::Read`] (`type: "read"`)."""
+    """:data:`ParsedCommand` with ``type: "read"``."""
     type: Literal["read"]
     cmd: str
     name: str
@@ -3036,13 +2904,13 @@ class _SearchParsedCommandRequired(TypedDict):
 
 
 class SearchParsedCommand(_SearchParsedCommandRequired, total=False):
-    """Payload of [`ParsedCommand::Search`] (`type: "search"`)."""
+    """:data:`ParsedCommand` with ``type: "search"``."""
     path: Optional[str]
     query: Optional[str]
 
 
 class UnknownParsedCommand(TypedDict):
-    """Payload of [`ParsedCommand::UnknownValue`] (`type: "unknown"`)."""
+    """:data:`ParsedCommand` with ``type: "unknown"``."""
     type: Literal["unknown"]
     cmd: str
 
@@ -3060,14 +2928,12 @@ class _ExecCommandApprovalParamsRequired(TypedDict):
 
 
 class ExecCommandApprovalParams(_ExecCommandApprovalParamsRequired, total=False):
-    """`ExecCommandApprovalParams`."""
     approvalId: Optional[str]
     """Identifier for this specific approval callback."""
     reason: Optional[str]
 
 
 class ExecCommandApprovalResponse(TypedDict):
-    """`ExecCommandApprovalResponse`."""
     decision: ReviewDecision
 
 
@@ -3078,7 +2944,7 @@ class _ExecLocalShellActionRequired(TypedDict):
 
 
 class ExecLocalShellAction(_ExecLocalShellActionRequired, total=False):
-    """Payload of [`LocalShellAction::Exec`] (`type: "exec"`)."""
+    """:data:`LocalShellAction` with ``type: "exec"``."""
     env: Optional[Dict[str, str]]
     timeout_ms: Optional[int]
     user: Optional[str]
@@ -3086,7 +2952,7 @@ class ExecLocalShellAction(_ExecLocalShellActionRequired, total=False):
 
 
 class ExecveGuardianApprovalReviewAction(TypedDict):
-    """Payload of [`GuardianApprovalReviewAction::Execve`] (`type: "execve"`)."""
+    """:data:`GuardianApprovalReviewAction` with ``type: "execve"``."""
     type: Literal["execve"]
     argv: List[str]
     cwd: AbsolutePathBuf
@@ -3095,7 +2961,7 @@ class ExecveGuardianApprovalReviewAction(TypedDict):
 
 
 class ExistingCallThreadRealtimeStartTransport(TypedDict):
-    """Payload of [`ThreadRealtimeStartTransport::ExistingCall`] (`type: "existingCall"`)."""
+    """:data:`ThreadRealtimeStartTransport` with ``type: "existingCall"``."""
     type: Literal["existingCall"]
     callId: str
     """Identifier of a realtime call already created and negotiated by the client."""
@@ -3109,7 +2975,7 @@ class _ExitedReviewModeThreadItemRequired(TypedDict):
 
 
 class ExitedReviewModeThreadItem(_ExitedReviewModeThreadItemRequired, total=False):
-    """Payload of [`ThreadItem::ExitedReviewMode`] (`type: "exitedReviewMode"`)."""
+    """:data:`ThreadItem` with ``type: "exitedReviewMode"``."""
     completedAtMs: Optional[int]
     """Unix timestamp in milliseconds when the item completed, if recorded."""
     startedAtMs: Optional[int]
@@ -3131,7 +2997,6 @@ class _ExperimentalFeatureRequired(TypedDict):
 
 
 class ExperimentalFeature(_ExperimentalFeatureRequired, total=False):
-    """`ExperimentalFeature`."""
     announcement: Optional[str]
     """Announcement copy shown to users when the feature is introduced. Null when this feature is not in beta."""
     description: Optional[str]
@@ -3141,7 +3006,6 @@ class ExperimentalFeature(_ExperimentalFeatureRequired, total=False):
 
 
 class ExperimentalFeatureEnablementSetParams(TypedDict):
-    """`ExperimentalFeatureEnablementSetParams`."""
     enablement: Dict[str, bool]
     """Process-wide runtime feature enablement keyed by canonical feature name.
 
@@ -3150,13 +3014,11 @@ class ExperimentalFeatureEnablementSetParams(TypedDict):
 
 
 class ExperimentalFeatureEnablementSetResponse(TypedDict):
-    """`ExperimentalFeatureEnablementSetResponse`."""
     enablement: Dict[str, bool]
     """Feature enablement entries updated by this request."""
 
 
 class ExperimentalFeatureListParams(TypedDict, total=False):
-    """`ExperimentalFeatureListParams`."""
     cursor: Optional[str]
     """Opaque pagination cursor returned by a previous call."""
     limit: Optional[int]
@@ -3171,13 +3033,11 @@ class _ExperimentalFeatureListResponseRequired(TypedDict):
 
 
 class ExperimentalFeatureListResponse(_ExperimentalFeatureListResponseRequired, total=False):
-    """`ExperimentalFeatureListResponse`."""
     nextCursor: Optional[str]
     """Opaque cursor to pass to the next call to continue after the last item. If None, there are no more items to return."""
 
 
 class ExternalAgentConfigDetectParams(TypedDict, total=False):
-    """`ExternalAgentConfigDetectParams`."""
     cwds: Optional[List[str]]
     """Zero or more working directories to include for repo-scoped detection."""
     includeHome: bool
@@ -3195,17 +3055,14 @@ ExternalAgentConfigMigrationItemType = Literal["AGENTS_MD", "CONFIG", "SKILLS", 
 
 
 class HookMigration(TypedDict):
-    """`HookMigration`."""
     name: str
 
 
 class McpServerMigration(TypedDict):
-    """`McpServerMigration`."""
     name: str
 
 
 class PluginsMigration(TypedDict):
-    """`PluginsMigration`."""
     marketplaceName: str
     pluginNames: List[str]
 
@@ -3217,22 +3074,18 @@ class _SessionMigrationRequired(TypedDict):
 
 
 class SessionMigration(_SessionMigrationRequired, total=False):
-    """`SessionMigration`."""
     title: Optional[str]
 
 
 class SkillMigration(TypedDict):
-    """`SkillMigration`."""
     name: str
 
 
 class SubagentMigration(TypedDict):
-    """`SubagentMigration`."""
     name: str
 
 
 class MigrationDetails(TypedDict, total=False):
-    """`MigrationDetails`."""
     commands: List[CommandMigration]
     hooks: List[HookMigration]
     mcpServers: List[McpServerMigration]
@@ -3250,7 +3103,6 @@ class _ExternalAgentConfigMigrationItemRequired(TypedDict):
 
 
 class ExternalAgentConfigMigrationItem(_ExternalAgentConfigMigrationItemRequired, total=False):
-    """`ExternalAgentConfigMigrationItem`."""
     cwd: Optional[str]
     """Null or empty means home-scoped migration; non-empty means repo-scoped migration."""
     details: Optional[MigrationDetails]
@@ -3259,7 +3111,6 @@ ExternalAgentDetectedConnectorSource = Literal["remoteMcpServersConfig", "sessio
 
 
 class ExternalAgentDetectedConnectorCandidate(TypedDict):
-    """`ExternalAgentDetectedConnectorCandidate`."""
     name: str
     sessionCount: int
     source: ExternalAgentDetectedConnectorSource
@@ -3271,7 +3122,6 @@ class _ExternalAgentConfigDetectResponseRequired(TypedDict):
 
 
 class ExternalAgentConfigDetectResponse(_ExternalAgentConfigDetectResponseRequired, total=False):
-    """`ExternalAgentConfigDetectResponse`."""
     connectors: List[ExternalAgentDetectedConnectorCandidate]
 
 
@@ -3283,7 +3133,6 @@ class _ExternalAgentConfigImportItemTypeFailureRequired(TypedDict):
 
 
 class ExternalAgentConfigImportItemTypeFailure(_ExternalAgentConfigImportItemTypeFailureRequired, total=False):
-    """`ExternalAgentConfigImportItemTypeFailure`."""
     cwd: Optional[str]
     errorType: Optional[str]
     source: Optional[str]
@@ -3296,7 +3145,6 @@ class _ExternalAgentConfigImportItemTypeSuccessRequired(TypedDict):
 
 
 class ExternalAgentConfigImportItemTypeSuccess(_ExternalAgentConfigImportItemTypeSuccessRequired, total=False):
-    """`ExternalAgentConfigImportItemTypeSuccess`."""
     cwd: Optional[str]
     source: Optional[str]
     target: Optional[str]
@@ -3305,14 +3153,12 @@ class ExternalAgentConfigImportItemTypeSuccess(_ExternalAgentConfigImportItemTyp
 
 
 class ExternalAgentConfigImportTypeResult(TypedDict):
-    """`ExternalAgentConfigImportTypeResult`."""
     failures: List[ExternalAgentConfigImportItemTypeFailure]
     itemType: ExternalAgentConfigMigrationItemType
     successes: List[ExternalAgentConfigImportItemTypeSuccess]
 
 
 class ExternalAgentConfigImportCompletedNotification(TypedDict):
-    """`ExternalAgentConfigImportCompletedNotification`."""
     importId: str
     itemTypeResults: List[ExternalAgentConfigImportTypeResult]
 
@@ -3326,21 +3172,18 @@ class _ExternalAgentConfigImportHistoryRequired(TypedDict):
 
 
 class ExternalAgentConfigImportHistory(_ExternalAgentConfigImportHistoryRequired, total=False):
-    """`ExternalAgentConfigImportHistory`."""
     providerId: Optional[str]
 
 ExternalAgentImportedConnectorSource = Literal["remoteMcpServersConfig"]
 
 
 class ExternalAgentImportedConnectorCandidate(TypedDict):
-    """`ExternalAgentImportedConnectorCandidate`."""
     name: str
     sessionCount: int
     source: ExternalAgentImportedConnectorSource
 
 
 class ExternalAgentConfigImportHistoriesReadResponse(TypedDict):
-    """`ExternalAgentConfigImportHistoriesReadResponse`."""
     connectors: List[ExternalAgentImportedConnectorCandidate]
     data: List[ExternalAgentConfigImportHistory]
 
@@ -3351,7 +3194,6 @@ class _ExternalAgentConfigImportHistoryRecordSuccessParamsRequired(TypedDict):
 
 
 class ExternalAgentConfigImportHistoryRecordSuccessParams(_ExternalAgentConfigImportHistoryRecordSuccessParamsRequired, total=False):
-    """`ExternalAgentConfigImportHistoryRecordSuccessParams`."""
     cwd: Optional[str]
     source: Optional[str]
     target: Optional[str]
@@ -3360,14 +3202,12 @@ class ExternalAgentConfigImportHistoryRecordSuccessParams(_ExternalAgentConfigIm
 
 
 class ExternalAgentConfigImportHistoryRecordTypeResultParams(TypedDict):
-    """`ExternalAgentConfigImportHistoryRecordTypeResultParams`."""
     failures: List[ExternalAgentConfigImportItemTypeFailure]
     itemType: ExternalAgentConfigMigrationItemType
     successes: List[ExternalAgentConfigImportHistoryRecordSuccessParams]
 
 
 class ExternalAgentConfigImportHistoryRecordParams(TypedDict):
-    """`ExternalAgentConfigImportHistoryRecordParams`."""
     itemTypeResults: List[ExternalAgentConfigImportHistoryRecordTypeResultParams]
     """Completed results grouped by imported item type."""
     providerId: str
@@ -3375,7 +3215,6 @@ class ExternalAgentConfigImportHistoryRecordParams(TypedDict):
 
 
 class ExternalAgentConfigImportHistoryRecordResponse(TypedDict):
-    """`ExternalAgentConfigImportHistoryRecordResponse`."""
     importId: str
 
 
@@ -3385,7 +3224,6 @@ class _ExternalAgentConfigImportParamsRequired(TypedDict):
 
 
 class ExternalAgentConfigImportParams(_ExternalAgentConfigImportParamsRequired, total=False):
-    """`ExternalAgentConfigImportParams`."""
     migrationSource: Optional[str]
     """Migration-source selector used to produce the migration items. Pass the same value to detection and import; missing or unrecognized values use the default source."""
     providerId: Optional[str]
@@ -3395,25 +3233,23 @@ class ExternalAgentConfigImportParams(_ExternalAgentConfigImportParamsRequired, 
 
 
 class ExternalAgentConfigImportProgressNotification(TypedDict):
-    """`ExternalAgentConfigImportProgressNotification`."""
     importId: str
     itemTypeResults: List[ExternalAgentConfigImportTypeResult]
 
 
 class ExternalAgentConfigImportResponse(TypedDict):
-    """`ExternalAgentConfigImportResponse`."""
     importId: str
 
 
 class FailedThreadPredictionResult(TypedDict):
-    """Payload of [`ThreadPredictionResult::Failed`] (`type: "failed"`)."""
+    """:data:`ThreadPredictionResult` with ``type: "failed"``."""
     type: Literal["failed"]
 
 UserVerificationFailureReason = Literal["authenticationFailed", "timeout", "providerError", "serviceError"]
 
 
 class FailedUserVerificationErrorDetails(TypedDict):
-    """Payload of [`UserVerificationErrorDetails::Failed`] (`type: "failed"`)."""
+    """:data:`UserVerificationErrorDetails` with ``type: "failed"``."""
     type: Literal["failed"]
     reason: UserVerificationFailureReason
 
@@ -3426,7 +3262,6 @@ class _FeedbackSaveParamsRequired(TypedDict):
 
 
 class FeedbackSaveParams(_FeedbackSaveParamsRequired, total=False):
-    """`FeedbackSaveParams`."""
     extraLogFiles: Optional[List[str]]
     includeLogs: bool
     reason: Optional[str]
@@ -3441,7 +3276,6 @@ class _FeedbackSaveResponseRequired(TypedDict):
 
 
 class FeedbackSaveResponse(_FeedbackSaveResponseRequired, total=False):
-    """`FeedbackSaveResponse`."""
     promptHash: Optional[str]
     """Same prompt hash as feedback/upload; null when prompt metadata is absent."""
 
@@ -3452,7 +3286,6 @@ class _FeedbackUploadParamsRequired(TypedDict):
 
 
 class FeedbackUploadParams(_FeedbackUploadParamsRequired, total=False):
-    """`FeedbackUploadParams`."""
     extraLogFiles: Optional[List[str]]
     includeLogs: bool
     reason: Optional[str]
@@ -3466,7 +3299,6 @@ class _FeedbackUploadResponseRequired(TypedDict):
 
 
 class FeedbackUploadResponse(_FeedbackUploadResponseRequired, total=False):
-    """`FeedbackUploadResponse`."""
     promptHash: Optional[str]
     """Whitespace-normalized SHA-256 of the session base instructions, matching the uploaded `prompt_hash` tag. Does not include later developer messages. Null when the reported rollout has no prompt metadata."""
 
@@ -3490,21 +3322,19 @@ class _UpdatePatchChangeKindRequired(TypedDict):
 
 
 class UpdatePatchChangeKind(_UpdatePatchChangeKindRequired, total=False):
-    """Payload of [`PatchChangeKind::Update`] (`type: "update"`)."""
+    """:data:`PatchChangeKind` with ``type: "update"``."""
     move_path: Optional[str]
 
 PatchChangeKind = Union[AddPatchChangeKind, DeletePatchChangeKind, UpdatePatchChangeKind]
 
 
 class FileUpdateChange(TypedDict):
-    """`FileUpdateChange`."""
     diff: str
     kind: PatchChangeKind
     path: str
 
 
 class FileChangePatchUpdatedNotification(TypedDict):
-    """`FileChangePatchUpdatedNotification`."""
     changes: List[FileUpdateChange]
     itemId: str
     threadId: str
@@ -3521,7 +3351,6 @@ class _FileChangeRequestApprovalParamsRequired(TypedDict):
 
 
 class FileChangeRequestApprovalParams(_FileChangeRequestApprovalParamsRequired, total=False):
-    """`FileChangeRequestApprovalParams`."""
     grantRoot: Optional[str]
     """[UNSTABLE] When set, the agent is asking the user to allow writes under this root for the remainder of the session (unclear if this is honored today)."""
     reason: Optional[str]
@@ -3529,7 +3358,6 @@ class FileChangeRequestApprovalParams(_FileChangeRequestApprovalParamsRequired, 
 
 
 class FileChangeRequestApprovalResponse(TypedDict):
-    """`FileChangeRequestApprovalResponse`."""
     decision: FileChangeApprovalDecision
 
 PatchApplyStatus = Literal["inProgress", "completed", "failed", "declined"]
@@ -3544,7 +3372,7 @@ class _FileChangeThreadItemRequired(TypedDict):
 
 
 class FileChangeThreadItem(_FileChangeThreadItemRequired, total=False):
-    """Payload of [`ThreadItem::FileChange`] (`type: "fileChange"`)."""
+    """:data:`ThreadItem` with ``type: "fileChange"``."""
     completedAtMs: Optional[int]
     """Unix timestamp in milliseconds when the item completed, if recorded."""
     startedAtMs: Optional[int]
@@ -3557,7 +3385,7 @@ class _FindInPageResponsesApiWebSearchActionRequired(TypedDict):
 
 
 class FindInPageResponsesApiWebSearchAction(_FindInPageResponsesApiWebSearchActionRequired, total=False):
-    """Payload of [`ResponsesApiWebSearchAction::FindInPage`] (`type: "find_in_page"`)."""
+    """:data:`ResponsesApiWebSearchAction` with ``type: "find_in_page"``."""
     pattern: Optional[str]
     url: Optional[str]
 
@@ -3568,7 +3396,7 @@ class _FindInPageWebSearchActionRequired(TypedDict):
 
 
 class FindInPageWebSearchAction(_FindInPageWebSearchActionRequired, total=False):
-    """Payload of [`WebSearchAction::FindInPage`] (`type: "findInPage"`)."""
+    """:data:`WebSearchAction` with ``type: "findInPage"``."""
     pattern: Optional[str]
     url: Optional[str]
 
@@ -3583,7 +3411,6 @@ class _McpElicitationBooleanSchemaRequired(TypedDict):
 
 
 class McpElicitationBooleanSchema(_McpElicitationBooleanSchemaRequired, total=False):
-    """`McpElicitationBooleanSchema`."""
     default: Optional[bool]
     description: Optional[str]
     title: Optional[str]
@@ -3598,7 +3425,6 @@ class _McpElicitationLegacyTitledEnumSchemaRequired(TypedDict):
 
 
 class McpElicitationLegacyTitledEnumSchema(_McpElicitationLegacyTitledEnumSchemaRequired, total=False):
-    """`McpElicitationLegacyTitledEnumSchema`."""
     default: Optional[str]
     description: Optional[str]
     enumNames: Optional[List[str]]
@@ -3608,13 +3434,11 @@ McpElicitationArrayType = Literal["array"]
 
 
 class McpElicitationConstOption(TypedDict):
-    """`McpElicitationConstOption`."""
     const: str
     title: str
 
 
 class McpElicitationTitledEnumItems(TypedDict):
-    """`McpElicitationTitledEnumItems`."""
     anyOf: List[McpElicitationConstOption]
 
 
@@ -3625,7 +3449,6 @@ class _McpElicitationTitledMultiSelectEnumSchemaRequired(TypedDict):
 
 
 class McpElicitationTitledMultiSelectEnumSchema(_McpElicitationTitledMultiSelectEnumSchemaRequired, total=False):
-    """`McpElicitationTitledMultiSelectEnumSchema`."""
     default: Optional[List[str]]
     description: Optional[str]
     maxItems: Optional[int]
@@ -3634,7 +3457,6 @@ class McpElicitationTitledMultiSelectEnumSchema(_McpElicitationTitledMultiSelect
 
 
 class McpElicitationUntitledEnumItems(TypedDict):
-    """`McpElicitationUntitledEnumItems`."""
     enum: List[str]
     type: McpElicitationStringType
 
@@ -3646,7 +3468,6 @@ class _McpElicitationUntitledMultiSelectEnumSchemaRequired(TypedDict):
 
 
 class McpElicitationUntitledMultiSelectEnumSchema(_McpElicitationUntitledMultiSelectEnumSchemaRequired, total=False):
-    """`McpElicitationUntitledMultiSelectEnumSchema`."""
     default: Optional[List[str]]
     description: Optional[str]
     maxItems: Optional[int]
@@ -3663,7 +3484,6 @@ class _McpElicitationTitledSingleSelectEnumSchemaRequired(TypedDict):
 
 
 class McpElicitationTitledSingleSelectEnumSchema(_McpElicitationTitledSingleSelectEnumSchemaRequired, total=False):
-    """`McpElicitationTitledSingleSelectEnumSchema`."""
     default: Optional[str]
     description: Optional[str]
     title: Optional[str]
@@ -3676,7 +3496,6 @@ class _McpElicitationUntitledSingleSelectEnumSchemaRequired(TypedDict):
 
 
 class McpElicitationUntitledSingleSelectEnumSchema(_McpElicitationUntitledSingleSelectEnumSchemaRequired, total=False):
-    """`McpElicitationUntitledSingleSelectEnumSchema`."""
     default: Optional[str]
     description: Optional[str]
     title: Optional[str]
@@ -3694,7 +3513,6 @@ class _McpElicitationNumberSchemaRequired(TypedDict):
 
 
 class McpElicitationNumberSchema(_McpElicitationNumberSchemaRequired, total=False):
-    """`McpElicitationNumberSchema`."""
     default: Optional[float]
     description: Optional[str]
     maximum: Optional[float]
@@ -3710,7 +3528,6 @@ class _McpElicitationStringSchemaRequired(TypedDict):
 
 
 class McpElicitationStringSchema(_McpElicitationStringSchemaRequired, total=False):
-    """`McpElicitationStringSchema`."""
     default: Optional[str]
     description: Optional[str]
     format: Optional[McpElicitationStringFormat]
@@ -3742,7 +3559,7 @@ class _FormMcpServerElicitationRequestParamsRequired(TypedDict):
 
 
 class FormMcpServerElicitationRequestParams(_FormMcpServerElicitationRequestParamsRequired, total=False):
-    """Payload of [`McpServerElicitationRequestParams::Form`] (`mode: "form"`)."""
+    """:data:`McpServerElicitationRequestParams` with ``mode: "form"``."""
     _meta: Any
     turnId: Optional[str]
     """Active Codex turn when this elicitation was observed, if app-server could correlate one.
@@ -3903,7 +3720,7 @@ class _FunctionCallOutputResponseItemRequired(TypedDict):
 
 
 class FunctionCallOutputResponseItem(_FunctionCallOutputResponseItemRequired, total=False):
-    """Payload of [`ResponseItem::FunctionCallOutput`] (`type: "function_call_output"`)."""
+    """:data:`ResponseItem` with ``type: "function_call_output"``."""
     call_id: Optional[str]
     id: Optional[str]
     internal_chat_message_metadata_passthrough: Optional[InternalChatMessageMetadataPassthrough]
@@ -3920,7 +3737,7 @@ class _FunctionCallOutputThreadItemRequired(TypedDict):
 
 
 class FunctionCallOutputThreadItem(_FunctionCallOutputThreadItemRequired, total=False):
-    """Payload of [`ThreadItem::FunctionCallOutput`] (`type: "functionCallOutput"`)."""
+    """:data:`ThreadItem` with ``type: "functionCallOutput"``."""
     completedAtMs: Optional[int]
     """Unix timestamp in milliseconds when the item completed, if recorded."""
     namespace: Optional[str]
@@ -3937,7 +3754,7 @@ class _FunctionCallResponseItemRequired(TypedDict):
 
 
 class FunctionCallResponseItem(_FunctionCallResponseItemRequired, total=False):
-    """Payload of [`ResponseItem::FunctionCall`] (`type: "function_call"`)."""
+    """:data:`ResponseItem` with ``type: "function_call"``."""
     encrypted_content: Optional[str]
     encrypted_function_args: Optional[List[str]]
     id: Optional[str]
@@ -3955,7 +3772,6 @@ class _FuzzyFileSearchParamsRequired(TypedDict):
 
 
 class FuzzyFileSearchParams(_FuzzyFileSearchParamsRequired, total=False):
-    """`FuzzyFileSearchParams`."""
     cancellationToken: Optional[str]
 
 
@@ -3974,17 +3790,14 @@ class FuzzyFileSearchResult(_FuzzyFileSearchResultRequired, total=False):
 
 
 class FuzzyFileSearchResponse(TypedDict):
-    """`FuzzyFileSearchResponse`."""
     files: List[FuzzyFileSearchResult]
 
 
 class FuzzyFileSearchSessionCompletedNotification(TypedDict):
-    """`FuzzyFileSearchSessionCompletedNotification`."""
     sessionId: str
 
 
 class FuzzyFileSearchSessionStartParams(TypedDict):
-    """`FuzzyFileSearchSessionStartParams`."""
     roots: List[str]
     sessionId: str
 
@@ -3993,7 +3806,6 @@ FuzzyFileSearchSessionStartResponse = Dict[str, Any]
 
 
 class FuzzyFileSearchSessionStopParams(TypedDict):
-    """`FuzzyFileSearchSessionStopParams`."""
     sessionId: str
 
 FuzzyFileSearchSessionStopResponse = Dict[str, Any]
@@ -4001,7 +3813,6 @@ FuzzyFileSearchSessionStopResponse = Dict[str, Any]
 
 
 class FuzzyFileSearchSessionUpdateParams(TypedDict):
-    """`FuzzyFileSearchSessionUpdateParams`."""
     query: str
     sessionId: str
 
@@ -4010,7 +3821,6 @@ FuzzyFileSearchSessionUpdateResponse = Dict[str, Any]
 
 
 class FuzzyFileSearchSessionUpdatedNotification(TypedDict):
-    """`FuzzyFileSearchSessionUpdatedNotification`."""
     files: List[FuzzyFileSearchResult]
     query: str
     sessionId: str
@@ -4028,7 +3838,6 @@ class _GatewayOAuthChangedNotificationRequired(TypedDict):
 
 
 class GatewayOAuthChangedNotification(_GatewayOAuthChangedNotificationRequired, total=False):
-    """`GatewayOAuthChangedNotification`."""
     authUrl: Optional[str]
     """Authorization handoff, sent only to the connection that started login."""
     error: Optional[str]
@@ -4045,14 +3854,12 @@ class GatewayOAuthLoginParams(TypedDict, total=False):
 
 
 class GatewayOAuthPrompt(TypedDict):
-    """`GatewayOAuthPrompt`."""
     loginId: str
     userCode: str
     verificationUrl: str
 
 
 class GatewayOAuthLoginResponse(TypedDict, total=False):
-    """`GatewayOAuthLoginResponse`."""
     prompt: Optional[GatewayOAuthPrompt]
 
 
@@ -4087,7 +3894,7 @@ class _GcpProviderSettingsRequired(TypedDict):
 
 
 class GcpProviderSettings(_GcpProviderSettingsRequired, total=False):
-    """Payload of [`ProviderSettings::Gcp`] (`type: "gcp"`)."""
+    """:data:`ProviderSettings` with ``type: "gcp"``."""
     credentialFile: Optional[str]
     """Path on the app-server host, without credential-file contents."""
     location: Optional[str]
@@ -4113,7 +3920,6 @@ class _GcpSetupParamsRequired(TypedDict):
 
 
 class GcpSetupParams(_GcpSetupParamsRequired, total=False):
-    """`GcpSetupParams`."""
     credentialFile: Optional[str]
     """Absolute path to a credential file on the app-server host. Omit or pass `null` to clear the active user configuration's override and use ADC. If another configuration layer would still supply a credential file, setup fails without saving changes."""
     location: Optional[str]
@@ -4124,7 +3930,6 @@ GcpSetupResponse = Dict[str, Any]
 
 
 class GetAccountParams(TypedDict, total=False):
-    """`GetAccountParams`."""
     refreshToken: bool
     """When `true`, requests a proactive token refresh before returning.
 
@@ -4155,7 +3960,6 @@ class _RateLimitResetCreditRequired(TypedDict):
 
 
 class RateLimitResetCredit(_RateLimitResetCreditRequired, total=False):
-    """`RateLimitResetCredit`."""
     description: Optional[str]
     """Backend-provided display description for this credit, or `null` when unavailable."""
     expiresAt: Optional[int]
@@ -4170,7 +3974,6 @@ class _RateLimitResetCreditsSummaryRequired(TypedDict):
 
 
 class RateLimitResetCreditsSummary(_RateLimitResetCreditsSummaryRequired, total=False):
-    """`RateLimitResetCreditsSummary`."""
     credits: Optional[List[RateLimitResetCredit]]
     """Detail rows for available reset credits, when the backend provides them.
 
@@ -4185,7 +3988,6 @@ class _GetAccountRateLimitsResponseRequired(TypedDict):
 
 
 class GetAccountRateLimitsResponse(_GetAccountRateLimitsResponseRequired, total=False):
-    """`GetAccountRateLimitsResponse`."""
     accountId: Optional[str]
     """Account associated with this usage snapshot, when supplied by the backend."""
     ordinaryUsageAllowed: Optional[bool]
@@ -4198,7 +4000,6 @@ class GetAccountRateLimitsResponse(_GetAccountRateLimitsResponseRequired, total=
 
 
 class WorkspaceRouting(TypedDict):
-    """`WorkspaceRouting`."""
     accountRoutingOverride: AccountRoutingOverride
     backendOrigin: str
     chatgptAccountId: str
@@ -4210,7 +4011,6 @@ class _GetAccountResponseRequired(TypedDict):
 
 
 class GetAccountResponse(_GetAccountResponseRequired, total=False):
-    """`GetAccountResponse`."""
     account: Optional[Account]
     userId: Optional[str]
     """ChatGPT user ID belonging to this account response, when available."""
@@ -4223,7 +4023,6 @@ class GetAccountSecuritySetupResponse(TypedDict, total=False):
 
 
 class GetAccountTokenUsageParams(TypedDict, total=False):
-    """`GetAccountTokenUsageParams`."""
     threadId: Optional[str]
     """When present, read estimated usage for this thread instead of account-wide token activity."""
 
@@ -4234,7 +4033,6 @@ class _ThreadUsageBreakdownGroupRequired(TypedDict):
 
 
 class ThreadUsageBreakdownGroup(_ThreadUsageBreakdownGroupRequired, total=False):
-    """`ThreadUsageBreakdownGroup`."""
     cachedInputTokens: Optional[int]
     inputTokens: Optional[int]
     model: Optional[str]
@@ -4253,7 +4051,6 @@ class _ThreadUsageRequired(TypedDict):
 
 
 class ThreadUsage(_ThreadUsageRequired, total=False):
-    """`ThreadUsage`."""
     estimatedUsageUsdMicros: Optional[int]
     nativeUsageUsdMicros: Optional[int]
     """Native dollar usage, independent of credit estimates. None means unknown, not zero."""
@@ -4265,7 +4062,6 @@ class _GetAccountTokenUsageResponseRequired(TypedDict):
 
 
 class GetAccountTokenUsageResponse(_GetAccountTokenUsageResponseRequired, total=False):
-    """`GetAccountTokenUsageResponse`."""
     dailyUsageBuckets: Optional[List[AccountTokenUsageDailyBucket]]
     threadUsage: Optional[ThreadUsage]
     """Estimated usage when a thread was requested and its billing route is available."""
@@ -4281,7 +4077,6 @@ class _WorkspaceMessageRequired(TypedDict):
 
 
 class WorkspaceMessage(_WorkspaceMessageRequired, total=False):
-    """`WorkspaceMessage`."""
     archivedAt: Optional[int]
     """Unix timestamp (in seconds) when the message was archived."""
     createdAt: Optional[int]
@@ -4289,7 +4084,6 @@ class WorkspaceMessage(_WorkspaceMessageRequired, total=False):
 
 
 class GetWorkspaceMessagesResponse(TypedDict):
-    """`GetWorkspaceMessagesResponse`."""
     featureEnabled: bool
     """Whether the workspace-message backend route is available for this client."""
     messages: List[WorkspaceMessage]
@@ -4297,7 +4091,6 @@ class GetWorkspaceMessagesResponse(TypedDict):
 
 
 class GitInfo(TypedDict, total=False):
-    """`GitInfo`."""
     branch: Optional[str]
     originUrl: Optional[str]
     sha: Optional[str]
@@ -4310,14 +4103,13 @@ class _GitPluginSourceRequired(TypedDict):
 
 
 class GitPluginSource(_GitPluginSourceRequired, total=False):
-    """Payload of [`PluginSource::Git`] (`type: "git"`)."""
+    """:data:`PluginSource` with ``type: "git"``."""
     path: Optional[str]
     refName: Optional[str]
     sha: Optional[str]
 
 
 class GrantedPermissionProfile(TypedDict, total=False):
-    """`GrantedPermissionProfile`."""
     fileSystem: Optional[AdditionalFileSystemPermissions]
     network: Optional[AdditionalNetworkPermissions]
 
@@ -4351,14 +4143,14 @@ class _McpToolCallGuardianApprovalReviewActionRequired(TypedDict):
 
 
 class McpToolCallGuardianApprovalReviewAction(_McpToolCallGuardianApprovalReviewActionRequired, total=False):
-    """Payload of [`GuardianApprovalReviewAction::McpToolCall`] (`type: "mcpToolCall"`)."""
+    """:data:`GuardianApprovalReviewAction` with ``type: "mcpToolCall"``."""
     connectorId: Optional[str]
     connectorName: Optional[str]
     toolTitle: Optional[str]
 
 
 class NetworkAccessGuardianApprovalReviewAction(TypedDict):
-    """Payload of [`GuardianApprovalReviewAction::NetworkAccess`] (`type: "networkAccess"`)."""
+    """:data:`GuardianApprovalReviewAction` with ``type: "networkAccess"``."""
     type: Literal["networkAccess"]
     host: str
     port: int
@@ -4367,7 +4159,6 @@ class NetworkAccessGuardianApprovalReviewAction(TypedDict):
 
 
 class RequestPermissionProfile(TypedDict, total=False):
-    """`RequestPermissionProfile`."""
     fileSystem: Optional[AdditionalFileSystemPermissions]
     network: Optional[AdditionalNetworkPermissions]
 
@@ -4379,7 +4170,7 @@ class _RequestPermissionsGuardianApprovalReviewActionRequired(TypedDict):
 
 
 class RequestPermissionsGuardianApprovalReviewAction(_RequestPermissionsGuardianApprovalReviewActionRequired, total=False):
-    """Payload of [`GuardianApprovalReviewAction::RequestPermissions`] (`type: "requestPermissions"`)."""
+    """:data:`GuardianApprovalReviewAction` with ``type: "requestPermissions"``."""
     reason: Optional[str]
 
 
@@ -4398,7 +4189,6 @@ GuardianAssessmentOutcome = Literal["allow", "deny"]
 
 
 class GuardianWarningNotification(TypedDict):
-    """`GuardianWarningNotification`."""
     message: str
     """Concise guardian warning message for the user."""
     threadId: str
@@ -4412,7 +4202,6 @@ HookOutputEntryKind = Literal["warning", "stop", "feedback", "context", "error"]
 
 
 class HookOutputEntry(TypedDict):
-    """`HookOutputEntry`."""
     kind: HookOutputEntryKind
     text: str
 
@@ -4436,7 +4225,6 @@ class _HookRunSummaryRequired(TypedDict):
 
 
 class HookRunSummary(_HookRunSummaryRequired, total=False):
-    """`HookRunSummary`."""
     completedAt: Optional[int]
     durationMs: Optional[int]
     source: HookSource
@@ -4450,12 +4238,10 @@ class _HookCompletedNotificationRequired(TypedDict):
 
 
 class HookCompletedNotification(_HookCompletedNotificationRequired, total=False):
-    """`HookCompletedNotification`."""
     turnId: Optional[str]
 
 
 class HookErrorInfo(TypedDict):
-    """`HookErrorInfo`."""
     message: str
     path: str
 
@@ -4478,7 +4264,7 @@ class _McpToolHookMetadataRequired(TypedDict):
 
 
 class McpToolHookMetadata(_McpToolHookMetadataRequired, total=False):
-    """Payload of [`HookMetadata::McpTool`] (`handlerType: "mcpTool"`)."""
+    """:data:`HookMetadata` with ``handlerType: "mcpTool"``."""
     additionalContextLimit: Optional[int]
     """Configured `additionalContext` spill threshold. `null` uses 2,500 tokens; `0` disables spilling."""
     environmentId: Optional[str]
@@ -4504,7 +4290,7 @@ class _PromptHookMetadataRequired(TypedDict):
 
 
 class PromptHookMetadata(_PromptHookMetadataRequired, total=False):
-    """Payload of [`HookMetadata::Prompt`] (`handlerType: "prompt"`)."""
+    """:data:`HookMetadata` with ``handlerType: "prompt"``."""
     additionalContextLimit: Optional[int]
     """Configured `additionalContext` spill threshold. `null` uses 2,500 tokens; `0` disables spilling."""
     environmentId: Optional[str]
@@ -4517,7 +4303,6 @@ HookMetadata = Union[CommandHookMetadata, McpToolHookMetadata, PromptHookMetadat
 
 
 class HookPromptFragment(TypedDict):
-    """`HookPromptFragment`."""
     hookRunId: str
     text: str
 
@@ -4530,7 +4315,7 @@ class _HookPromptThreadItemRequired(TypedDict):
 
 
 class HookPromptThreadItem(_HookPromptThreadItemRequired, total=False):
-    """Payload of [`ThreadItem::HookPrompt`] (`type: "hookPrompt"`)."""
+    """:data:`ThreadItem` with ``type: "hookPrompt"``."""
     completedAtMs: Optional[int]
     """Unix timestamp in milliseconds when the item completed, if recorded."""
     startedAtMs: Optional[int]
@@ -4544,12 +4329,10 @@ class _HookStartedNotificationRequired(TypedDict):
 
 
 class HookStartedNotification(_HookStartedNotificationRequired, total=False):
-    """`HookStartedNotification`."""
     turnId: Optional[str]
 
 
 class HooksListEntry(TypedDict):
-    """`HooksListEntry`."""
     cwd: str
     errors: List[HookErrorInfo]
     hooks: List[HookMetadata]
@@ -4557,7 +4340,6 @@ class HooksListEntry(TypedDict):
 
 
 class HooksListParams(TypedDict, total=False):
-    """`HooksListParams`."""
     cwds: List[str]
     """Working directories to inspect when no thread is specified. An empty list uses the session cwd."""
     threadId: Optional[str]
@@ -4565,7 +4347,6 @@ class HooksListParams(TypedDict, total=False):
 
 
 class HooksListResponse(TypedDict):
-    """`HooksListResponse`."""
     data: List[HooksListEntry]
 
 ScheduledTaskWeekday = Literal["MO", "TU", "WE", "TH", "FR", "SA", "SU"]
@@ -4578,12 +4359,12 @@ class _HourlyScheduledTaskScheduleRequired(TypedDict):
 
 
 class HourlyScheduledTaskSchedule(_HourlyScheduledTaskScheduleRequired, total=False):
-    """Payload of [`ScheduledTaskSchedule::Hourly`] (`type: "hourly"`)."""
+    """:data:`ScheduledTaskSchedule` with ``type: "hourly"``."""
     days: Optional[List[ScheduledTaskWeekday]]
 
 
 class IdleThreadStatus(TypedDict):
-    """Payload of [`ThreadStatus::Idle`] (`type: "idle"`)."""
+    """:data:`ThreadStatus` with ``type: "idle"``."""
     type: Literal["idle"]
 
 
@@ -4595,7 +4376,7 @@ class _ImageGenerationCallResponseItemRequired(TypedDict):
 
 
 class ImageGenerationCallResponseItem(_ImageGenerationCallResponseItemRequired, total=False):
-    """Payload of [`ResponseItem::ImageGenerationCall`] (`type: "image_generation_call"`)."""
+    """:data:`ResponseItem` with ``type: "image_generation_call"``."""
     encrypted_content: Optional[str]
     id: Optional[str]
     internal_chat_message_metadata_passthrough: Optional[InternalChatMessageMetadataPassthrough]
@@ -4609,7 +4390,7 @@ class _UsageLimitExceededImageGenerationFailureRequired(TypedDict):
 
 
 class UsageLimitExceededImageGenerationFailure(_UsageLimitExceededImageGenerationFailureRequired, total=False):
-    """Payload of [`ImageGenerationFailure::UsageLimitExceeded`] (`type: "usageLimitExceeded"`)."""
+    """:data:`ImageGenerationFailure` with ``type: "usageLimitExceeded"``."""
     resetsAt: Optional[int]
 
 ImageGenerationFailure = UsageLimitExceededImageGenerationFailure
@@ -4654,7 +4435,7 @@ class _ImageUserInputRequired(TypedDict):
 
 
 class ImageUserInput(_ImageUserInputRequired, total=False):
-    """Payload of [`UserInput::Image`] (`type: "image"`)."""
+    """:data:`UserInput` with ``type: "image"``."""
     detail: Optional[ImageDetail]
 
 
@@ -4666,7 +4447,7 @@ class _ImageViewThreadItemRequired(TypedDict):
 
 
 class ImageViewThreadItem(_ImageViewThreadItemRequired, total=False):
-    """Payload of [`ThreadItem::ImageView`] (`type: "imageView"`)."""
+    """:data:`ThreadItem` with ``type: "imageView"``."""
     completedAtMs: Optional[int]
     """Unix timestamp in milliseconds when the item completed, if recorded."""
     startedAtMs: Optional[int]
@@ -4700,12 +4481,10 @@ class _InitializeParamsRequired(TypedDict):
 
 
 class InitializeParams(_InitializeParamsRequired, total=False):
-    """`InitializeParams`."""
     capabilities: Optional[InitializeCapabilities]
 
 
 class InitializeResponse(TypedDict):
-    """`InitializeResponse`."""
     codexHome: AbsolutePathBuf
     """Absolute path to the server's $CODEX_HOME directory."""
     platformFamily: str
@@ -4721,7 +4500,7 @@ UserVerificationInvalidRequestReason = Literal["invalidParams"]
 
 
 class InvalidRequestUserVerificationErrorDetails(TypedDict):
-    """Payload of [`UserVerificationErrorDetails::InvalidRequest`] (`type: "invalidRequest"`)."""
+    """:data:`UserVerificationErrorDetails` with ``type: "invalidRequest"``."""
     type: Literal["invalidRequest"]
     reason: UserVerificationInvalidRequestReason
 
@@ -4740,7 +4519,6 @@ class _McpToolCallAppContextRequired(TypedDict):
 
 
 class McpToolCallAppContext(_McpToolCallAppContextRequired, total=False):
-    """`McpToolCallAppContext`."""
     actionName: Optional[str]
     appName: Optional[str]
     linkId: Optional[str]
@@ -4748,7 +4526,6 @@ class McpToolCallAppContext(_McpToolCallAppContextRequired, total=False):
 
 
 class McpToolCallError(TypedDict):
-    """`McpToolCallError`."""
     message: str
 
 
@@ -4758,7 +4535,6 @@ class _McpToolCallResultRequired(TypedDict):
 
 
 class McpToolCallResult(_McpToolCallResultRequired, total=False):
-    """`McpToolCallResult`."""
     _meta: Any
     structuredContent: Any
 
@@ -4776,7 +4552,7 @@ class _McpToolCallThreadItemRequired(TypedDict):
 
 
 class McpToolCallThreadItem(_McpToolCallThreadItemRequired, total=False):
-    """Payload of [`ThreadItem::McpToolCall`] (`type: "mcpToolCall"`)."""
+    """:data:`ThreadItem` with ``type: "mcpToolCall"``."""
     appContext: Optional[McpToolCallAppContext]
     completedAtMs: Optional[int]
     """Unix timestamp in milliseconds when the item completed, if recorded."""
@@ -4816,7 +4592,7 @@ class _ReasoningThreadItemRequired(TypedDict):
 
 
 class ReasoningThreadItem(_ReasoningThreadItemRequired, total=False):
-    """Payload of [`ThreadItem::Reasoning`] (`type: "reasoning"`)."""
+    """:data:`ThreadItem` with ``type: "reasoning"``."""
     completedAtMs: Optional[int]
     """Unix timestamp in milliseconds when the item completed, if recorded."""
     content: List[str]
@@ -4852,7 +4628,7 @@ class _SubAgentActivityThreadItemRequired(TypedDict):
 
 
 class SubAgentActivityThreadItem(_SubAgentActivityThreadItemRequired, total=False):
-    """Payload of [`ThreadItem::SubAgentActivity`] (`type: "subAgentActivity"`)."""
+    """:data:`ThreadItem` with ``type: "subAgentActivity"``."""
     completedAtMs: Optional[int]
     """Unix timestamp in milliseconds when the item completed, if recorded."""
     model: Optional[str]
@@ -4864,7 +4640,7 @@ class SubAgentActivityThreadItem(_SubAgentActivityThreadItemRequired, total=Fals
 
 
 class LocalAudioUserInput(TypedDict):
-    """Payload of [`UserInput::LocalAudio`] (`type: "localAudio"`)."""
+    """:data:`UserInput` with ``type: "localAudio"``."""
     type: Literal["localAudio"]
     path: str
 
@@ -4876,19 +4652,19 @@ class _LocalImageUserInputRequired(TypedDict):
 
 
 class LocalImageUserInput(_LocalImageUserInputRequired, total=False):
-    """Payload of [`UserInput::LocalImage`] (`type: "localImage"`)."""
+    """:data:`UserInput` with ``type: "localImage"``."""
     detail: Optional[ImageDetail]
 
 
 class MentionUserInput(TypedDict):
-    """Payload of [`UserInput::Mention`] (`type: "mention"`)."""
+    """:data:`UserInput` with ``type: "mention"``."""
     type: Literal["mention"]
     name: str
     path: str
 
 
 class SkillUserInput(TypedDict):
-    """Payload of [`UserInput::Skill`] (`type: "skill"`)."""
+    """:data:`UserInput` with ``type: "skill"``."""
     type: Literal["skill"]
     name: str
     path: str
@@ -4901,7 +4677,6 @@ class _TextElementRequired(TypedDict):
 
 
 class TextElement(_TextElementRequired, total=False):
-    """`TextElement`."""
     placeholder: Optional[str]
     """Optional human-readable placeholder for the element, displayed in the UI."""
 
@@ -4913,7 +4688,7 @@ class _TextUserInputRequired(TypedDict):
 
 
 class TextUserInput(_TextUserInputRequired, total=False):
-    """Payload of [`UserInput::Text`] (`type: "text"`)."""
+    """:data:`UserInput` with ``type: "text"``."""
     text_elements: List[TextElement]
     """UI-defined spans within `text` used to render or persist special elements."""
 
@@ -4928,7 +4703,7 @@ class _UserMessageThreadItemRequired(TypedDict):
 
 
 class UserMessageThreadItem(_UserMessageThreadItemRequired, total=False):
-    """Payload of [`ThreadItem::UserMessage`] (`type: "userMessage"`)."""
+    """:data:`ThreadItem` with ``type: "userMessage"``."""
     clientId: Optional[str]
     completedAtMs: Optional[int]
     """Unix timestamp in milliseconds when the item completed, if recorded."""
@@ -4942,12 +4717,12 @@ class _OpenPageWebSearchActionRequired(TypedDict):
 
 
 class OpenPageWebSearchAction(_OpenPageWebSearchActionRequired, total=False):
-    """Payload of [`WebSearchAction::OpenPage`] (`type: "openPage"`)."""
+    """:data:`WebSearchAction` with ``type: "openPage"``."""
     url: Optional[str]
 
 
 class OtherWebSearchAction(TypedDict):
-    """Payload of [`WebSearchAction::Other`] (`type: "other"`)."""
+    """:data:`WebSearchAction` with ``type: "other"``."""
     type: Literal["other"]
 
 
@@ -4957,7 +4732,7 @@ class _SearchWebSearchActionRequired(TypedDict):
 
 
 class SearchWebSearchAction(_SearchWebSearchActionRequired, total=False):
-    """Payload of [`WebSearchAction::Search`] (`type: "search"`)."""
+    """:data:`WebSearchAction` with ``type: "search"``."""
     queries: Optional[List[str]]
     query: Optional[str]
 
@@ -4972,7 +4747,7 @@ class _WebSearchThreadItemRequired(TypedDict):
 
 
 class WebSearchThreadItem(_WebSearchThreadItemRequired, total=False):
-    """Payload of [`ThreadItem::WebSearch`] (`type: "webSearch"`)."""
+    """:data:`ThreadItem` with ``type: "webSearch"``."""
     action: Optional[WebSearchAction]
     completedAtMs: Optional[int]
     """Unix timestamp in milliseconds when the item completed, if recorded."""
@@ -4998,7 +4773,6 @@ class _ItemCompletedNotificationRequired(TypedDict):
 
 
 class ItemCompletedNotification(_ItemCompletedNotificationRequired, total=False):
-    """`ItemCompletedNotification`."""
     contentTokenCount: Optional[int]
     """Native content tokens for the completed assistant message, including a sampled footer. Null when unavailable. Completion telemetry is not part of the stored thread item."""
 
@@ -5053,7 +4827,6 @@ class ItemGuardianApprovalReviewStartedNotification(_ItemGuardianApprovalReviewS
 
 
 class ItemStartedNotification(TypedDict):
-    """`ItemStartedNotification`."""
     item: ThreadItem
     startedAtMs: int
     """Unix timestamp (in milliseconds) when this item lifecycle started."""
@@ -5062,13 +4835,13 @@ class ItemStartedNotification(TypedDict):
 
 
 class ItemThreadItemsListAnchor(TypedDict):
-    """Payload of [`ThreadItemsListAnchor::Item`] (`type: "item"`)."""
+    """:data:`ThreadItemsListAnchor` with ``type: "item"``."""
     type: Literal["item"]
     itemId: str
 
 
 class ItemThreadTimelineEntry(TypedDict):
-    """Payload of [`ThreadTimelineEntry::Item`] (`type: "item"`)."""
+    """:data:`ThreadTimelineEntry` with ``type: "item"``."""
     type: Literal["item"]
     item: ThreadItem
     position: int
@@ -5082,7 +4855,6 @@ class _JSONRPCErrorErrorRequired(TypedDict):
 
 
 class JSONRPCErrorError(_JSONRPCErrorErrorRequired, total=False):
-    """`JSONRPCErrorError`."""
     data: Any
 
 RequestId = Union[str, int]
@@ -5105,7 +4877,6 @@ class JSONRPCNotification(_JSONRPCNotificationRequired, total=False):
 
 
 class W3cTraceContext(TypedDict, total=False):
-    """`W3cTraceContext`."""
     traceparent: Optional[str]
     tracestate: Optional[str]
 
@@ -5135,7 +4906,6 @@ McpServerStatusDetail = Literal["full", "toolsAndAuthOnly"]
 
 
 class ListMcpServerStatusParams(TypedDict, total=False):
-    """`ListMcpServerStatusParams`."""
     cursor: Optional[str]
     """Opaque pagination cursor returned by a previous call."""
     detail: Optional[McpServerStatusDetail]
@@ -5222,7 +4992,6 @@ class _McpServerStatusRequired(TypedDict):
 
 
 class McpServerStatus(_McpServerStatusRequired, total=False):
-    """`McpServerStatus`."""
     httpOrigin: Optional[str]
     """HTTP origin of the effective configured endpoint, including plugin servers. Excludes credentials, path, query, and fragment; null for non-HTTP transports."""
     pluginId: Optional[str]
@@ -5243,13 +5012,12 @@ class _ListMcpServerStatusResponseRequired(TypedDict):
 
 
 class ListMcpServerStatusResponse(_ListMcpServerStatusResponseRequired, total=False):
-    """`ListMcpServerStatusResponse`."""
     nextCursor: Optional[str]
     """Opaque cursor to pass to the next call to continue after the last item. If None, there are no more items to return."""
 
 
 class LocalPluginSource(TypedDict):
-    """Payload of [`PluginSource::Local`] (`type: "local"`)."""
+    """:data:`PluginSource` with ``type: "local"``."""
     type: Literal["local"]
     path: AbsolutePathBuf
 
@@ -5266,7 +5034,7 @@ class _LocalShellCallResponseItemRequired(TypedDict):
 
 
 class LocalShellCallResponseItem(_LocalShellCallResponseItemRequired, total=False):
-    """Payload of [`ResponseItem::LocalShellCall`] (`type: "local_shell_call"`)."""
+    """:data:`ResponseItem` with ``type: "local_shell_call"``."""
     call_id: Optional[str]
     """Set when using the Responses API."""
     encrypted_content: Optional[str]
@@ -5288,31 +5056,26 @@ class _MarketplaceAddParamsRequired(TypedDict):
 
 
 class MarketplaceAddParams(_MarketplaceAddParamsRequired, total=False):
-    """`MarketplaceAddParams`."""
     refName: Optional[str]
     sparsePaths: Optional[List[str]]
 
 
 class MarketplaceAddResponse(TypedDict):
-    """`MarketplaceAddResponse`."""
     alreadyAdded: bool
     installedRoot: AbsolutePathBuf
     marketplaceName: str
 
 
 class MarketplaceInterface(TypedDict, total=False):
-    """`MarketplaceInterface`."""
     displayName: Optional[str]
 
 
 class MarketplaceLoadErrorInfo(TypedDict):
-    """`MarketplaceLoadErrorInfo`."""
     marketplacePath: AbsolutePathBuf
     message: str
 
 
 class MarketplaceRemoveParams(TypedDict):
-    """`MarketplaceRemoveParams`."""
     marketplaceName: str
 
 
@@ -5322,30 +5085,25 @@ class _MarketplaceRemoveResponseRequired(TypedDict):
 
 
 class MarketplaceRemoveResponse(_MarketplaceRemoveResponseRequired, total=False):
-    """`MarketplaceRemoveResponse`."""
     installedRoot: Optional[AbsolutePathBuf]
 
 
 class MarketplaceUpgradeErrorInfo(TypedDict):
-    """`MarketplaceUpgradeErrorInfo`."""
     marketplaceName: str
     message: str
 
 
 class MarketplaceUpgradeParams(TypedDict, total=False):
-    """`MarketplaceUpgradeParams`."""
     marketplaceName: Optional[str]
 
 
 class MarketplaceUpgradeResponse(TypedDict):
-    """`MarketplaceUpgradeResponse`."""
     errors: List[MarketplaceUpgradeErrorInfo]
     selectedMarketplaces: List[str]
     upgradedRoots: List[AbsolutePathBuf]
 
 
 class McpResourceReadTarget(TypedDict):
-    """`McpResourceReadTarget`."""
     connectorId: str
     linkId: Optional[str]
     """Null explicitly requests no-auth access, subject to the app's resource policy."""
@@ -5358,7 +5116,6 @@ class _McpResourceReadParamsRequired(TypedDict):
 
 
 class McpResourceReadParams(_McpResourceReadParamsRequired, total=False):
-    """`McpResourceReadParams`."""
     _meta: Optional[Dict[str, Any]]
     """Additional MCP request metadata. Account and turn routing keys are reserved."""
     connectorId: Optional[str]
@@ -5377,7 +5134,6 @@ class _TextResourceContentRequired(TypedDict):
 
 
 class TextResourceContent(_TextResourceContentRequired, total=False):
-    """`TextResourceContent`."""
     _meta: Any
     mimeType: Optional[str]
 
@@ -5391,7 +5147,6 @@ class _McpResourceReadResponseRequired(TypedDict):
 
 
 class McpResourceReadResponse(_McpResourceReadResponseRequired, total=False):
-    """`McpResourceReadResponse`."""
     originCallId: Optional[str]
     """Originating call when the server applied app-specific resource scoping."""
 
@@ -5408,7 +5163,7 @@ class _OpenaiFormMcpServerElicitationRequestParamsRequired(TypedDict):
 
 
 class OpenaiFormMcpServerElicitationRequestParams(_OpenaiFormMcpServerElicitationRequestParamsRequired, total=False):
-    """Payload of [`McpServerElicitationRequestParams::OpenaiForm`] (`mode: "openai/form"`)."""
+    """:data:`McpServerElicitationRequestParams` with ``mode: "openai/form"``."""
     _meta: Any
     turnId: Optional[str]
     """Active Codex turn when this elicitation was observed, if app-server could correlate one.
@@ -5427,7 +5182,7 @@ class _OpenaiFormMcpServerElicitationRequestParams2Required(TypedDict):
 
 
 class OpenaiFormMcpServerElicitationRequestParams2(_OpenaiFormMcpServerElicitationRequestParams2Required, total=False):
-    """Payload of [`McpServerElicitationRequestParams::OpenaiForm2`] (`mode: "openaiForm"`)."""
+    """:data:`McpServerElicitationRequestParams` with ``mode: "openaiForm"``."""
     _meta: Any
     turnId: Optional[str]
     """Active Codex turn when this elicitation was observed, if app-server could correlate one.
@@ -5467,7 +5222,7 @@ class _UrlMcpServerElicitationRequestParamsRequired(TypedDict):
 
 
 class UrlMcpServerElicitationRequestParams(_UrlMcpServerElicitationRequestParamsRequired, total=False):
-    """Payload of [`McpServerElicitationRequestParams::Url`] (`mode: "url"`)."""
+    """:data:`McpServerElicitationRequestParams` with ``mode: "url"``."""
     _meta: Any
     turnId: Optional[str]
     """Active Codex turn when this elicitation was observed, if app-server could correlate one.
@@ -5484,7 +5239,6 @@ class _McpServerElicitationRequestResponseRequired(TypedDict):
 
 
 class McpServerElicitationRequestResponse(_McpServerElicitationRequestResponseRequired, total=False):
-    """`McpServerElicitationRequestResponse`."""
     _meta: Any
     """Optional client metadata for form-mode action handling."""
     content: Any
@@ -5495,13 +5249,11 @@ class McpServerElicitationRequestResponse(_McpServerElicitationRequestResponseRe
 
 
 class McpServerEventNotification(TypedDict):
-    """`McpServerEventNotification`."""
     method: str
     params: Any
 
 
 class McpServerEventStreamNotification(TypedDict):
-    """`McpServerEventStreamNotification`."""
     notification: McpServerEventNotification
     subscriptionId: str
 
@@ -5516,7 +5268,6 @@ class _McpServerEventStreamStartParamsRequired(TypedDict):
 
 
 class McpServerEventStreamStartParams(_McpServerEventStreamStartParamsRequired, total=False):
-    """`McpServerEventStreamStartParams`."""
     _meta: Any
 
 McpServerEventStreamStartResponse = Dict[str, Any]
@@ -5524,7 +5275,6 @@ McpServerEventStreamStartResponse = Dict[str, Any]
 
 
 class McpServerEventStreamStopParams(TypedDict):
-    """`McpServerEventStreamStopParams`."""
     subscriptionId: str
 
 McpServerEventStreamStopResponse = Dict[str, Any]
@@ -5540,7 +5290,6 @@ class _McpServerOauthLoginCompletedNotificationRequired(TypedDict):
 
 
 class McpServerOauthLoginCompletedNotification(_McpServerOauthLoginCompletedNotificationRequired, total=False):
-    """`McpServerOauthLoginCompletedNotification`."""
     error: Optional[str]
     loginId: Optional[str]
     """Identifies the explicit login attempt. Older servers omit this field."""
@@ -5553,7 +5302,6 @@ class _McpServerOauthLoginParamsRequired(TypedDict):
 
 
 class McpServerOauthLoginParams(_McpServerOauthLoginParamsRequired, total=False):
-    """`McpServerOauthLoginParams`."""
     clientRegistration: Optional[McpServerOauthClientRegistration]
     """Registration strategy for this login only; omission selects automatic discovery."""
     scopes: Optional[List[str]]
@@ -5567,7 +5315,6 @@ class _McpServerOauthLoginResponseRequired(TypedDict):
 
 
 class McpServerOauthLoginResponse(_McpServerOauthLoginResponseRequired, total=False):
-    """`McpServerOauthLoginResponse`."""
     loginId: Optional[str]
     """Identifies this login attempt across the response and completion notification. Older servers omit this field; current servers always return it."""
 
@@ -5586,7 +5333,6 @@ class _McpServerStatusUpdatedNotificationRequired(TypedDict):
 
 
 class McpServerStatusUpdatedNotification(_McpServerStatusUpdatedNotificationRequired, total=False):
-    """`McpServerStatusUpdatedNotification`."""
     error: Optional[str]
     failureReason: Optional[McpServerStartupFailureReason]
     threadId: Optional[str]
@@ -5600,7 +5346,6 @@ class _McpServerToolCallParamsRequired(TypedDict):
 
 
 class McpServerToolCallParams(_McpServerToolCallParamsRequired, total=False):
-    """`McpServerToolCallParams`."""
     _meta: Any
     arguments: Any
 
@@ -5611,14 +5356,12 @@ class _McpServerToolCallResponseRequired(TypedDict):
 
 
 class McpServerToolCallResponse(_McpServerToolCallResponseRequired, total=False):
-    """`McpServerToolCallResponse`."""
     _meta: Any
     isError: Optional[bool]
     structuredContent: Any
 
 
 class McpToolCallProgressNotification(TypedDict):
-    """`McpToolCallProgressNotification`."""
     itemId: str
     message: str
     threadId: str
@@ -5629,13 +5372,11 @@ MemoryResetResponse = Dict[str, Any]
 
 
 class MemoryStatusParams(TypedDict, total=False):
-    """`MemoryStatusParams`."""
     minConsolidatedThreads: Optional[int]
     """Required distinct consolidated threads. Defaults to 20; supported range is 1..=4096."""
 
 
 class MemoryStatusResponse(TypedDict):
-    """`MemoryStatusResponse`."""
     v2ConsolidatedThreads: int
     v2Ready: bool
 
@@ -5648,7 +5389,7 @@ class _MessageResponseItemRequired(TypedDict):
 
 
 class MessageResponseItem(_MessageResponseItemRequired, total=False):
-    """Payload of [`ResponseItem::Message`] (`type: "message"`)."""
+    """:data:`ResponseItem` with ``type: "message"``."""
     encrypted_content: Optional[str]
     id: Optional[str]
     internal_chat_message_metadata_passthrough: Optional[InternalChatMessageMetadataPassthrough]
@@ -5657,13 +5398,11 @@ class MessageResponseItem(_MessageResponseItemRequired, total=False):
 
 
 class MockExperimentalMethodParams(TypedDict, total=False):
-    """`MockExperimentalMethodParams`."""
     value: Optional[str]
     """Test-only payload field."""
 
 
 class MockExperimentalMethodResponse(TypedDict, total=False):
-    """`MockExperimentalMethodResponse`."""
     echoed: Optional[str]
     """Echoes the input `value`."""
 
@@ -5675,12 +5414,10 @@ class ModelAccessPrograms(TypedDict):
 
 
 class ModelAvailabilityNux(TypedDict):
-    """`ModelAvailabilityNux`."""
     message: str
 
 
 class ModelServiceTier(TypedDict):
-    """`ModelServiceTier`."""
     description: str
     id: str
     name: str
@@ -5692,7 +5429,6 @@ class _ModelUpgradeInfoRequired(TypedDict):
 
 
 class ModelUpgradeInfo(_ModelUpgradeInfoRequired, total=False):
-    """`ModelUpgradeInfo`."""
     migrationMarkdown: Optional[str]
     modelLink: Optional[str]
     retirementAt: Optional[int]
@@ -5704,7 +5440,6 @@ MultiAgentVersion = Literal["disabled", "v1", "v2"]
 
 
 class ReasoningEffortOption(TypedDict):
-    """`ReasoningEffortOption`."""
     description: str
     reasoningEffort: ReasoningEffort
 
@@ -5722,7 +5457,6 @@ class _ModelRequired(TypedDict):
 
 
 class Model(_ModelRequired, total=False):
-    """`Model`."""
     additionalSpeedTiers: List[str]
     """Deprecated: use `serviceTiers` instead."""
     availabilityNux: Optional[ModelAvailabilityNux]
@@ -5742,7 +5476,6 @@ class Model(_ModelRequired, total=False):
 
 
 class ModelListParams(TypedDict, total=False):
-    """`ModelListParams`."""
     cursor: Optional[str]
     """Opaque pagination cursor returned by a previous call."""
     includeHidden: Optional[bool]
@@ -5759,7 +5492,6 @@ class _ModelListResponseRequired(TypedDict):
 
 
 class ModelListResponse(_ModelListResponseRequired, total=False):
-    """`ModelListResponse`."""
     nextCursor: Optional[str]
     """Opaque cursor to pass to the next call to continue after the last item. If None, there are no more items to return."""
 
@@ -5768,7 +5500,6 @@ ModelProviderCapabilitiesReadParams = Dict[str, Any]
 
 
 class ModelProviderCapabilitiesReadResponse(TypedDict):
-    """`ModelProviderCapabilitiesReadResponse`."""
     imageGeneration: bool
     webSearch: bool
 
@@ -5777,12 +5508,11 @@ ProviderSettingsPatch = Union[CustomGatewayProviderSettingsPatch, BedrockProvide
 
 
 class ModelProviderConfigWriteParams(TypedDict):
-    """`ModelProviderConfigWriteParams`."""
     settings: ProviderSettingsPatch
 
 
 class OpenaiProviderSettings(TypedDict):
-    """Payload of [`ProviderSettings::Openai`] (`type: "openai"`)."""
+    """:data:`ProviderSettings` with ``type: "openai"``."""
     type: Literal["openai"]
 
 ProviderSettings = Union[OpenaiProviderSettings, CustomGatewayProviderSettings, BedrockProviderSettings, GcpProviderSettings]
@@ -5798,31 +5528,29 @@ class _ModelProviderSummaryRequired(TypedDict):
 
 
 class ModelProviderSummary(_ModelProviderSummaryRequired, total=False):
-    """`ModelProviderSummary`."""
     baseUrl: Optional[str]
     """Null when the endpoint is absent or cannot be safely displayed."""
 
 
 class ModelProviderConfigWriteResponse(TypedDict):
-    """`ModelProviderConfigWriteResponse`."""
     provider: ModelProviderSummary
 
 
 class ModelProviderMismatchModelProviderError(TypedDict):
-    """Payload of [`ModelProviderError::ModelProviderMismatch`] (`type: "modelProviderMismatch"`)."""
+    """:data:`ModelProviderError` with ``type: "modelProviderMismatch"``."""
     type: Literal["modelProviderMismatch"]
     currentModelProvider: str
     modelProvider: str
 
 
 class ModelProviderNotConfiguredModelProviderError(TypedDict):
-    """Payload of [`ModelProviderError::ModelProviderNotConfigured`] (`type: "modelProviderNotConfigured"`)."""
+    """:data:`ModelProviderError` with ``type: "modelProviderNotConfigured"``."""
     type: Literal["modelProviderNotConfigured"]
     modelProvider: str
 
 
 class ModelProviderPolicyConflictModelProviderError(TypedDict):
-    """Payload of [`ModelProviderError::ModelProviderPolicyConflict`] (`type: "modelProviderPolicyConflict"`)."""
+    """:data:`ModelProviderError` with ``type: "modelProviderPolicyConflict"``."""
     type: Literal["modelProviderPolicyConflict"]
     modelProvider: str
     requiredModelProvider: str
@@ -5835,7 +5563,6 @@ ModelProviderListParams = Dict[str, Any]
 
 
 class ModelProviderListResponse(TypedDict):
-    """`ModelProviderListResponse`."""
     canChangeDefault: bool
     data: List[ModelProviderSummary]
     defaultProviderId: str
@@ -5844,7 +5571,6 @@ ModelRerouteReason = Literal["highRiskCyberActivity"]
 
 
 class ModelReroutedNotification(TypedDict):
-    """`ModelReroutedNotification`."""
     fromModel: str
     reason: ModelRerouteReason
     threadId: str
@@ -5863,14 +5589,12 @@ class _ModelSafetyBufferingUpdatedNotificationRequired(TypedDict):
 
 
 class ModelSafetyBufferingUpdatedNotification(_ModelSafetyBufferingUpdatedNotificationRequired, total=False):
-    """`ModelSafetyBufferingUpdatedNotification`."""
     fasterModel: Optional[str]
 
 ModelVerification = Literal["trustedAccessForCyber"]
 
 
 class ModelVerificationNotification(TypedDict):
-    """`ModelVerificationNotification`."""
     threadId: str
     turnId: str
     verifications: List[ModelVerification]
@@ -5880,7 +5604,7 @@ MultiAgentMode = Union[Literal["explicitRequestOnly", "proactive"], CustomMultiA
 
 
 class NotLoadedThreadStatus(TypedDict):
-    """Payload of [`ThreadStatus::NotLoaded`] (`type: "notLoaded"`)."""
+    """:data:`ThreadStatus` with ``type: "notLoaded"``."""
     type: Literal["notLoaded"]
 
 
@@ -5891,7 +5615,7 @@ class _NpmPluginSourceRequired(TypedDict):
 
 
 class NpmPluginSource(_NpmPluginSourceRequired, total=False):
-    """Payload of [`PluginSource::Npm`] (`type: "npm"`)."""
+    """:data:`PluginSource` with ``type: "npm"``."""
     registry: Optional[str]
     """Optional HTTPS registry URL. Authentication stays in the user's npm config."""
     version: Optional[str]
@@ -5911,7 +5635,6 @@ NullableGetAccountTokenUsageParams = Optional[GetAccountTokenUsageParams]
 
 
 class RemoteControlDisableParams(TypedDict, total=False):
-    """`RemoteControlDisableParams`."""
     ephemeral: bool
 
 NullableRemoteControlDisableParams = Optional[RemoteControlDisableParams]
@@ -5919,7 +5642,6 @@ NullableRemoteControlDisableParams = Optional[RemoteControlDisableParams]
 
 
 class RemoteControlEnableParams(TypedDict, total=False):
-    """`RemoteControlEnableParams`."""
     ephemeral: bool
 
 NullableRemoteControlEnableParams = Optional[RemoteControlEnableParams]
@@ -5932,17 +5654,17 @@ class _OpenPageResponsesApiWebSearchActionRequired(TypedDict):
 
 
 class OpenPageResponsesApiWebSearchAction(_OpenPageResponsesApiWebSearchActionRequired, total=False):
-    """Payload of [`ResponsesApiWebSearchAction::OpenPage`] (`type: "open_page"`)."""
+    """:data:`ResponsesApiWebSearchAction` with ``type: "open_page"``."""
     url: Optional[str]
 
 
 class OtherResponseItem(TypedDict):
-    """Payload of [`ResponseItem::Other`] (`type: "other"`)."""
+    """:data:`ResponseItem` with ``type: "other"``."""
     type: Literal["other"]
 
 
 class OtherResponsesApiWebSearchAction(TypedDict):
-    """Payload of [`ResponsesApiWebSearchAction::Other`] (`type: "other"`)."""
+    """:data:`ResponsesApiWebSearchAction` with ``type: "other"``."""
     type: Literal["other"]
 
 
@@ -5954,7 +5676,6 @@ PermissionGrantScope = Literal["turn", "session"]
 
 
 class PermissionProfileListParams(TypedDict, total=False):
-    """`PermissionProfileListParams`."""
     cursor: Optional[str]
     """Opaque pagination cursor returned by a previous call."""
     cwd: Optional[str]
@@ -5972,7 +5693,6 @@ class _PermissionProfileSummaryRequired(TypedDict):
 
 
 class PermissionProfileSummary(_PermissionProfileSummaryRequired, total=False):
-    """`PermissionProfileSummary`."""
     description: Optional[str]
     """Optional user-facing description for display in clients."""
 
@@ -5983,7 +5703,6 @@ class _PermissionProfileListResponseRequired(TypedDict):
 
 
 class PermissionProfileListResponse(_PermissionProfileListResponseRequired, total=False):
-    """`PermissionProfileListResponse`."""
     nextCursor: Optional[str]
     """Opaque cursor to pass to the next call to continue after the last item. If None, there are no more items to return."""
 
@@ -6000,7 +5719,6 @@ class _PermissionsRequestApprovalParamsRequired(TypedDict):
 
 
 class PermissionsRequestApprovalParams(_PermissionsRequestApprovalParamsRequired, total=False):
-    """`PermissionsRequestApprovalParams`."""
     environmentId: Optional[str]
     reason: Optional[str]
 
@@ -6011,7 +5729,6 @@ class _PermissionsRequestApprovalResponseRequired(TypedDict):
 
 
 class PermissionsRequestApprovalResponse(_PermissionsRequestApprovalResponseRequired, total=False):
-    """`PermissionsRequestApprovalResponse`."""
     scope: PermissionGrantScope
     strictAutoReview: Optional[bool]
     """Review every subsequent command in this turn before normal sandboxed execution."""
@@ -6033,7 +5750,6 @@ PluginAvailability = Literal["DISABLED_BY_ADMIN", "AVAILABLE"]
 
 
 class PluginHookSummary(TypedDict):
-    """`PluginHookSummary`."""
     eventName: HookEventName
     key: str
 
@@ -6054,7 +5770,6 @@ class _PluginInterfaceRequired(TypedDict):
 
 
 class PluginInterface(_PluginInterfaceRequired, total=False):
-    """`PluginInterface`."""
     brandColor: Optional[str]
     category: Optional[str]
     composerIcon: Optional[AbsolutePathBuf]
@@ -6087,7 +5802,6 @@ PluginSharePrincipalType = Literal["user", "group", "workspace"]
 
 
 class PluginSharePrincipal(TypedDict):
-    """`PluginSharePrincipal`."""
     name: str
     principalId: str
     principalType: PluginSharePrincipalType
@@ -6100,7 +5814,6 @@ class _PluginShareContextRequired(TypedDict):
 
 
 class PluginShareContext(_PluginShareContextRequired, total=False):
-    """`PluginShareContext`."""
     canPublishToWorkspace: Optional[bool]
     creatorAccountUserId: Optional[str]
     creatorName: Optional[str]
@@ -6130,7 +5843,6 @@ class _PluginSummaryRequired(TypedDict):
 
 
 class PluginSummary(_PluginSummaryRequired, total=False):
-    """`PluginSummary`."""
     availability: PluginAvailability
     """Availability state for installing and using the plugin."""
     disabledReason: Optional[PluginDisabledReason]
@@ -6154,13 +5866,13 @@ class PluginSummary(_PluginSummaryRequired, total=False):
 
 
 class WeekdaysScheduledTaskSchedule(TypedDict):
-    """Payload of [`ScheduledTaskSchedule::Weekdays`] (`type: "weekdays"`)."""
+    """:data:`ScheduledTaskSchedule` with ``type: "weekdays"``."""
     type: Literal["weekdays"]
     time: str
 
 
 class WeeklyScheduledTaskSchedule(TypedDict):
-    """Payload of [`ScheduledTaskSchedule::Weekly`] (`type: "weekly"`)."""
+    """:data:`ScheduledTaskSchedule` with ``type: "weekly"``."""
     type: Literal["weekly"]
     days: List[ScheduledTaskWeekday]
     time: str
@@ -6169,7 +5881,6 @@ ScheduledTaskSchedule = Union[HourlyScheduledTaskSchedule, DailyScheduledTaskSch
 
 
 class ScheduledTaskSummary(TypedDict):
-    """`ScheduledTaskSummary`."""
     key: str
     name: str
     prompt: str
@@ -6177,7 +5888,6 @@ class ScheduledTaskSummary(TypedDict):
 
 
 class SkillInterface(TypedDict, total=False):
-    """`SkillInterface`."""
     brandColor: Optional[str]
     defaultPrompt: Optional[str]
     displayName: Optional[str]
@@ -6198,7 +5908,6 @@ class _SkillSummaryRequired(TypedDict):
 
 
 class SkillSummary(_SkillSummaryRequired, total=False):
-    """`SkillSummary`."""
     interface: Optional[SkillInterface]
     path: Optional[LegacyAppPathString]
     shortDescription: Optional[str]
@@ -6216,7 +5925,6 @@ class _PluginDetailRequired(TypedDict):
 
 
 class PluginDetail(_PluginDetailRequired, total=False):
-    """`PluginDetail`."""
     description: Optional[str]
     marketplacePath: Optional[AbsolutePathBuf]
     onboardingSkill: Optional[SkillSummary]
@@ -6231,7 +5939,6 @@ class _PluginInstallParamsRequired(TypedDict):
 
 
 class PluginInstallParams(_PluginInstallParamsRequired, total=False):
-    """`PluginInstallParams`."""
     installAttemptId: Optional[str]
     """Client-generated identifier used to correlate one installation attempt."""
     marketplacePath: Optional[AbsolutePathBuf]
@@ -6239,13 +5946,11 @@ class PluginInstallParams(_PluginInstallParamsRequired, total=False):
 
 
 class PluginInstallResponse(TypedDict):
-    """`PluginInstallResponse`."""
     appsNeedingAuth: List[AppSummary]
     authPolicy: PluginAuthPolicy
 
 
 class PluginInstalledParams(TypedDict, total=False):
-    """`PluginInstalledParams`."""
     cwds: Optional[List[AbsolutePathBuf]]
     """Optional working directories used to discover repo marketplaces."""
     installSuggestionPluginNames: Optional[List[str]]
@@ -6259,7 +5964,6 @@ class _PluginMarketplaceEntryRequired(TypedDict):
 
 
 class PluginMarketplaceEntry(_PluginMarketplaceEntryRequired, total=False):
-    """`PluginMarketplaceEntry`."""
     interface: Optional[MarketplaceInterface]
     path: Optional[AbsolutePathBuf]
     """Local marketplace file path when the marketplace is backed by a local file. Remote-only catalog marketplaces do not have a local path."""
@@ -6271,14 +5975,12 @@ class _PluginInstalledResponseRequired(TypedDict):
 
 
 class PluginInstalledResponse(_PluginInstalledResponseRequired, total=False):
-    """`PluginInstalledResponse`."""
     marketplaceLoadErrors: List[MarketplaceLoadErrorInfo]
 
 PluginListMarketplaceKind = Literal["local", "vertical", "workspace-directory", "shared-with-me", "created-by-me-remote"]
 
 
 class PluginListParams(TypedDict, total=False):
-    """`PluginListParams`."""
     cwds: Optional[List[AbsolutePathBuf]]
     """Optional working directories used to discover repo marketplaces. When omitted, only home-scoped marketplaces and the official curated marketplace are considered."""
     forceRefetch: bool
@@ -6293,7 +5995,6 @@ class _PluginListResponseRequired(TypedDict):
 
 
 class PluginListResponse(_PluginListResponseRequired, total=False):
-    """`PluginListResponse`."""
     featuredPluginIds: List[str]
     marketplaceLoadErrors: List[MarketplaceLoadErrorInfo]
 
@@ -6304,13 +6005,11 @@ class _PluginReadParamsRequired(TypedDict):
 
 
 class PluginReadParams(_PluginReadParamsRequired, total=False):
-    """`PluginReadParams`."""
     marketplacePath: Optional[AbsolutePathBuf]
     remoteMarketplaceName: Optional[str]
 
 
 class PluginReadResponse(TypedDict):
-    """`PluginReadResponse`."""
     plugin: PluginDetail
 
 
@@ -6326,7 +6025,6 @@ class PluginReconcileChangedPlugin(TypedDict):
 
 
 class PluginReconcileParams(TypedDict, total=False):
-    """`PluginReconcileParams`."""
     reason: Optional[str]
     """Optional client-provided reason recorded with the reconciliation attempt."""
 
@@ -6349,7 +6047,6 @@ class _PluginSearchParamsRequired(TypedDict):
 
 
 class PluginSearchParams(_PluginSearchParamsRequired, total=False):
-    """`PluginSearchParams`."""
     cursor: Optional[str]
     cwds: Optional[List[AbsolutePathBuf]]
     limit: Optional[int]
@@ -6363,7 +6060,6 @@ class _PluginSearchResultRequired(TypedDict):
 
 
 class PluginSearchResult(_PluginSearchResultRequired, total=False):
-    """`PluginSearchResult`."""
     marketplacePath: Optional[AbsolutePathBuf]
 
 
@@ -6373,12 +6069,10 @@ class _PluginSearchResponseRequired(TypedDict):
 
 
 class PluginSearchResponse(_PluginSearchResponseRequired, total=False):
-    """`PluginSearchResponse`."""
     nextCursor: Optional[str]
 
 
 class PluginShareCheckoutParams(TypedDict):
-    """`PluginShareCheckoutParams`."""
     remotePluginId: str
 
 
@@ -6393,12 +6087,10 @@ class _PluginShareCheckoutResponseRequired(TypedDict):
 
 
 class PluginShareCheckoutResponse(_PluginShareCheckoutResponseRequired, total=False):
-    """`PluginShareCheckoutResponse`."""
     remoteVersion: Optional[str]
 
 
 class PluginShareDeleteParams(TypedDict):
-    """`PluginShareDeleteParams`."""
     remotePluginId: str
 
 PluginShareDeleteResponse = Dict[str, Any]
@@ -6411,7 +6103,6 @@ class _PluginShareListItemRequired(TypedDict):
 
 
 class PluginShareListItem(_PluginShareListItemRequired, total=False):
-    """`PluginShareListItem`."""
     localPluginPath: Optional[AbsolutePathBuf]
 
 PluginShareListParams = Dict[str, Any]
@@ -6419,14 +6110,12 @@ PluginShareListParams = Dict[str, Any]
 
 
 class PluginShareListResponse(TypedDict):
-    """`PluginShareListResponse`."""
     data: List[PluginShareListItem]
 
 PluginShareTargetRole = Literal["reader", "editor"]
 
 
 class PluginShareTarget(TypedDict):
-    """`PluginShareTarget`."""
     principalId: str
     principalType: PluginSharePrincipalType
     role: PluginShareTargetRole
@@ -6438,7 +6127,6 @@ class _PluginShareSaveParamsRequired(TypedDict):
 
 
 class PluginShareSaveParams(_PluginShareSaveParamsRequired, total=False):
-    """`PluginShareSaveParams`."""
     discoverability: Optional[PluginShareDiscoverability]
     remotePluginId: Optional[str]
     shareTargets: Optional[List[PluginShareTarget]]
@@ -6451,39 +6139,33 @@ class _PluginShareSaveResponseRequired(TypedDict):
 
 
 class PluginShareSaveResponse(_PluginShareSaveResponseRequired, total=False):
-    """`PluginShareSaveResponse`."""
     canPublishToWorkspace: Optional[bool]
 
 PluginShareUpdateDiscoverability = Literal["UNLISTED", "PRIVATE", "LISTED"]
 
 
 class PluginShareUpdateTargetsParams(TypedDict):
-    """`PluginShareUpdateTargetsParams`."""
     discoverability: PluginShareUpdateDiscoverability
     remotePluginId: str
     shareTargets: List[PluginShareTarget]
 
 
 class PluginShareUpdateTargetsResponse(TypedDict):
-    """`PluginShareUpdateTargetsResponse`."""
     discoverability: PluginShareDiscoverability
     principals: List[PluginSharePrincipal]
 
 
 class PluginSkillReadParams(TypedDict):
-    """`PluginSkillReadParams`."""
     remoteMarketplaceName: str
     remotePluginId: str
     skillName: str
 
 
 class PluginSkillReadResponse(TypedDict, total=False):
-    """`PluginSkillReadResponse`."""
     contents: Optional[str]
 
 
 class PluginUninstallParams(TypedDict):
-    """`PluginUninstallParams`."""
     pluginId: str
 
 PluginUninstallResponse = Dict[str, Any]
@@ -6637,7 +6319,6 @@ ProcessWriteStdinResponse = Dict[str, Any]
 
 
 class ProjectRoot(TypedDict):
-    """`ProjectRoot`."""
     path: AbsolutePathBuf
 
 
@@ -6653,7 +6334,6 @@ class _ProjectRequired(TypedDict):
 
 
 class Project(_ProjectRequired, total=False):
-    """`Project`."""
     recencyAt: Optional[int]
     """Newest non-archived member thread's recency, in Unix seconds; null when none exist."""
 
@@ -6661,7 +6341,6 @@ ProjectChangeType = Literal["created", "updated", "deleted"]
 
 
 class ProjectChangedNotification(TypedDict):
-    """`ProjectChangedNotification`."""
     changeType: ProjectChangeType
     projectId: str
 
@@ -6674,17 +6353,14 @@ class _ProjectCreateParamsRequired(TypedDict):
 
 
 class ProjectCreateParams(_ProjectCreateParamsRequired, total=False):
-    """`ProjectCreateParams`."""
     metadata: Optional[Dict[str, str]]
 
 
 class ProjectCreateResponse(TypedDict):
-    """`ProjectCreateResponse`."""
     project: Project
 
 
 class ProjectDeleteParams(TypedDict):
-    """`ProjectDeleteParams`."""
     projectId: str
 
 ProjectDeleteResponse = Dict[str, Any]
@@ -6699,13 +6375,11 @@ class _ProjectImportParamsRequired(TypedDict):
 
 
 class ProjectImportParams(_ProjectImportParamsRequired, total=False):
-    """`ProjectImportParams`."""
     metadata: Optional[Dict[str, str]]
     threads: Optional[List[str]]
 
 
 class ProjectImportResponse(TypedDict):
-    """`ProjectImportResponse`."""
     project: Project
 
 ProjectSortKey = Literal["position", "recencyAt"]
@@ -6714,7 +6388,6 @@ SortDirection = Literal["asc", "desc"]
 
 
 class ProjectListParams(TypedDict, total=False):
-    """`ProjectListParams`."""
     cursor: Optional[str]
     limit: Optional[int]
     sortDirection: Optional[SortDirection]
@@ -6729,7 +6402,6 @@ class _ProjectListResponseRequired(TypedDict):
 
 
 class ProjectListResponse(_ProjectListResponseRequired, total=False):
-    """`ProjectListResponse`."""
     nextCursor: Optional[str]
 
 
@@ -6739,7 +6411,6 @@ class _ProjectMoveParamsRequired(TypedDict):
 
 
 class ProjectMoveParams(_ProjectMoveParamsRequired, total=False):
-    """`ProjectMoveParams`."""
     beforeProjectId: Optional[str]
 
 ProjectMoveResponse = Dict[str, Any]
@@ -6747,12 +6418,10 @@ ProjectMoveResponse = Dict[str, Any]
 
 
 class ProjectReadParams(TypedDict):
-    """`ProjectReadParams`."""
     projectId: str
 
 
 class ProjectReadResponse(TypedDict):
-    """`ProjectReadResponse`."""
     project: Project
 
 
@@ -6762,14 +6431,12 @@ class _ProjectUpdateParamsRequired(TypedDict):
 
 
 class ProjectUpdateParams(_ProjectUpdateParamsRequired, total=False):
-    """`ProjectUpdateParams`."""
     metadata: Optional[Dict[str, str]]
     name: Optional[str]
     roots: Optional[List[ProjectRoot]]
 
 
 class ProjectUpdateResponse(TypedDict):
-    """`ProjectUpdateResponse`."""
     project: Project
 
 
@@ -6781,7 +6448,6 @@ class _QueuedSubmissionRequired(TypedDict):
 
 
 class QueuedSubmission(_QueuedSubmissionRequired, total=False):
-    """`QueuedSubmission`."""
     responsesapiClientMetadata: Optional[Dict[str, str]]
     """Metadata retained with this input, including across reconnect and restoration."""
 
@@ -6802,7 +6468,6 @@ class _TokenUsageBreakdownRequired(TypedDict):
 
 
 class TokenUsageBreakdown(_TokenUsageBreakdownRequired, total=False):
-    """`TokenUsageBreakdown`."""
     cacheWriteInputTokens: int
 
 
@@ -6820,13 +6485,13 @@ class RawResponseCompletedNotification(_RawResponseCompletedNotificationRequired
 
 
 class ReasoningTextReasoningItemContent(TypedDict):
-    """Payload of [`ReasoningItemContent::ReasoningText`] (`type: "reasoning_text"`)."""
+    """:data:`ReasoningItemContent` with ``type: "reasoning_text"``."""
     type: Literal["reasoning_text"]
     text: str
 
 
 class TextReasoningItemContent(TypedDict):
-    """Payload of [`ReasoningItemContent::Text`] (`type: "text"`)."""
+    """:data:`ReasoningItemContent` with ``type: "text"``."""
     type: Literal["text"]
     text: str
 
@@ -6834,7 +6499,7 @@ ReasoningItemContent = Union[ReasoningTextReasoningItemContent, TextReasoningIte
 
 
 class SummaryTextReasoningItemReasoningSummary(TypedDict):
-    """Payload of [`ReasoningItemReasoningSummary::SummaryText`] (`type: "summary_text"`)."""
+    """:data:`ReasoningItemReasoningSummary` with ``type: "summary_text"``."""
     type: Literal["summary_text"]
     text: str
 
@@ -6848,7 +6513,7 @@ class _ReasoningResponseItemRequired(TypedDict):
 
 
 class ReasoningResponseItem(_ReasoningResponseItemRequired, total=False):
-    """Payload of [`ResponseItem::Reasoning`] (`type: "reasoning"`)."""
+    """:data:`ResponseItem` with ``type: "reasoning"``."""
     content: Optional[List[ReasoningItemContent]]
     encrypted_content: Optional[str]
     id: Optional[str]
@@ -6863,7 +6528,7 @@ class _ToolSearchCallResponseItemRequired(TypedDict):
 
 
 class ToolSearchCallResponseItem(_ToolSearchCallResponseItemRequired, total=False):
-    """Payload of [`ResponseItem::ToolSearchCall`] (`type: "tool_search_call"`)."""
+    """:data:`ResponseItem` with ``type: "tool_search_call"``."""
     call_id: Optional[str]
     encrypted_content: Optional[str]
     id: Optional[str]
@@ -6880,7 +6545,7 @@ class _ToolSearchOutputResponseItemRequired(TypedDict):
 
 
 class ToolSearchOutputResponseItem(_ToolSearchOutputResponseItemRequired, total=False):
-    """Payload of [`ResponseItem::ToolSearchOutput`] (`type: "tool_search_output"`)."""
+    """:data:`ResponseItem` with ``type: "tool_search_output"``."""
     call_id: Optional[str]
     id: Optional[str]
     internal_chat_message_metadata_passthrough: Optional[InternalChatMessageMetadataPassthrough]
@@ -6892,7 +6557,7 @@ class _SearchResponsesApiWebSearchActionRequired(TypedDict):
 
 
 class SearchResponsesApiWebSearchAction(_SearchResponsesApiWebSearchActionRequired, total=False):
-    """Payload of [`ResponsesApiWebSearchAction::Search`] (`type: "search"`)."""
+    """:data:`ResponsesApiWebSearchAction` with ``type: "search"``."""
     queries: Optional[List[str]]
     query: Optional[str]
 
@@ -6905,7 +6570,7 @@ class _WebSearchCallResponseItemRequired(TypedDict):
 
 
 class WebSearchCallResponseItem(_WebSearchCallResponseItemRequired, total=False):
-    """Payload of [`ResponseItem::WebSearchCall`] (`type: "web_search_call"`)."""
+    """:data:`ResponseItem` with ``type: "web_search_call"``."""
     action: Optional[ResponsesApiWebSearchAction]
     encrypted_content: Optional[str]
     id: Optional[str]
@@ -6916,14 +6581,13 @@ ResponseItem = Union[AdditionalToolsResponseItem, MessageResponseItem, AgentMess
 
 
 class RawResponseItemCompletedNotification(TypedDict):
-    """`RawResponseItemCompletedNotification`."""
     item: ResponseItem
     threadId: str
     turnId: str
 
 
 class ReadThreadReadStateOperation(TypedDict):
-    """Payload of [`ThreadReadStateOperation::Read`] (`type: "read"`)."""
+    """:data:`ThreadReadStateOperation` with ``type: "read"``."""
     type: Literal["read"]
 
 RealtimeConversationVersion = Literal["v1", "v2", "v3"]
@@ -6934,7 +6598,7 @@ ThreadRealtimeSessionOutcome = Literal["ended", "failed"]
 
 
 class RealtimeSessionClosedThreadRealtimeItem(TypedDict):
-    """Payload of [`ThreadRealtimeItem::RealtimeSessionClosed`] (`type: "realtimeSessionClosed"`)."""
+    """:data:`ThreadRealtimeItem` with ``type: "realtimeSessionClosed"``."""
     type: Literal["realtimeSessionClosed"]
     id: str
     outcome: ThreadRealtimeSessionOutcome
@@ -6942,7 +6606,7 @@ class RealtimeSessionClosedThreadRealtimeItem(TypedDict):
 
 
 class RealtimeSessionStartedThreadRealtimeItem(TypedDict):
-    """Payload of [`ThreadRealtimeItem::RealtimeSessionStarted`] (`type: "realtimeSessionStarted"`)."""
+    """:data:`ThreadRealtimeItem` with ``type: "realtimeSessionStarted"``."""
     type: Literal["realtimeSessionStarted"]
     id: str
     realtimeSessionId: str
@@ -6951,7 +6615,7 @@ ThreadRealtimeTranscriptRole = Literal["user", "assistant"]
 
 
 class TranscriptSegmentThreadRealtimeItem(TypedDict):
-    """Payload of [`ThreadRealtimeItem::TranscriptSegment`] (`type: "transcriptSegment"`)."""
+    """:data:`ThreadRealtimeItem` with ``type: "transcriptSegment"``."""
     type: Literal["transcriptSegment"]
     id: str
     realtimeSessionId: str
@@ -6963,7 +6627,7 @@ ThreadRealtimeItem = Union[RealtimeSessionStartedThreadRealtimeItem, TranscriptS
 
 
 class RealtimeThreadTimelineEntry(TypedDict):
-    """Payload of [`ThreadTimelineEntry::Realtime`] (`type: "realtime"`)."""
+    """:data:`ThreadTimelineEntry` with ``type: "realtime"``."""
     type: Literal["realtime"]
     item: ThreadRealtimeItem
     position: int
@@ -6980,12 +6644,10 @@ class _RealtimeVoicesListRequired(TypedDict):
 
 
 class RealtimeVoicesList(_RealtimeVoicesListRequired, total=False):
-    """`RealtimeVoicesList`."""
     v3: List[RealtimeVoice]
 
 
 class ReasoningSummaryPartAddedNotification(TypedDict):
-    """`ReasoningSummaryPartAddedNotification`."""
     itemId: str
     summaryIndex: int
     threadId: str
@@ -6993,7 +6655,6 @@ class ReasoningSummaryPartAddedNotification(TypedDict):
 
 
 class ReasoningSummaryTextDeltaNotification(TypedDict):
-    """`ReasoningSummaryTextDeltaNotification`."""
     delta: str
     itemId: str
     summaryIndex: int
@@ -7002,7 +6663,6 @@ class ReasoningSummaryTextDeltaNotification(TypedDict):
 
 
 class ReasoningTextDeltaNotification(TypedDict):
-    """`ReasoningTextDeltaNotification`."""
     contentIndex: int
     delta: str
     itemId: str
@@ -7016,7 +6676,6 @@ class _RemoteControlClientRequired(TypedDict):
 
 
 class RemoteControlClient(_RemoteControlClientRequired, total=False):
-    """`RemoteControlClient`."""
     appVersion: Optional[str]
     deviceModel: Optional[str]
     deviceType: Optional[str]
@@ -7034,7 +6693,6 @@ class _RemoteControlClientsListParamsRequired(TypedDict):
 
 
 class RemoteControlClientsListParams(_RemoteControlClientsListParamsRequired, total=False):
-    """`RemoteControlClientsListParams`."""
     cursor: Optional[str]
     limit: Optional[int]
     order: Optional[RemoteControlClientsListOrder]
@@ -7046,12 +6704,10 @@ class _RemoteControlClientsListResponseRequired(TypedDict):
 
 
 class RemoteControlClientsListResponse(_RemoteControlClientsListResponseRequired, total=False):
-    """`RemoteControlClientsListResponse`."""
     nextCursor: Optional[str]
 
 
 class RemoteControlClientsRevokeParams(TypedDict):
-    """`RemoteControlClientsRevokeParams`."""
     clientId: str
     environmentId: str
 
@@ -7069,7 +6725,6 @@ class _RemoteControlDisableResponseRequired(TypedDict):
 
 
 class RemoteControlDisableResponse(_RemoteControlDisableResponseRequired, total=False):
-    """`RemoteControlDisableResponse`."""
     environmentId: Optional[str]
 
 
@@ -7081,12 +6736,10 @@ class _RemoteControlEnableResponseRequired(TypedDict):
 
 
 class RemoteControlEnableResponse(_RemoteControlEnableResponseRequired, total=False):
-    """`RemoteControlEnableResponse`."""
     environmentId: Optional[str]
 
 
 class RemoteControlPairingStartParams(TypedDict, total=False):
-    """`RemoteControlPairingStartParams`."""
     manualCode: bool
 
 
@@ -7098,18 +6751,15 @@ class _RemoteControlPairingStartResponseRequired(TypedDict):
 
 
 class RemoteControlPairingStartResponse(_RemoteControlPairingStartResponseRequired, total=False):
-    """`RemoteControlPairingStartResponse`."""
     manualPairingCode: Optional[str]
 
 
 class RemoteControlPairingStatusParams(TypedDict, total=False):
-    """`RemoteControlPairingStatusParams`."""
     manualPairingCode: Optional[str]
     pairingCode: Optional[str]
 
 
 class RemoteControlPairingStatusResponse(TypedDict):
-    """`RemoteControlPairingStatusResponse`."""
     claimed: bool
 
 
@@ -7133,7 +6783,6 @@ class _RemoteControlStatusReadResponseRequired(TypedDict):
 
 
 class RemoteControlStatusReadResponse(_RemoteControlStatusReadResponseRequired, total=False):
-    """`RemoteControlStatusReadResponse`."""
     environmentId: Optional[str]
 
 ReviewDelivery = Literal["inline"]
@@ -7153,7 +6802,6 @@ class _ReviewStartParamsRequired(TypedDict):
 
 
 class ReviewStartParams(_ReviewStartParamsRequired, total=False):
-    """`ReviewStartParams`."""
     delivery: Optional[ReviewDelivery]
     """Reviews run inline on the supplied thread. Omit this field or pass `inline`. To review on a separate thread, start a thread first and use its id."""
 
@@ -7172,7 +6820,6 @@ class _TurnRequired(TypedDict):
 
 
 class Turn(_TurnRequired, total=False):
-    """`Turn`."""
     completedAt: Optional[int]
     """Unix timestamp (in seconds) when the turn completed."""
     durationMs: Optional[int]
@@ -7188,7 +6835,6 @@ class Turn(_TurnRequired, total=False):
 
 
 class ReviewStartResponse(TypedDict):
-    """`ReviewStartResponse`."""
     reviewThreadId: str
     """The thread id supplied to `review/start`."""
     turn: Turn
@@ -7206,17 +6852,14 @@ class SelectedCapabilityRoot(TypedDict):
 
 
 class SendAddCreditsNudgeEmailParams(TypedDict):
-    """`SendAddCreditsNudgeEmailParams`."""
     creditType: AddCreditsNudgeCreditType
 
 
 class SendAddCreditsNudgeEmailResponse(TypedDict):
-    """`SendAddCreditsNudgeEmailResponse`."""
     status: AddCreditsNudgeEmailStatus
 
 
 class ServerDiagnosticsGauge(TypedDict):
-    """`ServerDiagnosticsGauge`."""
     name: str
     value: int
 
@@ -7230,19 +6873,16 @@ class _ServerDiagnosticsProcessRequired(TypedDict):
 
 
 class ServerDiagnosticsProcess(_ServerDiagnosticsProcessRequired, total=False):
-    """`ServerDiagnosticsProcess`."""
     physicalFootprintBytes: Optional[int]
     residentMemoryBytes: Optional[int]
 
 
 class ServerDiagnosticsResponse(TypedDict):
-    """`ServerDiagnosticsResponse`."""
     gauges: List[ServerDiagnosticsGauge]
     process: ServerDiagnosticsProcess
 
 
 class ServerRequestResolvedNotification(TypedDict):
-    """`ServerRequestResolvedNotification`."""
     requestId: RequestId
     threadId: str
 
@@ -7254,7 +6894,6 @@ class _ThreadSpawnSubAgentSourceRequired(TypedDict):
 
 
 class ThreadSpawnSubAgentSource(_ThreadSpawnSubAgentSourceRequired, total=False):
-    """`ThreadSpawnSubAgentSource`."""
     agent_nickname: Optional[str]
     agent_path: Optional[AgentPath]
     agent_role: Optional[str]
@@ -7281,7 +6920,6 @@ class _SkillToolDependencyRequired(TypedDict):
 
 
 class SkillToolDependency(_SkillToolDependencyRequired, total=False):
-    """`SkillToolDependency`."""
     command: Optional[str]
     description: Optional[str]
     transport: Optional[str]
@@ -7289,12 +6927,10 @@ class SkillToolDependency(_SkillToolDependencyRequired, total=False):
 
 
 class SkillDependencies(TypedDict):
-    """`SkillDependencies`."""
     tools: List[SkillToolDependency]
 
 
 class SkillErrorInfo(TypedDict):
-    """`SkillErrorInfo`."""
     message: str
     path: str
 
@@ -7311,7 +6947,6 @@ class _SkillMetadataRequired(TypedDict):
 
 
 class SkillMetadata(_SkillMetadataRequired, total=False):
-    """`SkillMetadata`."""
     dependencies: Optional[SkillDependencies]
     interface: Optional[SkillInterface]
     pluginId: Optional[str]
@@ -7332,7 +6967,6 @@ class _SkillsConfigWriteParamsRequired(TypedDict):
 
 
 class SkillsConfigWriteParams(_SkillsConfigWriteParamsRequired, total=False):
-    """`SkillsConfigWriteParams`."""
     name: Optional[str]
     """Name-based selector."""
     path: Optional[AbsolutePathBuf]
@@ -7340,12 +6974,10 @@ class SkillsConfigWriteParams(_SkillsConfigWriteParamsRequired, total=False):
 
 
 class SkillsConfigWriteResponse(TypedDict):
-    """`SkillsConfigWriteResponse`."""
     effectiveEnabled: bool
 
 
 class SkillsExtraRootsSetParams(TypedDict):
-    """`SkillsExtraRootsSetParams`."""
     extraRoots: List[AbsolutePathBuf]
 
 SkillsExtraRootsSetResponse = Dict[str, Any]
@@ -7353,14 +6985,12 @@ SkillsExtraRootsSetResponse = Dict[str, Any]
 
 
 class SkillsListEntry(TypedDict):
-    """`SkillsListEntry`."""
     cwd: str
     errors: List[SkillErrorInfo]
     skills: List[SkillMetadata]
 
 
 class SkillsListParams(TypedDict, total=False):
-    """`SkillsListParams`."""
     cwds: List[str]
     """When empty, defaults to the current session working directory."""
     forceReload: bool
@@ -7368,12 +6998,10 @@ class SkillsListParams(TypedDict, total=False):
 
 
 class SkillsListResponse(TypedDict):
-    """`SkillsListResponse`."""
     data: List[SkillsListEntry]
 
 
 class StrictReviewRequiredNotification(TypedDict):
-    """`StrictReviewRequiredNotification`."""
     startedAtMs: int
     """Unix timestamp (in milliseconds) when this review started."""
     threadId: str
@@ -7381,12 +7009,11 @@ class StrictReviewRequiredNotification(TypedDict):
 
 
 class SystemErrorThreadStatus(TypedDict):
-    """Payload of [`ThreadStatus::SystemError`] (`type: "systemError"`)."""
+    """:data:`ThreadStatus` with ``type: "systemError"``."""
     type: Literal["systemError"]
 
 
 class TerminalInteractionNotification(TypedDict):
-    """`TerminalInteractionNotification`."""
     itemId: str
     processId: str
     stdin: str
@@ -7462,7 +7089,6 @@ class _ThreadRequired(TypedDict):
 
 
 class Thread(_ThreadRequired, total=False):
-    """`Thread`."""
     agentNickname: Optional[str]
     """Optional random unique nickname assigned to an AgentControl-spawned sub-agent."""
     agentRole: Optional[str]
@@ -7506,7 +7132,6 @@ class Thread(_ThreadRequired, total=False):
 
 
 class ThreadApproveGuardianDeniedActionParams(TypedDict):
-    """`ThreadApproveGuardianDeniedActionParams`."""
     event: Any
     """Serialized `codex_protocol::protocol::GuardianAssessmentEvent`."""
     threadId: str
@@ -7516,7 +7141,6 @@ ThreadApproveGuardianDeniedActionResponse = Dict[str, Any]
 
 
 class ThreadArchiveParams(TypedDict):
-    """`ThreadArchiveParams`."""
     threadId: str
 
 ThreadArchiveResponse = Dict[str, Any]
@@ -7524,7 +7148,6 @@ ThreadArchiveResponse = Dict[str, Any]
 
 
 class ThreadArchivedNotification(TypedDict):
-    """`ThreadArchivedNotification`."""
     threadId: str
 
 
@@ -7637,14 +7260,12 @@ class _ThreadBackgroundTerminalRequired(TypedDict):
 
 
 class ThreadBackgroundTerminal(_ThreadBackgroundTerminalRequired, total=False):
-    """`ThreadBackgroundTerminal`."""
     cpuPercent: Optional[float]
     osPid: Optional[int]
     rssKb: Optional[int]
 
 
 class ThreadBackgroundTerminalsCleanParams(TypedDict):
-    """`ThreadBackgroundTerminalsCleanParams`."""
     threadId: str
 
 ThreadBackgroundTerminalsCleanResponse = Dict[str, Any]
@@ -7657,7 +7278,6 @@ class _ThreadBackgroundTerminalsListParamsRequired(TypedDict):
 
 
 class ThreadBackgroundTerminalsListParams(_ThreadBackgroundTerminalsListParamsRequired, total=False):
-    """`ThreadBackgroundTerminalsListParams`."""
     cursor: Optional[str]
     """Opaque pagination cursor returned by a previous call."""
     limit: Optional[int]
@@ -7670,29 +7290,24 @@ class _ThreadBackgroundTerminalsListResponseRequired(TypedDict):
 
 
 class ThreadBackgroundTerminalsListResponse(_ThreadBackgroundTerminalsListResponseRequired, total=False):
-    """`ThreadBackgroundTerminalsListResponse`."""
     nextCursor: Optional[str]
     """Opaque cursor to pass to the next call to continue after the last item. If None, there are no more items to return."""
 
 
 class ThreadBackgroundTerminalsTerminateParams(TypedDict):
-    """`ThreadBackgroundTerminalsTerminateParams`."""
     processId: str
     threadId: str
 
 
 class ThreadBackgroundTerminalsTerminateResponse(TypedDict):
-    """`ThreadBackgroundTerminalsTerminateResponse`."""
     terminated: bool
 
 
 class ThreadClosedNotification(TypedDict):
-    """`ThreadClosedNotification`."""
     threadId: str
 
 
 class ThreadCompactStartParams(TypedDict):
-    """`ThreadCompactStartParams`."""
     threadId: str
 
 ThreadCompactStartResponse = Dict[str, Any]
@@ -7714,7 +7329,6 @@ class ThreadDecrementElicitationResponse(TypedDict):
 
 
 class ThreadDeleteParams(TypedDict):
-    """`ThreadDeleteParams`."""
     threadId: str
 
 ThreadDeleteResponse = Dict[str, Any]
@@ -7722,7 +7336,6 @@ ThreadDeleteResponse = Dict[str, Any]
 
 
 class ThreadDeletedNotification(TypedDict):
-    """`ThreadDeletedNotification`."""
     threadId: str
 
 
@@ -7792,7 +7405,6 @@ class _ThreadForkResponseRequired(TypedDict):
 
 
 class ThreadForkResponse(_ThreadForkResponseRequired, total=False):
-    """`ThreadForkResponse`."""
     activePermissionProfile: Optional[ActivePermissionProfile]
     """Named or implicit built-in profile that produced the active permissions, when known."""
     disabledPluginIds: List[str]
@@ -7821,7 +7433,6 @@ class _ThreadGoalRequired(TypedDict):
 
 
 class ThreadGoal(_ThreadGoalRequired, total=False):
-    """`ThreadGoal`."""
     tokenBudget: Optional[int]
 
 ThreadGoalMutationOrigin = Literal["user", "automatic"]
@@ -7834,28 +7445,23 @@ class _ThreadGoalClearParamsRequired(TypedDict):
 
 
 class ThreadGoalClearParams(_ThreadGoalClearParamsRequired, total=False):
-    """`ThreadGoalClearParams`."""
     origin: Optional[ThreadGoalMutationOrigin]
     """Missing provenance does not supply user authorization."""
 
 
 class ThreadGoalClearResponse(TypedDict):
-    """`ThreadGoalClearResponse`."""
     cleared: bool
 
 
 class ThreadGoalClearedNotification(TypedDict):
-    """`ThreadGoalClearedNotification`."""
     threadId: str
 
 
 class ThreadGoalGetParams(TypedDict):
-    """`ThreadGoalGetParams`."""
     threadId: str
 
 
 class ThreadGoalGetResponse(TypedDict, total=False):
-    """`ThreadGoalGetResponse`."""
     goal: Optional[ThreadGoal]
 
 
@@ -7865,7 +7471,6 @@ class _ThreadGoalSetParamsRequired(TypedDict):
 
 
 class ThreadGoalSetParams(_ThreadGoalSetParamsRequired, total=False):
-    """`ThreadGoalSetParams`."""
     objective: Optional[str]
     origin: Optional[ThreadGoalMutationOrigin]
     """Missing provenance does not supply user authorization."""
@@ -7874,7 +7479,6 @@ class ThreadGoalSetParams(_ThreadGoalSetParamsRequired, total=False):
 
 
 class ThreadGoalSetResponse(TypedDict):
-    """`ThreadGoalSetResponse`."""
     goal: ThreadGoal
 
 
@@ -7885,12 +7489,10 @@ class _ThreadGoalUpdatedNotificationRequired(TypedDict):
 
 
 class ThreadGoalUpdatedNotification(_ThreadGoalUpdatedNotificationRequired, total=False):
-    """`ThreadGoalUpdatedNotification`."""
     turnId: Optional[str]
 
 
 class ThreadGuardianAssessment(TypedDict):
-    """`ThreadGuardianAssessment`."""
     outcome: GuardianAssessmentOutcome
     rationale: str
     riskLevel: GuardianRiskLevel
@@ -7908,7 +7510,6 @@ class _ThreadGuardianReviewResponseRequired(TypedDict):
 
 
 class ThreadGuardianReviewResponse(_ThreadGuardianReviewResponseRequired, total=False):
-    """`ThreadGuardianReviewResponse`."""
     assessment: Optional[ThreadGuardianAssessment]
     """Null when current policy or a remembered approval skips review."""
 
@@ -7928,7 +7529,6 @@ class ThreadIncrementElicitationResponse(TypedDict):
 
 
 class ThreadInjectItemsParams(TypedDict):
-    """`ThreadInjectItemsParams`."""
     items: List[Any]
     """Raw Responses API items to append to the thread's model-visible history."""
     threadId: str
@@ -7945,7 +7545,6 @@ class _ThreadItemEntryRequired(TypedDict):
 
 
 class ThreadItemEntry(_ThreadItemEntryRequired, total=False):
-    """`ThreadItemEntry`."""
     completedAtMs: Optional[int]
     """Unix timestamp (milliseconds) when the item completed, if recorded by the producer."""
     outputDeferred: bool
@@ -7955,7 +7554,6 @@ class ThreadItemEntry(_ThreadItemEntryRequired, total=False):
 
 
 class ThreadItemOutputDeferral(TypedDict, total=False):
-    """`ThreadItemOutputDeferral`."""
     commandExecution: bool
     """Defer nonempty output from successful commands."""
     mcpToolCall: bool
@@ -7974,7 +7572,6 @@ class _ThreadItemsListParamsRequired(TypedDict):
 
 
 class ThreadItemsListParams(_ThreadItemsListParamsRequired, total=False):
-    """`ThreadItemsListParams`."""
     cursor: Optional[ThreadItemsListCursor]
     """Opaque continuation cursor or an exclusive item anchor in the requested visible turn. An item anchor requires a non-empty `turnId`; ascending (the default) returns items after it, and descending returns items before it. Continue with the returned string cursor."""
     deferOutput: Optional[ThreadItemOutputDeferral]
@@ -7993,7 +7590,6 @@ class _ThreadItemsListResponseRequired(TypedDict):
 
 
 class ThreadItemsListResponse(_ThreadItemsListResponseRequired, total=False):
-    """`ThreadItemsListResponse`."""
     backwardsCursor: Optional[str]
     """Opaque cursor to pass as `cursor` when reversing `sortDirection`. This is only populated when the page contains at least one item."""
     nextCursor: Optional[str]
@@ -8020,7 +7616,6 @@ ThreadSourceKind = Literal["cli", "vscode", "exec", "appServer", "subAgent", "su
 
 
 class ThreadListParams(TypedDict, total=False):
-    """`ThreadListParams`."""
     ancestorThreadId: Optional[str]
     """Optional ancestor thread filter. Returns spawned descendants at any depth, excluding the ancestor itself. Mutually exclusive with `parentThreadId`."""
     archived: Optional[bool]
@@ -8090,7 +7685,6 @@ class _ThreadListResponseRequired(TypedDict):
 
 
 class ThreadListResponse(_ThreadListResponseRequired, total=False):
-    """`ThreadListResponse`."""
     backwardsCursor: Optional[str]
     """Opaque cursor to pass as `cursor` when reversing `sortDirection`. This is only populated when the page contains at least one thread. Use it with the opposite `sortDirection`; for timestamp sorts it anchors at the start of the page timestamp so same-second updates are not skipped."""
     nextCursor: Optional[str]
@@ -8100,7 +7694,6 @@ class ThreadListResponse(_ThreadListResponseRequired, total=False):
 
 
 class ThreadLoadedListParams(TypedDict, total=False):
-    """`ThreadLoadedListParams`."""
     cursor: Optional[str]
     """Opaque pagination cursor returned by a previous call."""
     limit: Optional[int]
@@ -8114,7 +7707,6 @@ class _ThreadLoadedListResponseRequired(TypedDict):
 
 
 class ThreadLoadedListResponse(_ThreadLoadedListResponseRequired, total=False):
-    """`ThreadLoadedListResponse`."""
     nextCursor: Optional[str]
     """Opaque cursor to pass to the next call to continue after the last item. if None, there are no more items to return."""
 
@@ -8122,7 +7714,6 @@ ThreadMemoryMode = Literal["enabled", "disabled"]
 
 
 class ThreadMemoryModeSetParams(TypedDict):
-    """`ThreadMemoryModeSetParams`."""
     mode: ThreadMemoryMode
     threadId: str
 
@@ -8131,19 +7722,16 @@ ThreadMemoryModeSetResponse = Dict[str, Any]
 
 
 class ThreadMemoryReadParams(TypedDict):
-    """`ThreadMemoryReadParams`."""
     threadId: str
     """The thread must already be started or resumed."""
 
 
 class ThreadMemoryReadResponse(TypedDict, total=False):
-    """`ThreadMemoryReadResponse`."""
     summary: Optional[str]
     """Summary from the thread's selected memory version. Null when memory use is disabled or the selected summary is missing, unreadable, or blank."""
 
 
 class ThreadMetadataGitInfoUpdateParams(TypedDict, total=False):
-    """`ThreadMetadataGitInfoUpdateParams`."""
     branch: Optional[str]
     """Omit to leave the stored branch unchanged, set to `null` to clear it, or provide a non-empty string to replace it."""
     originUrl: Optional[str]
@@ -8158,7 +7746,6 @@ class _ThreadMetadataUpdateParamsRequired(TypedDict):
 
 
 class ThreadMetadataUpdateParams(_ThreadMetadataUpdateParamsRequired, total=False):
-    """`ThreadMetadataUpdateParams`."""
     daybreakEnabled: Optional[bool]
     """Save the client's Daybreak choice for this persistent thread. Omitted or null leaves it unchanged. This does not select a turn's `cyberAccessProgram` or grant access."""
     gitInfo: Optional[ThreadMetadataGitInfoUpdateParams]
@@ -8168,7 +7755,6 @@ class ThreadMetadataUpdateParams(_ThreadMetadataUpdateParamsRequired, total=Fals
 
 
 class ThreadMetadataUpdateResponse(TypedDict):
-    """`ThreadMetadataUpdateResponse`."""
     thread: Thread
 
 
@@ -8178,12 +7764,10 @@ class _ThreadNameUpdatedNotificationRequired(TypedDict):
 
 
 class ThreadNameUpdatedNotification(_ThreadNameUpdatedNotificationRequired, total=False):
-    """`ThreadNameUpdatedNotification`."""
     threadName: Optional[str]
 
 
 class ThreadPredictionRequestParams(TypedDict):
-    """`ThreadPredictionRequestParams`."""
     sourceTurnId: str
     threadId: str
 
@@ -8194,7 +7778,6 @@ ThreadPredictionResult = Union[CompletedThreadPredictionResult, FailedThreadPred
 
 
 class ThreadPredictionUpdatedNotification(TypedDict):
-    """`ThreadPredictionUpdatedNotification`."""
     result: ThreadPredictionResult
     sourceTurnId: str
     threadId: str
@@ -8213,13 +7796,11 @@ class ThreadPrepareApprovedPlanParams(_ThreadPrepareApprovedPlanParamsRequired, 
 
 
 class ThreadPrepareApprovedPlanResponse(TypedDict):
-    """`ThreadPrepareApprovedPlanResponse`."""
     prompt: str
     """Initial user prompt. If no attachment is readable, the plan is already in the thread's context."""
 
 
 class ThreadProjectUpdatedNotification(TypedDict):
-    """`ThreadProjectUpdatedNotification`."""
     projectId: Optional[str]
     threadId: str
 
@@ -8232,29 +7813,24 @@ class _ThreadQueueAddParamsRequired(TypedDict):
 
 
 class ThreadQueueAddParams(_ThreadQueueAddParamsRequired, total=False):
-    """`ThreadQueueAddParams`."""
     responsesapiClientMetadata: Optional[Dict[str, str]]
     """ResponsesAPI metadata captured from the client submitting this input."""
 
 
 class ThreadQueueAddResponse(TypedDict):
-    """`ThreadQueueAddResponse`."""
     queuedSubmission: QueuedSubmission
 
 
 class ThreadQueueChangedNotification(TypedDict):
-    """`ThreadQueueChangedNotification`."""
     threadId: str
 
 
 class ThreadQueueDeleteParams(TypedDict):
-    """`ThreadQueueDeleteParams`."""
     queuedSubmissionId: str
     threadId: str
 
 
 class ThreadQueueDeleteResponse(TypedDict):
-    """`ThreadQueueDeleteResponse`."""
     deleted: bool
 
 
@@ -8264,7 +7840,6 @@ class _ThreadQueueListParamsRequired(TypedDict):
 
 
 class ThreadQueueListParams(_ThreadQueueListParamsRequired, total=False):
-    """`ThreadQueueListParams`."""
     cursor: Optional[str]
     """Opaque pagination cursor returned by a previous call."""
     limit: Optional[int]
@@ -8277,13 +7852,11 @@ class _ThreadQueueListResponseRequired(TypedDict):
 
 
 class ThreadQueueListResponse(_ThreadQueueListResponseRequired, total=False):
-    """`ThreadQueueListResponse`."""
     nextCursor: Optional[str]
     """Opaque cursor for the next page, or `null` when no submissions remain."""
 
 
 class ThreadQueueReorderParams(TypedDict):
-    """`ThreadQueueReorderParams`."""
     queuedSubmissionIds: List[str]
     threadId: str
 
@@ -8297,12 +7870,10 @@ class _ThreadQueueStartParamsRequired(TypedDict):
 
 
 class ThreadQueueStartParams(_ThreadQueueStartParamsRequired, total=False):
-    """`ThreadQueueStartParams`."""
     queuedSubmissionId: Optional[str]
 
 
 class ThreadQueueStartResponse(TypedDict):
-    """`ThreadQueueStartResponse`."""
     turn: Turn
 
 
@@ -8314,13 +7885,11 @@ class _ThreadQueueUpdateParamsRequired(TypedDict):
 
 
 class ThreadQueueUpdateParams(_ThreadQueueUpdateParamsRequired, total=False):
-    """`ThreadQueueUpdateParams`."""
     responsesapiClientMetadata: Optional[Dict[str, str]]
     """Non-empty metadata replaces the input's metadata; omission or an empty map preserves it."""
 
 
 class ThreadQueueUpdateResponse(TypedDict):
-    """`ThreadQueueUpdateResponse`."""
     queuedSubmission: QueuedSubmission
 
 
@@ -8330,7 +7899,6 @@ class _ThreadReadParamsRequired(TypedDict):
 
 
 class ThreadReadParams(_ThreadReadParamsRequired, total=False):
-    """`ThreadReadParams`."""
     includeTurns: bool
     """When true, include turns and their items from rollout history. Full-history hydration is deprecated for paginated threads; prefer a metadata-only read and page with `thread/turns/list` and `thread/items/list`."""
 
@@ -8341,26 +7909,23 @@ class _ThreadReadResponseRequired(TypedDict):
 
 
 class ThreadReadResponse(_ThreadReadResponseRequired, total=False):
-    """`ThreadReadResponse`."""
     readState: Optional[ThreadReadState]
     """Local receipt. Null means this thread's durable read state is unavailable."""
 
 
 class ThreadReadStateChangedNotification(TypedDict):
-    """`ThreadReadStateChangedNotification`."""
     readState: ThreadReadState
     threadId: str
 
 
 class UnreadThreadReadStateOperation(TypedDict):
-    """Payload of [`ThreadReadStateOperation::Unread`] (`type: "unread"`)."""
+    """:data:`ThreadReadStateOperation` with ``type: "unread"``."""
     type: Literal["unread"]
 
 ThreadReadStateOperation = Union[ReadThreadReadStateOperation, UnreadThreadReadStateOperation]
 
 
 class ThreadReadStateUpdateParams(TypedDict):
-    """`ThreadReadStateUpdateParams`."""
     expectedRevision: str
     """Revision of the row or transcript actually seen. Conflicts require a fresh user action."""
     operation: ThreadReadStateOperation
@@ -8368,7 +7933,6 @@ class ThreadReadStateUpdateParams(TypedDict):
 
 
 class ThreadReadStateUpdateResponse(TypedDict):
-    """`ThreadReadStateUpdateResponse`."""
     readState: ThreadReadState
 
 
@@ -8485,14 +8049,14 @@ class ThreadRealtimeSdpNotification(TypedDict):
 
 
 class WebrtcThreadRealtimeStartTransport(TypedDict):
-    """Payload of [`ThreadRealtimeStartTransport::Webrtc`] (`type: "webrtc"`)."""
+    """:data:`ThreadRealtimeStartTransport` with ``type: "webrtc"``."""
     type: Literal["webrtc"]
     sdp: str
     """SDP offer generated by a WebRTC RTCPeerConnection after configuring audio and the realtime events data channel."""
 
 
 class WebsocketThreadRealtimeStartTransport(TypedDict):
-    """Payload of [`ThreadRealtimeStartTransport::Websocket`] (`type: "websocket"`)."""
+    """:data:`ThreadRealtimeStartTransport` with ``type: "websocket"``."""
     type: Literal["websocket"]
 
 ThreadRealtimeStartTransport = Union[WebsocketThreadRealtimeStartTransport, WebrtcThreadRealtimeStartTransport, ExistingCallThreadRealtimeStartTransport]
@@ -8583,7 +8147,6 @@ class ThreadRealtimeTranscriptDoneNotification(TypedDict):
 
 
 class ThreadResumeInitialTurnsPageParams(TypedDict, total=False):
-    """`ThreadResumeInitialTurnsPageParams`."""
     itemsView: Optional[TurnItemsView]
     """How much item detail to include for each returned turn; defaults to summary."""
     limit: Optional[int]
@@ -8640,7 +8203,6 @@ class _TurnsPageRequired(TypedDict):
 
 
 class TurnsPage(_TurnsPageRequired, total=False):
-    """`TurnsPage`."""
     backwardsCursor: Optional[str]
     nextCursor: Optional[str]
 
@@ -8659,7 +8221,6 @@ class _ThreadResumeResponseRequired(TypedDict):
 
 
 class ThreadResumeResponse(_ThreadResumeResponseRequired, total=False):
-    """`ThreadResumeResponse`."""
     activePermissionProfile: Optional[ActivePermissionProfile]
     """Named or implicit built-in profile that produced the active permissions, when known."""
     collaborationMode: Optional[CollaborationMode]
@@ -8705,7 +8266,6 @@ class _ThreadRevertResponseRequired(TypedDict):
 
 
 class ThreadRevertResponse(_ThreadRevertResponseRequired, total=False):
-    """`ThreadRevertResponse`."""
     itemsBackwardsCursor: Optional[str]
     """Opaque cursor for hydrating paginated items backwards.
 
@@ -8719,12 +8279,10 @@ class ThreadRevertResponse(_ThreadRevertResponseRequired, total=False):
 
 
 class ThreadRevertedNotification(TypedDict):
-    """`ThreadRevertedNotification`."""
     threadId: str
 
 
 class ThreadSampleCancelParams(TypedDict):
-    """`ThreadSampleCancelParams`."""
     requestId: RequestId
 
 ThreadSampleCancelResponse = Dict[str, Any]
@@ -8740,7 +8298,6 @@ class _ThreadSampleParamsRequired(TypedDict):
 
 
 class ThreadSampleParams(_ThreadSampleParamsRequired, total=False):
-    """`ThreadSampleParams`."""
     allowInProgressTurn: bool
     """Allow sampling the latest turn before it finishes."""
     disableMcp: bool
@@ -8762,7 +8319,6 @@ class _ThreadSampleResponseRequired(TypedDict):
 
 
 class ThreadSampleResponse(_ThreadSampleResponseRequired, total=False):
-    """`ThreadSampleResponse`."""
     cachedInputTokens: Optional[int]
     inputTokens: Optional[int]
     outputTokens: Optional[int]
@@ -8811,7 +8367,6 @@ class _ThreadSearchOccurrencesResponseRequired(TypedDict):
 
 
 class ThreadSearchOccurrencesResponse(_ThreadSearchOccurrencesResponseRequired, total=False):
-    """`ThreadSearchOccurrencesResponse`."""
     nextCursor: Optional[str]
     """Opaque cursor to continue after the last returned occurrence."""
 
@@ -8825,7 +8380,6 @@ class _ThreadSearchParamsRequired(TypedDict):
 
 
 class ThreadSearchParams(_ThreadSearchParamsRequired, total=False):
-    """`ThreadSearchParams`."""
     archived: Optional[bool]
     """Optional archived filter; when set to true, only archived threads are returned. If false or null, only non-archived threads are returned."""
     currentAccountOnly: bool
@@ -8845,7 +8399,6 @@ class ThreadSearchParams(_ThreadSearchParamsRequired, total=False):
 
 
 class ThreadSearchResult(TypedDict):
-    """`ThreadSearchResult`."""
     snippet: str
     thread: Thread
 
@@ -8856,7 +8409,6 @@ class _ThreadSearchResponseRequired(TypedDict):
 
 
 class ThreadSearchResponse(_ThreadSearchResponseRequired, total=False):
-    """`ThreadSearchResponse`."""
     backwardsCursor: Optional[str]
     """Opaque cursor to pass as `cursor` when reversing `sortDirection`. This is only populated when the page contains at least one thread. Use it with the opposite `sortDirection`; for timestamp sorts it anchors at the start of the page timestamp so same-second updates are not skipped."""
     nextCursor: Optional[str]
@@ -8951,7 +8503,6 @@ class ThreadSectionUpdateResponse(TypedDict):
 
 
 class ThreadSetNameParams(TypedDict):
-    """`ThreadSetNameParams`."""
     name: str
     threadId: str
 
@@ -8971,7 +8522,6 @@ class _ThreadSettingsRequired(TypedDict):
 
 
 class ThreadSettings(_ThreadSettingsRequired, total=False):
-    """`ThreadSettings`."""
     activePermissionProfile: Optional[ActivePermissionProfile]
     disabledPluginIds: List[str]
     """Saved list of disabled plugin IDs. Does not yet filter plugin capabilities."""
@@ -8993,7 +8543,6 @@ class _TurnEnvironmentParamsRequired(TypedDict):
 
 
 class TurnEnvironmentParams(_TurnEnvironmentParamsRequired, total=False):
-    """`TurnEnvironmentParams`."""
     runtimeWorkspaceRoots: Optional[List[LegacyAppPathString]]
     """Environment-native runtime workspace roots. Omitted defaults to `cwd`."""
 
@@ -9004,7 +8553,6 @@ class _ThreadSettingsUpdateParamsRequired(TypedDict):
 
 
 class ThreadSettingsUpdateParams(_ThreadSettingsUpdateParamsRequired, total=False):
-    """`ThreadSettingsUpdateParams`."""
     approvalPolicy: Optional[AskForApproval]
     """Override the approval policy for subsequent turns."""
     approvalsReviewer: Optional[ApprovalsReviewer]
@@ -9042,7 +8590,6 @@ ThreadSettingsUpdateResponse = Dict[str, Any]
 
 
 class ThreadSettingsUpdatedNotification(TypedDict):
-    """`ThreadSettingsUpdatedNotification`."""
     threadId: str
     threadSettings: ThreadSettings
 
@@ -9055,7 +8602,6 @@ class _ThreadShellCommandParamsRequired(TypedDict):
 
 
 class ThreadShellCommandParams(_ThreadShellCommandParamsRequired, total=False):
-    """`ThreadShellCommandParams`."""
     timeoutMs: Optional[int]
     """Maximum execution time in milliseconds. Defaults to one hour when omitted or null. Must be non-negative; zero requests an immediate timeout, not unlimited execution. Does not affect the immediate RPC acknowledgement."""
 
@@ -9066,7 +8612,6 @@ ThreadStartSource = Literal["startup", "clear"]
 
 
 class ThreadStartParams(TypedDict, total=False):
-    """`ThreadStartParams`."""
     allowProviderModelFallback: bool
     """Allow a provider with an authoritative static model catalog to replace an unavailable requested model with its default."""
     approvalPolicy: Optional[AskForApproval]
@@ -9127,7 +8672,6 @@ class _ThreadStartResponseRequired(TypedDict):
 
 
 class ThreadStartResponse(_ThreadStartResponseRequired, total=False):
-    """`ThreadStartResponse`."""
     activePermissionProfile: Optional[ActivePermissionProfile]
     """Named or implicit built-in profile that produced the active permissions, when known."""
     disabledPluginIds: List[str]
@@ -9143,12 +8687,10 @@ class ThreadStartResponse(_ThreadStartResponseRequired, total=False):
 
 
 class ThreadStartedNotification(TypedDict):
-    """`ThreadStartedNotification`."""
     thread: Thread
 
 
 class ThreadStatusChangedNotification(TypedDict):
-    """`ThreadStatusChangedNotification`."""
     status: ThreadStatus
     threadId: str
 
@@ -9162,7 +8704,7 @@ class _TurnCompletedThreadTimelineEntryRequired(TypedDict):
 
 
 class TurnCompletedThreadTimelineEntry(_TurnCompletedThreadTimelineEntryRequired, total=False):
-    """Payload of [`ThreadTimelineEntry::TurnCompleted`] (`type: "turnCompleted"`)."""
+    """:data:`ThreadTimelineEntry` with ``type: "turnCompleted"``."""
     completed_at: Optional[int]
     duration_ms: Optional[int]
     error: Optional[TurnError]
@@ -9177,7 +8719,7 @@ class _TurnStartedThreadTimelineEntryRequired(TypedDict):
 
 
 class TurnStartedThreadTimelineEntry(_TurnStartedThreadTimelineEntryRequired, total=False):
-    """Payload of [`ThreadTimelineEntry::TurnStarted`] (`type: "turnStarted"`)."""
+    """:data:`ThreadTimelineEntry` with ``type: "turnStarted"``."""
     started_at: Optional[int]
 
 ThreadTimelineEntry = Union[ItemThreadTimelineEntry, RealtimeThreadTimelineEntry, TurnStartedThreadTimelineEntry, TurnCompletedThreadTimelineEntry]
@@ -9213,12 +8755,10 @@ class _ThreadTokenUsageRequired(TypedDict):
 
 
 class ThreadTokenUsage(_ThreadTokenUsageRequired, total=False):
-    """`ThreadTokenUsage`."""
     modelContextWindow: Optional[int]
 
 
 class ThreadTokenUsageUpdatedNotification(TypedDict):
-    """`ThreadTokenUsageUpdatedNotification`."""
     threadId: str
     tokenUsage: ThreadTokenUsage
     turnId: str
@@ -9230,7 +8770,6 @@ class _ThreadTurnsListParamsRequired(TypedDict):
 
 
 class ThreadTurnsListParams(_ThreadTurnsListParamsRequired, total=False):
-    """`ThreadTurnsListParams`."""
     cursor: Optional[str]
     """Opaque cursor to pass to the next call to continue after the last turn."""
     itemsView: Optional[TurnItemsView]
@@ -9247,7 +8786,6 @@ class _ThreadTurnsListResponseRequired(TypedDict):
 
 
 class ThreadTurnsListResponse(_ThreadTurnsListResponseRequired, total=False):
-    """`ThreadTurnsListResponse`."""
     backwardsCursor: Optional[str]
     """Opaque cursor to pass as `cursor` when reversing `sortDirection`. This is only populated when the page contains at least one turn. Use it with the opposite `sortDirection` to include the anchor turn again and catch updates to that turn."""
     nextCursor: Optional[str]
@@ -9255,29 +8793,24 @@ class ThreadTurnsListResponse(_ThreadTurnsListResponseRequired, total=False):
 
 
 class ThreadUnarchiveParams(TypedDict):
-    """`ThreadUnarchiveParams`."""
     threadId: str
 
 
 class ThreadUnarchiveResponse(TypedDict):
-    """`ThreadUnarchiveResponse`."""
     thread: Thread
 
 
 class ThreadUnarchivedNotification(TypedDict):
-    """`ThreadUnarchivedNotification`."""
     threadId: str
 
 
 class ThreadUnsubscribeParams(TypedDict):
-    """`ThreadUnsubscribeParams`."""
     threadId: str
 
 ThreadUnsubscribeStatus = Literal["notLoaded", "notSubscribed", "unsubscribed"]
 
 
 class ThreadUnsubscribeResponse(TypedDict):
-    """`ThreadUnsubscribeResponse`."""
     status: ThreadUnsubscribeStatus
 
 
@@ -9327,7 +8860,6 @@ class ToolRequestUserInputResponse(TypedDict):
 
 
 class TurnCompletedNotification(TypedDict):
-    """`TurnCompletedNotification`."""
     threadId: str
     turn: Turn
 
@@ -9340,7 +8872,6 @@ class TurnDiffUpdatedNotification(TypedDict):
 
 
 class TurnInterruptParams(TypedDict):
-    """`TurnInterruptParams`."""
     threadId: str
     turnId: str
 
@@ -9349,7 +8880,6 @@ TurnInterruptResponse = Dict[str, Any]
 
 
 class TurnModerationMetadataNotification(TypedDict):
-    """`TurnModerationMetadataNotification`."""
     metadata: Any
     threadId: str
     turnId: str
@@ -9358,7 +8888,6 @@ TurnPlanStepStatus = Literal["pending", "inProgress", "completed"]
 
 
 class TurnPlanStep(TypedDict):
-    """`TurnPlanStep`."""
     status: TurnPlanStepStatus
     step: str
 
@@ -9371,7 +8900,6 @@ class _TurnPlanUpdatedNotificationRequired(TypedDict):
 
 
 class TurnPlanUpdatedNotification(_TurnPlanUpdatedNotificationRequired, total=False):
-    """`TurnPlanUpdatedNotification`."""
     explanation: Optional[str]
 
 
@@ -9400,7 +8928,6 @@ TurnSettingsUpdateStatus = Literal["applied", "targetUnavailable"]
 
 
 class TurnSettingsUpdateResponse(TypedDict):
-    """`TurnSettingsUpdateResponse`."""
     status: TurnSettingsUpdateStatus
 
 
@@ -9411,7 +8938,6 @@ class _TurnToolOutputRequired(TypedDict):
 
 
 class TurnToolOutput(_TurnToolOutputRequired, total=False):
-    """`TurnToolOutput`."""
     namespace: Optional[str]
     retain: bool
     """Requests retention of this output in the thread's model history."""
@@ -9424,7 +8950,6 @@ class _TurnStartParamsRequired(TypedDict):
 
 
 class TurnStartParams(_TurnStartParamsRequired, total=False):
-    """`TurnStartParams`."""
     additionalContext: Optional[Dict[str, AdditionalContextEntry]]
     """Optional client-provided context fragments keyed by an opaque source identifier."""
     approvalPolicy: Optional[AskForApproval]
@@ -9495,12 +9020,10 @@ class TurnStartParams(_TurnStartParamsRequired, total=False):
 
 
 class TurnStartResponse(TypedDict):
-    """`TurnStartResponse`."""
     turn: Turn
 
 
 class TurnStartedNotification(TypedDict):
-    """`TurnStartedNotification`."""
     threadId: str
     turn: Turn
 
@@ -9514,7 +9037,6 @@ class _TurnSteerParamsRequired(TypedDict):
 
 
 class TurnSteerParams(_TurnSteerParamsRequired, total=False):
-    """`TurnSteerParams`."""
     additionalContext: Optional[Dict[str, AdditionalContextEntry]]
     """Optional client-provided context fragments keyed by an opaque source identifier."""
     clientUserMessageId: Optional[str]
@@ -9530,14 +9052,13 @@ class TurnSteerParams(_TurnSteerParamsRequired, total=False):
 
 
 class TurnSteerResponse(TypedDict):
-    """`TurnSteerResponse`."""
     turnId: str
 
 UserVerificationUnavailableReason = Literal["credentialMissing", "biometricsUnavailable", "providerUnavailable"]
 
 
 class UnavailableUserVerificationErrorDetails(TypedDict):
-    """Payload of [`UserVerificationErrorDetails::Unavailable`] (`type: "unavailable"`)."""
+    """:data:`UserVerificationErrorDetails` with ``type: "unavailable"``."""
     type: Literal["unavailable"]
     reason: UserVerificationUnavailableReason
 
@@ -9609,7 +9130,6 @@ class UserVerificationVerifyParams(TypedDict):
 
 
 class UserVerificationVerifyResponse(TypedDict):
-    """`UserVerificationVerifyResponse`."""
     proof: UserVerificationProof
 
 
@@ -9620,7 +9140,6 @@ class _WarningNotificationRequired(TypedDict):
 
 
 class WarningNotification(_WarningNotificationRequired, total=False):
-    """`WarningNotification`."""
     threadId: Optional[str]
     """Optional thread target when the warning applies to a specific thread."""
 
@@ -9628,7 +9147,6 @@ WindowsSandboxReadiness = Literal["ready", "notConfigured", "updateRequired"]
 
 
 class WindowsSandboxReadinessResponse(TypedDict):
-    """`WindowsSandboxReadinessResponse`."""
     status: WindowsSandboxReadiness
 
 WindowsSandboxSetupMode = Literal["elevated", "unelevated"]
@@ -9641,7 +9159,6 @@ class _WindowsSandboxSetupCompletedNotificationRequired(TypedDict):
 
 
 class WindowsSandboxSetupCompletedNotification(_WindowsSandboxSetupCompletedNotificationRequired, total=False):
-    """`WindowsSandboxSetupCompletedNotification`."""
     error: Optional[str]
 
 
@@ -9651,17 +9168,14 @@ class _WindowsSandboxSetupStartParamsRequired(TypedDict):
 
 
 class WindowsSandboxSetupStartParams(_WindowsSandboxSetupStartParamsRequired, total=False):
-    """`WindowsSandboxSetupStartParams`."""
     cwd: Optional[AbsolutePathBuf]
 
 
 class WindowsSandboxSetupStartResponse(TypedDict):
-    """`WindowsSandboxSetupStartResponse`."""
     started: bool
 
 
 class WindowsWorldWritableWarningNotification(TypedDict):
-    """`WindowsWorldWritableWarningNotification`."""
     extraCount: int
     failedScan: bool
     samplePaths: List[str]

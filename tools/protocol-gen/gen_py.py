@@ -141,7 +141,6 @@ class Emitter:
             lit = f"Literal[{py_str(tag[1])}]"
             fields.insert(0, (tag[0], lambda q, lit=lit: lit, [], True, None))
         deps = [d for f in fields for d in f[2]]
-        doc = doc or f"`{name}`."
         req = [f for f in fields if f[3]]
         opt = [f for f in fields if not f[3]]
         functional = any(not f[0].isidentifier() or keyword.iskeyword(f[0]) for f in fields)
@@ -164,7 +163,7 @@ class Emitter:
                         lines.append(f"{base} = TypedDict({py_str(base)}, {{{items}}}{total})")
                         bases.append(base)
                 lines += ["", "", f"class {name}({', '.join(bases)}):"]
-                lines.extend(docstring(doc, "    "))
+                lines.extend(docstring(doc, "    ") or ["    pass"])
             elif req and opt:
                 base = f"_{name}Required"
                 lines.append(f"class {base}(TypedDict):")
@@ -176,6 +175,8 @@ class Emitter:
             else:
                 lines.append(f"class {name}(TypedDict{'' if req else ', total=False'}):")
                 lines.extend(docstring(doc, "    "))
+                if not fields and not doc:
+                    lines.append("    pass")
                 body(fields)
             return lines
 
@@ -200,9 +201,10 @@ class Emitter:
                 self.alias(name, lambda q, vals=vals: f"Literal[{vals}]", [], it.doc)
             elif k == "tagged":
                 members = []
-                for tv, _ident, sname, _vdoc, _exp in it.variants:
+                for tv, _ident, sname, vdoc, _exp in it.variants:
                     st = self.items[sname]
-                    self.typed_dict(sname, st.doc, [self.field(f) for f in st.fields], tag=(it.tag_key, tv))
+                    vdoc = vdoc or f":data:`{name}` with ``{it.tag_key}: {py_str(tv)}``."
+                    self.typed_dict(sname, vdoc, [self.field(f) for f in st.fields], tag=(it.tag_key, tv))
                     members.append(sname)
                 self.alias(name, lambda q, ms=members: union([quoted(m, q) for m in ms]), members, it.doc)
             elif k == "external":
@@ -407,7 +409,7 @@ class Emitter:
         w("# fmt: off")
         w("from __future__ import annotations")
         w("")
-        w("from typing import TYPE_CHECKING, Any, Callable, Literal, Mapping, Optional, overload")
+        w("from typing import TYPE_CHECKING, Any, Callable, Dict, Literal, Mapping, Optional, overload")
         w("")
         w("if TYPE_CHECKING:  # the protocol types are for type checkers: no import cost")
         w("    from . import protocol as p")
@@ -432,8 +434,10 @@ class Emitter:
                 w("    @overload")
                 w(f"    {a}def request(self, method: Literal[{py_str(method)}], {param}, *, "
                   f"timeout: Optional[float] = None) -> {r}: ...")
+            # The fallback takes a Dict (not any Mapping): a TypedDict is no Dict, so params of a
+            # method's own type match only that method's overload (no ambiguity, no Any).
             w("    @overload")
-            w(f"    {a}def request(self, method: str, params: Optional[Mapping[str, Any]] = None, *, "
+            w(f"    {a}def request(self, method: str, params: Optional[Dict[str, Any]] = None, *, "
               "timeout: Optional[float] = None) -> Any: ...")
             w(f"    {a}def request(self, method: str, params: Optional[Mapping[str, Any]] = None, *, "
               "timeout: Optional[float] = None) -> Any:")
