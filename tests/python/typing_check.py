@@ -10,7 +10,7 @@ the ``type: ignore`` lines (honoured by both) fail them when a wrong call stops 
 
 from __future__ import annotations
 
-from typing import Any, List, Optional
+from typing import Any, Dict, List, Optional
 
 from typing_extensions import Literal, assert_type
 
@@ -114,3 +114,31 @@ async def async_calls(client: codexclient.AsyncClient) -> None:
     async for ev in client.events():
         if ev.method == "thread/tokenUsage/updated":
             assert_type(ev.params["tokenUsage"]["total"]["totalTokens"], int)
+
+
+def mcp_events(client: codexclient.Client) -> None:
+    # an MCP server's notifications come through the same events, with untyped params
+    for ev in client.events():
+        if ev.method == "notifications/resources/updated":
+            assert_type(ev, p.McpNotificationEvent)
+            assert_type(ev.params, Dict[str, Any])
+        elif ev.method == "item/started":
+            assert_type(ev.params["item"], p.ThreadItem)
+
+
+def readme_example(client: codexclient.Client) -> None:
+    # python/README.md, "Typed protocol"
+    started = client.request("thread/start", {"cwd": "/work"})  # -> p.ThreadStartResponse
+    print(started["thread"]["id"])
+    for ev in client.thread(started["thread"]["id"]).run_streamed("Hi"):
+        if ev.method == "item/agentMessage/delta":
+            print(ev.params["delta"], end="")
+        elif ev.method == "item/completed":
+            item = ev.params["item"]
+            if item["type"] == "commandExecution":
+                assert_type(item, p.CommandExecutionThreadItem)
+                print(item["command"], item.get("exitCode"))
+
+    @client.on_command_approval
+    def approve(req: p.ItemCommandExecutionRequestApprovalRequest) -> p.CommandExecutionApprovalDecision:
+        return "accept" if (req.params.get("command") or "").startswith("ls") else "decline"

@@ -32,11 +32,24 @@ import json
 import keyword
 import sys
 
-TYPING_NAMES = {"Any", "Dict", "List", "Literal", "Optional", "TypedDict", "Union", "Tuple",
+TYPING_NAMES = {"McpNotificationEvent", "McpServerRequest", "Any", "Dict", "List", "Literal", "Optional", "TypedDict", "Union", "Tuple",
                 "TYPE_CHECKING", "Notification", "ServerRequest", "ConnectionEvent", "Event",
                 "NotificationEvent", "ServerRequestEvent", "ClientRequestMethod",
                 "ServerNotificationMethod", "ServerRequestMethod", "CLIENT_REQUESTS",
                 "SERVER_NOTIFICATIONS", "SERVER_REQUESTS", "SCHEMA_VERSION", "Mapping"}
+
+# The same clients speak MCP to any MCP server; its notifications and server requests come
+# through the same events, so the typed unions name them too (untyped params), or comparing
+# `event.method` with one of them would be a non-overlapping comparison for the checkers.
+# From the MCP schema 2025-11-25 (`ServerNotification`, `ServerRequest`; `ping` is answered by
+# the core and never delivered).
+MCP_NOTIFICATIONS = [
+    "notifications/cancelled", "notifications/elicitation/complete", "notifications/message",
+    "notifications/progress", "notifications/prompts/list_changed",
+    "notifications/resources/list_changed", "notifications/resources/updated",
+    "notifications/tasks/status", "notifications/tools/list_changed",
+]
+MCP_SERVER_REQUESTS = ["elicitation/create", "roots/list", "sampling/createMessage"]
 
 PRIM = {"String": "str", "bool": "bool", "u64": "int", "i64": "int", "f64": "float"}
 
@@ -374,6 +387,11 @@ class Emitter:
             out.extend(docstring(f"``{method}``" + (f": {desc}" if desc else "."), ""))
             w("")
             ev_names.append(name)
+        w("McpNotificationEvent = Notification[Literal[" + ", ".join(py_str(x) for x in MCP_NOTIFICATIONS)
+          + "], Dict[str, Any]]")
+        w('"""A notification of an MCP server (``Client(command=[...])``): its params untyped."""')
+        w("")
+        ev_names.append("McpNotificationEvent")
         w("NotificationEvent = " + union(ev_names))
         w('"""A server notification: narrows on ``event.method == "..."`` to its typed ``params``."""')
         w("")
@@ -385,6 +403,11 @@ class Emitter:
             out.extend(docstring(f"``{method}``" + (f": {desc}" if desc else "."), ""))
             w("")
             rq_names.append(name)
+        w("McpServerRequest = ServerRequest[Literal[" + ", ".join(py_str(x) for x in MCP_SERVER_REQUESTS)
+          + "], Dict[str, Any], Any]")
+        w('"""A request of an MCP server (sampling, elicitation, roots): its params untyped."""')
+        w("")
+        rq_names.append("McpServerRequest")
         w("ServerRequestEvent = " + union(rq_names))
         w('"""A server request: narrows on ``request.method == "..."`` to its typed ``params``."""')
         w("")
