@@ -378,44 +378,42 @@ class Emitter:
         w("")
         names += ["CLIENT_REQUESTS", "SERVER_NOTIFICATIONS", "SERVER_REQUESTS", "SCHEMA_VERSION"]
 
-        # typed events
-        ev_names = []
-        for method, ident, pty, desc in m["notifs"]:
-            p, _ = self.params_info(pty)
-            name = self.fresh(ident + "Event")
-            w(f"{name} = Notification[Literal[{py_str(method)}], {p or 'None'}]")
-            out.extend(docstring(f"``{method}``" + (f": {desc}" if desc else "."), ""))
+        # typed events: one generic alias per method, then the MCP ones, then their union
+        def event_union(cls, suffix, rows, mcp_name, mcp_methods, mcp_rest, mcp_doc, union_name, union_doc):
+            names_ = []
+            for method, ident, pty, rest, desc in rows:
+                p, _ = self.params_info(pty)
+                name = self.fresh(ident + suffix)
+                w(f"{name} = {cls}[Literal[{py_str(method)}], {p or 'None'}{rest}]")
+                out.extend(docstring(f"``{method}``" + (f": {desc}" if desc else "."), ""))
+                w("")
+                names_.append(name)
+            lits = ", ".join(py_str(x) for x in mcp_methods)
+            w(f"{mcp_name} = {cls}[Literal[{lits}], Dict[str, Any]{mcp_rest}]")
+            w(f'"""{mcp_doc}"""')
             w("")
-            ev_names.append(name)
-        w("McpNotificationEvent = Notification[Literal[" + ", ".join(py_str(x) for x in MCP_NOTIFICATIONS)
-          + "], Dict[str, Any]]")
-        w('"""A notification of an MCP server (``Client(command=[...])``): its params untyped."""')
-        w("")
-        ev_names.append("McpNotificationEvent")
-        w("NotificationEvent = " + union(ev_names))
-        w('"""A server notification: narrows on ``event.method == "..."`` to its typed ``params``."""')
-        w("")
-        rq_names = []
-        for method, ident, pty, resp, _exp, desc in m["sreqs"]:
-            p, _ = self.params_info(pty)
-            name = self.fresh(ident + "Request")
-            w(f"{name} = ServerRequest[Literal[{py_str(method)}], {p or 'None'}, {resp}]")
-            out.extend(docstring(f"``{method}``" + (f": {desc}" if desc else "."), ""))
+            names_.append(mcp_name)
+            w(f"{union_name} = " + union(names_))
+            w(f'"""{union_doc}"""')
             w("")
-            rq_names.append(name)
-        w("McpServerRequest = ServerRequest[Literal[" + ", ".join(py_str(x) for x in MCP_SERVER_REQUESTS)
-          + "], Dict[str, Any], Any]")
-        w('"""A request of an MCP server (sampling, elicitation, roots): its params untyped."""')
-        w("")
-        rq_names.append("McpServerRequest")
-        w("ServerRequestEvent = " + union(rq_names))
-        w('"""A server request: narrows on ``request.method == "..."`` to its typed ``params``."""')
-        w("")
+            return names_ + [union_name]
+
+        names += event_union(
+            "Notification", "Event", [(n[0], n[1], n[2], "", n[3]) for n in m["notifs"]],
+            "McpNotificationEvent", MCP_NOTIFICATIONS, "",
+            "A notification of an MCP server (``Client(command=[...])``): its params untyped.",
+            "NotificationEvent",
+            'A server notification: narrows on ``event.method == "..."`` to its typed ``params``.')
+        names += event_union(
+            "ServerRequest", "Request", [(r[0], r[1], r[2], f", {r[3]}", r[5]) for r in m["sreqs"]],
+            "McpServerRequest", MCP_SERVER_REQUESTS, ", Any",
+            "A request of an MCP server (sampling, elicitation, roots): its params untyped.",
+            "ServerRequestEvent",
+            'A server request: narrows on ``request.method == "..."`` to its typed ``params``.')
         w("Event = Union[NotificationEvent, ServerRequestEvent, ConnectionEvent]")
         w('"""What a turn or ``client.events()`` yields: a notification, a server request or a')
         w('connection event, each narrowing on ``.method`` (connection events on ``.kind``)."""')
-        names += ev_names + rq_names + ["NotificationEvent", "ServerRequestEvent", "Event"]
-        return names
+        return names + ["Event"]
 
     # -- request() overloads
     def emit_requests(self):
