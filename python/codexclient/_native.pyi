@@ -60,6 +60,9 @@ class Notification(Generic[_M, _P]):
     def method(self) -> _M: ...
     @property
     def params(self) -> _P: ...
+    @classmethod
+    def __class_getitem__(cls, item: Any) -> Any:
+        """``Class[Method, Params, ...]`` at run time: a ``types.GenericAlias``."""
     @property
     def params_json(self) -> str: ...
     @property
@@ -114,6 +117,9 @@ class ServerRequest(Generic[_M, _P, _R]):
     def method(self) -> _M: ...
     @property
     def params(self) -> _P: ...
+    @classmethod
+    def __class_getitem__(cls, item: Any) -> Any:
+        """``Class[Method, Params, ...]`` at run time: a ``types.GenericAlias``."""
     @property
     def params_json(self) -> str: ...
     @property
