@@ -55,6 +55,10 @@ HFileChange = TypeVar("HFileChange", bound="Callable[[p.ItemFileChangeRequestApp
 HPermissions = TypeVar("HPermissions", bound="Callable[[p.ItemPermissionsRequestApprovalRequest], Any]")
 HUserInput = TypeVar("HUserInput", bound="Callable[[p.ItemToolRequestUserInputRequest], Any]")
 HToolCall = TypeVar("HToolCall", bound="Callable[[p.ItemToolCallRequest], Any]")
+HElicitation = TypeVar(
+    "HElicitation", bound="Callable[[Union[p.McpServerElicitationRequestRequest, p.McpServerRequest]], Any]"
+)
+HMcp = TypeVar("HMcp", bound="Callable[[p.McpServerRequest], Any]")
 
 T = TypeVar("T")
 
@@ -611,7 +615,7 @@ class ClientBase:
         self._set_request_handler(_METHODS["user_input"], handler)
         return handler
 
-    def on_elicitation(self, handler: H) -> H:
+    def on_elicitation(self, handler: HElicitation) -> HElicitation:
         """Handle elicitations: an MCP server's ``elicitation/create`` and Codex's relayed
         ``mcpServer/elicitation/request``. Return the whole result: ``{"action": "accept",
         "content": {...}}``, ``{"action": "decline"}`` or ``{"action": "cancel"}``. For an
@@ -621,14 +625,14 @@ class ClientBase:
         self._set_request_handler(ELICITATION, handler)
         return handler
 
-    def on_sampling(self, handler: H) -> H:
+    def on_sampling(self, handler: HMcp) -> HMcp:
         """Handle an MCP server's requests to sample an LLM (``sampling/createMessage``):
         return the whole result (``{"role": "assistant", "content": {...}, "model": ...,
         "stopReason": ...}``). Without a handler they are refused with a JSON-RPC error."""
         self._set_request_handler(SAMPLING, handler)
         return handler
 
-    def on_roots(self, handler: H) -> H:
+    def on_roots(self, handler: HMcp) -> HMcp:
         """Handle an MCP server's requests for the client's roots (``roots/list``; return
         the whole result, ``{"roots": [...]}``). Only asked when the client was created
         without ``mcp_roots`` (which the core answers itself); without either they are

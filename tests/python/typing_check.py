@@ -10,7 +10,7 @@ the ``type: ignore`` lines (honoured by both) fail them when a wrong call stops 
 
 from __future__ import annotations
 
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, List, Optional, Union
 
 from typing_extensions import Literal, assert_type
 
@@ -142,3 +142,23 @@ def readme_example(client: codexclient.Client) -> None:
     @client.on_command_approval
     def approve(req: p.ItemCommandExecutionRequestApprovalRequest) -> p.CommandExecutionApprovalDecision:
         return "accept" if (req.params.get("command") or "").startswith("ls") else "decline"
+
+
+def mcp_handlers(client: codexclient.Client, req: p.McpServerRequest) -> None:
+    @client.on_sampling
+    def sample(r: p.McpServerRequest) -> Dict[str, Any]:
+        return {"role": "assistant", "content": {"type": "text", "text": r.method}}
+
+    assert_type(sample(req), Dict[str, Any])
+
+    @client.on_elicitation
+    def elicit(r: Union[p.McpServerElicitationRequestRequest, p.McpServerRequest]) -> Dict[str, str]:
+        return {"action": "decline"}
+
+    assert_type(elicit(req), Dict[str, str])
+    client.on_roots(sample)
+    client.on_roots(elicit)
+
+    def tool_call(r: p.ItemToolCallRequest) -> None: ...
+
+    client.on_sampling(tool_call)  # type: ignore[type-var]
