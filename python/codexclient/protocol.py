@@ -37,11 +37,6 @@ class AcceptWithExecpolicyAmendmentCommandExecutionApprovalDecision(TypedDict):
     execpolicy_amendment: List[str]
 
 
-class AcceptWithExecpolicyAmendmentCommandExecutionApprovalDecision2(TypedDict):
-    """User approved the command, and wants to apply the proposed execpolicy amendment so future matching commands can run without prompting."""
-    acceptWithExecpolicyAmendment: AcceptWithExecpolicyAmendmentCommandExecutionApprovalDecision
-
-
 class _AmazonBedrockAccountRequired(TypedDict):
     """The required keys of :class:`AmazonBedrockAccount`."""
     type: Literal["amazonBedrock"]
@@ -276,11 +271,6 @@ NonSteerableTurnKind = Literal["review", "compact"]
 
 class ActiveTurnNotSteerableCodexErrorInfo(TypedDict):
     turnKind: NonSteerableTurnKind
-
-
-class ActiveTurnNotSteerableCodexErrorInfo2(TypedDict):
-    """Returned when `turn/start` or `turn/steer` is submitted while the current active turn cannot accept same-turn steering, for example `/review` or manual `/compact`."""
-    activeTurnNotSteerable: ActiveTurnNotSteerableCodexErrorInfo
 
 AddCreditsNudgeCreditType = Literal["credits", "usage_limit"]
 
@@ -796,11 +786,6 @@ class ApplyNetworkPolicyAmendmentCommandExecutionApprovalDecision(TypedDict):
     network_policy_amendment: NetworkPolicyAmendment
 
 
-class ApplyNetworkPolicyAmendmentCommandExecutionApprovalDecision2(TypedDict):
-    """User chose a persistent network policy rule (allow/deny) for this host."""
-    applyNetworkPolicyAmendment: ApplyNetworkPolicyAmendmentCommandExecutionApprovalDecision
-
-
 class DeleteFileChange(TypedDict):
     """:data:`FileChange` with ``type: "delete"``."""
     type: Literal["delete"]
@@ -842,7 +827,7 @@ class ApprovedExecpolicyAmendmentReviewDecision(TypedDict):
     proposed_execpolicy_amendment: List[str]
 
 
-class ApprovedExecpolicyAmendmentReviewDecision2(TypedDict):
+class ReviewDecisionApprovedExecpolicyAmendment(TypedDict):
     """User has approved this command and wants to apply the proposed execpolicy amendment so future matching commands are permitted."""
     approved_execpolicy_amendment: ApprovedExecpolicyAmendmentReviewDecision
 
@@ -851,7 +836,7 @@ class DeniedReviewDecision(TypedDict):
     rejection: str
 
 
-class DeniedReviewDecision2(TypedDict):
+class ReviewDecisionDenied(TypedDict):
     """User has denied this command and the agent should not execute it, but it should continue the session and try something else."""
     denied: DeniedReviewDecision
 
@@ -860,11 +845,11 @@ class NetworkPolicyAmendmentReviewDecision(TypedDict):
     network_policy_amendment: NetworkPolicyAmendment
 
 
-class NetworkPolicyAmendmentReviewDecision2(TypedDict):
+class ReviewDecisionNetworkPolicyAmendment(TypedDict):
     """User chose to persist a network policy rule (allow/deny) for future requests to the same host."""
     network_policy_amendment: NetworkPolicyAmendmentReviewDecision
 
-ReviewDecision = Union[Literal["approved", "approved_for_session", "approved_mcp_policy_amendment", "timed_out", "abort"], ApprovedExecpolicyAmendmentReviewDecision2, NetworkPolicyAmendmentReviewDecision2, DeniedReviewDecision2]
+ReviewDecision = Union[Literal["approved", "approved_for_session", "approved_mcp_policy_amendment", "timed_out", "abort"], ReviewDecisionApprovedExecpolicyAmendment, ReviewDecisionNetworkPolicyAmendment, ReviewDecisionDenied]
 """User's decision in response to an ExecApprovalRequest."""
 
 
@@ -991,11 +976,11 @@ class GranularAskForApproval(_GranularAskForApprovalRequired, total=False):
     skill_approval: bool
 
 
-class GranularAskForApproval2(TypedDict):
+class AskForApprovalGranular(TypedDict):
     """`AskForApproval` `{"granular": ...}`."""
     granular: GranularAskForApproval
 
-AskForApproval = Union[Literal["untrusted", "on-request", "never"], GranularAskForApproval2]
+AskForApproval = Union[Literal["untrusted", "on-request", "never"], AskForApprovalGranular]
 
 AttestationGenerateParams = Dict[str, Any]
 """`AttestationGenerateParams`: any object."""
@@ -1335,11 +1320,16 @@ class ClientInfo(_ClientInfoRequired, total=False):
     title: Optional[str]
 
 
+class CodexErrorInfoActiveTurnNotSteerable(TypedDict):
+    """Returned when `turn/start` or `turn/steer` is submitted while the current active turn cannot accept same-turn steering, for example `/review` or manual `/compact`."""
+    activeTurnNotSteerable: ActiveTurnNotSteerableCodexErrorInfo
+
+
 class HttpConnectionFailedCodexErrorInfo(TypedDict, total=False):
     httpStatusCode: Optional[int]
 
 
-class HttpConnectionFailedCodexErrorInfo2(TypedDict):
+class CodexErrorInfoHttpConnectionFailed(TypedDict):
     """`CodexErrorInfo` `{"httpConnectionFailed": ...}`."""
     httpConnectionFailed: HttpConnectionFailedCodexErrorInfo
 
@@ -1348,7 +1338,7 @@ class ResponseStreamConnectionFailedCodexErrorInfo(TypedDict, total=False):
     httpStatusCode: Optional[int]
 
 
-class ResponseStreamConnectionFailedCodexErrorInfo2(TypedDict):
+class CodexErrorInfoResponseStreamConnectionFailed(TypedDict):
     """Failed to connect to the response SSE stream."""
     responseStreamConnectionFailed: ResponseStreamConnectionFailedCodexErrorInfo
 
@@ -1357,7 +1347,7 @@ class ResponseStreamDisconnectedCodexErrorInfo(TypedDict, total=False):
     httpStatusCode: Optional[int]
 
 
-class ResponseStreamDisconnectedCodexErrorInfo2(TypedDict):
+class CodexErrorInfoResponseStreamDisconnected(TypedDict):
     """The response SSE stream disconnected in the middle of a turn before completion."""
     responseStreamDisconnected: ResponseStreamDisconnectedCodexErrorInfo
 
@@ -1366,11 +1356,11 @@ class ResponseTooManyFailedAttemptsCodexErrorInfo(TypedDict, total=False):
     httpStatusCode: Optional[int]
 
 
-class ResponseTooManyFailedAttemptsCodexErrorInfo2(TypedDict):
+class CodexErrorInfoResponseTooManyFailedAttempts(TypedDict):
     """Reached the retry limit for responses."""
     responseTooManyFailedAttempts: ResponseTooManyFailedAttemptsCodexErrorInfo
 
-CodexErrorInfo = Union[Literal["contextWindowExceeded", "sessionBudgetExceeded", "usageLimitExceeded", "rateLimitExceeded", "flexUnavailable", "serverOverloaded", "modelNotFound", "policyCapacityUnavailable", "cyberPolicy", "misalignmentPolicyViolation", "tooManyDenials", "internalServerError", "unauthorized", "badRequest", "threadRollbackFailed", "sandboxError", "other", "inferenceHookDenied"], HttpConnectionFailedCodexErrorInfo2, ResponseStreamConnectionFailedCodexErrorInfo2, ResponseStreamDisconnectedCodexErrorInfo2, ResponseTooManyFailedAttemptsCodexErrorInfo2, ActiveTurnNotSteerableCodexErrorInfo2]
+CodexErrorInfo = Union[Literal["contextWindowExceeded", "sessionBudgetExceeded", "usageLimitExceeded", "rateLimitExceeded", "flexUnavailable", "serverOverloaded", "modelNotFound", "policyCapacityUnavailable", "cyberPolicy", "misalignmentPolicyViolation", "tooManyDenials", "internalServerError", "unauthorized", "badRequest", "threadRollbackFailed", "sandboxError", "other", "inferenceHookDenied"], CodexErrorInfoHttpConnectionFailed, CodexErrorInfoResponseStreamConnectionFailed, CodexErrorInfoResponseStreamDisconnected, CodexErrorInfoResponseTooManyFailedAttempts, CodexErrorInfoActiveTurnNotSteerable]
 """This translation layer make sure that we expose codex error code in camel case.
 
 When an upstream HTTP status is available (for example, from the Responses API or a provider), it is forwarded in `httpStatusCode` on the relevant `codexErrorInfo` variant.
@@ -1707,7 +1697,17 @@ class CommandExecWriteParams(_CommandExecWriteParamsRequired, total=False):
 CommandExecWriteResponse = Dict[str, Any]
 """Empty success response for `command/exec/write`."""
 
-CommandExecutionApprovalDecision = Union[Literal["accept", "acceptForSession", "decline", "cancel"], AcceptWithExecpolicyAmendmentCommandExecutionApprovalDecision2, ApplyNetworkPolicyAmendmentCommandExecutionApprovalDecision2]
+
+class CommandExecutionApprovalDecisionAcceptWithExecpolicyAmendment(TypedDict):
+    """User approved the command, and wants to apply the proposed execpolicy amendment so future matching commands can run without prompting."""
+    acceptWithExecpolicyAmendment: AcceptWithExecpolicyAmendmentCommandExecutionApprovalDecision
+
+
+class CommandExecutionApprovalDecisionApplyNetworkPolicyAmendment(TypedDict):
+    """User chose a persistent network policy rule (allow/deny) for this host."""
+    applyNetworkPolicyAmendment: ApplyNetworkPolicyAmendmentCommandExecutionApprovalDecision
+
+CommandExecutionApprovalDecision = Union[Literal["accept", "acceptForSession", "decline", "cancel"], CommandExecutionApprovalDecisionAcceptWithExecpolicyAmendment, CommandExecutionApprovalDecisionApplyNetworkPolicyAmendment]
 
 CommandExecutionApprovalKind = Literal["command", "writeStdin", "humanCommand"]
 """Distinguishes a command approval from input sent to an existing terminal."""
@@ -2236,10 +2236,10 @@ class OtlpGrpcOtelExporter(_OtlpGrpcOtelExporterRequired, total=False):
     tls: Optional[OtelTlsConfig]
 
 
-_OtlpGrpcOtelExporter2Required = TypedDict("_OtlpGrpcOtelExporter2Required", {"otlp-grpc": OtlpGrpcOtelExporter})
+_OtelExporterOtlpGrpcRequired = TypedDict("_OtelExporterOtlpGrpcRequired", {"otlp-grpc": OtlpGrpcOtelExporter})
 
 
-class OtlpGrpcOtelExporter2(_OtlpGrpcOtelExporter2Required):
+class OtelExporterOtlpGrpc(_OtelExporterOtlpGrpcRequired):
     """`OtelExporter` `{"otlp-grpc": ...}`."""
 
 OtelHttpProtocol = Literal["binary", "json"]
@@ -2257,13 +2257,13 @@ class OtlpHttpOtelExporter(_OtlpHttpOtelExporterRequired, total=False):
     tls: Optional[OtelTlsConfig]
 
 
-_OtlpHttpOtelExporter2Required = TypedDict("_OtlpHttpOtelExporter2Required", {"otlp-http": OtlpHttpOtelExporter})
+_OtelExporterOtlpHttpRequired = TypedDict("_OtelExporterOtlpHttpRequired", {"otlp-http": OtlpHttpOtelExporter})
 
 
-class OtlpHttpOtelExporter2(_OtlpHttpOtelExporter2Required):
+class OtelExporterOtlpHttp(_OtelExporterOtlpHttpRequired):
     """`OtelExporter` `{"otlp-http": ...}`."""
 
-OtelExporter = Union[Literal["none", "statsig"], OtlpHttpOtelExporter2, OtlpGrpcOtelExporter2]
+OtelExporter = Union[Literal["none", "statsig"], OtelExporterOtlpHttp, OtelExporterOtlpGrpc]
 
 
 class OtelToolResultLogConfig(TypedDict):
@@ -2546,20 +2546,10 @@ class CustomGatewayProviderSettingsPatch(_CustomGatewayProviderSettingsPatchRequ
     """Omit or pass null to allocate a new custom provider ID."""
 
 
-class CustomMultiAgentMode(TypedDict):
-    """`MultiAgentMode` `{"custom": ...}`."""
-    custom: str
-
-
 class CustomReviewTarget(TypedDict):
     """Arbitrary instructions, equivalent to the old free-form prompt."""
     type: Literal["custom"]
     instructions: str
-
-
-class CustomSessionSource(TypedDict):
-    """`SessionSource` `{"custom": ...}`."""
-    custom: str
 
 
 class EncryptedContentFunctionCallOutputContentItem(TypedDict):
@@ -5599,7 +5589,12 @@ class ModelVerificationNotification(TypedDict):
     turnId: str
     verifications: List[ModelVerification]
 
-MultiAgentMode = Union[Literal["explicitRequestOnly", "proactive"], CustomMultiAgentMode]
+
+class MultiAgentModeCustom(TypedDict):
+    """`MultiAgentMode` `{"custom": ...}`."""
+    custom: str
+
+MultiAgentMode = Union[Literal["explicitRequestOnly", "proactive"], MultiAgentModeCustom]
 """Controls the effective multi-agent delegation instructions for a turn. `custom` means the configured mode hint defines the policy instead of a built-in policy."""
 
 
@@ -5666,11 +5661,6 @@ class OtherResponseItem(TypedDict):
 class OtherResponsesApiWebSearchAction(TypedDict):
     """:data:`ResponsesApiWebSearchAction` with ``type: "other"``."""
     type: Literal["other"]
-
-
-class OtherSubAgentSource(TypedDict):
-    """`SubAgentSource` `{"other": ...}`."""
-    other: str
 
 PermissionGrantScope = Literal["turn", "session"]
 
@@ -6887,6 +6877,16 @@ class ServerRequestResolvedNotification(TypedDict):
     threadId: str
 
 
+class SessionSourceCustom(TypedDict):
+    """`SessionSource` `{"custom": ...}`."""
+    custom: str
+
+
+class SubAgentSourceOther(TypedDict):
+    """`SubAgentSource` `{"other": ...}`."""
+    other: str
+
+
 class _ThreadSpawnSubAgentSourceRequired(TypedDict):
     """The required keys of :class:`ThreadSpawnSubAgentSource`."""
     depth: int
@@ -6899,18 +6899,18 @@ class ThreadSpawnSubAgentSource(_ThreadSpawnSubAgentSourceRequired, total=False)
     agent_role: Optional[str]
 
 
-class ThreadSpawnSubAgentSource2(TypedDict):
+class SubAgentSourceThreadSpawn(TypedDict):
     """`SubAgentSource` `{"thread_spawn": ...}`."""
     thread_spawn: ThreadSpawnSubAgentSource
 
-SubAgentSource = Union[Literal["review", "compact", "memory_consolidation"], ThreadSpawnSubAgentSource2, OtherSubAgentSource]
+SubAgentSource = Union[Literal["review", "compact", "memory_consolidation"], SubAgentSourceThreadSpawn, SubAgentSourceOther]
 
 
-class SubAgentSessionSource(TypedDict):
+class SessionSourceSubAgent(TypedDict):
     """`SessionSource` `{"subAgent": ...}`."""
     subAgent: SubAgentSource
 
-SessionSource = Union[Literal["cli", "vscode", "exec", "appServer", "unknown"], CustomSessionSource, SubAgentSessionSource]
+SessionSource = Union[Literal["cli", "vscode", "exec", "appServer", "unknown"], SessionSourceCustom, SessionSourceSubAgent]
 
 
 class _SkillToolDependencyRequired(TypedDict):
@@ -10076,7 +10076,6 @@ connection event, each narrowing on ``.method`` (connection events on ``.kind``)
 __all__ = [
     "AbsolutePathBuf",
     "AcceptWithExecpolicyAmendmentCommandExecutionApprovalDecision",
-    "AcceptWithExecpolicyAmendmentCommandExecutionApprovalDecision2",
     "Account",
     "AccountChatgptAuthTokensRefreshRequest",
     "AccountGatewayOAuthChangedEvent",
@@ -10101,7 +10100,6 @@ __all__ = [
     "ActivePermissionProfile",
     "ActiveThreadStatus",
     "ActiveTurnNotSteerableCodexErrorInfo",
-    "ActiveTurnNotSteerableCodexErrorInfo2",
     "AddCreditsNudgeCreditType",
     "AddCreditsNudgeEmailStatus",
     "AddFileChange",
@@ -10152,14 +10150,12 @@ __all__ = [
     "ApplicationRequirements",
     "ApplicationStorageRequirements",
     "ApplyNetworkPolicyAmendmentCommandExecutionApprovalDecision",
-    "ApplyNetworkPolicyAmendmentCommandExecutionApprovalDecision2",
     "ApplyPatchApprovalParams",
     "ApplyPatchApprovalRequest",
     "ApplyPatchApprovalResponse",
     "ApplyPatchGuardianApprovalReviewAction",
     "ApprovalsReviewer",
     "ApprovedExecpolicyAmendmentReviewDecision",
-    "ApprovedExecpolicyAmendmentReviewDecision2",
     "AppsConfig",
     "AppsDefaultConfig",
     "AppsInstalledParams",
@@ -10169,6 +10165,7 @@ __all__ = [
     "AppsReadParams",
     "AppsReadResponse",
     "AskForApproval",
+    "AskForApprovalGranular",
     "AsyncUserInputQuestion",
     "AttestationGenerateParams",
     "AttestationGenerateRequest",
@@ -10223,6 +10220,11 @@ __all__ = [
     "ClientInfo",
     "ClientRequestMethod",
     "CodexErrorInfo",
+    "CodexErrorInfoActiveTurnNotSteerable",
+    "CodexErrorInfoHttpConnectionFailed",
+    "CodexErrorInfoResponseStreamConnectionFailed",
+    "CodexErrorInfoResponseStreamDisconnected",
+    "CodexErrorInfoResponseTooManyFailedAttempts",
     "CodexResponseHandoffMode",
     "CollabAgentState",
     "CollabAgentStatus",
@@ -10248,6 +10250,8 @@ __all__ = [
     "CommandExecWriteParams",
     "CommandExecWriteResponse",
     "CommandExecutionApprovalDecision",
+    "CommandExecutionApprovalDecisionAcceptWithExecpolicyAmendment",
+    "CommandExecutionApprovalDecisionApplyNetworkPolicyAmendment",
     "CommandExecutionApprovalKind",
     "CommandExecutionOutputDeltaNotification",
     "CommandExecutionRequestApprovalParams",
@@ -10303,9 +10307,7 @@ __all__ = [
     "CurrentTimeReadResponse",
     "CustomGatewayProviderSettings",
     "CustomGatewayProviderSettingsPatch",
-    "CustomMultiAgentMode",
     "CustomReviewTarget",
-    "CustomSessionSource",
     "CustomToolCallOutputResponseItem",
     "CustomToolCallResponseItem",
     "CyberAccessProgram",
@@ -10314,7 +10316,6 @@ __all__ = [
     "DeleteFileChange",
     "DeletePatchChangeKind",
     "DeniedReviewDecision",
-    "DeniedReviewDecision2",
     "DeprecationNoticeEvent",
     "DeprecationNoticeNotification",
     "DesktopOnboardingEntrypoint",
@@ -10477,7 +10478,6 @@ __all__ = [
     "GlobPatternFileSystemPath",
     "GrantedPermissionProfile",
     "GranularAskForApproval",
-    "GranularAskForApproval2",
     "GuardianApprovalReview",
     "GuardianApprovalReviewAction",
     "GuardianApprovalReviewStatus",
@@ -10511,7 +10511,6 @@ __all__ = [
     "HooksListResponse",
     "HourlyScheduledTaskSchedule",
     "HttpConnectionFailedCodexErrorInfo",
-    "HttpConnectionFailedCodexErrorInfo2",
     "IdleThreadStatus",
     "ImageDetail",
     "ImageGenerationCallResponseItem",
@@ -10712,6 +10711,7 @@ __all__ = [
     "ModelVerificationNotification",
     "ModelsRequirements",
     "MultiAgentMode",
+    "MultiAgentModeCustom",
     "MultiAgentVersion",
     "NamespaceDynamicToolSpec",
     "NetworkAccess",
@@ -10721,7 +10721,6 @@ __all__ = [
     "NetworkDomainPermission",
     "NetworkPolicyAmendment",
     "NetworkPolicyAmendmentReviewDecision",
-    "NetworkPolicyAmendmentReviewDecision2",
     "NetworkPolicyRuleAction",
     "NetworkRequirements",
     "NetworkUnixSocketPermission",
@@ -10744,18 +10743,17 @@ __all__ = [
     "OpenaiProviderSettings",
     "OpenaiUserVerificationMcpServerElicitationRequestParams",
     "OtelExporter",
+    "OtelExporterOtlpGrpc",
+    "OtelExporterOtlpHttp",
     "OtelHttpProtocol",
     "OtelRequirements",
     "OtelTlsConfig",
     "OtelToolResultLogConfig",
     "OtherResponseItem",
     "OtherResponsesApiWebSearchAction",
-    "OtherSubAgentSource",
     "OtherWebSearchAction",
     "OtlpGrpcOtelExporter",
-    "OtlpGrpcOtelExporter2",
     "OtlpHttpOtelExporter",
-    "OtlpHttpOtelExporter2",
     "OutputTextContentItem",
     "OverriddenMetadata",
     "PackagedDefaultsConfigLayerSource",
@@ -10927,14 +10925,14 @@ __all__ = [
     "ResourceTemplate",
     "ResponseItem",
     "ResponseStreamConnectionFailedCodexErrorInfo",
-    "ResponseStreamConnectionFailedCodexErrorInfo2",
     "ResponseStreamDisconnectedCodexErrorInfo",
-    "ResponseStreamDisconnectedCodexErrorInfo2",
     "ResponseTooManyFailedAttemptsCodexErrorInfo",
-    "ResponseTooManyFailedAttemptsCodexErrorInfo2",
     "ResponseUsageMetadata",
     "ResponsesApiWebSearchAction",
     "ReviewDecision",
+    "ReviewDecisionApprovedExecpolicyAmendment",
+    "ReviewDecisionDenied",
+    "ReviewDecisionNetworkPolicyAmendment",
     "ReviewDelivery",
     "ReviewStartParams",
     "ReviewStartResponse",
@@ -10969,6 +10967,8 @@ __all__ = [
     "SessionFlagsConfigLayerSource",
     "SessionMigration",
     "SessionSource",
+    "SessionSourceCustom",
+    "SessionSourceSubAgent",
     "SessionsAccountSessionsSwitchResponse",
     "Settings",
     "SkillDependencies",
@@ -10997,8 +10997,9 @@ __all__ = [
     "StrictReviewRequiredNotification",
     "SubAgentActivityKind",
     "SubAgentActivityThreadItem",
-    "SubAgentSessionSource",
     "SubAgentSource",
+    "SubAgentSourceOther",
+    "SubAgentSourceThreadSpawn",
     "SubagentMigration",
     "SummaryTextReasoningItemReasoningSummary",
     "SystemConfigLayerSource",
@@ -11220,7 +11221,6 @@ __all__ = [
     "ThreadSource",
     "ThreadSourceKind",
     "ThreadSpawnSubAgentSource",
-    "ThreadSpawnSubAgentSource2",
     "ThreadStartParams",
     "ThreadStartResponse",
     "ThreadStartSource",

@@ -225,7 +225,7 @@ class Emitter:
                 if it.units:
                     parts.append("Literal[" + ", ".join(py_str(u[0]) for u in it.units) + "]")
                 for key, ident, ty, ndoc, _exp in it.newtypes:
-                    cname = self.fresh(ident + name)
+                    cname = self.fresh(name + ident)  # `Decision` + `AcceptWith...`: one key
                     self.typed_dict(cname, ndoc or f"`{name}` `{{{py_str(key)}: ...}}`.",
                                     [(key, lambda q, ty=ty: self.render(ty, q), self.refs(ty), True, None)])
                     parts.append(cname)
