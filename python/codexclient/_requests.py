@@ -20,11 +20,14 @@ class SyncRequests:
     _request: Callable[[str, Optional[Mapping[str, Any]], Optional[float]], Any]
 
     @overload
-    def request(self, method: Literal["account/bedrock/checkGovCloudRequirements"], params: Optional[p.BedrockCheckGovCloudRequirementsParams] = None, *, timeout: Optional[float] = None) -> p.BedrockCheckGovCloudRequirementsResponse: ...
+    def request(self, method: Literal["account/bedrock/checkGovCloudRequirements"], params: Optional[p.BedrockCheckGovCloudRequirementsParams] = None, *, timeout: Optional[float] = None) -> p.BedrockCheckGovCloudRequirementsResponse:
+        """Experimental API: needs ``experimental_api=True``."""
     @overload
-    def request(self, method: Literal["account/bedrock/discover"], params: Optional[p.BedrockDiscoverParams] = None, *, timeout: Optional[float] = None) -> p.BedrockDiscoverResponse: ...
+    def request(self, method: Literal["account/bedrock/discover"], params: Optional[p.BedrockDiscoverParams] = None, *, timeout: Optional[float] = None) -> p.BedrockDiscoverResponse:
+        """Experimental API: needs ``experimental_api=True``."""
     @overload
-    def request(self, method: Literal["account/bedrock/setup"], params: p.BedrockSetupParams, *, timeout: Optional[float] = None) -> p.BedrockSetupResponse: ...
+    def request(self, method: Literal["account/bedrock/setup"], params: p.BedrockSetupParams, *, timeout: Optional[float] = None) -> p.BedrockSetupResponse:
+        """Experimental API: needs ``experimental_api=True``."""
     @overload
     def request(self, method: Literal["account/gatewayOAuth/cancel"], params: None = None, *, timeout: Optional[float] = None) -> p.GatewayOAuthCancelResponse: ...
     @overload
@@ -32,7 +35,8 @@ class SyncRequests:
     @overload
     def request(self, method: Literal["account/gatewayOAuth/read"], params: Optional[p.GatewayOAuthReadParams] = None, *, timeout: Optional[float] = None) -> p.GatewayOAuthReadResponse: ...
     @overload
-    def request(self, method: Literal["account/gcp/setup"], params: p.GcpSetupParams, *, timeout: Optional[float] = None) -> p.GcpSetupResponse: ...
+    def request(self, method: Literal["account/gcp/setup"], params: p.GcpSetupParams, *, timeout: Optional[float] = None) -> p.GcpSetupResponse:
+        """Experimental API: needs ``experimental_api=True``."""
     @overload
     def request(self, method: Literal["account/login/cancel"], params: p.CancelLoginAccountParams, *, timeout: Optional[float] = None) -> p.CancelLoginAccountResponse: ...
     @overload
@@ -54,9 +58,11 @@ class SyncRequests:
     @overload
     def request(self, method: Literal["account/workspaceMessages/read"], params: None = None, *, timeout: Optional[float] = None) -> p.GetWorkspaceMessagesResponse: ...
     @overload
-    def request(self, method: Literal["accountSession/list"], params: Optional[p.AccountSessionsListParams] = None, *, timeout: Optional[float] = None) -> p.AccountSessionsResponse: ...
+    def request(self, method: Literal["accountSession/list"], params: Optional[p.AccountSessionsListParams] = None, *, timeout: Optional[float] = None) -> p.AccountSessionsResponse:
+        """Experimental API: needs ``experimental_api=True``."""
     @overload
-    def request(self, method: Literal["accountSession/switch"], params: p.AccountSessionsSwitchParams, *, timeout: Optional[float] = None) -> p.AccountSessionsSwitchResponse: ...
+    def request(self, method: Literal["accountSession/switch"], params: p.AccountSessionsSwitchParams, *, timeout: Optional[float] = None) -> p.AccountSessionsSwitchResponse:
+        """Experimental API: needs ``experimental_api=True``."""
     @overload
     def request(self, method: Literal["app/installed"], params: Optional[p.AppsInstalledParams] = None, *, timeout: Optional[float] = None) -> p.AppsInstalledResponse: ...
     @overload
@@ -64,15 +70,20 @@ class SyncRequests:
     @overload
     def request(self, method: Literal["app/read"], params: p.AppsReadParams, *, timeout: Optional[float] = None) -> p.AppsReadResponse: ...
     @overload
-    def request(self, method: Literal["collaborationMode/list"], params: Optional[p.CollaborationModeListParams] = None, *, timeout: Optional[float] = None) -> p.CollaborationModeListResponse: ...
+    def request(self, method: Literal["collaborationMode/list"], params: Optional[p.CollaborationModeListParams] = None, *, timeout: Optional[float] = None) -> p.CollaborationModeListResponse:
+        """Lists collaboration mode presets. Experimental API: needs ``experimental_api=True``."""
     @overload
-    def request(self, method: Literal["command/exec"], params: p.CommandExecParams, *, timeout: Optional[float] = None) -> p.CommandExecResponse: ...
+    def request(self, method: Literal["command/exec"], params: p.CommandExecParams, *, timeout: Optional[float] = None) -> p.CommandExecResponse:
+        """Execute a standalone command (argv vector) under the server's sandbox."""
     @overload
-    def request(self, method: Literal["command/exec/resize"], params: p.CommandExecResizeParams, *, timeout: Optional[float] = None) -> p.CommandExecResizeResponse: ...
+    def request(self, method: Literal["command/exec/resize"], params: p.CommandExecResizeParams, *, timeout: Optional[float] = None) -> p.CommandExecResizeResponse:
+        """Resize a running PTY-backed `command/exec` session by client-supplied `processId`."""
     @overload
-    def request(self, method: Literal["command/exec/terminate"], params: p.CommandExecTerminateParams, *, timeout: Optional[float] = None) -> p.CommandExecTerminateResponse: ...
+    def request(self, method: Literal["command/exec/terminate"], params: p.CommandExecTerminateParams, *, timeout: Optional[float] = None) -> p.CommandExecTerminateResponse:
+        """Terminate a running `command/exec` session by client-supplied `processId`."""
     @overload
-    def request(self, method: Literal["command/exec/write"], params: p.CommandExecWriteParams, *, timeout: Optional[float] = None) -> p.CommandExecWriteResponse: ...
+    def request(self, method: Literal["command/exec/write"], params: p.CommandExecWriteParams, *, timeout: Optional[float] = None) -> p.CommandExecWriteResponse:
+        """Write stdin bytes to a running `command/exec` session or close stdin."""
     @overload
     def request(self, method: Literal["config/batchWrite"], params: p.ConfigBatchWriteParams, *, timeout: Optional[float] = None) -> p.ConfigWriteResponse: ...
     @overload
@@ -84,11 +95,14 @@ class SyncRequests:
     @overload
     def request(self, method: Literal["configRequirements/read"], params: None = None, *, timeout: Optional[float] = None) -> p.ConfigRequirementsReadResponse: ...
     @overload
-    def request(self, method: Literal["environment/add"], params: p.EnvironmentAddParams, *, timeout: Optional[float] = None) -> p.EnvironmentAddResponse: ...
+    def request(self, method: Literal["environment/add"], params: p.EnvironmentAddParams, *, timeout: Optional[float] = None) -> p.EnvironmentAddResponse:
+        """Adds or replaces a remote environment by id for later selection. Experimental API: needs ``experimental_api=True``."""
     @overload
-    def request(self, method: Literal["environment/info"], params: p.EnvironmentInfoParams, *, timeout: Optional[float] = None) -> p.EnvironmentInfoResponse: ...
+    def request(self, method: Literal["environment/info"], params: p.EnvironmentInfoParams, *, timeout: Optional[float] = None) -> p.EnvironmentInfoResponse:
+        """Reads information from a configured execution environment. Experimental API: needs ``experimental_api=True``."""
     @overload
-    def request(self, method: Literal["environment/status"], params: p.EnvironmentStatusParams, *, timeout: Optional[float] = None) -> p.EnvironmentStatusResponse: ...
+    def request(self, method: Literal["environment/status"], params: p.EnvironmentStatusParams, *, timeout: Optional[float] = None) -> p.EnvironmentStatusResponse:
+        """Reads the current status of a configured execution environment. Experimental API: needs ``experimental_api=True``."""
     @overload
     def request(self, method: Literal["experimentalFeature/enablement/set"], params: p.ExperimentalFeatureEnablementSetParams, *, timeout: Optional[float] = None) -> p.ExperimentalFeatureEnablementSetResponse: ...
     @overload
@@ -126,11 +140,14 @@ class SyncRequests:
     @overload
     def request(self, method: Literal["fuzzyFileSearch"], params: p.FuzzyFileSearchParams, *, timeout: Optional[float] = None) -> p.FuzzyFileSearchResponse: ...
     @overload
-    def request(self, method: Literal["fuzzyFileSearch/sessionStart"], params: p.FuzzyFileSearchSessionStartParams, *, timeout: Optional[float] = None) -> p.FuzzyFileSearchSessionStartResponse: ...
+    def request(self, method: Literal["fuzzyFileSearch/sessionStart"], params: p.FuzzyFileSearchSessionStartParams, *, timeout: Optional[float] = None) -> p.FuzzyFileSearchSessionStartResponse:
+        """Experimental API: needs ``experimental_api=True``."""
     @overload
-    def request(self, method: Literal["fuzzyFileSearch/sessionStop"], params: p.FuzzyFileSearchSessionStopParams, *, timeout: Optional[float] = None) -> p.FuzzyFileSearchSessionStopResponse: ...
+    def request(self, method: Literal["fuzzyFileSearch/sessionStop"], params: p.FuzzyFileSearchSessionStopParams, *, timeout: Optional[float] = None) -> p.FuzzyFileSearchSessionStopResponse:
+        """Experimental API: needs ``experimental_api=True``."""
     @overload
-    def request(self, method: Literal["fuzzyFileSearch/sessionUpdate"], params: p.FuzzyFileSearchSessionUpdateParams, *, timeout: Optional[float] = None) -> p.FuzzyFileSearchSessionUpdateResponse: ...
+    def request(self, method: Literal["fuzzyFileSearch/sessionUpdate"], params: p.FuzzyFileSearchSessionUpdateParams, *, timeout: Optional[float] = None) -> p.FuzzyFileSearchSessionUpdateResponse:
+        """Experimental API: needs ``experimental_api=True``."""
     @overload
     def request(self, method: Literal["hooks/list"], params: Optional[p.HooksListParams] = None, *, timeout: Optional[float] = None) -> p.HooksListResponse: ...
     @overload
@@ -142,9 +159,11 @@ class SyncRequests:
     @overload
     def request(self, method: Literal["marketplace/upgrade"], params: Optional[p.MarketplaceUpgradeParams] = None, *, timeout: Optional[float] = None) -> p.MarketplaceUpgradeResponse: ...
     @overload
-    def request(self, method: Literal["mcpServer/event/stream/start"], params: p.McpServerEventStreamStartParams, *, timeout: Optional[float] = None) -> p.McpServerEventStreamStartResponse: ...
+    def request(self, method: Literal["mcpServer/event/stream/start"], params: p.McpServerEventStreamStartParams, *, timeout: Optional[float] = None) -> p.McpServerEventStreamStartResponse:
+        """Experimental API: needs ``experimental_api=True``."""
     @overload
-    def request(self, method: Literal["mcpServer/event/stream/stop"], params: p.McpServerEventStreamStopParams, *, timeout: Optional[float] = None) -> p.McpServerEventStreamStopResponse: ...
+    def request(self, method: Literal["mcpServer/event/stream/stop"], params: p.McpServerEventStreamStopParams, *, timeout: Optional[float] = None) -> p.McpServerEventStreamStopResponse:
+        """Experimental API: needs ``experimental_api=True``."""
     @overload
     def request(self, method: Literal["mcpServer/oauth/login"], params: p.McpServerOauthLoginParams, *, timeout: Optional[float] = None) -> p.McpServerOauthLoginResponse: ...
     @overload
@@ -154,11 +173,14 @@ class SyncRequests:
     @overload
     def request(self, method: Literal["mcpServerStatus/list"], params: Optional[p.ListMcpServerStatusParams] = None, *, timeout: Optional[float] = None) -> p.ListMcpServerStatusResponse: ...
     @overload
-    def request(self, method: Literal["memory/reset"], params: None = None, *, timeout: Optional[float] = None) -> p.MemoryResetResponse: ...
+    def request(self, method: Literal["memory/reset"], params: None = None, *, timeout: Optional[float] = None) -> p.MemoryResetResponse:
+        """Experimental API: needs ``experimental_api=True``."""
     @overload
-    def request(self, method: Literal["memory/status"], params: Optional[p.MemoryStatusParams] = None, *, timeout: Optional[float] = None) -> p.MemoryStatusResponse: ...
+    def request(self, method: Literal["memory/status"], params: Optional[p.MemoryStatusParams] = None, *, timeout: Optional[float] = None) -> p.MemoryStatusResponse:
+        """Experimental API: needs ``experimental_api=True``."""
     @overload
-    def request(self, method: Literal["mock/experimentalMethod"], params: Optional[p.MockExperimentalMethodParams] = None, *, timeout: Optional[float] = None) -> p.MockExperimentalMethodResponse: ...
+    def request(self, method: Literal["mock/experimentalMethod"], params: Optional[p.MockExperimentalMethodParams] = None, *, timeout: Optional[float] = None) -> p.MockExperimentalMethodResponse:
+        """Test-only method used to validate experimental gating. Experimental API: needs ``experimental_api=True``."""
     @overload
     def request(self, method: Literal["model/list"], params: Optional[p.ModelListParams] = None, *, timeout: Optional[float] = None) -> p.ModelListResponse: ...
     @overload
@@ -180,7 +202,8 @@ class SyncRequests:
     @overload
     def request(self, method: Literal["plugin/reconcile"], params: Optional[p.PluginReconcileParams] = None, *, timeout: Optional[float] = None) -> p.PluginReconcileResponse: ...
     @overload
-    def request(self, method: Literal["plugin/search"], params: p.PluginSearchParams, *, timeout: Optional[float] = None) -> p.PluginSearchResponse: ...
+    def request(self, method: Literal["plugin/search"], params: p.PluginSearchParams, *, timeout: Optional[float] = None) -> p.PluginSearchResponse:
+        """Experimental API: needs ``experimental_api=True``."""
     @overload
     def request(self, method: Literal["plugin/share/checkout"], params: p.PluginShareCheckoutParams, *, timeout: Optional[float] = None) -> p.PluginShareCheckoutResponse: ...
     @overload
@@ -196,47 +219,67 @@ class SyncRequests:
     @overload
     def request(self, method: Literal["plugin/uninstall"], params: p.PluginUninstallParams, *, timeout: Optional[float] = None) -> p.PluginUninstallResponse: ...
     @overload
-    def request(self, method: Literal["process/kill"], params: p.ProcessKillParams, *, timeout: Optional[float] = None) -> p.ProcessKillResponse: ...
+    def request(self, method: Literal["process/kill"], params: p.ProcessKillParams, *, timeout: Optional[float] = None) -> p.ProcessKillResponse:
+        """Terminate a running `process/spawn` session by client-supplied `processHandle`. Experimental API: needs ``experimental_api=True``."""
     @overload
-    def request(self, method: Literal["process/resizePty"], params: p.ProcessResizePtyParams, *, timeout: Optional[float] = None) -> p.ProcessResizePtyResponse: ...
+    def request(self, method: Literal["process/resizePty"], params: p.ProcessResizePtyParams, *, timeout: Optional[float] = None) -> p.ProcessResizePtyResponse:
+        """Resize a running PTY-backed `process/spawn` session by client-supplied `processHandle`. Experimental API: needs ``experimental_api=True``."""
     @overload
-    def request(self, method: Literal["process/spawn"], params: p.ProcessSpawnParams, *, timeout: Optional[float] = None) -> p.ProcessSpawnResponse: ...
+    def request(self, method: Literal["process/spawn"], params: p.ProcessSpawnParams, *, timeout: Optional[float] = None) -> p.ProcessSpawnResponse:
+        """Spawn a standalone process (argv vector) without a Codex sandbox. Experimental API: needs ``experimental_api=True``."""
     @overload
-    def request(self, method: Literal["process/writeStdin"], params: p.ProcessWriteStdinParams, *, timeout: Optional[float] = None) -> p.ProcessWriteStdinResponse: ...
+    def request(self, method: Literal["process/writeStdin"], params: p.ProcessWriteStdinParams, *, timeout: Optional[float] = None) -> p.ProcessWriteStdinResponse:
+        """Write stdin bytes to a running `process/spawn` session or close stdin. Experimental API: needs ``experimental_api=True``."""
     @overload
-    def request(self, method: Literal["project/create"], params: p.ProjectCreateParams, *, timeout: Optional[float] = None) -> p.ProjectCreateResponse: ...
+    def request(self, method: Literal["project/create"], params: p.ProjectCreateParams, *, timeout: Optional[float] = None) -> p.ProjectCreateResponse:
+        """Experimental API: needs ``experimental_api=True``."""
     @overload
-    def request(self, method: Literal["project/delete"], params: p.ProjectDeleteParams, *, timeout: Optional[float] = None) -> p.ProjectDeleteResponse: ...
+    def request(self, method: Literal["project/delete"], params: p.ProjectDeleteParams, *, timeout: Optional[float] = None) -> p.ProjectDeleteResponse:
+        """Experimental API: needs ``experimental_api=True``."""
     @overload
-    def request(self, method: Literal["project/import"], params: p.ProjectImportParams, *, timeout: Optional[float] = None) -> p.ProjectImportResponse: ...
+    def request(self, method: Literal["project/import"], params: p.ProjectImportParams, *, timeout: Optional[float] = None) -> p.ProjectImportResponse:
+        """Experimental API: needs ``experimental_api=True``."""
     @overload
-    def request(self, method: Literal["project/list"], params: Optional[p.ProjectListParams] = None, *, timeout: Optional[float] = None) -> p.ProjectListResponse: ...
+    def request(self, method: Literal["project/list"], params: Optional[p.ProjectListParams] = None, *, timeout: Optional[float] = None) -> p.ProjectListResponse:
+        """Experimental API: needs ``experimental_api=True``."""
     @overload
-    def request(self, method: Literal["project/move"], params: p.ProjectMoveParams, *, timeout: Optional[float] = None) -> p.ProjectMoveResponse: ...
+    def request(self, method: Literal["project/move"], params: p.ProjectMoveParams, *, timeout: Optional[float] = None) -> p.ProjectMoveResponse:
+        """Experimental API: needs ``experimental_api=True``."""
     @overload
-    def request(self, method: Literal["project/read"], params: p.ProjectReadParams, *, timeout: Optional[float] = None) -> p.ProjectReadResponse: ...
+    def request(self, method: Literal["project/read"], params: p.ProjectReadParams, *, timeout: Optional[float] = None) -> p.ProjectReadResponse:
+        """Experimental API: needs ``experimental_api=True``."""
     @overload
-    def request(self, method: Literal["project/update"], params: p.ProjectUpdateParams, *, timeout: Optional[float] = None) -> p.ProjectUpdateResponse: ...
+    def request(self, method: Literal["project/update"], params: p.ProjectUpdateParams, *, timeout: Optional[float] = None) -> p.ProjectUpdateResponse:
+        """Experimental API: needs ``experimental_api=True``."""
     @overload
-    def request(self, method: Literal["remoteControl/client/list"], params: p.RemoteControlClientsListParams, *, timeout: Optional[float] = None) -> p.RemoteControlClientsListResponse: ...
+    def request(self, method: Literal["remoteControl/client/list"], params: p.RemoteControlClientsListParams, *, timeout: Optional[float] = None) -> p.RemoteControlClientsListResponse:
+        """Experimental API: needs ``experimental_api=True``."""
     @overload
-    def request(self, method: Literal["remoteControl/client/revoke"], params: p.RemoteControlClientsRevokeParams, *, timeout: Optional[float] = None) -> p.RemoteControlClientsRevokeResponse: ...
+    def request(self, method: Literal["remoteControl/client/revoke"], params: p.RemoteControlClientsRevokeParams, *, timeout: Optional[float] = None) -> p.RemoteControlClientsRevokeResponse:
+        """Experimental API: needs ``experimental_api=True``."""
     @overload
-    def request(self, method: Literal["remoteControl/disable"], params: Optional[p.RemoteControlDisableParams] = None, *, timeout: Optional[float] = None) -> p.RemoteControlDisableResponse: ...
+    def request(self, method: Literal["remoteControl/disable"], params: Optional[p.RemoteControlDisableParams] = None, *, timeout: Optional[float] = None) -> p.RemoteControlDisableResponse:
+        """Experimental API: needs ``experimental_api=True``."""
     @overload
-    def request(self, method: Literal["remoteControl/enable"], params: Optional[p.RemoteControlEnableParams] = None, *, timeout: Optional[float] = None) -> p.RemoteControlEnableResponse: ...
+    def request(self, method: Literal["remoteControl/enable"], params: Optional[p.RemoteControlEnableParams] = None, *, timeout: Optional[float] = None) -> p.RemoteControlEnableResponse:
+        """Experimental API: needs ``experimental_api=True``."""
     @overload
-    def request(self, method: Literal["remoteControl/pairing/start"], params: Optional[p.RemoteControlPairingStartParams] = None, *, timeout: Optional[float] = None) -> p.RemoteControlPairingStartResponse: ...
+    def request(self, method: Literal["remoteControl/pairing/start"], params: Optional[p.RemoteControlPairingStartParams] = None, *, timeout: Optional[float] = None) -> p.RemoteControlPairingStartResponse:
+        """Experimental API: needs ``experimental_api=True``."""
     @overload
-    def request(self, method: Literal["remoteControl/pairing/status"], params: Optional[p.RemoteControlPairingStatusParams] = None, *, timeout: Optional[float] = None) -> p.RemoteControlPairingStatusResponse: ...
+    def request(self, method: Literal["remoteControl/pairing/status"], params: Optional[p.RemoteControlPairingStatusParams] = None, *, timeout: Optional[float] = None) -> p.RemoteControlPairingStatusResponse:
+        """Experimental API: needs ``experimental_api=True``."""
     @overload
-    def request(self, method: Literal["remoteControl/status/read"], params: None = None, *, timeout: Optional[float] = None) -> p.RemoteControlStatusReadResponse: ...
+    def request(self, method: Literal["remoteControl/status/read"], params: None = None, *, timeout: Optional[float] = None) -> p.RemoteControlStatusReadResponse:
+        """Experimental API: needs ``experimental_api=True``."""
     @overload
     def request(self, method: Literal["review/start"], params: p.ReviewStartParams, *, timeout: Optional[float] = None) -> p.ReviewStartResponse: ...
     @overload
-    def request(self, method: Literal["rollout/compress"], params: None = None, *, timeout: Optional[float] = None) -> p.RolloutCompressResponse: ...
+    def request(self, method: Literal["rollout/compress"], params: None = None, *, timeout: Optional[float] = None) -> p.RolloutCompressResponse:
+        """Start a best-effort background compression pass for cold local rollouts. Experimental API: needs ``experimental_api=True``."""
     @overload
-    def request(self, method: Literal["server/diagnostics"], params: Optional[p.ServerDiagnosticsParams] = None, *, timeout: Optional[float] = None) -> p.ServerDiagnosticsResponse: ...
+    def request(self, method: Literal["server/diagnostics"], params: Optional[p.ServerDiagnosticsParams] = None, *, timeout: Optional[float] = None) -> p.ServerDiagnosticsResponse:
+        """Read content-free, process-local diagnostics. Experimental API: needs ``experimental_api=True``."""
     @overload
     def request(self, method: Literal["skills/config/write"], params: p.SkillsConfigWriteParams, *, timeout: Optional[float] = None) -> p.SkillsConfigWriteResponse: ...
     @overload
@@ -256,15 +299,22 @@ class SyncRequests:
     @overload
     def request(self, method: Literal["thread/attachmentOwner/list"], params: p.ThreadAttachmentOwnerListParams, *, timeout: Optional[float] = None) -> p.ThreadAttachmentOwnerListResponse: ...
     @overload
-    def request(self, method: Literal["thread/backgroundTerminals/clean"], params: p.ThreadBackgroundTerminalsCleanParams, *, timeout: Optional[float] = None) -> p.ThreadBackgroundTerminalsCleanResponse: ...
+    def request(self, method: Literal["thread/backgroundTerminals/clean"], params: p.ThreadBackgroundTerminalsCleanParams, *, timeout: Optional[float] = None) -> p.ThreadBackgroundTerminalsCleanResponse:
+        """Experimental API: needs ``experimental_api=True``."""
     @overload
-    def request(self, method: Literal["thread/backgroundTerminals/list"], params: p.ThreadBackgroundTerminalsListParams, *, timeout: Optional[float] = None) -> p.ThreadBackgroundTerminalsListResponse: ...
+    def request(self, method: Literal["thread/backgroundTerminals/list"], params: p.ThreadBackgroundTerminalsListParams, *, timeout: Optional[float] = None) -> p.ThreadBackgroundTerminalsListResponse:
+        """Experimental API: needs ``experimental_api=True``."""
     @overload
-    def request(self, method: Literal["thread/backgroundTerminals/terminate"], params: p.ThreadBackgroundTerminalsTerminateParams, *, timeout: Optional[float] = None) -> p.ThreadBackgroundTerminalsTerminateResponse: ...
+    def request(self, method: Literal["thread/backgroundTerminals/terminate"], params: p.ThreadBackgroundTerminalsTerminateParams, *, timeout: Optional[float] = None) -> p.ThreadBackgroundTerminalsTerminateResponse:
+        """Experimental API: needs ``experimental_api=True``."""
     @overload
     def request(self, method: Literal["thread/compact/start"], params: p.ThreadCompactStartParams, *, timeout: Optional[float] = None) -> p.ThreadCompactStartResponse: ...
     @overload
-    def request(self, method: Literal["thread/decrement_elicitation"], params: p.ThreadDecrementElicitationParams, *, timeout: Optional[float] = None) -> p.ThreadDecrementElicitationResponse: ...
+    def request(self, method: Literal["thread/decrement_elicitation"], params: p.ThreadDecrementElicitationParams, *, timeout: Optional[float] = None) -> p.ThreadDecrementElicitationResponse:
+        """Decrement the thread-local out-of-band elicitation counter.
+
+        When the count reaches zero, timeout accounting resumes for the thread. Experimental API: needs ``experimental_api=True``.
+        """
     @overload
     def request(self, method: Literal["thread/delete"], params: p.ThreadDeleteParams, *, timeout: Optional[float] = None) -> p.ThreadDeleteResponse: ...
     @overload
@@ -276,81 +326,112 @@ class SyncRequests:
     @overload
     def request(self, method: Literal["thread/goal/set"], params: p.ThreadGoalSetParams, *, timeout: Optional[float] = None) -> p.ThreadGoalSetResponse: ...
     @overload
-    def request(self, method: Literal["thread/guardianReview"], params: p.ThreadGuardianReviewParams, *, timeout: Optional[float] = None) -> p.ThreadGuardianReviewResponse: ...
+    def request(self, method: Literal["thread/guardianReview"], params: p.ThreadGuardianReviewParams, *, timeout: Optional[float] = None) -> p.ThreadGuardianReviewResponse:
+        """Review the idle thread's final injected exec_command without executing it. Experimental API: needs ``experimental_api=True``."""
     @overload
-    def request(self, method: Literal["thread/increment_elicitation"], params: p.ThreadIncrementElicitationParams, *, timeout: Optional[float] = None) -> p.ThreadIncrementElicitationResponse: ...
+    def request(self, method: Literal["thread/increment_elicitation"], params: p.ThreadIncrementElicitationParams, *, timeout: Optional[float] = None) -> p.ThreadIncrementElicitationResponse:
+        """Increment the thread-local out-of-band elicitation counter.
+
+        This is used by external helpers to pause timeout accounting while a user approval or other elicitation is pending outside the app-server request flow. Experimental API: needs ``experimental_api=True``.
+        """
     @overload
-    def request(self, method: Literal["thread/inject_items"], params: p.ThreadInjectItemsParams, *, timeout: Optional[float] = None) -> p.ThreadInjectItemsResponse: ...
+    def request(self, method: Literal["thread/inject_items"], params: p.ThreadInjectItemsParams, *, timeout: Optional[float] = None) -> p.ThreadInjectItemsResponse:
+        """Append raw Responses API items to the thread history without starting a user turn."""
     @overload
     def request(self, method: Literal["thread/items/list"], params: p.ThreadItemsListParams, *, timeout: Optional[float] = None) -> p.ThreadItemsListResponse: ...
     @overload
-    def request(self, method: Literal["thread/items/read"], params: p.ThreadItemsReadParams, *, timeout: Optional[float] = None) -> p.ThreadItemsReadResponse: ...
+    def request(self, method: Literal["thread/items/read"], params: p.ThreadItemsReadParams, *, timeout: Optional[float] = None) -> p.ThreadItemsReadResponse:
+        """Experimental API: needs ``experimental_api=True``."""
     @overload
     def request(self, method: Literal["thread/list"], params: Optional[p.ThreadListParams] = None, *, timeout: Optional[float] = None) -> p.ThreadListResponse: ...
     @overload
     def request(self, method: Literal["thread/loaded/list"], params: Optional[p.ThreadLoadedListParams] = None, *, timeout: Optional[float] = None) -> p.ThreadLoadedListResponse: ...
     @overload
-    def request(self, method: Literal["thread/memory/read"], params: p.ThreadMemoryReadParams, *, timeout: Optional[float] = None) -> p.ThreadMemoryReadResponse: ...
+    def request(self, method: Literal["thread/memory/read"], params: p.ThreadMemoryReadParams, *, timeout: Optional[float] = None) -> p.ThreadMemoryReadResponse:
+        """Experimental API: needs ``experimental_api=True``."""
     @overload
-    def request(self, method: Literal["thread/memoryMode/set"], params: p.ThreadMemoryModeSetParams, *, timeout: Optional[float] = None) -> p.ThreadMemoryModeSetResponse: ...
+    def request(self, method: Literal["thread/memoryMode/set"], params: p.ThreadMemoryModeSetParams, *, timeout: Optional[float] = None) -> p.ThreadMemoryModeSetResponse:
+        """Experimental API: needs ``experimental_api=True``."""
     @overload
     def request(self, method: Literal["thread/metadata/update"], params: p.ThreadMetadataUpdateParams, *, timeout: Optional[float] = None) -> p.ThreadMetadataUpdateResponse: ...
     @overload
     def request(self, method: Literal["thread/name/set"], params: p.ThreadSetNameParams, *, timeout: Optional[float] = None) -> p.ThreadSetNameResponse: ...
     @overload
-    def request(self, method: Literal["thread/prediction/request"], params: p.ThreadPredictionRequestParams, *, timeout: Optional[float] = None) -> p.ThreadPredictionRequestResponse: ...
+    def request(self, method: Literal["thread/prediction/request"], params: p.ThreadPredictionRequestParams, *, timeout: Optional[float] = None) -> p.ThreadPredictionRequestResponse:
+        """Experimental API: needs ``experimental_api=True``."""
     @overload
-    def request(self, method: Literal["thread/prepareApprovedPlan"], params: p.ThreadPrepareApprovedPlanParams, *, timeout: Optional[float] = None) -> p.ThreadPrepareApprovedPlanResponse: ...
+    def request(self, method: Literal["thread/prepareApprovedPlan"], params: p.ThreadPrepareApprovedPlanParams, *, timeout: Optional[float] = None) -> p.ThreadPrepareApprovedPlanResponse:
+        """Experimental API: needs ``experimental_api=True``."""
     @overload
-    def request(self, method: Literal["thread/queue/add"], params: p.ThreadQueueAddParams, *, timeout: Optional[float] = None) -> p.ThreadQueueAddResponse: ...
+    def request(self, method: Literal["thread/queue/add"], params: p.ThreadQueueAddParams, *, timeout: Optional[float] = None) -> p.ThreadQueueAddResponse:
+        """Experimental API: needs ``experimental_api=True``."""
     @overload
-    def request(self, method: Literal["thread/queue/delete"], params: p.ThreadQueueDeleteParams, *, timeout: Optional[float] = None) -> p.ThreadQueueDeleteResponse: ...
+    def request(self, method: Literal["thread/queue/delete"], params: p.ThreadQueueDeleteParams, *, timeout: Optional[float] = None) -> p.ThreadQueueDeleteResponse:
+        """Experimental API: needs ``experimental_api=True``."""
     @overload
-    def request(self, method: Literal["thread/queue/list"], params: p.ThreadQueueListParams, *, timeout: Optional[float] = None) -> p.ThreadQueueListResponse: ...
+    def request(self, method: Literal["thread/queue/list"], params: p.ThreadQueueListParams, *, timeout: Optional[float] = None) -> p.ThreadQueueListResponse:
+        """Experimental API: needs ``experimental_api=True``."""
     @overload
-    def request(self, method: Literal["thread/queue/reorder"], params: p.ThreadQueueReorderParams, *, timeout: Optional[float] = None) -> p.ThreadQueueReorderResponse: ...
+    def request(self, method: Literal["thread/queue/reorder"], params: p.ThreadQueueReorderParams, *, timeout: Optional[float] = None) -> p.ThreadQueueReorderResponse:
+        """Experimental API: needs ``experimental_api=True``."""
     @overload
-    def request(self, method: Literal["thread/queue/start"], params: p.ThreadQueueStartParams, *, timeout: Optional[float] = None) -> p.ThreadQueueStartResponse: ...
+    def request(self, method: Literal["thread/queue/start"], params: p.ThreadQueueStartParams, *, timeout: Optional[float] = None) -> p.ThreadQueueStartResponse:
+        """Experimental API: needs ``experimental_api=True``."""
     @overload
-    def request(self, method: Literal["thread/queue/update"], params: p.ThreadQueueUpdateParams, *, timeout: Optional[float] = None) -> p.ThreadQueueUpdateResponse: ...
+    def request(self, method: Literal["thread/queue/update"], params: p.ThreadQueueUpdateParams, *, timeout: Optional[float] = None) -> p.ThreadQueueUpdateResponse:
+        """Experimental API: needs ``experimental_api=True``."""
     @overload
     def request(self, method: Literal["thread/read"], params: p.ThreadReadParams, *, timeout: Optional[float] = None) -> p.ThreadReadResponse: ...
     @overload
-    def request(self, method: Literal["thread/readState/update"], params: p.ThreadReadStateUpdateParams, *, timeout: Optional[float] = None) -> p.ThreadReadStateUpdateResponse: ...
+    def request(self, method: Literal["thread/readState/update"], params: p.ThreadReadStateUpdateParams, *, timeout: Optional[float] = None) -> p.ThreadReadStateUpdateResponse:
+        """Experimental API: needs ``experimental_api=True``."""
     @overload
-    def request(self, method: Literal["thread/realtime/appendAudio"], params: p.ThreadRealtimeAppendAudioParams, *, timeout: Optional[float] = None) -> p.ThreadRealtimeAppendAudioResponse: ...
+    def request(self, method: Literal["thread/realtime/appendAudio"], params: p.ThreadRealtimeAppendAudioParams, *, timeout: Optional[float] = None) -> p.ThreadRealtimeAppendAudioResponse:
+        """Experimental API: needs ``experimental_api=True``."""
     @overload
-    def request(self, method: Literal["thread/realtime/appendSpeech"], params: p.ThreadRealtimeAppendSpeechParams, *, timeout: Optional[float] = None) -> p.ThreadRealtimeAppendSpeechResponse: ...
+    def request(self, method: Literal["thread/realtime/appendSpeech"], params: p.ThreadRealtimeAppendSpeechParams, *, timeout: Optional[float] = None) -> p.ThreadRealtimeAppendSpeechResponse:
+        """Experimental API: needs ``experimental_api=True``."""
     @overload
-    def request(self, method: Literal["thread/realtime/appendText"], params: p.ThreadRealtimeAppendTextParams, *, timeout: Optional[float] = None) -> p.ThreadRealtimeAppendTextResponse: ...
+    def request(self, method: Literal["thread/realtime/appendText"], params: p.ThreadRealtimeAppendTextParams, *, timeout: Optional[float] = None) -> p.ThreadRealtimeAppendTextResponse:
+        """Experimental API: needs ``experimental_api=True``."""
     @overload
-    def request(self, method: Literal["thread/realtime/listVoices"], params: Optional[p.ThreadRealtimeListVoicesParams] = None, *, timeout: Optional[float] = None) -> p.ThreadRealtimeListVoicesResponse: ...
+    def request(self, method: Literal["thread/realtime/listVoices"], params: Optional[p.ThreadRealtimeListVoicesParams] = None, *, timeout: Optional[float] = None) -> p.ThreadRealtimeListVoicesResponse:
+        """Experimental API: needs ``experimental_api=True``."""
     @overload
-    def request(self, method: Literal["thread/realtime/start"], params: p.ThreadRealtimeStartParams, *, timeout: Optional[float] = None) -> p.ThreadRealtimeStartResponse: ...
+    def request(self, method: Literal["thread/realtime/start"], params: p.ThreadRealtimeStartParams, *, timeout: Optional[float] = None) -> p.ThreadRealtimeStartResponse:
+        """Experimental API: needs ``experimental_api=True``."""
     @overload
-    def request(self, method: Literal["thread/realtime/stop"], params: p.ThreadRealtimeStopParams, *, timeout: Optional[float] = None) -> p.ThreadRealtimeStopResponse: ...
+    def request(self, method: Literal["thread/realtime/stop"], params: p.ThreadRealtimeStopParams, *, timeout: Optional[float] = None) -> p.ThreadRealtimeStopResponse:
+        """Experimental API: needs ``experimental_api=True``."""
     @overload
     def request(self, method: Literal["thread/resume"], params: p.ThreadResumeParams, *, timeout: Optional[float] = None) -> p.ThreadResumeResponse: ...
     @overload
     def request(self, method: Literal["thread/revert"], params: p.ThreadRevertParams, *, timeout: Optional[float] = None) -> p.ThreadRevertResponse: ...
     @overload
-    def request(self, method: Literal["thread/sample"], params: p.ThreadSampleParams, *, timeout: Optional[float] = None) -> p.ThreadSampleResponse: ...
+    def request(self, method: Literal["thread/sample"], params: p.ThreadSampleParams, *, timeout: Optional[float] = None) -> p.ThreadSampleResponse:
+        """Experimental API: needs ``experimental_api=True``."""
     @overload
-    def request(self, method: Literal["thread/sample/cancel"], params: p.ThreadSampleCancelParams, *, timeout: Optional[float] = None) -> p.ThreadSampleCancelResponse: ...
+    def request(self, method: Literal["thread/sample/cancel"], params: p.ThreadSampleCancelParams, *, timeout: Optional[float] = None) -> p.ThreadSampleCancelResponse:
+        """Experimental API: needs ``experimental_api=True``."""
     @overload
-    def request(self, method: Literal["thread/search"], params: p.ThreadSearchParams, *, timeout: Optional[float] = None) -> p.ThreadSearchResponse: ...
+    def request(self, method: Literal["thread/search"], params: p.ThreadSearchParams, *, timeout: Optional[float] = None) -> p.ThreadSearchResponse:
+        """Experimental API: needs ``experimental_api=True``."""
     @overload
-    def request(self, method: Literal["thread/searchOccurrences"], params: p.ThreadSearchOccurrencesParams, *, timeout: Optional[float] = None) -> p.ThreadSearchOccurrencesResponse: ...
+    def request(self, method: Literal["thread/searchOccurrences"], params: p.ThreadSearchOccurrencesParams, *, timeout: Optional[float] = None) -> p.ThreadSearchOccurrencesResponse:
+        """Experimental API: needs ``experimental_api=True``."""
     @overload
     def request(self, method: Literal["thread/section/move"], params: p.ThreadSectionMoveParams, *, timeout: Optional[float] = None) -> p.ThreadSectionMoveResponse: ...
     @overload
-    def request(self, method: Literal["thread/settings/update"], params: p.ThreadSettingsUpdateParams, *, timeout: Optional[float] = None) -> p.ThreadSettingsUpdateResponse: ...
+    def request(self, method: Literal["thread/settings/update"], params: p.ThreadSettingsUpdateParams, *, timeout: Optional[float] = None) -> p.ThreadSettingsUpdateResponse:
+        """Experimental API: needs ``experimental_api=True``."""
     @overload
     def request(self, method: Literal["thread/shellCommand"], params: p.ThreadShellCommandParams, *, timeout: Optional[float] = None) -> p.ThreadShellCommandResponse: ...
     @overload
-    def request(self, method: Literal["thread/start"], params: Optional[p.ThreadStartParams] = None, *, timeout: Optional[float] = None) -> p.ThreadStartResponse: ...
+    def request(self, method: Literal["thread/start"], params: Optional[p.ThreadStartParams] = None, *, timeout: Optional[float] = None) -> p.ThreadStartResponse:
+        """NEW APIs"""
     @overload
-    def request(self, method: Literal["thread/timeline/list"], params: p.ThreadTimelineListParams, *, timeout: Optional[float] = None) -> p.ThreadTimelineListResponse: ...
+    def request(self, method: Literal["thread/timeline/list"], params: p.ThreadTimelineListParams, *, timeout: Optional[float] = None) -> p.ThreadTimelineListResponse:
+        """Experimental API: needs ``experimental_api=True``."""
     @overload
     def request(self, method: Literal["thread/turns/list"], params: p.ThreadTurnsListParams, *, timeout: Optional[float] = None) -> p.ThreadTurnsListResponse: ...
     @overload
@@ -368,21 +449,27 @@ class SyncRequests:
     @overload
     def request(self, method: Literal["turn/interrupt"], params: p.TurnInterruptParams, *, timeout: Optional[float] = None) -> p.TurnInterruptResponse: ...
     @overload
-    def request(self, method: Literal["turn/settings/update"], params: p.TurnSettingsUpdateParams, *, timeout: Optional[float] = None) -> p.TurnSettingsUpdateResponse: ...
+    def request(self, method: Literal["turn/settings/update"], params: p.TurnSettingsUpdateParams, *, timeout: Optional[float] = None) -> p.TurnSettingsUpdateResponse:
+        """Experimental API: needs ``experimental_api=True``."""
     @overload
     def request(self, method: Literal["turn/start"], params: p.TurnStartParams, *, timeout: Optional[float] = None) -> p.TurnStartResponse: ...
     @overload
     def request(self, method: Literal["turn/steer"], params: p.TurnSteerParams, *, timeout: Optional[float] = None) -> p.TurnSteerResponse: ...
     @overload
-    def request(self, method: Literal["userVerification/cancel"], params: p.UserVerificationCancelParams, *, timeout: Optional[float] = None) -> p.UserVerificationCancelResponse: ...
+    def request(self, method: Literal["userVerification/cancel"], params: p.UserVerificationCancelParams, *, timeout: Optional[float] = None) -> p.UserVerificationCancelResponse:
+        """Experimental API: needs ``experimental_api=True``."""
     @overload
-    def request(self, method: Literal["userVerification/delete"], params: Optional[p.UserVerificationDeleteParams] = None, *, timeout: Optional[float] = None) -> p.UserVerificationDeleteResponse: ...
+    def request(self, method: Literal["userVerification/delete"], params: Optional[p.UserVerificationDeleteParams] = None, *, timeout: Optional[float] = None) -> p.UserVerificationDeleteResponse:
+        """Experimental API: needs ``experimental_api=True``."""
     @overload
-    def request(self, method: Literal["userVerification/enroll"], params: Optional[p.UserVerificationEnrollParams] = None, *, timeout: Optional[float] = None) -> p.UserVerificationEnrollResponse: ...
+    def request(self, method: Literal["userVerification/enroll"], params: Optional[p.UserVerificationEnrollParams] = None, *, timeout: Optional[float] = None) -> p.UserVerificationEnrollResponse:
+        """Experimental API: needs ``experimental_api=True``."""
     @overload
-    def request(self, method: Literal["userVerification/status"], params: Optional[p.UserVerificationStatusParams] = None, *, timeout: Optional[float] = None) -> p.UserVerificationStatusResponse: ...
+    def request(self, method: Literal["userVerification/status"], params: Optional[p.UserVerificationStatusParams] = None, *, timeout: Optional[float] = None) -> p.UserVerificationStatusResponse:
+        """Experimental API: needs ``experimental_api=True``."""
     @overload
-    def request(self, method: Literal["userVerification/verify"], params: p.UserVerificationVerifyParams, *, timeout: Optional[float] = None) -> p.UserVerificationVerifyResponse: ...
+    def request(self, method: Literal["userVerification/verify"], params: p.UserVerificationVerifyParams, *, timeout: Optional[float] = None) -> p.UserVerificationVerifyResponse:
+        """Experimental API: needs ``experimental_api=True``."""
     @overload
     def request(self, method: Literal["windowsSandbox/readiness"], params: None = None, *, timeout: Optional[float] = None) -> p.WindowsSandboxReadinessResponse: ...
     @overload
@@ -406,11 +493,14 @@ class AsyncRequests:
     _request: Callable[[str, Optional[Mapping[str, Any]], Optional[float]], Any]
 
     @overload
-    async def request(self, method: Literal["account/bedrock/checkGovCloudRequirements"], params: Optional[p.BedrockCheckGovCloudRequirementsParams] = None, *, timeout: Optional[float] = None) -> p.BedrockCheckGovCloudRequirementsResponse: ...
+    async def request(self, method: Literal["account/bedrock/checkGovCloudRequirements"], params: Optional[p.BedrockCheckGovCloudRequirementsParams] = None, *, timeout: Optional[float] = None) -> p.BedrockCheckGovCloudRequirementsResponse:
+        """Experimental API: needs ``experimental_api=True``."""
     @overload
-    async def request(self, method: Literal["account/bedrock/discover"], params: Optional[p.BedrockDiscoverParams] = None, *, timeout: Optional[float] = None) -> p.BedrockDiscoverResponse: ...
+    async def request(self, method: Literal["account/bedrock/discover"], params: Optional[p.BedrockDiscoverParams] = None, *, timeout: Optional[float] = None) -> p.BedrockDiscoverResponse:
+        """Experimental API: needs ``experimental_api=True``."""
     @overload
-    async def request(self, method: Literal["account/bedrock/setup"], params: p.BedrockSetupParams, *, timeout: Optional[float] = None) -> p.BedrockSetupResponse: ...
+    async def request(self, method: Literal["account/bedrock/setup"], params: p.BedrockSetupParams, *, timeout: Optional[float] = None) -> p.BedrockSetupResponse:
+        """Experimental API: needs ``experimental_api=True``."""
     @overload
     async def request(self, method: Literal["account/gatewayOAuth/cancel"], params: None = None, *, timeout: Optional[float] = None) -> p.GatewayOAuthCancelResponse: ...
     @overload
@@ -418,7 +508,8 @@ class AsyncRequests:
     @overload
     async def request(self, method: Literal["account/gatewayOAuth/read"], params: Optional[p.GatewayOAuthReadParams] = None, *, timeout: Optional[float] = None) -> p.GatewayOAuthReadResponse: ...
     @overload
-    async def request(self, method: Literal["account/gcp/setup"], params: p.GcpSetupParams, *, timeout: Optional[float] = None) -> p.GcpSetupResponse: ...
+    async def request(self, method: Literal["account/gcp/setup"], params: p.GcpSetupParams, *, timeout: Optional[float] = None) -> p.GcpSetupResponse:
+        """Experimental API: needs ``experimental_api=True``."""
     @overload
     async def request(self, method: Literal["account/login/cancel"], params: p.CancelLoginAccountParams, *, timeout: Optional[float] = None) -> p.CancelLoginAccountResponse: ...
     @overload
@@ -440,9 +531,11 @@ class AsyncRequests:
     @overload
     async def request(self, method: Literal["account/workspaceMessages/read"], params: None = None, *, timeout: Optional[float] = None) -> p.GetWorkspaceMessagesResponse: ...
     @overload
-    async def request(self, method: Literal["accountSession/list"], params: Optional[p.AccountSessionsListParams] = None, *, timeout: Optional[float] = None) -> p.AccountSessionsResponse: ...
+    async def request(self, method: Literal["accountSession/list"], params: Optional[p.AccountSessionsListParams] = None, *, timeout: Optional[float] = None) -> p.AccountSessionsResponse:
+        """Experimental API: needs ``experimental_api=True``."""
     @overload
-    async def request(self, method: Literal["accountSession/switch"], params: p.AccountSessionsSwitchParams, *, timeout: Optional[float] = None) -> p.AccountSessionsSwitchResponse: ...
+    async def request(self, method: Literal["accountSession/switch"], params: p.AccountSessionsSwitchParams, *, timeout: Optional[float] = None) -> p.AccountSessionsSwitchResponse:
+        """Experimental API: needs ``experimental_api=True``."""
     @overload
     async def request(self, method: Literal["app/installed"], params: Optional[p.AppsInstalledParams] = None, *, timeout: Optional[float] = None) -> p.AppsInstalledResponse: ...
     @overload
@@ -450,15 +543,20 @@ class AsyncRequests:
     @overload
     async def request(self, method: Literal["app/read"], params: p.AppsReadParams, *, timeout: Optional[float] = None) -> p.AppsReadResponse: ...
     @overload
-    async def request(self, method: Literal["collaborationMode/list"], params: Optional[p.CollaborationModeListParams] = None, *, timeout: Optional[float] = None) -> p.CollaborationModeListResponse: ...
+    async def request(self, method: Literal["collaborationMode/list"], params: Optional[p.CollaborationModeListParams] = None, *, timeout: Optional[float] = None) -> p.CollaborationModeListResponse:
+        """Lists collaboration mode presets. Experimental API: needs ``experimental_api=True``."""
     @overload
-    async def request(self, method: Literal["command/exec"], params: p.CommandExecParams, *, timeout: Optional[float] = None) -> p.CommandExecResponse: ...
+    async def request(self, method: Literal["command/exec"], params: p.CommandExecParams, *, timeout: Optional[float] = None) -> p.CommandExecResponse:
+        """Execute a standalone command (argv vector) under the server's sandbox."""
     @overload
-    async def request(self, method: Literal["command/exec/resize"], params: p.CommandExecResizeParams, *, timeout: Optional[float] = None) -> p.CommandExecResizeResponse: ...
+    async def request(self, method: Literal["command/exec/resize"], params: p.CommandExecResizeParams, *, timeout: Optional[float] = None) -> p.CommandExecResizeResponse:
+        """Resize a running PTY-backed `command/exec` session by client-supplied `processId`."""
     @overload
-    async def request(self, method: Literal["command/exec/terminate"], params: p.CommandExecTerminateParams, *, timeout: Optional[float] = None) -> p.CommandExecTerminateResponse: ...
+    async def request(self, method: Literal["command/exec/terminate"], params: p.CommandExecTerminateParams, *, timeout: Optional[float] = None) -> p.CommandExecTerminateResponse:
+        """Terminate a running `command/exec` session by client-supplied `processId`."""
     @overload
-    async def request(self, method: Literal["command/exec/write"], params: p.CommandExecWriteParams, *, timeout: Optional[float] = None) -> p.CommandExecWriteResponse: ...
+    async def request(self, method: Literal["command/exec/write"], params: p.CommandExecWriteParams, *, timeout: Optional[float] = None) -> p.CommandExecWriteResponse:
+        """Write stdin bytes to a running `command/exec` session or close stdin."""
     @overload
     async def request(self, method: Literal["config/batchWrite"], params: p.ConfigBatchWriteParams, *, timeout: Optional[float] = None) -> p.ConfigWriteResponse: ...
     @overload
@@ -470,11 +568,14 @@ class AsyncRequests:
     @overload
     async def request(self, method: Literal["configRequirements/read"], params: None = None, *, timeout: Optional[float] = None) -> p.ConfigRequirementsReadResponse: ...
     @overload
-    async def request(self, method: Literal["environment/add"], params: p.EnvironmentAddParams, *, timeout: Optional[float] = None) -> p.EnvironmentAddResponse: ...
+    async def request(self, method: Literal["environment/add"], params: p.EnvironmentAddParams, *, timeout: Optional[float] = None) -> p.EnvironmentAddResponse:
+        """Adds or replaces a remote environment by id for later selection. Experimental API: needs ``experimental_api=True``."""
     @overload
-    async def request(self, method: Literal["environment/info"], params: p.EnvironmentInfoParams, *, timeout: Optional[float] = None) -> p.EnvironmentInfoResponse: ...
+    async def request(self, method: Literal["environment/info"], params: p.EnvironmentInfoParams, *, timeout: Optional[float] = None) -> p.EnvironmentInfoResponse:
+        """Reads information from a configured execution environment. Experimental API: needs ``experimental_api=True``."""
     @overload
-    async def request(self, method: Literal["environment/status"], params: p.EnvironmentStatusParams, *, timeout: Optional[float] = None) -> p.EnvironmentStatusResponse: ...
+    async def request(self, method: Literal["environment/status"], params: p.EnvironmentStatusParams, *, timeout: Optional[float] = None) -> p.EnvironmentStatusResponse:
+        """Reads the current status of a configured execution environment. Experimental API: needs ``experimental_api=True``."""
     @overload
     async def request(self, method: Literal["experimentalFeature/enablement/set"], params: p.ExperimentalFeatureEnablementSetParams, *, timeout: Optional[float] = None) -> p.ExperimentalFeatureEnablementSetResponse: ...
     @overload
@@ -512,11 +613,14 @@ class AsyncRequests:
     @overload
     async def request(self, method: Literal["fuzzyFileSearch"], params: p.FuzzyFileSearchParams, *, timeout: Optional[float] = None) -> p.FuzzyFileSearchResponse: ...
     @overload
-    async def request(self, method: Literal["fuzzyFileSearch/sessionStart"], params: p.FuzzyFileSearchSessionStartParams, *, timeout: Optional[float] = None) -> p.FuzzyFileSearchSessionStartResponse: ...
+    async def request(self, method: Literal["fuzzyFileSearch/sessionStart"], params: p.FuzzyFileSearchSessionStartParams, *, timeout: Optional[float] = None) -> p.FuzzyFileSearchSessionStartResponse:
+        """Experimental API: needs ``experimental_api=True``."""
     @overload
-    async def request(self, method: Literal["fuzzyFileSearch/sessionStop"], params: p.FuzzyFileSearchSessionStopParams, *, timeout: Optional[float] = None) -> p.FuzzyFileSearchSessionStopResponse: ...
+    async def request(self, method: Literal["fuzzyFileSearch/sessionStop"], params: p.FuzzyFileSearchSessionStopParams, *, timeout: Optional[float] = None) -> p.FuzzyFileSearchSessionStopResponse:
+        """Experimental API: needs ``experimental_api=True``."""
     @overload
-    async def request(self, method: Literal["fuzzyFileSearch/sessionUpdate"], params: p.FuzzyFileSearchSessionUpdateParams, *, timeout: Optional[float] = None) -> p.FuzzyFileSearchSessionUpdateResponse: ...
+    async def request(self, method: Literal["fuzzyFileSearch/sessionUpdate"], params: p.FuzzyFileSearchSessionUpdateParams, *, timeout: Optional[float] = None) -> p.FuzzyFileSearchSessionUpdateResponse:
+        """Experimental API: needs ``experimental_api=True``."""
     @overload
     async def request(self, method: Literal["hooks/list"], params: Optional[p.HooksListParams] = None, *, timeout: Optional[float] = None) -> p.HooksListResponse: ...
     @overload
@@ -528,9 +632,11 @@ class AsyncRequests:
     @overload
     async def request(self, method: Literal["marketplace/upgrade"], params: Optional[p.MarketplaceUpgradeParams] = None, *, timeout: Optional[float] = None) -> p.MarketplaceUpgradeResponse: ...
     @overload
-    async def request(self, method: Literal["mcpServer/event/stream/start"], params: p.McpServerEventStreamStartParams, *, timeout: Optional[float] = None) -> p.McpServerEventStreamStartResponse: ...
+    async def request(self, method: Literal["mcpServer/event/stream/start"], params: p.McpServerEventStreamStartParams, *, timeout: Optional[float] = None) -> p.McpServerEventStreamStartResponse:
+        """Experimental API: needs ``experimental_api=True``."""
     @overload
-    async def request(self, method: Literal["mcpServer/event/stream/stop"], params: p.McpServerEventStreamStopParams, *, timeout: Optional[float] = None) -> p.McpServerEventStreamStopResponse: ...
+    async def request(self, method: Literal["mcpServer/event/stream/stop"], params: p.McpServerEventStreamStopParams, *, timeout: Optional[float] = None) -> p.McpServerEventStreamStopResponse:
+        """Experimental API: needs ``experimental_api=True``."""
     @overload
     async def request(self, method: Literal["mcpServer/oauth/login"], params: p.McpServerOauthLoginParams, *, timeout: Optional[float] = None) -> p.McpServerOauthLoginResponse: ...
     @overload
@@ -540,11 +646,14 @@ class AsyncRequests:
     @overload
     async def request(self, method: Literal["mcpServerStatus/list"], params: Optional[p.ListMcpServerStatusParams] = None, *, timeout: Optional[float] = None) -> p.ListMcpServerStatusResponse: ...
     @overload
-    async def request(self, method: Literal["memory/reset"], params: None = None, *, timeout: Optional[float] = None) -> p.MemoryResetResponse: ...
+    async def request(self, method: Literal["memory/reset"], params: None = None, *, timeout: Optional[float] = None) -> p.MemoryResetResponse:
+        """Experimental API: needs ``experimental_api=True``."""
     @overload
-    async def request(self, method: Literal["memory/status"], params: Optional[p.MemoryStatusParams] = None, *, timeout: Optional[float] = None) -> p.MemoryStatusResponse: ...
+    async def request(self, method: Literal["memory/status"], params: Optional[p.MemoryStatusParams] = None, *, timeout: Optional[float] = None) -> p.MemoryStatusResponse:
+        """Experimental API: needs ``experimental_api=True``."""
     @overload
-    async def request(self, method: Literal["mock/experimentalMethod"], params: Optional[p.MockExperimentalMethodParams] = None, *, timeout: Optional[float] = None) -> p.MockExperimentalMethodResponse: ...
+    async def request(self, method: Literal["mock/experimentalMethod"], params: Optional[p.MockExperimentalMethodParams] = None, *, timeout: Optional[float] = None) -> p.MockExperimentalMethodResponse:
+        """Test-only method used to validate experimental gating. Experimental API: needs ``experimental_api=True``."""
     @overload
     async def request(self, method: Literal["model/list"], params: Optional[p.ModelListParams] = None, *, timeout: Optional[float] = None) -> p.ModelListResponse: ...
     @overload
@@ -566,7 +675,8 @@ class AsyncRequests:
     @overload
     async def request(self, method: Literal["plugin/reconcile"], params: Optional[p.PluginReconcileParams] = None, *, timeout: Optional[float] = None) -> p.PluginReconcileResponse: ...
     @overload
-    async def request(self, method: Literal["plugin/search"], params: p.PluginSearchParams, *, timeout: Optional[float] = None) -> p.PluginSearchResponse: ...
+    async def request(self, method: Literal["plugin/search"], params: p.PluginSearchParams, *, timeout: Optional[float] = None) -> p.PluginSearchResponse:
+        """Experimental API: needs ``experimental_api=True``."""
     @overload
     async def request(self, method: Literal["plugin/share/checkout"], params: p.PluginShareCheckoutParams, *, timeout: Optional[float] = None) -> p.PluginShareCheckoutResponse: ...
     @overload
@@ -582,47 +692,67 @@ class AsyncRequests:
     @overload
     async def request(self, method: Literal["plugin/uninstall"], params: p.PluginUninstallParams, *, timeout: Optional[float] = None) -> p.PluginUninstallResponse: ...
     @overload
-    async def request(self, method: Literal["process/kill"], params: p.ProcessKillParams, *, timeout: Optional[float] = None) -> p.ProcessKillResponse: ...
+    async def request(self, method: Literal["process/kill"], params: p.ProcessKillParams, *, timeout: Optional[float] = None) -> p.ProcessKillResponse:
+        """Terminate a running `process/spawn` session by client-supplied `processHandle`. Experimental API: needs ``experimental_api=True``."""
     @overload
-    async def request(self, method: Literal["process/resizePty"], params: p.ProcessResizePtyParams, *, timeout: Optional[float] = None) -> p.ProcessResizePtyResponse: ...
+    async def request(self, method: Literal["process/resizePty"], params: p.ProcessResizePtyParams, *, timeout: Optional[float] = None) -> p.ProcessResizePtyResponse:
+        """Resize a running PTY-backed `process/spawn` session by client-supplied `processHandle`. Experimental API: needs ``experimental_api=True``."""
     @overload
-    async def request(self, method: Literal["process/spawn"], params: p.ProcessSpawnParams, *, timeout: Optional[float] = None) -> p.ProcessSpawnResponse: ...
+    async def request(self, method: Literal["process/spawn"], params: p.ProcessSpawnParams, *, timeout: Optional[float] = None) -> p.ProcessSpawnResponse:
+        """Spawn a standalone process (argv vector) without a Codex sandbox. Experimental API: needs ``experimental_api=True``."""
     @overload
-    async def request(self, method: Literal["process/writeStdin"], params: p.ProcessWriteStdinParams, *, timeout: Optional[float] = None) -> p.ProcessWriteStdinResponse: ...
+    async def request(self, method: Literal["process/writeStdin"], params: p.ProcessWriteStdinParams, *, timeout: Optional[float] = None) -> p.ProcessWriteStdinResponse:
+        """Write stdin bytes to a running `process/spawn` session or close stdin. Experimental API: needs ``experimental_api=True``."""
     @overload
-    async def request(self, method: Literal["project/create"], params: p.ProjectCreateParams, *, timeout: Optional[float] = None) -> p.ProjectCreateResponse: ...
+    async def request(self, method: Literal["project/create"], params: p.ProjectCreateParams, *, timeout: Optional[float] = None) -> p.ProjectCreateResponse:
+        """Experimental API: needs ``experimental_api=True``."""
     @overload
-    async def request(self, method: Literal["project/delete"], params: p.ProjectDeleteParams, *, timeout: Optional[float] = None) -> p.ProjectDeleteResponse: ...
+    async def request(self, method: Literal["project/delete"], params: p.ProjectDeleteParams, *, timeout: Optional[float] = None) -> p.ProjectDeleteResponse:
+        """Experimental API: needs ``experimental_api=True``."""
     @overload
-    async def request(self, method: Literal["project/import"], params: p.ProjectImportParams, *, timeout: Optional[float] = None) -> p.ProjectImportResponse: ...
+    async def request(self, method: Literal["project/import"], params: p.ProjectImportParams, *, timeout: Optional[float] = None) -> p.ProjectImportResponse:
+        """Experimental API: needs ``experimental_api=True``."""
     @overload
-    async def request(self, method: Literal["project/list"], params: Optional[p.ProjectListParams] = None, *, timeout: Optional[float] = None) -> p.ProjectListResponse: ...
+    async def request(self, method: Literal["project/list"], params: Optional[p.ProjectListParams] = None, *, timeout: Optional[float] = None) -> p.ProjectListResponse:
+        """Experimental API: needs ``experimental_api=True``."""
     @overload
-    async def request(self, method: Literal["project/move"], params: p.ProjectMoveParams, *, timeout: Optional[float] = None) -> p.ProjectMoveResponse: ...
+    async def request(self, method: Literal["project/move"], params: p.ProjectMoveParams, *, timeout: Optional[float] = None) -> p.ProjectMoveResponse:
+        """Experimental API: needs ``experimental_api=True``."""
     @overload
-    async def request(self, method: Literal["project/read"], params: p.ProjectReadParams, *, timeout: Optional[float] = None) -> p.ProjectReadResponse: ...
+    async def request(self, method: Literal["project/read"], params: p.ProjectReadParams, *, timeout: Optional[float] = None) -> p.ProjectReadResponse:
+        """Experimental API: needs ``experimental_api=True``."""
     @overload
-    async def request(self, method: Literal["project/update"], params: p.ProjectUpdateParams, *, timeout: Optional[float] = None) -> p.ProjectUpdateResponse: ...
+    async def request(self, method: Literal["project/update"], params: p.ProjectUpdateParams, *, timeout: Optional[float] = None) -> p.ProjectUpdateResponse:
+        """Experimental API: needs ``experimental_api=True``."""
     @overload
-    async def request(self, method: Literal["remoteControl/client/list"], params: p.RemoteControlClientsListParams, *, timeout: Optional[float] = None) -> p.RemoteControlClientsListResponse: ...
+    async def request(self, method: Literal["remoteControl/client/list"], params: p.RemoteControlClientsListParams, *, timeout: Optional[float] = None) -> p.RemoteControlClientsListResponse:
+        """Experimental API: needs ``experimental_api=True``."""
     @overload
-    async def request(self, method: Literal["remoteControl/client/revoke"], params: p.RemoteControlClientsRevokeParams, *, timeout: Optional[float] = None) -> p.RemoteControlClientsRevokeResponse: ...
+    async def request(self, method: Literal["remoteControl/client/revoke"], params: p.RemoteControlClientsRevokeParams, *, timeout: Optional[float] = None) -> p.RemoteControlClientsRevokeResponse:
+        """Experimental API: needs ``experimental_api=True``."""
     @overload
-    async def request(self, method: Literal["remoteControl/disable"], params: Optional[p.RemoteControlDisableParams] = None, *, timeout: Optional[float] = None) -> p.RemoteControlDisableResponse: ...
+    async def request(self, method: Literal["remoteControl/disable"], params: Optional[p.RemoteControlDisableParams] = None, *, timeout: Optional[float] = None) -> p.RemoteControlDisableResponse:
+        """Experimental API: needs ``experimental_api=True``."""
     @overload
-    async def request(self, method: Literal["remoteControl/enable"], params: Optional[p.RemoteControlEnableParams] = None, *, timeout: Optional[float] = None) -> p.RemoteControlEnableResponse: ...
+    async def request(self, method: Literal["remoteControl/enable"], params: Optional[p.RemoteControlEnableParams] = None, *, timeout: Optional[float] = None) -> p.RemoteControlEnableResponse:
+        """Experimental API: needs ``experimental_api=True``."""
     @overload
-    async def request(self, method: Literal["remoteControl/pairing/start"], params: Optional[p.RemoteControlPairingStartParams] = None, *, timeout: Optional[float] = None) -> p.RemoteControlPairingStartResponse: ...
+    async def request(self, method: Literal["remoteControl/pairing/start"], params: Optional[p.RemoteControlPairingStartParams] = None, *, timeout: Optional[float] = None) -> p.RemoteControlPairingStartResponse:
+        """Experimental API: needs ``experimental_api=True``."""
     @overload
-    async def request(self, method: Literal["remoteControl/pairing/status"], params: Optional[p.RemoteControlPairingStatusParams] = None, *, timeout: Optional[float] = None) -> p.RemoteControlPairingStatusResponse: ...
+    async def request(self, method: Literal["remoteControl/pairing/status"], params: Optional[p.RemoteControlPairingStatusParams] = None, *, timeout: Optional[float] = None) -> p.RemoteControlPairingStatusResponse:
+        """Experimental API: needs ``experimental_api=True``."""
     @overload
-    async def request(self, method: Literal["remoteControl/status/read"], params: None = None, *, timeout: Optional[float] = None) -> p.RemoteControlStatusReadResponse: ...
+    async def request(self, method: Literal["remoteControl/status/read"], params: None = None, *, timeout: Optional[float] = None) -> p.RemoteControlStatusReadResponse:
+        """Experimental API: needs ``experimental_api=True``."""
     @overload
     async def request(self, method: Literal["review/start"], params: p.ReviewStartParams, *, timeout: Optional[float] = None) -> p.ReviewStartResponse: ...
     @overload
-    async def request(self, method: Literal["rollout/compress"], params: None = None, *, timeout: Optional[float] = None) -> p.RolloutCompressResponse: ...
+    async def request(self, method: Literal["rollout/compress"], params: None = None, *, timeout: Optional[float] = None) -> p.RolloutCompressResponse:
+        """Start a best-effort background compression pass for cold local rollouts. Experimental API: needs ``experimental_api=True``."""
     @overload
-    async def request(self, method: Literal["server/diagnostics"], params: Optional[p.ServerDiagnosticsParams] = None, *, timeout: Optional[float] = None) -> p.ServerDiagnosticsResponse: ...
+    async def request(self, method: Literal["server/diagnostics"], params: Optional[p.ServerDiagnosticsParams] = None, *, timeout: Optional[float] = None) -> p.ServerDiagnosticsResponse:
+        """Read content-free, process-local diagnostics. Experimental API: needs ``experimental_api=True``."""
     @overload
     async def request(self, method: Literal["skills/config/write"], params: p.SkillsConfigWriteParams, *, timeout: Optional[float] = None) -> p.SkillsConfigWriteResponse: ...
     @overload
@@ -642,15 +772,22 @@ class AsyncRequests:
     @overload
     async def request(self, method: Literal["thread/attachmentOwner/list"], params: p.ThreadAttachmentOwnerListParams, *, timeout: Optional[float] = None) -> p.ThreadAttachmentOwnerListResponse: ...
     @overload
-    async def request(self, method: Literal["thread/backgroundTerminals/clean"], params: p.ThreadBackgroundTerminalsCleanParams, *, timeout: Optional[float] = None) -> p.ThreadBackgroundTerminalsCleanResponse: ...
+    async def request(self, method: Literal["thread/backgroundTerminals/clean"], params: p.ThreadBackgroundTerminalsCleanParams, *, timeout: Optional[float] = None) -> p.ThreadBackgroundTerminalsCleanResponse:
+        """Experimental API: needs ``experimental_api=True``."""
     @overload
-    async def request(self, method: Literal["thread/backgroundTerminals/list"], params: p.ThreadBackgroundTerminalsListParams, *, timeout: Optional[float] = None) -> p.ThreadBackgroundTerminalsListResponse: ...
+    async def request(self, method: Literal["thread/backgroundTerminals/list"], params: p.ThreadBackgroundTerminalsListParams, *, timeout: Optional[float] = None) -> p.ThreadBackgroundTerminalsListResponse:
+        """Experimental API: needs ``experimental_api=True``."""
     @overload
-    async def request(self, method: Literal["thread/backgroundTerminals/terminate"], params: p.ThreadBackgroundTerminalsTerminateParams, *, timeout: Optional[float] = None) -> p.ThreadBackgroundTerminalsTerminateResponse: ...
+    async def request(self, method: Literal["thread/backgroundTerminals/terminate"], params: p.ThreadBackgroundTerminalsTerminateParams, *, timeout: Optional[float] = None) -> p.ThreadBackgroundTerminalsTerminateResponse:
+        """Experimental API: needs ``experimental_api=True``."""
     @overload
     async def request(self, method: Literal["thread/compact/start"], params: p.ThreadCompactStartParams, *, timeout: Optional[float] = None) -> p.ThreadCompactStartResponse: ...
     @overload
-    async def request(self, method: Literal["thread/decrement_elicitation"], params: p.ThreadDecrementElicitationParams, *, timeout: Optional[float] = None) -> p.ThreadDecrementElicitationResponse: ...
+    async def request(self, method: Literal["thread/decrement_elicitation"], params: p.ThreadDecrementElicitationParams, *, timeout: Optional[float] = None) -> p.ThreadDecrementElicitationResponse:
+        """Decrement the thread-local out-of-band elicitation counter.
+
+        When the count reaches zero, timeout accounting resumes for the thread. Experimental API: needs ``experimental_api=True``.
+        """
     @overload
     async def request(self, method: Literal["thread/delete"], params: p.ThreadDeleteParams, *, timeout: Optional[float] = None) -> p.ThreadDeleteResponse: ...
     @overload
@@ -662,81 +799,112 @@ class AsyncRequests:
     @overload
     async def request(self, method: Literal["thread/goal/set"], params: p.ThreadGoalSetParams, *, timeout: Optional[float] = None) -> p.ThreadGoalSetResponse: ...
     @overload
-    async def request(self, method: Literal["thread/guardianReview"], params: p.ThreadGuardianReviewParams, *, timeout: Optional[float] = None) -> p.ThreadGuardianReviewResponse: ...
+    async def request(self, method: Literal["thread/guardianReview"], params: p.ThreadGuardianReviewParams, *, timeout: Optional[float] = None) -> p.ThreadGuardianReviewResponse:
+        """Review the idle thread's final injected exec_command without executing it. Experimental API: needs ``experimental_api=True``."""
     @overload
-    async def request(self, method: Literal["thread/increment_elicitation"], params: p.ThreadIncrementElicitationParams, *, timeout: Optional[float] = None) -> p.ThreadIncrementElicitationResponse: ...
+    async def request(self, method: Literal["thread/increment_elicitation"], params: p.ThreadIncrementElicitationParams, *, timeout: Optional[float] = None) -> p.ThreadIncrementElicitationResponse:
+        """Increment the thread-local out-of-band elicitation counter.
+
+        This is used by external helpers to pause timeout accounting while a user approval or other elicitation is pending outside the app-server request flow. Experimental API: needs ``experimental_api=True``.
+        """
     @overload
-    async def request(self, method: Literal["thread/inject_items"], params: p.ThreadInjectItemsParams, *, timeout: Optional[float] = None) -> p.ThreadInjectItemsResponse: ...
+    async def request(self, method: Literal["thread/inject_items"], params: p.ThreadInjectItemsParams, *, timeout: Optional[float] = None) -> p.ThreadInjectItemsResponse:
+        """Append raw Responses API items to the thread history without starting a user turn."""
     @overload
     async def request(self, method: Literal["thread/items/list"], params: p.ThreadItemsListParams, *, timeout: Optional[float] = None) -> p.ThreadItemsListResponse: ...
     @overload
-    async def request(self, method: Literal["thread/items/read"], params: p.ThreadItemsReadParams, *, timeout: Optional[float] = None) -> p.ThreadItemsReadResponse: ...
+    async def request(self, method: Literal["thread/items/read"], params: p.ThreadItemsReadParams, *, timeout: Optional[float] = None) -> p.ThreadItemsReadResponse:
+        """Experimental API: needs ``experimental_api=True``."""
     @overload
     async def request(self, method: Literal["thread/list"], params: Optional[p.ThreadListParams] = None, *, timeout: Optional[float] = None) -> p.ThreadListResponse: ...
     @overload
     async def request(self, method: Literal["thread/loaded/list"], params: Optional[p.ThreadLoadedListParams] = None, *, timeout: Optional[float] = None) -> p.ThreadLoadedListResponse: ...
     @overload
-    async def request(self, method: Literal["thread/memory/read"], params: p.ThreadMemoryReadParams, *, timeout: Optional[float] = None) -> p.ThreadMemoryReadResponse: ...
+    async def request(self, method: Literal["thread/memory/read"], params: p.ThreadMemoryReadParams, *, timeout: Optional[float] = None) -> p.ThreadMemoryReadResponse:
+        """Experimental API: needs ``experimental_api=True``."""
     @overload
-    async def request(self, method: Literal["thread/memoryMode/set"], params: p.ThreadMemoryModeSetParams, *, timeout: Optional[float] = None) -> p.ThreadMemoryModeSetResponse: ...
+    async def request(self, method: Literal["thread/memoryMode/set"], params: p.ThreadMemoryModeSetParams, *, timeout: Optional[float] = None) -> p.ThreadMemoryModeSetResponse:
+        """Experimental API: needs ``experimental_api=True``."""
     @overload
     async def request(self, method: Literal["thread/metadata/update"], params: p.ThreadMetadataUpdateParams, *, timeout: Optional[float] = None) -> p.ThreadMetadataUpdateResponse: ...
     @overload
     async def request(self, method: Literal["thread/name/set"], params: p.ThreadSetNameParams, *, timeout: Optional[float] = None) -> p.ThreadSetNameResponse: ...
     @overload
-    async def request(self, method: Literal["thread/prediction/request"], params: p.ThreadPredictionRequestParams, *, timeout: Optional[float] = None) -> p.ThreadPredictionRequestResponse: ...
+    async def request(self, method: Literal["thread/prediction/request"], params: p.ThreadPredictionRequestParams, *, timeout: Optional[float] = None) -> p.ThreadPredictionRequestResponse:
+        """Experimental API: needs ``experimental_api=True``."""
     @overload
-    async def request(self, method: Literal["thread/prepareApprovedPlan"], params: p.ThreadPrepareApprovedPlanParams, *, timeout: Optional[float] = None) -> p.ThreadPrepareApprovedPlanResponse: ...
+    async def request(self, method: Literal["thread/prepareApprovedPlan"], params: p.ThreadPrepareApprovedPlanParams, *, timeout: Optional[float] = None) -> p.ThreadPrepareApprovedPlanResponse:
+        """Experimental API: needs ``experimental_api=True``."""
     @overload
-    async def request(self, method: Literal["thread/queue/add"], params: p.ThreadQueueAddParams, *, timeout: Optional[float] = None) -> p.ThreadQueueAddResponse: ...
+    async def request(self, method: Literal["thread/queue/add"], params: p.ThreadQueueAddParams, *, timeout: Optional[float] = None) -> p.ThreadQueueAddResponse:
+        """Experimental API: needs ``experimental_api=True``."""
     @overload
-    async def request(self, method: Literal["thread/queue/delete"], params: p.ThreadQueueDeleteParams, *, timeout: Optional[float] = None) -> p.ThreadQueueDeleteResponse: ...
+    async def request(self, method: Literal["thread/queue/delete"], params: p.ThreadQueueDeleteParams, *, timeout: Optional[float] = None) -> p.ThreadQueueDeleteResponse:
+        """Experimental API: needs ``experimental_api=True``."""
     @overload
-    async def request(self, method: Literal["thread/queue/list"], params: p.ThreadQueueListParams, *, timeout: Optional[float] = None) -> p.ThreadQueueListResponse: ...
+    async def request(self, method: Literal["thread/queue/list"], params: p.ThreadQueueListParams, *, timeout: Optional[float] = None) -> p.ThreadQueueListResponse:
+        """Experimental API: needs ``experimental_api=True``."""
     @overload
-    async def request(self, method: Literal["thread/queue/reorder"], params: p.ThreadQueueReorderParams, *, timeout: Optional[float] = None) -> p.ThreadQueueReorderResponse: ...
+    async def request(self, method: Literal["thread/queue/reorder"], params: p.ThreadQueueReorderParams, *, timeout: Optional[float] = None) -> p.ThreadQueueReorderResponse:
+        """Experimental API: needs ``experimental_api=True``."""
     @overload
-    async def request(self, method: Literal["thread/queue/start"], params: p.ThreadQueueStartParams, *, timeout: Optional[float] = None) -> p.ThreadQueueStartResponse: ...
+    async def request(self, method: Literal["thread/queue/start"], params: p.ThreadQueueStartParams, *, timeout: Optional[float] = None) -> p.ThreadQueueStartResponse:
+        """Experimental API: needs ``experimental_api=True``."""
     @overload
-    async def request(self, method: Literal["thread/queue/update"], params: p.ThreadQueueUpdateParams, *, timeout: Optional[float] = None) -> p.ThreadQueueUpdateResponse: ...
+    async def request(self, method: Literal["thread/queue/update"], params: p.ThreadQueueUpdateParams, *, timeout: Optional[float] = None) -> p.ThreadQueueUpdateResponse:
+        """Experimental API: needs ``experimental_api=True``."""
     @overload
     async def request(self, method: Literal["thread/read"], params: p.ThreadReadParams, *, timeout: Optional[float] = None) -> p.ThreadReadResponse: ...
     @overload
-    async def request(self, method: Literal["thread/readState/update"], params: p.ThreadReadStateUpdateParams, *, timeout: Optional[float] = None) -> p.ThreadReadStateUpdateResponse: ...
+    async def request(self, method: Literal["thread/readState/update"], params: p.ThreadReadStateUpdateParams, *, timeout: Optional[float] = None) -> p.ThreadReadStateUpdateResponse:
+        """Experimental API: needs ``experimental_api=True``."""
     @overload
-    async def request(self, method: Literal["thread/realtime/appendAudio"], params: p.ThreadRealtimeAppendAudioParams, *, timeout: Optional[float] = None) -> p.ThreadRealtimeAppendAudioResponse: ...
+    async def request(self, method: Literal["thread/realtime/appendAudio"], params: p.ThreadRealtimeAppendAudioParams, *, timeout: Optional[float] = None) -> p.ThreadRealtimeAppendAudioResponse:
+        """Experimental API: needs ``experimental_api=True``."""
     @overload
-    async def request(self, method: Literal["thread/realtime/appendSpeech"], params: p.ThreadRealtimeAppendSpeechParams, *, timeout: Optional[float] = None) -> p.ThreadRealtimeAppendSpeechResponse: ...
+    async def request(self, method: Literal["thread/realtime/appendSpeech"], params: p.ThreadRealtimeAppendSpeechParams, *, timeout: Optional[float] = None) -> p.ThreadRealtimeAppendSpeechResponse:
+        """Experimental API: needs ``experimental_api=True``."""
     @overload
-    async def request(self, method: Literal["thread/realtime/appendText"], params: p.ThreadRealtimeAppendTextParams, *, timeout: Optional[float] = None) -> p.ThreadRealtimeAppendTextResponse: ...
+    async def request(self, method: Literal["thread/realtime/appendText"], params: p.ThreadRealtimeAppendTextParams, *, timeout: Optional[float] = None) -> p.ThreadRealtimeAppendTextResponse:
+        """Experimental API: needs ``experimental_api=True``."""
     @overload
-    async def request(self, method: Literal["thread/realtime/listVoices"], params: Optional[p.ThreadRealtimeListVoicesParams] = None, *, timeout: Optional[float] = None) -> p.ThreadRealtimeListVoicesResponse: ...
+    async def request(self, method: Literal["thread/realtime/listVoices"], params: Optional[p.ThreadRealtimeListVoicesParams] = None, *, timeout: Optional[float] = None) -> p.ThreadRealtimeListVoicesResponse:
+        """Experimental API: needs ``experimental_api=True``."""
     @overload
-    async def request(self, method: Literal["thread/realtime/start"], params: p.ThreadRealtimeStartParams, *, timeout: Optional[float] = None) -> p.ThreadRealtimeStartResponse: ...
+    async def request(self, method: Literal["thread/realtime/start"], params: p.ThreadRealtimeStartParams, *, timeout: Optional[float] = None) -> p.ThreadRealtimeStartResponse:
+        """Experimental API: needs ``experimental_api=True``."""
     @overload
-    async def request(self, method: Literal["thread/realtime/stop"], params: p.ThreadRealtimeStopParams, *, timeout: Optional[float] = None) -> p.ThreadRealtimeStopResponse: ...
+    async def request(self, method: Literal["thread/realtime/stop"], params: p.ThreadRealtimeStopParams, *, timeout: Optional[float] = None) -> p.ThreadRealtimeStopResponse:
+        """Experimental API: needs ``experimental_api=True``."""
     @overload
     async def request(self, method: Literal["thread/resume"], params: p.ThreadResumeParams, *, timeout: Optional[float] = None) -> p.ThreadResumeResponse: ...
     @overload
     async def request(self, method: Literal["thread/revert"], params: p.ThreadRevertParams, *, timeout: Optional[float] = None) -> p.ThreadRevertResponse: ...
     @overload
-    async def request(self, method: Literal["thread/sample"], params: p.ThreadSampleParams, *, timeout: Optional[float] = None) -> p.ThreadSampleResponse: ...
+    async def request(self, method: Literal["thread/sample"], params: p.ThreadSampleParams, *, timeout: Optional[float] = None) -> p.ThreadSampleResponse:
+        """Experimental API: needs ``experimental_api=True``."""
     @overload
-    async def request(self, method: Literal["thread/sample/cancel"], params: p.ThreadSampleCancelParams, *, timeout: Optional[float] = None) -> p.ThreadSampleCancelResponse: ...
+    async def request(self, method: Literal["thread/sample/cancel"], params: p.ThreadSampleCancelParams, *, timeout: Optional[float] = None) -> p.ThreadSampleCancelResponse:
+        """Experimental API: needs ``experimental_api=True``."""
     @overload
-    async def request(self, method: Literal["thread/search"], params: p.ThreadSearchParams, *, timeout: Optional[float] = None) -> p.ThreadSearchResponse: ...
+    async def request(self, method: Literal["thread/search"], params: p.ThreadSearchParams, *, timeout: Optional[float] = None) -> p.ThreadSearchResponse:
+        """Experimental API: needs ``experimental_api=True``."""
     @overload
-    async def request(self, method: Literal["thread/searchOccurrences"], params: p.ThreadSearchOccurrencesParams, *, timeout: Optional[float] = None) -> p.ThreadSearchOccurrencesResponse: ...
+    async def request(self, method: Literal["thread/searchOccurrences"], params: p.ThreadSearchOccurrencesParams, *, timeout: Optional[float] = None) -> p.ThreadSearchOccurrencesResponse:
+        """Experimental API: needs ``experimental_api=True``."""
     @overload
     async def request(self, method: Literal["thread/section/move"], params: p.ThreadSectionMoveParams, *, timeout: Optional[float] = None) -> p.ThreadSectionMoveResponse: ...
     @overload
-    async def request(self, method: Literal["thread/settings/update"], params: p.ThreadSettingsUpdateParams, *, timeout: Optional[float] = None) -> p.ThreadSettingsUpdateResponse: ...
+    async def request(self, method: Literal["thread/settings/update"], params: p.ThreadSettingsUpdateParams, *, timeout: Optional[float] = None) -> p.ThreadSettingsUpdateResponse:
+        """Experimental API: needs ``experimental_api=True``."""
     @overload
     async def request(self, method: Literal["thread/shellCommand"], params: p.ThreadShellCommandParams, *, timeout: Optional[float] = None) -> p.ThreadShellCommandResponse: ...
     @overload
-    async def request(self, method: Literal["thread/start"], params: Optional[p.ThreadStartParams] = None, *, timeout: Optional[float] = None) -> p.ThreadStartResponse: ...
+    async def request(self, method: Literal["thread/start"], params: Optional[p.ThreadStartParams] = None, *, timeout: Optional[float] = None) -> p.ThreadStartResponse:
+        """NEW APIs"""
     @overload
-    async def request(self, method: Literal["thread/timeline/list"], params: p.ThreadTimelineListParams, *, timeout: Optional[float] = None) -> p.ThreadTimelineListResponse: ...
+    async def request(self, method: Literal["thread/timeline/list"], params: p.ThreadTimelineListParams, *, timeout: Optional[float] = None) -> p.ThreadTimelineListResponse:
+        """Experimental API: needs ``experimental_api=True``."""
     @overload
     async def request(self, method: Literal["thread/turns/list"], params: p.ThreadTurnsListParams, *, timeout: Optional[float] = None) -> p.ThreadTurnsListResponse: ...
     @overload
@@ -754,21 +922,27 @@ class AsyncRequests:
     @overload
     async def request(self, method: Literal["turn/interrupt"], params: p.TurnInterruptParams, *, timeout: Optional[float] = None) -> p.TurnInterruptResponse: ...
     @overload
-    async def request(self, method: Literal["turn/settings/update"], params: p.TurnSettingsUpdateParams, *, timeout: Optional[float] = None) -> p.TurnSettingsUpdateResponse: ...
+    async def request(self, method: Literal["turn/settings/update"], params: p.TurnSettingsUpdateParams, *, timeout: Optional[float] = None) -> p.TurnSettingsUpdateResponse:
+        """Experimental API: needs ``experimental_api=True``."""
     @overload
     async def request(self, method: Literal["turn/start"], params: p.TurnStartParams, *, timeout: Optional[float] = None) -> p.TurnStartResponse: ...
     @overload
     async def request(self, method: Literal["turn/steer"], params: p.TurnSteerParams, *, timeout: Optional[float] = None) -> p.TurnSteerResponse: ...
     @overload
-    async def request(self, method: Literal["userVerification/cancel"], params: p.UserVerificationCancelParams, *, timeout: Optional[float] = None) -> p.UserVerificationCancelResponse: ...
+    async def request(self, method: Literal["userVerification/cancel"], params: p.UserVerificationCancelParams, *, timeout: Optional[float] = None) -> p.UserVerificationCancelResponse:
+        """Experimental API: needs ``experimental_api=True``."""
     @overload
-    async def request(self, method: Literal["userVerification/delete"], params: Optional[p.UserVerificationDeleteParams] = None, *, timeout: Optional[float] = None) -> p.UserVerificationDeleteResponse: ...
+    async def request(self, method: Literal["userVerification/delete"], params: Optional[p.UserVerificationDeleteParams] = None, *, timeout: Optional[float] = None) -> p.UserVerificationDeleteResponse:
+        """Experimental API: needs ``experimental_api=True``."""
     @overload
-    async def request(self, method: Literal["userVerification/enroll"], params: Optional[p.UserVerificationEnrollParams] = None, *, timeout: Optional[float] = None) -> p.UserVerificationEnrollResponse: ...
+    async def request(self, method: Literal["userVerification/enroll"], params: Optional[p.UserVerificationEnrollParams] = None, *, timeout: Optional[float] = None) -> p.UserVerificationEnrollResponse:
+        """Experimental API: needs ``experimental_api=True``."""
     @overload
-    async def request(self, method: Literal["userVerification/status"], params: Optional[p.UserVerificationStatusParams] = None, *, timeout: Optional[float] = None) -> p.UserVerificationStatusResponse: ...
+    async def request(self, method: Literal["userVerification/status"], params: Optional[p.UserVerificationStatusParams] = None, *, timeout: Optional[float] = None) -> p.UserVerificationStatusResponse:
+        """Experimental API: needs ``experimental_api=True``."""
     @overload
-    async def request(self, method: Literal["userVerification/verify"], params: p.UserVerificationVerifyParams, *, timeout: Optional[float] = None) -> p.UserVerificationVerifyResponse: ...
+    async def request(self, method: Literal["userVerification/verify"], params: p.UserVerificationVerifyParams, *, timeout: Optional[float] = None) -> p.UserVerificationVerifyResponse:
+        """Experimental API: needs ``experimental_api=True``."""
     @overload
     async def request(self, method: Literal["windowsSandbox/readiness"], params: None = None, *, timeout: Optional[float] = None) -> p.WindowsSandboxReadinessResponse: ...
     @overload

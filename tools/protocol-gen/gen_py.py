@@ -443,7 +443,7 @@ class Emitter:
             w("")
             w("    _request: Callable[[str, Optional[Mapping[str, Any]], Optional[float]], Any]")
             w("")
-            for method, _ident, pty, _pname, resp, _exp, _desc in m["client"]:
+            for method, _ident, pty, _pname, resp, exp, desc in m["client"]:
                 p, optional = self.params_info(pty)
                 if p is None:
                     param = "params: None = None"
@@ -452,9 +452,12 @@ class Emitter:
                 else:
                     param = f"params: p.{p}"
                 r = "Any" if resp == "serde_json::Value" else f"p.{resp}"
+                doc = " ".join(x for x in (
+                    desc, "Experimental API: needs ``experimental_api=True``." if exp else None) if x)
                 w("    @overload")
                 w(f"    {a}def request(self, method: Literal[{py_str(method)}], {param}, *, "
-                  f"timeout: Optional[float] = None) -> {r}: ...")
+                  f"timeout: Optional[float] = None) -> {r}:" + ("" if doc else " ..."))
+                out.extend(docstring(doc, "        "))
             # The fallback takes a Dict (not any Mapping): a TypedDict is no Dict, so params of a
             # method's own type match only that method's overload (no ambiguity, no Any).
             w("    @overload")
