@@ -1,14 +1,23 @@
 #!/usr/bin/env bash
-# Fails when core/src/protocol/generated.rs differs from a fresh generation from the vendored
-# schema (run by scripts/test.sh and by the `generated_code_is_up_to_date` unit test).
+# Fails when core/src/protocol/generated.rs, python/codexclient/protocol.py or
+# python/codexclient/_requests.py differs from a fresh generation from the vendored schema
+# (run by scripts/test.sh and by the `generated_code_is_up_to_date` unit test).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-bash scripts/gen-protocol.sh schema/codex-0.169.0 "$tmp/generated.rs" 2>/dev/null
-if ! diff -q "$tmp/generated.rs" core/src/protocol/generated.rs >/dev/null; then
-  echo "core/src/protocol/generated.rs is stale: run scripts/gen-protocol.sh" >&2
-  diff -u core/src/protocol/generated.rs "$tmp/generated.rs" | head -40 >&2
-  exit 1
-fi
+bash scripts/gen-protocol.sh schema/codex-0.169.0 "$tmp/generated.rs" "$tmp/protocol.py" \
+  "$tmp/_requests.py" >/dev/null 2>&1
+stale=0
+for pair in "generated.rs:core/src/protocol/generated.rs" \
+            "protocol.py:python/codexclient/protocol.py" \
+            "_requests.py:python/codexclient/_requests.py"; do
+  fresh="$tmp/${pair%%:*}" committed="${pair#*:}"
+  if ! diff -q "$fresh" "$committed" >/dev/null 2>&1; then
+    echo "$committed is stale: run scripts/gen-protocol.sh" >&2
+    diff -u "$committed" "$fresh" 2>&1 | head -40 >&2
+    stale=1
+  fi
+done
+[ "$stale" = 0 ] || exit 1
 echo "generated protocol code is up to date"

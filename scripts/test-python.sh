@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # Python binding checks: builds the codexclient extension (one abi3 wheel, CPython 3.9+) and,
 # on CPython 3.11, 3.12 and 3.13, runs mypy's stubtest on the installed package, `mypy --strict`
-# on examples/python, and the pytest suite in tests/python (real codex app-server 0.169.0 +
-# the local mock model + the fake app-server). Exits non-zero on any failure.
+# and `pyright` (strict) on examples/python and tests/python/typing_check.py (the typed
+# protocol's assert_type checks), and the pytest suite in tests/python (real codex app-server
+# 0.169.0 + the local mock model + the fake app-server). Exits non-zero on any failure.
 #
 # Idempotent and cached: venvs under ~/.cache/libcodexclient/python/ (tools from PyPI once),
 # cargo target dir $CARGO_TARGET_DIR (default ~/.cache/libcodexclient/target-py) so re-runs
-# are incremental. `pip install .` is exercised on 3.11; the same wheel is installed on 3.12
+# are incremental. pyright (pinned, $PYRIGHT_VERSION) comes from the npm registry, installed
+# once under the same cache with the machine's npm/node. `pip install .` is exercised on 3.11; the same wheel is installed on 3.12
 # and 3.13. Needs the real Codex installed by scripts/setup.sh (or CODEX_BIN); without it the
 # tests fail with instructions.
 #
@@ -20,9 +22,26 @@ export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$CACHE/target-py}"
 export CARGO_BUILD_JOBS="${CARGO_BUILD_JOBS:-2}"
 VERSIONS="${CODEXCLIENT_PYTHON_VERSIONS:-3.11 3.12 3.13}"
 TOOLS="maturin>=1.7,<2 pytest>=7 mypy>=1.18"
+PYRIGHT_VERSION=1.1.414
 mkdir -p "$PYCACHE"
 
 log() { printf '[test-python] %s\n' "$*" >&2; }
+
+pyright_bin() { # installs the pinned pyright (npm) once; prints its path
+  local dir="$PYCACHE/pyright-$PYRIGHT_VERSION"
+  if [ ! -x "$dir/node_modules/.bin/pyright" ]; then
+    if ! command -v npm >/dev/null || ! command -v node >/dev/null; then
+      log "pyright needs node and npm: install them (apt-get install nodejs npm, or scripts/setup.sh)"
+      log "then: npm install --prefix '$dir' pyright@$PYRIGHT_VERSION"
+      return 1
+    fi
+    log "installing pyright@$PYRIGHT_VERSION into $dir (npm)"
+    mkdir -p "$dir"
+    npm install --prefix "$dir" --no-audit --no-fund --silent "pyright@$PYRIGHT_VERSION" >&2
+  fi
+  echo "$dir/node_modules/.bin/pyright"
+}
+PYRIGHT=$(pyright_bin)
 
 find_python() { # $1 = X.Y; prints an interpreter path
   local v="$1" c
@@ -105,10 +124,19 @@ for v in $VERSIONS; do
   fi
   log "Python $v: stubtest"
   # Run outside the source tree so the installed package (with its extension) is checked.
-  if ! (cd "$PYCACHE" && "$PY" -m mypy.stubtest codexclient); then failed+=("$v:stubtest"); fi
-  log "Python $v: mypy --strict examples/python"
-  if ! (cd "$PYCACHE" && "$PY" -m mypy --strict --no-incremental "$ROOT"/examples/python/*.py); then
+  if ! (cd "$PYCACHE" && "$PY" -m mypy.stubtest codexclient \
+        --allowlist "$ROOT/tests/python/stubtest-allowlist.txt"); then failed+=("$v:stubtest"); fi
+  # The typed protocol: examples and tests/python/typing_check.py (assert_type) against the
+  # installed package, under both checkers.
+  TYPED=("$ROOT"/examples/python/*.py "$ROOT/tests/python/typing_check.py")
+  log "Python $v: mypy --strict examples/python tests/python/typing_check.py"
+  if ! (cd "$PYCACHE" && "$PY" -m mypy --strict --no-incremental "${TYPED[@]}"); then
     failed+=("$v:mypy")
+  fi
+  log "Python $v: pyright (strict) examples/python tests/python/typing_check.py"
+  if ! (cd "$PYCACHE" && "$PYRIGHT" -p "$ROOT/tests/python/pyrightconfig.json" --pythonpath "$PY" \
+        --pythonversion "$v" "${TYPED[@]}"); then
+    failed+=("$v:pyright")
   fi
   log "Python $v: pytest tests/python"
   # shellcheck disable=SC2086

@@ -39,6 +39,7 @@ from ._common import Skills, arguments_json as _args, handler_failed, loads
 from ._errors import NotConnectedError
 from ._native import CallToolResult, Completion, GetPromptResult, Progress, Prompt, Resource
 from ._native import ResourceContents, ResourceTemplate, Tool
+from ._requests import AsyncRequests
 
 Timeout = Optional[float]
 _Start = Callable[[Any], Any]
@@ -317,7 +318,7 @@ class AsyncToolCall(ToolCallBase):
         self.cancel()
 
 
-class AsyncClient(ClientBase):
+class AsyncClient(AsyncRequests, ClientBase):
     """A connection to ``codex app-server`` for asyncio code.
 
     ``async with AsyncClient(...) as client:`` spawns the server and runs the handshake, and
@@ -413,15 +414,6 @@ class AsyncClient(ClientBase):
         self, et: Optional[Type[BaseException]], e: Optional[BaseException], tb: Optional[TracebackType]
     ) -> None:
         await self.close()
-
-    async def request(self, method: str, params: Params = None, *, timeout: Timeout = None) -> Any:
-        """Send any v2 request and return its result as Python objects.
-
-        Raises :class:`RequestTimeoutError` after ``timeout`` seconds (default: the client's
-        ``default_timeout``), :class:`RpcError` (or a subclass) for an error answer and
-        :class:`ConnectionClosedError` when the server goes away.
-        """
-        return await self._request(method, params, timeout)
 
     async def notify(self, method: str, params: Params = None) -> None:
         """Send a client notification."""

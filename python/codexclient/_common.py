@@ -14,16 +14,26 @@ import pathlib
 import warnings
 import weakref
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any, Callable, Dict, Generic, List, Optional, Tuple, TypeVar, Union
+from typing import TYPE_CHECKING, Any, Callable, Dict, Generic, List, Optional, Tuple, TypeVar, Union, overload
 
 from . import _native
 from ._errors import InvalidArgumentError
 from ._native import ConnectionEvent, Notification, Progress, ServerRequest
 
+if TYPE_CHECKING:
+    # The generated protocol types (import cost: a few hundred TypedDicts), for type checkers
+    # only: nothing here needs them at run time.
+    from . import protocol as p
+
 logger = logging.getLogger("codexclient")
 
-Event = Union[Notification, ServerRequest, ConnectionEvent]
-"""One event: a notification, a server request or a connection event."""
+if TYPE_CHECKING:
+    Event = p.Event
+else:
+    Event = Union[Notification, ServerRequest, ConnectionEvent]
+"""One event: a notification, a server request or a connection event. For type checkers the
+union of the typed events of :mod:`codexclient.protocol`: ``event.method == "..."`` narrows
+it to that method's class, with typed ``params``."""
 
 InputItem = Mapping[str, Any]
 Input = Union[str, InputItem, Sequence[Union[str, InputItem]]]
@@ -42,11 +52,26 @@ itself, now or later), or an awaitable of either."""
 
 H = TypeVar("H", bound=Callable[[ServerRequest], Any])
 """A server-request handler's own type (the ``on_*`` decorators return it unchanged)."""
+# The handlers of one server request: they may take that request's typed class (or any
+# supertype, e.g. the bare ServerRequest); the decorators return them unchanged.
+HCommand = TypeVar("HCommand", bound="Callable[[p.ItemCommandExecutionRequestApprovalRequest], Any]")
+HFileChange = TypeVar("HFileChange", bound="Callable[[p.ItemFileChangeRequestApprovalRequest], Any]")
+HPermissions = TypeVar("HPermissions", bound="Callable[[p.ItemPermissionsRequestApprovalRequest], Any]")
+HUserInput = TypeVar("HUserInput", bound="Callable[[p.ItemToolRequestUserInputRequest], Any]")
+HToolCall = TypeVar("HToolCall", bound="Callable[[p.ItemToolCallRequest], Any]")
+HElicitation = TypeVar(
+    "HElicitation", bound="Callable[[Union[p.McpServerElicitationRequestRequest, p.McpServerRequest]], Any]"
+)
+HMcp = TypeVar("HMcp", bound="Callable[[p.McpServerRequest], Any]")
 
 T = TypeVar("T")
 
 NotificationHandler = Callable[[Notification], Any]
 ConnectionHandler = Callable[[ConnectionEvent], Any]
+HNotification = TypeVar("HNotification", bound="Callable[[p.NotificationEvent], Any]")
+"""A notification handler's own type: it may take the typed union (and narrow on
+``.method``) or the bare :class:`Notification`."""
+HConnection = TypeVar("HConnection", bound=ConnectionHandler)
 PathLike = Union[str, "os.PathLike[str]"]
 
 Root = Union[str, "os.PathLike[str]", Tuple[Union[str, "os.PathLike[str]"], Optional[str]]]
@@ -288,11 +313,11 @@ class TurnResult:
         self.turn_id: str = data.get("turn_id", "")
         self.status: str = data.get("status", "")
         self.final_response: Optional[str] = data.get("final_response")
-        self.items: List[Dict[str, Any]] = data.get("items") or []
-        self.usage: Optional[Dict[str, Any]] = data.get("usage")
+        self.items: List[p.ThreadItem] = data.get("items") or []
+        self.usage: Optional[p.ThreadTokenUsage] = data.get("usage")
         self.diff: Optional[str] = data.get("diff")
-        self.error: Optional[Dict[str, Any]] = data.get("error")
-        self.turn: Any = data.get("turn")
+        self.error: Optional[p.TurnError] = data.get("error")
+        self.turn: Optional[p.Turn] = data.get("turn")
         #: Whether the turn completed normally.
         self.completed: bool = bool(data.get("completed"))
         #: The skills emulated in the turn's prompt (``name``, ``description``, ``path``).
@@ -445,8 +470,8 @@ class ClientBase:
         self._native = _native.NativeClient(
             config_overrides=overrides, callbacks=self._callbacks, **opts
         )
-        self._request_handlers: Dict[str, RequestHandler] = {}
-        self._notification_handler: Optional[NotificationHandler] = None
+        self._request_handlers: Dict[str, Callable[[Any], Any]] = {}
+        self._notification_handler: Optional[Callable[[Any], Any]] = None
         self._connection_handler: Optional[ConnectionHandler] = None
         self._init: Optional[InitializeResult] = None
         self._life = track_client(self, self._native)
@@ -581,7 +606,7 @@ class ClientBase:
 
     # -- handlers ----------------------------------------------------------------------------
 
-    def on_server_request(self, method: str, handler: RequestHandler) -> RequestHandler:
+    def on_server_request(self, method: str, handler: H) -> H:
         """Handle server requests of ``method`` (``"*"``: every method without its own handler).
 
         The handler gets the :class:`ServerRequest` and may return the answer (for approvals
@@ -592,68 +617,79 @@ class ClientBase:
         logger. Requests without a handler are declined (approvals) or refused with a
         JSON-RPC error.
         """
-        self._request_handlers[method] = handler
+        self._set_request_handler(method, handler)
         return handler
 
-    def on_command_approval(self, handler: H) -> H:
+    def _set_request_handler(self, method: str, handler: Callable[[Any], Any]) -> None:
+        self._request_handlers[method] = handler
+
+    def on_command_approval(self, handler: HCommand) -> HCommand:
         """Handle command approvals (``item/commandExecution/requestApproval``; see
         :meth:`on_server_request`). Usable as a decorator; returns ``handler``."""
-        self.on_server_request(COMMAND_APPROVAL, handler)
+        self._set_request_handler(COMMAND_APPROVAL, handler)
         return handler
 
-    def on_file_change_approval(self, handler: H) -> H:
+    def on_file_change_approval(self, handler: HFileChange) -> HFileChange:
         """Handle file-change approvals (``item/fileChange/requestApproval``)."""
-        self.on_server_request(FILE_CHANGE_APPROVAL, handler)
+        self._set_request_handler(FILE_CHANGE_APPROVAL, handler)
         return handler
 
-    def on_permissions_request(self, handler: H) -> H:
+    def on_permissions_request(self, handler: HPermissions) -> HPermissions:
         """Handle permission requests (``item/permissions/requestApproval``; return the whole
         result)."""
-        self.on_server_request(_METHODS["permissions_request"], handler)
+        self._set_request_handler(_METHODS["permissions_request"], handler)
         return handler
 
-    def on_user_input(self, handler: H) -> H:
+    def on_user_input(self, handler: HUserInput) -> HUserInput:
         """Handle user-input requests (``item/tool/requestUserInput``; the whole result)."""
-        self.on_server_request(_METHODS["user_input"], handler)
+        self._set_request_handler(_METHODS["user_input"], handler)
         return handler
 
-    def on_elicitation(self, handler: H) -> H:
+    def on_elicitation(self, handler: HElicitation) -> HElicitation:
         """Handle elicitations: an MCP server's ``elicitation/create`` and Codex's relayed
         ``mcpServer/elicitation/request``. Return the whole result: ``{"action": "accept",
         "content": {...}}``, ``{"action": "decline"}`` or ``{"action": "cancel"}``. For an
         MCP form elicitation accepted with fields left out, the core fills in the defaults
         of the requested schema. Without a handler elicitations are declined."""
-        self.on_server_request(_METHODS["elicitation"], handler)
-        self.on_server_request(ELICITATION, handler)
+        self._set_request_handler(_METHODS["elicitation"], handler)
+        self._set_request_handler(ELICITATION, handler)
         return handler
 
-    def on_sampling(self, handler: H) -> H:
+    def on_sampling(self, handler: HMcp) -> HMcp:
         """Handle an MCP server's requests to sample an LLM (``sampling/createMessage``):
         return the whole result (``{"role": "assistant", "content": {...}, "model": ...,
         "stopReason": ...}``). Without a handler they are refused with a JSON-RPC error."""
-        self.on_server_request(SAMPLING, handler)
+        self._set_request_handler(SAMPLING, handler)
         return handler
 
-    def on_roots(self, handler: H) -> H:
+    def on_roots(self, handler: HMcp) -> HMcp:
         """Handle an MCP server's requests for the client's roots (``roots/list``; return
         the whole result, ``{"roots": [...]}``). Only asked when the client was created
         without ``mcp_roots`` (which the core answers itself); without either they are
         refused with a JSON-RPC error."""
-        self.on_server_request(ROOTS, handler)
+        self._set_request_handler(ROOTS, handler)
         return handler
 
-    def on_tool_call(self, handler: H) -> H:
+    def on_tool_call(self, handler: HToolCall) -> HToolCall:
         """Handle dynamic tool calls (``item/tool/call``; return the whole result)."""
-        self.on_server_request(_METHODS["tool_call"], handler)
+        self._set_request_handler(_METHODS["tool_call"], handler)
         return handler
 
-    def on_notification(self, handler: Optional[NotificationHandler]) -> Optional[NotificationHandler]:
+    @overload
+    def on_notification(self, handler: HNotification) -> HNotification: ...
+    @overload
+    def on_notification(self, handler: None) -> None: ...
+    def on_notification(self, handler: Optional[Callable[[Any], Any]]) -> Optional[Callable[[Any], Any]]:
         """Call ``handler(notification)`` for every notification not routed to a turn being
         streamed (``None`` removes it). It may be ``async def``."""
         self._notification_handler = handler
         self._native.set_want_notifications(handler is not None)
         return handler
 
+    @overload
+    def on_connection_event(self, handler: HConnection) -> HConnection: ...
+    @overload
+    def on_connection_event(self, handler: None) -> None: ...
     def on_connection_event(self, handler: Optional[ConnectionHandler]) -> Optional[ConnectionHandler]:
         """Call ``handler(event)`` for connection events (errors, overflow, disconnect)."""
         self._connection_handler = handler

@@ -3,11 +3,20 @@
 This module is the low-level layer; use the classes of :mod:`codexclient` instead.
 """
 
-from typing import Any, Callable, Dict, Iterator, List, Optional, Tuple, final
+from typing import Any, Callable, Dict, Generic, Iterator, List, Optional, Tuple, final
 
-from typing_extensions import disjoint_base
+from typing_extensions import TypeVar, disjoint_base
 
 import asyncio
+
+from . import protocol as _p
+
+# The typed events of `codexclient.protocol` parameterize these classes (run-time generic
+# aliases too): `Notification[Literal["turn/started"], TurnStartedNotification]`. Bare, a
+# class is what it always was: any method, `params` of type `Any`.
+_M = TypeVar("_M", bound=str, default=str, covariant=True)
+_P = TypeVar("_P", default=Any, covariant=True)
+_R = TypeVar("_R", default=Any, contravariant=True)
 
 __version__: str
 REQUEST_METHODS: Dict[str, str]
@@ -44,13 +53,16 @@ __all__ = [
 ]
 
 @disjoint_base
-class Notification:
+class Notification(Generic[_M, _P]):
     """A server notification (``{method, params}``); unknown methods arrive unchanged."""
 
     @property
-    def method(self) -> str: ...
+    def method(self) -> _M: ...
     @property
-    def params(self) -> Any: ...
+    def params(self) -> _P: ...
+    @classmethod
+    def __class_getitem__(cls, item: Any) -> Any:
+        """``Class[Method, Params, ...]`` at run time: a ``types.GenericAlias``."""
     @property
     def params_json(self) -> str: ...
     @property
@@ -65,23 +77,23 @@ class Notification:
     def item_id(self) -> Optional[Any]: ...
 
 @final
-class AgentMessageDelta(Notification):
+class AgentMessageDelta(_p.ItemAgentMessageDeltaEvent):
     """``item/agentMessage/delta``."""
 
 @final
-class ItemStarted(Notification):
+class ItemStarted(_p.ItemStartedEvent):
     """``item/started``."""
 
 @final
-class ItemCompleted(Notification):
+class ItemCompleted(_p.ItemCompletedEvent):
     """``item/completed``."""
 
 @final
-class TurnStarted(Notification):
+class TurnStarted(_p.TurnStartedEvent):
     """``turn/started``."""
 
 @final
-class TurnCompleted(Notification):
+class TurnCompleted(_p.TurnCompletedEvent):
     """``turn/completed``: the last event of a turn."""
 
     @property
@@ -92,19 +104,22 @@ class TurnCompleted(Notification):
     def error(self) -> Optional[Any]: ...
 
 @final
-class TokenUsageUpdated(Notification):
+class TokenUsageUpdated(_p.ThreadTokenUsageUpdatedEvent):
     """``thread/tokenUsage/updated``."""
 
 @final
-class ServerRequest:
+class ServerRequest(Generic[_M, _P, _R]):
     """A request from the server that expects an answer (now or later, from any thread)."""
 
     @property
     def id(self) -> Any: ...
     @property
-    def method(self) -> str: ...
+    def method(self) -> _M: ...
     @property
-    def params(self) -> Any: ...
+    def params(self) -> _P: ...
+    @classmethod
+    def __class_getitem__(cls, item: Any) -> Any:
+        """``Class[Method, Params, ...]`` at run time: a ``types.GenericAlias``."""
     @property
     def params_json(self) -> str: ...
     @property
@@ -119,7 +134,7 @@ class ServerRequest:
     def item(self) -> Optional[Any]: ...
     @property
     def is_open(self) -> bool: ...
-    def respond(self, result: Any) -> None: ...
+    def respond(self, result: _R) -> None: ...
     def respond_json(self, result_json: str) -> None: ...
     def answer(self, value: Any) -> None: ...
     def respond_error(self, code: int, message: str, data: Optional[Any] = None) -> None: ...
@@ -163,7 +178,7 @@ class ConnectionEvent:
     @property
     def turns_ended(self) -> Optional[List[Tuple[str, str, str]]]: ...
     @property
-    def method(self) -> Optional[str]: ...
+    def method(self) -> None: ...
     @property
     def thread_id(self) -> Optional[str]: ...
     @property

@@ -20,6 +20,7 @@ from ._common import ThreadBase, ToolCallBase, TurnBase, TurnResult, finish, han
 from ._common import Skills, arguments_json as _args, loads, weak_handler
 from ._native import CallToolResult, Completion, GetPromptResult, Progress, Prompt, Resource
 from ._native import ResourceContents, ResourceTemplate, Tool
+from ._requests import SyncRequests
 
 Timeout = Optional[float]
 
@@ -142,7 +143,7 @@ class ToolCall(ToolCallBase):
         self.cancel()
 
 
-class Client(ClientBase):
+class Client(SyncRequests, ClientBase):
     """A blocking connection to ``codex app-server``, or to any MCP server.
 
     ``with Client(...) as client:`` spawns the server, runs the handshake and stops the server
@@ -190,14 +191,6 @@ class Client(ClientBase):
         self, et: Optional[Type[BaseException]], e: Optional[BaseException], tb: Optional[TracebackType]
     ) -> None:
         self.close()
-
-    def request(self, method: str, params: Params = None, *, timeout: Timeout = None) -> Any:
-        """Send any v2 request and wait (GIL released) for its result, as Python objects.
-
-        Raises :class:`RequestTimeoutError`, :class:`RpcError` (or a subclass) or
-        :class:`ConnectionClosedError`.
-        """
-        return self._request(method, params, timeout)
 
     def notify(self, method: str, params: Params = None) -> None:
         """Send a client notification."""

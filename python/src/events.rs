@@ -4,7 +4,7 @@
 use codex_client::{ConnectionEvent as CoreConnection, Decision, Event, RequestId, RpcError};
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
-use pyo3::types::{PyDict, PyList};
+use pyo3::types::{PyDict, PyList, PyType};
 use pyo3::{IntoPyObjectExt, PyClassInitializer};
 
 use crate::client::json_value;
@@ -73,6 +73,17 @@ macro_rules! message_class {
             #[getter]
             fn item_id(&self) -> Option<String> {
                 self.inner.item_id()
+            }
+            /// `Class[Method, Params, ...]`: the typed events of `codexclient.protocol`
+            /// (`Notification[Literal["turn/started"], TurnStartedNotification]`) are generic
+            /// aliases of the class at run time too (`types.GenericAlias`).
+            #[classmethod]
+            fn __class_getitem__<'py>(
+                cls: &Bound<'py, PyType>,
+                item: &Bound<'py, PyAny>,
+            ) -> PyResult<Bound<'py, PyAny>> {
+                let py = cls.py();
+                py.import("types")?.getattr("GenericAlias")?.call1((cls, item))
             }
             $($extra)*
         }

@@ -1620,6 +1620,9 @@ def generate(schema_dir):
         "boxed_fields": n_boxed,
         "structs_with_experimental_fields": exp_fields,
         "seconds": round(time.time() - t0, 2),
+        # the model, for the Python typing emitter (gen_py.py); not printed
+        "model": {"items": items, "client": client, "notifs": notifs, "sreqs": sreqs,
+                  "version": version, "version_line": version_line},
     }
     return text, stats
 
@@ -1630,11 +1633,23 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--schema-dir", default=os.path.join(root, "schema", "codex-0.169.0"))
     ap.add_argument("--out", default=os.path.join(root, "core", "src", "protocol", "generated.rs"))
+    ap.add_argument("--py-out", help="also write the Python typing module (TypedDicts) here")
+    ap.add_argument("--py-requests-out", help="and the typed request() overloads here")
     ap.add_argument("--quiet", action="store_true")
     args = ap.parse_args()
     text, stats = generate(args.schema_dir)
     with open(args.out, "w", encoding="utf-8", newline="\n") as f:
         f.write(text)
+    if args.py_out or args.py_requests_out:
+        sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+        import gen_py  # noqa: E402 - sibling module, only needed for the Python output
+        py_text, req_text = gen_py.emit(stats["model"])
+        for path, body in ((args.py_out, py_text), (args.py_requests_out, req_text)):
+            if path:
+                with open(path, "w", encoding="utf-8", newline="\n") as f:
+                    f.write(body)
+                if not args.quiet:
+                    print(f"gen.py: wrote {path} ({body.count(chr(10))} lines)")
     expected = EXPECTED_COUNTS.get(stats["version"])
     got = (stats["stable_client_methods"], stats["server_notifications"], stats["stable_server_requests"])
     if not args.quiet:

@@ -186,7 +186,7 @@ fn generated_code_is_up_to_date() {
         .expect("run scripts/check-generated.sh (needs bash, python3 and rustfmt)");
     assert!(
         out.status.success(),
-        "generated.rs differs from a fresh generation: {}{}",
+        "generated code (generated.rs, protocol.py, _requests.py) differs from a fresh generation: {}{}",
         String::from_utf8_lossy(&out.stdout),
         String::from_utf8_lossy(&out.stderr)
     );

@@ -1,0 +1,164 @@
+"""Type-level checks of the typed protocol: run by ``mypy --strict`` and ``pyright`` (strict) in
+scripts/test-python.sh, never executed (pytest does not collect it: no ``test_`` prefix).
+
+Each ``assert_type`` fails the type checkers when the public typing regresses (a result that
+becomes ``Any``, a union that stops narrowing, a decorator that loses the function's type);
+the ``type: ignore`` lines (honoured by both) fail them when a wrong call stops being an error
+(mypy ``warn_unused_ignores`` under --strict, pyright ``reportUnnecessaryTypeIgnoreComment``).
+"""
+# pyright: strict, reportUnnecessaryTypeIgnoreComment=true
+
+from __future__ import annotations
+
+from typing import Any, Dict, List, Optional, Union
+
+from typing_extensions import Literal, assert_type
+
+import codexclient
+from codexclient import protocol as p
+
+
+def sync_calls(
+    client: codexclient.Client, cmd_request: p.ItemCommandExecutionRequestApprovalRequest, note: p.NotificationEvent
+) -> None:
+    # request(): typed per method literal, Any for any other string
+    started = client.request("thread/start", {"model": "gpt-5", "cwd": "/tmp"})
+    assert_type(started, p.ThreadStartResponse)
+    assert_type(started["thread"]["id"], str)
+    assert_type(client.request("model/list"), p.ModelListResponse)
+    assert_type(client.request("some/futureMethod", {"x": 1}), Any)
+    # params that do not fit the method's TypedDict take the fallback overload (result Any);
+    # params built as a typed variable are checked where they are written
+    assert_type(client.request("thread/start", {"modle": "typo"}), Any)
+    params: p.TurnStartParams = {"threadId": "t"}  # type: ignore[typeddict-item]
+    params = {"threadId": "t", "input": [{"type": "text", "text": "hi"}], "effort": "low"}
+    assert_type(client.request("turn/start", params), p.TurnStartResponse)
+
+    # events of a turn: narrowing on .method gives the params type
+    turn = client.thread_start().run_streamed("hi")
+    for ev in turn:
+        if ev.method == "item/agentMessage/delta":
+            assert_type(ev.params, p.AgentMessageDeltaNotification)
+            assert_type(ev.params["delta"], str)
+        elif ev.method == "item/completed":
+            item = ev.params["item"]
+            assert_type(item, p.ThreadItem)
+            if item["type"] == "agentMessage":
+                assert_type(item, p.AgentMessageThreadItem)
+                assert_type(item["text"], str)
+            elif item["type"] == "commandExecution":
+                assert_type(item["command"], str)
+        elif ev.method == "item/commandExecution/requestApproval":
+            assert_type(ev, p.ItemCommandExecutionRequestApprovalRequest)
+            assert_type(ev.params["itemId"], str)
+        elif isinstance(ev, codexclient.ConnectionEvent):
+            assert_type(ev.method, None)
+        if isinstance(ev, codexclient.TurnCompleted):
+            assert_type(ev.params, p.TurnCompletedNotification)
+            assert_type(ev.method, Literal["turn/completed"])
+
+    # thread.run(): a TurnResult with typed items and usage
+    result = client.thread_start().run("hi")
+    assert_type(result, codexclient.TurnResult)
+    assert_type(result.items, List[p.ThreadItem])
+    assert_type(result.usage, Optional[p.ThreadTokenUsage])
+    assert_type(result.final_response, Optional[str])
+
+    # decorators keep the decorated function's type
+    @client.on_command_approval
+    def approve(req: p.ItemCommandExecutionRequestApprovalRequest) -> p.CommandExecutionApprovalDecision:
+        return "accept" if req.params.get("command") == "ls" else "decline"
+
+    assert_type(approve(cmd_request), p.CommandExecutionApprovalDecision)
+
+    @client.on_file_change_approval
+    def any_request(req: codexclient.ServerRequest) -> int:
+        return len(req.method)
+
+    assert_type(any_request(cmd_request), int)
+
+    @client.on_notification
+    def on_note(n: p.NotificationEvent) -> bool:
+        if n.method == "thread/started":
+            assert_type(n.params["thread"], p.Thread)
+        return True
+
+    assert_type(on_note(note), bool)
+    assert_type(client.on_notification(None), None)
+
+    # a handler for the wrong request is refused
+    def wrong(req: p.ItemToolCallRequest) -> None: ...
+
+    client.on_command_approval(wrong)  # type: ignore[type-var]
+
+    # input items are typed too
+    def first_text(inputs: List[p.UserInput]) -> str:
+        for inp in inputs:
+            if inp["type"] == "text":
+                assert_type(inp, p.TextUserInput)
+                return inp["text"]
+        return ""
+
+    assert_type(first_text([{"type": "text", "text": "hello"}]), str)
+
+
+async def async_calls(client: codexclient.AsyncClient) -> None:
+    started = await client.request("thread/start", {"ephemeral": True})
+    assert_type(started, p.ThreadStartResponse)
+    assert_type(await client.request("other/method"), Any)
+    thread = await client.thread_start()
+    assert_type(await thread.run("hi"), codexclient.TurnResult)
+    async for ev in thread.run_streamed("hi"):
+        if ev.method == "turn/completed":
+            assert_type(ev.params["turn"]["status"], p.TurnStatus)
+    async for ev in client.events():
+        if ev.method == "thread/tokenUsage/updated":
+            assert_type(ev.params["tokenUsage"]["total"]["totalTokens"], int)
+
+
+def mcp_events(client: codexclient.Client) -> None:
+    # an MCP server's notifications come through the same events, with untyped params
+    for ev in client.events():
+        if ev.method == "notifications/resources/updated":
+            assert_type(ev, p.McpNotificationEvent)
+            assert_type(ev.params, Dict[str, Any])
+        elif ev.method == "item/started":
+            assert_type(ev.params["item"], p.ThreadItem)
+
+
+def readme_example(client: codexclient.Client) -> None:
+    # python/README.md, "Typed protocol"
+    started = client.request("thread/start", {"cwd": "/work"})  # -> p.ThreadStartResponse
+    print(started["thread"]["id"])
+    for ev in client.thread(started["thread"]["id"]).run_streamed("Hi"):
+        if ev.method == "item/agentMessage/delta":
+            print(ev.params["delta"], end="")
+        elif ev.method == "item/completed":
+            item = ev.params["item"]
+            if item["type"] == "commandExecution":
+                assert_type(item, p.CommandExecutionThreadItem)
+                print(item["command"], item.get("exitCode"))
+
+    @client.on_command_approval
+    def approve(req: p.ItemCommandExecutionRequestApprovalRequest) -> p.CommandExecutionApprovalDecision:
+        return "accept" if (req.params.get("command") or "").startswith("ls") else "decline"
+
+
+def mcp_handlers(client: codexclient.Client, req: p.McpServerRequest) -> None:
+    @client.on_sampling
+    def sample(r: p.McpServerRequest) -> Dict[str, Any]:
+        return {"role": "assistant", "content": {"type": "text", "text": r.method}}
+
+    assert_type(sample(req), Dict[str, Any])
+
+    @client.on_elicitation
+    def elicit(r: Union[p.McpServerElicitationRequestRequest, p.McpServerRequest]) -> Dict[str, str]:
+        return {"action": "decline"}
+
+    assert_type(elicit(req), Dict[str, str])
+    client.on_roots(sample)
+    client.on_roots(elicit)
+
+    def tool_call(r: p.ItemToolCallRequest) -> None: ...
+
+    client.on_sampling(tool_call)  # type: ignore[type-var]
