@@ -13,29 +13,6 @@ use codex_client::{Client, ClientOptions, Error, Event, TransportKind};
 use serde_json::json;
 use support::{RealEnv, TempDir};
 
-/// Codex version that still has `codex mcp-server`.
-const MCP_CODEX_VERSION: &str = "0.92.0";
-
-/// The real Codex 0.92.0 binary: `CODEX_092_BIN`, else `.cache/codex-0.92.0`. A missing binary
-/// fails the test with instructions; it is never skipped.
-fn codex_092_bin() -> PathBuf {
-    if let Some(p) = std::env::var_os("CODEX_092_BIN").filter(|p| !p.is_empty()) {
-        return PathBuf::from(p);
-    }
-    let p = support::repo_root()
-        .join(".cache")
-        .join(format!("codex-{MCP_CODEX_VERSION}"));
-    assert!(
-        p.exists(),
-        "the real Codex {MCP_CODEX_VERSION} is not installed at {}: run \
-         `npm install @openai/codex@{MCP_CODEX_VERSION}` in a scratch folder and link \
-         node_modules/@openai/codex/vendor/x86_64-unknown-linux-musl/codex/codex there \
-         (or set CODEX_092_BIN to a codex {MCP_CODEX_VERSION} binary)",
-        p.display()
-    );
-    p
-}
-
 /// Options for a client of the real 0.92.0 `codex mcp-server` in `env`.
 ///
 /// `OPENAI_BASE_URL` points the built-in OpenAI provider at the mock model: without it 0.92.0
@@ -45,7 +22,7 @@ fn codex_092_bin() -> PathBuf {
 fn mcp_options(env: &RealEnv) -> ClientOptions {
     ClientOptions::default()
         .transport(TransportKind::Mcp)
-        .codex_bin(codex_092_bin())
+        .codex_bin(support::codex_092_bin())
         .codex_home(env.home.path())
         .cwd(env.work.path())
         .env("OPENAI_BASE_URL", env.model.base_url())

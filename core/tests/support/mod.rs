@@ -37,6 +37,28 @@ pub fn codex_bin() -> PathBuf {
     p
 }
 
+/// The older real Codex the tests also use (it still has `codex mcp-server`).
+pub const CODEX_092_VERSION: &str = "0.92.0";
+
+/// The real Codex 0.92.0 binary: `CODEX_092_BIN`, else `.cache/codex-0.92.0`. A missing binary
+/// fails the test with instructions; it is never skipped.
+pub fn codex_092_bin() -> PathBuf {
+    if let Some(p) = std::env::var_os("CODEX_092_BIN").filter(|p| !p.is_empty()) {
+        return PathBuf::from(p);
+    }
+    let p = repo_root()
+        .join(".cache")
+        .join(format!("codex-{CODEX_092_VERSION}"));
+    assert!(
+        p.exists(),
+        "the real Codex {CODEX_092_VERSION} is not installed at {}: run `scripts/setup.sh` \
+         (installs it from the npm registry) or set CODEX_092_BIN to a codex \
+         {CODEX_092_VERSION} binary",
+        p.display()
+    );
+    p
+}
+
 /// The fake app-server binary (built on first use).
 pub fn fake_bin() -> PathBuf {
     static BIN: OnceLock<PathBuf> = OnceLock::new();
