@@ -291,7 +291,8 @@ impl<'a> Comparison<'a> {
     }
 }
 
-fn removed_method_detail(name: &str, m: &Method, helpers: Vec<&'static str>) -> String {
+/// What a client method the server lacks means, naming the helpers that call it.
+fn removed_method_detail(m: &Method, helpers: Vec<&'static str>) -> String {
     let mut d = format!(
         "the server does not have it: `call` and `request` get a -32600 error{}",
         if m.experimental {
@@ -306,7 +307,6 @@ fn removed_method_detail(name: &str, m: &Method, helpers: Vec<&'static str>) -> 
             helpers.join(" / ")
         ));
     }
-    let _ = name;
     d
 }
 

@@ -25,6 +25,7 @@ mod schema;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
+use std::sync::OnceLock;
 use std::time::Duration;
 
 use serde_json::{Map, Value};
@@ -62,7 +63,7 @@ pub fn report_with_timeout(codex_binary: &Path, timeout: Duration) -> crate::Res
     Ok(CompatReport {
         codex_binary: codex_binary.display().to_string(),
         codex_version: live.version,
-        library_version: vendored_version(),
+        library_version: crate::protocol::SCHEMA_CODEX_VERSION.to_owned(),
         experimental_compared: experimental,
         differences: diff::compare(&vendored(experimental), &live_schema, &helpers_calling),
     })
@@ -72,15 +73,12 @@ pub fn report_with_timeout(codex_binary: &Path, timeout: Duration) -> crate::Res
 pub(crate) const INSTALL_HINT: &str =
     "install the Codex CLI (`npm install -g @openai/codex`, which puts `codex` on PATH) or pass the path of a codex binary";
 
-fn vendored_table() -> Value {
-    serde_json::from_str(VENDORED).expect("vendored-schema.json is generated JSON")
-}
-
-fn vendored_version() -> String {
-    vendored_table()["version"]
-        .as_str()
-        .unwrap_or_default()
-        .to_owned()
+/// The parsed [`VENDORED`] table (parsed once).
+fn vendored_table() -> &'static Value {
+    static TABLE: OnceLock<Value> = OnceLock::new();
+    TABLE.get_or_init(|| {
+        serde_json::from_str(VENDORED).expect("vendored-schema.json is generated JSON")
+    })
 }
 
 fn vendored_overrides() -> Map<String, Value> {

@@ -209,9 +209,11 @@ fn report_text_and_json() {
 /// is reduced exactly like the library's side), and both views have the expected methods.
 #[test]
 fn vendored_table_matches_the_vendored_bundles() {
+    let version = crate::protocol::SCHEMA_CODEX_VERSION;
+    assert_eq!(vendored_table()["version"], version);
     let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../schema")
-        .join(format!("codex-{}", vendored_version()));
+        .join(format!("codex-{version}"));
     let read = |kind: &str| -> Value {
         let text = std::fs::read_to_string(
             dir.join(kind)
