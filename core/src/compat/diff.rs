@@ -159,10 +159,9 @@ impl<'a> Comparison<'a> {
             }
             for (name, m) in lib.iter().filter(|(m, _)| !live.contains_key(*m)) {
                 let (verdict, detail) = match section {
-                    Section::ClientMethod => (
-                        Verdict::Refused,
-                        removed_method_detail(name, m, helpers(name)),
-                    ),
+                    Section::ClientMethod => {
+                        (Verdict::Refused, removed_method_detail(m, helpers(name)))
+                    }
                     _ => (
                         Verdict::Unused,
                         "this server never sends it; its typed variant and handlers stay unused"
