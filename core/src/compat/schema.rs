@@ -34,7 +34,7 @@ pub(crate) fn shape_only(node: &Value) -> Value {
                     ),
                     Value::Array(list) if k == "required" => {
                         let mut l = list.clone();
-                        l.sort_by(|a, b| a.to_string().cmp(&b.to_string()));
+                        l.sort_by_key(|a| a.to_string());
                         Value::Array(l)
                     }
                     Value::String(r) if k == "$ref" => {
