@@ -293,7 +293,7 @@ impl<'a> Comparison<'a> {
 /// What a client method the server lacks means, naming the helpers that call it.
 fn removed_method_detail(m: &Method, helpers: Vec<&'static str>) -> String {
     let mut d = format!(
-        "the server does not have it: `call` and `request` get a -32600 error{}",
+        "the server does not have it: `call` and `request` get its unknown-method error{}",
         if m.experimental {
             " (an experimental method)"
         } else {
