@@ -427,46 +427,91 @@ fn union_items(
 
 type Fields = BTreeMap<String, (bool, Value)>;
 
+/// What a field that only one side has means: (required, inbound, verdict, detail).
+type FieldRule = (bool, bool, Verdict, &'static str);
+
+/// Fields only the running Codex has.
+const ADDED_FIELD: [FieldRule; 4] = [
+    (
+        true,
+        false,
+        Verdict::MayFail,
+        "required by the server: set it through the params' `extra` map",
+    ),
+    (
+        true,
+        true,
+        Verdict::Typed,
+        "kept in the struct's `extra` map (required)",
+    ),
+    (
+        false,
+        true,
+        Verdict::Typed,
+        "kept in the struct's `extra` map",
+    ),
+    (
+        false,
+        false,
+        Verdict::Typed,
+        "optional; settable through the struct's `extra` map",
+    ),
+];
+
+/// Fields only the library's type has.
+const REMOVED_FIELD: [FieldRule; 4] = [
+    (
+        true,
+        true,
+        Verdict::MayFail,
+        "required by the library's type but no longer sent: typed decoding fails",
+    ),
+    (
+        false,
+        true,
+        Verdict::Unused,
+        "optional and no longer sent: `None`",
+    ),
+    (
+        true,
+        false,
+        Verdict::MayFail,
+        "always sent by the library; the server may reject it",
+    ),
+    (
+        false,
+        false,
+        Verdict::Unused,
+        "the server no longer reads it: leave it `None`",
+    ),
+];
+
+/// The fields of `only` that `other` lacks, judged by `rules`.
+fn one_sided(
+    only: &Fields,
+    other: &Fields,
+    change: Change,
+    rules: &[FieldRule; 4],
+    inbound: bool,
+) -> Vec<Item> {
+    let lacking = only.iter().filter(|(n, _)| !other.contains_key(*n));
+    lacking
+        .filter_map(|(name, (required, _))| {
+            let rule = rules.iter().find(|r| r.0 == *required && r.1 == inbound)?;
+            Some((Some(name.clone()), change, rule.2, rule.3.to_owned()))
+        })
+        .collect()
+}
+
 fn field_items(old: &Fields, new: &Fields, inbound: bool) -> Vec<Item> {
-    let mut out = Vec::new();
-    for (name, (required, _)) in new.iter().filter(|(n, _)| !old.contains_key(*n)) {
-        let (verdict, detail) = match (required, inbound) {
-            (true, false) => (
-                Verdict::MayFail,
-                "required by the server: set it through the params' `extra` map",
-            ),
-            (_, true) => (Verdict::Typed, "kept in the struct's `extra` map"),
-            (false, false) => (
-                Verdict::Typed,
-                "optional; settable through the struct's `extra` map",
-            ),
-        };
-        let req = if *required { " (required)" } else { "" };
-        out.push((
-            Some(name.clone()),
-            Change::Added,
-            verdict,
-            format!("{detail}{req}"),
-        ));
-    }
-    for (name, (required, _)) in old.iter().filter(|(n, _)| !new.contains_key(*n)) {
-        let (verdict, detail) = match (required, inbound) {
-            (true, true) => (
-                Verdict::MayFail,
-                "required by the library's type but no longer sent: typed decoding fails",
-            ),
-            (false, true) => (Verdict::Unused, "optional and no longer sent: `None`"),
-            (true, false) => (
-                Verdict::MayFail,
-                "always sent by the library; the server may reject it",
-            ),
-            (false, false) => (
-                Verdict::Unused,
-                "the server no longer reads it: leave it `None`",
-            ),
-        };
-        out.push((Some(name.clone()), Change::Removed, verdict, detail.into()));
-    }
+    let mut out = one_sided(new, old, Change::Added, &ADDED_FIELD, inbound);
+    out.extend(one_sided(
+        old,
+        new,
+        Change::Removed,
+        &REMOVED_FIELD,
+        inbound,
+    ));
     for (name, (req_old, schema_old)) in old {
         let Some((req_new, schema_new)) = new.get(name) else {
             continue;
