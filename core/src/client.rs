@@ -742,7 +742,7 @@ fn warn_on_other_version(user_agent: Option<&str>) {
             vendored,
             "the server is Codex {v}, the library's protocol types are from Codex {vendored}: \
              methods, fields and variants it does not know are kept raw (typed accessors give \
-             Unknown)"
+             Unknown); `codex-client compat` (codex_client::compat::report) lists the differences"
         ),
         None => tracing::warn!(
             vendored,

@@ -19,6 +19,7 @@
 #![warn(missing_docs)]
 
 mod client;
+pub mod compat;
 mod correlation;
 pub mod delivery;
 mod error;

@@ -218,7 +218,7 @@ pub enum Helper {
 }
 
 impl Helper {
-    const ALL: [(&'static str, Helper); 14] = [
+    pub(crate) const ALL: [(&'static str, Helper); 14] = [
         ("thread_start", Helper::ThreadStart),
         ("thread_resume", Helper::ThreadResume),
         ("thread_fork", Helper::ThreadFork),

@@ -12,6 +12,7 @@
 use pyo3::prelude::*;
 
 pub mod client;
+pub mod compat;
 mod errors;
 pub mod events;
 pub mod executor;
@@ -52,6 +53,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<mcp::ToolCall>()?;
     m.add_function(wrap_pyfunction!(mcp::completion_ref, m)?)?;
     m.add_function(wrap_pyfunction!(input_item, m)?)?;
+    m.add_function(wrap_pyfunction!(compat::compat_report, m)?)?;
     m.add_function(wrap_pyfunction!(log::set_log_level, m)?)?;
     m.add_function(wrap_pyfunction!(log::shutdown_logging, m)?)?;
     Ok(())

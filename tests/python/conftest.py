@@ -94,6 +94,20 @@ def codex_bin() -> str:
 
 
 @pytest.fixture(scope="session")
+def codex_092_bin() -> str:
+    """The real codex 0.92.0 binary (CODEX_092_BIN, else ./.cache/codex-0.92.0)."""
+    given = os.environ.get("CODEX_092_BIN")
+    path = pathlib.Path(given) if given else ROOT / ".cache" / "codex-0.92.0"
+    if not path.exists():
+        pytest.fail(
+            f"the real Codex 0.92.0 is not installed at {path}: run `scripts/setup.sh` "
+            "(installs @openai/codex@0.92.0 from the npm registry) or set CODEX_092_BIN",
+            pytrace=False,
+        )
+    return str(path)
+
+
+@pytest.fixture(scope="session")
 def fake_bin() -> str:
     """The fake app-server (fault injection)."""
     return _testkit_bin("fake-app-server", "FAKE_APP_SERVER")

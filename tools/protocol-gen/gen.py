@@ -2,13 +2,14 @@
 """Generate `core/src/protocol/generated.rs` from the vendored Codex app-server JSON Schema.
 
 Usage:
-    python3 tools/protocol-gen/gen.py [--schema-dir schema/codex-0.169.0] [--out FILE]
+    python3 tools/protocol-gen/gen.py [--schema-dir schema/codex-0.169.0] [--out FILE] [--compat-out FILE]
 
 Input: `<schema-dir>/stable/codex_app_server_protocol.schemas.json` and
 `<schema-dir>/experimental/codex_app_server_protocol.schemas.json` (the single-file bundles that
 `codex app-server generate-json-schema [--experimental]` writes; every other file of that dump
 holds the same definitions), plus `<schema-dir>/VERSION`.
-Output: Rust source (not yet rustfmt-ed; `scripts/gen-protocol.sh` runs rustfmt on it).
+Output: Rust source (not yet rustfmt-ed; `scripts/gen-protocol.sh` runs rustfmt on it), and
+the compatibility report's vendored side (`--compat-out`, see `compat_table`).
 Stdlib only, deterministic: the same schema always yields the same bytes.
 
 Why a custom generator and not `typify` (or `schemafy`, `quicktype`)?
@@ -119,6 +120,54 @@ def load_defs(path):
             raise SystemExit(f"gen.py: definition {name} appears twice with different content")
         defs[name] = schema
     return defs
+
+
+# Keys that describe a schema but are not its shape: the compatibility table drops them (the
+# Rust side, core/src/compat/schema.rs, drops the same keys from a live schema).
+NOT_SHAPE = ("description", "title", "$schema", "default", "examples")
+
+
+# Keywords whose value maps names to schemas (the names are kept, even `description`).
+NAMED_SCHEMAS = ("properties", "patternProperties", "definitions")
+
+
+def shape_only(node):
+    """`node` without the `NOT_SHAPE` keywords, with `required` lists sorted."""
+    if isinstance(node, dict):
+        out = {}
+        for k, v in node.items():
+            if k in NOT_SHAPE:
+                continue
+            if k in NAMED_SCHEMAS and isinstance(v, dict):
+                out[k] = {name: shape_only(x) for name, x in v.items()}
+            elif k == "required" and isinstance(v, list):
+                out[k] = sorted(v)
+            else:
+                out[k] = shape_only(v)
+        return out
+    if isinstance(node, list):
+        return [shape_only(x) for x in node]
+    return node
+
+
+def compat_table(version, exp_defs, st_defs):
+    """The vendored side of `codex_client::compat` (core/src/compat/vendored-schema.json): the
+    experimental definitions reduced to their shape, which of them the stable schema has (the
+    stable form of those that differ, the methods of the stable envelopes), and the client methods whose response type does not
+    follow the `XxxParams` -> `XxxResponse` convention. Compact JSON, sorted keys."""
+    exp = {n: shape_only(d) for n, d in exp_defs.items()}
+    differing = {n: shape_only(d) for n, d in st_defs.items()
+                 if n not in ENVELOPES and shape_only(d) != exp[n]}
+    table = {
+        "version": version,
+        "definitions": exp,
+        "stable_definitions": sorted(st_defs),
+        "stable_differing": differing,
+        # The stable envelopes are the experimental ones cut down to these methods.
+        "stable_methods": {k: sorted(m for m, _, _ in envelope_methods(st_defs, k)) for k in ENVELOPES},
+        "response_overrides": RESPONSE_OVERRIDES,
+    }
+    return json.dumps(table, sort_keys=True, separators=(",", ":"), ensure_ascii=False) + "\n"
 
 
 def strip_titles(node):
@@ -1624,6 +1673,7 @@ def generate(schema_dir):
         "model": {"items": items, "client": client, "notifs": notifs, "sreqs": sreqs,
                   "version": version, "version_line": version_line},
     }
+    stats["compat_table"] = compat_table(version, exp_defs, st_defs)
     return text, stats
 
 
@@ -1633,6 +1683,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--schema-dir", default=os.path.join(root, "schema", "codex-0.169.0"))
     ap.add_argument("--out", default=os.path.join(root, "core", "src", "protocol", "generated.rs"))
+    ap.add_argument("--compat-out", default=os.path.join(root, "core", "src", "compat", "vendored-schema.json"))
     ap.add_argument("--py-out", help="also write the Python typing module (TypedDicts) here")
     ap.add_argument("--py-requests-out", help="and the typed request() overloads here")
     ap.add_argument("--quiet", action="store_true")
@@ -1640,6 +1691,8 @@ def main():
     text, stats = generate(args.schema_dir)
     with open(args.out, "w", encoding="utf-8", newline="\n") as f:
         f.write(text)
+    with open(args.compat_out, "w", encoding="utf-8", newline="\n") as f:
+        f.write(stats.pop("compat_table"))
     if args.py_out or args.py_requests_out:
         sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
         import gen_py  # noqa: E402 - sibling module, only needed for the Python output
@@ -1672,6 +1725,7 @@ def main():
         if stats["response_types_without_method"]:
             print("gen.py: response types no method uses: " + ", ".join(stats["response_types_without_method"]))
         print(f"gen.py: wrote {args.out} ({text.count(chr(10))} lines before rustfmt) in {stats['seconds']} s")
+        print(f"gen.py: wrote {args.compat_out} (the compatibility report's vendored side)")
     if expected and expected != got:
         print(f"gen.py: ERROR: expected (stable methods, notifications, stable server requests) = "
               f"{expected} for codex {stats['version']}, got {got}", file=sys.stderr)

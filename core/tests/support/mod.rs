@@ -23,16 +23,28 @@ pub fn repo_root() -> PathBuf {
 /// The real Codex binary: `CODEX_BIN`, else the one `scripts/setup.sh` installed. A missing
 /// binary fails the test with instructions; it is never skipped.
 pub fn codex_bin() -> PathBuf {
-    if let Some(p) = std::env::var_os("CODEX_BIN").filter(|p| !p.is_empty()) {
+    installed_codex("CODEX_BIN", CODEX_VERSION)
+}
+
+/// The older real Codex the tests also use (it still has `codex mcp-server`).
+pub const CODEX_092_VERSION: &str = "0.92.0";
+
+/// The real Codex 0.92.0 binary: `CODEX_092_BIN`, else the one `scripts/setup.sh` installed.
+pub fn codex_092_bin() -> PathBuf {
+    installed_codex("CODEX_092_BIN", CODEX_092_VERSION)
+}
+
+/// `$var`, else `.cache/codex-<version>`; a missing binary fails the test with instructions.
+fn installed_codex(var: &str, version: &str) -> PathBuf {
+    if let Some(p) = std::env::var_os(var).filter(|p| !p.is_empty()) {
         return PathBuf::from(p);
     }
-    let p = repo_root()
-        .join(".cache")
-        .join(format!("codex-{CODEX_VERSION}"));
+    let p = repo_root().join(".cache").join(format!("codex-{version}"));
     assert!(
         p.exists(),
-        "the real Codex {CODEX_VERSION} is not installed: run `scripts/setup.sh` (installs it from \
-         the npm registry) or set CODEX_BIN to a codex {CODEX_VERSION} binary"
+        "the real Codex {version} is not installed at {}: run `scripts/setup.sh` (installs it \
+         from the npm registry) or set {var} to a codex {version} binary",
+        p.display()
     );
     p
 }
@@ -486,29 +498,6 @@ impl Drop for EverythingHttp {
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
-}
-
-/// Codex version that still has `codex mcp-server`.
-pub const MCP_CODEX_VERSION: &str = "0.92.0";
-
-/// The real Codex 0.92.0 binary: `CODEX_092_BIN`, else `.cache/codex-0.92.0`. A missing binary
-/// fails the test with instructions; it is never skipped.
-pub fn codex_092_bin() -> PathBuf {
-    if let Some(p) = std::env::var_os("CODEX_092_BIN").filter(|p| !p.is_empty()) {
-        return PathBuf::from(p);
-    }
-    let p = repo_root()
-        .join(".cache")
-        .join(format!("codex-{MCP_CODEX_VERSION}"));
-    assert!(
-        p.exists(),
-        "the real Codex {MCP_CODEX_VERSION} is not installed at {}: run \
-         `npm install @openai/codex@{MCP_CODEX_VERSION}` in a scratch folder and link \
-         node_modules/@openai/codex/vendor/x86_64-unknown-linux-musl/codex/codex there \
-         (or set CODEX_092_BIN to a codex {MCP_CODEX_VERSION} binary)",
-        p.display()
-    );
-    p
 }
 
 /// Options for a client of the real 0.92.0 `codex mcp-server` in `env`.
