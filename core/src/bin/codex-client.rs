@@ -7,6 +7,7 @@
 //! library's schema ([`codex_client::compat::report`]). Exit status: 0 no differences,
 //! 1 differences, 2 error (usage, binary missing or failing).
 
+use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -24,11 +25,13 @@ fn main() -> ExitCode {
     };
     match codex_client::compat::report(&codex) {
         Ok(report) => {
-            if json {
-                println!("{:#}", report.to_json());
+            let text = if json {
+                format!("{:#}\n", report.to_json())
             } else {
-                print!("{report}");
-            }
+                report.to_string()
+            };
+            // A reader that stops early (`| head`) is not an error.
+            let _ = std::io::stdout().lock().write_all(text.as_bytes());
             ExitCode::from(u8::from(!report.is_identical()))
         }
         Err(e) => {
