@@ -89,6 +89,8 @@ def main():
     ap.add_argument("--sizes", default="200000,1000000")
     ap.add_argument("--rtt-calls", type=int, default=10000)
     ap.add_argument("--startup-reps", type=int, default=10)
+    ap.add_argument("--clients", default="1,10,50,200", help="client counts of the scaling table")
+    ap.add_argument("--per-client", type=int, default=20000, help="deltas per client in the scaling table")
     args = ap.parse_args()
     sizes = [int(s) for s in args.sizes.split(",")]
     print(f"# libcodexclient benchmarks: {os.cpu_count()} CPUs, {args.rounds} rounds (alternating), medians")
@@ -168,6 +170,8 @@ def main():
         target = f"≤ {t} µs: {'met' if u is not None and u <= t else 'MISSED'} unpinned, {'met' if p is not None and p <= t else 'MISSED'} pinned" if t else ""
         print(f"| {name} | {u:.1f} | {up:.1f} | {p:.1f} | {pp:.1f} | {target} |")
 
+    scaling(args)
+
     # ---- start-up ----
     print("\n## Start-up (spawn to `initialize` answered, real Codex 0.169.0, median of %d)\n" % args.startup_reps)
     print("| binary given | bare binary (by hand) ms | through libcodexclient ms | target |")
@@ -184,6 +188,27 @@ def main():
         except Exception as e:
             print(f"| {label} | n/a | n/a | {str(e)[:200]} |")
     return 0
+
+
+def scaling(args):
+    """The client-scaling table: library threads, aggregate events/s and memory for each client
+    count and delivery (Rust)."""
+    counts = [int(c) for c in args.clients.split(",") if c]
+    print("\n## Client scaling (Rust; each client its own bench server, %d deltas each, all at once)\n" % args.per_client)
+    print("| delivery | clients | library threads | aggregate events/s | peak RSS | RSS after the streams |")
+    print("|---|---|---|---|---|---|")
+    for mode in ("poll", "callbacks"):
+        for k in counts:
+            rs = []
+            for _ in range(args.rounds):
+                try:
+                    rs.append(run_json([os.path.join(REL, "bench-rust"), "scale", SERVER, str(k), str(args.per_client), mode]))
+                except Exception as e:  # reported, not hidden
+                    print(f"| {mode} | {k} | n/a | | | {str(e)[:200]} |")
+                    break
+            if rs:
+                print(f"| {mode} | {k} | {med(rs, 'library_threads'):.0f} | {fmt_rate(med(rs, 'events_per_s'))} "
+                      f"| {med(rs, 'peak_rss_kb') / 1024:.1f} MB | {med(rs, 'rss_after_kb') / 1024:.1f} MB |")
 
 
 def med(rs, key):

@@ -7,6 +7,7 @@
 # its own target dir) and the official Python SDK `mcp` 2.3.0 (venv bench-venv-mcp).
 # Usage: scripts/bench.sh [--mcp | --no-mcp] [--rounds R] [--sizes 200000,1000000]
 #                         [--rtt-calls N] [--startup-reps N] [--mcp-calls N]
+#                         [--clients 1,10,50,200] [--per-client N]
 #   --mcp: only the MCP part; --no-mcp: without it.
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -18,17 +18,22 @@ pub fn fixture(kind: &str) -> Value {
     panic!("no fixture {kind}")
 }
 
-/// Peak resident set size of this process in KiB (`VmHWM`), 0 when unknown.
-pub fn peak_rss_kb() -> u64 {
+/// A number field of `/proc/self/status` (`VmHWM`, `VmRSS`, `Threads`), 0 when unknown.
+pub fn proc_status(field: &str) -> u64 {
     std::fs::read_to_string("/proc/self/status")
         .ok()
         .and_then(|s| {
             s.lines()
-                .find(|l| l.starts_with("VmHWM:"))
+                .find(|l| l.split(':').next() == Some(field))
                 .and_then(|l| l.split_whitespace().nth(1))
                 .and_then(|n| n.parse().ok())
         })
         .unwrap_or(0)
+}
+
+/// Peak resident set size of this process in KiB (`VmHWM`), 0 when unknown.
+pub fn peak_rss_kb() -> u64 {
+    proc_status("VmHWM")
 }
 
 /// Median and 99th percentile of samples (sorted in place), in the samples' unit.

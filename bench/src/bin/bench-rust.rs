@@ -4,6 +4,10 @@
 //!   Thread/Turn stream API (blocking iterator or async `Stream`), and peak RSS.
 //! - `bench-rust rtt SERVER N`: N sequential `thread/name/set` round trips; median and p99 (µs).
 //! - `bench-rust wc SERVER N`: the `wc -l` floor on the same stream.
+//! - `bench-rust scale SERVER CLIENTS N [poll|callbacks]`: CLIENTS clients (each its own bench
+//!   server), each streaming one turn of N deltas at once from its own consumer thread; the
+//!   library's threads (after connecting, before any consumer thread), aggregate events/s,
+//!   peak RSS and the RSS left once the streams ended (clients still connected).
 //! - `bench-rust startup CODEX_BIN REPS`: spawn to `initialize` answered through the library
 //!   (median ms of REPS) and, for comparison, the bare binary driven by hand.
 
@@ -13,19 +17,72 @@ use std::io::{BufRead, BufReader, Write};
 use std::time::{Duration, Instant};
 
 fn usage() -> ! {
-    eprintln!("usage: bench-rust stream SERVER N [blocking|async] | rtt SERVER N | startup CODEX_BIN REPS");
+    eprintln!(
+        "usage: bench-rust stream SERVER N [blocking|async] | rtt SERVER N | wc SERVER N | \
+         scale SERVER CLIENTS N [poll|callbacks] | startup CODEX_BIN REPS"
+    );
     std::process::exit(2)
 }
 
 fn connect(server: &str, n: u64) -> Client {
+    connect_with(server, n, Delivery::Poll)
+}
+
+fn connect_with(server: &str, n: u64, delivery: Delivery) -> Client {
     let c = Client::new(
         ClientOptions::default()
             .codex_bin(server)
             .env("BENCH_EVENTS", n.to_string())
-            .delivery(Delivery::Poll),
+            .delivery(delivery),
     );
     c.connect().expect("connect to the bench server");
     c
+}
+
+fn scale(server: &str, clients: usize, n: u64, mode: &str) {
+    let delivery = match mode {
+        "callbacks" => Delivery::Callbacks,
+        _ => Delivery::Poll,
+    };
+    let before = codex_bench::proc_status("Threads");
+    let cs: Vec<Client> = (0..clients)
+        .map(|_| connect_with(server, n, delivery))
+        .collect();
+    let library_threads = codex_bench::proc_status("Threads") - before;
+    let threads: Vec<_> = cs
+        .iter()
+        .map(|c| c.thread_start(json!({})).unwrap())
+        .collect();
+    let t0 = Instant::now();
+    let consumers: Vec<_> = threads
+        .into_iter()
+        .map(|thread| {
+            std::thread::spawn(move || {
+                let mut s = thread.run_streamed("go").unwrap();
+                let deltas = s
+                    .iter()
+                    .filter(|ev| {
+                        matches!(ev, Event::Notification(n) if n.method == "item/agentMessage/delta")
+                    })
+                    .count() as u64;
+                assert_eq!(s.result().status, "completed");
+                deltas
+            })
+        })
+        .collect();
+    let total: u64 = consumers.into_iter().map(|h| h.join().unwrap()).sum();
+    let secs = t0.elapsed().as_secs_f64();
+    assert_eq!(total, n * clients as u64, "every delta arrives");
+    let rss_after_kb = codex_bench::proc_status("VmRSS");
+    println!(
+        "{}",
+        json!({"clients": clients, "events": total, "secs": secs,
+               "events_per_s": total as f64 / secs, "library_threads": library_threads,
+               "peak_rss_kb": codex_bench::peak_rss_kb(), "rss_after_kb": rss_after_kb})
+    );
+    for c in cs {
+        c.disconnect();
+    }
 }
 
 fn stream(server: &str, n: u64, mode: &str) {
@@ -191,6 +248,12 @@ fn main() {
         ),
         Some("rtt") => rtt(&arg(1), arg(2).parse().unwrap_or_else(|_| usage())),
         Some("wc") => wc(&arg(1), arg(2).parse().unwrap_or_else(|_| usage())),
+        Some("scale") => scale(
+            &arg(1),
+            arg(2).parse().unwrap_or_else(|_| usage()),
+            arg(3).parse().unwrap_or_else(|_| usage()),
+            args.get(4).map(String::as_str).unwrap_or("poll"),
+        ),
         Some("startup") => startup(&arg(1), arg(2).parse().unwrap_or_else(|_| usage())),
         _ => usage(),
     }
