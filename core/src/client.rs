@@ -15,6 +15,7 @@ use crate::delivery::dispatch::{
 };
 use crate::delivery::queue::EventQueue;
 use crate::delivery::readiness::Readiness;
+use crate::delivery::{wait_spinning, Spin};
 use crate::error::{DisconnectInfo, Error, Result};
 use crate::event::{ConnectionEvent, Event, Notification, ServerRequest};
 use crate::options::{ClientOptions, Delivery, Protocol, RequestOptions};
@@ -120,6 +121,8 @@ struct Inner {
     previous: Mutex<Option<Arc<SessionShared>>>,
     /// Poll mode readiness descriptor, shared by every connection of this client.
     readiness: Mutex<Option<Arc<Readiness>>>,
+    /// The spin of blocking waits for replies (adapts to how fast this server answers).
+    spin: Arc<Spin>,
 }
 
 /// A client of one Codex server. Cheap to clone (clones share the connection).
@@ -158,12 +161,13 @@ impl Client {
     pub fn new(options: ClientOptions) -> Client {
         Client {
             inner: Arc::new(Inner {
-                options,
                 handlers: Arc::new(Handlers::default()),
                 conn: Mutex::new(Slot::default()),
                 current: Mutex::new(None),
                 previous: Mutex::new(None),
                 readiness: Mutex::new(None),
+                spin: Arc::new(Spin::new(options.reply_spin)),
+                options,
             }),
         }
     }
@@ -497,7 +501,27 @@ impl Client {
     ) -> Result<Box<RawValue>> {
         let session = self.live_session()?;
         let rx = session.start_request(method, params, opts, false)?;
-        futures_executor::block_on(rx).unwrap_or_else(|_| Err(session.disconnect_error()))
+        self.wait_reply(rx)
+            .unwrap_or_else(|_| Err(session.disconnect_error()))
+    }
+
+    /// Block on a reply, spinning first as [`reply_spin`](ClientOptions::reply_spin) allows.
+    fn wait_reply<F: std::future::Future>(&self, fut: F) -> F::Output {
+        let mut fut = std::pin::pin!(fut);
+        loop {
+            // The reply always comes (correlation bounds every request); the deadline only
+            // re-arms the wait.
+            let deadline = std::time::Instant::now() + std::time::Duration::from_secs(3600);
+            if let Some(v) = wait_spinning(fut.as_mut(), deadline, &self.inner.spin) {
+                return v;
+            }
+        }
+    }
+
+    /// The spin of this client's blocking waits for replies, for a binding's own blocking
+    /// waits (see [`wait_spinning`]).
+    pub fn reply_spin(&self) -> Arc<Spin> {
+        self.inner.spin.clone()
     }
 
     /// Send a request and await its result. `Value::Null` params are sent as `{}`.

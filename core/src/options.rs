@@ -13,6 +13,8 @@ pub const DEFAULT_EVENT_QUEUE_CAPACITY: usize = 4096;
 pub const DEFAULT_CONNECT_TIMEOUT: Duration = Duration::from_secs(30);
 /// Default read-ahead budget: 64 MiB of queued events (see [`ClientOptions::read_ahead_bytes`]).
 pub const DEFAULT_READ_AHEAD_BYTES: usize = 64 * 1024 * 1024;
+/// Default [`ClientOptions::reply_spin`]: about three round trips to a local server.
+pub const DEFAULT_REPLY_SPIN: Duration = Duration::from_micros(50);
 
 /// How events reach the user.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -567,6 +569,10 @@ pub struct ClientOptions {
     pub max_line_bytes: usize,
     /// How many bytes of the server's stderr are kept for error reports.
     pub stderr_tail_bytes: usize,
+    /// How long a blocking request may spin for its reply before the thread sleeps
+    /// (adaptive: while replies take longer, it spins only now and then; see
+    /// [`Spin`](crate::delivery::Spin)). Zero: never spin.
+    pub reply_spin: Duration,
 }
 
 impl Default for ClientOptions {
@@ -596,6 +602,7 @@ impl Default for ClientOptions {
             read_ahead_bytes: DEFAULT_READ_AHEAD_BYTES,
             max_line_bytes: DEFAULT_MAX_LINE_BYTES,
             stderr_tail_bytes: 16 * 1024,
+            reply_spin: DEFAULT_REPLY_SPIN,
             mcp: McpOptions::default(),
         }
     }
@@ -631,6 +638,12 @@ impl ClientOptions {
     /// Set the `codex` binary.
     pub fn codex_bin(mut self, path: impl Into<PathBuf>) -> Self {
         self.codex_bin = Some(path.into());
+        self
+    }
+    /// Set how long blocking requests may spin for their reply (see
+    /// [`reply_spin`](ClientOptions::reply_spin); zero turns spinning off).
+    pub fn reply_spin(mut self, spin: Duration) -> Self {
+        self.reply_spin = spin;
         self
     }
     /// Set `CODEX_HOME` for the server.

@@ -57,7 +57,7 @@ struct StatusChanged {
 /// Routes and per-thread status of one connection.
 #[derive(Default)]
 pub(crate) struct Router {
-    routes: Mutex<HashMap<String, Arc<Route>>>,
+    routes: Mutex<rustc_hash::FxHashMap<String, Arc<Route>>>,
     active: AtomicUsize,
     statuses: Mutex<HashMap<String, serde_json::Value>>,
 }

@@ -10,20 +10,38 @@ fn skip_ws(b: &[u8], mut i: usize) -> usize {
     i
 }
 
+/// Index of the first `"` or `\\` in `b[j..]`, eight bytes at a time (inline: the strings
+/// here, keys and ids, are too short for a library call's set-up to pay off).
+fn quote_or_backslash(b: &[u8], mut j: usize) -> Option<usize> {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let has_zero = |x: u64| x.wrapping_sub(ONES) & !x & HIGH;
+    while let Some(chunk) = b.get(j..j + 8) {
+        let w = u64::from_le_bytes(chunk.try_into().ok()?);
+        // The lowest flagged byte is exact (borrows only run towards higher bytes).
+        let hit = has_zero(w ^ (ONES * b'"' as u64)) | has_zero(w ^ (ONES * b'\\' as u64));
+        if hit != 0 {
+            return Some(j + (hit.trailing_zeros() / 8) as usize);
+        }
+        j += 8;
+    }
+    b.get(j..)?
+        .iter()
+        .position(|&c| c == b'"' || c == b'\\')
+        .map(|k| j + k)
+}
+
 /// End (exclusive) of the string starting at `b[i] == b'"'`, and whether it has escapes.
-/// A plain byte loop: the strings here are short, where a vectorised search costs more.
 fn skip_string(b: &[u8], i: usize) -> Option<(usize, bool)> {
     let mut j = i + 1;
     let mut escaped = false;
     loop {
-        match *b.get(j)? {
-            b'"' => return Some((j + 1, escaped)),
-            b'\\' => {
-                escaped = true;
-                j += 2;
-            }
-            _ => j += 1,
+        j = quote_or_backslash(b, j)?;
+        if b[j] == b'"' {
+            return Some((j + 1, escaped));
         }
+        escaped = true;
+        j += 2;
     }
 }
 
@@ -132,6 +150,30 @@ mod tests {
         let mut v = Vec::new();
         members(json, |k, r| v.push((k.to_owned(), r.to_owned())))?;
         Some(v)
+    }
+
+    #[test]
+    fn finds_the_first_quote_or_backslash_at_every_offset() {
+        for len in 0..40 {
+            for at in 0..len {
+                for c in [b'"', b'\\'] {
+                    let mut b = vec![b'a'; len];
+                    b[at] = c;
+                    if at + 3 < len {
+                        b[at + 3] = b'"';
+                    }
+                    assert_eq!(quote_or_backslash(&b, 0), Some(at), "{len} {at}");
+                    assert_eq!(
+                        quote_or_backslash(&b, at + 1),
+                        b[at + 1..]
+                            .iter()
+                            .position(|&x| x == b'"')
+                            .map(|k| at + 1 + k)
+                    );
+                }
+            }
+            assert_eq!(quote_or_backslash(&vec![0xffu8; len], 0), None);
+        }
     }
 
     #[test]

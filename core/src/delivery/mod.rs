@@ -15,7 +15,7 @@ pub(crate) mod readiness;
 mod wait;
 
 pub use executor::{Executor, TaskId};
-pub use wait::{poll_once, wait_until};
+pub use wait::{poll_once, wait_spinning, wait_until, Spin};
 
 thread_local! {
     static DELIVERS_EVENTS: Cell<bool> = const { Cell::new(false) };

@@ -1,13 +1,15 @@
 //! Blocking waits on a future from an ordinary thread (no runtime): poll it, park until its
 //! waker fires, poll again. [`wait_until`] gives up at a deadline and leaves the future as it
 //! is, so that a binding can do something between slices of one wait (Python checks for
-//! Ctrl-C) and then wait on.
+//! Ctrl-C) and then wait on. [`wait_spinning`] first spins a little (see [`Spin`]): a reply
+//! from a fast server then arrives without the thread going to sleep and being woken.
 
 use std::future::Future;
 use std::pin::Pin;
+use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::Arc;
 use std::task::{Context, Poll, Wake, Waker};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 /// Wakes a parked thread.
 struct Unpark(std::thread::Thread);
@@ -46,6 +48,88 @@ pub fn wait_until<F: Future + ?Sized>(
     }
 }
 
+/// An adaptive spin before parking, for blocking waits on replies: up to `max`, and while
+/// replies keep missing it (a slow server) only on every 2nd, 4th … 64th wait, so a slow
+/// server costs almost no spinning while a fast one is answered without a sleep and a
+/// wake-up. `max` zero: never spin. Shared by the waits of one client.
+#[derive(Debug)]
+pub struct Spin {
+    max: Duration,
+    /// Waits in a row whose reply came after the spin (capped).
+    misses: AtomicU32,
+    /// Counts waits, to spin on every 2^k-th one while backing off.
+    waits: AtomicU32,
+}
+
+/// Misses in a row before the spin backs off.
+const SPIN_MISSES: u32 = 3;
+
+impl Spin {
+    /// Spin for at most `max` per wait (zero: never).
+    pub fn new(max: Duration) -> Spin {
+        Spin {
+            max,
+            misses: AtomicU32::new(0),
+            waits: AtomicU32::new(0),
+        }
+    }
+
+    /// How long this wait may spin (`None`: not at all).
+    fn budget(&self) -> Option<Duration> {
+        if self.max.is_zero() {
+            return None;
+        }
+        let misses = self.misses.load(Ordering::Relaxed);
+        if misses < SPIN_MISSES {
+            return Some(self.max);
+        }
+        let every = 1u32 << (misses - SPIN_MISSES + 1).min(6);
+        let n = self.waits.fetch_add(1, Ordering::Relaxed);
+        (n % every == 0).then_some(self.max)
+    }
+
+    fn record(&self, hit: bool) {
+        if hit {
+            self.misses.store(0, Ordering::Relaxed);
+        } else {
+            let m = self.misses.load(Ordering::Relaxed);
+            self.misses
+                .store((m + 1).min(SPIN_MISSES + 6), Ordering::Relaxed);
+        }
+    }
+}
+
+/// [`wait_until`], spinning first as `spin` allows: the future is polled again and again for
+/// that long before the thread parks.
+pub fn wait_spinning<F: Future + ?Sized>(
+    mut fut: Pin<&mut F>,
+    deadline: Instant,
+    spin: &Spin,
+) -> Option<F::Output> {
+    let waker = this_thread();
+    let mut cx = Context::from_waker(&waker);
+    if let Poll::Ready(v) = fut.as_mut().poll(&mut cx) {
+        return Some(v);
+    }
+    if let Some(budget) = spin.budget() {
+        let until = Instant::now() + budget.min(deadline.saturating_duration_since(Instant::now()));
+        loop {
+            for _ in 0..32 {
+                std::hint::spin_loop();
+            }
+            if let Poll::Ready(v) = fut.as_mut().poll(&mut cx) {
+                spin.record(true);
+                return Some(v);
+            }
+            if Instant::now() >= until {
+                break;
+            }
+        }
+        spin.record(false);
+    }
+    wait_until(fut, deadline)
+}
+
 /// Poll `fut` once on the calling thread and drop it: what it does before its first wait
 /// happens (a request started this way is on its way to the server); its outcome, if it
 /// completed at once, is returned.
@@ -78,6 +162,32 @@ mod tests {
         sender.join().unwrap();
         assert_eq!(poll_once(async { 3 }), Some(3));
         assert_eq!(poll_once(std::future::pending::<()>()), None);
+    }
+
+    #[test]
+    fn spins_while_replies_are_fast_and_backs_off_when_they_are_slow() {
+        let spin = Spin::new(Duration::from_millis(20));
+        // A reply that comes during the spin is a hit.
+        let (tx, rx) = futures_channel_oneshot();
+        let sender = std::thread::spawn(move || tx.send(1).unwrap());
+        let mut rx = Box::pin(rx);
+        let got = wait_spinning(rx.as_mut(), Instant::now() + Duration::from_secs(10), &spin);
+        assert_eq!(got, Some(Ok(1)));
+        sender.join().unwrap();
+        assert_eq!(spin.misses.load(Ordering::Relaxed), 0);
+        // A reply that does not come within the spin is a miss; after a few misses in a row
+        // only every 2nd, 4th … 64th wait spins.
+        let mut never = Box::pin(std::future::pending::<()>());
+        assert!(wait_spinning(never.as_mut(), Instant::now(), &spin).is_none());
+        assert_eq!(spin.misses.load(Ordering::Relaxed), 1);
+        for _ in 0..SPIN_MISSES + 6 {
+            spin.record(false);
+        }
+        let spun = (0..64).filter(|_| spin.budget().is_some()).count();
+        assert_eq!(spun, 1, "backed off to one wait in 64");
+        spin.record(true);
+        assert!((0..4).all(|_| spin.budget().is_some()));
+        assert!(Spin::new(Duration::ZERO).budget().is_none());
     }
 
     fn futures_channel_oneshot() -> (

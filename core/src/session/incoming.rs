@@ -101,7 +101,12 @@ impl SessionShared {
     /// Handle one line from the server.
     pub(super) async fn handle_line(&self, line: &[u8]) {
         let excerpt = || String::from_utf8_lossy(&line[..line.len().min(200)]).into_owned();
-        let msg: Incoming<'_> = match serde_json::from_slice(line) {
+        // Validated once here (vectorised); serde then skips UTF-8 checks of its own.
+        let parsed = match simdutf8::basic::from_utf8(line) {
+            Ok(text) => serde_json::from_str::<Incoming<'_>>(text),
+            Err(_) => serde_json::from_slice(line),
+        };
+        let msg: Incoming<'_> = match parsed {
             Ok(m) => m,
             Err(e) => {
                 self.report(format!("malformed line from server ({e}): {}", excerpt()));

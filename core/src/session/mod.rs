@@ -5,6 +5,7 @@
 //! server are handled in `incoming`; the runtime thread and its tasks are in `runtime`.
 
 mod incoming;
+mod outgoing;
 mod reconnect;
 mod rejoin;
 mod runtime;
@@ -28,18 +29,13 @@ use crate::options::{ClientOptions, Protocol, ReconnectPolicy, RequestOptions, R
 use crate::responder::{OpenRequests, Responder};
 use crate::router::Router;
 use crate::transport::stderr::StderrTail;
+use outgoing::{Out, Outgoing};
 
 const HANDSHAKE: u8 = 0;
 const OPEN: u8 = 1;
 const CLOSED: u8 = 2;
 /// The link dropped; the client is reconnecting (requests are held until it has rejoined).
 const RECONNECTING: u8 = 3;
-
-/// What the writer task is given: a line for the server, or the end.
-enum Outgoing {
-    Line(Bytes),
-    Close,
-}
 
 /// State shared by the runtime tasks and every handle of one connection.
 pub(crate) struct SessionShared {
@@ -67,7 +63,8 @@ pub(crate) struct SessionShared {
     init_result: Mutex<Option<serde_json::Value>>,
     /// Why the transport could not be opened, when that is how the connection ended.
     open_error: OnceLock<Error>,
-    out: mpsc::UnboundedSender<Outgoing>,
+    /// Lines for the server (to the writer task, or written at once).
+    out: Arc<Out>,
     max_line_bytes: usize,
     /// The protocol spoken (decides what the reader answers itself: MCP `ping`, `roots/list`).
     pub(crate) protocol: Protocol,
@@ -110,9 +107,10 @@ impl SessionShared {
             opts.read_ahead_bytes,
             signal.clone(),
         ));
+        let mcp = opts.transport.protocol() == Protocol::Mcp;
+        let out = Arc::new(Out::new(out, mcp));
         let resend = out.clone();
         let cancels = out.clone();
-        let mcp = opts.transport.protocol() == Protocol::Mcp;
         let responses = queue.clone();
         let continuity = opts
             .reconnect
@@ -123,7 +121,7 @@ impl SessionShared {
             // MCP has no overload error (-32001 means other things to MCP servers).
             if mcp { RetryPolicy::none() } else { opts.retry },
             move |line| {
-                let _ = resend.send(Outgoing::Line(line));
+                let _ = resend.line(line);
             },
             move |token, method, result| {
                 let response = Event::Response(crate::event::Response {
@@ -139,7 +137,7 @@ impl SessionShared {
                 if mcp {
                     let params = crate::protocol::mcp::cancelled_params(id, reason);
                     let line = notification_line("notifications/cancelled", Some(&params));
-                    let _ = cancels.send(Outgoing::Line(Bytes::from(line)));
+                    let _ = cancels.line(Bytes::from(line));
                 }
             },
             move |method, line, result| {
@@ -258,7 +256,7 @@ impl SessionShared {
             return Err(self.disconnect_error());
         }
         self.out
-            .send(Outgoing::Line(Bytes::from(line)))
+            .line(Bytes::from(line))
             .map_err(|_| self.disconnect_error())
     }
 
@@ -341,7 +339,7 @@ impl SessionShared {
             // wait for itself.
             self.signal.wake();
         }
-        if self.out.send(Outgoing::Line(request.line)).is_err() {
+        if self.out.line(request.line).is_err() {
             self.correlation.fail(request.id, self.disconnect_error());
         }
         Ok(request.id)
@@ -364,7 +362,7 @@ impl SessionShared {
             // Taken first: an overload retry re-sends only while its request is in the table
             // (under the table's lock), so every line of a failed request is drained below.
             let pending = self.correlation.take_pending();
-            while unsent.try_recv().is_ok() {}
+            self.out.discard(unsent);
             pending
         };
         let failed = self

@@ -168,6 +168,7 @@ async fn run_link(
     let Link {
         reader,
         writer,
+        direct,
         stderr,
         mut peer,
     } = link;
@@ -185,7 +186,7 @@ async fn run_link(
         writer,
         ctrl_rx,
         gate_rx,
-        out_rx.clone(),
+        (out_rx.clone(), shared.clone(), direct),
         jsonrpc,
         shared.heartbeat,
     ));
@@ -237,7 +238,7 @@ async fn run_link(
         let _ = (&mut writer).await;
     } else {
         // Let queued writes go out, then close our side so the server can finish on its own.
-        let _ = shared.out.send(Outgoing::Close);
+        shared.out.close();
         if tokio::time::timeout(WRITE_GRACE, &mut writer)
             .await
             .is_err()
@@ -260,12 +261,17 @@ async fn run_link(
 }
 
 /// The writer of one link: first the reconnect's own lines (`ctrl`) until the gate opens,
-/// then the connection's lines (`out`); a gate dropped unopened ends it.
+/// then the connection's lines (`out`: its queue, the session, and the link's pipe for the
+/// session's direct writes while this writer runs); a gate dropped unopened ends it.
 async fn writer_task(
     mut w: MessageWriter,
     mut ctrl: mpsc::UnboundedReceiver<bytes::Bytes>,
     mut gate: oneshot::Receiver<()>,
-    out: Arc<tokio::sync::Mutex<mpsc::UnboundedReceiver<Outgoing>>>,
+    out: (
+        Arc<tokio::sync::Mutex<mpsc::UnboundedReceiver<Outgoing>>>,
+        Arc<SessionShared>,
+        Option<std::os::fd::OwnedFd>,
+    ),
     jsonrpc: bool,
     heartbeat: Option<crate::options::Heartbeat>,
 ) {
@@ -298,9 +304,19 @@ async fn writer_task(
             return;
         }
     }
-    let mut rx = out.lock().await;
+    let (queue, shared, direct) = out;
+    let mut rx = queue.lock().await;
+    /// Ends direct writes when the writer ends, however it ends (aborted included).
+    struct Detach(Arc<SessionShared>);
+    impl Drop for Detach {
+        fn drop(&mut self) {
+            self.0.out.detach();
+        }
+    }
+    let _detach = Detach(shared.clone());
+    shared.out.attach(direct);
     let ping_every = heartbeat.filter(|_| w.is_ws()).map(|h| h.interval);
-    writer_loop(w, &mut rx, jsonrpc, ping_every).await
+    writer_loop(w, &mut rx, &shared.out, ping_every).await
 }
 
 /// Lines handled between two consumer wake-ups at most, while lines keep arriving.
@@ -335,13 +351,12 @@ async fn reader_loop(shared: &SessionShared, mut reader: MessageReader) -> Strin
     }
 }
 
-/// Write what the connection sends, flushing once per burst, until told to close. With
-/// `jsonrpc` every message gets the `"jsonrpc":"2.0"` member (MCP requires it; the
-/// app-server protocol leaves it out).
+/// Write what the connection sends (framed already), flushing once per burst and telling
+/// `out` how many lines went out, until told to close.
 async fn writer_loop(
     mut w: MessageWriter,
     rx: &mut mpsc::UnboundedReceiver<Outgoing>,
-    jsonrpc: bool,
+    out: &super::Out,
     ping_every: Option<Duration>,
 ) {
     let mut ticker = ping_every.map(|d| {
@@ -365,16 +380,13 @@ async fn writer_loop(
         };
         let Some(msg) = msg else { break };
         let mut close = false;
+        let mut lines = 0;
         let mut next = Some(msg);
         // Write everything already queued, then flush once.
         while let Some(m) = next.take() {
             match m {
                 Outgoing::Line(line) => {
-                    let line = if jsonrpc {
-                        crate::message::with_jsonrpc_member(&line)
-                    } else {
-                        line
-                    };
+                    lines += 1;
                     if let Err(e) = w.write(line).await {
                         tracing::debug!("writing to the server failed: {e}");
                         return;
@@ -391,6 +403,7 @@ async fn writer_loop(
             tracing::debug!("flushing to the server failed: {e}");
             return;
         }
+        out.written(lines);
         if close {
             w.close().await;
             return;

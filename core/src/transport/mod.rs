@@ -28,6 +28,8 @@ use io::{line_halves, ws_halves, MessageReader, MessageWriter};
 pub(crate) struct Link {
     pub(crate) reader: MessageReader,
     pub(crate) writer: MessageWriter,
+    /// The writer's pipe, duplicated, for lines written on the caller's thread (stdio only).
+    pub(crate) direct: Option<std::os::fd::OwnedFd>,
     /// The server's stderr, for the transport that spawns the server.
     pub(crate) stderr: Option<ChildStderr>,
     pub(crate) peer: Peer,
@@ -98,6 +100,7 @@ async fn connect(opts: &ClientOptions) -> Result<Link> {
     let remote = |(reader, writer)| Link {
         reader,
         writer,
+        direct: None,
         stderr: None,
         peer: Peer::Remote,
     };
@@ -110,10 +113,13 @@ async fn connect(opts: &ClientOptions) -> Result<Link> {
                 _ => process::spawn(opts)?,
             };
             let pid = p.child.id();
+            // A failed dup only costs the short cut.
+            let direct = std::os::fd::AsFd::as_fd(&p.stdin).try_clone_to_owned().ok();
             let (reader, writer) = line_halves(p.stdout, p.stdin);
             Ok(Link {
                 reader,
                 writer,
+                direct,
                 stderr: Some(p.stderr),
                 peer: Peer::Process {
                     child: p.child,
@@ -138,6 +144,7 @@ async fn connect(opts: &ClientOptions) -> Result<Link> {
             Ok(Link {
                 reader,
                 writer,
+                direct: None,
                 stderr: None,
                 peer: Peer::Shim(task),
             })
@@ -147,6 +154,7 @@ async fn connect(opts: &ClientOptions) -> Result<Link> {
             Ok(Link {
                 reader,
                 writer,
+                direct: None,
                 stderr: None,
                 peer: Peer::Shim(task),
             })
