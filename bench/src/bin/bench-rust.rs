@@ -8,6 +8,9 @@
 //!   server), each streaming one turn of N deltas at once from its own consumer thread; the
 //!   library's threads (after connecting, before any consumer thread), aggregate events/s,
 //!   peak RSS and the RSS left once the streams ended (clients still connected).
+//! - `bench-rust interleave SERVER TURNS N`: one connection, TURNS threads each streaming one
+//!   turn (a consumer thread per turn stream), the server interleaving their N deltas in all
+//!   line by line; aggregate events/s (TURNS = 1: the same with one turn, for comparison).
 //! - `bench-rust startup CODEX_BIN REPS`: spawn to `initialize` answered through the library
 //!   (median ms of REPS) and, for comparison, the bare binary driven by hand.
 
@@ -19,7 +22,8 @@ use std::time::{Duration, Instant};
 fn usage() -> ! {
     eprintln!(
         "usage: bench-rust stream SERVER N [blocking|async] | rtt SERVER N | wc SERVER N | \
-         scale SERVER CLIENTS N [poll|callbacks] | startup CODEX_BIN REPS"
+         scale SERVER CLIENTS N [poll|callbacks] | interleave SERVER TURNS N | \
+         startup CODEX_BIN REPS"
     );
     std::process::exit(2)
 }
@@ -37,6 +41,53 @@ fn connect_with(server: &str, n: u64, delivery: Delivery) -> Client {
     );
     c.connect().expect("connect to the bench server");
     c
+}
+
+fn interleave(server: &str, turns: usize, n: u64) {
+    let c = Client::new(
+        ClientOptions::default()
+            .codex_bin(server)
+            .env("BENCH_EVENTS", n.to_string())
+            .env("BENCH_TURNS", turns.to_string())
+            .delivery(Delivery::Poll),
+    );
+    c.connect().expect("connect to the bench server");
+    let threads: Vec<_> = (0..turns)
+        .map(|_| c.thread_start(json!({})).unwrap())
+        .collect();
+    let t0 = Instant::now();
+    // Every turn is started before the server sends any of their deltas.
+    let streams: Vec<_> = threads
+        .iter()
+        .map(|t| t.run_streamed("go").unwrap())
+        .collect();
+    let consumers: Vec<_> = streams
+        .into_iter()
+        .map(|mut s| {
+            std::thread::spawn(move || {
+                let deltas = s
+                    .iter()
+                    .filter(|ev| {
+                        matches!(ev, Event::Notification(n) if n.method == "item/agentMessage/delta")
+                    })
+                    .count() as u64;
+                assert_eq!(s.result().status, "completed");
+                deltas
+            })
+        })
+        .collect();
+    let total: u64 = consumers.into_iter().map(|h| h.join().unwrap()).sum();
+    let secs = t0.elapsed().as_secs_f64();
+    assert_eq!(
+        total,
+        n / turns as u64 * turns as u64,
+        "every delta arrives"
+    );
+    println!(
+        "{}",
+        json!({"turns": turns, "events": total, "secs": secs, "events_per_s": total as f64 / secs})
+    );
+    c.disconnect();
 }
 
 fn scale(server: &str, clients: usize, n: u64, mode: &str) {
@@ -253,6 +304,11 @@ fn main() {
             arg(2).parse().unwrap_or_else(|_| usage()),
             arg(3).parse().unwrap_or_else(|_| usage()),
             args.get(4).map(String::as_str).unwrap_or("poll"),
+        ),
+        Some("interleave") => interleave(
+            &arg(1),
+            arg(2).parse().unwrap_or_else(|_| usage()),
+            arg(3).parse().unwrap_or_else(|_| usage()),
         ),
         Some("startup") => startup(&arg(1), arg(2).parse().unwrap_or_else(|_| usage())),
         _ => usage(),

@@ -100,6 +100,8 @@ pub(crate) struct EventQueue {
     capacity: usize,
     /// Read-ahead budget: queued bytes past which notifications are shed in read-ahead.
     read_ahead_bytes: usize,
+    /// The reader has this queue in its list of queues to wake (see `SessionShared::deliver`).
+    pub(crate) in_wake_list: AtomicBool,
 }
 
 /// Outcome of a push attempt by the reader.
@@ -159,6 +161,7 @@ impl EventQueue {
             signal,
             capacity,
             read_ahead_bytes,
+            in_wake_list: AtomicBool::new(false),
         }
     }
 

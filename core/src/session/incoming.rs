@@ -12,6 +12,12 @@ use crate::event::{null_raw, ConnectionEvent, Event, Notification, ServerRequest
 use crate::message::{classify, request_id_param, response_line, Classified, Incoming, RequestId};
 use crate::options::Protocol;
 
+/// Lines handled between two consumer wake-ups, per queue with events, while lines keep
+/// arriving.
+const WAKE_BATCH: usize = 256;
+/// The most lines handled between two wake-ups (bounds the added latency: a few ms).
+const WAKE_BATCH_MAX: usize = 2048;
+
 impl SessionShared {
     /// Queue an event on `queue`, waiting for room when it is full and nothing is pending.
     /// A closed turn queue hands the event to the main queue; a closed main queue drops it
@@ -23,9 +29,11 @@ impl SessionShared {
             let read_ahead = self.correlation.reads_ahead();
             match queue.push_deferred(event, read_ahead) {
                 Push::Done => {
-                    let mut dirty = self.dirty.lock().unwrap();
-                    if !dirty.last().is_some_and(|q| Arc::ptr_eq(q, queue)) {
+                    // Listed once however many events it gets before the next flush.
+                    if !queue.in_wake_list.swap(true, Ordering::AcqRel) {
+                        let mut dirty = self.dirty.lock().unwrap();
                         dirty.push(queue.clone());
+                        self.dirty_len.store(dirty.len(), Ordering::Release);
                     }
                     return;
                 }
@@ -47,10 +55,22 @@ impl SessionShared {
     /// Wake the consumers of every queue that got events since the last flush. The reader
     /// calls it when it has no complete line left in its buffer (or after a batch).
     pub(crate) fn flush_wakes(&self) {
-        let dirty = std::mem::take(&mut *self.dirty.lock().unwrap());
+        let dirty = {
+            let mut d = self.dirty.lock().unwrap();
+            self.dirty_len.store(0, Ordering::Release);
+            std::mem::take(&mut *d)
+        };
         for q in dirty {
+            q.in_wake_list.store(false, Ordering::Release);
             q.flush_wake();
         }
+    }
+
+    /// Lines the reader may handle before it wakes consumers while lines keep arriving:
+    /// [`WAKE_BATCH`] per queue with events (interleaved turns then still wake each consumer
+    /// for a batch of its own, not for one or two events), at most [`WAKE_BATCH_MAX`].
+    pub(crate) fn wake_batch(&self) -> usize {
+        (WAKE_BATCH * self.dirty_len.load(Ordering::Acquire).max(1)).min(WAKE_BATCH_MAX)
     }
 
     /// A new queue for a turn stream, sharing this connection's reader signal.

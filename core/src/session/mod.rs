@@ -87,6 +87,8 @@ pub(crate) struct SessionShared {
     read_ahead_bytes: usize,
     /// Queues with events whose consumers were not woken yet (reader-side batching).
     dirty: Mutex<Vec<Arc<EventQueue>>>,
+    /// `dirty.len()`, read by the reader for every line.
+    dirty_len: std::sync::atomic::AtomicUsize,
     /// Subscriptions ([`Client::subscribe`](crate::Client::subscribe)): each gets a copy of
     /// the notifications and connection events the main queue gets.
     subscribers: Mutex<Vec<Arc<EventQueue>>>,
@@ -174,6 +176,7 @@ impl SessionShared {
             queue_capacity: opts.event_queue_capacity,
             read_ahead_bytes: opts.read_ahead_bytes,
             dirty: Mutex::new(Vec::new()),
+            dirty_len: std::sync::atomic::AtomicUsize::new(0),
             subscribers: Mutex::new(Vec::new()),
             has_subscribers: AtomicBool::new(false),
             me: me.clone(),

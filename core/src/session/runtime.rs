@@ -319,16 +319,13 @@ async fn writer_task(
     writer_loop(w, &mut rx, &shared.out, ping_every).await
 }
 
-/// Lines handled between two consumer wake-ups at most, while lines keep arriving.
-const WAKE_BATCH: usize = 256;
-
 /// Read lines and handle them until the connection ends; why it ended.
 async fn reader_loop(shared: &SessionShared, mut reader: MessageReader) -> String {
     let mut buf = Vec::with_capacity(16 * 1024);
     let mut since_wake = 0usize;
     loop {
         since_wake += 1;
-        if since_wake >= WAKE_BATCH || !reader.has_buffered_line() {
+        if since_wake >= shared.wake_batch() || !reader.has_buffered_line() {
             shared.flush_wakes();
             since_wake = 0;
         }
