@@ -372,7 +372,7 @@ impl NativeClient {
             all_pages,
         };
         let fut = crate::mcp::request(self.client.clone(), req, args, opts);
-        run(py, aio, fut, |py, out| out.into_py(py))
+        run(py, aio, fut, |py, out| out(py))
     }
 
     /// Start an MCP tool call that reports progress (sent before this returns): a `ToolCall`.
