@@ -90,7 +90,8 @@ pub struct codex_client_t {
     _unique: u8,
 }
 
-fn request_options(timeout_ms: u64) -> RequestOptions {
+/// Request options with a timeout in milliseconds (0: the client's default).
+pub(crate) fn request_options(timeout_ms: u64) -> RequestOptions {
     if timeout_ms == 0 {
         RequestOptions::default()
     } else {
