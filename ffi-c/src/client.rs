@@ -603,13 +603,7 @@ ffi_fn! {
             }
             Ok(s.core.event_fd()?)
         });
-        match r {
-            Ok(fd) => fd,
-            Err(f) => {
-                crate::error::record(&f);
-                -1
-            }
-        }
+        crate::error::value_or(r, -1)
     } ?= -1
 }
 

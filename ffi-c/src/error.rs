@@ -152,6 +152,15 @@ pub(crate) fn record(fail: &Fail) -> codex_status_t {
     status
 }
 
+/// The value of a value export: `r`'s, or on failure `default` with the failure recorded as
+/// the thread's last error.
+pub(crate) fn value_or<T>(r: Result<T, Fail>, default: T) -> T {
+    r.unwrap_or_else(|f| {
+        record(&f);
+        default
+    })
+}
+
 /// The message of a panic payload.
 pub(crate) fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
     payload

@@ -7,7 +7,7 @@ use serde_json::{json, Value};
 
 use crate::client::{codex_client_t, request_options, shared};
 use crate::error::{codex_status_t, invalid_arg, Fail};
-use crate::strings::{clear_out, opt_str, params_value, put_string, req_str};
+use crate::strings::{clear_out, opt_str, params_value, put_string, req_str, req_strs};
 
 fn object(json: *const c_char, what: &str) -> Result<serde_json::Map<String, Value>, Fail> {
     // SAFETY: the program passes NULL or a valid string.
@@ -117,11 +117,8 @@ ffi_fn! {
         if skills.is_null() && skills_len > 0 {
             return Err(invalid_arg("skills is NULL but skills_len is not 0"));
         }
-        let mut input = Input::text(req_str(text, "text")?);
-        for i in 0..skills_len {
-            let skill = req_str(*skills.add(i), &format!("skills[{i}]"))?;
-            input = input.and_skills([Skill::parse(skill)]);
-        }
+        let input = Input::text(req_str(text, "text")?);
+        let input = input.and_skills(req_strs(skills, skills_len, "skills")?.into_iter().map(Skill::parse));
         let (id, emulated) = start_turn(client, thread_id, input, params_json, timeout_ms)?;
         let list: Vec<Value> = emulated.iter().map(SkillInfo::to_value).collect();
         put_string(turn_id, &id);

@@ -45,13 +45,7 @@ ffi_fn! {
                 .map(|m| m.as_ptr())
                 .ok_or_else(|| invalid_arg(format!("no method for `{name}`")))
         });
-        match found {
-            Ok(p) => p,
-            Err(f) => {
-                crate::error::record(&f);
-                std::ptr::null()
-            }
-        }
+        crate::error::value_or(found, std::ptr::null())
     } ?= std::ptr::null()
 }
 

@@ -23,7 +23,7 @@ use codex_client::{
 
 use crate::client::lock;
 use crate::error::{codex_status_t, invalid_arg, Fail};
-use crate::strings::{opt_str, params_value, req_str};
+use crate::strings::{opt_str, params_value, req_str, req_strs};
 
 /// How a client delivers events: chosen once, with `codex_options_set_delivery`.
 pub type codex_delivery_t = u32;
@@ -207,16 +207,12 @@ unsafe fn mcp_command(argv: *const *const c_char, argc: usize) -> Result<Transpo
             "argc is 0: the command needs at least the program (argv[0])",
         ));
     }
-    let mut words = Vec::with_capacity(argc);
-    for i in 0..argc {
-        words.push(req_str(*argv.add(i), &format!("argv[{i}]"))?.to_owned());
-    }
+    let words = req_strs(argv, argc, "argv")?;
     if words[0].is_empty() {
         return Err(invalid_arg("argv[0] (the program) is empty"));
     }
-    let program = words.remove(0);
     Ok(TransportKind::McpStdio(
-        McpCommand::new(program).args(words),
+        McpCommand::new(words[0]).args(words[1..].iter().copied()),
     ))
 }
 
