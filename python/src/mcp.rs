@@ -17,7 +17,7 @@ use pyo3::IntoPyObjectExt;
 use serde_json::Value;
 
 use crate::errors::simple;
-use crate::executor::{block_on, run, Aio};
+use crate::executor::{block_on, run, Aio, Outcome};
 
 /// JSON as Python objects.
 fn py_value(py: Python<'_>, v: &Value) -> PyResult<Py<PyAny>> {
@@ -258,10 +258,6 @@ pub(crate) struct Args {
     pub(crate) all_pages: bool,
 }
 
-/// What an MCP request produced, made Python objects on the caller's thread: a list of
-/// result objects, a page as `(items, next_cursor)`, one result object, or `None`.
-pub(crate) type Out = Box<dyn FnOnce(Python<'_>) -> PyResult<Py<PyAny>> + Send>;
-
 /// A core MCP value that becomes a Python object (a result class, a list or page of them).
 trait Obj: Send + 'static {
     /// The Python object.
@@ -296,8 +292,9 @@ impl<T: Obj> Obj for Page<T> {
     }
 }
 
-/// `v` as an `Out`.
-fn out(v: impl Obj) -> Out {
+/// `v` as the outcome of a request: made Python objects on the caller's thread (a list of
+/// result objects, a page as `(items, next_cursor)`, one result object, or `None`).
+fn out(v: impl Obj) -> Outcome {
     Box::new(move |py| v.obj(py))
 }
 
@@ -307,7 +304,7 @@ pub(crate) async fn request(
     req: McpRequest,
     args: Args,
     opts: RequestOptions,
-) -> codex_client::Result<Out> {
+) -> codex_client::Result<Outcome> {
     let Args {
         arg,
         json,
