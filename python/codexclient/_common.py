@@ -28,7 +28,7 @@ if TYPE_CHECKING:
 
     from . import protocol as p
 
-    P = ParamSpec("P")
+    _P = ParamSpec("_P")
 
 logger = logging.getLogger("codexclient")
 
@@ -336,13 +336,13 @@ class TurnResult:
         )
 
 
-def aio(f: Callable[Concatenate[Any, P], R]) -> Callable[Concatenate[Any, P], Coroutine[Any, Any, R]]:
+def aio(f: Callable[Concatenate[Any, _P], R]) -> Callable[Concatenate[Any, _P], Coroutine[Any, Any, R]]:
     """The async client's form of a sync client method whose body only returns what the shared
     helpers give (they return the value in the sync client, an awaitable in the async one): one
     implementation and its docstring behind both surfaces, typed for each."""
     call = cast(Callable[..., Awaitable[R]], f)
 
-    async def method(self: Any, /, *args: P.args, **kwargs: P.kwargs) -> R:
+    async def method(self: Any, /, *args: _P.args, **kwargs: _P.kwargs) -> R:
         return await call(self, *args, **kwargs)
 
     for name in ("__module__", "__name__", "__doc__"):
