@@ -21,8 +21,8 @@ from typing import Type
 
 from . import _native
 from ._common import ClientBase, Event, InitializeResult, Input, Params, ProgressHandler, Skills
-from ._common import ThreadBase, ToolCallBase, TurnBase, TurnResult, aio, fail_closed, finish
-from ._common import arguments_json as _args, handler_failed, loads
+from ._common import ThreadBase, ToolCallBase, TurnBase, TurnResult, aio, aio_as, fail_closed
+from ._common import arguments_json as _args, finish, handler_failed, loads
 from ._errors import NotConnectedError
 from ._native import CallToolResult, Progress
 from ._requests import AsyncRequests
@@ -396,27 +396,9 @@ class AsyncClient(AsyncRequests, ClientBase):
         """A handle on an existing (loaded) thread, without any request."""
         return AsyncThread(self, thread_id, {})
 
-    async def thread_start(
-        self, params: Params = None, *, timeout: Timeout = None, **kwargs: Any
-    ) -> AsyncThread:
-        """``thread/start``: a new thread. Keyword arguments are camel-cased into params
-        (``approval_policy="untrusted"`` → ``approvalPolicy``)."""
-        thread: AsyncThread = await self._helper("thread_start", None, None, params, kwargs, timeout)
-        return thread
-
-    async def thread_resume(
-        self, thread_id: str, params: Params = None, *, timeout: Timeout = None, **kwargs: Any
-    ) -> AsyncThread:
-        """``thread/resume``: load a stored thread."""
-        t: AsyncThread = await self._helper("thread_resume", thread_id, None, params, kwargs, timeout)
-        return t
-
-    async def thread_fork(
-        self, thread_id: str, params: Params = None, *, timeout: Timeout = None, **kwargs: Any
-    ) -> AsyncThread:
-        """``thread/fork``: a new thread with a copy of ``thread_id``'s history."""
-        t: AsyncThread = await self._helper("thread_fork", thread_id, None, params, kwargs, timeout)
-        return t
+    thread_start = aio_as(AsyncThread, Client.thread_start)
+    thread_resume = aio_as(AsyncThread, Client.thread_resume)
+    thread_fork = aio_as(AsyncThread, Client.thread_fork)
 
     # The requests whose sync form only returns the shared call: the same implementation,
     # awaitable (see :func:`._common.aio`).

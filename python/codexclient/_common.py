@@ -15,7 +15,7 @@ import warnings
 import weakref
 from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Awaitable, Callable, Coroutine, Dict, Generic, List, Optional
-from typing import Tuple, TypeVar, Union, cast, overload
+from typing import Tuple, Type, TypeVar, Union, cast, overload
 
 from . import _native
 from ._errors import InvalidArgumentError
@@ -349,6 +349,14 @@ def aio(f: Callable[Concatenate[Any, _P], R]) -> Callable[Concatenate[Any, _P], 
         setattr(method, name, getattr(f, name))
     method.__qualname__ = "Async" + f.__qualname__  # Client.x -> AsyncClient.x
     return method
+
+
+def aio_as(
+    cls: Type[T], f: Callable[Concatenate[Any, _P], Any]
+) -> Callable[Concatenate[Any, _P], Coroutine[Any, Any, T]]:
+    """:func:`aio` of a sync method returning a :class:`Thread`, for the async surface whose
+    shared helper gives its own class ``cls`` (an :class:`AsyncThread`)."""
+    return cast("Callable[Concatenate[Any, _P], Coroutine[Any, Any, T]]", aio(f))
 
 
 def weak_handler(method: Callable[[Any], None]) -> Callable[[Any], None]:

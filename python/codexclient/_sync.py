@@ -197,18 +197,19 @@ class Client(SyncRequests, ClientBase):
         """A handle on an existing (loaded) thread, without any request."""
         return Thread(self, thread_id, {})
 
-    def thread_start(self, params: Params = None, *, timeout: Timeout = None, **kwargs: Any) -> Thread:
-        """``thread/start``: a new thread. Keyword arguments are camel-cased into params."""
+    def thread_start(self, /, params: Params = None, *, timeout: Timeout = None, **kwargs: Any) -> Thread:
+        """``thread/start``: a new thread. Keyword arguments are camel-cased into params
+        (``approval_policy="untrusted"`` → ``approvalPolicy``)."""
         return cast(Thread, self._helper("thread_start", None, None, params, kwargs, timeout))
 
     def thread_resume(
-        self, thread_id: str, params: Params = None, *, timeout: Timeout = None, **kwargs: Any
+        self, /, thread_id: str, params: Params = None, *, timeout: Timeout = None, **kwargs: Any
     ) -> Thread:
         """``thread/resume``: load a stored thread."""
         return cast(Thread, self._helper("thread_resume", thread_id, None, params, kwargs, timeout))
 
     def thread_fork(
-        self, thread_id: str, params: Params = None, *, timeout: Timeout = None, **kwargs: Any
+        self, /, thread_id: str, params: Params = None, *, timeout: Timeout = None, **kwargs: Any
     ) -> Thread:
         """``thread/fork``: a new thread with a copy of ``thread_id``'s history."""
         return cast(Thread, self._helper("thread_fork", thread_id, None, params, kwargs, timeout))
