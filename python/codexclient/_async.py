@@ -396,12 +396,11 @@ class AsyncClient(AsyncRequests, ClientBase):
         """A handle on an existing (loaded) thread, without any request."""
         return AsyncThread(self, thread_id, {})
 
+    # The requests whose sync form only returns the shared call: the same implementation,
+    # awaitable (see :func:`._common.aio`).
     thread_start = aio_as(AsyncThread, Client.thread_start)
     thread_resume = aio_as(AsyncThread, Client.thread_resume)
     thread_fork = aio_as(AsyncThread, Client.thread_fork)
-
-    # The requests whose sync form only returns the shared call: the same implementation,
-    # awaitable (see :func:`._common.aio`).
     thread_list = aio(Client.thread_list)
     thread_read = aio(Client.thread_read)
     thread_archive = aio(Client.thread_archive)
