@@ -129,7 +129,8 @@ pub(crate) fn convert(opts: *const codex_options_t) -> Result<Converted, Fail> {
     Ok(c)
 }
 
-/// Split the string argument `arg`, `key=value` (`form` names the expected form in the message).
+/// The string argument `arg` (`name` in messages), `key=value`, split at its first `=`
+/// (`what` and `form` name the entry and its form in the message).
 unsafe fn pair(
     arg: *const c_char,
     name: &str,
