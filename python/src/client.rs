@@ -222,22 +222,16 @@ impl NativeClient {
             aio,
             async move { client.connect_async().await },
             |py, init| {
-                let mcp = (
+                let t = (
+                    init.raw.to_string(),
+                    init.user_agent.clone(),
+                    init.codex_home.clone(),
+                    init.platform_family.clone(),
+                    init.platform_os.clone(),
                     init.protocol_version().map(str::to_owned),
                     init.capabilities().map(Value::to_string),
                     init.server_info().map(Value::to_string),
                     init.instructions().map(str::to_owned),
-                );
-                let t = (
-                    init.raw.to_string(),
-                    init.user_agent,
-                    init.codex_home,
-                    init.platform_family,
-                    init.platform_os,
-                    mcp.0,
-                    mcp.1,
-                    mcp.2,
-                    mcp.3,
                 );
                 t.into_py_any(py)
             },
