@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import atexit
+import inspect
 import json
 import logging
 import os
@@ -348,6 +349,9 @@ def aio(f: Callable[Concatenate[Any, _P], R]) -> Callable[Concatenate[Any, _P], 
     for name in ("__module__", "__name__", "__doc__"):
         setattr(method, name, getattr(f, name))
     method.__qualname__ = "Async" + f.__qualname__  # Client.x -> AsyncClient.x
+    # help() shows the parameters (the result is awaitable, of the async surface's type).
+    sig = inspect.signature(f).replace(return_annotation=inspect.Signature.empty)
+    setattr(method, "__signature__", sig)
     return method
 
 
