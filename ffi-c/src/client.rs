@@ -90,7 +90,8 @@ pub struct codex_client_t {
     _unique: u8,
 }
 
-fn request_options(timeout_ms: u64) -> RequestOptions {
+/// Request options with a timeout in milliseconds (0: the client's default).
+pub(crate) fn request_options(timeout_ms: u64) -> RequestOptions {
     if timeout_ms == 0 {
         RequestOptions::default()
     } else {
@@ -221,37 +222,42 @@ impl Shared {
         self.callbacks.read().unwrap_or_else(|e| e.into_inner())[slot]
     }
 
-    /// Run the program's callback for one event (on the core's dispatch thread).
+    /// Run the program's callback for one event (on the core's dispatch thread): a response
+    /// goes to its request's callback, anything else to the callback of its kind.
     fn run_event(&self, ev: Event) {
         if self.freed.load(Ordering::SeqCst) {
             return; // dropped; a server request among them answers fail-closed
         }
-        let slot = match &ev {
-            Event::Notification(_) => 0,
-            Event::ServerRequest(_) => 1,
-            Event::Response(_) => usize::MAX,
-            _ => 2,
-        };
-        let (f, userdata) = if slot == usize::MAX {
-            let (mut event, callback) = self.to_c(ev);
-            if let Some(f) = callback {
+        let (mut event, f, userdata) = match ev {
+            Event::Response(_) => {
+                let (event, callback) = self.to_c(ev);
                 let userdata = match &event.body {
                     Body::Response(r) => r.userdata,
                     _ => 0,
                 };
-                // SAFETY: the program passed `f` with this request; the event lives for the call.
-                unsafe { f(userdata as *mut c_void, &mut event) };
+                (event, callback, userdata)
             }
-            return;
-        } else {
-            match self.callback(slot) {
-                Some(cb) => (cb.f, cb.userdata),
-                None => return, // a server request dropped here answers fail-closed
+            ev => {
+                let slot = match &ev {
+                    Event::Notification(_) => 0,
+                    Event::ServerRequest(_) => 1,
+                    _ => 2,
+                };
+                let Some(cb) = self.callback(slot) else {
+                    return; // a server request dropped here answers fail-closed
+                };
+                (
+                    codex_event_t::from_core(self.key, ev),
+                    Some(cb.f),
+                    cb.userdata,
+                )
             }
         };
-        let mut event = codex_event_t::from_core(self.key, ev);
-        // SAFETY: the program registered `f` for this client; the event lives for the call.
-        unsafe { f(userdata as *mut c_void, &mut event) };
+        if let Some(f) = f {
+            // SAFETY: the program registered `f` for this client (or passed it with this
+            // request); the event lives for the call.
+            unsafe { f(userdata as *mut c_void, &mut event) };
+        }
     }
 }
 
@@ -602,13 +608,7 @@ ffi_fn! {
             }
             Ok(s.core.event_fd()?)
         });
-        match r {
-            Ok(fd) => fd,
-            Err(f) => {
-                crate::error::record(&f);
-                -1
-            }
-        }
+        crate::error::value_or(r, -1)
     } ?= -1
 }
 

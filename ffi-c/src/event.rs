@@ -81,31 +81,30 @@ pub(crate) enum Body {
 /// returns. Strings returned by its accessors live as long as the event.
 pub struct codex_event_t {
     pub(crate) body: Body,
-    method: OnceLock<Option<CString>>,
-    params: OnceLock<Option<CString>>,
-    thread_id: OnceLock<Option<CString>>,
-    turn_id: OnceLock<Option<CString>>,
-    delta: OnceLock<Option<CString>>,
-    result: OnceLock<Option<CString>>,
-    message: OnceLock<Option<CString>>,
-    stderr_tail: OnceLock<Option<CString>>,
-    reconnect: OnceLock<Option<CString>>,
+    /// The strings the accessors return, by `Text`, made on first access.
+    texts: [OnceLock<Option<CString>>; 9],
     rpc: OnceLock<Option<RpcParts>>,
+}
+
+/// The slots of `codex_event_t::texts`.
+#[derive(Clone, Copy)]
+enum Text {
+    Method,
+    Params,
+    ThreadId,
+    TurnId,
+    Delta,
+    Result,
+    Message,
+    StderrTail,
+    Reconnect,
 }
 
 impl codex_event_t {
     pub(crate) fn new(body: Body) -> codex_event_t {
         codex_event_t {
             body,
-            method: OnceLock::new(),
-            params: OnceLock::new(),
-            thread_id: OnceLock::new(),
-            turn_id: OnceLock::new(),
-            delta: OnceLock::new(),
-            result: OnceLock::new(),
-            message: OnceLock::new(),
-            stderr_tail: OnceLock::new(),
-            reconnect: OnceLock::new(),
+            texts: Default::default(),
             rpc: OnceLock::new(),
         }
     }
@@ -166,8 +165,10 @@ impl Drop for codex_event_t {
     }
 }
 
-fn cached(cell: &OnceLock<Option<CString>>, f: impl FnOnce() -> Option<CString>) -> *const c_char {
-    cell.get_or_init(f)
+/// The string in slot `t` of `e`, made by `f` on first access (NULL for `None`).
+fn cached(e: &codex_event_t, t: Text, f: impl FnOnce() -> Option<CString>) -> *const c_char {
+    e.texts[t as usize]
+        .get_or_init(f)
         .as_ref()
         .map_or(std::ptr::null(), |s| s.as_ptr())
 }
@@ -181,6 +182,31 @@ fn with<T>(ev: *const codex_event_t, default: T, f: impl FnOnce(&codex_event_t) 
     }
 }
 
+/// Generate a string accessor: `|e| EXPR` makes the string of event `e` (`None`: NULL) on
+/// first access; it is kept in slot `Text::SLOT` of the event, which owns it.
+macro_rules! text_accessor {
+    ($(#[$doc:meta])* $name:ident, $slot:ident, |$e:ident| $make:expr) => {
+        ffi_fn! {
+            $(#[$doc])*
+            unsafe fn $name(event: *const codex_event_t) -> *const c_char {
+                with(event, std::ptr::null(), |$e| cached($e, Text::$slot, || $make))
+            } ?= std::ptr::null()
+        }
+    };
+}
+
+/// Generate a value accessor: `|e| EXPR` reads event `e`; NULL (or a panic) gives `DEFAULT`.
+macro_rules! value_accessor {
+    ($(#[$doc:meta])* $name:ident -> $ty:ty = $default:expr, |$e:ident| $read:expr) => {
+        ffi_fn! {
+            $(#[$doc])*
+            unsafe fn $name(event: *const codex_event_t) -> $ty {
+                with(event, $default, |$e| $read)
+            } ?= $default
+        }
+    };
+}
+
 ffi_fn! {
     /// The kind of an event (`CODEX_EVENT_NONE` for NULL).
     ///
@@ -192,57 +218,49 @@ ffi_fn! {
     } ?= CODEX_EVENT_NONE
 }
 
-ffi_fn! {
+text_accessor! {
     /// The method: of the notification, of the server request, or of the request a RESPONSE
     /// completes. NULL for other kinds. Ownership: the event's (valid until it is freed).
     /// Thread: as every event accessor (see `codex_event_kind`).
-    unsafe fn codex_event_method(event: *const codex_event_t) -> *const c_char {
-        with(event, std::ptr::null(), |e| cached(&e.method, || match &e.body {
-            Body::Notification(n) => Some(to_cstring(&n.method)),
-            Body::ServerRequest { data, .. } => Some(data.method.clone()),
-            Body::Response(r) => Some(to_cstring(&r.method)),
-            _ => None,
-        }))
-    } ?= std::ptr::null()
+    codex_event_method, Method, |e| match &e.body {
+        Body::Notification(n) => Some(to_cstring(&n.method)),
+        Body::ServerRequest { data, .. } => Some(data.method.clone()),
+        Body::Response(r) => Some(to_cstring(&r.method)),
+        _ => None,
+    }
 }
 
-ffi_fn! {
+text_accessor! {
     /// The `params` JSON text of a notification or server request ("null" when the server sent
     /// none); NULL for other kinds. Ownership: the event's.
     /// Thread: as every event accessor (see `codex_event_kind`).
-    unsafe fn codex_event_params(event: *const codex_event_t) -> *const c_char {
-        with(event, std::ptr::null(), |e| cached(&e.params, || match &e.body {
-            Body::Notification(n) => Some(to_cstring(n.params_json())),
-            Body::ServerRequest { data, .. } => Some(data.params.clone()),
-            _ => None,
-        }))
-    } ?= std::ptr::null()
+    codex_event_params, Params, |e| match &e.body {
+        Body::Notification(n) => Some(to_cstring(n.params_json())),
+        Body::ServerRequest { data, .. } => Some(data.params.clone()),
+        _ => None,
+    }
 }
 
-ffi_fn! {
+text_accessor! {
     /// `params.threadId` of a notification or server request, or NULL. Ownership: the event's.
     /// Thread: as every event accessor (see `codex_event_kind`).
-    unsafe fn codex_event_thread_id(event: *const codex_event_t) -> *const c_char {
-        with(event, std::ptr::null(), |e| cached(&e.thread_id, || match &e.body {
-            Body::Notification(n) => n.thread_id().map(|s| to_cstring(&s)),
-            Body::ServerRequest { data, .. } => data.thread_id.clone(),
-            _ => None,
-        }))
-    } ?= std::ptr::null()
+    codex_event_thread_id, ThreadId, |e| match &e.body {
+        Body::Notification(n) => n.thread_id().map(|s| to_cstring(&s)),
+        Body::ServerRequest { data, .. } => data.thread_id.clone(),
+        _ => None,
+    }
 }
 
-ffi_fn! {
+text_accessor! {
     /// The turn a notification or server request belongs to: `params.turnId`, or for notifications
     /// that carry the turn itself (`turn/started`, `turn/completed`) `params.turn.id`; NULL when
     /// there is none. Ownership: the event's.
     /// Thread: as every event accessor (see `codex_event_kind`).
-    unsafe fn codex_event_turn_id(event: *const codex_event_t) -> *const c_char {
-        with(event, std::ptr::null(), |e| cached(&e.turn_id, || match &e.body {
-            Body::Notification(n) => n.turn_id().map(|s| to_cstring(&s)),
-            Body::ServerRequest { data, .. } => data.turn_id.clone(),
-            _ => None,
-        }))
-    } ?= std::ptr::null()
+    codex_event_turn_id, TurnId, |e| match &e.body {
+        Body::Notification(n) => n.turn_id().map(|s| to_cstring(&s)),
+        Body::ServerRequest { data, .. } => data.turn_id.clone(),
+        _ => None,
+    }
 }
 
 ffi_fn! {
@@ -260,7 +278,7 @@ ffi_fn! {
             *len = 0;
         }
         with(event, std::ptr::null(), |e| {
-            let cell = e.delta.get_or_init(|| match &e.body {
+            let cell = e.texts[Text::Delta as usize].get_or_init(|| match &e.body {
                 Body::Notification(n) => n.delta().map(|d| {
                     // Keep interior NULs: build the C string from the raw bytes.
                     let mut bytes = d.into_bytes();
@@ -284,17 +302,15 @@ ffi_fn! {
     } ?= std::ptr::null()
 }
 
-ffi_fn! {
+value_accessor! {
     /// The handle of a SERVER_REQUEST event's request (NULL for other kinds). Borrowed: valid
     /// while the event lives, unless taken with `codex_event_take_request` (then until the program
     /// frees it). Answer it with `codex_client_respond`, even without taking it.
     /// Thread: as every event accessor (see `codex_event_kind`).
-    unsafe fn codex_event_request(event: *const codex_event_t) -> *mut codex_request_t {
-        with(event, std::ptr::null_mut(), |e| match &e.body {
-            Body::ServerRequest { token, .. } => handle_of(*token),
-            _ => std::ptr::null_mut(),
-        })
-    } ?= std::ptr::null_mut()
+    codex_event_request -> *mut codex_request_t = std::ptr::null_mut(), |e| match &e.body {
+        Body::ServerRequest { token, .. } => handle_of(*token),
+        _ => std::ptr::null_mut(),
+    }
 }
 
 ffi_fn! {
@@ -327,15 +343,13 @@ ffi_fn! {
     }
 }
 
-ffi_fn! {
+value_accessor! {
     /// The id `codex_client_request` returned, for a RESPONSE event (0 otherwise). Thread: as for
     /// every event accessor (see `codex_event_kind`).
-    unsafe fn codex_event_request_id(event: *const codex_event_t) -> u64 {
-        with(event, 0, |e| match &e.body {
-            Body::Response(r) => r.id,
-            _ => 0,
-        })
-    } ?= 0
+    codex_event_request_id -> u64 = 0, |e| match &e.body {
+        Body::Response(r) => r.id,
+        _ => 0,
+    }
 }
 
 ffi_fn! {
@@ -357,102 +371,90 @@ ffi_fn! {
     } ?= codex_status_t::CODEX_STATUS_PANIC
 }
 
-ffi_fn! {
+text_accessor! {
     /// The result JSON text of a successful RESPONSE event; NULL otherwise. Ownership: the event's.
     /// Thread: as every event accessor (see `codex_event_kind`).
-    unsafe fn codex_event_result(event: *const codex_event_t) -> *const c_char {
-        with(event, std::ptr::null(), |e| cached(&e.result, || match &e.body {
-            Body::Response(Response { outcome: Ok(v), .. }) => Some(to_cstring(v.get())),
-            _ => None,
-        }))
-    } ?= std::ptr::null()
+    codex_event_result, Result, |e| match &e.body {
+        Body::Response(Response { outcome: Ok(v), .. }) => Some(to_cstring(v.get())),
+        _ => None,
+    }
 }
 
-ffi_fn! {
+text_accessor! {
     /// A human-readable message: the error of a failed RESPONSE, the text of an ERROR event, the
     /// reason of a DISCONNECTED event; NULL otherwise. Ownership: the event's.
     /// Thread: as every event accessor (see `codex_event_kind`).
-    unsafe fn codex_event_error_message(event: *const codex_event_t) -> *const c_char {
-        with(event, std::ptr::null(), |e| cached(&e.message, || match &e.body {
-            Body::Response(Response { outcome: Err(err), .. }) => Some(to_cstring(&err.to_string())),
-            Body::Error(m) => Some(to_cstring(m)),
-            Body::Disconnected(info) => Some(to_cstring(&info.reason)),
-            Body::Reconnecting(a) => Some(to_cstring(&a.cause)),
-            _ => None,
-        }))
-    } ?= std::ptr::null()
+    codex_event_error_message, Message, |e| match &e.body {
+        Body::Response(Response { outcome: Err(err), .. }) => Some(to_cstring(&err.to_string())),
+        Body::Error(m) => Some(to_cstring(m)),
+        Body::Disconnected(info) => Some(to_cstring(&info.reason)),
+        Body::Reconnecting(a) => Some(to_cstring(&a.cause)),
+        _ => None,
+    }
 }
 
-ffi_fn! {
+value_accessor! {
     /// RECONNECTING: the attempt about to be made (1 for the first); RECONNECTED: the attempts
     /// it took. 0 for other kinds. Thread: as every event accessor (see `codex_event_kind`).
     /// ABI 1.2.
-    unsafe fn codex_event_reconnect_attempt(event: *const codex_event_t) -> u32 {
-        with(event, 0, |e| match &e.body {
-            Body::Reconnecting(a) => a.attempt,
-            Body::Reconnected(r) => r.attempts,
-            _ => 0,
-        })
-    } ?= 0
+    codex_event_reconnect_attempt -> u32 = 0, |e| match &e.body {
+        Body::Reconnecting(a) => a.attempt,
+        Body::Reconnected(r) => r.attempts,
+        _ => 0,
+    }
 }
 
-ffi_fn! {
+value_accessor! {
     /// RECONNECTING: how long the client waits before this attempt, in milliseconds; 0
     /// otherwise. Thread: as every event accessor (see `codex_event_kind`). ABI 1.2.
-    unsafe fn codex_event_reconnect_delay_ms(event: *const codex_event_t) -> u64 {
-        with(event, 0, |e| match &e.body {
-            Body::Reconnecting(a) => a.delay.as_millis() as u64,
-            _ => 0,
-        })
-    } ?= 0
+    codex_event_reconnect_delay_ms -> u64 = 0, |e| match &e.body {
+        Body::Reconnecting(a) => a.delay.as_millis() as u64,
+        _ => 0,
+    }
 }
 
-ffi_fn! {
+text_accessor! {
     /// The whole report of a RECONNECTING or RECONNECTED event as JSON text; NULL for other
     /// kinds. RECONNECTING: `{"attempt","maxAttempts","delayMs","cause"}`. RECONNECTED:
     /// `{"attempts","threads":[id…],"failedThreads":[{"threadId","error"}…],
     /// "requestsFailed","serverRequestsDropped","turnsEnded":[{"threadId","turnId","status"}…]}`.
     /// Ownership: the event's. Thread: as every event accessor (see `codex_event_kind`).
     /// ABI 1.2.
-    unsafe fn codex_event_reconnect_json(event: *const codex_event_t) -> *const c_char {
-        with(event, std::ptr::null(), |e| cached(&e.reconnect, || {
-            let v = match &e.body {
-                Body::Reconnecting(a) => serde_json::json!({
-                    "attempt": a.attempt, "maxAttempts": a.max_attempts,
-                    "delayMs": a.delay.as_millis() as u64, "cause": a.cause,
-                }),
-                Body::Reconnected(r) => serde_json::json!({
-                    "attempts": r.attempts,
-                    "threads": r.threads,
-                    "failedThreads": r.failed_threads.iter()
-                        .map(|(t, e)| serde_json::json!({"threadId": t, "error": e}))
-                        .collect::<Vec<_>>(),
-                    "requestsFailed": r.requests_failed,
-                    "serverRequestsDropped": r.server_requests_dropped,
-                    "turnsEnded": r.turns_ended.iter()
-                        .map(|(t, u, s)| serde_json::json!({"threadId": t, "turnId": u, "status": s}))
-                        .collect::<Vec<_>>(),
-                }),
-                _ => return None,
-            };
-            Some(to_cstring(&v.to_string()))
-        }))
-    } ?= std::ptr::null()
+    codex_event_reconnect_json, Reconnect, |e| {
+        let v = match &e.body {
+            Body::Reconnecting(a) => serde_json::json!({
+                "attempt": a.attempt, "maxAttempts": a.max_attempts,
+                "delayMs": a.delay.as_millis() as u64, "cause": a.cause,
+            }),
+            Body::Reconnected(r) => serde_json::json!({
+                "attempts": r.attempts,
+                "threads": r.threads,
+                "failedThreads": r.failed_threads.iter()
+                    .map(|(t, e)| serde_json::json!({"threadId": t, "error": e}))
+                    .collect::<Vec<_>>(),
+                "requestsFailed": r.requests_failed,
+                "serverRequestsDropped": r.server_requests_dropped,
+                "turnsEnded": r.turns_ended.iter()
+                    .map(|(t, u, s)| serde_json::json!({"threadId": t, "turnId": u, "status": s}))
+                    .collect::<Vec<_>>(),
+            }),
+            _ => return None,
+        };
+        Some(to_cstring(&v.to_string()))
+    }
 }
 
-ffi_fn! {
+text_accessor! {
     /// The last lines the server wrote to stderr, for a DISCONNECTED event or a RESPONSE that
     /// failed with `CODEX_STATUS_DISCONNECTED` (may be ""); NULL otherwise. Ownership: the event's.
     /// Thread: as every event accessor (see `codex_event_kind`).
-    unsafe fn codex_event_stderr_tail(event: *const codex_event_t) -> *const c_char {
-        with(event, std::ptr::null(), |e| cached(&e.stderr_tail, || match &e.body {
-            Body::Disconnected(info) => Some(to_cstring(&info.stderr_tail)),
-            Body::Response(Response { outcome: Err(Error::Disconnected(info)), .. }) => {
-                Some(to_cstring(&info.stderr_tail))
-            }
-            _ => None,
-        }))
-    } ?= std::ptr::null()
+    codex_event_stderr_tail, StderrTail, |e| match &e.body {
+        Body::Disconnected(info) => Some(to_cstring(&info.stderr_tail)),
+        Body::Response(Response { outcome: Err(Error::Disconnected(info)), .. }) => {
+            Some(to_cstring(&info.stderr_tail))
+        }
+        _ => None,
+    }
 }
 
 fn rpc(e: &codex_event_t) -> Option<&RpcParts> {
@@ -461,57 +463,45 @@ fn rpc(e: &codex_event_t) -> Option<&RpcParts> {
         .as_ref()
 }
 
-ffi_fn! {
+value_accessor! {
     /// The JSON-RPC error code of a RESPONSE that failed with `CODEX_STATUS_RPC_ERROR` or
     /// `CODEX_STATUS_OVERLOADED`; 0 otherwise.
     /// Thread: as every event accessor (see `codex_event_kind`).
-    unsafe fn codex_event_rpc_code(event: *const codex_event_t) -> i64 {
-        with(event, 0, |e| rpc(e).map_or(0, |r| r.code))
-    } ?= 0
+    codex_event_rpc_code -> i64 = 0, |e| rpc(e).map_or(0, |r| r.code)
 }
 
-ffi_fn! {
+value_accessor! {
     /// The server's JSON-RPC error message of such a RESPONSE; NULL otherwise. Ownership: the
     /// event's.
     /// Thread: as every event accessor (see `codex_event_kind`).
-    unsafe fn codex_event_rpc_message(event: *const codex_event_t) -> *const c_char {
-        with(event, std::ptr::null(), |e| {
-            rpc(e).map_or(std::ptr::null(), |r| r.message.as_ptr())
-        })
-    } ?= std::ptr::null()
+    codex_event_rpc_message -> *const c_char = std::ptr::null(), |e| rpc(e).map_or(std::ptr::null(), |r| r.message.as_ptr())
 }
 
-ffi_fn! {
+value_accessor! {
     /// The JSON-RPC error `data` (JSON text) of such a RESPONSE; NULL when absent. Ownership: the
     /// event's.
     /// Thread: as every event accessor (see `codex_event_kind`).
-    unsafe fn codex_event_rpc_data(event: *const codex_event_t) -> *const c_char {
-        with(event, std::ptr::null(), |e| {
-            rpc(e).and_then(|r| r.data.as_ref()).map_or(std::ptr::null(), |d| d.as_ptr())
-        })
-    } ?= std::ptr::null()
+    codex_event_rpc_data -> *const c_char = std::ptr::null(), |e| rpc(e)
+        .and_then(|r| r.data.as_ref())
+        .map_or(std::ptr::null(), |d| d.as_ptr())
 }
 
-ffi_fn! {
+value_accessor! {
     /// How many notifications an OVERFLOW event reports as dropped (0 otherwise).
     /// Thread: as every event accessor (see `codex_event_kind`).
-    unsafe fn codex_event_dropped(event: *const codex_event_t) -> u64 {
-        with(event, 0, |e| match &e.body {
-            Body::Overflow(n) => *n,
-            _ => 0,
-        })
-    } ?= 0
+    codex_event_dropped -> u64 = 0, |e| match &e.body {
+        Body::Overflow(n) => *n,
+        _ => 0,
+    }
 }
 
-ffi_fn! {
+value_accessor! {
     /// The `userdata` given to `codex_client_request`, for a RESPONSE event (NULL otherwise).
     /// Thread: as every event accessor (see `codex_event_kind`).
-    unsafe fn codex_event_userdata(event: *const codex_event_t) -> *mut c_void {
-        with(event, std::ptr::null_mut(), |e| match &e.body {
-            Body::Response(r) => r.userdata as *mut c_void,
-            _ => std::ptr::null_mut(),
-        })
-    } ?= std::ptr::null_mut()
+    codex_event_userdata -> *mut c_void = std::ptr::null_mut(), |e| match &e.body {
+        Body::Response(r) => r.userdata as *mut c_void,
+        _ => std::ptr::null_mut(),
+    }
 }
 
 /// Events handed to the program by `codex_client_next_event` and not yet freed (addresses).

@@ -1,24 +1,13 @@
 //! Blocking helpers for the common path: start a thread, start a turn, interrupt, steer.
 
 use std::ffi::c_char;
-use std::time::Duration;
 
-use codex_client::{
-    thread_id_of, turn_id_of, Helper, Input, RequestOptions, Skill, SkillInfo, TurnStream,
-};
+use codex_client::{thread_id_of, turn_id_of, Helper, Input, Skill, SkillInfo, TurnStream};
 use serde_json::{json, Value};
 
-use crate::client::{codex_client_t, shared};
+use crate::client::{codex_client_t, request_options, shared};
 use crate::error::{codex_status_t, invalid_arg, Fail};
-use crate::strings::{clear_out, opt_str, params_value, put_string, req_str};
-
-fn opts(timeout_ms: u64) -> RequestOptions {
-    if timeout_ms == 0 {
-        RequestOptions::default()
-    } else {
-        RequestOptions::timeout(Duration::from_millis(timeout_ms))
-    }
-}
+use crate::strings::{clear_out, opt_str, params_value, put_string, req_str, req_strs};
 
 fn object(json: *const c_char, what: &str) -> Result<serde_json::Map<String, Value>, Fail> {
     // SAFETY: the program passes NULL or a valid string.
@@ -45,7 +34,7 @@ ffi_fn! {
         let extra = Value::Object(object(params_json, "params_json")?);
         let helper = Helper::ThreadStart;
         let params = helper.params(None, Value::Null, extra)?;
-        let r = s.core().request_blocking_with(helper.method(), params, opts(timeout_ms))?;
+        let r = s.core().request_blocking_with(helper.method(), params, request_options(timeout_ms))?;
         put_string(thread_id, &thread_id_of(&r)?);
         Ok(())
     }
@@ -91,7 +80,7 @@ unsafe fn start_turn(
     let (method, params) = TurnStream::start_request(thread, items, extra)?;
     let r = s
         .core()
-        .request_blocking_with(method, params, opts(timeout_ms))?;
+        .request_blocking_with(method, params, request_options(timeout_ms))?;
     Ok((turn_id_of(&r)?, prepared.emulated_skills))
 }
 
@@ -128,11 +117,8 @@ ffi_fn! {
         if skills.is_null() && skills_len > 0 {
             return Err(invalid_arg("skills is NULL but skills_len is not 0"));
         }
-        let mut input = Input::text(req_str(text, "text")?);
-        for i in 0..skills_len {
-            let skill = req_str(*skills.add(i), &format!("skills[{i}]"))?;
-            input = input.and_skills([Skill::parse(skill)]);
-        }
+        let input = Input::text(req_str(text, "text")?);
+        let input = input.and_skills(req_strs(skills, skills_len, "skills")?.into_iter().map(Skill::parse));
         let (id, emulated) = start_turn(client, thread_id, input, params_json, timeout_ms)?;
         let list: Vec<Value> = emulated.iter().map(SkillInfo::to_value).collect();
         put_string(turn_id, &id);
@@ -155,7 +141,7 @@ ffi_fn! {
         let thread = req_str(thread_id, "thread_id")?;
         let turn = req_str(turn_id, "turn_id")?;
         let (method, params) = TurnStream::interrupt_request(thread, turn);
-        s.core().request_blocking_with(method, params, opts(timeout_ms))?;
+        s.core().request_blocking_with(method, params, request_options(timeout_ms))?;
         Ok(())
     }
 }
@@ -177,7 +163,7 @@ ffi_fn! {
         let text = req_str(text, "text")?;
         let input = Input::text(text).to_value();
         let (method, params) = TurnStream::steer_request(thread, turn, input);
-        s.core().request_blocking_with(method, params, opts(timeout_ms))?;
+        s.core().request_blocking_with(method, params, request_options(timeout_ms))?;
         Ok(())
     }
 }

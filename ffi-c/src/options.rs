@@ -11,16 +11,19 @@
 
 use std::collections::HashMap;
 use std::ffi::c_char;
+use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{LazyLock, Mutex};
 use std::time::Duration;
 
 use codex_client::mcp::Root;
-use codex_client::{ClientOptions, Delivery, McpCommand, McpHttp, TransportKind};
+use codex_client::{
+    ClientOptions, Delivery, Heartbeat, McpCommand, McpHttp, ReconnectPolicy, TransportKind,
+};
 
 use crate::client::lock;
 use crate::error::{codex_status_t, invalid_arg, Fail};
-use crate::strings::{opt_str, params_value, req_str};
+use crate::strings::{opt_str, params_value, req_str, req_strs};
 
 /// How a client delivers events: chosen once, with `codex_options_set_delivery`.
 pub type codex_delivery_t = u32;
@@ -126,8 +129,15 @@ pub(crate) fn convert(opts: *const codex_options_t) -> Result<Converted, Fail> {
     Ok(c)
 }
 
-/// Split `key=value` (`form` names the expected form in the message).
-fn pair(s: &str, what: &str, form: &str) -> Result<(String, String), Fail> {
+/// The string argument `arg` (`name` in messages), `key=value`, split at its first `=`
+/// (`what` and `form` name the entry and its form in the message).
+unsafe fn pair(
+    arg: *const c_char,
+    name: &str,
+    what: &str,
+    form: &str,
+) -> Result<(String, String), Fail> {
+    let s = req_str(arg, name)?;
     match s.split_once('=') {
         Some((k, v)) if !k.is_empty() => Ok((k.to_owned(), v.to_owned())),
         _ => Err(invalid_arg(format!(
@@ -146,6 +156,10 @@ fn nonzero_or(n: usize, default: usize) -> usize {
     }
 }
 
+/// The default options (for the setters' "0 restores the default").
+static DEFAULTS: LazyLock<ClientOptions> = LazyLock::new(ClientOptions::default);
+
+/// `ms` as a duration (`default` for 0), refused past `CODEX_OPTIONS_MAX_TIMEOUT_MS`.
 fn timeout(ms: u64, what: &str, default: Duration) -> Result<Duration, Fail> {
     match ms {
         0 => Ok(default),
@@ -154,6 +168,142 @@ fn timeout(ms: u64, what: &str, default: Duration) -> Result<Duration, Fail> {
         ))),
         ms => Ok(Duration::from_millis(ms)),
     }
+}
+
+/// A string argument that must be given and not empty.
+unsafe fn non_empty(s: *const c_char, what: &str) -> Result<String, Fail> {
+    match req_str(s, what)? {
+        "" => Err(invalid_arg(format!("{what} is empty"))),
+        s => Ok(s.to_owned()),
+    }
+}
+
+/// Whether `delivery` is poll mode.
+fn poll_of(delivery: codex_delivery_t) -> Result<bool, Fail> {
+    match delivery {
+        CODEX_DELIVERY_CALLBACKS => Ok(false),
+        CODEX_DELIVERY_POLL => Ok(true),
+        d => Err(invalid_arg(format!(
+            "unknown delivery {d} (expected CODEX_DELIVERY_CALLBACKS or CODEX_DELIVERY_POLL)"
+        ))),
+    }
+}
+
+/// The transport of `codex_options_set_transport`.
+unsafe fn transport(spec: *const c_char, token: *const c_char) -> Result<TransportKind, Fail> {
+    let spec = opt_str(spec, "spec")?.unwrap_or("");
+    Ok(TransportKind::parse(
+        spec,
+        opt_str(token, "token")?.map(str::to_owned),
+    )?)
+}
+
+/// The transport of `codex_options_set_mcp_command`.
+unsafe fn mcp_command(argv: *const *const c_char, argc: usize) -> Result<TransportKind, Fail> {
+    if argv.is_null() {
+        return Err(invalid_arg("argv is NULL"));
+    }
+    if argc == 0 {
+        return Err(invalid_arg(
+            "argc is 0: the command needs at least the program (argv[0])",
+        ));
+    }
+    let words = req_strs(argv, argc, "argv")?;
+    if words[0].is_empty() {
+        return Err(invalid_arg("argv[0] (the program) is empty"));
+    }
+    Ok(TransportKind::McpStdio(
+        McpCommand::new(words[0]).args(words[1..].iter().copied()),
+    ))
+}
+
+/// A checked HTTP header of `codex_options_add_header`.
+unsafe fn header(name: *const c_char, value: *const c_char) -> Result<(String, String), Fail> {
+    let (name, value) = (req_str(name, "name")?, req_str(value, "value")?);
+    McpHttp::check_header(name, value)?;
+    Ok((name.to_owned(), value.to_owned()))
+}
+
+/// The MCP client capabilities of `codex_options_set_mcp_capabilities_json` (NULL: none).
+unsafe fn capabilities(json: *const c_char) -> Result<Option<serde_json::Value>, Fail> {
+    let Some(text) = opt_str(json, "capabilities_json")? else {
+        return Ok(None);
+    };
+    match params_value(Some(text), "capabilities_json", serde_json::Value::Null)? {
+        v @ serde_json::Value::Object(_) => Ok(Some(v)),
+        _ => Err(invalid_arg("capabilities_json must be a JSON object")),
+    }
+}
+
+/// The reconnect policy of `codex_options_set_reconnect` (`None`: off).
+fn reconnect(
+    max_attempts: u32,
+    base_ms: u64,
+    cap_ms: u64,
+) -> Result<Option<ReconnectPolicy>, Fail> {
+    if max_attempts == 0 {
+        return Ok(None);
+    }
+    let d = ReconnectPolicy::default();
+    Ok(Some(ReconnectPolicy {
+        max_attempts,
+        base: timeout(base_ms, "base_ms", d.base)?,
+        cap: timeout(cap_ms, "cap_ms", d.cap)?,
+    }))
+}
+
+/// The heartbeat of `codex_options_set_heartbeat` (`None`: off).
+fn heartbeat(interval_ms: u64, timeout_ms: u64) -> Result<Option<Heartbeat>, Fail> {
+    if interval_ms == 0 {
+        return Ok(None);
+    }
+    let d = Heartbeat::default();
+    Ok(Some(Heartbeat {
+        interval: timeout(interval_ms, "interval_ms", d.interval)?,
+        timeout: timeout(timeout_ms, "timeout_ms", d.timeout)?,
+    }))
+}
+
+/// The client certificate and key paths of `codex_options_set_tls_client_cert` (both or none).
+unsafe fn client_cert(
+    cert: *const c_char,
+    key: *const c_char,
+) -> Result<Option<(PathBuf, PathBuf)>, Fail> {
+    match (opt_str(cert, "cert_path")?, opt_str(key, "key_path")?) {
+        (Some(c), Some(k)) => Ok(Some((c.into(), k.into()))),
+        (None, None) => Ok(None),
+        _ => Err(invalid_arg("give both cert_path and key_path, or neither")),
+    }
+}
+
+/// Generate setter exports (each through `ffi_fn!`, taking `opts` first) from one-line specs:
+/// `fn NAME(ARGS) -> FIELD = CONVERSION;` stores the conversion's value in the field of the
+/// options (`Converted`), `fn NAME(ARGS) -> FIELD += CONVERSION;` appends it. The conversion
+/// runs (and fails with `?`) before the options object is looked up: a refused argument
+/// changes nothing.
+macro_rules! setters {
+    ($(#[$doc:meta])* fn $name:ident $args:tt -> $($field:ident).+ = $conv:expr; $($rest:tt)*) => {
+        setters!(@export [$(#[$doc])*] $name $args, |c, value| c.$($field).+ = value, $conv);
+        setters!($($rest)*);
+    };
+    ($(#[$doc:meta])* fn $name:ident $args:tt -> $($field:ident).+ += $conv:expr; $($rest:tt)*) => {
+        setters!(@export [$(#[$doc])*] $name $args, |c, value| c.$($field).+.push(value), $conv);
+        setters!($($rest)*);
+    };
+    () => {};
+    (@export [$($doc:tt)*] $name:ident($($arg:ident: $ty:ty),+), |$c:ident, $v:ident| $store:expr,
+        $conv:expr) => {
+        ffi_fn! {
+            $($doc)*
+            unsafe fn $name(opts: *mut codex_options_t, $($arg: $ty),+) -> codex_status_t {
+                let $v = $conv;
+                with_options(opts, |$c| {
+                    $store;
+                    Ok(())
+                })
+            }
+        }
+    };
 }
 
 ffi_fn! {
@@ -187,119 +337,51 @@ ffi_fn! {
     }
 }
 
-ffi_fn! {
+setters! {
     /// Path of the `codex` binary (copied). NULL (the default): `$CODEX_BIN`, then `codex` on
     /// `PATH` (an npm launcher is replaced by the native binary beside it).
     /// Errors: INVALID_ARGUMENT (not a live options object, `path` not UTF-8). Thread: any.
-    unsafe fn codex_options_set_codex_bin(
-        opts: *mut codex_options_t,
-        path: *const c_char,
-    ) -> codex_status_t {
-        let path = opt_str(path, "path")?;
-        with_options(opts, |c| {
-            c.options.codex_bin = path.map(Into::into);
-            Ok(())
-        })
-    }
-}
+    fn codex_options_set_codex_bin(path: *const c_char)
+        -> options.codex_bin = opt_str(path, "path")?.map(Into::into);
 
-ffi_fn! {
     /// Append one argument (copied) to the server's command line, after `app-server` (with the
     /// exec transport: after every `codex exec` command line, for example
     /// `"--skip-git-repo-check"` outside a Git repository). Default: none.
     /// Errors: INVALID_ARGUMENT (not a live options object, `arg` NULL or not UTF-8).
     /// Thread: any.
-    unsafe fn codex_options_add_arg(
-        opts: *mut codex_options_t,
-        arg: *const c_char,
-    ) -> codex_status_t {
-        let arg = req_str(arg, "arg")?.to_owned();
-        with_options(opts, |c| {
-            c.options.args.push(arg);
-            Ok(())
-        })
-    }
-}
+    fn codex_options_add_arg(arg: *const c_char) -> options.args += req_str(arg, "arg")?.to_owned();
 
-ffi_fn! {
     /// Add one `-c` config override of the server, `"key=value"` (copied; the value is TOML,
     /// as on Codex's command line). Default: none.
     /// Errors: INVALID_ARGUMENT (not a live options object, `key_value` NULL, not UTF-8, or
     /// not of the form `key=value` with a non-empty key). Thread: any.
-    unsafe fn codex_options_add_config_override(
-        opts: *mut codex_options_t,
-        key_value: *const c_char,
-    ) -> codex_status_t {
-        let kv = pair(req_str(key_value, "key_value")?, "config override", "key=value")?;
-        with_options(opts, |c| {
-            c.options.config_overrides.push(kv);
-            Ok(())
-        })
-    }
-}
+    fn codex_options_add_config_override(key_value: *const c_char)
+        -> options.config_overrides +=
+            pair(key_value, "key_value", "config override", "key=value")?;
 
-ffi_fn! {
     /// Add one environment variable of the server, `"NAME=value"` (copied), merged into the
     /// inherited environment (or into an empty one, see `codex_options_set_clear_env`).
     /// Default: none.
     /// Errors: INVALID_ARGUMENT (not a live options object, `name_value` NULL, not UTF-8, or
     /// not of the form `NAME=value` with a non-empty name). Thread: any.
-    unsafe fn codex_options_add_env(
-        opts: *mut codex_options_t,
-        name_value: *const c_char,
-    ) -> codex_status_t {
-        let kv = pair(req_str(name_value, "name_value")?, "environment entry", "NAME=value")?;
-        with_options(opts, |c| {
-            c.options.env.push(kv);
-            Ok(())
-        })
-    }
-}
+    fn codex_options_add_env(name_value: *const c_char)
+        -> options.env += pair(name_value, "name_value", "environment entry", "NAME=value")?;
 
-ffi_fn! {
     /// Start the server with an empty environment plus the `codex_options_add_env` entries
     /// (true) instead of the inherited one (false, the default).
     /// Errors: INVALID_ARGUMENT (not a live options object). Thread: any.
-    unsafe fn codex_options_set_clear_env(
-        opts: *mut codex_options_t,
-        clear_env: bool,
-    ) -> codex_status_t {
-        with_options(opts, |c| {
-            c.options.clear_env = clear_env;
-            Ok(())
-        })
-    }
-}
+    fn codex_options_set_clear_env(clear_env: bool) -> options.clear_env = clear_env;
 
-ffi_fn! {
     /// Working directory of the server (copied). NULL (the default): the current directory.
     /// Errors: INVALID_ARGUMENT (not a live options object, `cwd` not UTF-8). Thread: any.
-    unsafe fn codex_options_set_cwd(
-        opts: *mut codex_options_t,
-        cwd: *const c_char,
-    ) -> codex_status_t {
-        let cwd = opt_str(cwd, "cwd")?;
-        with_options(opts, |c| {
-            c.options.cwd = cwd.map(Into::into);
-            Ok(())
-        })
-    }
-}
+    fn codex_options_set_cwd(cwd: *const c_char)
+        -> options.cwd = opt_str(cwd, "cwd")?.map(Into::into);
 
-ffi_fn! {
     /// `CODEX_HOME` of the server (copied). NULL (the default): inherited.
     /// Errors: INVALID_ARGUMENT (not a live options object, `codex_home` not UTF-8).
     /// Thread: any.
-    unsafe fn codex_options_set_codex_home(
-        opts: *mut codex_options_t,
-        codex_home: *const c_char,
-    ) -> codex_status_t {
-        let home = opt_str(codex_home, "codex_home")?;
-        with_options(opts, |c| {
-            c.options.codex_home = home.map(Into::into);
-            Ok(())
-        })
-    }
+    fn codex_options_set_codex_home(codex_home: *const c_char)
+        -> options.codex_home = opt_str(codex_home, "codex_home")?.map(Into::into);
 }
 
 ffi_fn! {
@@ -326,124 +408,47 @@ ffi_fn! {
     }
 }
 
-ffi_fn! {
+setters! {
     /// Ask for experimental methods and fields (`capabilities.experimentalApi`). Default:
     /// false. Errors: INVALID_ARGUMENT (not a live options object). Thread: any.
-    unsafe fn codex_options_set_experimental_api(
-        opts: *mut codex_options_t,
-        experimental_api: bool,
-    ) -> codex_status_t {
-        with_options(opts, |c| {
-            c.options.experimental_api = experimental_api;
-            Ok(())
-        })
-    }
-}
+    fn codex_options_set_experimental_api(experimental_api: bool)
+        -> options.experimental_api = experimental_api;
 
-ffi_fn! {
     /// Add a notification method the server must not send (`optOutNotificationMethods`;
     /// copied). Default: none.
     /// Errors: INVALID_ARGUMENT (not a live options object, `method` NULL, empty or not
     /// UTF-8). Thread: any.
-    unsafe fn codex_options_add_opt_out_notification_method(
-        opts: *mut codex_options_t,
-        method: *const c_char,
-    ) -> codex_status_t {
-        let method = req_str(method, "method")?;
-        if method.is_empty() {
-            return Err(invalid_arg("method is empty"));
-        }
-        let method = method.to_owned();
-        with_options(opts, |c| {
-            c.options.opt_out_notification_methods.push(method);
-            Ok(())
-        })
-    }
-}
+    fn codex_options_add_opt_out_notification_method(method: *const c_char)
+        -> options.opt_out_notification_methods += non_empty(method, "method")?;
 
-ffi_fn! {
     /// Timeout of every request that does not pass its own, in milliseconds. 0 restores the
     /// default, 300000 (5 minutes).
     /// Errors: INVALID_ARGUMENT (not a live options object, more than
     /// `CODEX_OPTIONS_MAX_TIMEOUT_MS`). Thread: any.
-    unsafe fn codex_options_set_default_timeout_ms(
-        opts: *mut codex_options_t,
-        timeout_ms: u64,
-    ) -> codex_status_t {
-        let t = timeout(
-            timeout_ms,
-            "default_timeout_ms",
-            ClientOptions::default().default_timeout,
-        )?;
-        with_options(opts, |c| {
-            c.options.default_timeout = t;
-            Ok(())
-        })
-    }
-}
+    fn codex_options_set_default_timeout_ms(timeout_ms: u64)
+        -> options.default_timeout =
+            timeout(timeout_ms, "default_timeout_ms", DEFAULTS.default_timeout)?;
 
-ffi_fn! {
     /// Bound of a whole `codex_client_connect`, in milliseconds: spawning or dialing, the
     /// TCP/unix connect, the WebSocket upgrade and the `initialize` round trip together. Past
     /// it the connect fails with `CODEX_STATUS_TIMEOUT` and everything it started is stopped.
     /// 0 restores the default, 30000.
     /// Errors: INVALID_ARGUMENT (not a live options object, more than
     /// `CODEX_OPTIONS_MAX_TIMEOUT_MS`). Thread: any.
-    unsafe fn codex_options_set_connect_timeout_ms(
-        opts: *mut codex_options_t,
-        timeout_ms: u64,
-    ) -> codex_status_t {
-        let t = timeout(
-            timeout_ms,
-            "connect_timeout_ms",
-            ClientOptions::default().connect_timeout,
-        )?;
-        with_options(opts, |c| {
-            c.options.connect_timeout = t;
-            Ok(())
-        })
-    }
-}
+    fn codex_options_set_connect_timeout_ms(timeout_ms: u64)
+        -> options.connect_timeout =
+            timeout(timeout_ms, "connect_timeout_ms", DEFAULTS.connect_timeout)?;
 
-ffi_fn! {
     /// How the client delivers events: `CODEX_DELIVERY_CALLBACKS` (the default) or
     /// `CODEX_DELIVERY_POLL`.
     /// Errors: INVALID_ARGUMENT (not a live options object, another value). Thread: any.
-    unsafe fn codex_options_set_delivery(
-        opts: *mut codex_options_t,
-        delivery: codex_delivery_t,
-    ) -> codex_status_t {
-        let poll = match delivery {
-            CODEX_DELIVERY_CALLBACKS => false,
-            CODEX_DELIVERY_POLL => true,
-            d => {
-                return Err(invalid_arg(format!(
-                    "unknown delivery {d} (expected CODEX_DELIVERY_CALLBACKS or CODEX_DELIVERY_POLL)"
-                )))
-            }
-        };
-        with_options(opts, |c| {
-            c.poll = poll;
-            Ok(())
-        })
-    }
-}
+    fn codex_options_set_delivery(delivery: codex_delivery_t) -> poll = poll_of(delivery)?;
 
-ffi_fn! {
     /// Undelivered events held before the server is made to wait. 0 restores the default,
     /// 4096. Errors: INVALID_ARGUMENT (not a live options object). Thread: any.
-    unsafe fn codex_options_set_event_queue_capacity(
-        opts: *mut codex_options_t,
-        capacity: usize,
-    ) -> codex_status_t {
-        with_options(opts, |c| {
-            c.options.event_queue_capacity = nonzero_or(capacity, ClientOptions::default().event_queue_capacity);
-            Ok(())
-        })
-    }
-}
+    fn codex_options_set_event_queue_capacity(capacity: usize)
+        -> options.event_queue_capacity = nonzero_or(capacity, DEFAULTS.event_queue_capacity);
 
-ffi_fn! {
     /// Read-ahead budget in bytes. A request made on a thread that delivers this client's
     /// events (inside a callback, or on the thread that calls `codex_client_next_event`)
     /// would otherwise wait behind a full event queue for itself, so while one is pending the
@@ -452,33 +457,15 @@ ffi_fn! {
     /// `CODEX_EVENT_OVERFLOW` event, delivered as soon as there is room. Requests made on any
     /// other thread never cause read-ahead and nothing is dropped. 0 restores the default,
     /// 64 MiB. Errors: INVALID_ARGUMENT (not a live options object). Thread: any.
-    unsafe fn codex_options_set_read_ahead_bytes(
-        opts: *mut codex_options_t,
-        bytes: usize,
-    ) -> codex_status_t {
-        with_options(opts, |c| {
-            c.options.read_ahead_bytes = nonzero_or(bytes, ClientOptions::default().read_ahead_bytes);
-            Ok(())
-        })
-    }
-}
+    fn codex_options_set_read_ahead_bytes(bytes: usize)
+        -> options.read_ahead_bytes = nonzero_or(bytes, DEFAULTS.read_ahead_bytes);
 
-ffi_fn! {
     /// Longest accepted line from the server, in bytes (longer lines are skipped and
     /// reported). 0 restores the default, 64 MiB.
     /// Errors: INVALID_ARGUMENT (not a live options object). Thread: any.
-    unsafe fn codex_options_set_max_line_bytes(
-        opts: *mut codex_options_t,
-        bytes: usize,
-    ) -> codex_status_t {
-        with_options(opts, |c| {
-            c.options.max_line_bytes = nonzero_or(bytes, ClientOptions::default().max_line_bytes);
-            Ok(())
-        })
-    }
-}
+    fn codex_options_set_max_line_bytes(bytes: usize)
+        -> options.max_line_bytes = nonzero_or(bytes, DEFAULTS.max_line_bytes);
 
-ffi_fn! {
     /// The transport, and for a WebSocket or MCP HTTP server its bearer token (both copied).
     /// `spec` NULL or `""`: `"stdio"` (the default: spawn `codex app-server`, JSON-RPC over its
     /// stdin/stdout). Accepted values:
@@ -517,22 +504,9 @@ ffi_fn! {
     /// `CODEX_STATUS_UNSUPPORTED`, and the last error message names the method and the
     /// transport (for example "`turn/steer` is not supported by the exec transport").
     /// Thread: any.
-    unsafe fn codex_options_set_transport(
-        opts: *mut codex_options_t,
-        spec: *const c_char,
-        token: *const c_char,
-    ) -> codex_status_t {
-        let spec = opt_str(spec, "spec")?.unwrap_or("");
-        let token = opt_str(token, "token")?.map(str::to_owned);
-        let kind = TransportKind::parse(spec, token)?;
-        with_options(opts, |c| {
-            c.options.transport = kind;
-            Ok(())
-        })
-    }
-}
+    fn codex_options_set_transport(spec: *const c_char, token: *const c_char)
+        -> options.transport = transport(spec, token)?;
 
-ffi_fn! {
     /// Talk MCP to the server started as `argv[0]` with the arguments `argv[1..argc]` (each
     /// copied; no shell, no splitting, no quoting: every element is one argument). The program
     /// is looked up on `PATH` when it has no slash. This sets the transport (it replaces the
@@ -542,34 +516,9 @@ ffi_fn! {
     /// `codex_home`, `args`, config overrides) do not.
     /// Errors (nothing is changed): INVALID_ARGUMENT (not a live options object, `argv`
     /// NULL, `argc` 0, an element NULL or not UTF-8, `argv[0]` empty). Thread: any.
-    unsafe fn codex_options_set_mcp_command(
-        opts: *mut codex_options_t,
-        argv: *const *const c_char,
-        argc: usize,
-    ) -> codex_status_t {
-        if argv.is_null() {
-            return Err(invalid_arg("argv is NULL"));
-        }
-        if argc == 0 {
-            return Err(invalid_arg("argc is 0: the command needs at least the program (argv[0])"));
-        }
-        let mut words = Vec::with_capacity(argc);
-        for i in 0..argc {
-            words.push(req_str(*argv.add(i), &format!("argv[{i}]"))?.to_owned());
-        }
-        if words[0].is_empty() {
-            return Err(invalid_arg("argv[0] (the program) is empty"));
-        }
-        let program = words.remove(0);
-        let kind = TransportKind::McpStdio(McpCommand::new(program).args(words));
-        with_options(opts, |c| {
-            c.options.transport = kind;
-            Ok(())
-        })
-    }
-}
+    fn codex_options_set_mcp_command(argv: *const *const c_char, argc: usize)
+        -> options.transport = mcp_command(argv, argc)?;
 
-ffi_fn! {
     /// Add an HTTP header (both strings copied) sent with every request of an MCP HTTP
     /// transport (`codex_options_set_transport` with `http://` / `https://`; set before or
     /// after it). For a bearer token use the `token` of `codex_options_set_transport`; the
@@ -581,20 +530,8 @@ ffi_fn! {
     /// NULL or not UTF-8, `name` empty or not an HTTP token - letters, digits and
     /// ``!#$%&'*+-.^_`|~``, so no space, colon, CR or LF - or a `value` with a control
     /// character other than tab, such as CR or LF). Thread: any.
-    unsafe fn codex_options_add_header(
-        opts: *mut codex_options_t,
-        name: *const c_char,
-        value: *const c_char,
-    ) -> codex_status_t {
-        let name = req_str(name, "name")?;
-        let value = req_str(value, "value")?;
-        McpHttp::check_header(name, value)?;
-        let header = (name.to_owned(), value.to_owned());
-        with_options(opts, |c| {
-            c.headers.push(header);
-            Ok(())
-        })
-    }
+    fn codex_options_add_header(name: *const c_char, value: *const c_char)
+        -> headers += header(name, value)?;
 }
 
 ffi_fn! {
@@ -610,10 +547,7 @@ ffi_fn! {
         uri: *const c_char,
         name: *const c_char,
     ) -> codex_status_t {
-        let uri = req_str(uri, "uri")?;
-        if uri.is_empty() {
-            return Err(invalid_arg("uri is empty"));
-        }
+        let uri = non_empty(uri, "uri")?;
         let root = Root::new(uri, opt_str(name, "name")?.map(str::to_owned));
         with_options(opts, |c| {
             c.options.mcp.roots.get_or_insert_with(Vec::new).push(root);
@@ -622,7 +556,7 @@ ffi_fn! {
     }
 }
 
-ffi_fn! {
+setters! {
     /// The client capabilities sent in MCP `initialize`, as a JSON object (copied). NULL (the
     /// default) restores the library's: `roots` (with `listChanged`), `sampling` and
     /// `elicitation` (form and url modes), so that servers offer the tools that need them;
@@ -630,26 +564,9 @@ ffi_fn! {
     /// example `{}`) to make a server hide such tools.
     /// Errors (nothing is changed): INVALID_ARGUMENT (not a live options object, not UTF-8,
     /// not valid JSON, not an object). Thread: any.
-    unsafe fn codex_options_set_mcp_capabilities_json(
-        opts: *mut codex_options_t,
-        capabilities_json: *const c_char,
-    ) -> codex_status_t {
-        let text = opt_str(capabilities_json, "capabilities_json")?;
-        let caps = match text {
-            None => None,
-            Some(t) => match params_value(Some(t), "capabilities_json", serde_json::Value::Null)? {
-                v @ serde_json::Value::Object(_) => Some(v),
-                _ => return Err(invalid_arg("capabilities_json must be a JSON object")),
-            },
-        };
-        with_options(opts, |c| {
-            c.options.mcp.capabilities = caps;
-            Ok(())
-        })
-    }
-}
+    fn codex_options_set_mcp_capabilities_json(capabilities_json: *const c_char)
+        -> options.mcp.capabilities = capabilities(capabilities_json)?;
 
-ffi_fn! {
     /// Reconnect automatically when the connection drops without `codex_client_disconnect`
     /// (the server exited, the socket closed or reset, a missed heartbeat): the same transport
     /// is opened again, the handshake redone and every thread loaded on the connection
@@ -657,411 +574,32 @@ ffi_fn! {
     /// in [0, min(cap_ms, base_ms * 2^n)]. `max_attempts` 0 turns it off (the default); 0 for
     /// `base_ms` / `cap_ms` means 250 / 5000. Errors: INVALID_ARGUMENT (not a live options
     /// object). Thread: any. ABI 1.2.
-    unsafe fn codex_options_set_reconnect(
-        opts: *mut codex_options_t,
-        max_attempts: u32,
-        base_ms: u64,
-        cap_ms: u64,
-    ) -> codex_status_t {
-        let d = codex_client::ReconnectPolicy::default();
-        let policy = (max_attempts > 0).then(|| -> Result<_, Fail> {
-            Ok(codex_client::ReconnectPolicy {
-                max_attempts,
-                base: timeout(base_ms, "base_ms", d.base)?,
-                cap: timeout(cap_ms, "cap_ms", d.cap)?,
-            })
-        });
-        let policy = policy.transpose()?;
-        with_options(opts, |c| {
-            c.options.reconnect = policy;
-            Ok(())
-        })
-    }
-}
+    fn codex_options_set_reconnect(max_attempts: u32, base_ms: u64, cap_ms: u64)
+        -> options.reconnect = reconnect(max_attempts, base_ms, cap_ms)?;
 
-ffi_fn! {
     /// WebSocket heartbeat (ws://, wss://, unix sockets): a ping every `interval_ms`; when
     /// nothing comes from the server for `interval_ms + timeout_ms` the connection drops (and
     /// reconnects, with `codex_options_set_reconnect`). Default: on, 15000 / 10000.
     /// `interval_ms` 0 turns it off; `timeout_ms` 0 means 10000. Errors: INVALID_ARGUMENT (not
     /// a live options object, too large). Thread: any. ABI 1.2.
-    unsafe fn codex_options_set_heartbeat(
-        opts: *mut codex_options_t,
-        interval_ms: u64,
-        timeout_ms: u64,
-    ) -> codex_status_t {
-        let d = codex_client::Heartbeat::default();
-        let hb = if interval_ms == 0 {
-            None
-        } else {
-            Some(codex_client::Heartbeat {
-                interval: timeout(interval_ms, "interval_ms", d.interval)?,
-                timeout: timeout(timeout_ms, "timeout_ms", d.timeout)?,
-            })
-        };
-        with_options(opts, |c| {
-            c.options.heartbeat = hb;
-            Ok(())
-        })
-    }
-}
+    fn codex_options_set_heartbeat(interval_ms: u64, timeout_ms: u64)
+        -> options.heartbeat = heartbeat(interval_ms, timeout_ms)?;
 
-ffi_fn! {
     /// Trust the CA certificates in this PEM file (path copied) for `wss://`, besides the
     /// system's roots. NULL removes it. Server names are always checked. The file is read at
     /// connect (an unreadable one fails the connect with INVALID_ARGUMENT naming it).
     /// Errors: INVALID_ARGUMENT (not a live options object, not UTF-8). Thread: any. ABI 1.2.
-    unsafe fn codex_options_set_tls_ca_file(
-        opts: *mut codex_options_t,
-        path: *const c_char,
-    ) -> codex_status_t {
-        let path = opt_str(path, "path")?.map(std::path::PathBuf::from);
-        with_options(opts, |c| {
-            c.options.tls.ca_file = path;
-            Ok(())
-        })
-    }
-}
+    fn codex_options_set_tls_ca_file(path: *const c_char)
+        -> options.tls.ca_file = opt_str(path, "path")?.map(Into::into);
 
-ffi_fn! {
     /// Present this client certificate chain and private key (PEM files, paths copied) on
     /// `wss://` when the server asks for one. NULL for both removes it.
     /// Errors: INVALID_ARGUMENT (not a live options object, only one of the two given, not
     /// UTF-8). Thread: any. ABI 1.2.
-    unsafe fn codex_options_set_tls_client_cert(
-        opts: *mut codex_options_t,
-        cert_path: *const c_char,
-        key_path: *const c_char,
-    ) -> codex_status_t {
-        let pair = match (opt_str(cert_path, "cert_path")?, opt_str(key_path, "key_path")?) {
-            (Some(c), Some(k)) => Some((c.into(), k.into())),
-            (None, None) => None,
-            _ => return Err(invalid_arg("give both cert_path and key_path, or neither")),
-        };
-        with_options(opts, |c| {
-            c.options.tls.client_cert = pair;
-            Ok(())
-        })
-    }
+    fn codex_options_set_tls_client_cert(cert_path: *const c_char, key_path: *const c_char)
+        -> options.tls.client_cert = client_cert(cert_path, key_path)?;
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::error::codex_status_t::*;
-    use crate::error::last_message;
-
-    fn options(o: *mut codex_options_t) -> Converted {
-        convert(o).expect("a live options object")
-    }
-
-    #[test]
-    fn setters_reach_the_core_options() {
-        let o = codex_options_new();
-        assert!(!o.is_null());
-        // SAFETY: `o` is live; every string is a NUL-terminated literal.
-        unsafe {
-            assert_eq!(
-                codex_options_set_codex_bin(o, c"/bin/codex".as_ptr()),
-                CODEX_STATUS_OK
-            );
-            assert_eq!(codex_options_add_arg(o, c"--x".as_ptr()), CODEX_STATUS_OK);
-            assert_eq!(
-                codex_options_add_config_override(o, c"a.b=1=2".as_ptr()),
-                CODEX_STATUS_OK
-            );
-            assert_eq!(codex_options_add_env(o, c"K=".as_ptr()), CODEX_STATUS_OK);
-            assert_eq!(codex_options_set_clear_env(o, true), CODEX_STATUS_OK);
-            assert_eq!(
-                codex_options_set_client_info(o, c"n".as_ptr(), std::ptr::null(), std::ptr::null()),
-                CODEX_STATUS_OK
-            );
-            assert_eq!(
-                codex_options_set_delivery(o, CODEX_DELIVERY_POLL),
-                CODEX_STATUS_OK
-            );
-            assert_eq!(
-                codex_options_set_default_timeout_ms(o, 1234),
-                CODEX_STATUS_OK
-            );
-            assert_eq!(
-                codex_options_set_event_queue_capacity(o, 7),
-                CODEX_STATUS_OK
-            );
-        }
-        let c = options(o);
-        assert_eq!(
-            c.options.codex_bin.as_deref(),
-            Some(std::path::Path::new("/bin/codex"))
-        );
-        assert_eq!(c.options.args, vec!["--x".to_owned()]);
-        assert_eq!(
-            c.options.config_overrides,
-            vec![("a.b".to_owned(), "1=2".to_owned())]
-        );
-        assert_eq!(c.options.env, vec![("K".to_owned(), String::new())]);
-        assert!(c.options.clear_env);
-        assert_eq!(c.options.client_name, "n");
-        assert_eq!(
-            c.options.client_version,
-            ClientOptions::default().client_version
-        );
-        assert!(c.poll);
-        assert_eq!(c.options.delivery, Delivery::Poll);
-        assert_eq!(c.options.default_timeout, Duration::from_millis(1234));
-        assert_eq!(c.options.event_queue_capacity, 7);
-        // SAFETY: as above.
-        unsafe {
-            assert_eq!(codex_options_set_default_timeout_ms(o, 0), CODEX_STATUS_OK);
-            assert_eq!(
-                codex_options_set_event_queue_capacity(o, 0),
-                CODEX_STATUS_OK
-            );
-        }
-        let c = options(o);
-        assert_eq!(
-            c.options.default_timeout,
-            ClientOptions::default().default_timeout
-        );
-        assert_eq!(
-            c.options.event_queue_capacity,
-            ClientOptions::default().event_queue_capacity
-        );
-        // SAFETY: `o` is live until here.
-        unsafe { codex_options_free(o) };
-        assert!(convert(o).is_err());
-        assert!(last_message().is_empty() || !last_message().contains("ignored"));
-        // SAFETY: a freed handle is looked up, never dereferenced.
-        unsafe { codex_options_free(o) };
-        assert!(last_message().contains("ignored"), "{}", last_message());
-    }
-
-    #[test]
-    fn transport_and_token_are_validated_by_the_setter() {
-        let o = codex_options_new();
-        assert_eq!(options(o).options.transport, TransportKind::Stdio);
-        // SAFETY: `o` is live; every string is a NUL-terminated literal.
-        unsafe {
-            assert_eq!(
-                codex_options_set_transport(o, c"exec".as_ptr(), std::ptr::null()),
-                CODEX_STATUS_OK
-            );
-            assert!(matches!(
-                options(o).options.transport,
-                TransportKind::Exec(_)
-            ));
-            assert_eq!(
-                codex_options_set_transport(o, c"wss://example.com/".as_ptr(), c"sekret".as_ptr()),
-                CODEX_STATUS_OK
-            );
-            assert_eq!(
-                options(o).options.transport,
-                TransportKind::WebSocket {
-                    url: "wss://example.com/".into(),
-                    token: Some("sekret".into())
-                }
-            );
-            assert!(!format!("{:?}", options(o).options).contains("sekret"));
-            assert_eq!(
-                codex_options_set_transport(o, c"exec".as_ptr(), c"sekret".as_ptr()),
-                CODEX_STATUS_INVALID_ARGUMENT
-            );
-            assert!(!last_message().contains("sekret"));
-            assert!(last_message().contains("token"), "{}", last_message());
-            assert_eq!(
-                codex_options_set_transport(o, c"gopher://x".as_ptr(), std::ptr::null()),
-                CODEX_STATUS_INVALID_ARGUMENT
-            );
-            assert!(last_message().contains("gopher://x"), "{}", last_message());
-            // A failed setter changes nothing.
-            assert!(matches!(
-                options(o).options.transport,
-                TransportKind::WebSocket { .. }
-            ));
-            codex_options_free(o);
-        }
-    }
-
-    #[test]
-    fn mcp_setters_build_the_transport_and_refuse_bad_input() {
-        let o = codex_options_new();
-        let argv = [
-            c"/usr/bin/node".as_ptr(),
-            c"server.js".as_ptr(),
-            c"a b".as_ptr(),
-        ];
-        // SAFETY: `o` is live; `argv` holds `argv.len()` NUL-terminated literals.
-        unsafe {
-            assert_eq!(
-                codex_options_set_mcp_command(o, argv.as_ptr(), argv.len()),
-                CODEX_STATUS_OK
-            );
-            assert_eq!(
-                options(o).options.transport,
-                TransportKind::McpStdio(
-                    McpCommand::new("/usr/bin/node").args(["server.js", "a b"])
-                )
-            );
-            // Refused, nothing changed.
-            assert_eq!(
-                codex_options_set_mcp_command(o, argv.as_ptr(), 0),
-                CODEX_STATUS_INVALID_ARGUMENT
-            );
-            assert!(last_message().contains("argc is 0"), "{}", last_message());
-            assert_eq!(
-                codex_options_set_mcp_command(o, std::ptr::null(), 1),
-                CODEX_STATUS_INVALID_ARGUMENT
-            );
-            let holes = [c"node".as_ptr(), std::ptr::null()];
-            assert_eq!(
-                codex_options_set_mcp_command(o, holes.as_ptr(), 2),
-                CODEX_STATUS_INVALID_ARGUMENT
-            );
-            assert_eq!(last_message(), "argv[1] is NULL");
-            let bad = [c"node".as_ptr(), c"\xff".as_ptr()];
-            assert_eq!(
-                codex_options_set_mcp_command(o, bad.as_ptr(), 2),
-                CODEX_STATUS_INVALID_ARGUMENT
-            );
-            assert_eq!(last_message(), "argv[1] is not valid UTF-8");
-            let empty = [c"".as_ptr()];
-            assert_eq!(
-                codex_options_set_mcp_command(o, empty.as_ptr(), 1),
-                CODEX_STATUS_INVALID_ARGUMENT
-            );
-            assert!(matches!(
-                options(o).options.transport,
-                TransportKind::McpStdio(_)
-            ));
-
-            // Roots and capabilities.
-            assert_eq!(
-                codex_options_add_mcp_root(o, c"file:///a".as_ptr(), c"A".as_ptr()),
-                CODEX_STATUS_OK
-            );
-            assert_eq!(
-                codex_options_add_mcp_root(o, c"file:///b".as_ptr(), std::ptr::null()),
-                CODEX_STATUS_OK
-            );
-            assert_eq!(
-                codex_options_add_mcp_root(o, c"".as_ptr(), std::ptr::null()),
-                CODEX_STATUS_INVALID_ARGUMENT
-            );
-            assert_eq!(
-                options(o).options.mcp.roots,
-                Some(vec![
-                    Root::new("file:///a", Some("A".into())),
-                    Root::new("file:///b", None)
-                ])
-            );
-            assert_eq!(
-                codex_options_set_mcp_capabilities_json(o, c"{\"sampling\":{}}".as_ptr()),
-                CODEX_STATUS_OK
-            );
-            assert_eq!(
-                options(o).options.mcp.capabilities,
-                Some(serde_json::json!({"sampling": {}}))
-            );
-            for bad in [c"[]", c"{", c"null"] {
-                assert_eq!(
-                    codex_options_set_mcp_capabilities_json(o, bad.as_ptr()),
-                    CODEX_STATUS_INVALID_ARGUMENT
-                );
-            }
-            assert!(options(o).options.mcp.capabilities.is_some());
-            assert_eq!(
-                codex_options_set_mcp_capabilities_json(o, std::ptr::null()),
-                CODEX_STATUS_OK
-            );
-            assert_eq!(options(o).options.mcp.capabilities, None);
-            codex_options_free(o);
-        }
-    }
-
-    #[test]
-    fn headers_go_into_an_http_transport_only() {
-        let o = codex_options_new();
-        // SAFETY: `o` is live; every string is a NUL-terminated literal.
-        unsafe {
-            // Before the transport is chosen, then a transport that is not HTTP: refused at
-            // client creation.
-            assert_eq!(
-                codex_options_add_header(o, c"X-Api-Key".as_ptr(), c"sekret".as_ptr()),
-                CODEX_STATUS_OK
-            );
-            let Err(Fail::Status(s, m)) = convert(o) else {
-                panic!("headers with the stdio transport were accepted")
-            };
-            assert_eq!(s, CODEX_STATUS_INVALID_ARGUMENT);
-            assert!(
-                m.contains("MCP HTTP transport") && !m.contains("sekret"),
-                "{m}"
-            );
-            assert_eq!(
-                codex_options_set_transport(
-                    o,
-                    c"http://127.0.0.1:9/mcp".as_ptr(),
-                    std::ptr::null()
-                ),
-                CODEX_STATUS_OK
-            );
-            let TransportKind::McpHttp(h) = convert(o).unwrap().options.transport else {
-                panic!("not an HTTP transport")
-            };
-            assert_eq!(
-                h.headers,
-                vec![("X-Api-Key".to_owned(), "sekret".to_owned())]
-            );
-            assert!(!format!("{h:?}").contains("sekret"));
-            for (name, value) in [
-                (c"X-Key\r\nEvil".as_ptr(), c"v".as_ptr()),
-                (c"X Key".as_ptr(), c"v".as_ptr()),
-                (c"".as_ptr(), c"v".as_ptr()),
-                (c"X-Key".as_ptr(), c"sekret\r\nEvil: 1".as_ptr()),
-                (std::ptr::null(), c"v".as_ptr()),
-                (c"X-Key".as_ptr(), std::ptr::null()),
-            ] {
-                assert_eq!(
-                    codex_options_add_header(o, name, value),
-                    CODEX_STATUS_INVALID_ARGUMENT
-                );
-                assert!(!last_message().contains("sekret"), "{}", last_message());
-            }
-            let TransportKind::McpHttp(h) = convert(o).unwrap().options.transport else {
-                panic!("not an HTTP transport")
-            };
-            assert_eq!(h.headers.len(), 1);
-            codex_options_free(o);
-        }
-    }
-
-    #[test]
-    fn a_pointer_that_is_not_an_options_object_is_refused_unread() {
-        // An old-layout struct: all zero bytes, exactly what `codex_options_t o = {0};` was.
-        let old = [0u64; 24];
-        let p = old.as_ptr() as *mut codex_options_t;
-        let Err(Fail::Status(s, m)) = convert(p) else {
-            panic!("an old struct was accepted")
-        };
-        assert_eq!(s, CODEX_STATUS_INVALID_ARGUMENT);
-        assert!(m.contains("built against an older header"), "{m}");
-        // SAFETY: the pointer is looked up in the registry, never dereferenced.
-        unsafe {
-            assert_eq!(
-                codex_options_set_clear_env(p, true),
-                CODEX_STATUS_INVALID_ARGUMENT
-            );
-            assert!(
-                last_message().contains("older header"),
-                "{}",
-                last_message()
-            );
-            assert_eq!(
-                codex_options_set_clear_env(std::ptr::null_mut(), true),
-                CODEX_STATUS_INVALID_ARGUMENT
-            );
-            assert_eq!(last_message(), "options is NULL");
-        }
-        assert!(old.iter().all(|&w| w == 0));
-    }
-}
+#[path = "../tests/unit/options.rs"]
+mod tests;

@@ -40,6 +40,17 @@ pub(crate) unsafe fn opt_str<'a>(p: *const c_char, what: &str) -> Result<Option<
     }
 }
 
+/// The `len` strings at `p`, each as `req_str` reads it (`what[i]` in messages).
+pub(crate) unsafe fn req_strs<'a>(
+    p: *const *const c_char,
+    len: usize,
+    what: &str,
+) -> Result<Vec<&'a str>, Fail> {
+    (0..len)
+        .map(|i| req_str(*p.add(i), &format!("{what}[{i}]")))
+        .collect()
+}
+
 /// Parse optional JSON params: NULL becomes `{}`.
 pub(crate) fn params_raw(json: Option<&str>, what: &str) -> Result<Box<RawValue>, Fail> {
     let text = json.unwrap_or("{}");

@@ -16,30 +16,17 @@ import functools
 import inspect
 import weakref
 from types import TracebackType
-from typing import (
-    Any,
-    AsyncIterator,
-    Awaitable,
-    Callable,
-    Deque,
-    Dict,
-    Generator,
-    List,
-    Mapping,
-    Optional,
-    Sequence,
-    Set,
-    Type,
-)
+from typing import Any, AsyncIterator, Awaitable, Callable, Deque, Generator, Mapping, Optional, Set
+from typing import Type
 
 from . import _native
-from ._common import ClientBase, Event, InitializeResult, Input, Page, Params, ProgressHandler
-from ._common import ThreadBase, ToolCallBase, TurnBase, TurnResult, fail_closed, finish
-from ._common import Skills, arguments_json as _args, handler_failed, loads
+from ._common import ClientBase, Event, InitializeResult, Input, Params, ProgressHandler, Skills
+from ._common import ThreadBase, ToolCallBase, TurnBase, TurnResult, aio, aio_as, fail_closed
+from ._common import arguments_json as _args, finish, handler_failed, loads
 from ._errors import NotConnectedError
-from ._native import CallToolResult, Completion, GetPromptResult, Progress, Prompt, Resource
-from ._native import ResourceContents, ResourceTemplate, Tool
+from ._native import CallToolResult, Progress
 from ._requests import AsyncRequests
+from ._sync import Client, Thread
 
 Timeout = Optional[float]
 _Start = Callable[[Any], Any]
@@ -158,25 +145,11 @@ class AsyncThread(ThreadBase):
         """
         return StartingTurn(lambda: self._client._start_turn(self.id, input, overrides, skills))
 
-    async def read(self, *, include_turns: bool = False) -> Dict[str, Any]:
-        """``thread/read`` of this thread."""
-        return await self._client.thread_read(self.id, include_turns=include_turns)
-
-    async def archive(self) -> None:
-        """``thread/archive``."""
-        await self._helper("thread_archive")
-
-    async def unarchive(self) -> None:
-        """``thread/unarchive``."""
-        await self._helper("thread_unarchive")
-
-    async def compact(self) -> None:
-        """``thread/compact/start``."""
-        await self._helper("thread_compact")
-
-    async def set_name(self, name: str) -> None:
-        """``thread/name/set``."""
-        await self._helper("thread_set_name", name)
+    read = aio(Thread.read)
+    archive = aio(Thread.archive)
+    unarchive = aio(Thread.unarchive)
+    compact = aio(Thread.compact)
+    set_name = aio(Thread.set_name)
 
     async def fork(self, **kwargs: Any) -> "AsyncThread":
         """``thread/fork`` of this thread."""
@@ -423,103 +396,39 @@ class AsyncClient(AsyncRequests, ClientBase):
         """A handle on an existing (loaded) thread, without any request."""
         return AsyncThread(self, thread_id, {})
 
-    async def thread_start(
-        self, params: Params = None, *, timeout: Timeout = None, **kwargs: Any
-    ) -> AsyncThread:
-        """``thread/start``: a new thread. Keyword arguments are camel-cased into params
-        (``approval_policy="untrusted"`` → ``approvalPolicy``)."""
-        thread: AsyncThread = await self._helper("thread_start", None, None, params, kwargs, timeout)
-        return thread
-
-    async def thread_resume(
-        self, thread_id: str, params: Params = None, *, timeout: Timeout = None, **kwargs: Any
-    ) -> AsyncThread:
-        """``thread/resume``: load a stored thread."""
-        t: AsyncThread = await self._helper("thread_resume", thread_id, None, params, kwargs, timeout)
-        return t
-
-    async def thread_fork(
-        self, thread_id: str, params: Params = None, *, timeout: Timeout = None, **kwargs: Any
-    ) -> AsyncThread:
-        """``thread/fork``: a new thread with a copy of ``thread_id``'s history."""
-        t: AsyncThread = await self._helper("thread_fork", thread_id, None, params, kwargs, timeout)
-        return t
-
-    async def thread_list(
-        self, params: Params = None, *, timeout: Timeout = None, **kwargs: Any
-    ) -> Dict[str, Any]:
-        """``thread/list``: stored threads (``{"data": [...], "nextCursor": ...}``)."""
-        r: Dict[str, Any] = await self._helper("thread_list", None, None, params, kwargs, timeout)
-        return r
-
-    async def thread_read(
-        self, thread_id: str, *, include_turns: bool = False, timeout: Timeout = None
-    ) -> Dict[str, Any]:
-        """``thread/read``: a thread's stored state (with its turns if ``include_turns``)."""
-        r: Dict[str, Any] = await self._helper("thread_read", thread_id, include_turns, timeout=timeout)
-        return r
-
-    async def thread_archive(self, thread_id: str, *, timeout: Timeout = None) -> None:
-        """``thread/archive``."""
-        await self._helper("thread_archive", thread_id, timeout=timeout)
-
-    async def thread_unarchive(self, thread_id: str, *, timeout: Timeout = None) -> None:
-        """``thread/unarchive``."""
-        await self._helper("thread_unarchive", thread_id, timeout=timeout)
-
-    async def thread_compact(self, thread_id: str, *, timeout: Timeout = None) -> None:
-        """``thread/compact/start``: start compacting a thread's history."""
-        await self._helper("thread_compact", thread_id, timeout=timeout)
-
-    async def command_exec(
-        self, command: Sequence[str], *, timeout: Timeout = None, **kwargs: Any
-    ) -> Dict[str, Any]:
-        """``command/exec``: run a command (argv list) in the server's sandbox, outside any
-        thread; returns ``{"exitCode", "stdout", "stderr"}``. Keyword arguments are
-        camel-cased (``cwd=``, ``timeout_ms=``, ...)."""
-        r: Dict[str, Any] = await self._helper("command_exec", None, list(command), None, kwargs, timeout)
-        return r
-
-    async def account_read(self, *, timeout: Timeout = None, **kwargs: Any) -> Dict[str, Any]:
-        """``account/read``: the signed-in account, if any."""
-        r: Dict[str, Any] = await self._helper("account_read", kwargs=kwargs, timeout=timeout)
-        return r
-
-    async def skills_list(self, *, timeout: Timeout = None, **kwargs: Any) -> Dict[str, Any]:
-        """``skills/list``."""
-        r: Dict[str, Any] = await self._helper("skills_list", kwargs=kwargs, timeout=timeout)
-        return r
-
-    async def model_list(self, *, timeout: Timeout = None, **kwargs: Any) -> Dict[str, Any]:
-        """``model/list``."""
-        r: Dict[str, Any] = await self._helper("model_list", kwargs=kwargs, timeout=timeout)
-        return r
-
-    async def config_read(self, *, timeout: Timeout = None, **kwargs: Any) -> Dict[str, Any]:
-        """``config/read``."""
-        r: Dict[str, Any] = await self._helper("config_read", kwargs=kwargs, timeout=timeout)
-        return r
-
-    # -- MCP -------------------------------------------------------------------------------
-
-    async def list_tools(self, *, timeout: Timeout = None) -> List[Tool]:
-        """MCP ``tools/list``: every tool the server offers (all pages)."""
-        r: List[Tool] = await self._mcp_list("list_tools", None, False, timeout)
-        return r
-
-    async def list_tools_page(
-        self, cursor: Optional[str] = None, *, timeout: Timeout = None
-    ) -> Page[Tool]:
-        """MCP ``tools/list``: one page (pass its ``next_cursor`` for the next)."""
-        r: Page[Tool] = await self._mcp_list("list_tools", cursor, True, timeout)
-        return r
+    # The requests whose sync form only returns the shared call: the same implementation,
+    # awaitable (see :func:`._common.aio`).
+    thread_start = aio_as(AsyncThread, Client.thread_start)
+    thread_resume = aio_as(AsyncThread, Client.thread_resume)
+    thread_fork = aio_as(AsyncThread, Client.thread_fork)
+    thread_list = aio(Client.thread_list)
+    thread_read = aio(Client.thread_read)
+    thread_archive = aio(Client.thread_archive)
+    thread_unarchive = aio(Client.thread_unarchive)
+    thread_compact = aio(Client.thread_compact)
+    command_exec = aio(Client.command_exec)
+    account_read = aio(Client.account_read)
+    skills_list = aio(Client.skills_list)
+    model_list = aio(Client.model_list)
+    config_read = aio(Client.config_read)
+    list_tools = aio(Client.list_tools)
+    list_tools_page = aio(Client.list_tools_page)
+    list_resources = aio(Client.list_resources)
+    list_resources_page = aio(Client.list_resources_page)
+    list_resource_templates = aio(Client.list_resource_templates)
+    list_resource_templates_page = aio(Client.list_resource_templates_page)
+    read_resource = aio(Client.read_resource)
+    subscribe_resource = aio(Client.subscribe_resource)
+    unsubscribe_resource = aio(Client.unsubscribe_resource)
+    list_prompts = aio(Client.list_prompts)
+    list_prompts_page = aio(Client.list_prompts_page)
+    get_prompt = aio(Client.get_prompt)
+    complete = aio(Client.complete)
+    set_logging_level = aio(Client.set_logging_level)
+    ping = aio(Client.ping)
 
     async def call_tool(
-        self,
-        name: str,
-        arguments: Optional[Mapping[str, Any]] = None,
-        *,
-        timeout: Timeout = None,
+        self, name: str, arguments: Optional[Mapping[str, Any]] = None, *, timeout: Timeout = None,
         on_progress: Optional[ProgressHandler] = None,
     ) -> CallToolResult:
         """MCP ``tools/call``: call tool ``name`` with ``arguments`` and return its result. A
@@ -548,94 +457,6 @@ class AsyncClient(AsyncRequests, ClientBase):
         :meth:`~AsyncToolCall.result`."""
         call: AsyncToolCall = self._start_tool_call(name, arguments, timeout)
         return call
-
-    async def list_resources(self, *, timeout: Timeout = None) -> List[Resource]:
-        """MCP ``resources/list``: every resource (all pages)."""
-        r: List[Resource] = await self._mcp_list("list_resources", None, False, timeout)
-        return r
-
-    async def list_resources_page(
-        self, cursor: Optional[str] = None, *, timeout: Timeout = None
-    ) -> Page[Resource]:
-        """MCP ``resources/list``: one page."""
-        r: Page[Resource] = await self._mcp_list("list_resources", cursor, True, timeout)
-        return r
-
-    async def list_resource_templates(self, *, timeout: Timeout = None) -> List[ResourceTemplate]:
-        """MCP ``resources/templates/list``: every resource template (all pages)."""
-        r: List[ResourceTemplate] = await self._mcp_list(
-            "list_resource_templates", None, False, timeout
-        )
-        return r
-
-    async def list_resource_templates_page(
-        self, cursor: Optional[str] = None, *, timeout: Timeout = None
-    ) -> Page[ResourceTemplate]:
-        """MCP ``resources/templates/list``: one page."""
-        r: Page[ResourceTemplate] = await self._mcp_list(
-            "list_resource_templates", cursor, True, timeout
-        )
-        return r
-
-    async def read_resource(self, uri: str, *, timeout: Timeout = None) -> List[ResourceContents]:
-        """MCP ``resources/read``: the contents of resource ``uri`` (text or base64 blob)."""
-        r: List[ResourceContents] = await self._mcp("read_resource", uri, timeout=timeout)
-        return r
-
-    async def subscribe_resource(self, uri: str, *, timeout: Timeout = None) -> None:
-        """MCP ``resources/subscribe``: the server then sends
-        ``notifications/resources/updated`` for ``uri`` (see :meth:`on_notification`,
-        :meth:`events`)."""
-        await self._mcp("subscribe_resource", uri, timeout=timeout)
-
-    async def unsubscribe_resource(self, uri: str, *, timeout: Timeout = None) -> None:
-        """MCP ``resources/unsubscribe``."""
-        await self._mcp("unsubscribe_resource", uri, timeout=timeout)
-
-    async def list_prompts(self, *, timeout: Timeout = None) -> List[Prompt]:
-        """MCP ``prompts/list``: every prompt (all pages)."""
-        r: List[Prompt] = await self._mcp_list("list_prompts", None, False, timeout)
-        return r
-
-    async def list_prompts_page(
-        self, cursor: Optional[str] = None, *, timeout: Timeout = None
-    ) -> Page[Prompt]:
-        """MCP ``prompts/list``: one page."""
-        r: Page[Prompt] = await self._mcp_list("list_prompts", cursor, True, timeout)
-        return r
-
-    async def get_prompt(
-        self, name: str, arguments: Optional[Mapping[str, str]] = None, *, timeout: Timeout = None
-    ) -> GetPromptResult:
-        """MCP ``prompts/get``: prompt ``name`` filled in with ``arguments`` (strings)."""
-        r: GetPromptResult = await self._mcp("get_prompt", name, _args(arguments), timeout=timeout)
-        return r
-
-    async def complete(
-        self,
-        argument: str,
-        value: str = "",
-        *,
-        prompt: Optional[str] = None,
-        resource: Optional[str] = None,
-        timeout: Timeout = None,
-    ) -> Completion:
-        """MCP ``completion/complete``: suggested values for ``argument`` starting from
-        ``value``, of prompt ``prompt`` or of resource template ``resource`` (a URI
-        template; give exactly one)."""
-        r: Completion = await self._complete(argument, value, prompt, resource, timeout)
-        return r
-
-    async def set_logging_level(self, level: str, *, timeout: Timeout = None) -> None:
-        """MCP ``logging/setLevel`` (``debug``, ``info``, ``notice``, ``warning``, ``error``,
-        ``critical``, ``alert``, ``emergency``): the server's log records at or above it
-        arrive as ``notifications/message`` notifications and are logged on the
-        ``codexclient.server`` logger."""
-        await self._mcp("set_logging_level", level, timeout=timeout)
-
-    async def ping(self, *, timeout: Timeout = None) -> None:
-        """MCP ``ping``: raises unless the server answers."""
-        await self._mcp("ping", timeout=timeout)
 
     def events(self) -> AsyncEventStream:
         """A new stream of the connection's notifications and connection events that are not

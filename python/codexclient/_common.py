@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import atexit
+import inspect
 import json
 import logging
 import os
@@ -14,7 +15,8 @@ import pathlib
 import warnings
 import weakref
 from collections.abc import Iterable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Callable, Dict, Generic, List, Optional, Tuple, TypeVar, Union, overload
+from typing import TYPE_CHECKING, Any, Awaitable, Callable, Coroutine, Dict, Generic, List, Optional
+from typing import Tuple, Type, TypeVar, Union, cast, overload
 
 from . import _native
 from ._errors import InvalidArgumentError
@@ -22,8 +24,12 @@ from ._native import ConnectionEvent, Notification, Progress, ServerRequest
 
 if TYPE_CHECKING:
     # The generated protocol types (import cost: a few hundred TypedDicts), for type checkers
-    # only: nothing here needs them at run time.
+    # only: nothing here needs them at run time. ParamSpec is new in Python 3.10.
+    from typing_extensions import Concatenate, ParamSpec
+
     from . import protocol as p
+
+    _P = ParamSpec("_P")
 
 logger = logging.getLogger("codexclient")
 
@@ -65,6 +71,7 @@ HElicitation = TypeVar(
 HMcp = TypeVar("HMcp", bound="Callable[[p.McpServerRequest], Any]")
 
 T = TypeVar("T")
+R = TypeVar("R")
 
 NotificationHandler = Callable[[Notification], Any]
 ConnectionHandler = Callable[[ConnectionEvent], Any]
@@ -328,6 +335,32 @@ class TurnResult:
             f"TurnResult(turn_id={self.turn_id!r}, status={self.status!r}, "
             f"final_response={self.final_response!r}, items={len(self.items)})"
         )
+
+
+def aio(f: Callable[Concatenate[Any, _P], R]) -> Callable[Concatenate[Any, _P], Coroutine[Any, Any, R]]:
+    """The async client's form of a sync client method whose body only returns what the shared
+    helpers give (they return the value in the sync client, an awaitable in the async one): one
+    implementation and its docstring behind both surfaces, typed for each."""
+    call = cast(Callable[..., Awaitable[R]], f)
+
+    async def method(self: Any, /, *args: _P.args, **kwargs: _P.kwargs) -> R:
+        return await call(self, *args, **kwargs)
+
+    for name in ("__module__", "__name__", "__doc__"):
+        setattr(method, name, getattr(f, name))
+    method.__qualname__ = "Async" + f.__qualname__  # Client.x -> AsyncClient.x
+    # help() shows the parameters (the result is awaitable, of the async surface's type).
+    sig = inspect.signature(f).replace(return_annotation=inspect.Signature.empty)
+    setattr(method, "__signature__", sig)
+    return method
+
+
+def aio_as(
+    cls: Type[T], f: Callable[Concatenate[Any, _P], Any]
+) -> Callable[Concatenate[Any, _P], Coroutine[Any, Any, T]]:
+    """:func:`aio` of a sync method returning a :class:`Thread`, for the async surface whose
+    shared helper gives its own class ``cls`` (an :class:`AsyncThread`)."""
+    return cast("Callable[Concatenate[Any, _P], Coroutine[Any, Any, T]]", aio(f))
 
 
 def weak_handler(method: Callable[[Any], None]) -> Callable[[Any], None]:

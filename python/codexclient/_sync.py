@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import threading
 from types import TracebackType
-from typing import Any, Dict, Iterator, List, Mapping, Optional, Sequence, Type
+from typing import Any, Dict, Iterator, List, Mapping, Optional, Sequence, Type, cast
 
 from . import _native
 from ._common import ClientBase, Event, InitializeResult, Input, Page, Params, ProgressHandler
@@ -41,8 +41,7 @@ class Thread(ThreadBase):
     def run_streamed(self, input: Input, *, skills: Skills = None, **overrides: Any) -> "Turn":
         """Start a turn (with ``skills``, as in :meth:`run`); iterate the returned
         :class:`Turn` for its events."""
-        turn: Turn = self._client._start_turn(self.id, input, overrides, skills)
-        return turn
+        return cast(Turn, self._client._start_turn(self.id, input, overrides, skills))
 
     def read(self, *, include_turns: bool = False) -> Dict[str, Any]:
         """``thread/read`` of this thread."""
@@ -50,19 +49,19 @@ class Thread(ThreadBase):
 
     def archive(self) -> None:
         """``thread/archive``."""
-        self._helper("thread_archive")
+        return cast(None, self._helper("thread_archive"))
 
     def unarchive(self) -> None:
         """``thread/unarchive``."""
-        self._helper("thread_unarchive")
+        return cast(None, self._helper("thread_unarchive"))
 
     def compact(self) -> None:
         """``thread/compact/start``."""
-        self._helper("thread_compact")
+        return cast(None, self._helper("thread_compact"))
 
     def set_name(self, name: str) -> None:
         """``thread/name/set``."""
-        self._helper("thread_set_name", name)
+        return cast(None, self._helper("thread_set_name", name))
 
     def fork(self, **kwargs: Any) -> "Thread":
         """``thread/fork`` of this thread."""
@@ -80,8 +79,7 @@ class Turn(TurnBase):
     """
 
     def __iter__(self) -> Iterator[Event]:
-        it: Iterator[Event] = self._native
-        return it
+        return cast(Iterator[Event], self._native)
 
     def result(self) -> TurnResult:
         """Read the rest of the turn and return its result."""
@@ -131,8 +129,7 @@ class ToolCall(ToolCallBase):
         """Wait for the answer (skipping the updates not read) and return it. Raises what the
         call failed with: :class:`RequestTimeoutError`, :class:`RpcError`,
         :class:`RequestCancelledError` after :meth:`cancel`, ..."""
-        r: CallToolResult = self._native.result()
-        return r
+        return cast(CallToolResult, self._native.result())
 
     def __enter__(self) -> "ToolCall":
         return self
@@ -200,94 +197,83 @@ class Client(SyncRequests, ClientBase):
         """A handle on an existing (loaded) thread, without any request."""
         return Thread(self, thread_id, {})
 
-    def thread_start(self, params: Params = None, *, timeout: Timeout = None, **kwargs: Any) -> Thread:
-        """``thread/start``: a new thread. Keyword arguments are camel-cased into params."""
-        thread: Thread = self._helper("thread_start", None, None, params, kwargs, timeout)
-        return thread
+    def thread_start(self, /, params: Params = None, *, timeout: Timeout = None, **kwargs: Any) -> Thread:
+        """``thread/start``: a new thread. Keyword arguments are camel-cased into params
+        (``approval_policy="untrusted"`` → ``approvalPolicy``)."""
+        return cast(Thread, self._helper("thread_start", None, None, params, kwargs, timeout))
 
     def thread_resume(
-        self, thread_id: str, params: Params = None, *, timeout: Timeout = None, **kwargs: Any
+        self, /, thread_id: str, params: Params = None, *, timeout: Timeout = None, **kwargs: Any
     ) -> Thread:
         """``thread/resume``: load a stored thread."""
-        thread: Thread = self._helper("thread_resume", thread_id, None, params, kwargs, timeout)
-        return thread
+        return cast(Thread, self._helper("thread_resume", thread_id, None, params, kwargs, timeout))
 
     def thread_fork(
-        self, thread_id: str, params: Params = None, *, timeout: Timeout = None, **kwargs: Any
+        self, /, thread_id: str, params: Params = None, *, timeout: Timeout = None, **kwargs: Any
     ) -> Thread:
         """``thread/fork``: a new thread with a copy of ``thread_id``'s history."""
-        thread: Thread = self._helper("thread_fork", thread_id, None, params, kwargs, timeout)
-        return thread
+        return cast(Thread, self._helper("thread_fork", thread_id, None, params, kwargs, timeout))
 
-    def thread_list(self, params: Params = None, *, timeout: Timeout = None, **kwargs: Any) -> Dict[str, Any]:
+    def thread_list(
+        self, /, params: Params = None, *, timeout: Timeout = None, **kwargs: Any
+    ) -> Dict[str, Any]:
         """``thread/list``: stored threads (``{"data": [...], "nextCursor": ...}``)."""
-        r: Dict[str, Any] = self._helper("thread_list", None, None, params, kwargs, timeout)
-        return r
+        return cast(Dict[str, Any], self._helper("thread_list", None, None, params, kwargs, timeout))
 
     def thread_read(
         self, thread_id: str, *, include_turns: bool = False, timeout: Timeout = None
     ) -> Dict[str, Any]:
         """``thread/read``: a thread's stored state (with its turns if ``include_turns``)."""
-        r: Dict[str, Any] = self._helper("thread_read", thread_id, include_turns, timeout=timeout)
-        return r
+        return cast(Dict[str, Any], self._helper("thread_read", thread_id, include_turns, timeout=timeout))
 
     def thread_archive(self, thread_id: str, *, timeout: Timeout = None) -> None:
         """``thread/archive``."""
-        self._helper("thread_archive", thread_id, timeout=timeout)
+        return cast(None, self._helper("thread_archive", thread_id, timeout=timeout))
 
     def thread_unarchive(self, thread_id: str, *, timeout: Timeout = None) -> None:
         """``thread/unarchive``."""
-        self._helper("thread_unarchive", thread_id, timeout=timeout)
+        return cast(None, self._helper("thread_unarchive", thread_id, timeout=timeout))
 
     def thread_compact(self, thread_id: str, *, timeout: Timeout = None) -> None:
         """``thread/compact/start``: start compacting a thread's history."""
-        self._helper("thread_compact", thread_id, timeout=timeout)
+        return cast(None, self._helper("thread_compact", thread_id, timeout=timeout))
 
-    def command_exec(self, command: Sequence[str], *, timeout: Timeout = None, **kwargs: Any) -> Dict[str, Any]:
+    def command_exec(
+        self, /, command: Sequence[str], *, timeout: Timeout = None, **kwargs: Any
+    ) -> Dict[str, Any]:
         """``command/exec``: run a command (argv list) in the server's sandbox, outside any
         thread; returns ``{"exitCode", "stdout", "stderr"}``. Keyword arguments are
         camel-cased (``cwd=``, ``timeout_ms=``, ...)."""
-        r: Dict[str, Any] = self._helper("command_exec", None, list(command), None, kwargs, timeout)
-        return r
+        return cast(Dict[str, Any], self._helper("command_exec", None, list(command), None, kwargs, timeout))
 
-    def account_read(self, *, timeout: Timeout = None, **kwargs: Any) -> Dict[str, Any]:
+    def account_read(self, /, *, timeout: Timeout = None, **kwargs: Any) -> Dict[str, Any]:
         """``account/read``: the signed-in account, if any."""
-        r: Dict[str, Any] = self._helper("account_read", kwargs=kwargs, timeout=timeout)
-        return r
+        return cast(Dict[str, Any], self._helper("account_read", kwargs=kwargs, timeout=timeout))
 
-    def skills_list(self, *, timeout: Timeout = None, **kwargs: Any) -> Dict[str, Any]:
+    def skills_list(self, /, *, timeout: Timeout = None, **kwargs: Any) -> Dict[str, Any]:
         """``skills/list``."""
-        r: Dict[str, Any] = self._helper("skills_list", kwargs=kwargs, timeout=timeout)
-        return r
+        return cast(Dict[str, Any], self._helper("skills_list", kwargs=kwargs, timeout=timeout))
 
-    def model_list(self, *, timeout: Timeout = None, **kwargs: Any) -> Dict[str, Any]:
+    def model_list(self, /, *, timeout: Timeout = None, **kwargs: Any) -> Dict[str, Any]:
         """``model/list``."""
-        r: Dict[str, Any] = self._helper("model_list", kwargs=kwargs, timeout=timeout)
-        return r
+        return cast(Dict[str, Any], self._helper("model_list", kwargs=kwargs, timeout=timeout))
 
-    def config_read(self, *, timeout: Timeout = None, **kwargs: Any) -> Dict[str, Any]:
+    def config_read(self, /, *, timeout: Timeout = None, **kwargs: Any) -> Dict[str, Any]:
         """``config/read``."""
-        r: Dict[str, Any] = self._helper("config_read", kwargs=kwargs, timeout=timeout)
-        return r
+        return cast(Dict[str, Any], self._helper("config_read", kwargs=kwargs, timeout=timeout))
 
     # -- MCP -------------------------------------------------------------------------------
 
     def list_tools(self, *, timeout: Timeout = None) -> List[Tool]:
         """MCP ``tools/list``: every tool the server offers (all pages)."""
-        r: List[Tool] = self._mcp_list("list_tools", None, False, timeout)
-        return r
+        return cast(List[Tool], self._mcp_list("list_tools", None, False, timeout))
 
     def list_tools_page(self, cursor: Optional[str] = None, *, timeout: Timeout = None) -> Page[Tool]:
         """MCP ``tools/list``: one page (pass its ``next_cursor`` for the next)."""
-        r: Page[Tool] = self._mcp_list("list_tools", cursor, True, timeout)
-        return r
+        return cast(Page[Tool], self._mcp_list("list_tools", cursor, True, timeout))
 
     def call_tool(
-        self,
-        name: str,
-        arguments: Optional[Mapping[str, Any]] = None,
-        *,
-        timeout: Timeout = None,
+        self, name: str, arguments: Optional[Mapping[str, Any]] = None, *, timeout: Timeout = None,
         on_progress: Optional[ProgressHandler] = None,
     ) -> CallToolResult:
         """MCP ``tools/call``: call tool ``name`` with ``arguments`` and return its result. A
@@ -309,96 +295,80 @@ class Client(SyncRequests, ClientBase):
     ) -> ToolCall:
         """MCP ``tools/call`` asking for progress, sent now: iterate the returned
         :class:`ToolCall` for the updates, then take its :meth:`~ToolCall.result`."""
-        call: ToolCall = self._start_tool_call(name, arguments, timeout)
-        return call
+        return cast(ToolCall, self._start_tool_call(name, arguments, timeout))
 
     def list_resources(self, *, timeout: Timeout = None) -> List[Resource]:
         """MCP ``resources/list``: every resource (all pages)."""
-        r: List[Resource] = self._mcp_list("list_resources", None, False, timeout)
-        return r
+        return cast(List[Resource], self._mcp_list("list_resources", None, False, timeout))
 
     def list_resources_page(
         self, cursor: Optional[str] = None, *, timeout: Timeout = None
     ) -> Page[Resource]:
         """MCP ``resources/list``: one page."""
-        r: Page[Resource] = self._mcp_list("list_resources", cursor, True, timeout)
-        return r
+        return cast(Page[Resource], self._mcp_list("list_resources", cursor, True, timeout))
 
     def list_resource_templates(self, *, timeout: Timeout = None) -> List[ResourceTemplate]:
         """MCP ``resources/templates/list``: every resource template (all pages)."""
-        r: List[ResourceTemplate] = self._mcp_list("list_resource_templates", None, False, timeout)
-        return r
+        return cast(List[ResourceTemplate], self._mcp_list("list_resource_templates", None, False, timeout))
 
     def list_resource_templates_page(
         self, cursor: Optional[str] = None, *, timeout: Timeout = None
     ) -> Page[ResourceTemplate]:
         """MCP ``resources/templates/list``: one page."""
-        r: Page[ResourceTemplate] = self._mcp_list("list_resource_templates", cursor, True, timeout)
-        return r
+        return cast(Page[ResourceTemplate], self._mcp_list("list_resource_templates", cursor, True, timeout))
 
     def read_resource(self, uri: str, *, timeout: Timeout = None) -> List[ResourceContents]:
         """MCP ``resources/read``: the contents of resource ``uri`` (text or base64 blob)."""
-        r: List[ResourceContents] = self._mcp("read_resource", uri, timeout=timeout)
-        return r
+        return cast(List[ResourceContents], self._mcp("read_resource", uri, timeout=timeout))
 
     def subscribe_resource(self, uri: str, *, timeout: Timeout = None) -> None:
         """MCP ``resources/subscribe``: the server then sends
         ``notifications/resources/updated`` for ``uri`` (see :meth:`on_notification`,
         :meth:`events`)."""
-        self._mcp("subscribe_resource", uri, timeout=timeout)
+        return cast(None, self._mcp("subscribe_resource", uri, timeout=timeout))
 
     def unsubscribe_resource(self, uri: str, *, timeout: Timeout = None) -> None:
         """MCP ``resources/unsubscribe``."""
-        self._mcp("unsubscribe_resource", uri, timeout=timeout)
+        return cast(None, self._mcp("unsubscribe_resource", uri, timeout=timeout))
 
     def list_prompts(self, *, timeout: Timeout = None) -> List[Prompt]:
         """MCP ``prompts/list``: every prompt (all pages)."""
-        r: List[Prompt] = self._mcp_list("list_prompts", None, False, timeout)
-        return r
+        return cast(List[Prompt], self._mcp_list("list_prompts", None, False, timeout))
 
     def list_prompts_page(self, cursor: Optional[str] = None, *, timeout: Timeout = None) -> Page[Prompt]:
         """MCP ``prompts/list``: one page."""
-        r: Page[Prompt] = self._mcp_list("list_prompts", cursor, True, timeout)
-        return r
+        return cast(Page[Prompt], self._mcp_list("list_prompts", cursor, True, timeout))
 
     def get_prompt(
         self, name: str, arguments: Optional[Mapping[str, str]] = None, *, timeout: Timeout = None
     ) -> GetPromptResult:
         """MCP ``prompts/get``: prompt ``name`` filled in with ``arguments`` (strings)."""
-        r: GetPromptResult = self._mcp("get_prompt", name, _args(arguments), timeout=timeout)
-        return r
+        return cast(GetPromptResult, self._mcp("get_prompt", name, _args(arguments), timeout=timeout))
 
     def complete(
-        self,
-        argument: str,
-        value: str = "",
-        *,
-        prompt: Optional[str] = None,
-        resource: Optional[str] = None,
-        timeout: Timeout = None,
+        self, argument: str, value: str = "", *, prompt: Optional[str] = None,
+        resource: Optional[str] = None, timeout: Timeout = None,
     ) -> Completion:
         """MCP ``completion/complete``: suggested values for ``argument`` starting from
         ``value``, of prompt ``prompt`` or of resource template ``resource`` (a URI
         template; give exactly one)."""
-        r: Completion = self._complete(argument, value, prompt, resource, timeout)
-        return r
+        return cast(Completion, self._complete(argument, value, prompt, resource, timeout))
 
     def set_logging_level(self, level: str, *, timeout: Timeout = None) -> None:
         """MCP ``logging/setLevel`` (``debug``, ``info``, ``notice``, ``warning``, ``error``,
         ``critical``, ``alert``, ``emergency``): the server's log records at or above it
         arrive as ``notifications/message`` notifications and are logged on the
         ``codexclient.server`` logger."""
-        self._mcp("set_logging_level", level, timeout=timeout)
+        return cast(None, self._mcp("set_logging_level", level, timeout=timeout))
 
     def ping(self, *, timeout: Timeout = None) -> None:
         """MCP ``ping``: raises unless the server answers."""
-        self._mcp("ping", timeout=timeout)
+        return cast(None, self._mcp("ping", timeout=timeout))
 
     def events(self) -> Iterator[Event]:
         """A new (blocking) stream of the connection's notifications and connection events not
         routed to a turn being streamed. It ends when the connection ends."""
-        stream: Iterator[Event] = self._native.events()
-        return stream
+        return cast(Iterator[Event], self._native.events())
 
     def __iter__(self) -> Iterator[Event]:
         return self.events()

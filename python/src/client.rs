@@ -54,6 +54,22 @@ fn text(py: Python<'_>, s: String) -> PyResult<Py<PyAny>> {
     s.into_py_any(py)
 }
 
+/// A `reconnect=` / `heartbeat=` option: `True` (the defaults) or `False` (off), or the
+/// mapping `codexclient` checked (seconds as floats), each entry applied by `set`.
+fn policy<T: Default>(
+    v: &Bound<'_, PyAny>,
+    set: impl Fn(&mut T, &str, f64) -> PyResult<()>,
+) -> PyResult<Option<T>> {
+    if let Ok(on) = v.extract::<bool>() {
+        return Ok(on.then(T::default));
+    }
+    let mut p = T::default();
+    for (key, x) in v.extract::<std::collections::HashMap<String, f64>>()? {
+        set(&mut p, &key, x)?;
+    }
+    Ok(Some(p))
+}
+
 /// The native client: a thin layer over `codex_client::Client`.
 #[pyclass(module = "codexclient._native", frozen)]
 pub struct NativeClient {
@@ -75,8 +91,7 @@ impl NativeClient {
         let (mut transport, mut token) = (String::new(), None);
         let (mut command, mut headers) = (None::<Vec<String>>, Vec::<(String, String)>::new());
         let bad = |what: String| simple(py, "InvalidArgumentError", what);
-        let secs = |v: &Bound<'_, PyAny>, k: &str| -> PyResult<Duration> {
-            let t: f64 = v.extract()?;
+        let secs = |t: f64, k: &str| -> PyResult<Duration> {
             match t.is_finite() && t >= 0.0 {
                 true => Ok(Duration::from_secs_f64(t)),
                 false => Err(bad(format!(
@@ -110,8 +125,8 @@ impl NativeClient {
                 "default_timeout" => o.default_timeout = timeout(&v)?,
                 "connect_timeout" => o.connect_timeout = timeout(&v)?,
                 "retry_max_attempts" => o.retry.max_attempts = v.extract::<u32>()?.max(1),
-                "retry_base" => o.retry.base = secs(&v, &k)?,
-                "retry_cap" => o.retry.cap = secs(&v, &k)?,
+                "retry_base" => o.retry.base = secs(v.extract()?, &k)?,
+                "retry_cap" => o.retry.cap = secs(v.extract()?, &k)?,
                 "event_queue_capacity" => o.event_queue_capacity = v.extract::<usize>()?.max(1),
                 "max_line_bytes" => o.max_line_bytes = v.extract()?,
                 "read_ahead_bytes" => o.read_ahead_bytes = v.extract()?,
@@ -127,39 +142,24 @@ impl NativeClient {
                     o.mcp.capabilities = Some(json_value(py, &v.extract::<String>()?)?)
                 }
                 "reconnect" => {
-                    o.reconnect = match v.extract::<bool>() {
-                        Ok(on) => on.then(ReconnectPolicy::default),
-                        Err(_) => {
-                            let d: std::collections::HashMap<String, f64> = v.extract()?;
-                            let mut p = ReconnectPolicy::default();
-                            for (key, x) in d {
-                                let sv = x.into_pyobject(py)?.into_any();
-                                match key.as_str() {
-                                    "max_attempts" => p.max_attempts = (x as u32).max(1),
-                                    "base" => p.base = secs(&sv, "reconnect base")?,
-                                    _ => p.cap = secs(&sv, "reconnect cap")?,
-                                }
-                            }
-                            Some(p)
-                        }
-                    }
+                    o.reconnect = policy(&v, |p: &mut ReconnectPolicy, key, x| {
+                        match key {
+                            "max_attempts" => p.max_attempts = (x as u32).max(1),
+                            "base" => p.base = secs(x, "reconnect base")?,
+                            _ => p.cap = secs(x, "reconnect cap")?,
+                        };
+                        Ok(())
+                    })?
                 }
                 "heartbeat" => {
-                    o.heartbeat = match v.extract::<bool>() {
-                        Ok(on) => on.then(Heartbeat::default),
-                        Err(_) => {
-                            let d: std::collections::HashMap<String, f64> = v.extract()?;
-                            let mut h = Heartbeat::default();
-                            for (key, x) in d {
-                                let sv = x.into_pyobject(py)?.into_any();
-                                match key.as_str() {
-                                    "interval" => h.interval = secs(&sv, "heartbeat interval")?,
-                                    _ => h.timeout = secs(&sv, "heartbeat timeout")?,
-                                }
-                            }
-                            (!h.interval.is_zero()).then_some(h)
-                        }
-                    }
+                    let h = policy(&v, |h: &mut Heartbeat, key, x| {
+                        match key {
+                            "interval" => h.interval = secs(x, "heartbeat interval")?,
+                            _ => h.timeout = secs(x, "heartbeat timeout")?,
+                        };
+                        Ok(())
+                    })?;
+                    o.heartbeat = h.filter(|h| !h.interval.is_zero());
                 }
                 "tls_ca_file" => o.tls.ca_file = Some(v.extract::<PathBuf>()?),
                 "tls_client_cert" => o.tls.client_cert = Some(v.extract::<(PathBuf, PathBuf)>()?),
@@ -222,22 +222,16 @@ impl NativeClient {
             aio,
             async move { client.connect_async().await },
             |py, init| {
-                let mcp = (
+                let t = (
+                    init.raw.to_string(),
+                    init.user_agent.clone(),
+                    init.codex_home.clone(),
+                    init.platform_family.clone(),
+                    init.platform_os.clone(),
                     init.protocol_version().map(str::to_owned),
                     init.capabilities().map(Value::to_string),
                     init.server_info().map(Value::to_string),
                     init.instructions().map(str::to_owned),
-                );
-                let t = (
-                    init.raw.to_string(),
-                    init.user_agent,
-                    init.codex_home,
-                    init.platform_family,
-                    init.platform_os,
-                    mcp.0,
-                    mcp.1,
-                    mcp.2,
-                    mcp.3,
                 );
                 t.into_py_any(py)
             },
@@ -372,7 +366,7 @@ impl NativeClient {
             all_pages,
         };
         let fut = crate::mcp::request(self.client.clone(), req, args, opts);
-        run(py, aio, fut, |py, out| out.into_py(py))
+        run(py, aio, fut, |py, out| out(py))
     }
 
     /// Start an MCP tool call that reports progress (sent before this returns): a `ToolCall`.

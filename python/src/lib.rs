@@ -22,35 +22,27 @@ pub mod mcp;
 pub mod stream;
 pub mod turn;
 
+/// Add the classes to the module.
+macro_rules! add_classes {
+    ($m:ident: $($class:ty),+ $(,)?) => {
+        $($m.add_class::<$class>()?;)+
+    };
+}
+
 /// The extension module.
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     log::install();
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add("REQUEST_METHODS", request_methods(m.py())?)?;
-    m.add_class::<client::NativeClient>()?;
-    m.add_class::<executor::Executor>()?;
-    m.add_class::<stream::EventStream>()?;
-    m.add_class::<turn::Turn>()?;
-    m.add_class::<events::Notification>()?;
-    m.add_class::<events::AgentMessageDelta>()?;
-    m.add_class::<events::ItemStarted>()?;
-    m.add_class::<events::ItemCompleted>()?;
-    m.add_class::<events::TurnStarted>()?;
-    m.add_class::<events::TurnCompleted>()?;
-    m.add_class::<events::TokenUsageUpdated>()?;
-    m.add_class::<events::ServerRequest>()?;
-    m.add_class::<events::ConnectionEvent>()?;
-    m.add_class::<mcp::Tool>()?;
-    m.add_class::<mcp::CallToolResult>()?;
-    m.add_class::<mcp::Resource>()?;
-    m.add_class::<mcp::ResourceTemplate>()?;
-    m.add_class::<mcp::ResourceContents>()?;
-    m.add_class::<mcp::Prompt>()?;
-    m.add_class::<mcp::GetPromptResult>()?;
-    m.add_class::<mcp::Completion>()?;
-    m.add_class::<mcp::Progress>()?;
-    m.add_class::<mcp::ToolCall>()?;
+    add_classes! { m:
+        client::NativeClient, executor::Executor, stream::EventStream, turn::Turn,
+        events::Notification, events::AgentMessageDelta, events::ItemStarted,
+        events::ItemCompleted, events::TurnStarted, events::TurnCompleted,
+        events::TokenUsageUpdated, events::ServerRequest, events::ConnectionEvent, mcp::Tool,
+        mcp::CallToolResult, mcp::Resource, mcp::ResourceTemplate, mcp::ResourceContents,
+        mcp::Prompt, mcp::GetPromptResult, mcp::Completion, mcp::Progress, mcp::ToolCall,
+    }
     m.add_function(wrap_pyfunction!(mcp::completion_ref, m)?)?;
     m.add_function(wrap_pyfunction!(input_item, m)?)?;
     m.add_function(wrap_pyfunction!(compat::compat_report, m)?)?;
@@ -64,24 +56,29 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
 fn request_methods(py: Python<'_>) -> PyResult<Bound<'_, pyo3::types::PyDict>> {
     use codex_client::protocol::{server_requests as sr, ServerRequestMethod};
     let d = pyo3::types::PyDict::new(py);
-    d.set_item(
-        "command_approval",
-        sr::ItemCommandExecutionRequestApproval::NAME,
-    )?;
-    d.set_item(
-        "file_change_approval",
-        sr::ItemFileChangeRequestApproval::NAME,
-    )?;
-    d.set_item(
-        "permissions_request",
-        sr::ItemPermissionsRequestApproval::NAME,
-    )?;
-    d.set_item("user_input", sr::ItemToolRequestUserInput::NAME)?;
-    d.set_item("elicitation", sr::McpServerElicitationRequest::NAME)?;
-    d.set_item("tool_call", sr::ItemToolCall::NAME)?;
-    d.set_item("sampling", codex_client::mcp::SAMPLING_REQUEST)?;
-    d.set_item("mcp_elicitation", codex_client::mcp::ELICITATION_REQUEST)?;
-    d.set_item("roots", codex_client::mcp::ROOTS_REQUEST)?;
+    let methods = [
+        (
+            "command_approval",
+            sr::ItemCommandExecutionRequestApproval::NAME,
+        ),
+        (
+            "file_change_approval",
+            sr::ItemFileChangeRequestApproval::NAME,
+        ),
+        (
+            "permissions_request",
+            sr::ItemPermissionsRequestApproval::NAME,
+        ),
+        ("user_input", sr::ItemToolRequestUserInput::NAME),
+        ("elicitation", sr::McpServerElicitationRequest::NAME),
+        ("tool_call", sr::ItemToolCall::NAME),
+        ("sampling", codex_client::mcp::SAMPLING_REQUEST),
+        ("mcp_elicitation", codex_client::mcp::ELICITATION_REQUEST),
+        ("roots", codex_client::mcp::ROOTS_REQUEST),
+    ];
+    for (shortcut, method) in methods {
+        d.set_item(shortcut, method)?;
+    }
     Ok(d)
 }
 

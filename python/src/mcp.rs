@@ -13,41 +13,84 @@ use codex_client::mcp::{self, McpRequest, Page, ProgressCall};
 use codex_client::{Client, Error, RequestOptions};
 use pyo3::prelude::*;
 use pyo3::types::PyList;
-use pyo3::{IntoPyObjectExt, PyClass, PyClassInitializer};
+use pyo3::IntoPyObjectExt;
 use serde_json::Value;
 
 use crate::errors::simple;
-use crate::executor::{block_on, run, Aio};
+use crate::executor::{block_on, run, Aio, Outcome};
 
 /// JSON as Python objects.
 fn py_value(py: Python<'_>, v: &Value) -> PyResult<Py<PyAny>> {
     crate::json::loads(py, &v.to_string())
 }
 
-fn py_opt(py: Python<'_>, v: &Option<Value>) -> PyResult<Py<PyAny>> {
-    match v {
-        Some(v) => py_value(py, v),
-        None => Ok(py.None()),
+/// A field of a typed MCP result as a Python object (JSON values as Python objects).
+trait Field {
+    /// The Python object.
+    fn py(&self, py: Python<'_>) -> PyResult<Py<PyAny>>;
+}
+
+impl Field for Value {
+    fn py(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        py_value(py, self)
     }
 }
 
-fn py_list(py: Python<'_>, v: &[Value]) -> PyResult<Py<PyAny>> {
-    let list = PyList::empty(py);
-    for item in v {
-        list.append(py_value(py, item)?)?;
+impl Field for Option<Value> {
+    fn py(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        self.as_ref()
+            .map_or_else(|| Ok(py.None()), |v| py_value(py, v))
     }
-    Ok(list.into_any().unbind())
 }
+
+impl Field for Vec<Value> {
+    fn py(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        let list = PyList::empty(py);
+        for item in self {
+            list.append(py_value(py, item)?)?;
+        }
+        Ok(list.into_any().unbind())
+    }
+}
+
+/// `Field` for the types Python takes as they are.
+macro_rules! plain_fields {
+    ($($t:ty),*) => {$(
+        impl Field for $t {
+            fn py(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+                self.clone().into_py_any(py)
+            }
+        }
+    )*};
+}
+
+plain_fields!(
+    String,
+    Option<String>,
+    bool,
+    f64,
+    Option<f64>,
+    Option<u64>,
+    Vec<String>
+);
 
 /// A frozen Python class over one typed MCP result of the core: `raw` (everything the
-/// server sent, fields this version does not name included), `==`, a short repr, and the
-/// getters given.
+/// server sent, fields this version does not name included), `==`, a short repr, and a
+/// getter per field named (`field;` reads the result's field, `name: |r| EXPR;` computes it
+/// from the result), each with its doc comment.
 macro_rules! result_class {
-    ($(#[$doc:meta])* $name:ident($inner:ty), repr = $($field:ident),+; $($body:tt)*) => {
+    ($(#[$doc:meta])* $name:ident($inner:ty), repr = $($field:ident),+;
+        $($(#[$fdoc:meta])* $getter:ident $(: |$r:ident| $computed:expr)?;)*) => {
         $(#[$doc])*
         #[pyclass(module = "codexclient._native", frozen)]
         pub struct $name {
             pub(crate) inner: $inner,
+        }
+
+        impl Obj for $inner {
+            fn obj(self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+                Ok(Py::new(py, $name { inner: self })?.into_any())
+            }
         }
 
         #[pymethods]
@@ -66,49 +109,42 @@ macro_rules! result_class {
             fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
                 let mut fields = Vec::new();
                 $(
-                    let v = self.inner.$field.clone().into_pyobject(py)?;
-                    fields.push(format!("{}={}", stringify!($field), v.repr()?));
+                    let v = self.inner.$field.py(py)?;
+                    fields.push(format!("{}={}", stringify!($field), v.bind(py).repr()?));
                 )+
                 Ok(format!("{}({})", stringify!($name), fields.join(", ")))
             }
-            $($body)*
+            $(
+                $(#[$fdoc])*
+                #[getter]
+                fn $getter(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+                    result_class!(@get self, py, $getter $(, |$r| $computed)?)
+                }
+            )*
         }
     };
+    (@get $s:ident, $py:ident, $field:ident) => { $s.inner.$field.py($py) };
+    (@get $s:ident, $py:ident, $field:ident, |$r:ident| $computed:expr) => {{
+        let $r = &$s.inner;
+        $computed.py($py)
+    }};
 }
 
 result_class! {
     /// A tool the MCP server offers (`list_tools`).
     Tool(mcp::Tool), repr = name;
     /// Name to call it by.
-    #[getter]
-    fn name(&self) -> &str {
-        &self.inner.name
-    }
+    name;
     /// Human-readable title.
-    #[getter]
-    fn title(&self) -> Option<&str> {
-        self.inner.title.as_deref()
-    }
+    title;
     /// What the tool does.
-    #[getter]
-    fn description(&self) -> Option<&str> {
-        self.inner.description.as_deref()
-    }
+    description;
     /// JSON Schema of the arguments.
-    #[getter]
-    fn input_schema(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
-        py_value(py, &self.inner.input_schema)
-    }
+    input_schema;
     /// JSON Schema of the structured result, when the tool declares one.
-    #[getter]
-    fn output_schema(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
-        py_opt(py, &self.inner.output_schema)
-    }
+    output_schema;
     /// Behaviour hints (`readOnlyHint`, `destructiveHint`, ...).
-    #[getter]
-    fn annotations(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
-        py_opt(py, &self.inner.annotations)
-    }
+    annotations;
 }
 
 result_class! {
@@ -116,185 +152,98 @@ result_class! {
     /// protocol errors raise instead.
     CallToolResult(mcp::CallToolResult), repr = is_error;
     /// Content blocks (text, images, audio, resource links, embedded resources) as dicts.
-    #[getter]
-    fn content(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
-        py_list(py, &self.inner.content)
-    }
+    content;
     /// The structured result, for tools with an output schema.
-    #[getter]
-    fn structured_content(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
-        py_opt(py, &self.inner.structured_content)
-    }
+    structured_content;
     /// Whether the tool reported a failure.
-    #[getter]
-    fn is_error(&self) -> bool {
-        self.inner.is_error
-    }
+    is_error;
     /// The text of every text content block, joined by newlines.
-    #[getter]
-    fn text(&self) -> String {
-        self.inner.text()
-    }
+    text: |r| r.text();
 }
 
 result_class! {
     /// A resource of the MCP server (`list_resources`).
     Resource(mcp::Resource), repr = uri, name;
     /// Its URI.
-    #[getter]
-    fn uri(&self) -> &str {
-        &self.inner.uri
-    }
+    uri;
     /// Its name.
-    #[getter]
-    fn name(&self) -> &str {
-        &self.inner.name
-    }
+    name;
     /// Human-readable title.
-    #[getter]
-    fn title(&self) -> Option<&str> {
-        self.inner.title.as_deref()
-    }
+    title;
     /// Description.
-    #[getter]
-    fn description(&self) -> Option<&str> {
-        self.inner.description.as_deref()
-    }
+    description;
     /// MIME type.
-    #[getter]
-    fn mime_type(&self) -> Option<&str> {
-        self.inner.mime_type.as_deref()
-    }
+    mime_type;
 }
 
 result_class! {
     /// A resource template (`list_resource_templates`): resources by URI template.
     ResourceTemplate(mcp::ResourceTemplate), repr = uri_template;
     /// The RFC 6570 URI template.
-    #[getter]
-    fn uri_template(&self) -> &str {
-        &self.inner.uri_template
-    }
+    uri_template;
     /// Its name.
-    #[getter]
-    fn name(&self) -> &str {
-        &self.inner.name
-    }
+    name;
     /// Description.
-    #[getter]
-    fn description(&self) -> Option<&str> {
-        self.inner.description.as_deref()
-    }
+    description;
     /// MIME type.
-    #[getter]
-    fn mime_type(&self) -> Option<&str> {
-        self.inner.mime_type.as_deref()
-    }
+    mime_type;
 }
 
 result_class! {
     /// One part of a read resource (`read_resource`): `text`, or `blob` (base64).
     ResourceContents(mcp::ResourceContents), repr = uri, mime_type;
     /// Its URI.
-    #[getter]
-    fn uri(&self) -> &str {
-        &self.inner.uri
-    }
+    uri;
     /// MIME type.
-    #[getter]
-    fn mime_type(&self) -> Option<&str> {
-        self.inner.mime_type.as_deref()
-    }
+    mime_type;
     /// Text contents.
-    #[getter]
-    fn text(&self) -> Option<&str> {
-        self.inner.text.as_deref()
-    }
+    text;
     /// Binary contents, base64.
-    #[getter]
-    fn blob(&self) -> Option<&str> {
-        self.inner.blob.as_deref()
-    }
+    blob;
 }
 
 result_class! {
     /// A prompt the MCP server offers (`list_prompts`).
     Prompt(mcp::Prompt), repr = name;
     /// Name to get it by.
-    #[getter]
-    fn name(&self) -> &str {
-        &self.inner.name
-    }
+    name;
     /// Human-readable title.
-    #[getter]
-    fn title(&self) -> Option<&str> {
-        self.inner.title.as_deref()
-    }
+    title;
     /// Description.
-    #[getter]
-    fn description(&self) -> Option<&str> {
-        self.inner.description.as_deref()
-    }
+    description;
     /// Its arguments, as dicts (name, description, whether required).
-    #[getter]
-    fn arguments(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
-        py_list(py, &self.inner.arguments)
-    }
+    arguments;
 }
 
 result_class! {
     /// A prompt filled in (`get_prompt`).
     GetPromptResult(mcp::GetPromptResult), repr = description;
     /// Description.
-    #[getter]
-    fn description(&self) -> Option<&str> {
-        self.inner.description.as_deref()
-    }
+    description;
     /// The messages (dicts with a role and content).
-    #[getter]
-    fn messages(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
-        py_list(py, &self.inner.messages)
-    }
+    messages;
 }
 
 result_class! {
     /// Completions of an argument value (`complete`).
     Completion(mcp::Completion), repr = values, has_more;
     /// Suggested values.
-    #[getter]
-    fn values(&self) -> Vec<String> {
-        self.inner.values.clone()
-    }
+    values;
     /// Total number of matches, when known.
-    #[getter]
-    fn total(&self) -> Option<u64> {
-        self.inner.total
-    }
+    total;
     /// Whether more values exist than were sent.
-    #[getter]
-    fn has_more(&self) -> bool {
-        self.inner.has_more
-    }
+    has_more;
 }
 
 result_class! {
     /// One progress update of a tool call (`call_tool_progress`, `on_progress`).
     Progress(mcp::Progress), repr = progress, total, message;
     /// Progress so far (increases with each update).
-    #[getter]
-    fn progress(&self) -> f64 {
-        self.inner.progress
-    }
+    progress;
     /// Total, when known.
-    #[getter]
-    fn total(&self) -> Option<f64> {
-        self.inner.total
-    }
+    total;
     /// What is happening, when the server says.
-    #[getter]
-    fn message(&self) -> Option<&str> {
-        self.inner.message.as_deref()
-    }
+    message;
 }
 
 /// The arguments of one MCP request (see [`crate::client::NativeClient`]'s `mcp`).
@@ -309,21 +258,44 @@ pub(crate) struct Args {
     pub(crate) all_pages: bool,
 }
 
-/// What an MCP request produced, to become Python objects on the caller's thread.
-pub(crate) enum Out {
-    Tools(Vec<mcp::Tool>),
-    ToolPage(Page<mcp::Tool>),
-    Call(mcp::CallToolResult),
-    Resources(Vec<mcp::Resource>),
-    ResourcePage(Page<mcp::Resource>),
-    Templates(Vec<mcp::ResourceTemplate>),
-    TemplatePage(Page<mcp::ResourceTemplate>),
-    Contents(Vec<mcp::ResourceContents>),
-    Prompts(Vec<mcp::Prompt>),
-    PromptPage(Page<mcp::Prompt>),
-    Prompt(mcp::GetPromptResult),
-    Completion(mcp::Completion),
-    Unit,
+/// A core MCP value that becomes a Python object (a result class, a list or page of them).
+trait Obj: Send + 'static {
+    /// The Python object.
+    fn obj(self, py: Python<'_>) -> PyResult<Py<PyAny>>;
+}
+
+impl Obj for () {
+    fn obj(self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        Ok(py.None())
+    }
+}
+
+impl<T: Obj> Obj for Option<T> {
+    fn obj(self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        self.map_or_else(|| Ok(py.None()), |v| v.obj(py))
+    }
+}
+
+impl<T: Obj> Obj for Vec<T> {
+    fn obj(self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        let list = PyList::empty(py);
+        for item in self {
+            list.append(item.obj(py)?)?;
+        }
+        Ok(list.into_any().unbind())
+    }
+}
+
+impl<T: Obj> Obj for Page<T> {
+    fn obj(self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        (self.items.obj(py)?, self.next_cursor).into_py_any(py)
+    }
+}
+
+/// `v` as the outcome of a request: made Python objects on the caller's thread (a list of
+/// result objects, a page as `(items, next_cursor)`, one result object, or `None`).
+fn out(v: impl Obj) -> Outcome {
+    Box::new(move |py| v.obj(py))
 }
 
 /// Send `req` with `args` through the core's typed helper.
@@ -332,7 +304,7 @@ pub(crate) async fn request(
     req: McpRequest,
     args: Args,
     opts: RequestOptions,
-) -> codex_client::Result<Out> {
+) -> codex_client::Result<Outcome> {
     let Args {
         arg,
         json,
@@ -346,45 +318,30 @@ pub(crate) async fn request(
             .ok_or_else(|| Error::InvalidArgument(format!("`{}` needs {what}", req.method())))
     };
     Ok(match req {
-        McpRequest::ListTools if all_pages => Out::Tools(m.list_all_tools().await?),
-        McpRequest::ListTools => Out::ToolPage(m.list_tools(cursor).await?),
-        McpRequest::CallTool => Out::Call(m.call_tool(need("a tool name")?, json).await?),
-        McpRequest::ListResources if all_pages => Out::Resources(m.list_all_resources().await?),
-        McpRequest::ListResources => Out::ResourcePage(m.list_resources(cursor).await?),
+        McpRequest::ListTools if all_pages => out(m.list_all_tools().await?),
+        McpRequest::ListTools => out(m.list_tools(cursor).await?),
+        McpRequest::CallTool => out(m.call_tool(need("a tool name")?, json).await?),
+        McpRequest::ListResources if all_pages => out(m.list_all_resources().await?),
+        McpRequest::ListResources => out(m.list_resources(cursor).await?),
         McpRequest::ListResourceTemplates if all_pages => {
-            Out::Templates(m.list_all_resource_templates().await?)
+            out(m.list_all_resource_templates().await?)
         }
-        McpRequest::ListResourceTemplates => {
-            Out::TemplatePage(m.list_resource_templates(cursor).await?)
-        }
-        McpRequest::ReadResource => Out::Contents(m.read_resource(need("a URI")?).await?),
-        McpRequest::SubscribeResource => {
-            m.subscribe_resource(need("a URI")?).await?;
-            Out::Unit
-        }
-        McpRequest::UnsubscribeResource => {
-            m.unsubscribe_resource(need("a URI")?).await?;
-            Out::Unit
-        }
-        McpRequest::ListPrompts if all_pages => Out::Prompts(m.list_all_prompts().await?),
-        McpRequest::ListPrompts => Out::PromptPage(m.list_prompts(cursor).await?),
-        McpRequest::GetPrompt => Out::Prompt(m.get_prompt(need("a prompt name")?, json).await?),
-        McpRequest::Complete => Out::Completion(
-            m.complete(
+        McpRequest::ListResourceTemplates => out(m.list_resource_templates(cursor).await?),
+        McpRequest::ReadResource => out(m.read_resource(need("a URI")?).await?),
+        McpRequest::SubscribeResource => out(m.subscribe_resource(need("a URI")?).await?),
+        McpRequest::UnsubscribeResource => out(m.unsubscribe_resource(need("a URI")?).await?),
+        McpRequest::ListPrompts if all_pages => out(m.list_all_prompts().await?),
+        McpRequest::ListPrompts => out(m.list_prompts(cursor).await?),
+        McpRequest::GetPrompt => out(m.get_prompt(need("a prompt name")?, json).await?),
+        McpRequest::Complete => out(m
+            .complete(
                 json,
                 need("an argument name")?,
                 value.as_deref().unwrap_or(""),
             )
-            .await?,
-        ),
-        McpRequest::SetLoggingLevel => {
-            m.set_logging_level(need("a level")?).await?;
-            Out::Unit
-        }
-        McpRequest::Ping => {
-            m.ping().await?;
-            Out::Unit
-        }
+            .await?),
+        McpRequest::SetLoggingLevel => out(m.set_logging_level(need("a level")?).await?),
+        McpRequest::Ping => out(m.ping().await?),
         other => {
             return Err(Error::Unsupported(format!(
                 "`{}` has no Python form yet",
@@ -392,48 +349,6 @@ pub(crate) async fn request(
             )))
         }
     })
-}
-
-fn objects<T, C: PyClass + Into<PyClassInitializer<C>>>(
-    py: Python<'_>,
-    items: Vec<T>,
-    wrap: impl Fn(T) -> C,
-) -> PyResult<Py<PyAny>> {
-    let list = PyList::empty(py);
-    for item in items {
-        list.append(Py::new(py, wrap(item))?)?;
-    }
-    Ok(list.into_any().unbind())
-}
-
-fn page<T, C: PyClass + Into<PyClassInitializer<C>>>(
-    py: Python<'_>,
-    page: Page<T>,
-    wrap: impl Fn(T) -> C,
-) -> PyResult<Py<PyAny>> {
-    (objects(py, page.items, wrap)?, page.next_cursor).into_py_any(py)
-}
-
-impl Out {
-    /// The Python form: a list of result objects, a page as `(items, next_cursor)`, one
-    /// result object, or `None`.
-    pub(crate) fn into_py(self, py: Python<'_>) -> PyResult<Py<PyAny>> {
-        match self {
-            Out::Tools(v) => objects(py, v, |inner| Tool { inner }),
-            Out::ToolPage(p) => page(py, p, |inner| Tool { inner }),
-            Out::Call(inner) => Ok(Py::new(py, CallToolResult { inner })?.into_any()),
-            Out::Resources(v) => objects(py, v, |inner| Resource { inner }),
-            Out::ResourcePage(p) => page(py, p, |inner| Resource { inner }),
-            Out::Templates(v) => objects(py, v, |inner| ResourceTemplate { inner }),
-            Out::TemplatePage(p) => page(py, p, |inner| ResourceTemplate { inner }),
-            Out::Contents(v) => objects(py, v, |inner| ResourceContents { inner }),
-            Out::Prompts(v) => objects(py, v, |inner| Prompt { inner }),
-            Out::PromptPage(p) => page(py, p, |inner| Prompt { inner }),
-            Out::Prompt(inner) => Ok(Py::new(py, GetPromptResult { inner })?.into_any()),
-            Out::Completion(inner) => Ok(Py::new(py, Completion { inner })?.into_any()),
-            Out::Unit => Ok(py.None()),
-        }
-    }
 }
 
 /// A tool call's state: the core's call until its answer came, then the result.
@@ -479,13 +394,6 @@ impl CallState {
 
 type Shared = Arc<Mutex<CallState>>;
 
-fn progress_object(py: Python<'_>, p: Option<mcp::Progress>) -> PyResult<Py<PyAny>> {
-    match p {
-        Some(inner) => Ok(Py::new(py, Progress { inner })?.into_any()),
-        None => Ok(py.None()),
-    }
-}
-
 /// An MCP tool call that reports progress (`call_tool_progress`): its progress updates,
 /// then its result. Cancelled (the server told) when closed or dropped before the answer.
 #[pyclass(module = "codexclient._native", frozen)]
@@ -525,7 +433,7 @@ impl ToolCall {
     fn next(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
         let state = self.state.clone();
         let p = block_on(py, poll_fn(move |cx| state.lock().unwrap().poll_next(cx)))?;
-        progress_object(py, p)
+        p.obj(py)
     }
 
     /// `next` on the loop: resolves `aio`'s future; returns the executor task id (cancelling
@@ -533,7 +441,7 @@ impl ToolCall {
     fn next_async(&self, py: Python<'_>, aio: Aio) -> PyResult<Py<PyAny>> {
         let state = self.state.clone();
         let fut = async move { Ok(poll_fn(move |cx| state.lock().unwrap().poll_next(cx)).await) };
-        run(py, aio, fut, progress_object)
+        run(py, aio, fut, |py, p| p.obj(py))
     }
 
     /// The call's result (a `CallToolResult`), skipping the updates not pulled; blocking, or
@@ -543,9 +451,7 @@ impl ToolCall {
     fn result(&self, py: Python<'_>, aio: Aio) -> PyResult<Py<PyAny>> {
         let state = self.state.clone();
         let fut = poll_fn(move |cx| state.lock().unwrap().poll_result(cx));
-        run(py, aio, fut, |py, inner| {
-            Ok(Py::new(py, CallToolResult { inner })?.into_any())
-        })
+        run(py, aio, fut, |py, r| r.obj(py))
     }
 
     /// Cancel the call unless its answer came: the server gets `notifications/cancelled` and
