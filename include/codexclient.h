@@ -299,9 +299,9 @@
  * `codex_event_reconnect_json`, `CODEX_STATUS_CONNECTION_LOST`,
  * `codex_client_is_reconnecting`), `codex_options_set_heartbeat`,
  * `codex_options_set_tls_ca_file`, `codex_options_set_tls_client_cert`. 1.3:
- * `codex_client_turn_start_with_skills`.
+ * `codex_client_turn_start_with_skills`. 1.4: `codex_options_set_reply_spin_us`.
  */
-#define CODEX_ABI_VERSION_MINOR 3
+#define CODEX_ABI_VERSION_MINOR 4
 
 /**
  * The ABI version this header describes: `major * 1000 + minor` (1000 is 1.0). Compare it
@@ -1173,6 +1173,15 @@ enum codex_status_t codex_options_set_default_timeout_ms(struct codex_options_t 
  * `CODEX_OPTIONS_MAX_TIMEOUT_MS`). Thread: any.
  */
 enum codex_status_t codex_options_set_connect_timeout_ms(struct codex_options_t *opts, uint64_t timeout_ms);
+
+/**
+ * How long a blocking call (`codex_client_call`) may spin for its reply before the thread
+ * sleeps, in microseconds: a fast server's reply then arrives without a sleep and a
+ * wake-up. Adaptive: while replies take longer than this, only every 2nd … 64th call
+ * spins. Default 50; 0 turns spinning off. ABI 1.4.
+ * Errors: INVALID_ARGUMENT (not a live options object, more than 10000). Thread: any.
+ */
+enum codex_status_t codex_options_set_reply_spin_us(struct codex_options_t *opts, uint32_t spin_us);
 
 /**
  * How the client delivers events: `CODEX_DELIVERY_CALLBACKS` (the default) or

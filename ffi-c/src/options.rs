@@ -170,6 +170,16 @@ fn timeout(ms: u64, what: &str, default: Duration) -> Result<Duration, Fail> {
     }
 }
 
+/// A reply spin of `us` microseconds (0: off), at most 10 ms.
+fn reply_spin(us: u32) -> Result<Duration, Fail> {
+    match us {
+        us if us > 10_000 => Err(invalid_arg(format!(
+            "reply_spin_us {us} is too large (at most 10000)"
+        ))),
+        us => Ok(Duration::from_micros(us.into())),
+    }
+}
+
 /// A string argument that must be given and not empty.
 unsafe fn non_empty(s: *const c_char, what: &str) -> Result<String, Fail> {
     match req_str(s, what)? {
@@ -438,6 +448,13 @@ setters! {
     fn codex_options_set_connect_timeout_ms(timeout_ms: u64)
         -> options.connect_timeout =
             timeout(timeout_ms, "connect_timeout_ms", DEFAULTS.connect_timeout)?;
+
+    /// How long a blocking call (`codex_client_call`) may spin for its reply before the thread
+    /// sleeps, in microseconds: a fast server's reply then arrives without a sleep and a
+    /// wake-up. Adaptive: while replies take longer than this, only every 2nd … 64th call
+    /// spins. Default 50; 0 turns spinning off. ABI 1.4.
+    /// Errors: INVALID_ARGUMENT (not a live options object, more than 10000). Thread: any.
+    fn codex_options_set_reply_spin_us(spin_us: u32) -> options.reply_spin = reply_spin(spin_us)?;
 
     /// How the client delivers events: `CODEX_DELIVERY_CALLBACKS` (the default) or
     /// `CODEX_DELIVERY_POLL`.

@@ -453,6 +453,7 @@ class ClientBase:
         max_line_bytes: Optional[int] = None,
         connect_timeout: Optional[float] = None,
         read_ahead_bytes: Optional[int] = None,
+        reply_spin: Optional[float] = None,
         transport: Optional[str] = None,
         token: Optional[str] = None,
         command: Optional[Sequence[PathLike]] = None,

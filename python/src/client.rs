@@ -20,7 +20,7 @@ use serde_json::value::RawValue;
 use serde_json::Value;
 
 use crate::errors::{simple, to_py, IntoPyResult};
-use crate::executor::{request_options, run, Aio};
+use crate::executor::{request_options, run, run_spinning, Aio};
 use crate::mcp::ToolCall;
 use crate::stream::EventStream;
 use crate::turn::Turn;
@@ -130,6 +130,9 @@ impl NativeClient {
                 "event_queue_capacity" => o.event_queue_capacity = v.extract::<usize>()?.max(1),
                 "max_line_bytes" => o.max_line_bytes = v.extract()?,
                 "read_ahead_bytes" => o.read_ahead_bytes = v.extract()?,
+                "reply_spin" => {
+                    o.reply_spin = secs(v.extract()?, &k)?.min(Duration::from_millis(10))
+                }
                 "transport" => transport = v.extract()?,
                 "token" => token = Some(v.extract()?),
                 "command" => command = Some(v.extract()?),
@@ -294,8 +297,11 @@ impl NativeClient {
         let opts = request_options(py, timeout)?;
         let params = raw_params(py, params_json)?;
         let client = self.client.clone();
+        let spin = self.client.reply_spin();
         let fut = async move { client.request_raw(&method, &params, opts).await };
-        run(py, aio, fut, |py, raw| text(py, raw.get().to_owned()))
+        let conv =
+            |py: Python<'_>, raw: Box<serde_json::value::RawValue>| text(py, raw.get().to_owned());
+        run_spinning(py, aio, fut, conv, Some(&spin))
     }
 
     /// Send the request of the helper `name` (see `codex_client::Helper::from_name`) with
@@ -333,7 +339,8 @@ impl NativeClient {
             };
             Ok((r.to_string(), id))
         };
-        run(py, aio, fut, |py, r| r.into_py_any(py))
+        let spin = self.client.reply_spin();
+        run_spinning(py, aio, fut, |py, r| r.into_py_any(py), Some(&spin))
     }
 
     /// Send the MCP request of the snake_case `name` (`codex_client::mcp::McpRequest`:
@@ -366,7 +373,8 @@ impl NativeClient {
             all_pages,
         };
         let fut = crate::mcp::request(self.client.clone(), req, args, opts);
-        run(py, aio, fut, |py, out| out(py))
+        let spin = self.client.reply_spin();
+        run_spinning(py, aio, fut, |py, out| out(py), Some(&spin))
     }
 
     /// Start an MCP tool call that reports progress (sent before this returns): a `ToolCall`.

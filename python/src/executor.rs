@@ -8,7 +8,7 @@
 use std::future::Future;
 use std::time::{Duration, Instant};
 
-use codex_client::delivery::{wait_until, Executor as CoreExecutor, TaskId};
+use codex_client::delivery::{wait_spinning, wait_until, Executor as CoreExecutor, Spin, TaskId};
 use codex_client::RequestOptions;
 use pyo3::prelude::*;
 use pyo3::IntoPyObjectExt;
@@ -163,8 +163,25 @@ where
     F: Future<Output = codex_client::Result<T>> + Send + 'static,
     C: FnOnce(Python<'_>, T) -> PyResult<Py<PyAny>> + Send + 'static,
 {
+    run_spinning(py, aio, fut, conv, None)
+}
+
+/// [`run`] for a request: a blocking wait first spins as the client's `spin` allows
+/// (`codex_client::Client::reply_spin`).
+pub(crate) fn run_spinning<T, F, C>(
+    py: Python<'_>,
+    aio: Aio,
+    fut: F,
+    conv: C,
+    spin: Option<&Spin>,
+) -> PyResult<Py<PyAny>>
+where
+    T: Send + 'static,
+    F: Future<Output = codex_client::Result<T>> + Send + 'static,
+    C: FnOnce(Python<'_>, T) -> PyResult<Py<PyAny>> + Send + 'static,
+{
     match aio {
-        None => match block_on(py, fut)? {
+        None => match block_on_spinning(py, fut, spin)? {
             Ok(v) => conv(py, v),
             Err(e) => Err(to_py(py, e)),
         },
@@ -189,9 +206,23 @@ where
     F: Future + Send,
     F::Output: Send,
 {
+    block_on_spinning(py, fut, None)
+}
+
+/// [`block_on`], the first slice spinning as `spin` allows.
+fn block_on_spinning<F>(py: Python<'_>, fut: F, mut spin: Option<&Spin>) -> PyResult<F::Output>
+where
+    F: Future + Send,
+    F::Output: Send,
+{
     let mut fut = Box::pin(fut);
     loop {
-        match py.detach(|| wait_until(fut.as_mut(), Instant::now() + SIGNAL_SLICE)) {
+        let deadline = Instant::now() + SIGNAL_SLICE;
+        let slice = match spin.take() {
+            Some(s) => py.detach(|| wait_spinning(fut.as_mut(), deadline, s)),
+            None => py.detach(|| wait_until(fut.as_mut(), deadline)),
+        };
+        match slice {
             Some(v) => return Ok(v),
             None => py.check_signals()?,
         }

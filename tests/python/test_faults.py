@@ -108,6 +108,18 @@ def test_not_connected_and_overload(fake_bin: str) -> None:
             c.request("x", timeout=-1)
 
 
+def test_reply_spin_option(fake_bin: str) -> None:
+    """Blocking requests get their answers with the spin off, at its default and at its cap,
+    and again after many answers (the adaptive spin backs off only when answers are slow)."""
+    for spin in (0, None, 0.01):
+        kwargs = {} if spin is None else {"reply_spin": spin}
+        with Client(**fake(fake_bin, "overload", **kwargs)) as c:
+            for _ in range(50):
+                assert c.request("test/overload", {"failures": 0}) == {"attempts": 1}
+    with pytest.raises(codexclient.InvalidArgumentError, match="reply_spin"):
+        Client(**fake(fake_bin, "overload", reply_spin=-1))
+
+
 def test_unknown_notification_and_request_arrive_intact(fake_bin: str) -> None:
     async def main() -> None:
         async with AsyncClient(**fake(fake_bin, "unknown")) as ac:

@@ -41,8 +41,15 @@ fn setters_reach_the_core_options() {
             codex_options_set_event_queue_capacity(o, 7),
             CODEX_STATUS_OK
         );
+        assert_eq!(codex_options_set_reply_spin_us(o, 0), CODEX_STATUS_OK);
+        assert_eq!(
+            codex_options_set_reply_spin_us(o, 10_001),
+            CODEX_STATUS_INVALID_ARGUMENT
+        );
+        assert!(last_message().contains("reply_spin_us"));
     }
     let c = options(o);
+    assert_eq!(c.options.reply_spin, std::time::Duration::ZERO);
     assert_eq!(
         c.options.codex_bin.as_deref(),
         Some(std::path::Path::new("/bin/codex"))
