@@ -172,6 +172,21 @@ def main():
 
     scaling(args)
 
+    # ---- a real turn ----
+    print("\n## A real turn (real Codex 0.169.0, local mock model, `turn/start` sent → first delta and → `turn/completed`, median of %d)\n" % args.startup_reps)
+    print("| client | first delta ms | completed ms |")
+    print("|---|---|---|")
+    if os.path.exists(CODEX_NATIVE):
+        try:
+            r = run_json([os.path.join(REL, "bench-rust"), "turn", CODEX_NATIVE, str(args.startup_reps)])
+            print(f"| hand-written JSON-RPC loop (Rust, same binary) | {r['hand_first_ms']:.1f} | {r['hand_done_ms']:.1f} |")
+            print(f"| libcodexclient (Rust stream API) | {r['library_first_ms']:.1f} | {r['library_done_ms']:.1f} |")
+            print(f"| library − hand-written | {r['library_first_ms'] - r['hand_first_ms']:+.1f} | {r['library_done_ms'] - r['hand_done_ms']:+.1f} |")
+        except Exception as e:
+            print(f"| n/a | | {str(e)[:200]} |")
+    else:
+        print(f"| n/a | | {CODEX_NATIVE} missing |")
+
     # ---- start-up ----
     print("\n## Start-up (spawn to `initialize` answered, real Codex 0.169.0, median of %d)\n" % args.startup_reps)
     print("| binary given | bare binary (by hand) ms | through libcodexclient ms | target |")

@@ -11,6 +11,10 @@
 //! - `bench-rust interleave SERVER TURNS N`: one connection, TURNS threads each streaming one
 //!   turn (a consumer thread per turn stream), the server interleaving their N deltas in all
 //!   line by line; aggregate events/s (TURNS = 1: the same with one turn, for comparison).
+//! - `bench-rust turn CODEX_BIN REPS`: a real turn of the real Codex against the local mock
+//!   model (a `MOCK_TEXT` answer streamed in deltas), from `turn/start` sent to the first
+//!   `item/agentMessage/delta` and to `turn/completed`; the library and a hand-written
+//!   JSON-RPC loop over the same binary, alternating; medians in ms.
 //! - `bench-rust startup CODEX_BIN REPS`: spawn to `initialize` answered through the library
 //!   (median ms of REPS) and, for comparison, the bare binary driven by hand.
 
@@ -23,7 +27,7 @@ fn usage() -> ! {
     eprintln!(
         "usage: bench-rust stream SERVER N [blocking|async] | rtt SERVER N | wc SERVER N | \
          scale SERVER CLIENTS N [poll|callbacks] | interleave SERVER TURNS N | \
-         startup CODEX_BIN REPS"
+         turn CODEX_BIN REPS | startup CODEX_BIN REPS"
     );
     std::process::exit(2)
 }
@@ -195,6 +199,121 @@ fn rtt(server: &str, n: u64) {
     c.disconnect();
 }
 
+/// The answer the mock model streams in a real-turn run.
+const TURN_TEXT: &str = "The quick brown fox jumps over the lazy dog while the benchmark \
+    counts every delta of this sentence, twice over: the quick brown fox jumps over the lazy dog.";
+
+/// One real turn driven by hand: spawn `bin app-server`, handshake, start a thread, then time
+/// `turn/start` → first delta and → `turn/completed` (ms).
+fn hand_turn(bin: &str, home: &std::path::Path) -> (f64, f64) {
+    let mut child = std::process::Command::new(bin)
+        .arg("app-server")
+        .env("CODEX_HOME", home)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("spawn codex");
+    let mut stdin = child.stdin.take().unwrap();
+    let mut out = BufReader::new(child.stdout.take().unwrap());
+    let mut line = String::new();
+    let mut answer = |stdin: &mut std::process::ChildStdin, msg: serde_json::Value, id: u64| {
+        writeln!(stdin, "{msg}").unwrap();
+        loop {
+            line.clear();
+            assert!(out.read_line(&mut line).unwrap() > 0, "codex exited");
+            let v: serde_json::Value = serde_json::from_str(&line).unwrap();
+            if v["id"] == id && v.get("method").is_none() {
+                return v["result"].clone();
+            }
+        }
+    };
+    answer(
+        &mut stdin,
+        json!({"id": 1, "method": "initialize", "params": {
+        "clientInfo": {"name": "bench", "version": "0"}, "capabilities": {"experimentalApi": false}}}),
+        1,
+    );
+    writeln!(stdin, "{}", json!({"method": "initialized"})).unwrap();
+    let thread = answer(
+        &mut stdin,
+        json!({"id": 2, "method": "thread/start", "params": {}}),
+        2,
+    );
+    let thread_id = thread["thread"]["id"].as_str().unwrap().to_owned();
+    let t0 = Instant::now();
+    writeln!(stdin, "{}", json!({"id": 3, "method": "turn/start", "params": {"threadId": thread_id,
+        "input": [{"type": "text", "text": format!("MOCK_TEXT: {TURN_TEXT}"), "text_elements": []}]}}))
+    .unwrap();
+    let mut first = None;
+    let mut line = String::new();
+    let done = loop {
+        line.clear();
+        assert!(out.read_line(&mut line).unwrap() > 0, "codex exited");
+        if first.is_none() && line.contains("\"item/agentMessage/delta\"") {
+            first = Some(t0.elapsed());
+        }
+        if line.contains("\"turn/completed\"") {
+            break t0.elapsed();
+        }
+    };
+    drop(stdin);
+    let _ = child.kill();
+    let _ = child.wait();
+    let ms = |d: Duration| d.as_secs_f64() * 1e3;
+    (ms(first.expect("a delta before turn/completed")), ms(done))
+}
+
+/// One real turn through the library (connect and thread start not timed).
+fn library_turn(bin: &str, home: &std::path::Path) -> (f64, f64) {
+    let c = Client::new(
+        ClientOptions::default()
+            .codex_bin(bin)
+            .codex_home(home)
+            .delivery(Delivery::Poll),
+    );
+    c.connect().expect("connect to codex");
+    let thread = c.thread_start(json!({})).unwrap();
+    let t0 = Instant::now();
+    let mut s = thread
+        .run_streamed(format!("MOCK_TEXT: {TURN_TEXT}"))
+        .unwrap();
+    let mut first = None;
+    for ev in s.iter() {
+        if first.is_none()
+            && matches!(&ev, Event::Notification(n) if n.method == "item/agentMessage/delta")
+        {
+            first = Some(t0.elapsed());
+        }
+    }
+    let done = t0.elapsed();
+    assert_eq!(s.result().status, "completed");
+    c.disconnect();
+    let ms = |d: Duration| d.as_secs_f64() * 1e3;
+    (ms(first.expect("a delta")), ms(done))
+}
+
+fn turn(bin: &str, reps: usize) {
+    let model = codex_mock_model::MockModel::start().expect("start the mock model");
+    let home = std::env::temp_dir().join(format!("codex-bench-turn-{}", std::process::id()));
+    model.write_codex_home(&home).unwrap();
+    let (mut hf, mut hd, mut lf, mut ld) = (vec![], vec![], vec![], vec![]);
+    for i in 0..reps + 1 {
+        let (h, l) = (hand_turn(bin, &home), library_turn(bin, &home));
+        if i > 0 {
+            // The first round warms the binary's pages and the model's sockets.
+            (hf.push(h.0), hd.push(h.1), lf.push(l.0), ld.push(l.1));
+        }
+    }
+    let med = |v: &mut Vec<f64>| codex_bench::median_p99(v).0;
+    println!(
+        "{}",
+        json!({"reps": reps, "hand_first_ms": med(&mut hf), "hand_done_ms": med(&mut hd),
+               "library_first_ms": med(&mut lf), "library_done_ms": med(&mut ld)})
+    );
+    let _ = std::fs::remove_dir_all(&home);
+}
+
 /// Spawn `bin app-server`, write `initialize`, read its answer: the binary's own time.
 fn bare_startup(bin: &str, home: &std::path::Path) -> f64 {
     let t = Instant::now();
@@ -310,6 +429,7 @@ fn main() {
             arg(2).parse().unwrap_or_else(|_| usage()),
             arg(3).parse().unwrap_or_else(|_| usage()),
         ),
+        Some("turn") => turn(&arg(1), arg(2).parse().unwrap_or_else(|_| usage())),
         Some("startup") => startup(&arg(1), arg(2).parse().unwrap_or_else(|_| usage())),
         _ => usage(),
     }
