@@ -197,6 +197,34 @@ fn concurrent_requests_are_correlated() {
     assert_eq!(slow.join().unwrap(), json!({"sleptMs": 300}));
 }
 
+/// Requests written on the callers' threads (the writer idle) and through the writer (a
+/// line too big for the pipe, or others queued) interleave without a byte lost or reordered:
+/// every echo comes back whole and to the thread that sent it.
+#[test]
+fn lines_written_by_callers_and_by_the_writer_keep_order_and_bytes() {
+    for spin in [Duration::ZERO, Duration::from_micros(50)] {
+        let c = fake_client(&[], fake_options(&[]).reply_spin(spin));
+        let threads: Vec<_> = (0..6)
+            .map(|i| {
+                let c = c.clone();
+                std::thread::spawn(move || {
+                    for j in 0..60 {
+                        // Every 7th request is larger than a pipe's buffer (partial writes).
+                        let pad = "x".repeat(if j % 7 == 0 { 200_000 } else { j });
+                        let p = json!({"i": i, "j": j, "pad": pad});
+                        let v = c.request_blocking("echo/me", p.clone()).unwrap();
+                        assert_eq!(v["params"], p);
+                    }
+                })
+            })
+            .collect();
+        for t in threads {
+            t.join().unwrap();
+        }
+        c.disconnect();
+    }
+}
+
 #[test]
 fn server_death_fails_pending_at_once_with_stderr_tail() {
     let c = Client::new(fake_options(&["die", "hang"]));
