@@ -173,7 +173,11 @@ impl Notification {
     }
     /// `params.delta` (the text of an `item/*/delta` notification), when present.
     pub fn delta(&self) -> Option<String> {
-        scope(&self.params).delta.map(|s| s.into_owned())
+        self.delta_str().map(|s| s.into_owned())
+    }
+    /// [`delta`](Self::delta) borrowed from the params when it has no escapes (no copy).
+    pub fn delta_str(&self) -> Option<std::borrow::Cow<'_, str>> {
+        scope(&self.params).delta
     }
     /// `params.item` as raw JSON (`item/started`, `item/completed`), when present.
     pub fn item_json(&self) -> Option<&str> {

@@ -93,8 +93,8 @@ macro_rules! message_class {
 message_class!(Notification {
     /// `params.delta` (text of `item/*/delta` notifications), when present.
     #[getter]
-    fn delta(&self) -> Option<String> {
-        self.inner.delta()
+    fn delta(&self) -> Option<std::borrow::Cow<'_, str>> {
+        self.inner.delta_str()
     }
     fn __repr__(slf: &Bound<'_, Self>) -> PyResult<String> {
         let name = slf.get_type().name()?;
