@@ -113,11 +113,11 @@ def test_reply_spin_option(fake_bin: str) -> None:
     and again after many answers (the adaptive spin backs off only when answers are slow)."""
     for spin in (0, None, 0.01):
         kwargs = {} if spin is None else {"reply_spin": spin}
-        with Client(**fake(fake_bin, "overload", **kwargs)) as c:
-            for _ in range(50):
-                assert c.request("test/overload", {"failures": 0}) == {"attempts": 1}
+        with Client(**fake(fake_bin, **kwargs)) as c:
+            for i in range(50):
+                assert c.request("echo/me", {"i": i}) == {"method": "echo/me", "params": {"i": i}}
     with pytest.raises(codexclient.InvalidArgumentError, match="reply_spin"):
-        Client(**fake(fake_bin, "overload", reply_spin=-1))
+        Client(**fake(fake_bin, reply_spin=-1))
 
 
 def test_unknown_notification_and_request_arrive_intact(fake_bin: str) -> None:
