@@ -136,10 +136,16 @@ struct Inner {
 /// Server requests, turn streams and threads hold the connection only while in use.
 ///
 /// # Threads
-/// The connection runs on a runtime thread owned by the library (`codex-client-rt`). In
-/// [`Delivery::Callbacks`] mode every callback runs on one library-owned dispatch thread
-/// (`codex-client-dispatch`), in arrival order. In [`Delivery::Poll`] mode the user pulls
-/// events with [`next_event`](Self::next_event) or [`events`](Self::events).
+/// The connection is a task on the library's one runtime, shared by every client of the
+/// process ([`rt::WORKERS`](crate::rt::WORKERS) threads named `codex-client-rt`, started on
+/// first use). In [`Delivery::Callbacks`] mode every callback of a client runs on one
+/// library-owned dispatch thread (`codex-client-dispatch`), in arrival order; the thread is
+/// one of a small pool shared by all clients
+/// ([`DISPATCH_THREADS`](crate::delivery::DISPATCH_THREADS)), so a callback that
+/// blocks holds up the other clients on that thread (unless
+/// [`ClientOptions::dedicated_dispatch_thread`] gives this client a thread of its own). In
+/// [`Delivery::Poll`] mode the user pulls events with [`next_event`](Self::next_event) or
+/// [`events`](Self::events).
 ///
 /// # Backpressure
 /// At most `event_queue_capacity` undelivered events are held; then the reader stops reading
@@ -340,8 +346,12 @@ impl Client {
         session.shared.mark_open();
         let dispatcher = match self.inner.options.delivery {
             Delivery::Callbacks => Some(
-                Dispatcher::start(session.shared.queue.clone(), self.inner.handlers.clone())
-                    .map_err(|e| {
+                Dispatcher::start(
+                    session.shared.queue.clone(),
+                    self.inner.handlers.clone(),
+                    self.inner.options.dedicated_dispatch_thread,
+                )
+                .map_err(|e| {
                         Error::Transport(format!("could not start the dispatch thread: {e}"))
                     })?,
             ),
