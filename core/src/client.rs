@@ -352,8 +352,8 @@ impl Client {
                     self.inner.options.dedicated_dispatch_thread,
                 )
                 .map_err(|e| {
-                        Error::Transport(format!("could not start the dispatch thread: {e}"))
-                    })?,
+                    Error::Transport(format!("could not start the dispatch thread: {e}"))
+                })?,
             ),
             Delivery::Poll => None,
         };
@@ -391,8 +391,10 @@ impl Client {
     /// Stop the server and end the connection, or abort a `connect()` in progress (it then
     /// fails with [`Error::Disconnected`]). Every pending request fails with
     /// [`Error::Disconnected`]. Idempotent. After it returns no callback runs again (when
-    /// called from a callback, the current callback is the last) and the server process is
-    /// reaped.
+    /// called from a callback on this client's dispatch thread, its own or another client's
+    /// sharing the thread, the current callback is the last but for responses, delivered after
+    /// it) and the server process is reaped (except when called on a thread of the library's
+    /// runtime, which must not block: there the connection ends on its own).
     pub fn disconnect(&self) {
         let (live, connecting) = self.take_connection();
         if let Some(s) = connecting {

@@ -48,7 +48,8 @@ fn no_tasks_left() {
 fn fifty_clients_one_set_of_threads(mode: Delivery) {
     let one = connect(mode);
     // A request each way, so every lazily started piece has started.
-    one.request_blocking("test/echo", serde_json::json!({})).ok();
+    one.request_blocking("test/echo", serde_json::json!({}))
+        .ok();
     let with_one = threads();
     let mut clients = vec![one];
     for _ in 0..49 {
@@ -113,7 +114,9 @@ fn dedicated_thread_comes_and_goes() {
 fn disconnect_from_callbacks() {
     let pool = codex_client::delivery::DISPATCH_THREADS;
     // Enough clients that some share a thread with the first.
-    let clients: Vec<Client> = (0..pool + 1).map(|_| connect(Delivery::Callbacks)).collect();
+    let clients: Vec<Client> = (0..pool + 1)
+        .map(|_| connect(Delivery::Callbacks))
+        .collect();
     let (done_tx, done_rx) = mpsc::channel();
     let ran = Arc::new(AtomicUsize::new(0));
     let others: Vec<_> = clients[1..].iter().map(Client::downgrade).collect();

@@ -331,7 +331,10 @@ class AsyncClient(AsyncRequests, ClientBase):
     ``client_title``, ``client_version``, ``experimental_api``,
     ``opt_out_notification_methods``, ``default_timeout`` (seconds, default 300),
     ``retry_max_attempts``/``retry_base``/``retry_cap`` (overload retry),
-    ``event_queue_capacity``, ``max_line_bytes``, ``read_ahead_bytes``, ``connect_timeout``
+    ``event_queue_capacity``, ``max_line_bytes``, ``read_ahead_bytes``,
+    ``dedicated_dispatch_thread`` (handlers of this client on a thread of its own instead of
+    one of the library's shared dispatch threads; see :class:`codexclient.Client`),
+    ``connect_timeout``
     (the whole :meth:`connect`, default 30 s), ``transport`` (``"stdio"`` by default,
     ``"exec"``, ``"mcp"``, ``"ws://…"``/``"wss://…"``, ``"unix"``, ``"unix://PATH"``, and
     for any MCP server ``"mcp+stdio"`` (with ``command``), ``"mcp+stdio:PROGRAM ARG…"``

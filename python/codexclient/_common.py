@@ -420,6 +420,7 @@ class ClientBase:
         max_line_bytes: Optional[int] = None,
         connect_timeout: Optional[float] = None,
         read_ahead_bytes: Optional[int] = None,
+        dedicated_dispatch_thread: bool = False,
         transport: Optional[str] = None,
         token: Optional[str] = None,
         command: Optional[Sequence[PathLike]] = None,

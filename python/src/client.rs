@@ -115,6 +115,7 @@ impl NativeClient {
                 "event_queue_capacity" => o.event_queue_capacity = v.extract::<usize>()?.max(1),
                 "max_line_bytes" => o.max_line_bytes = v.extract()?,
                 "read_ahead_bytes" => o.read_ahead_bytes = v.extract()?,
+                "dedicated_dispatch_thread" => o.dedicated_dispatch_thread = v.extract()?,
                 "transport" => transport = v.extract()?,
                 "token" => token = Some(v.extract()?),
                 "command" => command = Some(v.extract()?),

@@ -48,8 +48,7 @@ impl Session {
         let shared = SessionShared::new(opts, handlers, out_tx);
         let opts = opts.clone();
         let rt_shared = shared.clone();
-        let finished =
-            crate::rt::spawn_root(open_and_run(rt_shared, opts, out_rx, shutdown_rx))?;
+        let finished = crate::rt::spawn_root(open_and_run(rt_shared, opts, out_rx, shutdown_rx))?;
         Ok(Session {
             shared,
             shutdown: Mutex::new(Some(shutdown_tx)),

@@ -343,3 +343,71 @@ impl MessageWriter {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::transport::lines::read_line;
+    use tokio::io::AsyncWriteExt;
+
+    /// Whether filling the buffer would wait now (nothing buffered, nothing to read).
+    async fn would_wait<R: AsyncRead + Unpin>(r: &mut ElasticReader<R>) -> bool {
+        std::future::poll_fn(|cx| Poll::Ready(Pin::new(&mut *r).poll_fill_buf(cx).is_pending()))
+            .await
+    }
+
+    #[test]
+    fn read_buffer_grows_in_a_burst_and_shrinks_once_caught_up() {
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .build()
+            .unwrap();
+        rt.block_on(async {
+            let (mut w, r) = tokio::io::duplex(4 * 1024 * 1024);
+            let mut reader = ElasticReader::new(r);
+            assert_eq!(reader.capacity(), READ_BUF_MIN);
+            // A burst: 2 MB of 100-byte lines, and one line longer than the cap.
+            let line = [b'x'; 99];
+            for _ in 0..20_000 {
+                w.write_all(&line).await.unwrap();
+                w.write_all(b"\n").await.unwrap();
+            }
+            w.write_all(&[b'y'; 300 * 1024]).await.unwrap();
+            w.write_all(b"\nlast\n").await.unwrap();
+            let mut buf = Vec::new();
+            let mut largest = 0;
+            for _ in 0..20_000 {
+                assert_eq!(
+                    read_line(&mut reader, &mut buf, 1024).await.unwrap(),
+                    LineRead::Line
+                );
+                assert_eq!(buf.len(), 99);
+                largest = largest.max(reader.capacity());
+            }
+            assert!(largest > READ_BUF_MIN, "the buffer did not grow in a burst");
+            assert!(largest <= READ_BUF_MAX);
+            assert_eq!(
+                read_line(&mut reader, &mut buf, 1024).await.unwrap(),
+                LineRead::TooLong(300 * 1024)
+            );
+            assert_eq!(
+                read_line(&mut reader, &mut buf, 1024).await.unwrap(),
+                LineRead::Line
+            );
+            assert_eq!(buf, b"last");
+            // Caught up: the next read waits, and the buffer is back to its small size.
+            assert!(would_wait(&mut reader).await);
+            assert_eq!(reader.capacity(), READ_BUF_MIN);
+            w.write_all(b"after\n").await.unwrap();
+            drop(w);
+            assert_eq!(
+                read_line(&mut reader, &mut buf, 1024).await.unwrap(),
+                LineRead::Line
+            );
+            assert_eq!(buf, b"after");
+            assert_eq!(
+                read_line(&mut reader, &mut buf, 1024).await.unwrap(),
+                LineRead::Eof
+            );
+        });
+    }
+}
