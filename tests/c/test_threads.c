@@ -148,6 +148,16 @@ static int count_threads(const char *prefix) {
     return n;
 }
 
+/* Whether the dispatch threads (named `codex-client-dispatch`) number `want` within 10 s. */
+static int dispatch_threads_become(int want) {
+    double end = now_s() + 10;
+    while (count_threads("codex-client-di") != want && now_s() < end) {
+        struct timespec ms = {0, 1000000};
+        nanosleep(&ms, NULL);
+    }
+    return count_threads("codex-client-di") == want;
+}
+
 static codex_client_t *fake_client(int dedicated) {
     codex_options_t *o = new_options();
     codex_client_t *c = NULL;
@@ -183,17 +193,12 @@ static void shared_threads(void) {
     }
     CHECK(count_threads(NULL) == with_one);
     own = fake_client(1);
-    CHECK(count_threads("codex-client-di") == pool + 1);
+    /* a new thread names itself once it runs: bounded wait */
+    CHECK(dispatch_threads_become(pool + 1));
     CHECK_OK(codex_client_disconnect(own));
     codex_client_free(own);
-    { /* the dedicated thread ends right after its client's last callback: bounded wait */
-        double end = now_s() + 10;
-        while (count_threads("codex-client-di") != pool && now_s() < end) {
-            struct timespec ms = {0, 1000000};
-            nanosleep(&ms, NULL);
-        }
-        CHECK(count_threads("codex-client-di") == pool);
-    }
+    /* the dedicated thread ends right after its client's last callback: bounded wait */
+    CHECK(dispatch_threads_become(pool));
     for (i = 0; i < N; i++) {
         CHECK_OK(codex_client_disconnect(cs[i]));
         codex_client_free(cs[i]);
