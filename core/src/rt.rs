@@ -3,7 +3,8 @@
 //!
 //! The runtime is started on first use and owned by the library (it is never the caller's:
 //! a program inside its own tokio runtime, a plain C program or Python all get the same
-//! one). It has [`WORKERS`] worker threads named `codex-client-rt`. Every connection is one
+//! one). It has [`WORKERS`] worker threads named `codex-client-rt` (and, only while a host
+//! name is being resolved, a blocking thread of that name). Every connection is one
 //! root task on it ([`spawn_root`]); each task the connection starts (reader, writer, timers,
 //! stderr, shims, their processes' waits) is spawned with [`spawn`], which registers it in the
 //! connection's scope, carried by a task-local and inherited by nested spawns. When the root
@@ -54,6 +55,9 @@ pub(crate) fn runtime() -> Result<&'static Runtime> {
     let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(WORKERS)
         .thread_name(THREAD_NAME)
+        // Blocking threads (DNS lookups of `ws://host`) end soon after their work, so the
+        // library's thread count comes back to its workers.
+        .thread_keep_alive(Duration::from_secs(1))
         .on_thread_start(|| {
             crate::delivery::dispatch::block_sigpipe();
             ON_RUNTIME.with(|c| c.set(true));
