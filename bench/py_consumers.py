@@ -177,8 +177,8 @@ def official_scale(server: str, n: int, k: int) -> dict:
     before = threads()
     codexes = [official(server, n).__enter__() for _ in range(k)]
     library_threads = threads() - before
-    threads = [c.thread_start() for c in codexes]
-    it = iter(threads)
+    convs = [c.thread_start() for c in codexes]
+    it = iter(convs)
     row = scale_consume(codexes, lambda _c: next(it).turn("go").stream(), library_threads, n)
     for c in codexes:
         c.__exit__(None, None, None)
