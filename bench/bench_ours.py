@@ -69,3 +69,19 @@ def ours_rtt(server: str, n: int, report_stream, report_rtt) -> None:
             if i >= 200:
                 samples.append((time.perf_counter() - t) * 1e6)
     report_rtt(samples)
+
+
+
+def ours_sync_scale(server: str, n: int, k: int, threads, scale_consume) -> dict:
+    """`ours-sync-scale`: k clients, one turn of n deltas each, sync iterators."""
+    before = threads()
+    clients = [codexclient.Client(codex_bin=server, env=_env(n)) for _ in range(k)]
+    for c in clients:
+        c.connect()
+    library_threads = threads() - before
+    turns = [c.thread_start() for c in clients]
+    it = iter(turns)
+    row = scale_consume(clients, lambda _c: next(it).run_streamed("go"), library_threads, n)
+    for c in clients:
+        c.close()
+    return row

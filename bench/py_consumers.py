@@ -2,6 +2,7 @@
 """Python consumers of the benchmark. Prints one JSON object per run.
 
     py_consumers.py MODE SERVER N
+    py_consumers.py ours-sync-scale|official-scale SERVER N CLIENTS
 
 MODE:
   floor-stream / floor-rtt       minimal loop: subprocess + readline + json.loads (the floor)
@@ -11,7 +12,9 @@ MODE:
       reading `.delta` (the official SDK: `.payload.delta`) or the whole params as Python
       objects (`.params`; the official SDK: its validated `.payload` model) of every event
 
-`stream` runs one turn of N `item/agentMessage/delta` notifications from the bench server and
+`scale` connects CLIENTS clients (each spawning its own bench server), counts the threads they
+added, then streams one turn of N deltas on each at once, one consumer thread per client, and
+reports the aggregate events/s, peak RSS and the RSS once the streams ended. `stream` runs one turn of N `item/agentMessage/delta` notifications from the bench server and
 reports events/s and the process's peak RSS; `rtt` makes N sequential `thread/name/set` calls
 and reports the median and p99 in microseconds.
 """
@@ -134,8 +137,65 @@ def official_rtt(server: str, n: int) -> None:
     report_rtt(samples)
 
 
+def threads() -> int:
+    """Threads of this process now."""
+    return len(os.listdir("/proc/self/task"))
+
+
+def scale_consume(clients, open_turn, library_threads: int, n: int) -> dict:
+    """Stream one turn of every client at once, each from a consumer thread of its own
+    (`open_turn(client)` gives the turn's event iterator); the scaling row's figures."""
+    import threading
+
+    counts = [0] * len(clients)
+
+    def consume(i: int, turn) -> None:
+        c = 0
+        for ev in turn:
+            if ev.method == "item/agentMessage/delta":
+                c += 1
+        counts[i] = c
+
+    t0 = time.perf_counter()
+    workers = [threading.Thread(target=consume, args=(i, open_turn(c))) for i, c in enumerate(clients)]
+    for w in workers:
+        w.start()
+    for w in workers:
+        w.join()
+    secs = time.perf_counter() - t0
+    total = sum(counts)
+    assert total == n * len(clients), total
+    with open("/proc/self/status") as f:
+        status = dict(line.split(":", 1) for line in f)
+    return {"clients": len(clients), "events": total, "secs": secs, "events_per_s": total / secs,
+            "library_threads": library_threads, "peak_rss_kb": int(status["VmHWM"].split()[0]),
+            "rss_after_kb": int(status["VmRSS"].split()[0])}
+
+
+def official_scale(server: str, n: int, k: int) -> dict:
+    """`official-scale`: k `Codex` instances (each spawns its own server), one turn each."""
+    before = threads()
+    codexes = [official(server, n).__enter__() for _ in range(k)]
+    library_threads = threads() - before
+    convs = [c.thread_start() for c in codexes]
+    it = iter(convs)
+    row = scale_consume(codexes, lambda _c: next(it).turn("go").stream(), library_threads, n)
+    for c in codexes:
+        c.__exit__(None, None, None)
+    return row
+
+
 def main() -> int:
     mode, server, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
+    if mode.endswith("-scale"):
+        k = int(sys.argv[4])
+        if mode == "official-scale":
+            print(json.dumps(official_scale(server, n, k)))
+        else:
+            import bench_ours
+
+            print(json.dumps(bench_ours.ours_sync_scale(server, n, k, threads, scale_consume)))
+        return 0
     if mode.startswith("ours-"):
         import bench_ours  # our extension's consumers (bench/bench_ours.py)
 

@@ -91,7 +91,11 @@ def main():
     ap.add_argument("--startup-reps", type=int, default=10)
     ap.add_argument("--clients", default="1,10,50,200", help="client counts of the scaling table")
     ap.add_argument("--per-client", type=int, default=20000, help="deltas per client in the scaling table")
+    ap.add_argument("--scaling-only", action="store_true", help="only the client-scaling table")
     args = ap.parse_args()
+    if args.scaling_only:
+        scaling(args)
+        return 0
     sizes = [int(s) for s in args.sizes.split(",")]
     print(f"# libcodexclient benchmarks: {os.cpu_count()} CPUs, {args.rounds} rounds (alternating), medians")
     print(f"# server alone (--emit | wc -l) is the ceiling; every consumer reads the same pre-rendered stream\n")
@@ -229,23 +233,36 @@ def interleaved(args):
 
 def scaling(args):
     """The client-scaling table: library threads, aggregate events/s and memory for each client
-    count and delivery (Rust)."""
+    count, for every consumer side by side (Rust poll/callbacks, C poll/callbacks, our Python
+    sync iterator, the official Python SDK)."""
     counts = [int(c) for c in args.clients.split(",") if c]
-    print("\n## Client scaling (Rust; each client its own bench server, %d deltas each, all at once)\n" % args.per_client)
-    print("| delivery | clients | library threads | aggregate events/s | peak RSS | RSS after the streams |")
+    consumers = [
+        ("Rust poll", lambda k: [os.path.join(REL, "bench-rust"), "scale", SERVER, str(k), str(args.per_client), "poll"]),
+        ("Rust callbacks", lambda k: [os.path.join(REL, "bench-rust"), "scale", SERVER, str(k), str(args.per_client), "callbacks"]),
+        ("C poll", lambda k: [C_BENCH, "scale-poll", SERVER, str(args.per_client), str(k)]),
+        ("C callbacks", lambda k: [C_BENCH, "scale-callbacks", SERVER, str(args.per_client), str(k)]),
+        ("Python sync iterator", lambda k: [PY_OURS, PYC, "ours-sync-scale", SERVER, str(args.per_client), str(k)]),
+        ("OpenAI Python SDK 0.163.0", lambda k: [PY_OFFICIAL, PYC, "official-scale", SERVER, str(args.per_client), str(k)]),
+    ]
+    print("\n## Client scaling (each client its own bench server, %d deltas each, all at once)\n" % args.per_client)
+    print("| consumer | clients | library threads | aggregate events/s | peak RSS | RSS after the streams |")
     print("|---|---|---|---|---|---|")
-    for mode in ("poll", "callbacks"):
+    for name, cmd in consumers:
+        missing = available(cmd(1))
+        if missing:
+            print(f"| {name} | | n/a | | | {missing} |")
+            continue
         for k in counts:
             rs = []
             for _ in range(args.rounds):
                 try:
-                    rs.append(run_json([os.path.join(REL, "bench-rust"), "scale", SERVER, str(k), str(args.per_client), mode]))
+                    rs.append(run_json(cmd(k)))
                 except Exception as e:  # reported, not hidden
-                    print(f"| {mode} | {k} | n/a | | | {str(e)[:200]} |")
+                    print(f"| {name} | {k} | n/a | | | {str(e)[:200]} |")
                     break
             if rs:
-                print(f"| {mode} | {k} | {med(rs, 'library_threads'):.0f} | {fmt_rate(med(rs, 'events_per_s'))} "
-                      f"| {med(rs, 'peak_rss_kb') / 1024:.1f} MB | {med(rs, 'rss_after_kb') / 1024:.1f} MB |")
+                print(f"| {name} | {k} | {med(rs, 'library_threads'):.0f} | {fmt_rate(med(rs, 'events_per_s'))} "
+                      f"| {med(rs, 'peak_rss_kb') / 1024:.1f} MB | {med(rs, 'rss_after_kb') / 1024:.1f} MB |", flush=True)
 
 
 def med(rs, key):

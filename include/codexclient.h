@@ -64,17 +64,25 @@
  *
  * ===================================================================== THREADS
  *
- * A client creates its own threads, all inside the Rust core: one runtime thread per
- * connection and, in callbacks mode, ONE dispatch thread per connection (started by
- * codex_client_connect, joined by codex_client_disconnect; named `codex-client-dispatch`). Every function may be
- * called from any thread, concurrently, except codex_client_free() (the last call).
+ * The library's threads are shared by all clients of the process and started once, on first
+ * use, inside the Rust core: 2 runtime threads (`codex-client-rt`) on which every connection
+ * runs, and, once a client in callbacks mode connected, 2 dispatch threads
+ * (`codex-client-dispatch`, the kernel shows `codex-client-di`). The count does not grow with
+ * clients; a client with codex_options_set_dedicated_dispatch_thread() gets a dispatch thread
+ * of its own, started by codex_client_connect and ended by codex_client_disconnect. Every
+ * function may be called from any thread, concurrently, except codex_client_free() (the last
+ * call).
  * Options objects may be used from any thread, also from several at once (every call locks
  * the object); codex_options_free() must be the last call on one.
  *
  * Callbacks mode (CODEX_DELIVERY_CALLBACKS, the default): ALL callbacks of a client -
  * notifications, server requests, connection reports AND the completion callbacks of
  * codex_client_request() - run on that client's one library-owned dispatch thread, one at a
- * time, in arrival order. Never on your threads, never concurrently with each other.
+ * time, in arrival order. Never on your threads, never concurrently with each other. The
+ * dispatch thread may be shared with other clients (each client is pinned to one thread of
+ * the pool): a callback that blocks also holds up the other clients on that thread; give a
+ * client whose callbacks block a thread of its own with
+ * codex_options_set_dedicated_dispatch_thread().
  * Inside a callback you may call any function of this library on any client, including
  * blocking ones (codex_client_call, the turn helpers: a response never waits behind
  * undelivered events), codex_client_respond, codex_client_request, codex_client_disconnect
@@ -299,7 +307,8 @@
  * `codex_event_reconnect_json`, `CODEX_STATUS_CONNECTION_LOST`,
  * `codex_client_is_reconnecting`), `codex_options_set_heartbeat`,
  * `codex_options_set_tls_ca_file`, `codex_options_set_tls_client_cert`. 1.3:
- * `codex_client_turn_start_with_skills`. 1.4: `codex_options_set_reply_spin_us`.
+ * `codex_client_turn_start_with_skills`. 1.4: `codex_options_set_reply_spin_us`,
+ * `codex_options_set_dedicated_dispatch_thread`.
  */
 #define CODEX_ABI_VERSION_MINOR 4
 
@@ -564,7 +573,8 @@ typedef uint32_t codex_delivery_t;
 
 /**
  * Callbacks (the default): events, server requests, connection events and request
- * completions run registered callbacks on one library-owned thread.
+ * completions run registered callbacks on one library-owned thread per client (a thread of a
+ * small pool shared by all clients, unless `codex_options_set_dedicated_dispatch_thread`).
  */
 #define CODEX_DELIVERY_CALLBACKS 0
 
@@ -584,8 +594,9 @@ extern "C" {
  * `opts`: NULL (all defaults) or an options object from `codex_options_new`. Its options
  * are copied, so it may be freed (or changed for another client) when this returns; the
  * caller keeps owning it. On success `*out` receives the client, owned by the program:
- * free it with `codex_client_free`. Nothing runs yet: the runtime and dispatch threads
- * start with `codex_client_connect`. Errors: INVALID_ARGUMENT (NULL `out`; `opts` not a live options object: freed,
+ * free it with `codex_client_free`. Nothing runs yet: the library's shared runtime and
+ * dispatch threads start with the process's first `codex_client_connect` (and are then
+ * used by every client). Errors: INVALID_ARGUMENT (NULL `out`; `opts` not a live options object: freed,
  * or not from `codex_options_new`, such as the options struct of a program built against
  * the ABI 0 header - nothing is read through it and the message says so), TRANSPORT (no
  * descriptor or thread). Thread: any.
@@ -593,8 +604,8 @@ extern "C" {
 enum codex_status_t codex_client_new(const struct codex_options_t *opts, struct codex_client_t **out);
 
 /**
- * Free a client: disconnects first when connected (see `codex_client_disconnect`), stops
- * the dispatch thread and waits for it (so it waits for a callback that is running to return:
+ * Free a client: disconnects first when connected (see `codex_client_disconnect`) and
+ * waits until its callbacks are done on its dispatch thread (so it waits for a callback that is running to return:
  * a callback that never returns blocks this call; everything else it waits for is bounded). After it returns no callback of this client runs
  * again and `client` is invalid: passing it to any function afterwards returns
  * CODEX_STATUS_INVALID_ARGUMENT (freeing it twice is detected and ignored; the last error says
@@ -624,11 +635,15 @@ enum codex_status_t codex_client_connect(struct codex_client_t *client, char **i
  * End the connection: stops the server (closes its stdin, waits up to 500 ms, then kills
  * its process group); every pending request fails with CODEX_STATUS_DISCONNECTED.
  *
- * Callbacks mode, called from any thread but the dispatch thread: returns after the running
- * callback (if any) returned and after the completion callbacks of all in-flight async
- * requests ran (with CODEX_STATUS_DISCONNECTED); no event callback of this connection runs
- * afterwards. Called from inside a callback: the current callback is the last event callback;
- * failed request completions are delivered after it returns.
+ * Callbacks mode, called from any thread but the client's dispatch thread: returns after the
+ * running callback (if any) returned and after the completion callbacks of all in-flight
+ * async requests ran (with CODEX_STATUS_DISCONNECTED); no event callback of this
+ * connection runs afterwards. Called from inside a callback that runs on the client's own
+ * dispatch thread (a callback of this client, or of another client sharing its thread):
+ * the current callback is the last event callback; failed request completions are
+ * delivered after it returns. (Likewise when two callbacks on different dispatch threads
+ * disconnect each other's clients: the second does not wait for the first, so neither
+ * deadlocks.)
  * Returns CODEX_STATUS_NOT_CONNECTED (harmless) when there was no connection to end, so a
  * second disconnect is an error code, never a crash.
  */
@@ -653,7 +668,10 @@ bool codex_client_is_reconnecting(const struct codex_client_t *client);
  * `CODEX_CALLBACK_CONNECTION`. `userdata` is passed back unchanged.
  *
  * Every callback of a client runs on the client's one dispatch thread (a library-owned
- * thread, never the caller's), one at a time, in arrival order. Callbacks may call any
+ * thread, never the caller's), one at a time, in arrival order. The thread may be shared
+ * with other clients (a small fixed pool): a callback that blocks holds up the other
+ * clients on that thread (`codex_options_set_dedicated_dispatch_thread` gives a client a
+ * thread of its own). Callbacks may call any
  * function of this library, including blocking calls (`codex_client_call`) and
  * `codex_client_disconnect`, except `codex_client_next_event`.
  * Errors: INVALID_STATE on a poll-mode client, INVALID_ARGUMENT for an unknown kind.
@@ -1189,6 +1207,16 @@ enum codex_status_t codex_options_set_reply_spin_us(struct codex_options_t *opts
  * Errors: INVALID_ARGUMENT (not a live options object, another value). Thread: any.
  */
 enum codex_status_t codex_options_set_delivery(struct codex_options_t *opts, codex_delivery_t delivery);
+
+/**
+ * Callback mode: run this client's callbacks on a thread of its own (started by
+ * `codex_client_connect`, ended by `codex_client_disconnect`) instead of a thread of the
+ * library's shared dispatch pool, whose threads serve several clients each (there a
+ * callback that blocks holds up the other clients on its thread). Default 0 (shared).
+ * No effect in poll mode. ABI 1.4.
+ * Errors: INVALID_ARGUMENT (not a live options object). Thread: any.
+ */
+enum codex_status_t codex_options_set_dedicated_dispatch_thread(struct codex_options_t *opts, bool dedicated);
 
 /**
  * Undelivered events held before the server is made to wait. 0 restores the default,

@@ -7,8 +7,9 @@
 # its own target dir) and the official Python SDK `mcp` 2.3.0 (venv bench-venv-mcp).
 # Usage: scripts/bench.sh [--mcp | --no-mcp] [--rounds R] [--sizes 200000,1000000]
 #                         [--rtt-calls N] [--startup-reps N] [--mcp-calls N]
-#                         [--clients 1,10,50,200] [--per-client N]
-#   --mcp: only the MCP part; --no-mcp: without it.
+#                         [--clients 1,10,50,200] [--per-client N] [--scaling-only]
+#   --mcp: only the MCP part; --no-mcp: without it. --scaling-only: only the client-scaling
+#   table (Rust, C, our Python and the official Python SDK side by side).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -21,6 +22,7 @@ while [ $# -gt 0 ]; do
   case $1 in
     --mcp) parts=mcp ;;
     --no-mcp) parts=codex ;;
+    --scaling-only) parts=codex; args+=("$1") ;;
     --mcp-calls) mcp_args+=(--calls "$2"); shift ;;
     --rounds) args+=("$1" "$2"); mcp_args+=("$1" "$2"); shift ;;
     *) args+=("$1") ;;

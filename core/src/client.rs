@@ -139,10 +139,16 @@ struct Inner {
 /// Server requests, turn streams and threads hold the connection only while in use.
 ///
 /// # Threads
-/// The connection runs on a runtime thread owned by the library (`codex-client-rt`). In
-/// [`Delivery::Callbacks`] mode every callback runs on one library-owned dispatch thread
-/// (`codex-client-dispatch`), in arrival order. In [`Delivery::Poll`] mode the user pulls
-/// events with [`next_event`](Self::next_event) or [`events`](Self::events).
+/// The connection is a task on the library's one runtime, shared by every client of the
+/// process ([`rt::WORKERS`](crate::rt::WORKERS) threads named `codex-client-rt`, started on
+/// first use). In [`Delivery::Callbacks`] mode every callback of a client runs on one
+/// library-owned dispatch thread (`codex-client-dispatch`), in arrival order; the thread is
+/// one of a small pool shared by all clients
+/// ([`DISPATCH_THREADS`](crate::delivery::DISPATCH_THREADS)), so a callback that
+/// blocks holds up the other clients on that thread (unless
+/// [`ClientOptions::dedicated_dispatch_thread`] gives this client a thread of its own). In
+/// [`Delivery::Poll`] mode the user pulls events with [`next_event`](Self::next_event) or
+/// [`events`](Self::events).
 ///
 /// # Backpressure
 /// At most `event_queue_capacity` undelivered events are held; then the reader stops reading
@@ -344,10 +350,14 @@ impl Client {
         session.shared.mark_open();
         let dispatcher = match self.inner.options.delivery {
             Delivery::Callbacks => Some(
-                Dispatcher::start(session.shared.queue.clone(), self.inner.handlers.clone())
-                    .map_err(|e| {
-                        Error::Transport(format!("could not start the dispatch thread: {e}"))
-                    })?,
+                Dispatcher::start(
+                    session.shared.queue.clone(),
+                    self.inner.handlers.clone(),
+                    self.inner.options.dedicated_dispatch_thread,
+                )
+                .map_err(|e| {
+                    Error::Transport(format!("could not start the dispatch thread: {e}"))
+                })?,
             ),
             Delivery::Poll => None,
         };
@@ -385,8 +395,10 @@ impl Client {
     /// Stop the server and end the connection, or abort a `connect()` in progress (it then
     /// fails with [`Error::Disconnected`]). Every pending request fails with
     /// [`Error::Disconnected`]. Idempotent. After it returns no callback runs again (when
-    /// called from a callback, the current callback is the last) and the server process is
-    /// reaped.
+    /// called from a callback on this client's dispatch thread, its own or another client's
+    /// sharing the thread, the current callback is the last but for responses, delivered after
+    /// it) and the server process is reaped (except when called on a thread of the library's
+    /// runtime, which must not block: there the connection ends on its own).
     pub fn disconnect(&self) {
         let (live, connecting) = self.take_connection();
         if let Some(s) = connecting {

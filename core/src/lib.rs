@@ -35,6 +35,7 @@ mod params;
 pub mod protocol;
 mod responder;
 mod router;
+pub mod rt;
 mod scan;
 mod session;
 mod skills;

@@ -19,8 +19,11 @@ pub const DEFAULT_REPLY_SPIN: Duration = Duration::from_micros(50);
 /// How events reach the user.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Delivery {
-    /// Registered callbacks run on one library-owned dispatch thread, in arrival order.
-    /// Server requests with no handler are answered fail-closed (approvals declined).
+    /// Registered callbacks run on one library-owned dispatch thread, in arrival order. The
+    /// thread is shared with other clients (a small fixed pool) unless
+    /// [`ClientOptions::dedicated_dispatch_thread`] is set: a callback that blocks holds up
+    /// the other clients on its thread. Server requests with no handler are answered
+    /// fail-closed (approvals declined).
     #[default]
     Callbacks,
     /// The user pulls events with `next_event` / `events()`. Registering callbacks is an error.
@@ -556,6 +559,11 @@ pub struct ClientOptions {
     pub tls: TlsOptions,
     /// How events are delivered.
     pub delivery: Delivery,
+    /// Callback mode: run this client's callbacks on a thread of its own (started at connect,
+    /// ended at disconnect) instead of a thread of the shared dispatch pool, for callbacks that
+    /// block (a blocking callback on a shared thread holds up the other clients on it).
+    /// Default false.
+    pub dedicated_dispatch_thread: bool,
     /// Undelivered events held before the reader applies backpressure.
     pub event_queue_capacity: usize,
     /// Read-ahead budget in bytes. A request made on a thread that delivers this client's
@@ -598,6 +606,7 @@ impl Default for ClientOptions {
             heartbeat: Some(Heartbeat::default()),
             tls: TlsOptions::default(),
             delivery: Delivery::Callbacks,
+            dedicated_dispatch_thread: false,
             event_queue_capacity: DEFAULT_EVENT_QUEUE_CAPACITY,
             read_ahead_bytes: DEFAULT_READ_AHEAD_BYTES,
             max_line_bytes: DEFAULT_MAX_LINE_BYTES,
@@ -730,6 +739,12 @@ impl ClientOptions {
     /// Choose callbacks or poll delivery.
     pub fn delivery(mut self, delivery: Delivery) -> Self {
         self.delivery = delivery;
+        self
+    }
+    /// Run this client's callbacks on a thread of its own (see
+    /// [`dedicated_dispatch_thread`](Self::dedicated_dispatch_thread)).
+    pub fn dedicated_dispatch_thread(mut self, yes: bool) -> Self {
+        self.dedicated_dispatch_thread = yes;
         self
     }
     /// Set the event queue capacity (at least 1).

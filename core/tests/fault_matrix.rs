@@ -1,7 +1,8 @@
 //! The fault matrix (`scripts/fault-matrix.sh`): each fault, with and without reconnect,
 //! against the real Codex where the fault allows and the fake server otherwise. One line per
-//! row: outcome, time to detect, requests left unanswered (must be 0) and fds, threads and
-//! server processes leaked (must be 0). Not part of `cargo test` by default (its rows run one
+//! row: outcome, time to detect, requests left unanswered (must be 0) and fds, threads,
+//! library tasks ([`codex_client::rt::live_tasks`]) and server processes leaked (must be 0;
+//! the library's own threads are started before the first row). Not part of `cargo test` by default (its rows run one
 //! at a time in one process, so that the fd and thread counts mean something); run it with
 //! `cargo test -p codex-client --test fault_matrix -- --nocapture`.
 //! `FAULT_MATRIX_CYCLES` sets the connect/disconnect cycles (default 10,000).
@@ -445,8 +446,16 @@ fn fault_matrix() {
     let env = RealEnv::new();
     println!(
         "{:<42} {:<9} {:>10} {:>10} {:>14}  outcome",
-        "fault", "reconnect", "detect ms", "unanswered", "leaked fd/thr/proc"
+        "fault", "reconnect", "detect ms", "unanswered", "leaked fd/thr/task/proc"
     );
+    // The library's threads (the shared runtime, the dispatch pool) start with the first
+    // client and stay: start them before counting, so a row's figures are its leaks only.
+    for mode in [Delivery::Poll, Delivery::Callbacks] {
+        let c = Client::new(fake_options(&[]).delivery(mode));
+        c.connect().unwrap();
+        c.disconnect();
+    }
+    let library_threads = footprint().1;
     let mut failures = Vec::new();
     type Run<'a> = Box<dyn Fn(bool) -> Row + 'a>;
     let rows: Vec<(&str, Run)> = vec![
@@ -488,8 +497,9 @@ fn fault_matrix() {
             // (the relay's threads, reaped children) a moment.
             let settled = wait_until(Duration::from_secs(10), || {
                 let (fd, th) = footprint();
-                fd <= fd0 && th <= th0
+                fd <= fd0 && th <= th0 && codex_client::rt::live_tasks() == 0
             });
+            let tasks = codex_client::rt::live_tasks();
             let (fd1, th1) = footprint();
             let leaked_fd = fd1.saturating_sub(fd0);
             let leaked_th = th1.saturating_sub(th0);
@@ -500,7 +510,7 @@ fn fault_matrix() {
                 if on { "on" } else { "off" },
                 row.detect.map_or("-".into(), |d| d.as_millis().to_string()),
                 row.unanswered,
-                format!("{leaked_fd}/{leaked_th}/{procs}"),
+                format!("{leaked_fd}/{leaked_th}/{tasks}/{procs}"),
                 row.outcome
             );
             if row.unanswered > 0 || !settled || procs > 0 {
@@ -508,6 +518,12 @@ fn fault_matrix() {
             }
         }
     }
+    // However many clients came and went, the library's threads are the ones it started.
+    assert_eq!(
+        footprint().1,
+        library_threads,
+        "the library's threads grew with the clients"
+    );
     assert!(
         failures.is_empty(),
         "rows with unanswered requests or leaks: {failures:?}"

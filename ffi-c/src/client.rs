@@ -293,8 +293,9 @@ ffi_fn! {
     /// `opts`: NULL (all defaults) or an options object from `codex_options_new`. Its options
     /// are copied, so it may be freed (or changed for another client) when this returns; the
     /// caller keeps owning it. On success `*out` receives the client, owned by the program:
-    /// free it with `codex_client_free`. Nothing runs yet: the runtime and dispatch threads
-    /// start with `codex_client_connect`. Errors: INVALID_ARGUMENT (NULL `out`; `opts` not a live options object: freed,
+    /// free it with `codex_client_free`. Nothing runs yet: the library's shared runtime and
+    /// dispatch threads start with the process's first `codex_client_connect` (and are then
+    /// used by every client). Errors: INVALID_ARGUMENT (NULL `out`; `opts` not a live options object: freed,
     /// or not from `codex_options_new`, such as the options struct of a program built against
     /// the ABI 0 header - nothing is read through it and the message says so), TRANSPORT (no
     /// descriptor or thread). Thread: any.
@@ -315,8 +316,8 @@ ffi_fn! {
 }
 
 ffi_fn! {
-    /// Free a client: disconnects first when connected (see `codex_client_disconnect`), stops
-    /// the dispatch thread and waits for it (so it waits for a callback that is running to return:
+    /// Free a client: disconnects first when connected (see `codex_client_disconnect`) and
+    /// waits until its callbacks are done on its dispatch thread (so it waits for a callback that is running to return:
     /// a callback that never returns blocks this call; everything else it waits for is bounded). After it returns no callback of this client runs
     /// again and `client` is invalid: passing it to any function afterwards returns
     /// CODEX_STATUS_INVALID_ARGUMENT (freeing it twice is detected and ignored; the last error says
@@ -373,11 +374,15 @@ ffi_fn! {
     /// End the connection: stops the server (closes its stdin, waits up to 500 ms, then kills
     /// its process group); every pending request fails with CODEX_STATUS_DISCONNECTED.
     ///
-    /// Callbacks mode, called from any thread but the dispatch thread: returns after the running
-    /// callback (if any) returned and after the completion callbacks of all in-flight async
-    /// requests ran (with CODEX_STATUS_DISCONNECTED); no event callback of this connection runs
-    /// afterwards. Called from inside a callback: the current callback is the last event callback;
-    /// failed request completions are delivered after it returns.
+    /// Callbacks mode, called from any thread but the client's dispatch thread: returns after the
+    /// running callback (if any) returned and after the completion callbacks of all in-flight
+    /// async requests ran (with CODEX_STATUS_DISCONNECTED); no event callback of this
+    /// connection runs afterwards. Called from inside a callback that runs on the client's own
+    /// dispatch thread (a callback of this client, or of another client sharing its thread):
+    /// the current callback is the last event callback; failed request completions are
+    /// delivered after it returns. (Likewise when two callbacks on different dispatch threads
+    /// disconnect each other's clients: the second does not wait for the first, so neither
+    /// deadlocks.)
     /// Returns CODEX_STATUS_NOT_CONNECTED (harmless) when there was no connection to end, so a
     /// second disconnect is an error code, never a crash.
     unsafe fn codex_client_disconnect(client: *mut codex_client_t) -> codex_status_t {
@@ -413,7 +418,10 @@ ffi_fn! {
     /// `CODEX_CALLBACK_CONNECTION`. `userdata` is passed back unchanged.
     ///
     /// Every callback of a client runs on the client's one dispatch thread (a library-owned
-    /// thread, never the caller's), one at a time, in arrival order. Callbacks may call any
+    /// thread, never the caller's), one at a time, in arrival order. The thread may be shared
+    /// with other clients (a small fixed pool): a callback that blocks holds up the other
+    /// clients on that thread (`codex_options_set_dedicated_dispatch_thread` gives a client a
+    /// thread of its own). Callbacks may call any
     /// function of this library, including blocking calls (`codex_client_call`) and
     /// `codex_client_disconnect`, except `codex_client_next_event`.
     /// Errors: INVALID_STATE on a poll-mode client, INVALID_ARGUMENT for an unknown kind.

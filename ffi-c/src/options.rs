@@ -29,7 +29,8 @@ use crate::strings::{opt_str, params_value, req_str, req_strs};
 pub type codex_delivery_t = u32;
 
 /// Callbacks (the default): events, server requests, connection events and request
-/// completions run registered callbacks on one library-owned thread.
+/// completions run registered callbacks on one library-owned thread per client (a thread of a
+/// small pool shared by all clients, unless `codex_options_set_dedicated_dispatch_thread`).
 pub const CODEX_DELIVERY_CALLBACKS: codex_delivery_t = 0;
 
 /// Poll mode: the program pulls events with `codex_client_next_event`, optionally waiting
@@ -460,6 +461,15 @@ setters! {
     /// `CODEX_DELIVERY_POLL`.
     /// Errors: INVALID_ARGUMENT (not a live options object, another value). Thread: any.
     fn codex_options_set_delivery(delivery: codex_delivery_t) -> poll = poll_of(delivery)?;
+
+    /// Callback mode: run this client's callbacks on a thread of its own (started by
+    /// `codex_client_connect`, ended by `codex_client_disconnect`) instead of a thread of the
+    /// library's shared dispatch pool, whose threads serve several clients each (there a
+    /// callback that blocks holds up the other clients on its thread). Default 0 (shared).
+    /// No effect in poll mode. ABI 1.4.
+    /// Errors: INVALID_ARGUMENT (not a live options object). Thread: any.
+    fn codex_options_set_dedicated_dispatch_thread(dedicated: bool)
+        -> options.dedicated_dispatch_thread = dedicated;
 
     /// Undelivered events held before the server is made to wait. 0 restores the default,
     /// 4096. Errors: INVALID_ARGUMENT (not a live options object). Thread: any.

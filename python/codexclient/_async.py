@@ -304,10 +304,12 @@ class AsyncClient(AsyncRequests, ClientBase):
     ``client_title``, ``client_version``, ``experimental_api``,
     ``opt_out_notification_methods``, ``default_timeout`` (seconds, default 300),
     ``retry_max_attempts``/``retry_base``/``retry_cap`` (overload retry),
-    ``event_queue_capacity``, ``max_line_bytes``, ``read_ahead_bytes``, ``connect_timeout``
-    (the whole :meth:`connect`, default 30 s), ``reply_spin`` (seconds a blocking request
-    may spin for its reply before sleeping; default 50e-6, adaptive, 0 turns it off, at
-    most 0.01), ``transport`` (``"stdio"`` by default,
+    ``event_queue_capacity``, ``max_line_bytes``, ``read_ahead_bytes``,
+    ``dedicated_dispatch_thread`` (handlers of this client on a thread of its own instead of
+    one of the library's shared dispatch threads; see :class:`codexclient.Client`),
+    ``connect_timeout`` (the whole :meth:`connect`, default 30 s), ``reply_spin`` (seconds a
+    blocking request may spin for its reply before sleeping; default 50e-6, adaptive, 0 turns
+    it off, at most 0.01), ``transport`` (``"stdio"`` by default,
     ``"exec"``, ``"mcp"``, ``"ws://…"``/``"wss://…"``, ``"unix"``, ``"unix://PATH"``, and
     for any MCP server ``"mcp+stdio"`` (with ``command``), ``"mcp+stdio:PROGRAM ARG…"``
     (split at spaces; quotes group) or ``"http://…"``/``"https://…"`` (Streamable HTTP; a

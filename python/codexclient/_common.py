@@ -454,6 +454,7 @@ class ClientBase:
         connect_timeout: Optional[float] = None,
         read_ahead_bytes: Optional[int] = None,
         reply_spin: Optional[float] = None,
+        dedicated_dispatch_thread: bool = False,
         transport: Optional[str] = None,
         token: Optional[str] = None,
         command: Optional[Sequence[PathLike]] = None,

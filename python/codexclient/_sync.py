@@ -2,8 +2,11 @@
 
 Every wait releases the GIL and wakes up every 100 ms to let Ctrl-C through. Server requests
 outside a streamed turn, connection events and (with :meth:`Client.on_notification`)
-notifications are dispatched on the core's dispatch thread (one per connection), in arrival
-order; server requests of a turn being iterated are handled on the iterating thread. The logic
+notifications are dispatched on the client's dispatch thread, in arrival order: one
+library-owned thread per client, taken from a small pool shared by all clients of the process
+(so a handler that blocks holds up the other clients on that thread; ``dedicated_dispatch_thread=True``
+gives a client a thread of its own); server requests of a turn being iterated are handled on
+the iterating thread. The logic
 is in :mod:`._common`; this module is its blocking surface.
 """
 
@@ -155,6 +158,9 @@ class Client(SyncRequests, ClientBase):
 
     Handlers may be plain functions or ``async def`` (run to completion with
     :func:`asyncio.run` on the calling thread). Without a handler approvals are **declined**.
+    All handlers of a client run on one library thread, in order; that thread is shared with
+    other clients (a pool of two), so a handler that blocks holds up the other clients on it:
+    pass ``dedicated_dispatch_thread=True`` for a client whose handlers block.
 
     A client garbage-collected without :meth:`close` stops its server (and emits a
     :class:`ResourceWarning`); nothing the library runs keeps it alive.

@@ -133,6 +133,7 @@ impl NativeClient {
                 "reply_spin" => {
                     o.reply_spin = secs(v.extract()?, &k)?.min(Duration::from_millis(10))
                 }
+                "dedicated_dispatch_thread" => o.dedicated_dispatch_thread = v.extract()?,
                 "transport" => transport = v.extract()?,
                 "token" => token = Some(v.extract()?),
                 "command" => command = Some(v.extract()?),

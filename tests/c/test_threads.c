@@ -3,9 +3,13 @@
  * approvals that other threads answer; then a disconnect races in-flight work. Every async
  * request gets exactly one completion, all completions run on the one dispatch thread, every
  * call ends in a status (OK, or DISCONNECTED/NOT_CONNECTED after the disconnect), nothing
- * crashes or leaks (valgrind/ASan runs of this program).
+ * crashes or leaks (valgrind/ASan runs of this program). Then: 16 clients use the library's
+ * threads one client did (a shared runtime and dispatch pool), and a client with
+ * codex_options_set_dedicated_dispatch_thread gets one thread more, gone after its disconnect.
  */
 #include "test_util.h"
+
+#include <dirent.h>
 
 #define THREADS 6
 #define ROUNDS 40
@@ -120,6 +124,88 @@ static void *racer(void *arg) {
     return NULL;
 }
 
+/* Threads of this process: all of them, or those whose (15-byte) name starts with `prefix`. */
+static int count_threads(const char *prefix) {
+    DIR *d = opendir("/proc/self/task");
+    struct dirent *e;
+    int n = 0;
+    CHECK(d != NULL);
+    while ((e = readdir(d)) != NULL) {
+        char path[300], comm[64] = "";
+        FILE *f;
+        if (e->d_name[0] == '.') continue;
+        if (prefix == NULL) {
+            n++;
+            continue;
+        }
+        snprintf(path, sizeof path, "/proc/self/task/%s/comm", e->d_name);
+        f = fopen(path, "r");
+        if (f == NULL) continue; /* ended meanwhile */
+        if (fgets(comm, sizeof comm, f) != NULL && strncmp(comm, prefix, strlen(prefix)) == 0) n++;
+        fclose(f);
+    }
+    closedir(d);
+    return n;
+}
+
+/* Whether the dispatch threads (named `codex-client-dispatch`) number `want` within 10 s. */
+static int dispatch_threads_become(int want) {
+    double end = now_s() + 10;
+    while (count_threads("codex-client-di") != want && now_s() < end) {
+        struct timespec ms = {0, 1000000};
+        nanosleep(&ms, NULL);
+    }
+    return count_threads("codex-client-di") == want;
+}
+
+static codex_client_t *fake_client(int dedicated) {
+    codex_options_t *o = new_options();
+    codex_client_t *c = NULL;
+    CHECK_OK(codex_options_set_codex_bin(o, env_or_die("FAKE_APP_SERVER")));
+    CHECK_OK(codex_options_set_dedicated_dispatch_thread(o, dedicated));
+    CHECK_OK(codex_client_new(o, &c));
+    codex_options_free(o);
+    CHECK_OK(codex_client_register_callback(c, CODEX_CALLBACK_NOTIFICATION, on_note, NULL));
+    CHECK_OK(codex_client_connect(c, NULL));
+    return c;
+}
+
+/* The library's threads are shared by all clients: 16 clients in callbacks mode use the
+ * threads one did; a client with a dedicated dispatch thread adds exactly one, which ends
+ * with its disconnect. */
+static void shared_threads(void) {
+    enum { N = 16 };
+    codex_client_t *cs[N];
+    codex_client_t *own;
+    int i, with_one, pool;
+    char *r = NULL;
+    cs[0] = fake_client(0);
+    CHECK_OK(codex_client_call(cs[0], "echo/x", "{}", 0, &r));
+    codex_string_free(r);
+    with_one = count_threads(NULL);
+    pool = count_threads("codex-client-di");
+    CHECK(pool == 2);
+    CHECK(count_threads("codex-client-rt") == 2);
+    for (i = 1; i < N; i++) {
+        cs[i] = fake_client(0);
+        CHECK_OK(codex_client_call(cs[i], "echo/x", "{}", 0, &r));
+        codex_string_free(r);
+    }
+    CHECK(count_threads(NULL) == with_one);
+    own = fake_client(1);
+    /* a new thread names itself once it runs: bounded wait */
+    CHECK(dispatch_threads_become(pool + 1));
+    CHECK_OK(codex_client_disconnect(own));
+    codex_client_free(own);
+    /* the dedicated thread ends right after its client's last callback: bounded wait */
+    CHECK(dispatch_threads_become(pool));
+    for (i = 0; i < N; i++) {
+        CHECK_OK(codex_client_disconnect(cs[i]));
+        codex_client_free(cs[i]);
+    }
+    CHECK(count_threads(NULL) == with_one);
+}
+
 int main(void) {
     codex_options_t *o;
     const char *env[1] = {"FAKE_MODE=approval,slow"};
@@ -193,6 +279,7 @@ int main(void) {
     pthread_mutex_lock(&MU);
     CHECK(wrong_thread == 0);
     pthread_mutex_unlock(&MU);
+    shared_threads();
     printf("test_threads: ok (%d async completions, %d approvals answered from worker threads; %.1f s)\n",
            completions, answered, now_s() - t0);
     return 0;

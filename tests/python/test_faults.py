@@ -308,9 +308,13 @@ def test_no_fd_thread_or_task_leaks(fake_bin: str) -> None:
             # (0 while it is between two batches).
             assert ac._bridge.driver is not None and ac._bridge.driver.pending() <= 1
 
+    def native_threads() -> int:
+        return len(os.listdir("/proc/self/task"))
+
     warm()
     run(round_trip())
     base_fds, base_threads = fds(), threading.active_count()
+    base_native = native_threads()
     for _ in range(5):
         warm()
         run(round_trip())
@@ -321,3 +325,6 @@ def test_no_fd_thread_or_task_leaks(fake_bin: str) -> None:
     )
     assert fds() <= base_fds + 2
     assert threading.active_count() <= base_threads + 1
+    # The library's threads are shared by all clients and started once: the 10 clients above
+    # added none (what Python itself runs may have ended meanwhile).
+    assert native_threads() <= base_native

@@ -43,8 +43,9 @@ def _watched(loop: asyncio.AbstractEventLoop, fd: int) -> bool:
 
 
 def _warm_up(fake_bin: str) -> None:
-    """One connection first, so that what the process sets up once (the runtime's signal
-    pipe, the log thread) is not counted against the client under test."""
+    """One connection first, so that what the process sets up once (the library's shared
+    runtime and dispatch threads, the runtime's signal pipe, the log thread) is not counted
+    against the client under test."""
     with Client(**fake(fake_bin)) as c:
         c.request("x")
 
@@ -63,18 +64,52 @@ def test_unclosed_client_is_collected_and_stops_its_server(fake_bin: str) -> Non
     assert c.request("x/y") == {"method": "x/y", "params": {}}
     pid = c.server_pid
     assert pid is not None and process_alive(pid)
-    # A new thread names itself once it runs.
-    wait_until(lambda: bool(_dispatch_threads() - dispatchers_before), what="the dispatch thread")
-    (dispatcher,) = _dispatch_threads() - dispatchers_before
+    # The handlers run on a thread of the library's shared dispatch pool (started by the
+    # warm-up): the client adds no thread.
+    assert len(dispatchers_before) == 2
+    assert _dispatch_threads() == dispatchers_before
+    assert thread_count() == threads_before
     ref = weakref.ref(c)
     with pytest.warns(ResourceWarning, match="unclosed Client"):
         del c, thread
         gc.collect()
     assert ref() is None, "the client object was not collected"
     wait_until(lambda: not process_alive(pid), what="the server process to exit")
-    wait_until(lambda: dispatcher not in _dispatch_threads(), what="the dispatch thread to end")
+    assert _dispatch_threads() == dispatchers_before, "the shared dispatch threads stay"
     wait_until(lambda: thread_count() <= threads_before, what="the client's threads to end")
     wait_until(lambda: fd_count() <= fds_before, what="the client's descriptors to close")
+
+
+def test_many_clients_share_the_library_threads(fake_bin: str) -> None:
+    _warm_up(fake_bin)
+    threads_before, pool = thread_count(), _dispatch_threads()
+    clients = [Client(**fake(fake_bin)) for _ in range(20)]
+    for c in clients:
+        c.connect()
+        c.on_notification(lambda n: None)
+        assert c.request("x")["method"] == "x"
+    # 20 connections with handlers: the runtime and dispatch threads are the same ones.
+    assert thread_count() == threads_before
+    assert _dispatch_threads() == pool
+    for c in clients:
+        c.close()
+    assert thread_count() == threads_before
+
+
+def test_dedicated_dispatch_thread_comes_and_goes(fake_bin: str) -> None:
+    import threading
+
+    _warm_up(fake_bin)
+    pool = _dispatch_threads()
+    seen: "list[int]" = []
+    with Client(dedicated_dispatch_thread=True, **fake(fake_bin)) as c:
+        c.on_notification(lambda n: seen.append(threading.get_native_id()))
+        c.thread_start()  # the fake server sends `thread/started`
+        wait_until(lambda: bool(seen), what="a notification")
+        own = _dispatch_threads() - pool
+        assert len(own) == 1, "a client with dedicated_dispatch_thread gets its own thread"
+        assert set(seen) == own, "its handlers run on it"
+    wait_until(lambda: _dispatch_threads() == pool, what="the dedicated thread to end")
 
 
 def test_unclosed_async_client_is_collected_and_stops_its_server(fake_bin: str) -> None:

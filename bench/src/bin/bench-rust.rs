@@ -302,7 +302,10 @@ fn turn(bin: &str, reps: usize) {
         let (h, l) = (hand_turn(bin, &home), library_turn(bin, &home));
         if i > 0 {
             // The first round warms the binary's pages and the model's sockets.
-            (hf.push(h.0), hd.push(h.1), lf.push(l.0), ld.push(l.1));
+            hf.push(h.0);
+            hd.push(h.1);
+            lf.push(l.0);
+            ld.push(l.1);
         }
     }
     let med = |v: &mut Vec<f64>| codex_bench::median_p99(v).0;

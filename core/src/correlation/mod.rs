@@ -257,7 +257,7 @@ impl Correlation {
     /// Send request `id` again after `delay`, unless it is no longer pending by then.
     fn resend_later(&self, id: i64, line: Bytes, delay: Duration) {
         let me = self.me.clone();
-        tokio::spawn(async move {
+        crate::rt::spawn(async move {
             tokio::time::sleep(delay).await;
             if let Some(c) = me.upgrade() {
                 // Under the table's lock: a reconnect that takes the request out meanwhile

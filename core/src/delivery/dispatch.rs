@@ -1,10 +1,12 @@
-//! Callback delivery: registered handlers and the one library-owned thread that runs them.
+//! Callback delivery: registered handlers and the library-owned dispatch threads that run
+//! them: a small shared pool ([`DISPATCH_THREADS`]), each client pinned to one of its threads
+//! (so its callbacks run on one thread, in order), or a thread of the client's own.
 
 use std::cell::Cell;
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, RwLock};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, Condvar, Mutex, RwLock};
 
 use crate::delivery::queue::EventQueue;
 use crate::event::{ConnectionEvent, Event, Notification, ServerRequest};
@@ -51,7 +53,7 @@ pub(crate) fn block_sigpipe() {
     }
 }
 
-/// Whether the current thread is a client's dispatch thread (callbacks run here).
+/// Whether the current thread is a dispatch thread (clients' callbacks run here).
 pub fn on_dispatch_thread() -> bool {
     ON_DISPATCH_THREAD.with(|c| c.get())
 }
@@ -147,62 +149,272 @@ impl Handlers {
     }
 }
 
-/// The dispatch thread of one connection.
+/// Threads of the shared dispatch pool. Callbacks are the program's code: two threads let
+/// one client's slow callback leave the clients on the other thread served, while the count
+/// stays fixed however many clients there are (a client whose callbacks block should ask for
+/// its own thread: [`ClientOptions::dedicated_dispatch_thread`](crate::ClientOptions::dedicated_dispatch_thread)).
+pub const DISPATCH_THREADS: usize = 2;
+
+/// Events one client gets delivered in a row before the thread turns to its next client.
+const BATCH: usize = 256;
+
+/// One dispatch thread: the clients pinned to it that have events waiting, in turn.
+struct Worker {
+    /// Unique among all dispatch threads (pool and dedicated) of the process.
+    id: usize,
+    state: Mutex<WorkerState>,
+    cv: Condvar,
+    /// A client's own thread: it ends once that client's events are drained.
+    dedicated: bool,
+}
+
+#[derive(Default)]
+struct WorkerState {
+    ready: VecDeque<Arc<Entry>>,
+    /// Clients pinned to this thread and not drained yet.
+    clients: usize,
+}
+
+/// One client's place on its dispatch thread.
+struct Entry {
+    queue: Arc<EventQueue>,
+    handlers: Arc<Handlers>,
+    worker: Arc<Worker>,
+    /// In its thread's ready list (or about to be).
+    scheduled: AtomicBool,
+    /// Only responses are delivered from now on.
+    halted: AtomicBool,
+    /// Its queue is closed and drained: no callback of this client runs again.
+    finished: Mutex<bool>,
+    finished_cv: Condvar,
+}
+
+impl Entry {
+    fn schedule(self: &Arc<Self>) {
+        if !self.scheduled.swap(true, Ordering::AcqRel) {
+            let mut st = self.worker.state.lock().unwrap_or_else(|e| e.into_inner());
+            st.ready.push_back(self.clone());
+            drop(st);
+            self.worker.cv.notify_one();
+        }
+    }
+
+    fn is_finished(&self) -> bool {
+        *self.finished.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn wait_finished(&self) {
+        let mut f = self.finished.lock().unwrap_or_else(|e| e.into_inner());
+        while !*f {
+            f = self.finished_cv.wait(f).unwrap_or_else(|e| e.into_inner());
+        }
+    }
+}
+
+thread_local! {
+    /// The id of the dispatch thread this is, if it is one.
+    static WORKER_ID: Cell<Option<usize>> = const { Cell::new(None) };
+}
+
+static NEXT_WORKER_ID: AtomicUsize = AtomicUsize::new(0);
+
+/// Which dispatch thread waits (in [`Dispatcher::join`]) for a client of which other one:
+/// a wait that would close a loop is skipped instead of deadlocking.
+static WAITS_FOR: Mutex<Vec<(usize, usize)>> = Mutex::new(Vec::new());
+
+/// The shared pool and the process it was started in (a child after `fork` starts its own).
+static POOL: Mutex<Option<(u32, Vec<Arc<Worker>>)>> = Mutex::new(None);
+
+/// Live dispatch threads (pool and dedicated), for tests and diagnostics.
+static LIVE_THREADS: AtomicUsize = AtomicUsize::new(0);
+
+/// Number of dispatch threads running now: the shared pool's ([`DISPATCH_THREADS`], once a
+/// client in callback mode connected) and the dedicated ones of clients that asked for their
+/// own.
+pub fn dispatch_threads() -> usize {
+    LIVE_THREADS.load(Ordering::Acquire)
+}
+
+/// Start a dispatch thread; a dedicated one starts with its client counted.
+fn start_worker(dedicated: bool) -> std::io::Result<Arc<Worker>> {
+    let worker = Arc::new(Worker {
+        id: NEXT_WORKER_ID.fetch_add(1, Ordering::Relaxed),
+        state: Mutex::new(WorkerState {
+            ready: VecDeque::new(),
+            clients: usize::from(dedicated),
+        }),
+        cv: Condvar::new(),
+        dedicated,
+    });
+    let w = worker.clone();
+    std::thread::Builder::new()
+        .name("codex-client-dispatch".into())
+        .spawn(move || run_worker(w))?;
+    LIVE_THREADS.fetch_add(1, Ordering::AcqRel);
+    Ok(worker)
+}
+
+/// The thread for a new client, with the client counted: its own, or the pool's with the
+/// fewest clients.
+fn pick_worker(dedicated: bool) -> std::io::Result<Arc<Worker>> {
+    if dedicated {
+        return start_worker(true);
+    }
+    let mut pool = POOL.lock().unwrap_or_else(|e| e.into_inner());
+    let pid = std::process::id();
+    if pool.as_ref().is_none_or(|(p, _)| *p != pid) {
+        let mut workers = Vec::with_capacity(DISPATCH_THREADS);
+        for _ in 0..DISPATCH_THREADS {
+            workers.push(start_worker(false)?);
+        }
+        *pool = Some((pid, workers));
+    }
+    let workers = &pool.as_ref().expect("started above").1;
+    let best = workers
+        .iter()
+        .min_by_key(|w| w.state.lock().unwrap_or_else(|e| e.into_inner()).clients)
+        .expect("the pool has threads");
+    best.state.lock().unwrap_or_else(|e| e.into_inner()).clients += 1;
+    Ok(best.clone())
+}
+
+fn run_worker(worker: Arc<Worker>) {
+    block_sigpipe();
+    ON_DISPATCH_THREAD.with(|c| c.set(true));
+    WORKER_ID.with(|c| c.set(Some(worker.id)));
+    crate::delivery::mark_event_delivery_thread();
+    let mut batch = Vec::with_capacity(BATCH);
+    loop {
+        let entry = {
+            let mut st = worker.state.lock().unwrap_or_else(|e| e.into_inner());
+            loop {
+                if let Some(e) = st.ready.pop_front() {
+                    break e;
+                }
+                if worker.dedicated && st.clients == 0 {
+                    LIVE_THREADS.fetch_sub(1, Ordering::AcqRel);
+                    return;
+                }
+                st = worker.cv.wait(st).unwrap_or_else(|e| e.into_inner());
+            }
+        };
+        // Cleared first: events queued from now on schedule the client again.
+        entry.scheduled.store(false, Ordering::Release);
+        if entry.is_finished() {
+            // Scheduled once more by its queue's closing, after it was drained.
+            continue;
+        }
+        let alive = entry.queue.drain_into(&mut batch, BATCH);
+        for ev in batch.drain(..) {
+            // Once halted only responses are delivered (every sent request gets its answer);
+            // the rest is dropped (server requests answer fail-closed on drop).
+            if entry.halted.load(Ordering::Acquire) && !matches!(ev, Event::Response(_)) {
+                continue;
+            }
+            entry.handlers.dispatch(ev);
+        }
+        if !alive {
+            entry.queue.set_on_ready(None);
+            *entry.finished.lock().unwrap_or_else(|e| e.into_inner()) = true;
+            entry.finished_cv.notify_all();
+            let mut st = worker.state.lock().unwrap_or_else(|e| e.into_inner());
+            st.clients = st.clients.saturating_sub(1);
+            continue;
+        }
+        if entry.queue.has_work() {
+            entry.schedule();
+        }
+    }
+}
+
+/// Record that dispatch thread `me` waits for `target`, unless `target` waits (through any
+/// chain) for `me`: then false, and `me` must not wait.
+fn begin_wait(me: usize, target: usize) -> bool {
+    let mut waits = WAITS_FOR.lock().unwrap_or_else(|e| e.into_inner());
+    let mut t = target;
+    loop {
+        if t == me {
+            return false;
+        }
+        match waits.iter().find(|(from, _)| *from == t) {
+            Some((_, next)) => t = *next,
+            None => break,
+        }
+    }
+    waits.push((me, target));
+    true
+}
+
+fn end_wait(me: usize) {
+    WAITS_FOR
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .retain(|(from, _)| *from != me);
+}
+
+/// Callback delivery of one connection: its place on a dispatch thread. Every callback of the
+/// client runs on that one thread, in arrival order; the thread may serve other clients too.
 pub(crate) struct Dispatcher {
-    stop: Arc<AtomicBool>,
-    thread: Option<std::thread::JoinHandle<()>>,
+    entry: Option<Arc<Entry>>,
 }
 
 impl Dispatcher {
+    /// Deliver `queue`'s events to `handlers` on a pool thread (or, with `dedicated`, on a
+    /// thread of the client's own).
     pub(crate) fn start(
         queue: Arc<EventQueue>,
         handlers: Arc<Handlers>,
+        dedicated: bool,
     ) -> std::io::Result<Dispatcher> {
-        let stop = Arc::new(AtomicBool::new(false));
-        let stop2 = stop.clone();
-        let thread = std::thread::Builder::new()
-            .name("codex-client-dispatch".into())
-            .spawn(move || {
-                block_sigpipe();
-                ON_DISPATCH_THREAD.with(|c| c.set(true));
-                crate::delivery::mark_event_delivery_thread();
-                let mut batch = Vec::with_capacity(256);
-                loop {
-                    let more = queue.wait_drain(&mut batch, 256, None);
-                    for ev in batch.drain(..) {
-                        // Once halted only responses are delivered (every sent request gets
-                        // its answer); the rest is dropped (server requests answer
-                        // fail-closed on drop).
-                        if stop2.load(Ordering::Acquire) && !matches!(ev, Event::Response(_)) {
-                            continue;
-                        }
-                        handlers.dispatch(ev);
-                    }
-                    if !more {
-                        break;
-                    }
-                }
-            })?;
-        Ok(Dispatcher {
-            stop,
-            thread: Some(thread),
-        })
+        let worker = pick_worker(dedicated)?;
+        let entry = Arc::new(Entry {
+            queue: queue.clone(),
+            handlers,
+            worker,
+            scheduled: AtomicBool::new(false),
+            halted: AtomicBool::new(false),
+            finished: Mutex::new(false),
+            finished_cv: Condvar::new(),
+        });
+        let weak = Arc::downgrade(&entry);
+        queue.set_on_ready(Some(Arc::new(move || {
+            if let Some(e) = weak.upgrade() {
+                e.schedule();
+            }
+        })));
+        Ok(Dispatcher { entry: Some(entry) })
     }
 
     /// Stop running callbacks: events still queued are dropped (server requests among them
     /// are answered fail-closed when the connection is still up), except responses, which are
     /// still delivered until the connection's queue closes.
     pub(crate) fn halt(&self) {
-        self.stop.store(true, Ordering::Release);
+        if let Some(e) = &self.entry {
+            e.halted.store(true, Ordering::Release);
+        }
     }
 
-    /// Halt, then wait for the thread to end (unless called from it). The thread ends once
-    /// its queue is closed, so close the connection first.
+    /// Halt, then wait until the client's events are drained (its queue closed: close the
+    /// connection first) and no callback of it runs. Not when called from the client's own
+    /// dispatch thread (a callback: it is the last but for responses), nor from another
+    /// dispatch thread that the client's thread is itself waiting for (a loop of
+    /// disconnects between callbacks).
     pub(crate) fn join(&mut self) {
         self.halt();
-        if let Some(t) = self.thread.take() {
-            if t.thread().id() != std::thread::current().id() {
-                let _ = t.join();
+        let Some(entry) = self.entry.take() else {
+            return;
+        };
+        if entry.is_finished() {
+            return;
+        }
+        match WORKER_ID.with(|c| c.get()) {
+            None => entry.wait_finished(),
+            Some(me) if me == entry.worker.id => {}
+            Some(me) => {
+                if begin_wait(me, entry.worker.id) {
+                    entry.wait_finished();
+                    end_wait(me);
+                }
             }
         }
     }

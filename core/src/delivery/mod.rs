@@ -1,6 +1,6 @@
 //! Event delivery owned by the core for every binding: the bounded event queue with its
 //! backpressure and read-ahead rules (`queue`), the readiness descriptor of poll mode
-//! (`readiness`), the one callback dispatch thread (`dispatch`) and the executor that
+//! (`readiness`), the shared callback dispatch threads (`dispatch`) and the executor that
 //! completes futures for foreign event loops (asyncio, a C program's poll loop), woken
 //! through one descriptor (`executor`), and blocking waits from a plain thread (`wait`). Bindings
 //! adapt these; they keep no thread, queue or
@@ -14,6 +14,7 @@ pub(crate) mod queue;
 pub(crate) mod readiness;
 mod wait;
 
+pub use dispatch::{dispatch_threads, DISPATCH_THREADS};
 pub use executor::{Executor, TaskId};
 pub use wait::{poll_once, wait_spinning, wait_until, Spin};
 

@@ -41,6 +41,9 @@ struct State {
     /// Events were queued without waking consumers (see [`EventQueue::push_deferred`]).
     wake_pending: bool,
     readiness: Option<Arc<Readiness>>,
+    /// Called (under the queue's lock) whenever events wait or the queue closes: a shared
+    /// dispatch thread's wake-up (callback mode).
+    on_ready: Option<Arc<dyn Fn() + Send + Sync>>,
 }
 
 impl State {
@@ -81,11 +84,17 @@ impl State {
 
     /// Keep the readiness descriptor readable exactly while events wait or the queue is closed.
     fn sync_readiness(&self) {
+        let ready = !self.is_empty() || self.closed;
         if let Some(r) = &self.readiness {
-            if self.is_empty() && !self.closed {
-                r.clear();
-            } else {
+            if ready {
                 r.set();
+            } else {
+                r.clear();
+            }
+        }
+        if ready {
+            if let Some(f) = &self.on_ready {
+                f();
             }
         }
     }
@@ -155,6 +164,7 @@ impl EventQueue {
                 blocked_waiters: 0,
                 wake_pending: false,
                 readiness: None,
+                on_ready: None,
             }),
             cv: Condvar::new(),
             async_notify: tokio::sync::Notify::new(),
@@ -163,6 +173,24 @@ impl EventQueue {
             read_ahead_bytes,
             in_wake_list: AtomicBool::new(false),
         }
+    }
+
+    /// Call `f` (under the queue's lock; it must not take it) whenever events wait or the
+    /// queue is closed, and now if they do or it is; `None` detaches it.
+    pub(crate) fn set_on_ready(&self, f: Option<Arc<dyn Fn() + Send + Sync>>) {
+        let mut st = self.state.lock().unwrap();
+        st.on_ready = f;
+        if !st.is_empty() || st.closed {
+            if let Some(f) = &st.on_ready {
+                f();
+            }
+        }
+    }
+
+    /// Whether events wait or the queue is closed (a consumer has something to do).
+    pub(crate) fn has_work(&self) -> bool {
+        let st = self.state.lock().unwrap();
+        !st.is_empty() || st.closed
     }
 
     /// Attach a readiness descriptor (poll mode); it reflects the queue from now on.

@@ -1,5 +1,6 @@
-//! The runtime thread of a connection and its tasks: open the transport, then run the
-//! reader, writer, timer and stderr tasks until the connection ends, and close it in order.
+//! A connection's root task on the library's shared runtime and the tasks it starts: open
+//! the transport, then run the reader, writer, timer and stderr tasks until the connection
+//! ends, and close it in order.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
@@ -23,73 +24,64 @@ const STDERR_GRACE: Duration = Duration::from_millis(300);
 /// when its stdout does not close (a process it left behind holds the pipe).
 const EXIT_DRAIN: Duration = Duration::from_millis(250);
 
-/// A running connection: owns the runtime thread.
+/// How long [`Session::shutdown`] waits for the connection's tasks to be gone. The close
+/// sequence is bounded on its own (write grace, the server's exit grace or the shim's, the
+/// stderr grace: about 2 s); this only keeps a wedged runtime from hanging the caller.
+const SHUTDOWN_BOUND: Duration = Duration::from_secs(10);
+
+/// A running connection: its root task on the library's shared runtime.
 pub(crate) struct Session {
     pub(crate) shared: Arc<SessionShared>,
     shutdown: Mutex<Option<oneshot::Sender<()>>>,
-    thread: Mutex<Option<std::thread::JoinHandle<()>>>,
-    /// Completes (with an error: its sender is dropped) when the runtime thread is done.
-    finished: Mutex<Option<oneshot::Receiver<()>>>,
+    /// Completes when the connection's root task and every task it started are gone.
+    finished: Arc<crate::rt::Done>,
 }
 
 impl Session {
-    /// Start a connection on a new runtime thread and return at once: the transport opens
-    /// on that thread (bounded by `connect_timeout`, aborted by [`shutdown`](Self::shutdown)).
+    /// Start a connection as a task on the shared runtime and return at once: the transport
+    /// opens there (bounded by `connect_timeout`, aborted by [`shutdown`](Self::shutdown)).
     /// Requests started now are sent once it is open; if it cannot open they fail with the
     /// reason. The handshake is the caller's job.
     pub(crate) fn start(opts: &ClientOptions, handlers: Option<Arc<Handlers>>) -> Result<Session> {
-        let rt = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .map_err(|e| Error::Transport(format!("could not build runtime: {e}")))?;
         let (out_tx, out_rx) = mpsc::unbounded_channel();
         let (shutdown_tx, shutdown_rx) = oneshot::channel();
         let shared = SessionShared::new(opts, handlers, out_tx);
         let opts = opts.clone();
         let rt_shared = shared.clone();
-        let (finished_tx, finished_rx) = oneshot::channel::<()>();
-        let thread = std::thread::Builder::new()
-            .name("codex-client-rt".into())
-            .spawn(move || {
-                // Declared first, dropped last: after the runtime and its tasks are gone.
-                let _finished = finished_tx;
-                crate::delivery::dispatch::block_sigpipe();
-                rt.block_on(open_and_run(rt_shared, opts, out_rx, shutdown_rx));
-                drop(rt);
-            })
-            .map_err(|e| Error::Transport(format!("could not start the runtime thread: {e}")))?;
+        let finished = crate::rt::spawn_root(open_and_run(rt_shared, opts, out_rx, shutdown_rx))?;
         Ok(Session {
             shared,
             shutdown: Mutex::new(Some(shutdown_tx)),
-            thread: Mutex::new(Some(thread)),
-            finished: Mutex::new(Some(finished_rx)),
+            finished,
         })
     }
 
-    /// [`shutdown`](Self::shutdown) without blocking: awaits the runtime thread's end, then
-    /// joins it (at once).
-    pub(crate) async fn shutdown_async(&self) {
+    fn signal_shutdown(&self) {
         if let Some(tx) = self.shutdown.lock().unwrap().take() {
             let _ = tx.send(());
         }
-        let finished = self.finished.lock().unwrap().take();
-        if let Some(rx) = finished {
-            let _ = rx.await;
-        }
-        self.shutdown();
     }
 
-    /// Stop the server and the runtime thread (or abort the connect in progress); every
-    /// pending request fails. Idempotent.
+    /// [`shutdown`](Self::shutdown) without blocking: awaits the end of the connection's
+    /// tasks. Works on any executor.
+    pub(crate) async fn shutdown_async(&self) {
+        self.signal_shutdown();
+        self.finished.wait().await;
+    }
+
+    /// Stop the server and the connection's tasks (or abort the connect in progress); every
+    /// pending request fails. Waits (at most [`SHUTDOWN_BOUND`]) until the connection's tasks
+    /// are gone, except on a thread of the shared runtime, which must not block: there the
+    /// connection finishes on its own. Idempotent.
     pub(crate) fn shutdown(&self) {
-        if let Some(tx) = self.shutdown.lock().unwrap().take() {
-            let _ = tx.send(());
+        self.signal_shutdown();
+        if crate::rt::on_runtime_thread() || self.finished.is_done() {
+            return;
         }
-        let handle = self.thread.lock().unwrap().take();
-        if let Some(h) = handle {
-            if h.thread().id() != std::thread::current().id() {
-                let _ = h.join();
-            }
+        if !self.finished.wait_blocking(SHUTDOWN_BOUND) {
+            tracing::warn!(
+                "the connection's tasks did not end within {SHUTDOWN_BOUND:?}; not waiting longer"
+            );
         }
     }
 }
@@ -100,7 +92,7 @@ impl Drop for Session {
     }
 }
 
-/// The runtime thread's work: open the transport within the connect timeout (unless the
+/// The connection's root task: open the transport within the connect timeout (unless the
 /// client gives up first), then run the connection until it ends, over as many links as
 /// reconnects take.
 async fn open_and_run(
@@ -111,7 +103,7 @@ async fn open_and_run(
 ) {
     // Timers run from the start: the `initialize` deadline covers the transport's opening.
     let correlation = shared.correlation.clone();
-    let timer = tokio::spawn(async move { correlation.run_timers().await });
+    let timer = crate::rt::spawn(async move { correlation.run_timers().await });
     let opened = tokio::select! {
         r = transport::open(&opts) => r,
         _ = &mut shutdown_rx => Err(Error::Disconnected(DisconnectInfo {
@@ -177,12 +169,12 @@ async fn run_link(
     let restarted = !matches!(peer, transport::Peer::Remote);
     let stderr_task = stderr.map(|e| {
         let shared = shared.clone();
-        tokio::spawn(async move { shared.stderr.collect(e).await })
+        crate::rt::spawn(async move { shared.stderr.collect(e).await })
     });
     let jsonrpc = shared.protocol == crate::options::Protocol::Mcp;
     let (ctrl_tx, ctrl_rx) = mpsc::unbounded_channel();
     let (gate_tx, gate_rx) = oneshot::channel();
-    let mut writer = tokio::spawn(writer_task(
+    let mut writer = crate::rt::spawn(writer_task(
         writer,
         ctrl_rx,
         gate_rx,

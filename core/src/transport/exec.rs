@@ -410,7 +410,7 @@ impl ExecShim {
         // Spawned: on the current-thread runtime it runs after the answer is queued, so the
         // notification follows the response as on the app-server.
         let thread = result["thread"].clone();
-        tokio::spawn(async move { conn.notify("thread/started", json!({"thread": thread})) });
+        crate::rt::spawn(async move { conn.notify("thread/started", json!({"thread": thread})) });
         Ok(result)
     }
 
@@ -695,7 +695,7 @@ impl ExecShim {
         let max_line = self.opts.max_line_bytes;
         // The runtime is current-thread: this task cannot run before the `turn/start` answer
         // (sent right after this function returns) is queued, so it always comes first.
-        let task = tokio::spawn(async move {
+        let task = crate::rt::spawn(async move {
             turn.run(
                 child,
                 guard,
@@ -831,7 +831,7 @@ impl Turn {
 
         // Prompt on stdin, then EOF.
         if let Some(mut stdin) = stdin {
-            tokio::spawn(async move {
+            crate::rt::spawn(async move {
                 let _ = stdin.write_all(prompt.as_bytes()).await;
                 let _ = stdin.shutdown().await;
             });
@@ -839,7 +839,7 @@ impl Turn {
         let tail = Arc::new(Mutex::new(Vec::<u8>::new()));
         let stderr_task = stderr.map(|mut e| {
             let tail = tail.clone();
-            tokio::spawn(async move {
+            crate::rt::spawn(async move {
                 let mut buf = [0u8; 4096];
                 loop {
                     match e.read(&mut buf).await {

@@ -6,7 +6,8 @@
 use bytes::Bytes;
 use futures_util::{SinkExt, StreamExt};
 use std::pin::Pin;
-use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt, BufReader, BufWriter};
+use std::task::{ready, Context, Poll};
+use tokio::io::{AsyncBufRead, AsyncRead, AsyncWrite, AsyncWriteExt, BufWriter, ReadBuf};
 use tokio::sync::mpsc;
 use tokio_tungstenite::tungstenite::Message;
 use tokio_tungstenite::WebSocketStream;
@@ -35,7 +36,7 @@ pub(crate) enum Inbound {
 
 /// The read half.
 pub(crate) enum MessageReader {
-    Lines(BufReader<Pin<Box<dyn AsyncRead + Send>>>),
+    Lines(ElasticReader<Pin<Box<dyn AsyncRead + Send>>>),
     /// With the heartbeat's bound: no frame at all for that long means a dead peer.
     Ws(
         futures_util::stream::SplitStream<Ws>,
@@ -93,12 +94,104 @@ pub(crate) fn line_halves(
     write: impl AsyncWrite + Send + 'static,
 ) -> (MessageReader, MessageWriter) {
     (
-        MessageReader::Lines(BufReader::with_capacity(
-            256 * 1024,
-            Box::pin(read) as Pin<Box<dyn AsyncRead + Send>>,
+        MessageReader::Lines(ElasticReader::new(
+            Box::pin(read) as Pin<Box<dyn AsyncRead + Send>>
         )),
-        MessageWriter::Lines(BufWriter::with_capacity(64 * 1024, Box::pin(write))),
+        MessageWriter::Lines(BufWriter::with_capacity(WRITE_BUF, Box::pin(write))),
     )
+}
+
+/// Write buffer of a newline-framed stream: bursts of requests are written in chunks of this
+/// size, a longer message goes out directly (an idle connection keeps no more than this).
+const WRITE_BUF: usize = 8 * 1024;
+/// Read buffer of a newline-framed stream: its size while the server is quiet...
+pub(crate) const READ_BUF_MIN: usize = 16 * 1024;
+/// ...and at most, during a burst (it doubles each time a read fills it).
+pub(crate) const READ_BUF_MAX: usize = 256 * 1024;
+
+/// A buffered reader whose buffer starts at [`READ_BUF_MIN`], doubles (up to
+/// [`READ_BUF_MAX`]) while reads fill it (a burst), and goes back to [`READ_BUF_MIN`] once
+/// everything buffered is consumed and the next read has to wait (the burst is over). Line
+/// length limits are the line reader's business (it reads lines in pieces of any size).
+pub(crate) struct ElasticReader<R> {
+    inner: R,
+    /// The buffered bytes are `buf[pos..]`; the capacity is the next read's size.
+    buf: Vec<u8>,
+    pos: usize,
+    /// The last read filled the buffer: the next one gets twice the room.
+    grow: bool,
+}
+
+impl<R> ElasticReader<R> {
+    pub(crate) fn new(inner: R) -> Self {
+        ElasticReader {
+            inner,
+            buf: Vec::with_capacity(READ_BUF_MIN),
+            pos: 0,
+            grow: false,
+        }
+    }
+
+    /// The bytes read and not consumed yet.
+    pub(crate) fn buffer(&self) -> &[u8] {
+        &self.buf[self.pos..]
+    }
+
+    /// The buffer's size now (for tests).
+    #[cfg(test)]
+    pub(crate) fn capacity(&self) -> usize {
+        self.buf.capacity()
+    }
+}
+
+impl<R: AsyncRead + Unpin> AsyncRead for ElasticReader<R> {
+    fn poll_read(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        out: &mut ReadBuf<'_>,
+    ) -> Poll<std::io::Result<()>> {
+        let available = ready!(self.as_mut().poll_fill_buf(cx))?;
+        let n = available.len().min(out.remaining());
+        out.put_slice(&available[..n]);
+        self.consume(n);
+        Poll::Ready(Ok(()))
+    }
+}
+
+impl<R: AsyncRead + Unpin> AsyncBufRead for ElasticReader<R> {
+    fn poll_fill_buf(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<&[u8]>> {
+        let me = self.get_mut();
+        if me.pos >= me.buf.len() {
+            me.buf.clear();
+            me.pos = 0;
+            if std::mem::take(&mut me.grow) {
+                let size = (me.buf.capacity() * 2).min(READ_BUF_MAX);
+                me.buf = Vec::with_capacity(size);
+            }
+            let mut rb = ReadBuf::uninit(me.buf.spare_capacity_mut());
+            match Pin::new(&mut me.inner).poll_read(cx, &mut rb) {
+                Poll::Pending => {
+                    // Caught up with the server: a burst's large buffer is given back.
+                    if me.buf.capacity() > READ_BUF_MIN {
+                        me.buf = Vec::with_capacity(READ_BUF_MIN);
+                    }
+                    return Poll::Pending;
+                }
+                Poll::Ready(Err(e)) => return Poll::Ready(Err(e)),
+                Poll::Ready(Ok(())) => {}
+            }
+            let n = rb.filled().len();
+            me.grow = n == me.buf.capacity() && n < READ_BUF_MAX;
+            // SAFETY: `poll_read` initialised the first `n` bytes of the spare capacity
+            // (`ReadBuf::filled`).
+            unsafe { me.buf.set_len(n) };
+        }
+        Poll::Ready(Ok(&me.buf[me.pos..]))
+    }
+
+    fn consume(mut self: Pin<&mut Self>, amt: usize) {
+        self.pos = (self.pos + amt).min(self.buf.len());
+    }
 }
 
 impl MessageReader {
@@ -248,5 +341,73 @@ impl MessageWriter {
                 tx.take();
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::transport::lines::read_line;
+    use tokio::io::AsyncWriteExt;
+
+    /// Whether filling the buffer would wait now (nothing buffered, nothing to read).
+    async fn would_wait<R: AsyncRead + Unpin>(r: &mut ElasticReader<R>) -> bool {
+        std::future::poll_fn(|cx| Poll::Ready(Pin::new(&mut *r).poll_fill_buf(cx).is_pending()))
+            .await
+    }
+
+    #[test]
+    fn read_buffer_grows_in_a_burst_and_shrinks_once_caught_up() {
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .build()
+            .unwrap();
+        rt.block_on(async {
+            let (mut w, r) = tokio::io::duplex(4 * 1024 * 1024);
+            let mut reader = ElasticReader::new(r);
+            assert_eq!(reader.capacity(), READ_BUF_MIN);
+            // A burst: 2 MB of 100-byte lines, and one line longer than the cap.
+            let line = [b'x'; 99];
+            for _ in 0..20_000 {
+                w.write_all(&line).await.unwrap();
+                w.write_all(b"\n").await.unwrap();
+            }
+            w.write_all(&[b'y'; 300 * 1024]).await.unwrap();
+            w.write_all(b"\nlast\n").await.unwrap();
+            let mut buf = Vec::new();
+            let mut largest = 0;
+            for _ in 0..20_000 {
+                assert_eq!(
+                    read_line(&mut reader, &mut buf, 1024).await.unwrap(),
+                    LineRead::Line
+                );
+                assert_eq!(buf.len(), 99);
+                largest = largest.max(reader.capacity());
+            }
+            assert!(largest > READ_BUF_MIN, "the buffer did not grow in a burst");
+            assert!(largest <= READ_BUF_MAX);
+            assert_eq!(
+                read_line(&mut reader, &mut buf, 1024).await.unwrap(),
+                LineRead::TooLong(300 * 1024)
+            );
+            assert_eq!(
+                read_line(&mut reader, &mut buf, 1024).await.unwrap(),
+                LineRead::Line
+            );
+            assert_eq!(buf, b"last");
+            // Caught up: the next read waits, and the buffer is back to its small size.
+            assert!(would_wait(&mut reader).await);
+            assert_eq!(reader.capacity(), READ_BUF_MIN);
+            w.write_all(b"after\n").await.unwrap();
+            drop(w);
+            assert_eq!(
+                read_line(&mut reader, &mut buf, 1024).await.unwrap(),
+                LineRead::Line
+            );
+            assert_eq!(buf, b"after");
+            assert_eq!(
+                read_line(&mut reader, &mut buf, 1024).await.unwrap(),
+                LineRead::Eof
+            );
+        });
     }
 }

@@ -138,7 +138,7 @@ async fn write_lines(mut rx: mpsc::UnboundedReceiver<Vec<u8>>, mut write: impl A
 pub(crate) fn start(shim: Arc<dyn Shim>) -> (MessageReader, MessageWriter, JoinHandle<()>) {
     let (ours, theirs) = tokio::io::duplex(1 << 20);
     let (their_read, their_write) = tokio::io::split(theirs);
-    let task = tokio::spawn(serve(shim, their_read, their_write));
+    let task = crate::rt::spawn(serve(shim, their_read, their_write));
     let (read, write) = tokio::io::split(ours);
     let (reader, writer) = line_halves(read, write);
     (reader, writer, task)
@@ -157,7 +157,7 @@ async fn serve(
         pending: Mutex::new(HashMap::new()),
         opt_out: Mutex::new(Vec::new()),
     });
-    let writer = tokio::spawn(write_lines(out_rx, write));
+    let writer = crate::rt::spawn(write_lines(out_rx, write));
     let mut lines = BufReader::new(read).lines();
     let mut initialized = false;
     while let Ok(Some(line)) = lines.next_line().await {
@@ -193,7 +193,7 @@ async fn serve(
                     );
                     continue;
                 }
-                tokio::spawn(async move {
+                crate::rt::spawn(async move {
                     let outcome = if method == "initialize" {
                         shim2.initialize(conn2.clone(), params).await
                     } else {

@@ -87,7 +87,7 @@ impl Link {
             by_thread: Mutex::new(HashMap::new()),
             flush,
         });
-        tokio::spawn(link.clone().route_all(conn, events, flush_rx));
+        crate::rt::spawn(link.clone().route_all(conn, events, flush_rx));
         Ok((link, init))
     }
 
@@ -274,7 +274,7 @@ impl Link {
             .as_str()
             .and_then(|id| self.approval_events.lock().unwrap().remove(id))
             .unwrap_or(Value::Null);
-        tokio::spawn(approvals::answer(conn.clone(), req, params, turn, event));
+        crate::rt::spawn(approvals::answer(conn.clone(), req, params, turn, event));
     }
 }
 

@@ -180,7 +180,7 @@ impl McpShim {
     /// Stop the server in the background (the handshake failed; its error goes out now).
     fn stop_later(self: &Arc<Self>) {
         let me = self.clone();
-        tokio::spawn(async move { me.stop().await });
+        crate::rt::spawn(async move { me.stop().await });
     }
 
     async fn stop(&self) {

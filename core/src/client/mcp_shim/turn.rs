@@ -122,7 +122,7 @@ impl McpShim {
             started_ms: started,
             interrupted: false,
         };
-        tokio::spawn(run.run(tool, Value::Object(args), signal));
+        crate::rt::spawn(run.run(tool, Value::Object(args), signal));
         Ok(json!({"turn": turn}))
     }
 }

@@ -48,7 +48,7 @@ pub(crate) async fn open(
 ) -> Result<(MessageReader, MessageWriter, JoinHandle<()>)> {
     let (reader, writer, outgoing, deliver) = channel_halves(CHANNEL_DEPTH);
     let conn = Arc::new(Conn::new(cfg, max_message_bytes, deliver)?);
-    let task = tokio::spawn(run(conn, outgoing));
+    let task = crate::rt::spawn(run(conn, outgoing));
     Ok((reader, writer, task))
 }
 
@@ -81,7 +81,14 @@ async fn run(conn: Arc<Conn>, mut outgoing: mpsc::Receiver<Bytes>) {
             Gate(None)
         };
         let first = std::mem::take(&mut first);
-        tasks.spawn(send(conn.clone(), msg, head, after, gate, first));
+        tasks.spawn(crate::rt::scoped(send(
+            conn.clone(),
+            msg,
+            head,
+            after,
+            gate,
+            first,
+        )));
     }
     if let Some(mut g) = last_gate {
         let _ = tokio::time::timeout(SEND_GRACE, g.wait_for(|open| *open)).await;

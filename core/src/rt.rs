@@ -1,0 +1,295 @@
+//! The library's one runtime, shared by every connection of the process, and the task scope
+//! of each connection.
+//!
+//! The runtime is started on first use and owned by the library (it is never the caller's:
+//! a program inside its own tokio runtime, a plain C program or Python all get the same
+//! one). It has [`WORKERS`] worker threads named `codex-client-rt` (and, only while a host
+//! name is being resolved, a blocking thread of that name). Every connection is one
+//! root task on it ([`spawn_root`]); each task the connection starts (reader, writer, timers,
+//! stderr, shims, their processes' waits) is spawned with [`spawn`], which registers it in the
+//! connection's scope, carried by a task-local and inherited by nested spawns. When the root
+//! task ends, every task still registered in its scope is aborted; the scope's [`Done`]
+//! completes once the last of them is gone (their futures dropped: child processes killed
+//! on drop, descriptors closed).
+
+use std::collections::HashMap;
+use std::future::Future;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Condvar, Mutex};
+use std::time::{Duration, Instant};
+
+use tokio::runtime::Runtime;
+use tokio::task::{AbortHandle, JoinHandle};
+
+use crate::error::{Error, Result};
+
+/// Worker threads of the shared runtime. The library's own work per event is small (framing,
+/// parsing the envelope, routing, queueing: about a microsecond), so one worker keeps up with
+/// a fast server; a second lets two busy connections parse in parallel on a multi-core machine
+/// and keeps the others served while one worker is in a long step (a TLS handshake, a large
+/// line). More would only add idle threads: the consumers (callbacks, iterators) are the
+/// bottleneck, and they run on other threads. Fixed, so the thread count does not depend on
+/// the machine.
+pub const WORKERS: usize = 2;
+
+/// Name of the runtime's threads.
+const THREAD_NAME: &str = "codex-client-rt";
+
+thread_local! {
+    static ON_RUNTIME: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// The runtime and the process it was built in (a child after `fork` builds its own: the
+/// parent's threads do not exist there).
+static RUNTIME: Mutex<Option<(u32, &'static Runtime)>> = Mutex::new(None);
+
+/// The shared runtime, started on first use.
+pub(crate) fn runtime() -> Result<&'static Runtime> {
+    let mut slot = RUNTIME.lock().unwrap_or_else(|e| e.into_inner());
+    let pid = std::process::id();
+    if let Some((p, rt)) = *slot {
+        if p == pid {
+            return Ok(rt);
+        }
+    }
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(WORKERS)
+        .thread_name(THREAD_NAME)
+        // Blocking threads (DNS lookups of `ws://host`) end soon after their work, so the
+        // library's thread count comes back to its workers.
+        .thread_keep_alive(Duration::from_secs(1))
+        .on_thread_start(|| {
+            crate::delivery::dispatch::block_sigpipe();
+            ON_RUNTIME.with(|c| c.set(true));
+        })
+        .enable_all()
+        .build()
+        .map_err(|e| Error::Transport(format!("could not start the library's runtime: {e}")))?;
+    // Never dropped: it serves every connection until the process exits.
+    let rt: &'static Runtime = Box::leak(Box::new(rt));
+    *slot = Some((pid, rt));
+    Ok(rt)
+}
+
+/// Whether the calling thread is one of the shared runtime's (a blocking wait here could wait
+/// for the very thread it blocks).
+pub(crate) fn on_runtime_thread() -> bool {
+    ON_RUNTIME.with(|c| c.get())
+}
+
+tokio::task_local! {
+    static SCOPE: Arc<Scope>;
+}
+
+/// Tasks alive in every scope (root tasks included).
+static LIVE: AtomicUsize = AtomicUsize::new(0);
+
+/// Number of tasks the library's connections have on its shared runtime right now: each
+/// connection's root task and every task it started, until it is gone (finished, or aborted
+/// and dropped when its connection ended). For leak checks; 0 once every client is
+/// disconnected.
+pub fn live_tasks() -> usize {
+    LIVE.load(Ordering::Acquire)
+}
+
+/// The tasks of one connection.
+struct Scope {
+    tasks: Mutex<Tasks>,
+    done: Arc<Done>,
+}
+
+#[derive(Default)]
+struct Tasks {
+    /// The root task ended: tasks spawned from now on are aborted at once.
+    closed: bool,
+    next: u64,
+    /// Each live task's abort handle (`None` while it is being spawned).
+    map: HashMap<u64, Option<AbortHandle>>,
+}
+
+impl Scope {
+    /// Abort every task still registered.
+    fn close(&self) {
+        let map = {
+            let mut t = self.tasks.lock().unwrap_or_else(|e| e.into_inner());
+            t.closed = true;
+            std::mem::take(&mut t.map)
+        };
+        for h in map.into_values().flatten() {
+            h.abort();
+        }
+    }
+}
+
+impl Drop for Scope {
+    /// The last task of the scope is gone (each holds the scope).
+    fn drop(&mut self) {
+        self.done.set();
+    }
+}
+
+/// A task's membership of its scope, dropped with the task's future.
+struct Member {
+    scope: Arc<Scope>,
+    key: u64,
+}
+
+impl Drop for Member {
+    fn drop(&mut self) {
+        let mut t = self.scope.tasks.lock().unwrap_or_else(|e| e.into_inner());
+        t.map.remove(&self.key);
+        drop(t);
+        LIVE.fetch_sub(1, Ordering::AcqRel);
+    }
+}
+
+fn join(scope: &Arc<Scope>) -> Member {
+    let key = {
+        let mut t = scope.tasks.lock().unwrap_or_else(|e| e.into_inner());
+        let k = t.next;
+        t.next += 1;
+        t.map.insert(k, None);
+        k
+    };
+    LIVE.fetch_add(1, Ordering::AcqRel);
+    Member {
+        scope: scope.clone(),
+        key,
+    }
+}
+
+/// Record a spawned task's abort handle, or abort it when its scope has closed meanwhile.
+fn register(scope: &Scope, key: u64, handle: AbortHandle) {
+    let mut t = scope.tasks.lock().unwrap_or_else(|e| e.into_inner());
+    if t.closed {
+        drop(t);
+        handle.abort();
+    } else if let Some(slot) = t.map.get_mut(&key) {
+        *slot = Some(handle);
+    }
+}
+
+/// Spawn a task of the current connection: it is aborted when the connection's root task
+/// ends. Outside any connection's task it is a plain `tokio::spawn` (must then run inside a
+/// runtime).
+pub(crate) fn spawn<F>(fut: F) -> JoinHandle<F::Output>
+where
+    F: Future + Send + 'static,
+    F::Output: Send + 'static,
+{
+    let Ok(scope) = SCOPE.try_with(Arc::clone) else {
+        #[allow(clippy::disallowed_methods)]
+        return tokio::spawn(fut);
+    };
+    let member = join(&scope);
+    let key = member.key;
+    let inherited = scope.clone();
+    #[allow(clippy::disallowed_methods)]
+    let handle = tokio::spawn(async move {
+        let _member = member;
+        SCOPE.scope(inherited, fut).await
+    });
+    register(&scope, key, handle.abort_handle());
+    handle
+}
+
+/// `fut` as a member of the current connection's scope without spawning it (for a `JoinSet`,
+/// which aborts its own tasks): counted while alive, its nested [`spawn`]s join the scope, and
+/// the scope's [`Done`] waits for it. Outside any scope, `fut` as it is.
+pub(crate) fn scoped<F>(fut: F) -> impl Future<Output = F::Output> + Send + 'static
+where
+    F: Future + Send + 'static,
+    F::Output: Send + 'static,
+{
+    let scope = SCOPE.try_with(Arc::clone).ok();
+    let member = scope.as_ref().map(join);
+    async move {
+        let _member = member;
+        match scope {
+            Some(s) => SCOPE.scope(s, fut).await,
+            None => fut.await,
+        }
+    }
+}
+
+/// Start a connection's root task on the shared runtime, in a scope of its own. The returned
+/// [`Done`] completes once the root task and every task it spawned are gone.
+pub(crate) fn spawn_root<F>(fut: F) -> Result<Arc<Done>>
+where
+    F: Future<Output = ()> + Send + 'static,
+{
+    let rt = runtime()?;
+    let done = Arc::new(Done::default());
+    let scope = Arc::new(Scope {
+        tasks: Mutex::new(Tasks::default()),
+        done: done.clone(),
+    });
+    let member = join(&scope);
+    let inherited = scope.clone();
+    // Closes the scope however the root task ends (finished, or dropped unfinished).
+    struct CloseOnDrop(Arc<Scope>);
+    impl Drop for CloseOnDrop {
+        fn drop(&mut self) {
+            self.0.close();
+        }
+    }
+    let closer = CloseOnDrop(scope);
+    rt.spawn(async move {
+        let _closer = closer;
+        let _member = member;
+        SCOPE.scope(inherited, fut).await
+    });
+    Ok(done)
+}
+
+/// Completes once every task of a scope is gone.
+#[derive(Default)]
+pub(crate) struct Done {
+    flag: Mutex<bool>,
+    cv: Condvar,
+    notify: tokio::sync::Notify,
+}
+
+impl Done {
+    fn set(&self) {
+        *self.flag.lock().unwrap_or_else(|e| e.into_inner()) = true;
+        self.cv.notify_all();
+        self.notify.notify_waiters();
+    }
+
+    /// Whether it completed.
+    pub(crate) fn is_done(&self) -> bool {
+        *self.flag.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Block until it completes, at most `bound`; whether it did.
+    pub(crate) fn wait_blocking(&self, bound: Duration) -> bool {
+        let deadline = Instant::now() + bound;
+        let mut done = self.flag.lock().unwrap_or_else(|e| e.into_inner());
+        while !*done {
+            let now = Instant::now();
+            if now >= deadline {
+                return false;
+            }
+            done = self
+                .cv
+                .wait_timeout(done, deadline - now)
+                .unwrap_or_else(|e| e.into_inner())
+                .0;
+        }
+        true
+    }
+
+    /// Wait until it completes (any executor).
+    pub(crate) async fn wait(&self) {
+        loop {
+            let notified = self.notify.notified();
+            let mut notified = std::pin::pin!(notified);
+            notified.as_mut().enable();
+            if self.is_done() {
+                return;
+            }
+            notified.await;
+        }
+    }
+}
