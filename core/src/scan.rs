@@ -132,7 +132,8 @@ pub(crate) enum Str<'a> {
 pub(crate) fn as_str(raw: &str) -> Str<'_> {
     if raw.len() >= 2 && raw.starts_with('"') {
         let inner = &raw[1..raw.len() - 1];
-        if inner.bytes().any(|c| c == b'\\') {
+        // Inside a valid string a quote is always escaped: any hit is a backslash.
+        if quote_or_backslash(inner.as_bytes(), 0).is_some() {
             Str::Escaped
         } else {
             Str::Plain(inner)
