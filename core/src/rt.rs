@@ -3,9 +3,10 @@
 //!
 //! The runtime is started on first use and owned by the library (it is never the caller's:
 //! a program inside its own tokio runtime, a plain C program or Python all get the same
-//! one). It has [`WORKERS`] worker threads named `codex-client-rt` (and, only while a host
-//! name is being resolved, a blocking thread of that name). Every connection is one
-//! root task on it ([`spawn_root`]); each task the connection starts (reader, writer, timers,
+//! one). It has [`WORKERS`] threads named `codex-client-rt`, each a single-threaded runtime
+//! (and, only while a host name is being resolved, a blocking thread of that name). Every
+//! connection is one root task on the least busy thread ([`spawn_root`]), and all its tasks
+//! stay on that thread; each task the connection starts (reader, writer, timers,
 //! stderr, shims, their processes' waits) is spawned with [`spawn`], which registers it in the
 //! connection's scope, carried by a task-local and inherited by nested spawns. When the root
 //! task ends, every task still registered in its scope is aborted; the scope's [`Done`]
@@ -18,15 +19,14 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
-use tokio::runtime::Runtime;
 use tokio::task::{AbortHandle, JoinHandle};
 
 use crate::error::{Error, Result};
 
-/// Worker threads of the shared runtime. The library's own work per event is small (framing,
-/// parsing the envelope, routing, queueing: about a microsecond), so one worker keeps up with
+/// Threads of the shared runtime. The library's own work per event is small (framing,
+/// parsing the envelope, routing, queueing: about a microsecond), so one thread keeps up with
 /// a fast server; a second lets two busy connections parse in parallel on a multi-core machine
-/// and keeps the others served while one worker is in a long step (a TLS handshake, a large
+/// and keeps the others served while one thread is in a long step (a TLS handshake, a large
 /// line). More would only add idle threads: the consumers (callbacks, iterators) are the
 /// bottleneck, and they run on other threads. Fixed, so the thread count does not depend on
 /// the machine.
@@ -39,36 +39,62 @@ thread_local! {
     static ON_RUNTIME: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
 }
 
-/// The runtime and the process it was built in (a child after `fork` builds its own: the
-/// parent's threads do not exist there).
-static RUNTIME: Mutex<Option<(u32, &'static Runtime)>> = Mutex::new(None);
+/// One thread of the shared runtime: a single-threaded tokio runtime that a connection's
+/// tasks all run on (its root task was given this thread), so a connection's reader, writer
+/// and timers wake each other without crossing threads, as on a runtime of its own.
+struct Worker {
+    handle: tokio::runtime::Handle,
+    /// Connections whose root task runs here (a new one goes to the least busy thread).
+    connections: AtomicUsize,
+}
 
-/// The shared runtime, started on first use.
-pub(crate) fn runtime() -> Result<&'static Runtime> {
+/// The runtime's threads and the process they were started in (a child after `fork` starts
+/// its own: the parent's threads do not exist there).
+static RUNTIME: Mutex<Option<(u32, &'static [Worker])>> = Mutex::new(None);
+
+/// The shared runtime's threads, started on first use.
+fn runtime() -> Result<&'static [Worker]> {
     let mut slot = RUNTIME.lock().unwrap_or_else(|e| e.into_inner());
     let pid = std::process::id();
-    if let Some((p, rt)) = *slot {
+    if let Some((p, workers)) = *slot {
         if p == pid {
-            return Ok(rt);
+            return Ok(workers);
         }
     }
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(WORKERS)
-        .thread_name(THREAD_NAME)
-        // Blocking threads (DNS lookups of `ws://host`) end soon after their work, so the
-        // library's thread count comes back to its workers.
-        .thread_keep_alive(Duration::from_secs(1))
-        .on_thread_start(|| {
-            crate::delivery::dispatch::block_sigpipe();
-            ON_RUNTIME.with(|c| c.set(true));
-        })
-        .enable_all()
-        .build()
-        .map_err(|e| Error::Transport(format!("could not start the library's runtime: {e}")))?;
-    // Never dropped: it serves every connection until the process exits.
-    let rt: &'static Runtime = Box::leak(Box::new(rt));
-    *slot = Some((pid, rt));
-    Ok(rt)
+    let failed =
+        |e: std::io::Error| Error::Transport(format!("could not start the library's runtime: {e}"));
+    let mut workers = Vec::with_capacity(WORKERS);
+    for _ in 0..WORKERS {
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .thread_name(THREAD_NAME)
+            // Blocking threads (DNS lookups of `ws://host`) end soon after their work, so the
+            // library's thread count comes back to its workers.
+            .thread_keep_alive(Duration::from_secs(1))
+            .on_thread_start(|| {
+                crate::delivery::dispatch::block_sigpipe();
+                ON_RUNTIME.with(|c| c.set(true));
+            })
+            .enable_all()
+            .build()
+            .map_err(failed)?;
+        let handle = rt.handle().clone();
+        std::thread::Builder::new()
+            .name(THREAD_NAME.into())
+            .spawn(move || {
+                crate::delivery::dispatch::block_sigpipe();
+                ON_RUNTIME.with(|c| c.set(true));
+                // Never returns: the thread serves connections until the process exits.
+                rt.block_on(std::future::pending::<()>());
+            })
+            .map_err(failed)?;
+        workers.push(Worker {
+            handle,
+            connections: AtomicUsize::new(0),
+        });
+    }
+    let workers: &'static [Worker] = Box::leak(workers.into_boxed_slice());
+    *slot = Some((pid, workers));
+    Ok(workers)
 }
 
 /// Whether the calling thread is one of the shared runtime's (a blocking wait here could wait
@@ -218,7 +244,11 @@ pub(crate) fn spawn_root<F>(fut: F) -> Result<Arc<Done>>
 where
     F: Future<Output = ()> + Send + 'static,
 {
-    let rt = runtime()?;
+    let worker = runtime()?
+        .iter()
+        .min_by_key(|w| w.connections.load(Ordering::Acquire))
+        .expect("WORKERS > 0");
+    worker.connections.fetch_add(1, Ordering::AcqRel);
     let done = Arc::new(Done::default());
     let scope = Arc::new(Scope {
         tasks: Mutex::new(Tasks::default()),
@@ -227,14 +257,15 @@ where
     let member = join(&scope);
     let inherited = scope.clone();
     // Closes the scope however the root task ends (finished, or dropped unfinished).
-    struct CloseOnDrop(Arc<Scope>);
+    struct CloseOnDrop(Arc<Scope>, &'static Worker);
     impl Drop for CloseOnDrop {
         fn drop(&mut self) {
             self.0.close();
+            self.1.connections.fetch_sub(1, Ordering::AcqRel);
         }
     }
-    let closer = CloseOnDrop(scope);
-    rt.spawn(async move {
+    let closer = CloseOnDrop(scope, worker);
+    worker.handle.spawn(async move {
         let _closer = closer;
         let _member = member;
         SCOPE.scope(inherited, fut).await
