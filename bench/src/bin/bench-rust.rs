@@ -47,6 +47,16 @@ fn connect_with(server: &str, n: u64, delivery: Delivery) -> Client {
     c
 }
 
+/// Read a turn stream to its end: its deltas (the turn must complete).
+fn count_deltas(mut s: codex_client::TurnStream) -> u64 {
+    let deltas = s
+        .iter()
+        .filter(|ev| matches!(ev, Event::Notification(n) if n.method == "item/agentMessage/delta"))
+        .count() as u64;
+    assert_eq!(s.result().status, "completed");
+    deltas
+}
+
 fn interleave(server: &str, turns: usize, n: u64) {
     let c = Client::new(
         ClientOptions::default()
@@ -67,18 +77,7 @@ fn interleave(server: &str, turns: usize, n: u64) {
         .collect();
     let consumers: Vec<_> = streams
         .into_iter()
-        .map(|mut s| {
-            std::thread::spawn(move || {
-                let deltas = s
-                    .iter()
-                    .filter(|ev| {
-                        matches!(ev, Event::Notification(n) if n.method == "item/agentMessage/delta")
-                    })
-                    .count() as u64;
-                assert_eq!(s.result().status, "completed");
-                deltas
-            })
-        })
+        .map(|s| std::thread::spawn(move || count_deltas(s)))
         .collect();
     let total: u64 = consumers.into_iter().map(|h| h.join().unwrap()).sum();
     let secs = t0.elapsed().as_secs_f64();
@@ -111,19 +110,7 @@ fn scale(server: &str, clients: usize, n: u64, mode: &str) {
     let t0 = Instant::now();
     let consumers: Vec<_> = threads
         .into_iter()
-        .map(|thread| {
-            std::thread::spawn(move || {
-                let mut s = thread.run_streamed("go").unwrap();
-                let deltas = s
-                    .iter()
-                    .filter(|ev| {
-                        matches!(ev, Event::Notification(n) if n.method == "item/agentMessage/delta")
-                    })
-                    .count() as u64;
-                assert_eq!(s.result().status, "completed");
-                deltas
-            })
-        })
+        .map(|thread| std::thread::spawn(move || count_deltas(thread.run_streamed("go").unwrap())))
         .collect();
     let total: u64 = consumers.into_iter().map(|h| h.join().unwrap()).sum();
     let secs = t0.elapsed().as_secs_f64();
