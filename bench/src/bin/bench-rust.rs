@@ -190,17 +190,22 @@ fn rtt(server: &str, n: u64) {
 const TURN_TEXT: &str = "The quick brown fox jumps over the lazy dog while the benchmark \
     counts every delta of this sentence, twice over: the quick brown fox jumps over the lazy dog.";
 
-/// One real turn driven by hand: spawn `bin app-server`, handshake, start a thread, then time
-/// `turn/start` → first delta and → `turn/completed` (ms).
-fn hand_turn(bin: &str, home: &std::path::Path) -> (f64, f64) {
-    let mut child = std::process::Command::new(bin)
+/// `bin app-server` with piped stdin and stdout, for driving it by hand.
+fn spawn_app_server(bin: &str, home: &std::path::Path) -> std::process::Child {
+    std::process::Command::new(bin)
         .arg("app-server")
         .env("CODEX_HOME", home)
         .stdin(std::process::Stdio::piped())
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::null())
         .spawn()
-        .expect("spawn codex");
+        .expect("spawn codex")
+}
+
+/// One real turn driven by hand: spawn `bin app-server`, handshake, start a thread, then time
+/// `turn/start` → first delta and → `turn/completed` (ms).
+fn hand_turn(bin: &str, home: &std::path::Path) -> (f64, f64) {
+    let mut child = spawn_app_server(bin, home);
     let mut stdin = child.stdin.take().unwrap();
     let mut out = BufReader::new(child.stdout.take().unwrap());
     let mut line = String::new();
@@ -307,14 +312,7 @@ fn turn(bin: &str, reps: usize) {
 /// Spawn `bin app-server`, write `initialize`, read its answer: the binary's own time.
 fn bare_startup(bin: &str, home: &std::path::Path) -> f64 {
     let t = Instant::now();
-    let mut child = std::process::Command::new(bin)
-        .arg("app-server")
-        .env("CODEX_HOME", home)
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .expect("spawn codex");
+    let mut child = spawn_app_server(bin, home);
     let mut stdin = child.stdin.take().unwrap();
     stdin
         .write_all(b"{\"id\":1,\"method\":\"initialize\",\"params\":{\"clientInfo\":{\"name\":\"bench\",\"version\":\"0\"},\"capabilities\":{\"experimentalApi\":false}}}\n")
