@@ -131,7 +131,10 @@ impl NativeClient {
                 "max_line_bytes" => o.max_line_bytes = v.extract()?,
                 "read_ahead_bytes" => o.read_ahead_bytes = v.extract()?,
                 "reply_spin" => {
-                    o.reply_spin = secs(v.extract()?, &k)?.min(Duration::from_millis(10))
+                    o.reply_spin = secs(v.extract()?, &k)?;
+                    if o.reply_spin > Duration::from_millis(10) {
+                        return Err(bad(format!("{k} is at most 0.01 seconds")));
+                    }
                 }
                 "dedicated_dispatch_thread" => o.dedicated_dispatch_thread = v.extract()?,
                 "transport" => transport = v.extract()?,

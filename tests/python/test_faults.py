@@ -118,6 +118,8 @@ def test_reply_spin_option(fake_bin: str) -> None:
                 assert c.request("echo/me", {"i": i}) == {"method": "echo/me", "params": {"i": i}}
     with pytest.raises(codexclient.InvalidArgumentError, match="reply_spin"):
         Client(**fake(fake_bin, reply_spin=-1))
+    with pytest.raises(codexclient.InvalidArgumentError, match="at most"):
+        Client(**fake(fake_bin, reply_spin=0.5))
 
 
 def test_unknown_notification_and_request_arrive_intact(fake_bin: str) -> None:
