@@ -16,6 +16,9 @@ use pyo3::types::PyList;
 
 use crate::executor::{block_on, none_outcome, Aio};
 
+/// Events a blocking iterator takes from its core stream at a time, once some are ready.
+const BATCH: usize = 256;
+
 /// A core stream of events and the events taken from it, not yet handed to Python.
 pub(crate) struct Buffered<S> {
     /// `None` once closed.
@@ -66,9 +69,21 @@ impl<S: Stream<Item = Event> + Unpin + Send + 'static> Buffered<S> {
         while self.local.len() < max && !self.ended && self.poll_one(&mut cx) {}
     }
 
-    /// Wait (blocking, GIL released, Ctrl-C checked) until events wait or the stream ended.
+    /// Wait (blocking, GIL released, Ctrl-C checked) until events wait or the stream ended,
+    /// then take up to [`BATCH`] ready events. The GIL is released only when nothing is ready:
+    /// a thread that gave it up for every event would hand it to another consumer thread
+    /// each time (with 50 iterating threads, a thread switch per event).
     pub(crate) fn wait(py: Python<'_>, state: &Shared<S>) -> PyResult<()> {
-        block_on(py, poll_fn(|cx| state.lock().unwrap().poll_ready(cx)))
+        {
+            let mut st = state.lock().unwrap();
+            st.fill(BATCH);
+            if !st.local.is_empty() || st.ended {
+                return Ok(());
+            }
+        }
+        block_on(py, poll_fn(|cx| state.lock().unwrap().poll_ready(cx)))?;
+        state.lock().unwrap().fill(BATCH);
+        Ok(())
     }
 
     /// [`wait`](Self::wait) on the loop: resolve `aio`'s future (with `None`).
