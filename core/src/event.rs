@@ -105,12 +105,34 @@ fn take_str<'a>(raw: &'a str, slot: &mut Option<Cow<'a, str>>, escaped: &mut boo
 fn fast_ids(json: &str) -> Option<Ids<'_>> {
     let mut ids = Ids::default();
     let mut escaped = false;
-    scan::members(json, |key, raw| match key {
-        "threadId" => take_str(raw, &mut ids.thread_id, &mut escaped),
-        "turnId" => take_str(raw, &mut ids.turn_id, &mut escaped),
-        _ => {}
-    })?;
+    scan::members(json, id_members(&mut ids, &mut escaped))?;
     (!escaped).then_some(ids)
+}
+
+/// A notification line scanned without serde ([`scan::note_line`]), with the [`Ids`] of its
+/// params; those are `None` when an escape hides them ([`ids`] then asks serde).
+pub(crate) fn scan_note_line(line: &str) -> Option<(scan::NoteLine<'_>, Option<Ids<'_>>)> {
+    let mut ids = Ids::default();
+    let (mut escaped, mut escaped_key) = (false, false);
+    let mut visit = id_members(&mut ids, &mut escaped);
+    let note = scan::note_line(line, |key, raw| match key {
+        Some(key) => visit(key, raw),
+        None => escaped_key = true,
+    })?;
+    drop(visit);
+    Some((note, (!escaped && !escaped_key).then_some(ids)))
+}
+
+/// A member visitor that notes `threadId` and `turnId` in `ids`.
+fn id_members<'a, 'b>(
+    ids: &'b mut Ids<'a>,
+    escaped: &'b mut bool,
+) -> impl FnMut(&'a str, &'a str) + 'b {
+    move |key, raw| match key {
+        "threadId" => take_str(raw, &mut ids.thread_id, escaped),
+        "turnId" => take_str(raw, &mut ids.turn_id, escaped),
+        _ => {}
+    }
 }
 
 fn scope(params: &RawValue) -> Scope<'_> {

@@ -43,6 +43,7 @@ pub fn lines(data: &[u8], buf_size: usize, cap: usize) {
 /// Parse and classify one line as the reader does, scan its ids, and compare the fast id
 /// scanner with serde's answer.
 pub fn classify_line(line: &[u8]) {
+    check_note_line(line);
     let Ok(msg) = serde_json::from_slice::<Incoming<'_>>(line) else {
         return;
     };
@@ -56,6 +57,37 @@ pub fn classify_line(line: &[u8]) {
     let Some(params) = params else { return };
     let _ = request_id_param(params);
     check_ids(params);
+}
+
+/// The reader's serde-free scan of a notification line must agree with serde: a line it
+/// takes is valid JSON and the same notification for serde, with the same ids.
+pub fn check_note_line(line: &[u8]) {
+    let Ok(text) = std::str::from_utf8(line) else {
+        return;
+    };
+    let Some((note, ids)) = crate::event::scan_note_line(text) else {
+        return;
+    };
+    let params = note.params.map(|p| {
+        serde_json::from_str::<&RawValue>(p).expect("scanned params are one well-formed value")
+    });
+    assert_eq!(
+        params.map(RawValue::get),
+        note.params,
+        "params have whitespace around them"
+    );
+    let msg = serde_json::from_str::<Incoming<'_>>(text).expect("serde accepts a scanned line");
+    let Ok(Classified::Notification { method, params: p }) = classify(msg) else {
+        panic!("serde does not see a notification in a scanned line");
+    };
+    assert_eq!(method, note.method, "method differs from serde");
+    let text_of = |p: Option<&RawValue>| p.map_or("null", |p| p.get()).to_owned();
+    assert_eq!(text_of(p), text_of(params), "params differ from serde");
+    if let (Some(ids), Some(params)) = (ids, params) {
+        let slow = crate::event::ids(params);
+        assert_eq!(ids.thread_id, slow.thread_id, "threadId differs");
+        assert_eq!(ids.turn_id, slow.turn_id, "turnId differs");
+    }
 }
 
 fn check_ids(params: &RawValue) {

@@ -24,7 +24,7 @@ mod correlation;
 pub mod delivery;
 mod error;
 mod event;
-#[cfg(feature = "fuzzing")]
+#[cfg(any(test, feature = "fuzzing"))]
 #[doc(hidden)]
 pub mod fuzzing;
 pub mod log;

@@ -12,7 +12,7 @@ use std::sync::{Arc, Mutex};
 
 use crate::delivery::queue::EventQueue;
 use crate::error::{Error, Result};
-use crate::event::{Notification, ServerRequest};
+use crate::event::{Ids, Notification, ServerRequest};
 
 /// The stream side of a route.
 pub(crate) struct Route {
@@ -103,8 +103,13 @@ impl Router {
     }
 
     /// The route for a notification, if any. A `turn/completed` for the route's turn closes the
-    /// route; the second value says so (the caller closes the queue after delivering).
-    pub(crate) fn route_notification(&self, n: &Notification) -> Option<(Arc<Route>, bool)> {
+    /// route; the second value says so (the caller closes the queue after delivering). `ids`
+    /// are the params' ids when the reader already found them.
+    pub(crate) fn route_notification(
+        &self,
+        n: &Notification,
+        ids: Option<Ids<'_>>,
+    ) -> Option<(Arc<Route>, bool)> {
         if n.method == "thread/status/changed" {
             if let Ok(s) = serde_json::from_str::<StatusChanged>(n.params.get()) {
                 self.statuses.lock().unwrap().insert(s.thread_id, s.status);
@@ -113,7 +118,7 @@ impl Router {
         if self.active.load(Ordering::Acquire) == 0 {
             return None;
         }
-        let ids = crate::event::ids(&n.params);
+        let ids = ids.unwrap_or_else(|| crate::event::ids(&n.params));
         let thread_id = ids.thread_id?;
         let mut routes = self.routes.lock().unwrap();
         let route = routes.get(thread_id.as_ref())?.clone();

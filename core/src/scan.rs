@@ -3,6 +3,9 @@
 //! keeps the reader's per-event routing cheap. Anything unusual (escaped keys or values)
 //! makes the caller fall back to serde.
 
+mod note;
+pub(crate) use note::{note_line, NoteLine};
+
 fn skip_ws(b: &[u8], mut i: usize) -> usize {
     while i < b.len() && matches!(b[i], b' ' | b'\t' | b'\r' | b'\n') {
         i += 1;

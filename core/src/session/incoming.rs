@@ -8,9 +8,10 @@ use std::sync::Arc;
 
 use super::SessionShared;
 use crate::delivery::queue::{EventQueue, Push};
-use crate::event::{null_raw, ConnectionEvent, Event, Notification, ServerRequest};
+use crate::event::{null_raw, ConnectionEvent, Event, Ids, Notification, ServerRequest};
 use crate::message::{classify, request_id_param, response_line, Classified, Incoming, RequestId};
 use crate::options::Protocol;
+use serde_json::value::RawValue;
 
 /// Lines handled between two consumer wake-ups, per queue with events, while lines keep
 /// arriving.
@@ -122,9 +123,25 @@ impl SessionShared {
     pub(super) async fn handle_line(&self, line: &[u8]) {
         let excerpt = || String::from_utf8_lossy(&line[..line.len().min(200)]).into_owned();
         // Validated once here (vectorised); serde then skips UTF-8 checks of its own.
-        let parsed = match simdutf8::basic::from_utf8(line) {
-            Ok(text) => serde_json::from_str::<Incoming<'_>>(text),
-            Err(_) => serde_json::from_slice(line),
+        let text = simdutf8::basic::from_utf8(line).ok();
+        // The common case, a notification, is checked and taken apart in one pass of the
+        // scanner, without serde.
+        if let Some((note, ids)) = text.and_then(crate::event::scan_note_line) {
+            let params = match note.params {
+                // SAFETY: the scan checked `p` is one well-formed JSON value, without
+                // whitespace around it (`from_string_unchecked`'s contract).
+                Some(p) => unsafe { RawValue::from_string_unchecked(p.to_owned()) },
+                None => null_raw(),
+            };
+            let note = Notification {
+                method: note.method.to_owned(),
+                params,
+            };
+            return self.on_notification(note, ids).await;
+        }
+        let parsed = match text {
+            Some(text) => serde_json::from_str::<Incoming<'_>>(text),
+            None => serde_json::from_slice(line),
         };
         let msg: Incoming<'_> = match parsed {
             Ok(m) => m,
@@ -150,26 +167,7 @@ impl SessionShared {
             }
             Ok(Classified::Notification { method, params }) => {
                 let params = params.map(|p| p.to_owned()).unwrap_or_else(null_raw);
-                let mut main_queue = true;
-                match (self.protocol, method.as_str()) {
-                    // The server resolved (app-server) or withdrew (MCP) a request of its own:
-                    // an answer is no longer sent.
-                    (Protocol::AppServer, "serverRequest/resolved")
-                    | (Protocol::Mcp, "notifications/cancelled") => {
-                        if let Some(id) = request_id_param(&params) {
-                            self.open_requests.resolve(&id);
-                        }
-                    }
-                    (Protocol::Mcp, "notifications/message") => {
-                        crate::protocol::mcp::log_server_message(&params)
-                    }
-                    // Progress of a call made with a library token goes to that call only.
-                    (Protocol::Mcp, "notifications/progress") => {
-                        main_queue = !crate::protocol::mcp::is_library_progress(&params)
-                    }
-                    _ => {}
-                }
-                self.dispatch_notification(Notification { method, params }, main_queue)
+                self.on_notification(Notification { method, params }, None)
                     .await;
             }
             Ok(Classified::Request { id, method, params }) => {
@@ -190,25 +188,56 @@ impl SessionShared {
         }
     }
 
+    /// A notification from the server: the library's own bookkeeping, then delivery. `ids`
+    /// are its params' ids when the reader already found them.
+    async fn on_notification(&self, note: Notification, ids: Option<Ids<'_>>) {
+        let mut main_queue = true;
+        match (self.protocol, note.method.as_str()) {
+            // The server resolved (app-server) or withdrew (MCP) a request of its own: an
+            // answer is no longer sent.
+            (Protocol::AppServer, "serverRequest/resolved")
+            | (Protocol::Mcp, "notifications/cancelled") => {
+                if let Some(id) = request_id_param(&note.params) {
+                    self.open_requests.resolve(&id);
+                }
+            }
+            (Protocol::Mcp, "notifications/message") => {
+                crate::protocol::mcp::log_server_message(&note.params)
+            }
+            // Progress of a call made with a library token goes to that call only.
+            (Protocol::Mcp, "notifications/progress") => {
+                main_queue = !crate::protocol::mcp::is_library_progress(&note.params)
+            }
+            _ => {}
+        }
+        self.dispatch_notification(note, main_queue, ids).await;
+    }
+
     /// Deliver the events a rejoin made up from resumed histories.
     pub(super) async fn flush_synthesized(&self) {
         let synthesized = std::mem::take(&mut *self.synthesized.lock().unwrap());
         for note in synthesized {
-            self.dispatch_notification(note, true).await;
+            self.dispatch_notification(note, true, None).await;
         }
     }
 
     /// Deliver a notification to its turn stream, or to every subscription and (unless
     /// `main_queue` is false) the client's queue. With reconnect on, one that repeats an
-    /// event already delivered (after a rejoin) is dropped.
-    async fn dispatch_notification(&self, note: Notification, main_queue: bool) {
+    /// event already delivered (after a rejoin) is dropped. `ids`: see
+    /// [`Router::route_notification`](crate::router::Router::route_notification).
+    async fn dispatch_notification(
+        &self,
+        note: Notification,
+        main_queue: bool,
+        ids: Option<Ids<'_>>,
+    ) {
         if let Some(c) = &self.continuity {
             if !c.admit(&note) {
                 tracing::debug!(method = %note.method, "dropped a repeated event after a rejoin");
                 return;
             }
         }
-        match self.router.route_notification(&note) {
+        match self.router.route_notification(&note, ids) {
             None => {
                 for sub in self.subscribers() {
                     self.deliver(&sub, Event::Notification(note.clone())).await;
