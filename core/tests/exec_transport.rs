@@ -20,8 +20,12 @@ fn tag() -> String {
     )
 }
 
+/// `HOME` is the throwaway work directory: the commands Codex runs go through `bash -lc`,
+/// which would otherwise source this machine's shell profile (its `pyenv rehash` printed a
+/// line into the commands' output when the shims were not writable).
 fn exec_options(env: &RealEnv, exec: ExecOptions) -> ClientOptions {
     env.options()
+        .env("HOME", env.work.path().to_string_lossy().into_owned())
         .transport(TransportKind::Exec(exec.skip_git_repo_check(true)))
 }
 
