@@ -54,7 +54,7 @@ impl SessionShared {
     }
 
     /// Wake the consumers of every queue that got events since the last flush. The reader
-    /// calls it when it has no complete line left in its buffer (or after a batch).
+    /// calls it when its next read would wait (or after a batch).
     pub(crate) fn flush_wakes(&self) {
         let dirty = {
             let mut d = self.dirty.lock().unwrap();

@@ -2,8 +2,10 @@
 //! the transport, then run the reader, writer, timer and stderr tasks until the connection
 //! ends, and close it in order.
 
+use std::future::Future;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
+use std::task::Poll;
 use std::time::Duration;
 use tokio::sync::{mpsc, oneshot};
 
@@ -312,16 +314,31 @@ async fn writer_task(
 }
 
 /// Read lines and handle them until the connection ends; why it ended.
+///
+/// Consumers are woken when the next read would wait (nothing more has arrived), or after a
+/// batch of lines ([`SessionShared::wake_batch`]) while lines keep arriving: a fast stream
+/// costs a wake-up per batch, not per chunk the server happened to write.
 async fn reader_loop(shared: &SessionShared, mut reader: MessageReader) -> String {
     let mut buf = Vec::with_capacity(16 * 1024);
     let mut since_wake = 0usize;
     loop {
         since_wake += 1;
-        if since_wake >= shared.wake_batch() || !reader.has_buffered_line() {
+        if since_wake >= shared.wake_batch() {
             shared.flush_wakes();
             since_wake = 0;
         }
-        match reader.read(&mut buf, shared.max_line_bytes).await {
+        let read = {
+            let mut read = std::pin::pin!(reader.read(&mut buf, shared.max_line_bytes));
+            match std::future::poll_fn(|cx| Poll::Ready(read.as_mut().poll(cx))).await {
+                Poll::Ready(r) => r,
+                Poll::Pending => {
+                    shared.flush_wakes();
+                    since_wake = 0;
+                    read.await
+                }
+            }
+        };
+        match read {
             Err(e) => return format!("reading from the server failed: {e}"),
             Ok(LineRead::Eof) => return "the server closed the connection".to_string(),
             Ok(LineRead::TooLong(n)) => shared.report(format!(

@@ -132,11 +132,6 @@ impl<R> ElasticReader<R> {
         }
     }
 
-    /// The bytes read and not consumed yet.
-    pub(crate) fn buffer(&self) -> &[u8] {
-        &self.buf[self.pos..]
-    }
-
     /// The buffer's size now (for tests).
     #[cfg(test)]
     pub(crate) fn capacity(&self) -> usize {
@@ -195,15 +190,6 @@ impl<R: AsyncRead + Unpin> AsyncBufRead for ElasticReader<R> {
 }
 
 impl MessageReader {
-    /// Whether a complete message is already buffered (reading it will not wait).
-    pub(crate) fn has_buffered_line(&self) -> bool {
-        match self {
-            MessageReader::Lines(r) => memchr::memchr(b'\n', r.buffer()).is_some(),
-            MessageReader::Ws(..) => false,
-            MessageReader::Channel(rx) => !rx.is_empty(),
-        }
-    }
-
     /// Read the next message into `buf` (cleared first).
     pub(crate) async fn read(
         &mut self,
