@@ -30,8 +30,12 @@ impl SessionShared {
             let read_ahead = self.correlation.reads_ahead();
             match queue.push_deferred(event, read_ahead) {
                 Push::Done => {
-                    // Listed once however many events it gets before the next flush.
-                    if !queue.in_wake_list.swap(true, Ordering::AcqRel) {
+                    // Listed once however many events it gets before the next flush. Read
+                    // first: a write on every event would move the cache line the consumer
+                    // reads on every pop from its core to the reader's and back.
+                    if !queue.in_wake_list.load(Ordering::Acquire)
+                        && !queue.in_wake_list.swap(true, Ordering::AcqRel)
+                    {
                         let mut dirty = self.dirty.lock().unwrap();
                         dirty.push(queue.clone());
                         self.dirty_len.store(dirty.len(), Ordering::Release);
