@@ -4,6 +4,7 @@
 //! makes the caller fall back to serde.
 
 mod note;
+use note::special_byte;
 pub(crate) use note::{note_line, NoteLine};
 
 fn skip_ws(b: &[u8], mut i: usize) -> usize {
@@ -13,38 +14,21 @@ fn skip_ws(b: &[u8], mut i: usize) -> usize {
     i
 }
 
-/// Index of the first `"` or `\\` in `b[j..]`, eight bytes at a time (inline: the strings
-/// here, keys and ids, are too short for a library call's set-up to pay off).
-fn quote_or_backslash(b: &[u8], mut j: usize) -> Option<usize> {
-    const ONES: u64 = 0x0101_0101_0101_0101;
-    const HIGH: u64 = 0x8080_8080_8080_8080;
-    let has_zero = |x: u64| x.wrapping_sub(ONES) & !x & HIGH;
-    while let Some(chunk) = b.get(j..j + 8) {
-        let w = u64::from_le_bytes(chunk.try_into().ok()?);
-        // The lowest flagged byte is exact (borrows only run towards higher bytes).
-        let hit = has_zero(w ^ (ONES * b'"' as u64)) | has_zero(w ^ (ONES * b'\\' as u64));
-        if hit != 0 {
-            return Some(j + (hit.trailing_zeros() / 8) as usize);
-        }
-        j += 8;
-    }
-    b.get(j..)?
-        .iter()
-        .position(|&c| c == b'"' || c == b'\\')
-        .map(|k| j + k)
-}
-
 /// End (exclusive) of the string starting at `b[i] == b'"'`, and whether it has escapes.
+/// `None` at a raw control character (not valid JSON: the caller falls back to serde).
 fn skip_string(b: &[u8], i: usize) -> Option<(usize, bool)> {
     let mut j = i + 1;
     let mut escaped = false;
     loop {
-        j = quote_or_backslash(b, j)?;
-        if b[j] == b'"' {
-            return Some((j + 1, escaped));
+        j = special_byte(b, j)?;
+        match b[j] {
+            b'"' => return Some((j + 1, escaped)),
+            b'\\' => {
+                escaped = true;
+                j += 2;
+            }
+            _ => return None,
         }
-        escaped = true;
-        j += 2;
     }
 }
 
@@ -135,8 +119,9 @@ pub(crate) enum Str<'a> {
 pub(crate) fn as_str(raw: &str) -> Str<'_> {
     if raw.len() >= 2 && raw.starts_with('"') {
         let inner = &raw[1..raw.len() - 1];
-        // Inside a valid string a quote is always escaped: any hit is a backslash.
-        if quote_or_backslash(inner.as_bytes(), 0).is_some() {
+        // Inside a valid string a quote is always escaped and control characters are
+        // too: any hit is a backslash.
+        if special_byte(inner.as_bytes(), 0).is_some() {
             Str::Escaped
         } else {
             Str::Plain(inner)
@@ -154,30 +139,6 @@ mod tests {
         let mut v = Vec::new();
         members(json, |k, r| v.push((k.to_owned(), r.to_owned())))?;
         Some(v)
-    }
-
-    #[test]
-    fn finds_the_first_quote_or_backslash_at_every_offset() {
-        for len in 0..40 {
-            for at in 0..len {
-                for c in [b'"', b'\\'] {
-                    let mut b = vec![b'a'; len];
-                    b[at] = c;
-                    if at + 3 < len {
-                        b[at + 3] = b'"';
-                    }
-                    assert_eq!(quote_or_backslash(&b, 0), Some(at), "{len} {at}");
-                    assert_eq!(
-                        quote_or_backslash(&b, at + 1),
-                        b[at + 1..]
-                            .iter()
-                            .position(|&x| x == b'"')
-                            .map(|k| at + 1 + k)
-                    );
-                }
-            }
-            assert_eq!(quote_or_backslash(&vec![0xffu8; len], 0), None);
-        }
     }
 
     #[test]

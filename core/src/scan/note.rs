@@ -62,7 +62,7 @@ pub(crate) fn note_line<'a>(
 
 /// Index of the first `"`, `\\` or control character (below 0x20) in `b[j..]`: sixteen
 /// bytes at a time (SSE2, on x86-64), then eight, then one.
-fn special_byte(b: &[u8], mut j: usize) -> Option<usize> {
+pub(super) fn special_byte(b: &[u8], mut j: usize) -> Option<usize> {
     #[cfg(target_arch = "x86_64")]
     {
         use std::arch::x86_64::*;
