@@ -1,11 +1,12 @@
 //! A small scanner over the top level of a JSON object that is already known to be valid
 //! (a `RawValue`). It finds members such as `threadId` without building anything, which
 //! keeps the reader's per-event routing cheap. Anything unusual (escaped keys or values)
-//! makes the caller fall back to serde.
+//! makes the caller fall back to serde. [`note`] is the reader's scan of whole notification
+//! lines, which checks them too; both find string ends the same way.
 
 mod note;
-use note::special_byte;
 pub(crate) use note::{note_line, NoteLine};
+use note::{special_byte, string_end};
 
 fn skip_ws(b: &[u8], mut i: usize) -> usize {
     while i < b.len() && matches!(b[i], b' ' | b'\t' | b'\r' | b'\n') {
@@ -14,35 +15,17 @@ fn skip_ws(b: &[u8], mut i: usize) -> usize {
     i
 }
 
-/// End (exclusive) of the string starting at `b[i] == b'"'`, and whether it has escapes.
-/// `None` at a raw control character (not valid JSON: the caller falls back to serde).
-fn skip_string(b: &[u8], i: usize) -> Option<(usize, bool)> {
-    let mut j = i + 1;
-    let mut escaped = false;
-    loop {
-        j = special_byte(b, j)?;
-        match b[j] {
-            b'"' => return Some((j + 1, escaped)),
-            b'\\' => {
-                escaped = true;
-                j += 2;
-            }
-            _ => return None,
-        }
-    }
-}
-
 /// End (exclusive) of the value starting at `b[i]`.
 fn skip_value(b: &[u8], i: usize) -> Option<usize> {
     match *b.get(i)? {
-        b'"' => skip_string(b, i).map(|(end, _)| end),
+        b'"' => string_end(b, i).map(|(end, _)| end),
         b'{' | b'[' => {
             let mut depth = 0usize;
             let mut j = i;
             loop {
                 match *b.get(j)? {
                     b'"' => {
-                        j = skip_string(b, j)?.0;
+                        j = string_end(b, j)?.0;
                         continue;
                     }
                     b'{' | b'[' => depth += 1,
@@ -89,7 +72,7 @@ pub(crate) fn members<'a>(json: &'a str, mut f: impl FnMut(&'a str, &'a str)) ->
             b'"' => {}
             _ => return None,
         }
-        let (key_end, key_escaped) = skip_string(b, i)?;
+        let (key_end, key_escaped) = string_end(b, i)?;
         if key_escaped {
             return None;
         }

@@ -103,7 +103,7 @@ pub(super) fn special_byte(b: &[u8], mut j: usize) -> Option<usize> {
 }
 
 /// End (exclusive) of the well-formed string at `b[i] == b'"'`, and whether it has escapes.
-fn string_end(b: &[u8], i: usize) -> Option<(usize, bool)> {
+pub(super) fn string_end(b: &[u8], i: usize) -> Option<(usize, bool)> {
     let mut j = i + 1;
     let mut escaped = false;
     loop {
