@@ -208,8 +208,9 @@ impl EventQueue {
     }
 
     /// Like `push`, but consumers are not woken until [`flush_wake`](Self::flush_wake): the
-    /// reader queues every line it already has in its buffer, then wakes consumers once, so a
-    /// fast stream costs one wake-up per batch instead of one per event. `Full` flushes first.
+    /// reader queues every line it can read without waiting (up to a batch), then wakes
+    /// consumers once, so a fast stream costs one wake-up per batch instead of one per event.
+    /// `Full` flushes first.
     pub(crate) fn push_deferred(&self, event: Event, read_ahead: bool) -> Push {
         self.push_inner(event, read_ahead, true)
     }
