@@ -110,8 +110,15 @@ fn fast_ids(json: &str) -> Option<Ids<'_>> {
 }
 
 /// A notification line scanned without serde ([`scan::note_line`]), with the [`Ids`] of its
-/// params; those are `None` when an escape hides them ([`ids`] then asks serde).
-pub(crate) fn scan_note_line(line: &str) -> Option<(scan::NoteLine<'_>, Option<Ids<'_>>)> {
+/// params when `want_ids` (routing needs them only while a turn stream is open); they are
+/// `None` otherwise, or when an escape hides them ([`ids`] then asks serde).
+pub(crate) fn scan_note_line(
+    line: &str,
+    want_ids: bool,
+) -> Option<(scan::NoteLine<'_>, Option<Ids<'_>>)> {
+    if !want_ids {
+        return scan::note_line(line, |_, _| {}).map(|note| (note, None));
+    }
     let mut ids = Ids::default();
     let (mut escaped, mut escaped_key) = (false, false);
     let mut visit = id_members(&mut ids, &mut escaped);

@@ -65,9 +65,19 @@ pub fn check_note_line(line: &[u8]) {
     let Ok(text) = std::str::from_utf8(line) else {
         return;
     };
-    let Some((note, ids)) = crate::event::scan_note_line(text) else {
+    let Some((note, ids)) = crate::event::scan_note_line(text, true) else {
+        assert!(
+            crate::event::scan_note_line(text, false).is_none(),
+            "taken without ids only"
+        );
         return;
     };
+    let without_ids = crate::event::scan_note_line(text, false).map(|(n, _)| n);
+    assert_eq!(
+        without_ids.as_ref(),
+        Some(&note),
+        "the scan differs without ids"
+    );
     let params = note.params.map(|p| {
         serde_json::from_str::<&RawValue>(p).expect("scanned params are one well-formed value")
     });

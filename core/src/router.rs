@@ -102,6 +102,11 @@ impl Router {
         routes.drain().map(|(_, r)| r).collect()
     }
 
+    /// Whether a turn stream is open (routing then reads the ids of notifications).
+    pub(crate) fn has_routes(&self) -> bool {
+        self.active.load(Ordering::Acquire) > 0
+    }
+
     /// The route for a notification, if any. A `turn/completed` for the route's turn closes the
     /// route; the second value says so (the caller closes the queue after delivering). `ids`
     /// are the params' ids when the reader already found them.
@@ -115,7 +120,7 @@ impl Router {
                 self.statuses.lock().unwrap().insert(s.thread_id, s.status);
             }
         }
-        if self.active.load(Ordering::Acquire) == 0 {
+        if !self.has_routes() {
             return None;
         }
         let ids = ids.unwrap_or_else(|| crate::event::ids(&n.params));

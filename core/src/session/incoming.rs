@@ -130,7 +130,8 @@ impl SessionShared {
         let text = simdutf8::basic::from_utf8(line).ok();
         // The common case, a notification, is checked and taken apart in one pass of the
         // scanner, without serde.
-        if let Some((note, ids)) = text.and_then(crate::event::scan_note_line) {
+        let want_ids = self.router.has_routes();
+        if let Some((note, ids)) = text.and_then(|t| crate::event::scan_note_line(t, want_ids)) {
             let params = match note.params {
                 // SAFETY: the scan checked `p` is one well-formed JSON value, without
                 // whitespace around it (`from_string_unchecked`'s contract).
