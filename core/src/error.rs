@@ -162,10 +162,7 @@ impl Error {
     /// Whether sending the same request again may succeed: [`Error::ConnectionLost`] (after
     /// the reconnect), [`Error::Overloaded`] and [`Error::Timeout`].
     pub fn is_retryable(&self) -> bool {
-        matches!(
-            self,
-            Error::ConnectionLost(_) | Error::Overloaded { .. } | Error::Timeout { .. }
-        )
+        self.kind().is_retryable()
     }
 
     /// The JSON-RPC error, when this error carries one (`Rpc` or `Overloaded`).
@@ -178,12 +175,228 @@ impl Error {
     }
 }
 
+/// What kind of error an [`Error`] is, without its details: what bindings map to their own
+/// status codes and exception classes (with an [`ErrorKindMap`]). New kinds may be added.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum ErrorKind {
+    /// [`Error::NotConnected`].
+    NotConnected,
+    /// [`Error::AlreadyConnected`].
+    AlreadyConnected,
+    /// [`Error::Timeout`].
+    Timeout,
+    /// [`Error::Rpc`].
+    Rpc,
+    /// [`Error::Overloaded`].
+    Overloaded,
+    /// [`Error::Disconnected`].
+    Disconnected,
+    /// [`Error::ConnectionLost`].
+    ConnectionLost,
+    /// [`Error::Transport`].
+    Transport,
+    /// [`Error::Protocol`].
+    Protocol,
+    /// [`Error::InvalidArgument`].
+    InvalidArgument,
+    /// [`Error::InvalidState`].
+    InvalidState,
+    /// [`Error::AlreadyResponded`].
+    AlreadyResponded,
+    /// [`Error::Unsupported`].
+    Unsupported,
+    /// [`Error::Cancelled`].
+    Cancelled,
+}
+
+/// One value per [`ErrorKind`]: how a binding maps kinds to its own statuses or exception
+/// classes. It is a plain struct on purpose: a binding writes it as one literal naming every
+/// field, so a kind added to the core fails to compile in each binding until it is mapped
+/// (a `match` with a wildcard arm would silently map it to a catch-all instead). Programs
+/// that only read errors use [`Error::kind`] and need not build one.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ErrorKindMap<T> {
+    /// For [`ErrorKind::NotConnected`].
+    pub not_connected: T,
+    /// For [`ErrorKind::AlreadyConnected`].
+    pub already_connected: T,
+    /// For [`ErrorKind::Timeout`].
+    pub timeout: T,
+    /// For [`ErrorKind::Rpc`].
+    pub rpc: T,
+    /// For [`ErrorKind::Overloaded`].
+    pub overloaded: T,
+    /// For [`ErrorKind::Disconnected`].
+    pub disconnected: T,
+    /// For [`ErrorKind::ConnectionLost`].
+    pub connection_lost: T,
+    /// For [`ErrorKind::Transport`].
+    pub transport: T,
+    /// For [`ErrorKind::Protocol`].
+    pub protocol: T,
+    /// For [`ErrorKind::InvalidArgument`].
+    pub invalid_argument: T,
+    /// For [`ErrorKind::InvalidState`].
+    pub invalid_state: T,
+    /// For [`ErrorKind::AlreadyResponded`].
+    pub already_responded: T,
+    /// For [`ErrorKind::Unsupported`].
+    pub unsupported: T,
+    /// For [`ErrorKind::Cancelled`].
+    pub cancelled: T,
+}
+
+impl<T> ErrorKindMap<T> {
+    /// The value for `kind`.
+    pub fn get(&self, kind: ErrorKind) -> &T {
+        match kind {
+            ErrorKind::NotConnected => &self.not_connected,
+            ErrorKind::AlreadyConnected => &self.already_connected,
+            ErrorKind::Timeout => &self.timeout,
+            ErrorKind::Rpc => &self.rpc,
+            ErrorKind::Overloaded => &self.overloaded,
+            ErrorKind::Disconnected => &self.disconnected,
+            ErrorKind::ConnectionLost => &self.connection_lost,
+            ErrorKind::Transport => &self.transport,
+            ErrorKind::Protocol => &self.protocol,
+            ErrorKind::InvalidArgument => &self.invalid_argument,
+            ErrorKind::InvalidState => &self.invalid_state,
+            ErrorKind::AlreadyResponded => &self.already_responded,
+            ErrorKind::Unsupported => &self.unsupported,
+            ErrorKind::Cancelled => &self.cancelled,
+        }
+    }
+}
+
+/// The kinds' names.
+const NAMES: ErrorKindMap<&str> = ErrorKindMap {
+    not_connected: "not_connected",
+    already_connected: "already_connected",
+    timeout: "timeout",
+    rpc: "rpc",
+    overloaded: "overloaded",
+    disconnected: "disconnected",
+    connection_lost: "connection_lost",
+    transport: "transport",
+    protocol: "protocol",
+    invalid_argument: "invalid_argument",
+    invalid_state: "invalid_state",
+    already_responded: "already_responded",
+    unsupported: "unsupported",
+    cancelled: "cancelled",
+};
+
+impl ErrorKind {
+    /// Every kind, in declaration order.
+    pub const ALL: [ErrorKind; 14] = [
+        ErrorKind::NotConnected,
+        ErrorKind::AlreadyConnected,
+        ErrorKind::Timeout,
+        ErrorKind::Rpc,
+        ErrorKind::Overloaded,
+        ErrorKind::Disconnected,
+        ErrorKind::ConnectionLost,
+        ErrorKind::Transport,
+        ErrorKind::Protocol,
+        ErrorKind::InvalidArgument,
+        ErrorKind::InvalidState,
+        ErrorKind::AlreadyResponded,
+        ErrorKind::Unsupported,
+        ErrorKind::Cancelled,
+    ];
+
+    /// The kind's name in snake case (`"invalid_argument"`), as [`ErrorKindMap`]'s fields.
+    pub fn name(self) -> &'static str {
+        NAMES.get(self)
+    }
+
+    /// Whether an error of this kind may go away when the same request is sent again (see
+    /// [`Error::is_retryable`]).
+    pub fn is_retryable(self) -> bool {
+        matches!(
+            self,
+            ErrorKind::ConnectionLost | ErrorKind::Overloaded | ErrorKind::Timeout
+        )
+    }
+}
+
+impl Error {
+    /// What kind of error this is.
+    pub fn kind(&self) -> ErrorKind {
+        match self {
+            Error::NotConnected => ErrorKind::NotConnected,
+            Error::AlreadyConnected => ErrorKind::AlreadyConnected,
+            Error::Timeout { .. } => ErrorKind::Timeout,
+            Error::Rpc(_) => ErrorKind::Rpc,
+            Error::Overloaded { .. } => ErrorKind::Overloaded,
+            Error::Disconnected(_) => ErrorKind::Disconnected,
+            Error::ConnectionLost(_) => ErrorKind::ConnectionLost,
+            Error::Transport(_) => ErrorKind::Transport,
+            Error::Protocol(_) => ErrorKind::Protocol,
+            Error::InvalidArgument(_) => ErrorKind::InvalidArgument,
+            Error::InvalidState(_) => ErrorKind::InvalidState,
+            Error::AlreadyResponded => ErrorKind::AlreadyResponded,
+            Error::Unsupported(_) => ErrorKind::Unsupported,
+            Error::Cancelled(_) => ErrorKind::Cancelled,
+        }
+    }
+}
+
 /// Result alias used throughout the crate.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_kind_has_its_own_name_and_field() {
+        let names: std::collections::HashSet<_> = ErrorKind::ALL.iter().map(|k| k.name()).collect();
+        assert_eq!(names.len(), ErrorKind::ALL.len());
+        let info = DisconnectInfo {
+            reason: "r".into(),
+            stderr_tail: String::new(),
+        };
+        let rpc = RpcError {
+            code: 1,
+            message: "m".into(),
+            data: None,
+        };
+        let errors = [
+            Error::NotConnected,
+            Error::AlreadyConnected,
+            Error::Timeout {
+                method: "m".into(),
+                after: Duration::ZERO,
+            },
+            Error::Rpc(rpc.clone()),
+            Error::Overloaded {
+                attempts: 1,
+                last: rpc,
+            },
+            Error::Disconnected(info.clone()),
+            Error::ConnectionLost(info),
+            Error::Transport("t".into()),
+            Error::Protocol("p".into()),
+            Error::InvalidArgument("a".into()),
+            Error::InvalidState("s".into()),
+            Error::AlreadyResponded,
+            Error::Unsupported("u".into()),
+            Error::Cancelled("c".into()),
+        ];
+        let kinds: Vec<_> = errors.iter().map(Error::kind).collect();
+        assert_eq!(kinds, ErrorKind::ALL);
+        for e in &errors {
+            assert_eq!(
+                e.is_retryable(),
+                matches!(
+                    e,
+                    Error::ConnectionLost(_) | Error::Overloaded { .. } | Error::Timeout { .. }
+                )
+            );
+        }
+    }
 
     #[test]
     fn only_marked_answers_are_unsupported() {

@@ -30,7 +30,7 @@ pub mod fuzzing;
 pub mod log;
 pub mod mcp;
 mod message;
-mod options;
+pub mod options;
 mod params;
 pub mod protocol;
 mod responder;
@@ -43,22 +43,25 @@ mod thread;
 pub mod transport;
 mod turn;
 mod typed;
+mod views;
 
 pub use client::{Client, EventStream, InitializeResult, WeakClient};
 pub use delivery::dispatch::{
     on_dispatch_thread, ConnectionHandler, EventHandler, NotificationHandler, ServerRequestHandler,
 };
 pub use delivery::mark_event_delivery_thread;
-pub use error::{DisconnectInfo, Error, Result, RpcError, OVERLOADED_CODE};
+pub use error::{
+    DisconnectInfo, Error, ErrorKind, ErrorKindMap, Result, RpcError, OVERLOADED_CODE,
+};
 pub use event::{
     approval_answer, fail_closed_answer, is_approval, ConnectionEvent, Decision, Event,
     Notification, NotificationKind, ReconnectAttempt, Rejoined, ServerRequest,
 };
 pub use message::RequestId;
 pub use options::{
-    ClientOptions, Delivery, ExecOptions, Heartbeat, McpCommand, McpHttp, McpOptions, Protocol,
-    ReconnectPolicy, RequestOptions, RetryPolicy, TlsOptions, TransportKind,
-    DEFAULT_CONNECT_TIMEOUT, DEFAULT_EVENT_QUEUE_CAPACITY, DEFAULT_MAX_LINE_BYTES,
+    ClientOptions, Delivery, ExecOptions, Heartbeat, McpCommand, McpHttp, McpOptions,
+    OptionsBuilder, Protocol, ReconnectPolicy, RequestOptions, RetryPolicy, TlsOptions,
+    TransportKind, DEFAULT_CONNECT_TIMEOUT, DEFAULT_EVENT_QUEUE_CAPACITY, DEFAULT_MAX_LINE_BYTES,
     DEFAULT_READ_AHEAD_BYTES, DEFAULT_TIMEOUT,
 };
 pub use skills::{

@@ -1,7 +1,18 @@
-//! Options for a client and for single requests.
+//! Options for a client and for single requests: the option types, and the table of every
+//! client option by name ([`keys`], [`OptionsBuilder`]) that the bindings set them through.
 
 use std::path::PathBuf;
 use std::time::Duration;
+
+mod builder;
+mod cases;
+mod keys;
+mod value;
+
+pub use builder::OptionsBuilder;
+pub use cases::{cases, cases_json, OptionCase};
+pub use keys::{keys, keys_json, OptionKey, ValueKind};
+pub use value::MAX_SECONDS;
 
 /// Default timeout of every request: 300 seconds.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(300);
@@ -15,6 +26,8 @@ pub const DEFAULT_CONNECT_TIMEOUT: Duration = Duration::from_secs(30);
 pub const DEFAULT_READ_AHEAD_BYTES: usize = 64 * 1024 * 1024;
 /// Default [`ClientOptions::reply_spin`]: about three round trips to a local server.
 pub const DEFAULT_REPLY_SPIN: Duration = Duration::from_micros(50);
+/// Default [`ClientOptions::stderr_tail_bytes`]: 16 KiB.
+pub const DEFAULT_STDERR_TAIL_BYTES: usize = 16 * 1024;
 
 /// How events reach the user.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -45,12 +58,21 @@ pub struct RetryPolicy {
     pub cap: Duration,
 }
 
+impl RetryPolicy {
+    /// Default [`max_attempts`](Self::max_attempts): 5.
+    pub const DEFAULT_ATTEMPTS: u32 = 5;
+    /// Default [`base`](Self::base): 50 ms.
+    pub const DEFAULT_BASE: Duration = Duration::from_millis(50);
+    /// Default [`cap`](Self::cap): 2 s.
+    pub const DEFAULT_CAP: Duration = Duration::from_secs(2);
+}
+
 impl Default for RetryPolicy {
     fn default() -> Self {
         RetryPolicy {
-            max_attempts: 5,
-            base: Duration::from_millis(50),
-            cap: Duration::from_secs(2),
+            max_attempts: Self::DEFAULT_ATTEMPTS,
+            base: Self::DEFAULT_BASE,
+            cap: Self::DEFAULT_CAP,
         }
     }
 }
@@ -79,11 +101,18 @@ pub struct Heartbeat {
     pub timeout: Duration,
 }
 
+impl Heartbeat {
+    /// Default [`interval`](Self::interval): 15 s.
+    pub const DEFAULT_INTERVAL: Duration = Duration::from_secs(15);
+    /// Default [`timeout`](Self::timeout): 10 s.
+    pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(10);
+}
+
 impl Default for Heartbeat {
     fn default() -> Self {
         Heartbeat {
-            interval: Duration::from_secs(15),
-            timeout: Duration::from_secs(10),
+            interval: Self::DEFAULT_INTERVAL,
+            timeout: Self::DEFAULT_TIMEOUT,
         }
     }
 }
@@ -104,12 +133,21 @@ pub struct ReconnectPolicy {
     pub cap: Duration,
 }
 
+impl ReconnectPolicy {
+    /// Default [`max_attempts`](Self::max_attempts): 10.
+    pub const DEFAULT_ATTEMPTS: u32 = 10;
+    /// Default [`base`](Self::base): 250 ms.
+    pub const DEFAULT_BASE: Duration = Duration::from_millis(250);
+    /// Default [`cap`](Self::cap): 5 s.
+    pub const DEFAULT_CAP: Duration = Duration::from_secs(5);
+}
+
 impl Default for ReconnectPolicy {
     fn default() -> Self {
         ReconnectPolicy {
-            max_attempts: 10,
-            base: Duration::from_millis(250),
-            cap: Duration::from_secs(5),
+            max_attempts: Self::DEFAULT_ATTEMPTS,
+            base: Self::DEFAULT_BASE,
+            cap: Self::DEFAULT_CAP,
         }
     }
 }
@@ -610,7 +648,7 @@ impl Default for ClientOptions {
             event_queue_capacity: DEFAULT_EVENT_QUEUE_CAPACITY,
             read_ahead_bytes: DEFAULT_READ_AHEAD_BYTES,
             max_line_bytes: DEFAULT_MAX_LINE_BYTES,
-            stderr_tail_bytes: 16 * 1024,
+            stderr_tail_bytes: DEFAULT_STDERR_TAIL_BYTES,
             reply_spin: DEFAULT_REPLY_SPIN,
             mcp: McpOptions::default(),
         }

@@ -1,0 +1,160 @@
+//! [`OptionsBuilder`]: client options set by name, the way every binding sets them (Python's
+//! keyword arguments, C's `codex_options_set`), checked once here.
+
+use std::time::Duration;
+
+use serde_json::Value;
+
+use super::keys::{entry, KEYS};
+use super::{ClientOptions, ExecOptions, Heartbeat, McpCommand, ReconnectPolicy, TransportKind};
+use crate::{Error, Result};
+
+/// Client options set by name (see [`keys`](super::keys()) for every name, its type, its
+/// default and what `0` means). Values are JSON, as each binding hands them over; `null`
+/// restores an option's default. Cross-option rules (custom headers need an MCP HTTP
+/// transport, `command` goes with `mcp+stdio`, `exec_*` options with the exec transport)
+/// are checked by [`build`](Self::build).
+///
+/// ```
+/// use codex_client::OptionsBuilder;
+/// use serde_json::json;
+///
+/// let mut b = OptionsBuilder::new();
+/// b.set("default_timeout", json!(12.5))?;
+/// b.set("transport", json!("exec"))?;
+/// b.set("exec_model", json!("gpt-5.1-codex"))?;
+/// let options = b.build()?;
+/// assert_eq!(options.default_timeout.as_millis(), 12_500);
+/// assert!(b.set("max_line_bytes", json!(-1)).is_err());
+/// # Ok::<(), codex_client::Error>(())
+/// ```
+#[derive(Clone, Default)]
+pub struct OptionsBuilder {
+    /// Everything that maps one to one onto [`ClientOptions`] (the transport is built last).
+    pub(super) o: ClientOptions,
+    /// The transport spec (`""`: stdio).
+    pub(super) transport: String,
+    pub(super) token: Option<String>,
+    pub(super) command: Option<Vec<String>>,
+    pub(super) headers: Vec<(String, String)>,
+    pub(super) exec: ExecOptions,
+    /// Whether an `exec_*` option was set (they need the exec transport).
+    pub(super) exec_set: bool,
+    pub(super) reconnect_on: bool,
+    pub(super) reconnect: ReconnectPolicy,
+    pub(super) heartbeat_on: bool,
+    pub(super) heartbeat: Heartbeat,
+}
+
+impl std::fmt::Debug for OptionsBuilder {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let mut m = f.debug_map();
+        for k in KEYS {
+            m.entry(&k.key.name, &(k.get)(self));
+        }
+        m.finish()
+    }
+}
+
+impl OptionsBuilder {
+    /// Every option at its default.
+    pub fn new() -> Self {
+        OptionsBuilder {
+            heartbeat_on: ClientOptions::default().heartbeat.is_some(),
+            ..Default::default()
+        }
+    }
+
+    /// Set option `key` to `value` (`null`: its default). Refused with
+    /// [`Error::InvalidArgument`] (naming the option and what it takes, never a secret's
+    /// value) for an unknown key, a wrong type or a value out of range; a refused value
+    /// changes nothing.
+    pub fn set(&mut self, key: &str, value: Value) -> Result<()> {
+        let e = entry(key)?;
+        if value.is_null() {
+            (e.reset)(self);
+            return Ok(());
+        }
+        (e.set)(self, &value)
+    }
+
+    /// Append one entry to list option `key` (`args`, `env`, `config_overrides`, `headers`,
+    /// `opt_out_notification_methods`, `mcp_roots`, `exec_additional_directories`).
+    pub fn add(&mut self, key: &str, value: Value) -> Result<()> {
+        let e = entry(key)?;
+        match e.add {
+            Some(add) => add(self, &value),
+            None => Err(Error::InvalidArgument(format!(
+                "option `{key}` is not a list: set it instead of adding to it"
+            ))),
+        }
+    }
+
+    /// [`set`](Self::set) with the value as JSON text.
+    pub fn set_json(&mut self, key: &str, json: &str) -> Result<()> {
+        self.set(key, parse(key, json)?)
+    }
+
+    /// [`add`](Self::add) with the value as JSON text.
+    pub fn add_json(&mut self, key: &str, json: &str) -> Result<()> {
+        self.add(key, parse(key, json)?)
+    }
+
+    /// The value option `key` has now, as JSON (durations in seconds; a secret is shown as
+    /// `"<redacted>"`).
+    pub fn get(&self, key: &str) -> Result<Value> {
+        Ok((entry(key)?.get)(self))
+    }
+
+    /// The client options, after the checks that involve several options.
+    pub fn build(&self) -> Result<ClientOptions> {
+        let bad = |m: &str| Err(Error::InvalidArgument(m.to_owned()));
+        let mut o = self.o.clone();
+        let kind = match &self.command {
+            Some(argv) => {
+                if !(self.transport.is_empty() || self.transport == "mcp+stdio")
+                    || self.token.is_some()
+                {
+                    return bad("option `command` starts an MCP server over stdio: use it with transport \"mcp+stdio\" (or none) and no token");
+                }
+                let Some((program, args)) = argv.split_first() else {
+                    return bad("option `command` needs a program: [PROGRAM, ARG, ...]");
+                };
+                TransportKind::McpStdio(McpCommand::new(program).args(args.iter().cloned()))
+            }
+            None if self.transport == "mcp+stdio" => {
+                return bad("transport \"mcp+stdio\" needs option `command` ([PROGRAM, ARG, ...]) or the spec \"mcp+stdio:PROGRAM ARG ...\"");
+            }
+            None => TransportKind::parse(&self.transport, self.token.clone())?,
+        };
+        let kind = match kind {
+            TransportKind::McpHttp(mut h) => {
+                h.headers.extend(self.headers.iter().cloned());
+                TransportKind::McpHttp(h)
+            }
+            _ if !self.headers.is_empty() => {
+                return bad("option `headers` is for an MCP server over HTTP (transport \"http://...\" or \"https://...\")");
+            }
+            TransportKind::Exec(_) => TransportKind::Exec(self.exec.clone()),
+            _ if self.exec_set => {
+                return bad("the exec_* options are for the exec transport (transport \"exec\")");
+            }
+            other => other,
+        };
+        o.transport = kind;
+        o.reconnect = self.reconnect_on.then_some(self.reconnect);
+        o.heartbeat = self.heartbeat_on.then_some(self.heartbeat);
+        Ok(o)
+    }
+}
+
+fn parse(key: &str, json: &str) -> Result<Value> {
+    serde_json::from_str(json).map_err(|e| {
+        Error::InvalidArgument(format!("option `{key}`: the value is not valid JSON: {e}"))
+    })
+}
+
+/// `d`, or `default` when `None` (the "0 means the default" rule).
+pub(super) fn or_default(d: Option<Duration>, default: Duration) -> Duration {
+    d.unwrap_or(default)
+}

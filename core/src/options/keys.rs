@@ -1,0 +1,973 @@
+//! The table of client options by name: each option's name, type, doc, default and what 0
+//! means, with how it is set, reset, appended to and read. Every binding sets options through
+//! this table ([`OptionsBuilder`]); adding an option here makes it reachable from C
+//! (`codex_options_set`) and Python (a keyword argument) with the same meaning.
+
+use std::time::Duration;
+
+use serde_json::{json, Value};
+
+use super::builder::{or_default, OptionsBuilder};
+use super::value::*;
+use super::{
+    Delivery, Heartbeat, ReconnectPolicy, RetryPolicy, DEFAULT_CONNECT_TIMEOUT,
+    DEFAULT_EVENT_QUEUE_CAPACITY, DEFAULT_MAX_LINE_BYTES, DEFAULT_READ_AHEAD_BYTES,
+    DEFAULT_REPLY_SPIN, DEFAULT_TIMEOUT,
+};
+use crate::protocol::mcp::Root;
+use crate::{Error, Result};
+
+/// What an option takes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ValueKind {
+    /// `true` or `false`.
+    Bool,
+    /// A string.
+    String,
+    /// A file system path (a string).
+    Path,
+    /// One of a few words (listed in the doc).
+    Word,
+    /// A number of seconds (integer or fraction), at most one year; 0: the default unless
+    /// the doc says otherwise.
+    Seconds,
+    /// A whole number; 0: the default.
+    Count,
+    /// A list of strings.
+    Strings,
+    /// `NAME=value` entries: a list of `"NAME=value"` strings or `[NAME, value]` pairs, or an
+    /// object.
+    Pairs,
+    /// A JSON object.
+    Object,
+    /// `true`, `false` or an object of the policy's entries.
+    Policy,
+    /// A list of MCP roots: URIs or local paths, or `[uri or path, name]` pairs.
+    Roots,
+}
+
+impl ValueKind {
+    /// The kind's name in [`keys_json`] (`"seconds"`, `"count"`, ...).
+    pub fn name(self) -> &'static str {
+        match self {
+            ValueKind::Bool => "bool",
+            ValueKind::String => "string",
+            ValueKind::Path => "path",
+            ValueKind::Word => "word",
+            ValueKind::Seconds => "seconds",
+            ValueKind::Count => "count",
+            ValueKind::Strings => "strings",
+            ValueKind::Pairs => "pairs",
+            ValueKind::Object => "object",
+            ValueKind::Policy => "policy",
+            ValueKind::Roots => "roots",
+        }
+    }
+}
+
+/// One client option: its name and what it takes.
+#[derive(Debug)]
+#[non_exhaustive]
+pub struct OptionKey {
+    /// The name bindings use (`default_timeout`, Python's keyword, C's `codex_options_set` key).
+    pub name: &'static str,
+    /// What it takes.
+    pub kind: ValueKind,
+    /// Whether entries can be appended one by one ([`OptionsBuilder::add`]).
+    pub list: bool,
+    /// Whether its value is a secret (never shown in messages; read back as `"<redacted>"`).
+    pub secret: bool,
+    /// What it means, its range and what 0 means.
+    pub doc: &'static str,
+}
+
+type Setter = fn(&mut OptionsBuilder, &Value) -> Result<()>;
+
+/// One row of the table.
+pub(super) struct Entry {
+    pub key: OptionKey,
+    pub set: Setter,
+    pub reset: fn(&mut OptionsBuilder),
+    pub get: fn(&OptionsBuilder) -> Value,
+    pub add: Option<Setter>,
+}
+
+/// The longest duration an option takes.
+const MAX: Duration = Duration::from_secs(MAX_SECONDS);
+/// The largest count or size an option takes (2^40: a terabyte, a trillion events).
+const MAX_COUNT: u64 = 1 << 40;
+
+const fn key(name: &'static str, kind: ValueKind, doc: &'static str) -> OptionKey {
+    OptionKey {
+        name,
+        kind,
+        list: false,
+        secret: false,
+        doc,
+    }
+}
+
+const fn list_key(name: &'static str, kind: ValueKind, doc: &'static str) -> OptionKey {
+    OptionKey {
+        name,
+        kind,
+        list: true,
+        secret: false,
+        doc,
+    }
+}
+
+/// A `true`/`false` option stored in a field.
+macro_rules! bool_entry {
+    ($name:literal, $doc:literal, $($f:ident).+, $default:expr) => {
+        Entry {
+            key: key($name, ValueKind::Bool, $doc),
+            set: |b, v| {
+                b.$($f).+ = bool_of($name, v)?;
+                Ok(())
+            },
+            reset: |b| b.$($f).+ = $default,
+            get: |b| Value::from(b.$($f).+),
+            add: None,
+        }
+    };
+}
+
+/// A duration option (seconds; 0: the default) stored in a field.
+macro_rules! seconds_entry {
+    ($name:literal, $doc:literal, $($f:ident).+, $default:expr) => {
+        Entry {
+            key: key($name, ValueKind::Seconds, $doc),
+            set: |b, v| {
+                b.$($f).+ = or_default(seconds_of($name, v, MAX)?, $default);
+                Ok(())
+            },
+            reset: |b| b.$($f).+ = $default,
+            get: |b| secs(b.$($f).+),
+            add: None,
+        }
+    };
+}
+
+/// A size or count option (`min..=MAX_COUNT`; 0: the default) stored in a `usize` field.
+macro_rules! count_entry {
+    ($name:literal, $doc:literal, $($f:ident).+, $min:expr, $default:expr) => {
+        Entry {
+            key: key($name, ValueKind::Count, $doc),
+            set: |b, v| {
+                let n = count_of($name, v, $min, MAX_COUNT)?;
+                b.$($f).+ = n.map_or($default, |n| n as usize);
+                Ok(())
+            },
+            reset: |b| b.$($f).+ = $default,
+            get: |b| Value::from(b.$($f).+ as u64),
+            add: None,
+        }
+    };
+}
+
+/// A string option (`Option<String>` field; `null` unsets it).
+macro_rules! opt_string_entry {
+    ($name:literal, $kind:ident, $doc:literal, $($f:ident).+, |$v:ident| $conv:expr) => {
+        Entry {
+            key: key($name, ValueKind::$kind, $doc),
+            set: |b, $v| {
+                b.$($f).+ = Some($conv?.into());
+                Ok(())
+            },
+            reset: |b| b.$($f).+ = None,
+            get: |b| b.$($f).+.as_ref().map_or(Value::Null, |s| Value::from(s.to_string_lossy_compat())),
+            add: None,
+        }
+    };
+}
+
+/// A list option: `set` replaces the list, `add` appends one entry.
+macro_rules! list_entry {
+    ($name:literal, $kind:ident, $doc:literal, $($f:ident).+, all: |$v:ident| $all:expr,
+     one: |$w:ident| $one:expr, get: |$g:ident| $get:expr) => {
+        Entry {
+            key: list_key($name, ValueKind::$kind, $doc),
+            set: |b, $v| {
+                b.$($f).+ = $all?;
+                Ok(())
+            },
+            reset: |b| b.$($f).+ = Default::default(),
+            get: |b| {
+                let $g = &b.$($f).+;
+                $get
+            },
+            add: Some(|b, $w| {
+                let one = $one?;
+                b.$($f).+.push(one);
+                Ok(())
+            }),
+        }
+    };
+}
+
+/// Paths and strings read back the same way.
+trait LossyText {
+    fn to_string_lossy_compat(&self) -> String;
+}
+impl LossyText for String {
+    fn to_string_lossy_compat(&self) -> String {
+        self.clone()
+    }
+}
+impl LossyText for std::path::PathBuf {
+    fn to_string_lossy_compat(&self) -> String {
+        self.to_string_lossy().into_owned()
+    }
+}
+
+fn pairs_json(p: &[(String, String)]) -> Value {
+    Value::from(p.iter().map(|(k, v)| json!([k, v])).collect::<Vec<_>>())
+}
+
+/// An MCP root: a URI (anything with `scheme:`), or a local path made an absolute `file://`
+/// URI; alone or as `[uri or path, name]` / `{"uri", "name"}`.
+fn root_of(key: &str, v: &Value) -> Result<Root> {
+    let bad = || {
+        refuse(
+            key,
+            "a URI or path, or a [URI or path, name] pair",
+            v,
+            false,
+        )
+    };
+    let (target, name) = match v {
+        Value::String(s) => (s.as_str(), None),
+        Value::Array(a) if a.len() == 2 => (
+            a[0].as_str().ok_or_else(bad)?,
+            match &a[1] {
+                Value::Null => None,
+                Value::String(n) => Some(n.clone()),
+                _ => return Err(bad()),
+            },
+        ),
+        Value::Object(m) => (
+            m.get("uri").and_then(Value::as_str).ok_or_else(bad)?,
+            m.get("name").and_then(Value::as_str).map(str::to_owned),
+        ),
+        _ => return Err(bad()),
+    };
+    if target.is_empty() {
+        return Err(bad());
+    }
+    Ok(Root::new(uri_of(target)?, name))
+}
+
+/// `target` as a URI: kept when it has a scheme (`file:`, `https:`, ...), else a path made
+/// absolute and percent-encoded into a `file://` URI.
+fn uri_of(target: &str) -> Result<String> {
+    let scheme = target.split_once(':').is_some_and(|(s, _)| {
+        s.len() > 1
+            && s.starts_with(|c: char| c.is_ascii_alphabetic())
+            && s.chars()
+                .all(|c| c.is_ascii_alphanumeric() || "+-.".contains(c))
+    });
+    if scheme {
+        return Ok(target.to_owned());
+    }
+    let abs = std::path::absolute(target)
+        .map_err(|e| Error::InvalidArgument(format!("root path `{target}`: {e}")))?;
+    let mut uri = String::from("file://");
+    for b in abs.to_string_lossy().bytes() {
+        match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' | b'/' => {
+                uri.push(b as char)
+            }
+            _ => uri.push_str(&format!("%{b:02X}")),
+        }
+    }
+    Ok(uri)
+}
+
+fn roots_json(r: &Option<Vec<Root>>) -> Value {
+    r.as_ref().map_or(Value::Null, |r| {
+        Value::from(r.iter().map(|r| json!([r.uri, r.name])).collect::<Vec<_>>())
+    })
+}
+
+/// A reconnect policy object (`{max_attempts, base, cap}`), each entry as its own key.
+fn reconnect_object(b: &mut OptionsBuilder, v: &Value) -> Result<()> {
+    if let Some(on) = v.as_bool() {
+        b.reconnect_on = on;
+        return Ok(());
+    }
+    let m = object_of("reconnect", v, &["max_attempts", "base", "cap"])?;
+    let mut t = b.clone();
+    for (k, x) in m {
+        entry(&format!("reconnect_{k}"))
+            .and_then(|e| (e.set)(&mut t, x))
+            .map_err(|e| Error::InvalidArgument(format!("option `reconnect`: {}", msg(e))))?;
+    }
+    t.reconnect_on = true;
+    *b = t;
+    Ok(())
+}
+
+/// A heartbeat object (`{interval, timeout}`), each entry as its own key.
+fn heartbeat_object(b: &mut OptionsBuilder, v: &Value) -> Result<()> {
+    if let Some(on) = v.as_bool() {
+        b.heartbeat_on = on;
+        return Ok(());
+    }
+    let m = object_of("heartbeat", v, &["interval", "timeout"])?;
+    let mut t = b.clone();
+    t.heartbeat_on = true;
+    for (k, x) in m {
+        entry(&format!("heartbeat_{k}"))
+            .and_then(|e| (e.set)(&mut t, x))
+            .map_err(|e| Error::InvalidArgument(format!("option `heartbeat`: {}", msg(e))))?;
+    }
+    *b = t;
+    Ok(())
+}
+
+fn msg(e: Error) -> String {
+    match e {
+        Error::InvalidArgument(m) => m,
+        other => other.to_string(),
+    }
+}
+
+const SANDBOX: &[&str] = &["read-only", "workspace-write", "danger-full-access"];
+const APPROVAL: &[&str] = &["never", "on-request", "on-failure", "untrusted"];
+const DELIVERY: &[&str] = &["callbacks", "poll"];
+
+/// Every client option.
+pub(super) static KEYS: &[Entry] = &[
+    // -- transport ---------------------------------------------------------------------------
+    Entry {
+        key: key(
+            "transport",
+            ValueKind::String,
+            "Where the server is: \"stdio\" (the default: spawn `codex app-server`), \"exec\" (one `codex exec --json` per turn), \"codex-mcp-server\" (alias \"mcp\": drive `codex mcp-server`), \"ws://…\"/\"wss://…\", \"unix\" or \"unix://PATH\" (the app-server control socket); any MCP server: \"mcp+stdio:PROGRAM ARG…\" (or \"mcp+stdio\" with `command`), \"http://…\"/\"https://…\" (Streamable HTTP, legacy SSE fallback).",
+        ),
+        set: |b, v| {
+            let spec = string_of("transport", v, false)?;
+            // Refuse an unknown spec now (the token and command are checked at build).
+            if spec != "mcp+stdio" {
+                super::TransportKind::parse(&spec, None)?;
+            }
+            b.transport = spec;
+            Ok(())
+        },
+        reset: |b| b.transport.clear(),
+        get: |b| Value::from(if b.transport.is_empty() { "stdio" } else { b.transport.as_str() }),
+        add: None,
+    },
+    Entry {
+        key: OptionKey {
+            secret: true,
+            ..key(
+                "token",
+                ValueKind::String,
+                "Bearer token of a ws://, wss://, http:// or https:// transport (sent only over TLS or to a loopback address; never logged). Default: none.",
+            )
+        },
+        set: |b, v| {
+            b.token = Some(string_of("token", v, true)?);
+            Ok(())
+        },
+        reset: |b| b.token = None,
+        get: |b| b.token.as_ref().map_or(Value::Null, |_| Value::from("<redacted>")),
+        add: None,
+    },
+    Entry {
+        key: key(
+            "command",
+            ValueKind::Strings,
+            "The MCP server to spawn, [PROGRAM, ARG…] (with transport \"mcp+stdio\" or none). Default: none.",
+        ),
+        set: |b, v| {
+            let argv = strings_of("command", v)?;
+            if argv.first().is_none_or(|p| p.is_empty()) {
+                return Err(refuse("command", "a non-empty list [PROGRAM, ARG, ...]", v, false));
+            }
+            b.command = Some(argv);
+            Ok(())
+        },
+        reset: |b| b.command = None,
+        get: |b| b.command.as_ref().map_or(Value::Null, |c| json!(c)),
+        add: None,
+    },
+    Entry {
+        key: OptionKey {
+            secret: true,
+            ..list_key(
+                "headers",
+                ValueKind::Pairs,
+                "Extra HTTP headers of an MCP HTTP transport: [[NAME, value]…], [\"Name: value\"…] or {NAME: value}; add: one header. Values are never logged. Default: none.",
+            )
+        },
+        set: |b, v| {
+            let h = pairs_of("headers", v, ':', true)?;
+            for (k, val) in &h {
+                super::McpHttp::check_header(k, val)?;
+            }
+            b.headers = h;
+            Ok(())
+        },
+        reset: |b| b.headers.clear(),
+        get: |b| {
+            Value::from(
+                b.headers
+                    .iter()
+                    .map(|(k, _)| json!([k, "<redacted>"]))
+                    .collect::<Vec<_>>(),
+            )
+        },
+        add: Some(|b, v| {
+            let (k, val) = pair_of("headers", v, ':', true)?;
+            super::McpHttp::check_header(&k, &val)?;
+            b.headers.push((k, val));
+            Ok(())
+        }),
+    },
+    Entry {
+        key: key(
+            "delivery",
+            ValueKind::Word,
+            "How events reach the program: \"callbacks\" (the default: handlers run on a library-owned dispatch thread) or \"poll\" (the program pulls them).",
+        ),
+        set: |b, v| {
+            b.o.delivery = match word_of("delivery", v, DELIVERY)?.as_str() {
+                "poll" => Delivery::Poll,
+                _ => Delivery::Callbacks,
+            };
+            Ok(())
+        },
+        reset: |b| b.o.delivery = Delivery::Callbacks,
+        get: |b| Value::from(match b.o.delivery {
+            Delivery::Poll => "poll",
+            Delivery::Callbacks => "callbacks",
+        }),
+        add: None,
+    },
+    bool_entry!(
+        "dedicated_dispatch_thread",
+        "Callbacks: run this client's callbacks on a thread of its own instead of a thread of the shared pool (for callbacks that block). Default false.",
+        o.dedicated_dispatch_thread,
+        false
+    ),
+    // -- the server process --------------------------------------------------------------------
+    opt_string_entry!(
+        "codex_bin",
+        Path,
+        "Path of the `codex` binary. Default: $CODEX_BIN, then the native binary of an npm install next to a `codex` on PATH, then `codex` on PATH.",
+        o.codex_bin,
+        |v| path_of("codex_bin", v)
+    ),
+    list_entry!(
+        "args",
+        Strings,
+        "Extra arguments after `app-server` (exec: after every `codex exec` command line). Default: none.",
+        o.args,
+        all: |v| strings_of("args", v),
+        one: |v| string_of("args", v, false),
+        get: |a| json!(a)
+    ),
+    list_entry!(
+        "config_overrides",
+        Pairs,
+        "`-c key=value` overrides of the server's config (the value is TOML; a non-string JSON value is written as JSON, which TOML reads for numbers, booleans and arrays). Default: none.",
+        o.config_overrides,
+        all: |v| pairs_of("config_overrides", v, '=', false),
+        one: |v| pair_of("config_overrides", v, '=', false),
+        get: |p| pairs_json(p)
+    ),
+    list_entry!(
+        "env",
+        Pairs,
+        "Environment variables of the server, merged into the inherited environment (or an empty one, see clear_env). Default: none.",
+        o.env,
+        all: |v| pairs_of("env", v, '=', false),
+        one: |v| pair_of("env", v, '=', false),
+        get: |p| pairs_json(p)
+    ),
+    bool_entry!(
+        "clear_env",
+        "Start the server with an empty environment plus `env` instead of the inherited one. Default false.",
+        o.clear_env,
+        false
+    ),
+    opt_string_entry!(
+        "cwd",
+        Path,
+        "Working directory of the server. Default: the current directory.",
+        o.cwd,
+        |v| path_of("cwd", v)
+    ),
+    opt_string_entry!(
+        "codex_home",
+        Path,
+        "CODEX_HOME of the server. Default: inherited.",
+        o.codex_home,
+        |v| path_of("codex_home", v)
+    ),
+    // -- the handshake -------------------------------------------------------------------------
+    Entry {
+        key: key("client_name", ValueKind::String, "clientInfo.name sent in initialize. Default \"codex-client\"."),
+        set: |b, v| {
+            b.o.client_name = string_of("client_name", v, false)?;
+            Ok(())
+        },
+        reset: |b| b.o.client_name = "codex-client".into(),
+        get: |b| Value::from(b.o.client_name.clone()),
+        add: None,
+    },
+    opt_string_entry!(
+        "client_title",
+        String,
+        "clientInfo.title sent in initialize. Default: none.",
+        o.client_title,
+        |v| string_of("client_title", v, false)
+    ),
+    Entry {
+        key: key("client_version", ValueKind::String, "clientInfo.version sent in initialize. Default: this library's version."),
+        set: |b, v| {
+            b.o.client_version = string_of("client_version", v, false)?;
+            Ok(())
+        },
+        reset: |b| b.o.client_version = env!("CARGO_PKG_VERSION").into(),
+        get: |b| Value::from(b.o.client_version.clone()),
+        add: None,
+    },
+    bool_entry!(
+        "experimental_api",
+        "Ask for experimental methods and fields (capabilities.experimentalApi). Default false.",
+        o.experimental_api,
+        false
+    ),
+    list_entry!(
+        "opt_out_notification_methods",
+        Strings,
+        "Notification methods the server should not send (capabilities.optOutNotificationMethods). Default: none.",
+        o.opt_out_notification_methods,
+        all: |v| strings_of("opt_out_notification_methods", v),
+        one: |v| string_of("opt_out_notification_methods", v, false),
+        get: |a| json!(a)
+    ),
+    // -- time ----------------------------------------------------------------------------------
+    seconds_entry!(
+        "default_timeout",
+        "Timeout of every request unless overridden per request, in seconds (at most a year). 0: the default, 300.",
+        o.default_timeout,
+        DEFAULT_TIMEOUT
+    ),
+    seconds_entry!(
+        "connect_timeout",
+        "Bound of a whole connect (spawn or dial, upgrade, initialize), in seconds. 0: the default, 30.",
+        o.connect_timeout,
+        DEFAULT_CONNECT_TIMEOUT
+    ),
+    Entry {
+        key: key(
+            "retry_max_attempts",
+            ValueKind::Count,
+            "Overload (-32001) retry: sends in all, including the first (1: no retry; at most 100). 0: the default, 5.",
+        ),
+        set: |b, v| {
+            let n = count_of("retry_max_attempts", v, 1, 100)?;
+            b.o.retry.max_attempts = n.map_or(RetryPolicy::DEFAULT_ATTEMPTS, |n| n as u32);
+            Ok(())
+        },
+        reset: |b| b.o.retry.max_attempts = RetryPolicy::DEFAULT_ATTEMPTS,
+        get: |b| Value::from(b.o.retry.max_attempts),
+        add: None,
+    },
+    seconds_entry!(
+        "retry_base",
+        "Overload retry: backoff base in seconds (full jitter). 0: the default, 0.05.",
+        o.retry.base,
+        RetryPolicy::DEFAULT_BASE
+    ),
+    seconds_entry!(
+        "retry_cap",
+        "Overload retry: the longest backoff in seconds. 0: the default, 2.",
+        o.retry.cap,
+        RetryPolicy::DEFAULT_CAP
+    ),
+    Entry {
+        key: key(
+            "reconnect",
+            ValueKind::Policy,
+            "Reconnect and rejoin after an unexpected disconnect: true (the default policy), false (the default: off), or {max_attempts, base, cap} (turns it on).",
+        ),
+        set: reconnect_object,
+        reset: |b| {
+            b.reconnect_on = false;
+            b.reconnect = ReconnectPolicy::default();
+        },
+        get: |b| Value::from(b.reconnect_on),
+        add: None,
+    },
+    Entry {
+        key: key(
+            "reconnect_max_attempts",
+            ValueKind::Count,
+            "Reconnect: attempts before giving up (at most 1000). Setting it turns reconnect on. 0: the default, 10.",
+        ),
+        set: |b, v| {
+            let n = count_of("reconnect_max_attempts", v, 1, 1000)?;
+            b.reconnect.max_attempts = n.map_or(ReconnectPolicy::DEFAULT_ATTEMPTS, |n| n as u32);
+            b.reconnect_on = true;
+            Ok(())
+        },
+        reset: |b| b.reconnect.max_attempts = ReconnectPolicy::DEFAULT_ATTEMPTS,
+        get: |b| Value::from(b.reconnect.max_attempts),
+        add: None,
+    },
+    Entry {
+        key: key(
+            "reconnect_base",
+            ValueKind::Seconds,
+            "Reconnect: backoff base in seconds. Setting it turns reconnect on. 0: the default, 0.25.",
+        ),
+        set: |b, v| {
+            b.reconnect.base = or_default(seconds_of("reconnect_base", v, MAX)?, ReconnectPolicy::DEFAULT_BASE);
+            b.reconnect_on = true;
+            Ok(())
+        },
+        reset: |b| b.reconnect.base = ReconnectPolicy::DEFAULT_BASE,
+        get: |b| secs(b.reconnect.base),
+        add: None,
+    },
+    Entry {
+        key: key(
+            "reconnect_cap",
+            ValueKind::Seconds,
+            "Reconnect: the longest wait in seconds. Setting it turns reconnect on. 0: the default, 5.",
+        ),
+        set: |b, v| {
+            b.reconnect.cap = or_default(seconds_of("reconnect_cap", v, MAX)?, ReconnectPolicy::DEFAULT_CAP);
+            b.reconnect_on = true;
+            Ok(())
+        },
+        reset: |b| b.reconnect.cap = ReconnectPolicy::DEFAULT_CAP,
+        get: |b| secs(b.reconnect.cap),
+        add: None,
+    },
+    Entry {
+        key: key(
+            "heartbeat",
+            ValueKind::Policy,
+            "WebSocket heartbeat (TCP and unix socket transports): true (the default: a ping every 15 s, dead after 10 s more of silence), false (off), or {interval, timeout} in seconds (an interval of 0 turns it off).",
+        ),
+        set: heartbeat_object,
+        reset: |b| {
+            b.heartbeat_on = true;
+            b.heartbeat = Heartbeat::default();
+        },
+        get: |b| Value::from(b.heartbeat_on),
+        add: None,
+    },
+    Entry {
+        key: key(
+            "heartbeat_interval",
+            ValueKind::Seconds,
+            "Heartbeat: seconds between pings. 0 turns the heartbeat off (not the default, 15).",
+        ),
+        set: |b, v| {
+            match seconds_of("heartbeat_interval", v, MAX)? {
+                Some(d) => {
+                    b.heartbeat.interval = d;
+                    b.heartbeat_on = true;
+                }
+                None => b.heartbeat_on = false,
+            }
+            Ok(())
+        },
+        reset: |b| b.heartbeat.interval = Heartbeat::DEFAULT_INTERVAL,
+        get: |b| secs(b.heartbeat.interval),
+        add: None,
+    },
+    Entry {
+        key: key(
+            "heartbeat_timeout",
+            ValueKind::Seconds,
+            "Heartbeat: how long past the interval the server may stay silent, in seconds. 0: the default, 10.",
+        ),
+        set: |b, v| {
+            b.heartbeat.timeout = or_default(seconds_of("heartbeat_timeout", v, MAX)?, Heartbeat::DEFAULT_TIMEOUT);
+            Ok(())
+        },
+        reset: |b| b.heartbeat.timeout = Heartbeat::DEFAULT_TIMEOUT,
+        get: |b| secs(b.heartbeat.timeout),
+        add: None,
+    },
+    Entry {
+        key: key(
+            "reply_spin",
+            ValueKind::Seconds,
+            "How long a blocking request may spin for its reply before the thread sleeps, in seconds, at most 0.01. 0 turns spinning off (not the default, 0.00005).",
+        ),
+        set: |b, v| {
+            b.o.reply_spin =
+                seconds_of("reply_spin", v, Duration::from_millis(10))?.unwrap_or(Duration::ZERO);
+            Ok(())
+        },
+        reset: |b| b.o.reply_spin = DEFAULT_REPLY_SPIN,
+        get: |b| secs(b.o.reply_spin),
+        add: None,
+    },
+    // -- TLS -----------------------------------------------------------------------------------
+    opt_string_entry!(
+        "tls_ca_file",
+        Path,
+        "Extra trusted CA certificates (a PEM file) for wss://, besides the system's. Default: none.",
+        o.tls.ca_file,
+        |v| path_of("tls_ca_file", v)
+    ),
+    Entry {
+        key: key(
+            "tls_client_cert",
+            ValueKind::Strings,
+            "Client certificate chain and private key for wss://, [CERT_PEM_PATH, KEY_PEM_PATH]. Default: none.",
+        ),
+        set: |b, v| {
+            let p = strings_of("tls_client_cert", v)
+                .ok()
+                .filter(|p| p.len() == 2 && p.iter().all(|s| !s.is_empty()))
+                .ok_or_else(|| refuse("tls_client_cert", "[cert_path, key_path]", v, false))?;
+            b.o.tls.client_cert = Some((p[0].clone().into(), p[1].clone().into()));
+            Ok(())
+        },
+        reset: |b| b.o.tls.client_cert = None,
+        get: |b| {
+            b.o.tls.client_cert.as_ref().map_or(Value::Null, |(c, k)| {
+                json!([path_json(c), path_json(k)])
+            })
+        },
+        add: None,
+    },
+    // -- queues and buffers --------------------------------------------------------------------
+    count_entry!(
+        "event_queue_capacity",
+        "Undelivered events held before the reader applies backpressure. 0: the default, 4096.",
+        o.event_queue_capacity,
+        1,
+        DEFAULT_EVENT_QUEUE_CAPACITY
+    ),
+    count_entry!(
+        "read_ahead_bytes",
+        "Read-ahead budget in bytes while a request waits on a thread that delivers this client's events. 0: the default, 64 MiB.",
+        o.read_ahead_bytes,
+        1,
+        DEFAULT_READ_AHEAD_BYTES
+    ),
+    count_entry!(
+        "max_line_bytes",
+        "Longest accepted incoming line in bytes, at least 1024 (longer lines are skipped and reported). 0: the default, 64 MiB.",
+        o.max_line_bytes,
+        1024,
+        DEFAULT_MAX_LINE_BYTES
+    ),
+    count_entry!(
+        "stderr_tail_bytes",
+        "How many bytes of the server's stderr are kept for error reports. 0: the default, 16384.",
+        o.stderr_tail_bytes,
+        1,
+        super::DEFAULT_STDERR_TAIL_BYTES
+    ),
+    // -- MCP -----------------------------------------------------------------------------------
+    Entry {
+        key: key(
+            "mcp_capabilities",
+            ValueKind::Object,
+            "MCP: the client capabilities sent in initialize (a JSON object). Default: roots (listChanged), sampling and elicitation (form and url), refused fail-closed when no handler is registered.",
+        ),
+        set: |b, v| match v {
+            Value::Object(_) => {
+                b.o.mcp.capabilities = Some(v.clone());
+                Ok(())
+            }
+            _ => Err(refuse("mcp_capabilities", "a JSON object", v, false)),
+        },
+        reset: |b| b.o.mcp.capabilities = None,
+        get: |b| b.o.mcp.capabilities.clone().unwrap_or(Value::Null),
+        add: None,
+    },
+    Entry {
+        key: list_key(
+            "mcp_roots",
+            ValueKind::Roots,
+            "MCP: roots answered to roots/list when no handler takes it: URIs or local paths (made absolute file:// URIs), alone or as [uri or path, name]. Default: none (roots/list refused).",
+        ),
+        set: |b, v| {
+            let bad = || refuse("mcp_roots", "a list of roots", v, false);
+            let roots = v
+                .as_array()
+                .ok_or_else(bad)?
+                .iter()
+                .map(|r| root_of("mcp_roots", r))
+                .collect::<Result<Vec<_>>>()?;
+            b.o.mcp.roots = Some(roots);
+            Ok(())
+        },
+        reset: |b| b.o.mcp.roots = None,
+        get: |b| roots_json(&b.o.mcp.roots),
+        add: Some(|b, v| {
+            let r = root_of("mcp_roots", v)?;
+            b.o.mcp.roots.get_or_insert_with(Vec::new).push(r);
+            Ok(())
+        }),
+    },
+    // -- exec ----------------------------------------------------------------------------------
+    Entry {
+        key: key("exec_model", ValueKind::String, "exec: `--model`. Default: Codex's config."),
+        set: |b, v| {
+            b.exec.model = Some(string_of("exec_model", v, false)?);
+            b.exec_set = true;
+            Ok(())
+        },
+        reset: |b| b.exec.model = None,
+        get: |b| b.exec.model.clone().map_or(Value::Null, Value::from),
+        add: None,
+    },
+    Entry {
+        key: key("exec_sandbox_mode", ValueKind::Word, "exec: `--sandbox`: read-only, workspace-write or danger-full-access. Default: Codex's config."),
+        set: |b, v| {
+            b.exec.sandbox_mode = Some(word_of("exec_sandbox_mode", v, SANDBOX)?);
+            b.exec_set = true;
+            Ok(())
+        },
+        reset: |b| b.exec.sandbox_mode = None,
+        get: |b| b.exec.sandbox_mode.clone().map_or(Value::Null, Value::from),
+        add: None,
+    },
+    Entry {
+        key: key("exec_working_directory", ValueKind::Path, "exec: `--cd`. Default: none."),
+        set: |b, v| {
+            b.exec.working_directory = Some(path_of("exec_working_directory", v)?);
+            b.exec_set = true;
+            Ok(())
+        },
+        reset: |b| b.exec.working_directory = None,
+        get: |b| b.exec.working_directory.as_deref().map_or(Value::Null, path_json),
+        add: None,
+    },
+    Entry {
+        key: list_key("exec_additional_directories", ValueKind::Strings, "exec: `--add-dir`, one per entry. Default: none."),
+        set: |b, v| {
+            b.exec.additional_directories = strings_of("exec_additional_directories", v)?
+                .into_iter()
+                .map(Into::into)
+                .collect();
+            b.exec_set = true;
+            Ok(())
+        },
+        reset: |b| b.exec.additional_directories.clear(),
+        get: |b| {
+            Value::from(
+                b.exec
+                    .additional_directories
+                    .iter()
+                    .map(|p| path_json(p))
+                    .collect::<Vec<_>>(),
+            )
+        },
+        add: Some(|b, v| {
+            b.exec
+                .additional_directories
+                .push(path_of("exec_additional_directories", v)?);
+            b.exec_set = true;
+            Ok(())
+        }),
+    },
+    Entry {
+        key: key("exec_skip_git_repo_check", ValueKind::Bool, "exec: `--skip-git-repo-check` (needed outside a Git repository). Default false."),
+        set: |b, v| {
+            b.exec.skip_git_repo_check = bool_of("exec_skip_git_repo_check", v)?;
+            b.exec_set = true;
+            Ok(())
+        },
+        reset: |b| b.exec.skip_git_repo_check = false,
+        get: |b| Value::from(b.exec.skip_git_repo_check),
+        add: None,
+    },
+    Entry {
+        key: key("exec_reasoning_effort", ValueKind::String, "exec: `-c model_reasoning_effort=…` (minimal, low, medium, high, …). Default: Codex's config."),
+        set: |b, v| {
+            b.exec.reasoning_effort = Some(string_of("exec_reasoning_effort", v, false)?);
+            b.exec_set = true;
+            Ok(())
+        },
+        reset: |b| b.exec.reasoning_effort = None,
+        get: |b| b.exec.reasoning_effort.clone().map_or(Value::Null, Value::from),
+        add: None,
+    },
+    Entry {
+        key: key("exec_network_access", ValueKind::Bool, "exec: `-c sandbox_workspace_write.network_access=…`. Default: Codex's config."),
+        set: |b, v| {
+            b.exec.network_access = Some(bool_of("exec_network_access", v)?);
+            b.exec_set = true;
+            Ok(())
+        },
+        reset: |b| b.exec.network_access = None,
+        get: |b| b.exec.network_access.map_or(Value::Null, Value::from),
+        add: None,
+    },
+    Entry {
+        key: key("exec_web_search", ValueKind::Bool, "exec: `-c web_search=\"live\"` (true) or \"disabled\" (false). Default: Codex's config."),
+        set: |b, v| {
+            b.exec.web_search = Some(bool_of("exec_web_search", v)?);
+            b.exec_set = true;
+            Ok(())
+        },
+        reset: |b| b.exec.web_search = None,
+        get: |b| b.exec.web_search.map_or(Value::Null, Value::from),
+        add: None,
+    },
+    Entry {
+        key: key("exec_approval_policy", ValueKind::Word, "exec: `-c approval_policy=…`: never, on-request, on-failure or untrusted (exec cannot ask anyone: anything but never makes escalations fail). Default: Codex's config."),
+        set: |b, v| {
+            b.exec.approval_policy = Some(word_of("exec_approval_policy", v, APPROVAL)?);
+            b.exec_set = true;
+            Ok(())
+        },
+        reset: |b| b.exec.approval_policy = None,
+        get: |b| b.exec.approval_policy.clone().map_or(Value::Null, Value::from),
+        add: None,
+    },
+];
+
+/// The row of option `name`, or the error that lists the known names.
+pub(super) fn entry(name: &str) -> Result<&'static Entry> {
+    KEYS.iter().find(|e| e.key.name == name).ok_or_else(|| {
+        let names: Vec<_> = KEYS.iter().map(|e| e.key.name).collect();
+        Error::InvalidArgument(format!(
+            "unknown option `{name}` (known: {})",
+            names.join(", ")
+        ))
+    })
+}
+
+/// Every client option, in a stable order.
+pub fn keys() -> impl Iterator<Item = &'static OptionKey> {
+    KEYS.iter().map(|e| &e.key)
+}
+
+/// Every client option as JSON: `[{"name", "kind", "list", "secret", "doc", "default"}…]`.
+pub fn keys_json() -> String {
+    let defaults = OptionsBuilder::new();
+    Value::from(
+        KEYS.iter()
+            .map(|e| {
+                json!({
+                    "name": e.key.name,
+                    "kind": e.key.kind.name(),
+                    "list": e.key.list,
+                    "secret": e.key.secret,
+                    "doc": e.key.doc,
+                    "default": (e.get)(&defaults),
+                })
+            })
+            .collect::<Vec<_>>(),
+    )
+    .to_string()
+}

@@ -1,0 +1,196 @@
+//! Views of the core's results that every binding shows as they are: the JSON of connection
+//! events, reconnect reports, turn results and the initialize result, and their English text.
+//! A binding converts these; it builds no protocol-shaped JSON and writes no message of its
+//! own.
+
+use std::fmt;
+
+use serde_json::{json, Value};
+
+use crate::client::InitializeResult;
+use crate::event::{ConnectionEvent, ReconnectAttempt, Rejoined};
+use crate::turn::TurnResult;
+
+impl ReconnectAttempt {
+    /// `{"attempt", "maxAttempts", "delayMs", "cause"}`.
+    pub fn to_json(&self) -> Value {
+        json!({
+            "attempt": self.attempt,
+            "maxAttempts": self.max_attempts,
+            "delayMs": self.delay.as_millis() as u64,
+            "cause": self.cause,
+        })
+    }
+}
+
+impl Rejoined {
+    /// `{"attempts", "threads": [id…], "failedThreads": [{"threadId", "error"}…],
+    /// "requestsFailed", "serverRequestsDropped", "turnsEnded": [{"threadId", "turnId",
+    /// "status"}…]}`.
+    pub fn to_json(&self) -> Value {
+        json!({
+            "attempts": self.attempts,
+            "threads": self.threads,
+            "failedThreads": self.failed_threads.iter()
+                .map(|(t, e)| json!({"threadId": t, "error": e}))
+                .collect::<Vec<_>>(),
+            "requestsFailed": self.requests_failed,
+            "serverRequestsDropped": self.server_requests_dropped,
+            "turnsEnded": self.turns_ended.iter()
+                .map(|(t, u, s)| json!({"threadId": t, "turnId": u, "status": s}))
+                .collect::<Vec<_>>(),
+        })
+    }
+}
+
+impl ConnectionEvent {
+    /// `"error"`, `"overflow"`, `"disconnected"`, `"reconnecting"` or `"reconnected"`.
+    pub fn kind_name(&self) -> &'static str {
+        match self {
+            ConnectionEvent::Error(_) => "error",
+            ConnectionEvent::Overflow { .. } => "overflow",
+            ConnectionEvent::Disconnected(_) => "disconnected",
+            ConnectionEvent::Reconnecting(_) => "reconnecting",
+            ConnectionEvent::Reconnected(_) => "reconnected",
+        }
+    }
+
+    /// The report of a `reconnecting` or `reconnected` event as JSON text (see
+    /// [`ReconnectAttempt::to_json`], [`Rejoined::to_json`]); `None` for other kinds.
+    pub fn report_json(&self) -> Option<String> {
+        match self {
+            ConnectionEvent::Reconnecting(a) => Some(a.to_json().to_string()),
+            ConnectionEvent::Reconnected(r) => Some(r.to_json().to_string()),
+            _ => None,
+        }
+    }
+
+    /// The whole event: `{"kind", "message"}` plus, by kind, `dropped`; `reason` and
+    /// `stderrTail`; the reconnect report's members.
+    pub fn to_json(&self) -> Value {
+        let mut v = match self {
+            ConnectionEvent::Error(_) => json!({}),
+            ConnectionEvent::Overflow { dropped } => json!({ "dropped": dropped }),
+            ConnectionEvent::Disconnected(info) => {
+                json!({"reason": info.reason, "stderrTail": info.stderr_tail})
+            }
+            ConnectionEvent::Reconnecting(a) => a.to_json(),
+            ConnectionEvent::Reconnected(r) => r.to_json(),
+        };
+        v["kind"] = Value::from(self.kind_name());
+        v["message"] = Value::from(self.to_string());
+        v
+    }
+}
+
+impl fmt::Display for ConnectionEvent {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ConnectionEvent::Error(m) => f.write_str(m),
+            ConnectionEvent::Overflow { dropped } => {
+                write!(f, "{dropped} notifications dropped (consumer too slow)")
+            }
+            ConnectionEvent::Disconnected(info) => info.fmt(f),
+            ConnectionEvent::Reconnecting(a) => write!(
+                f,
+                "connection lost ({}); reconnect attempt {} of {} in {:?}",
+                a.cause, a.attempt, a.max_attempts, a.delay
+            ),
+            ConnectionEvent::Reconnected(r) => write!(
+                f,
+                "reconnected after {} attempt(s); {} thread(s) resumed, {} could not be",
+                r.attempts,
+                r.threads.len(),
+                r.failed_threads.len()
+            ),
+        }
+    }
+}
+
+impl TurnResult {
+    /// `{"thread_id", "turn_id", "status", "final_response", "items", "usage", "diff",
+    /// "error", "turn", "completed", "emulated_skills"}`.
+    pub fn to_json(&self) -> Value {
+        json!({
+            "thread_id": self.thread_id,
+            "turn_id": self.turn_id,
+            "status": self.status,
+            "final_response": self.final_response,
+            "items": self.items,
+            "usage": self.usage,
+            "diff": self.diff,
+            "error": self.error,
+            "turn": self.turn,
+            "completed": self.is_completed(),
+            "emulated_skills": self.emulated_skills.iter().map(|s| s.to_value()).collect::<Vec<_>>(),
+        })
+    }
+}
+
+impl InitializeResult {
+    /// `{"raw", "user_agent", "codex_home", "platform_family", "platform_os",
+    /// "codex_version", "protocol_version", "capabilities", "server_info", "instructions"}`
+    /// (absent members are `null`; the last four are an MCP server's).
+    pub fn to_json(&self) -> Value {
+        json!({
+            "raw": self.raw,
+            "user_agent": self.user_agent,
+            "codex_home": self.codex_home,
+            "platform_family": self.platform_family,
+            "platform_os": self.platform_os,
+            "codex_version": self.codex_version(),
+            "protocol_version": self.protocol_version(),
+            "capabilities": self.capabilities(),
+            "server_info": self.server_info(),
+            "instructions": self.instructions(),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::error::DisconnectInfo;
+    use std::time::Duration;
+
+    #[test]
+    fn connection_event_views() {
+        let ev = ConnectionEvent::Reconnecting(ReconnectAttempt {
+            attempt: 2,
+            max_attempts: 5,
+            delay: Duration::from_millis(1500),
+            cause: "EOF".into(),
+        });
+        assert_eq!(ev.kind_name(), "reconnecting");
+        assert_eq!(
+            ev.report_json().unwrap(),
+            r#"{"attempt":2,"cause":"EOF","delayMs":1500,"maxAttempts":5}"#
+        );
+        assert_eq!(
+            ev.to_string(),
+            "connection lost (EOF); reconnect attempt 2 of 5 in 1.5s"
+        );
+        assert_eq!(ev.to_json()["message"], ev.to_string());
+        let r = ConnectionEvent::Reconnected(Rejoined {
+            attempts: 1,
+            threads: vec!["t1".into()],
+            failed_threads: vec![("t2".into(), "gone".into())],
+            turns_ended: vec![("t1".into(), "u1".into(), "interrupted".into())],
+            ..Default::default()
+        });
+        let v = r.to_json();
+        assert_eq!(v["failedThreads"][0]["threadId"], "t2");
+        assert_eq!(v["turnsEnded"][0]["status"], "interrupted");
+        assert_eq!(v["kind"], "reconnected");
+        let d = ConnectionEvent::Disconnected(DisconnectInfo {
+            reason: "EOF".into(),
+            stderr_tail: "boom".into(),
+        });
+        assert_eq!(d.to_json()["stderrTail"], "boom");
+        assert!(d.report_json().is_none());
+        assert_eq!(
+            ConnectionEvent::Overflow { dropped: 3 }.to_string(),
+            "3 notifications dropped (consumer too slow)"
+        );
+    }
+}

@@ -1,0 +1,199 @@
+//! The option table: every option by name, with one meaning for every binding.
+
+use std::time::Duration;
+
+use codex_client::options::{cases, keys, keys_json};
+use codex_client::{Delivery, OptionsBuilder, TransportKind, DEFAULT_MAX_LINE_BYTES};
+use serde_json::{json, Value};
+
+#[test]
+fn every_key_is_documented_unique_and_resets_to_its_default() {
+    let mut names = std::collections::HashSet::new();
+    let defaults = OptionsBuilder::new();
+    for k in keys() {
+        assert!(names.insert(k.name), "duplicate option {}", k.name);
+        assert!(k.doc.len() > 20, "{} has no real doc", k.name);
+        let mut b = OptionsBuilder::new();
+        b.set(k.name, Value::Null).unwrap();
+        assert_eq!(
+            b.get(k.name).unwrap(),
+            defaults.get(k.name).unwrap(),
+            "{}",
+            k.name
+        );
+    }
+    let table: Vec<Value> = serde_json::from_str(&keys_json()).unwrap();
+    assert_eq!(table.len(), names.len());
+    assert!(table
+        .iter()
+        .all(|k| k["doc"].is_string() && k["kind"].is_string()));
+}
+
+#[test]
+fn zero_means_the_default_for_sizes_and_timeouts() {
+    let mut b = OptionsBuilder::new();
+    // `max_line_bytes=0` used to reach the reader as 0 from Python: every line, the
+    // initialize answer included, was over the limit and connect timed out after 30 s.
+    b.set("max_line_bytes", json!(0)).unwrap();
+    b.set("event_queue_capacity", json!(0)).unwrap();
+    b.set("default_timeout", json!(0)).unwrap();
+    let o = b.build().unwrap();
+    assert_eq!(o.max_line_bytes, DEFAULT_MAX_LINE_BYTES);
+    assert_eq!(o.event_queue_capacity, 4096);
+    assert_eq!(o.default_timeout, Duration::from_secs(300));
+    // ... and a line limit too small to hold any answer is refused, naming the option.
+    let e = b.set("max_line_bytes", json!(10)).unwrap_err().to_string();
+    assert!(e.contains("max_line_bytes") && e.contains("1024"), "{e}");
+}
+
+#[test]
+fn ranges_types_and_unknown_keys_are_refused_with_the_option_named() {
+    let mut b = OptionsBuilder::new();
+    for (k, v) in [
+        ("reply_spin", json!(0.02)),
+        ("default_timeout", json!(-1)),
+        ("default_timeout", json!(31_536_001)),
+        ("connect_timeout", json!("30")),
+        ("event_queue_capacity", json!(1.5)),
+        ("clear_env", json!(1)),
+        ("delivery", json!("push")),
+        ("exec_sandbox_mode", json!("yolo")),
+        ("env", json!(["NOEQUALS"])),
+        ("reconnect", json!({"tries": 3})),
+    ] {
+        let e = b.set(k, v.clone()).unwrap_err();
+        assert_eq!(e.kind(), codex_client::ErrorKind::InvalidArgument);
+        assert!(e.to_string().contains(k), "{k}={v}: {e}");
+    }
+    let e = b.set("max_lines", json!(1)).unwrap_err().to_string();
+    assert!(
+        e.contains("unknown option `max_lines`") && e.contains("max_line_bytes"),
+        "{e}"
+    );
+    // Nothing refused changed anything.
+    assert_eq!(b.build().unwrap().reply_spin, Duration::from_micros(50));
+}
+
+#[test]
+fn transport_rules_are_checked_at_build() {
+    let mut b = OptionsBuilder::new();
+    b.add("headers", json!("X-Api-Key: k")).unwrap();
+    let e = b.build().unwrap_err().to_string();
+    assert!(e.contains("headers") && e.contains("HTTP"), "{e}");
+    b.set("transport", json!("http://127.0.0.1:1/mcp")).unwrap();
+    b.set("token", json!("tok")).unwrap();
+    match b.build().unwrap().transport {
+        TransportKind::McpHttp(h) => {
+            assert_eq!(h.headers, vec![("X-Api-Key".to_owned(), "k".to_owned())]);
+            assert_eq!(h.token.as_deref(), Some("tok"));
+        }
+        other => panic!("{other:?}"),
+    }
+
+    let mut b = OptionsBuilder::new();
+    b.set("exec_model", json!("m")).unwrap();
+    assert!(b.build().unwrap_err().to_string().contains("exec"));
+    b.set("transport", json!("exec")).unwrap();
+    b.add("exec_additional_directories", json!("/data"))
+        .unwrap();
+    match b.build().unwrap().transport {
+        TransportKind::Exec(x) => {
+            assert_eq!(x.model.as_deref(), Some("m"));
+            assert_eq!(
+                x.additional_directories,
+                vec![std::path::PathBuf::from("/data")]
+            );
+        }
+        other => panic!("{other:?}"),
+    }
+
+    let mut b = OptionsBuilder::new();
+    b.set("command", json!(["node", "server.js"])).unwrap();
+    assert!(matches!(
+        b.build().unwrap().transport,
+        TransportKind::McpStdio(_)
+    ));
+    b.set("transport", json!("exec")).unwrap();
+    assert!(b.build().unwrap_err().to_string().contains("command"));
+}
+
+#[test]
+fn policies_turn_on_and_off() {
+    let mut b = OptionsBuilder::new();
+    assert!(b.build().unwrap().reconnect.is_none());
+    b.set("reconnect", json!({"max_attempts": 3, "base": 0.1}))
+        .unwrap();
+    let r = b.build().unwrap().reconnect.unwrap();
+    assert_eq!((r.max_attempts, r.base), (3, Duration::from_millis(100)));
+    b.set("reconnect", json!(false)).unwrap();
+    assert!(b.build().unwrap().reconnect.is_none());
+    b.set("reconnect_cap", json!(2)).unwrap();
+    assert_eq!(
+        b.build().unwrap().reconnect.unwrap().cap,
+        Duration::from_secs(2)
+    );
+
+    assert!(b.build().unwrap().heartbeat.is_some());
+    b.set("heartbeat", json!({"interval": 0})).unwrap();
+    assert!(b.build().unwrap().heartbeat.is_none());
+    b.set("heartbeat_interval", json!(2)).unwrap();
+    assert_eq!(
+        b.build().unwrap().heartbeat.unwrap().interval,
+        Duration::from_secs(2)
+    );
+    b.set("delivery", json!("poll")).unwrap();
+    assert_eq!(b.build().unwrap().delivery, Delivery::Poll);
+}
+
+#[test]
+fn secrets_never_show() {
+    let mut b = OptionsBuilder::new();
+    b.set("transport", json!("https://example.test/mcp"))
+        .unwrap();
+    b.set("token", json!("sk-secret-token")).unwrap();
+    b.set(
+        "headers",
+        json!({"Authorization": "Bearer sk-secret-header"}),
+    )
+    .unwrap();
+    let shown = format!(
+        "{b:?} {} {} {:?}",
+        b.get("token").unwrap(),
+        b.get("headers").unwrap(),
+        b.build().unwrap()
+    );
+    assert!(!shown.contains("sk-secret"), "{shown}");
+    let e = b
+        .set("token", json!(["sk-secret-list"]))
+        .unwrap_err()
+        .to_string();
+    assert!(!e.contains("sk-secret") && e.contains("token"), "{e}");
+    let e = b
+        .add("headers", json!("X-Key: sk-secret\r\nEvil: 1"))
+        .unwrap_err()
+        .to_string();
+    assert!(!e.contains("sk-secret"), "{e}");
+}
+
+#[test]
+fn roots_paths_become_file_uris() {
+    let mut b = OptionsBuilder::new();
+    b.set("mcp_roots", json!(["file:///w", ["/tmp/a b", "A"]]))
+        .unwrap();
+    assert_eq!(
+        b.get("mcp_roots").unwrap(),
+        json!([["file:///w", null], ["file:///tmp/a%20b", "A"]])
+    );
+}
+
+#[test]
+fn the_edge_cases_exercise_every_key_both_ways() {
+    let all = cases();
+    for k in keys() {
+        let mine: Vec<_> = all.iter().filter(|c| c.key == k.name).collect();
+        assert!(mine.iter().any(|c| c.ok), "{}: no accepted case", k.name);
+        assert!(mine.iter().any(|c| !c.ok), "{}: no refused case", k.name);
+    }
+    let json: Vec<Value> = serde_json::from_str(&codex_client::options::cases_json()).unwrap();
+    assert_eq!(json.len(), all.len());
+}
