@@ -18,6 +18,7 @@
 //! ```
 #![warn(missing_docs)]
 
+pub mod account;
 mod client;
 pub mod compat;
 mod correlation;
