@@ -1,6 +1,7 @@
-//! The core's modules import each other without a loop: arrows point down only.
+//! The modules of the core and of both bindings (`ffi-c/src`, `python/src`) import each other
+//! without a loop: arrows point down only.
 //!
-//! Reads `core/src/**/*.rs` (not `lib.rs`, not test code), collects every path that names a
+//! Reads `<crate>/src/**/*.rs` (not `lib.rs`, not test code), collects every path that names a
 //! module of the crate (`crate::x::…`, `super::…`, `self::…` and paths through a child
 //! module, in `use` items and in code), and fails on a cycle at two levels:
 //! * between top-level modules (`session`, `event`, `transport`, …), each with its files;
@@ -350,7 +351,12 @@ struct Graph {
 }
 
 fn graph() -> Graph {
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    graph_of(&Path::new(env!("CARGO_MANIFEST_DIR")).join("src"))
+}
+
+/// The import graph of the crate whose sources are in `src`.
+fn graph_of(src: &Path) -> Graph {
+    let src = src.to_path_buf();
     let mut files = Vec::new();
     rust_files(&src, &mut files);
     // Test modules (`tests.rs` and the files of a `tests/` module) may use anything.
@@ -429,6 +435,48 @@ fn no_import_cycles_between_modules() {
     }
     check("top-level modules", &g.top);
     check("module files", &g.files);
+}
+
+#[test]
+fn no_import_cycles_in_the_bindings() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    for (krate, seen) in [
+        ("ffi-c", ("client", "error")),
+        ("python", ("client", "errors")),
+    ] {
+        let g = graph_of(&root.join(krate).join("src"));
+        assert!(
+            g.top.contains(&(seen.0.into(), seen.1.into())),
+            "{krate}: {} -> {} not seen",
+            seen.0,
+            seen.1
+        );
+        check(&format!("{krate} modules"), &g.top);
+        check(&format!("{krate} module files"), &g.files);
+    }
+}
+
+#[test]
+fn the_extension_does_not_import_the_python_layer() {
+    // The Python layer imports the extension (`codexclient._native`); the extension importing
+    // `codexclient.*` back at run time would close a loop that no import graph shows.
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("../python/src");
+    let mut files = Vec::new();
+    rust_files(&src, &mut files);
+    assert!(!files.is_empty());
+    for f in files {
+        let text = std::fs::read_to_string(&f).unwrap();
+        for line in text.lines().filter(|l| !l.trim_start().starts_with("//")) {
+            if let Some(i) = line.find("import(") {
+                assert!(
+                    !line[i..].contains("\"codexclient"),
+                    "{} imports the Python layer: {}",
+                    f.display(),
+                    line.trim()
+                );
+            }
+        }
+    }
 }
 
 #[test]

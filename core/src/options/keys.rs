@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use serde_json::{json, Value};
 
-use super::builder::{or_default, OptionsBuilder};
+use super::builder::OptionsBuilder;
 use super::value::*;
 use super::{
     Delivery, Heartbeat, ReconnectPolicy, RetryPolicy, DEFAULT_CONNECT_TIMEOUT,
@@ -970,4 +970,64 @@ pub fn keys_json() -> String {
             .collect::<Vec<_>>(),
     )
     .to_string()
+}
+
+impl std::fmt::Debug for OptionsBuilder {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let mut m = f.debug_map();
+        for k in KEYS {
+            m.entry(&k.key.name, &(k.get)(self));
+        }
+        m.finish()
+    }
+}
+
+/// Setting, appending to and reading options by name (the table above).
+impl OptionsBuilder {
+    /// Set option `key` to `value` (`null`: its default). Refused with
+    /// [`Error::InvalidArgument`] (naming the option and what it takes, never a secret's
+    /// value) for an unknown key, a wrong type or a value out of range; a refused value
+    /// changes nothing.
+    pub fn set(&mut self, key: &str, value: Value) -> Result<()> {
+        let e = entry(key)?;
+        if value.is_null() {
+            (e.reset)(self);
+            return Ok(());
+        }
+        (e.set)(self, &value)
+    }
+
+    /// Append one entry to list option `key` (`args`, `env`, `config_overrides`, `headers`,
+    /// `opt_out_notification_methods`, `mcp_roots`, `exec_additional_directories`).
+    pub fn add(&mut self, key: &str, value: Value) -> Result<()> {
+        let e = entry(key)?;
+        match e.add {
+            Some(add) => add(self, &value),
+            None => Err(Error::InvalidArgument(format!(
+                "option `{key}` is not a list: set it instead of adding to it"
+            ))),
+        }
+    }
+
+    /// [`set`](Self::set) with the value as JSON text.
+    pub fn set_json(&mut self, key: &str, json: &str) -> Result<()> {
+        self.set(key, parse(key, json)?)
+    }
+
+    /// [`add`](Self::add) with the value as JSON text.
+    pub fn add_json(&mut self, key: &str, json: &str) -> Result<()> {
+        self.add(key, parse(key, json)?)
+    }
+
+    /// The value option `key` has now, as JSON (durations in seconds; a secret is shown as
+    /// `"<redacted>"`).
+    pub fn get(&self, key: &str) -> Result<Value> {
+        Ok((entry(key)?.get)(self))
+    }
+}
+
+fn parse(key: &str, json: &str) -> Result<Value> {
+    serde_json::from_str(json).map_err(|e| {
+        Error::InvalidArgument(format!("option `{key}`: the value is not valid JSON: {e}"))
+    })
 }
