@@ -55,7 +55,9 @@ fn unhandled_server_requests_warn_once_then_log_at_info_and_secrets_never_show()
     // A login with an API key, and a bearer token on an MCP HTTP transport: at TRACE level
     // nothing shows either.
     let env = RealEnv::new();
-    let c = Client::new(env.options());
+    let mut opts = env.options();
+    opts.trace_wire = true;
+    let c = Client::new(opts);
     c.connect().unwrap();
     let key = "sk-test-secret-key-9f8e7d";
     c.login_api_key_blocking(key).unwrap();
@@ -73,6 +75,13 @@ fn unhandled_server_requests_warn_once_then_log_at_info_and_secrets_never_show()
     assert!(!format!("{:?}", http.options()).contains("tok-secret"));
     assert!(wait_log(&logs, |l| l.message.contains("connection closed")
         || l.message.contains("MCP")));
+    // The raw lines were logged (trace_wire), the key in them redacted.
+    assert!(wait_log(&logs, |l| l.target == "codex_client::wire"
+        && l.message.starts_with("-> ")
+        && l.message.contains("account/login/start")
+        && l.message.contains("<redacted>")));
+    assert!(wait_log(&logs, |l| l.target == "codex_client::wire"
+        && l.message.starts_with("<- ")));
     let all = logs.lock().unwrap();
     assert!(
         all.len() > 5,

@@ -715,6 +715,20 @@ pub(super) static KEYS: &[Entry] = &[
         get: |b| secs(b.o.reply_spin),
         add: None,
     },
+    Entry {
+        key: key(
+            "trace_wire",
+            ValueKind::Bool,
+            "Log every line to and from the server at TRACE level (target codex_client::wire), secrets redacted. Default: true when CODEXCLIENT_LOG=trace, else false.",
+        ),
+        set: |b, v| {
+            b.o.trace_wire = bool_of("trace_wire", v)?;
+            Ok(())
+        },
+        reset: |b| b.o.trace_wire = super::trace_wire_from_env(),
+        get: |b| Value::from(b.o.trace_wire),
+        add: None,
+    },
     // -- TLS -----------------------------------------------------------------------------------
     opt_string_entry!(
         "tls_ca_file",

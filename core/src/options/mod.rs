@@ -619,6 +619,11 @@ pub struct ClientOptions {
     /// (adaptive: while replies take longer, it spins only now and then; see
     /// [`Spin`](crate::delivery::Spin)). Zero: never spin.
     pub reply_spin: Duration,
+    /// Log every line to and from the server at TRACE level under target
+    /// `codex_client::wire`, with the values of secret members (tokens, API keys, secrets,
+    /// passwords, codes and verifiers) redacted. Default: on when the environment variable
+    /// `CODEXCLIENT_LOG` is `trace`, else off.
+    pub trace_wire: bool,
 }
 
 impl Default for ClientOptions {
@@ -650,9 +655,15 @@ impl Default for ClientOptions {
             max_line_bytes: DEFAULT_MAX_LINE_BYTES,
             stderr_tail_bytes: DEFAULT_STDERR_TAIL_BYTES,
             reply_spin: DEFAULT_REPLY_SPIN,
+            trace_wire: trace_wire_from_env(),
             mcp: McpOptions::default(),
         }
     }
+}
+
+/// Whether `CODEXCLIENT_LOG=trace` asks for the raw lines (see [`ClientOptions::trace_wire`]).
+pub fn trace_wire_from_env() -> bool {
+    std::env::var("CODEXCLIENT_LOG").is_ok_and(|v| v.trim().eq_ignore_ascii_case("trace"))
 }
 
 impl ClientOptions {

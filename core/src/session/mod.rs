@@ -9,6 +9,7 @@ mod outgoing;
 mod reconnect;
 mod rejoin;
 mod runtime;
+mod wire;
 
 pub(crate) use runtime::Session;
 
@@ -66,6 +67,8 @@ pub(crate) struct SessionShared {
     /// Lines for the server (to the writer task, or written at once).
     out: Arc<Out>,
     max_line_bytes: usize,
+    /// Log every line received (`ClientOptions::trace_wire`).
+    pub(crate) trace_wire: bool,
     /// The protocol spoken (decides what the reader answers itself: MCP `ping`, `roots/list`).
     pub(crate) protocol: Protocol,
     /// MCP roots answered to `roots/list` when no handler takes it (`None`: refused).
@@ -110,7 +113,7 @@ impl SessionShared {
             signal.clone(),
         ));
         let mcp = opts.transport.protocol() == Protocol::Mcp;
-        let out = Arc::new(Out::new(out, mcp));
+        let out = Arc::new(Out::new(out, mcp).traced(opts.trace_wire));
         let resend = out.clone();
         let cancels = out.clone();
         let responses = queue.clone();
@@ -163,6 +166,7 @@ impl SessionShared {
             open_error: OnceLock::new(),
             out,
             max_line_bytes: opts.max_line_bytes,
+            trace_wire: opts.trace_wire,
             protocol: opts.transport.protocol(),
             roots: opts.mcp.roots.clone(),
             pid: AtomicU32::new(0),

@@ -347,6 +347,9 @@ async fn reader_loop(shared: &SessionShared, mut reader: MessageReader) -> Strin
             )),
             Ok(LineRead::Line) => {
                 if !buf.iter().all(u8::is_ascii_whitespace) {
+                    if shared.trace_wire {
+                        super::wire::log("<-", &buf);
+                    }
                     shared.handle_line(&buf).await;
                 }
                 if buf.capacity() > 1024 * 1024 {
