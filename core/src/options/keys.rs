@@ -966,6 +966,26 @@ pub fn keys() -> impl Iterator<Item = &'static OptionKey> {
     KEYS.iter().map(|e| &e.key)
 }
 
+/// Every client option as a Markdown table (name, kind, default, meaning), for the docs.
+pub fn keys_markdown() -> String {
+    let defaults = OptionsBuilder::new();
+    let mut out = String::from("| option | takes | default | meaning |\n|---|---|---|---|\n");
+    for e in KEYS {
+        let default = match (e.get)(&defaults) {
+            Value::Null => "none".to_owned(),
+            v => format!("`{v}`"),
+        };
+        let list = if e.key.list { " (list; add one)" } else { "" };
+        out.push_str(&format!(
+            "| `{}` | {}{list} | {default} | {} |\n",
+            e.key.name,
+            e.key.kind.name(),
+            e.key.doc.replace('|', "\\|")
+        ));
+    }
+    out
+}
+
 /// Every client option as JSON: `[{"name", "kind", "list", "secret", "doc", "default"}…]`.
 pub fn keys_json() -> String {
     let defaults = OptionsBuilder::new();

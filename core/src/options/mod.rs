@@ -11,7 +11,7 @@ mod value;
 
 pub use builder::OptionsBuilder;
 pub use cases::{cases, cases_json, OptionCase};
-pub use keys::{keys, keys_json, OptionKey, ValueKind};
+pub use keys::{keys, keys_json, keys_markdown, OptionKey, ValueKind};
 pub use value::MAX_SECONDS;
 
 /// Default timeout of every request: 300 seconds.
