@@ -44,11 +44,11 @@ pub mod transport;
 mod turn;
 mod typed;
 
-pub use client::{Client, EventStream, InitializeResult, WeakClient};
+pub use client::{Client, InitializeResult, WeakClient};
 pub use delivery::dispatch::{
     on_dispatch_thread, ConnectionHandler, EventHandler, NotificationHandler, ServerRequestHandler,
 };
-pub use delivery::mark_event_delivery_thread;
+pub use delivery::{mark_event_delivery_thread, EventReceiver};
 pub use error::{DisconnectInfo, Error, Result, RpcError, OVERLOADED_CODE};
 pub use event::{
     approval_answer, fail_closed_answer, is_approval, ConnectionEvent, Decision, Event,
@@ -67,3 +67,7 @@ pub use skills::{
 pub use thread::{thread_id_of, Helper, Input, Thread, ThreadStatus};
 pub use turn::{turn_id_of, TurnIter, TurnResult, TurnStream};
 pub use typed::TypedRequest;
+
+/// The old name of [`EventReceiver`].
+#[deprecated(since = "0.1.0", note = "renamed to `EventReceiver`")]
+pub type EventStream = EventReceiver;

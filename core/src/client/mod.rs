@@ -2,11 +2,7 @@
 
 use serde_json::value::RawValue;
 use serde_json::Value;
-use std::collections::VecDeque;
-use std::future::Future;
-use std::pin::Pin;
 use std::sync::{Arc, Mutex};
-use std::task::{Context, Poll};
 use std::time::Duration;
 
 use crate::delivery::dispatch::{
@@ -15,7 +11,7 @@ use crate::delivery::dispatch::{
 };
 use crate::delivery::queue::EventQueue;
 use crate::delivery::readiness::Readiness;
-use crate::delivery::{wait_spinning, Spin};
+use crate::delivery::{wait_spinning, EventReceiver, Spin};
 use crate::error::{DisconnectInfo, Error, Result};
 use crate::event::{ConnectionEvent, Event, Notification, ServerRequest};
 use crate::options::{ClientOptions, Delivery, Protocol, RequestOptions};
@@ -670,9 +666,15 @@ impl Client {
     }
 
     /// Poll mode: an async stream of this connection's events, ending after `Disconnected`.
-    pub fn events(&self) -> Result<EventStream> {
+    /// It takes from the client's own queue, the one [`next_event`](Self::next_event) pulls
+    /// from (every event goes to one of them, not to both); errors in callback mode.
+    ///
+    /// Not a subscription: the Python binding's `client.events()` is
+    /// [`subscribe`](Self::subscribe) (a copy of the notifications in either delivery mode),
+    /// a different thing under the same name.
+    pub fn events(&self) -> Result<EventReceiver> {
         let (_, q) = self.poll_queue()?;
-        Ok(EventStream::new(q, false))
+        Ok(EventReceiver::new(q, false))
     }
 
     /// A subscription to this connection's notifications (those not routed to a turn stream)
@@ -680,9 +682,11 @@ impl Client {
     /// subscription gets its own copy, holds up to `event_queue_capacity` of them (then the
     /// reader waits for it, like for the main queue), and ends after `Disconnected`.
     /// Dropping it unsubscribes. Server requests and responses never go to subscriptions.
-    pub fn subscribe(&self) -> Result<EventStream> {
+    /// (This is what the Python binding's `client.events()` returns; the core's
+    /// [`events`](Self::events) is the poll-mode queue itself.)
+    pub fn subscribe(&self) -> Result<EventReceiver> {
         let session = self.live_session()?;
-        Ok(EventStream::new(session.subscribe(), true))
+        Ok(EventReceiver::new(session.subscribe(), true))
     }
 }
 
@@ -710,80 +714,6 @@ fn parse_result(raw: &RawValue) -> Result<Value> {
     serde_json::from_str(raw.get()).map_err(|e| Error::Protocol(format!("bad result JSON: {e}")))
 }
 
-type BatchFuture = Pin<Box<dyn Future<Output = (bool, Vec<Event>)> + Send>>;
-
-/// A stream of events: the client's own in poll mode ([`Client::events`]), or a
-/// subscription ([`Client::subscribe`]). An async `Stream`, or pull it blocking with
-/// [`next_blocking`](Self::next_blocking). Cancellation-safe: dropping the client's stream
-/// loses no event (events it had taken but not yet yielded go back to the front of the
-/// client's queue); dropping a subscription ends it.
-pub struct EventStream {
-    queue: Arc<EventQueue>,
-    buf: VecDeque<Event>,
-    fut: Option<BatchFuture>,
-    done: bool,
-    /// A subscription: its queue is its own.
-    owned: bool,
-}
-
-impl EventStream {
-    fn new(queue: Arc<EventQueue>, owned: bool) -> EventStream {
-        EventStream {
-            queue,
-            buf: VecDeque::new(),
-            fut: None,
-            done: false,
-            owned,
-        }
-    }
-
-    /// Wait up to `timeout` (`None` = forever) for events and move up to `max` of them into
-    /// `out`. Returns `false` once the stream has ended (after `Disconnected`).
-    pub fn next_blocking(
-        &mut self,
-        out: &mut Vec<Event>,
-        max: usize,
-        timeout: Option<Duration>,
-    ) -> bool {
-        let max = max.max(1);
-        if !self.buf.is_empty() {
-            let n = self.buf.len().min(max);
-            out.extend(self.buf.drain(..n));
-            return true;
-        }
-        if self.done || self.fut.is_some() {
-            // An async poll is under way: the events it takes come through it.
-            return !self.done;
-        }
-        let more = self.queue.wait_drain(out, max, timeout);
-        self.done = !more;
-        more
-    }
-}
-
-impl EventStream {
-    /// Take what is queued now, without waiting: events pushed but whose wake-up the reader
-    /// has not sent yet included (an async poll under way is dropped; it holds no event).
-    pub(crate) fn take_ready(&mut self) -> Vec<Event> {
-        self.fut = None;
-        let mut out: Vec<Event> = self.buf.drain(..).collect();
-        if !self.done {
-            self.done = !self.queue.drain_into(&mut out, usize::MAX);
-        }
-        out
-    }
-}
-
-impl Drop for EventStream {
-    fn drop(&mut self) {
-        if self.owned {
-            self.queue.close();
-        } else if !self.buf.is_empty() {
-            self.queue.give_back(self.buf.drain(..));
-        }
-    }
-}
-
 /// A [`Client`] handle that does not keep the client alive ([`Client::downgrade`]).
 #[derive(Clone)]
 pub struct WeakClient {
@@ -794,37 +724,5 @@ impl WeakClient {
     /// The client, while some `Client` clone still exists.
     pub fn upgrade(&self) -> Option<Client> {
         self.inner.upgrade().map(|inner| Client { inner })
-    }
-}
-
-impl futures_core::Stream for EventStream {
-    type Item = Event;
-
-    fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Event>> {
-        loop {
-            if let Some(ev) = self.buf.pop_front() {
-                return Poll::Ready(Some(ev));
-            }
-            if self.done {
-                return Poll::Ready(None);
-            }
-            if self.fut.is_none() {
-                let q = self.queue.clone();
-                self.fut = Some(Box::pin(async move {
-                    let mut v = Vec::new();
-                    let more = q.next_batch(&mut v, 1024).await;
-                    (more, v)
-                }));
-            }
-            let fut = self.fut.as_mut().expect("set above");
-            match fut.as_mut().poll(cx) {
-                Poll::Pending => return Poll::Pending,
-                Poll::Ready((more, v)) => {
-                    self.fut = None;
-                    self.done = !more;
-                    self.buf.extend(v);
-                }
-            }
-        }
     }
 }
