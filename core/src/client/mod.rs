@@ -1,24 +1,22 @@
-//! The public client: connect, requests, callbacks and the pull interface.
+//! The public client: its connection (connect and handshake, disconnect, state); requests
+//! (`requests`), callbacks (`callbacks`) and pulling events (`pull`) are in child modules.
 
 use serde_json::value::RawValue;
 use serde_json::Value;
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
 
-use crate::delivery::dispatch::{
-    ConnectionHandler, Dispatcher, EventHandler, Handlers, NotificationHandler,
-    ServerRequestHandler,
-};
-use crate::delivery::queue::EventQueue;
+use crate::delivery::dispatch::{Dispatcher, Handlers};
 use crate::delivery::readiness::Readiness;
-use crate::delivery::{wait_spinning, EventReceiver, Spin};
+use crate::delivery::Spin;
 use crate::error::{DisconnectInfo, Error, Result};
-use crate::event::{ConnectionEvent, Event, Notification, ServerRequest};
 use crate::options::{ClientOptions, Delivery, Protocol, RequestOptions};
 use crate::session::{Session, SessionShared};
 
+mod callbacks;
 mod initialize;
 mod mcp_shim;
+mod pull;
+mod requests;
 
 use initialize::warn_on_other_version;
 pub use initialize::InitializeResult;
@@ -102,7 +100,7 @@ struct Inner {
 /// client's events (a callback, a thread pulling events) would wait for itself, so while one
 /// is pending the reader reads ahead until the queued events add up to
 /// [`ClientOptions::read_ahead_bytes`]; past that notifications are shed and an
-/// [`ConnectionEvent::Overflow`] event, queued as soon as there is room, says how many.
+/// [`ConnectionEvent::Overflow`](crate::ConnectionEvent::Overflow) event, queued as soon as there is room, says how many.
 #[derive(Clone)]
 pub struct Client {
     inner: Arc<Inner>,
@@ -408,310 +406,6 @@ impl Client {
     pub(crate) fn live_session(&self) -> Result<Arc<SessionShared>> {
         self.session().ok_or(Error::NotConnected)
     }
-
-    /// Send a request with raw JSON params and await the raw JSON result.
-    pub async fn request_raw(
-        &self,
-        method: &str,
-        params: &RawValue,
-        opts: RequestOptions,
-    ) -> Result<Box<RawValue>> {
-        let session = self.live_session()?;
-        let (id, rx) = session.start_tracked(method, params, opts, false)?;
-        // Dropped before the answer (the caller's future was cancelled): give the request up.
-        let mut guard = AbandonOnDrop(Some((session.clone(), id)));
-        let outcome = rx.await;
-        // Answered: disarm (not `mem::forget`, which would leak the session it holds).
-        guard.0 = None;
-        outcome.unwrap_or_else(|_| Err(session.disconnect_error()))
-    }
-
-    /// Blocking form of [`request_raw`](Self::request_raw).
-    pub fn request_raw_blocking(
-        &self,
-        method: &str,
-        params: &RawValue,
-        opts: RequestOptions,
-    ) -> Result<Box<RawValue>> {
-        let session = self.live_session()?;
-        let rx = session.start_request(method, params, opts, false)?;
-        self.wait_reply(rx)
-            .unwrap_or_else(|_| Err(session.disconnect_error()))
-    }
-
-    /// Block on a reply, spinning first as [`reply_spin`](ClientOptions::reply_spin) allows.
-    fn wait_reply<F: std::future::Future>(&self, fut: F) -> F::Output {
-        let mut fut = std::pin::pin!(fut);
-        loop {
-            // The reply always comes (correlation bounds every request); the deadline only
-            // re-arms the wait.
-            let deadline = std::time::Instant::now() + std::time::Duration::from_secs(3600);
-            if let Some(v) = wait_spinning(fut.as_mut(), deadline, &self.inner.spin) {
-                return v;
-            }
-        }
-    }
-
-    /// The spin of this client's blocking waits for replies, for a binding's own blocking
-    /// waits (see [`wait_spinning`]).
-    pub fn reply_spin(&self) -> Arc<Spin> {
-        self.inner.spin.clone()
-    }
-
-    /// Send a request and await its result. `Value::Null` params are sent as `{}`.
-    pub async fn request(&self, method: &str, params: Value) -> Result<Value> {
-        self.request_with(method, params, RequestOptions::default())
-            .await
-    }
-
-    /// [`request`](Self::request) with per-request options (timeout, retry).
-    pub async fn request_with(
-        &self,
-        method: &str,
-        params: Value,
-        opts: RequestOptions,
-    ) -> Result<Value> {
-        let raw = self.request_raw(method, &to_params(params)?, opts).await?;
-        parse_result(&raw)
-    }
-
-    /// Blocking form of [`request`](Self::request).
-    pub fn request_blocking(&self, method: &str, params: Value) -> Result<Value> {
-        self.request_blocking_with(method, params, RequestOptions::default())
-    }
-
-    /// Blocking form of [`request_with`](Self::request_with).
-    pub fn request_blocking_with(
-        &self,
-        method: &str,
-        params: Value,
-        opts: RequestOptions,
-    ) -> Result<Value> {
-        let raw = self.request_raw_blocking(method, &to_params(params)?, opts)?;
-        parse_result(&raw)
-    }
-
-    /// Send a client notification (no response).
-    pub fn notify(&self, method: &str, params: Value) -> Result<()> {
-        let session = self.live_session()?;
-        if !session.is_open() && !session.is_reconnecting() {
-            return Err(if session.is_closed() {
-                session.disconnect_error()
-            } else {
-                Error::NotConnected
-            });
-        }
-        session.notify(method, Some(&to_params(params)?))
-    }
-
-    /// The client's handler table.
-    pub(crate) fn handlers(&self) -> &Arc<Handlers> {
-        &self.inner.handlers
-    }
-
-    pub(crate) fn check_callbacks_mode(&self) -> Result<()> {
-        match self.inner.options.delivery {
-            Delivery::Callbacks => Ok(()),
-            Delivery::Poll => Err(Error::InvalidState(
-                "client uses poll delivery; callbacks cannot be registered".into(),
-            )),
-        }
-    }
-
-    /// Register the notification callback (replaces the previous one). Runs on the dispatch
-    /// thread. Errors in poll mode.
-    pub fn on_notification(&self, f: impl Fn(&Notification) + Send + Sync + 'static) -> Result<()> {
-        self.check_callbacks_mode()?;
-        *self.inner.handlers.notification.write().unwrap() =
-            Some(Arc::new(f) as NotificationHandler);
-        Ok(())
-    }
-
-    /// Register the server-request callback (replaces the previous one). It owns the request
-    /// and may answer it later from any thread. Without one, requests are answered
-    /// fail-closed (approvals declined). Errors in poll mode.
-    pub fn on_server_request(
-        &self,
-        f: impl Fn(ServerRequest) + Send + Sync + 'static,
-    ) -> Result<()> {
-        self.check_callbacks_mode()?;
-        *self.inner.handlers.server_request.write().unwrap() =
-            Some(Arc::new(f) as ServerRequestHandler);
-        Ok(())
-    }
-
-    /// Send a request without waiting: its outcome arrives as one [`Event::Response`]
-    /// carrying `token` (callbacks: the [`on_event`](Self::on_event) handler on the dispatch
-    /// thread; poll: `next_event`/`events()`). Responses go ahead of waiting events and every
-    /// such request gets exactly one (the result, an RPC error, the timeout or the
-    /// disconnect), before the connection's `Disconnected` event. Errors (not connected, bad
-    /// arguments) are returned at once and produce no event.
-    pub fn send_request(
-        &self,
-        method: &str,
-        params: &RawValue,
-        opts: RequestOptions,
-        token: u64,
-    ) -> Result<()> {
-        let session = self.live_session()?;
-        session
-            .send_request(
-                method,
-                params,
-                opts,
-                false,
-                crate::correlation::Reply::Event(token),
-            )
-            .map(drop)
-    }
-
-    /// Cancel a request sent with [`send_request`](Self::send_request) that has not been
-    /// answered: its [`Event::Response`] comes at once with [`Error::Cancelled`], and an MCP
-    /// server is told (`notifications/cancelled`). False when no request with `token` is
-    /// pending.
-    pub fn cancel_request(&self, token: u64) -> bool {
-        self.session().is_some_and(|s| s.cancel_token(token))
-    }
-
-    /// Register one handler that takes every event, owned, on the dispatch thread, instead
-    /// of every other handler (none of them is called while it is set). For a binding that
-    /// turns core events into its own representation. A server request it drops unanswered
-    /// is answered fail-closed. Errors in poll mode.
-    pub fn on_event(&self, f: impl Fn(Event) + Send + Sync + 'static) -> Result<()> {
-        self.check_callbacks_mode()?;
-        *self.inner.handlers.any.write().unwrap() = Some(Arc::new(f) as EventHandler);
-        Ok(())
-    }
-
-    /// Register the connection-event callback (errors, overflow, disconnect). Errors in poll mode.
-    pub fn on_connection_event(
-        &self,
-        f: impl Fn(&ConnectionEvent) + Send + Sync + 'static,
-    ) -> Result<()> {
-        self.check_callbacks_mode()?;
-        *self.inner.handlers.connection.write().unwrap() = Some(Arc::new(f) as ConnectionHandler);
-        Ok(())
-    }
-
-    fn poll_queue(&self) -> Result<(Arc<SessionShared>, Arc<EventQueue>)> {
-        if self.inner.options.delivery != Delivery::Poll {
-            return Err(Error::InvalidState(
-                "client uses callback delivery; use Delivery::Poll to pull events".into(),
-            ));
-        }
-        let s = match self.session() {
-            Some(s) => s,
-            None => self
-                .inner
-                .previous
-                .lock()
-                .unwrap()
-                .clone()
-                .ok_or(Error::NotConnected)?,
-        };
-        let q = s.queue.clone();
-        Ok((s, q))
-    }
-
-    /// Poll mode: wait up to `timeout` (`None` = forever) for the next event. `Ok(None)` means
-    /// the timeout passed. After the `Disconnected` event the next call returns the
-    /// disconnect error. After `disconnect()` the connection's last events (responses to
-    /// [`send_request`](Self::send_request), `Disconnected`) can still be pulled; before any
-    /// connect it returns [`Error::NotConnected`].
-    pub fn next_event(&self, timeout: Option<Duration>) -> Result<Option<Event>> {
-        let (s, q) = self.poll_queue()?;
-        let mut out = Vec::with_capacity(1);
-        if q.wait_drain(&mut out, 1, timeout) {
-            Ok(out.pop())
-        } else {
-            Err(s.disconnect_error())
-        }
-    }
-
-    /// Poll mode: move up to `max` waiting events into `out`, waiting up to `timeout` for the
-    /// first. Returns `false` once the connection's events are exhausted.
-    pub fn next_events(
-        &self,
-        out: &mut Vec<Event>,
-        max: usize,
-        timeout: Option<Duration>,
-    ) -> Result<bool> {
-        let (_, q) = self.poll_queue()?;
-        Ok(q.wait_drain(out, max.max(1), timeout))
-    }
-
-    /// Poll mode: a file descriptor that is readable exactly while events are waiting (or
-    /// the connection has ended and its last events are unread). Watch it with
-    /// `poll`/`epoll`/`enif_select`, then drain with `next_event(Some(Duration::ZERO))` until it
-    /// returns `Ok(None)`. The descriptor is owned by the client, stays the same across
-    /// reconnects and is closed when the client is dropped.
-    pub fn event_fd(&self) -> Result<std::os::fd::RawFd> {
-        if self.inner.options.delivery != Delivery::Poll {
-            return Err(Error::InvalidState("event_fd needs Delivery::Poll".into()));
-        }
-        let mut slot = self.inner.readiness.lock().unwrap();
-        if let Some(r) = &*slot {
-            return Ok(r.fd());
-        }
-        let r = Arc::new(
-            Readiness::new()
-                .map_err(|e| Error::Transport(format!("could not create the event fd: {e}")))?,
-        );
-        if let Some(s) = self.session() {
-            s.queue.set_readiness(Some(r.clone()));
-        }
-        let fd = r.fd();
-        *slot = Some(r);
-        Ok(fd)
-    }
-
-    /// Poll mode: an async stream of this connection's events, ending after `Disconnected`.
-    /// It takes from the client's own queue, the one [`next_event`](Self::next_event) pulls
-    /// from (every event goes to one of them, not to both); errors in callback mode.
-    ///
-    /// Not a subscription: the Python binding's `client.events()` is
-    /// [`subscribe`](Self::subscribe) (a copy of the notifications in either delivery mode),
-    /// a different thing under the same name.
-    pub fn events(&self) -> Result<EventReceiver> {
-        let (_, q) = self.poll_queue()?;
-        Ok(EventReceiver::new(q, false))
-    }
-
-    /// A subscription to this connection's notifications (those not routed to a turn stream)
-    /// and connection events, in either delivery mode, beside the client's own delivery: each
-    /// subscription gets its own copy, holds up to `event_queue_capacity` of them (then the
-    /// reader waits for it, like for the main queue), and ends after `Disconnected`.
-    /// Dropping it unsubscribes. Server requests and responses never go to subscriptions.
-    /// (This is what the Python binding's `client.events()` returns; the core's
-    /// [`events`](Self::events) is the poll-mode queue itself.)
-    pub fn subscribe(&self) -> Result<EventReceiver> {
-        let session = self.live_session()?;
-        Ok(EventReceiver::new(session.subscribe(), true))
-    }
-}
-
-/// Gives a request up when the future awaiting it is dropped before the answer.
-struct AbandonOnDrop(Option<(Arc<SessionShared>, i64)>);
-
-impl Drop for AbandonOnDrop {
-    fn drop(&mut self) {
-        if let Some((session, id)) = self.0.take() {
-            session.abandon(id);
-        }
-    }
-}
-
-fn to_params(params: Value) -> Result<Box<RawValue>> {
-    let params = if params.is_null() {
-        Value::Object(Default::default())
-    } else {
-        params
-    };
-    serde_json::value::to_raw_value(&params).map_err(|e| Error::InvalidArgument(e.to_string()))
-}
-
-fn parse_result(raw: &RawValue) -> Result<Value> {
-    serde_json::from_str(raw.get()).map_err(|e| Error::Protocol(format!("bad result JSON: {e}")))
 }
 
 /// A [`Client`] handle that does not keep the client alive ([`Client::downgrade`]).
