@@ -252,7 +252,7 @@ impl Client {
             crate::protocol::mcp::check_initialize(&value)?;
         } else if !matches!(
             self.inner.options.transport,
-            crate::options::TransportKind::Exec(_) | crate::options::TransportKind::Mcp
+            crate::options::TransportKind::Exec(_) | crate::options::TransportKind::CodexMcpServer
         ) {
             // A real app-server (the exec and mcp shims answer for themselves).
             warn_on_other_version(value.get("userAgent").and_then(Value::as_str));
