@@ -431,6 +431,48 @@ fn no_import_cycles_between_modules() {
     check("module files", &g.files);
 }
 
+/// Globals that hold code (a function, a closure, a constructor) in `code`: a module below
+/// that calls code set there by a module above has an import loop the graph does not show.
+fn code_globals(code: &str) -> Vec<String> {
+    code.lines()
+        .map(str::trim)
+        .filter(|l| {
+            let decl = l
+                .trim_start_matches("pub(crate) ")
+                .trim_start_matches("pub ");
+            decl.starts_with("static ")
+                && ["fn(", "Fn(", "FnMut(", "FnOnce(", "Factory"]
+                    .iter()
+                    .any(|t| decl.contains(t))
+        })
+        .map(str::to_owned)
+        .collect()
+}
+
+#[test]
+fn no_code_is_handed_down_through_a_global() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut files = Vec::new();
+    rust_files(&src, &mut files);
+    let mut found = Vec::new();
+    for file in &files {
+        let text = std::fs::read_to_string(file).unwrap();
+        for g in code_globals(&without_test_modules(&code_only(&text))) {
+            found.push(format!(
+                "{}: {g}",
+                file.strip_prefix(&src).unwrap().display()
+            ));
+        }
+    }
+    assert!(found.is_empty(), "globals that hold code: {found:#?}");
+    // The check sees such a global (the shape the mcp shim's constructor once had).
+    assert_eq!(
+        code_globals("static MCP_SHIM: std::sync::OnceLock<ShimFactory> = OnceLock::new();").len(),
+        1
+    );
+    assert!(code_globals("static LIVE: AtomicUsize = AtomicUsize::new(0);").is_empty());
+}
+
 #[test]
 fn the_reader_finds_paths_in_code_only() {
     let code = code_only(

@@ -177,10 +177,10 @@ impl Client {
                     "a connect() of this client is already in progress".into(),
                 ));
             }
-            // The mcp transport's shim drives an internal `Client`; the transport layer gets
-            // it from here (it cannot name it without an import loop).
-            crate::transport::shim::provide_mcp(mcp_shim::McpShim::create);
-            let session = Arc::new(Session::start(&self.inner.options, handlers)?);
+            // The codex-mcp-server transport's shim drives an internal `Client`: a layer above
+            // the session, handed down to the transport (which cannot name it).
+            let above = mcp_shim::factory();
+            let session = Arc::new(Session::start(&self.inner.options, handlers, above)?);
             slot.connecting = Some(session.clone());
             session
         };

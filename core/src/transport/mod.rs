@@ -92,9 +92,10 @@ impl Peer {
     }
 }
 
-/// Open the client's transport within its connect timeout.
-pub(crate) async fn open(opts: &ClientOptions) -> Result<Link> {
-    tokio::time::timeout(opts.connect_timeout, connect(opts))
+/// Open the client's transport within its connect timeout; `above` builds the shim of the
+/// codex-mcp-server transport (it lives above the engine).
+pub(crate) async fn open(opts: &ClientOptions, above: &shim::ShimFactory) -> Result<Link> {
+    tokio::time::timeout(opts.connect_timeout, connect(opts, above))
         .await
         .unwrap_or_else(|_| {
             Err(Error::Timeout {
@@ -104,7 +105,7 @@ pub(crate) async fn open(opts: &ClientOptions) -> Result<Link> {
         })
 }
 
-async fn connect(opts: &ClientOptions) -> Result<Link> {
+async fn connect(opts: &ClientOptions, above: &shim::ShimFactory) -> Result<Link> {
     let remote = |(reader, writer)| Link {
         reader,
         writer,
@@ -158,7 +159,7 @@ async fn connect(opts: &ClientOptions) -> Result<Link> {
             })
         }
         TransportKind::Exec(_) | TransportKind::CodexMcpServer => {
-            let (reader, writer, task) = shim::start(shim_for(opts)?);
+            let (reader, writer, task) = shim::start(shim_for(opts, above)?);
             Ok(Link {
                 reader,
                 writer,
@@ -170,11 +171,12 @@ async fn connect(opts: &ClientOptions) -> Result<Link> {
     }
 }
 
-/// The shim for a client's transport.
-fn shim_for(opts: &ClientOptions) -> Result<Arc<dyn shim::Shim>> {
+/// The shim for a client's transport: the exec shim is of this layer, the codex-mcp-server
+/// shim comes from `above`.
+fn shim_for(opts: &ClientOptions, above: &shim::ShimFactory) -> Result<Arc<dyn shim::Shim>> {
     match &opts.transport {
         TransportKind::Exec(exec) => exec::ExecShim::create(opts, exec),
-        TransportKind::CodexMcpServer => shim::mcp(opts),
+        TransportKind::CodexMcpServer => above(opts),
         other => Err(Error::InvalidArgument(format!(
             "{other:?} is not a shim transport"
         ))),
