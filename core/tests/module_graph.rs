@@ -28,7 +28,7 @@ fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
     }
 }
 
-/// The module a file defines (`transport/exec.rs` → `transport::exec`, `session/mod.rs` →
+/// The module a file defines (`transport/io.rs` → `transport::io`, `session/mod.rs` →
 /// `session`).
 fn module_of(src: &Path, file: &Path) -> Module {
     let rel = file.strip_prefix(src).unwrap().with_extension("");
@@ -419,6 +419,9 @@ fn no_import_cycles_between_modules() {
     for (a, b) in [
         ("transport", "transport::exec"),
         ("transport::exec", "transport::shim"),
+        ("transport::exec::process", "transport::exec::events"),
+        ("client::mcp_shim", "transport::shim"),
+        ("client::pull", "delivery"),
         ("session::runtime", "transport"),
         ("correlation", "correlation::table"),
     ] {
@@ -429,6 +432,36 @@ fn no_import_cycles_between_modules() {
     }
     check("top-level modules", &g.top);
     check("module files", &g.files);
+}
+
+/// One module style across the crate: a module with children is `foo/mod.rs`, never `foo.rs`
+/// beside a `foo/` folder (`src/bin/` holds binaries, not a module).
+#[test]
+fn modules_with_children_are_folders_with_mod_rs() {
+    fn walk(dir: &Path, out: &mut Vec<String>) {
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            if !path.is_dir() {
+                continue;
+            }
+            if path.file_name().is_some_and(|n| n == "bin") && dir.ends_with("src") {
+                continue;
+            }
+            if path.with_extension("rs").is_file() || !path.join("mod.rs").is_file() {
+                out.push(path.display().to_string());
+            }
+            walk(&path, out);
+        }
+    }
+    let mut mixed = Vec::new();
+    walk(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("src"),
+        &mut mixed,
+    );
+    assert!(
+        mixed.is_empty(),
+        "folders not in the `mod.rs` style: {mixed:#?}"
+    );
 }
 
 /// Globals that hold code (a function, a closure, a constructor) in `code`: a module below
