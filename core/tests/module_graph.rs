@@ -29,7 +29,7 @@ fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
     }
 }
 
-/// The module a file defines (`transport/exec.rs` → `transport::exec`, `session/mod.rs` →
+/// The module a file defines (`transport/io.rs` → `transport::io`, `session/mod.rs` →
 /// `session`).
 fn module_of(src: &Path, file: &Path) -> Module {
     let rel = file.strip_prefix(src).unwrap().with_extension("");
@@ -425,6 +425,9 @@ fn no_import_cycles_between_modules() {
     for (a, b) in [
         ("transport", "transport::exec"),
         ("transport::exec", "transport::shim"),
+        ("transport::exec::process", "transport::exec::events"),
+        ("client::mcp_shim", "transport::shim"),
+        ("client::pull", "delivery"),
         ("session::runtime", "transport"),
         ("correlation", "correlation::table"),
     ] {
@@ -435,6 +438,78 @@ fn no_import_cycles_between_modules() {
     }
     check("top-level modules", &g.top);
     check("module files", &g.files);
+}
+
+/// One module style across the crate: a module with children is `foo/mod.rs`, never `foo.rs`
+/// beside a `foo/` folder (`src/bin/` holds binaries, not a module).
+#[test]
+fn modules_with_children_are_folders_with_mod_rs() {
+    fn walk(dir: &Path, out: &mut Vec<String>) {
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            if !path.is_dir() {
+                continue;
+            }
+            if path.file_name().is_some_and(|n| n == "bin") && dir.ends_with("src") {
+                continue;
+            }
+            if path.with_extension("rs").is_file() || !path.join("mod.rs").is_file() {
+                out.push(path.display().to_string());
+            }
+            walk(&path, out);
+        }
+    }
+    let mut mixed = Vec::new();
+    walk(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("src"),
+        &mut mixed,
+    );
+    assert!(
+        mixed.is_empty(),
+        "folders not in the `mod.rs` style: {mixed:#?}"
+    );
+}
+
+/// Globals that hold code (a function, a closure, a constructor) in `code`: a module below
+/// that calls code set there by a module above has an import loop the graph does not show.
+fn code_globals(code: &str) -> Vec<String> {
+    code.lines()
+        .map(str::trim)
+        .filter(|l| {
+            let decl = l
+                .trim_start_matches("pub(crate) ")
+                .trim_start_matches("pub ");
+            decl.starts_with("static ")
+                && ["fn(", "Fn(", "FnMut(", "FnOnce(", "Factory"]
+                    .iter()
+                    .any(|t| decl.contains(t))
+        })
+        .map(str::to_owned)
+        .collect()
+}
+
+#[test]
+fn no_code_is_handed_down_through_a_global() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut files = Vec::new();
+    rust_files(&src, &mut files);
+    let mut found = Vec::new();
+    for file in &files {
+        let text = std::fs::read_to_string(file).unwrap();
+        for g in code_globals(&without_test_modules(&code_only(&text))) {
+            found.push(format!(
+                "{}: {g}",
+                file.strip_prefix(&src).unwrap().display()
+            ));
+        }
+    }
+    assert!(found.is_empty(), "globals that hold code: {found:#?}");
+    // The check sees such a global (the shape the mcp shim's constructor once had).
+    assert_eq!(
+        code_globals("static MCP_SHIM: std::sync::OnceLock<ShimFactory> = OnceLock::new();").len(),
+        1
+    );
+    assert!(code_globals("static LIVE: AtomicUsize = AtomicUsize::new(0);").is_empty());
 }
 
 #[test]
