@@ -59,6 +59,10 @@ def aio_as(
 
 
 
+_PAIRS = ("env", "headers", "config_overrides")
+"""The options given as ``NAME=value`` entries: a mapping is sent as its pairs, in order."""
+
+
 def _pairs(value: Any) -> Any:
     """A mapping as the list of its ``[key, value]`` pairs (kept in order); anything else as
     it is."""
@@ -132,9 +136,10 @@ class ClientBase(Handlers):
         # Each keyword is the core's option of that name, checked there (``None``: its
         # default); only ``config`` (a mapping of ``-c`` overrides) is Python's own name, for
         # the core's ``config_overrides``. Mappings go as lists of pairs (in their order).
-        opts = {k: _pairs(v) for k, v in locals().items() if k not in ("self", "config")}
+        given = {k: v for k, v in locals().items() if v is not None and k not in ("self", "config")}
+        opts = {k: _pairs(v) if k in _PAIRS else v for k, v in given.items()}
         if config is not None:
-            opts["config_overrides"] = _pairs(config) + list(opts["config_overrides"] or [])
+            opts["config_overrides"] = _pairs(config) + list(opts.get("config_overrides", []))
         delivery = "callbacks" if self._callbacks else "poll"
         self._native = _native.NativeClient(delivery=delivery, **opts)
         self._init_handlers()

@@ -18,7 +18,11 @@ pub(crate) fn json_value(py: Python<'_>, text: &str) -> PyResult<Value> {
 
 /// A Python object as a JSON value (`InvalidArgumentError` naming what has no JSON form;
 /// `what` prefixes the message when given).
-pub(crate) fn py_value(py: Python<'_>, v: &Bound<'_, PyAny>, what: Option<&str>) -> PyResult<Value> {
+pub(crate) fn py_value(
+    py: Python<'_>,
+    v: &Bound<'_, PyAny>,
+    what: Option<&str>,
+) -> PyResult<Value> {
     to_value(v).map_err(|e| match e {
         ToJsonError::Py(e) => e,
         ToJsonError::Refused(m) => match what {

@@ -41,7 +41,9 @@ pub fn set_error_classes(py: Python<'_>, classes: Bound<'_, PyDict>) -> PyResult
 /// Build an instance of the exception class `class` with a message and keyword attributes.
 fn make(py: Python<'_>, class: &str, message: String, kwargs: &[(&str, Py<PyAny>)]) -> PyErr {
     let build = || -> PyResult<PyErr> {
-        let Some(cls) = CLASSES.get(py).and_then(|d| d.bind(py).get_item(class).ok().flatten())
+        let Some(cls) = CLASSES
+            .get(py)
+            .and_then(|d| d.bind(py).get_item(class).ok().flatten())
         else {
             return Ok(PyRuntimeError::new_err(format!("{class}: {message}")));
         };

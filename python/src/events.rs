@@ -319,7 +319,12 @@ impl ConnectionEvent {
     }
 
     fn strs<const N: usize>(v: &Value, keys: [&str; N]) -> [String; N] {
-        keys.map(|k| v.get(k).and_then(Value::as_str).unwrap_or_default().to_owned())
+        keys.map(|k| {
+            v.get(k)
+                .and_then(Value::as_str)
+                .unwrap_or_default()
+                .to_owned()
+        })
     }
 }
 
@@ -375,7 +380,11 @@ impl ConnectionEvent {
     #[getter]
     fn threads(&self) -> Option<Vec<String>> {
         let list = self.view.get("threads")?.as_array()?;
-        Some(list.iter().filter_map(|t| t.as_str().map(str::to_owned)).collect())
+        Some(
+            list.iter()
+                .filter_map(|t| t.as_str().map(str::to_owned))
+                .collect(),
+        )
     }
     /// `reconnected`: the threads that could not be resumed, as `(thread_id, error)`.
     #[getter]
@@ -401,7 +410,9 @@ impl ConnectionEvent {
     #[getter]
     fn turns_ended(&self) -> Option<Vec<(String, String, String)>> {
         let list = self.view.get("turnsEnded")?.as_array()?;
-        let ended = list.iter().map(|t| Self::strs(t, ["threadId", "turnId", "status"]));
+        let ended = list
+            .iter()
+            .map(|t| Self::strs(t, ["threadId", "turnId", "status"]));
         Some(ended.map(|[t, u, s]| (t, u, s)).collect())
     }
     /// An empty dict.

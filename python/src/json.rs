@@ -79,10 +79,7 @@ fn refused(v: &Bound<'_, PyAny>) -> ToJsonError {
     if text.chars().count() > 80 {
         text = text.chars().take(77).collect::<String>() + "...";
     }
-    ToJsonError::Refused(format!(
-        "a {} cannot be sent as JSON: {text}",
-        type_name(v)
-    ))
+    ToJsonError::Refused(format!("a {} cannot be sent as JSON: {text}", type_name(v)))
 }
 
 fn key_of(k: &Bound<'_, PyAny>) -> Result<String, ToJsonError> {
@@ -122,12 +119,14 @@ fn to_value_at(v: &Bound<'_, PyAny>, depth: usize) -> Result<Value, ToJsonError>
         ));
     }
     if let Ok(f) = v.cast::<PyFloat>() {
-        return Number::from_f64(f.value()).map(Value::Number).ok_or_else(|| {
-            ToJsonError::Refused(format!(
-                "cannot be sent as JSON: Out of range float values are not JSON compliant: {}",
-                f.value()
-            ))
-        });
+        return Number::from_f64(f.value())
+            .map(Value::Number)
+            .ok_or_else(|| {
+                ToJsonError::Refused(format!(
+                    "cannot be sent as JSON: Out of range float values are not JSON compliant: {}",
+                    f.value()
+                ))
+            });
     }
     if depth >= MAX_DEPTH {
         return Err(ToJsonError::Refused(
