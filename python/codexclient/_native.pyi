@@ -48,7 +48,11 @@ __all__ = [
     "__version__",
     "compat_report",
     "completion_ref",
+    "effective_option",
     "input_item",
+    "option_cases",
+    "option_keys",
+    "set_error_classes",
     "set_log_level",
     "shutdown_logging",
 ]

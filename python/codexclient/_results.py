@@ -77,10 +77,6 @@ class Page(Generic[T]):
         return f"Page(items={len(self.items)}, next_cursor={self.next_cursor!r})"
 
 
-def _page(r: Tuple[List[Any], Optional[str]]) -> Page[Any]:
-    return Page(r[0], r[1])
-
-
 class TurnResult:
     """What a finished turn produced: ``thread_id``, ``turn_id``, ``status`` (``completed``,
     ``interrupted``, ``failed``; empty while the turn runs), ``final_response`` (text of the
