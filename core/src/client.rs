@@ -474,9 +474,14 @@ impl Client {
         self.session().map(|s| s.stderr_tail()).unwrap_or_default()
     }
 
-    /// Process id of the spawned server of the current connection.
+    /// Process id of the spawned server of the current connection, or of the connect in
+    /// progress once its server runs (`None` for remote transports).
     pub fn server_pid(&self) -> Option<u32> {
-        self.session().and_then(|s| s.pid())
+        let connecting = self.inner.conn.lock().unwrap().connecting.clone();
+        match connecting {
+            Some(s) => s.shared.pid(),
+            None => self.session().and_then(|s| s.pid()),
+        }
     }
 
     fn session(&self) -> Option<Arc<SessionShared>> {
