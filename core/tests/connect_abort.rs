@@ -148,7 +148,10 @@ fn a_dropped_connect_async_does_not_block_the_dropping_thread_while_the_server_e
         let t0 = std::time::Instant::now();
         drop(connecting);
         let took = t0.elapsed();
-        assert!(took < Duration::from_millis(100), "the drop blocked {took:?}");
+        assert!(
+            took < Duration::from_millis(100),
+            "the drop blocked {took:?}"
+        );
         pid
     });
     assert!(
@@ -156,4 +159,3 @@ fn a_dropped_connect_async_does_not_block_the_dropping_thread_while_the_server_e
         "the server {pid} was not reaped"
     );
 }
-
