@@ -159,3 +159,38 @@ fn a_dropped_connect_async_does_not_block_the_dropping_thread_while_the_server_e
         "the server {pid} was not reaped"
     );
 }
+
+#[test]
+fn a_dropped_request_future_forgets_the_request_and_its_late_answer_silently() {
+    // Poll mode: an error event for the late answer would be queued before the next answer.
+    let c = Client::new(fake_options(&["slow"]).delivery(codex_client::Delivery::Poll));
+    c.connect().unwrap();
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    rt.block_on(async {
+        // Abandoned: the server answers it 300 ms later, when nobody waits.
+        let slow = c.request("test/slow", serde_json::json!({"ms": 300}));
+        let given_up = tokio::time::timeout(Duration::from_millis(20), slow).await;
+        assert!(given_up.is_err(), "{given_up:?}");
+    });
+    // Started after the abandoned one and answered 100 ms after it: by then the reader has
+    // read the late answer.
+    let v = c
+        .request_blocking("test/slow", serde_json::json!({"ms": 400}))
+        .unwrap();
+    assert_eq!(v["sleptMs"], 400);
+    let mut errors = Vec::new();
+    while let Some(e) = c.next_event(Some(Duration::ZERO)).unwrap() {
+        if let codex_client::Event::Connection(codex_client::ConnectionEvent::Error(m)) = e {
+            errors.push(m);
+        }
+    }
+    assert!(
+        errors.is_empty(),
+        "the late answer was reported: {errors:?}"
+    );
+    assert!(c.is_connected());
+    c.disconnect();
+}
