@@ -180,6 +180,18 @@ struct Inner {
 /// is pending the reader reads ahead until the queued events add up to
 /// [`ClientOptions::read_ahead_bytes`]; past that notifications are shed and an
 /// [`ConnectionEvent::Overflow`] event, queued as soon as there is room, says how many.
+///
+/// # Abandoning a call
+/// A dropped [`connect_async`](Self::connect_async) future aborts the connect as
+/// [`disconnect`](Self::disconnect) would (the server it started is stopped and reaped; the
+/// client can connect again at once). A dropped request future gives the request up (see
+/// [`request_raw`](Self::request_raw): `notifications/cancelled` for MCP, the late answer
+/// discarded for Codex); [`cancel_request`](Self::cancel_request) does the same for a
+/// [`send_request`](Self::send_request). Dropping a turn's stream or a `run_async` future
+/// stops the wait, not the turn: it runs on until
+/// [`TurnStream::interrupt`](crate::TurnStream::interrupt). A dropped
+/// [`disconnect_async`](Self::disconnect_async) future does not stop the disconnect once
+/// polled.
 #[derive(Clone)]
 pub struct Client {
     inner: Arc<Inner>,
@@ -540,6 +552,13 @@ impl Client {
     }
 
     /// Send a request with raw JSON params and await the raw JSON result.
+    ///
+    /// # Cancellation
+    /// Dropping the future before the answer gives the request up: an MCP server is sent
+    /// `notifications/cancelled`; a Codex app-server has no request cancellation, so the
+    /// pending entry is dropped and its late answer discarded (no error event), while the
+    /// server still carries the request out (a `thread/start` given up may still create the
+    /// thread). The same holds for every async request built on this one.
     pub async fn request_raw(
         &self,
         method: &str,

@@ -540,7 +540,8 @@ class ClientBase:
 
     @property
     def server_pid(self) -> Optional[int]:
-        """Process id of the running server."""
+        """Process id of the running server (also while a connect is in progress, once it
+        runs); ``None`` for remote transports."""
         return self._native.server_pid
 
     def _connected(self, init: Tuple[Any, ...]) -> InitializeResult:
