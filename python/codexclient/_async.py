@@ -353,7 +353,11 @@ class AsyncClient(AsyncRequests, ClientBase):
         return then(await self._bridge.call(start))
 
     async def connect(self) -> InitializeResult:
-        """Spawn the server and run the ``initialize``/``initialized`` handshake."""
+        """Spawn the server and run the ``initialize``/``initialized`` handshake.
+
+        Bounded by ``connect_timeout``. Cancelling it (``task.cancel()``, the timeout of
+        ``asyncio.wait_for``) aborts the connect as :meth:`close` would: the server is stopped
+        and reaped without blocking the loop, and the client can connect again at once."""
         init = self._connected(await self._bridge.call(self._native.connect))
         loop = asyncio.get_running_loop()
         if self._reader is not loop:

@@ -175,7 +175,8 @@ class ClientBase(Handlers):
 
     @property
     def server_pid(self) -> Optional[int]:
-        """Process id of the running server."""
+        """Process id of the running server (also while a connect is in progress, once it
+        runs); ``None`` for remote transports."""
         return self._native.server_pid
 
     def _connected(self, view: str) -> InitializeResult:

@@ -180,7 +180,11 @@ class Client(SyncRequests, ClientBase):
         return then(start(None))
 
     def connect(self) -> InitializeResult:
-        """Spawn the server and run the ``initialize``/``initialized`` handshake."""
+        """Spawn the server and run the ``initialize``/``initialized`` handshake.
+
+        Bounded by ``connect_timeout``. Ctrl-C while it waits aborts the connect as
+        :meth:`close` would (the server is stopped and reaped; the client can connect again at
+        once) and raises ``KeyboardInterrupt``."""
         return self._connected(self._native.connect())
 
     def close(self) -> None:

@@ -85,7 +85,10 @@ impl NativeClient {
     /// Spawn the server and run the handshake. Returns (or resolves `aio`'s future with) the
     /// core's view of the `initialize` result as JSON text (`{"raw", "user_agent",
     /// "codex_home", "platform_family", "platform_os", "codex_version", "protocol_version",
-    /// "capabilities", "server_info", "instructions"}`).
+    /// "capabilities", "server_info", "instructions"}`). Abandoned — the blocking wait
+    /// interrupted by a signal (Ctrl-C), the asyncio future cancelled — the core's connect
+    /// future is dropped, which aborts the connect as `disconnect` would
+    /// (`Client::connect_async`).
     #[pyo3(signature = (aio = None))]
     fn connect(&self, py: Python<'_>, aio: Aio) -> PyResult<Py<PyAny>> {
         let client = self.client.clone();
@@ -128,7 +131,7 @@ impl NativeClient {
         self.client.stderr_tail()
     }
 
-    /// Process id of the running server.
+    /// Process id of the running server (also of a connect in progress, once it runs).
     #[getter]
     fn server_pid(&self) -> Option<u32> {
         self.client.server_pid()
