@@ -46,6 +46,29 @@ impl Drop for Connection {
     }
 }
 
+/// Aborts the connect of a [`Client::connect_async`] future dropped before the handshake
+/// ended, as `disconnect()` would, without blocking the dropping thread: the slot is freed at
+/// once and the session is shut down on the library's runtime (where dropping it does not
+/// wait), which stops and reaps its server.
+struct AbortConnectOnDrop<'a> {
+    client: &'a Client,
+    /// `None` once the connect has ended (disarmed).
+    session: Option<Arc<Session>>,
+}
+
+impl Drop for AbortConnectOnDrop<'_> {
+    fn drop(&mut self) {
+        let Some(session) = self.session.take() else {
+            return;
+        };
+        self.client.release_connect(&session);
+        tracing::debug!("connect abandoned by its caller; aborting it");
+        // The runtime exists (the session runs on it); should it fail anyway, the session is
+        // dropped here, which shuts it down blocking.
+        let _ = crate::rt::spawn_root(async move { session.shutdown_async().await });
+    }
+}
+
 /// The client's connection slot: the live connection, or the one being opened.
 #[derive(Default)]
 struct Slot {
@@ -101,6 +124,18 @@ struct Inner {
 /// is pending the reader reads ahead until the queued events add up to
 /// [`ClientOptions::read_ahead_bytes`]; past that notifications are shed and an
 /// [`ConnectionEvent::Overflow`](crate::ConnectionEvent::Overflow) event, queued as soon as there is room, says how many.
+///
+/// # Abandoning a call
+/// A dropped [`connect_async`](Self::connect_async) future aborts the connect as
+/// [`disconnect`](Self::disconnect) would (the server it started is stopped and reaped; the
+/// client can connect again at once). A dropped request future gives the request up (see
+/// [`request_raw`](Self::request_raw): `notifications/cancelled` for MCP, the late answer
+/// discarded for Codex); [`cancel_request`](Self::cancel_request) does the same for a
+/// [`send_request`](Self::send_request). Dropping a turn's stream or a `run_async` future
+/// stops the wait, not the turn: it runs on until
+/// [`TurnStream::interrupt`](crate::TurnStream::interrupt). A dropped
+/// [`disconnect_async`](Self::disconnect_async) future does not stop the disconnect once
+/// polled.
 #[derive(Clone)]
 pub struct Client {
     inner: Arc<Inner>,
@@ -144,11 +179,30 @@ impl Client {
         self.finish_connect(session, outcome)
     }
 
-    /// Async form of [`connect`](Self::connect). Works on any executor.
+    /// Async form of [`connect`](Self::connect). Works on any executor; a failed connect
+    /// waits for its server to exit without blocking the executor.
+    ///
+    /// # Cancellation
+    /// Dropping the future before it completes (a `select!` or timeout that gives up, a
+    /// cancelled task) aborts the connect as [`disconnect`](Self::disconnect) would: the
+    /// handshake stops, a server the library started is stopped and reaped, and the client
+    /// is at once ready for a new `connect()`. The drop does not block: the server's exit (at
+    /// most its exit grace, then it is killed) completes on the library's runtime.
     pub async fn connect_async(&self) -> Result<InitializeResult> {
         let (session, rx) = self.begin_connect()?;
+        let mut abort = AbortConnectOnDrop {
+            client: self,
+            session: Some(session.clone()),
+        };
         let outcome = rx.await;
-        self.finish_connect(session, outcome)
+        let result = self.complete_handshake(&session, outcome);
+        if result.is_err() {
+            self.release_connect(&session);
+            // Still armed: dropped during this wait, the shutdown goes on in the background.
+            session.shutdown_async().await;
+        }
+        abort.session = None;
+        result
     }
 
     /// Start the session (the transport opens on the runtime thread) and send `initialize`,
@@ -205,17 +259,22 @@ impl Client {
 
     /// Stop a connect that failed and free the slot (unless `disconnect()` took it).
     fn abandon_connect(&self, session: &Arc<Session>) {
-        {
-            let mut slot = self.inner.conn.lock().unwrap();
-            if slot
-                .connecting
-                .as_ref()
-                .is_some_and(|s| Arc::ptr_eq(s, session))
-            {
-                slot.connecting = None;
-            }
-        }
+        self.release_connect(session);
         session.shutdown();
+    }
+
+    /// Free the slot of the connect of `session` (unless `disconnect()` took it): a new
+    /// `connect()` may start. The caller stops the session.
+    fn release_connect(&self, session: &Arc<Session>) {
+        let mut slot = self.inner.conn.lock().unwrap();
+        if slot
+            .connecting
+            .as_ref()
+            .is_some_and(|s| Arc::ptr_eq(s, session))
+        {
+            // Not the last owner (the caller holds one): dropping it here does not block.
+            slot.connecting = None;
+        }
     }
 
     fn finish_connect(
@@ -394,8 +453,13 @@ impl Client {
         self.session().map(|s| s.stderr_tail()).unwrap_or_default()
     }
 
-    /// Process id of the spawned server of the current connection.
+    /// Process id of the spawned server of the current connection, or of the connect in
+    /// progress once its server runs (`None` for remote transports).
     pub fn server_pid(&self) -> Option<u32> {
+        // Read under the lock: a clone of the session could be its last owner.
+        if let Some(s) = &self.inner.conn.lock().unwrap().connecting {
+            return s.shared.pid();
+        }
         self.session().and_then(|s| s.pid())
     }
 

@@ -14,6 +14,13 @@ use crate::session::SessionShared;
 
 impl Client {
     /// Send a request with raw JSON params and await the raw JSON result.
+    ///
+    /// # Cancellation
+    /// Dropping the future before the answer gives the request up: an MCP server is sent
+    /// `notifications/cancelled`; a Codex app-server has no request cancellation, so the
+    /// pending entry is dropped and its late answer discarded (no error event), while the
+    /// server still carries the request out (a `thread/start` given up may still create the
+    /// thread). The same holds for every async request built on this one.
     pub async fn request_raw(
         &self,
         method: &str,
