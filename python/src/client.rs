@@ -3,8 +3,6 @@
 //! drains the events when the core's event descriptor is readable). Each call blocks (GIL
 //! released) or, given `aio` (an executor and an asyncio future), runs on the loop.
 
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
 use std::time::Duration;
 
 use codex_client::mcp::McpRequest;
@@ -63,8 +61,6 @@ pub fn effective_option(py: Python<'_>, key: &str, value: &Bound<'_, PyAny>) -> 
 #[pyclass(module = "codexclient._native", frozen)]
 pub struct NativeClient {
     client: Client,
-    /// Callbacks mode: whether notifications go to the Python handler.
-    want_notifications: Arc<AtomicBool>,
 }
 
 #[pymethods]
@@ -76,10 +72,11 @@ impl NativeClient {
     #[pyo3(signature = (**options))]
     fn new(py: Python<'_>, options: Option<&Bound<'_, PyDict>>) -> PyResult<Self> {
         let o = builder(py, options)?.build().py(py)?;
-        Ok(NativeClient {
-            client: Client::new(o),
-            want_notifications: Arc::new(AtomicBool::new(false)),
-        })
+        let client = Client::new(o);
+        // Notifications reach the client's own delivery only for a notification handler
+        // (`set_want_notifications`); iterators read them from subscriptions.
+        client.queue_notifications(false);
+        Ok(NativeClient { client })
     }
 
     /// Spawn the server and run the handshake. Returns (or resolves `aio`'s future with) the
@@ -265,11 +262,7 @@ impl NativeClient {
     /// delivers (server requests outside a streamed turn, connection events and, when
     /// wanted, notifications), with the GIL taken there. Set it once, before `connect`.
     fn set_event_handler(&self, py: Python<'_>, handler: Py<PyAny>) -> PyResult<()> {
-        let want = self.want_notifications.clone();
         let r = self.client.on_event(move |ev: Event| {
-            if matches!(ev, Event::Notification(_)) && !want.load(Ordering::Acquire) {
-                return;
-            }
             Python::attach(|py| {
                 let r = crate::events::to_object(py, ev)
                     .and_then(|(obj, _)| handler.call1(py, (obj,)).map(drop));
@@ -284,7 +277,7 @@ impl NativeClient {
     /// Deliver notifications to the event handler (callbacks) or `take_events` (poll); off
     /// by default: nothing converts a notification nobody asked for.
     fn set_want_notifications(&self, on: bool) {
-        self.want_notifications.store(on, Ordering::Release);
+        self.client.queue_notifications(on);
     }
 
     /// Poll mode: a descriptor readable while events wait (watch it with `loop.add_reader`).
@@ -300,10 +293,6 @@ impl NativeClient {
         match self.client.next_events(&mut out, max, Some(Duration::ZERO)) {
             Ok(_) | Err(codex_client::Error::NotConnected) => {}
             Err(e) => return Err(to_py(py, e)),
-        }
-        // Notifications become Python objects only for a notification handler.
-        if !self.want_notifications.load(Ordering::Acquire) {
-            out.retain(|ev| !matches!(ev, Event::Notification(_)));
         }
         let list = PyList::empty(py);
         crate::events::extend_list(py, &list, out, None)?;

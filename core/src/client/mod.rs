@@ -90,6 +90,9 @@ struct Inner {
     readiness: Mutex<Option<Arc<Readiness>>>,
     /// The spin of blocking waits for replies (adapts to how fast this server answers).
     spin: Arc<Spin>,
+    /// Whether notifications go to the client's own delivery (see
+    /// [`Client::queue_notifications`]); applied to every connection.
+    queue_notifications: std::sync::atomic::AtomicBool,
 }
 
 /// A client of one Codex server. Cheap to clone (clones share the connection).
@@ -152,6 +155,7 @@ impl Client {
                 previous: Mutex::new(None),
                 readiness: Mutex::new(None),
                 spin: Arc::new(Spin::new(options.reply_spin)),
+                queue_notifications: std::sync::atomic::AtomicBool::new(true),
                 options,
             }),
         }
@@ -235,6 +239,11 @@ impl Client {
             // the session, handed down to the transport (which cannot name it).
             let above = mcp_shim::factory();
             let session = Arc::new(Session::start(&self.inner.options, handlers, above)?);
+            session.shared.set_main_notifications(
+                self.inner
+                    .queue_notifications
+                    .load(std::sync::atomic::Ordering::Acquire),
+            );
             slot.connecting = Some(session.clone());
             session
         };

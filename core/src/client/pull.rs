@@ -14,6 +14,31 @@ use crate::options::Delivery;
 use crate::session::SessionShared;
 
 impl Client {
+    /// Whether notifications (those not routed to a turn stream) go to this client's own
+    /// delivery — the poll queue, or the callbacks — as well as to the subscriptions
+    /// ([`subscribe`](Self::subscribe)). On by default. A program (or binding) that reads
+    /// notifications only from subscriptions, or has no notification handler, turns it off:
+    /// they are then neither queued nor converted twice. Server requests, responses and
+    /// connection events always go to the client's own delivery. Takes effect at once and
+    /// for every later connection.
+    pub fn queue_notifications(&self, on: bool) {
+        self.inner
+            .queue_notifications
+            .store(on, std::sync::atomic::Ordering::Release);
+        let sessions = {
+            let slot = self.inner.conn.lock().unwrap();
+            let live = slot
+                .live
+                .as_ref()
+                .map(|c| c.lock().unwrap().session.shared.clone());
+            let connecting = slot.connecting.as_ref().map(|s| s.shared.clone());
+            [live, connecting]
+        };
+        for s in sessions.into_iter().flatten() {
+            s.set_main_notifications(on);
+        }
+    }
+
     fn poll_queue(&self) -> Result<(Arc<SessionShared>, Arc<EventQueue>)> {
         if self.inner.options.delivery != Delivery::Poll {
             return Err(Error::InvalidState(
