@@ -27,7 +27,7 @@ case "$PROFILE" in
   *) echo "PROFILE must be release or debug" >&2; exit 2 ;;
 esac
 
-VERSION=$(sed -n 's/^version = "\(.*\)"/\1/p' ffi-c/Cargo.toml | head -1)
+VERSION=$(sed -n '/^\[workspace\.package\]/,/^\[/s/^version = "\(.*\)"/\1/p' Cargo.toml)
 ABI_MAJOR=$(sed -n 's/^pub const CODEX_ABI_VERSION_MAJOR: u32 = \([0-9]*\);/\1/p' ffi-c/src/abi.rs)
 ABI_MINOR=$(sed -n 's/^pub const CODEX_ABI_VERSION_MINOR: u32 = \([0-9]*\);/\1/p' ffi-c/src/abi.rs)
 [ -n "$ABI_MAJOR" ] && [ -n "$ABI_MINOR" ] || { echo "cannot read the ABI version from ffi-c/src/abi.rs" >&2; exit 1; }
