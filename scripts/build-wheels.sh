@@ -73,17 +73,17 @@ if s=$(rustup run nightly rustc --print sysroot 2>/dev/null) && [ -d "$s/lib/rus
   NIGHTLY_SRC=$s
 fi
 
-# Sets MODE (rustup | debian | build-std-nightly | build-std-debian) for triple $1, or prints
-# why none is available (stdout) and fails.
+# Prints where triple $1's standard library comes from (rustup | debian | build-std-nightly |
+# build-std-debian), or prints why there is none and fails.
 std_source() {
   local triple="$1"
-  if rustup target list --installed 2>/dev/null | grep -qx "$triple"; then MODE=rustup; return 0; fi
+  if rustup target list --installed 2>/dev/null | grep -qx "$triple"; then echo rustup; return 0; fi
   if deb_rust_ok && has_rlibs "$("$DEB_RUSTC" --print sysroot)/lib/rustlib/$triple/lib"; then
-    MODE=debian; return 0
+    echo debian; return 0
   fi
-  if [ -n "$NIGHTLY_SRC" ]; then MODE=build-std-nightly; return 0; fi
+  if [ -n "$NIGHTLY_SRC" ]; then echo build-std-nightly; return 0; fi
   if deb_rust_ok && [ -d "$("$DEB_RUSTC" --print sysroot)/lib/rustlib/src/rust/library" ]; then
-    MODE=build-std-debian; return 0
+    echo build-std-debian; return 0
   fi
   local hint
   case "$triple" in
@@ -115,8 +115,8 @@ for spec in $TARGETS; do
     musllinux_1_2) triple="$arch-unknown-linux-musl"; want="musllinux_1_2_$arch" ;;
     *) log "unknown target $spec (ARCH-manylinux2014 or ARCH-musllinux_1_2)"; exit 2 ;;
   esac
-  if ! why=$(std_source "$triple"); then
-    log "SKIPPED $spec: $why"
+  if ! MODE=$(std_source "$triple"); then
+    log "SKIPPED $spec: $MODE"
     skipped+=("$spec"); continue
   fi
   tmp="$OUT/.tmp-$spec"; rm -rf "$tmp"
