@@ -119,7 +119,7 @@ for spec in $TARGETS; do
     log "SKIPPED $spec: $MODE"
     skipped+=("$spec"); continue
   fi
-  tmp="$OUT/.tmp-$spec"; rm -rf "$tmp"
+  tmp="$OUT/.tmp-$spec"; rm -rf "$tmp"; mkdir -p "$tmp"
   cmd=(maturin build --release --zig --compatibility "$plat" --target "$triple" -o "$tmp")
   env_=()
   case "$MODE" in

@@ -119,6 +119,7 @@ for d in "${dirs[@]}"; do
   [ -x "$d/cargo" ] || [ -x "$d/rustc" ] || [ -x "$d/codex" ] || NO_RUST_PATH="${NO_RUST_PATH:+$NO_RUST_PATH:}$d"
 done
 if PATH="$NO_RUST_PATH" command -v cargo >/dev/null; then log "FAILED: cargo still on PATH"; exit 1; fi
+rm -rf "$PYCACHE/wheel-mock-home"
 coproc MOCK { exec "$MOCK_MODEL" --codex-home "$PYCACHE/wheel-mock-home"; }
 read -r -t 30 word port <&"${MOCK[0]}" && [ "$word" = PORT ] || { log "FAILED: mock model did not start"; exit 1; }
 wheel_turn() { # $1 = venv, $2 = expected Codex version, $3 = codex_bin ("" = discovery)
