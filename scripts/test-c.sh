@@ -202,7 +202,8 @@ else
 fi
 newer=$(echo "$VERSION" | awk -F. '{ if ($1 == 0) print "0." $2 + 1; else print $1 + 1 ".0" }')
 if ! cmake -S tests/cmake -B "$CMB-newer" -DCMAKE_PREFIX_PATH="$PREFIX" -DREQUIRE_VERSION="$newer" \
-     >"$OUT/cmake-newer.log" 2>&1 && grep -q "codexclientConfigVersion.cmake, version: $VERSION" "$OUT/cmake-newer.log"; then
+     >"$OUT/cmake-newer.log" 2>&1 && grep -q "compatible with requested version \"$newer\"" "$OUT/cmake-newer.log" \
+   && grep -q "codexclientConfig.cmake, version: $VERSION" "$OUT/cmake-newer.log"; then
   pass "find_package(codexclient $newer) refuses the installed $VERSION"
 else
   cat "$OUT/cmake-newer.log" >&2
