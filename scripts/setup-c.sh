@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Idempotent setup for the C ABI checks (scripts/test-c.sh): the C/C++ toolchain, pkg-config
-# and valgrind from apt when missing, the pinned cbindgen from crates.io into a cache
+# valgrind and cmake from apt when missing, the pinned cbindgen from crates.io into a cache
 # (~/.cache/libcodexclient/cbindgen), and a nightly Rust toolchain (rustup, minimal profile)
 # when none is installed: cbindgen expands the ffi_fn! macros of ffi-c with
 # `rustc -Zunpretty=expanded`, which only nightly accepts (scripts/gen-header.sh).
@@ -15,6 +15,7 @@ command -v cc >/dev/null 2>&1 || missing+=(gcc)
 command -v c++ >/dev/null 2>&1 || missing+=(g++)
 command -v pkg-config >/dev/null 2>&1 || missing+=(pkg-config)
 command -v valgrind >/dev/null 2>&1 || missing+=(valgrind)
+command -v cmake >/dev/null 2>&1 || missing+=(cmake)
 bash "$(dirname "$0")/apt-install.sh" setup-c "${missing[@]}"
 
 if ! rustup run nightly rustc --version >/dev/null 2>&1; then

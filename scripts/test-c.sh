@@ -4,7 +4,8 @@
 # expanded with the nightly toolchain: scripts/gen-header.sh) and that the library exports
 # exactly the header's functions, compiles the C tests (C99) and the header
 # checks (C99 + C++17) with -Wall -Wextra -Werror -pedantic, builds the C and C++ examples,
-# installs into a temporary prefix and builds an example with pkg-config, then runs every test
+# installs into a temporary prefix and builds the examples with pkg-config and with CMake
+# (find_package(codexclient), shared and static targets; tests/cmake), then runs every test
 # program against the REAL codex app-server 0.169.0 (test_transport also the exec transport of
 # 0.169.0 and the mcp transport of the real Codex 0.92.0) and the local mock model, and the MCP
 # tests and examples against the real MCP everything server (Node; MCP_NODE / MCP_EVERYTHING,
@@ -183,6 +184,32 @@ else
   fail "examples built with pkg-config"
 fi
 
+# ---------------------------------------------------------------- CMake package
+# tests/cmake builds the C example (shared and static imported targets) and the C++ example with
+# find_package(codexclient VERSION) from the installed prefix; a newer minor is refused.
+VERSION=$(sed -n '/^\[workspace\.package\]/,/^\[/s/^version = "\(.*\)"/\1/p' Cargo.toml)
+ABI_MINOR=$(sed -n 's/^pub const CODEX_ABI_VERSION_MINOR: u32 = \([0-9]*\);/\1/p' ffi-c/src/abi.rs)
+CMB="$OUT/cmake-build"
+rm -rf "$CMB" "$CMB-newer"
+if cmake -S tests/cmake -B "$CMB" -DCMAKE_PREFIX_PATH="$PREFIX" -DEXPECT_VERSION="$VERSION" \
+     -DEXPECT_ABI="$ABI_MAJOR.$ABI_MINOR" -DCMAKE_C_FLAGS="${CWARN[*]}" -DCMAKE_CXX_FLAGS="${CWARN[*]}" \
+     >"$OUT/cmake.log" 2>&1 \
+   && cmake --build "$CMB" -j 2 >>"$OUT/cmake.log" 2>&1; then
+  pass "examples built with CMake find_package(codexclient $VERSION): codexclient::codexclient, codexclient::codexclient_static"
+else
+  cat "$OUT/cmake.log" >&2
+  fail "examples built with CMake find_package(codexclient)"
+fi
+newer=$(echo "$VERSION" | awk -F. '{ if ($1 == 0) print "0." $2 + 1; else print $1 + 1 ".0" }')
+if ! cmake -S tests/cmake -B "$CMB-newer" -DCMAKE_PREFIX_PATH="$PREFIX" -DREQUIRE_VERSION="$newer" \
+     >"$OUT/cmake-newer.log" 2>&1 && grep -q "compatible with requested version \"$newer\"" "$OUT/cmake-newer.log" \
+   && grep -q "codexclientConfig.cmake, version: $VERSION" "$OUT/cmake-newer.log"; then
+  pass "find_package(codexclient $newer) refuses the installed $VERSION"
+else
+  cat "$OUT/cmake-newer.log" >&2
+  fail "find_package(codexclient $newer) refuses the installed $VERSION"
+fi
+
 # ---------------------------------------------------------------- mock model
 MOCK_HOME="$OUT/mock-home"
 rm -rf "$MOCK_HOME"
@@ -236,6 +263,8 @@ done
 [ -x "$OUT/example_c_static" ] && run "example C statically linked" "$OUT/example_c_static"
 [ -x "$OUT/example_c_pc" ] && run "example C from the installed prefix" "$OUT/example_c_pc"
 [ -x "$OUT/example_cpp_pc" ] && [ "$VALGRIND" = 1 ] && run "example C++ under valgrind" "${VG[@]}" "$OUT/example_cpp_pc"
+[ -x "$CMB/stream_turn_c" ] && run "example C built with CMake (codexclient::codexclient)" "$CMB/stream_turn_c"
+[ -x "$CMB/stream_turn_c_static" ] && run "example C built with CMake (codexclient::codexclient_static)" "$CMB/stream_turn_c_static"
 EVERYTHING=("${MCP_NODE:-.cache/mcp-node}" "${MCP_EVERYTHING:-.cache/mcp-everything}" stdio)
 [ -x "$OUT/example_mcp_c" ] && run "example C mcp_tools (everything server over stdio: tools/list, echo)" \
   "$OUT/example_mcp_c" -- "${EVERYTHING[@]}"

@@ -8,11 +8,14 @@
 # Idempotent and cached: venvs under ~/.cache/libcodexclient/python/ (tools from PyPI once),
 # cargo target dir $CARGO_TARGET_DIR (default ~/.cache/libcodexclient/target-py) so re-runs
 # are incremental. pyright (pinned, $PYRIGHT_VERSION) comes from the npm registry, installed
-# once under the same cache with the machine's npm/node. `pip install .` is exercised on 3.11; the same wheel is installed on 3.12
+# once under the same cache with the machine's npm/node. `pip install .` is exercised on 3.11; the manylinux2014 wheel of
+# scripts/build-wheels.sh is installed on 3.12
 # and 3.13. Needs the real Codex installed by scripts/setup.sh (or CODEX_BIN); without it the
 # tests fail with instructions.
 #
-# Env: CODEXCLIENT_PYTHON_VERSIONS (default "3.11 3.12 3.13"), PYTEST_ARGS (extra pytest args).
+# Env: CODEXCLIENT_PYTHON_VERSIONS (default "3.11 3.12 3.13"), PYTEST_ARGS (extra pytest args),
+# CODEXCLIENT_PYTHON_WHEEL_ONLY=1 (only the distributable wheel's checks: build-wheels.sh, fresh
+# 3.9 and 3.13 venvs without cargo, a real turn each, the [cli] extra's bundled Codex).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -79,42 +82,92 @@ first=""
 for v in $VERSIONS; do first="$v"; break; done
 PY_FIRST=$(venv_for "$first")
 
-log "pip install . (Python $first; maturin release build, cargo target $CARGO_TARGET_DIR)"
-t0=$(date +%s)
-# The maturin build backend runs the `maturin` executable found on PATH.
-export PATH="$(dirname "$PY_FIRST"):$PATH"
-"$PY_FIRST" -m pip install -q --disable-pip-version-check --no-build-isolation --no-deps \
-  --force-reinstall "$ROOT" >&2
-WHEELS="$PYCACHE/wheels"
-rm -rf "$WHEELS" && mkdir -p "$WHEELS"
-# The distributable wheel, with its manylinux tag (pip's build keeps the local linux tag).
-(cd "$ROOT" && "$(dirname "$PY_FIRST")/maturin" build --release -q -o "$WHEELS" >&2)
-WHEEL=$(ls "$WHEELS"/codexclient-*-cp39-abi3-*.whl)
-log "built $(basename "$WHEEL") in $(( $(date +%s) - t0 )) s"
+if [ -z "${CODEXCLIENT_PYTHON_WHEEL_ONLY:-}" ]; then
+  log "pip install . (Python $first; maturin release build, cargo target $CARGO_TARGET_DIR)"
+  t0=$(date +%s)
+  # The maturin build backend runs the `maturin` executable found on PATH.
+  export PATH="$(dirname "$PY_FIRST"):$PATH"
+  "$PY_FIRST" -m pip install -q --disable-pip-version-check --no-build-isolation --no-deps \
+    --force-reinstall "$ROOT" >&2
+  log "pip install . took $(( $(date +%s) - t0 )) s"
+fi
 
-# The artefacts a user gets: a manylinux wheel of at most 5 MB (release profile without debug
-# info, stripped), an sdist, and the wheel working in a fresh venv.
-wheel_bytes=$(stat -c %s "$WHEEL")
-log "wheel: $(basename "$WHEEL"), $((wheel_bytes / 1024)) KiB"
-case "$(basename "$WHEEL")" in
-  *-manylinux_2_*_x86_64.whl|*-manylinux_2_*_aarch64.whl) ;;
-  *) log "FAILED: the wheel has no manylinux platform tag: $(basename "$WHEEL")"; exit 1 ;;
-esac
-[ "$wheel_bytes" -le $((5 * 1024 * 1024)) ] || { log "FAILED: the wheel is over 5 MB"; exit 1; }
-"$(dirname "$PY_FIRST")/maturin" sdist -o "$WHEELS" >&2
-SDIST=$(ls "$WHEELS"/codexclient-*.tar.gz)
-log "sdist: $(basename "$SDIST"), $(( $(stat -c %s "$SDIST") / 1024 )) KiB"
-SMOKE="$PYCACHE/smoke-venv"
-rm -rf "$SMOKE"
-"$PY_FIRST" -m venv "$SMOKE"
-"$SMOKE/bin/python" -m pip install -q --disable-pip-version-check --no-deps "$WHEEL" >&2
-cargo build -q -p codex-fake-app-server
-FAKE_BIN="$CARGO_TARGET_DIR/debug/fake-app-server" "$SMOKE/bin/python" - <<'PY' >&2
-import os, codexclient
-with codexclient.Client(codex_bin=os.environ["FAKE_BIN"]) as c:
-    assert c.request("smoke/test", {"a": 1}) == {"method": "smoke/test", "params": {"a": 1}}
-print("wheel smoke test: codexclient", codexclient.__version__, "from", codexclient.__file__)
+# The distributable wheel (scripts/build-wheels.sh: abi3, manylinux2014 = glibc 2.17, linked
+# with zig, auditwheel-checked, at most 5 MB, plus the sdist), installed into fresh venvs of
+# Python 3.9 and 3.13 with no cargo on PATH; each runs a real turn of the real Codex 0.169.0 with
+# the local mock model. On 3.13 also `codexclient[cli]`: the pinned openai-codex-cli-bin (PyPI,
+# downloaded once into the cache), whose Codex the library finds by itself (no codex_bin, no
+# CODEX_BIN, no codex on PATH).
+WHEELS="$PYCACHE/wheels"
+rm -rf "$WHEELS"
+t0=$(date +%s)
+WHEEL_OUT="$WHEELS" WHEEL_TARGETS="$(uname -m)-manylinux2014" bash scripts/build-wheels.sh >&2
+WHEEL=$(ls "$WHEELS"/codexclient-*-cp39-abi3-manylinux2014_"$(uname -m)".*.whl)
+log "built $(basename "$WHEEL") ($(( $(stat -c %s "$WHEEL") / 1024 )) KiB) and the sdist in $(( $(date +%s) - t0 )) s"
+if ! "$CACHE/python/venv-wheels/bin/auditwheel" show "$WHEEL" | tr -d '\n' \
+     | grep -Eq "platform tag: *\"(manylinux2014|manylinux_2_17)_$(uname -m)\""; then
+  log "FAILED: auditwheel show does not report manylinux2014 for $(basename "$WHEEL")"; exit 1
+fi
+VERSION=$(sed -n '/^\[workspace\.package\]/,/^\[/s/^version = "\(.*\)"/\1/p' Cargo.toml)
+CLI_VERSION=$(sed -n 's/.*"openai-codex-cli-bin==\([0-9.]*\);.*/\1/p' pyproject.toml)
+CODEX_REAL=$(readlink -f "${CODEX_BIN:-$ROOT/.cache/codex-0.169.0}")
+[ -x "$CODEX_REAL" ] || { log "the real Codex 0.169.0 is missing: run scripts/setup.sh"; exit 1; }
+# PATH without any directory holding cargo, rustc or codex.
+NO_RUST_PATH=""
+IFS=: read -ra dirs <<<"$PATH"
+for d in "${dirs[@]}"; do
+  [ -x "$d/cargo" ] || [ -x "$d/rustc" ] || [ -x "$d/codex" ] || NO_RUST_PATH="${NO_RUST_PATH:+$NO_RUST_PATH:}$d"
+done
+if PATH="$NO_RUST_PATH" command -v cargo >/dev/null; then log "FAILED: cargo still on PATH"; exit 1; fi
+rm -rf "$PYCACHE/wheel-mock-home"
+coproc MOCK { exec "$MOCK_MODEL" --codex-home "$PYCACHE/wheel-mock-home"; }
+read -r -t 30 word port <&"${MOCK[0]}" && [ "$word" = PORT ] || { log "FAILED: mock model did not start"; exit 1; }
+wheel_turn() { # $1 = venv, $2 = expected Codex version, $3 = codex_bin ("" = discovery)
+  local run; run=$(mktemp -d "$PYCACHE/wheel-run.XXXXXX")
+  mkdir -p "$run/home" "$run/work" && cp "$PYCACHE/wheel-mock-home/config.toml" "$run/home/"
+  (cd "$run" && env -u CODEX_BIN -u VIRTUAL_ENV -u PYTHONPATH PATH="$NO_RUST_PATH" SMOKE_HOME="$run/home" \
+     SMOKE_WORK="$run/work" SMOKE_CODEX="$3" SMOKE_VERSION="$2" "$1/bin/python" - <<'PY' >&2
+import os, sys, codexclient
+kw = dict(codex_home=os.environ["SMOKE_HOME"], cwd=os.environ["SMOKE_WORK"], default_timeout=60.0)
+if os.environ["SMOKE_CODEX"]:
+    kw["codex_bin"] = os.environ["SMOKE_CODEX"]
+assert codexclient.__file__.startswith(sys.prefix), codexclient.__file__
+c = codexclient.Client(**kw)
+try:
+    ua = c.connect().user_agent or ""
+    assert "/" + os.environ["SMOKE_VERSION"] in ua, (ua, os.environ["SMOKE_VERSION"])
+    r = c.thread_start().run("MOCK_TEXT: hello from the wheel")
+    assert r.final_response == "hello from the wheel", r.final_response
+finally:
+    c.close()
+print(f"wheel turn ok: codexclient {codexclient.__version__}, Python {sys.version.split()[0]}, {ua}")
 PY
+  ) && rm -rf "$run"
+}
+for v in 3.9 3.13; do
+  venv="$PYCACHE/wheel-venv-$v"; rm -rf "$venv"
+  py=$(find_python "$v") || { log "FAILED: Python $v not found (pyenv install $v)"; exit 1; }
+  "$py" -m venv "$venv"
+  t0=$(date +%s)
+  PATH="$NO_RUST_PATH" "$venv/bin/python" -m pip install -q --disable-pip-version-check --no-index \
+    --only-binary :all: "$WHEEL" >&2
+  wheel_turn "$venv" 0.169.0 "$CODEX_REAL" || { log "FAILED: Python $v: a real turn from the wheel"; exit 1; }
+  log "Python $v: the wheel installed without cargo and ran a real turn ($(( $(date +%s) - t0 )) s)"
+done
+CLI_DIR="$PYCACHE/cli-bin-$CLI_VERSION"
+if ! ls "$CLI_DIR"/openai_codex_cli_bin-*.whl >/dev/null 2>&1; then
+  log "downloading openai-codex-cli-bin==$CLI_VERSION (PyPI, ~140 MB) into $CLI_DIR"
+  "$venv/bin/python" -m pip download -q --disable-pip-version-check --no-deps --only-binary :all: \
+    -d "$CLI_DIR" "openai-codex-cli-bin==$CLI_VERSION" >&2
+fi
+t0=$(date +%s)
+PATH="$NO_RUST_PATH" "$venv/bin/python" -m pip install -q --disable-pip-version-check --no-index \
+  --only-binary :all: --find-links "$WHEELS" --find-links "$CLI_DIR" "codexclient[cli]==$VERSION" >&2
+wheel_turn "$venv" "$CLI_VERSION" "" || { log "FAILED: codexclient[cli]: a real turn with the bundled Codex"; exit 1; }
+log "Python 3.13: codexclient[cli] found the bundled Codex $CLI_VERSION and ran a real turn ($(( $(date +%s) - t0 )) s)"
+mock_in=${MOCK[1]}; exec {mock_in}>&-; wait "$MOCK_PID" 2>/dev/null || true
+rm -rf "$venv" "$PYCACHE/wheel-venv-3.9"
+if [ -n "${CODEXCLIENT_PYTHON_WHEEL_ONLY:-}" ]; then log "wheel checks passed"; exit 0; fi
 
 failed=()
 for v in $VERSIONS; do

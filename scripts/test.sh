@@ -2,6 +2,7 @@
 # Set up (idempotent) and run every check and test of the project. This is the README's
 # test command and what CI runs (.ci/run).
 #
+#   Versions: scripts/check-versions.sh (one release version, the C ABI, rust-version = MSRV)
 #   Rust: generated-code drift, rustfmt, clippy -D warnings, cargo test (unit, fake-server fault
 #         injection, real codex app-server 0.169.0 / exec / mcp-server 0.92.0 integration, the
 #         MCP everything server over stdio / Streamable HTTP / legacy SSE)
@@ -35,6 +36,8 @@ if [ -d .git ] || git rev-parse --git-dir >/dev/null 2>&1; then
 fi
 step "generated protocol code"
 bash scripts/check-generated.sh
+step "one version (crate, wheel, C library, CHANGELOG), C ABI in header and README, MSRV"
+bash scripts/check-versions.sh
 step "rustfmt"
 cargo fmt --all -- --check
 step "clippy"

@@ -85,7 +85,7 @@ impl Spin {
         }
         let every = 1u32 << (misses - SPIN_MISSES + 1).min(6);
         let n = self.waits.fetch_add(1, Ordering::Relaxed);
-        (n % every == 0).then_some(self.max)
+        n.is_multiple_of(every).then_some(self.max)
     }
 
     fn record(&self, hit: bool) {
