@@ -104,8 +104,8 @@ t0=$(date +%s)
 WHEEL_OUT="$WHEELS" WHEEL_TARGETS="$(uname -m)-manylinux2014" bash scripts/build-wheels.sh >&2
 WHEEL=$(ls "$WHEELS"/codexclient-*-cp39-abi3-manylinux2014_"$(uname -m)".*.whl)
 log "built $(basename "$WHEEL") ($(( $(stat -c %s "$WHEEL") / 1024 )) KiB) and the sdist in $(( $(date +%s) - t0 )) s"
-if ! "$CACHE/python/venv-wheels/bin/auditwheel" show "$WHEEL" | tr -d '\n' \
-     | grep -Eq "platform tag: *\"(manylinux2014|manylinux_2_17)_$(uname -m)\""; then
+if ! "$CACHE/python/venv-wheels/bin/auditwheel" show "$WHEEL" | tr -s ' \n' '  ' \
+     | grep -Eq "consistent with the following platform tag: \"(manylinux2014|manylinux_2_17)_$(uname -m)\""; then
   log "FAILED: auditwheel show does not report manylinux2014 for $(basename "$WHEEL")"; exit 1
 fi
 VERSION=$(sed -n '/^\[workspace\.package\]/,/^\[/s/^version = "\(.*\)"/\1/p' Cargo.toml)
