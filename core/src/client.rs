@@ -22,6 +22,8 @@ use crate::options::{ClientOptions, Delivery, Protocol, RequestOptions};
 use crate::session::{Session, SessionShared};
 
 mod mcp_shim;
+mod routes;
+pub use routes::HandlerSlot;
 
 /// What the server said in answer to `initialize` (for an MCP server: `raw` holds its
 /// `protocolVersion`, `capabilities`, `serverInfo` and `instructions`; see the accessors).
@@ -400,13 +402,7 @@ impl Client {
     /// it) and the server process is reaped (except when called on a thread of the library's
     /// runtime, which must not block: there the connection ends on its own).
     pub fn disconnect(&self) {
-        let (live, connecting) = self.take_connection();
-        if let Some(s) = connecting {
-            s.shutdown();
-        }
-        if let Some(c) = live {
-            c.lock().unwrap().close();
-        }
+        self.end_connection();
     }
 
     /// Async form of [`disconnect`](Self::disconnect): the wait for the server to exit (up to
@@ -638,7 +634,7 @@ impl Client {
                 params,
                 opts,
                 false,
-                crate::correlation::Reply::Event(token),
+                crate::correlation::Reply::Event(token, None),
             )
             .map(drop)
     }

@@ -15,6 +15,7 @@ use std::time::{Duration, Instant};
 use tokio::sync::{oneshot, Notify};
 
 use crate::error::{Error, Result, RpcError, OVERLOADED_CODE};
+use crate::event::Attachment;
 use crate::message::{request_line, RequestId};
 use crate::options::{RequestOptions, RetryPolicy};
 use table::{Entry, Table};
@@ -28,8 +29,9 @@ const TIMED_OUT_MEMORY: usize = 64;
 /// overload error or the disconnect.
 pub(crate) type Outcome = oneshot::Receiver<Result<Box<RawValue>>>;
 
-/// Takes the outcome of a request answered as an event: its token, method and result.
-type Respond = dyn Fn(u64, String, Result<Box<RawValue>>) + Send + Sync;
+/// Takes the outcome of a request answered as an event: its token, method, result and the
+/// value its sender attached.
+type Respond = dyn Fn(u64, String, Result<Box<RawValue>>, Option<Attachment>) + Send + Sync;
 /// Shown every successful result with its request's method and line (the session tracks
 /// which threads are loaded).
 type Observe = dyn Fn(&str, &[u8], &RawValue) + Send + Sync;
@@ -78,7 +80,7 @@ impl Correlation {
         default_timeout: Duration,
         retry: RetryPolicy,
         resend: impl Fn(Bytes) + Send + Sync + 'static,
-        respond: impl Fn(u64, String, Result<Box<RawValue>>) + Send + Sync + 'static,
+        respond: impl Fn(u64, String, Result<Box<RawValue>>, Option<Attachment>) + Send + Sync + 'static,
         give_up: impl Fn(i64, &str) + Send + Sync + 'static,
         observe: impl Fn(&str, &[u8], &RawValue) + Send + Sync + 'static,
     ) -> Arc<Correlation> {
@@ -180,7 +182,7 @@ impl Correlation {
             let id = table
                 .map
                 .iter()
-                .find(|(_, e)| matches!(e.tx, Reply::Event(t) if t == token))
+                .find(|(_, e)| matches!(e.tx, Reply::Event(t, _) if t == token))
                 .map(|(id, _)| *id);
             id.and_then(|id| table.map.remove(&id).map(|e| (id, e)))
         };
@@ -203,7 +205,7 @@ impl Correlation {
             Reply::Wait(tx) => {
                 let _ = tx.send(outcome);
             }
-            Reply::Event(token) => (self.respond)(token, entry.method, outcome),
+            Reply::Event(token, attached) => (self.respond)(token, entry.method, outcome, attached),
         }
     }
 
@@ -376,7 +378,7 @@ mod tests {
             Duration::from_secs(60),
             RetryPolicy::none(),
             |_| {},
-            |_, _, _| {},
+            |_, _, _, _| {},
             |_, _| {},
             |_, _, _| {},
         )
@@ -437,7 +439,7 @@ mod tests {
             Duration::from_secs(60),
             RetryPolicy::none(),
             |_| {},
-            move |token, method, result: Result<Box<RawValue>>| {
+            move |token, method, result: Result<Box<RawValue>>, _| {
                 sink.lock()
                     .unwrap()
                     .push((token, method, result.map(|r| r.get().to_owned())));
@@ -447,7 +449,7 @@ mod tests {
         );
         let opts = RequestOptions::default();
         let r = c
-            .register("m", &raw("{}"), &opts, false, Reply::Event(7))
+            .register("m", &raw("{}"), &opts, false, Reply::Event(7, None))
             .unwrap();
         c.complete(RequestId::Int(r.id), Ok(&raw("[1]"))).unwrap();
         let got = got.lock().unwrap();
@@ -464,7 +466,7 @@ mod tests {
             Duration::from_secs(60),
             RetryPolicy::none(),
             |_| {},
-            move |token, _, result: Result<Box<RawValue>>| {
+            move |token, _, result: Result<Box<RawValue>>, _| {
                 sink.lock().unwrap().push((token, result.is_err()));
             },
             move |id, why: &str| log.lock().unwrap().push((id, why.to_owned())),
@@ -475,13 +477,13 @@ mod tests {
         c.abandon(waited);
         c.abandon(waited);
         let ev = c
-            .register("b", &raw("{}"), &opts, false, Reply::Event(9))
+            .register("b", &raw("{}"), &opts, false, Reply::Event(9, None))
             .unwrap();
         assert!(c.cancel_token(9, Error::Cancelled("test".into())));
         assert!(!c.cancel_token(9, Error::Cancelled("test".into())));
         let short = RequestOptions::timeout(Duration::from_millis(1));
         let timed = c
-            .register("c", &raw("{}"), &short, false, Reply::Event(10))
+            .register("c", &raw("{}"), &short, false, Reply::Event(10, None))
             .unwrap();
         c.expire(Instant::now() + Duration::from_millis(5));
         let ids: Vec<i64> = given_up.lock().unwrap().iter().map(|(i, _)| *i).collect();
