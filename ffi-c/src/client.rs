@@ -38,7 +38,9 @@ pub const CODEX_CALLBACK_SERVER_REQUEST: codex_callback_kind_t = 2;
 /// `CODEX_EVENT_RECONNECTING`, `CODEX_EVENT_RECONNECTED`.
 pub const CODEX_CALLBACK_CONNECTION: codex_callback_kind_t = 3;
 
-/// A client of one Codex app-server. Opaque handle (a registry token, see `handles.rs`).
+/// A client of one Codex app-server. Opaque handle: a token the library checks on every
+/// call (a NULL, freed or foreign pointer gives CODEX_STATUS_INVALID_ARGUMENT), never
+/// dereferenced.
 ///
 /// Create with `codex_client_new`, free with `codex_client_free`. All functions taking a
 /// client may be called from any thread, concurrently (except `codex_client_free`, which must
