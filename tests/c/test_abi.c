@@ -156,7 +156,6 @@ static void every_setter_refuses_a_dead_object(codex_options_t *o, const char *n
 static void setters_refuse_bad_arguments(void) {
     codex_options_t *o = new_options(), *dead = new_options();
     codex_client_t *c = (codex_client_t *)&c;
-    char big[32];
 
     CHECK(o != dead);
     every_setter_refuses_a_dead_object(NULL, "options is NULL");
@@ -214,8 +213,7 @@ static void setters_refuse_bad_arguments(void) {
     REFUSED(codex_options_set_delivery(o, 7), "unknown delivery");
     REFUSED(codex_options_set_default_timeout_ms(o, CODEX_OPTIONS_MAX_TIMEOUT_MS + 1), "seconds from 0 to");
     REFUSED(codex_options_set_connect_timeout_ms(o, UINT64_MAX), "seconds from 0 to");
-    snprintf(big, sizeof big, "%llu", (unsigned long long)UINT64_MAX);
-    CHECK(strstr(codex_last_error_message(), big) != NULL);
+    CHECK(strstr(codex_last_error_message(), "connect_timeout") != NULL); /* names the option */
     CHECK_OK(codex_options_set_default_timeout_ms(o, CODEX_OPTIONS_MAX_TIMEOUT_MS));
     CHECK_OK(codex_options_set_default_timeout_ms(o, 0)); /* 0: the default again */
 
