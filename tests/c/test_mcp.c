@@ -65,7 +65,7 @@ static void bad_input(void) {
     CHECK_OK(codex_options_add_header(o, "X-Key", "sekret"));
     CHECK_STATUS(codex_client_new(o, &c), CODEX_STATUS_INVALID_ARGUMENT);
     CHECK(c == NULL);
-    CHECK_HAS(codex_last_error_message(), "MCP HTTP transport");
+    CHECK_HAS(codex_last_error_message(), "MCP server over HTTP");
     CHECK(strstr(codex_last_error_message(), "sekret") == NULL);
     codex_options_free(o);
 
