@@ -10,6 +10,7 @@
 #   MCP:  scripts/mcp-conformance.sh (the official conformance suite's client scenarios)
 #   C:    scripts/test-c.sh       (header drift, -Werror builds, tests under valgrind and ASan)
 #   Python: scripts/test-python.sh (pip install ., stubtest, pytest on 3.11/3.12/3.13)
+#   Docs: scripts/docs.sh          (rustdoc -D warnings, mkdocs --strict, every link resolves)
 #
 # Builds go to $CARGO_TARGET_DIR (default ~/.cache/libcodexclient/target) so that dependencies
 # are reused between runs and clones; everything else is installed by the scripts themselves.
@@ -38,6 +39,8 @@ step "rustfmt"
 cargo fmt --all -- --check
 step "clippy"
 cargo clippy --workspace --all-targets --quiet -- -D warnings
+step "docs (rustdoc and mkdocs --strict, link check)"
+bash scripts/docs.sh
 step "cargo test"
 cargo test --workspace 2>&1 | tee "$LOG/cargo-test.log"
 rust=$(grep -Eo 'test result: ok\. [0-9]+ passed' "$LOG/cargo-test.log" | awk '{s+=$4} END {print s+0}')

@@ -18,6 +18,7 @@
 //! ```
 #![warn(missing_docs)]
 
+pub mod account;
 mod client;
 pub mod compat;
 mod correlation;
@@ -45,12 +46,12 @@ mod turn;
 mod typed;
 mod views;
 
-pub use client::{Client, EventStream, HandlerSlot, InitializeResult, WeakClient};
+pub use client::{Client, HandlerSlot, InitializeResult, WeakClient};
 pub use delivery::dispatch::{
     on_dispatch_thread, ConnectionHandler, EventHandler, NotificationHandler, ResponseHandler,
     ServerRequestHandler,
 };
-pub use delivery::mark_event_delivery_thread;
+pub use delivery::{mark_event_delivery_thread, EventReceiver};
 pub use error::{
     DisconnectInfo, Error, ErrorKind, ErrorKindMap, Result, RpcError, OVERLOADED_CODE,
 };
@@ -71,3 +72,7 @@ pub use skills::{
 pub use thread::{thread_id_of, Helper, Input, Thread, ThreadStatus};
 pub use turn::{turn_id_of, TurnIter, TurnResult, TurnStream};
 pub use typed::TypedRequest;
+
+/// The old name of [`EventReceiver`].
+#[deprecated(since = "0.1.0", note = "renamed to `EventReceiver`")]
+pub type EventStream = EventReceiver;

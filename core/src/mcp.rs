@@ -19,8 +19,9 @@ use serde_json::{json, Value};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
-use crate::client::{Client, EventStream};
+use crate::client::Client;
 use crate::correlation::Outcome;
+use crate::delivery::EventReceiver;
 use crate::error::{Error, Result};
 use crate::event::Event;
 use crate::options::RequestOptions;
@@ -553,7 +554,7 @@ pub struct ProgressCall {
     token: Value,
     /// Updates taken after the answer came (sent before it), still to be returned.
     late: std::collections::VecDeque<Progress>,
-    events: EventStream,
+    events: EventReceiver,
     outcome: Option<Outcome>,
     result: Option<Result<Value>>,
     session: Arc<SessionShared>,

@@ -5,11 +5,11 @@
 //! a program inside its own tokio runtime, a plain C program or Python all get the same
 //! one). It has [`WORKERS`] threads named `codex-client-rt`, each a single-threaded runtime
 //! (and, only while a host name is being resolved, a blocking thread of that name). Every
-//! connection is one root task on the least busy thread ([`spawn_root`]), and all its tasks
+//! connection is one root task on the least busy thread (`spawn_root`), and all its tasks
 //! stay on that thread; each task the connection starts (reader, writer, timers,
-//! stderr, shims, their processes' waits) is spawned with [`spawn`], which registers it in the
+//! stderr, shims, their processes' waits) is spawned with `spawn`, which registers it in the
 //! connection's scope, carried by a task-local and inherited by nested spawns. When the root
-//! task ends, every task still registered in its scope is aborted; the scope's [`Done`]
+//! task ends, every task still registered in its scope is aborted; the scope's `Done`
 //! completes once the last of them is gone (their futures dropped: child processes killed
 //! on drop, descriptors closed).
 

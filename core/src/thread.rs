@@ -215,10 +215,24 @@ pub enum Helper {
     ModelList,
     /// `config/read`.
     ConfigRead,
+    /// `config/batchWrite` (`arg`: the edits, `[{"keyPath", "value", "mergeStrategy"}…]`).
+    ConfigBatchWrite,
+    /// `review/start` (thread id; `arg`: the target, e.g. `{"type": "uncommittedChanges"}`).
+    ReviewStart,
+    /// `account/rateLimits/read`.
+    AccountRateLimitsRead,
+    /// `account/logout`.
+    AccountLogout,
+    /// `mcpServerStatus/list`.
+    McpServerStatusList,
+    /// `mcpServer/oauth/login` (`arg`: the MCP server's name in the config).
+    McpServerOauthLogin,
+    /// `feedback/upload` (`arg`: the classification, e.g. `"bug"`).
+    FeedbackUpload,
 }
 
 impl Helper {
-    pub(crate) const ALL: [(&'static str, Helper); 14] = [
+    pub(crate) const ALL: [(&'static str, Helper); 21] = [
         ("thread_start", Helper::ThreadStart),
         ("thread_resume", Helper::ThreadResume),
         ("thread_fork", Helper::ThreadFork),
@@ -233,12 +247,21 @@ impl Helper {
         ("skills_list", Helper::SkillsList),
         ("model_list", Helper::ModelList),
         ("config_read", Helper::ConfigRead),
+        ("config_batch_write", Helper::ConfigBatchWrite),
+        ("review_start", Helper::ReviewStart),
+        ("account_rate_limits", Helper::AccountRateLimitsRead),
+        ("account_logout", Helper::AccountLogout),
+        ("mcp_server_status_list", Helper::McpServerStatusList),
+        ("mcp_server_oauth_login", Helper::McpServerOauthLogin),
+        ("feedback_upload", Helper::FeedbackUpload),
     ];
 
     /// The helper of a snake_case helper name: `thread_start`, `thread_resume`,
     /// `thread_fork`, `thread_list`, `thread_read`, `thread_archive`, `thread_unarchive`,
     /// `thread_compact`, `thread_set_name`, `command_exec`, `account_read`, `skills_list`,
-    /// `model_list`, `config_read`.
+    /// `model_list`, `config_read`, `config_batch_write`, `review_start`,
+    /// `account_rate_limits`, `account_logout`, `mcp_server_status_list`,
+    /// `mcp_server_oauth_login`, `feedback_upload`.
     pub fn from_name(name: &str) -> Option<Helper> {
         Self::ALL.iter().find(|(n, _)| *n == name).map(|(_, h)| *h)
     }
@@ -260,6 +283,13 @@ impl Helper {
             Helper::SkillsList => methods::SkillsList::NAME,
             Helper::ModelList => methods::ModelList::NAME,
             Helper::ConfigRead => methods::ConfigRead::NAME,
+            Helper::ConfigBatchWrite => methods::ConfigBatchWrite::NAME,
+            Helper::ReviewStart => methods::ReviewStart::NAME,
+            Helper::AccountRateLimitsRead => methods::AccountRateLimitsRead::NAME,
+            Helper::AccountLogout => methods::AccountLogout::NAME,
+            Helper::McpServerStatusList => methods::McpServerStatusList::NAME,
+            Helper::McpServerOauthLogin => methods::McpServerOauthLogin::NAME,
+            Helper::FeedbackUpload => methods::FeedbackUpload::NAME,
         }
     }
 
@@ -274,6 +304,7 @@ impl Helper {
                 | Helper::ThreadUnarchive
                 | Helper::ThreadCompactStart
                 | Helper::ThreadSetName
+                | Helper::ReviewStart
         )
     }
 
@@ -304,6 +335,10 @@ impl Helper {
             Helper::ThreadRead => "includeTurns",
             Helper::ThreadSetName => "name",
             Helper::CommandExec => "command",
+            Helper::ConfigBatchWrite => "edits",
+            Helper::ReviewStart => "target",
+            Helper::McpServerOauthLogin => "name",
+            Helper::FeedbackUpload => "classification",
             _ => return Ok(params),
         };
         obj.insert(key.into(), arg);
@@ -389,6 +424,28 @@ impl Client {
             self,
             self.helper(Helper::ThreadFork, Some(thread_id), params)?,
         )
+    }
+    /// `config/batchWrite`: apply `edits` (`[{"keyPath", "value", "mergeStrategy"}…]`) to
+    /// the server's `config.toml` (more params, such as `reloadUserConfig`, in `params`).
+    pub fn config_batch_write(&self, edits: Value, params: Value) -> Result<Value> {
+        let h = Helper::ConfigBatchWrite;
+        self.request_blocking(h.method(), h.params(None, edits, params)?)
+    }
+    /// `mcpServerStatus/list`: the MCP servers configured in Codex and their state.
+    pub fn mcp_server_status(&self, params: Value) -> Result<Value> {
+        self.helper(Helper::McpServerStatusList, None, params)
+    }
+    /// `mcpServer/oauth/login`: start the OAuth login of the configured MCP server `name`
+    /// (the result holds the `authorizationUrl` to open).
+    pub fn mcp_server_oauth_login(&self, name: &str, params: Value) -> Result<Value> {
+        let h = Helper::McpServerOauthLogin;
+        self.request_blocking(h.method(), h.params(None, name.into(), params)?)
+    }
+    /// `feedback/upload`: send feedback of `classification` (`"bug"`, `"good_result"`, …)
+    /// to OpenAI, with `params` such as `reason`, `threadId`, `includeLogs`.
+    pub fn feedback_upload(&self, classification: &str, params: Value) -> Result<Value> {
+        let h = Helper::FeedbackUpload;
+        self.request_blocking(h.method(), h.params(None, classification.into(), params)?)
     }
     /// A handle to a thread known by id, without a round trip.
     pub fn thread(&self, thread_id: &str) -> Thread {
@@ -542,6 +599,12 @@ impl Thread {
     pub fn compact_start(&self) -> Result<()> {
         self.call(Helper::ThreadCompactStart, Value::Null)
             .map(|_| ())
+    }
+    /// `review/start` on this thread: a review turn of `target` (for example
+    /// `{"type": "uncommittedChanges"}`, `{"type": "baseBranch", "branch": "main"}`); returns
+    /// the result (`turn`, `reviewThreadId`). Follow the turn like any other.
+    pub fn review_start(&self, target: Value) -> Result<Value> {
+        self.call(Helper::ReviewStart, target)
     }
     /// `thread/fork` of this thread.
     pub fn fork(&self, params: Value) -> Result<Thread> {

@@ -107,6 +107,8 @@ pub struct TurnStream {
     done: bool,
     result: TurnResult,
     ended_by_disconnect: Option<Error>,
+    /// The method of the last notification seen (for timeout messages).
+    last_method: Option<String>,
 }
 
 /// The turn id in a `turn/start` result (`{"turn": {"id": ...}}`).
@@ -194,6 +196,7 @@ impl TurnStream {
             fut: None,
             done: false,
             ended_by_disconnect: None,
+            last_method: None,
         })
     }
 
@@ -279,7 +282,12 @@ impl TurnStream {
 
     fn absorb_event(&mut self, ev: Event) -> Event {
         match &ev {
-            Event::Notification(n) => self.result.absorb(n),
+            Event::Notification(n) => {
+                if self.last_method.as_deref() != Some(n.method.as_str()) {
+                    self.last_method = Some(n.method.clone());
+                }
+                self.result.absorb(n)
+            }
             Event::Connection(ConnectionEvent::Disconnected(info)) => {
                 self.ended_by_disconnect = Some(Error::Disconnected(info.clone()));
             }
@@ -317,6 +325,71 @@ impl TurnStream {
             drop(ev);
         }
         self.into_result()
+    }
+
+    /// Drain the rest of the turn like [`finish`](Self::finish), but give up when the whole
+    /// turn takes longer than `timeout` or no event comes for `idle` (each `None`: no bound):
+    /// then the turn is interrupted (`turn/interrupt`, and its last events are drained for up
+    /// to 5 s) and this fails with [`Error::Timeout`] naming the bound and the last event
+    /// seen. The result gathered so far stays readable with [`result`](Self::result).
+    pub fn finish_within(
+        &mut self,
+        timeout: Option<Duration>,
+        idle: Option<Duration>,
+    ) -> Result<TurnResult> {
+        let deadline = timeout.map(|t| std::time::Instant::now() + t);
+        loop {
+            let left = deadline.map(|d| d.saturating_duration_since(std::time::Instant::now()));
+            let wait = match (left, idle) {
+                (Some(l), Some(i)) => Some(l.min(i)),
+                (l, i) => l.or(i),
+            };
+            match self.next_event(wait)? {
+                Some(ev) => drop(ev),
+                None if self.is_done() => break,
+                None => {
+                    let overall = left.is_some_and(|l| l <= wait.unwrap_or(l));
+                    let what = match (overall, timeout, idle) {
+                        (true, Some(t), _) => format!("the turn took longer than {t:?}"),
+                        (_, _, Some(i)) => format!("no event for {i:?}"),
+                        _ => "the turn timed out".into(),
+                    };
+                    let last = self.last_method.clone().unwrap_or_else(|| "none".into());
+                    let (method, params) = Self::interrupt_request(&self.thread_id, &self.turn_id);
+                    let _ = self.client.request_blocking_with(
+                        method,
+                        params,
+                        crate::RequestOptions::timeout(Duration::from_secs(5)),
+                    );
+                    let end = std::time::Instant::now() + Duration::from_secs(5);
+                    while !self.is_done() {
+                        let left = end.saturating_duration_since(std::time::Instant::now());
+                        if left.is_zero()
+                            || (self.next_event(Some(left))?.is_none() && !self.is_done())
+                        {
+                            break;
+                        }
+                    }
+                    return Err(Error::Timeout {
+                        method: format!(
+                            "turn {} ({what}; interrupted; last event: {last})",
+                            self.turn_id
+                        ),
+                        after: if overall {
+                            timeout.unwrap_or_default()
+                        } else {
+                            idle.unwrap_or_default()
+                        },
+                    });
+                }
+            }
+        }
+        if self.result.status.is_empty() {
+            if let Some(e) = self.ended_by_disconnect.take() {
+                return Err(e);
+            }
+        }
+        Ok(self.result.clone())
     }
 
     /// The result gathered so far; an error when the connection closed before the turn

@@ -499,3 +499,36 @@ fn attachments_come_back_with_their_responses_in_both_modes() {
     }
     p.disconnect();
 }
+
+#[test]
+fn notifications_can_go_to_subscriptions_only() {
+    let c = Client::new(fake_options(&["flood", "approval"]).delivery(Delivery::Poll));
+    c.queue_notifications(false);
+    c.connect().unwrap();
+    let mut sub = c.subscribe().unwrap();
+    let r = c
+        .request_blocking("test/flood", json!({"count": 50}))
+        .unwrap();
+    assert_eq!(r["sent"], 50);
+    let mut got = Vec::new();
+    while got.len() < 50 && sub.next_blocking(&mut got, 64, Some(Duration::from_secs(5))) {}
+    assert_eq!(got.len(), 50, "the subscription has every notification");
+    // The client's own queue has none of them, but server requests still come there.
+    c.request_blocking("test/approval", json!({})).unwrap();
+    let ev = c.next_event(Some(Duration::from_secs(5))).unwrap();
+    assert!(matches!(ev, Some(Event::ServerRequest(_))), "{ev:?}");
+    assert!(c.next_event(Some(Duration::ZERO)).unwrap().is_none());
+    // Back on: the main queue takes them again.
+    c.queue_notifications(true);
+    c.request_blocking("test/flood", json!({"count": 3}))
+        .unwrap();
+    let mut n = 0;
+    while let Some(Event::Notification(_)) = c.next_event(Some(Duration::from_secs(5))).unwrap() {
+        n += 1;
+        if n == 3 {
+            break;
+        }
+    }
+    assert_eq!(n, 3);
+    c.disconnect();
+}

@@ -421,7 +421,7 @@ for line in sys.stdin:
 
 fn fake_options(script: &Path) -> ClientOptions {
     ClientOptions::default()
-        .transport(TransportKind::Mcp)
+        .transport(TransportKind::CodexMcpServer)
         .codex_bin(script)
 }
 

@@ -1,6 +1,7 @@
-//! The core's modules import each other without a loop: arrows point down only.
+//! The modules of the core and of both bindings (`ffi-c/src`, `python/src`) import each other
+//! without a loop: arrows point down only.
 //!
-//! Reads `core/src/**/*.rs` (not `lib.rs`, not test code), collects every path that names a
+//! Reads `<crate>/src/**/*.rs` (not `lib.rs`, not test code), collects every path that names a
 //! module of the crate (`crate::x::…`, `super::…`, `self::…` and paths through a child
 //! module, in `use` items and in code), and fails on a cycle at two levels:
 //! * between top-level modules (`session`, `event`, `transport`, …), each with its files;
@@ -28,7 +29,7 @@ fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
     }
 }
 
-/// The module a file defines (`transport/exec.rs` → `transport::exec`, `session/mod.rs` →
+/// The module a file defines (`transport/io.rs` → `transport::io`, `session/mod.rs` →
 /// `session`).
 fn module_of(src: &Path, file: &Path) -> Module {
     let rel = file.strip_prefix(src).unwrap().with_extension("");
@@ -350,7 +351,12 @@ struct Graph {
 }
 
 fn graph() -> Graph {
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    graph_of(&Path::new(env!("CARGO_MANIFEST_DIR")).join("src"))
+}
+
+/// The import graph of the crate whose sources are in `src`.
+fn graph_of(src: &Path) -> Graph {
+    let src = src.to_path_buf();
     let mut files = Vec::new();
     rust_files(&src, &mut files);
     // Test modules (`tests.rs` and the files of a `tests/` module) may use anything.
@@ -419,6 +425,9 @@ fn no_import_cycles_between_modules() {
     for (a, b) in [
         ("transport", "transport::exec"),
         ("transport::exec", "transport::shim"),
+        ("transport::exec::process", "transport::exec::events"),
+        ("client::mcp_shim", "transport::shim"),
+        ("client::pull", "delivery"),
         ("session::runtime", "transport"),
         ("correlation", "correlation::table"),
     ] {
@@ -429,6 +438,120 @@ fn no_import_cycles_between_modules() {
     }
     check("top-level modules", &g.top);
     check("module files", &g.files);
+}
+
+/// One module style across the crate: a module with children is `foo/mod.rs`, never `foo.rs`
+/// beside a `foo/` folder (`src/bin/` holds binaries, not a module).
+#[test]
+fn modules_with_children_are_folders_with_mod_rs() {
+    fn walk(dir: &Path, out: &mut Vec<String>) {
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            if !path.is_dir() {
+                continue;
+            }
+            if path.file_name().is_some_and(|n| n == "bin") && dir.ends_with("src") {
+                continue;
+            }
+            if path.with_extension("rs").is_file() || !path.join("mod.rs").is_file() {
+                out.push(path.display().to_string());
+            }
+            walk(&path, out);
+        }
+    }
+    let mut mixed = Vec::new();
+    walk(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("src"),
+        &mut mixed,
+    );
+    assert!(
+        mixed.is_empty(),
+        "folders not in the `mod.rs` style: {mixed:#?}"
+    );
+}
+
+/// Globals that hold code (a function, a closure, a constructor) in `code`: a module below
+/// that calls code set there by a module above has an import loop the graph does not show.
+fn code_globals(code: &str) -> Vec<String> {
+    code.lines()
+        .map(str::trim)
+        .filter(|l| {
+            let decl = l
+                .trim_start_matches("pub(crate) ")
+                .trim_start_matches("pub ");
+            decl.starts_with("static ")
+                && ["fn(", "Fn(", "FnMut(", "FnOnce(", "Factory"]
+                    .iter()
+                    .any(|t| decl.contains(t))
+        })
+        .map(str::to_owned)
+        .collect()
+}
+
+#[test]
+fn no_code_is_handed_down_through_a_global() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut files = Vec::new();
+    rust_files(&src, &mut files);
+    let mut found = Vec::new();
+    for file in &files {
+        let text = std::fs::read_to_string(file).unwrap();
+        for g in code_globals(&without_test_modules(&code_only(&text))) {
+            found.push(format!(
+                "{}: {g}",
+                file.strip_prefix(&src).unwrap().display()
+            ));
+        }
+    }
+    assert!(found.is_empty(), "globals that hold code: {found:#?}");
+    // The check sees such a global (the shape the mcp shim's constructor once had).
+    assert_eq!(
+        code_globals("static MCP_SHIM: std::sync::OnceLock<ShimFactory> = OnceLock::new();").len(),
+        1
+    );
+    assert!(code_globals("static LIVE: AtomicUsize = AtomicUsize::new(0);").is_empty());
+}
+
+#[test]
+fn no_import_cycles_in_the_bindings() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    for (krate, seen) in [
+        ("ffi-c", ("client", "error")),
+        ("python", ("client", "errors")),
+    ] {
+        let g = graph_of(&root.join(krate).join("src"));
+        assert!(
+            g.top.contains(&(seen.0.into(), seen.1.into())),
+            "{krate}: {} -> {} not seen",
+            seen.0,
+            seen.1
+        );
+        check(&format!("{krate} modules"), &g.top);
+        check(&format!("{krate} module files"), &g.files);
+    }
+}
+
+#[test]
+fn the_extension_does_not_import_the_python_layer() {
+    // The Python layer imports the extension (`codexclient._native`); the extension importing
+    // `codexclient.*` back at run time would close a loop that no import graph shows.
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("../python/src");
+    let mut files = Vec::new();
+    rust_files(&src, &mut files);
+    assert!(!files.is_empty());
+    for f in files {
+        let text = std::fs::read_to_string(&f).unwrap();
+        for line in text.lines().filter(|l| !l.trim_start().starts_with("//")) {
+            if let Some(i) = line.find("import(") {
+                assert!(
+                    !line[i..].contains("\"codexclient"),
+                    "{} imports the Python layer: {}",
+                    f.display(),
+                    line.trim()
+                );
+            }
+        }
+    }
 }
 
 #[test]

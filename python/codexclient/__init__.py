@@ -36,22 +36,9 @@ from ._async import (
     AsyncTurn,
     StartingTurn,
 )
-from ._common import (
-    COMMAND_APPROVAL,
-    ELICITATION,
-    FILE_CHANGE_APPROVAL,
-    ROOTS,
-    SAMPLING,
-    Event,
-    InitializeResult,
-    Input,
-    Page,
-    Root,
-    TurnResult,
-    image_url,
-    local_image,
-    text,
-)
+from ._handlers import COMMAND_APPROVAL, ELICITATION, FILE_CHANGE_APPROVAL, ROOTS, SAMPLING, Event
+from ._inputs import Input, Root, image_url, local_image, text
+from ._results import InitializeResult, Page, TurnResult
 from ._errors import (
     AlreadyConnectedError,
     AlreadyRespondedError,

@@ -5,7 +5,7 @@ runtime thread never takes the GIL: when a future can make progress the executor
 which the loop watches (``loop.add_reader``), becomes readable and the loop thread polls it.
 Cancelling an awaited call drops its Rust future (a cancelled request is forgotten; its late
 answer is ignored). The client's events are drained on the loop thread when the core's event
-descriptor is readable. The logic is in :mod:`._common`; this module is its awaitable surface.
+descriptor is readable. The logic is in :mod:`._base`; this module is its awaitable surface.
 """
 
 from __future__ import annotations
@@ -20,9 +20,11 @@ from typing import Any, AsyncIterator, Awaitable, Callable, Deque, Generator, Ma
 from typing import Type
 
 from . import _native
-from ._common import ClientBase, Event, InitializeResult, Input, Params, ProgressHandler, Skills
-from ._common import ThreadBase, ToolCallBase, TurnBase, TurnResult, aio, aio_as, fail_closed
-from ._common import arguments_json as _args, finish, handler_failed, loads
+from ._base import ClientBase, ThreadBase, ToolCallBase, TurnBase, aio, aio_as
+from ._handlers import Event, ProgressHandler, fail_closed, finish, handler_failed
+from ._inputs import Input, Skills
+from ._json import Params, arguments_json as _args, loads
+from ._results import InitializeResult, TurnResult
 from ._errors import NotConnectedError
 from ._native import CallToolResult, Progress
 from ._requests import AsyncRequests
@@ -351,7 +353,11 @@ class AsyncClient(AsyncRequests, ClientBase):
         return then(await self._bridge.call(start))
 
     async def connect(self) -> InitializeResult:
-        """Spawn the server and run the ``initialize``/``initialized`` handshake."""
+        """Spawn the server and run the ``initialize``/``initialized`` handshake.
+
+        Bounded by ``connect_timeout``. Cancelling it (``task.cancel()``, the timeout of
+        ``asyncio.wait_for``) aborts the connect as :meth:`close` would: the server is stopped
+        and reaped without blocking the loop, and the client can connect again at once."""
         init = self._connected(await self._bridge.call(self._native.connect))
         loop = asyncio.get_running_loop()
         if self._reader is not loop:
@@ -401,7 +407,7 @@ class AsyncClient(AsyncRequests, ClientBase):
         return AsyncThread(self, thread_id, {})
 
     # The requests whose sync form only returns the shared call: the same implementation,
-    # awaitable (see :func:`._common.aio`).
+    # awaitable (see :func:`._base.aio`).
     thread_start = aio_as(AsyncThread, Client.thread_start)
     thread_resume = aio_as(AsyncThread, Client.thread_resume)
     thread_fork = aio_as(AsyncThread, Client.thread_fork)

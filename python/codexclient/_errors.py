@@ -130,3 +130,15 @@ class AlreadyRespondedError(InvalidStateError):
 
 class UnsupportedError(CodexError):
     """The transport in use cannot do this."""
+
+
+def _hand_to_native() -> None:
+    """Hand every exception class to the extension, which raises them by name (it imports
+    nothing of this package)."""
+    from . import _native
+
+    classes = {k: v for k, v in globals().items() if isinstance(v, type) and issubclass(v, CodexError)}
+    _native.set_error_classes(classes)
+
+
+_hand_to_native()

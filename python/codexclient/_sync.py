@@ -7,7 +7,7 @@ library-owned thread per client, taken from a small pool shared by all clients o
 (so a handler that blocks holds up the other clients on that thread; ``dedicated_dispatch_thread=True``
 gives a client a thread of its own); server requests of a turn being iterated are handled on
 the iterating thread. The logic
-is in :mod:`._common`; this module is its blocking surface.
+is in :mod:`._base`; this module is its blocking surface.
 """
 
 from __future__ import annotations
@@ -18,9 +18,11 @@ from types import TracebackType
 from typing import Any, Dict, Iterator, List, Mapping, Optional, Sequence, Type, cast
 
 from . import _native
-from ._common import ClientBase, Event, InitializeResult, Input, Page, Params, ProgressHandler
-from ._common import ThreadBase, ToolCallBase, TurnBase, TurnResult, finish, handler_failed
-from ._common import Skills, arguments_json as _args, loads, weak_handler
+from ._base import ClientBase, ThreadBase, ToolCallBase, TurnBase
+from ._handlers import Event, ProgressHandler, finish, handler_failed, weak_handler
+from ._inputs import Input, Skills
+from ._json import Params, arguments_json as _args, loads
+from ._results import InitializeResult, Page, TurnResult
 from ._native import CallToolResult, Completion, GetPromptResult, Progress, Prompt, Resource
 from ._native import ResourceContents, ResourceTemplate, Tool
 from ._requests import SyncRequests
@@ -178,7 +180,11 @@ class Client(SyncRequests, ClientBase):
         return then(start(None))
 
     def connect(self) -> InitializeResult:
-        """Spawn the server and run the ``initialize``/``initialized`` handshake."""
+        """Spawn the server and run the ``initialize``/``initialized`` handshake.
+
+        Bounded by ``connect_timeout``. Ctrl-C while it waits aborts the connect as
+        :meth:`close` would (the server is stopped and reaped; the client can connect again at
+        once) and raises ``KeyboardInterrupt``."""
         return self._connected(self._native.connect())
 
     def close(self) -> None:

@@ -3,224 +3,89 @@
 //! drains the events when the core's event descriptor is readable). Each call blocks (GIL
 //! released) or, given `aio` (an executor and an asyncio future), runs on the loop.
 
-use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
 use std::time::Duration;
 
-use codex_client::mcp::{McpRequest, Root};
-use codex_client::{
-    Client, ClientOptions, Delivery, Event, Heartbeat, Helper, Input, McpCommand, ReconnectPolicy,
-    Skill, TransportKind,
-};
+use codex_client::mcp::McpRequest;
+use codex_client::{Client, Event, Helper, OptionsBuilder, Skill};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 use pyo3::IntoPyObjectExt;
-use serde_json::value::RawValue;
-use serde_json::Value;
 
+use crate::args::{input, json_value, py_value, raw_params};
 use crate::errors::{simple, to_py, IntoPyResult};
 use crate::executor::{request_options, run, run_spinning, Aio};
 use crate::mcp::ToolCall;
 use crate::stream::EventStream;
 use crate::turn::Turn;
 
-/// JSON text as a value (`InvalidArgumentError` when it is not JSON).
-pub(crate) fn json_value(py: Python<'_>, text: &str) -> PyResult<Value> {
-    serde_json::from_str(text)
-        .map_err(|e| simple(py, "InvalidArgumentError", format!("not valid JSON: {e}")))
-}
-
-fn raw_params(py: Python<'_>, params_json: &str) -> PyResult<Box<RawValue>> {
-    let text = match params_json.trim() {
-        "" | "null" => "{}".to_owned(),
-        _ => params_json.to_owned(),
-    };
-    RawValue::from_string(text).map_err(|e| {
-        simple(
-            py,
-            "InvalidArgumentError",
-            format!("params are not valid JSON: {e}"),
-        )
-    })
-}
-
-/// Turn input (JSON: a string, an input item or a list of them) as the core's `Input`.
-pub(crate) fn input(py: Python<'_>, input_json: &str) -> PyResult<Input> {
-    Input::from_value(json_value(py, input_json)?).py(py)
-}
-
 fn text(py: Python<'_>, s: String) -> PyResult<Py<PyAny>> {
     s.into_py_any(py)
 }
 
-/// A `reconnect=` / `heartbeat=` option: `True` (the defaults) or `False` (off), or the
-/// mapping `codexclient` checked (seconds as floats), each entry applied by `set`.
-fn policy<T: Default>(
-    v: &Bound<'_, PyAny>,
-    set: impl Fn(&mut T, &str, f64) -> PyResult<()>,
-) -> PyResult<Option<T>> {
-    if let Ok(on) = v.extract::<bool>() {
-        return Ok(on.then(T::default));
+/// The core's options builder with every keyword argument set (JSON `null` for `None`: the
+/// default).
+fn builder(py: Python<'_>, options: Option<&Bound<'_, PyDict>>) -> PyResult<OptionsBuilder> {
+    let mut b = OptionsBuilder::new();
+    for (k, v) in options.into_iter().flatten() {
+        let key: String = k.extract()?;
+        let value = py_value(py, &v, Some(&format!("option `{key}`")))?;
+        b.set(&key, value).py(py)?;
     }
-    let mut p = T::default();
-    for (key, x) in v.extract::<std::collections::HashMap<String, f64>>()? {
-        set(&mut p, &key, x)?;
-    }
-    Ok(Some(p))
+    Ok(b)
+}
+
+/// The core's option keys as JSON: `[{"name", "kind", "list", "secret", "doc"}…]`.
+#[pyfunction]
+pub fn option_keys() -> String {
+    codex_client::options::keys_json()
+}
+
+/// The core's edge cases of every option as JSON: `[{"key", "value", "ok", "effective",
+/// "builds"}…]` (what the core makes of each value; the bindings' tests check they agree).
+#[pyfunction]
+pub fn option_cases() -> String {
+    codex_client::options::cases_json()
+}
+
+/// The value option `key` has once set to `value` (a Python object, converted as
+/// `NativeClient(**options)` converts it), as JSON text; raises as the constructor would.
+#[pyfunction]
+pub fn effective_option(py: Python<'_>, key: &str, value: &Bound<'_, PyAny>) -> PyResult<String> {
+    let d = PyDict::new(py);
+    d.set_item(key, value)?;
+    let b = builder(py, Some(&d))?;
+    Ok(b.get(key).py(py)?.to_string())
 }
 
 /// The native client: a thin layer over `codex_client::Client`.
 #[pyclass(module = "codexclient._native", frozen)]
 pub struct NativeClient {
     client: Client,
-    /// Callbacks mode: whether notifications go to the Python handler.
-    want_notifications: Arc<AtomicBool>,
 }
 
 #[pymethods]
 impl NativeClient {
-    /// Create a client from the options of `codexclient.Client` (keyword arguments; `None`
-    /// keeps the default); nothing starts until `connect`. `callbacks`: handlers run on the
-    /// core's dispatch thread (else events are polled).
+    /// Create a client from the options of `codexclient.Client` (keyword arguments named as
+    /// the core's option keys, see `option_keys()`; each value is converted to JSON and set
+    /// by the core, `None` keeping the default); nothing starts until `connect`.
     #[new]
     #[pyo3(signature = (**options))]
     fn new(py: Python<'_>, options: Option<&Bound<'_, PyDict>>) -> PyResult<Self> {
-        let mut o = ClientOptions::default();
-        o.delivery = Delivery::Poll;
-        let (mut transport, mut token) = (String::new(), None);
-        let (mut command, mut headers) = (None::<Vec<String>>, Vec::<(String, String)>::new());
-        let bad = |what: String| simple(py, "InvalidArgumentError", what);
-        let secs = |t: f64, k: &str| -> PyResult<Duration> {
-            match t.is_finite() && t >= 0.0 {
-                true => Ok(Duration::from_secs_f64(t)),
-                false => Err(bad(format!(
-                    "{k} must be a number of seconds >= 0, not {t}"
-                ))),
-            }
-        };
-        let timeout = |v: &Bound<'_, PyAny>| -> PyResult<Duration> {
-            Ok(request_options(py, Some(v.extract()?))?
-                .timeout
-                .expect("set"))
-        };
-        for (k, v) in options.into_iter().flatten() {
-            let k: String = k.extract()?;
-            if v.is_none() {
-                continue;
-            }
-            match k.as_str() {
-                "codex_bin" => o.codex_bin = Some(v.extract::<PathBuf>()?),
-                "args" => o.args = v.extract()?,
-                "config_overrides" => o.config_overrides = v.extract()?,
-                "env" => o.env = v.extract()?,
-                "clear_env" => o.clear_env = v.extract()?,
-                "cwd" => o.cwd = Some(v.extract::<PathBuf>()?),
-                "codex_home" => o.codex_home = Some(v.extract::<PathBuf>()?),
-                "client_name" => o.client_name = v.extract()?,
-                "client_title" => o.client_title = Some(v.extract()?),
-                "client_version" => o.client_version = v.extract()?,
-                "experimental_api" => o.experimental_api = v.extract()?,
-                "opt_out_notification_methods" => o.opt_out_notification_methods = v.extract()?,
-                "default_timeout" => o.default_timeout = timeout(&v)?,
-                "connect_timeout" => o.connect_timeout = timeout(&v)?,
-                "retry_max_attempts" => o.retry.max_attempts = v.extract::<u32>()?.max(1),
-                "retry_base" => o.retry.base = secs(v.extract()?, &k)?,
-                "retry_cap" => o.retry.cap = secs(v.extract()?, &k)?,
-                "event_queue_capacity" => o.event_queue_capacity = v.extract::<usize>()?.max(1),
-                "max_line_bytes" => o.max_line_bytes = v.extract()?,
-                "read_ahead_bytes" => o.read_ahead_bytes = v.extract()?,
-                "reply_spin" => {
-                    o.reply_spin = secs(v.extract()?, &k)?;
-                    if o.reply_spin > Duration::from_millis(10) {
-                        return Err(bad(format!("{k} is at most 0.01 seconds")));
-                    }
-                }
-                "dedicated_dispatch_thread" => o.dedicated_dispatch_thread = v.extract()?,
-                "transport" => transport = v.extract()?,
-                "token" => token = Some(v.extract()?),
-                "command" => command = Some(v.extract()?),
-                "headers" => headers = v.extract()?,
-                "mcp_roots" => {
-                    let roots: Vec<(String, Option<String>)> = v.extract()?;
-                    o.mcp.roots = Some(roots.into_iter().map(|(u, n)| Root::new(u, n)).collect());
-                }
-                "mcp_capabilities" => {
-                    o.mcp.capabilities = Some(json_value(py, &v.extract::<String>()?)?)
-                }
-                "reconnect" => {
-                    o.reconnect = policy(&v, |p: &mut ReconnectPolicy, key, x| {
-                        match key {
-                            "max_attempts" => p.max_attempts = (x as u32).max(1),
-                            "base" => p.base = secs(x, "reconnect base")?,
-                            _ => p.cap = secs(x, "reconnect cap")?,
-                        };
-                        Ok(())
-                    })?
-                }
-                "heartbeat" => {
-                    let h = policy(&v, |h: &mut Heartbeat, key, x| {
-                        match key {
-                            "interval" => h.interval = secs(x, "heartbeat interval")?,
-                            _ => h.timeout = secs(x, "heartbeat timeout")?,
-                        };
-                        Ok(())
-                    })?;
-                    o.heartbeat = h.filter(|h| !h.interval.is_zero());
-                }
-                "tls_ca_file" => o.tls.ca_file = Some(v.extract::<PathBuf>()?),
-                "tls_client_cert" => o.tls.client_cert = Some(v.extract::<(PathBuf, PathBuf)>()?),
-                "callbacks" if v.is_truthy()? => o.delivery = Delivery::Callbacks,
-                "callbacks" => {}
-                _ => return Err(bad(format!("unknown option {k}"))),
-            }
-        }
-        // `stdio` (default), `exec`, `mcp`, `ws://…`/`wss://…` (token = bearer), `unix`,
-        // `unix://PATH`, MCP servers: `mcp+stdio:COMMAND`, `http(s)://…` (token = bearer).
-        // The token is never logged nor kept anywhere but the options.
-        let kind = match command {
-            Some(argv) => {
-                if !(transport.is_empty() || transport == "mcp+stdio") || token.is_some() {
-                    return Err(bad(
-                        "command= starts an MCP server over stdio: use it with transport=\"mcp+stdio\" (or none) and no token".into(),
-                    ));
-                }
-                let Some((program, args)) = argv.split_first() else {
-                    return Err(bad("command= needs a program (a list: [PROGRAM, ARG…])".into()));
-                };
-                TransportKind::McpStdio(McpCommand::new(program).args(args.iter().cloned()))
-            }
-            None if transport == "mcp+stdio" => {
-                return Err(bad(
-                    "transport=\"mcp+stdio\" needs command=[PROGRAM, ARG…] (or the spec \"mcp+stdio:PROGRAM ARG…\")".into(),
-                ))
-            }
-            None => TransportKind::parse(&transport, token).py(py)?,
-        };
-        let kind = match kind {
-            TransportKind::McpHttp(mut http) => {
-                for (k, v) in headers {
-                    http = http.header(k, v);
-                }
-                TransportKind::McpHttp(http)
-            }
-            _ if !headers.is_empty() => return Err(bad(
-                "headers= is for an MCP server over HTTP (transport=\"http://…\" or \"https://…\")"
-                    .into(),
-            )),
-            other => other,
-        };
-        let o = o.transport(kind);
-        Ok(NativeClient {
-            client: Client::new(o),
-            want_notifications: Arc::new(AtomicBool::new(false)),
-        })
+        let o = builder(py, options)?.build().py(py)?;
+        let client = Client::new(o);
+        // Notifications reach the client's own delivery only for a notification handler
+        // (`set_want_notifications`); iterators read them from subscriptions.
+        client.queue_notifications(false);
+        Ok(NativeClient { client })
     }
 
-    /// Spawn the server and run the handshake. Returns (or resolves `aio`'s future with)
-    /// `(raw_json, user_agent, codex_home, platform_family, platform_os, protocol_version,
-    /// capabilities_json, server_info_json, instructions)` of the `initialize` result (the
-    /// last four for an MCP server).
+    /// Spawn the server and run the handshake. Returns (or resolves `aio`'s future with) the
+    /// core's view of the `initialize` result as JSON text (`{"raw", "user_agent",
+    /// "codex_home", "platform_family", "platform_os", "codex_version", "protocol_version",
+    /// "capabilities", "server_info", "instructions"}`). Abandoned — the blocking wait
+    /// interrupted by a signal (Ctrl-C), the asyncio future cancelled — the core's connect
+    /// future is dropped, which aborts the connect as `disconnect` would
+    /// (`Client::connect_async`).
     #[pyo3(signature = (aio = None))]
     fn connect(&self, py: Python<'_>, aio: Aio) -> PyResult<Py<PyAny>> {
         let client = self.client.clone();
@@ -228,20 +93,7 @@ impl NativeClient {
             py,
             aio,
             async move { client.connect_async().await },
-            |py, init| {
-                let t = (
-                    init.raw.to_string(),
-                    init.user_agent.clone(),
-                    init.codex_home.clone(),
-                    init.platform_family.clone(),
-                    init.platform_os.clone(),
-                    init.protocol_version().map(str::to_owned),
-                    init.capabilities().map(Value::to_string),
-                    init.server_info().map(Value::to_string),
-                    init.instructions().map(str::to_owned),
-                );
-                t.into_py_any(py)
-            },
+            |py, init| init.to_json().to_string().into_py_any(py),
         )
     }
 
@@ -276,7 +128,7 @@ impl NativeClient {
         self.client.stderr_tail()
     }
 
-    /// Process id of the running server.
+    /// Process id of the running server (also of a connect in progress, once it runs).
     #[getter]
     fn server_pid(&self) -> Option<u32> {
         self.client.server_pid()
@@ -410,11 +262,7 @@ impl NativeClient {
     /// delivers (server requests outside a streamed turn, connection events and, when
     /// wanted, notifications), with the GIL taken there. Set it once, before `connect`.
     fn set_event_handler(&self, py: Python<'_>, handler: Py<PyAny>) -> PyResult<()> {
-        let want = self.want_notifications.clone();
         let r = self.client.on_event(move |ev: Event| {
-            if matches!(ev, Event::Notification(_)) && !want.load(Ordering::Acquire) {
-                return;
-            }
             Python::attach(|py| {
                 let r = crate::events::to_object(py, ev)
                     .and_then(|(obj, _)| handler.call1(py, (obj,)).map(drop));
@@ -426,9 +274,10 @@ impl NativeClient {
         r.py(py)
     }
 
-    /// Callbacks mode: also deliver notifications to the event handler.
+    /// Deliver notifications to the event handler (callbacks) or `take_events` (poll); off
+    /// by default: nothing converts a notification nobody asked for.
     fn set_want_notifications(&self, on: bool) {
-        self.want_notifications.store(on, Ordering::Release);
+        self.client.queue_notifications(on);
     }
 
     /// Poll mode: a descriptor readable while events wait (watch it with `loop.add_reader`).

@@ -1,25 +1,52 @@
-//! Mapping of the core's errors onto the Python exception classes of `codexclient._errors`.
+//! Mapping of the core's errors onto the Python exception classes, by the core's
+//! [`ErrorKind`](codex_client::ErrorKind) (one [`ErrorKindMap`] literal). The classes are the
+//! package's (`codexclient._errors`), handed over once by `set_error_classes` when the package
+//! is imported: the extension imports nothing of the Python layer.
 
-use codex_client::{Error, RpcError};
+use codex_client::{Error, ErrorKindMap, RpcError};
+use pyo3::exceptions::PyRuntimeError;
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
-use pyo3::types::{PyDict, PyModule};
+use pyo3::types::PyDict;
 use pyo3::IntoPyObjectExt;
 
-static ERRORS: PyOnceLock<Py<PyModule>> = PyOnceLock::new();
+/// The exception classes by name (`CodexError`, `InvalidArgumentError`, ...).
+static CLASSES: PyOnceLock<Py<PyDict>> = PyOnceLock::new();
 
-fn errors_module(py: Python<'_>) -> PyResult<&Bound<'_, PyModule>> {
-    ERRORS
-        .get_or_try_init(py, || {
-            Ok::<_, PyErr>(py.import("codexclient._errors")?.unbind())
-        })
-        .map(|m| m.bind(py))
+/// The exception class of each error kind.
+const CLASS_OF: ErrorKindMap<&str> = ErrorKindMap {
+    not_connected: "NotConnectedError",
+    already_connected: "AlreadyConnectedError",
+    timeout: "RequestTimeoutError",
+    rpc: "RpcError",
+    overloaded: "OverloadedError",
+    disconnected: "ConnectionClosedError",
+    connection_lost: "ConnectionLostError",
+    transport: "TransportError",
+    protocol: "ProtocolError",
+    invalid_argument: "InvalidArgumentError",
+    invalid_state: "InvalidStateError",
+    already_responded: "AlreadyRespondedError",
+    unsupported: "UnsupportedError",
+    cancelled: "RequestCancelledError",
+};
+
+/// The package's exception classes, by class name (called once by `codexclient._errors`).
+#[pyfunction]
+pub fn set_error_classes(py: Python<'_>, classes: Bound<'_, PyDict>) -> PyResult<()> {
+    let _ = CLASSES.set(py, classes.unbind());
+    Ok(())
 }
 
-/// Build an instance of `codexclient._errors.<class>` with a message and keyword attributes.
+/// Build an instance of the exception class `class` with a message and keyword attributes.
 fn make(py: Python<'_>, class: &str, message: String, kwargs: &[(&str, Py<PyAny>)]) -> PyErr {
     let build = || -> PyResult<PyErr> {
-        let cls = errors_module(py)?.getattr(class)?;
+        let Some(cls) = CLASSES
+            .get(py)
+            .and_then(|d| d.bind(py).get_item(class).ok().flatten())
+        else {
+            return Ok(PyRuntimeError::new_err(format!("{class}: {message}")));
+        };
         let kw = PyDict::new(py);
         for (k, v) in kwargs {
             kw.set_item(*k, v)?;
@@ -29,7 +56,7 @@ fn make(py: Python<'_>, class: &str, message: String, kwargs: &[(&str, Py<PyAny>
     };
     match build() {
         Ok(e) => e,
-        // The package is broken (no `_errors` module): still never a bare RuntimeError.
+        // Building the exception raised: that error stands for it.
         Err(e) => e,
     }
 }
@@ -65,50 +92,26 @@ fn rpc_kwargs(py: Python<'_>, e: &RpcError) -> Vec<(&'static str, Py<PyAny>)> {
     ]
 }
 
-/// Convert a core error into the matching Python exception.
+/// Convert a core error into the Python exception of its kind ([`CLASS_OF`]; a JSON-RPC
+/// error by its code), with the error's details as attributes.
 pub(crate) fn to_py(py: Python<'_>, err: Error) -> PyErr {
     let msg = err.to_string();
-    let (class, kwargs) = match &err {
-        Error::NotConnected => ("NotConnectedError", vec![]),
-        Error::AlreadyConnected => ("AlreadyConnectedError", vec![]),
-        Error::Timeout { method, after } => (
-            "RequestTimeoutError",
-            vec![
-                ("method", obj(py, method)),
-                ("timeout", obj(py, after.as_secs_f64())),
-            ],
-        ),
-        Error::Rpc(e) => (rpc_class(e), rpc_kwargs(py, e)),
-        Error::Overloaded { attempts, last } => {
-            let mut kw = rpc_kwargs(py, last);
-            kw.push(("attempts", obj(py, attempts)));
-            ("OverloadedError", kw)
-        }
-        Error::Disconnected(info) => (
-            "ConnectionClosedError",
-            vec![
-                ("reason", obj(py, &info.reason)),
-                ("stderr_tail", obj(py, &info.stderr_tail)),
-            ],
-        ),
-        Error::ConnectionLost(info) => (
-            "ConnectionLostError",
-            vec![
-                ("reason", obj(py, &info.reason)),
-                ("stderr_tail", obj(py, &info.stderr_tail)),
-            ],
-        ),
-        Error::Transport(_) => ("TransportError", vec![]),
-        Error::Protocol(_) => ("ProtocolError", vec![]),
-        Error::InvalidArgument(_) => ("InvalidArgumentError", vec![]),
-        Error::InvalidState(_) => ("InvalidStateError", vec![]),
-        Error::AlreadyResponded => ("AlreadyRespondedError", vec![]),
-        Error::Unsupported(_) => ("UnsupportedError", vec![]),
-        Error::Cancelled(_) => ("RequestCancelledError", vec![]),
-        // `Error` is exhaustive today; keep a fallback for variants added later.
-        #[allow(unreachable_patterns)]
-        _ => ("CodexError", vec![]),
-    };
+    let mut class = *CLASS_OF.get(err.kind());
+    let mut kwargs = err.rpc().map(|e| rpc_kwargs(py, e)).unwrap_or_default();
+    if let Error::Rpc(e) = &err {
+        class = rpc_class(e);
+    }
+    if let Error::Overloaded { attempts, .. } = &err {
+        kwargs.push(("attempts", obj(py, attempts)));
+    }
+    if let Error::Timeout { method, after } = &err {
+        kwargs.push(("method", obj(py, method)));
+        kwargs.push(("timeout", obj(py, after.as_secs_f64())));
+    }
+    if let Error::Disconnected(info) | Error::ConnectionLost(info) = &err {
+        kwargs.push(("reason", obj(py, &info.reason)));
+        kwargs.push(("stderr_tail", obj(py, &info.stderr_tail)));
+    }
     make(py, class, msg, &kwargs)
 }
 

@@ -7,7 +7,9 @@ use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyDict, PyList, PyType};
 use pyo3::{IntoPyObjectExt, PyClassInitializer};
 
-use crate::client::json_value;
+use serde_json::Value;
+
+use crate::args::py_value;
 use crate::errors::IntoPyResult;
 
 fn params_of<'py>(
@@ -202,7 +204,7 @@ message_class!(ServerRequest {
     /// (the request stays open) when it is not JSON, or for an approval when its `decision`
     /// is not one of the method's decisions.
     fn respond(&self, py: Python<'_>, result: &Bound<'_, PyAny>) -> PyResult<()> {
-        let json = crate::json::dumps(py, result)?;
+        let json = py_value(py, result, None)?.to_string();
         self.respond_checked(py, &json)
     }
     /// Answer with a result given as JSON text (checked as by `respond`).
@@ -214,7 +216,7 @@ message_class!(ServerRequest {
     /// or any decision of the method) is worded for the method and wrapped as
     /// `{"decision": ...}`; other requests take the whole result.
     fn answer(&self, py: Python<'_>, value: &Bound<'_, PyAny>) -> PyResult<()> {
-        let value = json_value(py, &crate::json::dumps(py, value)?)?;
+        let value = py_value(py, value, None)?;
         let answer = codex_client::approval_answer(&self.inner.method, value);
         self.respond_checked(py, &answer.to_string())
     }
@@ -228,7 +230,7 @@ message_class!(ServerRequest {
         data: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<()> {
         let data = match data {
-            Some(d) if !d.is_none() => Some(json_value(py, &crate::json::dumps(py, d)?)?),
+            Some(d) if !d.is_none() => Some(py_value(py, d, None)?),
             _ => None,
         };
         let err = RpcError {
@@ -272,10 +274,12 @@ message_class!(ServerRequest {
 
 /// Something the connection reports: `kind` is `"error"` (a malformed line, a callback
 /// failure), `"overflow"` (`dropped` notifications were shed) or `"disconnected"` (the last
-/// event of a connection; `reason`, `stderr_tail`).
+/// event of a connection; `reason`, `stderr_tail`). Kind, message and details are the core's
+/// view of the event (`to_json`, `Display`).
 #[pyclass(module = "codexclient._native", frozen)]
 pub struct ConnectionEvent {
-    inner: CoreConnection,
+    /// The core's JSON view: `{"kind", "message", ...details}`.
+    view: Value,
     /// Always `None`: the attributes every event has.
     #[pyo3(get)]
     method: Option<String>,
@@ -293,140 +297,123 @@ pub struct ConnectionEvent {
     item: Option<String>,
 }
 
+impl ConnectionEvent {
+    fn new(inner: &CoreConnection) -> ConnectionEvent {
+        let (method, thread_id, turn_id, delta, item) = Default::default();
+        ConnectionEvent {
+            view: inner.to_json(),
+            method,
+            thread_id,
+            turn_id,
+            delta,
+            item,
+        }
+    }
+
+    fn str_of(&self, key: &str) -> Option<String> {
+        self.view.get(key)?.as_str().map(str::to_owned)
+    }
+
+    fn u64_of(&self, key: &str) -> Option<u64> {
+        self.view.get(key)?.as_u64()
+    }
+
+    fn strs<const N: usize>(v: &Value, keys: [&str; N]) -> [String; N] {
+        keys.map(|k| {
+            v.get(k)
+                .and_then(Value::as_str)
+                .unwrap_or_default()
+                .to_owned()
+        })
+    }
+}
+
 #[pymethods]
 impl ConnectionEvent {
     /// `"error"`, `"overflow"`, `"disconnected"`, `"reconnecting"` or `"reconnected"`.
     #[getter]
-    fn kind(&self) -> &'static str {
-        match &self.inner {
-            CoreConnection::Error(_) => "error",
-            CoreConnection::Overflow { .. } => "overflow",
-            CoreConnection::Disconnected(_) => "disconnected",
-            CoreConnection::Reconnecting(_) => "reconnecting",
-            CoreConnection::Reconnected(_) => "reconnected",
-        }
+    fn kind(&self) -> String {
+        self.str_of("kind").unwrap_or_default()
     }
     /// Human-readable description.
     #[getter]
     fn message(&self) -> String {
-        match &self.inner {
-            CoreConnection::Error(m) => m.clone(),
-            CoreConnection::Overflow { dropped } => {
-                format!("{dropped} notifications dropped (consumer too slow)")
-            }
-            CoreConnection::Disconnected(info) => info.to_string(),
-            CoreConnection::Reconnecting(a) => format!(
-                "connection lost ({}); reconnect attempt {} of {} in {:?}",
-                a.cause, a.attempt, a.max_attempts, a.delay
-            ),
-            CoreConnection::Reconnected(r) => format!(
-                "reconnected after {} attempt(s); {} thread(s) resumed, {} could not be",
-                r.attempts,
-                r.threads.len(),
-                r.failed_threads.len()
-            ),
-        }
+        self.str_of("message").unwrap_or_default()
     }
     /// Notifications dropped (`overflow` only).
     #[getter]
     fn dropped(&self) -> Option<u64> {
-        match &self.inner {
-            CoreConnection::Overflow { dropped } => Some(*dropped),
-            _ => None,
-        }
+        self.u64_of("dropped")
     }
     /// Why the connection ended (`disconnected` only).
     #[getter]
     fn reason(&self) -> Option<String> {
-        match &self.inner {
-            CoreConnection::Disconnected(info) => Some(info.reason.clone()),
-            _ => None,
-        }
+        self.str_of("reason")
     }
     /// The server's last stderr output (`disconnected` only).
     #[getter]
     fn stderr_tail(&self) -> Option<String> {
-        match &self.inner {
-            CoreConnection::Disconnected(info) => Some(info.stderr_tail.clone()),
-            _ => None,
-        }
+        self.str_of("stderrTail")
     }
     /// `reconnecting`: the attempt about to be made (1 for the first); `reconnected`: the
     /// attempts it took; `None` otherwise.
     #[getter]
-    fn attempt(&self) -> Option<u32> {
-        match &self.inner {
-            CoreConnection::Reconnecting(a) => Some(a.attempt),
-            CoreConnection::Reconnected(r) => Some(r.attempts),
-            _ => None,
-        }
+    fn attempt(&self) -> Option<u64> {
+        self.u64_of("attempt").or_else(|| self.u64_of("attempts"))
     }
     /// `reconnecting`: the attempts the policy allows.
     #[getter]
-    fn max_attempts(&self) -> Option<u32> {
-        match &self.inner {
-            CoreConnection::Reconnecting(a) => Some(a.max_attempts),
-            _ => None,
-        }
+    fn max_attempts(&self) -> Option<u64> {
+        self.u64_of("maxAttempts")
     }
     /// `reconnecting`: seconds the client waits before this attempt.
     #[getter]
     fn delay(&self) -> Option<f64> {
-        match &self.inner {
-            CoreConnection::Reconnecting(a) => Some(a.delay.as_secs_f64()),
-            _ => None,
-        }
+        self.u64_of("delayMs").map(|ms| ms as f64 / 1000.0)
     }
     /// `reconnecting`: why the connection dropped (or why the last attempt failed).
     #[getter]
     fn cause(&self) -> Option<String> {
-        match &self.inner {
-            CoreConnection::Reconnecting(a) => Some(a.cause.clone()),
-            _ => None,
-        }
+        self.str_of("cause")
     }
     /// `reconnected`: the threads resumed.
     #[getter]
     fn threads(&self) -> Option<Vec<String>> {
-        match &self.inner {
-            CoreConnection::Reconnected(r) => Some(r.threads.clone()),
-            _ => None,
-        }
+        let list = self.view.get("threads")?.as_array()?;
+        Some(
+            list.iter()
+                .filter_map(|t| t.as_str().map(str::to_owned))
+                .collect(),
+        )
     }
     /// `reconnected`: the threads that could not be resumed, as `(thread_id, error)`.
     #[getter]
     fn failed_threads(&self) -> Option<Vec<(String, String)>> {
-        match &self.inner {
-            CoreConnection::Reconnected(r) => Some(r.failed_threads.clone()),
-            _ => None,
-        }
+        let list = self.view.get("failedThreads")?.as_array()?;
+        let pairs = list.iter().map(|f| Self::strs(f, ["threadId", "error"]));
+        Some(pairs.map(|[t, e]| (t, e)).collect())
     }
     /// `reconnected`: requests that were in flight when the connection dropped (each raised
     /// `ConnectionLostError`).
     #[getter]
     fn requests_failed(&self) -> Option<u64> {
-        match &self.inner {
-            CoreConnection::Reconnected(r) => Some(r.requests_failed),
-            _ => None,
-        }
+        self.u64_of("requestsFailed")
     }
     /// `reconnected`: server requests of the lost connection (the server asks again for those
     /// it still needs).
     #[getter]
     fn server_requests_dropped(&self) -> Option<u64> {
-        match &self.inner {
-            CoreConnection::Reconnected(r) => Some(r.server_requests_dropped),
-            _ => None,
-        }
+        self.u64_of("serverRequestsDropped")
     }
     /// `reconnected`: turns that ended while the connection was down, as `(thread_id,
     /// turn_id, status)` (their `turn/completed` was delivered first).
     #[getter]
     fn turns_ended(&self) -> Option<Vec<(String, String, String)>> {
-        match &self.inner {
-            CoreConnection::Reconnected(r) => Some(r.turns_ended.clone()),
-            _ => None,
-        }
+        let list = self.view.get("turnsEnded")?.as_array()?;
+        let ended = list
+            .iter()
+            .map(|t| Self::strs(t, ["threadId", "turnId", "status"]));
+        Some(ended.map(|[t, u, s]| (t, u, s)).collect())
     }
     /// An empty dict.
     #[getter]
@@ -471,18 +458,7 @@ pub(crate) fn to_object(py: Python<'_>, ev: Event) -> PyResult<(Py<PyAny>, bool)
             .into_any(),
             true,
         ),
-        Event::Connection(inner) => {
-            let (method, thread_id, turn_id, delta, item) = Default::default();
-            let c = ConnectionEvent {
-                inner,
-                method,
-                thread_id,
-                turn_id,
-                delta,
-                item,
-            };
-            (Py::new(py, c)?.into_any(), false)
-        }
+        Event::Connection(inner) => (Py::new(py, ConnectionEvent::new(&inner))?.into_any(), false),
         // This binding never sends requests as events (`send_request`); nothing else is
         // known yet.
         other => {

@@ -11,6 +11,7 @@
 
 use pyo3::prelude::*;
 
+mod args;
 pub mod client;
 pub mod compat;
 mod errors;
@@ -44,6 +45,10 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
         mcp::Prompt, mcp::GetPromptResult, mcp::Completion, mcp::Progress, mcp::ToolCall,
     }
     m.add_function(wrap_pyfunction!(mcp::completion_ref, m)?)?;
+    m.add_function(wrap_pyfunction!(errors::set_error_classes, m)?)?;
+    m.add_function(wrap_pyfunction!(client::option_keys, m)?)?;
+    m.add_function(wrap_pyfunction!(client::option_cases, m)?)?;
+    m.add_function(wrap_pyfunction!(client::effective_option, m)?)?;
     m.add_function(wrap_pyfunction!(input_item, m)?)?;
     m.add_function(wrap_pyfunction!(compat::compat_report, m)?)?;
     m.add_function(wrap_pyfunction!(log::set_log_level, m)?)?;

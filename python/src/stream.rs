@@ -113,11 +113,11 @@ impl<S: Stream<Item = Event> + Unpin + Send + 'static> Buffered<S> {
 /// `Client.events()`); it ends after the connection's `disconnected` event.
 #[pyclass(module = "codexclient._native", frozen)]
 pub struct EventStream {
-    state: Shared<codex_client::EventStream>,
+    state: Shared<codex_client::EventReceiver>,
 }
 
 impl EventStream {
-    pub(crate) fn new(stream: codex_client::EventStream) -> EventStream {
+    pub(crate) fn new(stream: codex_client::EventReceiver) -> EventStream {
         EventStream {
             state: Buffered::new(stream),
         }

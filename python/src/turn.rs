@@ -6,7 +6,7 @@ use codex_client::delivery::poll_once;
 use codex_client::{Client, ConnectionEvent, DisconnectInfo, Error, Event, TurnResult, TurnStream};
 use pyo3::prelude::*;
 use pyo3::types::PyList;
-use serde_json::{json, Value};
+use serde_json::Value;
 
 use crate::errors::to_py;
 use crate::executor::{request_options, run, Aio, Executor, Outcome};
@@ -87,22 +87,9 @@ impl Turn {
     }
 }
 
-/// The JSON form of a turn result.
+/// The JSON form of a turn result (the core's view).
 pub(crate) fn result_json(r: &TurnResult) -> String {
-    json!({
-        "thread_id": r.thread_id,
-        "turn_id": r.turn_id,
-        "status": r.status,
-        "final_response": r.final_response,
-        "items": r.items,
-        "usage": r.usage,
-        "diff": r.diff,
-        "error": r.error,
-        "turn": r.turn,
-        "completed": r.is_completed(),
-        "emulated_skills": r.emulated_skills.iter().map(|s| s.to_value()).collect::<Vec<_>>(),
-    })
-    .to_string()
+    r.to_json().to_string()
 }
 
 #[pymethods]
@@ -225,7 +212,7 @@ impl Turn {
         timeout: Option<f64>,
         aio: Aio,
     ) -> PyResult<Py<PyAny>> {
-        let input = crate::client::input(py, input_json)?.to_value();
+        let input = crate::args::input(py, input_json)?.to_value();
         let req = TurnStream::steer_request(&self.thread_id, &self.turn_id, input);
         self.send(py, req, timeout, aio)
     }

@@ -118,7 +118,7 @@ def test_reply_spin_option(fake_bin: str) -> None:
                 assert c.request("echo/me", {"i": i}) == {"method": "echo/me", "params": {"i": i}}
     with pytest.raises(codexclient.InvalidArgumentError, match="reply_spin"):
         Client(**fake(fake_bin, reply_spin=-1))
-    with pytest.raises(codexclient.InvalidArgumentError, match="at most"):
+    with pytest.raises(codexclient.InvalidArgumentError, match="from 0 to 0.01"):
         Client(**fake(fake_bin, reply_spin=0.5))
 
 

@@ -79,11 +79,11 @@ def test_without_reconnect_the_connection_ends(fake_bin: str) -> None:
 
 
 def test_option_errors(fake_bin: str) -> None:
-    with pytest.raises(codexclient.InvalidArgumentError, match="unknown key"):
+    with pytest.raises(codexclient.InvalidArgumentError, match="unknown entry"):
         Client(**fake(fake_bin, reconnect={"attempts": 3}))
     with pytest.raises(codexclient.InvalidArgumentError):
         Client(**fake(fake_bin, heartbeat="often"))
-    with pytest.raises(codexclient.InvalidArgumentError, match="pair"):
+    with pytest.raises(codexclient.InvalidArgumentError, match=r"\[cert_path, key_path\]"):
         Client(**fake(fake_bin, tls_client_cert="cert.pem"))  # type: ignore[arg-type]
     Client(**fake(fake_bin, heartbeat=False, reconnect=False, tls_ca_file="ca.pem"))
 

@@ -2,7 +2,11 @@
 //!
 //! ```text
 //! codex-client compat [--codex PATH] [--json]
+//! codex-client options [--json]
 //! ```
+//! `options` prints every client option (name, kind, default, meaning) as a Markdown table,
+//! or as JSON ([`codex_client::options::keys_json`]).
+//!
 //! prints the compatibility report of a Codex binary (default: `codex` on `PATH`) against the
 //! library's schema ([`codex_client::compat::report`]). Exit status: 0 no differences,
 //! 1 differences, 2 error (usage, binary missing or failing).
@@ -11,11 +15,24 @@ use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-const USAGE: &str = "usage: codex-client compat [--codex PATH] [--json]\n\
+const USAGE: &str = "usage: codex-client compat [--codex PATH] [--json] | options [--json]\n\
+    \n  options  every client option: name, kind, default, meaning (--json: as JSON)\
     \n  compat   compare a Codex binary's protocol with the library's (exit 0: no differences,\n           1: differences, 2: error)\n  --codex  the codex binary (default: `codex` on PATH)\n  --json   the report as JSON";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
+    if args.first().map(String::as_str) == Some("options") {
+        let text = match args.get(1).map(String::as_str) {
+            None => codex_client::options::keys_markdown(),
+            Some("--json") => codex_client::options::keys_json() + "\n",
+            Some(other) => {
+                eprintln!("unknown argument {other:?}\n{USAGE}");
+                return ExitCode::from(2);
+            }
+        };
+        let _ = std::io::stdout().lock().write_all(text.as_bytes());
+        return ExitCode::SUCCESS;
+    }
     let (codex, json) = match parse(&args) {
         Ok(parsed) => parsed,
         Err(msg) => {

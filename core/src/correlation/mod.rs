@@ -22,7 +22,8 @@ use table::{Entry, Table};
 
 pub(crate) use table::Reply;
 
-/// Request ids that timed out, remembered so that a late answer can be named as one.
+/// Request ids that timed out, remembered so that a late answer can be named as one (and as
+/// many given up by their caller, whose late answer is discarded quietly).
 const TIMED_OUT_MEMORY: usize = 64;
 
 /// Where a waiting caller's outcome arrives. It always does: the response, a timeout, an
@@ -153,9 +154,17 @@ impl Correlation {
     }
 
     /// The caller of request `id` stopped waiting (dropped its future): forget the request
-    /// and tell `give_up`. Nothing happens once it is answered.
+    /// (its late answer is discarded without an error event) and tell `give_up`. Nothing
+    /// happens once it is answered.
     pub(crate) fn abandon(&self, id: i64) {
-        let entry = self.table.lock().unwrap().map.remove(&id);
+        let entry = {
+            let mut table = self.table.lock().unwrap();
+            let entry = table.map.remove(&id);
+            if entry.is_some() {
+                remember_abandoned(&mut table, id);
+            }
+            entry
+        };
         if let Some(e) = entry {
             if e.read_ahead {
                 self.read_ahead_pending.fetch_sub(1, Ordering::AcqRel);
@@ -184,7 +193,11 @@ impl Correlation {
                 .iter()
                 .find(|(_, e)| matches!(e.tx, Reply::Event(t, _) if t == token))
                 .map(|(id, _)| *id);
-            id.and_then(|id| table.map.remove(&id).map(|e| (id, e)))
+            let entry = id.and_then(|id| table.map.remove(&id).map(|e| (id, e)));
+            if let Some((id, _)) = &entry {
+                remember_abandoned(&mut table, *id);
+            }
+            entry
         };
         let Some((id, e)) = entry else { return false };
         (self.give_up)(id, "the client cancelled the request");
@@ -223,6 +236,17 @@ impl Correlation {
             RequestId::Str(_) => None,
         };
         let Some(mut entry) = entry else {
+            if let RequestId::Int(n) = id {
+                if let Some(at) = table.abandoned.iter().position(|i| *i == n) {
+                    // Its caller gave it up: the late answer is expected (a second one is not).
+                    table.abandoned.remove(at);
+                    tracing::debug!(
+                        id = n,
+                        "late answer to a request its caller gave up; discarded"
+                    );
+                    return Ok(());
+                }
+            }
             let why = self.unmatched_response(&table, &id);
             return Err(format!("protocol error: {why}; dropped"));
         };
@@ -365,6 +389,14 @@ impl Correlation {
     }
 }
 
+/// Remember that the caller of request `id` gave it up (see [`Table::abandoned`]).
+fn remember_abandoned(table: &mut Table, id: i64) {
+    if table.abandoned.len() == TIMED_OUT_MEMORY {
+        table.abandoned.pop_front();
+    }
+    table.abandoned.push_back(id);
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -489,7 +521,12 @@ mod tests {
         let ids: Vec<i64> = given_up.lock().unwrap().iter().map(|(i, _)| *i).collect();
         assert_eq!(ids, vec![waited, ev.id, timed.id]);
         assert_eq!(*responses.lock().unwrap(), vec![(9, true), (10, true)]);
-        // A late answer to a given-up request completes nothing.
+        // A late answer to a given-up request completes nothing and is discarded quietly
+        // (the caller gave it up); a second answer is reported. A timed-out one is reported.
+        assert!(c.complete(RequestId::Int(waited), Ok(&raw("1"))).is_ok());
         assert!(c.complete(RequestId::Int(waited), Ok(&raw("1"))).is_err());
+        assert!(c.complete(RequestId::Int(ev.id), Ok(&raw("1"))).is_ok());
+        assert!(c.complete(RequestId::Int(timed.id), Ok(&raw("1"))).is_err());
+        assert_eq!(responses.lock().unwrap().len(), 2);
     }
 }

@@ -49,6 +49,9 @@ pub(crate) struct Table {
     pub closed: Option<Error>,
     /// The latest requests that timed out (id, method), so a late answer can be named.
     pub timed_out: VecDeque<(i64, String)>,
+    /// The latest requests their caller gave up (dropped future, cancel), so that a late
+    /// answer is discarded quietly: the caller asked for that.
+    pub abandoned: VecDeque<i64>,
 }
 
 impl Table {

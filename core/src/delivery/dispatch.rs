@@ -39,6 +39,9 @@ pub(crate) struct Handlers {
     pub response: RwLock<Option<ResponseHandler>>,
     /// Takes every event instead of the handlers above (a binding's own delivery).
     pub any: RwLock<Option<EventHandler>>,
+    /// Whether the warning about a server request with no handler was logged (once per
+    /// client).
+    pub warned_unhandled: AtomicBool,
 }
 
 thread_local! {
@@ -89,6 +92,22 @@ impl Handlers {
         own.or_else(|| self.server_request.read().unwrap().clone())
     }
 
+    /// Log that a server request had no handler and was answered fail-closed: at WARN the
+    /// first time on this client (with how to handle it), at INFO after that.
+    pub(crate) fn warn_unhandled(&self, method: &str) {
+        if self.warned_unhandled.swap(true, Ordering::Relaxed) {
+            tracing::info!(method, "no server request handler; answered fail-closed");
+        } else {
+            tracing::warn!(
+                method,
+                "no handler for server request `{method}`: answered fail-closed (approvals \
+                 declined, elicitations declined, others refused). Register a handler for it \
+                 (on_server_request / a typed on_* handler) to decide yourself; this warning \
+                 is logged once per client"
+            );
+        }
+    }
+
     /// Report a handler failure (a panic or an error) as a connection error event.
     pub(crate) fn report_error(&self, msg: String) {
         tracing::error!("{msg}");
@@ -134,7 +153,7 @@ impl Handlers {
                         }
                     }
                     None => {
-                        tracing::info!(method = %r.method, "no server request handler; answering fail-closed");
+                        self.warn_unhandled(&r.method);
                         let _ = r.respond_fail_closed();
                     }
                 }

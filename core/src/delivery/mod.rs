@@ -2,7 +2,7 @@
 //! backpressure and read-ahead rules (`queue`), the readiness descriptor of poll mode
 //! (`readiness`), the shared callback dispatch threads (`dispatch`) and the executor that
 //! completes futures for foreign event loops (asyncio, a C program's poll loop), woken
-//! through one descriptor (`executor`), and blocking waits from a plain thread (`wait`). Bindings
+//! through one descriptor (`executor`), the consumer's end of a queue (`stream`), and blocking waits from a plain thread (`wait`). Bindings
 //! adapt these; they keep no thread, queue or
 //! descriptor of their own.
 
@@ -12,10 +12,12 @@ pub(crate) mod dispatch;
 mod executor;
 pub(crate) mod queue;
 pub(crate) mod readiness;
+mod stream;
 mod wait;
 
 pub use dispatch::{dispatch_threads, DISPATCH_THREADS};
 pub use executor::{Executor, TaskId};
+pub use stream::EventReceiver;
 pub use wait::{poll_once, wait_spinning, wait_until, Spin};
 
 thread_local! {

@@ -1,11 +1,6 @@
 //! [`OptionsBuilder`]: client options set by name, the way every binding sets them (Python's
 //! keyword arguments, C's `codex_options_set`), checked once here.
 
-use std::time::Duration;
-
-use serde_json::Value;
-
-use super::keys::{entry, KEYS};
 use super::{ClientOptions, ExecOptions, Heartbeat, McpCommand, ReconnectPolicy, TransportKind};
 use crate::{Error, Result};
 
@@ -46,16 +41,6 @@ pub struct OptionsBuilder {
     pub(super) heartbeat: Heartbeat,
 }
 
-impl std::fmt::Debug for OptionsBuilder {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let mut m = f.debug_map();
-        for k in KEYS {
-            m.entry(&k.key.name, &(k.get)(self));
-        }
-        m.finish()
-    }
-}
-
 impl OptionsBuilder {
     /// Every option at its default.
     pub fn new() -> Self {
@@ -63,47 +48,6 @@ impl OptionsBuilder {
             heartbeat_on: ClientOptions::default().heartbeat.is_some(),
             ..Default::default()
         }
-    }
-
-    /// Set option `key` to `value` (`null`: its default). Refused with
-    /// [`Error::InvalidArgument`] (naming the option and what it takes, never a secret's
-    /// value) for an unknown key, a wrong type or a value out of range; a refused value
-    /// changes nothing.
-    pub fn set(&mut self, key: &str, value: Value) -> Result<()> {
-        let e = entry(key)?;
-        if value.is_null() {
-            (e.reset)(self);
-            return Ok(());
-        }
-        (e.set)(self, &value)
-    }
-
-    /// Append one entry to list option `key` (`args`, `env`, `config_overrides`, `headers`,
-    /// `opt_out_notification_methods`, `mcp_roots`, `exec_additional_directories`).
-    pub fn add(&mut self, key: &str, value: Value) -> Result<()> {
-        let e = entry(key)?;
-        match e.add {
-            Some(add) => add(self, &value),
-            None => Err(Error::InvalidArgument(format!(
-                "option `{key}` is not a list: set it instead of adding to it"
-            ))),
-        }
-    }
-
-    /// [`set`](Self::set) with the value as JSON text.
-    pub fn set_json(&mut self, key: &str, json: &str) -> Result<()> {
-        self.set(key, parse(key, json)?)
-    }
-
-    /// [`add`](Self::add) with the value as JSON text.
-    pub fn add_json(&mut self, key: &str, json: &str) -> Result<()> {
-        self.add(key, parse(key, json)?)
-    }
-
-    /// The value option `key` has now, as JSON (durations in seconds; a secret is shown as
-    /// `"<redacted>"`).
-    pub fn get(&self, key: &str) -> Result<Value> {
-        Ok((entry(key)?.get)(self))
     }
 
     /// The client options, after the checks that involve several options.
@@ -146,15 +90,4 @@ impl OptionsBuilder {
         o.heartbeat = self.heartbeat_on.then_some(self.heartbeat);
         Ok(o)
     }
-}
-
-fn parse(key: &str, json: &str) -> Result<Value> {
-    serde_json::from_str(json).map_err(|e| {
-        Error::InvalidArgument(format!("option `{key}`: the value is not valid JSON: {e}"))
-    })
-}
-
-/// `d`, or `default` when `None` (the "0 means the default" rule).
-pub(super) fn or_default(d: Option<Duration>, default: Duration) -> Duration {
-    d.unwrap_or(default)
 }

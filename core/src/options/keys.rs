@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use serde_json::{json, Value};
 
-use super::builder::{or_default, OptionsBuilder};
+use super::builder::OptionsBuilder;
 use super::value::*;
 use super::{
     Delivery, Heartbeat, ReconnectPolicy, RetryPolicy, DEFAULT_CONNECT_TIMEOUT,
@@ -715,6 +715,20 @@ pub(super) static KEYS: &[Entry] = &[
         get: |b| secs(b.o.reply_spin),
         add: None,
     },
+    Entry {
+        key: key(
+            "trace_wire",
+            ValueKind::Bool,
+            "Log every line to and from the server at TRACE level (target codex_client::wire), secrets redacted. Default: true when CODEXCLIENT_LOG=trace, else false.",
+        ),
+        set: |b, v| {
+            b.o.trace_wire = bool_of("trace_wire", v)?;
+            Ok(())
+        },
+        reset: |b| b.o.trace_wire = super::trace_wire_from_env(),
+        get: |b| Value::from(b.o.trace_wire),
+        add: None,
+    },
     // -- TLS -----------------------------------------------------------------------------------
     opt_string_entry!(
         "tls_ca_file",
@@ -952,6 +966,26 @@ pub fn keys() -> impl Iterator<Item = &'static OptionKey> {
     KEYS.iter().map(|e| &e.key)
 }
 
+/// Every client option as a Markdown table (name, kind, default, meaning), for the docs.
+pub fn keys_markdown() -> String {
+    let defaults = OptionsBuilder::new();
+    let mut out = String::from("| option | takes | default | meaning |\n|---|---|---|---|\n");
+    for e in KEYS {
+        let default = match (e.get)(&defaults) {
+            Value::Null => "none".to_owned(),
+            v => format!("`{v}`"),
+        };
+        let list = if e.key.list { " (list; add one)" } else { "" };
+        out.push_str(&format!(
+            "| `{}` | {}{list} | {default} | {} |\n",
+            e.key.name,
+            e.key.kind.name(),
+            e.key.doc.replace('|', "\\|")
+        ));
+    }
+    out
+}
+
 /// Every client option as JSON: `[{"name", "kind", "list", "secret", "doc", "default"}…]`.
 pub fn keys_json() -> String {
     let defaults = OptionsBuilder::new();
@@ -970,4 +1004,64 @@ pub fn keys_json() -> String {
             .collect::<Vec<_>>(),
     )
     .to_string()
+}
+
+impl std::fmt::Debug for OptionsBuilder {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let mut m = f.debug_map();
+        for k in KEYS {
+            m.entry(&k.key.name, &(k.get)(self));
+        }
+        m.finish()
+    }
+}
+
+/// Setting, appending to and reading options by name (the table above).
+impl OptionsBuilder {
+    /// Set option `key` to `value` (`null`: its default). Refused with
+    /// [`Error::InvalidArgument`] (naming the option and what it takes, never a secret's
+    /// value) for an unknown key, a wrong type or a value out of range; a refused value
+    /// changes nothing.
+    pub fn set(&mut self, key: &str, value: Value) -> Result<()> {
+        let e = entry(key)?;
+        if value.is_null() {
+            (e.reset)(self);
+            return Ok(());
+        }
+        (e.set)(self, &value)
+    }
+
+    /// Append one entry to list option `key` (`args`, `env`, `config_overrides`, `headers`,
+    /// `opt_out_notification_methods`, `mcp_roots`, `exec_additional_directories`).
+    pub fn add(&mut self, key: &str, value: Value) -> Result<()> {
+        let e = entry(key)?;
+        match e.add {
+            Some(add) => add(self, &value),
+            None => Err(Error::InvalidArgument(format!(
+                "option `{key}` is not a list: set it instead of adding to it"
+            ))),
+        }
+    }
+
+    /// [`set`](Self::set) with the value as JSON text.
+    pub fn set_json(&mut self, key: &str, json: &str) -> Result<()> {
+        self.set(key, parse(key, json)?)
+    }
+
+    /// [`add`](Self::add) with the value as JSON text.
+    pub fn add_json(&mut self, key: &str, json: &str) -> Result<()> {
+        self.add(key, parse(key, json)?)
+    }
+
+    /// The value option `key` has now, as JSON (durations in seconds; a secret is shown as
+    /// `"<redacted>"`).
+    pub fn get(&self, key: &str) -> Result<Value> {
+        Ok((entry(key)?.get)(self))
+    }
+}
+
+fn parse(key: &str, json: &str) -> Result<Value> {
+    serde_json::from_str(json).map_err(|e| {
+        Error::InvalidArgument(format!("option `{key}`: the value is not valid JSON: {e}"))
+    })
 }

@@ -11,7 +11,7 @@ mod value;
 
 pub use builder::OptionsBuilder;
 pub use cases::{cases, cases_json, OptionCase};
-pub use keys::{keys, keys_json, OptionKey, ValueKind};
+pub use keys::{keys, keys_json, keys_markdown, OptionKey, ValueKind};
 pub use value::MAX_SECONDS;
 
 /// Default timeout of every request: 300 seconds.
@@ -211,9 +211,10 @@ pub enum TransportKind {
     /// One `codex exec --json` process per turn (`codex exec resume <id>` for later turns),
     /// driven through an in-process shim. No approvals, steer, fork or list.
     Exec(ExecOptions),
-    /// `codex mcp-server` (Codex 0.92.0 and older), driven through an in-process shim: the
-    /// `codex` tool starts a thread, `codex-reply` continues it.
-    Mcp,
+    /// `codex mcp-server` (Codex 0.92.0 and older), driven through an in-process shim that
+    /// serves the app-server protocol: the `codex` tool starts a thread, `codex-reply`
+    /// continues it. (Formerly `Mcp`; the MCP transports are `McpStdio` and `McpHttp`.)
+    CodexMcpServer,
     /// Any MCP server, spawned as a process and spoken to in MCP over its stdin/stdout
     /// (newline-delimited JSON-RPC). The client's `env`, `clear_env` and `cwd` apply to it.
     McpStdio(McpCommand),
@@ -423,7 +424,7 @@ impl ExecOptions {
 
 impl TransportKind {
     /// Parse a transport spec, the one-string form the C and Python bindings take:
-    /// `stdio` (or empty), `exec`, `mcp`, `ws://…` / `wss://…` (with `token` as the bearer
+    /// `stdio` (or empty), `exec`, `codex-mcp-server` (or `mcp`), `ws://…` / `wss://…` (with `token` as the bearer
     /// token), `unix` (the default control socket) or `unix://PATH`; and for any MCP server
     /// `mcp+stdio:PROGRAM ARG…` (split at whitespace; single or double quotes group) or
     /// `http://…` / `https://…` / `mcp+http://…` / `mcp+https://…` (Streamable HTTP, with
@@ -434,7 +435,7 @@ impl TransportKind {
         let kind = match spec {
             "" | "stdio" => TransportKind::Stdio,
             "exec" => TransportKind::Exec(ExecOptions::default()),
-            "mcp" => TransportKind::Mcp,
+            "codex-mcp-server" | "mcp" => TransportKind::CodexMcpServer,
             "unix" => TransportKind::Unix { path: None },
             s if s.starts_with("unix://") => TransportKind::Unix {
                 path: Some(PathBuf::from(&s["unix://".len()..])),
@@ -465,7 +466,7 @@ impl TransportKind {
             }
             other => {
                 return bad(format!(
-                    "unknown transport `{other}` (expected stdio, exec, mcp, ws://…, wss://…, unix, unix://PATH, mcp+stdio:COMMAND, http://… or https://…)"
+                    "unknown transport `{other}` (expected stdio, exec, codex-mcp-server (or mcp), ws://…, wss://…, unix, unix://PATH, mcp+stdio:COMMAND, http://… or https://…)"
                 ))
             }
         };
@@ -521,7 +522,7 @@ impl TransportKind {
             TransportKind::Unix { path: Some(p) } => format!("unix socket {}", p.display()),
             TransportKind::Unix { path: None } => "the default control socket".into(),
             TransportKind::Exec(_) => "codex exec".into(),
-            TransportKind::Mcp => "codex mcp-server".into(),
+            TransportKind::CodexMcpServer => "codex mcp-server".into(),
             TransportKind::McpStdio(c) => format!("MCP server `{}`", c.program.display()),
             TransportKind::McpHttp(h) => h.url.clone(),
         }
@@ -539,7 +540,7 @@ impl std::fmt::Debug for TransportKind {
                 .finish(),
             TransportKind::Unix { path } => f.debug_struct("Unix").field("path", path).finish(),
             TransportKind::Exec(o) => f.debug_tuple("Exec").field(o).finish(),
-            TransportKind::Mcp => f.write_str("Mcp"),
+            TransportKind::CodexMcpServer => f.write_str("CodexMcpServer"),
             TransportKind::McpStdio(c) => f.debug_tuple("McpStdio").field(c).finish(),
             TransportKind::McpHttp(h) => f.debug_tuple("McpHttp").field(h).finish(),
         }
@@ -619,6 +620,11 @@ pub struct ClientOptions {
     /// (adaptive: while replies take longer, it spins only now and then; see
     /// [`Spin`](crate::delivery::Spin)). Zero: never spin.
     pub reply_spin: Duration,
+    /// Log every line to and from the server at TRACE level under target
+    /// `codex_client::wire`, with the values of secret members (tokens, API keys, secrets,
+    /// passwords, codes and verifiers) redacted. Default: on when the environment variable
+    /// `CODEXCLIENT_LOG` is `trace`, else off.
+    pub trace_wire: bool,
 }
 
 impl Default for ClientOptions {
@@ -650,9 +656,15 @@ impl Default for ClientOptions {
             max_line_bytes: DEFAULT_MAX_LINE_BYTES,
             stderr_tail_bytes: DEFAULT_STDERR_TAIL_BYTES,
             reply_spin: DEFAULT_REPLY_SPIN,
+            trace_wire: trace_wire_from_env(),
             mcp: McpOptions::default(),
         }
     }
+}
+
+/// Whether `CODEXCLIENT_LOG=trace` asks for the raw lines (see [`ClientOptions::trace_wire`]).
+pub fn trace_wire_from_env() -> bool {
+    std::env::var("CODEXCLIENT_LOG").is_ok_and(|v| v.trim().eq_ignore_ascii_case("trace"))
 }
 
 impl ClientOptions {
@@ -850,7 +862,11 @@ mod tests {
         use super::TransportKind as T;
         assert_eq!(T::parse("", None).unwrap(), T::Stdio);
         assert_eq!(T::parse("stdio", None).unwrap(), T::Stdio);
-        assert_eq!(T::parse("mcp", None).unwrap(), T::Mcp);
+        assert_eq!(T::parse("mcp", None).unwrap(), T::CodexMcpServer);
+        assert_eq!(
+            T::parse("codex-mcp-server", None).unwrap(),
+            T::CodexMcpServer
+        );
         assert!(matches!(T::parse("exec", None).unwrap(), T::Exec(_)));
         assert_eq!(T::parse("unix", None).unwrap(), T::Unix { path: None });
         assert_eq!(

@@ -175,3 +175,8 @@ pub(crate) fn secs(d: Duration) -> Value {
 pub(crate) fn path_json(p: &std::path::Path) -> Value {
     Value::from(p.to_string_lossy().into_owned())
 }
+
+/// `d`, or `default` when `None` (the "0 means the default" rule).
+pub(crate) fn or_default(d: Option<Duration>, default: Duration) -> Duration {
+    d.unwrap_or(default)
+}

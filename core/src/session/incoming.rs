@@ -93,6 +93,12 @@ impl SessionShared {
         self.connection_event(ConnectionEvent::Error(message));
     }
 
+    /// Send notifications to the client's own delivery too (`true`, the default) or only to
+    /// the subscriptions.
+    pub(crate) fn set_main_notifications(&self, on: bool) {
+        self.main_notifications.store(on, Ordering::Release);
+    }
+
     /// A new subscription queue, fed from now on (closed at once on a closed connection).
     pub(crate) fn subscribe(&self) -> Arc<EventQueue> {
         let q = self.new_queue();
@@ -247,7 +253,7 @@ impl SessionShared {
                 for sub in self.subscribers() {
                     self.deliver(&sub, Event::Notification(note.clone())).await;
                 }
-                if main_queue {
+                if main_queue && self.main_notifications.load(Ordering::Acquire) {
                     self.deliver(&self.queue, Event::Notification(note)).await
                 }
             }

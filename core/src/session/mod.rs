@@ -9,6 +9,7 @@ mod outgoing;
 mod reconnect;
 mod rejoin;
 mod runtime;
+mod wire;
 
 pub(crate) use runtime::Session;
 
@@ -66,6 +67,8 @@ pub(crate) struct SessionShared {
     /// Lines for the server (to the writer task, or written at once).
     out: Arc<Out>,
     max_line_bytes: usize,
+    /// Log every line received (`ClientOptions::trace_wire`).
+    pub(crate) trace_wire: bool,
     /// The protocol spoken (decides what the reader answers itself: MCP `ping`, `roots/list`).
     pub(crate) protocol: Protocol,
     /// MCP roots answered to `roots/list` when no handler takes it (`None`: refused).
@@ -93,6 +96,9 @@ pub(crate) struct SessionShared {
     /// the notifications and connection events the main queue gets.
     subscribers: Mutex<Vec<Arc<EventQueue>>>,
     has_subscribers: AtomicBool,
+    /// Whether notifications (not routed to a turn stream) go to the client's own delivery
+    /// as well as to the subscriptions (see `Client::queue_notifications`).
+    main_notifications: AtomicBool,
     me: Weak<SessionShared>,
 }
 
@@ -110,7 +116,7 @@ impl SessionShared {
             signal.clone(),
         ));
         let mcp = opts.transport.protocol() == Protocol::Mcp;
-        let out = Arc::new(Out::new(out, mcp));
+        let out = Arc::new(Out::new(out, mcp).traced(opts.trace_wire));
         let resend = out.clone();
         let cancels = out.clone();
         let responses = queue.clone();
@@ -164,6 +170,7 @@ impl SessionShared {
             open_error: OnceLock::new(),
             out,
             max_line_bytes: opts.max_line_bytes,
+            trace_wire: opts.trace_wire,
             protocol: opts.transport.protocol(),
             roots: opts.mcp.roots.clone(),
             pid: AtomicU32::new(0),
@@ -180,6 +187,7 @@ impl SessionShared {
             dirty_len: std::sync::atomic::AtomicUsize::new(0),
             subscribers: Mutex::new(Vec::new()),
             has_subscribers: AtomicBool::new(false),
+            main_notifications: AtomicBool::new(true),
             me: me.clone(),
         })
     }

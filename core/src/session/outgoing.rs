@@ -21,6 +21,8 @@ pub(crate) struct Out {
     direct: Mutex<Direct>,
     /// Every line gets the `"jsonrpc":"2.0"` member (MCP).
     jsonrpc: bool,
+    /// Every line is logged (`trace_wire`).
+    trace: bool,
 }
 
 struct Direct {
@@ -35,6 +37,7 @@ impl Out {
     /// Lines go to `tx`; with `jsonrpc` each gets the `"jsonrpc":"2.0"` member.
     pub(crate) fn new(tx: mpsc::UnboundedSender<Outgoing>, jsonrpc: bool) -> Out {
         Out {
+            trace: false,
             tx,
             direct: Mutex::new(Direct {
                 fd: None,
@@ -52,6 +55,9 @@ impl Out {
         } else {
             line
         };
+        if self.trace {
+            super::wire::log("->", line.strip_suffix(b"\n").unwrap_or(&line));
+        }
         let mut d = self.direct.lock().unwrap();
         if d.queued == 0 {
             if let Some(fd) = &d.fd {
@@ -64,6 +70,12 @@ impl Out {
         }
         d.queued += 1;
         self.tx.send(Outgoing::Line(line)).map_err(|_| ())
+    }
+
+    /// Log every line sent (see `wire`).
+    pub(crate) fn traced(mut self, on: bool) -> Out {
+        self.trace = on;
+        self
     }
 
     /// Tell the writer to end after the lines queued so far; no more direct writes.

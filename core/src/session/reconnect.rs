@@ -16,6 +16,7 @@ use crate::error::{DisconnectInfo, Error, Result};
 use crate::event::{ConnectionEvent, ReconnectAttempt, Rejoined};
 use crate::message::notification_line;
 use crate::options::{ClientOptions, Protocol, ReconnectPolicy};
+use crate::transport::shim::ShimFactory;
 use crate::transport::{self, Link};
 
 /// How a link ended.
@@ -47,6 +48,7 @@ pub(crate) struct Rejoin {
 pub(super) async fn again(
     shared: &Arc<SessionShared>,
     opts: &ClientOptions,
+    above: &ShimFactory,
     policy: ReconnectPolicy,
     out_rx: &Arc<tokio::sync::Mutex<mpsc::UnboundedReceiver<Outgoing>>>,
     shutdown_rx: &mut oneshot::Receiver<()>,
@@ -92,7 +94,7 @@ pub(super) async fn again(
             _ = &mut *shutdown_rx => return Err("disconnected by the client while reconnecting".into()),
         }
         tokio::select! {
-            opened = transport::open(opts) => match opened {
+            opened = transport::open(opts, above) => match opened {
                 Ok(link) => return Ok((link, rejoin)),
                 Err(e) => cause = e.to_string(),
             },

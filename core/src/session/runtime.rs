@@ -16,6 +16,7 @@ use crate::error::{DisconnectInfo, Error, Result};
 use crate::options::ClientOptions;
 use crate::transport::io::{MessageReader, MessageWriter};
 use crate::transport::lines::LineRead;
+use crate::transport::shim::ShimFactory;
 use crate::transport::{self, Link};
 
 /// How long queued lines get to go out at the end before the writer is stopped.
@@ -43,14 +44,20 @@ impl Session {
     /// Start a connection as a task on the shared runtime and return at once: the transport
     /// opens there (bounded by `connect_timeout`, aborted by [`shutdown`](Self::shutdown)).
     /// Requests started now are sent once it is open; if it cannot open they fail with the
-    /// reason. The handshake is the caller's job.
-    pub(crate) fn start(opts: &ClientOptions, handlers: Option<Arc<Handlers>>) -> Result<Session> {
+    /// reason. The handshake is the caller's job. `above` builds the shim of a transport
+    /// served from above the engine (codex-mcp-server), for this and every reconnect.
+    pub(crate) fn start(
+        opts: &ClientOptions,
+        handlers: Option<Arc<Handlers>>,
+        above: ShimFactory,
+    ) -> Result<Session> {
         let (out_tx, out_rx) = mpsc::unbounded_channel();
         let (shutdown_tx, shutdown_rx) = oneshot::channel();
         let shared = SessionShared::new(opts, handlers, out_tx);
         let opts = opts.clone();
         let rt_shared = shared.clone();
-        let finished = crate::rt::spawn_root(open_and_run(rt_shared, opts, out_rx, shutdown_rx))?;
+        let finished =
+            crate::rt::spawn_root(open_and_run(rt_shared, opts, above, out_rx, shutdown_rx))?;
         Ok(Session {
             shared,
             shutdown: Mutex::new(Some(shutdown_tx)),
@@ -100,6 +107,7 @@ impl Drop for Session {
 async fn open_and_run(
     shared: Arc<SessionShared>,
     opts: ClientOptions,
+    above: ShimFactory,
     out_rx: mpsc::UnboundedReceiver<Outgoing>,
     mut shutdown_rx: oneshot::Receiver<()>,
 ) {
@@ -107,7 +115,7 @@ async fn open_and_run(
     let correlation = shared.correlation.clone();
     let timer = crate::rt::spawn(async move { correlation.run_timers().await });
     let opened = tokio::select! {
-        r = transport::open(&opts) => r,
+        r = transport::open(&opts, &above) => r,
         _ = &mut shutdown_rx => Err(Error::Disconnected(DisconnectInfo {
             reason: "connect aborted by disconnect()".into(),
             stderr_tail: String::new(),
@@ -133,7 +141,17 @@ async fn open_and_run(
             Some(p) if end.may_reconnect => p,
             _ => break end.reason,
         };
-        match reconnect::again(&shared, &opts, policy, &out_rx, &mut shutdown_rx, end).await {
+        match reconnect::again(
+            &shared,
+            &opts,
+            &above,
+            policy,
+            &out_rx,
+            &mut shutdown_rx,
+            end,
+        )
+        .await
+        {
             Ok((next, r)) => {
                 link = next;
                 rejoin = Some(r);
@@ -347,6 +365,9 @@ async fn reader_loop(shared: &SessionShared, mut reader: MessageReader) -> Strin
             )),
             Ok(LineRead::Line) => {
                 if !buf.iter().all(u8::is_ascii_whitespace) {
+                    if shared.trace_wire {
+                        super::wire::log("<-", &buf);
+                    }
                     shared.handle_line(&buf).await;
                 }
                 if buf.capacity() > 1024 * 1024 {

@@ -132,6 +132,9 @@ mod tests {
         assert!(native_skill_input(&unix, Some("0.169.0")));
         let exec = TransportKind::Exec(ExecOptions::new());
         assert!(!native_skill_input(&exec, Some("0.169.0")));
-        assert!(!native_skill_input(&TransportKind::Mcp, Some("0.169.0")));
+        assert!(!native_skill_input(
+            &TransportKind::CodexMcpServer,
+            Some("0.169.0")
+        ));
     }
 }

@@ -24,6 +24,14 @@ use crate::error::{Error, Result};
 use crate::options::{ClientOptions, TransportKind};
 use io::{line_halves, ws_halves, MessageReader, MessageWriter};
 
+#[allow(non_upper_case_globals)]
+impl TransportKind {
+    /// The old name of [`TransportKind::CodexMcpServer`] (it speaks the app-server protocol
+    /// through `codex mcp-server`; the MCP transports are `McpStdio` and `McpHttp`).
+    #[deprecated(since = "0.1.0", note = "renamed to `TransportKind::CodexMcpServer`")]
+    pub const Mcp: TransportKind = TransportKind::CodexMcpServer;
+}
+
 /// An open connection: the two message halves and what serves them.
 pub(crate) struct Link {
     pub(crate) reader: MessageReader,
@@ -84,9 +92,10 @@ impl Peer {
     }
 }
 
-/// Open the client's transport within its connect timeout.
-pub(crate) async fn open(opts: &ClientOptions) -> Result<Link> {
-    tokio::time::timeout(opts.connect_timeout, connect(opts))
+/// Open the client's transport within its connect timeout; `above` builds the shim of the
+/// codex-mcp-server transport (it lives above the engine).
+pub(crate) async fn open(opts: &ClientOptions, above: &shim::ShimFactory) -> Result<Link> {
+    tokio::time::timeout(opts.connect_timeout, connect(opts, above))
         .await
         .unwrap_or_else(|_| {
             Err(Error::Timeout {
@@ -96,7 +105,7 @@ pub(crate) async fn open(opts: &ClientOptions) -> Result<Link> {
         })
 }
 
-async fn connect(opts: &ClientOptions) -> Result<Link> {
+async fn connect(opts: &ClientOptions, above: &shim::ShimFactory) -> Result<Link> {
     let remote = |(reader, writer)| Link {
         reader,
         writer,
@@ -149,8 +158,8 @@ async fn connect(opts: &ClientOptions) -> Result<Link> {
                 peer: Peer::Shim(task),
             })
         }
-        TransportKind::Exec(_) | TransportKind::Mcp => {
-            let (reader, writer, task) = shim::start(shim_for(opts)?);
+        TransportKind::Exec(_) | TransportKind::CodexMcpServer => {
+            let (reader, writer, task) = shim::start(shim_for(opts, above)?);
             Ok(Link {
                 reader,
                 writer,
@@ -162,13 +171,32 @@ async fn connect(opts: &ClientOptions) -> Result<Link> {
     }
 }
 
-/// The shim for a client's transport.
-fn shim_for(opts: &ClientOptions) -> Result<Arc<dyn shim::Shim>> {
+/// The shim for a client's transport: the exec shim is of this layer, the codex-mcp-server
+/// shim comes from `above`.
+fn shim_for(opts: &ClientOptions, above: &shim::ShimFactory) -> Result<Arc<dyn shim::Shim>> {
     match &opts.transport {
         TransportKind::Exec(exec) => exec::ExecShim::create(opts, exec),
-        TransportKind::Mcp => shim::mcp(opts),
+        TransportKind::CodexMcpServer => above(opts),
         other => Err(Error::InvalidArgument(format!(
             "{other:?} is not a shim transport"
         ))),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::options::TransportKind;
+
+    /// Rust code that names the old variant keeps compiling and means the same transport;
+    /// both spellings of the one-string spec give it.
+    #[test]
+    #[allow(deprecated)]
+    fn the_old_name_of_the_codex_mcp_server_transport_still_works() {
+        assert_eq!(TransportKind::Mcp, TransportKind::CodexMcpServer);
+        for spec in ["mcp", "codex-mcp-server"] {
+            let kind = TransportKind::parse(spec, None).unwrap();
+            assert_eq!(kind, TransportKind::Mcp);
+            assert_eq!(format!("{kind:?}"), "CodexMcpServer");
+        }
     }
 }

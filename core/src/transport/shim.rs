@@ -5,9 +5,10 @@
 //! Python bindings) works unchanged; what a shim cannot do is answered with an "unsupported by
 //! this transport" error.
 //!
-//! The mcp shim drives `codex mcp-server` with a `Client` of its own, so it lives above the
-//! engine; naming it here would close an import loop (client → session → transport →
-//! client). It hands its constructor in through [`provide_mcp`] instead.
+//! The codex-mcp-server shim drives `codex mcp-server` with a `Client` of its own, so it is a
+//! layer above the engine: the transport layer does not name it (that would close an import
+//! loop: client → session → transport → client) but is handed its constructor, a
+//! [`ShimFactory`], by the client at connect (`Session::start` → `transport::open`).
 
 use serde_json::{json, Value};
 use std::collections::HashMap;
@@ -20,27 +21,13 @@ use tokio::sync::{mpsc, oneshot};
 use tokio::task::JoinHandle;
 
 use super::io::{line_halves, MessageReader, MessageWriter};
-use crate::error::{Error, Result, RpcError};
+use crate::error::{Result, RpcError};
 use crate::options::ClientOptions;
 
-/// Builds the shim of a client's transport.
-pub(crate) type ShimFactory = fn(&ClientOptions) -> Result<Arc<dyn Shim>>;
-
-/// The constructor of the mcp transport's shim, once provided.
-static MCP_SHIM: std::sync::OnceLock<ShimFactory> = std::sync::OnceLock::new();
-
-/// Provide the constructor of the mcp transport's shim (the first one provided stays).
-pub(crate) fn provide_mcp(factory: ShimFactory) {
-    let _ = MCP_SHIM.set(factory);
-}
-
-/// The mcp transport's shim for `opts`.
-pub(crate) fn mcp(opts: &ClientOptions) -> Result<Arc<dyn Shim>> {
-    let factory = MCP_SHIM
-        .get()
-        .ok_or_else(|| Error::InvalidState("the mcp transport's shim was not provided".into()))?;
-    factory(opts)
-}
+/// Builds, for a client's options, the shim of a transport served from above the engine (the
+/// codex-mcp-server transport's): handed down by the client at every connect and kept by the
+/// session for its reconnects.
+pub(crate) type ShimFactory = Arc<dyn Fn(&ClientOptions) -> Result<Arc<dyn Shim>> + Send + Sync>;
 
 /// Boxed future returned by shim handlers.
 pub(crate) type ShimFuture = Pin<Box<dyn Future<Output = Result<Value, RpcError>> + Send>>;

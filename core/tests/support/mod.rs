@@ -508,7 +508,7 @@ impl Drop for EverythingHttp {
 /// model is `shell`).
 pub fn mcp_options(env: &RealEnv) -> ClientOptions {
     ClientOptions::default()
-        .transport(TransportKind::Mcp)
+        .transport(TransportKind::CodexMcpServer)
         .codex_bin(codex_092_bin())
         .codex_home(env.home.path())
         .cwd(env.work.path())

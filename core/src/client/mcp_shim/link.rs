@@ -12,8 +12,9 @@ use std::time::Duration;
 use tokio::sync::{mpsc, oneshot};
 
 use super::approvals;
-use crate::client::{Client, EventStream, InitializeResult};
+use crate::client::{Client, InitializeResult};
 use crate::correlation::Outcome;
+use crate::delivery::EventReceiver;
 use crate::error::{Error, Result};
 use crate::event::{ConnectionEvent, Event, ServerRequest};
 use crate::options::{ClientOptions, Delivery, McpOptions, RequestOptions, TransportKind};
@@ -175,7 +176,7 @@ impl Link {
     async fn route_all(
         self: Arc<Self>,
         conn: Arc<ShimConn>,
-        mut events: EventStream,
+        mut events: EventReceiver,
         mut flush: mpsc::UnboundedReceiver<oneshot::Sender<()>>,
     ) {
         loop {

@@ -3,8 +3,8 @@
 //! [`Client`](crate::Client) of its own over
 //! [`TransportKind::McpStdio`](crate::TransportKind::McpStdio): the core's MCP client does
 //! the handshake and version negotiation, correlation, cancellation, `ping` and delivery.
-//! It sits under `client` because it uses the engine; the transport layer gets its
-//! constructor through `transport::shim::provide_mcp`.
+//! It sits under `client` because it uses the engine; the client hands its constructor
+//! ([`factory`]) down to the transport layer at connect.
 //!
 //! * `initialize` starts `codex [-c k=v]... mcp-server [args]...` (the client's binary, env,
 //!   `CODEX_HOME` and cwd) and runs the MCP handshake, offering
@@ -61,7 +61,7 @@ use tokio::sync::Notify;
 
 use crate::error::{Error, Result, RpcError};
 use crate::options::ClientOptions;
-use crate::transport::shim::{Shim, ShimConn, ShimFuture};
+use crate::transport::shim::{Shim, ShimConn, ShimFactory, ShimFuture};
 use link::Link;
 
 const TRANSPORT: &str = "mcp";
@@ -105,8 +105,13 @@ pub(crate) struct McpShim {
     counter: AtomicU64,
 }
 
+/// The constructor of this shim, as the transport layer takes it.
+pub(crate) fn factory() -> ShimFactory {
+    Arc::new(McpShim::create)
+}
+
 impl McpShim {
-    pub(crate) fn create(opts: &ClientOptions) -> Result<Arc<dyn Shim>> {
+    fn create(opts: &ClientOptions) -> Result<Arc<dyn Shim>> {
         Ok(Arc::new(McpShim {
             opts: opts.clone(),
             link: Mutex::new(None),

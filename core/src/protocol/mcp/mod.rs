@@ -1,4 +1,4 @@
-//! The Model Context Protocol (2025-11-25) as data: typed messages ([`types`]), the
+//! The Model Context Protocol (2025-11-25) as data: typed messages (`types`), the
 //! `initialize` params and version negotiation, `notifications/cancelled` params,
 //! elicitation defaults (SEP-1034), server log records bridged to `tracing`. The engine uses
 //! these (session, client); the typed requests on `Client` are in `crate::mcp`.

@@ -1,0 +1,159 @@
+//! The handshake: the `initialize` params the client sends, the result the server answers
+//! ([`InitializeResult`]) and the check of the server's Codex version.
+
+use serde_json::value::RawValue;
+use serde_json::Value;
+
+use super::Client;
+use crate::options::Protocol;
+
+/// What the server said in answer to `initialize` (for an MCP server: `raw` holds its
+/// `protocolVersion`, `capabilities`, `serverInfo` and `instructions`; see the accessors).
+#[derive(Debug, Clone, PartialEq)]
+pub struct InitializeResult {
+    /// The server's user agent string (includes the Codex version).
+    pub user_agent: Option<String>,
+    /// The `CODEX_HOME` the server uses.
+    pub codex_home: Option<String>,
+    /// Platform family, for example `unix`.
+    pub platform_family: Option<String>,
+    /// Operating system, for example `linux`.
+    pub platform_os: Option<String>,
+    /// The whole result object, including fields this version does not know.
+    pub raw: Value,
+}
+
+impl InitializeResult {
+    /// The Codex version the app-server reports in its user agent (`0.169.0`), if any.
+    pub fn codex_version(&self) -> Option<&str> {
+        self.user_agent.as_deref().and_then(user_agent_version)
+    }
+    /// MCP: the protocol version the server chose.
+    pub fn protocol_version(&self) -> Option<&str> {
+        self.raw.get("protocolVersion").and_then(Value::as_str)
+    }
+    /// MCP: the server's capabilities (`tools`, `resources`, `prompts`, `logging`, …).
+    pub fn capabilities(&self) -> Option<&Value> {
+        self.raw.get("capabilities")
+    }
+    /// MCP: the server's capabilities, typed (`None` when absent or malformed).
+    pub fn mcp_capabilities(&self) -> Option<crate::protocol::mcp::ServerCapabilities> {
+        serde_json::from_value(self.capabilities()?.clone()).ok()
+    }
+    /// MCP: the server's `serverInfo` (`name`, `version`, …).
+    pub fn server_info(&self) -> Option<&Value> {
+        self.raw.get("serverInfo")
+    }
+    /// MCP: the server's usage instructions.
+    pub fn instructions(&self) -> Option<&str> {
+        self.raw.get("instructions").and_then(Value::as_str)
+    }
+
+    pub(crate) fn from_value(raw: Value) -> Self {
+        let s = |k: &str| raw.get(k).and_then(Value::as_str).map(str::to_owned);
+        InitializeResult {
+            user_agent: s("userAgent"),
+            codex_home: s("codexHome"),
+            platform_family: s("platformFamily"),
+            platform_os: s("platformOs"),
+            raw,
+        }
+    }
+}
+
+impl Client {
+    /// The params of `initialize`: the client's info and capabilities (MCP or app-server).
+    pub(super) fn initialize_params(&self) -> Box<RawValue> {
+        let o = &self.inner.options;
+        let mut info = serde_json::Map::new();
+        info.insert("name".into(), o.client_name.clone().into());
+        if let Some(t) = &o.client_title {
+            info.insert("title".into(), t.clone().into());
+        }
+        info.insert("version".into(), o.client_version.clone().into());
+        let params = if o.transport.protocol() == Protocol::Mcp {
+            crate::protocol::mcp::initialize_params(info, o.mcp.capabilities.clone())
+        } else {
+            let mut caps = serde_json::Map::new();
+            caps.insert("experimentalApi".into(), Value::Bool(o.experimental_api));
+            if !o.opt_out_notification_methods.is_empty() {
+                caps.insert(
+                    "optOutNotificationMethods".into(),
+                    o.opt_out_notification_methods.clone().into(),
+                );
+            }
+            serde_json::json!({ "clientInfo": info, "capabilities": caps })
+        };
+        serde_json::value::to_raw_value(&params).expect("initialize params serialize")
+    }
+}
+
+/// The Codex version in an app-server user agent (`codex_cli_rs/0.169.0 (Debian …) …`: the
+/// text after the first `/` up to the first space).
+fn user_agent_version(user_agent: &str) -> Option<&str> {
+    let rest = user_agent.split_once('/')?.1;
+    Some(rest.split(' ').next().unwrap_or(rest)).filter(|v| !v.is_empty())
+}
+
+/// Log one warning when the server is not the Codex version the typed protocol was generated
+/// from: what it added is kept raw, what it removed fails as the server says.
+pub(super) fn warn_on_other_version(user_agent: Option<&str>) {
+    let vendored = crate::protocol::SCHEMA_CODEX_VERSION;
+    match user_agent.and_then(user_agent_version) {
+        Some(v) if v == vendored => {}
+        Some(v) => tracing::warn!(
+            server = v,
+            vendored,
+            "the server is Codex {v}, the library's protocol types are from Codex {vendored}: \
+             methods, fields and variants it does not know are kept raw (typed accessors give \
+             Unknown); `codex-client compat` (codex_client::compat::report) lists the differences"
+        ),
+        None => tracing::warn!(
+            vendored,
+            "the server did not say its Codex version (userAgent); the library's protocol types \
+             are from Codex {vendored}"
+        ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::Arc;
+    use tracing_subscriber::layer::SubscriberExt;
+
+    struct CountWarnings(Arc<AtomicUsize>);
+
+    impl<S: tracing::Subscriber> tracing_subscriber::Layer<S> for CountWarnings {
+        fn on_event(&self, e: &tracing::Event<'_>, _: tracing_subscriber::layer::Context<'_, S>) {
+            if *e.metadata().level() == tracing::Level::WARN {
+                self.0.fetch_add(1, Ordering::Relaxed);
+            }
+        }
+    }
+
+    fn warnings(user_agent: Option<&str>) -> usize {
+        let n = Arc::new(AtomicUsize::new(0));
+        let subscriber = tracing_subscriber::registry().with(CountWarnings(n.clone()));
+        tracing::subscriber::with_default(subscriber, || warn_on_other_version(user_agent));
+        n.load(Ordering::Relaxed)
+    }
+
+    #[test]
+    fn one_warning_when_the_server_is_another_codex_version() {
+        let ours = format!(
+            "codex_cli_rs/{} (Debian 12.0.0; x86_64) xterm (tests; 0)",
+            crate::protocol::SCHEMA_CODEX_VERSION
+        );
+        assert_eq!(
+            user_agent_version(&ours),
+            Some(crate::protocol::SCHEMA_CODEX_VERSION)
+        );
+        assert_eq!(warnings(Some(&ours)), 0);
+        assert_eq!(warnings(Some("codex_cli_rs/0.92.0 (Linux)")), 1);
+        assert_eq!(warnings(Some("fake/0.0.0")), 1);
+        assert_eq!(warnings(None), 1);
+        assert_eq!(user_agent_version("noslash"), None);
+    }
+}

@@ -1,0 +1,201 @@
+//! Requests and notifications to the server: awaited, blocking (spinning first as
+//! [`reply_spin`](crate::ClientOptions::reply_spin) allows) or answered as an event
+//! ([`Client::send_request`]).
+
+use serde_json::value::RawValue;
+use serde_json::Value;
+use std::sync::Arc;
+
+use super::Client;
+use crate::delivery::{wait_spinning, Spin};
+use crate::error::{Error, Result};
+use crate::options::RequestOptions;
+use crate::session::SessionShared;
+
+impl Client {
+    /// Send a request with raw JSON params and await the raw JSON result.
+    ///
+    /// # Cancellation
+    /// Dropping the future before the answer gives the request up: an MCP server is sent
+    /// `notifications/cancelled`; a Codex app-server has no request cancellation, so the
+    /// pending entry is dropped and its late answer discarded (no error event), while the
+    /// server still carries the request out (a `thread/start` given up may still create the
+    /// thread). The same holds for every async request built on this one.
+    pub async fn request_raw(
+        &self,
+        method: &str,
+        params: &RawValue,
+        opts: RequestOptions,
+    ) -> Result<Box<RawValue>> {
+        let session = self.live_session()?;
+        let (id, rx) = session.start_tracked(method, params, opts, false)?;
+        // Dropped before the answer (the caller's future was cancelled): give the request up.
+        let mut guard = AbandonOnDrop(Some((session.clone(), id)));
+        let outcome = rx.await;
+        // Answered: disarm (not `mem::forget`, which would leak the session it holds).
+        guard.0 = None;
+        outcome.unwrap_or_else(|_| Err(session.disconnect_error()))
+    }
+
+    /// Blocking form of [`request_raw`](Self::request_raw).
+    pub fn request_raw_blocking(
+        &self,
+        method: &str,
+        params: &RawValue,
+        opts: RequestOptions,
+    ) -> Result<Box<RawValue>> {
+        let session = self.live_session()?;
+        let rx = session.start_request(method, params, opts, false)?;
+        self.wait_reply(rx)
+            .unwrap_or_else(|_| Err(session.disconnect_error()))
+    }
+
+    /// Block on a reply, spinning first as [`reply_spin`](ClientOptions::reply_spin) allows.
+    fn wait_reply<F: std::future::Future>(&self, fut: F) -> F::Output {
+        let mut fut = std::pin::pin!(fut);
+        loop {
+            // The reply always comes (correlation bounds every request); the deadline only
+            // re-arms the wait.
+            let deadline = std::time::Instant::now() + std::time::Duration::from_secs(3600);
+            if let Some(v) = wait_spinning(fut.as_mut(), deadline, &self.inner.spin) {
+                return v;
+            }
+        }
+    }
+
+    /// The spin of this client's blocking waits for replies, for a binding's own blocking
+    /// waits (see [`wait_spinning`]).
+    pub fn reply_spin(&self) -> Arc<Spin> {
+        self.inner.spin.clone()
+    }
+
+    /// Send a request and await its result. `Value::Null` params are sent as `{}`.
+    pub async fn request(&self, method: &str, params: Value) -> Result<Value> {
+        self.request_with(method, params, RequestOptions::default())
+            .await
+    }
+
+    /// [`request`](Self::request) with per-request options (timeout, retry).
+    pub async fn request_with(
+        &self,
+        method: &str,
+        params: Value,
+        opts: RequestOptions,
+    ) -> Result<Value> {
+        let raw = self.request_raw(method, &to_params(params)?, opts).await?;
+        parse_result(&raw)
+    }
+
+    /// Blocking form of [`request`](Self::request).
+    pub fn request_blocking(&self, method: &str, params: Value) -> Result<Value> {
+        self.request_blocking_with(method, params, RequestOptions::default())
+    }
+
+    /// Blocking form of [`request_with`](Self::request_with).
+    pub fn request_blocking_with(
+        &self,
+        method: &str,
+        params: Value,
+        opts: RequestOptions,
+    ) -> Result<Value> {
+        let raw = self.request_raw_blocking(method, &to_params(params)?, opts)?;
+        parse_result(&raw)
+    }
+
+    /// Send a client notification (no response).
+    pub fn notify(&self, method: &str, params: Value) -> Result<()> {
+        let session = self.live_session()?;
+        if !session.is_open() && !session.is_reconnecting() {
+            return Err(if session.is_closed() {
+                session.disconnect_error()
+            } else {
+                Error::NotConnected
+            });
+        }
+        session.notify(method, Some(&to_params(params)?))
+    }
+
+    /// Send a request without waiting: its outcome arrives as one [`Event::Response`](crate::Event::Response)
+    /// carrying `token` (callbacks: the [`on_event`](Self::on_event) handler on the dispatch
+    /// thread; poll: `next_event`/`events()`). Responses go ahead of waiting events and every
+    /// such request gets exactly one (the result, an RPC error, the timeout or the
+    /// disconnect), before the connection's `Disconnected` event. Errors (not connected, bad
+    /// arguments) are returned at once and produce no event.
+    pub fn send_request(
+        &self,
+        method: &str,
+        params: &RawValue,
+        opts: RequestOptions,
+        token: u64,
+    ) -> Result<()> {
+        let session = self.live_session()?;
+        session
+            .send_request(
+                method,
+                params,
+                opts,
+                false,
+                crate::correlation::Reply::Event(token, None),
+            )
+            .map(drop)
+    }
+
+    /// [`send_request`](Self::send_request) with a token the client picks (unique in the
+    /// process, never 0; returned) and a value of the caller's, `attachment`, that comes back
+    /// untouched in the request's [`Response`](crate::Response) (callbacks: the
+    /// [`on_response`](Self::on_response) handler; poll: `next_event`), so that a binding
+    /// keeps no table of its requests. Exactly one response comes per request sent; an error
+    /// returned here means nothing was sent and `attachment` is dropped. Cancel it with
+    /// [`cancel_request`](Self::cancel_request) and the returned token.
+    pub fn send_request_with(
+        &self,
+        method: &str,
+        params: &RawValue,
+        opts: RequestOptions,
+        attachment: crate::event::Attachment,
+    ) -> Result<u64> {
+        static NEXT_TOKEN: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+        let token = NEXT_TOKEN.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let session = self.live_session()?;
+        session.send_request(
+            method,
+            params,
+            opts,
+            false,
+            crate::correlation::Reply::Event(token, Some(attachment)),
+        )?;
+        Ok(token)
+    }
+
+    /// Cancel a request sent with [`send_request`](Self::send_request) that has not been
+    /// answered: its [`Event::Response`](crate::Event::Response) comes at once with [`Error::Cancelled`], and an MCP
+    /// server is told (`notifications/cancelled`). False when no request with `token` is
+    /// pending.
+    pub fn cancel_request(&self, token: u64) -> bool {
+        self.session().is_some_and(|s| s.cancel_token(token))
+    }
+}
+
+/// Gives a request up when the future awaiting it is dropped before the answer.
+struct AbandonOnDrop(Option<(Arc<SessionShared>, i64)>);
+
+impl Drop for AbandonOnDrop {
+    fn drop(&mut self) {
+        if let Some((session, id)) = self.0.take() {
+            session.abandon(id);
+        }
+    }
+}
+
+fn to_params(params: Value) -> Result<Box<RawValue>> {
+    let params = if params.is_null() {
+        Value::Object(Default::default())
+    } else {
+        params
+    };
+    serde_json::value::to_raw_value(&params).map_err(|e| Error::InvalidArgument(e.to_string()))
+}
+
+fn parse_result(raw: &RawValue) -> Result<Value> {
+    serde_json::from_str(raw.get()).map_err(|e| Error::Protocol(format!("bad result JSON: {e}")))
+}

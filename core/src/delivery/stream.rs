@@ -1,0 +1,140 @@
+//! [`EventReceiver`]: the consumer's end of an event queue, as an async `Stream` or pulled
+//! blocking; over the client's own queue in poll mode
+//! ([`Client::events`](crate::Client::events)) or over a subscription's
+//! ([`Client::subscribe`](crate::Client::subscribe)).
+
+use std::collections::VecDeque;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::task::{Context, Poll};
+use std::time::Duration;
+
+use super::queue::EventQueue;
+use crate::event::Event;
+
+type BatchFuture = Pin<Box<dyn Future<Output = (bool, Vec<Event>)> + Send>>;
+
+/// The receiving end of an event queue: the client's own in poll mode
+/// ([`Client::events`](crate::Client::events)), or a subscription's
+/// ([`Client::subscribe`](crate::Client::subscribe)). An async `Stream`, or pull it blocking
+/// with [`next_blocking`](Self::next_blocking). Cancellation-safe: dropping a receiver of the
+/// client's queue loses no event (events it had taken but not yet yielded go back to the
+/// front of the client's queue); dropping a subscription's ends the subscription.
+///
+/// Called `EventStream` before (that name stays as a deprecated alias). The Python
+/// binding's `client.events()` is a subscription (this type over
+/// [`Client::subscribe`](crate::Client::subscribe)), not the poll-mode
+/// [`Client::events`](crate::Client::events).
+pub struct EventReceiver {
+    queue: Arc<EventQueue>,
+    buf: VecDeque<Event>,
+    fut: Option<BatchFuture>,
+    done: bool,
+    /// A subscription: its queue is its own.
+    owned: bool,
+}
+
+impl EventReceiver {
+    /// A receiver of `queue`; `owned`: the queue is a subscription's (closed on drop).
+    pub(crate) fn new(queue: Arc<EventQueue>, owned: bool) -> EventReceiver {
+        EventReceiver {
+            queue,
+            buf: VecDeque::new(),
+            fut: None,
+            done: false,
+            owned,
+        }
+    }
+
+    /// Wait up to `timeout` (`None` = forever) for events and move up to `max` of them into
+    /// `out`. Returns `false` once the stream has ended (after `Disconnected`).
+    pub fn next_blocking(
+        &mut self,
+        out: &mut Vec<Event>,
+        max: usize,
+        timeout: Option<Duration>,
+    ) -> bool {
+        let max = max.max(1);
+        if !self.buf.is_empty() {
+            let n = self.buf.len().min(max);
+            out.extend(self.buf.drain(..n));
+            return true;
+        }
+        if self.done || self.fut.is_some() {
+            // An async poll is under way: the events it takes come through it.
+            return !self.done;
+        }
+        let more = self.queue.wait_drain(out, max, timeout);
+        self.done = !more;
+        more
+    }
+}
+
+impl EventReceiver {
+    /// Take what is queued now, without waiting: events pushed but whose wake-up the reader
+    /// has not sent yet included (an async poll under way is dropped; it holds no event).
+    pub(crate) fn take_ready(&mut self) -> Vec<Event> {
+        self.fut = None;
+        let mut out: Vec<Event> = self.buf.drain(..).collect();
+        if !self.done {
+            self.done = !self.queue.drain_into(&mut out, usize::MAX);
+        }
+        out
+    }
+}
+
+impl Drop for EventReceiver {
+    fn drop(&mut self) {
+        if self.owned {
+            self.queue.close();
+        } else if !self.buf.is_empty() {
+            self.queue.give_back(self.buf.drain(..));
+        }
+    }
+}
+
+impl futures_core::Stream for EventReceiver {
+    type Item = Event;
+
+    fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Event>> {
+        loop {
+            if let Some(ev) = self.buf.pop_front() {
+                return Poll::Ready(Some(ev));
+            }
+            if self.done {
+                return Poll::Ready(None);
+            }
+            if self.fut.is_none() {
+                let q = self.queue.clone();
+                self.fut = Some(Box::pin(async move {
+                    let mut v = Vec::new();
+                    let more = q.next_batch(&mut v, 1024).await;
+                    (more, v)
+                }));
+            }
+            let fut = self.fut.as_mut().expect("set above");
+            match fut.as_mut().poll(cx) {
+                Poll::Pending => return Poll::Pending,
+                Poll::Ready((more, v)) => {
+                    self.fut = None;
+                    self.done = !more;
+                    self.buf.extend(v);
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    /// The old public name still names the receiver (Rust users keep compiling).
+    #[test]
+    #[allow(deprecated)]
+    fn the_old_name_is_an_alias() {
+        fn same(r: Option<crate::EventStream>) -> Option<super::EventReceiver> {
+            r
+        }
+        assert!(same(None).is_none());
+    }
+}

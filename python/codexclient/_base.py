@@ -1,0 +1,380 @@
+"""What the sync and the async client share: :class:`ClientBase` (options, state, the calls
+and the helpers), :class:`ThreadBase`, :class:`TurnBase`, :class:`ToolCallBase`, and
+:func:`aio`, which makes a sync method the async surface's. What a call sends (method names,
+params, decision wording) is built by the Rust core; this module spells no protocol name."""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Awaitable, Callable, Coroutine, Dict, List, Optional, Tuple
+from typing import Type, TypeVar, Union, cast
+
+from . import _native
+from ._errors import InvalidArgumentError
+from ._handlers import Handlers, logger, weak_handler
+from ._inputs import Input, PathLike, Root, Skills, input_json, skills_list_arg
+from ._json import Params, arguments_json, as_params, build_params, dumps, loads
+from ._lifecycle import track_client
+from ._results import InitializeResult, Page, TurnResult
+
+if TYPE_CHECKING:
+    # ParamSpec is new in Python 3.10.
+    from typing_extensions import Concatenate, ParamSpec
+
+    _P = ParamSpec("_P")
+
+T = TypeVar("T")
+R = TypeVar("R")
+
+
+def _page(r: Tuple[List[Any], Optional[str]]) -> Page[Any]:
+    return Page(r[0], r[1])
+
+
+def aio(f: Callable[Concatenate[Any, _P], R]) -> Callable[Concatenate[Any, _P], Coroutine[Any, Any, R]]:
+    """The async client's form of a sync client method whose body only returns what the shared
+    helpers give (they return the value in the sync client, an awaitable in the async one): one
+    implementation and its docstring behind both surfaces, typed for each."""
+    call = cast(Callable[..., Awaitable[R]], f)
+
+    async def method(self: Any, /, *args: _P.args, **kwargs: _P.kwargs) -> R:
+        return await call(self, *args, **kwargs)
+
+    for name in ("__module__", "__name__", "__doc__"):
+        setattr(method, name, getattr(f, name))
+    method.__qualname__ = "Async" + f.__qualname__  # Client.x -> AsyncClient.x
+    # help() shows the parameters (the result is awaitable, of the async surface's type).
+    sig = inspect.signature(f).replace(return_annotation=inspect.Signature.empty)
+    setattr(method, "__signature__", sig)
+    return method
+
+
+def aio_as(
+    cls: Type[T], f: Callable[Concatenate[Any, _P], Any]
+) -> Callable[Concatenate[Any, _P], Coroutine[Any, Any, T]]:
+    """:func:`aio` of a sync method returning a :class:`Thread`, for the async surface whose
+    shared helper gives its own class ``cls`` (an :class:`AsyncThread`)."""
+    return cast("Callable[Concatenate[Any, _P], Coroutine[Any, Any, T]]", aio(f))
+
+
+
+_PAIRS = ("env", "headers", "config_overrides")
+"""The options given as ``NAME=value`` entries: a mapping is sent as its pairs, in order."""
+
+
+def _pairs(value: Any) -> Any:
+    """A mapping as the list of its ``[key, value]`` pairs (kept in order); anything else as
+    it is."""
+    return [[k, v] for k, v in value.items()] if isinstance(value, Mapping) else value
+
+
+def _same(v: Any) -> Any:
+    return v
+
+
+class ClientBase(Handlers):
+    """What :class:`Client` and :class:`AsyncClient` share: options, handlers, dispatch and
+    the helpers. A subclass supplies :meth:`_call` (blocking or awaitable) and the typed
+    methods around it."""
+
+    _callbacks = False
+    """Whether the core runs the handlers on its dispatch thread (else the loop drains)."""
+
+    def __init__(
+        self,
+        *,
+        codex_bin: Optional[PathLike] = None,
+        args: Sequence[str] = (),
+        config: Optional[Mapping[str, Any]] = None,
+        env: Optional[Mapping[str, str]] = None,
+        clear_env: bool = False,
+        cwd: Optional[PathLike] = None,
+        codex_home: Optional[PathLike] = None,
+        client_name: Optional[str] = None,
+        client_title: Optional[str] = None,
+        client_version: Optional[str] = None,
+        experimental_api: bool = False,
+        opt_out_notification_methods: Sequence[str] = (),
+        default_timeout: Optional[float] = None,
+        retry_max_attempts: Optional[int] = None,
+        retry_base: Optional[float] = None,
+        retry_cap: Optional[float] = None,
+        event_queue_capacity: Optional[int] = None,
+        max_line_bytes: Optional[int] = None,
+        connect_timeout: Optional[float] = None,
+        read_ahead_bytes: Optional[int] = None,
+        reply_spin: Optional[float] = None,
+        dedicated_dispatch_thread: bool = False,
+        transport: Optional[str] = None,
+        token: Optional[str] = None,
+        command: Optional[Sequence[PathLike]] = None,
+        headers: Optional[Mapping[str, str]] = None,
+        mcp_roots: Optional[Sequence[Root]] = None,
+        mcp_capabilities: Optional[Mapping[str, Any]] = None,
+        reconnect: Union[bool, Mapping[str, float], None] = None,
+        heartbeat: Union[bool, Mapping[str, float], None] = None,
+        tls_ca_file: Optional[PathLike] = None,
+        tls_client_cert: Optional[Tuple[PathLike, PathLike]] = None,
+        stderr_tail_bytes: Optional[int] = None,
+        config_overrides: Optional[Sequence[Union[str, Sequence[Any]]]] = None,
+        reconnect_max_attempts: Optional[int] = None,
+        reconnect_base: Optional[float] = None,
+        reconnect_cap: Optional[float] = None,
+        heartbeat_interval: Optional[float] = None,
+        heartbeat_timeout: Optional[float] = None,
+        exec_model: Optional[str] = None,
+        exec_sandbox_mode: Optional[str] = None,
+        exec_working_directory: Optional[PathLike] = None,
+        exec_additional_directories: Optional[Sequence[PathLike]] = None,
+        exec_skip_git_repo_check: Optional[bool] = None,
+        exec_reasoning_effort: Optional[str] = None,
+        exec_network_access: Optional[bool] = None,
+        exec_web_search: Optional[bool] = None,
+        exec_approval_policy: Optional[str] = None,
+    ) -> None:
+        # Each keyword is the core's option of that name, checked there (``None``: its
+        # default); only ``config`` (a mapping of ``-c`` overrides) is Python's own name, for
+        # the core's ``config_overrides``. Mappings go as lists of pairs (in their order).
+        given = {k: v for k, v in locals().items() if v is not None and k not in ("self", "config")}
+        opts = {k: _pairs(v) if k in _PAIRS else v for k, v in given.items()}
+        if config is not None:
+            opts["config_overrides"] = _pairs(config) + list(opts.get("config_overrides", []))
+        delivery = "callbacks" if self._callbacks else "poll"
+        self._native = _native.NativeClient(delivery=delivery, **opts)
+        self._init_handlers()
+        self._init: Optional[InitializeResult] = None
+        self._life = track_client(self, self._native)
+        self._setup()
+
+    def _setup(self) -> None:
+        """Set up the subclass's delivery (end of ``__init__``)."""
+
+    # -- state -------------------------------------------------------------------------------
+
+    @property
+    def is_connected(self) -> bool:
+        """Whether the handshake is done and the server alive."""
+        return self._native.is_connected
+
+    @property
+    def is_reconnecting(self) -> bool:
+        """Whether the connection dropped and the client is reconnecting (``reconnect=``):
+        requests made now wait for the rejoin."""
+        return self._native.is_reconnecting
+
+    @property
+    def initialize_result(self) -> Optional[InitializeResult]:
+        """What the server answered to ``initialize`` (``None`` before ``connect()``)."""
+        return self._init
+
+    @property
+    def stderr_tail(self) -> str:
+        """The last output the server wrote to stderr."""
+        return self._native.stderr_tail
+
+    @property
+    def server_pid(self) -> Optional[int]:
+        """Process id of the running server (also while a connect is in progress, once it
+        runs); ``None`` for remote transports."""
+        return self._native.server_pid
+
+    def _connected(self, view: str) -> InitializeResult:
+        """Record the core's view (JSON) of the ``initialize`` result."""
+        self._init = InitializeResult._from_view(loads(view))
+        self._life.open = True
+        return self._init
+
+    # -- calls (blocking or awaitable, see _call) ---------------------------------------------
+
+    def _call(self, start: Callable[[Any], Any], then: Callable[[Any], Any] = loads) -> Any:
+        """Run a native call: ``start(aio)`` (``aio`` is ``None`` for a blocking call), then
+        ``then`` on its result. Blocking in the sync client, awaitable in the async one."""
+        raise NotImplementedError
+
+    def _request(self, method: str, params: Params, timeout: Optional[float]) -> Any:
+        text = dumps(as_params(params))
+        return self._call(lambda aio: self._native.request(method, text, timeout, aio))
+
+    def _notify(self, method: str, params: Params) -> None:
+        self._native.notify(method, dumps(as_params(params)))
+
+    def _helper(
+        self,
+        name: str,
+        thread_id: Optional[str] = None,
+        arg: Any = None,
+        params: Params = None,
+        kwargs: Mapping[str, Any] = {},
+        timeout: Optional[float] = None,
+    ) -> Any:
+        """The core's helper ``name``: a thread for the helpers that open one, else the
+        result."""
+        a, p = dumps(arg), build_params(params, kwargs)
+
+        def then(r: Tuple[str, Optional[str]]) -> Any:
+            result = loads(r[0])
+            return result if r[1] is None else self._thread_class(self, r[1], result)
+
+        return self._call(lambda aio: self._native.helper(name, thread_id, a, p, timeout, aio), then)
+
+    _thread_class: Callable[..., Any]
+    _turn_class: Callable[..., Any]
+    _tool_call_class: Callable[..., Any]
+
+    # -- MCP (the typed requests; names are the core's ``McpRequest`` names) ------------------
+
+    def _mcp(
+        self,
+        name: str,
+        arg: Optional[str] = None,
+        json: str = "null",
+        value: Optional[str] = None,
+        *,
+        all_pages: bool = False,
+        timeout: Optional[float] = None,
+        then: Callable[[Any], Any] = _same,
+    ) -> Any:
+        """The core's MCP request ``name`` (see ``NativeClient.mcp``)."""
+        start = lambda aio: self._native.mcp(name, arg, json, value, all_pages, timeout, aio)  # noqa: E731
+        return self._call(start, then)
+
+    def _mcp_list(self, name: str, cursor: Optional[str], page: bool, timeout: Optional[float]) -> Any:
+        """Every item of an MCP list (``page=False``) or one :class:`Page` of it."""
+        if page:
+            return self._mcp(name, cursor, timeout=timeout, then=_page)
+        return self._mcp(name, all_pages=True, timeout=timeout)
+
+    def _complete(
+        self, argument: str, value: str, prompt: Optional[str], resource: Optional[str],
+        timeout: Optional[float],
+    ) -> Any:
+        if (prompt is None) == (resource is None):
+            raise InvalidArgumentError("complete() needs exactly one of prompt= and resource=")
+        ref = _native.completion_ref("prompt", prompt) if prompt is not None else \
+            _native.completion_ref("resource", resource or "")
+        return self._mcp("complete", argument, ref, value, timeout=timeout)
+
+    def _start_tool_call(
+        self, name: str, arguments: Optional[Mapping[str, Any]], timeout: Optional[float]
+    ) -> Any:
+        native = self._native.call_tool_progress(name, arguments_json(arguments), timeout)
+        return self._tool_call_class(self, native)
+
+    def _start_turn(
+        self, thread_id: str, input: Input, overrides: Mapping[str, Any], skills: Skills = None
+    ) -> Any:
+        i, o = input_json(input), build_params(None, overrides)
+        sk = skills_list_arg(skills)
+        h = weak_handler(self._handle_request)
+        start = lambda aio: self._native.start_turn(thread_id, i, o, h, aio, sk)  # noqa: E731
+        return self._call(start, lambda nt: self._turn_class(self, nt))
+
+
+class ToolCallBase:
+    """What :class:`ToolCall` and :class:`AsyncToolCall` share: an MCP tool call that reports
+    progress, sent when it was created."""
+
+    def __init__(self, client: Any, native: _native.ToolCall) -> None:
+        self._client = client
+        self._native = native
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(token={self.token!r}, done={self.done})"
+
+    @property
+    def token(self) -> Any:
+        """The progress token sent with the call."""
+        return self._native.token
+
+    @property
+    def done(self) -> bool:
+        """Whether the answer came (or the call was cancelled): no update follows."""
+        return self._native.done
+
+    def cancel(self) -> bool:
+        """Cancel the call unless its answer came: the server is told
+        (``notifications/cancelled``) and ``result()`` raises
+        :class:`RequestCancelledError`. Returns whether the call was still running."""
+        return self._native.cancel()
+
+
+class ThreadBase:
+    """What :class:`Thread` and :class:`AsyncThread` share."""
+
+    def __init__(self, client: Any, thread_id: str, info: Mapping[str, Any]) -> None:
+        self._client = client
+        #: The thread id.
+        self.id = thread_id
+        #: The result of the request that opened the thread (``thread/start`` etc.), if any.
+        self.info: Dict[str, Any] = dict(info)
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.id!r})"
+
+    @property
+    def status(self) -> str:
+        """Status derived from ``thread/status/changed`` (``idle``, ``active``, ...)."""
+        status: str = self._client._native.thread_status(self.id)
+        return status
+
+    def _helper(self, name: str, arg: Any = None, **kwargs: Any) -> Any:
+        return self._client._helper(name, self.id, arg, None, kwargs)
+
+
+class TurnBase:
+    """What :class:`Turn` and :class:`AsyncTurn` share."""
+
+    def __init__(self, client: Any, native: _native.Turn) -> None:
+        self._client = client
+        self._native = native
+        #: The thread id.
+        self.thread_id: str = native.thread_id
+        #: The turn id.
+        self.turn_id: str = native.turn_id
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(thread_id={self.thread_id!r}, turn_id={self.turn_id!r})"
+
+    @property
+    def started(self) -> Dict[str, Any]:
+        """The ``turn`` object ``turn/start`` answered."""
+        r: Dict[str, Any] = loads(self._native.started_json)
+        return r
+
+    def partial_result(self) -> TurnResult:
+        """The result gathered from the events read so far."""
+        return TurnResult(loads(self._native.result_json()))
+
+    def _interrupt(self, timeout: Optional[float]) -> Any:
+        return self._client._call(lambda aio: self._native.interrupt(timeout, aio), _none)
+
+    def _steer(self, input: Input, timeout: Optional[float]) -> Any:
+        text = input_json(input)
+        return self._client._call(lambda aio: self._native.steer(text, timeout, aio), _none)
+
+    def close(self) -> None:
+        """Stop routing this turn's events here (they go to the client's own delivery). Does
+        not interrupt the turn."""
+        self._native.close()
+
+    def _leave(self, executor: Optional[_native.Executor]) -> None:
+        """Leaving a ``with`` block: interrupt the turn unless it is done, then close."""
+        if not self.done:
+            try:
+                self._native.interrupt_nowait(executor)
+            except Exception as e:  # connection gone: nothing to interrupt
+                logger.debug("interrupt on exit not sent: %s", e)
+        self.close()
+
+    @property
+    def done(self) -> bool:
+        """Whether every event of the turn has been read."""
+        return self._native.done
+
+
+def _none(_: Any) -> None:
+    return None
+
+
+# ---------------------------------------------------------------------------------------------

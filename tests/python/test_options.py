@@ -1,0 +1,79 @@
+"""Options, table-driven: every option key of the core is a keyword of both clients, and for
+every edge value of every key (the core's ``options::cases()``: 0, the maximum, past it,
+negative, the wrong type, ``None``) Python gives exactly the core's outcome: the client is
+refused with :class:`InvalidArgumentError` exactly when the core refuses the value (or the
+options it makes do not build), and otherwise the option's effective value is the core's."""
+
+from __future__ import annotations
+
+import inspect
+import json
+from typing import Any, Dict, List
+
+import pytest
+
+import codexclient
+from codexclient import AsyncClient, Client, InvalidArgumentError, _native
+
+KEYS: List[Dict[str, Any]] = json.loads(_native.option_keys())
+CASES: List[Dict[str, Any]] = json.loads(_native.option_cases())
+# How events are delivered is the client class's choice (the sync client runs handlers on the
+# core's dispatch thread, the async one drains on the loop), not a keyword.
+NOT_KEYWORDS = {"delivery"}
+
+
+def test_every_core_key_is_a_keyword_of_both_clients() -> None:
+    names = {k["name"] for k in KEYS}
+    assert len(names) >= 40 and "exec_model" in names and "retry_base" in names
+    for cls in (Client, AsyncClient):
+        params = set(inspect.signature(cls.__init__).parameters)
+        missing = names - NOT_KEYWORDS - params
+        assert not missing, f"{cls.__name__} lacks keywords {sorted(missing)}"
+
+
+def test_cases_cover_every_key() -> None:
+    assert {c["key"] for c in CASES} == {k["name"] for k in KEYS}
+    assert any(not c["ok"] for c in CASES) and any(c["ok"] for c in CASES)
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda c: f"{c['key']}={json.dumps(c['value'])}")
+def test_python_agrees_with_the_core(case: Dict[str, Any]) -> None:
+    key, value = case["key"], case["value"]
+    # The effective value, through the same conversion the clients' keywords go through.
+    if case["ok"]:
+        assert json.loads(_native.effective_option(key, value)) == case["effective"]
+    else:
+        with pytest.raises(InvalidArgumentError) as ei:
+            _native.effective_option(key, value)
+        assert key in str(ei.value)
+    if key in NOT_KEYWORDS:
+        return
+    # The clients: refused exactly when the core refuses the value or cannot build options.
+    for cls in (Client, AsyncClient):
+        if case["ok"] and case["builds"]:
+            c = cls(**{key: value})
+            c._life.release(False)
+        else:
+            with pytest.raises(InvalidArgumentError) as ei2:
+                cls(**{key: value})
+            assert isinstance(ei2.value, codexclient.CodexError)
+
+
+def test_secret_values_never_appear_in_errors() -> None:
+    secret = "sk-secret-value-789"
+    with pytest.raises(InvalidArgumentError) as ei:
+        Client(token=secret, transport="stdio")
+    assert secret not in str(ei.value)
+    assert json.loads(_native.effective_option("token", secret)) == "<redacted>"
+
+
+def test_python_idioms() -> None:
+    """Path-like objects are their path, tuples lists, mappings lists of pairs in order."""
+    import pathlib
+
+    assert json.loads(_native.effective_option("cwd", pathlib.Path("/tmp/x y"))) == "/tmp/x y"
+    assert json.loads(_native.effective_option("args", ("a", pathlib.Path("b")))) == ["a", "b"]
+    c = Client(env={"B": "1", "A": 2}, config={"model": "m", "n": [1, 2]})
+    c._life.release(False)
+    with pytest.raises(InvalidArgumentError, match="cannot be sent as JSON"):
+        Client(mcp_capabilities={"x": object()})
