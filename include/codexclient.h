@@ -308,9 +308,12 @@
  * `codex_client_is_reconnecting`), `codex_options_set_heartbeat`,
  * `codex_options_set_tls_ca_file`, `codex_options_set_tls_client_cert`. 1.3:
  * `codex_client_turn_start_with_skills`. 1.4: `codex_options_set_reply_spin_us`,
- * `codex_options_set_dedicated_dispatch_thread`.
+ * `codex_options_set_dedicated_dispatch_thread`. 1.5: options by name from the core's
+ * table (`codex_options_set`, `codex_options_add`, `codex_options_get`,
+ * `codex_options_keys_json`; every Rust option reachable from C, with its meaning),
+ * `codex_options_set_retry`.
  */
-#define CODEX_ABI_VERSION_MINOR 4
+#define CODEX_ABI_VERSION_MINOR 5
 
 /**
  * The ABI version this header describes: `major * 1000 + minor` (1000 is 1.0). Compare it
@@ -319,7 +322,8 @@
 #define CODEX_ABI_VERSION ((CODEX_ABI_VERSION_MAJOR * 1000) + CODEX_ABI_VERSION_MINOR)
 
 /**
- * The longest timeout a setter accepts, in milliseconds (one year).
+ * The longest timeout a setter accepts, in milliseconds (one year; the core's
+ * `MAX_SECONDS`).
  */
 #define CODEX_OPTIONS_MAX_TIMEOUT_MS 31536000000
 
@@ -386,7 +390,9 @@ typedef enum codex_status_t {
    */
   CODEX_STATUS_PANIC = 13,
   /**
-   * An error this version of the C binding does not classify (see the message).
+   * An error this version of the C binding does not classify (see the message). Since ABI
+   * 1.5 every kind of core error has its own status, so no call returns it; it is kept
+   * (numbers are never reused).
    */
   CODEX_STATUS_INTERNAL = 14,
   /**
@@ -455,7 +461,9 @@ typedef enum codex_event_kind_t {
 } codex_event_kind_t;
 
 /**
- * A client of one Codex app-server. Opaque handle.
+ * A client of one Codex app-server. Opaque handle: a token the library checks on every
+ * call (a NULL, freed or foreign pointer gives CODEX_STATUS_INVALID_ARGUMENT), never
+ * dereferenced.
  *
  * Create with `codex_client_new`, free with `codex_client_free`. All functions taking a
  * client may be called from any thread, concurrently (except `codex_client_free`, which must
@@ -475,15 +483,17 @@ typedef struct codex_event_t codex_event_t;
 /**
  * Options of a client. Opaque handle: its layout is not part of the ABI.
  *
- * Create with `codex_options_new` (every option has its default), change options with the
- * `codex_options_set_*` / `codex_options_add_*` setters, pass it to `codex_client_new`, free
- * it with `codex_options_free`. Ownership: the program's, from `codex_options_new` until
- * `codex_options_free`; `codex_client_new` copies what it needs, so the object may be freed
- * right after it (or reused for more clients). Every string passed to a setter is copied
- * before the setter returns. Handles are checked against a registry of live options objects
- * (they are never reused): a freed handle, or any other pointer (such as the old public
- * struct of a program built against an older header), gives CODEX_STATUS_INVALID_ARGUMENT,
- * never a crash. A handle is never dereferenced, by the library or by the program.
+ * Create with `codex_options_new` (every option has its default), change options with
+ * `codex_options_set` / `codex_options_add` (any option by name, the value as JSON) or the
+ * typed `codex_options_set_*` / `codex_options_add_*` setters, pass it to
+ * `codex_client_new`, free it with `codex_options_free`. Ownership: the program's, from
+ * `codex_options_new` until `codex_options_free`; `codex_client_new` copies what it needs,
+ * so the object may be freed right after it (or reused for more clients). Every string
+ * passed to a setter is copied before the setter returns; a refused value changes nothing.
+ * Handles are checked against the library's registry of live objects (they are never
+ * reused): a freed handle, or any other pointer (such as the old public struct of a program
+ * built against an older header), gives CODEX_STATUS_INVALID_ARGUMENT, never a crash. A
+ * handle is never dereferenced, by the library or by the program.
  * Thread: any. An options object may be used from several threads at once (each call locks
  * it); a client created while another thread changes the object gets the options as they
  * were either before or after that change.
@@ -542,7 +552,8 @@ typedef uint32_t codex_delivery_t;
 #define CODEX_CALLBACK_SERVER_REQUEST 2
 
 /**
- * Connection reports: `CODEX_EVENT_ERROR`, `CODEX_EVENT_OVERFLOW`, `CODEX_EVENT_DISCONNECTED`.
+ * Connection reports: `CODEX_EVENT_ERROR`, `CODEX_EVENT_OVERFLOW`, `CODEX_EVENT_DISCONNECTED`,
+ * `CODEX_EVENT_RECONNECTING`, `CODEX_EVENT_RECONNECTED`.
  */
 #define CODEX_CALLBACK_CONNECTION 3
 
@@ -771,6 +782,25 @@ enum codex_status_t codex_client_server_pid(const struct codex_client_t *client,
  * string the program frees with `codex_string_free`. Thread: any.
  */
 enum codex_status_t codex_client_stderr_tail(const struct codex_client_t *client, char **out);
+
+/**
+ * Answer a server request with a result, given as JSON text (for an approval:
+ * `{"decision":"accept"}` or `{"decision":"decline"}`).
+ *
+ * Returns `CODEX_STATUS_ALREADY_RESPONDED` when it was answered before (or the server resolved
+ * it), `CODEX_STATUS_DISCONNECTED` when its connection ended, `CODEX_STATUS_INVALID_ARGUMENT`
+ * for bad JSON, a freed handle or another client's request.
+ * Ownership: borrows everything; the request stays owned by whoever owned it.
+ * Thread: any, including inside callbacks; now or later.
+ */
+enum codex_status_t codex_client_respond(struct codex_client_t *client, struct codex_request_t *request, const char *result_json);
+
+/**
+ * Answer a server request with a JSON-RPC error `{code, message, data}`; `data_json` may be
+ * NULL (no data). Errors as for `codex_client_respond`.
+ * Thread: any, including inside callbacks; now or later.
+ */
+enum codex_status_t codex_client_respond_error(struct codex_client_t *client, struct codex_request_t *request, int64_t code, const char *message, const char *data_json);
 
 /**
  * The message of the last failed call on the calling thread ("" when the last call
@@ -1100,6 +1130,59 @@ struct codex_options_t *codex_options_new(void);
 void codex_options_free(struct codex_options_t *opts);
 
 /**
+ * Set the option named `key` to `value_json`, its value as JSON text: any option of
+ * `codex_options_keys_json()` (the core's table: names, types, defaults, ranges and what
+ * 0 means), with the same meaning as in Rust and Python. Durations are in seconds (an
+ * integer or a fraction: `"0.25"`), sizes in bytes; for most sizes and durations 0 means
+ * the default. `value_json` NULL or `"null"` restores the option's default. For example
+ * `codex_options_set(o, "default_timeout", "12.5")`,
+ * `codex_options_set(o, "transport", "\"exec\"")`,
+ * `codex_options_set(o, "exec_model", "\"gpt-5.1-codex\"")`,
+ * `codex_options_set(o, "retry_max_attempts", "1")`. Every option reachable from Rust is
+ * reachable here, also those without a typed setter (the exec transport's `exec_*`
+ * options, `retry_*`, `stderr_tail_bytes`, `mcp_roots`, `command`, ...): a new option of
+ * the library needs no new function. Options that need others (`headers` an MCP HTTP
+ * transport, the `exec_*` options the exec transport) are checked by `codex_client_new`.
+ * Ownership: both strings are read during the call only. Errors (nothing is changed):
+ * INVALID_ARGUMENT (not a live options object, `key` NULL or unknown - the message lists
+ * the known keys -, `value_json` not valid JSON, a wrong type or a value out of range -
+ * the message names the key and what it takes, never the value of a secret such as
+ * `token` or `headers`). Thread: any. ABI 1.5.
+ */
+enum codex_status_t codex_options_set(struct codex_options_t *opts, const char *key, const char *value_json);
+
+/**
+ * Append one entry, `value_json` (JSON text), to the list option named `key` (`args`,
+ * `env`, `config_overrides`, `headers`, `opt_out_notification_methods`, `mcp_roots`,
+ * `exec_additional_directories`: `"list":true` in `codex_options_keys_json()`). For
+ * example `codex_options_add(o, "env", "\"RUST_LOG=debug\"")` or
+ * `codex_options_add(o, "headers", "[\"X-Api-Key\",\"k\"]")`.
+ * Ownership: both strings are read during the call only. Errors (nothing is changed):
+ * INVALID_ARGUMENT (not a live options object, `key` NULL, unknown or not a list,
+ * `value_json` NULL or not valid JSON, a wrong entry). Thread: any. ABI 1.5.
+ */
+enum codex_status_t codex_options_add(struct codex_options_t *opts, const char *key, const char *value_json);
+
+/**
+ * The value the option named `key` has now in `opts`, as JSON text (durations in seconds;
+ * a secret such as `token` reads `"<redacted>"`), or NULL on failure (the last error
+ * says why: INVALID_ARGUMENT for a dead options object, or a NULL or unknown `key`).
+ * Ownership: the returned string is the caller's: free it with `codex_string_free`.
+ * Thread: any. ABI 1.5.
+ */
+char *codex_options_get(const struct codex_options_t *opts, const char *key);
+
+/**
+ * Every option `codex_options_set` takes, as a JSON array of
+ * `{"name","kind","list","secret","doc","default"}` (`kind`: "bool", "string", "path",
+ * "word", "seconds", "count", "strings", "pairs", "object", "policy" or "roots"; `doc`
+ * says what it means, its range and what 0 means; `default` is its value in a new options
+ * object, as `codex_options_get` reads it). Ownership: a static string of the library;
+ * never free it. Thread: any. ABI 1.5.
+ */
+const char *codex_options_keys_json(void);
+
+/**
  * Path of the `codex` binary (copied). NULL (the default): `$CODEX_BIN`, then `codex` on
  * `PATH` (an npm launcher is replaced by the native binary beside it).
  * Errors: INVALID_ARGUMENT (not a live options object, `path` not UTF-8). Thread: any.
@@ -1169,7 +1252,7 @@ enum codex_status_t codex_options_set_experimental_api(struct codex_options_t *o
 /**
  * Add a notification method the server must not send (`optOutNotificationMethods`;
  * copied). Default: none.
- * Errors: INVALID_ARGUMENT (not a live options object, `method` NULL, empty or not
+ * Errors: INVALID_ARGUMENT (not a live options object, `method` NULL or not
  * UTF-8). Thread: any.
  */
 enum codex_status_t codex_options_add_opt_out_notification_method(struct codex_options_t *opts, const char *method);
@@ -1220,7 +1303,7 @@ enum codex_status_t codex_options_set_dedicated_dispatch_thread(struct codex_opt
 
 /**
  * Undelivered events held before the server is made to wait. 0 restores the default,
- * 4096. Errors: INVALID_ARGUMENT (not a live options object). Thread: any.
+ * 4096. Errors: INVALID_ARGUMENT (not a live options object, more than 2^40). Thread: any.
  */
 enum codex_status_t codex_options_set_event_queue_capacity(struct codex_options_t *opts, size_t capacity);
 
@@ -1232,14 +1315,15 @@ enum codex_status_t codex_options_set_event_queue_capacity(struct codex_options_
  * this many bytes; past that, notifications are dropped and counted in a
  * `CODEX_EVENT_OVERFLOW` event, delivered as soon as there is room. Requests made on any
  * other thread never cause read-ahead and nothing is dropped. 0 restores the default,
- * 64 MiB. Errors: INVALID_ARGUMENT (not a live options object). Thread: any.
+ * 64 MiB. Errors: INVALID_ARGUMENT (not a live options object, more than 2^40). Thread: any.
  */
 enum codex_status_t codex_options_set_read_ahead_bytes(struct codex_options_t *opts, size_t bytes);
 
 /**
  * Longest accepted line from the server, in bytes (longer lines are skipped and
- * reported). 0 restores the default, 64 MiB.
- * Errors: INVALID_ARGUMENT (not a live options object). Thread: any.
+ * reported), at least 1024. 0 restores the default, 64 MiB.
+ * Errors: INVALID_ARGUMENT (not a live options object, 1 to 1023, more than
+ * 2^40). Thread: any.
  */
 enum codex_status_t codex_options_set_max_line_bytes(struct codex_options_t *opts, size_t bytes);
 
@@ -1331,7 +1415,7 @@ enum codex_status_t codex_options_add_mcp_root(struct codex_options_t *opts, con
  * their requests are answered fail-closed when no callback answers them. Offer less (for
  * example `{}`) to make a server hide such tools.
  * Errors (nothing is changed): INVALID_ARGUMENT (not a live options object, not UTF-8,
- * not valid JSON, not an object). Thread: any.
+ * not valid JSON, not an object; the JSON text `null` restores the default). Thread: any.
  */
 enum codex_status_t codex_options_set_mcp_capabilities_json(struct codex_options_t *opts, const char *capabilities_json);
 
@@ -1341,8 +1425,8 @@ enum codex_status_t codex_options_set_mcp_capabilities_json(struct codex_options
  * is opened again, the handshake redone and every thread loaded on the connection
  * resumed (see "Reconnect" in the header). Attempt n (0-based) first waits a random time
  * in [0, min(cap_ms, base_ms * 2^n)]. `max_attempts` 0 turns it off (the default); 0 for
- * `base_ms` / `cap_ms` means 250 / 5000. Errors: INVALID_ARGUMENT (not a live options
- * object). Thread: any. ABI 1.2.
+ * `base_ms` / `cap_ms` means 250 / 5000; `max_attempts` at most 1000. Errors:
+ * INVALID_ARGUMENT (not a live options object, more attempts, too long). Thread: any. ABI 1.2.
  */
 enum codex_status_t codex_options_set_reconnect(struct codex_options_t *opts, uint32_t max_attempts, uint64_t base_ms, uint64_t cap_ms);
 
@@ -1372,23 +1456,14 @@ enum codex_status_t codex_options_set_tls_ca_file(struct codex_options_t *opts, 
 enum codex_status_t codex_options_set_tls_client_cert(struct codex_options_t *opts, const char *cert_path, const char *key_path);
 
 /**
- * Answer a server request with a result, given as JSON text (for an approval:
- * `{"decision":"accept"}` or `{"decision":"decline"}`).
- *
- * Returns `CODEX_STATUS_ALREADY_RESPONDED` when it was answered before (or the server resolved
- * it), `CODEX_STATUS_DISCONNECTED` when its connection ended, `CODEX_STATUS_INVALID_ARGUMENT`
- * for bad JSON, a freed handle or another client's request.
- * Ownership: borrows everything; the request stays owned by whoever owned it.
- * Thread: any, including inside callbacks; now or later.
+ * Overload (-32001) retry of every request: `max_attempts` sends in all, including the
+ * first (1: no retry; at most 100); attempt n waits a random time in
+ * [0, min(cap_ms, base_ms * 2^n)] first. 0 for any argument means its default: 5
+ * attempts, 50 / 2000 ms. The same as the options `retry_max_attempts`, `retry_base`
+ * and `retry_cap` of `codex_options_set`. Errors (nothing is changed): INVALID_ARGUMENT
+ * (not a live options object, more than 100 attempts, too long). Thread: any. ABI 1.5.
  */
-enum codex_status_t codex_client_respond(struct codex_client_t *client, struct codex_request_t *request, const char *result_json);
-
-/**
- * Answer a server request with a JSON-RPC error `{code, message, data}`; `data_json` may be
- * NULL (no data). Errors as for `codex_client_respond`.
- * Thread: any, including inside callbacks; now or later.
- */
-enum codex_status_t codex_client_respond_error(struct codex_client_t *client, struct codex_request_t *request, int64_t code, const char *message, const char *data_json);
+enum codex_status_t codex_options_set_retry(struct codex_options_t *opts, uint32_t max_attempts, uint64_t base_ms, uint64_t cap_ms);
 
 /**
  * Free a server request the program owns. If it was never answered it is answered

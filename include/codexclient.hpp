@@ -7,7 +7,10 @@
  * Errors are thrown as codex::Error (status, message, JSON-RPC code/message/data).
  * codex::Options holds the options as C++ values; Options::build() turns them into the C
  * library's opaque codex_options_t (an OptionsHandle, freed automatically), which is what the
- * Client constructor passes to codex_client_new.
+ * Client constructor passes to codex_client_new. Any option of the library, also one without
+ * a member here (the exec transport's exec_*, retry_*, ...), is set by name with its value as
+ * JSON: Options::set("exec_model", "\"gpt-5.1-codex\"") (codex_options_set, ABI 1.5;
+ * Options::keys_json() lists them all).
  *
  * Callbacks are std::function objects. The Client stores its own copies (the objects you pass
  * may be destroyed right after the call). They run like the C callbacks: ALL of a client's
@@ -280,6 +283,27 @@ struct Options {
     /// wss://: client certificate chain and key (PEM files); both or neither.
     std::string tls_client_cert;
     std::string tls_client_key;
+    /// Options set by name, {key, value as JSON text}, applied after the members above in
+    /// this order (a later one wins): see set().
+    std::vector<std::pair<std::string, std::string>> by_name;
+
+    /// Set any option of the library by name, its value as JSON text (codex_options_set;
+    /// ABI 1.5): for example set("default_timeout", "12.5") (seconds), set("transport",
+    /// "\"exec\""), set("exec_model", "\"gpt-5.1-codex\""), set("retry_max_attempts", "1");
+    /// "null" restores the option's default. The names, types, ranges and what 0 means are the
+    /// library's (keys_json()). Checked by build(): an unknown key, bad JSON or a value out of
+    /// range throws codex::Error(CODEX_STATUS_INVALID_ARGUMENT) naming the key. Returns *this.
+    Options &set(std::string key, std::string value_json) {
+        by_name.emplace_back(std::move(key), std::move(value_json));
+        return *this;
+    }
+
+    /// Every option set() takes, as JSON text: [{"name","kind","list","secret","doc",
+    /// "default"}...] (codex_options_keys_json; ABI 1.5).
+    static std::string keys_json() {
+        const char *k = codex_options_keys_json();
+        return k ? std::string(k) : std::string("[]");
+    }
 
     /// The library's options object for these options (owned; the strings are copied).
     OptionsHandle build() const {
@@ -328,6 +352,7 @@ struct Options {
         if (!tls_ca_file.empty()) check(codex_options_set_tls_ca_file(o, tls_ca_file.c_str()));
         if (!tls_client_cert.empty() || !tls_client_key.empty())
             check(codex_options_set_tls_client_cert(o, cs(tls_client_cert), cs(tls_client_key)));
+        for (const auto &kv : by_name) check(codex_options_set(o, kv.first.c_str(), kv.second.c_str()));
         return h;
     }
 };

@@ -556,6 +556,12 @@ pub struct Rejoined {
     pub turns_ended: Vec<(String, String, String)>,
 }
 
+/// A value a binding attaches to a request sent with
+/// [`Client::send_request_with`](crate::Client::send_request_with) (a C program's callback
+/// and userdata, say); it comes back untouched in the request's [`Response`], so the binding
+/// keeps no table of its own requests.
+pub type Attachment = Box<dyn std::any::Any + Send>;
+
 /// The outcome of a request sent with [`Client::send_request`](crate::Client::send_request),
 /// delivered as an event.
 #[derive(Debug)]
@@ -566,6 +572,9 @@ pub struct Response {
     pub method: String,
     /// The result, or why there is none (an RPC error, the timeout, the disconnect).
     pub result: Result<Box<RawValue>>,
+    /// What the sender attached ([`Client::send_request_with`](crate::Client::send_request_with));
+    /// `None` for [`Client::send_request`](crate::Client::send_request).
+    pub attachment: Option<Attachment>,
 }
 
 /// One event of a connection, in arrival order (responses go ahead of waiting events).

@@ -46,17 +46,18 @@ mod turn;
 mod typed;
 mod views;
 
-pub use client::{Client, InitializeResult, WeakClient};
+pub use client::{Client, HandlerSlot, InitializeResult, WeakClient};
 pub use delivery::dispatch::{
-    on_dispatch_thread, ConnectionHandler, EventHandler, NotificationHandler, ServerRequestHandler,
+    on_dispatch_thread, ConnectionHandler, EventHandler, NotificationHandler, ResponseHandler,
+    ServerRequestHandler,
 };
 pub use delivery::{mark_event_delivery_thread, EventReceiver};
 pub use error::{
     DisconnectInfo, Error, ErrorKind, ErrorKindMap, Result, RpcError, OVERLOADED_CODE,
 };
 pub use event::{
-    approval_answer, fail_closed_answer, is_approval, ConnectionEvent, Decision, Event,
-    Notification, NotificationKind, ReconnectAttempt, Rejoined, ServerRequest,
+    approval_answer, fail_closed_answer, is_approval, Attachment, ConnectionEvent, Decision, Event,
+    Notification, NotificationKind, ReconnectAttempt, Rejoined, Response, ServerRequest,
 };
 pub use message::RequestId;
 pub use options::{

@@ -413,6 +413,93 @@ fn subscriptions_each_get_every_notification_and_end_with_the_connection() {
     ));
 }
 
+/// A binding's request completions travel through the core: each response carries what its
+/// sender attached, to `on_response` on the dispatch thread (callbacks) or from `next_event`
+/// (poll); `clear_handler` takes a handler out; `end_connection` says whether there was one.
+#[test]
+fn attachments_come_back_with_their_responses_in_both_modes() {
+    use codex_client::HandlerSlot;
+    let params = RawValue::from_string("{}".into()).unwrap();
+    // Callbacks.
+    let c = Client::new(fake_options(&["hang"]));
+    let got = Arc::new(Mutex::new(Vec::new()));
+    let sink = got.clone();
+    c.on_response(move |r| {
+        let tag = r
+            .attachment
+            .and_then(|a| a.downcast::<&str>().ok())
+            .map(|b| *b);
+        sink.lock().unwrap().push((r.token, tag, r.result.is_ok()));
+    })
+    .unwrap();
+    c.connect().unwrap();
+    let t1 = c
+        .send_request_with(
+            "echo/a",
+            &params,
+            RequestOptions::default(),
+            Box::new("one"),
+        )
+        .unwrap();
+    let t2 = c
+        .send_request_with(
+            "test/hang",
+            &params,
+            RequestOptions::default(),
+            Box::new("two"),
+        )
+        .unwrap();
+    assert!(t1 != 0 && t2 != t1);
+    assert!(wait_until(Duration::from_secs(10), || got
+        .lock()
+        .unwrap()
+        .len()
+        == 1));
+    assert!(c.cancel_request(t2));
+    assert!(wait_until(Duration::from_secs(10), || got
+        .lock()
+        .unwrap()
+        .len()
+        == 2));
+    assert_eq!(
+        *got.lock().unwrap(),
+        vec![(t1, Some("one"), true), (t2, Some("two"), false)]
+    );
+    // Without the handler, responses are dropped.
+    c.clear_handler(HandlerSlot::Response).unwrap();
+    c.send_request_with(
+        "echo/b",
+        &params,
+        RequestOptions::default(),
+        Box::new("three"),
+    )
+    .unwrap();
+    c.request_blocking("echo/sync", json!({})).unwrap();
+    assert!(c.end_connection());
+    assert!(!c.end_connection());
+    assert_eq!(got.lock().unwrap().len(), 2);
+    // Poll.
+    let p = Client::new(fake_options(&[]).delivery(Delivery::Poll));
+    assert!(p.on_response(|_| {}).is_err());
+    p.connect().unwrap();
+    let t = p
+        .send_request_with(
+            "echo/p",
+            &params,
+            RequestOptions::default(),
+            Box::new(42u64),
+        )
+        .unwrap();
+    match p.next_event(Some(Duration::from_secs(10))).unwrap() {
+        Some(Event::Response(r)) => {
+            assert_eq!(r.token, t);
+            assert_eq!(r.attachment.unwrap().downcast_ref::<u64>(), Some(&42));
+        }
+        other => panic!("expected the response, got {other:?}"),
+    }
+    p.disconnect();
+}
+
 #[test]
 fn notifications_can_go_to_subscriptions_only() {
     let c = Client::new(fake_options(&["flood", "approval"]).delivery(Delivery::Poll));

@@ -16,8 +16,11 @@ pub const CODEX_ABI_VERSION_MAJOR: u32 = 1;
 /// `codex_client_is_reconnecting`), `codex_options_set_heartbeat`,
 /// `codex_options_set_tls_ca_file`, `codex_options_set_tls_client_cert`. 1.3:
 /// `codex_client_turn_start_with_skills`. 1.4: `codex_options_set_reply_spin_us`,
-/// `codex_options_set_dedicated_dispatch_thread`.
-pub const CODEX_ABI_VERSION_MINOR: u32 = 4;
+/// `codex_options_set_dedicated_dispatch_thread`. 1.5: options by name from the core's
+/// table (`codex_options_set`, `codex_options_add`, `codex_options_get`,
+/// `codex_options_keys_json`; every Rust option reachable from C, with its meaning),
+/// `codex_options_set_retry`.
+pub const CODEX_ABI_VERSION_MINOR: u32 = 5;
 
 /// The ABI version this header describes: `major * 1000 + minor` (1000 is 1.0). Compare it
 /// with `codex_abi_version()`, the version of the library actually loaded.

@@ -1,32 +1,28 @@
 //! `codex_client_t`: lifecycle, requests, callbacks and poll mode, as an adapter over the
-//! core's delivery.
+//! core's client.
 //!
-//! Callbacks mode: the core client runs in callback delivery; one event handler
-//! (`Client::on_event`) turns each core event into a borrowed `codex_event_t` and runs the
-//! program's callback on the core's dispatch thread — events, server requests, connection
-//! reports and completions of `codex_client_request` (the core's `send_request` responses)
-//! alike, one at a time, in order. Poll mode: `codex_client_next_event` pulls the core's
-//! events (responses included) and `codex_client_event_fd` is the core's readiness
-//! descriptor. The binding has no thread, queue or descriptor of its own.
+//! Callbacks mode: each program callback is registered into the core's handler table
+//! (`Client::on_notification`, `on_server_request`, `on_connection_event`) and runs on the
+//! core's dispatch thread with a borrowed `codex_event_t`; the completion of a
+//! `codex_client_request` travels through the core attached to its request
+//! (`Client::send_request_with`) and comes back to the core's response handler
+//! (`Client::on_response`), which runs the request's callback. Poll mode:
+//! `codex_client_next_event` pulls the core's events (responses included, each carrying its
+//! userdata) and `codex_client_event_fd` is the core's readiness descriptor. The binding keeps
+//! no thread, queue, descriptor, handler table, request table or connection state of its own.
 
-use std::collections::HashMap;
 use std::ffi::{c_char, c_int, c_void};
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, LazyLock, Mutex, MutexGuard, RwLock, Weak};
+use std::sync::Arc;
 use std::time::Duration;
 
-use codex_client::{Client, Error, Event, InitializeResult, RequestOptions};
-use serde_json::value::RawValue;
+use codex_client::{Client, Delivery, Error, HandlerSlot, RequestOptions, RpcError};
 
 use crate::error::{codex_status_t, invalid_arg, invalid_state, Fail};
-use crate::event::{codex_event_t, Body, Response};
+use crate::event::{codex_callback_t, codex_event_t, Completion};
+use crate::handles::{self, Handle, Kind, Table};
 use crate::options::{self, codex_options_t};
+use crate::request::{self, codex_request_t};
 use crate::strings::{clear_out, opt_str, params_raw, params_value, put_string, req_str};
-
-/// Lock a mutex, ignoring poisoning (a panic elsewhere must not take the client down).
-pub(crate) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|e| e.into_inner())
-}
 
 /// Which callback `codex_client_register_callback` sets.
 pub type codex_callback_kind_t = u32;
@@ -38,56 +34,38 @@ pub const CODEX_CALLBACK_NOTIFICATION: codex_callback_kind_t = 1;
 /// is answered fail-closed: approvals are declined.
 pub const CODEX_CALLBACK_SERVER_REQUEST: codex_callback_kind_t = 2;
 
-/// Connection reports: `CODEX_EVENT_ERROR`, `CODEX_EVENT_OVERFLOW`, `CODEX_EVENT_DISCONNECTED`.
+/// Connection reports: `CODEX_EVENT_ERROR`, `CODEX_EVENT_OVERFLOW`, `CODEX_EVENT_DISCONNECTED`,
+/// `CODEX_EVENT_RECONNECTING`, `CODEX_EVENT_RECONNECTED`.
 pub const CODEX_CALLBACK_CONNECTION: codex_callback_kind_t = 3;
 
-/// A callback. `event` is borrowed for the duration of the call: read it with the
-/// `codex_event_*` accessors, never free it; take a server request out of it with
-/// `codex_event_take_request` to answer after returning. Runs on the client's dispatch thread.
-/// Must return normally (no C++ exception, no longjmp across it).
-pub type codex_callback_t =
-    Option<unsafe extern "C" fn(userdata: *mut c_void, event: *mut codex_event_t)>;
-
-#[derive(Clone, Copy)]
-struct Callback {
-    f: unsafe extern "C" fn(*mut c_void, *mut codex_event_t),
-    userdata: usize,
-}
-
-/// Where the completion of one `codex_client_request` goes.
-#[derive(Clone, Copy)]
-struct Completion {
-    callback: codex_callback_t,
-    userdata: usize,
-}
-
-static NEXT_CLIENT_KEY: AtomicU64 = AtomicU64::new(1);
-
-pub(crate) struct Shared {
-    /// Unique id of the client (never reused), tying request handles to their client.
-    pub(crate) key: u64,
-    core: Client,
-    poll: bool,
-    /// Whether there is a connection to end (set after a connect, cleared by disconnect).
-    connected: Mutex<bool>,
-    /// A `codex_client_connect` is under way (a disconnect then aborts it).
-    connecting: AtomicBool,
-    callbacks: RwLock<[Option<Callback>; 3]>,
-    /// Requests sent with `codex_client_request` whose completion has not been delivered.
-    completions: Mutex<HashMap<u64, Completion>>,
-    next_request: AtomicU64,
-    /// Set by `codex_client_free`: no callback runs afterwards.
-    freed: AtomicBool,
-}
-
-/// A client of one Codex app-server. Opaque handle.
+/// A client of one Codex app-server. Opaque handle: a token the library checks on every
+/// call (a NULL, freed or foreign pointer gives CODEX_STATUS_INVALID_ARGUMENT), never
+/// dereferenced.
 ///
 /// Create with `codex_client_new`, free with `codex_client_free`. All functions taking a
 /// client may be called from any thread, concurrently (except `codex_client_free`, which must
 /// be the last call).
 pub struct codex_client_t {
-    /// Makes every handle a distinct allocation; the state lives in the `CLIENTS` registry.
-    _unique: u8,
+    _opaque: [u8; 0],
+}
+
+/// What a client handle stands for.
+pub(crate) struct ClientState {
+    /// Unique id of the client (its handle's serial, never reused), tying server-request
+    /// handles to their client.
+    pub(crate) key: u64,
+    core: Client,
+}
+
+static CLIENTS: Table<ClientState> = Table::new();
+
+impl Handle for codex_client_t {
+    type Target = ClientState;
+    const KIND: Kind = Kind::Client;
+    const NOT_LIVE: &'static str = "is not a live client (already freed with codex_client_free?)";
+    fn table() -> &'static Table<ClientState> {
+        &CLIENTS
+    }
 }
 
 /// Request options with a timeout in milliseconds (0: the client's default).
@@ -99,192 +77,131 @@ pub(crate) fn request_options(timeout_ms: u64) -> RequestOptions {
     }
 }
 
-impl Shared {
-    fn create(opts: *const codex_options_t) -> Result<Arc<Shared>, Fail> {
-        // `convert` looks the handle up in the options registry; it never reads through it.
-        let conv = options::convert(opts)?;
-        let shared = Arc::new(Shared {
-            key: NEXT_CLIENT_KEY.fetch_add(1, Ordering::Relaxed),
-            core: Client::new(conv.options),
-            poll: conv.poll,
-            connected: Mutex::new(false),
-            connecting: AtomicBool::new(false),
-            callbacks: RwLock::new([None; 3]),
-            completions: Mutex::new(HashMap::new()),
-            next_request: AtomicU64::new(1),
-            freed: AtomicBool::new(false),
-        });
-        if !shared.poll {
-            let me: Weak<Shared> = Arc::downgrade(&shared);
-            shared.core.on_event(move |ev| {
-                if let Some(s) = me.upgrade() {
-                    s.run_event(ev);
-                }
-            })?;
-        }
-        Ok(shared)
+/// The client behind a handle: INVALID_ARGUMENT for NULL or a handle that is not a live
+/// client (already freed, or never returned by `codex_client_new`).
+pub(crate) fn shared(client: *const codex_client_t) -> Result<Arc<ClientState>, Fail> {
+    handles::get(client, "client")
+}
+
+impl ClientState {
+    pub(crate) fn core(&self) -> &Client {
+        &self.core
     }
 
-    fn connect(&self) -> Result<InitializeResult, Error> {
-        // No lock is held meanwhile, so `disconnect` from another thread can abort it (the
-        // core refuses a second concurrent connect).
-        self.connecting.store(true, Ordering::SeqCst);
-        let init = self.core.connect();
-        self.connecting.store(false, Ordering::SeqCst);
-        let init = init?;
-        // A disconnect that ran meanwhile has already ended this connection.
-        *lock(&self.connected) = self.core.is_connected();
-        Ok(init)
+    fn is_poll(&self) -> bool {
+        self.core.options().delivery == Delivery::Poll
     }
 
-    /// End the connection; returns whether there was one. In callbacks mode (and not on the
-    /// dispatch thread) the core returns after the running callback returned and every
-    /// in-flight request's completion was delivered.
-    fn disconnect(&self) -> bool {
-        let had = std::mem::replace(&mut *lock(&self.connected), false)
-            || self.connecting.load(Ordering::SeqCst);
-        self.core.disconnect();
-        had
+    /// Callbacks mode: completions of `codex_client_request` run their request's callback.
+    fn route_responses(&self) -> Result<(), Fail> {
+        self.core.on_response(|r| {
+            let (mut event, callback) = codex_event_t::response(r);
+            if let Some(f) = callback {
+                let userdata = event.userdata();
+                // SAFETY: the program passed `f` with this request; the event lives for the
+                // call.
+                unsafe { f(userdata as *mut c_void, &mut event) };
+            }
+        })?;
+        Ok(())
     }
 
-    fn shutdown(&self) {
-        self.disconnect();
-        self.freed.store(true, Ordering::SeqCst);
-    }
-
-    fn start_request(
+    /// Register (or with `None`, remove) the program's callback of one kind in the core's
+    /// handler table.
+    fn set_callback(
         &self,
-        method: &str,
-        params: Box<RawValue>,
-        timeout_ms: u64,
+        kind: codex_callback_kind_t,
         callback: codex_callback_t,
         userdata: usize,
-    ) -> Result<u64, Fail> {
-        if self.poll && callback.is_some() {
-            return Err(invalid_state(
-                "poll mode: a request's completion arrives as a CODEX_EVENT_RESPONSE event from \
-                 codex_client_next_event; pass a NULL callback",
-            ));
+    ) -> Result<(), Fail> {
+        let slot = match kind {
+            CODEX_CALLBACK_NOTIFICATION => HandlerSlot::Notification,
+            CODEX_CALLBACK_SERVER_REQUEST => HandlerSlot::ServerRequest,
+            CODEX_CALLBACK_CONNECTION => HandlerSlot::Connection,
+            k => return Err(invalid_arg(format!("unknown callback kind {k}"))),
+        };
+        let Some(f) = callback else {
+            self.core.clear_handler(slot)?;
+            return Ok(());
+        };
+        // SAFETY (each call of `f` below): the program registered `f` with `userdata` for
+        // this client; the event lives for the call.
+        match slot {
+            HandlerSlot::Notification => self.core.on_notification(move |n| {
+                codex_event_t::with_notification(n, |ev| unsafe { f(userdata as *mut c_void, ev) })
+            })?,
+            HandlerSlot::ServerRequest => {
+                let owner = self.key;
+                self.core.on_server_request(move |r| {
+                    // Dropped after the call: an untaken, unanswered request answers
+                    // fail-closed.
+                    let mut ev = codex_event_t::server_request(owner, r);
+                    unsafe { f(userdata as *mut c_void, &mut ev) }
+                })?
+            }
+            _ => self.core.on_connection_event(move |c| {
+                let mut ev = codex_event_t::connection(c.clone());
+                unsafe { f(userdata as *mut c_void, &mut ev) }
+            })?,
         }
-        let id = self.next_request.fetch_add(1, Ordering::Relaxed);
-        lock(&self.completions).insert(id, Completion { callback, userdata });
-        if let Err(e) = self
-            .core
-            .send_request(method, &params, request_options(timeout_ms), id)
-        {
-            // Refused before anything was sent: no completion will come.
-            lock(&self.completions).remove(&id);
-            return Err(e.into());
-        }
-        Ok(id)
+        Ok(())
     }
 
-    /// A core event as a C event; a response is matched with its request's userdata (and
-    /// callback, returned beside it).
-    fn to_c(&self, ev: Event) -> (codex_event_t, codex_callback_t) {
-        match ev {
-            Event::Response(r) => {
-                let c = lock(&self.completions).remove(&r.token);
-                let c = c.unwrap_or(Completion {
-                    callback: None,
-                    userdata: 0,
-                });
-                let body = Body::Response(Response {
-                    id: r.token,
-                    method: r.method,
-                    outcome: r.result,
-                    userdata: c.userdata,
-                });
-                (codex_event_t::new(body), c.callback)
+    /// Free: end the connection (its in-flight completions run), then take every callback
+    /// out of the core's table, so none runs afterwards even when this is called from a
+    /// callback (whose thread the disconnect does not wait for).
+    fn shutdown(&self) {
+        self.core.disconnect();
+        if !self.is_poll() {
+            for slot in [
+                HandlerSlot::Notification,
+                HandlerSlot::ServerRequest,
+                HandlerSlot::Connection,
+                HandlerSlot::Response,
+            ] {
+                let _ = self.core.clear_handler(slot);
             }
-            other => (codex_event_t::from_core(self.key, other), None),
         }
     }
 
     fn next_event(&self, timeout_ms: i64) -> Result<Box<codex_event_t>, Fail> {
-        if !self.poll {
+        if !self.is_poll() {
             return Err(invalid_state(
                 "the client uses callback delivery; create it with \
                  codex_options_set_delivery(o, CODEX_DELIVERY_POLL) to pull events",
             ));
         }
         let timeout = (timeout_ms >= 0).then(|| Duration::from_millis(timeout_ms as u64));
-        match self.core.next_event(timeout)? {
-            Some(ev) => Ok(Box::new(self.to_c(ev).0)),
-            None => Err(Fail::Status(
-                codex_status_t::CODEX_STATUS_TIMEOUT,
-                format!("no event within {timeout_ms} ms"),
-            )),
-        }
-    }
-
-    fn callback(&self, slot: usize) -> Option<Callback> {
-        self.callbacks.read().unwrap_or_else(|e| e.into_inner())[slot]
-    }
-
-    /// Run the program's callback for one event (on the core's dispatch thread): a response
-    /// goes to its request's callback, anything else to the callback of its kind.
-    fn run_event(&self, ev: Event) {
-        if self.freed.load(Ordering::SeqCst) {
-            return; // dropped; a server request among them answers fail-closed
-        }
-        let (mut event, f, userdata) = match ev {
-            Event::Response(_) => {
-                let (event, callback) = self.to_c(ev);
-                let userdata = match &event.body {
-                    Body::Response(r) => r.userdata,
-                    _ => 0,
-                };
-                (event, callback, userdata)
+        loop {
+            match self.core.next_event(timeout)? {
+                Some(ev) => {
+                    if let Some(e) = codex_event_t::from_core(self.key, ev) {
+                        return Ok(Box::new(e));
+                    }
+                    // A kind of event this binding does not know: skipped.
+                }
+                None => {
+                    return Err(Fail::Status(
+                        codex_status_t::CODEX_STATUS_TIMEOUT,
+                        format!("no event within {timeout_ms} ms"),
+                    ))
+                }
             }
-            ev => {
-                let slot = match &ev {
-                    Event::Notification(_) => 0,
-                    Event::ServerRequest(_) => 1,
-                    _ => 2,
-                };
-                let Some(cb) = self.callback(slot) else {
-                    return; // a server request dropped here answers fail-closed
-                };
-                (
-                    codex_event_t::from_core(self.key, ev),
-                    Some(cb.f),
-                    cb.userdata,
-                )
-            }
-        };
-        if let Some(f) = f {
-            // SAFETY: the program registered `f` for this client (or passed it with this
-            // request); the event lives for the call.
-            unsafe { f(userdata as *mut c_void, &mut event) };
         }
     }
 }
 
-/// Live clients by handle address. Every export looks its handle up here, so a NULL, freed or
-/// foreign pointer gives CODEX_STATUS_INVALID_ARGUMENT instead of touching freed memory, and a
-/// call racing `codex_client_free` keeps the client's state alive until it returns.
-static CLIENTS: LazyLock<Mutex<HashMap<usize, Arc<Shared>>>> =
-    LazyLock::new(|| Mutex::new(HashMap::new()));
-
-/// The client behind a handle: INVALID_ARGUMENT for NULL or a handle that is not a live
-/// client (already freed, or never returned by `codex_client_new`).
-pub(crate) fn shared(client: *const codex_client_t) -> Result<Arc<Shared>, Fail> {
-    if client.is_null() {
-        return Err(invalid_arg("client is NULL"));
+/// The server request behind `request`, checked to belong to `client`.
+fn request_of(
+    client: *const codex_client_t,
+    request: *const codex_request_t,
+) -> Result<Arc<request::Entry>, Fail> {
+    let c = shared(client)?;
+    let e = handles::get(request, "request")?;
+    if e.owner != c.key {
+        return Err(invalid_arg("the request belongs to another client"));
     }
-    lock(&CLIENTS)
-        .get(&(client as usize))
-        .cloned()
-        .ok_or_else(|| {
-            invalid_arg("client is not a live client (already freed with codex_client_free?)")
-        })
-}
-
-impl Shared {
-    pub(crate) fn core(&self) -> &Client {
-        &self.core
-    }
+    Ok(e)
 }
 
 ffi_fn! {
@@ -307,10 +224,18 @@ ffi_fn! {
         if out.is_null() {
             return Err(invalid_arg("out is NULL"));
         }
-        let shared = Shared::create(opts)?;
-        let handle = Box::into_raw(Box::new(codex_client_t { _unique: 0 }));
-        lock(&CLIENTS).insert(handle as usize, shared);
-        *out = handle;
+        // `build` looks the options handle up in the registry; it never reads through it.
+        let options = options::build(opts)?;
+        *out = handles::insert_with::<codex_client_t, Fail>(|key| {
+            let state = ClientState {
+                key,
+                core: Client::new(options),
+            };
+            if !state.is_poll() {
+                state.route_responses()?;
+            }
+            Ok(Arc::new(state))
+        })?;
         Ok(())
     }
 }
@@ -332,15 +257,9 @@ ffi_fn! {
         if client.is_null() {
             return;
         }
-        let registered = lock(&CLIENTS).remove(&(client as usize));
-        match registered {
-            Some(shared) => {
-                // SAFETY: the handle was live (registered) and is now unregistered, so this is
-                // the one place that frees it.
-                drop(Box::from_raw(client));
-                shared.shutdown();
-            }
-            None => {
+        match handles::remove(client, "client") {
+            Ok(state) => state.shutdown(),
+            Err(_) => {
                 crate::error::record(&invalid_arg(
                     "codex_client_free: not a live client (freed twice?); ignored",
                 ));
@@ -364,7 +283,7 @@ ffi_fn! {
     ) -> codex_status_t {
         clear_out(init_result_json);
         let s = shared(client)?;
-        let init = s.connect()?;
+        let init = s.core.connect()?;
         put_string(init_result_json, &init.raw.to_string());
         Ok(())
     }
@@ -387,7 +306,7 @@ ffi_fn! {
     /// second disconnect is an error code, never a crash.
     unsafe fn codex_client_disconnect(client: *mut codex_client_t) -> codex_status_t {
         let s = shared(client)?;
-        if s.disconnect() {
+        if s.core.end_connection() {
             Ok(())
         } else {
             Err(Fail::Core(Error::NotConnected))
@@ -433,23 +352,13 @@ ffi_fn! {
         userdata: *mut c_void,
     ) -> codex_status_t {
         let s = shared(client)?;
-        if s.poll {
+        if s.is_poll() {
             return Err(invalid_state(
                 "the client uses poll delivery (CODEX_DELIVERY_POLL); callbacks cannot be \
                  registered: pull events with codex_client_next_event",
             ));
         }
-        let slot = match kind {
-            CODEX_CALLBACK_NOTIFICATION => 0,
-            CODEX_CALLBACK_SERVER_REQUEST => 1,
-            CODEX_CALLBACK_CONNECTION => 2,
-            k => return Err(invalid_arg(format!("unknown callback kind {k}"))),
-        };
-        s.callbacks.write().unwrap_or_else(|e| e.into_inner())[slot] = callback.map(|f| Callback {
-            f,
-            userdata: userdata as usize,
-        });
-        Ok(())
+        s.set_callback(kind, callback, userdata as usize)
     }
 }
 
@@ -481,7 +390,22 @@ ffi_fn! {
         let s = shared(client)?;
         let method = req_str(method, "method")?;
         let params = params_raw(opt_str(params_json, "params_json")?, "params_json")?;
-        let id = s.start_request(method, params, timeout_ms, callback, userdata as usize)?;
+        if s.is_poll() && callback.is_some() {
+            return Err(invalid_state(
+                "poll mode: a request's completion arrives as a CODEX_EVENT_RESPONSE event from \
+                 codex_client_next_event; pass a NULL callback",
+            ));
+        }
+        let completion = Completion {
+            callback,
+            userdata: userdata as usize,
+        };
+        let id = s.core.send_request_with(
+            method,
+            &params,
+            request_options(timeout_ms),
+            Box::new(completion),
+        )?;
         if !request_id.is_null() {
             *request_id = id;
         }
@@ -586,7 +510,7 @@ ffi_fn! {
         if event.is_null() {
             return Err(invalid_arg("event (out) is NULL"));
         }
-        *event = crate::event::into_owned(s.next_event(timeout_ms)?);
+        *event = handles::hand_out(s.next_event(timeout_ms)?);
         Ok(())
     }
 }
@@ -608,7 +532,7 @@ ffi_fn! {
     /// it, read from it or write to it yourself. Thread: any.
     unsafe fn codex_client_event_fd(client: *const codex_client_t) -> c_int {
         let r = shared(client).and_then(|s| {
-            if !s.poll {
+            if !s.is_poll() {
                 return Err(invalid_state(
                     "codex_client_event_fd needs a client created with \
                      codex_options_set_delivery(o, CODEX_DELIVERY_POLL)",
@@ -649,6 +573,49 @@ ffi_fn! {
             return Err(invalid_arg("out is NULL"));
         }
         put_string(out, &s.core.stderr_tail());
+        Ok(())
+    }
+}
+
+ffi_fn! {
+    /// Answer a server request with a result, given as JSON text (for an approval:
+    /// `{"decision":"accept"}` or `{"decision":"decline"}`).
+    ///
+    /// Returns `CODEX_STATUS_ALREADY_RESPONDED` when it was answered before (or the server resolved
+    /// it), `CODEX_STATUS_DISCONNECTED` when its connection ended, `CODEX_STATUS_INVALID_ARGUMENT`
+    /// for bad JSON, a freed handle or another client's request.
+    /// Ownership: borrows everything; the request stays owned by whoever owned it.
+    /// Thread: any, including inside callbacks; now or later.
+    unsafe fn codex_client_respond(
+        client: *mut codex_client_t,
+        request: *mut codex_request_t,
+        result_json: *const c_char,
+    ) -> codex_status_t {
+        let e = request_of(client, request)?;
+        let json = req_str(result_json, "result_json")?;
+        e.request.respond_json(json)?;
+        Ok(())
+    }
+}
+
+ffi_fn! {
+    /// Answer a server request with a JSON-RPC error `{code, message, data}`; `data_json` may be
+    /// NULL (no data). Errors as for `codex_client_respond`.
+    /// Thread: any, including inside callbacks; now or later.
+    unsafe fn codex_client_respond_error(
+        client: *mut codex_client_t,
+        request: *mut codex_request_t,
+        code: i64,
+        message: *const c_char,
+        data_json: *const c_char,
+    ) -> codex_status_t {
+        let e = request_of(client, request)?;
+        let message = req_str(message, "message")?.to_owned();
+        let data = match opt_str(data_json, "data_json")? {
+            None => None,
+            text => Some(params_value(text, "data_json", serde_json::Value::Null)?),
+        };
+        e.request.respond_error(&RpcError { code, message, data })?;
         Ok(())
     }
 }

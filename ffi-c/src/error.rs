@@ -3,9 +3,9 @@
 use std::cell::RefCell;
 use std::ffi::{c_char, c_int, CString};
 
-use codex_client::Error;
+use codex_client::{Error, ErrorKindMap};
 
-use crate::strings::to_cstring;
+use crate::util::to_cstring;
 
 /// Result of every function that does something. The numbers are stable; new codes are only
 /// ever appended (a minor ABI version): a program must treat a code it does not know as a
@@ -41,7 +41,9 @@ pub enum codex_status_t {
     CODEX_STATUS_UNSUPPORTED = 12,
     /// A bug: Rust code panicked. The panic was caught at the library boundary.
     CODEX_STATUS_PANIC = 13,
-    /// An error this version of the C binding does not classify (see the message).
+    /// An error this version of the C binding does not classify (see the message). Since ABI
+    /// 1.5 every kind of core error has its own status, so no call returns it; it is kept
+    /// (numbers are never reused).
     CODEX_STATUS_INTERNAL = 14,
     /// The request was cancelled by `codex_client_cancel_request` before its answer came (an
     /// MCP server is told with `notifications/cancelled`). ABI 1.1.
@@ -80,26 +82,28 @@ pub(crate) fn invalid_state(msg: impl Into<String>) -> Fail {
     Fail::Status(CODEX_STATUS_INVALID_STATE, msg.into())
 }
 
+/// The status code of each kind of core error: one literal naming every kind, so a kind
+/// added to the core breaks this build until it is mapped here.
+const STATUS: ErrorKindMap<codex_status_t> = ErrorKindMap {
+    not_connected: CODEX_STATUS_NOT_CONNECTED,
+    already_connected: CODEX_STATUS_ALREADY_CONNECTED,
+    timeout: CODEX_STATUS_TIMEOUT,
+    rpc: CODEX_STATUS_RPC_ERROR,
+    overloaded: CODEX_STATUS_OVERLOADED,
+    disconnected: CODEX_STATUS_DISCONNECTED,
+    connection_lost: CODEX_STATUS_CONNECTION_LOST,
+    transport: CODEX_STATUS_TRANSPORT,
+    protocol: CODEX_STATUS_PROTOCOL,
+    invalid_argument: CODEX_STATUS_INVALID_ARGUMENT,
+    invalid_state: CODEX_STATUS_INVALID_STATE,
+    already_responded: CODEX_STATUS_ALREADY_RESPONDED,
+    unsupported: CODEX_STATUS_UNSUPPORTED,
+    cancelled: CODEX_STATUS_CANCELLED,
+};
+
 /// The status code of a core error.
 pub(crate) fn status_of(e: &Error) -> codex_status_t {
-    #[allow(unreachable_patterns)]
-    match e {
-        Error::NotConnected => CODEX_STATUS_NOT_CONNECTED,
-        Error::AlreadyConnected => CODEX_STATUS_ALREADY_CONNECTED,
-        Error::Timeout { .. } => CODEX_STATUS_TIMEOUT,
-        Error::Rpc(_) => CODEX_STATUS_RPC_ERROR,
-        Error::Overloaded { .. } => CODEX_STATUS_OVERLOADED,
-        Error::Disconnected(_) => CODEX_STATUS_DISCONNECTED,
-        Error::Transport(_) => CODEX_STATUS_TRANSPORT,
-        Error::Protocol(_) => CODEX_STATUS_PROTOCOL,
-        Error::InvalidArgument(_) => CODEX_STATUS_INVALID_ARGUMENT,
-        Error::InvalidState(_) => CODEX_STATUS_INVALID_STATE,
-        Error::AlreadyResponded => CODEX_STATUS_ALREADY_RESPONDED,
-        Error::Unsupported(_) => CODEX_STATUS_UNSUPPORTED,
-        Error::Cancelled(_) => CODEX_STATUS_CANCELLED,
-        Error::ConnectionLost(_) => CODEX_STATUS_CONNECTION_LOST,
-        _ => CODEX_STATUS_INTERNAL,
-    }
+    *STATUS.get(e.kind())
 }
 
 /// The JSON-RPC details of an error, as C strings.

@@ -1,19 +1,33 @@
 //! `codex_event_t`: one event (notification, server request, request completion, connection
-//! report) with lazy accessors.
+//! report) with lazy accessors. Events are directly owned allocations, not registry tokens
+//! (see `handles.rs`): a callback's event is borrowed for the call, one from
+//! `codex_client_next_event` is the program's until `codex_event_free`.
 
-use std::collections::HashSet;
 use std::ffi::{c_char, c_void, CString};
-use std::sync::{Arc, LazyLock, Mutex, OnceLock};
+use std::sync::{Arc, OnceLock};
 
-use codex_client::{
-    ConnectionEvent, DisconnectInfo, Error, Event, Notification, ReconnectAttempt, Rejoined,
-};
+use codex_client::{ConnectionEvent, Error, Event, Notification, ServerRequest};
 use serde_json::value::RawValue;
 
-use crate::client::lock;
 use crate::error::{codex_status_t, invalid_arg, invalid_state, status_of, RpcParts};
-use crate::request::{codex_request_t, handle_of, register, release, ReqData};
-use crate::strings::to_cstring;
+use crate::handles;
+use crate::request::{codex_request_t, register, release, ReqData};
+use crate::util::to_cstring;
+
+/// A callback. `event` is borrowed for the duration of the call: read it with the
+/// `codex_event_*` accessors, never free it; take a server request out of it with
+/// `codex_event_take_request` to answer after returning. Runs on the client's dispatch thread.
+/// Must return normally (no C++ exception, no longjmp across it).
+pub type codex_callback_t =
+    Option<unsafe extern "C" fn(userdata: *mut c_void, event: *mut codex_event_t)>;
+
+/// Where the completion of one `codex_client_request` goes: attached to the request in the
+/// core (`Client::send_request_with`) and handed back with its response.
+#[derive(Clone, Copy)]
+pub(crate) struct Completion {
+    pub callback: codex_callback_t,
+    pub userdata: usize,
+}
 
 /// What an event is. The numbers are stable; new kinds are only ever appended (a minor ABI
 /// version): a program must ignore (and free as usual) an event of a kind it does not know.
@@ -58,20 +72,34 @@ pub(crate) struct Response {
     pub userdata: usize,
 }
 
+/// A notification: owned (poll mode) or borrowed from the core for a callback.
+pub(crate) enum Note {
+    Owned(Notification),
+    /// Valid while the callback that received the event runs (the event lives no longer).
+    Borrowed(*const Notification),
+}
+
+impl Note {
+    fn get(&self) -> &Notification {
+        match self {
+            Note::Owned(n) => n,
+            // SAFETY: a borrowed note lives in an event that lives only during the handler
+            // call that lent the notification (`codex_event_t::with_notification`).
+            Note::Borrowed(p) => unsafe { &**p },
+        }
+    }
+}
+
 pub(crate) enum Body {
-    Notification(Notification),
+    Notification(Note),
     ServerRequest {
-        token: u64,
+        handle: *mut codex_request_t,
         data: Arc<ReqData>,
         /// Whether the event still owns the handle (not taken by the program).
         owned: bool,
     },
     Response(Response),
-    Error(String),
-    Overflow(u64),
-    Disconnected(DisconnectInfo),
-    Reconnecting(ReconnectAttempt),
-    Reconnected(Rejoined),
+    Connection(ConnectionEvent),
 }
 
 /// One event. Opaque.
@@ -109,28 +137,60 @@ impl codex_event_t {
         }
     }
 
-    /// Wrap a core event; server requests are registered as handles of client `owner`.
-    pub(crate) fn from_core(owner: u64, ev: Event) -> codex_event_t {
-        #[allow(unreachable_patterns)]
-        let body = match ev {
-            Event::Notification(n) => Body::Notification(n),
-            Event::ServerRequest(r) => {
-                let (token, data) = register(owner, r);
-                Body::ServerRequest {
-                    token,
-                    data,
-                    owned: true,
-                }
-            }
-            Event::Connection(ConnectionEvent::Error(m)) => Body::Error(m),
-            Event::Connection(ConnectionEvent::Overflow { dropped }) => Body::Overflow(dropped),
-            Event::Connection(ConnectionEvent::Disconnected(info)) => Body::Disconnected(info),
-            Event::Connection(ConnectionEvent::Reconnecting(a)) => Body::Reconnecting(a),
-            Event::Connection(ConnectionEvent::Reconnected(r)) => Body::Reconnected(r),
-            Event::Connection(other) => Body::Error(format!("{other:?}")),
-            other => Body::Error(format!("unclassified event: {other:?}")),
-        };
-        codex_event_t::new(body)
+    /// Wrap a core event (poll mode); server requests are registered as handles of client
+    /// `owner`. `None` for a kind of event this binding does not know (a newer core's).
+    pub(crate) fn from_core(owner: u64, ev: Event) -> Option<codex_event_t> {
+        Some(match ev {
+            Event::Notification(n) => codex_event_t::new(Body::Notification(Note::Owned(n))),
+            Event::ServerRequest(r) => codex_event_t::server_request(owner, r),
+            Event::Connection(c) => codex_event_t::connection(c),
+            Event::Response(r) => codex_event_t::response(r).0,
+            _ => return None,
+        })
+    }
+
+    /// Run `f` with an event borrowing notification `n` (callbacks mode: no copy).
+    pub(crate) fn with_notification<T>(n: &Notification, f: impl FnOnce(&mut Self) -> T) -> T {
+        let mut ev = codex_event_t::new(Body::Notification(Note::Borrowed(n)));
+        f(&mut ev)
+    }
+
+    /// A server request event; the request is registered as a handle of client `owner`
+    /// (released, and answered fail-closed if still open, when the event is dropped unless
+    /// the program took it).
+    pub(crate) fn server_request(owner: u64, r: ServerRequest) -> codex_event_t {
+        let (handle, data) = register(owner, r);
+        codex_event_t::new(Body::ServerRequest {
+            handle,
+            data,
+            owned: true,
+        })
+    }
+
+    /// A connection report.
+    pub(crate) fn connection(c: ConnectionEvent) -> codex_event_t {
+        codex_event_t::new(Body::Connection(c))
+    }
+
+    /// The completion of a `codex_client_request`, and the callback it goes to (the
+    /// completion attached to the request comes back with the core's response).
+    pub(crate) fn response(r: codex_client::Response) -> (codex_event_t, codex_callback_t) {
+        let c = r
+            .attachment
+            .as_ref()
+            .and_then(|a| a.downcast_ref::<Completion>())
+            .copied()
+            .unwrap_or(Completion {
+                callback: None,
+                userdata: 0,
+            });
+        let body = Body::Response(Response {
+            id: r.token,
+            method: r.method,
+            outcome: r.result,
+            userdata: c.userdata,
+        });
+        (codex_event_t::new(body), c.callback)
     }
 
     pub(crate) fn kind(&self) -> codex_event_kind_t {
@@ -138,11 +198,21 @@ impl codex_event_t {
             Body::Notification(_) => CODEX_EVENT_NOTIFICATION,
             Body::ServerRequest { .. } => CODEX_EVENT_SERVER_REQUEST,
             Body::Response(_) => CODEX_EVENT_RESPONSE,
-            Body::Error(_) => CODEX_EVENT_ERROR,
-            Body::Overflow(_) => CODEX_EVENT_OVERFLOW,
-            Body::Disconnected(_) => CODEX_EVENT_DISCONNECTED,
-            Body::Reconnecting(_) => CODEX_EVENT_RECONNECTING,
-            Body::Reconnected(_) => CODEX_EVENT_RECONNECTED,
+            Body::Connection(c) => match c {
+                ConnectionEvent::Error(_) => CODEX_EVENT_ERROR,
+                ConnectionEvent::Overflow { .. } => CODEX_EVENT_OVERFLOW,
+                ConnectionEvent::Disconnected(_) => CODEX_EVENT_DISCONNECTED,
+                ConnectionEvent::Reconnecting(_) => CODEX_EVENT_RECONNECTING,
+                ConnectionEvent::Reconnected(_) => CODEX_EVENT_RECONNECTED,
+            },
+        }
+    }
+
+    /// The `userdata` of a RESPONSE event's request (0 for other kinds).
+    pub(crate) fn userdata(&self) -> usize {
+        match &self.body {
+            Body::Response(r) => r.userdata,
+            _ => 0,
         }
     }
 
@@ -157,10 +227,12 @@ impl codex_event_t {
 impl Drop for codex_event_t {
     fn drop(&mut self) {
         if let Body::ServerRequest {
-            token, owned: true, ..
+            handle,
+            owned: true,
+            ..
         } = &self.body
         {
-            release(*token);
+            release(*handle);
         }
     }
 }
@@ -223,7 +295,7 @@ text_accessor! {
     /// completes. NULL for other kinds. Ownership: the event's (valid until it is freed).
     /// Thread: as every event accessor (see `codex_event_kind`).
     codex_event_method, Method, |e| match &e.body {
-        Body::Notification(n) => Some(to_cstring(&n.method)),
+        Body::Notification(n) => Some(to_cstring(&n.get().method)),
         Body::ServerRequest { data, .. } => Some(data.method.clone()),
         Body::Response(r) => Some(to_cstring(&r.method)),
         _ => None,
@@ -235,7 +307,7 @@ text_accessor! {
     /// none); NULL for other kinds. Ownership: the event's.
     /// Thread: as every event accessor (see `codex_event_kind`).
     codex_event_params, Params, |e| match &e.body {
-        Body::Notification(n) => Some(to_cstring(n.params_json())),
+        Body::Notification(n) => Some(to_cstring(n.get().params_json())),
         Body::ServerRequest { data, .. } => Some(data.params.clone()),
         _ => None,
     }
@@ -245,7 +317,7 @@ text_accessor! {
     /// `params.threadId` of a notification or server request, or NULL. Ownership: the event's.
     /// Thread: as every event accessor (see `codex_event_kind`).
     codex_event_thread_id, ThreadId, |e| match &e.body {
-        Body::Notification(n) => n.thread_id().map(|s| to_cstring(&s)),
+        Body::Notification(n) => n.get().thread_id().map(|s| to_cstring(&s)),
         Body::ServerRequest { data, .. } => data.thread_id.clone(),
         _ => None,
     }
@@ -257,7 +329,7 @@ text_accessor! {
     /// there is none. Ownership: the event's.
     /// Thread: as every event accessor (see `codex_event_kind`).
     codex_event_turn_id, TurnId, |e| match &e.body {
-        Body::Notification(n) => n.turn_id().map(|s| to_cstring(&s)),
+        Body::Notification(n) => n.get().turn_id().map(|s| to_cstring(&s)),
         Body::ServerRequest { data, .. } => data.turn_id.clone(),
         _ => None,
     }
@@ -279,7 +351,7 @@ ffi_fn! {
         }
         with(event, std::ptr::null(), |e| {
             let cell = e.texts[Text::Delta as usize].get_or_init(|| match &e.body {
-                Body::Notification(n) => n.delta().map(|d| {
+                Body::Notification(n) => n.get().delta().map(|d| {
                     // Keep interior NULs: build the C string from the raw bytes.
                     let mut bytes = d.into_bytes();
                     bytes.push(0);
@@ -308,7 +380,7 @@ value_accessor! {
     /// frees it). Answer it with `codex_client_respond`, even without taking it.
     /// Thread: as every event accessor (see `codex_event_kind`).
     codex_event_request -> *mut codex_request_t = std::ptr::null_mut(), |e| match &e.body {
-        Body::ServerRequest { token, .. } => handle_of(*token),
+        Body::ServerRequest { handle, .. } => *handle,
         _ => std::ptr::null_mut(),
     }
 }
@@ -330,12 +402,12 @@ ffi_fn! {
             return Err(invalid_arg("request (out) is NULL"));
         }
         match &mut e.body {
-            Body::ServerRequest { token, owned, .. } => {
+            Body::ServerRequest { handle, owned, .. } => {
                 if !*owned {
                     return Err(invalid_state("the request was already taken from this event"));
                 }
                 *owned = false;
-                *request = handle_of(*token);
+                *request = *handle;
                 Ok(())
             }
             _ => Err(invalid_arg("not a CODEX_EVENT_SERVER_REQUEST event")),
@@ -365,7 +437,9 @@ ffi_fn! {
                 Ok(_) => codex_status_t::CODEX_STATUS_OK,
                 Err(err) => status_of(err),
             },
-            Body::Disconnected(_) => codex_status_t::CODEX_STATUS_DISCONNECTED,
+            Body::Connection(ConnectionEvent::Disconnected(_)) => {
+                codex_status_t::CODEX_STATUS_DISCONNECTED
+            }
             _ => codex_status_t::CODEX_STATUS_OK,
         })
     } ?= codex_status_t::CODEX_STATUS_PANIC
@@ -386,9 +460,9 @@ text_accessor! {
     /// Thread: as every event accessor (see `codex_event_kind`).
     codex_event_error_message, Message, |e| match &e.body {
         Body::Response(Response { outcome: Err(err), .. }) => Some(to_cstring(&err.to_string())),
-        Body::Error(m) => Some(to_cstring(m)),
-        Body::Disconnected(info) => Some(to_cstring(&info.reason)),
-        Body::Reconnecting(a) => Some(to_cstring(&a.cause)),
+        Body::Connection(c @ ConnectionEvent::Error(_)) => Some(to_cstring(&c.to_string())),
+        Body::Connection(ConnectionEvent::Disconnected(info)) => Some(to_cstring(&info.reason)),
+        Body::Connection(ConnectionEvent::Reconnecting(a)) => Some(to_cstring(&a.cause)),
         _ => None,
     }
 }
@@ -398,8 +472,8 @@ value_accessor! {
     /// it took. 0 for other kinds. Thread: as every event accessor (see `codex_event_kind`).
     /// ABI 1.2.
     codex_event_reconnect_attempt -> u32 = 0, |e| match &e.body {
-        Body::Reconnecting(a) => a.attempt,
-        Body::Reconnected(r) => r.attempts,
+        Body::Connection(ConnectionEvent::Reconnecting(a)) => a.attempt,
+        Body::Connection(ConnectionEvent::Reconnected(r)) => r.attempts,
         _ => 0,
     }
 }
@@ -408,7 +482,7 @@ value_accessor! {
     /// RECONNECTING: how long the client waits before this attempt, in milliseconds; 0
     /// otherwise. Thread: as every event accessor (see `codex_event_kind`). ABI 1.2.
     codex_event_reconnect_delay_ms -> u64 = 0, |e| match &e.body {
-        Body::Reconnecting(a) => a.delay.as_millis() as u64,
+        Body::Connection(ConnectionEvent::Reconnecting(a)) => a.delay.as_millis() as u64,
         _ => 0,
     }
 }
@@ -420,27 +494,9 @@ text_accessor! {
     /// "requestsFailed","serverRequestsDropped","turnsEnded":[{"threadId","turnId","status"}…]}`.
     /// Ownership: the event's. Thread: as every event accessor (see `codex_event_kind`).
     /// ABI 1.2.
-    codex_event_reconnect_json, Reconnect, |e| {
-        let v = match &e.body {
-            Body::Reconnecting(a) => serde_json::json!({
-                "attempt": a.attempt, "maxAttempts": a.max_attempts,
-                "delayMs": a.delay.as_millis() as u64, "cause": a.cause,
-            }),
-            Body::Reconnected(r) => serde_json::json!({
-                "attempts": r.attempts,
-                "threads": r.threads,
-                "failedThreads": r.failed_threads.iter()
-                    .map(|(t, e)| serde_json::json!({"threadId": t, "error": e}))
-                    .collect::<Vec<_>>(),
-                "requestsFailed": r.requests_failed,
-                "serverRequestsDropped": r.server_requests_dropped,
-                "turnsEnded": r.turns_ended.iter()
-                    .map(|(t, u, s)| serde_json::json!({"threadId": t, "turnId": u, "status": s}))
-                    .collect::<Vec<_>>(),
-            }),
-            _ => return None,
-        };
-        Some(to_cstring(&v.to_string()))
+    codex_event_reconnect_json, Reconnect, |e| match &e.body {
+        Body::Connection(c) => c.report_json().map(|j| to_cstring(&j)),
+        _ => None,
     }
 }
 
@@ -449,7 +505,7 @@ text_accessor! {
     /// failed with `CODEX_STATUS_DISCONNECTED` (may be ""); NULL otherwise. Ownership: the event's.
     /// Thread: as every event accessor (see `codex_event_kind`).
     codex_event_stderr_tail, StderrTail, |e| match &e.body {
-        Body::Disconnected(info) => Some(to_cstring(&info.stderr_tail)),
+        Body::Connection(ConnectionEvent::Disconnected(info)) => Some(to_cstring(&info.stderr_tail)),
         Body::Response(Response { outcome: Err(Error::Disconnected(info)), .. }) => {
             Some(to_cstring(&info.stderr_tail))
         }
@@ -490,7 +546,7 @@ value_accessor! {
     /// How many notifications an OVERFLOW event reports as dropped (0 otherwise).
     /// Thread: as every event accessor (see `codex_event_kind`).
     codex_event_dropped -> u64 = 0, |e| match &e.body {
-        Body::Overflow(n) => *n,
+        Body::Connection(ConnectionEvent::Overflow { dropped }) => *dropped,
         _ => 0,
     }
 }
@@ -498,22 +554,7 @@ value_accessor! {
 value_accessor! {
     /// The `userdata` given to `codex_client_request`, for a RESPONSE event (NULL otherwise).
     /// Thread: as every event accessor (see `codex_event_kind`).
-    codex_event_userdata -> *mut c_void = std::ptr::null_mut(), |e| match &e.body {
-        Body::Response(r) => r.userdata as *mut c_void,
-        _ => std::ptr::null_mut(),
-    }
-}
-
-/// Events handed to the program by `codex_client_next_event` and not yet freed (addresses).
-/// Lets `codex_event_free` detect a double free, or an attempt to free a callback's borrowed
-/// event, and ignore it instead of corrupting memory.
-static OWNED_EVENTS: LazyLock<Mutex<HashSet<usize>>> = LazyLock::new(|| Mutex::new(HashSet::new()));
-
-/// Hand an event to the program (it frees it with `codex_event_free`).
-pub(crate) fn into_owned(ev: Box<codex_event_t>) -> *mut codex_event_t {
-    let p = Box::into_raw(ev);
-    lock(&OWNED_EVENTS).insert(p as usize);
-    p
+    codex_event_userdata -> *mut c_void = std::ptr::null_mut(), |e| e.userdata() as *mut c_void
 }
 
 ffi_fn! {
@@ -526,9 +567,8 @@ ffi_fn! {
         if event.is_null() {
             return;
         }
-        if lock(&OWNED_EVENTS).remove(&(event as usize)) {
-            // SAFETY: registered by `into_owned` and unregistered just now: freed once.
-            drop(Box::from_raw(event));
+        if let Some(e) = handles::take_back(event) {
+            drop(e);
         } else {
             crate::error::record(&invalid_arg(
                 "codex_event_free: not an event from codex_client_next_event (freed twice, or \

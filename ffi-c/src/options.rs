@@ -1,29 +1,24 @@
-//! `codex_options_t`: an opaque options object with one setter per option.
+//! `codex_options_t`: an opaque options object, a handle (see `handles.rs`) of the core's
+//! `OptionsBuilder`.
 //!
-//! The options of a client used to be a public C struct; every new field changed its size, and
-//! a program built against an older header passed a shorter struct that the library read past.
-//! Now the struct is opaque: the program creates it with `codex_options_new`, sets what it
-//! needs through setters (new options are new setters, never a layout change) and passes it to
-//! `codex_client_new`. Like clients, options objects live in a registry keyed by the handle's
-//! address: a pointer that is not a live options object (freed, never created, or the old
-//! struct of a program built against an older header) is reported as INVALID_ARGUMENT and
-//! never dereferenced.
+//! Every option, its type, range, default and the meaning of 0 is the core's
+//! (`codex_client::options::keys()`): the generic `codex_options_set` / `_add` / `_get` take
+//! an option by name with its value as JSON, and each typed setter (kept for the ABI) is one
+//! call into the same table. `codex_client_new` builds the options (the core's checks that
+//! involve several options). The options struct of ABI 0 was public and grew with every
+//! option; the opaque object with setters replaced it (a pointer to the old struct is no
+//! handle: refused, never read).
 
-use std::collections::HashMap;
-use std::ffi::c_char;
-use std::path::PathBuf;
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{LazyLock, Mutex};
-use std::time::Duration;
+use std::ffi::{c_char, CString};
+use std::sync::{Arc, LazyLock, Mutex};
 
-use codex_client::mcp::Root;
-use codex_client::{
-    ClientOptions, Delivery, Heartbeat, McpCommand, McpHttp, ReconnectPolicy, TransportKind,
-};
+use codex_client::{ClientOptions, OptionsBuilder, TransportKind};
+use serde_json::{json, Value};
 
-use crate::client::lock;
 use crate::error::{codex_status_t, invalid_arg, Fail};
+use crate::handles::{self, Handle, Kind, Table};
 use crate::strings::{opt_str, params_value, req_str, req_strs};
+use crate::util::{lock, to_cstring};
 
 /// How a client delivers events: chosen once, with `codex_options_set_delivery`.
 pub type codex_delivery_t = u32;
@@ -37,284 +32,99 @@ pub const CODEX_DELIVERY_CALLBACKS: codex_delivery_t = 0;
 /// for `codex_client_event_fd` to become readable. No library thread runs program code.
 pub const CODEX_DELIVERY_POLL: codex_delivery_t = 1;
 
-/// The longest timeout a setter accepts, in milliseconds (one year).
+/// The longest timeout a setter accepts, in milliseconds (one year; the core's
+/// `MAX_SECONDS`).
 pub const CODEX_OPTIONS_MAX_TIMEOUT_MS: u64 = 31_536_000_000;
 
 /// Options of a client. Opaque handle: its layout is not part of the ABI.
 ///
-/// Create with `codex_options_new` (every option has its default), change options with the
-/// `codex_options_set_*` / `codex_options_add_*` setters, pass it to `codex_client_new`, free
-/// it with `codex_options_free`. Ownership: the program's, from `codex_options_new` until
-/// `codex_options_free`; `codex_client_new` copies what it needs, so the object may be freed
-/// right after it (or reused for more clients). Every string passed to a setter is copied
-/// before the setter returns. Handles are checked against a registry of live options objects
-/// (they are never reused): a freed handle, or any other pointer (such as the old public
-/// struct of a program built against an older header), gives CODEX_STATUS_INVALID_ARGUMENT,
-/// never a crash. A handle is never dereferenced, by the library or by the program.
+/// Create with `codex_options_new` (every option has its default), change options with
+/// `codex_options_set` / `codex_options_add` (any option by name, the value as JSON) or the
+/// typed `codex_options_set_*` / `codex_options_add_*` setters, pass it to
+/// `codex_client_new`, free it with `codex_options_free`. Ownership: the program's, from
+/// `codex_options_new` until `codex_options_free`; `codex_client_new` copies what it needs,
+/// so the object may be freed right after it (or reused for more clients). Every string
+/// passed to a setter is copied before the setter returns; a refused value changes nothing.
+/// Handles are checked against the library's registry of live objects (they are never
+/// reused): a freed handle, or any other pointer (such as the old public struct of a program
+/// built against an older header), gives CODEX_STATUS_INVALID_ARGUMENT, never a crash. A
+/// handle is never dereferenced, by the library or by the program.
 /// Thread: any. An options object may be used from several threads at once (each call locks
 /// it); a client created while another thread changes the object gets the options as they
 /// were either before or after that change.
 pub struct codex_options_t {
-    /// Never instantiated: a handle is a token (see `OPTIONS`), never dereferenced.
     _opaque: [u8; 0],
 }
 
-/// What an options object holds: core options plus the delivery the program chose, and the
-/// custom HTTP headers (kept apart so that they may be added before or after the transport is
-/// chosen; `convert` puts them into an HTTP transport).
-#[derive(Clone, Default)]
-pub(crate) struct Converted {
-    pub options: ClientOptions,
-    pub poll: bool,
-    pub headers: Vec<(String, String)>,
+static OPTIONS: Table<Mutex<OptionsBuilder>> = Table::new();
+
+impl Handle for codex_options_t {
+    type Target = Mutex<OptionsBuilder>;
+    const KIND: Kind = Kind::Options;
+    const NOT_LIVE: &'static str = "is not a codex_options_t from codex_options_new: built \
+         against an older header? (codex_options_t is opaque since ABI version 1: create it \
+         with codex_options_new and the codex_options_set_* setters) - or it was already freed \
+         with codex_options_free";
+    fn table() -> &'static Table<Mutex<OptionsBuilder>> {
+        &OPTIONS
+    }
 }
 
-/// Live options objects by handle. A handle is a token, not an allocation: `usize::MAX - 15 -
-/// 16 * n` for the n-th object. Tokens are never reused, so a freed handle is always recognised
-/// (no later object can take its address), and they lie in the top of the address space, which
-/// belongs to the kernel on Linux: no pointer to a program's memory (such as the old public
-/// struct) can ever equal one. They are 16-byte aligned like any allocation.
-static OPTIONS: LazyLock<Mutex<HashMap<usize, Converted>>> =
-    LazyLock::new(|| Mutex::new(HashMap::new()));
-
-/// Number of options objects created so far (the next token's index).
-static CREATED: AtomicUsize = AtomicUsize::new(0);
-
-const NOT_OPTIONS: &str = "is not a codex_options_t from codex_options_new: built against an \
-     older header? (codex_options_t is opaque since ABI version 1: create it with \
-     codex_options_new and the codex_options_set_* setters) - or it was already freed with \
-     codex_options_free";
-
-/// Run `f` on the options behind a handle (under the registry lock).
-fn with_options<T>(
+/// Change the options behind a handle with `f`: on a copy, kept only when `f` succeeds (a
+/// refused value changes nothing).
+fn with_options(
     opts: *mut codex_options_t,
-    f: impl FnOnce(&mut Converted) -> Result<T, Fail>,
-) -> Result<T, Fail> {
+    f: impl FnOnce(&mut OptionsBuilder) -> Result<(), Fail>,
+) -> Result<(), Fail> {
+    let o = handles::get(opts, "options")?;
+    let mut b = lock(&o);
+    let mut changed = b.clone();
+    f(&mut changed)?;
+    *b = changed;
+    Ok(())
+}
+
+/// The options a client is created with (NULL: all defaults), after the core's checks that
+/// involve several options. Never dereferences `opts`.
+pub(crate) fn build(opts: *const codex_options_t) -> Result<ClientOptions, Fail> {
     if opts.is_null() {
-        return Err(invalid_arg("options is NULL"));
+        return Ok(OptionsBuilder::new().build()?);
     }
-    let mut reg = lock(&OPTIONS);
-    match reg.get_mut(&(opts as usize)) {
-        Some(c) => f(c),
-        None => Err(invalid_arg(format!("options {NOT_OPTIONS}"))),
-    }
+    let o = handles::get(opts, "opts")?;
+    let b = lock(&o).clone();
+    Ok(b.build()?)
 }
 
-/// The options a client is created with (NULL: all defaults); `poll` chooses the core's
-/// delivery. Never dereferences `opts`.
-pub(crate) fn convert(opts: *const codex_options_t) -> Result<Converted, Fail> {
-    let mut c = if opts.is_null() {
-        Converted::default()
-    } else {
-        lock(&OPTIONS)
-            .get(&(opts as usize))
-            .cloned()
-            .ok_or_else(|| invalid_arg(format!("opts {NOT_OPTIONS}")))?
-    };
-    c.options.delivery = if c.poll {
-        Delivery::Poll
-    } else {
-        Delivery::Callbacks
-    };
-    if !c.headers.is_empty() {
-        match &mut c.options.transport {
-            TransportKind::McpHttp(h) => h.headers.extend(std::mem::take(&mut c.headers)),
-            _ => {
-                return Err(invalid_arg(
-                    "HTTP headers (codex_options_add_header) need an MCP HTTP transport: \
-                     codex_options_set_transport(o, \"http://...\" or \"https://...\", token)",
-                ))
-            }
-        }
-    }
-    Ok(c)
+/// A string argument as a JSON string.
+unsafe fn text(p: *const c_char, what: &str) -> Result<Value, Fail> {
+    Ok(Value::from(req_str(p, what)?))
 }
 
-/// The string argument `arg` (`name` in messages), `key=value`, split at its first `=`
-/// (`what` and `form` name the entry and its form in the message).
-unsafe fn pair(
-    arg: *const c_char,
-    name: &str,
-    what: &str,
-    form: &str,
-) -> Result<(String, String), Fail> {
-    let s = req_str(arg, name)?;
-    match s.split_once('=') {
-        Some((k, v)) if !k.is_empty() => Ok((k.to_owned(), v.to_owned())),
-        _ => Err(invalid_arg(format!(
-            "{what} `{s}` is not of the form {form} (with a non-empty {})",
-            form.split('=').next().unwrap_or(form)
-        ))),
-    }
+/// An optional string argument as a JSON string, NULL as `null` (the option's default).
+unsafe fn opt_text(p: *const c_char, what: &str) -> Result<Value, Fail> {
+    Ok(opt_str(p, what)?.map_or(Value::Null, Value::from))
 }
 
-/// `n`, or `default` for 0 (the C convention: 0 restores the default).
-fn nonzero_or(n: usize, default: usize) -> usize {
-    if n == 0 {
-        default
-    } else {
-        n
-    }
+/// Milliseconds as the core's seconds.
+fn ms(ms: u64) -> Value {
+    json!(ms as f64 / 1000.0)
 }
 
-/// The default options (for the setters' "0 restores the default").
-static DEFAULTS: LazyLock<ClientOptions> = LazyLock::new(ClientOptions::default);
-
-/// `ms` as a duration (`default` for 0), refused past `CODEX_OPTIONS_MAX_TIMEOUT_MS`.
-fn timeout(ms: u64, what: &str, default: Duration) -> Result<Duration, Fail> {
-    match ms {
-        0 => Ok(default),
-        ms if ms > CODEX_OPTIONS_MAX_TIMEOUT_MS => Err(invalid_arg(format!(
-            "{what} {ms} is too large (at most {CODEX_OPTIONS_MAX_TIMEOUT_MS} ms, one year)"
-        ))),
-        ms => Ok(Duration::from_millis(ms)),
-    }
-}
-
-/// A reply spin of `us` microseconds (0: off), at most 10 ms.
-fn reply_spin(us: u32) -> Result<Duration, Fail> {
-    match us {
-        us if us > 10_000 => Err(invalid_arg(format!(
-            "reply_spin_us {us} is too large (at most 10000)"
-        ))),
-        us => Ok(Duration::from_micros(us.into())),
-    }
-}
-
-/// A string argument that must be given and not empty.
-unsafe fn non_empty(s: *const c_char, what: &str) -> Result<String, Fail> {
-    match req_str(s, what)? {
-        "" => Err(invalid_arg(format!("{what} is empty"))),
-        s => Ok(s.to_owned()),
-    }
-}
-
-/// Whether `delivery` is poll mode.
-fn poll_of(delivery: codex_delivery_t) -> Result<bool, Fail> {
-    match delivery {
-        CODEX_DELIVERY_CALLBACKS => Ok(false),
-        CODEX_DELIVERY_POLL => Ok(true),
-        d => Err(invalid_arg(format!(
-            "unknown delivery {d} (expected CODEX_DELIVERY_CALLBACKS or CODEX_DELIVERY_POLL)"
-        ))),
-    }
-}
-
-/// The transport of `codex_options_set_transport`.
-unsafe fn transport(spec: *const c_char, token: *const c_char) -> Result<TransportKind, Fail> {
-    let spec = opt_str(spec, "spec")?.unwrap_or("");
-    Ok(TransportKind::parse(
-        spec,
-        opt_str(token, "token")?.map(str::to_owned),
-    )?)
-}
-
-/// The transport of `codex_options_set_mcp_command`.
-unsafe fn mcp_command(argv: *const *const c_char, argc: usize) -> Result<TransportKind, Fail> {
-    if argv.is_null() {
-        return Err(invalid_arg("argv is NULL"));
-    }
-    if argc == 0 {
-        return Err(invalid_arg(
-            "argc is 0: the command needs at least the program (argv[0])",
-        ));
-    }
-    let words = req_strs(argv, argc, "argv")?;
-    if words[0].is_empty() {
-        return Err(invalid_arg("argv[0] (the program) is empty"));
-    }
-    Ok(TransportKind::McpStdio(
-        McpCommand::new(words[0]).args(words[1..].iter().copied()),
-    ))
-}
-
-/// A checked HTTP header of `codex_options_add_header`.
-unsafe fn header(name: *const c_char, value: *const c_char) -> Result<(String, String), Fail> {
-    let (name, value) = (req_str(name, "name")?, req_str(value, "value")?);
-    McpHttp::check_header(name, value)?;
-    Ok((name.to_owned(), value.to_owned()))
-}
-
-/// The MCP client capabilities of `codex_options_set_mcp_capabilities_json` (NULL: none).
-unsafe fn capabilities(json: *const c_char) -> Result<Option<serde_json::Value>, Fail> {
-    let Some(text) = opt_str(json, "capabilities_json")? else {
-        return Ok(None);
-    };
-    match params_value(Some(text), "capabilities_json", serde_json::Value::Null)? {
-        v @ serde_json::Value::Object(_) => Ok(Some(v)),
-        _ => Err(invalid_arg("capabilities_json must be a JSON object")),
-    }
-}
-
-/// The reconnect policy of `codex_options_set_reconnect` (`None`: off).
-fn reconnect(
-    max_attempts: u32,
-    base_ms: u64,
-    cap_ms: u64,
-) -> Result<Option<ReconnectPolicy>, Fail> {
-    if max_attempts == 0 {
-        return Ok(None);
-    }
-    let d = ReconnectPolicy::default();
-    Ok(Some(ReconnectPolicy {
-        max_attempts,
-        base: timeout(base_ms, "base_ms", d.base)?,
-        cap: timeout(cap_ms, "cap_ms", d.cap)?,
-    }))
-}
-
-/// The heartbeat of `codex_options_set_heartbeat` (`None`: off).
-fn heartbeat(interval_ms: u64, timeout_ms: u64) -> Result<Option<Heartbeat>, Fail> {
-    if interval_ms == 0 {
-        return Ok(None);
-    }
-    let d = Heartbeat::default();
-    Ok(Some(Heartbeat {
-        interval: timeout(interval_ms, "interval_ms", d.interval)?,
-        timeout: timeout(timeout_ms, "timeout_ms", d.timeout)?,
-    }))
-}
-
-/// The client certificate and key paths of `codex_options_set_tls_client_cert` (both or none).
-unsafe fn client_cert(
-    cert: *const c_char,
-    key: *const c_char,
-) -> Result<Option<(PathBuf, PathBuf)>, Fail> {
-    match (opt_str(cert, "cert_path")?, opt_str(key, "key_path")?) {
-        (Some(c), Some(k)) => Ok(Some((c.into(), k.into()))),
-        (None, None) => Ok(None),
-        _ => Err(invalid_arg("give both cert_path and key_path, or neither")),
-    }
-}
-
-/// Generate setter exports (each through `ffi_fn!`, taking `opts` first) from one-line specs:
-/// `fn NAME(ARGS) -> FIELD = CONVERSION;` stores the conversion's value in the field of the
-/// options (`Converted`), `fn NAME(ARGS) -> FIELD += CONVERSION;` appends it. The conversion
-/// runs (and fails with `?`) before the options object is looked up: a refused argument
-/// changes nothing.
+/// Generate typed setter exports (each through `ffi_fn!`, taking `opts` first):
+/// `fn NAME(ARGS) => |b| BODY;` runs BODY, a call into the core's `OptionsBuilder` `b`
+/// (usually one line), on a copy of the options that is kept only when it succeeds.
 macro_rules! setters {
-    ($(#[$doc:meta])* fn $name:ident $args:tt -> $($field:ident).+ = $conv:expr; $($rest:tt)*) => {
-        setters!(@export [$(#[$doc])*] $name $args, |c, value| c.$($field).+ = value, $conv);
-        setters!($($rest)*);
-    };
-    ($(#[$doc:meta])* fn $name:ident $args:tt -> $($field:ident).+ += $conv:expr; $($rest:tt)*) => {
-        setters!(@export [$(#[$doc])*] $name $args, |c, value| c.$($field).+.push(value), $conv);
-        setters!($($rest)*);
-    };
-    () => {};
-    (@export [$($doc:tt)*] $name:ident($($arg:ident: $ty:ty),+), |$c:ident, $v:ident| $store:expr,
-        $conv:expr) => {
+    ($($(#[$doc:meta])* fn $name:ident($($arg:ident: $ty:ty),+) => |$b:ident| $body:expr;)*) => {$(
         ffi_fn! {
-            $($doc)*
+            $(#[$doc])*
             unsafe fn $name(opts: *mut codex_options_t, $($arg: $ty),+) -> codex_status_t {
-                let $v = $conv;
-                with_options(opts, |$c| {
-                    $store;
+                with_options(opts, |$b| {
+                    $body;
                     Ok(())
                 })
             }
         }
-    };
+    )*};
 }
 
 ffi_fn! {
@@ -324,11 +134,7 @@ ffi_fn! {
     /// (it may be freed right after `codex_client_new`). Returns NULL only when the library
     /// failed internally (the last error says why). Thread: any.
     fn codex_options_new() -> *mut codex_options_t {
-        let n = CREATED.fetch_add(1, Ordering::Relaxed);
-        // Wrapping after 2^60 objects (2^28 on 32-bit targets) is out of reach in practice.
-        let token = usize::MAX - 15 - (n << 4);
-        lock(&OPTIONS).insert(token, Converted::default());
-        token as *mut codex_options_t
+        handles::insert::<codex_options_t>(Arc::new(Mutex::new(OptionsBuilder::new())))
     } ?= std::ptr::null_mut()
 }
 
@@ -340,12 +146,95 @@ ffi_fn! {
         if opts.is_null() {
             return;
         }
-        if lock(&OPTIONS).remove(&(opts as usize)).is_none() {
+        if handles::remove(opts, "options").is_err() {
             crate::error::record(&invalid_arg(format!(
-                "codex_options_free: the pointer {NOT_OPTIONS}; ignored"
+                "codex_options_free: the pointer {}; ignored",
+                codex_options_t::NOT_LIVE
             )));
         }
     }
+}
+
+ffi_fn! {
+    /// Set the option named `key` to `value_json`, its value as JSON text: any option of
+    /// `codex_options_keys_json()` (the core's table: names, types, defaults, ranges and what
+    /// 0 means), with the same meaning as in Rust and Python. Durations are in seconds (an
+    /// integer or a fraction: `"0.25"`), sizes in bytes; for most sizes and durations 0 means
+    /// the default. `value_json` NULL or `"null"` restores the option's default. For example
+    /// `codex_options_set(o, "default_timeout", "12.5")`,
+    /// `codex_options_set(o, "transport", "\"exec\"")`,
+    /// `codex_options_set(o, "exec_model", "\"gpt-5.1-codex\"")`,
+    /// `codex_options_set(o, "retry_max_attempts", "1")`. Every option reachable from Rust is
+    /// reachable here, also those without a typed setter (the exec transport's `exec_*`
+    /// options, `retry_*`, `stderr_tail_bytes`, `mcp_roots`, `command`, ...): a new option of
+    /// the library needs no new function. Options that need others (`headers` an MCP HTTP
+    /// transport, the `exec_*` options the exec transport) are checked by `codex_client_new`.
+    /// Ownership: both strings are read during the call only. Errors (nothing is changed):
+    /// INVALID_ARGUMENT (not a live options object, `key` NULL or unknown - the message lists
+    /// the known keys -, `value_json` not valid JSON, a wrong type or a value out of range -
+    /// the message names the key and what it takes, never the value of a secret such as
+    /// `token` or `headers`). Thread: any. ABI 1.5.
+    unsafe fn codex_options_set(
+        opts: *mut codex_options_t,
+        key: *const c_char,
+        value_json: *const c_char,
+    ) -> codex_status_t {
+        let key = req_str(key, "key")?;
+        let text = opt_str(value_json, "value_json")?.unwrap_or("null");
+        with_options(opts, |b| Ok(b.set_json(key, text)?))
+    }
+}
+
+ffi_fn! {
+    /// Append one entry, `value_json` (JSON text), to the list option named `key` (`args`,
+    /// `env`, `config_overrides`, `headers`, `opt_out_notification_methods`, `mcp_roots`,
+    /// `exec_additional_directories`: `"list":true` in `codex_options_keys_json()`). For
+    /// example `codex_options_add(o, "env", "\"RUST_LOG=debug\"")` or
+    /// `codex_options_add(o, "headers", "[\"X-Api-Key\",\"k\"]")`.
+    /// Ownership: both strings are read during the call only. Errors (nothing is changed):
+    /// INVALID_ARGUMENT (not a live options object, `key` NULL, unknown or not a list,
+    /// `value_json` NULL or not valid JSON, a wrong entry). Thread: any. ABI 1.5.
+    unsafe fn codex_options_add(
+        opts: *mut codex_options_t,
+        key: *const c_char,
+        value_json: *const c_char,
+    ) -> codex_status_t {
+        let key = req_str(key, "key")?;
+        let text = req_str(value_json, "value_json")?;
+        with_options(opts, |b| Ok(b.add_json(key, text)?))
+    }
+}
+
+ffi_fn! {
+    /// The value the option named `key` has now in `opts`, as JSON text (durations in seconds;
+    /// a secret such as `token` reads `"<redacted>"`), or NULL on failure (the last error
+    /// says why: INVALID_ARGUMENT for a dead options object, or a NULL or unknown `key`).
+    /// Ownership: the returned string is the caller's: free it with `codex_string_free`.
+    /// Thread: any. ABI 1.5.
+    unsafe fn codex_options_get(opts: *const codex_options_t, key: *const c_char) -> *mut c_char {
+        let got = req_str(key, "key").and_then(|key| {
+            let o = handles::get(opts, "options")?;
+            let v = lock(&o).get(key)?;
+            Ok(to_cstring(&v.to_string()).into_raw())
+        });
+        crate::error::value_or(got, std::ptr::null_mut())
+    } ?= std::ptr::null_mut()
+}
+
+/// The text of `codex_options_keys_json`.
+static KEYS_JSON: LazyLock<CString> =
+    LazyLock::new(|| to_cstring(&codex_client::options::keys_json()));
+
+ffi_fn! {
+    /// Every option `codex_options_set` takes, as a JSON array of
+    /// `{"name","kind","list","secret","doc","default"}` (`kind`: "bool", "string", "path",
+    /// "word", "seconds", "count", "strings", "pairs", "object", "policy" or "roots"; `doc`
+    /// says what it means, its range and what 0 means; `default` is its value in a new options
+    /// object, as `codex_options_get` reads it). Ownership: a static string of the library;
+    /// never free it. Thread: any. ABI 1.5.
+    fn codex_options_keys_json() -> *const c_char {
+        KEYS_JSON.as_ptr()
+    } ?= std::ptr::null()
 }
 
 setters! {
@@ -353,22 +242,22 @@ setters! {
     /// `PATH` (an npm launcher is replaced by the native binary beside it).
     /// Errors: INVALID_ARGUMENT (not a live options object, `path` not UTF-8). Thread: any.
     fn codex_options_set_codex_bin(path: *const c_char)
-        -> options.codex_bin = opt_str(path, "path")?.map(Into::into);
+        => |b| b.set("codex_bin", opt_text(path, "path")?)?;
 
     /// Append one argument (copied) to the server's command line, after `app-server` (with the
     /// exec transport: after every `codex exec` command line, for example
     /// `"--skip-git-repo-check"` outside a Git repository). Default: none.
     /// Errors: INVALID_ARGUMENT (not a live options object, `arg` NULL or not UTF-8).
     /// Thread: any.
-    fn codex_options_add_arg(arg: *const c_char) -> options.args += req_str(arg, "arg")?.to_owned();
+    fn codex_options_add_arg(arg: *const c_char)
+        => |b| b.add("args", text(arg, "arg")?)?;
 
     /// Add one `-c` config override of the server, `"key=value"` (copied; the value is TOML,
     /// as on Codex's command line). Default: none.
     /// Errors: INVALID_ARGUMENT (not a live options object, `key_value` NULL, not UTF-8, or
     /// not of the form `key=value` with a non-empty key). Thread: any.
     fn codex_options_add_config_override(key_value: *const c_char)
-        -> options.config_overrides +=
-            pair(key_value, "key_value", "config override", "key=value")?;
+        => |b| b.add("config_overrides", text(key_value, "key_value")?)?;
 
     /// Add one environment variable of the server, `"NAME=value"` (copied), merged into the
     /// inherited environment (or into an empty one, see `codex_options_set_clear_env`).
@@ -376,69 +265,54 @@ setters! {
     /// Errors: INVALID_ARGUMENT (not a live options object, `name_value` NULL, not UTF-8, or
     /// not of the form `NAME=value` with a non-empty name). Thread: any.
     fn codex_options_add_env(name_value: *const c_char)
-        -> options.env += pair(name_value, "name_value", "environment entry", "NAME=value")?;
+        => |b| b.add("env", text(name_value, "name_value")?)?;
 
     /// Start the server with an empty environment plus the `codex_options_add_env` entries
     /// (true) instead of the inherited one (false, the default).
     /// Errors: INVALID_ARGUMENT (not a live options object). Thread: any.
-    fn codex_options_set_clear_env(clear_env: bool) -> options.clear_env = clear_env;
+    fn codex_options_set_clear_env(clear_env: bool)
+        => |b| b.set("clear_env", clear_env.into())?;
 
     /// Working directory of the server (copied). NULL (the default): the current directory.
     /// Errors: INVALID_ARGUMENT (not a live options object, `cwd` not UTF-8). Thread: any.
     fn codex_options_set_cwd(cwd: *const c_char)
-        -> options.cwd = opt_str(cwd, "cwd")?.map(Into::into);
+        => |b| b.set("cwd", opt_text(cwd, "cwd")?)?;
 
     /// `CODEX_HOME` of the server (copied). NULL (the default): inherited.
     /// Errors: INVALID_ARGUMENT (not a live options object, `codex_home` not UTF-8).
     /// Thread: any.
     fn codex_options_set_codex_home(codex_home: *const c_char)
-        -> options.codex_home = opt_str(codex_home, "codex_home")?.map(Into::into);
-}
+        => |b| b.set("codex_home", opt_text(codex_home, "codex_home")?)?;
 
-ffi_fn! {
     /// `clientInfo` sent in `initialize` (each string copied; each NULL restores its default):
     /// `name` (default "codex-client"), `title` (default: none), `version` (default: the
     /// library version). Nothing is changed when it fails.
     /// Errors: INVALID_ARGUMENT (not a live options object, a string not UTF-8). Thread: any.
-    unsafe fn codex_options_set_client_info(
-        opts: *mut codex_options_t,
-        name: *const c_char,
-        title: *const c_char,
-        version: *const c_char,
-    ) -> codex_status_t {
-        let name = opt_str(name, "name")?;
-        let title = opt_str(title, "title")?;
-        let version = opt_str(version, "version")?;
-        with_options(opts, |c| {
-            let d = ClientOptions::default();
-            c.options.client_name = name.map_or(d.client_name, str::to_owned);
-            c.options.client_title = title.map(str::to_owned);
-            c.options.client_version = version.map_or(d.client_version, str::to_owned);
-            Ok(())
-        })
-    }
-}
+    fn codex_options_set_client_info(name: *const c_char, title: *const c_char, version: *const c_char)
+        => |b| {
+            b.set("client_name", opt_text(name, "name")?)?;
+            b.set("client_title", opt_text(title, "title")?)?;
+            b.set("client_version", opt_text(version, "version")?)?
+        };
 
-setters! {
     /// Ask for experimental methods and fields (`capabilities.experimentalApi`). Default:
     /// false. Errors: INVALID_ARGUMENT (not a live options object). Thread: any.
     fn codex_options_set_experimental_api(experimental_api: bool)
-        -> options.experimental_api = experimental_api;
+        => |b| b.set("experimental_api", experimental_api.into())?;
 
     /// Add a notification method the server must not send (`optOutNotificationMethods`;
     /// copied). Default: none.
-    /// Errors: INVALID_ARGUMENT (not a live options object, `method` NULL, empty or not
+    /// Errors: INVALID_ARGUMENT (not a live options object, `method` NULL or not
     /// UTF-8). Thread: any.
     fn codex_options_add_opt_out_notification_method(method: *const c_char)
-        -> options.opt_out_notification_methods += non_empty(method, "method")?;
+        => |b| b.add("opt_out_notification_methods", text(method, "method")?)?;
 
     /// Timeout of every request that does not pass its own, in milliseconds. 0 restores the
     /// default, 300000 (5 minutes).
     /// Errors: INVALID_ARGUMENT (not a live options object, more than
     /// `CODEX_OPTIONS_MAX_TIMEOUT_MS`). Thread: any.
     fn codex_options_set_default_timeout_ms(timeout_ms: u64)
-        -> options.default_timeout =
-            timeout(timeout_ms, "default_timeout_ms", DEFAULTS.default_timeout)?;
+        => |b| b.set("default_timeout", ms(timeout_ms))?;
 
     /// Bound of a whole `codex_client_connect`, in milliseconds: spawning or dialing, the
     /// TCP/unix connect, the WebSocket upgrade and the `initialize` round trip together. Past
@@ -447,20 +321,21 @@ setters! {
     /// Errors: INVALID_ARGUMENT (not a live options object, more than
     /// `CODEX_OPTIONS_MAX_TIMEOUT_MS`). Thread: any.
     fn codex_options_set_connect_timeout_ms(timeout_ms: u64)
-        -> options.connect_timeout =
-            timeout(timeout_ms, "connect_timeout_ms", DEFAULTS.connect_timeout)?;
+        => |b| b.set("connect_timeout", ms(timeout_ms))?;
 
     /// How long a blocking call (`codex_client_call`) may spin for its reply before the thread
     /// sleeps, in microseconds: a fast server's reply then arrives without a sleep and a
     /// wake-up. Adaptive: while replies take longer than this, only every 2nd … 64th call
     /// spins. Default 50; 0 turns spinning off. ABI 1.4.
     /// Errors: INVALID_ARGUMENT (not a live options object, more than 10000). Thread: any.
-    fn codex_options_set_reply_spin_us(spin_us: u32) -> options.reply_spin = reply_spin(spin_us)?;
+    fn codex_options_set_reply_spin_us(spin_us: u32)
+        => |b| b.set("reply_spin", json!(f64::from(spin_us) / 1e6))?;
 
     /// How the client delivers events: `CODEX_DELIVERY_CALLBACKS` (the default) or
     /// `CODEX_DELIVERY_POLL`.
     /// Errors: INVALID_ARGUMENT (not a live options object, another value). Thread: any.
-    fn codex_options_set_delivery(delivery: codex_delivery_t) -> poll = poll_of(delivery)?;
+    fn codex_options_set_delivery(delivery: codex_delivery_t)
+        => |b| b.set("delivery", delivery_name(delivery)?.into())?;
 
     /// Callback mode: run this client's callbacks on a thread of its own (started by
     /// `codex_client_connect`, ended by `codex_client_disconnect`) instead of a thread of the
@@ -469,12 +344,12 @@ setters! {
     /// No effect in poll mode. ABI 1.4.
     /// Errors: INVALID_ARGUMENT (not a live options object). Thread: any.
     fn codex_options_set_dedicated_dispatch_thread(dedicated: bool)
-        -> options.dedicated_dispatch_thread = dedicated;
+        => |b| b.set("dedicated_dispatch_thread", dedicated.into())?;
 
     /// Undelivered events held before the server is made to wait. 0 restores the default,
-    /// 4096. Errors: INVALID_ARGUMENT (not a live options object). Thread: any.
+    /// 4096. Errors: INVALID_ARGUMENT (not a live options object, more than 2^40). Thread: any.
     fn codex_options_set_event_queue_capacity(capacity: usize)
-        -> options.event_queue_capacity = nonzero_or(capacity, DEFAULTS.event_queue_capacity);
+        => |b| b.set("event_queue_capacity", capacity.into())?;
 
     /// Read-ahead budget in bytes. A request made on a thread that delivers this client's
     /// events (inside a callback, or on the thread that calls `codex_client_next_event`)
@@ -483,15 +358,16 @@ setters! {
     /// this many bytes; past that, notifications are dropped and counted in a
     /// `CODEX_EVENT_OVERFLOW` event, delivered as soon as there is room. Requests made on any
     /// other thread never cause read-ahead and nothing is dropped. 0 restores the default,
-    /// 64 MiB. Errors: INVALID_ARGUMENT (not a live options object). Thread: any.
+    /// 64 MiB. Errors: INVALID_ARGUMENT (not a live options object, more than 2^40). Thread: any.
     fn codex_options_set_read_ahead_bytes(bytes: usize)
-        -> options.read_ahead_bytes = nonzero_or(bytes, DEFAULTS.read_ahead_bytes);
+        => |b| b.set("read_ahead_bytes", bytes.into())?;
 
     /// Longest accepted line from the server, in bytes (longer lines are skipped and
-    /// reported). 0 restores the default, 64 MiB.
-    /// Errors: INVALID_ARGUMENT (not a live options object). Thread: any.
+    /// reported), at least 1024. 0 restores the default, 64 MiB.
+    /// Errors: INVALID_ARGUMENT (not a live options object, 1 to 1023, more than
+    /// 2^40). Thread: any.
     fn codex_options_set_max_line_bytes(bytes: usize)
-        -> options.max_line_bytes = nonzero_or(bytes, DEFAULTS.max_line_bytes);
+        => |b| b.set("max_line_bytes", bytes.into())?;
 
     /// The transport, and for a WebSocket or MCP HTTP server its bearer token (both copied).
     /// `spec` NULL or `""`: `"stdio"` (the default: spawn `codex app-server`, JSON-RPC over its
@@ -532,7 +408,14 @@ setters! {
     /// transport (for example "`turn/steer` is not supported by the exec transport").
     /// Thread: any.
     fn codex_options_set_transport(spec: *const c_char, token: *const c_char)
-        -> options.transport = transport(spec, token)?;
+        => |b| {
+            let (spec, token) = (opt_text(spec, "spec")?, opt_text(token, "token")?);
+            // Refused now rather than at codex_client_new (the core's parser).
+            TransportKind::parse(spec.as_str().unwrap_or(""), token.as_str().map(str::to_owned))?;
+            b.set("transport", spec)?;
+            b.set("token", token)?;
+            b.set("command", Value::Null)?
+        };
 
     /// Talk MCP to the server started as `argv[0]` with the arguments `argv[1..argc]` (each
     /// copied; no shell, no splitting, no quoting: every element is one argument). The program
@@ -544,7 +427,14 @@ setters! {
     /// Errors (nothing is changed): INVALID_ARGUMENT (not a live options object, `argv`
     /// NULL, `argc` 0, an element NULL or not UTF-8, `argv[0]` empty). Thread: any.
     fn codex_options_set_mcp_command(argv: *const *const c_char, argc: usize)
-        -> options.transport = mcp_command(argv, argc)?;
+        => |b| {
+            if argv.is_null() {
+                return Err(invalid_arg("argv is NULL"));
+            }
+            b.set("command", json!(req_strs(argv, argc, "argv")?))?;
+            b.set("transport", Value::Null)?;
+            b.set("token", Value::Null)?
+        };
 
     /// Add an HTTP header (both strings copied) sent with every request of an MCP HTTP
     /// transport (`codex_options_set_transport` with `http://` / `https://`; set before or
@@ -558,10 +448,8 @@ setters! {
     /// ``!#$%&'*+-.^_`|~``, so no space, colon, CR or LF - or a `value` with a control
     /// character other than tab, such as CR or LF). Thread: any.
     fn codex_options_add_header(name: *const c_char, value: *const c_char)
-        -> headers += header(name, value)?;
-}
+        => |b| b.add("headers", json!([req_str(name, "name")?, req_str(value, "value")?]))?;
 
-ffi_fn! {
     /// Add a root (both strings copied) that the library answers an MCP server's `roots/list`
     /// with by itself, before any server-request callback sees it. `uri` is the root, a
     /// `file://` URI per the MCP specification; `name` (NULL: none) its display name. Default:
@@ -569,40 +457,34 @@ ffi_fn! {
     /// `CODEX_CALLBACK_SERVER_REQUEST` callback, or a JSON-RPC error fail-closed).
     /// Errors (nothing is changed): INVALID_ARGUMENT (not a live options object, `uri` NULL,
     /// empty or not UTF-8, `name` not UTF-8). Thread: any.
-    unsafe fn codex_options_add_mcp_root(
-        opts: *mut codex_options_t,
-        uri: *const c_char,
-        name: *const c_char,
-    ) -> codex_status_t {
-        let uri = non_empty(uri, "uri")?;
-        let root = Root::new(uri, opt_str(name, "name")?.map(str::to_owned));
-        with_options(opts, |c| {
-            c.options.mcp.roots.get_or_insert_with(Vec::new).push(root);
-            Ok(())
-        })
-    }
-}
+    fn codex_options_add_mcp_root(uri: *const c_char, name: *const c_char)
+        => |b| b.add("mcp_roots", json!([req_str(uri, "uri")?, opt_str(name, "name")?]))?;
 
-setters! {
     /// The client capabilities sent in MCP `initialize`, as a JSON object (copied). NULL (the
     /// default) restores the library's: `roots` (with `listChanged`), `sampling` and
     /// `elicitation` (form and url modes), so that servers offer the tools that need them;
     /// their requests are answered fail-closed when no callback answers them. Offer less (for
     /// example `{}`) to make a server hide such tools.
     /// Errors (nothing is changed): INVALID_ARGUMENT (not a live options object, not UTF-8,
-    /// not valid JSON, not an object). Thread: any.
+    /// not valid JSON, not an object; the JSON text `null` restores the default). Thread: any.
     fn codex_options_set_mcp_capabilities_json(capabilities_json: *const c_char)
-        -> options.mcp.capabilities = capabilities(capabilities_json)?;
+        => |b| {
+            let text = opt_str(capabilities_json, "capabilities_json")?;
+            b.set("mcp_capabilities", params_value(text, "capabilities_json", Value::Null)?)?
+        };
 
     /// Reconnect automatically when the connection drops without `codex_client_disconnect`
     /// (the server exited, the socket closed or reset, a missed heartbeat): the same transport
     /// is opened again, the handshake redone and every thread loaded on the connection
     /// resumed (see "Reconnect" in the header). Attempt n (0-based) first waits a random time
     /// in [0, min(cap_ms, base_ms * 2^n)]. `max_attempts` 0 turns it off (the default); 0 for
-    /// `base_ms` / `cap_ms` means 250 / 5000. Errors: INVALID_ARGUMENT (not a live options
-    /// object). Thread: any. ABI 1.2.
+    /// `base_ms` / `cap_ms` means 250 / 5000; `max_attempts` at most 1000. Errors:
+    /// INVALID_ARGUMENT (not a live options object, more attempts, too long). Thread: any. ABI 1.2.
     fn codex_options_set_reconnect(max_attempts: u32, base_ms: u64, cap_ms: u64)
-        -> options.reconnect = reconnect(max_attempts, base_ms, cap_ms)?;
+        => |b| b.set("reconnect", match max_attempts {
+            0 => json!(false),
+            n => json!({"max_attempts": n, "base": ms(base_ms), "cap": ms(cap_ms)}),
+        })?;
 
     /// WebSocket heartbeat (ws://, wss://, unix sockets): a ping every `interval_ms`; when
     /// nothing comes from the server for `interval_ms + timeout_ms` the connection drops (and
@@ -610,21 +492,53 @@ setters! {
     /// `interval_ms` 0 turns it off; `timeout_ms` 0 means 10000. Errors: INVALID_ARGUMENT (not
     /// a live options object, too large). Thread: any. ABI 1.2.
     fn codex_options_set_heartbeat(interval_ms: u64, timeout_ms: u64)
-        -> options.heartbeat = heartbeat(interval_ms, timeout_ms)?;
+        => |b| b.set("heartbeat", match interval_ms {
+            0 => json!(false),
+            i => json!({"interval": ms(i), "timeout": ms(timeout_ms)}),
+        })?;
 
     /// Trust the CA certificates in this PEM file (path copied) for `wss://`, besides the
     /// system's roots. NULL removes it. Server names are always checked. The file is read at
     /// connect (an unreadable one fails the connect with INVALID_ARGUMENT naming it).
     /// Errors: INVALID_ARGUMENT (not a live options object, not UTF-8). Thread: any. ABI 1.2.
     fn codex_options_set_tls_ca_file(path: *const c_char)
-        -> options.tls.ca_file = opt_str(path, "path")?.map(Into::into);
+        => |b| b.set("tls_ca_file", opt_text(path, "path")?)?;
 
     /// Present this client certificate chain and private key (PEM files, paths copied) on
     /// `wss://` when the server asks for one. NULL for both removes it.
     /// Errors: INVALID_ARGUMENT (not a live options object, only one of the two given, not
     /// UTF-8). Thread: any. ABI 1.2.
     fn codex_options_set_tls_client_cert(cert_path: *const c_char, key_path: *const c_char)
-        -> options.tls.client_cert = client_cert(cert_path, key_path)?;
+        => |b| {
+            let (cert, key) = (opt_str(cert_path, "cert_path")?, opt_str(key_path, "key_path")?);
+            // Both or neither: one alone is refused by the core.
+            let pair = if cert.is_none() && key.is_none() { Value::Null } else { json!([cert, key]) };
+            b.set("tls_client_cert", pair)?
+        };
+
+    /// Overload (-32001) retry of every request: `max_attempts` sends in all, including the
+    /// first (1: no retry; at most 100); attempt n waits a random time in
+    /// [0, min(cap_ms, base_ms * 2^n)] first. 0 for any argument means its default: 5
+    /// attempts, 50 / 2000 ms. The same as the options `retry_max_attempts`, `retry_base`
+    /// and `retry_cap` of `codex_options_set`. Errors (nothing is changed): INVALID_ARGUMENT
+    /// (not a live options object, more than 100 attempts, too long). Thread: any. ABI 1.5.
+    fn codex_options_set_retry(max_attempts: u32, base_ms: u64, cap_ms: u64)
+        => |b| {
+            b.set("retry_max_attempts", max_attempts.into())?;
+            b.set("retry_base", ms(base_ms))?;
+            b.set("retry_cap", ms(cap_ms))?
+        };
+}
+
+/// The core's name of a C delivery value.
+fn delivery_name(delivery: codex_delivery_t) -> Result<&'static str, Fail> {
+    match delivery {
+        CODEX_DELIVERY_CALLBACKS => Ok("callbacks"),
+        CODEX_DELIVERY_POLL => Ok("poll"),
+        d => Err(invalid_arg(format!(
+            "unknown delivery {d} (expected CODEX_DELIVERY_CALLBACKS or CODEX_DELIVERY_POLL)"
+        ))),
+    }
 }
 
 #[cfg(test)]

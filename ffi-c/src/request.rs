@@ -1,20 +1,14 @@
-//! Server-request handles (`codex_request_t`).
-//!
-//! A handle is an opaque token, not a pointer: the library keeps every live request in a
-//! registry keyed by token, and tokens are never reused. So a handle that was freed (or never
-//! existed) is reported as `CODEX_STATUS_INVALID_ARGUMENT` instead of touching freed memory.
+//! Server-request handles (`codex_request_t`): registry tokens (see `handles.rs`) of the
+//! requests the server sent. Answering one is a client function (`codex_client_respond`, in
+//! `client.rs`, which checks the request belongs to that client).
 
-use std::collections::HashMap;
 use std::ffi::{c_char, CString};
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, LazyLock, Mutex};
+use std::sync::Arc;
 
-use codex_client::{RpcError, ServerRequest};
+use codex_client::ServerRequest;
 
-use crate::client::codex_client_t;
-use crate::client::lock;
-use crate::error::{codex_status_t, invalid_arg, Fail};
-use crate::strings::{opt_str, req_str, to_cstring};
+use crate::handles::{self, Handle, Kind, Table};
+use crate::util::to_cstring;
 
 /// A request the server sent (an approval, a question, ...). Opaque handle.
 ///
@@ -35,27 +29,28 @@ pub(crate) struct ReqData {
     pub turn_id: Option<CString>,
 }
 
-struct Entry {
-    owner: u64,
-    data: Arc<ReqData>,
-    request: ServerRequest,
+/// A live server request: the client it came to, its accessor strings, the core request.
+pub(crate) struct Entry {
+    /// The serial of the client that received it (`codex_client_respond` checks it).
+    pub owner: u64,
+    pub data: Arc<ReqData>,
+    pub request: ServerRequest,
 }
 
-static REGISTRY: LazyLock<Mutex<HashMap<u64, Arc<Entry>>>> =
-    LazyLock::new(|| Mutex::new(HashMap::new()));
-static NEXT_TOKEN: AtomicU64 = AtomicU64::new(1);
+static REQUESTS: Table<Entry> = Table::new();
 
-/// The handle pointer of a token.
-pub(crate) fn handle_of(token: u64) -> *mut codex_request_t {
-    token as usize as *mut codex_request_t
+impl Handle for codex_request_t {
+    type Target = Entry;
+    const KIND: Kind = Kind::Request;
+    const NOT_LIVE: &'static str =
+        "is not a live request handle (already freed with codex_request_free?)";
+    fn table() -> &'static Table<Entry> {
+        &REQUESTS
+    }
 }
 
-fn token_of(handle: *const codex_request_t) -> u64 {
-    handle as usize as u64
-}
-
-/// Register a server request of client `owner`; returns its token and data.
-pub(crate) fn register(owner: u64, request: ServerRequest) -> (u64, Arc<ReqData>) {
+/// Register a server request of client `owner`; returns its handle and data.
+pub(crate) fn register(owner: u64, request: ServerRequest) -> (*mut codex_request_t, Arc<ReqData>) {
     let id_json = serde_json::to_string(&request.id).unwrap_or_else(|_| "null".into());
     let data = Arc::new(ReqData {
         method: to_cstring(&request.method),
@@ -64,97 +59,28 @@ pub(crate) fn register(owner: u64, request: ServerRequest) -> (u64, Arc<ReqData>
         thread_id: request.thread_id().map(|s| to_cstring(&s)),
         turn_id: request.turn_id().map(|s| to_cstring(&s)),
     });
-    let token = NEXT_TOKEN.fetch_add(1, Ordering::Relaxed);
     let entry = Arc::new(Entry {
         owner,
         data: data.clone(),
         request,
     });
-    lock(&REGISTRY).insert(token, entry);
-    (token, data)
+    (handles::insert::<codex_request_t>(entry), data)
 }
 
-/// Forget a token; the request is answered fail-closed if it is still open.
-pub(crate) fn release(token: u64) {
-    let entry = lock(&REGISTRY).remove(&token);
-    drop(entry); // outside the lock: dropping may answer the server
-}
-
-fn lookup(handle: *const codex_request_t) -> Option<Arc<Entry>> {
-    if handle.is_null() {
-        return None;
-    }
-    lock(&REGISTRY).get(&token_of(handle)).cloned()
-}
-
-fn entry_for(
-    client: *const codex_client_t,
-    request: *const codex_request_t,
-) -> Result<Arc<Entry>, Fail> {
-    let c = crate::client::shared(client)?;
-    if request.is_null() {
-        return Err(invalid_arg("request is NULL"));
-    }
-    let e = lookup(request).ok_or_else(|| {
-        invalid_arg("unknown request handle (already freed with codex_request_free?)")
-    })?;
-    if e.owner != c.key {
-        return Err(invalid_arg("the request belongs to another client"));
-    }
-    Ok(e)
+/// Forget a handle; the request is answered fail-closed if it is still open (when the last
+/// call using it returns). Stale handles are ignored.
+pub(crate) fn release(handle: *mut codex_request_t) {
+    let entry = handles::remove(handle, "request");
+    drop(entry); // outside the registry lock: dropping may answer the server
 }
 
 fn data_ptr(
     request: *const codex_request_t,
     f: impl Fn(&ReqData) -> Option<&CString>,
 ) -> *const c_char {
-    lookup(request)
+    handles::find(request)
         .and_then(|e| f(&e.data).map(|s| s.as_ptr()))
         .unwrap_or(std::ptr::null())
-}
-
-ffi_fn! {
-    /// Answer a server request with a result, given as JSON text (for an approval:
-    /// `{"decision":"accept"}` or `{"decision":"decline"}`).
-    ///
-    /// Returns `CODEX_STATUS_ALREADY_RESPONDED` when it was answered before (or the server resolved
-    /// it), `CODEX_STATUS_DISCONNECTED` when its connection ended, `CODEX_STATUS_INVALID_ARGUMENT`
-    /// for bad JSON, a freed handle or another client's request.
-    /// Ownership: borrows everything; the request stays owned by whoever owned it.
-    /// Thread: any, including inside callbacks; now or later.
-    unsafe fn codex_client_respond(
-        client: *mut codex_client_t,
-        request: *mut codex_request_t,
-        result_json: *const c_char,
-    ) -> codex_status_t {
-        let e = entry_for(client, request)?;
-        let json = req_str(result_json, "result_json")?;
-        e.request.respond_json(json)?;
-        Ok(())
-    }
-}
-
-ffi_fn! {
-    /// Answer a server request with a JSON-RPC error `{code, message, data}`; `data_json` may be
-    /// NULL (no data). Errors as for `codex_client_respond`.
-    /// Thread: any, including inside callbacks; now or later.
-    unsafe fn codex_client_respond_error(
-        client: *mut codex_client_t,
-        request: *mut codex_request_t,
-        code: i64,
-        message: *const c_char,
-        data_json: *const c_char,
-    ) -> codex_status_t {
-        let e = entry_for(client, request)?;
-        let message = req_str(message, "message")?.to_owned();
-        let data = match opt_str(data_json, "data_json")? {
-            None => None,
-            Some(t) => Some(serde_json::from_str(t)
-                .map_err(|err| invalid_arg(format!("data_json is not valid JSON: {err}")))?),
-        };
-        e.request.respond_error(&RpcError { code, message, data })?;
-        Ok(())
-    }
 }
 
 ffi_fn! {
@@ -164,7 +90,7 @@ ffi_fn! {
     /// Thread: any, including inside callbacks.
     unsafe fn codex_request_free(request: *mut codex_request_t) {
         if !request.is_null() {
-            release(token_of(request));
+            release(request);
         }
     }
 }
@@ -212,6 +138,6 @@ ffi_fn! {
     /// Whether the request can still be answered (not answered, resolved, freed or disconnected).
     /// Thread: any.
     unsafe fn codex_request_is_open(request: *const codex_request_t) -> bool {
-        lookup(request).is_some_and(|e| e.request.is_open())
+        handles::find(request).is_some_and(|e| e.request.is_open())
     } ?= false
 }

@@ -5,15 +5,7 @@ use std::ffi::{c_char, CStr, CString};
 use serde_json::value::RawValue;
 
 use crate::error::{invalid_arg, Fail};
-
-/// A `CString` from text that may contain NUL bytes (each becomes U+FFFD). JSON text never
-/// contains a raw NUL, so this only ever changes decoded strings such as messages.
-pub(crate) fn to_cstring(s: &str) -> CString {
-    match CString::new(s) {
-        Ok(c) => c,
-        Err(_) => CString::new(s.replace('\0', "\u{FFFD}")).expect("NULs replaced"),
-    }
-}
+use crate::util::to_cstring;
 
 /// A required string argument.
 ///

@@ -156,7 +156,6 @@ static void every_setter_refuses_a_dead_object(codex_options_t *o, const char *n
 static void setters_refuse_bad_arguments(void) {
     codex_options_t *o = new_options(), *dead = new_options();
     codex_client_t *c = (codex_client_t *)&c;
-    char big[32];
 
     CHECK(o != dead);
     every_setter_refuses_a_dead_object(NULL, "options is NULL");
@@ -192,7 +191,7 @@ static void setters_refuse_bad_arguments(void) {
 
     /* key=value and NAME=value */
     REFUSED(codex_options_add_config_override(o, "no_equals_sign"), "no_equals_sign");
-    REFUSED(codex_options_add_config_override(o, "=value"), "key=value");
+    REFUSED(codex_options_add_config_override(o, "=value"), "NAME=value");
     REFUSED(codex_options_add_config_override(o, NULL), "NULL");
     REFUSED(codex_options_add_env(o, "NO_EQUALS_SIGN"), "NAME=value");
     REFUSED(codex_options_add_env(o, "=x"), "NAME=value");
@@ -209,14 +208,12 @@ static void setters_refuse_bad_arguments(void) {
     REFUSED(codex_options_set_codex_home(o, "\xff"), "UTF-8");
     REFUSED(codex_options_set_client_info(o, "ok", "\xff", NULL), "UTF-8");
     REFUSED(codex_options_add_opt_out_notification_method(o, NULL), "NULL");
-    REFUSED(codex_options_add_opt_out_notification_method(o, ""), "empty");
 
     /* numbers */
     REFUSED(codex_options_set_delivery(o, 7), "unknown delivery");
-    REFUSED(codex_options_set_default_timeout_ms(o, CODEX_OPTIONS_MAX_TIMEOUT_MS + 1), "too large");
-    REFUSED(codex_options_set_connect_timeout_ms(o, UINT64_MAX), "too large");
-    snprintf(big, sizeof big, "%llu", (unsigned long long)UINT64_MAX);
-    CHECK(strstr(codex_last_error_message(), big) != NULL);
+    REFUSED(codex_options_set_default_timeout_ms(o, CODEX_OPTIONS_MAX_TIMEOUT_MS + 1), "seconds from 0 to");
+    REFUSED(codex_options_set_connect_timeout_ms(o, UINT64_MAX), "seconds from 0 to");
+    CHECK(strstr(codex_last_error_message(), "connect_timeout") != NULL); /* names the option */
     CHECK_OK(codex_options_set_default_timeout_ms(o, CODEX_OPTIONS_MAX_TIMEOUT_MS));
     CHECK_OK(codex_options_set_default_timeout_ms(o, 0)); /* 0: the default again */
 

@@ -184,6 +184,20 @@ void errors_and_poll_mode() {
             REQUIRE(std::string(e.what()).find("NO_EQUALS_SIGN") != std::string::npos);
         }
     }
+    {
+        // Options by name (ABI 1.5): the library's table, checked by build().
+        codex::Options o;
+        o.set("default_timeout", "2.5").set("retry_max_attempts", "1");
+        REQUIRE(o.build() != nullptr);
+        REQUIRE(codex::Options::keys_json().find("\"exec_model\"") != std::string::npos);
+        try {
+            o.set("max_line_bytes", "-1").build();
+            REQUIRE(false);
+        } catch (const codex::Error &e) {
+            REQUIRE(e.status() == CODEX_STATUS_INVALID_ARGUMENT);
+            REQUIRE(std::string(e.what()).find("max_line_bytes") != std::string::npos);
+        }
+    }
     codex::Client c(fake("hang,approval", true));
     try {
         c.call("x/y");

@@ -18,6 +18,7 @@ mod mcp_shim;
 mod pull;
 mod requests;
 
+pub use callbacks::HandlerSlot;
 use initialize::warn_on_other_version;
 pub use initialize::InitializeResult;
 
@@ -388,13 +389,22 @@ impl Client {
     /// it) and the server process is reaped (except when called on a thread of the library's
     /// runtime, which must not block: there the connection ends on its own).
     pub fn disconnect(&self) {
+        self.end_connection();
+    }
+
+    /// [`disconnect`](Self::disconnect), telling whether there was anything to end: a
+    /// connection (also one the server ended and no disconnect has ended yet) or a connect
+    /// in progress. Of two concurrent calls, one gets `true`.
+    pub fn end_connection(&self) -> bool {
         let (live, connecting) = self.take_connection();
+        let had = live.is_some() || connecting.is_some();
         if let Some(s) = connecting {
             s.shutdown();
         }
         if let Some(c) = live {
             c.lock().unwrap().close();
         }
+        had
     }
 
     /// Async form of [`disconnect`](Self::disconnect): the wait for the server to exit (up to

@@ -135,9 +135,36 @@ impl Client {
                 params,
                 opts,
                 false,
-                crate::correlation::Reply::Event(token),
+                crate::correlation::Reply::Event(token, None),
             )
             .map(drop)
+    }
+
+    /// [`send_request`](Self::send_request) with a token the client picks (unique in the
+    /// process, never 0; returned) and a value of the caller's, `attachment`, that comes back
+    /// untouched in the request's [`Response`](crate::Response) (callbacks: the
+    /// [`on_response`](Self::on_response) handler; poll: `next_event`), so that a binding
+    /// keeps no table of its requests. Exactly one response comes per request sent; an error
+    /// returned here means nothing was sent and `attachment` is dropped. Cancel it with
+    /// [`cancel_request`](Self::cancel_request) and the returned token.
+    pub fn send_request_with(
+        &self,
+        method: &str,
+        params: &RawValue,
+        opts: RequestOptions,
+        attachment: crate::event::Attachment,
+    ) -> Result<u64> {
+        static NEXT_TOKEN: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+        let token = NEXT_TOKEN.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let session = self.live_session()?;
+        session.send_request(
+            method,
+            params,
+            opts,
+            false,
+            crate::correlation::Reply::Event(token, Some(attachment)),
+        )?;
+        Ok(token)
     }
 
     /// Cancel a request sent with [`send_request`](Self::send_request) that has not been

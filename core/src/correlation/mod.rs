@@ -15,6 +15,7 @@ use std::time::{Duration, Instant};
 use tokio::sync::{oneshot, Notify};
 
 use crate::error::{Error, Result, RpcError, OVERLOADED_CODE};
+use crate::event::Attachment;
 use crate::message::{request_line, RequestId};
 use crate::options::{RequestOptions, RetryPolicy};
 use table::{Entry, Table};
@@ -29,8 +30,9 @@ const TIMED_OUT_MEMORY: usize = 64;
 /// overload error or the disconnect.
 pub(crate) type Outcome = oneshot::Receiver<Result<Box<RawValue>>>;
 
-/// Takes the outcome of a request answered as an event: its token, method and result.
-type Respond = dyn Fn(u64, String, Result<Box<RawValue>>) + Send + Sync;
+/// Takes the outcome of a request answered as an event: its token, method, result and the
+/// value its sender attached.
+type Respond = dyn Fn(u64, String, Result<Box<RawValue>>, Option<Attachment>) + Send + Sync;
 /// Shown every successful result with its request's method and line (the session tracks
 /// which threads are loaded).
 type Observe = dyn Fn(&str, &[u8], &RawValue) + Send + Sync;
@@ -79,7 +81,7 @@ impl Correlation {
         default_timeout: Duration,
         retry: RetryPolicy,
         resend: impl Fn(Bytes) + Send + Sync + 'static,
-        respond: impl Fn(u64, String, Result<Box<RawValue>>) + Send + Sync + 'static,
+        respond: impl Fn(u64, String, Result<Box<RawValue>>, Option<Attachment>) + Send + Sync + 'static,
         give_up: impl Fn(i64, &str) + Send + Sync + 'static,
         observe: impl Fn(&str, &[u8], &RawValue) + Send + Sync + 'static,
     ) -> Arc<Correlation> {
@@ -189,7 +191,7 @@ impl Correlation {
             let id = table
                 .map
                 .iter()
-                .find(|(_, e)| matches!(e.tx, Reply::Event(t) if t == token))
+                .find(|(_, e)| matches!(e.tx, Reply::Event(t, _) if t == token))
                 .map(|(id, _)| *id);
             let entry = id.and_then(|id| table.map.remove(&id).map(|e| (id, e)));
             if let Some((id, _)) = &entry {
@@ -216,7 +218,7 @@ impl Correlation {
             Reply::Wait(tx) => {
                 let _ = tx.send(outcome);
             }
-            Reply::Event(token) => (self.respond)(token, entry.method, outcome),
+            Reply::Event(token, attached) => (self.respond)(token, entry.method, outcome, attached),
         }
     }
 
@@ -408,7 +410,7 @@ mod tests {
             Duration::from_secs(60),
             RetryPolicy::none(),
             |_| {},
-            |_, _, _| {},
+            |_, _, _, _| {},
             |_, _| {},
             |_, _, _| {},
         )
@@ -469,7 +471,7 @@ mod tests {
             Duration::from_secs(60),
             RetryPolicy::none(),
             |_| {},
-            move |token, method, result: Result<Box<RawValue>>| {
+            move |token, method, result: Result<Box<RawValue>>, _| {
                 sink.lock()
                     .unwrap()
                     .push((token, method, result.map(|r| r.get().to_owned())));
@@ -479,7 +481,7 @@ mod tests {
         );
         let opts = RequestOptions::default();
         let r = c
-            .register("m", &raw("{}"), &opts, false, Reply::Event(7))
+            .register("m", &raw("{}"), &opts, false, Reply::Event(7, None))
             .unwrap();
         c.complete(RequestId::Int(r.id), Ok(&raw("[1]"))).unwrap();
         let got = got.lock().unwrap();
@@ -496,7 +498,7 @@ mod tests {
             Duration::from_secs(60),
             RetryPolicy::none(),
             |_| {},
-            move |token, _, result: Result<Box<RawValue>>| {
+            move |token, _, result: Result<Box<RawValue>>, _| {
                 sink.lock().unwrap().push((token, result.is_err()));
             },
             move |id, why: &str| log.lock().unwrap().push((id, why.to_owned())),
@@ -507,13 +509,13 @@ mod tests {
         c.abandon(waited);
         c.abandon(waited);
         let ev = c
-            .register("b", &raw("{}"), &opts, false, Reply::Event(9))
+            .register("b", &raw("{}"), &opts, false, Reply::Event(9, None))
             .unwrap();
         assert!(c.cancel_token(9, Error::Cancelled("test".into())));
         assert!(!c.cancel_token(9, Error::Cancelled("test".into())));
         let short = RequestOptions::timeout(Duration::from_millis(1));
         let timed = c
-            .register("c", &raw("{}"), &short, false, Reply::Event(10))
+            .register("c", &raw("{}"), &short, false, Reply::Event(10, None))
             .unwrap();
         c.expire(Instant::now() + Duration::from_millis(5));
         let ids: Vec<i64> = given_up.lock().unwrap().iter().map(|(i, _)| *i).collect();

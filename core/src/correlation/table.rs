@@ -8,6 +8,7 @@ use std::time::{Duration, Instant};
 use tokio::sync::oneshot;
 
 use crate::error::{Error, Result};
+use crate::event::Attachment;
 use crate::options::RetryPolicy;
 
 /// Where a request's outcome goes.
@@ -15,8 +16,8 @@ pub(crate) enum Reply {
     /// To a caller awaiting it.
     Wait(oneshot::Sender<Result<Box<RawValue>>>),
     /// To the connection's response sink with this token (it becomes an
-    /// [`Event::Response`](crate::Event::Response)).
-    Event(u64),
+    /// [`Event::Response`](crate::Event::Response)), with the value its sender attached.
+    Event(u64, Option<Attachment>),
     /// To a function called where the outcome is known (the reader, for a response), so that
     /// it acts before the next line is handled (the rejoin's `thread/resume`).
     Call(Box<dyn FnOnce(Result<Box<RawValue>>) + Send>),

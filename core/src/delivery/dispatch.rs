@@ -9,7 +9,7 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex, RwLock};
 
 use crate::delivery::queue::EventQueue;
-use crate::event::{ConnectionEvent, Event, Notification, ServerRequest};
+use crate::event::{ConnectionEvent, Event, Notification, Response, ServerRequest};
 
 /// Handler of server notifications.
 pub type NotificationHandler = Arc<dyn Fn(&Notification) + Send + Sync>;
@@ -17,6 +17,9 @@ pub type NotificationHandler = Arc<dyn Fn(&Notification) + Send + Sync>;
 pub type ServerRequestHandler = Arc<dyn Fn(ServerRequest) + Send + Sync>;
 /// Handler of connection events (errors, overflow, disconnect).
 pub type ConnectionHandler = Arc<dyn Fn(&ConnectionEvent) + Send + Sync>;
+/// Handler of the outcomes of requests sent without waiting
+/// ([`Client::on_response`](crate::Client::on_response)).
+pub type ResponseHandler = Arc<dyn Fn(Response) + Send + Sync>;
 /// Handler that takes every event, owned (see [`Client::on_event`](crate::Client::on_event)).
 pub type EventHandler = Arc<dyn Fn(Event) + Send + Sync>;
 
@@ -32,6 +35,8 @@ pub(crate) struct Handlers {
     /// `by_method`.
     pub by_thread: RwLock<HashMap<(String, String), ServerRequestHandler>>,
     pub connection: RwLock<Option<ConnectionHandler>>,
+    /// Takes the outcomes of requests sent without waiting.
+    pub response: RwLock<Option<ResponseHandler>>,
     /// Takes every event instead of the handlers above (a binding's own delivery).
     pub any: RwLock<Option<EventHandler>>,
     /// Whether the warning about a server request with no handler was logged (once per
@@ -162,7 +167,17 @@ impl Handlers {
                 }
             }
             Event::Response(r) => {
-                tracing::debug!(token = r.token, method = %r.method, "response with no event handler; dropped");
+                let h = self.response.read().unwrap().clone();
+                match h {
+                    Some(h) => {
+                        if let Err(p) = catch_unwind(AssertUnwindSafe(|| h(r))) {
+                            self.report_panic("response", &*p);
+                        }
+                    }
+                    None => {
+                        tracing::debug!(token = r.token, method = %r.method, "response with no handler; dropped");
+                    }
+                }
             }
         }
     }

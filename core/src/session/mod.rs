@@ -131,11 +131,12 @@ impl SessionShared {
             move |line| {
                 let _ = resend.line(line);
             },
-            move |token, method, result| {
+            move |token, method, result, attachment| {
                 let response = Event::Response(crate::event::Response {
                     token,
                     method,
                     result,
+                    attachment,
                 });
                 if responses.push_response(response).is_some() {
                     tracing::debug!(token, "response after the event queue closed; dropped");

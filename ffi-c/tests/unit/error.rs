@@ -48,3 +48,15 @@ fn status_names_are_stable() {
     );
     assert_eq!(n(99), "CODEX_STATUS_UNKNOWN");
 }
+
+#[test]
+fn every_error_kind_has_its_own_status() {
+    let statuses: std::collections::HashSet<_> = codex_client::ErrorKind::ALL
+        .iter()
+        .map(|k| *STATUS.get(*k) as c_int)
+        .collect();
+    assert_eq!(statuses.len(), codex_client::ErrorKind::ALL.len());
+    assert!(!statuses.contains(&(CODEX_STATUS_INTERNAL as c_int)));
+    assert!(!statuses.contains(&(CODEX_STATUS_PANIC as c_int)));
+    assert!(!statuses.contains(&(CODEX_STATUS_OK as c_int)));
+}

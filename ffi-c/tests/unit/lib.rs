@@ -12,12 +12,25 @@ fn every_export_is_generated_by_ffi_fn() {
     let foreign = concat!("extern", " {");
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
     let mut checked = 0;
-    for entry in std::fs::read_dir(&dir).expect("ffi-c/src") {
-        let path = entry.expect("dir entry").path();
-        if path.extension().is_none_or(|e| e != "rs") {
-            continue;
+    // Every `.rs` file under `src`, however deep.
+    let mut dirs = vec![dir.clone()];
+    let mut files = Vec::new();
+    while let Some(d) = dirs.pop() {
+        for entry in std::fs::read_dir(&d).expect("a source folder") {
+            let path = entry.expect("dir entry").path();
+            if path.is_dir() {
+                dirs.push(path);
+            } else if path.extension().is_some_and(|e| e == "rs") {
+                files.push(path);
+            }
         }
-        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+    }
+    for path in files {
+        let name = path
+            .strip_prefix(&dir)
+            .unwrap()
+            .to_string_lossy()
+            .into_owned();
         if name == "macros.rs" {
             continue;
         }

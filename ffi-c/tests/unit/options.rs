@@ -1,290 +1,479 @@
-//! Unit tests of `ffi-c/src/options.rs` (a child module of it, kept out of `src`).
+//! Unit tests of `ffi-c/src/options.rs` (a child module of it, kept out of `src`): the C
+//! exports agree with the core's option table on every key and edge value, and each typed
+//! setter agrees with the generic one.
+
+use std::ffi::{CStr, CString};
 
 use super::*;
+use crate::client::{codex_client_free, codex_client_new, codex_client_t};
 use crate::error::codex_status_t::*;
 use crate::error::tests::last_message;
+use crate::strings::codex_string_free;
 
-fn options(o: *mut codex_options_t) -> Converted {
-    convert(o).expect("a live options object")
+fn c(s: &str) -> CString {
+    CString::new(s).unwrap()
+}
+
+/// `codex_options_get` as a JSON value (`None`: refused).
+fn get(o: *mut codex_options_t, key: &str) -> Option<Value> {
+    // SAFETY: `key` is NUL-terminated; the returned string is freed once.
+    unsafe {
+        let p = codex_options_get(o, c(key).as_ptr());
+        if p.is_null() {
+            return None;
+        }
+        let v = serde_json::from_str(CStr::from_ptr(p).to_str().unwrap()).unwrap();
+        codex_string_free(p);
+        Some(v)
+    }
+}
+
+fn set(o: *mut codex_options_t, key: &str, value: &Value) -> codex_status_t {
+    // SAFETY: NUL-terminated strings.
+    unsafe { codex_options_set(o, c(key).as_ptr(), c(&value.to_string()).as_ptr()) }
+}
+
+fn add(o: *mut codex_options_t, key: &str, value: &Value) -> codex_status_t {
+    // SAFETY: NUL-terminated strings.
+    unsafe { codex_options_add(o, c(key).as_ptr(), c(&value.to_string()).as_ptr()) }
+}
+
+/// Whether `codex_client_new` takes the options (the core's `build`).
+fn builds(o: *mut codex_options_t) -> bool {
+    let mut client: *mut codex_client_t = std::ptr::null_mut();
+    // SAFETY: `o` is live; `client` is freed when made.
+    unsafe {
+        let ok = codex_client_new(o, &mut client) == CODEX_STATUS_OK;
+        codex_client_free(client);
+        ok
+    }
 }
 
 #[test]
-fn setters_reach_the_core_options() {
+fn every_key_and_edge_value_means_what_the_core_says() {
+    let cases = codex_client::options::cases();
+    assert!(cases.len() > 300, "only {} cases", cases.len());
+    let mut keys = std::collections::HashSet::new();
+    for case in cases {
+        keys.insert(case.key);
+        let o = codex_options_new();
+        let status = set(o, case.key, &case.value);
+        let what = format!("{} = {}", case.key, case.value);
+        assert_eq!(
+            status == CODEX_STATUS_OK,
+            case.ok,
+            "{what}: {}",
+            last_message()
+        );
+        if !case.ok {
+            assert_eq!(status, CODEX_STATUS_INVALID_ARGUMENT, "{what}");
+            assert!(
+                last_message().contains(case.key),
+                "{what}: {}",
+                last_message()
+            );
+        }
+        assert_eq!(get(o, case.key), Some(case.effective.clone()), "{what}");
+        assert_eq!(builds(o), case.builds, "{what}: {}", last_message());
+        // SAFETY: `o` is live.
+        unsafe { codex_options_free(o) };
+    }
+    // Every key of the core's table was tried, and keys_json lists the same keys.
+    // SAFETY: a static string.
+    let listed = unsafe { CStr::from_ptr(codex_options_keys_json()) };
+    let listed: Vec<Value> = serde_json::from_str(listed.to_str().unwrap()).unwrap();
+    assert_eq!(listed.len(), codex_client::options::keys().count());
+    for k in codex_client::options::keys() {
+        assert!(keys.contains(k.name), "no case for {}", k.name);
+        assert!(
+            listed.iter().any(|l| l["name"] == k.name),
+            "{} not listed",
+            k.name
+        );
+    }
+}
+
+#[test]
+fn the_generic_exports_refuse_what_they_cannot_take() {
     let o = codex_options_new();
-    assert!(!o.is_null());
-    // SAFETY: `o` is live; every string is a NUL-terminated literal.
+    // SAFETY: NUL-terminated literals; `o` is live until freed.
     unsafe {
         assert_eq!(
-            codex_options_set_codex_bin(o, c"/bin/codex".as_ptr()),
-            CODEX_STATUS_OK
-        );
-        assert_eq!(codex_options_add_arg(o, c"--x".as_ptr()), CODEX_STATUS_OK);
-        assert_eq!(
-            codex_options_add_config_override(o, c"a.b=1=2".as_ptr()),
-            CODEX_STATUS_OK
-        );
-        assert_eq!(codex_options_add_env(o, c"K=".as_ptr()), CODEX_STATUS_OK);
-        assert_eq!(codex_options_set_clear_env(o, true), CODEX_STATUS_OK);
-        assert_eq!(
-            codex_options_set_client_info(o, c"n".as_ptr(), std::ptr::null(), std::ptr::null()),
-            CODEX_STATUS_OK
-        );
-        assert_eq!(
-            codex_options_set_delivery(o, CODEX_DELIVERY_POLL),
-            CODEX_STATUS_OK
-        );
-        assert_eq!(
-            codex_options_set_default_timeout_ms(o, 1234),
-            CODEX_STATUS_OK
-        );
-        assert_eq!(
-            codex_options_set_event_queue_capacity(o, 7),
-            CODEX_STATUS_OK
-        );
-        assert_eq!(codex_options_set_reply_spin_us(o, 0), CODEX_STATUS_OK);
-        assert_eq!(
-            codex_options_set_reply_spin_us(o, 10_001),
+            codex_options_set(o, c"no_such_key".as_ptr(), c"1".as_ptr()),
             CODEX_STATUS_INVALID_ARGUMENT
         );
-        assert!(last_message().contains("reply_spin_us"));
-    }
-    let c = options(o);
-    assert_eq!(c.options.reply_spin, std::time::Duration::ZERO);
-    assert_eq!(
-        c.options.codex_bin.as_deref(),
-        Some(std::path::Path::new("/bin/codex"))
-    );
-    assert_eq!(c.options.args, vec!["--x".to_owned()]);
-    assert_eq!(
-        c.options.config_overrides,
-        vec![("a.b".to_owned(), "1=2".to_owned())]
-    );
-    assert_eq!(c.options.env, vec![("K".to_owned(), String::new())]);
-    assert!(c.options.clear_env);
-    assert_eq!(c.options.client_name, "n");
-    assert_eq!(
-        c.options.client_version,
-        ClientOptions::default().client_version
-    );
-    assert!(c.poll);
-    assert_eq!(c.options.delivery, Delivery::Poll);
-    assert_eq!(c.options.default_timeout, Duration::from_millis(1234));
-    assert_eq!(c.options.event_queue_capacity, 7);
-    // SAFETY: as above.
-    unsafe {
-        assert_eq!(codex_options_set_default_timeout_ms(o, 0), CODEX_STATUS_OK);
+        assert!(
+            last_message().contains("known: transport"),
+            "{}",
+            last_message()
+        );
         assert_eq!(
-            codex_options_set_event_queue_capacity(o, 0),
+            codex_options_set(o, c"default_timeout".as_ptr(), c"{".as_ptr()),
+            CODEX_STATUS_INVALID_ARGUMENT
+        );
+        assert_eq!(
+            codex_options_set(o, std::ptr::null(), c"1".as_ptr()),
+            CODEX_STATUS_INVALID_ARGUMENT
+        );
+        assert_eq!(
+            codex_options_add(o, c"default_timeout".as_ptr(), c"1".as_ptr()),
+            CODEX_STATUS_INVALID_ARGUMENT
+        );
+        assert_eq!(
+            codex_options_add(o, c"args".as_ptr(), std::ptr::null()),
+            CODEX_STATUS_INVALID_ARGUMENT
+        );
+        // A secret is never shown.
+        assert_eq!(
+            codex_options_set(o, c"token".as_ptr(), c"5".as_ptr()),
+            CODEX_STATUS_INVALID_ARGUMENT
+        );
+        assert_eq!(
+            codex_options_set(o, c"token".as_ptr(), c"\"sekret\"".as_ptr()),
             CODEX_STATUS_OK
         );
+        assert_eq!(get(o, "token"), Some(json!("<redacted>")));
+        assert_eq!(
+            codex_options_add(
+                o,
+                c"headers".as_ptr(),
+                c"[\"X-K\",\"sekret\\r\\n\"]".as_ptr()
+            ),
+            CODEX_STATUS_INVALID_ARGUMENT
+        );
+        assert!(!last_message().contains("sekret"), "{}", last_message());
+        // NULL restores the default.
+        assert_eq!(set(o, "default_timeout", &json!(2)), CODEX_STATUS_OK);
+        assert_eq!(
+            codex_options_set(o, c"default_timeout".as_ptr(), std::ptr::null()),
+            CODEX_STATUS_OK
+        );
+        assert_eq!(get(o, "default_timeout"), Some(json!(300.0)));
+        assert!(codex_options_get(o, c"nope".as_ptr()).is_null());
+        assert!(last_message().contains("nope"));
+        assert!(codex_options_get(o, std::ptr::null()).is_null());
+        codex_options_free(o);
+        assert!(codex_options_get(o, c"args".as_ptr()).is_null());
+        assert!(
+            last_message().contains("already freed"),
+            "{}",
+            last_message()
+        );
     }
-    let c = options(o);
-    assert_eq!(
-        c.options.default_timeout,
-        ClientOptions::default().default_timeout
+}
+
+/// One change of the options through the generic exports.
+enum G {
+    Set(&'static str, Value),
+    Add(&'static str, Value),
+}
+
+/// The typed setter `typed` and the generic changes `generic` agree: both succeed or both
+/// fail, and the options `keys` then read the same (a refused typed call changes nothing).
+fn agree(
+    what: &str,
+    typed: impl FnOnce(*mut codex_options_t) -> codex_status_t,
+    generic: &[G],
+    keys: &[&str],
+) {
+    let (a, b, fresh) = (
+        codex_options_new(),
+        codex_options_new(),
+        codex_options_new(),
     );
+    let typed_ok = typed(a) == CODEX_STATUS_OK;
+    let typed_message = last_message();
+    let generic_ok = generic.iter().all(|g| {
+        let s = match g {
+            G::Set(k, v) => set(b, k, v),
+            G::Add(k, v) => add(b, k, v),
+        };
+        s == CODEX_STATUS_OK
+    });
     assert_eq!(
-        c.options.event_queue_capacity,
-        ClientOptions::default().event_queue_capacity
+        typed_ok,
+        generic_ok,
+        "{what}: {typed_message} / {}",
+        last_message()
     );
-    // SAFETY: `o` is live until here.
-    unsafe { codex_options_free(o) };
-    assert!(convert(o).is_err());
-    assert!(last_message().is_empty() || !last_message().contains("ignored"));
-    // SAFETY: a freed handle is looked up, never dereferenced.
-    unsafe { codex_options_free(o) };
-    assert!(last_message().contains("ignored"), "{}", last_message());
+    for k in keys {
+        let want = if typed_ok { get(b, k) } else { get(fresh, k) };
+        assert_eq!(get(a, k), want, "{what}: option {k}");
+    }
+    // SAFETY: the three objects are live.
+    unsafe {
+        codex_options_free(a);
+        codex_options_free(b);
+        codex_options_free(fresh);
+    }
 }
 
 #[test]
-fn transport_and_token_are_validated_by_the_setter() {
+fn each_typed_setter_agrees_with_the_generic_one_on_edge_values() {
+    use G::*;
+    let max_ms = CODEX_OPTIONS_MAX_TIMEOUT_MS;
+    assert_eq!(max_ms, codex_client::options::MAX_SECONDS * 1000);
+    for v in [0, 1, 1234, max_ms, max_ms + 1, u64::MAX] {
+        let secs = json!(v as f64 / 1000.0);
+        // SAFETY (every unsafe block of this test): `o` is live; strings are NUL-terminated.
+        agree(
+            &format!("default_timeout_ms {v}"),
+            |o| unsafe { codex_options_set_default_timeout_ms(o, v) },
+            &[Set("default_timeout", secs.clone())],
+            &["default_timeout"],
+        );
+        agree(
+            &format!("connect_timeout_ms {v}"),
+            |o| unsafe { codex_options_set_connect_timeout_ms(o, v) },
+            &[Set("connect_timeout", secs.clone())],
+            &["connect_timeout"],
+        );
+        for (attempts, other) in [(0u32, 0u64), (3, v), (1000, v), (1001, 0)] {
+            let on = attempts > 0;
+            let mut g = vec![Set("reconnect", json!(on))];
+            if on {
+                g.push(Set("reconnect_max_attempts", json!(attempts)));
+                g.push(Set("reconnect_base", secs.clone()));
+                g.push(Set("reconnect_cap", json!(other as f64 / 1000.0)));
+            }
+            agree(
+                &format!("reconnect {attempts} {v} {other}"),
+                |o| unsafe { codex_options_set_reconnect(o, attempts, v, other) },
+                &g,
+                &[
+                    "reconnect",
+                    "reconnect_max_attempts",
+                    "reconnect_base",
+                    "reconnect_cap",
+                ],
+            );
+            agree(
+                &format!("retry {attempts} {v} {other}"),
+                |o| unsafe { codex_options_set_retry(o, attempts, v, other) },
+                &[
+                    Set("retry_max_attempts", json!(attempts)),
+                    Set("retry_base", secs.clone()),
+                    Set("retry_cap", json!(other as f64 / 1000.0)),
+                ],
+                &["retry_max_attempts", "retry_base", "retry_cap"],
+            );
+        }
+        agree(
+            &format!("heartbeat {v}"),
+            |o| unsafe { codex_options_set_heartbeat(o, v, 0) },
+            &[
+                Set("heartbeat_interval", secs.clone()),
+                Set("heartbeat_timeout", json!(0)),
+            ],
+            &["heartbeat", "heartbeat_interval", "heartbeat_timeout"],
+        );
+    }
+    for us in [0u32, 1, 50, 10_000, 10_001, u32::MAX] {
+        agree(
+            &format!("reply_spin_us {us}"),
+            |o| unsafe { codex_options_set_reply_spin_us(o, us) },
+            &[Set("reply_spin", json!(f64::from(us) / 1e6))],
+            &["reply_spin"],
+        );
+    }
+    type SizeSetter = unsafe extern "C" fn(*mut codex_options_t, usize) -> codex_status_t;
+    let sizes: [(SizeSetter, &str); 3] = [
+        (
+            codex_options_set_event_queue_capacity,
+            "event_queue_capacity",
+        ),
+        (codex_options_set_read_ahead_bytes, "read_ahead_bytes"),
+        (codex_options_set_max_line_bytes, "max_line_bytes"),
+    ];
+    for (f, key) in sizes {
+        for n in [0usize, 1, 1023, 1024, 1 << 40, (1 << 40) + 1, usize::MAX] {
+            agree(
+                &format!("{key} {n}"),
+                |o| unsafe { f(o, n) },
+                &[Set(key, json!(n))],
+                &[key],
+            );
+        }
+    }
+    type BoolSetter = unsafe extern "C" fn(*mut codex_options_t, bool) -> codex_status_t;
+    let bools: [(BoolSetter, &str); 3] = [
+        (codex_options_set_clear_env, "clear_env"),
+        (codex_options_set_experimental_api, "experimental_api"),
+        (
+            codex_options_set_dedicated_dispatch_thread,
+            "dedicated_dispatch_thread",
+        ),
+    ];
+    for (f, key) in bools {
+        for b in [true, false] {
+            agree(key, |o| unsafe { f(o, b) }, &[Set(key, json!(b))], &[key]);
+        }
+    }
+    type TextSetter = unsafe extern "C" fn(*mut codex_options_t, *const c_char) -> codex_status_t;
+    let texts: [(TextSetter, &str, bool); 9] = [
+        (codex_options_set_codex_bin, "codex_bin", false),
+        (codex_options_set_cwd, "cwd", false),
+        (codex_options_set_codex_home, "codex_home", false),
+        (codex_options_set_tls_ca_file, "tls_ca_file", false),
+        (codex_options_add_arg, "args", true),
+        (codex_options_add_env, "env", true),
+        (codex_options_add_config_override, "config_overrides", true),
+        (
+            codex_options_add_opt_out_notification_method,
+            "opt_out_notification_methods",
+            true,
+        ),
+        (
+            codex_options_set_mcp_capabilities_json,
+            "mcp_capabilities",
+            false,
+        ),
+    ];
+    for (f, key, list) in texts {
+        for t in ["/tmp/x", "", "K=v", "=v", "{\"roots\":{}}", "[]"] {
+            let v = if key == "mcp_capabilities" {
+                match serde_json::from_str(t) {
+                    Ok(v) => v,
+                    Err(_) => continue,
+                }
+            } else {
+                json!(t)
+            };
+            let g = if list { Add(key, v) } else { Set(key, v) };
+            agree(
+                &format!("{key} {t:?}"),
+                |o| unsafe { f(o, c(t).as_ptr()) },
+                &[g],
+                &[key],
+            );
+        }
+    }
+    for spec in [
+        "stdio",
+        "exec",
+        "mcp",
+        "ws://127.0.0.1:9/",
+        "unix",
+        "ftp://x",
+        "mcp+stdio:a b",
+    ] {
+        agree(
+            &format!("transport {spec}"),
+            |o| unsafe { codex_options_set_transport(o, c(spec).as_ptr(), std::ptr::null()) },
+            &[Set("transport", json!(spec))],
+            &["transport", "token", "command"],
+        );
+    }
+    for (name, value) in [("X-Key", "v"), ("X Key", "v"), ("", "v"), ("K", "a\r\nb")] {
+        agree(
+            &format!("header {name:?}"),
+            |o| unsafe { codex_options_add_header(o, c(name).as_ptr(), c(value).as_ptr()) },
+            &[Add("headers", json!([name, value]))],
+            &["headers"],
+        );
+    }
+    for uri in ["file:///a", "", "/srv/x"] {
+        agree(
+            &format!("root {uri:?}"),
+            |o| unsafe { codex_options_add_mcp_root(o, c(uri).as_ptr(), c"A".as_ptr()) },
+            &[Add("mcp_roots", json!([uri, "A"]))],
+            &["mcp_roots"],
+        );
+    }
+    agree(
+        "client_info",
+        |o| unsafe {
+            codex_options_set_client_info(o, c"n".as_ptr(), std::ptr::null(), c"".as_ptr())
+        },
+        &[
+            Set("client_name", json!("n")),
+            Set("client_title", Value::Null),
+            Set("client_version", json!("")),
+        ],
+        &["client_name", "client_title", "client_version"],
+    );
+    agree(
+        "delivery",
+        |o| unsafe { codex_options_set_delivery(o, CODEX_DELIVERY_POLL) },
+        &[Set("delivery", json!("poll"))],
+        &["delivery"],
+    );
+    let argv = [c"node".as_ptr(), c"s.js".as_ptr()];
+    agree(
+        "mcp_command",
+        |o| unsafe { codex_options_set_mcp_command(o, argv.as_ptr(), 2) },
+        &[Set("command", json!(["node", "s.js"]))],
+        &["command", "transport"],
+    );
+    agree(
+        "mcp_command of nothing",
+        |o| unsafe { codex_options_set_mcp_command(o, argv.as_ptr(), 0) },
+        &[Set("command", json!([]))],
+        &["command"],
+    );
+    agree(
+        "client cert",
+        |o| unsafe { codex_options_set_tls_client_cert(o, c"c".as_ptr(), std::ptr::null()) },
+        &[Set("tls_client_cert", json!(["c", null]))],
+        &["tls_client_cert"],
+    );
+}
+
+#[test]
+fn typed_setters_keep_their_c_conventions() {
     let o = codex_options_new();
-    assert_eq!(options(o).options.transport, TransportKind::Stdio);
     // SAFETY: `o` is live; every string is a NUL-terminated literal.
     unsafe {
-        assert_eq!(
-            codex_options_set_transport(o, c"exec".as_ptr(), std::ptr::null()),
-            CODEX_STATUS_OK
-        );
-        assert!(matches!(
-            options(o).options.transport,
-            TransportKind::Exec(_)
-        ));
-        assert_eq!(
-            codex_options_set_transport(o, c"wss://example.com/".as_ptr(), c"sekret".as_ptr()),
-            CODEX_STATUS_OK
-        );
-        assert_eq!(
-            options(o).options.transport,
-            TransportKind::WebSocket {
-                url: "wss://example.com/".into(),
-                token: Some("sekret".into())
-            }
-        );
-        assert!(!format!("{:?}", options(o).options).contains("sekret"));
+        // A token the transport cannot carry is refused by the setter, not at client creation,
+        // and never shown.
         assert_eq!(
             codex_options_set_transport(o, c"exec".as_ptr(), c"sekret".as_ptr()),
             CODEX_STATUS_INVALID_ARGUMENT
         );
-        assert!(!last_message().contains("sekret"));
-        assert!(last_message().contains("token"), "{}", last_message());
+        assert!(last_message().contains("token") && !last_message().contains("sekret"));
+        // set_transport and set_mcp_command replace each other.
+        let argv = [c"node".as_ptr()];
         assert_eq!(
-            codex_options_set_transport(o, c"gopher://x".as_ptr(), std::ptr::null()),
-            CODEX_STATUS_INVALID_ARGUMENT
-        );
-        assert!(last_message().contains("gopher://x"), "{}", last_message());
-        // A failed setter changes nothing.
-        assert!(matches!(
-            options(o).options.transport,
-            TransportKind::WebSocket { .. }
-        ));
-        codex_options_free(o);
-    }
-}
-
-#[test]
-fn mcp_setters_build_the_transport_and_refuse_bad_input() {
-    let o = codex_options_new();
-    let argv = [
-        c"/usr/bin/node".as_ptr(),
-        c"server.js".as_ptr(),
-        c"a b".as_ptr(),
-    ];
-    // SAFETY: `o` is live; `argv` holds `argv.len()` NUL-terminated literals.
-    unsafe {
-        assert_eq!(
-            codex_options_set_mcp_command(o, argv.as_ptr(), argv.len()),
+            codex_options_set_mcp_command(o, argv.as_ptr(), 1),
             CODEX_STATUS_OK
         );
+        assert!(builds(o));
         assert_eq!(
-            options(o).options.transport,
-            TransportKind::McpStdio(McpCommand::new("/usr/bin/node").args(["server.js", "a b"]))
-        );
-        // Refused, nothing changed.
-        assert_eq!(
-            codex_options_set_mcp_command(o, argv.as_ptr(), 0),
-            CODEX_STATUS_INVALID_ARGUMENT
-        );
-        assert!(last_message().contains("argc is 0"), "{}", last_message());
-        assert_eq!(
-            codex_options_set_mcp_command(o, std::ptr::null(), 1),
-            CODEX_STATUS_INVALID_ARGUMENT
-        );
-        let holes = [c"node".as_ptr(), std::ptr::null()];
-        assert_eq!(
-            codex_options_set_mcp_command(o, holes.as_ptr(), 2),
-            CODEX_STATUS_INVALID_ARGUMENT
-        );
-        assert_eq!(last_message(), "argv[1] is NULL");
-        let bad = [c"node".as_ptr(), c"\xff".as_ptr()];
-        assert_eq!(
-            codex_options_set_mcp_command(o, bad.as_ptr(), 2),
-            CODEX_STATUS_INVALID_ARGUMENT
-        );
-        assert_eq!(last_message(), "argv[1] is not valid UTF-8");
-        let empty = [c"".as_ptr()];
-        assert_eq!(
-            codex_options_set_mcp_command(o, empty.as_ptr(), 1),
-            CODEX_STATUS_INVALID_ARGUMENT
-        );
-        assert!(matches!(
-            options(o).options.transport,
-            TransportKind::McpStdio(_)
-        ));
-
-        // Roots and capabilities.
-        assert_eq!(
-            codex_options_add_mcp_root(o, c"file:///a".as_ptr(), c"A".as_ptr()),
+            codex_options_set_transport(o, c"exec".as_ptr(), std::ptr::null()),
             CODEX_STATUS_OK
         );
+        assert_eq!(get(o, "command"), Some(Value::Null));
+        assert!(builds(o));
         assert_eq!(
-            codex_options_add_mcp_root(o, c"file:///b".as_ptr(), std::ptr::null()),
+            codex_options_set_mcp_command(o, argv.as_ptr(), 1),
             CODEX_STATUS_OK
         );
-        assert_eq!(
-            codex_options_add_mcp_root(o, c"".as_ptr(), std::ptr::null()),
-            CODEX_STATUS_INVALID_ARGUMENT
-        );
-        assert_eq!(
-            options(o).options.mcp.roots,
-            Some(vec![
-                Root::new("file:///a", Some("A".into())),
-                Root::new("file:///b", None)
-            ])
-        );
-        assert_eq!(
-            codex_options_set_mcp_capabilities_json(o, c"{\"sampling\":{}}".as_ptr()),
-            CODEX_STATUS_OK
-        );
-        assert_eq!(
-            options(o).options.mcp.capabilities,
-            Some(serde_json::json!({"sampling": {}}))
-        );
-        for bad in [c"[]", c"{", c"null"] {
-            assert_eq!(
-                codex_options_set_mcp_capabilities_json(o, bad.as_ptr()),
-                CODEX_STATUS_INVALID_ARGUMENT
-            );
-        }
-        assert!(options(o).options.mcp.capabilities.is_some());
-        assert_eq!(
-            codex_options_set_mcp_capabilities_json(o, std::ptr::null()),
-            CODEX_STATUS_OK
-        );
-        assert_eq!(options(o).options.mcp.capabilities, None);
-        codex_options_free(o);
-    }
-}
-
-#[test]
-fn headers_go_into_an_http_transport_only() {
-    let o = codex_options_new();
-    // SAFETY: `o` is live; every string is a NUL-terminated literal.
-    unsafe {
-        // Before the transport is chosen, then a transport that is not HTTP: refused at
-        // client creation.
+        assert_eq!(get(o, "transport"), Some(json!("stdio")));
+        assert!(builds(o));
+        // Headers before an HTTP transport: refused at client creation only.
         assert_eq!(
             codex_options_add_header(o, c"X-Api-Key".as_ptr(), c"sekret".as_ptr()),
             CODEX_STATUS_OK
         );
-        let Err(Fail::Status(s, m)) = convert(o) else {
-            panic!("headers with the stdio transport were accepted")
-        };
-        assert_eq!(s, CODEX_STATUS_INVALID_ARGUMENT);
-        assert!(
-            m.contains("MCP HTTP transport") && !m.contains("sekret"),
-            "{m}"
-        );
+        assert!(!builds(o));
+        assert!(last_message().contains("headers") && !last_message().contains("sekret"));
         assert_eq!(
             codex_options_set_transport(o, c"http://127.0.0.1:9/mcp".as_ptr(), std::ptr::null()),
             CODEX_STATUS_OK
         );
-        let TransportKind::McpHttp(h) = convert(o).unwrap().options.transport else {
-            panic!("not an HTTP transport")
-        };
+        assert!(builds(o));
         assert_eq!(
-            h.headers,
-            vec![("X-Api-Key".to_owned(), "sekret".to_owned())]
+            codex_options_set_mcp_command(o, std::ptr::null(), 1),
+            CODEX_STATUS_INVALID_ARGUMENT
         );
-        assert!(!format!("{h:?}").contains("sekret"));
-        for (name, value) in [
-            (c"X-Key\r\nEvil".as_ptr(), c"v".as_ptr()),
-            (c"X Key".as_ptr(), c"v".as_ptr()),
-            (c"".as_ptr(), c"v".as_ptr()),
-            (c"X-Key".as_ptr(), c"sekret\r\nEvil: 1".as_ptr()),
-            (std::ptr::null(), c"v".as_ptr()),
-            (c"X-Key".as_ptr(), std::ptr::null()),
-        ] {
-            assert_eq!(
-                codex_options_add_header(o, name, value),
-                CODEX_STATUS_INVALID_ARGUMENT
-            );
-            assert!(!last_message().contains("sekret"), "{}", last_message());
-        }
-        let TransportKind::McpHttp(h) = convert(o).unwrap().options.transport else {
-            panic!("not an HTTP transport")
-        };
-        assert_eq!(h.headers.len(), 1);
+        assert_eq!(last_message(), "argv is NULL");
+        assert_eq!(
+            codex_options_set_delivery(o, 7),
+            CODEX_STATUS_INVALID_ARGUMENT
+        );
+        assert!(last_message().contains("unknown delivery"));
+        // A refused call changes nothing.
+        assert_eq!(get(o, "transport"), Some(json!("http://127.0.0.1:9/mcp")));
         codex_options_free(o);
     }
 }
@@ -294,7 +483,7 @@ fn a_pointer_that_is_not_an_options_object_is_refused_unread() {
     // An old-layout struct: all zero bytes, exactly what `codex_options_t o = {0};` was.
     let old = [0u64; 24];
     let p = old.as_ptr() as *mut codex_options_t;
-    let Err(Fail::Status(s, m)) = convert(p) else {
+    let Err(Fail::Status(s, m)) = build(p) else {
         panic!("an old struct was accepted")
     };
     assert_eq!(s, CODEX_STATUS_INVALID_ARGUMENT);
@@ -315,6 +504,8 @@ fn a_pointer_that_is_not_an_options_object_is_refused_unread() {
             CODEX_STATUS_INVALID_ARGUMENT
         );
         assert_eq!(last_message(), "options is NULL");
+        codex_options_free(p);
+        assert!(last_message().contains("ignored"), "{}", last_message());
     }
     assert!(old.iter().all(|&w| w == 0));
 }
