@@ -240,12 +240,12 @@ defmodule CodexClientTest do
     assert {:error, {:invalid_argument, msg}} =
              CodexClient.Nif.open(Map.put(base, :config, ["=1"]), self())
 
-    assert msg =~ "key=value"
+    assert msg =~ "config_overrides" and msg =~ "NAME=value"
 
     assert {:error, {:invalid_argument, msg}} =
              CodexClient.Nif.open(Map.put(base, :timeout_ms, 1_000_000_000_000), self())
 
-    assert msg =~ "too large"
+    assert msg =~ "default_timeout" and msg =~ "31536000"
     assert CodexClient.live_clients() == live
   end
 
