@@ -183,6 +183,24 @@ macro_rules! opt_string_entry {
     };
 }
 
+/// An optional setting of the exec transport (`Option` field of `ExecOptions`; `null` unsets
+/// it; setting one marks the exec options as used, which needs the exec transport).
+macro_rules! exec_entry {
+    ($name:literal, $kind:ident, $doc:literal, $field:ident, |$v:ident| $conv:expr) => {
+        Entry {
+            key: key($name, ValueKind::$kind, $doc),
+            set: |b, $v| {
+                b.exec.$field = Some($conv?);
+                b.exec_set = true;
+                Ok(())
+            },
+            reset: |b| b.exec.$field = None,
+            get: |b| b.exec.$field.clone().map_or(Value::Null, Value::from),
+            add: None,
+        }
+    };
+}
+
 /// A list option: `set` replaces the list, `add` appends one entry.
 macro_rules! list_entry {
     ($name:literal, $kind:ident, $doc:literal, $($f:ident).+, all: |$v:ident| $all:expr,
@@ -832,28 +850,8 @@ pub(super) static KEYS: &[Entry] = &[
         }),
     },
     // -- exec ----------------------------------------------------------------------------------
-    Entry {
-        key: key("exec_model", ValueKind::String, "exec: `--model`. Default: Codex's config."),
-        set: |b, v| {
-            b.exec.model = Some(string_of("exec_model", v, false)?);
-            b.exec_set = true;
-            Ok(())
-        },
-        reset: |b| b.exec.model = None,
-        get: |b| b.exec.model.clone().map_or(Value::Null, Value::from),
-        add: None,
-    },
-    Entry {
-        key: key("exec_sandbox_mode", ValueKind::Word, "exec: `--sandbox`: read-only, workspace-write or danger-full-access. Default: Codex's config."),
-        set: |b, v| {
-            b.exec.sandbox_mode = Some(word_of("exec_sandbox_mode", v, SANDBOX)?);
-            b.exec_set = true;
-            Ok(())
-        },
-        reset: |b| b.exec.sandbox_mode = None,
-        get: |b| b.exec.sandbox_mode.clone().map_or(Value::Null, Value::from),
-        add: None,
-    },
+    exec_entry!("exec_model", String, "exec: `--model`. Default: Codex's config.", model, |v| string_of("exec_model", v, false)),
+    exec_entry!("exec_sandbox_mode", Word, "exec: `--sandbox`: read-only, workspace-write or danger-full-access. Default: Codex's config.", sandbox_mode, |v| word_of("exec_sandbox_mode", v, SANDBOX)),
     Entry {
         key: key("exec_working_directory", ValueKind::Path, "exec: `--cd`. Default: none."),
         set: |b, v| {
@@ -904,50 +902,10 @@ pub(super) static KEYS: &[Entry] = &[
         get: |b| Value::from(b.exec.skip_git_repo_check),
         add: None,
     },
-    Entry {
-        key: key("exec_reasoning_effort", ValueKind::String, "exec: `-c model_reasoning_effort=…` (minimal, low, medium, high, …). Default: Codex's config."),
-        set: |b, v| {
-            b.exec.reasoning_effort = Some(string_of("exec_reasoning_effort", v, false)?);
-            b.exec_set = true;
-            Ok(())
-        },
-        reset: |b| b.exec.reasoning_effort = None,
-        get: |b| b.exec.reasoning_effort.clone().map_or(Value::Null, Value::from),
-        add: None,
-    },
-    Entry {
-        key: key("exec_network_access", ValueKind::Bool, "exec: `-c sandbox_workspace_write.network_access=…`. Default: Codex's config."),
-        set: |b, v| {
-            b.exec.network_access = Some(bool_of("exec_network_access", v)?);
-            b.exec_set = true;
-            Ok(())
-        },
-        reset: |b| b.exec.network_access = None,
-        get: |b| b.exec.network_access.map_or(Value::Null, Value::from),
-        add: None,
-    },
-    Entry {
-        key: key("exec_web_search", ValueKind::Bool, "exec: `-c web_search=\"live\"` (true) or \"disabled\" (false). Default: Codex's config."),
-        set: |b, v| {
-            b.exec.web_search = Some(bool_of("exec_web_search", v)?);
-            b.exec_set = true;
-            Ok(())
-        },
-        reset: |b| b.exec.web_search = None,
-        get: |b| b.exec.web_search.map_or(Value::Null, Value::from),
-        add: None,
-    },
-    Entry {
-        key: key("exec_approval_policy", ValueKind::Word, "exec: `-c approval_policy=…`: never, on-request, on-failure or untrusted (exec cannot ask anyone: anything but never makes escalations fail). Default: Codex's config."),
-        set: |b, v| {
-            b.exec.approval_policy = Some(word_of("exec_approval_policy", v, APPROVAL)?);
-            b.exec_set = true;
-            Ok(())
-        },
-        reset: |b| b.exec.approval_policy = None,
-        get: |b| b.exec.approval_policy.clone().map_or(Value::Null, Value::from),
-        add: None,
-    },
+    exec_entry!("exec_reasoning_effort", String, "exec: `-c model_reasoning_effort=…` (minimal, low, medium, high, …). Default: Codex's config.", reasoning_effort, |v| string_of("exec_reasoning_effort", v, false)),
+    exec_entry!("exec_network_access", Bool, "exec: `-c sandbox_workspace_write.network_access=…`. Default: Codex's config.", network_access, |v| bool_of("exec_network_access", v)),
+    exec_entry!("exec_web_search", Bool, "exec: `-c web_search=\"live\"` (true) or \"disabled\" (false). Default: Codex's config.", web_search, |v| bool_of("exec_web_search", v)),
+    exec_entry!("exec_approval_policy", Word, "exec: `-c approval_policy=…`: never, on-request, on-failure or untrusted (exec cannot ask anyone: anything but never makes escalations fail). Default: Codex's config.", approval_policy, |v| word_of("exec_approval_policy", v, APPROVAL)),
 ];
 
 /// The row of option `name`, or the error that lists the known names.
