@@ -188,3 +188,39 @@ fn typescript_sdk_server_over_streamable_http() {
     let server = SdkHttp::start(Sdk::TypeScript);
     exercise(Sdk::TypeScript, server.options());
 }
+
+/// The server restarts (so it forgets the session) between two calls: the next call is
+/// answered 404, the client starts a new session and sends it again, and the caller sees
+/// only the answer; the server requests of the new session reach the handlers too.
+fn session_expires_mid_use(sdk: Sdk) {
+    let mut server = SdkHttp::start(sdk);
+    let (c, _notes) = connected(sdk, server.options());
+    let sum = b(c.call_tool("add", json!({"a": 1, "b": 2}))).unwrap();
+    assert_eq!(sum.structured_content.unwrap()["sum"], 3.0);
+    server.restart();
+    let sum = b(c.call_tool("add", json!({"a": 2, "b": 2}))).unwrap();
+    assert_eq!(sum.structured_content.unwrap()["sum"], 4.0, "{sdk:?}");
+    let asked = b(c.call_tool("ask_name", json!({}))).unwrap();
+    assert!(asked.text().contains("hello Ada"), "{sdk:?}: {asked:?}");
+    // Again, with requests in flight at once: one renewal serves them all.
+    server.restart();
+    let calls: Vec<_> = (0..4)
+        .map(|i| c.call_tool("add", json!({"a": i, "b": 1})))
+        .collect();
+    for (i, call) in calls.into_iter().enumerate() {
+        let r = b(call).unwrap();
+        assert_eq!(r.structured_content.unwrap()["sum"], i as f64 + 1.0);
+    }
+    b(c.ping()).unwrap();
+    c.disconnect();
+}
+
+#[test]
+fn python_sdk_session_expires_mid_use() {
+    session_expires_mid_use(Sdk::Python);
+}
+
+#[test]
+fn typescript_sdk_session_expires_mid_use() {
+    session_expires_mid_use(Sdk::TypeScript);
+}

@@ -15,9 +15,11 @@
 
 mod body;
 mod conn;
+mod handshake;
 mod legacy;
 mod peek;
 mod post;
+mod renew;
 mod sse;
 mod stream;
 #[cfg(test)]
