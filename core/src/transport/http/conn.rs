@@ -5,9 +5,9 @@
 
 use bytes::Bytes;
 use reqwest::header::{HeaderMap, HeaderName, HeaderValue, ACCEPT, AUTHORIZATION, CONTENT_TYPE};
-use reqwest::{RequestBuilder, Url};
+use reqwest::{RequestBuilder, Response, Url};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Mutex, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 use tokio::sync::mpsc;
 
@@ -53,6 +53,8 @@ pub(super) struct Conn {
     /// MCP 2026-07-28: the version and tool headers each POST carries.
     modern: super::modern::Modern,
     handshake: super::handshake::Handshake,
+    /// MCP authorization, when configured ([`crate::auth`]).
+    auth: Option<Arc<crate::auth::AuthSession>>,
 }
 
 /// Refuse a URL this transport cannot use, and a bearer token in clear text to another host.
@@ -99,10 +101,23 @@ fn fixed_headers(cfg: &McpHttp) -> Result<HeaderMap> {
 
 impl Conn {
     /// Check the configuration and build the HTTP client (nothing is sent yet).
-    pub(super) fn new(cfg: &McpHttp, cap: usize, deliver: mpsc::Sender<Inbound>) -> Result<Conn> {
+    pub(super) fn new(
+        cfg: &McpHttp,
+        cap: usize,
+        deliver: mpsc::Sender<Inbound>,
+        auth_events: Option<crate::auth::EventSink>,
+    ) -> Result<Conn> {
         let url = Url::parse(&cfg.url)
             .map_err(|e| Error::InvalidArgument(format!("bad MCP HTTP URL: {e}")))?;
-        check_url(&url, cfg.token.is_some())?;
+        check_url(&url, cfg.token.is_some() || cfg.oauth.is_some())?;
+        let auth = match &cfg.oauth {
+            Some(o) => Some(Arc::new(crate::auth::AuthSession::new(
+                o,
+                &url,
+                auth_events,
+            )?)),
+            None => None,
+        };
         let fixed = fixed_headers(cfg)?;
         let mut builder = reqwest::Client::builder()
             .connect_timeout(CONNECT_TIMEOUT)
@@ -129,7 +144,23 @@ impl Conn {
             expired: AtomicBool::new(false),
             modern: Default::default(),
             handshake: Default::default(),
+            auth,
         })
+    }
+
+    /// Send a request, authorized when MCP authorization is configured (a 401 or 403 then
+    /// runs the flow and the request goes again, once).
+    pub(super) async fn execute(&self, req: RequestBuilder) -> reqwest::Result<Response> {
+        let req = req.build()?;
+        match &self.auth {
+            Some(auth) => auth.execute(&self.client, req).await,
+            None => self.client.execute(req).await,
+        }
+    }
+
+    /// Why authorization failed, to add to a 401 or 403 error.
+    pub(super) fn auth_failure(&self) -> Option<String> {
+        self.auth.as_ref().and_then(|a| a.failure())
     }
 
     /// The MCP endpoint (the SSE endpoint for a legacy server).
@@ -287,7 +318,7 @@ impl Conn {
             .client
             .delete(self.url.clone())
             .headers(self.headers(&[]));
-        match tokio::time::timeout(DELETE_TIMEOUT, req.send()).await {
+        match tokio::time::timeout(DELETE_TIMEOUT, self.execute(req)).await {
             Ok(Ok(r)) => tracing::debug!("MCP session DELETE: HTTP {}", r.status().as_u16()),
             Ok(Err(e)) => tracing::debug!("MCP session DELETE failed: {}", describe(&e)),
             Err(_) => tracing::debug!("MCP session DELETE: no answer within {DELETE_TIMEOUT:?}"),
