@@ -219,6 +219,11 @@ fn auto_speaks_the_stateless_era_with_envelope_and_headers() {
     assert_eq!(init.mcp_era(), "stateless");
     assert_eq!(init.protocol_version(), Some(V));
     assert_eq!(init.server_info().unwrap()["name"], "fake");
+    assert_eq!(
+        init.to_json()["mcp_era"],
+        "stateless",
+        "the view every binding shows"
+    );
 
     let tools = block_on(c.list_all_tools()).unwrap();
     let names: Vec<_> = tools.iter().map(|t| t.name.as_str()).collect();
@@ -306,6 +311,7 @@ fn auto_falls_back_to_the_handshake() {
     let init = c.connect().unwrap();
     assert_eq!(init.mcp_era(), "handshake");
     assert_eq!(init.protocol_version(), Some("2025-11-25"));
+    assert_eq!(init.to_json()["mcp_era"], "handshake");
     block_on(c.list_all_tools()).unwrap();
     c.disconnect();
     let posts = s.posts();
