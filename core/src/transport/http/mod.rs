@@ -15,10 +15,12 @@
 
 mod body;
 mod conn;
+mod handshake;
 mod legacy;
 mod modern;
 mod peek;
 mod post;
+mod renew;
 mod sse;
 mod stream;
 #[cfg(test)]

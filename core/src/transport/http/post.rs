@@ -1,6 +1,7 @@
 //! Sending one message to a Streamable HTTP server and taking in what the POST answers: 202
 //! (nothing), one JSON message or a batch, or an SSE stream; an HTTP error answers a request
-//! with an error so it fails at once; a 404 with a session id ends the connection.
+//! with an error so it fails at once; a 404 with a session id starts a new session and sends
+//! the message again, once ([`renew`]).
 
 use bytes::Bytes;
 use reqwest::{Response, StatusCode};
@@ -10,8 +11,9 @@ use super::body::{content_type, describe, read_capped, read_quote, Body};
 use super::conn::Conn;
 use super::conn::ACCEPT_TIMEOUT;
 use super::peek::Head;
-use super::{stream, Gate};
+use super::{renew, stream, Gate};
 use crate::transport::io::Inbound;
+use std::sync::Arc;
 
 /// The first POST was refused the way a legacy HTTP+SSE server refuses it (400, 404 or 405).
 pub(super) struct Refused {
@@ -29,12 +31,14 @@ pub(super) struct Refused {
 /// follows. The first message refused with 400, 404 or 405 is handed back for the legacy
 /// fallback.
 pub(super) async fn send(
-    conn: &Conn,
+    conn: &Arc<Conn>,
     msg: &Bytes,
     head: &Head,
     mut gate: Gate,
     first: bool,
 ) -> Option<Refused> {
+    conn.handshake().note(msg, head);
+    let generation = conn.handshake().generation();
     let sent = conn.post(conn.url(), msg.clone()).send();
     let resp = if head.request_id().is_some() {
         sent.await
@@ -58,6 +62,7 @@ pub(super) async fn send(
             return None;
         }
     };
+    let resp = renew::after(conn, msg, head, generation, resp).await?;
     let status = resp.status();
     if first && matches!(status.as_u16(), 400 | 404 | 405) {
         let said = read_quote(resp).await;
