@@ -133,8 +133,9 @@ impl TurnResult {
 
 impl InitializeResult {
     /// `{"raw", "user_agent", "codex_home", "platform_family", "platform_os",
-    /// "codex_version", "protocol_version", "capabilities", "server_info", "instructions"}`
-    /// (absent members are `null`; the last four are an MCP server's).
+    /// "codex_version", "protocol_version", "capabilities", "server_info", "instructions",
+    /// "mcp_era"}` (absent members are `null`; the last five are an MCP server's; `mcp_era` is
+    /// `"stateless"` or `"handshake"`, see [`mcp_era`](Self::mcp_era)).
     pub fn to_json(&self) -> Value {
         json!({
             "raw": self.raw,
@@ -147,6 +148,7 @@ impl InitializeResult {
             "capabilities": self.capabilities(),
             "server_info": self.server_info(),
             "instructions": self.instructions(),
+            "mcp_era": self.protocol_version().map(|_| self.mcp_era()),
         })
     }
 }

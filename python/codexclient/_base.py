@@ -112,6 +112,8 @@ class ClientBase(Handlers):
         headers: Optional[Mapping[str, str]] = None,
         mcp_roots: Optional[Sequence[Root]] = None,
         mcp_capabilities: Optional[Mapping[str, Any]] = None,
+        mcp_protocol: Optional[str] = None,
+        mcp_input_rounds: Optional[int] = None,
         reconnect: Union[bool, Mapping[str, float], None] = None,
         heartbeat: Union[bool, Mapping[str, float], None] = None,
         tls_ca_file: Optional[PathLike] = None,

@@ -91,11 +91,13 @@ impl Client {
                                 serde_json::value::to_raw_value(&view).expect("view serializes")
                             ));
                         }
-                        None => break format!(
+                        None => {
+                            break format!(
                             "the server's supportedVersions {} has none this client speaks ({})",
                             v["supportedVersions"],
                             era::MODERN_VERSIONS.join(", ")
-                        ),
+                        )
+                        }
                     }
                 }
                 Ok(Err(Error::Rpc(e)))

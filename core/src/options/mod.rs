@@ -331,7 +331,7 @@ impl std::fmt::Debug for McpHttp {
 }
 
 /// What the client says and answers by itself on an MCP connection.
-#[derive(Debug, Clone, Default, PartialEq)]
+#[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
 pub struct McpOptions {
     /// The client capabilities sent in `initialize`. `None`: `roots` (with `listChanged`),
@@ -347,12 +347,23 @@ pub struct McpOptions {
     /// stateless version.
     pub protocol: crate::protocol::mcp::era::EraMode,
     /// Most rounds of an `InputRequiredResult` exchange before the request fails (option
-    /// `mcp_input_rounds`; 0 means the default, 16).
+    /// `mcp_input_rounds`; default [`DEFAULT_INPUT_ROUNDS`]).
     pub input_rounds: usize,
 }
 
 /// Default of [`McpOptions::input_rounds`].
 pub const DEFAULT_INPUT_ROUNDS: usize = 16;
+
+impl Default for McpOptions {
+    fn default() -> Self {
+        McpOptions {
+            capabilities: None,
+            roots: None,
+            protocol: Default::default(),
+            input_rounds: DEFAULT_INPUT_ROUNDS,
+        }
+    }
+}
 
 /// Which protocol a transport speaks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -54,7 +54,7 @@ fn inner_options(opts: &ClientOptions, budget: Duration) -> Result<ClientOptions
         roots: None,
         // `codex mcp-server` speaks the handshake era: no `server/discover` probe.
         protocol: crate::protocol::mcp::era::EraMode::Legacy,
-        input_rounds: 0,
+        input_rounds: crate::options::DEFAULT_INPUT_ROUNDS,
     };
     Ok(o)
 }

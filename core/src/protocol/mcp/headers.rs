@@ -115,8 +115,9 @@ fn check(
             name.escape_debug()
         ));
     }
-    let reachable =
-        !at.is_empty() && at.len().is_multiple_of(2) && at.iter().step_by(2).all(|k| k == "properties");
+    let reachable = !at.is_empty()
+        && at.len().is_multiple_of(2)
+        && at.iter().step_by(2).all(|k| k == "properties");
     if !reachable {
         return Err(format!(
             "x-mcp-header `{name}` is not on a property reachable through `properties` alone (at /{})",
@@ -125,10 +126,12 @@ fn check(
     }
     match schema.get("type").and_then(Value::as_str) {
         Some("string" | "integer" | "boolean") => {}
-        other => return Err(format!(
+        other => {
+            return Err(format!(
             "x-mcp-header `{name}` is on a property of type {} (string, integer or boolean only)",
             other.unwrap_or("unknown")
-        )),
+        ))
+        }
     }
     let path = at.iter().skip(1).step_by(2).cloned().collect();
     Ok(ParamHeader {
