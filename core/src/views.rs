@@ -7,6 +7,7 @@ use std::fmt;
 
 use serde_json::{json, Value};
 
+use crate::account::{Login, LoginOutcome};
 use crate::client::InitializeResult;
 use crate::event::{ConnectionEvent, ReconnectAttempt, Rejoined};
 use crate::turn::TurnResult;
@@ -192,5 +193,26 @@ mod tests {
             ConnectionEvent::Overflow { dropped: 3 }.to_string(),
             "3 notifications dropped (consumer too slow)"
         );
+    }
+}
+
+impl Login {
+    /// `{"login_id", "auth_url", "user_code", "verification_url"}` (each `null` when the flow
+    /// has none: the browser flow gives `auth_url`, the device-code flow `user_code` and
+    /// `verification_url`).
+    pub fn to_json(&self) -> Value {
+        json!({
+            "login_id": self.login_id(),
+            "auth_url": self.auth_url(),
+            "user_code": self.user_code(),
+            "verification_url": self.verification_url(),
+        })
+    }
+}
+
+impl LoginOutcome {
+    /// `{"success", "error"}`.
+    pub fn to_json(&self) -> Value {
+        json!({"success": self.success, "error": self.error})
     }
 }
