@@ -34,7 +34,7 @@ macro_rules! add_classes {
 /// The extension module.
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    log::install();
+    log::install(m.py());
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add("REQUEST_METHODS", request_methods(m.py())?)?;
     add_classes! { m:
