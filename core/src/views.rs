@@ -148,6 +148,27 @@ impl InitializeResult {
     }
 }
 
+impl Login {
+    /// `{"login_id", "auth_url", "user_code", "verification_url"}` (each `null` when the flow
+    /// has none: the browser flow gives `auth_url`, the device-code flow `user_code` and
+    /// `verification_url`).
+    pub fn to_json(&self) -> Value {
+        json!({
+            "login_id": self.login_id(),
+            "auth_url": self.auth_url(),
+            "user_code": self.user_code(),
+            "verification_url": self.verification_url(),
+        })
+    }
+}
+
+impl LoginOutcome {
+    /// `{"success", "error"}`.
+    pub fn to_json(&self) -> Value {
+        json!({"success": self.success, "error": self.error})
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -193,26 +214,5 @@ mod tests {
             ConnectionEvent::Overflow { dropped: 3 }.to_string(),
             "3 notifications dropped (consumer too slow)"
         );
-    }
-}
-
-impl Login {
-    /// `{"login_id", "auth_url", "user_code", "verification_url"}` (each `null` when the flow
-    /// has none: the browser flow gives `auth_url`, the device-code flow `user_code` and
-    /// `verification_url`).
-    pub fn to_json(&self) -> Value {
-        json!({
-            "login_id": self.login_id(),
-            "auth_url": self.auth_url(),
-            "user_code": self.user_code(),
-            "verification_url": self.verification_url(),
-        })
-    }
-}
-
-impl LoginOutcome {
-    /// `{"success", "error"}`.
-    pub fn to_json(&self) -> Value {
-        json!({"success": self.success, "error": self.error})
     }
 }
