@@ -283,6 +283,23 @@ where
     Ok(done)
 }
 
+/// `fut`, given up after `timeout`: `None` then (the future is dropped). The timer runs on the
+/// library's runtime, so this works on any executor; it stops when this future is dropped.
+pub(crate) async fn within<F: Future>(fut: F, timeout: Duration) -> Result<Option<F::Output>> {
+    let (fire, fired) = tokio::sync::oneshot::channel::<()>();
+    let (_keep, gone) = tokio::sync::oneshot::channel::<()>();
+    spawn_root(async move {
+        tokio::select! {
+            _ = tokio::time::sleep(timeout) => { let _ = fire.send(()); }
+            _ = gone => {}
+        }
+    })?;
+    tokio::select! {
+        v = fut => Ok(Some(v)),
+        Ok(()) = fired => Ok(None),
+    }
+}
+
 /// Completes once every task of a scope is gone.
 #[derive(Default)]
 pub(crate) struct Done {

@@ -7,6 +7,7 @@ use std::fmt;
 
 use serde_json::{json, Value};
 
+use crate::account::{Login, LoginOutcome};
 use crate::client::InitializeResult;
 use crate::event::{ConnectionEvent, ReconnectAttempt, Rejoined};
 use crate::turn::TurnResult;
@@ -150,6 +151,27 @@ impl InitializeResult {
             "instructions": self.instructions(),
             "mcp_era": self.protocol_version().map(|_| self.mcp_era()),
         })
+    }
+}
+
+impl Login {
+    /// `{"login_id", "auth_url", "user_code", "verification_url"}` (each `null` when the flow
+    /// has none: the browser flow gives `auth_url`, the device-code flow `user_code` and
+    /// `verification_url`).
+    pub fn to_json(&self) -> Value {
+        json!({
+            "login_id": self.login_id(),
+            "auth_url": self.auth_url(),
+            "user_code": self.user_code(),
+            "verification_url": self.verification_url(),
+        })
+    }
+}
+
+impl LoginOutcome {
+    /// `{"success", "error"}`.
+    pub fn to_json(&self) -> Value {
+        json!({"success": self.success, "error": self.error})
     }
 }
 

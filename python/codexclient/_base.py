@@ -135,6 +135,7 @@ class ClientBase(Handlers):
         exec_web_search: Optional[bool] = None,
         exec_approval_policy: Optional[str] = None,
         trace_wire: Optional[bool] = None,
+        skill_emulation: Optional[str] = None,
     ) -> None:
         # Each keyword is the core's option of that name, checked there (``None``: its
         # default); only ``config`` (a mapping of ``-c`` overrides) is Python's own name, for

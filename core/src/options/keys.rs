@@ -10,7 +10,7 @@ use serde_json::{json, Value};
 use super::builder::OptionsBuilder;
 use super::value::*;
 use super::{
-    Delivery, Heartbeat, ReconnectPolicy, RetryPolicy, DEFAULT_CONNECT_TIMEOUT,
+    Delivery, Heartbeat, ReconnectPolicy, RetryPolicy, SkillEmulation, DEFAULT_CONNECT_TIMEOUT,
     DEFAULT_EVENT_QUEUE_CAPACITY, DEFAULT_MAX_LINE_BYTES, DEFAULT_READ_AHEAD_BYTES,
     DEFAULT_REPLY_SPIN, DEFAULT_TIMEOUT,
 };
@@ -357,6 +357,7 @@ const SANDBOX: &[&str] = &["read-only", "workspace-write", "danger-full-access"]
 const APPROVAL: &[&str] = &["never", "on-request", "on-failure", "untrusted"];
 const DELIVERY: &[&str] = &["callbacks", "poll"];
 const MCP_PROTOCOL: &[&str] = &["auto", "legacy", "2026-07-28"];
+const SKILL_EMULATION: &[&str] = &["never", "when_needed", "always"];
 
 /// Every client option.
 pub(super) static KEYS: &[Entry] = &[
@@ -747,6 +748,25 @@ pub(super) static KEYS: &[Entry] = &[
         },
         reset: |b| b.o.trace_wire = super::trace_wire_from_env(),
         get: |b| Value::from(b.o.trace_wire),
+        add: None,
+    },
+    // -- skills (issue 27) ---------------------------------------------------------------------
+    Entry {
+        key: key(
+            "skill_emulation",
+            ValueKind::Word,
+            "When a turn's skills are emulated (injected as a labelled <skill emulated=\"true\"> text block) instead of sent as Codex's native skill item: \"never\" (the default: native only; a skill the server cannot take natively refuses the turn before anything is sent), \"when_needed\" (native where the server can, emulated on the exec and codex-mcp-server transports, older app-servers and paths Codex does not list) or \"always\".",
+        ),
+        set: |b, v| {
+            b.o.skill_emulation = match word_of("skill_emulation", v, SKILL_EMULATION)?.as_str() {
+                "always" => SkillEmulation::Always,
+                "when_needed" => SkillEmulation::WhenNeeded,
+                _ => SkillEmulation::Never,
+            };
+            Ok(())
+        },
+        reset: |b| b.o.skill_emulation = SkillEmulation::Never,
+        get: |b| Value::from(b.o.skill_emulation.name()),
         add: None,
     },
     // -- TLS -----------------------------------------------------------------------------------
