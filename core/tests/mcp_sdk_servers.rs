@@ -6,7 +6,7 @@
 
 mod support;
 
-use codex_client::mcp::{prompt_ref, resource_ref};
+use codex_client::mcp::{prompt_ref, resource_ref, TaskCall, RELATED_TASK_META};
 use codex_client::{Client, ClientOptions, RequestOptions};
 use serde_json::{json, Value};
 use std::sync::mpsc;
@@ -162,6 +162,45 @@ fn exercise(sdk: Sdk, opts: ClientOptions) {
     let rec = wait_note(&notes, "notifications/message", |_| true);
     assert_eq!(rec["level"], "error", "{rec}");
     assert_eq!(rec["data"], "loud", "{rec}");
+
+    // A task: the call is answered at once, the task polled to its end, its result taken;
+    // another is cancelled while it runs (and cannot be cancelled twice).
+    let call = b(c.call_tool_as_task(
+        "slow_job",
+        json!({"ms": 200}),
+        Some(Duration::from_secs(60)),
+    ))
+    .unwrap();
+    let TaskCall::Task(task) = call else {
+        panic!("{sdk:?}: not run as a task: {call:?}")
+    };
+    assert_eq!(task.status, "working");
+    assert_eq!(task.ttl, Some(60_000));
+    let listed = b(c.list_tasks(None)).unwrap();
+    assert!(listed.items.iter().any(|t| t.task_id == task.task_id));
+    let ended = b(c.wait_task(&task.task_id, WAIT)).unwrap();
+    assert_eq!(ended.status, "completed", "{ended:?}");
+    let r = b(c.task_tool_result(&task.task_id)).unwrap();
+    assert_eq!(
+        r.structured_content.as_ref().unwrap()["ms"].as_f64(),
+        Some(200.0)
+    );
+    assert_eq!(
+        r.extra["_meta"][RELATED_TASK_META]["taskId"],
+        task.task_id.as_str()
+    );
+    let TaskCall::Task(long) =
+        b(c.call_tool_as_task("slow_job", json!({"ms": 30_000}), None)).unwrap()
+    else {
+        panic!("not run as a task")
+    };
+    let cancelled = b(c.cancel_task(&long.task_id)).unwrap();
+    assert_eq!(cancelled.status, "cancelled");
+    assert!(b(c.get_task(&long.task_id)).unwrap().is_terminal());
+    assert!(matches!(
+        b(c.cancel_task(&long.task_id)),
+        Err(codex_client::Error::Rpc(e)) if e.code == -32602
+    ));
 
     b(c.ping()).unwrap();
     c.disconnect();
