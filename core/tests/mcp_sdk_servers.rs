@@ -117,6 +117,20 @@ fn exercise(sdk: Sdk, opts: ClientOptions) {
             .collect::<Vec<_>>()
     );
 
+    // Each progress update restarts the timeout: a call that reports progress outlives its
+    // timeout; the same call without progress times out.
+    let short = RequestOptions::timeout(Duration::from_millis(600));
+    let slow = json!({"n": 5, "delay_ms": 200});
+    let mut steps = 0;
+    let done = b(c.call_tool_with_progress("count", slow.clone(), short, |_| steps += 1));
+    assert!(done.unwrap().text().contains("counted to 5"));
+    assert_eq!(steps, 5);
+    let plain = b(c.mcp_with(short).call_tool("count", slow));
+    assert!(
+        matches!(plain, Err(codex_client::Error::Timeout { .. })),
+        "{plain:?}"
+    );
+
     // Server requests reach the handlers: elicitation, sampling.
     let asked = b(c.call_tool("ask_name", json!({}))).unwrap();
     assert!(asked.text().contains("hello Ada"), "{sdk:?}: {asked:?}");
