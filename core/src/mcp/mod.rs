@@ -13,6 +13,7 @@ pub use crate::protocol::mcp::{
     SUPPORTED_VERSIONS,
 };
 
+mod input_required;
 mod progress;
 mod request;
 mod tasks;

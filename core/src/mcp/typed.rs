@@ -130,9 +130,7 @@ impl Client {
 
 impl Mcp<'_> {
     async fn send(&self, req: McpRequest, params: Value) -> Result<Value> {
-        self.client
-            .request_with(req.method(), params, self.opts)
-            .await
+        super::input_required::drive(self.client, req.method(), params, self.opts).await
     }
 
     async fn page<T: DeserializeOwned>(
@@ -141,7 +139,16 @@ impl Mcp<'_> {
         cursor: Option<&str>,
     ) -> Result<Page<T>> {
         let key = req.list_key().expect("a list request");
-        let (items, next_cursor) = split_page(key, self.send(req, cursor_params(cursor)).await?)?;
+        let (mut items, next_cursor) =
+            split_page(key, self.send(req, cursor_params(cursor)).await?)?;
+        if req == McpRequest::ListTools
+            && matches!(
+                self.client.options().transport,
+                crate::options::TransportKind::McpHttp(_)
+            )
+        {
+            items.retain(valid_tool_headers);
+        }
         let items = decode(key, Value::Array(items))?;
         Ok(Page { items, next_cursor })
     }
@@ -279,5 +286,21 @@ impl Mcp<'_> {
     /// MCP `ping`.
     pub async fn ping(&self) -> Result<()> {
         self.send(McpRequest::Ping, json!({})).await.map(drop)
+    }
+}
+
+/// Streamable HTTP: a tool whose `x-mcp-header` annotations break the rules is left out of
+/// `tools/list` (the others stay), with a warning naming it and why.
+fn valid_tool_headers(tool: &Value) -> bool {
+    let Some(schema) = tool.get("inputSchema") else {
+        return true;
+    };
+    match crate::protocol::mcp::headers::param_headers(schema) {
+        Ok(_) => true,
+        Err(why) => {
+            let name = tool.get("name").and_then(Value::as_str).unwrap_or("?");
+            tracing::warn!(tool = name, "MCP: tool left out of tools/list: {why}");
+            false
+        }
     }
 }

@@ -50,6 +50,8 @@ pub(super) struct Conn {
     /// The message size cap.
     pub(super) cap: usize,
     expired: AtomicBool,
+    /// MCP 2026-07-28: the version and tool headers each POST carries.
+    modern: super::modern::Modern,
     handshake: super::handshake::Handshake,
 }
 
@@ -125,6 +127,7 @@ impl Conn {
             deliver,
             cap,
             expired: AtomicBool::new(false),
+            modern: Default::default(),
             handshake: Default::default(),
         })
     }
@@ -151,13 +154,15 @@ impl Conn {
 
     /// A POST of one message to `to`.
     pub(super) fn post(&self, to: &Url, body: Bytes) -> RequestBuilder {
-        let headers = self.headers(&[
+        let mut extra = vec![
             (CONTENT_TYPE, HeaderValue::from_static("application/json")),
             (
                 ACCEPT,
                 HeaderValue::from_static("application/json, text/event-stream"),
             ),
-        ]);
+        ];
+        extra.extend(self.modern.headers(&body));
+        let headers = self.headers(&extra);
         self.client.post(to.clone()).headers(headers).body(body)
     }
 
@@ -234,6 +239,9 @@ impl Conn {
     /// Hand the reader a message known to answer `head` or not. The `initialize` answer's
     /// protocol version is taken first, so the requests that follow it carry it.
     pub(super) async fn deliver_answer(&self, head: Option<&Head>, answers: bool, msg: Bytes) {
+        if answers && head.is_some_and(|h| h.is("tools/list")) {
+            self.modern.learn_tools(&msg);
+        }
         if answers && head.is_some_and(|h| h.is("initialize")) {
             let version = peek::protocol_version(&msg).and_then(|v| HeaderValue::try_from(v).ok());
             if let Some(v) = version {

@@ -110,6 +110,12 @@ async fn take_answer(conn: &Conn, resp: Response, head: &Head) {
     if status == StatusCode::NOT_FOUND && conn.has_session() {
         return conn.expire().await;
     }
+    if head.request_id().is_some()
+        && matches!(status.as_u16(), 400 | 404)
+        && content_type(&resp) == "application/json"
+    {
+        return take_error_json(conn, resp, head).await;
+    }
     let hint = match status.as_u16() {
         401 => " (missing or wrong token)",
         403 => " (forbidden)",
@@ -168,4 +174,25 @@ async fn not_answered(conn: &Conn, head: &Head, answered: bool, status: u16) {
         let why = format!("HTTP {status}: the JSON answer does not answer the request");
         conn.fail(head, Some(status), &why).await;
     }
+}
+
+/// An HTTP error whose body is JSON: a JSON-RPC error answering the request is delivered as
+/// the server sent it (its code and data matter: an unsupported protocol version lists the
+/// supported ones); anything else fails the request with the status and the body's start.
+async fn take_error_json(conn: &Conn, resp: Response, head: &Head) {
+    let status = resp.status().as_u16();
+    let body = match read_capped(resp, conn.cap).await {
+        Ok(Body::Full(b)) => b,
+        _ => Bytes::new(),
+    };
+    let text = body.trim_ascii();
+    if let Some(incoming) = Head::parse(text) {
+        if head.answered_by_head(&incoming) {
+            return conn
+                .deliver_answer(Some(head), true, body.slice_ref(text))
+                .await;
+        }
+    }
+    let why = format!("HTTP {status}: {}", super::peek::quote(text));
+    conn.fail(head, Some(status), &why).await;
 }
