@@ -351,3 +351,21 @@ impl Done {
         }
     }
 }
+
+/// Wait `d` from any executor: on a tokio runtime with its timer, elsewhere (a binding's
+/// `block_on`, a foreign event loop) with a timer task on the library's runtime.
+pub(crate) async fn sleep(d: Duration) {
+    if tokio::runtime::Handle::try_current().is_ok() {
+        return tokio::time::sleep(d).await;
+    }
+    match runtime() {
+        #[allow(clippy::disallowed_methods)]
+        Ok(workers) => drop(
+            workers[0]
+                .handle
+                .spawn(async move { tokio::time::sleep(d).await })
+                .await,
+        ),
+        Err(_) => std::thread::sleep(d),
+    }
+}

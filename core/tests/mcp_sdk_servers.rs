@@ -6,7 +6,8 @@
 
 mod support;
 
-use codex_client::mcp::{prompt_ref, resource_ref};
+use codex_client::mcp::{prompt_ref, resource_ref, TaskCall, RELATED_TASK_META};
+use codex_client::protocol::mcp::era::EraMode;
 use codex_client::{Client, ClientOptions, RequestOptions};
 use serde_json::{json, Value};
 use std::sync::mpsc;
@@ -22,7 +23,8 @@ const WAIT: Duration = Duration::from_secs(30);
 /// with `name: Ada`; every notification is forwarded to the returned channel.
 fn connected(sdk: Sdk, opts: ClientOptions) -> (Client, mpsc::Receiver<(String, Value)>) {
     init_tracing();
-    let c = Client::new(opts.default_timeout(WAIT));
+    // The handshake era, asked for (the default `auto` finds 2026-07-28 on these servers).
+    let c = Client::new(opts.default_timeout(WAIT).mcp_protocol(EraMode::Legacy));
     let (tx, rx) = mpsc::channel();
     c.on_notification(move |n| {
         let _ = tx.send((n.method.clone(), n.params_value()));
@@ -117,6 +119,20 @@ fn exercise(sdk: Sdk, opts: ClientOptions) {
             .collect::<Vec<_>>()
     );
 
+    // Each progress update restarts the timeout: a call that reports progress outlives its
+    // timeout; the same call without progress times out.
+    let short = RequestOptions::timeout(Duration::from_millis(600));
+    let slow = json!({"n": 5, "delay_ms": 200});
+    let mut steps = 0;
+    let done = b(c.call_tool_with_progress("count", slow.clone(), short, |_| steps += 1));
+    assert!(done.unwrap().text().contains("counted to 5"));
+    assert_eq!(steps, 5);
+    let plain = b(c.mcp_with(short).call_tool("count", slow));
+    assert!(
+        matches!(plain, Err(codex_client::Error::Timeout { .. })),
+        "{plain:?}"
+    );
+
     // Server requests reach the handlers: elicitation, sampling.
     let asked = b(c.call_tool("ask_name", json!({}))).unwrap();
     assert!(asked.text().contains("hello Ada"), "{sdk:?}: {asked:?}");
@@ -162,6 +178,45 @@ fn exercise(sdk: Sdk, opts: ClientOptions) {
     let rec = wait_note(&notes, "notifications/message", |_| true);
     assert_eq!(rec["level"], "error", "{rec}");
     assert_eq!(rec["data"], "loud", "{rec}");
+
+    // A task: the call is answered at once, the task polled to its end, its result taken;
+    // another is cancelled while it runs (and cannot be cancelled twice).
+    let call = b(c.call_tool_as_task(
+        "slow_job",
+        json!({"ms": 200}),
+        Some(Duration::from_secs(60)),
+    ))
+    .unwrap();
+    let TaskCall::Task(task) = call else {
+        panic!("{sdk:?}: not run as a task: {call:?}")
+    };
+    assert_eq!(task.status, "working");
+    assert_eq!(task.ttl, Some(60_000));
+    let listed = b(c.list_tasks(None)).unwrap();
+    assert!(listed.items.iter().any(|t| t.task_id == task.task_id));
+    let ended = b(c.wait_task(&task.task_id, WAIT)).unwrap();
+    assert_eq!(ended.status, "completed", "{ended:?}");
+    let r = b(c.task_tool_result(&task.task_id)).unwrap();
+    assert_eq!(
+        r.structured_content.as_ref().unwrap()["ms"].as_f64(),
+        Some(200.0)
+    );
+    assert_eq!(
+        r.extra["_meta"][RELATED_TASK_META]["taskId"],
+        task.task_id.as_str()
+    );
+    let TaskCall::Task(long) =
+        b(c.call_tool_as_task("slow_job", json!({"ms": 30_000}), None)).unwrap()
+    else {
+        panic!("not run as a task")
+    };
+    let cancelled = b(c.cancel_task(&long.task_id)).unwrap();
+    assert_eq!(cancelled.status, "cancelled");
+    assert!(b(c.get_task(&long.task_id)).unwrap().is_terminal());
+    assert!(matches!(
+        b(c.cancel_task(&long.task_id)),
+        Err(codex_client::Error::Rpc(e)) if e.code == -32602
+    ));
 
     b(c.ping()).unwrap();
     c.disconnect();

@@ -42,10 +42,14 @@ function build() {
   );
   server.registerTool(
     "count",
-    { description: "Count to n, reporting progress", inputSchema: z.object({ n: z.number().int() }) },
-    async ({ n }, ctx) => {
+    {
+      description: "Count to n, reporting progress (waiting delay_ms before each step)",
+      inputSchema: z.object({ n: z.number().int(), delay_ms: z.number().int().optional() }),
+    },
+    async ({ n, delay_ms }, ctx) => {
       const token = ctx.mcpReq._meta?.progressToken;
       for (let i = 1; i <= n; i++) {
+        await new Promise((r) => setTimeout(r, delay_ms ?? 0));
         if (token !== undefined) {
           await ctx.mcpReq.notify({
             method: "notifications/progress",

@@ -51,9 +51,10 @@ def add(a: float, b: float) -> Sum:
 
 
 @mcp.tool()
-async def count(n: int, ctx: Context) -> str:
-    """Count to n, reporting progress."""
+async def count(n: int, ctx: Context, delay_ms: int = 0) -> str:
+    """Count to n, reporting progress (waiting delay_ms before each step)."""
     for i in range(1, n + 1):
+        await asyncio.sleep(delay_ms / 1000)
         await ctx.report_progress(i, n, f"step {i}")
     return f"counted to {n}"
 

@@ -61,7 +61,7 @@ def install_tasks(mcp: Any) -> None:
 
     async def task_calls(ctx, call_next):
         params = ctx.params or {}
-        if ctx.method != "tools/call" or not params.get("task"):
+        if ctx.method != "tools/call" or params.get("task") is None:
             return await call_next(ctx)
         now = _now()
         t = {

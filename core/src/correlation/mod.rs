@@ -69,6 +69,8 @@ pub(crate) struct Correlation {
     give_up: Box<GiveUp>,
     /// Shown successful results.
     observe: Box<Observe>,
+    /// Requests whose timeout restarts with each progress update, by progress token.
+    progress: Mutex<std::collections::HashMap<String, i64>>,
     me: Weak<Correlation>,
 }
 
@@ -96,6 +98,7 @@ impl Correlation {
             respond: Box::new(respond),
             give_up: Box::new(give_up),
             observe: Box::new(observe),
+            progress: Mutex::default(),
             me: me.clone(),
         })
     }
@@ -138,6 +141,32 @@ impl Correlation {
             self.timer_wake.notify_one();
         }
         Ok(Registered { id, line })
+    }
+
+    /// Progress updates with `token` are for request `id`: each restarts its timeout (the
+    /// whole timeout again from the update), as long as it is pending.
+    pub(crate) fn watch_progress(&self, token: String, id: i64) {
+        self.progress.lock().unwrap().insert(token, id);
+    }
+
+    /// Stop restarting a request's timeout on its progress.
+    pub(crate) fn unwatch_progress(&self, token: &str) {
+        self.progress.lock().unwrap().remove(token);
+    }
+
+    /// A progress update with `token` arrived: restart the timeout of its request.
+    pub(crate) fn progress(&self, token: &str) {
+        let Some(id) = self.progress.lock().unwrap().get(token).copied() else {
+            return;
+        };
+        if !self
+            .table
+            .lock()
+            .unwrap()
+            .restart_timeout(id, Instant::now())
+        {
+            self.unwatch_progress(token);
+        }
     }
 
     /// Whether a pending request lets the reader read ahead past a full queue.

@@ -71,6 +71,20 @@ impl Table {
         earliest
     }
 
+    /// Move request `id`'s deadline to its whole timeout from `now` (a later deadline: the
+    /// timer need not wake; the old heap entry goes stale). False when it is not pending.
+    pub fn restart_timeout(&mut self, id: i64, now: Instant) -> bool {
+        let Some(e) = self.map.get_mut(&id) else {
+            return false;
+        };
+        let deadline = now + e.timeout;
+        if deadline > e.deadline {
+            e.deadline = deadline;
+            self.heap.push(Reverse((deadline, id)));
+        }
+        true
+    }
+
     /// The earliest deadline still in the heap (it may belong to a finished request).
     pub fn next_deadline(&self) -> Option<Instant> {
         self.heap.peek().map(|Reverse((d, _))| *d)
@@ -115,6 +129,19 @@ mod tests {
             read_ahead: false,
         };
         (e, rx)
+    }
+
+    #[test]
+    fn a_restarted_timeout_expires_a_whole_timeout_later() {
+        let now = Instant::now();
+        let mut t = Table::default();
+        let (e, _r) = entry(now + Duration::from_secs(1));
+        t.insert(7, e);
+        let later = now + Duration::from_millis(800);
+        assert!(t.restart_timeout(7, later));
+        assert!(t.take_expired(now + Duration::from_millis(1500)).is_empty());
+        assert_eq!(t.take_expired(later + Duration::from_secs(1)).len(), 1);
+        assert!(!t.restart_timeout(7, later), "no longer pending");
     }
 
     #[test]

@@ -16,10 +16,12 @@ pub use crate::protocol::mcp::{
 mod input_required;
 mod progress;
 mod request;
+mod tasks;
 mod typed;
 
 pub use progress::ProgressCall;
 pub use request::McpRequest;
+pub use tasks::{decode_task_call, task_call_params, Task, TaskCall, RELATED_TASK_META};
 pub use typed::Mcp;
 
 use serde::de::DeserializeOwned;

@@ -49,6 +49,9 @@ impl Client {
         let raw = serde_json::value::to_raw_value(&params)
             .map_err(|e| Error::InvalidArgument(e.to_string()))?;
         let (id, outcome) = session.start_tracked(method, &raw, opts, false)?;
+        if let Some(t) = token.as_str() {
+            session.watch_progress(t.to_owned(), id);
+        }
         Ok(ProgressCall {
             token,
             events,
@@ -162,6 +165,9 @@ impl ProgressCall {
 
 impl Drop for ProgressCall {
     fn drop(&mut self) {
+        if let Some(t) = self.token.as_str() {
+            self.session.unwatch_progress(t);
+        }
         if self.outcome.is_some() {
             self.session.abandon(self.id);
         }

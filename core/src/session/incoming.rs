@@ -215,9 +215,13 @@ impl SessionShared {
             (Protocol::Mcp, "notifications/message") => {
                 crate::protocol::mcp::log_server_message(&note.params)
             }
-            // Progress of a call made with a library token goes to that call only.
+            // Progress of a call made with a library token goes to that call only, and
+            // restarts its timeout.
             (Protocol::Mcp, "notifications/progress") => {
-                main_queue = !crate::protocol::mcp::is_library_progress(&note.params)
+                if let Some(token) = crate::protocol::mcp::library_progress_token(&note.params) {
+                    main_queue = false;
+                    self.correlation.progress(&token);
+                }
             }
             _ => {}
         }

@@ -319,6 +319,16 @@ impl SessionShared {
         Ok((id, rx))
     }
 
+    /// Each progress update with `token` restarts request `id`'s timeout (MCP).
+    pub(crate) fn watch_progress(&self, token: String, id: i64) {
+        self.correlation.watch_progress(token, id);
+    }
+
+    /// Progress with `token` no longer restarts a timeout.
+    pub(crate) fn unwatch_progress(&self, token: &str) {
+        self.correlation.unwatch_progress(token);
+    }
+
     /// The caller of request `id` stopped waiting: forget it (an MCP server is told).
     pub(crate) fn abandon(&self, id: i64) {
         self.correlation.abandon(id);

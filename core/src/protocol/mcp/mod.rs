@@ -131,8 +131,8 @@ pub(crate) fn log_server_message(params: &RawValue) {
 /// Prefix of the progress tokens `Client::start_with_progress` sends.
 pub(crate) const PROGRESS_PREFIX: &str = "codex-client-progress-";
 
-/// Whether a `notifications/progress` carries a token of the library's own.
-pub(crate) fn is_library_progress(params: &RawValue) -> bool {
+/// The token of a `notifications/progress` when it is one of the library's own.
+pub(crate) fn library_progress_token(params: &RawValue) -> Option<String> {
     #[derive(serde::Deserialize)]
     struct P<'a> {
         #[serde(rename = "progressToken", borrow)]
@@ -141,7 +141,8 @@ pub(crate) fn is_library_progress(params: &RawValue) -> bool {
     serde_json::from_str::<P<'_>>(params.get())
         .ok()
         .and_then(|p| p.token)
-        .is_some_and(|t| t.starts_with(PROGRESS_PREFIX))
+        .filter(|t| t.starts_with(PROGRESS_PREFIX))
+        .map(|t| t.into_owned())
 }
 
 #[cfg(test)]
