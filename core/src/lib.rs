@@ -19,6 +19,7 @@
 #![warn(missing_docs)]
 
 pub mod account;
+pub mod auth;
 mod client;
 pub mod compat;
 mod correlation;

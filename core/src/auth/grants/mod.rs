@@ -1,0 +1,9 @@
+//! Grants beyond the browser: client credentials (`client_secret_basic`/`_post`,
+//! `private_key_jwt`), the JWT bearer grant (workload identity federation, and the second
+//! step of enterprise-managed authorization), and the RFC 8693 token exchange that makes an
+//! ID-JAG from an enterprise IdP's ID token; the JOSE pieces they and DPoP share.
+
+pub mod client_auth;
+pub mod form;
+pub mod jose;
+pub mod secret;
