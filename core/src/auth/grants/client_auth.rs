@@ -96,8 +96,9 @@ impl ClientAuth {
             }
             ClientAuth::PrivateKeyJwt { client_id, key } => {
                 let assertion = client_assertion(key, client_id, audience);
-                form.push("client_id", client_id)
-                    .push("client_assertion_type", CLIENT_ASSERTION_TYPE_JWT)
+                // No `client_id`: the assertion's `sub` names the client (RFC 7523 §3; the
+                // client credentials extension's example).
+                form.push("client_assertion_type", CLIENT_ASSERTION_TYPE_JWT)
                     .push("client_assertion", assertion.expose());
                 None
             }
@@ -157,6 +158,7 @@ mod tests {
         };
         let mut form = TokenForm::client_credentials(None, None);
         assert!(auth.apply(&mut form, "https://as.example").is_none());
+        assert_eq!(form.get("client_id"), None);
         assert_eq!(
             form.get("client_assertion_type"),
             Some(CLIENT_ASSERTION_TYPE_JWT)

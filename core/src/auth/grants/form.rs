@@ -31,14 +31,14 @@ const SECRET_PARAMS: &[&str] = &[
 /// values that are not secrets.
 #[derive(Clone, Default, PartialEq, Eq)]
 pub struct TokenForm {
-    params: Vec<(String, String)>,
+    params: Vec<(&'static str, String)>,
 }
 
 impl std::fmt::Debug for TokenForm {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let mut m = f.debug_map();
         for (k, v) in &self.params {
-            if SECRET_PARAMS.contains(&k.as_str()) {
+            if SECRET_PARAMS.contains(k) {
                 m.entry(k, &"<redacted>");
             } else {
                 m.entry(k, v);
@@ -57,13 +57,13 @@ impl TokenForm {
     }
 
     /// Appends `name=value`.
-    pub fn push(&mut self, name: &str, value: &str) -> &mut TokenForm {
-        self.params.push((name.to_string(), value.to_string()));
+    pub fn push(&mut self, name: &'static str, value: &str) -> &mut TokenForm {
+        self.params.push((name, value.to_string()));
         self
     }
 
     /// Appends `name=value` when `value` is `Some` and not empty.
-    pub fn push_opt(&mut self, name: &str, value: Option<&str>) -> &mut TokenForm {
+    pub fn push_opt(&mut self, name: &'static str, value: Option<&str>) -> &mut TokenForm {
         if let Some(v) = value.filter(|v| !v.is_empty()) {
             self.push(name, v);
         }
@@ -74,13 +74,18 @@ impl TokenForm {
     pub fn get(&self, name: &str) -> Option<&str> {
         self.params
             .iter()
-            .find(|(k, _)| k == name)
+            .find(|(k, _)| *k == name)
             .map(|(_, v)| v.as_str())
     }
 
     /// The parameters in order (for the HTTP client's form encoder).
-    pub fn pairs(&self) -> &[(String, String)] {
+    pub fn pairs(&self) -> &[(&'static str, String)] {
         &self.params
+    }
+
+    /// The parameters, for the token request helper.
+    pub fn into_pairs(self) -> Vec<(&'static str, String)> {
+        self.params
     }
 
     /// The client credentials grant: `scope` and `resource` (RFC 8707) when given.
