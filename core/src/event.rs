@@ -520,6 +520,9 @@ pub enum ConnectionEvent {
     Reconnecting(ReconnectAttempt),
     /// The client reconnected: the handshake is done and the threads are resumed.
     Reconnected(Rejoined),
+    /// MCP authorization started, succeeded, refreshed a token or failed
+    /// ([`crate::auth`]).
+    Auth(crate::auth::AuthEvent),
 }
 
 /// One reconnect attempt ([`ConnectionEvent::Reconnecting`]).

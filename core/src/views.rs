@@ -44,7 +44,7 @@ impl Rejoined {
 }
 
 impl ConnectionEvent {
-    /// `"error"`, `"overflow"`, `"disconnected"`, `"reconnecting"` or `"reconnected"`.
+    /// `"error"`, `"overflow"`, `"disconnected"`, `"reconnecting"`, `"reconnected"` or `"auth"`.
     pub fn kind_name(&self) -> &'static str {
         match self {
             ConnectionEvent::Error(_) => "error",
@@ -52,15 +52,17 @@ impl ConnectionEvent {
             ConnectionEvent::Disconnected(_) => "disconnected",
             ConnectionEvent::Reconnecting(_) => "reconnecting",
             ConnectionEvent::Reconnected(_) => "reconnected",
+            ConnectionEvent::Auth(_) => "auth",
         }
     }
 
-    /// The report of a `reconnecting` or `reconnected` event as JSON text (see
+    /// The report of a `reconnecting`, `reconnected` or `auth` event as JSON text (see
     /// [`ReconnectAttempt::to_json`], [`Rejoined::to_json`]); `None` for other kinds.
     pub fn report_json(&self) -> Option<String> {
         match self {
             ConnectionEvent::Reconnecting(a) => Some(a.to_json().to_string()),
             ConnectionEvent::Reconnected(r) => Some(r.to_json().to_string()),
+            ConnectionEvent::Auth(a) => Some(a.to_json().to_string()),
             _ => None,
         }
     }
@@ -76,6 +78,7 @@ impl ConnectionEvent {
             }
             ConnectionEvent::Reconnecting(a) => a.to_json(),
             ConnectionEvent::Reconnected(r) => r.to_json(),
+            ConnectionEvent::Auth(a) => a.to_json(),
         };
         v["kind"] = Value::from(self.kind_name());
         v["message"] = Value::from(self.to_string());
@@ -96,6 +99,7 @@ impl fmt::Display for ConnectionEvent {
                 "connection lost ({}); reconnect attempt {} of {} in {:?}",
                 a.cause, a.attempt, a.max_attempts, a.delay
             ),
+            ConnectionEvent::Auth(a) => a.fmt(f),
             ConnectionEvent::Reconnected(r) => write!(
                 f,
                 "reconnected after {} attempt(s); {} thread(s) resumed, {} could not be",

@@ -60,6 +60,11 @@ pub enum codex_event_kind_t {
     /// took), `reconnect_json` (threads resumed and not, requests failed, turns ended).
     /// ABI 1.2.
     CODEX_EVENT_RECONNECTED = 8,
+    /// MCP authorization (an MCP HTTP transport with OAuth options) started, succeeded,
+    /// refreshed its token or failed: `error_message` (the step in words, never a secret),
+    /// `reconnect_json` (`{"auth": "started"|"succeeded"|"refreshed"|"failed", "reason",
+    /// "grant", "issuer", "scope"}` as they apply). ABI 1.6.
+    CODEX_EVENT_AUTH = 9,
 }
 
 use codex_event_kind_t::*;
@@ -204,6 +209,7 @@ impl codex_event_t {
                 ConnectionEvent::Disconnected(_) => CODEX_EVENT_DISCONNECTED,
                 ConnectionEvent::Reconnecting(_) => CODEX_EVENT_RECONNECTING,
                 ConnectionEvent::Reconnected(_) => CODEX_EVENT_RECONNECTED,
+                ConnectionEvent::Auth(_) => CODEX_EVENT_AUTH,
             },
         }
     }
@@ -463,6 +469,7 @@ text_accessor! {
         Body::Connection(c @ ConnectionEvent::Error(_)) => Some(to_cstring(&c.to_string())),
         Body::Connection(ConnectionEvent::Disconnected(info)) => Some(to_cstring(&info.reason)),
         Body::Connection(ConnectionEvent::Reconnecting(a)) => Some(to_cstring(&a.cause)),
+        Body::Connection(c @ ConnectionEvent::Auth(_)) => Some(to_cstring(&c.to_string())),
         _ => None,
     }
 }

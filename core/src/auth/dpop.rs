@@ -77,6 +77,18 @@ impl Dpop {
     }
 }
 
+impl crate::auth::ProofSigner for Dpop {
+    fn proof(
+        &self,
+        method: &str,
+        url: &str,
+        nonce: Option<&str>,
+        access_token: Option<&str>,
+    ) -> crate::error::Result<String> {
+        Ok(Dpop::proof(self, method, url, nonce, access_token))
+    }
+}
+
 /// The `htu` of a request: its URL without query and fragment (RFC 9449 §4.2).
 pub fn htu(url: &str) -> String {
     let end = url.find(['?', '#']).unwrap_or(url.len());

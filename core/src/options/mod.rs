@@ -265,6 +265,9 @@ pub struct McpHttp {
     /// Bearer token, sent as `Authorization: Bearer …` only over `https://` or to a loopback
     /// address; never logged.
     pub token: Option<String>,
+    /// MCP authorization (OAuth 2.1): when set, a 401 or 403 from the server runs the
+    /// authorization flow and the request is sent again with the token obtained.
+    pub oauth: Option<crate::auth::OAuthConfig>,
 }
 
 impl McpHttp {
@@ -274,6 +277,7 @@ impl McpHttp {
             url: url.into(),
             headers: Vec::new(),
             token: None,
+            oauth: None,
         }
     }
     /// Add a header sent with every HTTP request.
@@ -284,6 +288,11 @@ impl McpHttp {
     /// Set the bearer token.
     pub fn token(mut self, token: impl Into<String>) -> Self {
         self.token = Some(token.into());
+        self
+    }
+    /// Authorize with OAuth 2.1 as the server asks ([`crate::auth`]).
+    pub fn oauth(mut self, config: crate::auth::OAuthConfig) -> Self {
+        self.oauth = Some(config);
         self
     }
 
@@ -316,6 +325,7 @@ impl std::fmt::Debug for McpHttp {
                 &self.headers.iter().map(|(k, _)| k).collect::<Vec<_>>(),
             )
             .field("token", &self.token.as_ref().map(|_| "<redacted>"))
+            .field("oauth", &self.oauth)
             .finish()
     }
 }
@@ -462,6 +472,7 @@ impl TransportKind {
                     url,
                     headers: Vec::new(),
                     token,
+                    oauth: None,
                 }));
             }
             other => {

@@ -183,7 +183,16 @@ async fn run_link(
         direct,
         stderr,
         mut peer,
+        auth_events,
     } = link;
+    let auth_task = auth_events.map(|mut rx| {
+        let shared = shared.clone();
+        crate::rt::spawn(async move {
+            while let Some(ev) = rx.recv().await {
+                shared.connection_event(crate::event::ConnectionEvent::Auth(ev));
+            }
+        })
+    });
     let generation = shared.link_gen.fetch_add(1, Ordering::AcqRel) + 1;
     shared.pid.store(peer.pid().unwrap_or(0), Ordering::Release);
     let restarted = !matches!(peer, transport::Peer::Remote);
@@ -263,6 +272,10 @@ async fn run_link(
         _ => reason,
     };
     if let Some(t) = stderr_task {
+        let _ = tokio::time::timeout(STDERR_GRACE, t).await;
+    }
+    if let Some(t) = auth_task {
+        // The transport task has ended (the peer was stopped): its sender is gone.
         let _ = tokio::time::timeout(STDERR_GRACE, t).await;
     }
     LinkEnd {

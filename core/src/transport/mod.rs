@@ -41,6 +41,8 @@ pub(crate) struct Link {
     /// The server's stderr, for the transport that spawns the server.
     pub(crate) stderr: Option<ChildStderr>,
     pub(crate) peer: Peer,
+    /// MCP authorization events (an MCP HTTP transport with OAuth configured).
+    pub(crate) auth_events: Option<tokio::sync::mpsc::UnboundedReceiver<crate::auth::AuthEvent>>,
 }
 
 /// What serves a link, to be stopped when the link ends.
@@ -112,6 +114,7 @@ async fn connect(opts: &ClientOptions, above: &shim::ShimFactory) -> Result<Link
         direct: None,
         stderr: None,
         peer: Peer::Remote,
+        auth_events: None,
     };
     match &opts.transport {
         TransportKind::Stdio | TransportKind::McpStdio(_) => {
@@ -134,6 +137,7 @@ async fn connect(opts: &ClientOptions, above: &shim::ShimFactory) -> Result<Link
                     child: p.child,
                     pid,
                 },
+                auth_events: None,
             })
         }
         TransportKind::WebSocket { url, token } => {
@@ -149,13 +153,21 @@ async fn connect(opts: &ClientOptions, above: &shim::ShimFactory) -> Result<Link
             Ok(remote(ws_halves(ws, opts.heartbeat)))
         }
         TransportKind::McpHttp(http) => {
-            let (reader, writer, task) = http::open(http, opts.max_line_bytes).await?;
+            let (tx, rx) = match http.oauth {
+                Some(_) => {
+                    let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
+                    (Some(tx), Some(rx))
+                }
+                None => (None, None),
+            };
+            let (reader, writer, task) = http::open(http, opts.max_line_bytes, tx).await?;
             Ok(Link {
                 reader,
                 writer,
                 direct: None,
                 stderr: None,
                 peer: Peer::Shim(task),
+                auth_events: rx,
             })
         }
         TransportKind::Exec(_) | TransportKind::CodexMcpServer => {
@@ -166,6 +178,7 @@ async fn connect(opts: &ClientOptions, above: &shim::ShimFactory) -> Result<Link
                 direct: None,
                 stderr: None,
                 peer: Peer::Shim(task),
+                auth_events: None,
             })
         }
     }

@@ -3,6 +3,8 @@
 //! `MCP_CONFORMANCE_SCENARIO`, and does what a well-behaved client does in that scenario,
 //! through the library's public API only. Exit status 0 when every step worked.
 
+mod grants;
+
 use codex_client::{Client, ClientOptions, McpHttp, TransportKind};
 use futures_executor::block_on;
 use serde_json::{json, Value};
@@ -22,9 +24,23 @@ fn main() {
     };
     let scenario = std::env::var("MCP_CONFORMANCE_SCENARIO").unwrap_or_default();
     eprintln!("scenario `{scenario}` against {url}");
+    let ctx: Value = std::env::var("MCP_CONFORMANCE_CONTEXT")
+        .ok()
+        .and_then(|c| serde_json::from_str(&c).ok())
+        .unwrap_or(Value::Null);
+    let mut http = McpHttp::new(url);
+    let base = codex_client::auth::OAuthConfig::new()
+        .client_name("codex-client-conformance")
+        .redirect_uri("http://localhost:3000/callback")
+        .authorizer(|u: String| async move {
+            grants::follow_redirect(u).map_err(codex_client::Error::Transport)
+        });
+    if let Some(cfg) = grants::configure(&scenario, &ctx, base) {
+        http = http.oauth(cfg.unwrap_or_else(|e| fail(&e)));
+    }
     let client = Client::new(
         ClientOptions::default()
-            .transport(TransportKind::McpHttp(McpHttp::new(url)))
+            .transport(TransportKind::McpHttp(http))
             .client_info("codex-client-conformance", env!("CARGO_PKG_VERSION"))
             .default_timeout(Duration::from_secs(20))
             .connect_timeout(Duration::from_secs(10)),

@@ -3,7 +3,12 @@
 //! step of enterprise-managed authorization), and the RFC 8693 token exchange that makes an
 //! ID-JAG from an enterprise IdP's ID token; the JOSE pieces they and DPoP share.
 
-pub mod client_auth;
+pub mod flows;
 pub mod form;
 pub mod jose;
-pub mod secret;
+mod signer;
+#[cfg(test)]
+mod tests;
+
+pub use flows::{AssertionSource, ClientCredentials, EnterpriseManaged, JwtBearer};
+pub use signer::PrivateKeyJwt;

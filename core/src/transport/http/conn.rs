@@ -5,8 +5,9 @@
 
 use bytes::Bytes;
 use reqwest::header::{HeaderMap, HeaderName, HeaderValue, ACCEPT, AUTHORIZATION, CONTENT_TYPE};
-use reqwest::{RequestBuilder, Url};
+use reqwest::{RequestBuilder, Response, Url};
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 use std::sync::OnceLock;
 use std::time::Duration;
 use tokio::sync::mpsc;
@@ -49,6 +50,8 @@ pub(super) struct Conn {
     /// The message size cap.
     pub(super) cap: usize,
     expired: AtomicBool,
+    /// MCP authorization, when configured ([`crate::auth`]).
+    auth: Option<Arc<crate::auth::AuthSession>>,
 }
 
 /// Refuse a URL this transport cannot use, and a bearer token in clear text to another host.
@@ -95,10 +98,23 @@ fn fixed_headers(cfg: &McpHttp) -> Result<HeaderMap> {
 
 impl Conn {
     /// Check the configuration and build the HTTP client (nothing is sent yet).
-    pub(super) fn new(cfg: &McpHttp, cap: usize, deliver: mpsc::Sender<Inbound>) -> Result<Conn> {
+    pub(super) fn new(
+        cfg: &McpHttp,
+        cap: usize,
+        deliver: mpsc::Sender<Inbound>,
+        auth_events: Option<crate::auth::EventSink>,
+    ) -> Result<Conn> {
         let url = Url::parse(&cfg.url)
             .map_err(|e| Error::InvalidArgument(format!("bad MCP HTTP URL: {e}")))?;
-        check_url(&url, cfg.token.is_some())?;
+        check_url(&url, cfg.token.is_some() || cfg.oauth.is_some())?;
+        let auth = match &cfg.oauth {
+            Some(o) => Some(Arc::new(crate::auth::AuthSession::new(
+                o,
+                &url,
+                auth_events,
+            )?)),
+            None => None,
+        };
         let fixed = fixed_headers(cfg)?;
         let mut builder = reqwest::Client::builder()
             .connect_timeout(CONNECT_TIMEOUT)
@@ -123,7 +139,23 @@ impl Conn {
             deliver,
             cap,
             expired: AtomicBool::new(false),
+            auth,
         })
+    }
+
+    /// Send a request, authorized when MCP authorization is configured (a 401 or 403 then
+    /// runs the flow and the request goes again, once).
+    pub(super) async fn execute(&self, req: RequestBuilder) -> reqwest::Result<Response> {
+        let req = req.build()?;
+        match &self.auth {
+            Some(auth) => auth.execute(&self.client, req).await,
+            None => self.client.execute(req).await,
+        }
+    }
+
+    /// Why authorization failed, to add to a 401 or 403 error.
+    pub(super) fn auth_failure(&self) -> Option<String> {
+        self.auth.as_ref().and_then(|a| a.failure())
     }
 
     /// The MCP endpoint (the SSE endpoint for a legacy server).
@@ -259,7 +291,7 @@ impl Conn {
             .client
             .delete(self.url.clone())
             .headers(self.headers(&[]));
-        match tokio::time::timeout(DELETE_TIMEOUT, req.send()).await {
+        match tokio::time::timeout(DELETE_TIMEOUT, self.execute(req)).await {
             Ok(Ok(r)) => tracing::debug!("MCP session DELETE: HTTP {}", r.status().as_u16()),
             Ok(Err(e)) => tracing::debug!("MCP session DELETE failed: {}", describe(&e)),
             Err(_) => tracing::debug!("MCP session DELETE: no answer within {DELETE_TIMEOUT:?}"),

@@ -34,7 +34,10 @@ pub(super) async fn fallback(conn: &Conn, first: Bytes, head: &Head, refusal: Re
     );
     let mut reading = Reading::new(conn.cap);
     let opened = tokio::time::timeout(ENDPOINT_TIMEOUT, async {
-        let mut resp = conn.get(None).send().await.map_err(|e| describe(&e))?;
+        let mut resp = conn
+            .execute(conn.get(None))
+            .await
+            .map_err(|e| describe(&e))?;
         if !resp.status().is_success() || !is_sse(&resp) {
             let status = resp.status().as_u16();
             return Err(format!("HTTP {status} on GET: {}", read_quote(resp).await));
@@ -110,7 +113,7 @@ pub(super) async fn post(conn: &Conn, msg: Bytes, head: &Head, mut gate: Gate) {
     let Some(endpoint) = conn.legacy_endpoint() else {
         return;
     };
-    let sent = tokio::time::timeout(ACCEPT_TIMEOUT, conn.post(endpoint, msg).send()).await;
+    let sent = tokio::time::timeout(ACCEPT_TIMEOUT, conn.execute(conn.post(endpoint, msg))).await;
     gate.open();
     match sent {
         Err(_) => {

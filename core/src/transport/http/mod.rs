@@ -42,12 +42,14 @@ const SEND_GRACE: Duration = Duration::from_millis(500);
 
 /// Open an MCP HTTP connection: the message halves the engine reads and writes, and the task
 /// that serves them (ends after the session's `DELETE` once the writer closed).
+/// Authorization events go to `auth_events`.
 pub(crate) async fn open(
     cfg: &McpHttp,
     max_message_bytes: usize,
+    auth_events: Option<crate::auth::EventSink>,
 ) -> Result<(MessageReader, MessageWriter, JoinHandle<()>)> {
     let (reader, writer, outgoing, deliver) = channel_halves(CHANNEL_DEPTH);
-    let conn = Arc::new(Conn::new(cfg, max_message_bytes, deliver)?);
+    let conn = Arc::new(Conn::new(cfg, max_message_bytes, deliver, auth_events)?);
     let task = crate::rt::spawn(run(conn, outgoing));
     Ok((reader, writer, task))
 }

@@ -35,7 +35,7 @@ pub(super) async fn send(
     mut gate: Gate,
     first: bool,
 ) -> Option<Refused> {
-    let sent = conn.post(conn.url(), msg.clone()).send();
+    let sent = conn.execute(conn.post(conn.url(), msg.clone()));
     let resp = if head.request_id().is_some() {
         sent.await
     } else {
@@ -105,11 +105,12 @@ async fn take_answer(conn: &Conn, resp: Response, head: &Head) {
     if status == StatusCode::NOT_FOUND && conn.has_session() {
         return conn.expire().await;
     }
-    let hint = match status.as_u16() {
-        401 => " (missing or wrong token)",
-        403 => " (forbidden)",
-        300..=399 => " (redirects are not followed)",
-        _ => "",
+    let hint = match (status.as_u16(), conn.auth_failure()) {
+        (401 | 403, Some(why)) => format!(" (authorization failed: {why})"),
+        (401, None) => " (missing or wrong token)".into(),
+        (403, None) => " (forbidden)".into(),
+        (300..=399, _) => " (redirects are not followed)".into(),
+        _ => String::new(),
     };
     let quote = read_quote(resp).await;
     let why = format!("HTTP {}{hint}: {quote}", status.as_u16());

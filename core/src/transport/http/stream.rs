@@ -31,7 +31,7 @@ const GATE_WAIT: Duration = Duration::from_secs(1);
 
 /// GET the stream at the endpoint (resuming after `last_id`), within [`OPEN_TIMEOUT`].
 async fn get(conn: &Conn, last_id: Option<&str>) -> Result<Response, String> {
-    match tokio::time::timeout(OPEN_TIMEOUT, conn.get(last_id).send()).await {
+    match tokio::time::timeout(OPEN_TIMEOUT, conn.execute(conn.get(last_id))).await {
         Ok(Ok(r)) => Ok(r),
         Ok(Err(e)) => Err(describe(&e)),
         Err(_) => Err(format!("no HTTP answer within {OPEN_TIMEOUT:?}")),

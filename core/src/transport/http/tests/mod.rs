@@ -47,7 +47,7 @@ struct Wire {
 
 impl Wire {
     async fn open(cfg: McpHttp, cap: usize) -> Wire {
-        let (reader, writer, task) = open(&cfg, cap).await.expect("open the transport");
+        let (reader, writer, task) = open(&cfg, cap, None).await.expect("open the transport");
         Wire {
             reader,
             writer,
@@ -369,11 +369,15 @@ async fn everything_legacy_sse_fallback() {
 async fn token_is_refused_in_clear_text_to_another_host() {
     // Refused before anything is sent.
     let cfg = McpHttp::new("http://mcp.example.com/mcp").token("secret-token");
-    let err = open(&cfg, CAP).await.err().expect("refused").to_string();
+    let err = open(&cfg, CAP, None)
+        .await
+        .err()
+        .expect("refused")
+        .to_string();
     assert!(
         err.contains("clear text") && !err.contains("secret-token"),
         "{err}"
     );
     let cfg = McpHttp::new("ftp://127.0.0.1/mcp");
-    assert!(open(&cfg, CAP).await.is_err());
+    assert!(open(&cfg, CAP, None).await.is_err());
 }

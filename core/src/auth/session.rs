@@ -1,0 +1,425 @@
+//! One connection's authorization state and the transport's entry point
+//! ([`AuthSession::execute`]): every request gets the current token (refreshed shortly
+//! before it expires); a 401 refreshes it (`invalid_token`) or runs the flow, a 403
+//! `insufficient_scope` steps up with the union of scopes (at most [`MAX_STEP_UPS`] in a
+//! row); the request is then sent again. One flow runs at a time; requests that were
+//! refused meanwhile just retry with its token.
+
+use reqwest::header::{HeaderValue, AUTHORIZATION};
+use reqwest::{Request, Response};
+use std::sync::Mutex;
+use std::time::Duration;
+use tokio::sync::mpsc;
+use url::Url;
+
+use super::challenge::{self, Asked};
+use super::config::OAuthConfig;
+use super::discovery::{self, Discovered};
+use super::events::AuthEvent;
+use super::flow;
+use super::http::{AuthHttp, TokenError, DPOP};
+use super::scope;
+use super::token::{Credentials, TokenType};
+use super::AuthError;
+
+/// Authorization attempts for more scope in a row before a 403 is final.
+pub(crate) const MAX_STEP_UPS: u32 = 3;
+/// A token this close to its expiry is refreshed before it is used.
+const REFRESH_MARGIN: Duration = Duration::from_secs(60);
+
+/// Where auth events go (the connection's event queue).
+pub(crate) type EventSink = mpsc::UnboundedSender<AuthEvent>;
+
+#[derive(Default)]
+struct State {
+    loaded: bool,
+    creds: Credentials,
+    /// Bumped with each new token.
+    generation: u64,
+    /// The scopes asked for so far (step-up asks for their union with the challenge's).
+    scopes: Vec<String>,
+    /// Step-up attempts since the last request that passed.
+    step_ups: u32,
+    /// Why the last authorization failed.
+    failure: Option<String>,
+    /// The resource server's last DPoP nonce.
+    rs_nonce: Option<String>,
+}
+
+/// One connection's authorization.
+pub(crate) struct AuthSession {
+    cfg: OAuthConfig,
+    server: Url,
+    key: String,
+    http: AuthHttp,
+    events: Option<EventSink>,
+    state: Mutex<State>,
+    flow: tokio::sync::Mutex<()>,
+}
+
+/// What a refused request leads to.
+enum Next {
+    /// Send it again (a new token is there).
+    Retry,
+    /// Give the refusal to the caller.
+    GiveUp,
+}
+
+impl AuthSession {
+    /// The authorization of the MCP endpoint `server`.
+    pub(crate) fn new(
+        cfg: &OAuthConfig,
+        server: &Url,
+        events: Option<EventSink>,
+    ) -> Result<AuthSession, AuthError> {
+        Ok(AuthSession {
+            cfg: cfg.clone(),
+            key: server.to_string(),
+            server: server.clone(),
+            http: AuthHttp::new(cfg.dpop.clone())?,
+            events,
+            state: Mutex::new(State::default()),
+            flow: tokio::sync::Mutex::new(()),
+        })
+    }
+
+    fn emit(&self, ev: AuthEvent) {
+        match &ev {
+            AuthEvent::Failed { reason } => tracing::warn!("MCP authorization failed: {reason}"),
+            other => tracing::info!("MCP authorization: {other}"),
+        }
+        if let Some(tx) = &self.events {
+            let _ = tx.send(ev);
+        }
+    }
+
+    /// Why the last authorization failed, if it did.
+    pub(crate) fn failure(&self) -> Option<String> {
+        self.state.lock().unwrap().failure.clone()
+    }
+
+    /// Send `req` with the current token; on 401 or 403 (re)authorize and send it again.
+    pub(crate) async fn execute(
+        &self,
+        client: &reqwest::Client,
+        req: Request,
+    ) -> reqwest::Result<Response> {
+        let mut generation = self.ready().await;
+        let mut step_ups = 0u32;
+        let mut refused_once = false;
+        let mut nonce_retried = false;
+        let mut next = req.try_clone();
+        let mut resp = client.execute(self.decorate(req)).await?;
+        loop {
+            let status = resp.status().as_u16();
+            if status != 401 && status != 403 {
+                if resp.status().is_success() {
+                    self.state.lock().unwrap().step_ups = 0;
+                }
+                return Ok(resp);
+            }
+            let asked = challenge::asked(resp.headers());
+            self.take_rs_nonce(resp.headers());
+            let Some(req) = next.take() else {
+                return Ok(resp);
+            };
+            let decision = match (status, asked.error.as_deref()) {
+                // A DPoP nonce challenge (RFC 9449 §9) is answered once, apart from refusals.
+                (401, Some("use_dpop_nonce")) if !nonce_retried && self.cfg.dpop.is_some() => {
+                    nonce_retried = true;
+                    Next::Retry
+                }
+                (401, _) if !refused_once => self.unauthorized(generation, &asked).await,
+                (403, Some("insufficient_scope")) if step_ups < MAX_STEP_UPS => {
+                    step_ups += 1;
+                    self.step_up(generation, &asked).await
+                }
+                _ => Next::GiveUp,
+            };
+            refused_once |= status == 401 && asked.error.as_deref() != Some("use_dpop_nonce");
+            if let Next::GiveUp = decision {
+                return Ok(resp);
+            }
+            drop(resp);
+            generation = self.generation();
+            next = req.try_clone();
+            resp = client.execute(self.decorate(req)).await?;
+        }
+    }
+
+    fn generation(&self) -> u64 {
+        self.state.lock().unwrap().generation
+    }
+
+    /// Load the stored token on first use; refresh it when it is about to expire. The token
+    /// generation to compare with after a refusal.
+    async fn ready(&self) -> u64 {
+        let (load, expiring) = {
+            let s = self.state.lock().unwrap();
+            let expiring = s
+                .creds
+                .token
+                .as_ref()
+                .is_some_and(|t| t.refresh_token.is_some() && t.expires_within(REFRESH_MARGIN));
+            (!s.loaded, expiring)
+        };
+        if !load && !expiring {
+            return self.generation();
+        }
+        let _flow = self.flow.lock().await;
+        if load {
+            self.load();
+        }
+        let expiring = {
+            let s = self.state.lock().unwrap();
+            s.creds
+                .token
+                .as_ref()
+                .is_some_and(|t| t.refresh_token.is_some() && t.expires_within(REFRESH_MARGIN))
+        };
+        if expiring {
+            self.try_refresh().await;
+        }
+        self.generation()
+    }
+
+    fn load(&self) {
+        let loaded = match self.cfg.store.load(&self.key) {
+            Ok(c) => c,
+            Err(e) => {
+                tracing::warn!("MCP authorization: the token store failed to load: {e}");
+                None
+            }
+        };
+        let mut s = self.state.lock().unwrap();
+        if !s.loaded {
+            s.loaded = true;
+            if let Some(c) = loaded {
+                if let Some(scope) = c.token.as_ref().and_then(|t| t.scope.as_deref()) {
+                    s.scopes = scope::split(scope);
+                }
+                s.creds = c;
+                s.generation += 1;
+            }
+        }
+    }
+
+    fn save(&self, creds: &Credentials) {
+        if let Err(e) = self.cfg.store.save(&self.key, creds) {
+            tracing::warn!("MCP authorization: the token store failed to save: {e}");
+        }
+    }
+
+    /// Refresh the current token; whether a new one is there. A refused refresh token is
+    /// dropped (the next refusal runs the flow).
+    async fn try_refresh(&self) -> bool {
+        let creds = self.state.lock().unwrap().creds.clone();
+        if creds
+            .token
+            .as_ref()
+            .is_none_or(|t| t.refresh_token.is_none())
+        {
+            return false;
+        }
+        match flow::refresh(&self.cfg, &self.http, &creds).await {
+            Ok(token) => {
+                let issuer = creds.issuer.clone().unwrap_or_default();
+                let mut s = self.state.lock().unwrap();
+                s.creds.token = Some(token);
+                s.generation += 1;
+                let saved = s.creds.clone();
+                drop(s);
+                self.save(&saved);
+                self.emit(AuthEvent::Refreshed { issuer });
+                true
+            }
+            Err(e) => {
+                if let TokenError::OAuth(_) = e {
+                    let mut s = self.state.lock().unwrap();
+                    if let Some(t) = s.creds.token.as_mut() {
+                        t.refresh_token = None;
+                    }
+                }
+                tracing::info!("MCP authorization: refresh failed: {}", e.into_auth());
+                false
+            }
+        }
+    }
+
+    /// A 401: refresh (when the token was refused as invalid or expired and the server's
+    /// authorization server is still the one that issued it), else run the flow.
+    async fn unauthorized(&self, generation: u64, asked: &Asked) -> Next {
+        let _flow = self.flow.lock().await;
+        if self.generation() != generation {
+            return Next::Retry;
+        }
+        let has_token = self.state.lock().unwrap().creds.token.is_some();
+        if has_token && asked.resource_metadata.is_none() && self.try_refresh().await {
+            return Next::Retry;
+        }
+        let reason = if has_token {
+            "invalid_token"
+        } else {
+            "unauthorized"
+        };
+        self.authorize(reason, asked, false).await
+    }
+
+    /// A 403 `insufficient_scope`: authorize again for the union of scopes.
+    async fn step_up(&self, generation: u64, asked: &Asked) -> Next {
+        let _flow = self.flow.lock().await;
+        if self.generation() != generation {
+            return Next::Retry;
+        }
+        {
+            let mut s = self.state.lock().unwrap();
+            s.step_ups += 1;
+            if s.step_ups > MAX_STEP_UPS {
+                let why = format!(
+                    "the server still asks for more scope after {MAX_STEP_UPS} authorizations; giving up"
+                );
+                s.failure = Some(why.clone());
+                drop(s);
+                self.emit(AuthEvent::Failed { reason: why });
+                return Next::GiveUp;
+            }
+        }
+        self.authorize("insufficient_scope", asked, true).await
+    }
+
+    /// Discover, then get a new token (the flow, or the configured grant).
+    async fn authorize(&self, reason: &str, asked: &Asked, step_up: bool) -> Next {
+        let grant = self
+            .cfg
+            .grant
+            .as_ref()
+            .map_or_else(|| "authorization_code".to_owned(), |g| g.name().to_owned());
+        self.emit(AuthEvent::Started {
+            reason: reason.to_owned(),
+            grant,
+        });
+        match self.run_flow(asked, step_up).await {
+            Ok(creds) => {
+                let issuer = creds.issuer.clone().unwrap_or_default();
+                let scope = creds.token.as_ref().and_then(|t| t.scope.clone());
+                self.save(&creds);
+                let mut s = self.state.lock().unwrap();
+                s.creds = creds;
+                s.generation += 1;
+                s.failure = None;
+                let asked_scope = (!s.scopes.is_empty()).then(|| s.scopes.join(" "));
+                drop(s);
+                self.emit(AuthEvent::Succeeded {
+                    issuer,
+                    scope: scope.or(asked_scope),
+                });
+                Next::Retry
+            }
+            Err(e) => {
+                let why = e.to_string();
+                self.state.lock().unwrap().failure = Some(why.clone());
+                self.emit(AuthEvent::Failed { reason: why });
+                Next::GiveUp
+            }
+        }
+    }
+
+    async fn run_flow(&self, asked: &Asked, step_up: bool) -> Result<Credentials, AuthError> {
+        let found: Discovered =
+            discovery::discover(&self.http, &self.server, asked.resource_metadata.as_deref())
+                .await?;
+        let previous = {
+            let s = self.state.lock().unwrap();
+            if step_up {
+                s.scopes.clone()
+            } else {
+                Vec::new()
+            }
+        };
+        let scopes = scope::select(
+            self.cfg.scopes.as_deref(),
+            asked.scope.as_deref(),
+            found
+                .prm
+                .as_ref()
+                .and_then(|p| p.scopes_supported.as_deref()),
+            &previous,
+            found.server.scopes_supported.as_deref(),
+            self.cfg.grant.is_none(),
+        );
+        self.state.lock().unwrap().scopes = scopes.clone();
+        let stored_client = {
+            let s = self.state.lock().unwrap();
+            s.creds.client.clone()
+        };
+        let mut creds = flow::obtain(
+            &self.cfg,
+            &self.http,
+            &found,
+            &scopes,
+            stored_client.as_ref(),
+        )
+        .await?;
+        if creds.client.is_none() {
+            // Keep an earlier registration at another issuer only if it is this one's.
+            creds.client = stored_client.filter(|c| c.issuer.as_deref() == creds.issuer.as_deref());
+        }
+        Ok(creds)
+    }
+
+    /// Remember the resource server's DPoP nonce.
+    fn take_rs_nonce(&self, headers: &reqwest::header::HeaderMap) {
+        if let Some(n) = headers
+            .get(super::http::DPOP_NONCE)
+            .and_then(|v| v.to_str().ok())
+        {
+            self.state.lock().unwrap().rs_nonce = Some(n.to_owned());
+        }
+    }
+
+    /// `req` with the current token (and its DPoP proof).
+    fn decorate(&self, mut req: Request) -> Request {
+        let (token, nonce) = {
+            let s = self.state.lock().unwrap();
+            (s.creds.token.clone(), s.rs_nonce.clone())
+        };
+        let Some(token) = token else {
+            return req;
+        };
+        let scheme = match (token.token_type, &self.cfg.dpop) {
+            (TokenType::DPoP, Some(_)) => "DPoP",
+            _ => "Bearer",
+        };
+        let Ok(mut v) = HeaderValue::from_str(&format!("{scheme} {}", token.access_token.expose()))
+        else {
+            tracing::warn!("MCP authorization: the access token is not valid in a header");
+            return req;
+        };
+        v.set_sensitive(true);
+        req.headers_mut().insert(AUTHORIZATION, v);
+        if let (TokenType::DPoP, Some(signer)) = (token.token_type, &self.cfg.dpop) {
+            let mut htu = req.url().clone();
+            htu.set_query(None);
+            htu.set_fragment(None);
+            let at = token.access_token.expose();
+            match signer.proof(
+                req.method().as_str(),
+                htu.as_str(),
+                nonce.as_deref(),
+                Some(at),
+            ) {
+                Ok(p) => match HeaderValue::from_str(&p) {
+                    Ok(mut p) => {
+                        p.set_sensitive(true);
+                        req.headers_mut().insert(DPOP, p);
+                    }
+                    Err(_) => {
+                        tracing::warn!("MCP authorization: the DPoP proof is not a valid header")
+                    }
+                },
+                Err(e) => tracing::warn!("MCP authorization: signing the DPoP proof failed: {e}"),
+            }
+        }
+        req
+    }
+}
