@@ -3,6 +3,8 @@
 //! `MCP_CONFORMANCE_SCENARIO`, and does what a well-behaved client does in that scenario,
 //! through the library's public API only. Exit status 0 when every step worked.
 
+mod auth;
+
 use codex_client::{Client, ClientOptions, McpHttp, TransportKind};
 use futures_executor::block_on;
 use serde_json::{json, Value};
@@ -22,9 +24,13 @@ fn main() {
     };
     let scenario = std::env::var("MCP_CONFORMANCE_SCENARIO").unwrap_or_default();
     eprintln!("scenario `{scenario}` against {url}");
+    let http = match scenario.as_str() {
+        s if s.starts_with("auth/") => McpHttp::new(url).oauth(auth::config(s)),
+        _ => McpHttp::new(url),
+    };
     let client = Client::new(
         ClientOptions::default()
-            .transport(TransportKind::McpHttp(McpHttp::new(url)))
+            .transport(TransportKind::McpHttp(http))
             .client_info("codex-client-conformance", env!("CARGO_PKG_VERSION"))
             .default_timeout(Duration::from_secs(20))
             .connect_timeout(Duration::from_secs(10)),
