@@ -11,8 +11,8 @@ use codex_client::auth::{dpop::Dpop, OAuthConfig, Secret};
 use serde_json::Value;
 use std::sync::Arc;
 
-/// The OAuth settings for `scenario`, built on `base` (the conformance client's authorizer
-/// and client name), or `None` when it is not one of these scenarios.
+/// The OAuth settings for `scenario`, built on `base` (the `auth/*` settings of
+/// [`crate::auth::config`]), or `None` when it is not one of these scenarios.
 pub fn configure(
     scenario: &str,
     ctx: &Value,
@@ -66,32 +66,10 @@ pub fn configure(
     Some(cfg)
 }
 
-/// The browser step for the suite's authorization server, which redirects at once: GET the
-/// authorization URL (plain HTTP to a loopback address, no redirect followed) and return its
-/// `Location`.
-pub fn follow_redirect(url: String) -> Result<String, String> {
-    use std::io::{Read, Write};
-    let rest = url
-        .strip_prefix("http://")
-        .ok_or("the authorization URL is not http://")?;
-    let (hostport, path) = rest.split_at(rest.find('/').unwrap_or(rest.len()));
-    let mut s = std::net::TcpStream::connect(hostport).map_err(|e| e.to_string())?;
-    s.set_read_timeout(Some(std::time::Duration::from_secs(10)))
-        .map_err(|e| e.to_string())?;
-    write!(
-        s,
-        "GET {} HTTP/1.1\r\nHost: {hostport}\r\nConnection: close\r\n\r\n",
-        if path.is_empty() { "/" } else { path }
-    )
-    .map_err(|e| e.to_string())?;
-    let mut resp = String::new();
-    s.read_to_string(&mut resp).map_err(|e| e.to_string())?;
-    resp.lines()
-        .take_while(|l| !l.is_empty())
-        .find_map(|l| {
-            let (k, v) = l.split_once(':')?;
-            k.eq_ignore_ascii_case("location")
-                .then(|| v.trim().to_owned())
-        })
-        .ok_or_else(|| "the authorization endpoint did not redirect".to_owned())
+/// The suite's `MCP_CONFORMANCE_CONTEXT` (JSON; `null` when unset).
+pub fn context() -> Value {
+    std::env::var("MCP_CONFORMANCE_CONTEXT")
+        .ok()
+        .and_then(|c| serde_json::from_str(&c).ok())
+        .unwrap_or(Value::Null)
 }

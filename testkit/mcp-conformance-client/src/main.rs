@@ -3,6 +3,7 @@
 //! `MCP_CONFORMANCE_SCENARIO`, and does what a well-behaved client does in that scenario,
 //! through the library's public API only. Exit status 0 when every step worked.
 
+mod auth;
 mod grants;
 
 use codex_client::{Client, ClientOptions, McpHttp, TransportKind};
@@ -24,20 +25,18 @@ fn main() {
     };
     let scenario = std::env::var("MCP_CONFORMANCE_SCENARIO").unwrap_or_default();
     eprintln!("scenario `{scenario}` against {url}");
-    let ctx: Value = std::env::var("MCP_CONFORMANCE_CONTEXT")
-        .ok()
-        .and_then(|c| serde_json::from_str(&c).ok())
-        .unwrap_or(Value::Null);
-    let mut http = McpHttp::new(url);
-    let base = codex_client::auth::OAuthConfig::new()
-        .client_name("codex-client-conformance")
-        .redirect_uri("http://localhost:3000/callback")
-        .authorizer(|u: String| async move {
-            grants::follow_redirect(u).map_err(codex_client::Error::Transport)
-        });
-    if let Some(cfg) = grants::configure(&scenario, &ctx, base) {
-        http = http.oauth(cfg.unwrap_or_else(|e| fail(&e)));
-    }
+    let http = match scenario.as_str() {
+        s if s.starts_with("auth/") => {
+            let base = auth::config(s);
+            // The grants beyond the browser (and DPoP) build on the same settings.
+            let cfg = match grants::configure(s, &grants::context(), base.clone()) {
+                Some(cfg) => cfg.unwrap_or_else(|e| fail(&e)),
+                None => base,
+            };
+            McpHttp::new(url).oauth(cfg)
+        }
+        _ => McpHttp::new(url),
+    };
     let client = Client::new(
         ClientOptions::default()
             .transport(TransportKind::McpHttp(http))
