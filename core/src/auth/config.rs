@@ -75,6 +75,32 @@ impl GrantContext<'_> {
     }
 }
 
+impl GrantContext<'_> {
+    /// POST a form to another token endpoint (an enterprise IdP's, for a token exchange) with
+    /// `auth`; the JSON object it answered (its OAuth error as the error).
+    pub async fn form_request(
+        &self,
+        endpoint: &str,
+        form: Vec<(&'static str, String)>,
+        auth: &ClientAuth,
+    ) -> Result<serde_json::Value> {
+        let url = super::http::parse_url(endpoint, "the token endpoint").map_err(Error::from)?;
+        let bytes = self
+            .http
+            .post_form(&url, form, auth, endpoint)
+            .await
+            .map_err(|e| Error::from(e.into_auth()))?;
+        serde_json::from_slice::<serde_json::Value>(&bytes)
+            .ok()
+            .filter(serde_json::Value::is_object)
+            .ok_or_else(|| {
+                Error::Transport(format!(
+                    "MCP authorization: the answer of {endpoint} is not a JSON object"
+                ))
+            })
+    }
+}
+
 /// A grant that obtains a token without the browser step (client credentials, token
 /// exchange, JWT bearer, ...): called when the MCP server asks for a token and no stored
 /// one can be refreshed.

@@ -210,11 +210,34 @@ impl AuthHttp {
     pub(crate) async fn token(
         &self,
         endpoint: &Url,
-        mut form: Vec<(&'static str, String)>,
+        form: Vec<(&'static str, String)>,
         auth: &ClientAuth,
         audience: &str,
         previous_refresh: Option<&Secret>,
     ) -> Result<Token, TokenError> {
+        let bytes = self.post_form(endpoint, form, auth, audience).await?;
+        let parsed: TokenResponse = serde_json::from_slice(&bytes).map_err(|e| {
+            AuthError::new(format!(
+                "the token endpoint's answer is not a token response (line {}, column {})",
+                e.line(),
+                e.column()
+            ))
+        })?;
+        parsed
+            .into_token(previous_refresh)
+            .map_err(|m| TokenError::Other(AuthError::new(m)))
+    }
+
+    /// POST `form` with the client's authentication to a token endpoint (DPoP proof and its
+    /// nonce retry included); the body of a successful answer. Used for token requests and
+    /// for the token exchange at an enterprise IdP (whose answer is not an access token).
+    pub(crate) async fn post_form(
+        &self,
+        endpoint: &Url,
+        mut form: Vec<(&'static str, String)>,
+        auth: &ClientAuth,
+        audience: &str,
+    ) -> Result<Vec<u8>, TokenError> {
         check_secure(endpoint, "token endpoint")?;
         let mut headers = HeaderMap::new();
         match auth {
@@ -293,16 +316,7 @@ impl AuthHttp {
             }
             let bytes = read_body(resp).await?;
             if status.is_success() {
-                let parsed: TokenResponse = serde_json::from_slice(&bytes).map_err(|e| {
-                    AuthError::new(format!(
-                        "the token endpoint's answer is not a token response (line {}, column {})",
-                        e.line(),
-                        e.column()
-                    ))
-                })?;
-                return parsed
-                    .into_token(previous_refresh)
-                    .map_err(|m| TokenError::Other(AuthError::new(m)));
+                return Ok(bytes);
             }
             let err = serde_json::from_slice::<Value>(&bytes).ok();
             let error = err

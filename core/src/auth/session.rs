@@ -1,9 +1,10 @@
 //! One connection's authorization state and the transport's entry point
 //! ([`AuthSession::execute`]): every request gets the current token (refreshed shortly
-//! before it expires); a 401 refreshes it (`invalid_token`) or runs the flow, a 403
-//! `insufficient_scope` steps up with the union of scopes (at most [`MAX_STEP_UPS`] in a
-//! row); the request is then sent again. One flow runs at a time; requests that were
-//! refused meanwhile just retry with its token.
+//! before it expires); a 401 refreshes it (when the server's authorization server is still
+//! the one that issued it) or runs the flow, a 403 `insufficient_scope` steps up with the
+//! union of scopes; the request is then sent again, with at most
+//! [`MAX_AUTHORIZATIONS`] authorizations for one request. One flow runs at a time;
+//! requests that were refused meanwhile just retry with its token.
 
 use reqwest::header::{HeaderValue, AUTHORIZATION};
 use reqwest::{Request, Response};
@@ -22,8 +23,9 @@ use super::scope;
 use super::token::{Credentials, TokenType};
 use super::AuthError;
 
-/// Authorization attempts for more scope in a row before a 403 is final.
-pub(crate) const MAX_STEP_UPS: u32 = 3;
+/// Authorizations (the first one and step-ups) for one request before its 401 or 403 is
+/// final.
+pub(crate) const MAX_AUTHORIZATIONS: u32 = 3;
 /// A token this close to its expiry is refreshed before it is used.
 const REFRESH_MARGIN: Duration = Duration::from_secs(60);
 
@@ -38,8 +40,6 @@ struct State {
     generation: u64,
     /// The scopes asked for so far (step-up asks for their union with the challenge's).
     scopes: Vec<String>,
-    /// Step-up attempts since the last request that passed.
-    step_ups: u32,
     /// Why the last authorization failed.
     failure: Option<String>,
     /// The resource server's last DPoP nonce.
@@ -105,16 +105,14 @@ impl AuthSession {
         req: Request,
     ) -> reqwest::Result<Response> {
         let mut generation = self.ready().await;
-        let mut step_ups = 0u32;
+        let mut authorizations = 0u32;
         let mut refused_once = false;
+        let mut nonce_retried = false;
         let mut next = req.try_clone();
         let mut resp = client.execute(self.decorate(req)).await?;
         loop {
             let status = resp.status().as_u16();
             if status != 401 && status != 403 {
-                if resp.status().is_success() {
-                    self.state.lock().unwrap().step_ups = 0;
-                }
                 return Ok(resp);
             }
             let asked = challenge::asked(resp.headers());
@@ -122,16 +120,29 @@ impl AuthSession {
             let Some(req) = next.take() else {
                 return Ok(resp);
             };
+            let may_authorize = authorizations < MAX_AUTHORIZATIONS;
             let decision = match (status, asked.error.as_deref()) {
-                (401, Some("use_dpop_nonce")) if !refused_once => Next::Retry,
-                (401, _) if !refused_once => self.unauthorized(generation, &asked).await,
-                (403, Some("insufficient_scope")) if step_ups < MAX_STEP_UPS => {
-                    step_ups += 1;
+                (401, Some("use_dpop_nonce")) if !nonce_retried => {
+                    nonce_retried = true;
+                    Next::Retry
+                }
+                (401, _) if !refused_once && may_authorize => {
+                    refused_once = true;
+                    authorizations += 1;
+                    self.unauthorized(generation, &asked).await
+                }
+                (403, Some("insufficient_scope")) if may_authorize => {
+                    authorizations += 1;
                     self.step_up(generation, &asked).await
+                }
+                (401 | 403, _) if !may_authorize => {
+                    self.give_up(format!(
+                        "the server still refuses after {MAX_AUTHORIZATIONS} authorizations for one request (HTTP {status})"
+                    ));
+                    Next::GiveUp
                 }
                 _ => Next::GiveUp,
             };
-            refused_once |= status == 401;
             if let Next::GiveUp = decision {
                 return Ok(resp);
             }
@@ -241,23 +252,59 @@ impl AuthSession {
         }
     }
 
-    /// A 401: refresh (when the token was refused as invalid or expired and the server's
-    /// authorization server is still the one that issued it), else run the flow.
+    /// Record and report a final refusal.
+    fn give_up(&self, why: String) {
+        self.state.lock().unwrap().failure = Some(why.clone());
+        self.emit(AuthEvent::Failed { reason: why });
+    }
+
+    /// A 401: discover again; refresh when the token's issuer is still the server's
+    /// authorization server (a refresh token never goes to another), else run the flow
+    /// (at the new authorization server, with a new registration, after a migration).
     async fn unauthorized(&self, generation: u64, asked: &Asked) -> Next {
         let _flow = self.flow.lock().await;
         if self.generation() != generation {
             return Next::Retry;
         }
-        let has_token = self.state.lock().unwrap().creds.token.is_some();
-        if has_token && asked.resource_metadata.is_none() && self.try_refresh().await {
-            return Next::Retry;
-        }
+        let (has_token, refreshable, issuer) = {
+            let s = self.state.lock().unwrap();
+            let t = s.creds.token.as_ref();
+            (
+                t.is_some(),
+                t.is_some_and(|t| t.refresh_token.is_some()),
+                s.creds.issuer.clone(),
+            )
+        };
         let reason = if has_token {
             "invalid_token"
         } else {
             "unauthorized"
         };
-        self.authorize(reason, asked, false).await
+        let found =
+            match discovery::discover(&self.http, &self.server, asked.resource_metadata.as_deref())
+                .await
+            {
+                Ok(f) => f,
+                Err(e) => {
+                    self.emit(AuthEvent::Started {
+                        reason: reason.to_owned(),
+                        grant: self.grant_name(),
+                    });
+                    self.give_up(e.to_string());
+                    return Next::GiveUp;
+                }
+            };
+        let same_issuer = issuer.as_deref() == Some(found.server.issuer.as_str());
+        if refreshable && same_issuer && self.try_refresh().await {
+            return Next::Retry;
+        }
+        if has_token && !same_issuer {
+            tracing::info!(
+                "MCP authorization: the server's authorization server is now {}; authorizing there",
+                found.server.issuer
+            );
+        }
+        self.authorize(reason, asked, false, Some(found)).await
     }
 
     /// A 403 `insufficient_scope`: authorize again for the union of scopes.
@@ -266,34 +313,30 @@ impl AuthSession {
         if self.generation() != generation {
             return Next::Retry;
         }
-        {
-            let mut s = self.state.lock().unwrap();
-            s.step_ups += 1;
-            if s.step_ups > MAX_STEP_UPS {
-                let why = format!(
-                    "the server still asks for more scope after {MAX_STEP_UPS} authorizations; giving up"
-                );
-                s.failure = Some(why.clone());
-                drop(s);
-                self.emit(AuthEvent::Failed { reason: why });
-                return Next::GiveUp;
-            }
-        }
-        self.authorize("insufficient_scope", asked, true).await
+        self.authorize("insufficient_scope", asked, true, None)
+            .await
     }
 
-    /// Discover, then get a new token (the flow, or the configured grant).
-    async fn authorize(&self, reason: &str, asked: &Asked, step_up: bool) -> Next {
-        let grant = self
-            .cfg
+    fn grant_name(&self) -> String {
+        self.cfg
             .grant
             .as_ref()
-            .map_or_else(|| "authorization_code".to_owned(), |g| g.name().to_owned());
+            .map_or_else(|| "authorization_code".to_owned(), |g| g.name().to_owned())
+    }
+
+    /// Discover (unless `found`), then get a new token (the flow, or the configured grant).
+    async fn authorize(
+        &self,
+        reason: &str,
+        asked: &Asked,
+        step_up: bool,
+        found: Option<Discovered>,
+    ) -> Next {
         self.emit(AuthEvent::Started {
             reason: reason.to_owned(),
-            grant,
+            grant: self.grant_name(),
         });
-        match self.run_flow(asked, step_up).await {
+        match self.run_flow(asked, step_up, found).await {
             Ok(creds) => {
                 let issuer = creds.issuer.clone().unwrap_or_default();
                 let scope = creds.token.as_ref().and_then(|t| t.scope.clone());
@@ -311,18 +354,25 @@ impl AuthSession {
                 Next::Retry
             }
             Err(e) => {
-                let why = e.to_string();
-                self.state.lock().unwrap().failure = Some(why.clone());
-                self.emit(AuthEvent::Failed { reason: why });
+                self.give_up(e.to_string());
                 Next::GiveUp
             }
         }
     }
 
-    async fn run_flow(&self, asked: &Asked, step_up: bool) -> Result<Credentials, AuthError> {
-        let found: Discovered =
-            discovery::discover(&self.http, &self.server, asked.resource_metadata.as_deref())
-                .await?;
+    async fn run_flow(
+        &self,
+        asked: &Asked,
+        step_up: bool,
+        found: Option<Discovered>,
+    ) -> Result<Credentials, AuthError> {
+        let found = match found {
+            Some(f) => f,
+            None => {
+                discovery::discover(&self.http, &self.server, asked.resource_metadata.as_deref())
+                    .await?
+            }
+        };
         let previous = {
             let s = self.state.lock().unwrap();
             if step_up {

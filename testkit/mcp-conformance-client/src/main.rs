@@ -3,7 +3,9 @@
 //! `MCP_CONFORMANCE_SCENARIO`, and does what a well-behaved client does in that scenario,
 //! through the library's public API only. Exit status 0 when every step worked.
 
+mod auth;
 mod era;
+mod grants;
 
 use codex_client::{Client, ClientOptions, McpHttp, TransportKind};
 use futures_executor::block_on;
@@ -24,9 +26,21 @@ fn main() {
     };
     let scenario = std::env::var("MCP_CONFORMANCE_SCENARIO").unwrap_or_default();
     eprintln!("scenario `{scenario}` against {url}");
+    let http = match scenario.as_str() {
+        s if s.starts_with("auth/") => {
+            let base = auth::config(s);
+            // The grants beyond the browser (and DPoP) build on the same settings.
+            let cfg = match grants::configure(s, &grants::context(), base.clone()) {
+                Some(cfg) => cfg.unwrap_or_else(|e| fail(&e)),
+                None => base,
+            };
+            McpHttp::new(url).oauth(cfg)
+        }
+        _ => McpHttp::new(url),
+    };
     let client = Client::new(
         ClientOptions::default()
-            .transport(TransportKind::McpHttp(McpHttp::new(url)))
+            .transport(TransportKind::McpHttp(http))
             .client_info("codex-client-conformance", env!("CARGO_PKG_VERSION"))
             .default_timeout(Duration::from_secs(20))
             .connect_timeout(Duration::from_secs(10)),

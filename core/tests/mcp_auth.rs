@@ -1,0 +1,381 @@
+//! MCP authorization end to end against a local fake (an MCP server and its authorization
+//! server in one): a 401 runs discovery, dynamic registration, the authorization code flow
+//! with PKCE through the authorize callback, and the request goes again with the token; a
+//! revoked token is refreshed; the events say so; and at TRACE level with `trace_wire` no
+//! token, refresh token, client secret, code or PKCE verifier appears in any log line. Its
+//! own test binary: it installs the process's log sink.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use codex_client::auth::{AuthEvent, OAuthConfig};
+use codex_client::log::{forward_logs, LogRecord};
+use codex_client::{Client, ClientOptions, ConnectionEvent, McpHttp, TransportKind};
+use serde_json::{json, Value};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+const CODE: &str = "CODE-SECRET-4711";
+const CLIENT_SECRET: &str = "CLIENT-SECRET-0815";
+
+#[derive(Default)]
+struct Fake {
+    base: String,
+    /// The access token the MCP server accepts now.
+    valid: Option<String>,
+    issued: u32,
+    refresh: Option<String>,
+    verifiers: Vec<String>,
+    challenge: Option<String>,
+    token_forms: Vec<HashMap<String, String>>,
+    registered: u32,
+}
+
+struct Req {
+    method: String,
+    path: String,
+    headers: HashMap<String, String>,
+    body: Vec<u8>,
+}
+
+async fn read_req(s: &mut tokio::net::TcpStream) -> Option<Req> {
+    let mut buf = Vec::new();
+    let mut chunk = [0u8; 8192];
+    let head_end = loop {
+        if let Some(i) = buf.windows(4).position(|w| w == b"\r\n\r\n") {
+            break i;
+        }
+        let n = s.read(&mut chunk).await.ok()?;
+        if n == 0 {
+            return None;
+        }
+        buf.extend_from_slice(&chunk[..n]);
+    };
+    let head = String::from_utf8_lossy(&buf[..head_end]).into_owned();
+    let mut lines = head.lines();
+    let mut first = lines.next()?.split(' ');
+    let (method, path) = (first.next()?.to_owned(), first.next()?.to_owned());
+    let headers: HashMap<String, String> = lines
+        .filter_map(|l| l.split_once(':'))
+        .map(|(k, v)| (k.trim().to_ascii_lowercase(), v.trim().to_owned()))
+        .collect();
+    let len: usize = headers
+        .get("content-length")
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(0);
+    let mut body = buf[head_end + 4..].to_vec();
+    while body.len() < len {
+        let n = s.read(&mut chunk).await.ok()?;
+        if n == 0 {
+            break;
+        }
+        body.extend_from_slice(&chunk[..n]);
+    }
+    Some(Req {
+        method,
+        path,
+        headers,
+        body,
+    })
+}
+
+fn reply(status: u16, headers: &[(&str, String)], body: &str) -> Vec<u8> {
+    let mut out = format!(
+        "HTTP/1.1 {status} X\r\nConnection: close\r\nContent-Length: {}\r\n",
+        body.len()
+    );
+    for (k, v) in headers {
+        out.push_str(&format!("{k}: {v}\r\n"));
+    }
+    out.push_str("\r\n");
+    out.push_str(body);
+    out.into_bytes()
+}
+
+fn json_reply(status: u16, v: Value) -> Vec<u8> {
+    reply(
+        status,
+        &[("Content-Type", "application/json".into())],
+        &v.to_string(),
+    )
+}
+
+fn form(body: &[u8]) -> HashMap<String, String> {
+    url::form_urlencoded::parse(body).into_owned().collect()
+}
+
+fn handle(fake: &Mutex<Fake>, r: Req) -> Vec<u8> {
+    let mut f = fake.lock().unwrap();
+    let base = f.base.clone();
+    match (r.method.as_str(), r.path.as_str()) {
+        ("GET", "/.well-known/oauth-protected-resource/mcp") => json_reply(
+            200,
+            json!({
+                "resource": format!("{base}/mcp"),
+                "authorization_servers": [base],
+                "scopes_supported": ["files:read", "files:write"],
+            }),
+        ),
+        ("GET", "/.well-known/oauth-authorization-server") => json_reply(
+            200,
+            json!({
+                "issuer": base,
+                "authorization_endpoint": format!("{base}/authorize"),
+                "token_endpoint": format!("{base}/token"),
+                "registration_endpoint": format!("{base}/register"),
+                "code_challenge_methods_supported": ["S256"],
+                "token_endpoint_auth_methods_supported": ["client_secret_post"],
+                "authorization_response_iss_parameter_supported": true,
+                "scopes_supported": ["files:read", "files:write", "offline_access"],
+            }),
+        ),
+        ("POST", "/register") => {
+            f.registered += 1;
+            json_reply(
+                201,
+                json!({
+                    "client_id": "client-1",
+                    "client_secret": CLIENT_SECRET,
+                    "token_endpoint_auth_method": "client_secret_post",
+                }),
+            )
+        }
+        ("POST", "/token") => {
+            let p = form(&r.body);
+            f.token_forms.push(p.clone());
+            if p.get("client_secret").map(String::as_str) != Some(CLIENT_SECRET) {
+                return json_reply(401, json!({"error": "invalid_client"}));
+            }
+            let ok = match p.get("grant_type").map(String::as_str) {
+                Some("authorization_code") => {
+                    let v = p.get("code_verifier").cloned().unwrap_or_default();
+                    f.verifiers.push(v.clone());
+                    p.get("code").map(String::as_str) == Some(CODE)
+                        && f.challenge.as_deref() == Some(s256(&v).as_str())
+                }
+                Some("refresh_token") => p.get("refresh_token") == f.refresh.as_ref(),
+                _ => false,
+            };
+            if !ok {
+                return json_reply(400, json!({"error": "invalid_grant"}));
+            }
+            f.issued += 1;
+            let at = format!("AT-SECRET-{}", f.issued);
+            let rt = format!("RT-SECRET-{}", f.issued);
+            f.valid = Some(at.clone());
+            f.refresh = Some(rt.clone());
+            json_reply(
+                200,
+                json!({"access_token": at, "refresh_token": rt, "token_type": "Bearer", "expires_in": 3600, "scope": "files:read offline_access"}),
+            )
+        }
+        ("POST", "/mcp") => {
+            let auth = r.headers.get("authorization").cloned().unwrap_or_default();
+            let ok = f
+                .valid
+                .as_ref()
+                .is_some_and(|t| auth == format!("Bearer {t}"));
+            if !ok {
+                let err = if auth.is_empty() {
+                    ""
+                } else {
+                    "error=\"invalid_token\", "
+                };
+                let h = format!("Bearer {err}resource_metadata=\"{base}/.well-known/oauth-protected-resource/mcp\", scope=\"files:read\"");
+                return reply(401, &[("WWW-Authenticate", h)], "");
+            }
+            let msg: Value = serde_json::from_slice(&r.body).unwrap_or(Value::Null);
+            let id = msg.get("id").cloned();
+            let Some(id) = id else {
+                return reply(202, &[], "");
+            };
+            let result = match msg["method"].as_str() {
+                Some("initialize") => json!({
+                    "protocolVersion": "2025-11-25",
+                    "capabilities": {"tools": {}},
+                    "serverInfo": {"name": "auth-fake", "version": "1"},
+                }),
+                Some("tools/list") => {
+                    json!({"tools": [{"name": "t", "inputSchema": {"type": "object"}}]})
+                }
+                _ => json!({}),
+            };
+            json_reply(200, json!({"jsonrpc": "2.0", "id": id, "result": result}))
+        }
+        ("GET", "/mcp") => reply(405, &[], ""),
+        ("DELETE", "/mcp") => reply(405, &[], ""),
+        _ => reply(404, &[], ""),
+    }
+}
+
+fn s256(v: &str) -> String {
+    use base64::Engine;
+    let d = ring::digest::digest(&ring::digest::SHA256, v.as_bytes());
+    base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(d.as_ref())
+}
+
+/// Start the fake on a loopback port, on its own thread and runtime.
+fn start_fake() -> Arc<Mutex<Fake>> {
+    let std_l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    std_l.set_nonblocking(true).unwrap();
+    let base = format!("http://127.0.0.1:{}", std_l.local_addr().unwrap().port());
+    let fake = Arc::new(Mutex::new(Fake {
+        base,
+        ..Default::default()
+    }));
+    let f2 = fake.clone();
+    std::thread::spawn(move || {
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        rt.block_on(async move {
+            let l = tokio::net::TcpListener::from_std(std_l).unwrap();
+            loop {
+                let Ok((mut s, _)) = l.accept().await else {
+                    return;
+                };
+                let f = f2.clone();
+                tokio::spawn(async move {
+                    if let Some(r) = read_req(&mut s).await {
+                        let out = handle(&f, r);
+                        let _ = s.write_all(&out).await;
+                    }
+                });
+            }
+        });
+    });
+    fake
+}
+
+#[test]
+fn full_flow_refresh_events_and_no_secret_in_any_log_line() {
+    let logs = Arc::new(Mutex::new(Vec::<LogRecord>::new()));
+    let l2 = logs.clone();
+    forward_logs(tracing::Level::TRACE, move |r| l2.lock().unwrap().push(r)).unwrap();
+    let fake = start_fake();
+    let base = fake.lock().unwrap().base.clone();
+
+    let f3 = fake.clone();
+    let cfg = OAuthConfig::new()
+        .redirect_uri("http://127.0.0.1:1/callback")
+        .authorizer(move |auth_url: String| {
+            // The "browser": the user agrees; the server redirects with code, state and iss.
+            let u = url::Url::parse(&auth_url).unwrap();
+            let q: HashMap<String, String> = u.query_pairs().into_owned().collect();
+            f3.lock().unwrap().challenge = q.get("code_challenge").cloned();
+            let base = f3.lock().unwrap().base.clone();
+            let mut r = url::Url::parse(&q["redirect_uri"]).unwrap();
+            r.query_pairs_mut()
+                .append_pair("code", CODE)
+                .append_pair("state", &q["state"])
+                .append_pair("iss", &base);
+            let scope = q.get("scope").cloned().unwrap_or_default();
+            let resource = q.get("resource").cloned().unwrap_or_default();
+            let method = q.get("code_challenge_method").cloned().unwrap_or_default();
+            async move {
+                assert_eq!(scope, "files:read offline_access");
+                assert!(resource.ends_with("/mcp"), "{resource}");
+                assert_eq!(method, "S256");
+                Ok(r.to_string())
+            }
+        });
+    let mut opts = ClientOptions::default()
+        .transport(TransportKind::McpHttp(
+            McpHttp::new(format!("{base}/mcp")).oauth(cfg),
+        ))
+        .default_timeout(Duration::from_secs(20));
+    opts.trace_wire = true;
+    let client = Client::new(opts);
+    let events = Arc::new(Mutex::new(Vec::<AuthEvent>::new()));
+    let e2 = events.clone();
+    client
+        .on_connection_event(move |ev| {
+            if let ConnectionEvent::Auth(a) = ev {
+                e2.lock().unwrap().push(a.clone());
+            }
+        })
+        .unwrap();
+    client.connect().expect("connect after authorizing");
+    let tools = futures_executor::block_on(client.list_all_tools()).unwrap();
+    assert_eq!(tools.len(), 1);
+    {
+        let f = fake.lock().unwrap();
+        assert_eq!(f.registered, 1);
+        assert_eq!(f.issued, 1);
+        let code_form = &f.token_forms[0];
+        assert_eq!(code_form["grant_type"], "authorization_code");
+        assert_eq!(code_form["resource"], format!("{base}/mcp"));
+        assert_eq!(code_form["redirect_uri"], "http://127.0.0.1:1/callback");
+    }
+    // The server revokes the token: the next request is refused with invalid_token, the
+    // client refreshes (same issuer) and sends it again.
+    fake.lock().unwrap().valid = Some("revoked".into());
+    let tools = futures_executor::block_on(client.list_all_tools()).unwrap();
+    assert_eq!(tools.len(), 1);
+    {
+        let f = fake.lock().unwrap();
+        assert_eq!(f.issued, 2);
+        let refresh_form = f.token_forms.last().unwrap();
+        assert_eq!(refresh_form["grant_type"], "refresh_token");
+        assert_eq!(refresh_form["refresh_token"], "RT-SECRET-1");
+        assert_eq!(refresh_form["resource"], format!("{base}/mcp"));
+        assert_eq!(f.registered, 1, "not registered again");
+    }
+    client.disconnect();
+
+    let kinds: Vec<&str> = events
+        .lock()
+        .unwrap()
+        .iter()
+        .map(|e| e.kind_name())
+        .collect();
+    assert_eq!(
+        kinds,
+        ["started", "succeeded", "refreshed"],
+        "{:?}",
+        events.lock().unwrap()
+    );
+
+    // Give the log sink's thread a moment to drain (it is bounded), then check every line.
+    let verifier = fake.lock().unwrap().verifiers[0].clone();
+    assert_eq!(verifier.len(), 43);
+    let deadline = std::time::Instant::now() + Duration::from_secs(5);
+    while std::time::Instant::now() < deadline
+        && !logs
+            .lock()
+            .unwrap()
+            .iter()
+            .any(|l| l.message.contains("token refreshed"))
+    {
+        std::thread::yield_now();
+    }
+    let logs = logs.lock().unwrap();
+    assert!(
+        logs.iter().any(|l| l.message.contains("authorized by")),
+        "auth is logged"
+    );
+    assert!(
+        logs.iter()
+            .any(|l| l.message.contains("\"tools/list\"") || l.message.contains("tools/list")),
+        "the wire is traced"
+    );
+    let secrets = [
+        "AT-SECRET-1",
+        "AT-SECRET-2",
+        "RT-SECRET-1",
+        "RT-SECRET-2",
+        CLIENT_SECRET,
+        CODE,
+        verifier.as_str(),
+    ];
+    for l in logs.iter() {
+        for s in secrets {
+            assert!(
+                !l.message.contains(s),
+                "a secret in a log line: {}",
+                l.message
+            );
+        }
+    }
+}
