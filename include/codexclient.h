@@ -311,9 +311,13 @@
  * `codex_options_set_dedicated_dispatch_thread`. 1.5: options by name from the core's
  * table (`codex_options_set`, `codex_options_add`, `codex_options_get`,
  * `codex_options_keys_json`; every Rust option reachable from C, with its meaning),
- * `codex_options_set_retry`.
+ * `codex_options_set_retry`. 1.6: logging in and the core's helpers by name
+ * (`codex_client_login_api_key`, `codex_client_login_chatgpt`, `codex_login_t` with
+ * `codex_login_auth_url`, `codex_login_user_code`, `codex_login_verification_url`,
+ * `codex_login_id`, `codex_login_wait`, `codex_login_cancel`, `codex_login_free`;
+ * `codex_client_helper`), a turn run to its end within bounds (`codex_client_turn_run`).
  */
-#define CODEX_ABI_VERSION_MINOR 5
+#define CODEX_ABI_VERSION_MINOR 6
 
 /**
  * The ABI version this header describes: `major * 1000 + minor` (1000 is 1.0). Compare it
@@ -488,6 +492,12 @@ typedef struct codex_client_t codex_client_t;
 typedef struct codex_event_t codex_event_t;
 
 /**
+ * A ChatGPT login in progress (opaque handle): from `codex_client_login_chatgpt`, freed
+ * with `codex_login_free`.
+ */
+typedef struct codex_login_t codex_login_t;
+
+/**
  * Options of a client. Opaque handle: its layout is not part of the ABI.
  *
  * Create with `codex_options_new` (every option has its default), change options with
@@ -605,6 +615,90 @@ typedef uint32_t codex_delivery_t;
 #ifdef __cplusplus
 extern "C" {
 #endif // __cplusplus
+
+/**
+ * Log in with an OpenAI API key (`account/login/start`, type `apiKey`); the server stores
+ * it in its CODEX_HOME. The key is never logged by the library. An empty key fails with
+ * CODEX_STATUS_INVALID_ARGUMENT. Blocking (bounded by the client's default timeout);
+ * thread: any. ABI 1.6.
+ */
+enum codex_status_t codex_client_login_api_key(struct codex_client_t *client, const char *api_key);
+
+/**
+ * Start a ChatGPT login: the browser flow (`device_code` false: show the user
+ * `codex_login_auth_url`) or the device-code flow (`device_code` true: show
+ * `codex_login_user_code` and `codex_login_verification_url`). On success `*login`
+ * receives the login's handle (free it with `codex_login_free`; on failure it is set to
+ * NULL); then `codex_login_wait` for the outcome, or `codex_login_cancel`. The outcome
+ * is followed from before the request is sent, so it cannot be missed. Blocking
+ * (bounded by the client's default timeout); thread: any. ABI 1.6.
+ */
+enum codex_status_t codex_client_login_chatgpt(struct codex_client_t *client, bool device_code, struct codex_login_t **login);
+
+/**
+ * Browser flow: the URL the user opens to log in (NULL for the device-code flow, or a
+ * NULL or freed handle). Ownership: the library's, valid until `codex_login_free`.
+ * Thread: any. ABI 1.6.
+ */
+const char *codex_login_auth_url(const struct codex_login_t *login);
+
+/**
+ * Device-code flow: the code the user enters (NULL otherwise). Ownership and thread as
+ * `codex_login_auth_url`. ABI 1.6.
+ */
+const char *codex_login_user_code(const struct codex_login_t *login);
+
+/**
+ * Device-code flow: the page where the user enters the code (NULL otherwise). Ownership
+ * and thread as `codex_login_auth_url`. ABI 1.6.
+ */
+const char *codex_login_verification_url(const struct codex_login_t *login);
+
+/**
+ * The login's id (`loginId`). Ownership and thread as `codex_login_auth_url`. ABI 1.6.
+ */
+const char *codex_login_id(const struct codex_login_t *login);
+
+/**
+ * Wait for the login's outcome, at most `timeout_ms` (0: the client's default request
+ * timeout); past it CODEX_STATUS_TIMEOUT (the login goes on: wait again or cancel).
+ * On success `*success` (may be NULL) is 1 when the login succeeded, else 0, and
+ * `*error` (may be NULL) receives the server's reason for a failure (NULL on success;
+ * free it with `codex_string_free`). Blocking; thread: any except inside this client's
+ * callbacks (the outcome arrives through them). ABI 1.6.
+ */
+enum codex_status_t codex_login_wait(struct codex_login_t *login, uint64_t timeout_ms, int32_t *success, char **error);
+
+/**
+ * Cancel the login (`account/login/cancel`); its outcome then is a failure
+ * (`codex_login_wait` returns it). Blocking (bounded by the client's default timeout);
+ * thread: any. ABI 1.6.
+ */
+enum codex_status_t codex_login_cancel(struct codex_login_t *login);
+
+/**
+ * Free a login handle: the library stops following its outcome (the server's login goes
+ * on until it completes, times out or is cancelled). NULL and freed handles are ignored.
+ * Thread: any. ABI 1.6.
+ */
+void codex_login_free(struct codex_login_t *login);
+
+/**
+ * Send the request of the core's helper `name` and return its result: `account_logout`,
+ * `account_rate_limits`, `account_read`, `config_read`, `config_batch_write` (`arg_json`:
+ * the edits, `[{"keyPath","value","mergeStrategy"}]`), `review_start` (`thread_id`;
+ * `arg_json`: the target, `{"type":"uncommittedChanges"}`), `mcp_server_status_list`,
+ * `mcp_server_oauth_login` (`arg_json`: the server's name as a JSON string),
+ * `feedback_upload` (`arg_json`: the classification, `"bug"`), `thread_compact`
+ * (`thread_id`), `model_list`, `skills_list`, ... (every name of the core's
+ * `Helper::from_name`; an unknown one is CODEX_STATUS_INVALID_ARGUMENT). `thread_id`:
+ * for the helpers that act on a thread (NULL otherwise). `arg_json`: the helper's
+ * argument as JSON (NULL: none). `params_json`: a JSON object of more params (NULL:
+ * none). `timeout_ms`: 0 = the client's default. On success `*result_json` (may be
+ * NULL) receives the result as JSON; free it with `codex_string_free`. Blocking; thread:
+ * any, including inside callbacks. ABI 1.6.
+ */
+enum codex_status_t codex_client_helper(struct codex_client_t *client, const char *name, const char *thread_id, const char *arg_json, const char *params_json, uint64_t timeout_ms, char **result_json);
 
 /**
  * Create a client (nothing is started until `codex_client_connect`).
@@ -1069,6 +1163,23 @@ enum codex_status_t codex_client_turn_interrupt(struct codex_client_t *client, c
  * one). Blocking; thread: any, including inside callbacks.
  */
 enum codex_status_t codex_client_turn_steer(struct codex_client_t *client, const char *thread_id, const char *expected_turn_id, const char *text, uint64_t timeout_ms);
+
+/**
+ * Run a turn to its end within bounds: `turn/start` of `text` on thread `thread_id`
+ * (`params_json` as in `codex_client_turn_start`, may be NULL), then wait for its
+ * `turn/completed`. `timeout_ms` bounds the whole turn and `idle_ms` the silence between
+ * two of its events (0: no bound). Past either, the turn is interrupted and this returns
+ * CODEX_STATUS_TIMEOUT with a message naming the bound and the last event seen. The
+ * turn's events come to this call (the core's turn stream), not to the notification
+ * callback nor `codex_client_next_event`; its server requests go to the client's
+ * server-request callback, and are declined without one. `*result_json` (may be NULL)
+ * receives the core's view of the turn's result, `{"thread_id", "turn_id", "status",
+ * "final_response", "items", "usage", "diff", "error", "turn", "completed",
+ * "emulated_skills"}` — on a timeout too (what was gathered; status "interrupted" once
+ * the interrupt took effect); NULL when the turn did not start. Free it with
+ * `codex_string_free`. Blocking; thread: any except this client's callbacks. ABI 1.6.
+ */
+enum codex_status_t codex_client_turn_run(struct codex_client_t *client, const char *thread_id, const char *text, const char *params_json, uint64_t timeout_ms, uint64_t idle_ms, char **result_json);
 
 /**
  * Send the library's log records at `level` and above (`CODEX_LOG_ERROR` ...

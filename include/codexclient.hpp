@@ -357,6 +357,54 @@ struct Options {
     }
 };
 
+/// A ChatGPT login in progress (RAII: destruction frees the handle; the server's login goes
+/// on until it completes or is cancelled). Move-only. From Client::login_chatgpt() or
+/// Client::login_device_code() (ABI 1.6).
+class Login {
+public:
+    Login() noexcept = default;
+    explicit Login(codex_login_t *l) noexcept : l_(l) {}
+    Login(const Login &) = delete;
+    Login &operator=(const Login &) = delete;
+    Login(Login &&o) noexcept : l_(std::exchange(o.l_, nullptr)) {}
+    Login &operator=(Login &&o) noexcept {
+        if (this != &o) {
+            if (l_ != nullptr) codex_login_free(l_);
+            l_ = std::exchange(o.l_, nullptr);
+        }
+        return *this;
+    }
+    ~Login() {
+        if (l_ != nullptr) codex_login_free(l_);
+    }
+    /// Whether this object holds a login.
+    explicit operator bool() const noexcept { return l_ != nullptr; }
+    /// Browser flow: the URL the user opens ("" for the device-code flow).
+    std::string auth_url() const { return detail::str(codex_login_auth_url(l_)); }
+    /// Device-code flow: the code the user enters ("" otherwise).
+    std::string user_code() const { return detail::str(codex_login_user_code(l_)); }
+    /// Device-code flow: where the user enters the code ("" otherwise).
+    std::string verification_url() const { return detail::str(codex_login_verification_url(l_)); }
+    /// The login's id.
+    std::string id() const { return detail::str(codex_login_id(l_)); }
+    /// Wait for the outcome, at most timeout_ms (0: the client's default); throws codex::Error
+    /// (CODEX_STATUS_TIMEOUT past it: the login goes on). Returns whether the login succeeded;
+    /// `error` (when not null) receives the server's reason for a failure.
+    bool wait(uint64_t timeout_ms = 0, std::string *error = nullptr) {
+        int ok = 0;
+        char *e = nullptr;
+        check(codex_login_wait(l_, timeout_ms, &ok, &e));
+        std::string reason = detail::take_string(e);
+        if (error != nullptr) *error = reason;
+        return ok != 0;
+    }
+    /// Cancel the login (its outcome then is a failure).
+    void cancel() { check(codex_login_cancel(l_)); }
+
+private:
+    codex_login_t *l_ = nullptr;
+};
+
 /// A client of one codex app-server or MCP server (RAII: destruction disconnects and frees). Move-only.
 class Client {
 public:
@@ -397,6 +445,12 @@ public:
     bool is_connected() const noexcept { return codex_client_is_connected(c_); }
     /// Whether the connection dropped and the client is reconnecting (ABI 1.2).
     bool is_reconnecting() const noexcept { return codex_client_is_reconnecting(c_); }
+
+    // Lifetime of what a callback captures: the callbacks run on a library thread until this
+    // Client is destroyed (or the callback is replaced), so anything captured by reference
+    // (`[&state]`) must outlive the Client, or be reset first with an empty function. Declare
+    // the captured state before the Client (destroyed after it), as examples/cpp does; or
+    // capture a std::shared_ptr by value.
 
     /// Notifications (callbacks mode). An empty function removes the callback.
     void on_notification(EventFn f) { set(CODEX_CALLBACK_NOTIFICATION, slots_->notification, std::move(f)); }
@@ -483,6 +537,49 @@ public:
         std::string emulated = detail::take_string(e);
         if (emulated_json != nullptr) *emulated_json = emulated;
         return detail::take_string(t);
+    }
+    /// Run a turn to its end within bounds (codex_client_turn_run, ABI 1.6): timeout_ms bounds
+    /// the whole turn, idle_ms the silence between events (0: none). Past either the turn is
+    /// interrupted and codex::Error (CODEX_STATUS_TIMEOUT, naming the bound and the last event)
+    /// is thrown; `result_json` (when not null) then holds what was gathered. Returns the
+    /// core's TurnResult view as JSON.
+    std::string turn_run(const std::string &thread_id, const std::string &text, uint64_t timeout_ms,
+                         uint64_t idle_ms, const std::string &params_json = "{}",
+                         std::string *result_json = nullptr) {
+        char *r = nullptr;
+        codex_status_t s = codex_client_turn_run(c_, thread_id.c_str(), text.c_str(), params_json.c_str(),
+                                                 timeout_ms, idle_ms, &r);
+        std::string result = detail::take_string(r);
+        if (result_json != nullptr) *result_json = result;
+        check(s);
+        return result;
+    }
+    /// Log in with an OpenAI API key (ABI 1.6).
+    void login_api_key(const std::string &key) { check(codex_client_login_api_key(c_, key.c_str())); }
+    /// Start the ChatGPT browser login: show login.auth_url(), then login.wait() (ABI 1.6).
+    Login login_chatgpt() { return start_login(false); }
+    /// Start the ChatGPT device-code login: show login.user_code() and
+    /// login.verification_url(), then login.wait() (ABI 1.6).
+    Login login_device_code() { return start_login(true); }
+    /// account/logout (ABI 1.6).
+    void logout(uint64_t timeout_ms = 0) { helper("account_logout", "", "", "{}", timeout_ms); }
+    /// account/rateLimits/read: the JSON result (ABI 1.6).
+    std::string rate_limits(uint64_t timeout_ms = 0) {
+        return helper("account_rate_limits", "", "", "{}", timeout_ms);
+    }
+    /// One of the core's helpers by name (codex_client_helper, ABI 1.6): "config_batch_write"
+    /// (arg: the edits), "review_start" (thread id; arg: the target), "mcp_server_status_list",
+    /// "mcp_server_oauth_login" (arg: the name, a JSON string), "feedback_upload" (arg: the
+    /// classification), "thread_compact" (thread id), ... Empty thread_id/arg_json: none.
+    /// Returns the result JSON.
+    std::string helper(const std::string &name, const std::string &thread_id = "",
+                       const std::string &arg_json = "", const std::string &params_json = "{}",
+                       uint64_t timeout_ms = 0) {
+        char *r = nullptr;
+        check(codex_client_helper(c_, name.c_str(), thread_id.empty() ? nullptr : thread_id.c_str(),
+                                  arg_json.empty() ? nullptr : arg_json.c_str(), params_json.c_str(), timeout_ms,
+                                  &r));
+        return detail::take_string(r);
     }
     /// turn/interrupt.
     void turn_interrupt(const std::string &thread_id, const std::string &turn_id, uint64_t timeout_ms = 0) {
@@ -590,6 +687,12 @@ public:
     codex_client_t *get() const noexcept { return c_; }
 
 private:
+    Login start_login(bool device_code) {
+        codex_login_t *l = nullptr;
+        check(codex_client_login_chatgpt(c_, device_code, &l));
+        return Login(l);
+    }
+
     static std::optional<std::string> nonempty(const std::string &s) {
         return s.empty() ? std::nullopt : std::optional<std::string>(s);
     }

@@ -107,6 +107,21 @@ impl Login {
         block(self.wait(), timeout, COMPLETED)?
     }
 
+    /// [`wait`](Self::wait), at most `timeout` when given ([`Error::Timeout`] past it; the
+    /// login goes on: wait again or [`cancel`](Self::cancel) it). The timer runs on the
+    /// library's runtime: this works on any executor.
+    pub async fn wait_within(&self, timeout: Option<Duration>) -> Result<LoginOutcome> {
+        let Some(t) = timeout else {
+            return self.wait().await;
+        };
+        crate::rt::within(self.wait(), t).await?.unwrap_or_else(|| {
+            Err(Error::Timeout {
+                method: COMPLETED.to_owned(),
+                after: t,
+            })
+        })
+    }
+
     /// Cancel the login (`account/login/cancel`); its outcome then arrives as a failure.
     pub async fn cancel(&self) -> Result<()> {
         let id = self

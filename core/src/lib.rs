@@ -63,9 +63,9 @@ pub use event::{
 pub use message::RequestId;
 pub use options::{
     ClientOptions, Delivery, ExecOptions, Heartbeat, McpCommand, McpHttp, McpOptions,
-    OptionsBuilder, Protocol, ReconnectPolicy, RequestOptions, RetryPolicy, TlsOptions,
-    TransportKind, DEFAULT_CONNECT_TIMEOUT, DEFAULT_EVENT_QUEUE_CAPACITY, DEFAULT_MAX_LINE_BYTES,
-    DEFAULT_READ_AHEAD_BYTES, DEFAULT_TIMEOUT,
+    OptionsBuilder, Protocol, ReconnectPolicy, RequestOptions, RetryPolicy, SkillEmulation,
+    TlsOptions, TransportKind, DEFAULT_CONNECT_TIMEOUT, DEFAULT_EVENT_QUEUE_CAPACITY,
+    DEFAULT_MAX_LINE_BYTES, DEFAULT_READ_AHEAD_BYTES, DEFAULT_TIMEOUT,
 };
 pub use skills::{
     native_skill_input, PreparedInput, Skill, SkillInfo, SkillPlan, NATIVE_SKILL_INPUT_SINCE,

@@ -90,8 +90,28 @@ impl<S: tracing::Subscriber> Layer<S> for Forward {
     }
 }
 
+/// The level the environment variable `CODEXCLIENT_LOG` names (`error`, `warn`/`warning`,
+/// `info`, `debug`, `trace`; any case, surrounding spaces ignored), if it names one.
+pub fn env_log_level() -> Option<tracing::Level> {
+    level_named(&std::env::var("CODEXCLIENT_LOG").ok()?)
+}
+
+fn level_named(v: &str) -> Option<tracing::Level> {
+    match v.trim().to_ascii_lowercase().as_str() {
+        "error" => Some(tracing::Level::ERROR),
+        "warn" | "warning" => Some(tracing::Level::WARN),
+        "info" => Some(tracing::Level::INFO),
+        "debug" => Some(tracing::Level::DEBUG),
+        "trace" => Some(tracing::Level::TRACE),
+        _ => None,
+    }
+}
+
 /// Forward the library's log records at `level` and above to `sink`, called on the one
-/// `codex-log` thread, never while the library holds a lock. The first call installs
+/// `codex-log` thread, never while the library holds a lock. When `CODEXCLIENT_LOG` names a
+/// level ([`env_log_level`]) that level is used instead of `level`, so a program's log
+/// output can be turned up (`CODEXCLIENT_LOG=trace`: every raw line too, see
+/// `ClientOptions::trace_wire`) or down without changing its code. The first call installs
 /// the process's global `tracing` subscriber and starts the thread; a later call replaces the
 /// sink. Errors with [`Error::InvalidState`] when another global subscriber is installed
 /// (then use `tracing` directly). A panicking sink loses that record only.
@@ -99,7 +119,7 @@ pub fn forward_logs(
     level: tracing::Level,
     sink: impl Fn(LogRecord) + Send + Sync + 'static,
 ) -> Result<()> {
-    set_log_level(level);
+    set_log_level(env_log_level().unwrap_or(level));
     *SINK.write().unwrap_or_else(|e| e.into_inner()) = Some(Arc::new(sink));
     if SENDER.get().is_some() {
         return Ok(());
@@ -143,6 +163,17 @@ pub fn stop_logs() {
 mod tests {
     use super::*;
     use std::sync::Mutex;
+
+    #[test]
+    fn codexclient_log_names_a_level() {
+        assert_eq!(level_named("trace"), Some(tracing::Level::TRACE));
+        assert_eq!(level_named(" WARNING "), Some(tracing::Level::WARN));
+        assert_eq!(level_named("Debug"), Some(tracing::Level::DEBUG));
+        assert_eq!(level_named("error"), Some(tracing::Level::ERROR));
+        assert_eq!(level_named("info"), Some(tracing::Level::INFO));
+        assert_eq!(level_named("loud"), None);
+        assert_eq!(level_named(""), None);
+    }
 
     #[test]
     fn records_reach_the_sink_on_the_log_thread_filtered_by_level() {

@@ -238,6 +238,16 @@ where
     }
 }
 
+/// Spawn a short task on the shared runtime from anywhere (any executor or a plain thread),
+/// outside every connection's scope: for a bounded wait whose timer needs the runtime.
+pub(crate) fn spawn_anywhere<F>(fut: F) -> Result<JoinHandle<F::Output>>
+where
+    F: Future + Send + 'static,
+    F::Output: Send + 'static,
+{
+    Ok(runtime()?[0].handle.spawn(fut))
+}
+
 /// Start a connection's root task on the shared runtime, in a scope of its own. The returned
 /// [`Done`] completes once the root task and every task it spawned are gone.
 pub(crate) fn spawn_root<F>(fut: F) -> Result<Arc<Done>>
@@ -271,6 +281,23 @@ where
         SCOPE.scope(inherited, fut).await
     });
     Ok(done)
+}
+
+/// `fut`, given up after `timeout`: `None` then (the future is dropped). The timer runs on the
+/// library's runtime, so this works on any executor; it stops when this future is dropped.
+pub(crate) async fn within<F: Future>(fut: F, timeout: Duration) -> Result<Option<F::Output>> {
+    let (fire, fired) = tokio::sync::oneshot::channel::<()>();
+    let (_keep, gone) = tokio::sync::oneshot::channel::<()>();
+    spawn_root(async move {
+        tokio::select! {
+            _ = tokio::time::sleep(timeout) => { let _ = fire.send(()); }
+            _ = gone => {}
+        }
+    })?;
+    tokio::select! {
+        v = fut => Ok(Some(v)),
+        Ok(()) = fired => Ok(None),
+    }
 }
 
 /// Completes once every task of a scope is gone.

@@ -349,38 +349,7 @@ impl TurnStream {
                 None if self.is_done() => break,
                 None => {
                     let overall = left.is_some_and(|l| l <= wait.unwrap_or(l));
-                    let what = match (overall, timeout, idle) {
-                        (true, Some(t), _) => format!("the turn took longer than {t:?}"),
-                        (_, _, Some(i)) => format!("no event for {i:?}"),
-                        _ => "the turn timed out".into(),
-                    };
-                    let last = self.last_method.clone().unwrap_or_else(|| "none".into());
-                    let (method, params) = Self::interrupt_request(&self.thread_id, &self.turn_id);
-                    let _ = self.client.request_blocking_with(
-                        method,
-                        params,
-                        crate::RequestOptions::timeout(Duration::from_secs(5)),
-                    );
-                    let end = std::time::Instant::now() + Duration::from_secs(5);
-                    while !self.is_done() {
-                        let left = end.saturating_duration_since(std::time::Instant::now());
-                        if left.is_zero()
-                            || (self.next_event(Some(left))?.is_none() && !self.is_done())
-                        {
-                            break;
-                        }
-                    }
-                    return Err(Error::Timeout {
-                        method: format!(
-                            "turn {} ({what}; interrupted; last event: {last})",
-                            self.turn_id
-                        ),
-                        after: if overall {
-                            timeout.unwrap_or_default()
-                        } else {
-                            idle.unwrap_or_default()
-                        },
-                    });
+                    return Err(self.give_up(overall, timeout, idle));
                 }
             }
         }
@@ -390,6 +359,53 @@ impl TurnStream {
             }
         }
         Ok(self.result.clone())
+    }
+
+    /// Give up on the turn past one of its bounds, as [`finish_within`](Self::finish_within)
+    /// does (for bindings that wait on the stream themselves): interrupt it
+    /// (`turn/interrupt`), drain its last events for up to 5 s, and return the
+    /// [`Error::Timeout`] naming the bound — the whole-turn `timeout` when `overall`, else
+    /// `idle` — and the last event seen.
+    pub fn give_up(
+        &mut self,
+        overall: bool,
+        timeout: Option<Duration>,
+        idle: Option<Duration>,
+    ) -> Error {
+        let what = match (overall, timeout, idle) {
+            (true, Some(t), _) => format!("the turn took longer than {t:?}"),
+            (_, _, Some(i)) => format!("no event for {i:?}"),
+            _ => "the turn timed out".into(),
+        };
+        let last = self.last_method.clone().unwrap_or_else(|| "none".into());
+        let (method, params) = Self::interrupt_request(&self.thread_id, &self.turn_id);
+        let _ = self.client.request_blocking_with(
+            method,
+            params,
+            crate::RequestOptions::timeout(Duration::from_secs(5)),
+        );
+        let end = std::time::Instant::now() + Duration::from_secs(5);
+        while !self.is_done() {
+            let left = end.saturating_duration_since(std::time::Instant::now());
+            match self.next_event(Some(left)) {
+                Ok(Some(_)) => {}
+                _ => break,
+            }
+            if left.is_zero() {
+                break;
+            }
+        }
+        Error::Timeout {
+            method: format!(
+                "turn {} ({what}; interrupted; last event: {last})",
+                self.turn_id
+            ),
+            after: if overall {
+                timeout.unwrap_or_default()
+            } else {
+                idle.unwrap_or_default()
+            },
+        }
     }
 
     /// The result gathered so far; an error when the connection closed before the turn

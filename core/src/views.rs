@@ -7,6 +7,7 @@ use std::fmt;
 
 use serde_json::{json, Value};
 
+use crate::account::{Login, LoginOutcome};
 use crate::client::InitializeResult;
 use crate::event::{ConnectionEvent, ReconnectAttempt, Rejoined};
 use crate::turn::TurnResult;
@@ -133,8 +134,9 @@ impl TurnResult {
 
 impl InitializeResult {
     /// `{"raw", "user_agent", "codex_home", "platform_family", "platform_os",
-    /// "codex_version", "protocol_version", "capabilities", "server_info", "instructions"}`
-    /// (absent members are `null`; the last four are an MCP server's).
+    /// "codex_version", "protocol_version", "capabilities", "server_info", "instructions",
+    /// "mcp_era"}` (absent members are `null`; the last five are an MCP server's; `mcp_era` is
+    /// `"stateless"` or `"handshake"`, see [`mcp_era`](Self::mcp_era)).
     pub fn to_json(&self) -> Value {
         json!({
             "raw": self.raw,
@@ -147,7 +149,29 @@ impl InitializeResult {
             "capabilities": self.capabilities(),
             "server_info": self.server_info(),
             "instructions": self.instructions(),
+            "mcp_era": self.protocol_version().map(|_| self.mcp_era()),
         })
+    }
+}
+
+impl Login {
+    /// `{"login_id", "auth_url", "user_code", "verification_url"}` (each `null` when the flow
+    /// has none: the browser flow gives `auth_url`, the device-code flow `user_code` and
+    /// `verification_url`).
+    pub fn to_json(&self) -> Value {
+        json!({
+            "login_id": self.login_id(),
+            "auth_url": self.auth_url(),
+            "user_code": self.user_code(),
+            "verification_url": self.verification_url(),
+        })
+    }
+}
+
+impl LoginOutcome {
+    /// `{"success", "error"}`.
+    pub fn to_json(&self) -> Value {
+        json!({"success": self.success, "error": self.error})
     }
 }
 

@@ -7,7 +7,7 @@
 
 mod support;
 
-use codex_client::{Client, Error, ExecOptions, Input, TransportKind, TurnResult};
+use codex_client::{Client, Error, ExecOptions, Input, SkillEmulation, TransportKind, TurnResult};
 use serde_json::json;
 use support::*;
 
@@ -130,9 +130,17 @@ fn fixtures(env: &RealEnv) -> (std::path::PathBuf, std::path::PathBuf) {
 }
 
 fn exec_client(env: &RealEnv) -> Client {
-    let c = Client::new(env.options().transport(TransportKind::Exec(
-        ExecOptions::new().skip_git_repo_check(true),
-    )));
+    exec_client_with(env, SkillEmulation::WhenNeeded)
+}
+
+fn exec_client_with(env: &RealEnv, mode: SkillEmulation) -> Client {
+    let c = Client::new(
+        env.options()
+            .transport(TransportKind::Exec(
+                ExecOptions::new().skip_git_repo_check(true),
+            ))
+            .skill_emulation(mode),
+    );
     c.connect().unwrap();
     c
 }
@@ -183,7 +191,7 @@ fn app_server_sends_listed_skills_natively_and_emulates_a_loose_one() {
         "Loose",
         loose_body,
     );
-    let c = connected(env.options());
+    let c = connected(env.options().skill_emulation(SkillEmulation::WhenNeeded));
     let thread = c.thread_start(json!({})).unwrap();
     let input = Input::text("MOCK_TEXT: done")
         .and_skill_named("haiku")
@@ -266,7 +274,7 @@ fn exec_emulation_works_async_and_streamed() {
 fn mcp_shim_emulates_skills() {
     let env = RealEnv::new();
     fixtures(&env);
-    let c = connected(mcp_options(&env));
+    let c = connected(mcp_options(&env).skill_emulation(SkillEmulation::WhenNeeded));
     let thread = c.thread_start(json!({})).unwrap();
     let r = thread
         .run(Input::text("MOCK_TEXT: over mcp").and_skill_named("haiku"))
@@ -316,4 +324,46 @@ fn bad_skills_fail_before_anything_is_sent() {
     let r = thread.run("MOCK_TEXT: after").unwrap();
     assert_eq!(r.final_response.as_deref(), Some("after"));
     assert_eq!(env.model.requests().len(), 1);
+}
+
+/// The switch: by default (`never`) a skill the server cannot take natively refuses the turn
+/// before anything is sent (exec; a path the app-server does not list); `always` emulates
+/// even on an app-server that has the native item.
+#[test]
+fn skill_emulation_never_refuses_and_always_emulates() {
+    let env = RealEnv::new();
+    fixtures(&env);
+    let c = exec_client_with(&env, SkillEmulation::default());
+    let thread = c.thread_start(json!({})).unwrap();
+    let e = thread
+        .run(Input::text("MOCK_TEXT: x").and_skill_named("haiku"))
+        .unwrap_err();
+    assert!(matches!(e, Error::InvalidArgument(_)), "{e:?}");
+    assert!(
+        e.to_string().contains("skill_emulation") && e.to_string().contains("codex exec"),
+        "{e}"
+    );
+    c.disconnect();
+
+    let loose = write_skill(&env.work.path().join("elsewhere"), "loose", "Loose", "x");
+    let c = connected(env.options());
+    let thread = c.thread_start(json!({})).unwrap();
+    let e = thread
+        .run(Input::text("MOCK_TEXT: x").and_skill_at(&loose))
+        .unwrap_err();
+    assert!(e.to_string().contains("is not one Codex lists"), "{e}");
+    assert!(env.model.requests().is_empty(), "nothing was sent");
+    // Listed skills go natively under the default.
+    let r = thread
+        .run(Input::text("MOCK_TEXT: native").and_skill_named("haiku"))
+        .unwrap();
+    assert!(r.emulated_skills.is_empty(), "{r:?}");
+    c.disconnect();
+
+    let c = connected(env.options().skill_emulation(SkillEmulation::Always));
+    let thread = c.thread_start(json!({})).unwrap();
+    let r = thread
+        .run(Input::text("MOCK_TEXT: emulated").and_skill_named("haiku"))
+        .unwrap();
+    assert_emulated(&env, &r, &["haiku"], &[HAIKU_BODY]);
 }

@@ -19,8 +19,12 @@ pub const CODEX_ABI_VERSION_MAJOR: u32 = 1;
 /// `codex_options_set_dedicated_dispatch_thread`. 1.5: options by name from the core's
 /// table (`codex_options_set`, `codex_options_add`, `codex_options_get`,
 /// `codex_options_keys_json`; every Rust option reachable from C, with its meaning),
-/// `codex_options_set_retry`.
-pub const CODEX_ABI_VERSION_MINOR: u32 = 5;
+/// `codex_options_set_retry`. 1.6: logging in and the core's helpers by name
+/// (`codex_client_login_api_key`, `codex_client_login_chatgpt`, `codex_login_t` with
+/// `codex_login_auth_url`, `codex_login_user_code`, `codex_login_verification_url`,
+/// `codex_login_id`, `codex_login_wait`, `codex_login_cancel`, `codex_login_free`;
+/// `codex_client_helper`), a turn run to its end within bounds (`codex_client_turn_run`).
+pub const CODEX_ABI_VERSION_MINOR: u32 = 6;
 
 /// The ABI version this header describes: `major * 1000 + minor` (1000 is 1.0). Compare it
 /// with `codex_abi_version()`, the version of the library actually loaded.

@@ -36,11 +36,13 @@ pub(crate) enum Kind {
     Client = 2,
     /// `codex_request_t`.
     Request = 3,
+    /// `codex_login_t`.
+    Login = 4,
 }
 
 impl Kind {
     fn of(n: usize) -> Option<Kind> {
-        [Kind::Options, Kind::Client, Kind::Request]
+        [Kind::Options, Kind::Client, Kind::Request, Kind::Login]
             .into_iter()
             .find(|k| *k as usize == n)
     }
@@ -50,6 +52,7 @@ impl Kind {
             Kind::Options => "codex_options_t",
             Kind::Client => "codex_client_t",
             Kind::Request => "codex_request_t",
+            Kind::Login => "codex_login_t",
         }
     }
 }

@@ -167,3 +167,44 @@ ffi_fn! {
         Ok(())
     }
 }
+
+ffi_fn! {
+    /// Run a turn to its end within bounds: `turn/start` of `text` on thread `thread_id`
+    /// (`params_json` as in `codex_client_turn_start`, may be NULL), then wait for its
+    /// `turn/completed`. `timeout_ms` bounds the whole turn and `idle_ms` the silence between
+    /// two of its events (0: no bound). Past either, the turn is interrupted and this returns
+    /// CODEX_STATUS_TIMEOUT with a message naming the bound and the last event seen. The
+    /// turn's events come to this call (the core's turn stream), not to the notification
+    /// callback nor `codex_client_next_event`; its server requests go to the client's
+    /// server-request callback, and are declined without one. `*result_json` (may be NULL)
+    /// receives the core's view of the turn's result, `{"thread_id", "turn_id", "status",
+    /// "final_response", "items", "usage", "diff", "error", "turn", "completed",
+    /// "emulated_skills"}` — on a timeout too (what was gathered; status "interrupted" once
+    /// the interrupt took effect); NULL when the turn did not start. Free it with
+    /// `codex_string_free`. Blocking; thread: any except this client's callbacks. ABI 1.6.
+    unsafe fn codex_client_turn_run(
+        client: *mut codex_client_t,
+        thread_id: *const c_char,
+        text: *const c_char,
+        params_json: *const c_char,
+        timeout_ms: u64,
+        idle_ms: u64,
+        result_json: *mut *mut c_char,
+    ) -> codex_status_t {
+        clear_out(result_json);
+        let s = shared(client)?;
+        let thread = req_str(thread_id, "thread_id")?;
+        let input = Input::text(req_str(text, "text")?);
+        let extra = Value::Object(object(params_json, "params_json")?);
+        let mut stream = s.core().thread(thread).run_streamed_with(input, extra)?;
+        let bound = |ms: u64| (ms > 0).then(|| std::time::Duration::from_millis(ms));
+        let r = stream.finish_within(bound(timeout_ms), bound(idle_ms));
+        let view = match &r {
+            Ok(result) => result.to_json(),
+            Err(_) => stream.result().to_json(),
+        };
+        put_string(result_json, &view.to_string());
+        r?;
+        Ok(())
+    }
+}

@@ -25,6 +25,7 @@ mod macros;
 
 /// The ABI version (`CODEX_ABI_VERSION_*`; the soname's major version).
 pub mod abi;
+pub mod account;
 pub mod client;
 pub mod error;
 pub mod event;

@@ -36,6 +36,7 @@ from ._async import (
     AsyncTurn,
     StartingTurn,
 )
+from ._account import AsyncLogin, Login
 from ._handlers import COMMAND_APPROVAL, ELICITATION, FILE_CHANGE_APPROVAL, ROOTS, SAMPLING, Event
 from ._inputs import Input, Root, image_url, local_image, text
 from ._results import InitializeResult, Page, TurnResult
@@ -84,6 +85,8 @@ from ._sync import Client, Thread, ToolCall, Turn
 
 __all__ = [
     "AsyncClient",
+    "AsyncLogin",
+    "Login",
     "AsyncEventStream",
     "AsyncThread",
     "AsyncTurn",

@@ -20,6 +20,7 @@ from typing import Any, AsyncIterator, Awaitable, Callable, Deque, Generator, Ma
 from typing import Type
 
 from . import _native
+from ._account import AsyncLogin
 from ._base import ClientBase, ThreadBase, ToolCallBase, TurnBase, aio, aio_as
 from ._handlers import Event, ProgressHandler, fail_closed, finish, handler_failed
 from ._inputs import Input, Skills
@@ -152,6 +153,7 @@ class AsyncThread(ThreadBase):
     unarchive = aio(Thread.unarchive)
     compact = aio(Thread.compact)
     set_name = aio(Thread.set_name)
+    review_start = aio(Thread.review_start)
 
     async def fork(self, **kwargs: Any) -> "AsyncThread":
         """``thread/fork`` of this thread."""
@@ -342,6 +344,7 @@ class AsyncClient(AsyncRequests, ClientBase):
 
     _thread_class = AsyncThread
     _turn_class = AsyncTurn
+    _login_class = AsyncLogin
     _tool_call_class = AsyncToolCall
 
     def _setup(self) -> None:
@@ -421,6 +424,16 @@ class AsyncClient(AsyncRequests, ClientBase):
     skills_list = aio(Client.skills_list)
     model_list = aio(Client.model_list)
     config_read = aio(Client.config_read)
+    config_batch_write = aio(Client.config_batch_write)
+    review_start = aio(Client.review_start)
+    login_api_key = aio(Client.login_api_key)
+    login_chatgpt = aio_as(AsyncLogin, Client.login_chatgpt)
+    login_device_code = aio_as(AsyncLogin, Client.login_device_code)
+    logout = aio(Client.logout)
+    rate_limits = aio(Client.rate_limits)
+    mcp_server_status_list = aio(Client.mcp_server_status_list)
+    mcp_server_oauth_login = aio(Client.mcp_server_oauth_login)
+    feedback_upload = aio(Client.feedback_upload)
     list_tools = aio(Client.list_tools)
     list_tools_page = aio(Client.list_tools_page)
     list_resources = aio(Client.list_resources)

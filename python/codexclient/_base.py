@@ -112,6 +112,8 @@ class ClientBase(Handlers):
         headers: Optional[Mapping[str, str]] = None,
         mcp_roots: Optional[Sequence[Root]] = None,
         mcp_capabilities: Optional[Mapping[str, Any]] = None,
+        mcp_protocol: Optional[str] = None,
+        mcp_input_rounds: Optional[int] = None,
         reconnect: Union[bool, Mapping[str, float], None] = None,
         heartbeat: Union[bool, Mapping[str, float], None] = None,
         tls_ca_file: Optional[PathLike] = None,
@@ -140,6 +142,7 @@ class ClientBase(Handlers):
         oauth_scopes: Optional[Sequence[str]] = None,
         oauth_client_metadata_url: Optional[str] = None,
         oauth_token_file: Optional[PathLike] = None,
+        skill_emulation: Optional[str] = None,
     ) -> None:
         # Each keyword is the core's option of that name, checked there (``None``: its
         # default); only ``config`` (a mapping of ``-c`` overrides) is Python's own name, for

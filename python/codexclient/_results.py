@@ -14,12 +14,14 @@ class InitializeResult:
     """What the server answered to ``initialize``: ``raw`` (the whole result); for Codex
     ``user_agent``, ``codex_home``, ``platform_family``, ``platform_os``; for an MCP server
     ``protocol_version`` (the version it chose), ``capabilities`` (``tools``,
-    ``resources``, ``prompts``, ``logging``, ...), ``server_info`` (its name, version, ...)
-    and ``instructions`` (how to use it, when it says). The others are ``None``."""
+    ``resources``, ``prompts``, ``logging``, ...), ``server_info`` (its name, version, ...),
+    ``instructions`` (how to use it, when it says) and ``mcp_era`` (``"stateless"``: MCP
+    2026-07-28, found with ``server/discover``; ``"handshake"``: the ``initialize`` era). The
+    others are ``None``."""
 
     __slots__ = (
         "user_agent", "codex_home", "platform_family", "platform_os", "raw",
-        "protocol_version", "capabilities", "server_info", "instructions",
+        "protocol_version", "capabilities", "server_info", "instructions", "mcp_era",
     )
 
     def __init__(
@@ -33,6 +35,7 @@ class InitializeResult:
         capabilities: Optional[Dict[str, Any]] = None,
         server_info: Optional[Dict[str, Any]] = None,
         instructions: Optional[str] = None,
+        mcp_era: Optional[str] = None,
     ) -> None:
         #: The whole result.
         self.raw = raw
@@ -44,13 +47,14 @@ class InitializeResult:
         self.capabilities = capabilities
         self.server_info = server_info
         self.instructions = instructions
+        self.mcp_era = mcp_era
 
     @classmethod
     def _from_view(cls, view: Dict[str, Any]) -> "InitializeResult":
         """From the core's view of the result (``InitializeResult::to_json``)."""
         names = (
             "user_agent", "codex_home", "platform_family", "platform_os", "protocol_version",
-            "capabilities", "server_info", "instructions",
+            "capabilities", "server_info", "instructions", "mcp_era",
         )
         return cls(view.get("raw") or {}, *(view.get(n) for n in names))
 

@@ -15,9 +15,10 @@ from __future__ import annotations
 import asyncio
 import threading
 from types import TracebackType
-from typing import Any, Dict, Iterator, List, Mapping, Optional, Sequence, Type, cast
+from typing import Any, Callable, Dict, Iterator, List, Mapping, Optional, Sequence, Type, cast
 
 from . import _native
+from ._account import Login
 from ._base import ClientBase, ThreadBase, ToolCallBase, TurnBase
 from ._handlers import Event, ProgressHandler, finish, handler_failed, weak_handler
 from ._inputs import Input, Skills
@@ -30,18 +31,32 @@ from ._requests import SyncRequests
 Timeout = Optional[float]
 
 
+def _nothing(_: Any) -> None:
+    return None
+
+
 class Thread(ThreadBase):
     """A conversation thread of a :class:`Client`."""
 
     _client: "Client"
 
-    def run(self, input: Input, *, skills: Skills = None, **overrides: Any) -> TurnResult:
+    def run(
+        self,
+        input: Input,
+        *,
+        skills: Skills = None,
+        timeout: Timeout = None,
+        idle_timeout: Timeout = None,
+        **overrides: Any,
+    ) -> TurnResult:
         """Run one turn to completion and return its result (final text, items, usage, diff).
         ``overrides`` are ``turn/start`` params in snake_case. ``skills``: names or paths
         (``SKILL.md`` or its folder) of skills for the turn, sent natively where the server
         can, else emulated (see :attr:`TurnResult.emulated_skills`); a missing or unknown
-        skill raises :class:`InvalidArgumentError` before anything is sent."""
-        return self.run_streamed(input, skills=skills, **overrides).result()
+        skill raises :class:`InvalidArgumentError` before anything is sent. ``timeout`` and
+        ``idle_timeout`` bound the turn as in :meth:`Turn.result`."""
+        turn = self.run_streamed(input, skills=skills, **overrides)
+        return turn.result(timeout=timeout, idle_timeout=idle_timeout)
 
     def run_streamed(self, input: Input, *, skills: Skills = None, **overrides: Any) -> "Turn":
         """Start a turn (with ``skills``, as in :meth:`run`); iterate the returned
@@ -68,6 +83,13 @@ class Thread(ThreadBase):
         """``thread/name/set``."""
         return cast(None, self._helper("thread_set_name", name))
 
+    def review_start(self, target: Mapping[str, Any], **kwargs: Any) -> Dict[str, Any]:
+        """``review/start``: review changes on this thread, e.g. ``target={"type":
+        "uncommittedChanges"}``; returns ``{"turn", "reviewThreadId"}`` (the review runs as a
+        turn: its events arrive like any turn's). Keyword arguments are camel-cased
+        (``delivery="inline"``)."""
+        return cast(Dict[str, Any], self._helper("review_start", dict(target), **kwargs))
+
     def fork(self, **kwargs: Any) -> "Thread":
         """``thread/fork`` of this thread."""
         return self._client.thread_fork(self.id, **kwargs)
@@ -86,9 +108,12 @@ class Turn(TurnBase):
     def __iter__(self) -> Iterator[Event]:
         return cast(Iterator[Event], self._native)
 
-    def result(self) -> TurnResult:
-        """Read the rest of the turn and return its result."""
-        return TurnResult(loads(self._native.finish()))
+    def result(self, *, timeout: Timeout = None, idle_timeout: Timeout = None) -> TurnResult:
+        """Read the rest of the turn and return its result. ``timeout`` bounds the whole wait
+        and ``idle_timeout`` the silence between two events (seconds; ``None``: no bound).
+        Past either the turn is interrupted and :class:`RequestTimeoutError` is raised, naming
+        the bound and the last event seen (:meth:`partial_result` has what was gathered)."""
+        return TurnResult(loads(self._native.finish(timeout, idle_timeout)))
 
     def interrupt(self, *, timeout: Timeout = None) -> None:
         """``turn/interrupt``: the turn then ends with status ``interrupted``."""
@@ -172,6 +197,7 @@ class Client(SyncRequests, ClientBase):
     _thread_class = Thread
     _turn_class = Turn
     _tool_call_class = ToolCall
+    _login_class: Callable[..., Any] = Login
 
     def _setup(self) -> None:
         self._native.set_event_handler(weak_handler(self._dispatch))
@@ -273,6 +299,67 @@ class Client(SyncRequests, ClientBase):
     def config_read(self, /, *, timeout: Timeout = None, **kwargs: Any) -> Dict[str, Any]:
         """``config/read``."""
         return cast(Dict[str, Any], self._helper("config_read", kwargs=kwargs, timeout=timeout))
+
+    def config_batch_write(
+        self, /, edits: Sequence[Mapping[str, Any]], *, timeout: Timeout = None, **kwargs: Any
+    ) -> Dict[str, Any]:
+        """``config/batchWrite``: write several config values at once, each edit
+        ``{"keyPath": "model", "value": "gpt-5", "mergeStrategy": "replace"}``; returns
+        ``{"status", "filePath", ...}``."""
+        e = [dict(x) for x in edits]
+        return cast(Dict[str, Any], self._helper("config_batch_write", None, e, None, kwargs, timeout))
+
+    def review_start(
+        self, /, thread_id: str, target: Mapping[str, Any], *, timeout: Timeout = None, **kwargs: Any
+    ) -> Dict[str, Any]:
+        """``review/start`` on thread ``thread_id`` (see :meth:`Thread.review_start`)."""
+        t = dict(target)
+        return cast(Dict[str, Any], self._helper("review_start", thread_id, t, None, kwargs, timeout))
+
+    # -- Account ---------------------------------------------------------------------------
+
+    def login_api_key(self, /, api_key: str) -> None:
+        """Log in with an OpenAI API key (``account/login/start``, type ``apiKey``). The
+        server stores it in its ``CODEX_HOME``; the library never logs it."""
+        return cast(None, self._call(lambda aio: _native.login_api_key(self._native, api_key, aio), _nothing))
+
+    def login_chatgpt(self) -> Login:
+        """Start the ChatGPT browser login: show the user :attr:`Login.auth_url`, then
+        :meth:`Login.wait` for the outcome (or :meth:`Login.cancel`)."""
+        return cast(Login, self._call(lambda aio: _native.login_start(self._native, False, aio), lambda n: self._login_class(self, n)))
+
+    def login_device_code(self) -> Login:
+        """Start the ChatGPT device-code login (no browser on this machine): show the user
+        :attr:`Login.user_code` and :attr:`Login.verification_url`, then :meth:`Login.wait`."""
+        return cast(Login, self._call(lambda aio: _native.login_start(self._native, True, aio), lambda n: self._login_class(self, n)))
+
+    def logout(self, /, *, timeout: Timeout = None) -> None:
+        """``account/logout``: the server forgets the stored credentials."""
+        return cast(None, self._helper("account_logout", timeout=timeout))
+
+    def rate_limits(self, /, *, timeout: Timeout = None, **kwargs: Any) -> Dict[str, Any]:
+        """``account/rateLimits/read``: the ChatGPT account's rate limits (with an API key the
+        server answers with an error: :class:`RpcError`)."""
+        return cast(Dict[str, Any], self._helper("account_rate_limits", kwargs=kwargs, timeout=timeout))
+
+    def mcp_server_status_list(self, /, *, timeout: Timeout = None, **kwargs: Any) -> Dict[str, Any]:
+        """``mcpServerStatus/list``: the MCP servers of Codex's config and their state
+        (``{"data": [...], "nextCursor"}``)."""
+        return cast(Dict[str, Any], self._helper("mcp_server_status_list", kwargs=kwargs, timeout=timeout))
+
+    def mcp_server_oauth_login(
+        self, /, name: str, *, timeout: Timeout = None, **kwargs: Any
+    ) -> Dict[str, Any]:
+        """``mcpServer/oauth/login``: start the OAuth login of the configured MCP server
+        ``name`` (returns ``{"authorizationUrl"}``)."""
+        return cast(Dict[str, Any], self._helper("mcp_server_oauth_login", None, name, None, kwargs, timeout))
+
+    def feedback_upload(
+        self, /, classification: str, *, timeout: Timeout = None, **kwargs: Any
+    ) -> Dict[str, Any]:
+        """``feedback/upload``: send feedback to OpenAI (``classification`` such as ``"bug"``;
+        keyword arguments camel-cased: ``reason=``, ``include_logs=``, ``thread_id=``)."""
+        return cast(Dict[str, Any], self._helper("feedback_upload", None, classification, None, kwargs, timeout))
 
     # -- MCP -------------------------------------------------------------------------------
 

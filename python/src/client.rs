@@ -63,6 +63,13 @@ pub struct NativeClient {
     client: Client,
 }
 
+impl NativeClient {
+    /// The core client.
+    pub(crate) fn core(&self) -> &Client {
+        &self.client
+    }
+}
+
 #[pymethods]
 impl NativeClient {
     /// Create a client from the options of `codexclient.Client` (keyword arguments named as

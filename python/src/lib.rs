@@ -11,6 +11,7 @@
 
 use pyo3::prelude::*;
 
+pub mod account;
 mod args;
 pub mod client;
 pub mod compat;
@@ -33,11 +34,11 @@ macro_rules! add_classes {
 /// The extension module.
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    log::install();
+    log::install(m.py());
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add("REQUEST_METHODS", request_methods(m.py())?)?;
     add_classes! { m:
-        client::NativeClient, executor::Executor, stream::EventStream, turn::Turn,
+        client::NativeClient, account::NativeLogin, executor::Executor, stream::EventStream, turn::Turn,
         events::Notification, events::AgentMessageDelta, events::ItemStarted,
         events::ItemCompleted, events::TurnStarted, events::TurnCompleted,
         events::TokenUsageUpdated, events::ServerRequest, events::ConnectionEvent, mcp::Tool,
@@ -45,6 +46,8 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
         mcp::Prompt, mcp::GetPromptResult, mcp::Completion, mcp::Progress, mcp::ToolCall,
     }
     m.add_function(wrap_pyfunction!(mcp::completion_ref, m)?)?;
+    m.add_function(wrap_pyfunction!(account::login_api_key, m)?)?;
+    m.add_function(wrap_pyfunction!(account::login_start, m)?)?;
     m.add_function(wrap_pyfunction!(errors::set_error_classes, m)?)?;
     m.add_function(wrap_pyfunction!(client::option_keys, m)?)?;
     m.add_function(wrap_pyfunction!(client::option_cases, m)?)?;

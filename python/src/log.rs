@@ -42,8 +42,18 @@ fn emit(py: Python<'_>, rec: LogRecord) -> PyResult<()> {
 }
 
 /// Install the sink (at import; a no-op when the process already has another `tracing`
-/// subscriber).
-pub(crate) fn install() {
+/// subscriber). When `CODEXCLIENT_LOG` names a level the core forwards from that level and
+/// the `codexclient` logger is set to it, so the records reach `logging`'s handlers.
+pub(crate) fn install(py: Python<'_>) {
+    if let Some(l) = codex_client::log::env_log_level() {
+        let set = py.import(pyo3::intern!(py, "logging")).and_then(|m| {
+            m.call_method1(pyo3::intern!(py, "getLogger"), ("codexclient",))?
+                .call_method1(pyo3::intern!(py, "setLevel"), (py_level(l),))
+        });
+        if let Err(e) = set {
+            e.write_unraisable(py, None);
+        }
+    }
     let _ = forward_logs(tracing::Level::DEBUG, |rec| {
         // Never attach while the interpreter shuts down.
         let _ = Python::try_attach(|py| {

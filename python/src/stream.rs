@@ -54,7 +54,7 @@ impl<S: Stream<Item = Event> + Unpin + Send + 'static> Buffered<S> {
     }
 
     /// Ready once events wait here or the stream ended.
-    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<()> {
+    pub(crate) fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<()> {
         while self.local.is_empty() && !self.ended {
             if !self.poll_one(cx) {
                 return Poll::Pending;

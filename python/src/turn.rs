@@ -1,15 +1,17 @@
 //! One running turn: the core's routed [`TurnStream`] behind a Python iterator.
 
+use std::future::poll_fn;
 use std::sync::Mutex;
+use std::time::{Duration, Instant};
 
-use codex_client::delivery::poll_once;
+use codex_client::delivery::{poll_once, wait_until};
 use codex_client::{Client, ConnectionEvent, DisconnectInfo, Error, Event, TurnResult, TurnStream};
 use pyo3::prelude::*;
 use pyo3::types::PyList;
 use serde_json::Value;
 
 use crate::errors::to_py;
-use crate::executor::{request_options, run, Aio, Executor, Outcome};
+use crate::executor::{request_options, run, Aio, Executor, Outcome, SIGNAL_SLICE};
 use crate::stream::{Buffered, Shared};
 
 /// A turn being streamed (from `turn/start` to its `turn/completed`).
@@ -65,6 +67,38 @@ impl Turn {
         match &st.stream {
             Some(s) => s.result().clone(),
             None => self.end.lock().unwrap().1.clone(),
+        }
+    }
+
+    /// Wait until events wait or the stream ended (true), at most `bound` (`None`: no
+    /// bound; false past it). The GIL is released; Ctrl-C is checked every 100 ms.
+    fn wait_for(&self, py: Python<'_>, bound: Option<Duration>) -> PyResult<bool> {
+        let Some(bound) = bound else {
+            Buffered::wait(py, &self.state)?;
+            return Ok(true);
+        };
+        let end = Instant::now() + bound;
+        loop {
+            {
+                let mut st = self.state.lock().unwrap();
+                st.fill(1);
+                if !st.local.is_empty() || st.ended {
+                    return Ok(true);
+                }
+            }
+            let now = Instant::now();
+            if now >= end {
+                return Ok(false);
+            }
+            let slice = end.min(now + SIGNAL_SLICE);
+            let state = &self.state;
+            let ready = py.detach(|| {
+                let fut = std::pin::pin!(poll_fn(|cx| state.lock().unwrap().poll_ready(cx)));
+                wait_until(fut, slice).is_some()
+            });
+            if !ready {
+                py.check_signals()?;
+            }
         }
     }
 
@@ -160,9 +194,45 @@ impl Turn {
 
     /// Read the rest of the turn (blocking; server requests go to the handlers) and return the
     /// result as JSON text. Raises `ConnectionClosedError` if the connection ended first.
-    fn finish(&self, py: Python<'_>) -> PyResult<String> {
-        while let Some(ev) = self.__next__(py)? {
-            drop(ev);
+    /// `timeout` bounds the whole wait and `idle` the silence between two events (seconds,
+    /// `None`: no bound); past either the core gives the turn up (`TurnStream::give_up`:
+    /// interrupted, `RequestTimeoutError` naming the bound and the last event).
+    #[pyo3(signature = (timeout = None, idle = None))]
+    fn finish(&self, py: Python<'_>, timeout: Option<f64>, idle: Option<f64>) -> PyResult<String> {
+        let secs = |t: Option<f64>| request_options(py, t).map(|o| o.timeout);
+        let (timeout, idle) = (secs(timeout)?, secs(idle)?);
+        let deadline = timeout.map(|t| Instant::now() + t);
+        loop {
+            match self.pop(1) {
+                Err(e) => {
+                    Self::end(py, e)?;
+                    break;
+                }
+                Ok(evs) => {
+                    if let Some(ev) = evs.into_iter().next() {
+                        drop(crate::events::convert_one(py, ev, self.handler.as_ref())?);
+                        continue;
+                    }
+                }
+            }
+            let left = deadline.map(|d| d.saturating_duration_since(Instant::now()));
+            let wait = match (left, idle) {
+                (Some(l), Some(i)) => Some(l.min(i)),
+                (l, i) => l.or(i),
+            };
+            if !self.wait_for(py, wait)? {
+                let overall = left.is_some_and(|l| l <= wait.unwrap_or(l));
+                let e = self
+                    .state
+                    .lock()
+                    .unwrap()
+                    .stream
+                    .as_mut()
+                    .map(|s| s.give_up(overall, timeout, idle));
+                if let Some(e) = e {
+                    return Err(to_py(py, e));
+                }
+            }
         }
         Ok(self.result_json())
     }

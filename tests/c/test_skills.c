@@ -88,6 +88,7 @@ static codex_client_t *connect_client(const char *transport, char **thread) {
     if (transport != NULL) {
         CHECK_OK(codex_options_set_transport(o, transport, NULL));
         CHECK_OK(codex_options_add_arg(o, "--skip-git-repo-check")); /* CODEX_WORK is no Git repo */
+        CHECK_OK(codex_options_set(o, "skill_emulation", "\"when_needed\"")); /* exec: no native skills */
     }
     CHECK_OK(codex_client_new(o, &c));
     codex_options_free(o);

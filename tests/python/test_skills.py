@@ -36,7 +36,7 @@ def skills(codex_home: pathlib.Path, workdir: pathlib.Path) -> "tuple[pathlib.Pa
 
 @pytest.fixture
 def exec_kwargs(client_kwargs: dict) -> dict:
-    return dict(client_kwargs, transport="exec", args=["--skip-git-repo-check"])
+    return dict(client_kwargs, transport="exec", args=["--skip-git-repo-check"], skill_emulation="when_needed")
 
 
 def model_requests(port: int, marker: str) -> List[str]:
@@ -114,3 +114,18 @@ def test_async_app_server_unknown_skill_raises(client_kwargs: dict, skills: tupl
 
     run(main())
     assert model_requests(mock_port, "py-never-5") == []
+
+
+def test_skill_emulation_never_refuses_and_always_emulates(
+    client_kwargs: dict, exec_kwargs: dict, skills: tuple, mock_port: int
+) -> None:
+    with Client(**dict(exec_kwargs, skill_emulation=None)) as c:  # the default: "never"
+        with pytest.raises(InvalidArgumentError, match="skill_emulation"):
+            c.thread_start().run("MOCK_TEXT: py-never-6", skills=["haiku"])
+    assert model_requests(mock_port, "py-never-6") == []
+    with Client(**client_kwargs, skill_emulation="always") as c:
+        r = c.thread_start().run("MOCK_TEXT: py-always-1", skills=["haiku"])
+        assert [s["name"] for s in r.emulated_skills] == ["haiku"]
+    assert 'emulated=\\"true\\"' in model_requests(mock_port, "py-always-1")[0]
+    with pytest.raises(InvalidArgumentError, match="skill_emulation"):
+        Client(**client_kwargs, skill_emulation="sometimes")

@@ -42,6 +42,12 @@ fn edge_values(name: &str, kind: ValueKind) -> Vec<Value> {
                 json!(""),
             ],
             "delivery" => vec![json!("poll"), json!("callbacks"), json!("push")],
+            "skill_emulation" => vec![
+                json!("never"),
+                json!("when_needed"),
+                json!("always"),
+                json!("sometimes"),
+            ],
             "exec_sandbox_mode" => vec![json!("read-only"), json!("sandbox-ish")],
             "exec_approval_policy" => vec![json!("never"), json!("sometimes")],
             _ => vec![json!("x"), json!(""), json!(5)],

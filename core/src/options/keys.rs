@@ -10,10 +10,11 @@ use serde_json::{json, Value};
 use super::builder::OptionsBuilder;
 use super::value::*;
 use super::{
-    Delivery, Heartbeat, ReconnectPolicy, RetryPolicy, DEFAULT_CONNECT_TIMEOUT,
+    Delivery, Heartbeat, ReconnectPolicy, RetryPolicy, SkillEmulation, DEFAULT_CONNECT_TIMEOUT,
     DEFAULT_EVENT_QUEUE_CAPACITY, DEFAULT_MAX_LINE_BYTES, DEFAULT_READ_AHEAD_BYTES,
     DEFAULT_REPLY_SPIN, DEFAULT_TIMEOUT,
 };
+use crate::protocol::mcp::era::EraMode;
 use crate::protocol::mcp::Root;
 use crate::{Error, Result};
 
@@ -355,6 +356,8 @@ fn msg(e: Error) -> String {
 const SANDBOX: &[&str] = &["read-only", "workspace-write", "danger-full-access"];
 const APPROVAL: &[&str] = &["never", "on-request", "on-failure", "untrusted"];
 const DELIVERY: &[&str] = &["callbacks", "poll"];
+const MCP_PROTOCOL: &[&str] = &["auto", "legacy", "2026-07-28"];
+const SKILL_EMULATION: &[&str] = &["never", "when_needed", "always"];
 
 /// Every client option.
 pub(super) static KEYS: &[Entry] = &[
@@ -747,6 +750,25 @@ pub(super) static KEYS: &[Entry] = &[
         get: |b| Value::from(b.o.trace_wire),
         add: None,
     },
+    // -- skills (issue 27) ---------------------------------------------------------------------
+    Entry {
+        key: key(
+            "skill_emulation",
+            ValueKind::Word,
+            "When a turn's skills are emulated (injected as a labelled <skill emulated=\"true\"> text block) instead of sent as Codex's native skill item: \"never\" (the default: native only; a skill the server cannot take natively refuses the turn before anything is sent), \"when_needed\" (native where the server can, emulated on the exec and codex-mcp-server transports, older app-servers and paths Codex does not list) or \"always\".",
+        ),
+        set: |b, v| {
+            b.o.skill_emulation = match word_of("skill_emulation", v, SKILL_EMULATION)?.as_str() {
+                "always" => SkillEmulation::Always,
+                "when_needed" => SkillEmulation::WhenNeeded,
+                _ => SkillEmulation::Never,
+            };
+            Ok(())
+        },
+        reset: |b| b.o.skill_emulation = SkillEmulation::Never,
+        get: |b| Value::from(b.o.skill_emulation.name()),
+        add: None,
+    },
     // -- TLS -----------------------------------------------------------------------------------
     opt_string_entry!(
         "tls_ca_file",
@@ -900,6 +922,29 @@ pub(super) static KEYS: &[Entry] = &[
         get: |b| b.oauth.token_file.as_deref().map_or(Value::Null, path_json),
         add: None,
     },
+    // -- MCP 2026-07-28 (era) ------------------------------------------------------------------
+    Entry {
+        key: key(
+            "mcp_protocol",
+            ValueKind::Word,
+            "MCP: which era to speak: \"auto\" (the default, as the official SDKs: probe server/discover, fall back to the initialize handshake), \"legacy\" (the initialize handshake only) or a pinned stateless version (\"2026-07-28\", no fallback).",
+        ),
+        set: |b, v| {
+            let w = word_of("mcp_protocol", v, MCP_PROTOCOL)?;
+            b.o.mcp.protocol = EraMode::parse(&w).expect("a listed word");
+            Ok(())
+        },
+        reset: |b| b.o.mcp.protocol = EraMode::Auto,
+        get: |b| Value::from(b.o.mcp.protocol.word()),
+        add: None,
+    },
+    count_entry!(
+        "mcp_input_rounds",
+        "MCP 2026-07-28: most rounds of an input-required exchange (InputRequiredResult answered and retried) before the request fails. 0: the default, 16.",
+        o.mcp.input_rounds,
+        1,
+        super::DEFAULT_INPUT_ROUNDS
+    ),
     // -- exec ----------------------------------------------------------------------------------
     exec_entry!("exec_model", String, "exec: `--model`. Default: Codex's config.", model, |v| string_of("exec_model", v, false)),
     exec_entry!("exec_sandbox_mode", Word, "exec: `--sandbox`: read-only, workspace-write or danger-full-access. Default: Codex's config.", sandbox_mode, |v| word_of("exec_sandbox_mode", v, SANDBOX)),

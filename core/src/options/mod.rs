@@ -331,7 +331,7 @@ impl std::fmt::Debug for McpHttp {
 }
 
 /// What the client says and answers by itself on an MCP connection.
-#[derive(Debug, Clone, Default, PartialEq)]
+#[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
 pub struct McpOptions {
     /// The client capabilities sent in `initialize`. `None`: `roots` (with `listChanged`),
@@ -342,6 +342,27 @@ pub struct McpOptions {
     /// Roots answered to the server's `roots/list` when no handler takes that request
     /// (`None`: refused with an error, like any unhandled server request).
     pub roots: Option<Vec<crate::protocol::mcp::Root>>,
+    /// Which era of MCP to speak (option `mcp_protocol`): `Auto` (probe `server/discover`,
+    /// fall back to the `initialize` handshake), `Legacy` (handshake only) or a pinned
+    /// stateless version.
+    pub protocol: crate::protocol::mcp::era::EraMode,
+    /// Most rounds of an `InputRequiredResult` exchange before the request fails (option
+    /// `mcp_input_rounds`; default [`DEFAULT_INPUT_ROUNDS`]).
+    pub input_rounds: usize,
+}
+
+/// Default of [`McpOptions::input_rounds`].
+pub const DEFAULT_INPUT_ROUNDS: usize = 16;
+
+impl Default for McpOptions {
+    fn default() -> Self {
+        McpOptions {
+            capabilities: None,
+            roots: None,
+            protocol: Default::default(),
+            input_rounds: DEFAULT_INPUT_ROUNDS,
+        }
+    }
 }
 
 /// Which protocol a transport speaks.
@@ -636,6 +657,9 @@ pub struct ClientOptions {
     /// passwords, codes and verifiers) redacted. Default: on when the environment variable
     /// `CODEXCLIENT_LOG` is `trace`, else off.
     pub trace_wire: bool,
+    /// When a turn's skills may be emulated (see [`SkillEmulation`]). Default:
+    /// [`SkillEmulation::Never`] (native only, else the turn is refused).
+    pub skill_emulation: SkillEmulation,
 }
 
 impl Default for ClientOptions {
@@ -668,7 +692,36 @@ impl Default for ClientOptions {
             stderr_tail_bytes: DEFAULT_STDERR_TAIL_BYTES,
             reply_spin: DEFAULT_REPLY_SPIN,
             trace_wire: trace_wire_from_env(),
+            skill_emulation: SkillEmulation::Never,
             mcp: McpOptions::default(),
+        }
+    }
+}
+
+/// When the skills selected for a turn are emulated — injected before the user's text as a
+/// labelled `<skill … emulated="true">` block, reported in `TurnResult::emulated_skills` —
+/// rather than sent as Codex's native `skill` input item (option `skill_emulation`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub enum SkillEmulation {
+    /// `"never"` (the default): native only. A skill the server cannot take natively (the
+    /// exec and codex-mcp-server transports, app-servers older than 0.169.0, a path Codex
+    /// does not list) fails the turn with `Error::InvalidArgument` before anything is sent.
+    #[default]
+    Never,
+    /// `"when_needed"`: native where the server can, emulated elsewhere.
+    WhenNeeded,
+    /// `"always"`: always emulated, even where the server has the native item.
+    Always,
+}
+
+impl SkillEmulation {
+    /// The option's word: `never`, `when_needed`, `always`.
+    pub fn name(self) -> &'static str {
+        match self {
+            SkillEmulation::Never => "never",
+            SkillEmulation::WhenNeeded => "when_needed",
+            SkillEmulation::Always => "always",
         }
     }
 }
@@ -684,6 +737,13 @@ impl ClientOptions {
         self.mcp.capabilities = Some(capabilities);
         self
     }
+    /// MCP: which era to speak (see [`EraMode`](crate::protocol::mcp::era::EraMode); option
+    /// `mcp_protocol`).
+    pub fn mcp_protocol(mut self, mode: crate::protocol::mcp::era::EraMode) -> Self {
+        self.mcp.protocol = mode;
+        self
+    }
+
     /// Set the roots answered to an MCP server's `roots/list` (see [`McpOptions::roots`]).
     pub fn mcp_roots(mut self, roots: Vec<crate::protocol::mcp::Root>) -> Self {
         self.mcp.roots = Some(roots);
@@ -800,6 +860,11 @@ impl ClientOptions {
     /// Choose callbacks or poll delivery.
     pub fn delivery(mut self, delivery: Delivery) -> Self {
         self.delivery = delivery;
+        self
+    }
+    /// When a turn's skills may be emulated (see [`SkillEmulation`]).
+    pub fn skill_emulation(mut self, mode: SkillEmulation) -> Self {
+        self.skill_emulation = mode;
         self
     }
     /// Run this client's callbacks on a thread of its own (see

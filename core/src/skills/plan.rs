@@ -9,6 +9,7 @@ use super::file::{self, SkillFile};
 use super::SkillInfo;
 use crate::client::Client;
 use crate::error::{Error, Result};
+use crate::options::SkillEmulation;
 use crate::protocol::{methods, ClientMethod};
 
 /// A turn's input ready to send, and the skills that were emulated in it.
@@ -39,6 +40,7 @@ enum Selected {
 #[derive(Debug)]
 pub struct SkillPlan {
     native: bool,
+    mode: SkillEmulation,
     cwd: Option<PathBuf>,
     /// The input items, with `None` where a skill item was taken out.
     items: Vec<Option<Value>>,
@@ -55,6 +57,7 @@ impl SkillPlan {
             let items = items.into_iter().map(Some).collect();
             return Ok(SkillPlan {
                 native: true,
+                mode: client.options().skill_emulation,
                 cwd,
                 items,
                 skills: Vec::new(),
@@ -62,7 +65,19 @@ impl SkillPlan {
         }
         let init = client.initialize_result();
         let version = init.as_ref().and_then(|i| i.codex_version());
-        let native = super::native_skill_input(&client.options().transport, version);
+        let mode = client.options().skill_emulation;
+        let can = super::native_skill_input(&client.options().transport, version);
+        if !can && mode == SkillEmulation::Never {
+            return Err(Error::InvalidArgument(format!(
+                "this server cannot take skills natively ({}, Codex {}; native skill input needs the app-server of Codex {}.{}.{} or newer) and skill_emulation is \"never\": set the option skill_emulation to \"when_needed\" or \"always\" to emulate them",
+                client.options().transport.describe(),
+                version.unwrap_or("of unknown version"),
+                super::NATIVE_SKILL_INPUT_SINCE.0,
+                super::NATIVE_SKILL_INPUT_SINCE.1,
+                super::NATIVE_SKILL_INPUT_SINCE.2
+            )));
+        }
+        let native = can && mode != SkillEmulation::Always;
         let home = init
             .and_then(|i| i.codex_home.map(PathBuf::from))
             .or_else(|| client.options().codex_home.clone())
@@ -70,6 +85,7 @@ impl SkillPlan {
             .or_else(|| std::env::var_os("HOME").map(|h| Path::new(&h).join(".codex")));
         let mut plan = SkillPlan {
             native,
+            mode,
             cwd,
             items: Vec::new(),
             skills: Vec::new(),
@@ -155,6 +171,12 @@ impl SkillPlan {
                         .flatten();
                     match listed {
                         Some(listed) => (name.unwrap_or(listed), Err(file.path)),
+                        None if self.mode == SkillEmulation::Never => {
+                            return Err(Error::InvalidArgument(format!(
+                                "the skill at {} is not one Codex lists (the app-server ignores skills outside its skill folders) and skill_emulation is \"never\": set the option skill_emulation to \"when_needed\" to emulate it",
+                                file.path.display()
+                            )))
+                        }
                         None => (name.unwrap_or_else(|| file.name.clone()), Ok(file)),
                     }
                 }

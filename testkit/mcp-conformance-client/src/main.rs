@@ -4,6 +4,7 @@
 //! through the library's public API only. Exit status 0 when every step worked.
 
 mod auth;
+mod era;
 
 use codex_client::{Client, ClientOptions, McpHttp, TransportKind};
 use futures_executor::block_on;
@@ -47,7 +48,12 @@ fn main() {
     let init = client
         .connect()
         .unwrap_or_else(|e| fail(&format!("connect: {e}")));
-    eprintln!("connected: {}", init.raw);
+    eprintln!(
+        "connected ({} era, version {:?}): {}",
+        init.mcp_era(),
+        init.protocol_version(),
+        init.raw
+    );
     let tools =
         block_on(client.list_all_tools()).unwrap_or_else(|e| fail(&format!("tools/list: {e}")));
     eprintln!(
@@ -61,6 +67,7 @@ fn main() {
             call(&client, "test_client_elicitation_defaults", json!({}))
         }
         "sse-retry" => call(&client, "test_reconnection", json!({})),
+        s if era::run(&client, s, &tools) => {}
         // Any other scenario: call every tool without arguments.
         _ => {
             for t in &tools {
