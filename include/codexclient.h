@@ -462,6 +462,13 @@ typedef enum codex_event_kind_t {
    * ABI 1.2.
    */
   CODEX_EVENT_RECONNECTED = 8,
+  /**
+   * MCP authorization (an MCP HTTP transport with OAuth options) started, succeeded,
+   * refreshed its token or failed: `error_message` (the step in words, never a secret),
+   * `reconnect_json` (`{"auth": "started"|"succeeded"|"refreshed"|"failed", "reason",
+   * "grant", "issuer", "scope"}` as they apply). ABI 1.6.
+   */
+  CODEX_EVENT_AUTH = 9,
 } codex_event_kind_t;
 
 /**

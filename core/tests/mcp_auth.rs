@@ -379,3 +379,40 @@ fn full_flow_refresh_events_and_no_secret_in_any_log_line() {
         }
     }
 }
+
+/// The `oauth*` options make the transport's OAuth configuration; the secret reads back
+/// redacted; they need an MCP HTTP transport.
+#[test]
+fn oauth_options_configure_the_http_transport() {
+    use codex_client::OptionsBuilder;
+    let mut b = OptionsBuilder::new();
+    b.set("transport", json!("https://mcp.example.com/mcp"))
+        .unwrap();
+    b.set("oauth_client_id", json!("my-client")).unwrap();
+    b.set("oauth_client_secret", json!("S3CRET-VALUE")).unwrap();
+    b.set("oauth_scopes", json!(["a", "b"])).unwrap();
+    b.add("oauth_scopes", json!("c")).unwrap();
+    b.set("oauth_redirect_uri", json!("http://127.0.0.1:7/cb"))
+        .unwrap();
+    assert_eq!(b.get("oauth_client_secret").unwrap(), json!("<redacted>"));
+    let o = b.build().unwrap();
+    let TransportKind::McpHttp(h) = &o.transport else {
+        panic!("{:?}", o.transport)
+    };
+    let c = h.oauth.as_ref().expect("oauth configured");
+    assert_eq!(c.client_id.as_deref(), Some("my-client"));
+    assert_eq!(c.client_secret.as_ref().unwrap().expose(), "S3CRET-VALUE");
+    assert_eq!(c.scopes.as_deref().unwrap(), ["a", "b", "c"]);
+    assert!(!format!("{o:?}").contains("S3CRET-VALUE"));
+    let mut b = OptionsBuilder::new();
+    b.set("oauth", json!(true)).unwrap();
+    let err = b.build().unwrap_err().to_string();
+    assert!(err.contains("oauth"), "{err}");
+    let mut b = OptionsBuilder::new();
+    b.set("transport", json!("http://127.0.0.1:9/mcp")).unwrap();
+    let o = b.build().unwrap();
+    let TransportKind::McpHttp(h) = &o.transport else {
+        panic!()
+    };
+    assert!(h.oauth.is_none(), "off unless asked for");
+}

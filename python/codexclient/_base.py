@@ -135,6 +135,13 @@ class ClientBase(Handlers):
         exec_web_search: Optional[bool] = None,
         exec_approval_policy: Optional[str] = None,
         trace_wire: Optional[bool] = None,
+        oauth: Optional[bool] = None,
+        oauth_client_id: Optional[str] = None,
+        oauth_client_secret: Optional[str] = None,
+        oauth_redirect_uri: Optional[str] = None,
+        oauth_scopes: Optional[Sequence[str]] = None,
+        oauth_client_metadata_url: Optional[str] = None,
+        oauth_token_file: Optional[PathLike] = None,
         skill_emulation: Optional[str] = None,
     ) -> None:
         # Each keyword is the core's option of that name, checked there (``None``: its

@@ -39,6 +39,51 @@ pub struct OptionsBuilder {
     pub(super) reconnect: ReconnectPolicy,
     pub(super) heartbeat_on: bool,
     pub(super) heartbeat: Heartbeat,
+    /// The `oauth*` options (MCP authorization of an HTTP MCP server).
+    pub(super) oauth: OAuthOptions,
+}
+
+/// The `oauth*` options as set; [`OptionsBuilder::build`] turns them into an
+/// [`OAuthConfig`](crate::auth::OAuthConfig) on the MCP HTTP transport.
+#[derive(Clone, Default)]
+pub(super) struct OAuthOptions {
+    pub on: bool,
+    pub client_id: Option<String>,
+    pub client_secret: Option<String>,
+    pub redirect_uri: Option<String>,
+    pub scopes: Option<Vec<String>>,
+    pub client_metadata_url: Option<String>,
+    pub token_file: Option<std::path::PathBuf>,
+    pub authorizer: Option<std::sync::Arc<dyn crate::auth::Authorize>>,
+}
+
+impl OAuthOptions {
+    /// Whether any was set.
+    fn used(&self) -> bool {
+        self.on
+            || self.client_id.is_some()
+            || self.client_secret.is_some()
+            || self.redirect_uri.is_some()
+            || self.scopes.is_some()
+            || self.client_metadata_url.is_some()
+            || self.token_file.is_some()
+            || self.authorizer.is_some()
+    }
+
+    /// The configuration they make.
+    fn config(&self) -> crate::auth::OAuthConfig {
+        let mut c = crate::auth::OAuthConfig::new();
+        c.client_id = self.client_id.clone();
+        c.client_secret = self.client_secret.clone().map(Into::into);
+        c.redirect_uri = self.redirect_uri.clone();
+        c.scopes = self.scopes.clone();
+        c.client_metadata_url = self.client_metadata_url.clone();
+        if let Some(p) = &self.token_file {
+            c.store = std::sync::Arc::new(crate::auth::FileTokenStore::new(p));
+        }
+        c.authorizer = self.authorizer.clone();
+        c
+    }
 }
 
 impl OptionsBuilder {
@@ -48,6 +93,12 @@ impl OptionsBuilder {
             heartbeat_on: ClientOptions::default().heartbeat.is_some(),
             ..Default::default()
         }
+    }
+
+    /// The browser step of MCP authorization (turns it on, like option `oauth`): bindings
+    /// hand their callback over here.
+    pub fn oauth_authorizer(&mut self, authorizer: std::sync::Arc<dyn crate::auth::Authorize>) {
+        self.oauth.authorizer = Some(authorizer);
     }
 
     /// The client options, after the checks that involve several options.
@@ -74,7 +125,13 @@ impl OptionsBuilder {
         let kind = match kind {
             TransportKind::McpHttp(mut h) => {
                 h.headers.extend(self.headers.iter().cloned());
+                if self.oauth.used() {
+                    h.oauth = Some(self.oauth.config());
+                }
                 TransportKind::McpHttp(h)
+            }
+            _ if self.oauth.used() => {
+                return bad("the oauth* options are for an MCP server over HTTP (transport \"http://...\" or \"https://...\")");
             }
             _ if !self.headers.is_empty() => {
                 return bad("option `headers` is for an MCP server over HTTP (transport \"http://...\" or \"https://...\")");

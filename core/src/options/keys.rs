@@ -871,6 +871,57 @@ pub(super) static KEYS: &[Entry] = &[
             Ok(())
         }),
     },
+    // -- MCP authorization (OAuth 2.1; auth) -----------------------------------------------------
+    bool_entry!(
+        "oauth",
+        "MCP HTTP: authorize with OAuth 2.1 when the server answers 401 (discovery, registration, authorization code with PKCE; the browser step is the program's callback). Any other oauth_* option turns it on too. Default: false.",
+        oauth.on,
+        false
+    ),
+    opt_string_entry!("oauth_client_id", String, "MCP authorization: a pre-registered client id (else a client ID metadata document or dynamic registration). Default: none.", oauth.client_id, |v| string_of("oauth_client_id", v, false)),
+    Entry {
+        key: OptionKey {
+            secret: true,
+            ..key(
+                "oauth_client_secret",
+                ValueKind::String,
+                "MCP authorization: the pre-registered client's secret (sent only to the token endpoint, never in a URL; never logged). Default: none.",
+            )
+        },
+        set: |b, v| {
+            b.oauth.client_secret = Some(string_of("oauth_client_secret", v, true)?);
+            Ok(())
+        },
+        reset: |b| b.oauth.client_secret = None,
+        get: |b| b.oauth.client_secret.as_ref().map_or(Value::Null, |_| Value::from("<redacted>")),
+        add: None,
+    },
+    opt_string_entry!("oauth_redirect_uri", String, "MCP authorization: the redirect URI of the authorization code flow (else the authorize callback's). Default: none.", oauth.redirect_uri, |v| string_of("oauth_redirect_uri", v, false)),
+    Entry {
+        key: list_key("oauth_scopes", ValueKind::Strings, "MCP authorization: the scopes to ask for (else the server's: the 401's scope, else the resource's scopes_supported, else none). Default: the server's."),
+        set: |b, v| {
+            b.oauth.scopes = Some(strings_of("oauth_scopes", v)?);
+            Ok(())
+        },
+        reset: |b| b.oauth.scopes = None,
+        get: |b| b.oauth.scopes.as_ref().map_or(Value::Null, |s| json!(s)),
+        add: Some(|b, v| {
+            let s = string_of("oauth_scopes", v, false)?;
+            b.oauth.scopes.get_or_insert_with(Vec::new).push(s);
+            Ok(())
+        }),
+    },
+    opt_string_entry!("oauth_client_metadata_url", String, "MCP authorization: the https URL of this client's ID metadata document, used as its client_id where the authorization server supports them. Default: none.", oauth.client_metadata_url, |v| string_of("oauth_client_metadata_url", v, false)),
+    Entry {
+        key: key("oauth_token_file", ValueKind::Path, "MCP authorization: keep tokens in this JSON file (created mode 0600; one refused if others can read it) across runs. Default: in memory."),
+        set: |b, v| {
+            b.oauth.token_file = Some(path_of("oauth_token_file", v)?);
+            Ok(())
+        },
+        reset: |b| b.oauth.token_file = None,
+        get: |b| b.oauth.token_file.as_deref().map_or(Value::Null, path_json),
+        add: None,
+    },
     // -- MCP 2026-07-28 (era) ------------------------------------------------------------------
     Entry {
         key: key(
