@@ -17,7 +17,8 @@
 // client's redirect URI with `code`, `state` and `iss`), without requesting it. A refused
 // authorization answers that redirect too (with `error`).
 // Control (POST `<control>/<what>`, answers JSON): `stats` (GET: {authorizations, tokens,
-// refreshes, registrations, refused}), `revoke-access` (every access token issued so far is
+// refreshes, registrations, refused}), `secrets` (GET: {accessTokens, refreshTokens,
+// clientSecrets} handed out so far, for a test's no-secret-in-logs check), `revoke-access` (every access token issued so far is
 // revoked: the next MCP request gets 401 invalid_token), `revoke-grants` (every grant is
 // revoked, refresh tokens included: the client must authorize again).
 // Scopes: `mcp:read` is required by every MCP request; the tool `write_note` needs `mcp:write`
@@ -42,6 +43,8 @@ const HOST = "127.0.0.1";
 const SCOPES = ["mcp:read", "mcp:write"];
 const stats = { authorizations: 0, tokens: 0, refreshes: 0, registrations: 0, refused: 0 };
 const issuedAccessTokens = new Set();
+// Every secret the authorization server handed out, for the tests' "no secret in any log line".
+const secrets = { accessTokens: issuedAccessTokens, refreshTokens: new Set(), clientSecrets: new Set() };
 
 async function listen(server) {
   server.listen(0, HOST);
@@ -108,7 +111,11 @@ provider.on("grant.success", (ctx) => {
 provider.on("authorization.success", () => stats.authorizations++);
 provider.on("authorization.error", () => stats.refused++);
 provider.on("grant.error", () => stats.refused++);
-provider.on("registration_create.success", () => stats.registrations++);
+provider.on("registration_create.success", (ctx, client) => {
+  stats.registrations++;
+  if (client?.clientSecret) secrets.clientSecrets.add(client.clientSecret);
+});
+provider.on("refresh_token.saved", (token) => secrets.refreshTokens.add(token.jti));
 provider.on("access_token.saved", (token) => issuedAccessTokens.add(token.jti));
 
 const providerCallback = provider.callback();
@@ -227,6 +234,8 @@ async function browse(authorizationUrl) {
 
 async function control(what) {
   if (what === "stats") return stats;
+  if (what === "secrets")
+    return Object.fromEntries(Object.entries(secrets).map(([k, v]) => [k, [...v]]));
   if (what === "revoke-access") {
     let n = 0;
     for (const jti of issuedAccessTokens) {

@@ -179,14 +179,25 @@ async fn register(
     if let Some(r) = redirect_uri {
         body["redirect_uris"] = json!([r]);
     }
+    // The scope goes into the registration only where the authorization server can take it:
+    // a server that lists its scopes refuses others (the MCP server's own scopes are often
+    // resource scopes it does not list), and the scope is asked for at authorization anyway.
     if let Some(s) = scope {
-        body["scope"] = json!(s);
+        let listed = md.scopes_supported.as_ref();
+        if listed.is_none_or(|l| s.split(' ').all(|one| l.iter().any(|x| x == one))) {
+            body["scope"] = json!(s);
+        }
     }
     let (status, answer) = http.post_json(&url, &body).await?;
     if !status.is_success() {
         let err = answer.get("error").and_then(Value::as_str).unwrap_or("");
+        let why = answer
+            .get("error_description")
+            .and_then(Value::as_str)
+            .map(|d| format!(": {}", d.chars().take(200).collect::<String>()))
+            .unwrap_or_default();
         return Err(AuthError::new(format!(
-            "dynamic client registration at {} failed: HTTP {} {err}",
+            "dynamic client registration at {} failed: HTTP {} {err}{why}",
             redact_url(&url),
             status.as_u16()
         )));
