@@ -19,7 +19,7 @@ from typing import Any, Dict, Iterator, List, Mapping, Optional, Sequence, Type,
 
 from . import _native
 from ._base import ClientBase, ThreadBase, ToolCallBase, TurnBase
-from ._handlers import Event, ProgressHandler, finish, handler_failed, weak_handler
+from ._handlers import Event, ProgressHandler, finish, handler_failed
 from ._inputs import Input, Skills
 from ._json import Params, arguments_json as _args, loads
 from ._results import InitializeResult, Page, TurnResult
@@ -172,9 +172,6 @@ class Client(SyncRequests, ClientBase):
     _thread_class = Thread
     _turn_class = Turn
     _tool_call_class = ToolCall
-
-    def _setup(self) -> None:
-        self._native.set_event_handler(weak_handler(self._dispatch))
 
     def _call(self, start: Any, then: Any = loads) -> Any:
         return then(start(None))
