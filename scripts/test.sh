@@ -59,7 +59,8 @@ bash scripts/fuzz.sh 60 2>&1 | tee "$LOG/fuzz.log"
 step "MCP conformance (official suite, client scenarios)"
 bash scripts/mcp-conformance.sh 2>&1 | tee "$LOG/mcp-conformance.log"
 conf=$(grep -c '^PASS ' "$LOG/mcp-conformance.log" || true)
-[ "$conf" -ge 4 ] || { echo "MCP conformance: only $conf scenarios passed" >&2; exit 1; }
+want=$(( $(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' scripts/mcp/required.txt | wc -l) + 4 ))
+[ "$conf" -ge "$want" ] || { echo "MCP conformance: $conf of $want required scenarios passed" >&2; exit 1; }
 
 total=$((rust + conf + fm))
 summary="Rust $rust, fault matrix $fm, MCP conformance $conf"

@@ -238,6 +238,16 @@ where
     }
 }
 
+/// Spawn a short task on the shared runtime from anywhere (any executor or a plain thread),
+/// outside every connection's scope: for a bounded wait whose timer needs the runtime.
+pub(crate) fn spawn_anywhere<F>(fut: F) -> Result<JoinHandle<F::Output>>
+where
+    F: Future + Send + 'static,
+    F::Output: Send + 'static,
+{
+    Ok(runtime()?[0].handle.spawn(fut))
+}
+
 /// Start a connection's root task on the shared runtime, in a scope of its own. The returned
 /// [`Done`] completes once the root task and every task it spawned are gone.
 pub(crate) fn spawn_root<F>(fut: F) -> Result<Arc<Done>>

@@ -32,6 +32,13 @@ impl InitializeResult {
     pub fn protocol_version(&self) -> Option<&str> {
         self.raw.get("protocolVersion").and_then(Value::as_str)
     }
+    /// MCP: the era the connection speaks: `"stateless"` (2026-07-28, found with
+    /// `server/discover`; every request carries the `_meta` envelope) or `"handshake"` (the
+    /// `initialize` handshake of 2025-11-25 and earlier). See [`protocol_version`](Self::protocol_version)
+    /// for the version within it.
+    pub fn mcp_era(&self) -> &'static str {
+        super::era::era_of(&self.raw)
+    }
     /// MCP: the server's capabilities (`tools`, `resources`, `prompts`, `logging`, …).
     pub fn capabilities(&self) -> Option<&Value> {
         self.raw.get("capabilities")

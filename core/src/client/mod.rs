@@ -13,6 +13,7 @@ use crate::options::{ClientOptions, Delivery, Protocol, RequestOptions};
 use crate::session::{Session, SessionShared};
 
 mod callbacks;
+mod era;
 mod initialize;
 mod mcp_shim;
 mod pull;
@@ -181,7 +182,7 @@ impl Client {
     /// Errors: [`Error::AlreadyConnected`] when connected; spawn and handshake failures.
     pub fn connect(&self) -> Result<InitializeResult> {
         let (session, rx) = self.begin_connect()?;
-        let outcome = futures_executor::block_on(rx);
+        let outcome = futures_executor::block_on(self.negotiate_era(&session, rx));
         self.finish_connect(session, outcome)
     }
 
@@ -200,7 +201,7 @@ impl Client {
             client: self,
             session: Some(session.clone()),
         };
-        let outcome = rx.await;
+        let outcome = self.negotiate_era(&session, rx).await;
         let result = self.complete_handshake(&session, outcome);
         if result.is_err() {
             self.release_connect(&session);
@@ -254,10 +255,12 @@ impl Client {
         };
         let params = self.initialize_params();
         session.shared.set_init_params(&params);
-        match session
-            .shared
-            .start_request("initialize", &params, opts, true)
-        {
+        // MCP 2026-07-28 (option `mcp_protocol`): probe `server/discover` first.
+        let (method, params) = match self.discover_params(None) {
+            Some(p) => ("server/discover", p),
+            None => ("initialize", params),
+        };
+        match session.shared.start_request(method, &params, opts, true) {
             Ok(rx) => Ok((session, rx)),
             Err(e) => {
                 self.abandon_connect(&session);
@@ -316,7 +319,10 @@ impl Client {
             )));
         }
         let mcp = self.inner.options.transport.protocol() == Protocol::Mcp;
-        if mcp {
+        let stateless = mcp && session.shared.envelope().is_some();
+        if stateless {
+            // A `server/discover` result, already checked (see `negotiate_era`).
+        } else if mcp {
             crate::protocol::mcp::check_initialize(&value)?;
         } else if !matches!(
             self.inner.options.transport,
@@ -327,14 +333,16 @@ impl Client {
         }
         session.shared.set_init_result(value.clone());
         let init = InitializeResult::from_value(value);
-        session.shared.notify(
-            if mcp {
-                "notifications/initialized"
-            } else {
-                "initialized"
-            },
-            None,
-        )?;
+        if !stateless {
+            session.shared.notify(
+                if mcp {
+                    "notifications/initialized"
+                } else {
+                    "initialized"
+                },
+                None,
+            )?;
+        }
         session.shared.mark_open();
         let dispatcher = match self.inner.options.delivery {
             Delivery::Callbacks => Some(

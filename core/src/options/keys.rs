@@ -14,6 +14,7 @@ use super::{
     DEFAULT_EVENT_QUEUE_CAPACITY, DEFAULT_MAX_LINE_BYTES, DEFAULT_READ_AHEAD_BYTES,
     DEFAULT_REPLY_SPIN, DEFAULT_TIMEOUT,
 };
+use crate::protocol::mcp::era::EraMode;
 use crate::protocol::mcp::Root;
 use crate::{Error, Result};
 
@@ -355,6 +356,7 @@ fn msg(e: Error) -> String {
 const SANDBOX: &[&str] = &["read-only", "workspace-write", "danger-full-access"];
 const APPROVAL: &[&str] = &["never", "on-request", "on-failure", "untrusted"];
 const DELIVERY: &[&str] = &["callbacks", "poll"];
+const MCP_PROTOCOL: &[&str] = &["auto", "legacy", "2026-07-28"];
 
 /// Every client option.
 pub(super) static KEYS: &[Entry] = &[
@@ -849,6 +851,29 @@ pub(super) static KEYS: &[Entry] = &[
             Ok(())
         }),
     },
+    // -- MCP 2026-07-28 (era) ------------------------------------------------------------------
+    Entry {
+        key: key(
+            "mcp_protocol",
+            ValueKind::Word,
+            "MCP: which era to speak: \"auto\" (the default, as the official SDKs: probe server/discover, fall back to the initialize handshake), \"legacy\" (the initialize handshake only) or a pinned stateless version (\"2026-07-28\", no fallback).",
+        ),
+        set: |b, v| {
+            let w = word_of("mcp_protocol", v, MCP_PROTOCOL)?;
+            b.o.mcp.protocol = EraMode::parse(&w).expect("a listed word");
+            Ok(())
+        },
+        reset: |b| b.o.mcp.protocol = EraMode::Auto,
+        get: |b| Value::from(b.o.mcp.protocol.word()),
+        add: None,
+    },
+    count_entry!(
+        "mcp_input_rounds",
+        "MCP 2026-07-28: most rounds of an input-required exchange (InputRequiredResult answered and retried) before the request fails. 0: the default, 16.",
+        o.mcp.input_rounds,
+        1,
+        super::DEFAULT_INPUT_ROUNDS
+    ),
     // -- exec ----------------------------------------------------------------------------------
     exec_entry!("exec_model", String, "exec: `--model`. Default: Codex's config.", model, |v| string_of("exec_model", v, false)),
     exec_entry!("exec_sandbox_mode", Word, "exec: `--sandbox`: read-only, workspace-write or danger-full-access. Default: Codex's config.", sandbox_mode, |v| word_of("exec_sandbox_mode", v, SANDBOX)),

@@ -333,7 +333,17 @@ pub struct McpOptions {
     /// Roots answered to the server's `roots/list` when no handler takes that request
     /// (`None`: refused with an error, like any unhandled server request).
     pub roots: Option<Vec<crate::protocol::mcp::Root>>,
+    /// Which era of MCP to speak (option `mcp_protocol`): `Auto` (probe `server/discover`,
+    /// fall back to the `initialize` handshake), `Legacy` (handshake only) or a pinned
+    /// stateless version.
+    pub protocol: crate::protocol::mcp::era::EraMode,
+    /// Most rounds of an `InputRequiredResult` exchange before the request fails (option
+    /// `mcp_input_rounds`; 0 means the default, 16).
+    pub input_rounds: usize,
 }
+
+/// Default of [`McpOptions::input_rounds`].
+pub const DEFAULT_INPUT_ROUNDS: usize = 16;
 
 /// Which protocol a transport speaks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -674,6 +684,13 @@ impl ClientOptions {
         self.mcp.capabilities = Some(capabilities);
         self
     }
+    /// MCP: which era to speak (see [`EraMode`](crate::protocol::mcp::era::EraMode); option
+    /// `mcp_protocol`).
+    pub fn mcp_protocol(mut self, mode: crate::protocol::mcp::era::EraMode) -> Self {
+        self.mcp.protocol = mode;
+        self
+    }
+
     /// Set the roots answered to an MCP server's `roots/list` (see [`McpOptions::roots`]).
     pub fn mcp_roots(mut self, roots: Vec<crate::protocol::mcp::Root>) -> Self {
         self.mcp.roots = Some(roots);

@@ -4,6 +4,7 @@
 //! and notifications, the server requests still open, and the close sequence. Lines from the
 //! server are handled in `incoming`; the runtime thread and its tasks are in `runtime`.
 
+mod embedded;
 mod incoming;
 mod outgoing;
 mod reconnect;
@@ -62,6 +63,8 @@ pub(crate) struct SessionShared {
     init_params: OnceLock<Box<RawValue>>,
     /// The latest `initialize` result (a reconnect replaces it).
     init_result: Mutex<Option<serde_json::Value>>,
+    /// MCP 2026-07-28: the `_meta` envelope every request carries (`None`: handshake era).
+    envelope: Mutex<Option<Arc<crate::protocol::mcp::era::Envelope>>>,
     /// Why the transport could not be opened, when that is how the connection ended.
     open_error: OnceLock<Error>,
     /// Lines for the server (to the writer task, or written at once).
@@ -167,6 +170,7 @@ impl SessionShared {
             link_gen: AtomicU64::new(0),
             init_params: OnceLock::new(),
             init_result: Mutex::new(None),
+            envelope: Mutex::new(None),
             open_error: OnceLock::new(),
             out,
             max_line_bytes: opts.max_line_bytes,
@@ -261,6 +265,16 @@ impl SessionShared {
         self.stderr.tail()
     }
 
+    /// MCP 2026-07-28: from now on every request carries `envelope` in `params._meta`.
+    pub(crate) fn set_envelope(&self, envelope: Option<crate::protocol::mcp::era::Envelope>) {
+        *self.envelope.lock().unwrap() = envelope.map(Arc::new);
+    }
+
+    /// The `_meta` envelope requests carry (`None`: the handshake era).
+    pub(crate) fn envelope(&self) -> Option<Arc<crate::protocol::mcp::era::Envelope>> {
+        self.envelope.lock().unwrap().clone()
+    }
+
     /// Queue a raw line (response or notification) for the writer.
     pub(crate) fn send_line(&self, line: Vec<u8>) -> Result<()> {
         let _gate = self.send_gate.read().unwrap();
@@ -343,6 +357,19 @@ impl SessionShared {
         let read_ahead = opts
             .read_ahead
             .unwrap_or_else(crate::delivery::delivers_events);
+        let enveloped = match self.envelope() {
+            Some(env) => {
+                let mut v: serde_json::Value = serde_json::from_str(params.get())
+                    .map_err(|e| Error::InvalidArgument(format!("params: {e}")))?;
+                env.apply(&mut v);
+                Some(
+                    serde_json::value::to_raw_value(&v)
+                        .map_err(|e| Error::InvalidArgument(e.to_string()))?,
+                )
+            }
+            None => None,
+        };
+        let params = enveloped.as_deref().unwrap_or(params);
         let request = self
             .correlation
             .register(method, params, &opts, read_ahead, reply)?;

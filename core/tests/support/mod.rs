@@ -3,6 +3,7 @@
 #![allow(dead_code)]
 
 pub mod proxy;
+pub mod sdk;
 
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;

@@ -3,6 +3,8 @@
 //! `MCP_CONFORMANCE_SCENARIO`, and does what a well-behaved client does in that scenario,
 //! through the library's public API only. Exit status 0 when every step worked.
 
+mod era;
+
 use codex_client::{Client, ClientOptions, McpHttp, TransportKind};
 use futures_executor::block_on;
 use serde_json::{json, Value};
@@ -41,7 +43,12 @@ fn main() {
     let init = client
         .connect()
         .unwrap_or_else(|e| fail(&format!("connect: {e}")));
-    eprintln!("connected: {}", init.raw);
+    eprintln!(
+        "connected ({} era, version {:?}): {}",
+        init.mcp_era(),
+        init.protocol_version(),
+        init.raw
+    );
     let tools =
         block_on(client.list_all_tools()).unwrap_or_else(|e| fail(&format!("tools/list: {e}")));
     eprintln!(
@@ -55,6 +62,7 @@ fn main() {
             call(&client, "test_client_elicitation_defaults", json!({}))
         }
         "sse-retry" => call(&client, "test_reconnection", json!({})),
+        s if era::run(&client, s, &tools) => {}
         // Any other scenario: call every tool without arguments.
         _ => {
             for t in &tools {

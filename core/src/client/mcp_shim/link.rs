@@ -52,6 +52,9 @@ fn inner_options(opts: &ClientOptions, budget: Duration) -> Result<ClientOptions
     o.mcp = McpOptions {
         capabilities: Some(json!({"elicitation": {}})),
         roots: None,
+        // `codex mcp-server` speaks the handshake era: no `server/discover` probe.
+        protocol: crate::protocol::mcp::era::EraMode::Legacy,
+        input_rounds: 0,
     };
     Ok(o)
 }

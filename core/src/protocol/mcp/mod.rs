@@ -3,6 +3,8 @@
 //! elicitation defaults (SEP-1034), server log records bridged to `tracing`. The engine uses
 //! these (session, client); the typed requests on `Client` are in `crate::mcp`.
 
+pub mod era;
+pub mod headers;
 mod types;
 
 pub use types::{

@@ -7,7 +7,7 @@ use bytes::Bytes;
 use reqwest::header::{HeaderMap, HeaderName, HeaderValue, ACCEPT, AUTHORIZATION, CONTENT_TYPE};
 use reqwest::{RequestBuilder, Url};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::OnceLock;
+use std::sync::{Mutex, OnceLock};
 use std::time::Duration;
 use tokio::sync::mpsc;
 
@@ -42,13 +42,17 @@ pub(super) struct Conn {
     url: Url,
     /// Custom headers and the bearer token (values marked sensitive).
     fixed: HeaderMap,
-    session_id: OnceLock<HeaderValue>,
+    /// The session's id (replaced when a new session starts: [`super::renew`]).
+    session_id: Mutex<Option<HeaderValue>>,
     protocol_version: OnceLock<HeaderValue>,
     legacy_endpoint: OnceLock<Url>,
     deliver: mpsc::Sender<Inbound>,
     /// The message size cap.
     pub(super) cap: usize,
     expired: AtomicBool,
+    /// MCP 2026-07-28: the version and tool headers each POST carries.
+    modern: super::modern::Modern,
+    handshake: super::handshake::Handshake,
 }
 
 /// Refuse a URL this transport cannot use, and a bearer token in clear text to another host.
@@ -117,12 +121,14 @@ impl Conn {
             client,
             url,
             fixed,
-            session_id: OnceLock::new(),
+            session_id: Mutex::new(None),
             protocol_version: OnceLock::new(),
             legacy_endpoint: OnceLock::new(),
             deliver,
             cap,
             expired: AtomicBool::new(false),
+            modern: Default::default(),
+            handshake: Default::default(),
         })
     }
 
@@ -134,8 +140,8 @@ impl Conn {
     /// The headers of a request: the fixed ones, then the session's, then `extra`.
     fn headers(&self, extra: &[(HeaderName, HeaderValue)]) -> HeaderMap {
         let mut map = self.fixed.clone();
-        if let Some(v) = self.session_id.get() {
-            map.insert(SESSION_ID, v.clone());
+        if let Some(v) = self.session_id() {
+            map.insert(SESSION_ID, v);
         }
         if let Some(v) = self.protocol_version.get() {
             map.insert(PROTOCOL_VERSION, v.clone());
@@ -148,13 +154,15 @@ impl Conn {
 
     /// A POST of one message to `to`.
     pub(super) fn post(&self, to: &Url, body: Bytes) -> RequestBuilder {
-        let headers = self.headers(&[
+        let mut extra = vec![
             (CONTENT_TYPE, HeaderValue::from_static("application/json")),
             (
                 ACCEPT,
                 HeaderValue::from_static("application/json, text/event-stream"),
             ),
-        ]);
+        ];
+        extra.extend(self.modern.headers(&body));
+        let headers = self.headers(&extra);
         self.client.post(to.clone()).headers(headers).body(body)
     }
 
@@ -174,13 +182,30 @@ impl Conn {
         if let Some(v) = headers.get(SESSION_ID) {
             let mut v = v.clone();
             v.set_sensitive(true);
-            let _ = self.session_id.set(v);
+            *self.session_id.lock().unwrap_or_else(|p| p.into_inner()) = Some(v);
         }
+    }
+
+    /// Forget the session id (a new session is being started).
+    pub(super) fn clear_session(&self) {
+        *self.session_id.lock().unwrap_or_else(|p| p.into_inner()) = None;
+    }
+
+    fn session_id(&self) -> Option<HeaderValue> {
+        self.session_id
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone()
     }
 
     /// Whether requests carry a session id.
     pub(super) fn has_session(&self) -> bool {
-        self.session_id.get().is_some()
+        self.session_id().is_some()
+    }
+
+    /// The handshake as sent, for a new session ([`super::renew`]).
+    pub(super) fn handshake(&self) -> &super::handshake::Handshake {
+        &self.handshake
     }
 
     /// The legacy server's POST endpoint, once known.
@@ -214,6 +239,9 @@ impl Conn {
     /// Hand the reader a message known to answer `head` or not. The `initialize` answer's
     /// protocol version is taken first, so the requests that follow it carry it.
     pub(super) async fn deliver_answer(&self, head: Option<&Head>, answers: bool, msg: Bytes) {
+        if answers && head.is_some_and(|h| h.is("tools/list")) {
+            self.modern.learn_tools(&msg);
+        }
         if answers && head.is_some_and(|h| h.is("initialize")) {
             let version = peek::protocol_version(&msg).and_then(|v| HeaderValue::try_from(v).ok());
             if let Some(v) = version {

@@ -15,9 +15,12 @@
 
 mod body;
 mod conn;
+mod handshake;
 mod legacy;
+mod modern;
 mod peek;
 mod post;
+mod renew;
 mod sse;
 mod stream;
 #[cfg(test)]
@@ -80,7 +83,10 @@ async fn run(conn: Arc<Conn>, mut outgoing: mpsc::Receiver<Bytes>) {
         } else {
             Gate(None)
         };
-        let first = std::mem::take(&mut first);
+        // The stateless era's probe is not the first message of the legacy fallback: a
+        // server that refuses it gets `initialize` next (see `client::era`).
+        let probe = head.is("server/discover");
+        let first = !probe && std::mem::take(&mut first);
         tasks.spawn(crate::rt::scoped(send(
             conn.clone(),
             msg,

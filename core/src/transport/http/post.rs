@@ -1,6 +1,7 @@
 //! Sending one message to a Streamable HTTP server and taking in what the POST answers: 202
 //! (nothing), one JSON message or a batch, or an SSE stream; an HTTP error answers a request
-//! with an error so it fails at once; a 404 with a session id ends the connection.
+//! with an error so it fails at once; a 404 with a session id starts a new session and sends
+//! the message again, once ([`renew`]).
 
 use bytes::Bytes;
 use reqwest::{Response, StatusCode};
@@ -10,8 +11,9 @@ use super::body::{content_type, describe, read_capped, read_quote, Body};
 use super::conn::Conn;
 use super::conn::ACCEPT_TIMEOUT;
 use super::peek::Head;
-use super::{stream, Gate};
+use super::{renew, stream, Gate};
 use crate::transport::io::Inbound;
+use std::sync::Arc;
 
 /// The first POST was refused the way a legacy HTTP+SSE server refuses it (400, 404 or 405).
 pub(super) struct Refused {
@@ -29,12 +31,14 @@ pub(super) struct Refused {
 /// follows. The first message refused with 400, 404 or 405 is handed back for the legacy
 /// fallback.
 pub(super) async fn send(
-    conn: &Conn,
+    conn: &Arc<Conn>,
     msg: &Bytes,
     head: &Head,
     mut gate: Gate,
     first: bool,
 ) -> Option<Refused> {
+    conn.handshake().note(msg, head);
+    let generation = conn.handshake().generation();
     let sent = conn.post(conn.url(), msg.clone()).send();
     let resp = if head.request_id().is_some() {
         sent.await
@@ -58,6 +62,7 @@ pub(super) async fn send(
             return None;
         }
     };
+    let resp = renew::after(conn, msg, head, generation, resp).await?;
     let status = resp.status();
     if first && matches!(status.as_u16(), 400 | 404 | 405) {
         let said = read_quote(resp).await;
@@ -104,6 +109,12 @@ async fn take_answer(conn: &Conn, resp: Response, head: &Head) {
     }
     if status == StatusCode::NOT_FOUND && conn.has_session() {
         return conn.expire().await;
+    }
+    if head.request_id().is_some()
+        && matches!(status.as_u16(), 400 | 404)
+        && content_type(&resp) == "application/json"
+    {
+        return take_error_json(conn, resp, head).await;
     }
     let hint = match status.as_u16() {
         401 => " (missing or wrong token)",
@@ -163,4 +174,25 @@ async fn not_answered(conn: &Conn, head: &Head, answered: bool, status: u16) {
         let why = format!("HTTP {status}: the JSON answer does not answer the request");
         conn.fail(head, Some(status), &why).await;
     }
+}
+
+/// An HTTP error whose body is JSON: a JSON-RPC error answering the request is delivered as
+/// the server sent it (its code and data matter: an unsupported protocol version lists the
+/// supported ones); anything else fails the request with the status and the body's start.
+async fn take_error_json(conn: &Conn, resp: Response, head: &Head) {
+    let status = resp.status().as_u16();
+    let body = match read_capped(resp, conn.cap).await {
+        Ok(Body::Full(b)) => b,
+        _ => Bytes::new(),
+    };
+    let text = body.trim_ascii();
+    if let Some(incoming) = Head::parse(text) {
+        if head.answered_by_head(&incoming) {
+            return conn
+                .deliver_answer(Some(head), true, body.slice_ref(text))
+                .await;
+        }
+    }
+    let why = format!("HTTP {status}: {}", super::peek::quote(text));
+    conn.fail(head, Some(status), &why).await;
 }

@@ -6,6 +6,7 @@
 
 mod fault_server;
 mod faults;
+mod renew;
 
 use bytes::Bytes;
 use serde_json::{json, Value};

@@ -1,0 +1,71 @@
+//! The multi-round-trip requests of MCP 2026-07-28: a server that needs input answers
+//! `resultType: "input_required"` with `inputRequests` (elicitation, sampling, roots requests)
+//! and maybe a `requestState`; the client answers each through the handlers users already
+//! register for server requests, and sends the request again — a new JSON-RPC id — with
+//! `inputResponses` and the `requestState` echoed unchanged (omitted when the server sent
+//! none). Each call keeps its own state, so parallel calls never mix. Bounded by the option
+//! `mcp_input_rounds`.
+
+use serde_json::{Map, Value};
+
+use crate::client::Client;
+use crate::error::{Error, Result};
+use crate::options::{RequestOptions, DEFAULT_INPUT_ROUNDS};
+use crate::protocol::mcp::era::result_type;
+
+/// Send `method` and drive its input-required rounds to the final result.
+pub(crate) async fn drive(
+    client: &Client,
+    method: &str,
+    mut params: Value,
+    opts: RequestOptions,
+) -> Result<Value> {
+    let rounds = match client.options().mcp.input_rounds {
+        0 => DEFAULT_INPUT_ROUNDS,
+        n => n,
+    };
+    for _ in 0..rounds {
+        let result = client.request_with(method, params.clone(), opts).await?;
+        if result_type(&result) != "input_required" {
+            return Ok(result);
+        }
+        let mut responses = Map::new();
+        if let Some(requests) = result.get("inputRequests").and_then(Value::as_object) {
+            for (key, req) in requests {
+                let m = req.get("method").and_then(Value::as_str).ok_or_else(|| {
+                    Error::Protocol(format!("input request `{key}` has no method: {req}"))
+                })?;
+                let p = req.get("params").cloned().unwrap_or(Value::Null);
+                let answer = client.answer_input_request(m, p, opts).await?;
+                responses.insert(key.clone(), answer);
+            }
+        }
+        let Some(obj) = params.as_object_mut() else {
+            return Err(Error::InvalidArgument("params must be an object".into()));
+        };
+        obj.insert("inputResponses".into(), Value::Object(responses));
+        match result.get("requestState") {
+            Some(state) => obj.insert("requestState".into(), state.clone()),
+            None => obj.remove("requestState"),
+        };
+    }
+    Err(Error::Protocol(format!(
+        "{method}: the server still asked for input after {rounds} rounds (option mcp_input_rounds)"
+    )))
+}
+
+impl Client {
+    /// Answer one request a server embedded in an `InputRequiredResult` through this
+    /// client's handlers (or its event loop), bounded by the request's timeout.
+    async fn answer_input_request(
+        &self,
+        method: &str,
+        params: Value,
+        opts: RequestOptions,
+    ) -> Result<Value> {
+        let timeout = opts.timeout.unwrap_or(self.options().default_timeout);
+        self.live_session()?
+            .answer_embedded(method, &params, timeout)
+            .await
+    }
+}

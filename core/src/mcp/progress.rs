@@ -1,0 +1,169 @@
+//! Requests that report progress: the token, the call's own progress stream, its result.
+
+use futures_util::StreamExt;
+use serde_json::{json, Value};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+
+use super::Progress;
+use crate::client::Client;
+use crate::correlation::Outcome;
+use crate::delivery::EventReceiver;
+use crate::error::{Error, Result};
+use crate::event::Event;
+use crate::options::RequestOptions;
+use crate::session::SessionShared;
+
+static NEXT_PROGRESS: AtomicU64 = AtomicU64::new(1);
+
+impl Client {
+    /// Send a request that reports progress: `params._meta.progressToken` is set to a token
+    /// of the library's, and the server's `notifications/progress` with that token come out
+    /// of the returned call (and go nowhere else) until its result arrives.
+    pub fn start_with_progress(
+        &self,
+        method: &str,
+        mut params: Value,
+        opts: RequestOptions,
+    ) -> Result<ProgressCall> {
+        let token = json!(format!(
+            "{}{}",
+            crate::protocol::mcp::PROGRESS_PREFIX,
+            NEXT_PROGRESS.fetch_add(1, Ordering::Relaxed)
+        ));
+        if params.is_null() {
+            params = json!({});
+        }
+        let Some(obj) = params.as_object_mut() else {
+            return Err(Error::InvalidArgument("params must be an object".into()));
+        };
+        let meta = obj.entry("_meta").or_insert_with(|| json!({}));
+        let Some(meta) = meta.as_object_mut() else {
+            return Err(Error::InvalidArgument(
+                "params._meta must be an object".into(),
+            ));
+        };
+        meta.insert("progressToken".into(), token.clone());
+        let session = self.live_session()?;
+        let events = self.subscribe()?;
+        let raw = serde_json::value::to_raw_value(&params)
+            .map_err(|e| Error::InvalidArgument(e.to_string()))?;
+        let (id, outcome) = session.start_tracked(method, &raw, opts, false)?;
+        Ok(ProgressCall {
+            token,
+            events,
+            outcome: Some(outcome),
+            late: Default::default(),
+            result: None,
+            session,
+            id,
+        })
+    }
+}
+
+/// A request that reports progress ([`Client::start_with_progress`]): pull its progress
+/// updates with [`next`](Self::next) until `None` (the answer came), then take
+/// [`result`](Self::result). Dropping it before the answer cancels the request (an MCP server
+/// gets `notifications/cancelled`).
+pub struct ProgressCall {
+    token: Value,
+    /// Updates taken after the answer came (sent before it), still to be returned.
+    late: std::collections::VecDeque<Progress>,
+    events: EventReceiver,
+    outcome: Option<Outcome>,
+    result: Option<Result<Value>>,
+    session: Arc<SessionShared>,
+    id: i64,
+}
+
+impl ProgressCall {
+    /// The progress token sent with the request.
+    pub fn token(&self) -> &Value {
+        &self.token
+    }
+
+    /// The next progress update; `None` once the answer arrived (updates sent before it
+    /// come first).
+    pub async fn next(&mut self) -> Option<Progress> {
+        loop {
+            let Some(outcome) = self.outcome.as_mut() else {
+                return self.late.pop_front();
+            };
+            tokio::select! {
+                biased;
+                ev = self.events.next() => match ev {
+                    Some(ev) => match self.progress_of(ev) {
+                        Some(p) => return Some(p),
+                        None => continue,
+                    },
+                    None => {
+                        // The connection ended: the outcome says how.
+                        let r = self.outcome.as_mut().expect("pending").await;
+                        self.settle(r);
+                    }
+                },
+                r = outcome => self.settle(r),
+            }
+        }
+    }
+
+    fn progress_of(&self, ev: Event) -> Option<Progress> {
+        match ev {
+            Event::Notification(n) if n.method == "notifications/progress" => n
+                .params_as::<Progress>()
+                .ok()
+                .filter(|p| p.progress_token == self.token),
+            _ => None,
+        }
+    }
+
+    /// The answer came: keep the updates queued before it (the reader may not have woken
+    /// this call for them yet), then the result.
+    fn settle(
+        &mut self,
+        r: std::result::Result<
+            Result<Box<serde_json::value::RawValue>>,
+            tokio::sync::oneshot::error::RecvError,
+        >,
+    ) {
+        self.outcome = None;
+        let ready = self.events.take_ready();
+        let late: Vec<Progress> = ready
+            .into_iter()
+            .filter_map(|e| self.progress_of(e))
+            .collect();
+        self.late.extend(late);
+        self.result = Some(match r {
+            Ok(Ok(raw)) => serde_json::from_str(raw.get())
+                .map_err(|e| Error::Protocol(format!("bad result JSON: {e}"))),
+            Ok(Err(e)) => Err(e),
+            Err(_) => Err(self.session.disconnect_error()),
+        });
+    }
+
+    /// Blocking form of [`next`](Self::next).
+    pub fn next_blocking(&mut self) -> Option<Progress> {
+        futures_executor::block_on(self.next())
+    }
+
+    /// The request's result (progress updates not yet pulled are skipped).
+    pub async fn result(mut self) -> Result<Value> {
+        while self.next().await.is_some() {}
+        self.result
+            .take()
+            .expect("settled once next() returned None")
+    }
+
+    /// Blocking form of [`result`](Self::result).
+    pub fn result_blocking(self) -> Result<Value> {
+        futures_executor::block_on(self.result())
+    }
+}
+
+impl Drop for ProgressCall {
+    fn drop(&mut self) {
+        if self.outcome.is_some() {
+            self.session.abandon(self.id);
+        }
+    }
+}

@@ -1,0 +1,306 @@
+//! The typed MCP requests on [`Client`] and on [`Mcp`] (per-request options).
+
+use serde::de::DeserializeOwned;
+use serde_json::{json, Value};
+
+use super::{
+    call_params, cursor_params, decode, decode_call_tool, split_page, CallToolResult, Completion,
+    GetPromptResult, McpRequest, Page, Progress, ProgressCall, Prompt, Resource, ResourceContents,
+    ResourceTemplate, Tool,
+};
+use crate::client::Client;
+use crate::error::{Error, Result};
+use crate::options::RequestOptions;
+
+/// Most pages a `list_all_*` helper follows before giving up on a server whose cursors never end.
+const MAX_PAGES: usize = 10_000;
+
+/// The typed MCP requests with per-request options ([`Client::mcp_with`]): the same helpers
+/// as on [`Client`] (which use the default options), each sent with these options (timeout,
+/// retry).
+#[derive(Clone, Copy)]
+pub struct Mcp<'a> {
+    client: &'a Client,
+    opts: RequestOptions,
+}
+
+impl Client {
+    /// The typed MCP requests with per-request options:
+    /// `client.mcp_with(RequestOptions::timeout(d)).call_tool(…)`. A request that times out
+    /// (or whose future is dropped) is cancelled: the server gets `notifications/cancelled`.
+    pub fn mcp_with(&self, opts: RequestOptions) -> Mcp<'_> {
+        Mcp { client: self, opts }
+    }
+
+    fn mcp_default(&self) -> Mcp<'_> {
+        self.mcp_with(RequestOptions::default())
+    }
+
+    /// MCP `tools/list`: one page.
+    pub async fn list_tools(&self, cursor: Option<&str>) -> Result<Page<Tool>> {
+        self.mcp_default().list_tools(cursor).await
+    }
+    /// MCP `tools/list`, following every cursor.
+    pub async fn list_all_tools(&self) -> Result<Vec<Tool>> {
+        self.mcp_default().list_all_tools().await
+    }
+    /// MCP `tools/call`. A tool failure is `Ok` with [`CallToolResult::is_error`] set.
+    pub async fn call_tool(&self, name: &str, arguments: Value) -> Result<CallToolResult> {
+        self.mcp_default().call_tool(name, arguments).await
+    }
+    /// MCP `tools/call` that asks for progress: `on_progress` sees each
+    /// `notifications/progress` of this call, on the calling task, before the result.
+    pub async fn call_tool_with_progress(
+        &self,
+        name: &str,
+        arguments: Value,
+        opts: RequestOptions,
+        on_progress: impl FnMut(Progress) + Send,
+    ) -> Result<CallToolResult> {
+        self.mcp_with(opts)
+            .call_tool_with_progress(name, arguments, on_progress)
+            .await
+    }
+    /// MCP `resources/list`: one page.
+    pub async fn list_resources(&self, cursor: Option<&str>) -> Result<Page<Resource>> {
+        self.mcp_default().list_resources(cursor).await
+    }
+    /// MCP `resources/list`, following every cursor.
+    pub async fn list_all_resources(&self) -> Result<Vec<Resource>> {
+        self.mcp_default().list_all_resources().await
+    }
+    /// MCP `resources/templates/list`: one page.
+    pub async fn list_resource_templates(
+        &self,
+        cursor: Option<&str>,
+    ) -> Result<Page<ResourceTemplate>> {
+        self.mcp_default().list_resource_templates(cursor).await
+    }
+    /// MCP `resources/templates/list`, following every cursor.
+    pub async fn list_all_resource_templates(&self) -> Result<Vec<ResourceTemplate>> {
+        self.mcp_default().list_all_resource_templates().await
+    }
+    /// MCP `resources/read`: the contents.
+    pub async fn read_resource(&self, uri: &str) -> Result<Vec<ResourceContents>> {
+        self.mcp_default().read_resource(uri).await
+    }
+    /// MCP `resources/subscribe`: `notifications/resources/updated` follow for `uri`.
+    pub async fn subscribe_resource(&self, uri: &str) -> Result<()> {
+        self.mcp_default().subscribe_resource(uri).await
+    }
+    /// MCP `resources/unsubscribe`.
+    pub async fn unsubscribe_resource(&self, uri: &str) -> Result<()> {
+        self.mcp_default().unsubscribe_resource(uri).await
+    }
+    /// MCP `prompts/list`: one page.
+    pub async fn list_prompts(&self, cursor: Option<&str>) -> Result<Page<Prompt>> {
+        self.mcp_default().list_prompts(cursor).await
+    }
+    /// MCP `prompts/list`, following every cursor.
+    pub async fn list_all_prompts(&self) -> Result<Vec<Prompt>> {
+        self.mcp_default().list_all_prompts().await
+    }
+    /// MCP `prompts/get` with string arguments (`{}` for none).
+    pub async fn get_prompt(&self, name: &str, arguments: Value) -> Result<GetPromptResult> {
+        self.mcp_default().get_prompt(name, arguments).await
+    }
+    /// MCP `completion/complete`: `reference` is `{"type":"ref/prompt","name":…}` or
+    /// `{"type":"ref/resource","uri":…}`; completes argument `argument` from `value`.
+    pub async fn complete(
+        &self,
+        reference: Value,
+        argument: &str,
+        value: &str,
+    ) -> Result<Completion> {
+        self.mcp_default()
+            .complete(reference, argument, value)
+            .await
+    }
+    /// MCP `logging/setLevel` (`debug`, `info`, `notice`, `warning`, `error`, `critical`,
+    /// `alert`, `emergency`). The server's `notifications/message` records are logged through
+    /// `tracing` (target [`SERVER_LOG_TARGET`]) and delivered.
+    pub async fn set_logging_level(&self, level: &str) -> Result<()> {
+        self.mcp_default().set_logging_level(level).await
+    }
+    /// MCP `ping`.
+    pub async fn ping(&self) -> Result<()> {
+        self.mcp_default().ping().await
+    }
+}
+
+impl Mcp<'_> {
+    async fn send(&self, req: McpRequest, params: Value) -> Result<Value> {
+        super::input_required::drive(self.client, req.method(), params, self.opts).await
+    }
+
+    async fn page<T: DeserializeOwned>(
+        &self,
+        req: McpRequest,
+        cursor: Option<&str>,
+    ) -> Result<Page<T>> {
+        let key = req.list_key().expect("a list request");
+        let (mut items, next_cursor) =
+            split_page(key, self.send(req, cursor_params(cursor)).await?)?;
+        if req == McpRequest::ListTools
+            && matches!(
+                self.client.options().transport,
+                crate::options::TransportKind::McpHttp(_)
+            )
+        {
+            items.retain(valid_tool_headers);
+        }
+        let items = decode(key, Value::Array(items))?;
+        Ok(Page { items, next_cursor })
+    }
+
+    async fn all<T: DeserializeOwned>(&self, req: McpRequest) -> Result<Vec<T>> {
+        let mut out = Vec::new();
+        let mut cursor = None;
+        for _ in 0..MAX_PAGES {
+            let page: Page<T> = self.page(req, cursor.as_deref()).await?;
+            out.extend(page.items);
+            match page.next_cursor {
+                Some(c) if Some(&c) != cursor.as_ref() => cursor = Some(c),
+                _ => return Ok(out),
+            }
+        }
+        Err(Error::Protocol(format!(
+            "{} kept returning a next cursor after {MAX_PAGES} pages",
+            req.method()
+        )))
+    }
+
+    /// MCP `tools/list`: one page.
+    pub async fn list_tools(&self, cursor: Option<&str>) -> Result<Page<Tool>> {
+        self.page(McpRequest::ListTools, cursor).await
+    }
+    /// MCP `tools/list`, following every cursor.
+    pub async fn list_all_tools(&self) -> Result<Vec<Tool>> {
+        self.all(McpRequest::ListTools).await
+    }
+    /// MCP `tools/call`. A tool failure is `Ok` with [`CallToolResult::is_error`] set.
+    pub async fn call_tool(&self, name: &str, arguments: Value) -> Result<CallToolResult> {
+        let v = self
+            .send(McpRequest::CallTool, call_params(name, arguments))
+            .await?;
+        decode_call_tool(v)
+    }
+    /// MCP `tools/call` that asks for progress, as a [`ProgressCall`] (sent before this
+    /// returns): pull its updates, then [`decode_call_tool`] its result.
+    pub fn call_tool_progress(&self, name: &str, arguments: Value) -> Result<ProgressCall> {
+        self.client.start_with_progress(
+            McpRequest::CallTool.method(),
+            call_params(name, arguments),
+            self.opts,
+        )
+    }
+    /// MCP `tools/call` that asks for progress: `on_progress` sees each
+    /// `notifications/progress` of this call, on the calling task, before the result.
+    pub async fn call_tool_with_progress(
+        &self,
+        name: &str,
+        arguments: Value,
+        mut on_progress: impl FnMut(Progress) + Send,
+    ) -> Result<CallToolResult> {
+        let mut call = self.call_tool_progress(name, arguments)?;
+        while let Some(p) = call.next().await {
+            on_progress(p);
+        }
+        decode_call_tool(call.result().await?)
+    }
+    /// MCP `resources/list`: one page.
+    pub async fn list_resources(&self, cursor: Option<&str>) -> Result<Page<Resource>> {
+        self.page(McpRequest::ListResources, cursor).await
+    }
+    /// MCP `resources/list`, following every cursor.
+    pub async fn list_all_resources(&self) -> Result<Vec<Resource>> {
+        self.all(McpRequest::ListResources).await
+    }
+    /// MCP `resources/templates/list`: one page.
+    pub async fn list_resource_templates(
+        &self,
+        cursor: Option<&str>,
+    ) -> Result<Page<ResourceTemplate>> {
+        self.page(McpRequest::ListResourceTemplates, cursor).await
+    }
+    /// MCP `resources/templates/list`, following every cursor.
+    pub async fn list_all_resource_templates(&self) -> Result<Vec<ResourceTemplate>> {
+        self.all(McpRequest::ListResourceTemplates).await
+    }
+    /// MCP `resources/read`: the contents.
+    pub async fn read_resource(&self, uri: &str) -> Result<Vec<ResourceContents>> {
+        let mut v = self
+            .send(McpRequest::ReadResource, json!({ "uri": uri }))
+            .await?;
+        decode("resources/read", v["contents"].take())
+    }
+    /// MCP `resources/subscribe`: `notifications/resources/updated` follow for `uri`.
+    pub async fn subscribe_resource(&self, uri: &str) -> Result<()> {
+        self.send(McpRequest::SubscribeResource, json!({ "uri": uri }))
+            .await
+            .map(drop)
+    }
+    /// MCP `resources/unsubscribe`.
+    pub async fn unsubscribe_resource(&self, uri: &str) -> Result<()> {
+        self.send(McpRequest::UnsubscribeResource, json!({ "uri": uri }))
+            .await
+            .map(drop)
+    }
+    /// MCP `prompts/list`: one page.
+    pub async fn list_prompts(&self, cursor: Option<&str>) -> Result<Page<Prompt>> {
+        self.page(McpRequest::ListPrompts, cursor).await
+    }
+    /// MCP `prompts/list`, following every cursor.
+    pub async fn list_all_prompts(&self) -> Result<Vec<Prompt>> {
+        self.all(McpRequest::ListPrompts).await
+    }
+    /// MCP `prompts/get` with string arguments (`{}` for none).
+    pub async fn get_prompt(&self, name: &str, arguments: Value) -> Result<GetPromptResult> {
+        let v = self
+            .send(McpRequest::GetPrompt, call_params(name, arguments))
+            .await?;
+        decode("prompts/get", v)
+    }
+    /// MCP `completion/complete`: `reference` is `{"type":"ref/prompt","name":…}` or
+    /// `{"type":"ref/resource","uri":…}`; completes argument `argument` from `value`.
+    pub async fn complete(
+        &self,
+        reference: Value,
+        argument: &str,
+        value: &str,
+    ) -> Result<Completion> {
+        let mut v = self
+            .send(
+                McpRequest::Complete,
+                json!({"ref": reference, "argument": {"name": argument, "value": value}}),
+            )
+            .await?;
+        decode("completion/complete", v["completion"].take())
+    }
+    /// MCP `logging/setLevel` (see [`Client::set_logging_level`]).
+    pub async fn set_logging_level(&self, level: &str) -> Result<()> {
+        self.send(McpRequest::SetLoggingLevel, json!({ "level": level }))
+            .await
+            .map(drop)
+    }
+    /// MCP `ping`.
+    pub async fn ping(&self) -> Result<()> {
+        self.send(McpRequest::Ping, json!({})).await.map(drop)
+    }
+}
+
+/// Streamable HTTP: a tool whose `x-mcp-header` annotations break the rules is left out of
+/// `tools/list` (the others stay), with a warning naming it and why.
+fn valid_tool_headers(tool: &Value) -> bool {
+    let Some(schema) = tool.get("inputSchema") else {
+        return true;
+    };
+    match crate::protocol::mcp::headers::param_headers(schema) {
+        Ok(_) => true,
+        Err(why) => {
+            let name = tool.get("name").and_then(Value::as_str).unwrap_or("?");
+            tracing::warn!(tool = name, "MCP: tool left out of tools/list: {why}");
+            false
+        }
+    }
+}

@@ -1,0 +1,203 @@
+//! The two eras of MCP: the `initialize` handshake (2025-11-25 and earlier) and the stateless
+//! revision 2026-07-28, found with `server/discover`, where every request carries the client's
+//! version, info and capabilities in its `_meta` envelope.
+
+use serde_json::{json, Map, Value};
+
+/// The stateless protocol versions this client speaks (newest first).
+pub const MODERN_VERSIONS: &[&str] = &["2026-07-28"];
+
+/// `_meta` key: the request's protocol version.
+pub const META_PROTOCOL_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
+/// `_meta` key: the client's `Implementation` (name, version, …).
+pub const META_CLIENT_INFO: &str = "io.modelcontextprotocol/clientInfo";
+/// `_meta` key: the client's capabilities.
+pub const META_CLIENT_CAPABILITIES: &str = "io.modelcontextprotocol/clientCapabilities";
+/// `_meta` key: the log level the client asks the server to send records at.
+pub const META_LOG_LEVEL: &str = "io.modelcontextprotocol/logLevel";
+/// `_meta` key (results): the server's `Implementation`.
+pub const META_SERVER_INFO: &str = "io.modelcontextprotocol/serverInfo";
+
+/// The JSON-RPC error of a request whose protocol version the server does not speak.
+pub const UNSUPPORTED_PROTOCOL_VERSION: i64 = -32022;
+/// The discovery request of the stateless era.
+pub const DISCOVER: &str = "server/discover";
+
+/// How a connection picks its era (option `mcp_protocol`).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub enum EraMode {
+    /// Probe `server/discover`; when the server does not know it, the `initialize` handshake
+    /// (as the official SDKs do).
+    #[default]
+    Auto,
+    /// The `initialize` handshake only.
+    Legacy,
+    /// This stateless version only (no fallback).
+    Pinned(String),
+}
+
+impl EraMode {
+    /// The option's words: `auto`, `legacy`, or one of [`MODERN_VERSIONS`].
+    pub fn parse(s: &str) -> Option<EraMode> {
+        match s {
+            "auto" => Some(EraMode::Auto),
+            "legacy" => Some(EraMode::Legacy),
+            v if MODERN_VERSIONS.contains(&v) => Some(EraMode::Pinned(v.to_owned())),
+            _ => None,
+        }
+    }
+
+    /// The option's word for this mode.
+    pub fn word(&self) -> &str {
+        match self {
+            EraMode::Auto => "auto",
+            EraMode::Legacy => "legacy",
+            EraMode::Pinned(v) => v,
+        }
+    }
+
+    /// The version the first `server/discover` offers (`None`: no probe, handshake only).
+    pub fn first_probe(&self) -> Option<&str> {
+        match self {
+            EraMode::Auto => Some(MODERN_VERSIONS[0]),
+            EraMode::Legacy => None,
+            EraMode::Pinned(v) => Some(v),
+        }
+    }
+}
+
+/// What every request of the stateless era carries in `params._meta`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Envelope {
+    /// The `_meta` members, by key.
+    pub meta: Map<String, Value>,
+}
+
+impl Envelope {
+    /// The envelope of `version` with the client's info and capabilities.
+    pub fn new(version: &str, client_info: &Value, capabilities: &Value) -> Envelope {
+        let mut meta = Map::new();
+        meta.insert(META_PROTOCOL_VERSION.into(), version.into());
+        meta.insert(META_CLIENT_INFO.into(), client_info.clone());
+        meta.insert(META_CLIENT_CAPABILITIES.into(), capabilities.clone());
+        Envelope { meta }
+    }
+
+    /// The protocol version the envelope carries.
+    pub fn version(&self) -> &str {
+        self.meta
+            .get(META_PROTOCOL_VERSION)
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+    }
+
+    /// Put the envelope into `params._meta` (params `null` becomes an object); the caller's own
+    /// `_meta` members stay, the envelope's keys win. A params that is not an object is left
+    /// alone.
+    pub fn apply(&self, params: &mut Value) {
+        if params.is_null() {
+            *params = json!({});
+        }
+        let Some(obj) = params.as_object_mut() else {
+            return;
+        };
+        let meta = obj.entry("_meta").or_insert_with(|| json!({}));
+        if !meta.is_object() {
+            *meta = json!({});
+        }
+        let meta = meta.as_object_mut().expect("an object");
+        for (k, v) in &self.meta {
+            meta.insert(k.clone(), v.clone());
+        }
+    }
+}
+
+/// The version to use from a server's `supportedVersions` (or the `supported` of an
+/// unsupported-version error): the newest one this client speaks.
+pub fn pick_version(supported: &Value) -> Option<&'static str> {
+    let list = supported.as_array()?;
+    MODERN_VERSIONS
+        .iter()
+        .find(|v| list.iter().any(|s| s.as_str() == Some(v)))
+        .copied()
+}
+
+/// The view of a `server/discover` result as the initialize result every binding shows:
+/// `protocolVersion` (the version chosen), `capabilities`, `serverInfo`, `instructions`,
+/// `supportedVersions`, and `era` (`"stateless"`).
+pub fn discover_view(result: &Value, version: &str) -> Value {
+    let mut view = result.as_object().cloned().unwrap_or_default();
+    view.insert("protocolVersion".into(), version.into());
+    view.insert("era".into(), "stateless".into());
+    if !view.contains_key("serverInfo") {
+        if let Some(info) =
+            result.pointer(&format!("/_meta/{}", META_SERVER_INFO.replace('/', "~1")))
+        {
+            view.insert("serverInfo".into(), info.clone());
+        }
+    }
+    Value::Object(view)
+}
+
+/// `resultType` of a result: `complete` when absent (the spec's default).
+pub fn result_type(result: &Value) -> &str {
+    result
+        .get("resultType")
+        .and_then(Value::as_str)
+        .unwrap_or("complete")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn modes_parse_and_name_themselves() {
+        assert_eq!(EraMode::parse("auto"), Some(EraMode::Auto));
+        assert_eq!(EraMode::parse("legacy"), Some(EraMode::Legacy));
+        let p = EraMode::parse("2026-07-28").unwrap();
+        assert_eq!(p.word(), "2026-07-28");
+        assert_eq!(p.first_probe(), Some("2026-07-28"));
+        assert_eq!(EraMode::Legacy.first_probe(), None);
+        assert_eq!(EraMode::parse("2025-11-25"), None);
+    }
+
+    #[test]
+    fn envelope_merges_into_meta_and_keeps_the_callers_keys() {
+        let e = Envelope::new(
+            "2026-07-28",
+            &json!({"name": "c", "version": "1"}),
+            &json!({}),
+        );
+        let mut p = json!({"name": "t", "_meta": {"progressToken": "x"}});
+        e.apply(&mut p);
+        assert_eq!(p["_meta"]["progressToken"], "x");
+        assert_eq!(p["_meta"][META_PROTOCOL_VERSION], "2026-07-28");
+        assert_eq!(p["_meta"][META_CLIENT_INFO]["name"], "c");
+        assert_eq!(p["_meta"][META_CLIENT_CAPABILITIES], json!({}));
+        let mut n = Value::Null;
+        e.apply(&mut n);
+        assert_eq!(n["_meta"][META_PROTOCOL_VERSION], "2026-07-28");
+    }
+
+    #[test]
+    fn version_pick_and_result_type() {
+        assert_eq!(
+            pick_version(&json!(["2026-07-28", "2099-01-01"])),
+            Some("2026-07-28")
+        );
+        assert_eq!(pick_version(&json!(["2099-01-01"])), None);
+        assert_eq!(result_type(&json!({})), "complete");
+        assert_eq!(
+            result_type(&json!({"resultType": "input_required"})),
+            "input_required"
+        );
+        let v = discover_view(
+            &json!({"supportedVersions": ["2026-07-28"], "capabilities": {}, "_meta": {META_SERVER_INFO: {"name": "s"}}}),
+            "2026-07-28",
+        );
+        assert_eq!(v["serverInfo"]["name"], "s");
+        assert_eq!(v["protocolVersion"], "2026-07-28");
+    }
+}
