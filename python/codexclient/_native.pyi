@@ -23,6 +23,7 @@ REQUEST_METHODS: Dict[str, str]
 __all__ = [
     "AgentMessageDelta",
     "CallToolResult",
+    "ClientHandle",
     "Completion",
     "ConnectionEvent",
     "EventStream",
