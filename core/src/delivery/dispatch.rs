@@ -80,8 +80,12 @@ pub fn on_dispatch_thread() -> bool {
 }
 
 impl Handlers {
-    /// Whether a registered handler takes server requests of `method` on `thread_id` (then they
-    /// go to the dispatch thread even while a turn stream is open on their thread).
+    /// Whether a registered handler takes server requests of `method` on `thread_id` as they
+    /// arrive (then they go to the client's own delivery even while a turn stream is open on
+    /// their thread). Never while `turn_streams_keep_requests` is on: the requests then reach
+    /// the handlers only through whoever pulls them (a turn's consumer, `dispatch_events`),
+    /// and an MCP `roots/list` embedded in a result is answered from the `mcp_roots` option
+    /// when one is set, as for a binding that never told the core about its handlers.
     pub(crate) fn handles(&self, method: &str, thread_id: Option<&str>) -> bool {
         !self.turn_streams_keep_requests.load(Ordering::Acquire)
             && self.request_handler(method, thread_id).is_some()
