@@ -332,6 +332,20 @@ impl ServerRequest {
         self.state.is_open()
     }
 
+    /// Another handle to the same request, for a second owner (a binding hands one to the
+    /// handler and keeps one to show): answering through either answers the request, once;
+    /// it is answered fail-closed only when the last handle is dropped unanswered.
+    pub fn share(&self) -> ServerRequest {
+        self.state.add_handle();
+        ServerRequest {
+            id: self.id.clone(),
+            method: self.method.clone(),
+            params: self.params.clone(),
+            state: self.state.clone(),
+            conn: self.conn.clone(),
+        }
+    }
+
     /// Answer with a result. An accepted MCP `elicitation/create` gets the requested
     /// schema's defaults for the fields it leaves out (SEP-1034).
     pub fn respond(&self, result: &serde_json::Value) -> Result<()> {
@@ -383,7 +397,7 @@ impl ServerRequest {
 
 impl Drop for ServerRequest {
     fn drop(&mut self) {
-        if self.state.is_open() {
+        if self.state.drop_handle() && self.state.is_open() {
             tracing::warn!(method = %self.method, id = %self.id, "server request dropped unanswered; answering fail-closed");
             let _ = self.respond_fail_closed();
         }

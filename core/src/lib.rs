@@ -49,8 +49,8 @@ mod views;
 
 pub use client::{Client, HandlerSlot, InitializeResult, WeakClient};
 pub use delivery::dispatch::{
-    on_dispatch_thread, ConnectionHandler, EventHandler, NotificationHandler, ResponseHandler,
-    ServerRequestHandler,
+    on_dispatch_thread, ConnectionHandler, EventHandler, Kept, NotificationHandler,
+    ResponseHandler, ServerRequestHandler,
 };
 pub use delivery::{mark_event_delivery_thread, EventReceiver};
 pub use error::{

@@ -4,7 +4,7 @@
 //! on this module, not on the session.
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicU8, Ordering};
+use std::sync::atomic::{AtomicU8, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 use crate::error::{Error, Result};
@@ -30,6 +30,9 @@ const CLOSED: u8 = 3;
 #[derive(Debug)]
 pub(crate) struct ResponderState {
     status: AtomicU8,
+    /// Handles of the request alive ([`ServerRequest::share`](crate::ServerRequest::share));
+    /// the last one dropped unanswered answers fail-closed.
+    handles: AtomicUsize,
 }
 
 impl ResponderState {
@@ -37,6 +40,16 @@ impl ResponderState {
         let _ = self
             .status
             .compare_exchange(OPEN, to, Ordering::AcqRel, Ordering::Acquire);
+    }
+
+    /// One more handle of the request.
+    pub(crate) fn add_handle(&self) {
+        self.handles.fetch_add(1, Ordering::AcqRel);
+    }
+
+    /// One handle fewer: whether it was the last.
+    pub(crate) fn drop_handle(&self) -> bool {
+        self.handles.fetch_sub(1, Ordering::AcqRel) == 1
     }
 
     /// Whether the request can still be answered.
@@ -67,6 +80,7 @@ impl OpenRequests {
     pub(crate) fn open(&self, id: RequestId) -> Arc<ResponderState> {
         let state = Arc::new(ResponderState {
             status: AtomicU8::new(OPEN),
+            handles: AtomicUsize::new(1),
         });
         self.0.lock().unwrap().insert(id, state.clone());
         state

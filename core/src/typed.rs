@@ -96,13 +96,12 @@ impl Client {
     /// [`respond`](TypedRequest::respond), or keeps it and answers later from any thread.
     /// Dropped unanswered (also when the handler panics), the request is answered fail-closed
     /// (approvals declined). Params that do not match the schema are reported as a connection
-    /// error event and the request is answered fail-closed. Runs on the dispatch thread; an
-    /// error in poll mode.
+    /// error event and the request is answered fail-closed. Runs on the dispatch thread (poll
+    /// mode: in [`dispatch_events`](Self::dispatch_events)).
     pub fn on_request<M>(&self, f: impl Fn(TypedRequest<M>) + Send + Sync + 'static) -> Result<()>
     where
         M: ServerRequestMethod + 'static,
     {
-        self.check_callbacks_mode()?;
         let h = self.typed_handler::<M>(f);
         self.handlers()
             .by_method
@@ -153,7 +152,6 @@ impl Client {
     where
         M: ServerRequestMethod + 'static,
     {
-        self.check_callbacks_mode()?;
         let h = self.typed_handler::<M>(f);
         self.handlers()
             .by_thread

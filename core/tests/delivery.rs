@@ -478,9 +478,9 @@ fn attachments_come_back_with_their_responses_in_both_modes() {
     assert!(c.end_connection());
     assert!(!c.end_connection());
     assert_eq!(got.lock().unwrap().len(), 2);
-    // Poll.
+    // Poll (a response handler would run only in `dispatch_events`; none is registered: the
+    // response is pulled).
     let p = Client::new(fake_options(&[]).delivery(Delivery::Poll));
-    assert!(p.on_response(|_| {}).is_err());
     p.connect().unwrap();
     let t = p
         .send_request_with(
@@ -530,5 +530,126 @@ fn notifications_can_go_to_subscriptions_only() {
         }
     }
     assert_eq!(n, 3);
+    c.disconnect();
+}
+
+/// Run `c`'s handlers (poll mode) whenever its event fd is readable, until `done` or 10 s.
+fn dispatch_until(c: &Client, mut done: impl FnMut() -> bool) -> bool {
+    let fd = c.event_fd().unwrap();
+    let end = std::time::Instant::now() + Duration::from_secs(10);
+    while !done() {
+        if std::time::Instant::now() > end {
+            return false;
+        }
+        let mut p = libc::pollfd {
+            fd,
+            events: libc::POLLIN,
+            revents: 0,
+        };
+        // SAFETY: one valid pollfd for the call.
+        unsafe { libc::poll(&mut p, 1, 100) };
+        c.dispatch_events().unwrap();
+    }
+    true
+}
+
+/// The answers the fake app-server got, as `(id, answer)` JSON.
+fn answers(c: &Client) -> Vec<serde_json::Value> {
+    let r = c.request_blocking("test/lastAnswers", json!({})).unwrap();
+    r["answers"].as_array().cloned().unwrap_or_default()
+}
+
+#[test]
+fn handlers_by_method_name_and_the_fallback_run_in_dispatch_events_in_poll_mode() {
+    let c = Client::new(fake_options(&["approval", "unknown"]).delivery(Delivery::Poll));
+    let seen = Arc::new(Mutex::new(Vec::<String>::new()));
+    let s = seen.clone();
+    c.on_method_request("item/commandExecution/requestApproval", move |r| {
+        s.lock().unwrap().push(format!("method:{}", r.method));
+        r.respond(&json!({"decision": "accept"})).unwrap();
+    })
+    .unwrap();
+    let s = seen.clone();
+    c.on_server_request(move |r| {
+        s.lock().unwrap().push(format!("fallback:{}", r.method));
+        r.respond(&json!({"ok": 1})).unwrap();
+    })
+    .unwrap();
+    let s = seen.clone();
+    c.on_method_notification("brand/newThing", move |n| {
+        s.lock().unwrap().push(format!("note:{}", n.method));
+    })
+    .unwrap();
+    let s = seen.clone();
+    c.on_notification(move |n| s.lock().unwrap().push(format!("any-note:{}", n.method)))
+        .unwrap();
+    c.connect().unwrap();
+    c.request_blocking("test/approval", json!({})).unwrap();
+    c.request_blocking("test/unknown", json!({})).unwrap();
+    assert!(dispatch_until(&c, || seen.lock().unwrap().len() >= 3));
+    let seen = seen.lock().unwrap().clone();
+    assert!(seen.contains(&"method:item/commandExecution/requestApproval".to_owned()));
+    assert!(seen.contains(&"fallback:brand/newRequest".to_owned()));
+    assert!(seen.contains(&"note:brand/newThing".to_owned()), "{seen:?}");
+    assert!(!seen.iter().any(|s| s.starts_with("any-note")), "{seen:?}");
+    let a = answers(&c);
+    assert!(
+        a.iter().any(|m| m["result"]["decision"] == "accept"),
+        "{a:?}"
+    );
+    assert!(a.iter().any(|m| m["result"]["ok"] == 1), "{a:?}");
+
+    // Without the method's handler and the fallback, the table answers fail-closed.
+    c.clear_method_handlers("item/commandExecution/requestApproval");
+    c.clear_handler(codex_client::HandlerSlot::ServerRequest)
+        .unwrap();
+    c.request_blocking("test/approval", json!({})).unwrap();
+    assert!(dispatch_until(&c, || answers(&c).len() >= 3));
+    let a = answers(&c);
+    assert_eq!(a[2]["result"]["decision"], "decline", "{a:?}");
+    c.disconnect();
+
+    // In callback mode the dispatch thread runs the handlers, not the caller.
+    let cb = Client::new(fake_options(&[]));
+    assert!(matches!(cb.dispatch_events(), Err(Error::InvalidState(_))));
+}
+
+#[test]
+fn a_shared_server_request_is_answered_once_and_fail_closed_only_when_the_last_handle_goes() {
+    let c = Client::new(fake_options(&["approval"]).delivery(Delivery::Poll));
+    c.connect().unwrap();
+    let pull = |c: &Client| loop {
+        match c.next_event(Some(Duration::from_secs(5))).unwrap() {
+            Some(Event::ServerRequest(r)) => return r,
+            Some(_) => {}
+            None => panic!("no server request"),
+        }
+    };
+    // Dropping one handle leaves the request open; the last one answers fail-closed.
+    c.request_blocking("test/approval", json!({})).unwrap();
+    let r = pull(&c);
+    let shown = r.share();
+    drop(r);
+    assert!(shown.is_open());
+    assert!(answers(&c).is_empty());
+    drop(shown);
+    let a = answers(&c);
+    assert_eq!(a.len(), 1);
+    assert_eq!(a[0]["result"]["decision"], "decline");
+
+    // Answered through one handle: closed for both, and the other cannot answer again.
+    c.request_blocking("test/approval", json!({})).unwrap();
+    let r = pull(&c);
+    let kept = r.share();
+    c.handle_request(r); // no handler: the table declines it
+    assert!(!kept.is_open());
+    assert!(matches!(
+        kept.respond(&json!({"decision": "accept"})),
+        Err(Error::AlreadyResponded)
+    ));
+    drop(kept);
+    let a = answers(&c);
+    assert_eq!(a.len(), 2, "{a:?}");
+    assert_eq!(a[1]["result"]["decision"], "decline");
     c.disconnect();
 }

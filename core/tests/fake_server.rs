@@ -677,16 +677,18 @@ fn dropping_the_client_reaps_the_server() {
 #[test]
 fn poll_and_callback_modes_do_not_mix_and_async_api_works() {
     let poll = Client::new(fake_options(&["flood", "hang"]).delivery(Delivery::Poll));
-    assert!(matches!(
-        poll.on_notification(|_| {}),
-        Err(Error::InvalidState(_))
-    ));
+    // Handlers may be registered in poll mode (they run in `dispatch_events`, on the caller's
+    // thread), but the callback-mode client pulls nothing and dispatches nothing itself.
+    poll.on_notification(|_| {}).unwrap();
+    poll.clear_handler(codex_client::HandlerSlot::Notification)
+        .unwrap();
     let cb = Client::new(fake_options(&[]));
     cb.connect().unwrap();
     assert!(matches!(
         cb.next_event(Some(Duration::ZERO)),
         Err(Error::InvalidState(_))
     ));
+    assert!(matches!(cb.dispatch_events(), Err(Error::InvalidState(_))));
 
     let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)

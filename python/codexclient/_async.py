@@ -366,7 +366,7 @@ class AsyncClient(AsyncRequests, ClientBase):
         if self._reader is not loop:
             self._stop_reader()
             fd = self._native.event_fd()
-            loop.add_reader(fd, _drain, weakref.ref(self), self._native, self._bridge, fd)
+            loop.add_reader(fd, _drain, weakref.ref(self), self._life.native, self._bridge, fd)
             self._reader = loop
         return init
 
@@ -380,7 +380,7 @@ class AsyncClient(AsyncRequests, ClientBase):
         """
         self._life.open = False
         await self._bridge.call(self._native.disconnect)
-        while self._reader is not None and _drain(weakref.ref(self), self._native, self._bridge):
+        while self._reader is not None and _drain(weakref.ref(self), self._life.native, self._bridge):
             pass  # the connection's last events (its disconnect) go to the handlers
         self._stop_reader()
         for t in list(self._handler_tasks):
@@ -497,10 +497,10 @@ class AsyncClient(AsyncRequests, ClientBase):
 
 
 def _drain(
-    ref: "weakref.ref[AsyncClient]", native: _native.NativeClient, bridge: _Bridge, fd: int = -1
+    ref: "weakref.ref[AsyncClient]", native: _native.ClientHandle, bridge: _Bridge, fd: int = -1
 ) -> bool:
-    """The loop's reader of the client's event descriptor: runs the waiting events through the
-    client's handlers on the loop thread. Returns whether any were waiting.
+    """The loop's reader of the client's event descriptor: the core runs the handlers of the
+    waiting events on the loop thread (``dispatch_events``). Returns whether any were waiting.
 
     It holds the client only while dispatching, so an unreferenced client is collected; its
     finalizer ends the connection, which makes the descriptor readable once more, and the
@@ -512,10 +512,7 @@ def _drain(
             asyncio.get_running_loop().remove_reader(fd)
         bridge.close()
         return False
-    evs = native.take_events()
-    for ev in evs:
-        client._dispatch(ev)
-    return bool(evs)
+    return native.dispatch_events() > 0
 
 
 def _handler_done(request: Optional[_native.ServerRequest], task: "asyncio.Future[Any]") -> None:

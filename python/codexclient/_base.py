@@ -12,7 +12,7 @@ from typing import Type, TypeVar, Union, cast
 
 from . import _native
 from ._errors import InvalidArgumentError
-from ._handlers import Handlers, logger, weak_handler
+from ._handlers import Handlers, logger
 from ._inputs import Input, PathLike, Root, Skills, input_json, skills_list_arg
 from ._json import Params, arguments_json, as_params, build_params, dumps, loads
 from ._lifecycle import track_client
@@ -277,8 +277,7 @@ class ClientBase(Handlers):
     ) -> Any:
         i, o = input_json(input), build_params(None, overrides)
         sk = skills_list_arg(skills)
-        h = weak_handler(self._handle_request)
-        start = lambda aio: self._native.start_turn(thread_id, i, o, h, aio, sk)  # noqa: E731
+        start = lambda aio: self._native.start_turn(thread_id, i, o, aio, sk)  # noqa: E731
         return self._call(start, lambda nt: self._turn_class(self, nt))
 
 

@@ -124,21 +124,78 @@ def handler_failed(request: Optional[ServerRequest], exc: Optional[BaseException
         fail_closed(request)
 
 
+def _awaitable(value: Any) -> bool:
+    return asyncio.iscoroutine(value) or isinstance(value, asyncio.Future)
+
+
 class Handlers:
-    """The handler registration both clients share; the client's own delivery calls
-    :meth:`_dispatch` for each event (the sync client on the core's dispatch thread, the
-    async one on the loop)."""
+    """The handler registration both clients share. Handlers live in the core's handler table,
+    which decides who handles what (a method's handler, else the ``"*"`` fallback, else
+    fail-closed); this class only wraps each Python callable as a core handler (the answer
+    from its return value, ``async def`` handlers run by the client, errors logged). The
+    core runs them on its dispatch thread (:class:`Client`), on the loop thread when the
+    event descriptor is readable (:class:`AsyncClient`), or as a turn being iterated hands
+    its server requests over."""
 
     _native: _native.NativeClient
-    _request_handlers: Dict[str, Callable[[Any], Any]]
-    _notification_handler: Optional[Callable[[Any], Any]]
-    _connection_handler: Optional[ConnectionHandler]
 
     def _init_handlers(self) -> None:
-        self._request_handlers = {}
-        self._notification_handler = None
-        self._connection_handler = None
+        # Connection events are always logged on the ``codexclient`` logger.
+        self._native.on_connection_event(self._event_runner(None, log=True))
 
+    def _client_ref(self) -> Callable[[], Optional["Handlers"]]:
+        # The wrappers live in native code: a strong reference to the client there would be
+        # one the cycle collector cannot see past (the client shows the wrappers to it).
+        return weakref.ref(self)
+
+    def _request_runner(self, handler: Callable[[Any], Any]) -> Callable[[ServerRequest], None]:
+        """``handler`` as the core calls it: its return value sent as the answer (``None``:
+        it answers itself), an awaitable one run by the client; raising declines."""
+        ref = self._client_ref()
+
+        def run(request: ServerRequest) -> None:
+            try:
+                value = handler(request)
+            except Exception:
+                handler_failed(request)
+                return
+            if _awaitable(value):
+                client = ref()
+                if client is None:
+                    value.close() if asyncio.iscoroutine(value) else value.cancel()
+                    fail_closed(request)
+                else:
+                    client._run_coroutine(request, value)
+                return
+            finish(request, value)
+
+        return run
+
+    def _event_runner(
+        self, handler: Optional[Callable[[Any], Any]], log: bool = False
+    ) -> Callable[[Any], None]:
+        """``handler`` for notifications or connection events (``log``: connection events,
+        logged first); an awaitable result is run by the client."""
+        ref = self._client_ref()
+
+        def run(ev: Any) -> None:
+            try:
+                if log:
+                    if ev.kind == "reconnected":
+                        logger.info("connection event: %s", ev.message)
+                    elif ev.kind != "disconnected":
+                        logger.warning("connection event: %s", ev.message)
+                if handler is None:
+                    return
+                value = handler(ev)
+                if _awaitable(value):
+                    client = ref()
+                    if client is not None:
+                        client._run_coroutine(None, value)
+            except Exception:
+                logger.exception("event handler raised")
+
+        return run
 
     def on_server_request(self, method: str, handler: H) -> H:
         """Handle server requests of ``method`` (``"*"``: every method without its own handler).
@@ -155,7 +212,7 @@ class Handlers:
         return handler
 
     def _set_request_handler(self, method: str, handler: Callable[[Any], Any]) -> None:
-        self._request_handlers[method] = handler
+        self._native.on_request(None if method == "*" else method, self._request_runner(handler))
 
     def on_command_approval(self, handler: HCommand) -> HCommand:
         """Handle command approvals (``item/commandExecution/requestApproval``; see
@@ -216,8 +273,7 @@ class Handlers:
     def on_notification(self, handler: Optional[Callable[[Any], Any]]) -> Optional[Callable[[Any], Any]]:
         """Call ``handler(notification)`` for every notification not routed to a turn being
         streamed (``None`` removes it). It may be ``async def``."""
-        self._notification_handler = handler
-        self._native.set_want_notifications(handler is not None)
+        self._native.on_notification(None if handler is None else self._event_runner(handler))
         return handler
 
     @overload
@@ -226,51 +282,9 @@ class Handlers:
     def on_connection_event(self, handler: None) -> None: ...
     def on_connection_event(self, handler: Optional[ConnectionHandler]) -> Optional[ConnectionHandler]:
         """Call ``handler(event)`` for connection events (errors, overflow, disconnect)."""
-        self._connection_handler = handler
+        self._native.on_connection_event(self._event_runner(handler, log=True))
         return handler
 
     def _run_coroutine(self, request: Optional[ServerRequest], awaitable: Any) -> None:
         """Run a handler's awaitable; with ``request``, send its value as the answer."""
         raise NotImplementedError
-
-    def _run_result(self, value: Any) -> None:
-        """Run what an event handler returned when it is awaitable (``async def`` handlers)."""
-        if asyncio.iscoroutine(value) or isinstance(value, asyncio.Future):
-            self._run_coroutine(None, value)
-
-    def _handle_request(self, request: ServerRequest) -> None:
-        """Run the handler of one server request (from the dispatcher or a turn)."""
-        handler = self._request_handlers.get(request.method) or self._request_handlers.get("*")
-        if handler is None:
-            logger.info("no handler for server request %s; declining", request.method)
-            fail_closed(request)
-            return
-        try:
-            value = handler(request)
-        except Exception:
-            handler_failed(request)
-            return
-        if asyncio.iscoroutine(value) or isinstance(value, asyncio.Future):
-            self._run_coroutine(request, value)
-            return
-        finish(request, value)
-
-    def _dispatch(self, ev: Any) -> None:
-        """Dispatch one event of the client's own delivery to its handlers."""
-        try:
-            if type(ev) is ServerRequest:
-                self._handle_request(ev)
-            elif type(ev) is ConnectionEvent:
-                h = self._connection_handler
-                if ev.kind == "reconnected":
-                    logger.info("connection event: %s", ev.message)
-                elif ev.kind != "disconnected":
-                    logger.warning("connection event: %s", ev.message)
-                if h is not None:
-                    self._run_result(h(ev))
-            else:
-                nh = self._notification_handler
-                if nh is not None:
-                    self._run_result(nh(ev))
-        except Exception:
-            logger.exception("event handler raised")

@@ -12,16 +12,17 @@ from . import _native
 
 
 class Lifecycle:
-    """What a client's finalizer needs: its native client and whether it is open.
+    """What a client's finalizer needs: a handle on its native client and whether it is open.
 
     It never refers to the client, so that nothing keeps an unreferenced client alive: the
-    core's dispatch thread (sync) and the loop's reader (async) hold only a weak reference to
-    it.
+    core's handler table holds the handlers' callables, which the native client shows to the
+    cycle collector; this handle (``NativeClient.handle()``), which the loop's reader (async)
+    holds too, does not keep them reachable.
     """
 
     __slots__ = ("native", "kind", "open", "__weakref__")
 
-    def __init__(self, native: _native.NativeClient, kind: str) -> None:
+    def __init__(self, native: _native.ClientHandle, kind: str) -> None:
         self.native = native
         self.kind = kind
         #: Connected and not closed since.
@@ -46,7 +47,7 @@ def track_client(client: Any, native: _native.NativeClient) -> Lifecycle:
     """The :class:`Lifecycle` of a new client: when the client is garbage-collected its server
     is stopped (with a :class:`ResourceWarning` if it was not closed); at interpreter exit
     every client still alive is disconnected."""
-    life = Lifecycle(native, type(client).__name__)
+    life = Lifecycle(native.handle(), type(client).__name__)
     fin = weakref.finalize(client, life.release, True)
     fin.atexit = False
     _lifecycles.add(life)

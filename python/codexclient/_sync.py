@@ -20,7 +20,7 @@ from typing import Any, Callable, Dict, Iterator, List, Mapping, Optional, Seque
 from . import _native
 from ._account import Login
 from ._base import ClientBase, ThreadBase, ToolCallBase, TurnBase
-from ._handlers import Event, ProgressHandler, finish, handler_failed, weak_handler
+from ._handlers import Event, ProgressHandler, finish, handler_failed
 from ._inputs import Input, Skills
 from ._json import Params, arguments_json as _args, loads
 from ._results import InitializeResult, Page, TurnResult
@@ -198,9 +198,6 @@ class Client(SyncRequests, ClientBase):
     _turn_class = Turn
     _tool_call_class = ToolCall
     _login_class: Callable[..., Any] = Login
-
-    def _setup(self) -> None:
-        self._native.set_event_handler(weak_handler(self._dispatch))
 
     def _call(self, start: Any, then: Any = loads) -> Any:
         return then(start(None))

@@ -3,16 +3,14 @@
 //! drains the events when the core's event descriptor is readable). Each call blocks (GIL
 //! released) or, given `aio` (an executor and an asyncio future), runs on the loop.
 
-use std::time::Duration;
-
 use codex_client::mcp::McpRequest;
-use codex_client::{Client, Event, Helper, OptionsBuilder, Skill};
+use codex_client::{Client, Helper, OptionsBuilder, Skill};
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyList};
+use pyo3::types::PyDict;
 use pyo3::IntoPyObjectExt;
 
 use crate::args::{input, json_value, py_value, raw_params};
-use crate::errors::{simple, to_py, IntoPyResult};
+use crate::errors::{simple, IntoPyResult};
 use crate::executor::{request_options, run, run_spinning, Aio};
 use crate::mcp::ToolCall;
 use crate::stream::EventStream;
@@ -81,8 +79,11 @@ impl NativeClient {
         let o = builder(py, options)?.build().py(py)?;
         let client = Client::new(o);
         // Notifications reach the client's own delivery only for a notification handler
-        // (`set_want_notifications`); iterators read them from subscriptions.
+        // (`on_notification`); iterators read them from subscriptions.
         client.queue_notifications(false);
+        // A turn's server requests are yielded by its iterator: they stay in its stream, which
+        // hands each to the handler table as it converts it (`Turn`).
+        client.turn_streams_keep_requests(true);
         Ok(NativeClient { client })
     }
 
@@ -265,26 +266,31 @@ impl NativeClient {
         self.client.notify(method, params).py(py)
     }
 
-    /// Callbacks mode: call `handler(event)` for every event the core's dispatch thread
-    /// delivers (server requests outside a streamed turn, connection events and, when
-    /// wanted, notifications), with the GIL taken there. Set it once, before `connect`.
-    fn set_event_handler(&self, py: Python<'_>, handler: Py<PyAny>) -> PyResult<()> {
-        let r = self.client.on_event(move |ev: Event| {
-            Python::attach(|py| {
-                let r = crate::events::to_object(py, ev)
-                    .and_then(|(obj, _)| handler.call1(py, (obj,)).map(drop));
-                if let Err(e) = r {
-                    e.write_unraisable(py, Some(handler.bind(py)));
-                }
-            })
-        });
-        r.py(py)
+    /// Register `handler(request)` in the core's handler table for server requests of
+    /// `method` (`None`: the fallback, for every method without a handler of its own), or
+    /// with `handler` `None` remove it. The core decides which handler takes a request (and
+    /// answers fail-closed when none does); it runs on the dispatch thread (callbacks mode),
+    /// in `dispatch_events` (poll mode) or where a turn hands it over (`Turn`).
+    #[pyo3(signature = (method, handler))]
+    fn on_request(
+        &self,
+        py: Python<'_>,
+        method: Option<&str>,
+        handler: Option<Py<PyAny>>,
+    ) -> PyResult<()> {
+        crate::handlers::on_request(&self.client, method, handler).py(py)
     }
 
-    /// Deliver notifications to the event handler (callbacks) or `take_events` (poll); off
-    /// by default: nothing converts a notification nobody asked for.
-    fn set_want_notifications(&self, on: bool) {
-        self.client.queue_notifications(on);
+    /// Register `handler(notification)` for the notifications of the client's own delivery
+    /// (those not routed to a turn; `None` removes it). Only while one is set do
+    /// notifications reach that delivery: nothing converts one nobody asked for.
+    fn on_notification(&self, py: Python<'_>, handler: Option<Py<PyAny>>) -> PyResult<()> {
+        crate::handlers::on_notification(&self.client, handler).py(py)
+    }
+
+    /// Register `handler(event)` for connection events (`None` removes it).
+    fn on_connection_event(&self, py: Python<'_>, handler: Option<Py<PyAny>>) -> PyResult<()> {
+        crate::handlers::on_connection_event(&self.client, handler).py(py)
     }
 
     /// Poll mode: a descriptor readable while events wait (watch it with `loop.add_reader`).
@@ -292,18 +298,11 @@ impl NativeClient {
         self.client.event_fd().py(py)
     }
 
-    /// Poll mode: up to `max` waiting events, without waiting (empty when none wait or the
-    /// client never connected).
-    #[pyo3(signature = (max = 256))]
-    fn take_events<'py>(&self, py: Python<'py>, max: usize) -> PyResult<Bound<'py, PyList>> {
-        let mut out = Vec::new();
-        match self.client.next_events(&mut out, max, Some(Duration::ZERO)) {
-            Ok(_) | Err(codex_client::Error::NotConnected) => {}
-            Err(e) => return Err(to_py(py, e)),
-        }
-        let list = PyList::empty(py);
-        crate::events::extend_list(py, &list, out, None)?;
-        Ok(list)
+    /// Poll mode: run the registered handlers for the events waiting now, on this thread
+    /// (`Client::dispatch_events`); how many there were (0 when none wait or the client
+    /// never connected).
+    fn dispatch_events(&self, py: Python<'_>) -> PyResult<usize> {
+        self.client.dispatch_events().py(py)
     }
 
     /// A new stream of this connection's notifications and connection events (those not
@@ -313,11 +312,11 @@ impl NativeClient {
     }
 
     /// Start a turn on a thread with `input` and more `turn/start` params (both JSON) and
-    /// stream it: returns (or resolves `aio`'s future with) a `Turn`. `handler` receives each
-    /// server request of the turn before it is yielded. `skills`: names or paths of skills
+    /// stream it: returns (or resolves `aio`'s future with) a `Turn`, which hands each server
+    /// request of the turn to the client's handler table before it yields it. `skills`: names or paths of skills
     /// for the turn (the core's `Skill::parse`; resolved, natively or emulated, before
     /// `turn/start`).
-    #[pyo3(signature = (thread_id, input_json, overrides_json, handler = None, aio = None, skills = None))]
+    #[pyo3(signature = (thread_id, input_json, overrides_json, aio = None, skills = None))]
     #[allow(clippy::too_many_arguments)]
     fn start_turn(
         &self,
@@ -325,7 +324,6 @@ impl NativeClient {
         thread_id: &str,
         input_json: &str,
         overrides_json: &str,
-        handler: Option<Py<PyAny>>,
         aio: Aio,
         skills: Option<Vec<String>>,
     ) -> PyResult<Py<PyAny>> {
@@ -336,14 +334,52 @@ impl NativeClient {
         let fut = async move { thread.run_streamed_with_async(input, overrides).await };
         let client = self.client.clone();
         run(py, aio, fut, move |py, stream| {
-            Ok(Py::new(py, Turn::new(client, stream, handler))?.into_any())
+            Ok(Py::new(py, Turn::new(client, stream))?.into_any())
         })
+    }
+
+    /// A handle on the same core client for the finalizer and the loop's reader, which must
+    /// not keep the handlers' callables reachable (this object shows them to the cycle
+    /// collector; the handle does not).
+    fn handle(&self) -> ClientHandle {
+        ClientHandle {
+            client: self.client.clone(),
+        }
+    }
+
+    /// Show the Python callables registered in the core's handler table to the cycle
+    /// collector (a handler that refers back to its client would otherwise keep it alive
+    /// unseen).
+    fn __traverse__(&self, visit: pyo3::PyVisit<'_>) -> Result<(), pyo3::PyTraverseError> {
+        crate::handlers::traverse(&self.client, &visit)
     }
 
     /// A thread's status derived from `thread/status/changed` events (the core's
     /// `ThreadStatus` name: `unknown`, `idle`, `active`, ...).
     fn thread_status(&self, thread_id: &str) -> String {
         self.client.thread(thread_id).status().to_string()
+    }
+}
+
+/// A handle on a native client's core client (`NativeClient.handle()`): what its finalizer
+/// and the asyncio loop's reader need, without the handler callables.
+#[pyclass(module = "codexclient._native", frozen)]
+pub struct ClientHandle {
+    client: Client,
+}
+
+#[pymethods]
+impl ClientHandle {
+    /// Stop the server (blocking, GIL released). Idempotent.
+    fn disconnect(&self, py: Python<'_>) {
+        let client = self.client.clone();
+        py.detach(move || client.disconnect());
+    }
+
+    /// Poll mode: run the handlers of the events waiting now (see
+    /// `NativeClient.dispatch_events`).
+    fn dispatch_events(&self, py: Python<'_>) -> PyResult<usize> {
+        self.client.dispatch_events().py(py)
     }
 }
 

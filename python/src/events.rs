@@ -1,7 +1,9 @@
 //! Event objects handed to Python: cheap to build (the core's event is moved in, nothing is
 //! parsed), with the common fields read on access and `params` parsed once, on first access.
 
-use codex_client::{ConnectionEvent as CoreConnection, Decision, Event, RequestId, RpcError};
+use codex_client::{
+    Client, ConnectionEvent as CoreConnection, Decision, Event, RequestId, RpcError,
+};
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyDict, PyList, PyType};
@@ -443,22 +445,24 @@ fn note_object(py: Python<'_>, n: codex_client::Notification) -> PyResult<Py<PyA
     })
 }
 
-/// Move a core event into a Python object. Returns whether it is a server request.
-pub(crate) fn to_object(py: Python<'_>, ev: Event) -> PyResult<(Py<PyAny>, bool)> {
+/// A core server request as a Python `ServerRequest`.
+pub(crate) fn request_object(
+    py: Python<'_>,
+    r: codex_client::ServerRequest,
+) -> PyResult<Py<PyAny>> {
+    let obj = ServerRequest {
+        inner: r,
+        params: PyOnceLock::new(),
+    };
+    Ok(Py::new(py, obj)?.into_any())
+}
+
+/// Move a core event into a Python object.
+pub(crate) fn to_object(py: Python<'_>, ev: Event) -> PyResult<Py<PyAny>> {
     Ok(match ev {
-        Event::Notification(n) => (note_object(py, n)?, false),
-        Event::ServerRequest(r) => (
-            Py::new(
-                py,
-                ServerRequest {
-                    inner: r,
-                    params: PyOnceLock::new(),
-                },
-            )?
-            .into_any(),
-            true,
-        ),
-        Event::Connection(inner) => (Py::new(py, ConnectionEvent::new(&inner))?.into_any(), false),
+        Event::Notification(n) => note_object(py, n)?,
+        Event::ServerRequest(r) => request_object(py, r)?,
+        Event::Connection(inner) => Py::new(py, ConnectionEvent::new(&inner))?.into_any(),
         // This binding never sends requests as events (`send_request`); nothing else is
         // known yet.
         other => {
@@ -471,38 +475,32 @@ pub(crate) fn to_object(py: Python<'_>, ev: Event) -> PyResult<(Py<PyAny>, bool)
     })
 }
 
-/// Convert events into Python objects, appending them to `list`. Each server request is passed
-/// to `handler` first (which answers it, defers it or declines it); its errors are reported as
-/// unraisable and the request is answered fail-closed.
+/// Convert events into Python objects, appending them to `list`; see [`convert_one`].
 pub(crate) fn extend_list(
     py: Python<'_>,
     list: &Bound<'_, PyList>,
     events: impl IntoIterator<Item = Event>,
-    handler: Option<&Py<PyAny>>,
+    table: Option<&Client>,
 ) -> PyResult<()> {
     for ev in events {
-        let obj = convert_one(py, ev, handler)?;
+        let obj = convert_one(py, ev, table)?;
         list.append(obj)?;
     }
     Ok(())
 }
 
-/// Convert one event, running the server-request handler on requests.
+/// Convert one event. With `table` (a turn's client, which keeps its turns' requests in their
+/// streams), a server request is first handed to the client's handler table
+/// (`Client::handle_request`: its handler runs now, on this thread, or it is answered
+/// fail-closed), then shown as it is (a second handle of the same request).
 pub(crate) fn convert_one(
     py: Python<'_>,
     ev: Event,
-    handler: Option<&Py<PyAny>>,
+    table: Option<&Client>,
 ) -> PyResult<Py<PyAny>> {
-    let (obj, is_request) = to_object(py, ev)?;
-    if is_request {
-        if let Some(h) = handler {
-            if let Err(e) = h.call1(py, (obj.clone_ref(py),)) {
-                e.write_unraisable(py, Some(h.bind(py)));
-                if let Ok(req) = obj.bind(py).cast::<ServerRequest>() {
-                    let _ = req.get().inner.respond_fail_closed();
-                }
-            }
-        }
+    if let (Event::ServerRequest(r), Some(client)) = (&ev, table) {
+        let handed = r.share();
+        py.detach(|| client.handle_request(handed));
     }
-    Ok(obj)
+    to_object(py, ev)
 }

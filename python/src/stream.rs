@@ -141,7 +141,7 @@ impl EventStream {
                 }
             };
             match ev {
-                Some(ev) => return crate::events::to_object(py, ev).map(|o| Some(o.0)),
+                Some(ev) => return crate::events::to_object(py, ev).map(Some),
                 None => Buffered::wait(py, &self.state)?,
             }
         }

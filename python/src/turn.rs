@@ -25,17 +25,15 @@ pub struct Turn {
     thread_id: String,
     turn_id: String,
     started: String,
-    handler: Option<Py<PyAny>>,
 }
 
 impl Turn {
-    pub(crate) fn new(client: Client, stream: TurnStream, handler: Option<Py<PyAny>>) -> Turn {
+    pub(crate) fn new(client: Client, stream: TurnStream) -> Turn {
         Turn {
             thread_id: stream.thread_id().to_owned(),
             turn_id: stream.turn_id().to_owned(),
             started: stream.started_turn().to_string(),
             client,
-            handler,
             state: Buffered::new(stream),
             end: Mutex::new((None, TurnResult::default())),
         }
@@ -155,7 +153,7 @@ impl Turn {
     }
 
     /// The next event of the turn (blocking, GIL released while waiting). Server requests are
-    /// passed to the client's handlers before they are returned. Raises
+    /// handed to the client's handler table (the core's) before they are returned. Raises
     /// `ConnectionClosedError` when the connection ends before the turn completed.
     fn __next__(&self, py: Python<'_>) -> PyResult<Option<Py<PyAny>>> {
         loop {
@@ -163,8 +161,7 @@ impl Turn {
                 Err(e) => return Self::end(py, e),
                 Ok(evs) => match evs.into_iter().next() {
                     Some(ev) => {
-                        let h = self.handler.as_ref();
-                        return crate::events::convert_one(py, ev, h).map(Some);
+                        return crate::events::convert_one(py, ev, Some(&self.client)).map(Some)
                     }
                     None => Buffered::wait(py, &self.state)?,
                 },
@@ -181,7 +178,7 @@ impl Turn {
             Err(e) => Self::end(py, e).map(|_| None),
             Ok(evs) => {
                 let list = PyList::empty(py);
-                crate::events::extend_list(py, &list, evs, self.handler.as_ref())?;
+                crate::events::extend_list(py, &list, evs, Some(&self.client))?;
                 Ok(Some(list))
             }
         }

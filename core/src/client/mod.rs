@@ -120,7 +120,8 @@ struct Inner {
 /// blocks holds up the other clients on that thread (unless
 /// [`ClientOptions::dedicated_dispatch_thread`] gives this client a thread of its own). In
 /// [`Delivery::Poll`] mode the user pulls events with [`next_event`](Self::next_event) or
-/// [`events`](Self::events).
+/// [`events`](Self::events), or has the registered handlers run on its own thread with
+/// [`dispatch_events`](Self::dispatch_events).
 ///
 /// # Backpressure
 /// At most `event_queue_capacity` undelivered events are held; then the reader stops reading
@@ -220,10 +221,8 @@ impl Client {
         Arc<Session>,
         tokio::sync::oneshot::Receiver<Result<Box<RawValue>>>,
     )> {
-        let handlers = match self.inner.options.delivery {
-            Delivery::Callbacks => Some(self.inner.handlers.clone()),
-            Delivery::Poll => None,
-        };
+        // Also in poll mode: handlers registered there run in `dispatch_events`.
+        let handlers = Some(self.inner.handlers.clone());
         let session = {
             let mut slot = self.inner.conn.lock().unwrap();
             if slot.live.as_ref().is_some_and(|c| {

@@ -2,6 +2,7 @@
 //! them: a small shared pool ([`DISPATCH_THREADS`]), each client pinned to one of its threads
 //! (so its callbacks run on one thread, in order), or a thread of the client's own.
 
+use std::any::Any;
 use std::cell::Cell;
 use std::collections::{HashMap, VecDeque};
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -22,11 +23,17 @@ pub type ConnectionHandler = Arc<dyn Fn(&ConnectionEvent) + Send + Sync>;
 pub type ResponseHandler = Arc<dyn Fn(Response) + Send + Sync>;
 /// Handler that takes every event, owned (see [`Client::on_event`](crate::Client::on_event)).
 pub type EventHandler = Arc<dyn Fn(Event) + Send + Sync>;
+/// An object a binding keeps alive beside the handlers it registered (its callables), so that
+/// its garbage collector can trace them ([`Client::keep_with_handlers`](crate::Client::keep_with_handlers)).
+pub type Kept = Arc<dyn Any + Send + Sync>;
 
 /// The handlers registered on a client. They survive reconnects.
 #[derive(Default)]
 pub(crate) struct Handlers {
     pub notification: RwLock<Option<NotificationHandler>>,
+    /// Handlers of one notification method each; they take precedence over `notification`.
+    pub notification_by_method: RwLock<HashMap<String, NotificationHandler>>,
+    /// The fallback: server requests of every method without a handler of its own.
     pub server_request: RwLock<Option<ServerRequestHandler>>,
     /// Handlers of one server request method each (typed handlers); they take precedence over
     /// `server_request`.
@@ -42,6 +49,12 @@ pub(crate) struct Handlers {
     /// Whether the warning about a server request with no handler was logged (once per
     /// client).
     pub warned_unhandled: AtomicBool,
+    /// Server requests of a streamed turn stay in its stream even when a handler takes their
+    /// method; its consumer hands them to [`run_request`](Self::run_request)
+    /// ([`Client::turn_streams_keep_requests`](crate::Client::turn_streams_keep_requests)).
+    pub turn_streams_keep_requests: AtomicBool,
+    /// What bindings keep alive beside their handlers, by a key of their choosing.
+    pub kept: Mutex<HashMap<String, Kept>>,
 }
 
 thread_local! {
@@ -67,10 +80,15 @@ pub fn on_dispatch_thread() -> bool {
 }
 
 impl Handlers {
-    /// Whether a registered handler takes server requests of `method` on `thread_id` (then they
-    /// go to the dispatch thread even while a turn stream is open on their thread).
+    /// Whether a registered handler takes server requests of `method` on `thread_id` as they
+    /// arrive (then they go to the client's own delivery even while a turn stream is open on
+    /// their thread). Never while `turn_streams_keep_requests` is on: the requests then reach
+    /// the handlers only through whoever pulls them (a turn's consumer, `dispatch_events`),
+    /// and an MCP `roots/list` embedded in a result is answered from the `mcp_roots` option
+    /// when one is set, as for a binding that never told the core about its handlers.
     pub(crate) fn handles(&self, method: &str, thread_id: Option<&str>) -> bool {
-        self.request_handler(method, thread_id).is_some()
+        !self.turn_streams_keep_requests.load(Ordering::Acquire)
+            && self.request_handler(method, thread_id).is_some()
     }
 
     /// The handler for a server request: the thread's own for the method, else the method's,
@@ -125,6 +143,35 @@ impl Handlers {
         ));
     }
 
+    /// Run the handler the table picks for one server request (the thread's own for its
+    /// method, the method's, the fallback), or answer it fail-closed (logged) when none takes
+    /// it. A panicking handler drops the request, which answers it fail-closed too.
+    pub(crate) fn run_request(&self, r: ServerRequest) {
+        match self.request_handler(&r.method, r.thread_id().as_deref()) {
+            Some(h) => {
+                if let Err(p) = catch_unwind(AssertUnwindSafe(|| h(r))) {
+                    self.report_panic("server request", &*p);
+                }
+            }
+            None => {
+                self.warn_unhandled(&r.method);
+                let _ = r.respond_fail_closed();
+            }
+        }
+    }
+
+    /// The handler for a notification: the method's own, else the generic one.
+    fn notification_handler(&self, method: &str) -> Option<NotificationHandler> {
+        let map = self.notification_by_method.read().unwrap();
+        if !map.is_empty() {
+            if let Some(h) = map.get(method) {
+                return Some(h.clone());
+            }
+        }
+        drop(map);
+        self.notification.read().unwrap().clone()
+    }
+
     /// Run the right handler for one event. Server requests without a handler are answered
     /// fail-closed; a panicking server-request handler drops the request, which answers it
     /// fail-closed too.
@@ -138,26 +185,13 @@ impl Handlers {
         }
         match event {
             Event::Notification(n) => {
-                let h = self.notification.read().unwrap().clone();
-                if let Some(h) = h {
+                if let Some(h) = self.notification_handler(&n.method) {
                     if let Err(p) = catch_unwind(AssertUnwindSafe(|| h(&n))) {
                         self.report_panic("notification", &*p);
                     }
                 }
             }
-            Event::ServerRequest(r) => {
-                match self.request_handler(&r.method, r.thread_id().as_deref()) {
-                    Some(h) => {
-                        if let Err(p) = catch_unwind(AssertUnwindSafe(|| h(r))) {
-                            self.report_panic("server request", &*p);
-                        }
-                    }
-                    None => {
-                        self.warn_unhandled(&r.method);
-                        let _ = r.respond_fail_closed();
-                    }
-                }
-            }
+            Event::ServerRequest(r) => self.run_request(r),
             Event::Connection(c) => {
                 let h = self.connection.read().unwrap().clone();
                 if let Some(h) = h {

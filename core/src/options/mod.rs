@@ -39,8 +39,9 @@ pub enum Delivery {
     /// fail-closed (approvals declined).
     #[default]
     Callbacks,
-    /// The user pulls events with `next_event` / `events()`. Registering callbacks is an error.
-    /// A server request event dropped without an answer is answered fail-closed.
+    /// The user pulls events with `next_event` / `events()`, or has the registered handlers
+    /// run on its own thread with `Client::dispatch_events` (when its event fd is readable,
+    /// say). A server request event dropped without an answer is answered fail-closed.
     Poll,
 }
 

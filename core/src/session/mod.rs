@@ -86,7 +86,7 @@ pub(crate) struct SessionShared {
     // Delivery: the connection's queue, the turn streams' routes and the reader's batching.
     pub(crate) queue: Arc<EventQueue>,
     pub(crate) router: Router,
-    /// The client's handlers in callback mode (`None` in poll mode).
+    /// The client's handlers (whether one takes a server request decides its route).
     handlers: Option<Arc<Handlers>>,
     signal: Arc<ReaderSignal>,
     queue_capacity: usize,
