@@ -207,7 +207,7 @@ impl Turn {
                 }
                 Ok(evs) => {
                     if let Some(ev) = evs.into_iter().next() {
-                        drop(crate::events::convert_one(py, ev, self.handler.as_ref())?);
+                        drop(crate::events::convert_one(py, ev, Some(&self.client))?);
                         continue;
                     }
                 }
