@@ -3,7 +3,7 @@
 //!
 //! Set an [`OAuthConfig`] on the transport ([`McpHttp::oauth`](crate::McpHttp::oauth)); when
 //! the server answers 401 the client discovers its authorization server
-//! ([`discovery`]: RFC 9728, RFC 8414, OpenID Connect discovery, the 2025-03-26 fallbacks),
+//! (discovery: RFC 9728, RFC 8414, OpenID Connect discovery, the 2025-03-26 fallbacks),
 //! identifies itself (pre-registered, client ID metadata document, or dynamic registration
 //! RFC 7591), runs the authorization code flow with PKCE through the program's
 //! [`Authorize`] callback (or a configured [`GrantFlow`]), and sends the request again with

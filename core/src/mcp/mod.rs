@@ -1,6 +1,6 @@
-//! The MCP client: typed requests on [`Client`] (tools, resources, prompts, completion,
+//! The MCP client: typed requests on [`Client`](crate::Client) (tools, resources, prompts, completion,
 //! logging, ping) and requests that report progress ([`ProgressCall`]). Each is a thin layer
-//! over [`Client::request`]; the method names live in [`McpRequest`]. Connect to an MCP server
+//! over [`Client::request`](crate::Client::request); the method names live in [`McpRequest`]. Connect to an MCP server
 //! with [`TransportKind::McpStdio`](crate::TransportKind::McpStdio) or
 //! [`TransportKind::McpHttp`](crate::TransportKind::McpHttp); the handshake, cancellation,
 //! progress routing, `ping` and fail-closed answers are the engine's (see the README's MCP
@@ -55,12 +55,12 @@ pub fn split_page(key: &str, mut result: Value) -> Result<(Vec<Value>, Option<St
     }
 }
 
-/// The `ref` of a completion of a prompt's argument ([`Client::complete`]).
+/// The `ref` of a completion of a prompt's argument ([`Client::complete`](crate::Client::complete)).
 pub fn prompt_ref(name: &str) -> Value {
     json!({ "type": "ref/prompt", "name": name })
 }
 
-/// The `ref` of a completion of a resource template's argument ([`Client::complete`]).
+/// The `ref` of a completion of a resource template's argument ([`Client::complete`](crate::Client::complete)).
 pub fn resource_ref(uri_template: &str) -> Value {
     json!({ "type": "ref/resource", "uri": uri_template })
 }

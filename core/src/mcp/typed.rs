@@ -118,7 +118,7 @@ impl Client {
     }
     /// MCP `logging/setLevel` (`debug`, `info`, `notice`, `warning`, `error`, `critical`,
     /// `alert`, `emergency`). The server's `notifications/message` records are logged through
-    /// `tracing` (target [`SERVER_LOG_TARGET`]) and delivered.
+    /// `tracing` (target [`SERVER_LOG_TARGET`](crate::protocol::mcp::SERVER_LOG_TARGET)) and delivered.
     pub async fn set_logging_level(&self, level: &str) -> Result<()> {
         self.mcp_default().set_logging_level(level).await
     }
