@@ -32,6 +32,7 @@ __all__ = [
     "ItemCompleted",
     "ItemStarted",
     "NativeClient",
+    "NativeLogin",
     "REQUEST_METHODS",
     "Notification",
     "Progress",
@@ -51,6 +52,8 @@ __all__ = [
     "completion_ref",
     "effective_option",
     "input_item",
+    "login_api_key",
+    "login_start",
     "option_cases",
     "option_keys",
     "set_error_classes",
@@ -451,6 +454,7 @@ class NativeLogin:
     def wait(self, timeout: Optional[float] = None, aio: _Aio = None) -> Any: ...
     def cancel(self, aio: _Aio = None) -> Any: ...
 
+@final
 class ClientHandle:
     """A handle on a native client for its finalizer and the loop's reader."""
 
