@@ -518,3 +518,27 @@ pub fn mcp_options(env: &RealEnv) -> ClientOptions {
         .client_info("codex-client-tests", "0")
         .default_timeout(Duration::from_secs(60))
 }
+
+/// Wait (at most 5 s) until a record the log sink collected matches `ready` (the sink's
+/// thread delivers records after the fact), then fail on any record that holds one of
+/// `secrets`. Returns how many records were checked.
+pub fn assert_no_secret_in_logs(
+    logs: &std::sync::Mutex<Vec<codex_client::log::LogRecord>>,
+    ready: impl Fn(&codex_client::log::LogRecord) -> bool,
+    secrets: &[&str],
+) -> usize {
+    wait_until(Duration::from_secs(5), || {
+        logs.lock().unwrap().iter().any(&ready)
+    });
+    let logs = logs.lock().unwrap();
+    for l in logs.iter() {
+        for s in secrets {
+            assert!(
+                !l.message.contains(s),
+                "a secret in a log line: {}",
+                l.message
+            );
+        }
+    }
+    logs.len()
+}
