@@ -62,15 +62,7 @@ fn wait_note(
     method: &str,
     pred: impl Fn(&Value) -> bool,
 ) -> Value {
-    let end = std::time::Instant::now() + WAIT;
-    loop {
-        let left = end.saturating_duration_since(std::time::Instant::now());
-        match rx.recv_timeout(left) {
-            Ok((m, p)) if m == method && pred(&p) => return p,
-            Ok(_) => continue,
-            Err(e) => panic!("no {method} notification: {e}"),
-        }
-    }
+    support::wait_note(rx, method, WAIT, pred)
 }
 
 fn exercise(sdk: Sdk, opts: ClientOptions) {

@@ -542,3 +542,22 @@ pub fn assert_no_secret_in_logs(
     }
     logs.len()
 }
+
+/// Wait up to `timeout` for a notification `(method, params)` on `rx` of `method` whose params
+/// satisfy `pred` (others are skipped); its params. Fails the test when none comes.
+pub fn wait_note(
+    rx: &std::sync::mpsc::Receiver<(String, serde_json::Value)>,
+    method: &str,
+    timeout: Duration,
+    pred: impl Fn(&serde_json::Value) -> bool,
+) -> serde_json::Value {
+    let end = std::time::Instant::now() + timeout;
+    loop {
+        let left = end.saturating_duration_since(std::time::Instant::now());
+        match rx.recv_timeout(left) {
+            Ok((m, p)) if m == method && pred(&p) => return p,
+            Ok(_) => continue,
+            Err(e) => panic!("no {method} notification: {e}"),
+        }
+    }
+}
