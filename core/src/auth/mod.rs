@@ -39,7 +39,7 @@ pub use config::{Authorize, BoxFuture, GrantContext, GrantFlow, OAuthConfig};
 pub use events::AuthEvent;
 pub use loopback::LoopbackBrowser;
 pub use metadata::{AuthServerMetadata, ProtectedResourceMetadata};
-pub use store::{FileTokenStore, MemoryTokenStore, TokenStore};
+pub use store::{FileTokenStore, JsonStore, JsonTokenStore, MemoryTokenStore, TokenStore};
 pub use token::{ClientRegistration, Credentials, Secret, Token, TokenType};
 
 pub(crate) use session::{AuthSession, EventSink};

@@ -154,6 +154,46 @@ impl TokenStore for FileTokenStore {
     }
 }
 
+/// A [`TokenStore`] as the bindings see one: each server's credentials as JSON text (the
+/// format [`FileTokenStore`] writes for one server), kept by the program's own code (a C
+/// callback, a Python object). Wrap one in [`JsonTokenStore`] to get a [`TokenStore`].
+pub trait JsonStore: Send + Sync {
+    /// The JSON text stored for `server`, if any.
+    fn load(&self, server: &str) -> Result<Option<String>>;
+    /// Replace what is stored for `server` with `json` (it holds secrets: keep it private).
+    fn save(&self, server: &str, json: &str) -> Result<()>;
+    /// Forget what is stored for `server`.
+    fn clear(&self, server: &str) -> Result<()>;
+}
+
+/// The [`TokenStore`] over a [`JsonStore`]: the core owns the format, the program owns
+/// where it goes. Text that does not parse is an error that says where, never what.
+pub struct JsonTokenStore<S>(pub S);
+
+impl<S: JsonStore> TokenStore for JsonTokenStore<S> {
+    fn load(&self, server: &str) -> Result<Option<Credentials>> {
+        match self.0.load(server)? {
+            None => Ok(None),
+            Some(t) if t.trim().is_empty() => Ok(None),
+            Some(t) => serde_json::from_str(&t).map(Some).map_err(|e| {
+                Error::InvalidArgument(format!(
+                    "token store: the stored credentials of {server} are not valid (line {}, column {})",
+                    e.line(),
+                    e.column()
+                ))
+            }),
+        }
+    }
+    fn save(&self, server: &str, credentials: &Credentials) -> Result<()> {
+        let text = serde_json::to_string(credentials)
+            .map_err(|e| Error::InvalidArgument(format!("token store: {e}")))?;
+        self.0.save(server, &text)
+    }
+    fn clear(&self, server: &str) -> Result<()> {
+        self.0.clear(server)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::super::token::Token;
@@ -208,5 +248,33 @@ mod tests {
         let err = s.load("x").unwrap_err().to_string();
         assert!(err.contains("line 1") && !err.contains("SECRET"), "{err}");
         std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn json_store_round_trips_and_hides_bad_text() {
+        #[derive(Default)]
+        struct Texts(Mutex<BTreeMap<String, String>>);
+        impl JsonStore for Texts {
+            fn load(&self, server: &str) -> Result<Option<String>> {
+                Ok(self.0.lock().unwrap().get(server).cloned())
+            }
+            fn save(&self, server: &str, json: &str) -> Result<()> {
+                self.0.lock().unwrap().insert(server.into(), json.into());
+                Ok(())
+            }
+            fn clear(&self, server: &str) -> Result<()> {
+                self.0.lock().unwrap().remove(server);
+                Ok(())
+            }
+        }
+        let s = JsonTokenStore(Texts::default());
+        assert_eq!(s.load("https://a/mcp").unwrap(), None);
+        s.save("https://a/mcp", &creds("A")).unwrap();
+        assert_eq!(s.load("https://a/mcp").unwrap(), Some(creds("A")));
+        s.clear("https://a/mcp").unwrap();
+        assert_eq!(s.load("https://a/mcp").unwrap(), None);
+        s.0.save("x", "{\"token\": SECRET").unwrap();
+        let err = s.load("x").unwrap_err().to_string();
+        assert!(err.contains("line 1") && !err.contains("SECRET"), "{err}");
     }
 }

@@ -55,6 +55,7 @@ pub(super) struct OAuthOptions {
     pub client_metadata_url: Option<String>,
     pub token_file: Option<std::path::PathBuf>,
     pub authorizer: Option<std::sync::Arc<dyn crate::auth::Authorize>>,
+    pub store: Option<std::sync::Arc<dyn crate::auth::TokenStore>>,
 }
 
 impl OAuthOptions {
@@ -68,6 +69,7 @@ impl OAuthOptions {
             || self.client_metadata_url.is_some()
             || self.token_file.is_some()
             || self.authorizer.is_some()
+            || self.store.is_some()
     }
 
     /// The configuration they make.
@@ -80,6 +82,9 @@ impl OAuthOptions {
         c.client_metadata_url = self.client_metadata_url.clone();
         if let Some(p) = &self.token_file {
             c.store = std::sync::Arc::new(crate::auth::FileTokenStore::new(p));
+        }
+        if let Some(s) = &self.store {
+            c.store = s.clone();
         }
         c.authorizer = self.authorizer.clone();
         c
@@ -99,6 +104,13 @@ impl OptionsBuilder {
     /// hand their callback over here.
     pub fn oauth_authorizer(&mut self, authorizer: std::sync::Arc<dyn crate::auth::Authorize>) {
         self.oauth.authorizer = Some(authorizer);
+    }
+
+    /// Where MCP authorization keeps its tokens and client registration (turns it on, like
+    /// option `oauth`): bindings hand their store's callbacks over here. Setting it with
+    /// option `oauth_token_file` too is an error at [`build`](Self::build).
+    pub fn oauth_token_store(&mut self, store: std::sync::Arc<dyn crate::auth::TokenStore>) {
+        self.oauth.store = Some(store);
     }
 
     /// The client options, after the checks that involve several options.
@@ -125,6 +137,9 @@ impl OptionsBuilder {
         let kind = match kind {
             TransportKind::McpHttp(mut h) => {
                 h.headers.extend(self.headers.iter().cloned());
+                if self.oauth.store.is_some() && self.oauth.token_file.is_some() {
+                    return bad("options `oauth_token_file` and a token store callback both say where tokens are kept: set one");
+                }
                 if self.oauth.used() {
                     h.oauth = Some(self.oauth.config());
                 }
