@@ -300,6 +300,26 @@ pub(crate) async fn within<F: Future>(fut: F, timeout: Duration) -> Result<Optio
     }
 }
 
+/// Run `f`, which may block (a binding's callback: a Python callable, a C function that
+/// prompts), on the library's runtime's blocking pool rather than on a runtime thread, and
+/// await its value. Outside a tokio runtime, `f` runs here. A panic in `f` is an error.
+pub(crate) async fn off_runtime<R, F>(f: F) -> Result<R>
+where
+    F: FnOnce() -> R + Send + 'static,
+    R: Send + 'static,
+{
+    let Ok(handle) = tokio::runtime::Handle::try_current() else {
+        return Ok(f());
+    };
+    handle.spawn_blocking(f).await.map_err(|e| match e.try_into_panic() {
+        Ok(p) => Error::Transport(format!(
+            "a callback panicked: {}",
+            crate::delivery::panic_message(p.as_ref())
+        )),
+        Err(_) => Error::Transport("a callback was cancelled".into()),
+    })
+}
+
 /// Completes once every task of a scope is gone.
 #[derive(Default)]
 pub(crate) struct Done {

@@ -334,6 +334,13 @@ class AsyncClient(AsyncRequests, ClientBase):
     its notifications (``notifications/resources/updated``, ``…/list_changed``,
     ``notifications/message``) come through :meth:`events` and :meth:`on_notification`.
 
+    MCP authorization (OAuth 2.1, an HTTP MCP server that answers 401): ``authorize`` (a
+    callable given the authorization URL that returns the URL the browser was redirected to;
+    plain, run on a library thread and free to block, or ``async def``, awaited on this
+    client's loop; or a :class:`LoopbackBrowser`), ``token_store`` (an object with ``load``/``save``/``clear``,
+    see :class:`TokenStore`; default: in memory, or ``oauth_token_file``) and the ``oauth_*``
+    options. Authorization steps arrive as connection events of kind ``auth``.
+
     Server requests (approvals, ...) go to the handlers registered with
     :meth:`on_command_approval` and friends; without a handler approvals are **declined**.
     Handlers run on the loop thread (``async def`` ones in a task): a sync one must not block.

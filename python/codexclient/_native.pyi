@@ -31,6 +31,7 @@ __all__ = [
     "GetPromptResult",
     "ItemCompleted",
     "ItemStarted",
+    "LoopbackBrowser",
     "NativeClient",
     "NativeLogin",
     "REQUEST_METHODS",
@@ -156,7 +157,8 @@ class ServerRequest(Generic[_M, _P, _R]):
 @final
 class ConnectionEvent:
     """Something the connection reports: ``kind`` is ``error``, ``overflow``,
-    ``disconnected``, ``reconnecting`` or ``reconnected``."""
+    ``disconnected``, ``reconnecting``, ``reconnected`` or ``auth`` (MCP authorization:
+    ``auth`` is ``started``, ``succeeded``, ``refreshed`` or ``failed``)."""
 
     @property
     def kind(self) -> str: ...
@@ -186,6 +188,14 @@ class ConnectionEvent:
     def server_requests_dropped(self) -> Optional[int]: ...
     @property
     def turns_ended(self) -> Optional[List[Tuple[str, str, str]]]: ...
+    @property
+    def auth(self) -> Optional[str]: ...
+    @property
+    def grant(self) -> Optional[str]: ...
+    @property
+    def issuer(self) -> Optional[str]: ...
+    @property
+    def scope(self) -> Optional[str]: ...
     @property
     def method(self) -> None: ...
     @property
@@ -460,6 +470,17 @@ class ClientHandle:
 
     def disconnect(self) -> None: ...
     def dispatch_events(self) -> int: ...
+
+@final
+class LoopbackBrowser:
+    """The browser step for desktop programs (RFC 8252): listens on ``127.0.0.1:port`` for
+    the redirect to ``/callback`` and opens the system browser (or ``open(url)``)."""
+
+    def __new__(
+        cls, port: int = 0, *, timeout: float = 300.0, open: Optional[Callable[[str], object]] = None
+    ) -> "LoopbackBrowser": ...
+    @property
+    def redirect_uri(self) -> str: ...
 
 @final
 class NativeClient:

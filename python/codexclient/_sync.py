@@ -183,6 +183,13 @@ class Client(SyncRequests, ClientBase):
     ``mcp_capabilities``). ``for event in client:`` yields
     the notifications and connection events not routed to a turn being streamed.
 
+    MCP authorization (OAuth 2.1, an HTTP MCP server that answers 401): ``authorize`` (a
+    callable given the authorization URL that returns the URL the browser was redirected to;
+    plain, run on a library thread and free to block, or ``async def``; or a
+    :class:`LoopbackBrowser`), ``token_store`` (an object with ``load``/``save``/``clear``,
+    see :class:`TokenStore`; default: in memory, or ``oauth_token_file``) and the ``oauth_*``
+    options. Authorization steps arrive as connection events of kind ``auth``.
+
     Handlers may be plain functions or ``async def`` (run to completion with
     :func:`asyncio.run` on the calling thread). Without a handler approvals are **declined**.
     All handlers of a client run on one library thread, in order; that thread is shared with
