@@ -28,8 +28,8 @@ AUTHORIZE_TIMEOUT = 300.0
 Authorize = Callable[[str], Union[str, Awaitable[str]]]
 """The browser step: ``authorize(authorization_url)`` takes the user to the URL and returns
 the URL the authorization server redirected to (with ``code``, ``state``, maybe ``iss``), or
-an awaitable of it. Raising fails the authorization (the request that needed it raises
-:class:`TransportError` naming the exception)."""
+an awaitable of it. Raising fails the authorization: the request that needed it raises the
+server's refusal (an :class:`RpcError` for HTTP 401/403) whose message names the exception."""
 
 
 @runtime_checkable

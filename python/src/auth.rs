@@ -42,32 +42,27 @@ fn failed(py: Python<'_>, what: &str, e: PyErr) -> Error {
 struct PyStore(Arc<Kept>);
 
 impl PyStore {
+    /// `f(store)` with the GIL; a Python exception as the core's error naming `method`.
     fn call<T>(
         &self,
         method: &str,
-        args: impl for<'py> IntoPyObject<'py, Target = pyo3::types::PyTuple>,
-        conv: impl FnOnce(&Bound<'_, PyAny>) -> PyResult<T>,
+        f: impl FnOnce(&Bound<'_, PyAny>) -> PyResult<T>,
     ) -> codex_client::Result<T> {
         Python::attach(|py| {
-            self.0
-                 .0
-                .bind(py)
-                .call_method1(method, args)
-                .and_then(|v| conv(&v))
-                .map_err(|e| failed(py, &format!("the token store's {method}"), e))
+            f(self.0 .0.bind(py)).map_err(|e| failed(py, &format!("the token store's {method}"), e))
         })
     }
 }
 
 impl JsonStore for PyStore {
     fn load(&self, server: &str) -> codex_client::Result<Option<String>> {
-        self.call("load", (server,), |v| v.extract::<Option<String>>())
+        self.call("load", |s| s.call_method1("load", (server,))?.extract())
     }
     fn save(&self, server: &str, json: &str) -> codex_client::Result<()> {
-        self.call("save", (server, json), |_| Ok(()))
+        self.call("save", |s| s.call_method1("save", (server, json)).map(drop))
     }
     fn clear(&self, server: &str) -> codex_client::Result<()> {
-        self.call("clear", (server,), |_| Ok(()))
+        self.call("clear", |s| s.call_method1("clear", (server,)).map(drop))
     }
 }
 

@@ -239,11 +239,12 @@ impl AuthSession {
         match flow::refresh(&self.cfg, &self.http, &creds).await {
             Ok(token) => {
                 let issuer = creds.issuer.clone().unwrap_or_default();
-                let mut s = self.state.lock().unwrap();
-                s.creds.token = Some(token);
-                s.generation += 1;
-                let saved = s.creds.clone();
-                drop(s);
+                let saved = {
+                    let mut s = self.state.lock().unwrap();
+                    s.creds.token = Some(token);
+                    s.generation += 1;
+                    s.creds.clone()
+                };
                 self.save(&saved).await;
                 self.emit(AuthEvent::Refreshed { issuer });
                 true
