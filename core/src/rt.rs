@@ -311,13 +311,16 @@ where
     let Ok(handle) = tokio::runtime::Handle::try_current() else {
         return Ok(f());
     };
-    handle.spawn_blocking(f).await.map_err(|e| match e.try_into_panic() {
-        Ok(p) => Error::Transport(format!(
-            "a callback panicked: {}",
-            crate::delivery::panic_message(p.as_ref())
-        )),
-        Err(_) => Error::Transport("a callback was cancelled".into()),
-    })
+    handle
+        .spawn_blocking(f)
+        .await
+        .map_err(|e| match e.try_into_panic() {
+            Ok(p) => Error::Transport(format!(
+                "a callback panicked: {}",
+                crate::delivery::panic_message(p.as_ref())
+            )),
+            Err(_) => Error::Transport("a callback was cancelled".into()),
+        })
 }
 
 /// Completes once every task of a scope is gone.

@@ -12,8 +12,8 @@
 use pyo3::prelude::*;
 
 pub mod account;
-mod auth;
 mod args;
+mod auth;
 pub mod client;
 pub mod compat;
 mod errors;

@@ -70,12 +70,18 @@ mod tests {
             .unwrap();
         let caller = std::thread::current().id();
         let a = BlockingAuthorizer::new(move |url| {
-            assert_ne!(std::thread::current().id(), caller, "ran on the runtime thread");
+            assert_ne!(
+                std::thread::current().id(),
+                caller,
+                "ran on the runtime thread"
+            );
             Ok(format!("{url}#done"))
         })
         .with_redirect_uri("http://127.0.0.1:1/cb");
         assert_eq!(a.redirect_uri().as_deref(), Some("http://127.0.0.1:1/cb"));
-        let got = rt.block_on(a.authorize("https://as/authorize".into())).unwrap();
+        let got = rt
+            .block_on(a.authorize("https://as/authorize".into()))
+            .unwrap();
         assert_eq!(got, "https://as/authorize#done");
         let failing = BlockingAuthorizer::new(|_| Err(crate::Error::Transport("no".into())));
         let err = rt.block_on(failing.authorize("x".into())).unwrap_err();
