@@ -227,6 +227,33 @@ def test_sync_authorize_must_return_a_string(oauth: OAuthFixture) -> None:
             pass
 
 
+def test_sync_client_awaits_an_async_authorize_on_a_loop_of_its_own(oauth: OAuthFixture) -> None:
+    async def authorize(url: str) -> str:
+        await asyncio.sleep(0)
+        return oauth.browse(url)
+
+    with Client(**oauth.options(authorize=authorize)) as c:
+        assert json.loads(c.call_tool("whoami").text)["sub"] == "alice"
+    assert oauth.stats()["authorizations"] == 1
+
+
+def test_callables_referring_to_their_client_are_collected() -> None:
+    """The callables live in native code; the client shows them to the cycle collector."""
+    import gc
+    import weakref
+
+    class Store(DictStore):
+        client: Any = None
+
+    store = Store()
+    c = Client(transport="http://127.0.0.1:1/mcp", authorize=lambda url: str(c), token_store=store)
+    store.client = c
+    ref = weakref.ref(c)
+    del c, store
+    gc.collect()
+    assert ref() is None, "a client whose callbacks refer to it was not collected"
+
+
 def test_bad_callbacks_are_refused_at_construction() -> None:
     with pytest.raises(codexclient.InvalidArgumentError, match="lacks save, clear"):
         Client(transport="http://127.0.0.1:1/mcp", token_store=type("S", (), {"load": lambda s, k: None})())
@@ -314,6 +341,34 @@ def test_async_authorize_that_raises_fails_clearly(oauth: OAuthFixture) -> None:
 
     msg = run(main(), timeout=60)
     assert "authorize callable raised PermissionError: denied by the user" in msg, msg
+
+
+def test_async_authorize_is_bounded(oauth: OAuthFixture, monkeypatch: pytest.MonkeyPatch) -> None:
+    """An ``async def`` authorize that never finishes is cancelled after AUTHORIZE_TIMEOUT."""
+    monkeypatch.setattr(codexclient._auth, "AUTHORIZE_TIMEOUT", 0.5)
+    cancelled: List[bool] = []
+
+    async def forever(url: str) -> str:
+        try:
+            await asyncio.sleep(3600)
+        except asyncio.CancelledError:
+            cancelled.append(True)
+            raise
+        return url
+
+    async def main() -> str:
+        c = AsyncClient(**oauth.options(authorize=forever))
+        try:
+            with pytest.raises(CodexError) as err:
+                await c.connect()
+            return str(err.value)
+        finally:
+            await c.close()
+
+    msg = run(main(), timeout=20)
+    assert "authorize callable raised TimeoutError" in msg, msg
+    # Cancelled each time it was asked (the connect may ask again: era probe, then initialize).
+    assert cancelled and all(cancelled), cancelled
 
 
 # -- no secret in the logs -------------------------------------------------------------------
