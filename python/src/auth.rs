@@ -69,7 +69,7 @@ impl JsonStore for PyStore {
 /// The browser step of a Python callable: `callable(authorization_url) -> redirect_url`
 /// (the package's adapter, which awaits an `async def` one where it belongs).
 fn callable_authorizer(kept: Arc<Kept>) -> BlockingAuthorizer {
-    BlockingAuthorizer::new(move |url| {
+    BlockingAuthorizer::new(move |url: &str| {
         Python::attach(|py| {
             kept.0
                 .bind(py)
