@@ -4,7 +4,8 @@
 //! The runtime is started on first use and owned by the library (it is never the caller's:
 //! a program inside its own tokio runtime, a plain C program or Python all get the same
 //! one). It has [`WORKERS`] threads named `codex-client-rt`, each a single-threaded runtime
-//! (and, only while a host name is being resolved, a blocking thread of that name). Every
+//! (and, only while a host name is being resolved or a binding's callback runs —
+//! `off_runtime` — a blocking thread of that name). Every
 //! connection is one root task on the least busy thread (`spawn_root`), and all its tasks
 //! stay on that thread; each task the connection starts (reader, writer, timers,
 //! stderr, shims, their processes' waits) is spawned with `spawn`, which registers it in the
