@@ -95,6 +95,8 @@ struct Inner {
     /// Whether notifications go to the client's own delivery (see
     /// [`Client::queue_notifications`]); applied to every connection.
     queue_notifications: std::sync::atomic::AtomicBool,
+    /// The MCP clients this client's turns take skills from, by label.
+    skill_sources: crate::skills::SkillSources,
 }
 
 /// A client of one Codex server. Cheap to clone (clones share the connection).
@@ -159,6 +161,7 @@ impl Client {
                 readiness: Mutex::new(None),
                 spin: Arc::new(Spin::new(options.reply_spin)),
                 queue_notifications: std::sync::atomic::AtomicBool::new(true),
+                skill_sources: Default::default(),
                 options,
             }),
         }
@@ -167,6 +170,11 @@ impl Client {
     /// The options this client was created with.
     pub fn options(&self) -> &ClientOptions {
         &self.inner.options
+    }
+
+    /// The MCP skill sources of this client (see [`Client::add_skill_source`]).
+    pub(crate) fn skill_sources(&self) -> &crate::skills::SkillSources {
+        &self.inner.skill_sources
     }
 
     /// A handle that does not keep the client alive: capture it in handlers registered on
