@@ -343,6 +343,38 @@ impl Client {
         Ok(bytes)
     }
 
+    /// For bindings: [`list_skills`](Self::list_skills) (one page at `cursor`) or, with
+    /// `all_pages`, [`list_all_skills`](Self::list_all_skills), as JSON
+    /// `{"skills": [entries as received], "nextCursor": ..}`.
+    pub async fn list_skills_json(&self, cursor: Option<&str>, all_pages: bool) -> Result<Value> {
+        let (items, next) = if all_pages {
+            (self.list_all_skills().await?, None)
+        } else {
+            let p = self.list_skills(cursor).await?;
+            (p.items, p.next_cursor)
+        };
+        let skills: Vec<Value> = items.into_iter().map(|e| e.raw).collect();
+        Ok(json!({"skills": skills, "nextCursor": next}))
+    }
+
+    /// For bindings: [`find_skill`](Self::find_skill) then [`load_skill`](Self::load_skill),
+    /// as [`LoadedSkill::to_value`].
+    pub async fn load_skill_json(&self, name_or_uri: &str) -> Result<Value> {
+        let entry = self.find_skill(name_or_uri).await?;
+        Ok(self.load_skill(&entry).await?.to_value())
+    }
+
+    /// Blocking form of [`list_skills_json`](Self::list_skills_json) (a plain thread; each
+    /// request bounded by the client's default timeout).
+    pub fn list_skills_json_blocking(&self, cursor: Option<&str>, all_pages: bool) -> Result<Value> {
+        futures_executor::block_on(self.list_skills_json(cursor, all_pages))
+    }
+
+    /// Blocking form of [`load_skill_json`](Self::load_skill_json).
+    pub fn load_skill_json_blocking(&self, name_or_uri: &str) -> Result<Value> {
+        futures_executor::block_on(self.load_skill_json(name_or_uri))
+    }
+
     /// `resources/read` of one file: its text as UTF-8 bytes, or its blob decoded.
     async fn read_bytes(&self, uri: &str) -> Result<Vec<u8>> {
         let contents = self.read_resource(uri).await?;
