@@ -18,6 +18,7 @@ mod initialize;
 mod mcp_shim;
 mod pull;
 mod requests;
+mod skill_sources;
 
 pub use callbacks::HandlerSlot;
 use initialize::warn_on_other_version;
@@ -96,7 +97,7 @@ struct Inner {
     /// [`Client::queue_notifications`]); applied to every connection.
     queue_notifications: std::sync::atomic::AtomicBool,
     /// The MCP clients this client's turns take skills from, by label.
-    skill_sources: crate::skills::SkillSources,
+    skill_sources: skill_sources::SkillSources,
 }
 
 /// A client of one Codex server. Cheap to clone (clones share the connection).
@@ -173,7 +174,7 @@ impl Client {
     }
 
     /// The MCP skill sources of this client (see [`Client::add_skill_source`]).
-    pub(crate) fn skill_sources(&self) -> &crate::skills::SkillSources {
+    pub(crate) fn skill_sources(&self) -> &skill_sources::SkillSources {
         &self.inner.skill_sources
     }
 

@@ -10,26 +10,10 @@
 //! model). So an MCP skill always goes the emulation's way, and needs the option
 //! `skill_emulation` at `"when_needed"` or `"always"`.
 
-use std::sync::{Mutex, PoisonError};
-
 use crate::client::Client;
 use crate::error::{Error, Result};
 use crate::mcp::LoadedSkill;
 use crate::options::TransportKind;
-
-/// The MCP clients a Codex client takes skills from, by label.
-#[derive(Default)]
-pub(crate) struct SkillSources(Mutex<Vec<(String, Client)>>);
-
-impl SkillSources {
-    fn with<R>(&self, f: impl FnOnce(&mut Vec<(String, Client)>) -> R) -> R {
-        f(&mut self.0.lock().unwrap_or_else(PoisonError::into_inner))
-    }
-
-    fn get(&self, label: &str) -> Option<Client> {
-        self.with(|v| v.iter().find(|(l, _)| l == label).map(|(_, c)| c.clone()))
-    }
-}
 
 fn is_mcp(t: &TransportKind) -> bool {
     matches!(t, TransportKind::McpStdio(_) | TransportKind::McpHttp(_))

@@ -9,8 +9,6 @@ mod file;
 mod mcp;
 mod plan;
 
-pub(crate) use mcp::SkillSources;
-
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
 
