@@ -97,14 +97,17 @@ fn list_load_and_read_a_skill_of_the_ts_sdk_server() {
     let loaded = block_on(mcp.load_skill(&entry)).unwrap();
     assert!(loaded.body.starts_with(BODY), "{}", loaded.body);
     assert!(loaded.text.starts_with("---\nname: pdf-tools"));
-    let forms = block_on(mcp.read_skill_file(&loaded, "skill://pdf-tools/references/FORMS.md"))
-        .unwrap();
+    let forms =
+        block_on(mcp.read_skill_file(&loaded, "skill://pdf-tools/references/FORMS.md")).unwrap();
     assert_eq!(forms, FORMS.as_bytes());
     // A file the held entry does not list is refused, whatever the server would answer.
     let e = block_on(mcp.read_skill_file(&loaded, "skill://pdf-tools/references/NEW.md"))
         .unwrap_err()
         .to_string();
-    assert!(e.contains("not a file the entry") && e.contains("NEW.md"), "{e}");
+    assert!(
+        e.contains("not a file the entry") && e.contains("NEW.md"),
+        "{e}"
+    );
     // A held entry that no longer matches (the server's file changed): the load fails.
     let mut stale = entry.clone();
     if let SkillResources::Listed(files) = &mut stale.resources {
@@ -114,7 +117,10 @@ fn list_load_and_read_a_skill_of_the_ts_sdk_server() {
     assert!(e.contains("size mismatch"), "{e}");
     // Unknown names list what the server has.
     let e = block_on(mcp.find_skill("nope")).unwrap_err().to_string();
-    assert!(e.contains("\"nope\"") && e.contains("lint-fix, pdf-tools"), "{e}");
+    assert!(
+        e.contains("\"nope\"") && e.contains("lint-fix, pdf-tools"),
+        "{e}"
+    );
     mcp.disconnect();
 }
 
@@ -174,7 +180,10 @@ fn a_codex_turn_uses_a_skill_from_the_mcp_server() {
     );
     assert_eq!(s.path, Path::new("skill://pdf-tools/SKILL.md"));
     let sent = env.model.requests().last().unwrap().to_string();
-    assert!(sent.contains(BODY), "the model request lacks the MCP skill: {sent:.3000}");
+    assert!(
+        sent.contains(BODY),
+        "the model request lacks the MCP skill: {sent:.3000}"
+    );
     assert!(
         sent.contains("<skill name=\\\"pdf-tools\\\" server=\\\"docs\\\" uri=\\\"skill://pdf-tools/SKILL.md\\\""),
         "no origin label: {sent:.3000}"
@@ -193,7 +202,13 @@ fn a_codex_turn_uses_a_skill_from_the_mcp_server() {
     ))
     .unwrap();
     assert_eq!(r.emulated_skills[0].name, "lint-fix");
-    assert!(env.model.requests().last().unwrap().to_string().contains("Run the linter."));
+    assert!(env
+        .model
+        .requests()
+        .last()
+        .unwrap()
+        .to_string()
+        .contains("Run the linter."));
     mcp.disconnect();
 }
 
@@ -221,7 +236,10 @@ fn mcp_skill_refusals_start_no_turn() {
         .run(Input::text("MOCK_TEXT: no").and_skills(["pdf-tools@elsewhere"]))
         .unwrap_err()
         .to_string();
-    assert!(e.contains("\"elsewhere\"") && e.contains("sources: docs"), "{e}");
+    assert!(
+        e.contains("\"elsewhere\"") && e.contains("sources: docs"),
+        "{e}"
+    );
     let e = thread
         .run(Input::text("MOCK_TEXT: no").and_skills(["nope@docs"]))
         .unwrap_err()

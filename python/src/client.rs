@@ -254,7 +254,9 @@ impl NativeClient {
     ) -> PyResult<Py<PyAny>> {
         let client = self.client.clone();
         let fut = async move {
-            let v = client.list_skills_json(cursor.as_deref(), all_pages).await?;
+            let v = client
+                .list_skills_json(cursor.as_deref(), all_pages)
+                .await?;
             Ok(v.to_string())
         };
         run(py, aio, fut, |py, r| r.into_py_any(py))

@@ -31,7 +31,9 @@ pub fn sha256_digest(bytes: &[u8]) -> String {
 /// Whether `digest` has the form `sha256:` + 64 lowercase hex digits.
 pub(crate) fn is_digest(digest: &str) -> bool {
     digest.strip_prefix("sha256:").is_some_and(|h| {
-        h.len() == 64 && h.bytes().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+        h.len() == 64
+            && h.bytes()
+                .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
     })
 }
 
@@ -99,7 +101,11 @@ pub(crate) fn frontmatter(uri: &str, text: &str) -> Result<(Map<String, Value>, 
     let yaml = &rest[..yaml_end];
     let docs = yaml_rust2::YamlLoader::load_from_str(yaml)
         .map_err(|e| failed(uri, format!("SKILL.md frontmatter is not YAML: {e}")))?;
-    let value = docs.into_iter().next().map(yaml_to_json).unwrap_or(Value::Null);
+    let value = docs
+        .into_iter()
+        .next()
+        .map(yaml_to_json)
+        .unwrap_or(Value::Null);
     match value {
         Value::Object(m) => Ok((m, rest[body_start..].to_owned())),
         other => Err(failed(

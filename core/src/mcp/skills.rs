@@ -68,7 +68,10 @@ impl SkillEntry {
     /// `description`), `resources` (an array of `{uri, digest, size}` or `"dynamic"`).
     pub fn from_value(raw: Value) -> Result<SkillEntry> {
         let bad = |what: &str| Error::Protocol(format!("bad skill entry ({what}): {raw}"));
-        let uri = raw["uri"].as_str().ok_or_else(|| bad("no `uri`"))?.to_owned();
+        let uri = raw["uri"]
+            .as_str()
+            .ok_or_else(|| bad("no `uri`"))?
+            .to_owned();
         let frontmatter = raw["frontmatter"]
             .as_object()
             .ok_or_else(|| bad("no `frontmatter` object"))?
@@ -110,9 +113,7 @@ impl SkillEntry {
 
     /// The skill's description (`frontmatter.description`).
     pub fn description(&self) -> &str {
-        self.frontmatter["description"]
-            .as_str()
-            .unwrap_or_default()
+        self.frontmatter["description"].as_str().unwrap_or_default()
     }
 
     /// The manifest item of `uri`, if the entry lists it.
@@ -173,7 +174,10 @@ impl SkillEntry {
             if !verify::is_digest(&f.digest) {
                 return Err(failed(
                     &f.uri,
-                    format!("malformed digest {:?} (want sha256: and 64 lowercase hex digits)", f.digest),
+                    format!(
+                        "malformed digest {:?} (want sha256: and 64 lowercase hex digits)",
+                        f.digest
+                    ),
                 ));
             }
             if !f.uri.starts_with(root) || f.uri[root.len()..].split('/').any(|s| s == "..") {
@@ -211,7 +215,10 @@ impl Client {
     /// Whether this MCP server declared the skills extension (`capabilities.extensions`).
     pub fn serves_skills(&self) -> bool {
         self.initialize_result()
-            .and_then(|i| i.capabilities().map(|c| c["extensions"][SKILLS_EXTENSION].is_object()))
+            .and_then(|i| {
+                i.capabilities()
+                    .map(|c| c["extensions"][SKILLS_EXTENSION].is_object())
+            })
             .unwrap_or(false)
     }
 
@@ -277,8 +284,11 @@ impl Client {
             return self.get_skill(name_or_uri).await;
         }
         let all = self.list_all_skills().await?;
-        let mut hits: Vec<SkillEntry> =
-            all.iter().filter(|e| e.name() == name_or_uri).cloned().collect();
+        let mut hits: Vec<SkillEntry> = all
+            .iter()
+            .filter(|e| e.name() == name_or_uri)
+            .cloned()
+            .collect();
         match hits.len() {
             1 => Ok(hits.remove(0)),
             0 => {
@@ -290,11 +300,13 @@ impl Client {
                     if names.is_empty() { "none".into() } else { names.join(", ") }
                 )))
             }
-            _ => Err(Error::InvalidArgument(format!(
+            _ => {
+                Err(Error::InvalidArgument(format!(
                 "the MCP server lists {} skills named {name_or_uri:?}: {}; select one by its URI",
                 hits.len(),
                 hits.iter().map(|e| e.uri.as_str()).collect::<Vec<_>>().join(", ")
-            ))),
+            )))
+            }
         }
     }
 
@@ -311,7 +323,10 @@ impl Client {
             None if bytes.len() as u64 > MAX_SKILL_BYTES => {
                 return Err(failed(
                     &entry.uri,
-                    format!("SKILL.md is {} bytes, over the limit of {MAX_SKILL_BYTES}", bytes.len()),
+                    format!(
+                        "SKILL.md is {} bytes, over the limit of {MAX_SKILL_BYTES}",
+                        bytes.len()
+                    ),
                 ))
             }
             None => {}
@@ -366,7 +381,11 @@ impl Client {
 
     /// Blocking form of [`list_skills_json`](Self::list_skills_json) (a plain thread; each
     /// request bounded by the client's default timeout).
-    pub fn list_skills_json_blocking(&self, cursor: Option<&str>, all_pages: bool) -> Result<Value> {
+    pub fn list_skills_json_blocking(
+        &self,
+        cursor: Option<&str>,
+        all_pages: bool,
+    ) -> Result<Value> {
         futures_executor::block_on(self.list_skills_json(cursor, all_pages))
     }
 
@@ -382,12 +401,16 @@ impl Client {
             .iter()
             .find(|c| c.uri == uri)
             .or(contents.first())
-            .ok_or_else(|| Error::Protocol(format!("resources/read of {uri} returned no contents")))?;
+            .ok_or_else(|| {
+                Error::Protocol(format!("resources/read of {uri} returned no contents"))
+            })?;
         match (&c.text, &c.blob) {
             (Some(t), _) => Ok(t.as_bytes().to_vec()),
             (None, Some(b)) => base64::engine::general_purpose::STANDARD
                 .decode(b)
-                .map_err(|e| Error::Protocol(format!("resources/read of {uri}: bad base64 blob: {e}"))),
+                .map_err(|e| {
+                    Error::Protocol(format!("resources/read of {uri}: bad base64 blob: {e}"))
+                }),
             (None, None) => Err(Error::Protocol(format!(
                 "resources/read of {uri} returned neither text nor blob"
             ))),
@@ -417,9 +440,15 @@ mod tests {
         let e = entry("b", fm.clone());
         assert_eq!(e.name(), "pdf-processing");
         e.check().unwrap();
-        assert!(e.resource("skill://pdf-processing/references/FORMS.md").is_some());
+        assert!(e
+            .resource("skill://pdf-processing/references/FORMS.md")
+            .is_some());
         let other = entry("b", json!({"name": "other", "description": "d"}));
-        assert!(other.check().unwrap_err().to_string().contains("frontmatter name"));
+        assert!(other
+            .check()
+            .unwrap_err()
+            .to_string()
+            .contains("frontmatter name"));
         for bad in [
             json!({"frontmatter": fm, "resources": []}),
             json!({"uri": "skill://a/SKILL.md", "frontmatter": {"name": "a"}, "resources": []}),
@@ -436,12 +465,20 @@ mod tests {
             "uri": "skill://a/SKILL.md", "frontmatter": {"name": "a", "description": "d"},
             "resources": (0..=MAX_SKILL_FILES).map(|i| json!({"uri": format!("skill://a/{i}"), "digest": verify::sha256_digest(b""), "size": 0})).collect::<Vec<_>>()
         })).unwrap();
-        assert!(too_many.check().unwrap_err().to_string().contains("limit of 512"));
+        assert!(too_many
+            .check()
+            .unwrap_err()
+            .to_string()
+            .contains("limit of 512"));
         let too_big = SkillEntry::from_value(json!({
             "uri": "skill://a/SKILL.md", "frontmatter": {"name": "a", "description": "d"},
             "resources": [{"uri": "skill://a/SKILL.md", "digest": verify::sha256_digest(b""), "size": MAX_SKILL_BYTES + 1}]
         })).unwrap();
-        assert!(too_big.check().unwrap_err().to_string().contains("16777216"));
+        assert!(too_big
+            .check()
+            .unwrap_err()
+            .to_string()
+            .contains("16777216"));
         let outside = SkillEntry::from_value(json!({
             "uri": "skill://a/SKILL.md", "frontmatter": {"name": "a", "description": "d"},
             "resources": [{"uri": "skill://a/SKILL.md", "digest": verify::sha256_digest(b""), "size": 0},

@@ -171,7 +171,10 @@ mod tests {
             Skill::parse("skill://a/pdf/SKILL.md@docs"),
             mcp("skill://a/pdf/SKILL.md", "docs")
         );
-        assert_eq!(Skill::parse("dir@v2/SKILL.md"), Skill::Path("dir@v2/SKILL.md".into()));
+        assert_eq!(
+            Skill::parse("dir@v2/SKILL.md"),
+            Skill::Path("dir@v2/SKILL.md".into())
+        );
         assert_eq!(Skill::parse("a@b/c@"), Skill::Path("a@b/c@".into()));
         assert_eq!(
             mcp("pdf", "docs").to_item(),
