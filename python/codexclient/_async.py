@@ -456,6 +456,8 @@ class AsyncClient(AsyncRequests, ClientBase):
     complete = aio(Client.complete)
     set_logging_level = aio(Client.set_logging_level)
     ping = aio(Client.ping)
+    list_skills = aio(Client.list_skills)
+    load_skill = aio(Client.load_skill)
 
     async def call_tool(
         self, name: str, arguments: Optional[Mapping[str, Any]] = None, *, timeout: Timeout = None,

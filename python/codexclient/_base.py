@@ -266,6 +266,32 @@ class ClientBase(Handlers):
             return self._mcp(name, cursor, timeout=timeout, then=_page)
         return self._mcp(name, all_pages=True, timeout=timeout)
 
+    # -- Skills over MCP (SEP-2640; the checks are the core's) -------------------------------
+
+    def _skills_list(self) -> Any:
+        """Every skill entry the MCP server lists (``NativeClient.skills_list``)."""
+        return self._call(lambda aio: self._native.skills_list(None, True, aio), lambda t: loads(t)["skills"])
+
+    def _skill_load(self, skill: str) -> Any:
+        """The skill ``skill`` loaded and checked (``NativeClient.skill_load``)."""
+        return self._call(lambda aio: self._native.skill_load(skill, aio))
+
+    def add_skill_source(self, label: str, server: "ClientBase") -> None:
+        """Let this Codex client's turns use the skills of the MCP server ``server`` (a
+        connected MCP client, sync or async) under ``label`` (1-64 of ``A-Z a-z 0-9 - _ .``,
+        your name for that server). A turn then selects one as ``"name@label"`` (or
+        ``"skill://.../SKILL.md@label"``) in ``skills=``; it is loaded and checked (size,
+        SHA-256 digest, frontmatter) when the turn starts and goes to Codex as a text block
+        naming the server, so the option ``skill_emulation`` must be ``"when_needed"`` or
+        ``"always"``. The same label again replaces the server. Raises
+        :class:`InvalidArgumentError` for a bad label, an MCP client here, or a ``server``
+        that is not an MCP client."""
+        self._native.add_skill_source(label, server._native)
+
+    def remove_skill_source(self, label: str) -> bool:
+        """Forget the skill source ``label``; whether there was one."""
+        return bool(self._native.remove_skill_source(label))
+
     def _complete(
         self, argument: str, value: str, prompt: Optional[str], resource: Optional[str],
         timeout: Optional[float],

@@ -468,6 +468,22 @@ class Client(SyncRequests, ClientBase):
         """MCP ``ping``: raises unless the server answers."""
         return cast(None, self._mcp("ping", timeout=timeout))
 
+    def list_skills(self) -> List[Dict[str, Any]]:
+        """MCP ``skills/list`` (the skills extension, SEP-2640): every skill entry the server
+        lists (all pages), each ``{"uri", "frontmatter", "resources"}`` as the server sent it.
+        Reads no skill file. Raises :class:`UnsupportedError` when the server does not
+        declare the extension."""
+        return cast(List[Dict[str, Any]], self._skills_list())
+
+    def load_skill(self, skill: str) -> Dict[str, Any]:
+        """Load the skill ``skill`` (its name in ``list_skills``, or the URI of its
+        ``SKILL.md``): its entry, then its ``SKILL.md`` checked against it (limits, size,
+        SHA-256 digest, YAML frontmatter field by field); no other file is read. Returns
+        ``{"entry", "text", "body"}``. A failed check raises :class:`ProtocolError` naming
+        the URI and what differed; an unknown or ambiguous name :class:`InvalidArgumentError`
+        listing the server's skills."""
+        return cast(Dict[str, Any], self._skill_load(skill))
+
     def events(self) -> Iterator[Event]:
         """A new (blocking) stream of the connection's notifications and connection events not
         routed to a turn being streamed. It ends when the connection ends."""
