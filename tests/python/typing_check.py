@@ -10,7 +10,7 @@ the ``type: ignore`` lines (honoured by both) fail them when a wrong call stops 
 
 from __future__ import annotations
 
-from typing import Any, Dict, List, Optional, Union
+from typing import Any, Coroutine, Dict, List, Optional, Union
 
 from typing_extensions import Literal, assert_type
 
@@ -114,6 +114,29 @@ async def async_calls(client: codexclient.AsyncClient) -> None:
     async for ev in client.events():
         if ev.method == "thread/tokenUsage/updated":
             assert_type(ev.params["tokenUsage"]["total"]["totalTokens"], int)
+
+
+def typed_keywords(client: codexclient.Client, aclient: codexclient.AsyncClient) -> None:
+    # the generated keywords (codexclient._keywords): typed by the schema, unknown ones refused
+    thread = client.thread_start(approval_policy="never", sandbox="read-only", model="m")
+    assert_type(thread, codexclient.Thread)
+    assert_type(client.thread_resume("t", approval_policy="untrusted"), codexclient.Thread)
+    assert_type(thread.fork(ephemeral=True), codexclient.Thread)
+    assert_type(thread.run("hi", effort="low", output_schema={"type": "object"}, timeout=5.0),
+                codexclient.TurnResult)
+    assert_type(thread.run_streamed("hi", summary="concise", extra={"newField": 1}), codexclient.Turn)
+    client.thread_start(modle="typo")  # type: ignore[call-arg]
+    client.thread_start(sandbox="no-such-mode")  # type: ignore[arg-type]
+    thread.run("hi", effort=3)  # type: ignore[arg-type]
+    assert_type(aclient.thread_start(model="m"), Coroutine[Any, Any, codexclient.AsyncThread])
+    assert_type(aclient.thread("t").run_streamed("hi", effort="low"), codexclient.StartingTurn)
+    aclient.thread("t").run("hi", efort="low")  # type: ignore[call-arg]
+
+
+async def async_bounds(thread: codexclient.AsyncThread) -> None:
+    assert_type(await thread.run("hi", timeout=5.0, idle_timeout=1.0), codexclient.TurnResult)
+    turn = await thread.run_streamed("hi")
+    assert_type(await turn.result(timeout=5.0, idle_timeout=1.0), codexclient.TurnResult)
 
 
 def mcp_events(client: codexclient.Client) -> None:
