@@ -66,7 +66,8 @@ async def main_async(kw: Dict[str, Any], a: argparse.Namespace) -> Dict[str, Any
 
 
 def main() -> None:
-    """Parse the options, log in, print the outcome and the account the server now has."""
+    """Parse the options, log in, print the outcome and the account the server now has (none
+    when the configured model provider needs no OpenAI account, as with the tests' mock)."""
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     how = p.add_mutually_exclusive_group(required=True)
     how.add_argument("--api-key-env", metavar="VAR", help="log in with the API key in this variable")
@@ -85,10 +86,12 @@ def main() -> None:
         with codexclient.Client(**kw) as client:
             outcome = log_in(client, a)
             account = client.account_read()
-    if outcome is not None:
+    if outcome is None:
+        print("login: API key stored")
+    else:
         print(f"login: {'succeeded' if outcome['success'] else 'failed: ' + str(outcome['error'])}")
-    kind = (account.get("account") or {}).get("type")
-    print(f"account: {kind or 'none'}")
+    signed_in: Optional[Dict[str, Any]] = account.get("account")
+    print(f"account: {signed_in['type'] if signed_in else 'none'}")
 
 
 if __name__ == "__main__":

@@ -64,4 +64,4 @@ def checked(f: Callable[_P, _R]) -> Callable[_P, _R]:
         mark = getattr(inspect, "markcoroutinefunction", None)  # Python 3.12+
         if mark is not None:
             mark(call)
-    return call  # type: ignore[return-value]
+    return call

@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import inspect
 import re
+import sys
 import time
 import typing
 from typing import Any, Callable, Dict, List
@@ -61,7 +62,9 @@ def test_every_params_field_is_a_typed_documented_keyword(cls: Any) -> None:
             assert f":param {k}:" in doc, (name, k)
         # Typed from the schema: the annotations name the protocol's types.
         assert "p.AskForApproval" in str(kws["approval_policy"].annotation)
-        assert inspect.iscoroutinefunction(f) == (cls is AsyncClient), name
+        if sys.version_info >= (3, 12):  # inspect.markcoroutinefunction
+            assert inspect.iscoroutinefunction(f) == (cls is AsyncClient), name
+        assert inspect.iscoroutinefunction(inspect.unwrap(f)) == (cls is AsyncClient), name
     for tcls in (Thread, AsyncThread):
         run_kws, streamed_kws = keywords(tcls.run), keywords(tcls.run_streamed)
         want = fields(p.TurnStartParams, TURN_FIXED)
@@ -123,11 +126,14 @@ def test_keywords_reach_the_server(client_kwargs: dict) -> None:
         assert r.status == "completed" and asked == [], (r.status, asked)
         r = t.run("MOCK_EXEC: echo kw", approval_policy="on-request")
         assert len(asked) == 1, asked
-        # extra= is sent as given (a known wire name here, to see it arrive).
-        r2 = c.thread_resume(t.id, extra={"approvalPolicy": "untrusted"})
-        assert r2.info["approvalPolicy"] == "untrusted"
-        f = t.fork(approval_policy="never", ephemeral=True)
+        f = t.fork(approval_policy="never", ephemeral=True, exclude_turns=True)
         assert f.id != t.id and f.info["approvalPolicy"] == "never"
+    # A loaded thread is rejoined as it is: resume it from another server process. extra= is
+    # sent as given (a known wire name here, to see it arrive).
+    with Client(**client_kwargs) as c:
+        r2 = c.thread_resume(t.id, extra={"approvalPolicy": "untrusted"}, sandbox="danger-full-access")
+        assert r2.info["approvalPolicy"] == "untrusted"
+        assert r2.info["sandbox"]["type"] == "dangerFullAccess"
 
 
 def test_keywords_reach_the_server_async(client_kwargs: dict) -> None:
@@ -139,6 +145,7 @@ def test_keywords_reach_the_server_async(client_kwargs: dict) -> None:
             assert r.final_response == "typed"
             turn = await t.run_streamed("MOCK_TEXT: streamed typed", effort="low")
             assert (await turn.result()).final_response == "streamed typed"
+        async with AsyncClient(**client_kwargs) as c:
             r2 = await c.thread_resume(t.id, approval_policy="untrusted")
             assert r2.info["approvalPolicy"] == "untrusted"
 

@@ -10,7 +10,7 @@ the ``type: ignore`` lines (honoured by both) fail them when a wrong call stops 
 
 from __future__ import annotations
 
-from typing import Any, Coroutine, Dict, List, Optional, Union
+from typing import Any, Dict, List, Optional, Union
 
 from typing_extensions import Literal, assert_type
 
@@ -116,7 +116,7 @@ async def async_calls(client: codexclient.AsyncClient) -> None:
             assert_type(ev.params["tokenUsage"]["total"]["totalTokens"], int)
 
 
-def typed_keywords(client: codexclient.Client, aclient: codexclient.AsyncClient) -> None:
+def typed_keywords(client: codexclient.Client) -> None:
     # the generated keywords (codexclient._keywords): typed by the schema, unknown ones refused
     thread = client.thread_start(approval_policy="never", sandbox="read-only", model="m")
     assert_type(thread, codexclient.Thread)
@@ -128,9 +128,13 @@ def typed_keywords(client: codexclient.Client, aclient: codexclient.AsyncClient)
     client.thread_start(modle="typo")  # type: ignore[call-arg]
     client.thread_start(sandbox="no-such-mode")  # type: ignore[arg-type]
     thread.run("hi", effort=3)  # type: ignore[arg-type]
-    assert_type(aclient.thread_start(model="m"), Coroutine[Any, Any, codexclient.AsyncThread])
+
+
+async def typed_keywords_async(aclient: codexclient.AsyncClient) -> None:
+    assert_type(await aclient.thread_start(model="m"), codexclient.AsyncThread)
+    assert_type(await aclient.thread_resume("t", sandbox="read-only"), codexclient.AsyncThread)
     assert_type(aclient.thread("t").run_streamed("hi", effort="low"), codexclient.StartingTurn)
-    aclient.thread("t").run("hi", efort="low")  # type: ignore[call-arg]
+    await aclient.thread("t").run("hi", efort="low")  # type: ignore[call-arg]
 
 
 async def async_bounds(thread: codexclient.AsyncThread) -> None:

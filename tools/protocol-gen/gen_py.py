@@ -630,7 +630,8 @@ class Keywords:
         for line in doc[1:]:
             w(f"        {line}" if line else "")
         w('        """')
-        w(f"        return {'await ' if awaited else ''}{call.format(given=self.given(fields))}")
+        body = ("await " if awaited else "") + call.format(given=self.given(fields))
+        w(f"        return cast({py_str(ret)}, {body})")
         w("")
 
     def emit(self):
@@ -652,7 +653,7 @@ class Keywords:
         w("# fmt: off")
         w("from __future__ import annotations")
         w("")
-        w("from typing import TYPE_CHECKING, Any, Dict, List, Mapping, Optional")
+        w("from typing import TYPE_CHECKING, Any, Dict, List, Mapping, Optional, cast")
         w("")
         w("from ._signature import checked")
         w("")
