@@ -432,9 +432,11 @@ impl TurnStream {
         idle: Option<Duration>,
     ) -> Error {
         let (method, params) = Self::interrupt_request(&self.thread_id, &self.turn_id);
-        let _ = self
-            .client
-            .request_blocking_with(method, params, crate::RequestOptions::timeout(GIVE_UP_GRACE));
+        let _ = self.client.request_blocking_with(
+            method,
+            params,
+            crate::RequestOptions::timeout(GIVE_UP_GRACE),
+        );
         let end = std::time::Instant::now() + GIVE_UP_GRACE;
         while !self.is_done() {
             let left = end.saturating_duration_since(std::time::Instant::now());

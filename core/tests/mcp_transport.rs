@@ -610,7 +610,10 @@ fn codex_tool_of_0_92_0_takes_profile_and_compact_prompt() {
         .default_timeout(Duration::from_secs(60));
     let c = connect(opts);
     let tools = futures_executor::block_on(c.list_all_tools()).unwrap();
-    let codex = tools.iter().find(|t| t.name == "codex").expect("the codex tool");
+    let codex = tools
+        .iter()
+        .find(|t| t.name == "codex")
+        .expect("the codex tool");
     let props = &codex.input_schema["properties"];
     assert_eq!(props["profile"]["type"], "string", "{props}");
     assert_eq!(props["compact-prompt"]["type"], "string", "{props}");
@@ -645,7 +648,10 @@ fn profile_reaches_the_codex_tool() {
         .run_with("MOCK_TEXT: first", json!({"profile": "other"}))
         .unwrap();
     assert_eq!(r.final_response.as_deref(), Some("first"));
-    assert_eq!(env.model.requests().last().unwrap()["model"], "profile-model-88");
+    assert_eq!(
+        env.model.requests().last().unwrap()["model"],
+        "profile-model-88"
+    );
     // Not a string: refused before anything is sent.
     let e = c.thread_start(json!({"profile": 7})).expect_err("a number");
     assert!(e.to_string().contains("`profile` must be a string"), "{e}");

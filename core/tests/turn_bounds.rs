@@ -85,7 +85,10 @@ fn an_async_consumer_gives_a_silent_turn_up_with_the_cores_bounds() {
                 Some(Some(_)) => seen += 1,
                 Some(None) => panic!("the turn ended by itself after {seen} events"),
                 None => {
-                    assert!(!bounds.overall_expired(), "the idle bound ran out, not the turn's");
+                    assert!(
+                        !bounds.overall_expired(),
+                        "the idle bound ran out, not the turn's"
+                    );
                     assert!(seen > 0);
                     break s
                         .give_up_async(false, bounds.timeout(), bounds.idle())
@@ -97,7 +100,10 @@ fn an_async_consumer_gives_a_silent_turn_up_with_the_cores_bounds() {
     assert!(t0.elapsed() < Duration::from_secs(15), "{:?}", t0.elapsed());
     assert_eq!(e.kind(), ErrorKind::Timeout);
     let m = e.to_string();
-    assert!(m.contains("no event for 2s") && m.contains("interrupted"), "{m}");
+    assert!(
+        m.contains("no event for 2s") && m.contains("interrupted"),
+        "{m}"
+    );
     assert!(!m.contains("last event: none"), "{m}");
     assert_eq!(s.result().status, "interrupted", "{:?}", s.result());
     // Bounds without limits wait for ever; a passed deadline is the overall bound's.

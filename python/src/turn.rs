@@ -14,8 +14,8 @@ use serde_json::Value;
 
 use crate::errors::to_py;
 use crate::executor::{request_options, run, Aio, Executor, Outcome, SIGNAL_SLICE};
-use pyo3::IntoPyObjectExt;
 use crate::stream::{Buffered, Shared};
+use pyo3::IntoPyObjectExt;
 
 /// The bounds of a turn's wait (the core's [`TurnBounds`]), started when made: the whole turn
 /// within `timeout`, no silence longer than `idle` (seconds; `None`: no bound).
@@ -229,12 +229,20 @@ impl Turn {
     /// (`TurnStream::give_up_async`); `aio`'s future then fails with the `RequestTimeoutError`
     /// naming the bound and the last event. The stream is closed; the result gathered stays
     /// readable (`result_json`).
-    fn give_up_async(&self, py: Python<'_>, bounds: &PyTurnBounds, aio: Aio) -> PyResult<Py<PyAny>> {
+    fn give_up_async(
+        &self,
+        py: Python<'_>,
+        bounds: &PyTurnBounds,
+        aio: Aio,
+    ) -> PyResult<Py<PyAny>> {
         let b = bounds.0;
         let overall = b.overall_expired();
         let stream = self.state.lock().unwrap().stream.take();
         let Some(mut stream) = stream else {
-            return Err(to_py(py, Error::InvalidArgument("the turn is closed".into())));
+            return Err(to_py(
+                py,
+                Error::InvalidArgument("the turn is closed".into()),
+            ));
         };
         self.state.lock().unwrap().ended = true;
         let end = self.end.clone();

@@ -178,7 +178,11 @@ pub(super) fn apply_settings(
         ("compactPrompt", "compact_prompt", "compact-prompt"),
     ] {
         let from_config = config.remove(cfg);
-        match params.get(param).filter(|v| !v.is_null()).or(from_config.as_ref()) {
+        match params
+            .get(param)
+            .filter(|v| !v.is_null())
+            .or(from_config.as_ref())
+        {
             None => {}
             Some(Value::String(v)) => {
                 args.insert(tool.into(), json!(v));
