@@ -15,7 +15,7 @@ from ._auth import Authorize, LoopbackBrowser, TokenStore, auth_options
 from ._errors import InvalidArgumentError
 from ._handlers import Handlers, logger
 from ._inputs import Input, PathLike, Root, Skills, input_json, skills_list_arg
-from ._json import Params, arguments_json, as_params, build_params, dumps, loads
+from ._json import Params, arguments_json, as_params, build_params, dumps, keyword_params, loads
 from ._lifecycle import track_client
 from ._results import InitializeResult, Page, TurnResult
 
@@ -239,6 +239,24 @@ class ClientBase(Handlers):
 
         return self._call(lambda aio: self._native.helper(name, thread_id, a, p, timeout, aio), then)
 
+    def _open(
+        self,
+        name: str,
+        thread_id: Optional[str],
+        params: Params,
+        given: Mapping[str, Any],
+        extra: Params,
+        timeout: Optional[float],
+    ) -> Any:
+        """The core's helper ``name`` that opens a thread (``thread_start``, ...), for the typed
+        keyword methods of :mod:`._keywords`: ``given`` are the keywords by wire name."""
+        p = keyword_params(params, given, extra)
+
+        def then(r: Tuple[str, Optional[str]]) -> Any:
+            return self._thread_class(self, r[1], loads(r[0]))
+
+        return self._call(lambda aio: self._native.helper(name, thread_id, "null", p, timeout, aio), then)
+
     _thread_class: Callable[..., Any]
     _turn_class: Callable[..., Any]
     _tool_call_class: Callable[..., Any]
@@ -309,9 +327,10 @@ class ClientBase(Handlers):
         return self._tool_call_class(self, native)
 
     def _start_turn(
-        self, thread_id: str, input: Input, overrides: Mapping[str, Any], skills: Skills = None
+        self, thread_id: str, input: Input, given: Mapping[str, Any], extra: Params, skills: Skills = None
     ) -> Any:
-        i, o = input_json(input), build_params(None, overrides)
+        """``turn/start`` on ``thread_id``: ``given`` are the typed keywords by wire name."""
+        i, o = input_json(input), keyword_params(None, given, extra)
         sk = skills_list_arg(skills)
         start = lambda aio: self._native.start_turn(thread_id, i, o, aio, sk)  # noqa: E731
         return self._call(start, lambda nt: self._turn_class(self, nt))
@@ -366,6 +385,10 @@ class ThreadBase:
 
     def _helper(self, name: str, arg: Any = None, **kwargs: Any) -> Any:
         return self._client._helper(name, self.id, arg, None, kwargs)
+
+    def _fork(self, given: Mapping[str, Any], extra: Params, timeout: Optional[float]) -> Any:
+        """``thread/fork`` of this thread (the typed :meth:`fork`)."""
+        return self._client._open("thread_fork", self.id, None, given, extra, timeout)
 
 
 class TurnBase:

@@ -3,6 +3,7 @@ against the MCP everything server)."""
 
 from __future__ import annotations
 
+import os
 import pathlib
 import subprocess
 import sys
@@ -91,3 +92,32 @@ def test_mcp_oauth_example(oauth: OAuthFixture, tmp_path: pathlib.Path) -> None:
     out = _run(args[1:])  # no stdin: the stored token is used
     assert "Open this URL" not in out and "whoami -> " in out, out
     assert oauth.stats()["authorizations"] == 1
+
+
+def test_login_example_api_key(codex_bin: str, codex_home: pathlib.Path) -> None:
+    key = "sk-example-not-a-real-key-77"
+    r = subprocess.run(
+        [sys.executable, str(EXAMPLES / "login.py"), "--api-key-env", "EXAMPLE_KEY",
+         "--codex-bin", codex_bin, "--codex-home", str(codex_home)],
+        capture_output=True, text=True, timeout=120, cwd=ROOT,
+        env={**os.environ, "EXAMPLE_KEY": key},
+    )
+    assert r.returncode == 0, r.stderr
+    # The tests' model provider (the mock) needs no OpenAI account: the server reports none, and
+    # the key is in its CODEX_HOME.
+    assert r.stdout == "login: API key stored\naccount: none\n", r.stdout
+    assert key in (codex_home / "auth.json").read_text()
+    assert key not in r.stdout + r.stderr
+
+
+def test_login_example_chatgpt_gives_the_url_and_cancels(codex_bin: str, codex_home: pathlib.Path) -> None:
+    for flags in ([], ["--async"]):
+        r = subprocess.run(
+            [sys.executable, str(EXAMPLES / "login.py"), "--chatgpt", "--wait", "0.5", *flags,
+             "--codex-bin", codex_bin, "--codex-home", str(codex_home)],
+            capture_output=True, text=True, timeout=120, cwd=ROOT,
+        )
+        assert r.returncode == 0, r.stderr
+        assert "open this URL to log in: https://auth.openai.com/oauth/authorize?" in r.stderr, r.stderr
+        assert r.stdout.startswith("login: failed: "), (flags, r.stdout)
+        assert r.stdout.endswith("account: none\n"), (flags, r.stdout)
