@@ -449,6 +449,12 @@ class AsyncClient(AsyncRequests, ClientBase):
     complete = aio(Client.complete)
     set_logging_level = aio(Client.set_logging_level)
     ping = aio(Client.ping)
+    call_tool_as_task = aio(Client.call_tool_as_task)
+    get_task = aio(Client.get_task)
+    list_tasks = aio(Client.list_tasks)
+    cancel_task = aio(Client.cancel_task)
+    task_result = aio(Client.task_result)
+    wait_task = aio(Client.wait_task)
 
     async def call_tool(
         self, name: str, arguments: Optional[Mapping[str, Any]] = None, *, timeout: Timeout = None,

@@ -13,7 +13,8 @@ pub use crate::protocol::mcp::{
     SUPPORTED_VERSIONS,
 };
 
-mod input_required;
+pub(crate) mod input_required;
+mod log_level;
 mod progress;
 mod request;
 mod tasks;

@@ -221,6 +221,10 @@ impl SessionShared {
                 if let Some(token) = crate::protocol::mcp::library_progress_token(&note.params) {
                     main_queue = false;
                     self.correlation.progress(&token);
+                } else if let Some(token) = crate::protocol::mcp::progress_token(&note.params) {
+                    // A caller's own token (a raw request with `_meta.progressToken`): the
+                    // update is the caller's, and restarts its request's timeout too.
+                    self.correlation.progress(&token);
                 }
             }
             _ => {}

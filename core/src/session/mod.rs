@@ -383,6 +383,12 @@ impl SessionShared {
         let request = self
             .correlation
             .register(method, params, &opts, read_ahead, reply)?;
+        if self.protocol == Protocol::Mcp {
+            // A caller's own progress token: each update restarts this request's timeout.
+            if let Some(token) = crate::protocol::mcp::request_progress_token(params) {
+                self.correlation.watch_progress(token, request.id);
+            }
+        }
         if read_ahead {
             // A reader stalled on a full queue must read on: this thread would otherwise
             // wait for itself.
