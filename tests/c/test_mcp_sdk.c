@@ -371,6 +371,7 @@ static void progress_step(codex_client_t *c, const char *what, const char *step)
     const char *want = js_member(step, "progress"), *count = js_member(step, "progress_count");
     uint64_t id = 0;
     size_t i, n;
+    int expected;
     js_str(js_member(step, "subject"), name, sizeof name);
     CHECK_OK(codex_mcp_params("call_tool", name, args, &params));
     free(args);
@@ -385,7 +386,9 @@ static void progress_step(codex_client_t *c, const char *what, const char *step)
     pthread_mutex_unlock(&S.mu);
     CHECK_OK(codex_client_request(c, "tools/call", with_token, timeout_of(step), on_response, NULL, &id));
     free(with_token);
-    WAIT_FOR(S.done, "the answer to the progress call");
+    /* Responses go ahead of waiting events: the last updates may come after the answer. */
+    expected = want != NULL ? (int)js_len(want) : atoi(count);
+    WAIT_FOR(S.done && S.progress_n >= expected, "the answer and the updates of the progress call");
     pthread_mutex_lock(&S.mu);
     if (S.status != CODEX_STATUS_OK) FAIL("%s: %s", what, codex_status_name((int)S.status));
     check_all(what, S.result, step);
@@ -537,9 +540,7 @@ int main(void) {
     char *table = read_file(TABLE);
     const char *rows = js_member(table, "rows"), *row;
     size_t i;
-    static char modules_env[1024];
-    snprintf(modules_env, sizeof modules_env, "MCP_MODULES=%s", sdk_modules());
-    putenv(modules_env); /* for the TypeScript server, which the library spawns over stdio */
+    setenv("MCP_MODULES", sdk_modules(), 1); /* for the TypeScript server (spawned over stdio too) */
     printf("test_mcp_sdk: python %s, node %s, %s\n", sdk_python(), mcp_node(), TABLE);
     for (i = 0; (row = js_index(rows, i)) != NULL; i++) run_row(table, row);
     CHECK(i == 8);

@@ -23,7 +23,8 @@ impl Client {
     /// thread). The same holds for every async request built on this one.
     ///
     /// # MCP 2026-07-28
-    /// A result with `resultType: "input_required"` is not returned: its embedded requests are
+    /// `logging/setLevel` is not sent (the revision has none): its level goes into the `_meta`
+    /// envelope of the later requests. A result with `resultType: "input_required"` is not returned: its embedded requests are
     /// answered through the handlers and the request is sent again until the final result
     /// (see [`input_required`](crate::mcp)), as for the typed helpers.
     pub async fn request_raw(
@@ -32,6 +33,9 @@ impl Client {
         params: &RawValue,
         opts: RequestOptions,
     ) -> Result<Box<RawValue>> {
+        if let Some(answer) = crate::mcp::log_level::answer_locally(self, method, params) {
+            return answer;
+        }
         let raw = self.request_once(method, params, opts).await?;
         match self.input_required(&raw) {
             Some(first) => self.finish_rounds(method, params, first, opts).await,
@@ -63,6 +67,9 @@ impl Client {
         params: &RawValue,
         opts: RequestOptions,
     ) -> Result<Box<RawValue>> {
+        if let Some(answer) = crate::mcp::log_level::answer_locally(self, method, params) {
+            return answer;
+        }
         let session = self.live_session()?;
         let rx = session.start_request(method, params, opts, false)?;
         let raw = self

@@ -37,3 +37,27 @@ pub(crate) fn set_in_envelope(client: &Client, level: &str) -> Result<bool> {
     session.set_envelope(Some(envelope));
     Ok(true)
 }
+
+/// A raw `logging/setLevel` (`{level}`) in the stateless era: the level goes into the
+/// envelope and the answer is the empty result, as the typed helper does (`None`: any other
+/// request, or the handshake era — sent as it is).
+pub(crate) fn answer_locally(
+    client: &Client,
+    method: &str,
+    params: &serde_json::value::RawValue,
+) -> Option<Result<Box<serde_json::value::RawValue>>> {
+    if method != "logging/setLevel" || client.live_session().ok()?.envelope().is_none() {
+        return None;
+    }
+    let level = serde_json::from_str::<serde_json::Value>(params.get())
+        .ok()
+        .and_then(|v| v.get("level")?.as_str().map(str::to_owned));
+    let Some(level) = level else {
+        return Some(Err(Error::InvalidArgument(
+            "logging/setLevel needs params {\"level\": ...}".into(),
+        )));
+    };
+    Some(set_in_envelope(client, &level).map(|_| {
+        serde_json::value::RawValue::from_string("{}".into()).expect("valid JSON")
+    }))
+}

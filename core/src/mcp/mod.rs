@@ -14,7 +14,8 @@ pub use crate::protocol::mcp::{
 };
 
 pub(crate) mod input_required;
-mod log_level;
+pub(crate) mod log_level;
+pub use log_level::LOG_LEVELS;
 mod progress;
 mod request;
 mod tasks;
