@@ -542,7 +542,15 @@ int main(void) {
     size_t i;
     setenv("MCP_MODULES", sdk_modules(), 1); /* for the TypeScript server (spawned over stdio too) */
     printf("test_mcp_sdk: python %s, node %s, %s\n", sdk_python(), mcp_node(), TABLE);
-    for (i = 0; (row = js_index(rows, i)) != NULL; i++) run_row(table, row);
+    for (i = 0; (row = js_index(rows, i)) != NULL; i++) {
+        /* Under valgrind (about 20 times slower) four rows: each SDK, transport and era once.
+         * Plainly and with AddressSanitizer every row runs. */
+        if (getenv("CODEX_TEST_UNDER_VALGRIND") != NULL && i != 0 && i != 3 && i != 5 && i != 6) {
+            printf("  row %d: not under valgrind (it runs plainly and with ASan)\n", (int)i);
+            continue;
+        }
+        run_row(table, row);
+    }
     CHECK(i == 8);
     free(table);
     printf("test_mcp_sdk: ok (%d rows)\n", (int)i);

@@ -24,7 +24,8 @@ impl Client {
     ///
     /// # MCP 2026-07-28
     /// `logging/setLevel` is not sent (the revision has none): its level goes into the `_meta`
-    /// envelope of the later requests. A result with `resultType: "input_required"` is not returned: its embedded requests are
+    /// envelope of the later requests. A list or read result whose `ttlMs` hint says it is
+    /// still fresh is answered from the client's cache (option `mcp_cache`). A result with `resultType: "input_required"` is not returned: its embedded requests are
     /// answered through the handlers and the request is sent again until the final result
     /// (see [`input_required`](crate::mcp)), as for the typed helpers.
     pub async fn request_raw(
@@ -36,11 +37,16 @@ impl Client {
         if let Some(answer) = crate::mcp::log_level::answer_locally(self, method, params) {
             return answer;
         }
-        let raw = self.request_once(method, params, opts).await?;
-        match self.input_required(&raw) {
-            Some(first) => self.finish_rounds(method, params, first, opts).await,
-            None => Ok(raw),
+        if let Some(hit) = self.cached(method, params) {
+            return Ok(hit);
         }
+        let raw = self.request_once(method, params, opts).await?;
+        let raw = match self.input_required(&raw) {
+            Some(first) => self.finish_rounds(method, params, first, opts).await?,
+            None => raw,
+        };
+        self.keep(method, params, &raw);
+        Ok(raw)
     }
 
     /// One request and its answer as it came (no input-required rounds).
@@ -70,14 +76,35 @@ impl Client {
         if let Some(answer) = crate::mcp::log_level::answer_locally(self, method, params) {
             return answer;
         }
+        if let Some(hit) = self.cached(method, params) {
+            return Ok(hit);
+        }
         let session = self.live_session()?;
         let rx = session.start_request(method, params, opts, false)?;
         let raw = self
             .wait_reply(rx)
             .unwrap_or_else(|_| Err(session.disconnect_error()))?;
-        match self.input_required(&raw) {
-            Some(first) => self.wait_reply(self.finish_rounds(method, params, first, opts)),
-            None => Ok(raw),
+        let raw = match self.input_required(&raw) {
+            Some(first) => self.wait_reply(self.finish_rounds(method, params, first, opts))?,
+            None => raw,
+        };
+        self.keep(method, params, &raw);
+        Ok(raw)
+    }
+
+    /// A fresh cached result of the request (MCP 2026-07-28, option `mcp_cache`).
+    fn cached(&self, method: &str, params: &RawValue) -> Option<Box<RawValue>> {
+        let session = self.session()?;
+        session.envelope()?;
+        session.cache.as_ref()?.get(method, params)
+    }
+
+    /// Keep a result by its cache hints (MCP 2026-07-28, option `mcp_cache`).
+    fn keep(&self, method: &str, params: &RawValue, result: &RawValue) {
+        if let Some(session) = self.session() {
+            if let (Some(cache), Some(_)) = (&session.cache, session.envelope()) {
+                cache.put(method, params, result);
+            }
         }
     }
 

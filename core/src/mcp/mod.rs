@@ -14,6 +14,7 @@ pub use crate::protocol::mcp::{
 };
 
 pub(crate) mod input_required;
+pub(crate) mod cache;
 pub(crate) mod log_level;
 pub use log_level::LOG_LEVELS;
 mod progress;

@@ -203,6 +203,9 @@ impl SessionShared {
     /// are its params' ids when the reader already found them.
     async fn on_notification(&self, note: Notification, ids: Option<Ids<'_>>) {
         let mut main_queue = true;
+        if let Some(cache) = &self.cache {
+            cache.notified(&note.method, &note.params);
+        }
         match (self.protocol, note.method.as_str()) {
             // The server resolved (app-server) or withdrew (MCP) a request of its own: an
             // answer is no longer sent.
