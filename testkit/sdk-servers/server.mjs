@@ -1,7 +1,7 @@
 // An MCP server written with the official TypeScript SDK (`@modelcontextprotocol/server`
 // 2.4.0, pinned in scripts/mcp/package.json), for core/tests/mcp_sdk_servers.rs and the
 // Python and C tests. The same surface as server.py (the Python SDK's twin):
-//   tools: `add` (structured output), `count` (progress), `ask_name` (elicitation),
+//   tools: `add` (structured output), `echo` (the bench's round trip), `count` (progress), `ask_name` (elicitation),
 //          `summarize` (sampling), `log` (logging), `slow_job` (a task when asked for one);
 //   both eras: the handshake (2025-11-25) and 2026-07-28 (`server/discover`, the `_meta`
 //   envelope; elicitation and sampling as input-required rounds, shimmed into server
@@ -56,6 +56,11 @@ function build() {
       content: [{ type: "text", text: String(a + b) }],
       structuredContent: { sum: a + b },
     }),
+  );
+  server.registerTool(
+    "echo",
+    { description: "Echo a message (the MCP round-trip bench)", inputSchema: z.object({ message: z.string() }) },
+    async ({ message }) => ({ content: [{ type: "text", text: `Echo: ${message}` }] }),
   );
   server.registerTool(
     "count",
