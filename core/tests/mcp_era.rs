@@ -473,7 +473,11 @@ fn cache_hints_and_the_log_level_in_the_envelope() {
         assert_eq!(block_on(c.list_all_tools()).unwrap()[0].name, "t");
         block_on(c.read_resource("demo://r")).unwrap();
     }
-    assert_eq!(s.of("tools/list").len(), 1, "fresh for ttlMs: served from the cache");
+    assert_eq!(
+        s.of("tools/list").len(),
+        1,
+        "fresh for ttlMs: served from the cache"
+    );
     assert_eq!(s.of("resources/read").len(), 3, "ttlMs 0: asked every time");
 
     block_on(c.set_logging_level("warning")).unwrap();

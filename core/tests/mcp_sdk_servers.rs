@@ -230,7 +230,11 @@ fn run_row(index: usize) {
         era["protocolVersion"].as_str(),
         "{label}"
     );
-    assert_eq!(init.server_info().unwrap()["name"], server["name"], "{label}");
+    assert_eq!(
+        init.server_info().unwrap()["name"],
+        server["name"],
+        "{label}"
+    );
     let caps = init.mcp_capabilities().unwrap();
     assert!(
         caps.tools.is_some() && caps.prompts.is_some() && caps.resources.is_some(),
@@ -265,7 +269,9 @@ fn run_row(index: usize) {
                 check_all(&what, &answered, step, &vars);
                 for (name, pointer) in step["save"].as_object().into_iter().flatten() {
                     let got = answered.pointer(pointer.as_str().unwrap());
-                    let got = got.and_then(Value::as_str).unwrap_or_else(|| panic!("{what}: no {pointer}"));
+                    let got = got
+                        .and_then(Value::as_str)
+                        .unwrap_or_else(|| panic!("{what}: no {pointer}"));
                     vars.insert(name.clone(), got.to_owned());
                 }
             }

@@ -243,7 +243,13 @@ impl NativeClient {
 
     /// Poll an MCP task until it ends or waits for input, at most `within` seconds: its
     /// `Task` (`RequestTimeoutError` past it).
-    fn wait_task(&self, py: Python<'_>, task_id: String, within: f64, aio: Aio) -> PyResult<Py<PyAny>> {
+    fn wait_task(
+        &self,
+        py: Python<'_>,
+        task_id: String,
+        within: f64,
+        aio: Aio,
+    ) -> PyResult<Py<PyAny>> {
         if !(within.is_finite() && within > 0.0) {
             let msg = format!("within must be a positive number of seconds, not {within}");
             return Err(simple(py, "InvalidArgumentError", msg));

@@ -40,7 +40,12 @@ fn key(method: &str, params: &RawValue) -> Option<String> {
     if p.get("inputResponses").is_some() || p.get("requestState").is_some() {
         return None;
     }
-    let arg = |k: &str| p.get(k).and_then(Value::as_str).unwrap_or_default().to_owned();
+    let arg = |k: &str| {
+        p.get(k)
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_owned()
+    };
     Some(format!("{method}\n{}\n{}", arg("cursor"), arg("uri")))
 }
 
@@ -134,10 +139,18 @@ mod tests {
         c.put("tools/list", &p, &r);
         assert_eq!(c.get("tools/list", &p).unwrap().get(), r.get());
         // Another cursor is another key.
-        assert!(c.get("tools/list", &raw(serde_json::json!({"cursor": "2"}))).is_none());
-        c.notified("notifications/prompts/list_changed", &raw(serde_json::json!({})));
+        assert!(c
+            .get("tools/list", &raw(serde_json::json!({"cursor": "2"})))
+            .is_none());
+        c.notified(
+            "notifications/prompts/list_changed",
+            &raw(serde_json::json!({})),
+        );
         assert!(c.get("tools/list", &p).is_some());
-        c.notified("notifications/tools/list_changed", &raw(serde_json::json!({})));
+        c.notified(
+            "notifications/tools/list_changed",
+            &raw(serde_json::json!({})),
+        );
         assert!(c.get("tools/list", &p).is_none());
     }
 

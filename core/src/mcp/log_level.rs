@@ -57,7 +57,8 @@ pub(crate) fn answer_locally(
             "logging/setLevel needs params {\"level\": ...}".into(),
         )));
     };
-    Some(set_in_envelope(client, &level).map(|_| {
-        serde_json::value::RawValue::from_string("{}".into()).expect("valid JSON")
-    }))
+    Some(
+        set_in_envelope(client, &level)
+            .map(|_| serde_json::value::RawValue::from_string("{}".into()).expect("valid JSON")),
+    )
 }

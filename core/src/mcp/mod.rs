@@ -13,8 +13,8 @@ pub use crate::protocol::mcp::{
     SUPPORTED_VERSIONS,
 };
 
-pub(crate) mod input_required;
 pub(crate) mod cache;
+pub(crate) mod input_required;
 pub(crate) mod log_level;
 pub use log_level::LOG_LEVELS;
 mod progress;

@@ -81,7 +81,11 @@ impl McpRequest {
             McpRequest::SetLoggingLevel,
         ),
         ("ping", "ping", McpRequest::Ping),
-        ("call_tool_as_task", "tools/call", McpRequest::CallToolAsTask),
+        (
+            "call_tool_as_task",
+            "tools/call",
+            McpRequest::CallToolAsTask,
+        ),
         ("get_task", "tasks/get", McpRequest::GetTask),
         ("list_tasks", "tasks/list", McpRequest::ListTasks),
         ("cancel_task", "tasks/cancel", McpRequest::CancelTask),

@@ -134,7 +134,9 @@ impl Client {
 impl Mcp<'_> {
     async fn send(&self, req: McpRequest, params: Value) -> Result<Value> {
         // Input-required rounds (2026-07-28) are driven by the request itself.
-        self.client.request_with(req.method(), params, self.opts).await
+        self.client
+            .request_with(req.method(), params, self.opts)
+            .await
     }
 
     async fn page<T: DeserializeOwned>(
