@@ -316,3 +316,43 @@ def test_the_table_has_both_eras_and_every_mode() -> None:
     assert {(r["sdk"], r["transport"]) for r in ROWS} == {
         (s, t) for s in ("python", "typescript") for t in ("stdio", "http")
     }
+
+
+def _task_options() -> Dict[str, Any]:
+    argv, env = _command("python", "stdio")
+    return {"command": argv, "env": env, "mcp_protocol": "legacy", "default_timeout": WAIT}
+
+
+def test_sync_task_wrappers() -> None:
+    """The typed task helpers beyond the table: ``wait_task``, a ``Task``'s fields, a page."""
+    with Client(**_task_options()) as c:
+        task = c.call_tool_as_task("slow_job", {"ms": 100}, ttl=30)
+        assert isinstance(task, codexclient.Task) and task.status == "working", task
+        assert task.ttl == 30000 and not task.is_terminal
+        done = c.wait_task(task.task_id, WAIT)
+        assert done.status == "completed" and done.is_terminal, done
+        assert c.task_result(task.task_id)["structuredContent"] == {"ms": 100}
+        page = c.list_tasks()
+        assert task.task_id in [t.task_id for t in page.items]
+        with pytest.raises(codexclient.InvalidArgumentError):
+            c.wait_task(task.task_id, 0)
+        # A task that ended cannot be cancelled.
+        with pytest.raises(codexclient.RpcError):
+            c.cancel_task(task.task_id)
+
+
+def test_async_task_wrappers() -> None:
+    async def main() -> None:
+        async with AsyncClient(**_task_options()) as c:
+            task = await c.call_tool_as_task("slow_job", {"ms": 30000})
+            assert isinstance(task, codexclient.Task)
+            cancelled = await c.cancel_task(task.task_id)
+            assert cancelled.status == "cancelled" and cancelled.is_terminal
+            assert (await c.get_task(task.task_id)).status == "cancelled"
+            with pytest.raises(codexclient.RpcError):
+                await c.cancel_task(task.task_id)
+            short = await c.call_tool_as_task("slow_job", {"ms": 50})
+            assert isinstance(short, codexclient.Task)
+            assert (await c.wait_task(short.task_id, WAIT)).status == "completed"
+
+    run(main())
