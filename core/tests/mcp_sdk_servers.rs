@@ -382,3 +382,29 @@ fn python_sdk_renewal_shared_by_requests_in_flight() {
 fn typescript_sdk_renewal_shared_by_requests_in_flight() {
     renewal_shared_by_requests_in_flight(Sdk::TypeScript);
 }
+
+/// 2026-07-28 `subscriptions/listen` against both SDKs' servers over stdio: the server
+/// acknowledges the filter; the handshake era refuses it (it has `resources/subscribe`).
+#[test]
+fn listen_is_acknowledged_in_the_stateless_era() {
+    for sdk in Sdk::ALL {
+        let (c, _notes, _handled) = client(sdk.stdio(), EraMode::Auto);
+        assert_eq!(c.connect().unwrap().mcp_era(), "stateless");
+        let filter = json!({"toolsListChanged": true, "resourceSubscriptions": ["demo://greeting"]});
+        let listen = b(c.listen(filter, WAIT)).unwrap_or_else(|e| panic!("{sdk:?}: {e:?}"));
+        assert_eq!(listen.acknowledged()["toolsListChanged"], true, "{sdk:?}: {listen:?}");
+        drop(listen);
+        // The connection goes on after the stream closed.
+        let sum = b(c.call_tool("add", json!({"a": 1, "b": 0.5}))).unwrap();
+        assert_eq!(sum.structured_content.unwrap()["sum"], 1.5);
+        c.disconnect();
+
+        let (c, _notes, _handled) = client(sdk.stdio(), EraMode::Legacy);
+        c.connect().unwrap();
+        assert!(matches!(
+            b(c.listen(json!({}), WAIT)),
+            Err(Error::Unsupported(_))
+        ));
+        c.disconnect();
+    }
+}

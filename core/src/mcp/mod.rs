@@ -15,6 +15,7 @@ pub use crate::protocol::mcp::{
 
 pub(crate) mod cache;
 pub(crate) mod input_required;
+mod listen;
 pub(crate) mod log_level;
 pub use log_level::LOG_LEVELS;
 mod progress;
@@ -22,6 +23,7 @@ mod request;
 mod tasks;
 mod typed;
 
+pub use listen::{Listen, ACKNOWLEDGED, LISTEN};
 pub use progress::ProgressCall;
 pub use request::McpRequest;
 pub use tasks::{decode_task_call, task_call_params, Task, TaskCall, RELATED_TASK_META};
