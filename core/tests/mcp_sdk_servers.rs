@@ -31,16 +31,15 @@ fn table() -> Value {
     serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap()
 }
 
+/// Server requests handled, counted by method.
+type Handled = Arc<Mutex<HashMap<String, usize>>>;
+
 /// A client with handlers: sampling answers with a fixed model and text, elicitation accepts
 /// with `name: Ada` (each counted by method); every notification goes to the returned channel.
 fn client(
     opts: ClientOptions,
     mode: EraMode,
-) -> (
-    Client,
-    mpsc::Receiver<(String, Value)>,
-    Arc<Mutex<HashMap<String, usize>>>,
-) {
+) -> (Client, mpsc::Receiver<(String, Value)>, Handled) {
     init_tracing();
     let c = Client::new(opts.default_timeout(WAIT).mcp_protocol(mode));
     let (tx, rx) = mpsc::channel();
@@ -390,9 +389,14 @@ fn listen_is_acknowledged_in_the_stateless_era() {
     for sdk in Sdk::ALL {
         let (c, _notes, _handled) = client(sdk.stdio(), EraMode::Auto);
         assert_eq!(c.connect().unwrap().mcp_era(), "stateless");
-        let filter = json!({"toolsListChanged": true, "resourceSubscriptions": ["demo://greeting"]});
+        let filter =
+            json!({"toolsListChanged": true, "resourceSubscriptions": ["demo://greeting"]});
         let listen = b(c.listen(filter, WAIT)).unwrap_or_else(|e| panic!("{sdk:?}: {e:?}"));
-        assert_eq!(listen.acknowledged()["toolsListChanged"], true, "{sdk:?}: {listen:?}");
+        assert_eq!(
+            listen.acknowledged()["toolsListChanged"],
+            true,
+            "{sdk:?}: {listen:?}"
+        );
         drop(listen);
         // The connection goes on after the stream closed.
         let sum = b(c.call_tool("add", json!({"a": 1, "b": 0.5}))).unwrap();
