@@ -405,3 +405,33 @@ fn oauth_options_configure_the_http_transport() {
     };
     assert!(h.oauth.is_none(), "off unless asked for");
 }
+
+#[test]
+fn a_refused_browser_step_fails_the_connect_once_in_auto_mode() {
+    // The default era mode probes `server/discover`; a 401 it cannot get past is the
+    // answer `initialize` would get too, so the user is not asked a second time.
+    let fake = start_fake();
+    let base = fake.lock().unwrap().base.clone();
+    let asked = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let a2 = asked.clone();
+    let cfg = OAuthConfig::new()
+        .redirect_uri("http://127.0.0.1:1/callback")
+        .authorizer(move |_url: String| {
+            a2.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            async {
+                Err(codex_client::Error::Cancelled(
+                    "the user closed the browser".into(),
+                ))
+            }
+        });
+    let client = Client::new(
+        ClientOptions::default()
+            .transport(TransportKind::McpHttp(
+                McpHttp::new(format!("{base}/mcp")).oauth(cfg),
+            ))
+            .default_timeout(Duration::from_secs(20)),
+    );
+    let err = client.connect().unwrap_err().to_string();
+    assert!(err.contains("401"), "{err}");
+    assert_eq!(asked.load(std::sync::atomic::Ordering::SeqCst), 1, "{err}");
+}

@@ -129,6 +129,9 @@ impl Client {
                         Err(e) => return Ok(Err(e)),
                     };
                 }
+                // Authorization failed (or was refused): `initialize` would meet the same
+                // answer, and ask the user's browser step a second time.
+                Ok(Err(Error::Rpc(e))) if refused_access(&e) => return Ok(Err(Error::Rpc(e))),
                 Ok(Err(e)) => {
                     if session.shared.is_closed() {
                         return Ok(Err(e));
@@ -152,6 +155,12 @@ impl Client {
             Err(e) => Ok(Err(e)),
         }
     }
+}
+
+/// Whether an error is the HTTP transport's answer of 401 or 403 (no fallback helps).
+fn refused_access(e: &crate::RpcError) -> bool {
+    let status = e.data.as_ref().and_then(|d| d.get("httpStatus"));
+    matches!(status.and_then(Value::as_u64), Some(401 | 403))
 }
 
 /// Which era and version an MCP connection speaks, from its initialize result view.
