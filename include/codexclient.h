@@ -317,7 +317,9 @@
  * `codex_login_id`, `codex_login_wait`, `codex_login_cancel`, `codex_login_free`;
  * `codex_client_helper`), a turn run to its end within bounds (`codex_client_turn_run`).
  * 1.7: skills over MCP (`codex_client_mcp_skills_list`, `codex_client_mcp_skill_load`,
- * `codex_client_add_skill_source`, `codex_client_remove_skill_source`).
+ * `codex_client_add_skill_source`, `codex_client_remove_skill_source`);
+ * `codex_client_respond_decision` (an approval answered by its generic word, worded by the
+ * core).
  */
 #define CODEX_ABI_VERSION_MINOR 7
 
@@ -897,6 +899,20 @@ enum codex_status_t codex_client_stderr_tail(const struct codex_client_t *client
  * Thread: any, including inside callbacks; now or later.
  */
 enum codex_status_t codex_client_respond(struct codex_client_t *client, struct codex_request_t *request, const char *result_json);
+
+/**
+ * Answer an approval request with a decision named by its generic word: `"accept"`,
+ * `"acceptForSession"`, `"decline"` or `"cancel"` (decline and interrupt the turn). The
+ * core words it for the request's method (`{"decision":"accept"}` for the v2 approvals,
+ * `{"decision":"approved"}` for the v1 ones), so a program never spells the protocol's
+ * answer.
+ *
+ * Returns `CODEX_STATUS_INVALID_ARGUMENT` for another word or a request that is not an
+ * approval (answer those with `codex_client_respond`), else as `codex_client_respond`.
+ * Ownership: borrows everything. Thread: any, including inside callbacks; now or later.
+ * ABI 1.7.
+ */
+enum codex_status_t codex_client_respond_decision(struct codex_client_t *client, struct codex_request_t *request, const char *decision);
 
 /**
  * Answer a server request with a JSON-RPC error `{code, message, data}`; `data_json` may be

@@ -31,6 +31,7 @@ __all__ = [
     "GetPromptResult",
     "ItemCompleted",
     "ItemStarted",
+    "LoopbackBrowser",
     "NativeClient",
     "NativeLogin",
     "REQUEST_METHODS",
@@ -45,6 +46,7 @@ __all__ = [
     "Tool",
     "ToolCall",
     "Turn",
+    "TurnBounds",
     "TurnCompleted",
     "TurnStarted",
     "__version__",
@@ -156,7 +158,8 @@ class ServerRequest(Generic[_M, _P, _R]):
 @final
 class ConnectionEvent:
     """Something the connection reports: ``kind`` is ``error``, ``overflow``,
-    ``disconnected``, ``reconnecting`` or ``reconnected``."""
+    ``disconnected``, ``reconnecting``, ``reconnected`` or ``auth`` (MCP authorization:
+    ``auth`` is ``started``, ``succeeded``, ``refreshed`` or ``failed``)."""
 
     @property
     def kind(self) -> str: ...
@@ -186,6 +189,14 @@ class ConnectionEvent:
     def server_requests_dropped(self) -> Optional[int]: ...
     @property
     def turns_ended(self) -> Optional[List[Tuple[str, str, str]]]: ...
+    @property
+    def auth(self) -> Optional[str]: ...
+    @property
+    def grant(self) -> Optional[str]: ...
+    @property
+    def issuer(self) -> Optional[str]: ...
+    @property
+    def scope(self) -> Optional[str]: ...
     @property
     def method(self) -> None: ...
     @property
@@ -389,6 +400,39 @@ class Progress:
     def __eq__(self, value: object, /) -> bool: ...
 
 @final
+class Task:
+    """A task the MCP server runs in the background (2025-11-25 tasks)."""
+
+    @property
+    def raw(self) -> Dict[str, Any]:
+        """Everything the server sent."""
+    @property
+    def task_id(self) -> str:
+        """The task's id, chosen by the server."""
+    @property
+    def status(self) -> str:
+        """``working``, ``input_required``, ``completed``, ``failed`` or ``cancelled``."""
+    @property
+    def status_message(self) -> Optional[str]:
+        """What the server says about the status."""
+    @property
+    def created_at(self) -> str:
+        """When the task was created (ISO 8601)."""
+    @property
+    def last_updated_at(self) -> str:
+        """When its status last changed (ISO 8601)."""
+    @property
+    def ttl(self) -> Optional[int]:
+        """How long (ms) the server keeps the task after it was created (``None``: unlimited)."""
+    @property
+    def poll_interval(self) -> Optional[int]:
+        """The poll interval (ms) the server suggests."""
+    @property
+    def is_terminal(self) -> bool:
+        """Whether the task ended (``completed``, ``failed`` or ``cancelled``)."""
+    def __eq__(self, value: object, /) -> bool: ...
+
+@final
 class ToolCall:
     """An MCP tool call that reports progress (the core's ``ProgressCall``)."""
 
@@ -437,13 +481,20 @@ class Turn:
     def __iter__(self) -> Iterator[_Event]: ...
     def __next__(self) -> _Event: ...
     def take(self, max: int = 1024) -> Optional[List[_Event]]: ...
-    def wait_async(self, aio: _Aio) -> Any: ...
+    def wait_async(self, aio: _Aio, bounds: Optional[TurnBounds] = None) -> Any: ...
+    def give_up_async(self, bounds: TurnBounds, aio: _Aio) -> Any: ...
     def finish(self, timeout: Optional[float] = None, idle: Optional[float] = None) -> str: ...
     def result_json(self) -> str: ...
     def interrupt(self, timeout: Optional[float] = None, aio: _Aio = None) -> Any: ...
     def interrupt_nowait(self, executor: Optional[Executor] = None) -> None: ...
     def steer(self, input_json: str, timeout: Optional[float] = None, aio: _Aio = None) -> Any: ...
     def close(self) -> None: ...
+
+@final
+class TurnBounds:
+    """The bounds of a turn's wait (the core's ``TurnBounds``), started when made."""
+
+    def __new__(cls, timeout: Optional[float] = None, idle: Optional[float] = None) -> TurnBounds: ...
 
 @final
 class NativeLogin:
@@ -460,6 +511,17 @@ class ClientHandle:
 
     def disconnect(self) -> None: ...
     def dispatch_events(self) -> int: ...
+
+@final
+class LoopbackBrowser:
+    """The browser step for desktop programs (RFC 8252): listens on ``127.0.0.1:port`` for
+    the redirect to ``/callback`` and opens the system browser (or ``open(url)``)."""
+
+    def __new__(
+        cls, port: int = 0, *, timeout: float = 300.0, open: Optional[Callable[[str], object]] = None
+    ) -> "LoopbackBrowser": ...
+    @property
+    def redirect_uri(self) -> str: ...
 
 @final
 class NativeClient:
@@ -509,6 +571,7 @@ class NativeClient:
     def call_tool_progress(
         self, name: str, arguments_json: str, timeout: Optional[float] = None
     ) -> ToolCall: ...
+    def wait_task(self, task_id: str, within: float, aio: _Aio = None) -> Any: ...
     def notify(self, method: str, params_json: str) -> None: ...
     def on_request(
         self, method: Optional[str], handler: Optional[Callable[[ServerRequest], Any]]

@@ -15,17 +15,18 @@ from __future__ import annotations
 import asyncio
 import threading
 from types import TracebackType
-from typing import Any, Callable, Dict, Iterator, List, Mapping, Optional, Sequence, Type, cast
+from typing import Any, Callable, Dict, Iterator, List, Mapping, Optional, Sequence, Type, Union, cast
 
 from . import _native
 from ._account import Login
-from ._base import ClientBase, ThreadBase, ToolCallBase, TurnBase
+from ._base import ClientBase, ThreadBase, ToolCallBase, TurnBase, _page, _same
 from ._handlers import Event, ProgressHandler, finish, handler_failed
 from ._inputs import Input, Skills
 from ._json import Params, arguments_json as _args, loads
 from ._results import InitializeResult, Page, TurnResult
 from ._native import CallToolResult, Completion, GetPromptResult, Progress, Prompt, Resource
-from ._native import ResourceContents, ResourceTemplate, Tool
+from ._native import ResourceContents, ResourceTemplate, Task, Tool
+from ._keywords import ClientKeywords, ThreadKeywords
 from ._requests import SyncRequests
 
 Timeout = Optional[float]
@@ -35,33 +36,24 @@ def _nothing(_: Any) -> None:
     return None
 
 
-class Thread(ThreadBase):
-    """A conversation thread of a :class:`Client`."""
+class Thread(ThreadKeywords, ThreadBase):
+    """A conversation thread of a :class:`Client`: :meth:`run` a turn to its end,
+    :meth:`run_streamed` to iterate its events (their keywords are ``turn/start``'s params,
+    typed: see :mod:`codexclient._keywords`)."""
 
     _client: "Client"
 
-    def run(
-        self,
-        input: Input,
-        *,
-        skills: Skills = None,
-        timeout: Timeout = None,
-        idle_timeout: Timeout = None,
-        **overrides: Any,
+    def _run(
+        self, input: Input, skills: Skills, timeout: Timeout, idle_timeout: Timeout,
+        given: Mapping[str, Any], extra: Optional[Mapping[str, Any]],
     ) -> TurnResult:
-        """Run one turn to completion and return its result (final text, items, usage, diff).
-        ``overrides`` are ``turn/start`` params in snake_case. ``skills``: names or paths
-        (``SKILL.md`` or its folder) of skills for the turn, sent natively where the server
-        can, else emulated (see :attr:`TurnResult.emulated_skills`); a missing or unknown
-        skill raises :class:`InvalidArgumentError` before anything is sent. ``timeout`` and
-        ``idle_timeout`` bound the turn as in :meth:`Turn.result`."""
-        turn = self.run_streamed(input, skills=skills, **overrides)
+        turn = self._run_streamed(input, skills, given, extra)
         return turn.result(timeout=timeout, idle_timeout=idle_timeout)
 
-    def run_streamed(self, input: Input, *, skills: Skills = None, **overrides: Any) -> "Turn":
-        """Start a turn (with ``skills``, as in :meth:`run`); iterate the returned
-        :class:`Turn` for its events."""
-        return cast(Turn, self._client._start_turn(self.id, input, overrides, skills))
+    def _run_streamed(
+        self, input: Input, skills: Skills, given: Mapping[str, Any], extra: Optional[Mapping[str, Any]]
+    ) -> "Turn":
+        return cast(Turn, self._client._start_turn(self.id, input, given, extra, skills))
 
     def read(self, *, include_turns: bool = False) -> Dict[str, Any]:
         """``thread/read`` of this thread."""
@@ -89,10 +81,6 @@ class Thread(ThreadBase):
         turn: its events arrive like any turn's). Keyword arguments are camel-cased
         (``delivery="inline"``)."""
         return cast(Dict[str, Any], self._helper("review_start", dict(target), **kwargs))
-
-    def fork(self, **kwargs: Any) -> "Thread":
-        """``thread/fork`` of this thread."""
-        return self._client.thread_fork(self.id, **kwargs)
 
 
 class Turn(TurnBase):
@@ -170,7 +158,7 @@ class ToolCall(ToolCallBase):
         self.cancel()
 
 
-class Client(SyncRequests, ClientBase):
+class Client(ClientKeywords, SyncRequests, ClientBase):
     """A blocking connection to ``codex app-server``, or to any MCP server.
 
     ``with Client(...) as client:`` spawns the server, runs the handshake and stops the server
@@ -182,6 +170,13 @@ class Client(SyncRequests, ClientBase):
     ``transport="http://…/mcp"``; ``token``, ``headers``, ``mcp_roots``,
     ``mcp_capabilities``). ``for event in client:`` yields
     the notifications and connection events not routed to a turn being streamed.
+
+    MCP authorization (OAuth 2.1, an HTTP MCP server that answers 401): ``authorize`` (a
+    callable given the authorization URL that returns the URL the browser was redirected to;
+    plain, run on a library thread and free to block, or ``async def``; or a
+    :class:`LoopbackBrowser`), ``token_store`` (an object with ``load``/``save``/``clear``,
+    see :class:`TokenStore`; default: in memory, or ``oauth_token_file``) and the ``oauth_*``
+    options. Authorization steps arrive as connection events of kind ``auth``.
 
     Handlers may be plain functions or ``async def`` (run to completion with
     :func:`asyncio.run` on the calling thread). Without a handler approvals are **declined**.
@@ -231,23 +226,6 @@ class Client(SyncRequests, ClientBase):
     def thread(self, thread_id: str) -> Thread:
         """A handle on an existing (loaded) thread, without any request."""
         return Thread(self, thread_id, {})
-
-    def thread_start(self, /, params: Params = None, *, timeout: Timeout = None, **kwargs: Any) -> Thread:
-        """``thread/start``: a new thread. Keyword arguments are camel-cased into params
-        (``approval_policy="untrusted"`` → ``approvalPolicy``)."""
-        return cast(Thread, self._helper("thread_start", None, None, params, kwargs, timeout))
-
-    def thread_resume(
-        self, /, thread_id: str, params: Params = None, *, timeout: Timeout = None, **kwargs: Any
-    ) -> Thread:
-        """``thread/resume``: load a stored thread."""
-        return cast(Thread, self._helper("thread_resume", thread_id, None, params, kwargs, timeout))
-
-    def thread_fork(
-        self, /, thread_id: str, params: Params = None, *, timeout: Timeout = None, **kwargs: Any
-    ) -> Thread:
-        """``thread/fork``: a new thread with a copy of ``thread_id``'s history."""
-        return cast(Thread, self._helper("thread_fork", thread_id, None, params, kwargs, timeout))
 
     def thread_list(
         self, /, params: Params = None, *, timeout: Timeout = None, **kwargs: Any
@@ -476,6 +454,42 @@ class Client(SyncRequests, ClientBase):
         the URI and what differed; an unknown or ambiguous name :class:`InvalidArgumentError`
         listing the server's skills."""
         return cast(Dict[str, Any], self._skill_load(skill))
+
+    # -- MCP tasks (2025-11-25) --------------------------------------------------------------
+
+    def call_tool_as_task(
+        self, name: str, arguments: Optional[Mapping[str, Any]] = None, *, ttl: Optional[float] = None,
+    ) -> Union[Task, CallToolResult]:
+        """MCP ``tools/call`` as a task: answered at once with the :class:`Task` the server
+        runs in the background (kept ``ttl`` seconds after its creation when given), or with
+        the :class:`CallToolResult` when the server runs the call plainly. Then
+        :meth:`wait_task`, :meth:`task_result`, :meth:`cancel_task`."""
+        ms = None if ttl is None else str(int(ttl * 1000))
+        return cast(Union[Task, CallToolResult], self._mcp("call_tool_as_task", name, _args(arguments), ms))
+
+    def get_task(self, task_id: str) -> Task:
+        """MCP ``tasks/get``: the task's state now."""
+        return cast(Task, self._mcp("get_task", task_id))
+
+    def list_tasks(self, cursor: Optional[str] = None) -> Page[Task]:
+        """MCP ``tasks/list``: one page of the tasks the server keeps for this client."""
+        return cast(Page[Task], self._mcp("list_tasks", cursor, then=_page))
+
+    def cancel_task(self, task_id: str) -> Task:
+        """MCP ``tasks/cancel``: the task's state after the cancellation (a task that already
+        ended cannot be cancelled: :class:`RpcError`)."""
+        return cast(Task, self._mcp("cancel_task", task_id))
+
+    def task_result(self, task_id: str) -> Dict[str, Any]:
+        """MCP ``tasks/result``: the result of the task's request as the request would have
+        been answered (a ``tools/call`` result as a dict); the server answers once the task
+        ended, so this waits that long (bounded by the default timeout)."""
+        return cast(Dict[str, Any], self._mcp("task_result", task_id))
+
+    def wait_task(self, task_id: str, within: float) -> Task:
+        """Poll ``tasks/get`` at the server's suggested interval until the task ends or waits
+        for input: its :class:`Task`; :class:`RequestTimeoutError` after ``within`` seconds."""
+        return cast(Task, self._call(lambda aio: self._native.wait_task(task_id, within, aio), _same))
 
     def events(self) -> Iterator[Event]:
         """A new (blocking) stream of the connection's notifications and connection events not

@@ -23,7 +23,15 @@ fn text(py: Python<'_>, s: String) -> PyResult<Py<PyAny>> {
 /// The core's options builder with every keyword argument set (JSON `null` for `None`: the
 /// default).
 fn builder(py: Python<'_>, options: Option<&Bound<'_, PyDict>>) -> PyResult<OptionsBuilder> {
-    let mut b = OptionsBuilder::new();
+    builder_onto(py, OptionsBuilder::new(), options)
+}
+
+/// [`builder`] onto `b`.
+fn builder_onto(
+    py: Python<'_>,
+    mut b: OptionsBuilder,
+    options: Option<&Bound<'_, PyDict>>,
+) -> PyResult<OptionsBuilder> {
     for (k, v) in options.into_iter().flatten() {
         let key: String = k.extract()?;
         let value = py_value(py, &v, Some(&format!("option `{key}`")))?;
@@ -76,8 +84,12 @@ impl NativeClient {
     #[new]
     #[pyo3(signature = (**options))]
     fn new(py: Python<'_>, options: Option<&Bound<'_, PyDict>>) -> PyResult<Self> {
-        let o = builder(py, options)?.build().py(py)?;
+        // `authorize` and `token_store` are MCP authorization's callbacks, not option keys.
+        let mut b = OptionsBuilder::new();
+        let callbacks = crate::auth::Callbacks::take(py, options, &mut b)?;
+        let o = builder_onto(py, b, options)?.build().py(py)?;
         let client = Client::new(o);
+        callbacks.keep(&client);
         // Notifications reach the client's own delivery only for a notification handler
         // (`on_notification`); iterators read them from subscriptions.
         client.queue_notifications(false);
@@ -281,6 +293,25 @@ impl NativeClient {
     /// Forget the skill source `label`; whether there was one.
     fn remove_skill_source(&self, label: &str) -> bool {
         self.client.remove_skill_source(label)
+    }
+
+    /// Poll an MCP task until it ends or waits for input, at most `within` seconds: its
+    /// `Task` (`RequestTimeoutError` past it).
+    fn wait_task(
+        &self,
+        py: Python<'_>,
+        task_id: String,
+        within: f64,
+        aio: Aio,
+    ) -> PyResult<Py<PyAny>> {
+        if !(within.is_finite() && within > 0.0) {
+            let msg = format!("within must be a positive number of seconds, not {within}");
+            return Err(simple(py, "InvalidArgumentError", msg));
+        }
+        let within = std::time::Duration::from_secs_f64(within);
+        let fut = crate::mcp::wait_task(self.client.clone(), task_id, within);
+        let spin = self.client.reply_spin();
+        run_spinning(py, aio, fut, |py, out| out(py), Some(&spin))
     }
 
     /// Start an MCP tool call that reports progress (sent before this returns): a `ToolCall`.

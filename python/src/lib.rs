@@ -13,6 +13,7 @@ use pyo3::prelude::*;
 
 pub mod account;
 mod args;
+mod auth;
 pub mod client;
 pub mod compat;
 mod errors;
@@ -39,12 +40,12 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add("REQUEST_METHODS", request_methods(m.py())?)?;
     add_classes! { m:
-        client::NativeClient, client::ClientHandle, account::NativeLogin, executor::Executor, stream::EventStream, turn::Turn,
+        client::NativeClient, client::ClientHandle, auth::LoopbackBrowser, account::NativeLogin, executor::Executor, stream::EventStream, turn::Turn, turn::PyTurnBounds,
         events::Notification, events::AgentMessageDelta, events::ItemStarted,
         events::ItemCompleted, events::TurnStarted, events::TurnCompleted,
         events::TokenUsageUpdated, events::ServerRequest, events::ConnectionEvent, mcp::Tool,
         mcp::CallToolResult, mcp::Resource, mcp::ResourceTemplate, mcp::ResourceContents,
-        mcp::Prompt, mcp::GetPromptResult, mcp::Completion, mcp::Progress, mcp::ToolCall,
+        mcp::Prompt, mcp::GetPromptResult, mcp::Completion, mcp::Progress, mcp::ToolCall, mcp::Task,
     }
     m.add_function(wrap_pyfunction!(mcp::completion_ref, m)?)?;
     m.add_function(wrap_pyfunction!(account::login_api_key, m)?)?;
