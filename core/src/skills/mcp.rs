@@ -119,10 +119,10 @@ impl McpSelected {
 pub(super) fn block(label: &str, skill: &LoadedSkill) -> String {
     format!(
         "<skill name=\"{}\" server=\"{}\" uri=\"{}\" description=\"{}\" emulated=\"true\">\n{}\n</skill>",
-        super::plan::attr(skill.entry.name()),
-        super::plan::attr(label),
-        super::plan::attr(&skill.entry.uri),
-        super::plan::attr(skill.entry.description()),
+        super::attr(skill.entry.name()),
+        super::attr(label),
+        super::attr(&skill.entry.uri),
+        super::attr(skill.entry.description()),
         skill.body
     )
 }

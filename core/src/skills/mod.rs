@@ -145,6 +145,14 @@ pub fn native_skill_input(transport: &TransportKind, codex_version: Option<&str>
     app_server && codex_version.and_then(parse_version) >= Some(NATIVE_SKILL_INPUT_SINCE)
 }
 
+/// Text as an XML attribute value (`&`, `"`, `<`, `>` escaped), for the emulation's blocks.
+pub(super) fn attr(s: &str) -> String {
+    s.replace('&', "&amp;")
+        .replace('"', "&quot;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+}
+
 /// `0.169.0` (or `0.169.0-alpha.2`) as numbers.
 fn parse_version(v: &str) -> Option<(u64, u64, u64)> {
     let core = v.split(['-', '+']).next()?;

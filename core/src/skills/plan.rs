@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use super::file::{self, SkillFile};
 use super::mcp::{self, McpSelected};
-use super::{SkillInfo, MCP_SERVER_KEY};
+use super::{attr, SkillInfo, MCP_SERVER_KEY};
 use crate::client::Client;
 use crate::error::{Error, Result};
 use crate::options::SkillEmulation;
@@ -271,13 +271,6 @@ fn block(name: &str, f: &SkillFile) -> String {
         attr(&f.description),
         f.body
     )
-}
-
-pub(super) fn attr(s: &str) -> String {
-    s.replace('&', "&amp;")
-        .replace('"', "&quot;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
 }
 
 fn unknown<'a>(name: &str, available: impl Iterator<Item = &'a String>) -> Error {
