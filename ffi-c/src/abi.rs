@@ -24,7 +24,8 @@ pub const CODEX_ABI_VERSION_MAJOR: u32 = 1;
 /// `codex_login_auth_url`, `codex_login_user_code`, `codex_login_verification_url`,
 /// `codex_login_id`, `codex_login_wait`, `codex_login_cancel`, `codex_login_free`;
 /// `codex_client_helper`), a turn run to its end within bounds (`codex_client_turn_run`).
-pub const CODEX_ABI_VERSION_MINOR: u32 = 6;
+/// 1.7: `CODEX_STATUS_URL_ELICITATION_REQUIRED`, `CODEX_STATUS_OUTPUT_SCHEMA_MISMATCH` (MCP).
+pub const CODEX_ABI_VERSION_MINOR: u32 = 7;
 
 /// The ABI version this header describes: `major * 1000 + minor` (1000 is 1.0). Compare it
 /// with `codex_abi_version()`, the version of the library actually loaded.

@@ -59,6 +59,8 @@ from ._errors import (
     RpcError,
     TransportError,
     UnsupportedError,
+    UrlElicitationRequiredError,
+    OutputSchemaError,
 )
 from ._native import (
     AgentMessageDelta,
@@ -146,5 +148,7 @@ __all__ = [
     "InvalidStateError",
     "AlreadyRespondedError",
     "UnsupportedError",
+    "UrlElicitationRequiredError",
+    "OutputSchemaError",
     "__version__",
 ]

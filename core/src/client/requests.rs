@@ -34,7 +34,26 @@ impl Client {
         let outcome = rx.await;
         // Answered: disarm (not `mem::forget`, which would leak the session it holds).
         guard.0 = None;
-        outcome.unwrap_or_else(|_| Err(session.disconnect_error()))
+        let result = outcome.unwrap_or_else(|_| Err(session.disconnect_error()))?;
+        self.check_tool_output(&session, method, params, &result)?;
+        Ok(result)
+    }
+
+    /// MCP `tools/call`: the result against the tool's `outputSchema` (option
+    /// `mcp_validate_output`).
+    fn check_tool_output(
+        &self,
+        session: &crate::session::SessionShared,
+        method: &str,
+        params: &RawValue,
+        result: &RawValue,
+    ) -> Result<()> {
+        if session.protocol != crate::options::Protocol::Mcp
+            || !self.inner.options.mcp.validate_output
+        {
+            return Ok(());
+        }
+        session.tool_schemas.check_raw(method, params, result)
     }
 
     /// Blocking form of [`request_raw`](Self::request_raw).
@@ -46,8 +65,11 @@ impl Client {
     ) -> Result<Box<RawValue>> {
         let session = self.live_session()?;
         let rx = session.start_request(method, params, opts, false)?;
-        self.wait_reply(rx)
-            .unwrap_or_else(|_| Err(session.disconnect_error()))
+        let result = self
+            .wait_reply(rx)
+            .unwrap_or_else(|_| Err(session.disconnect_error()))?;
+        self.check_tool_output(&session, method, params, &result)?;
+        Ok(result)
     }
 
     /// Block on a reply, spinning first as [`reply_spin`](ClientOptions::reply_spin) allows.

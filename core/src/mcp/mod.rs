@@ -7,12 +7,15 @@
 //! section).
 
 pub use crate::protocol::mcp::{
-    default_capabilities, CallToolResult, ClientCapabilities, Completion, Extra, GetPromptResult,
-    Page, Progress, Prompt, Resource, ResourceContents, ResourceTemplate, Root, ServerCapabilities,
-    Tool, ELICITATION_REQUEST, OFFERED_VERSION, ROOTS_REQUEST, SAMPLING_REQUEST, SERVER_LOG_TARGET,
-    SUPPORTED_VERSIONS,
+    default_capabilities, CallToolResult, ClientCapabilities, Completion, CreateMessageParams,
+    CreateMessageResult, ElicitationComplete, Extra, GetPromptResult, Icon, Implementation, Page,
+    Progress, Prompt, Resource, ResourceContents, ResourceLink, ResourceTemplate, Root,
+    SamplingBlock, SamplingContent, SamplingMessage, ServerCapabilities, Tool, ToolChoice,
+    ToolResult, ToolUse, ELICITATION_COMPLETE, ELICITATION_REQUEST, OFFERED_VERSION,
+    ROOTS_REQUEST, SAMPLING_REQUEST, SERVER_LOG_TARGET, SUPPORTED_VERSIONS, TOOLS_LIST_CHANGED,
 };
 
+mod elicitation;
 mod input_required;
 mod progress;
 mod request;
