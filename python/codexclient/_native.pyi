@@ -227,6 +227,9 @@ class Tool:
     @property
     def annotations(self) -> Optional[Dict[str, Any]]:
         """Behaviour hints (``readOnlyHint``, ``destructiveHint``, ...)."""
+    @property
+    def icons(self) -> List[Dict[str, Any]]:
+        """Icons (dicts: ``src``, ``mimeType``, ``sizes``, ``theme``), empty when none."""
     def __eq__(self, value: object, /) -> bool: ...
 
 @final
@@ -248,6 +251,9 @@ class CallToolResult:
     @property
     def text(self) -> str:
         """The text of every text content block, joined by newlines."""
+    @property
+    def resource_links(self) -> List[Dict[str, Any]]:
+        """The ``resource_link`` content blocks (dicts: ``uri``, ``name``, ``mimeType``, ``icons``, ...)."""
     def __eq__(self, value: object, /) -> bool: ...
 
 @final
@@ -272,6 +278,9 @@ class Resource:
     @property
     def mime_type(self) -> Optional[str]:
         """MIME type."""
+    @property
+    def icons(self) -> List[Dict[str, Any]]:
+        """Icons (dicts: ``src``, ``mimeType``, ``sizes``, ``theme``), empty when none."""
     def __eq__(self, value: object, /) -> bool: ...
 
 @final
@@ -293,6 +302,9 @@ class ResourceTemplate:
     @property
     def mime_type(self) -> Optional[str]:
         """MIME type."""
+    @property
+    def icons(self) -> List[Dict[str, Any]]:
+        """Icons (dicts: ``src``, ``mimeType``, ``sizes``, ``theme``), empty when none."""
     def __eq__(self, value: object, /) -> bool: ...
 
 @final
@@ -335,6 +347,9 @@ class Prompt:
     @property
     def arguments(self) -> List[Dict[str, Any]]:
         """Its arguments, as dicts (name, description, whether required)."""
+    @property
+    def icons(self) -> List[Dict[str, Any]]:
+        """Icons (dicts: ``src``, ``mimeType``, ``sizes``, ``theme``), empty when none."""
     def __eq__(self, value: object, /) -> bool: ...
 
 @final

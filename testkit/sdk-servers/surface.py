@@ -53,9 +53,10 @@ mcp._tool_manager.get_tool("shaped").fn_metadata.output_schema = SCHEMA
 @mcp.tool()
 async def reshape(ctx: Context) -> str:
     """`shaped`'s items now have a string `n`; the tool list changed."""
-    item = {"type": "object", "properties": {"n": {"type": "string"}}, "required": ["n"]}
-    schema = {**SCHEMA, "$defs": {"item": item}}
-    mcp._tool_manager.get_tool("shaped").fn_metadata.output_schema = schema
+    # In place: the SDK serves the schema object it was given.
+    mcp._tool_manager.get_tool("shaped").fn_metadata.output_schema["$defs"]["item"]["properties"]["n"] = {
+        "type": "string"
+    }
     await ctx.request_context.session.send_tool_list_changed()
     return "reshaped"
 
