@@ -316,8 +316,9 @@
  * `codex_login_auth_url`, `codex_login_user_code`, `codex_login_verification_url`,
  * `codex_login_id`, `codex_login_wait`, `codex_login_cancel`, `codex_login_free`;
  * `codex_client_helper`), a turn run to its end within bounds (`codex_client_turn_run`).
+ * 1.7: `CODEX_STATUS_URL_ELICITATION_REQUIRED`, `CODEX_STATUS_OUTPUT_SCHEMA_MISMATCH` (MCP).
  */
-#define CODEX_ABI_VERSION_MINOR 6
+#define CODEX_ABI_VERSION_MINOR 7
 
 /**
  * The ABI version this header describes: `major * 1000 + minor` (1000 is 1.0). Compare it
@@ -411,6 +412,18 @@ typedef enum codex_status_t {
    * connection returns (the server asks again after the rejoin). ABI 1.2.
    */
   CODEX_STATUS_CONNECTION_LOST = 16,
+  /**
+   * An MCP server answered -32042: the request needs URL-mode elicitations completed first.
+   * `codex_last_error_rpc_data` gives `{"elicitations":[{"mode":"url","message","url",
+   * "elicitationId"}…]}`; show each URL to the user, wait for the server's
+   * `notifications/elicitation/complete` of each, then send the request again. ABI 1.7.
+   */
+  CODEX_STATUS_URL_ELICITATION_REQUIRED = 17,
+  /**
+   * An MCP tool's `structuredContent` does not match its `outputSchema` (option
+   * `mcp_validate_output`); the message names the tool and the failing JSON path. ABI 1.7.
+   */
+  CODEX_STATUS_OUTPUT_SCHEMA_MISMATCH = 18,
 } codex_status_t;
 
 /**
