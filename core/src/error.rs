@@ -80,11 +80,7 @@ pub struct UrlElicitationRequired {
 
 impl UrlElicitationRequired {
     fn elicitations_of(e: &RpcError) -> Option<Vec<serde_json::Value>> {
-        e.data
-            .as_ref()?
-            .get("elicitations")?
-            .as_array()
-            .cloned()
+        e.data.as_ref()?.get("elicitations")?.as_array().cloned()
     }
 
     /// The `elicitationId` of each elicitation (those that have one).

@@ -45,7 +45,10 @@ fn connected(opts: ClientOptions) -> (Client, Notes) {
             let p: CreateMessageParams = req.params_as().expect("typed sampling params");
             let answer = match p.tools.first() {
                 Some(tool) => {
-                    assert_eq!(p.tool_choice.as_ref().unwrap().mode.as_deref(), Some("auto"));
+                    assert_eq!(
+                        p.tool_choice.as_ref().unwrap().mode.as_deref(),
+                        Some("auto")
+                    );
                     assert_eq!(tool.input_schema["required"], json!(["city"]));
                     CreateMessageResult::tool_use(
                         "test-model",
@@ -86,12 +89,18 @@ fn url_elicitation_lifecycle(c: &Client, notes: &Notes) {
     };
     assert_eq!(err.kind().name(), "url_elicitation_required");
     assert_eq!(u.ids(), vec!["connect-1".to_owned()]);
-    assert_eq!(u.urls(), vec!["https://127.0.0.1:9/connect?session=1".to_owned()]);
+    assert_eq!(
+        u.urls(),
+        vec!["https://127.0.0.1:9/connect?session=1".to_owned()]
+    );
     assert_eq!(u.elicitations[0]["message"], "Connect your account");
     assert_eq!(u.rpc.code, codex_client::URL_ELICITATION_REQUIRED_CODE);
     // Not complete yet: the wait is bounded.
     let early = b(c.wait_elicitations_complete(&u.ids(), Duration::from_millis(200)));
-    assert!(matches!(&early, Err(Error::Timeout { method, .. }) if method.contains("connect-1")), "{early:?}");
+    assert!(
+        matches!(&early, Err(Error::Timeout { method, .. }) if method.contains("connect-1")),
+        "{early:?}"
+    );
     // The out-of-band step completes it: the notification is delivered (typed) and awaited.
     let done = b(c.call_tool("finish_connect", json!({}))).unwrap();
     assert_eq!(done.text(), "finished");
@@ -155,7 +164,12 @@ fn icons_and_resource_links_are_typed() {
     let tools = b(c.list_all_tools()).unwrap();
     let linked = tools.iter().find(|t| t.name == "linked").unwrap();
     assert_eq!(linked.icons, info.icons);
-    assert!(tools.iter().find(|t| t.name == "add").unwrap().icons.is_empty());
+    assert!(tools
+        .iter()
+        .find(|t| t.name == "add")
+        .unwrap()
+        .icons
+        .is_empty());
     let r = b(c.call_tool("linked", json!({}))).unwrap();
     let links = r.resource_links();
     assert_eq!(links.len(), 1, "{r:?}");
@@ -184,8 +198,14 @@ fn output_schema_checks(c: &Client, notes: Option<&Notes>) {
         .find(|t| t.name == "shaped")
         .and_then(|t| t.output_schema.clone())
         .unwrap();
-    assert_eq!(schema["$schema"], "https://json-schema.org/draft/2020-12/schema");
-    assert_eq!(schema["properties"]["items"]["items"], json!({"$ref": "#/$defs/item"}));
+    assert_eq!(
+        schema["$schema"],
+        "https://json-schema.org/draft/2020-12/schema"
+    );
+    assert_eq!(
+        schema["properties"]["items"]["items"],
+        json!({"$ref": "#/$defs/item"})
+    );
 
     let good = b(c.call_tool("shaped", json!({"mode": "good"}))).unwrap();
     assert_eq!(good.structured_content, Some(json!({"items": [{"n": 1}]})));
@@ -198,17 +218,26 @@ fn output_schema_checks(c: &Client, notes: Option<&Notes>) {
     assert!(bad.to_string().contains("/items/1/n"), "{bad}");
     assert_eq!(m.result["structuredContent"]["items"][1]["n"], "two");
     let none = b(c.call_tool("shaped", json!({"mode": "none"}))).unwrap_err();
-    assert!(matches!(&none, Error::OutputSchemaMismatch(m) if m.path.is_empty()), "{none:?}");
+    assert!(
+        matches!(&none, Error::OutputSchemaMismatch(m) if m.path.is_empty()),
+        "{none:?}"
+    );
     // The raw request path (what C's codex_client_call takes) checks the same.
     let raw = c.request_blocking(
         "tools/call",
         json!({"name": "shaped", "arguments": {"mode": "bad"}}),
     );
-    assert!(matches!(raw, Err(Error::OutputSchemaMismatch(_))), "{raw:?}");
+    assert!(
+        matches!(raw, Err(Error::OutputSchemaMismatch(_))),
+        "{raw:?}"
+    );
 
     let Some(notes) = notes else { return };
     // The tools change: the next call lists them again and checks the new schema.
-    assert_eq!(b(c.call_tool("reshape", json!({}))).unwrap().text(), "reshaped");
+    assert_eq!(
+        b(c.call_tool("reshape", json!({}))).unwrap().text(),
+        "reshaped"
+    );
     support::wait_note(notes, TOOLS_LIST_CHANGED, WAIT, |_| true);
     let now = b(c.call_tool("shaped", json!({"mode": "bad"}))).unwrap_err();
     assert!(
@@ -291,7 +320,10 @@ fn mcp_over_https_takes_the_tls_options() {
     // Without it the certificate's issuer is unknown.
     let e = call(https(ports[0])).unwrap_err();
     let text = e.to_string().to_lowercase();
-    assert!(text.contains("unknownissuer") || text.contains("unknown issuer"), "{e}");
+    assert!(
+        text.contains("unknownissuer") || text.contains("unknown issuer"),
+        "{e}"
+    );
     // A service that wants a client certificate: refused without, served with one.
     assert!(call(https(ports[1]).tls_ca_file(&ca_file)).is_err());
     let r = call(
@@ -348,6 +380,8 @@ fn the_proxy_option_routes_mcp_http() {
     assert!(seen.recv_timeout(Duration::from_millis(300)).is_err());
     // A proxy that is no http(s) URL is refused by the option.
     let mut builder = codex_client::OptionsBuilder::new();
-    assert!(builder.set("mcp_proxy", json!("socks5://127.0.0.1:1")).is_err());
+    assert!(builder
+        .set("mcp_proxy", json!("socks5://127.0.0.1:1"))
+        .is_err());
     assert!(builder.set("mcp_proxy", json!("none")).is_ok());
 }

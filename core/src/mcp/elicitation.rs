@@ -31,7 +31,11 @@ impl Client {
     /// ```
     ///
     /// Errors: `Timeout` naming the ids still missing, `NotConnected`.
-    pub async fn wait_elicitations_complete(&self, ids: &[String], timeout: Duration) -> Result<()> {
+    pub async fn wait_elicitations_complete(
+        &self,
+        ids: &[String],
+        timeout: Duration,
+    ) -> Result<()> {
         self.spawn_elicitation_wait(ids, timeout)?
             .await
             .unwrap_or_else(|e| Err(ended(e)))

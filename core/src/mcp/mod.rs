@@ -11,8 +11,8 @@ pub use crate::protocol::mcp::{
     CreateMessageResult, ElicitationComplete, Extra, GetPromptResult, Icon, Implementation, Page,
     Progress, Prompt, Resource, ResourceContents, ResourceLink, ResourceTemplate, Root,
     SamplingBlock, SamplingContent, SamplingMessage, ServerCapabilities, Tool, ToolChoice,
-    ToolResult, ToolUse, ELICITATION_COMPLETE, ELICITATION_REQUEST, OFFERED_VERSION,
-    ROOTS_REQUEST, SAMPLING_REQUEST, SERVER_LOG_TARGET, SUPPORTED_VERSIONS, TOOLS_LIST_CHANGED,
+    ToolResult, ToolUse, ELICITATION_COMPLETE, ELICITATION_REQUEST, OFFERED_VERSION, ROOTS_REQUEST,
+    SAMPLING_REQUEST, SERVER_LOG_TARGET, SUPPORTED_VERSIONS, TOOLS_LIST_CHANGED,
 };
 
 mod elicitation;

@@ -55,7 +55,10 @@ impl Client {
             && self.options().mcp.validate_output)
             .then(|| (method.to_owned(), raw));
         // Each update restarts the call's timeout (option `mcp_progress_resets_timeout`).
-        if let Some(t) = token.as_str().filter(|_| self.options().mcp.progress_resets_timeout) {
+        if let Some(t) = token
+            .as_str()
+            .filter(|_| self.options().mcp.progress_resets_timeout)
+        {
             session.watch_progress(t.to_owned(), id);
         }
         Ok(ProgressCall {

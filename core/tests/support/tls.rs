@@ -60,7 +60,11 @@ pub struct Stunnel(Child);
 
 impl Stunnel {
     /// Start it and wait (bounded) until every service listens.
-    pub fn start(dir: &Path, backend: u16, services: &[(u16, &Path, &Path, Option<&Path>)]) -> Stunnel {
+    pub fn start(
+        dir: &Path,
+        backend: u16,
+        services: &[(u16, &Path, &Path, Option<&Path>)],
+    ) -> Stunnel {
         let bin = ["stunnel4", "stunnel"]
             .into_iter()
             .find(|b| {
@@ -111,4 +115,3 @@ impl Drop for Stunnel {
         let _ = self.0.wait();
     }
 }
-

@@ -43,7 +43,10 @@ impl Completions {
 
     fn missing(&self, ids: &[String]) -> Vec<String> {
         let done = self.done.lock().unwrap();
-        ids.iter().filter(|id| !done.contains(id)).cloned().collect()
+        ids.iter()
+            .filter(|id| !done.contains(id))
+            .cloned()
+            .collect()
     }
 
     /// Wait until every id in `ids` completed (those that already did count), at most
@@ -82,7 +85,10 @@ mod tests {
         c.note(&raw(r#"{"elicitationId":"a"}"#));
         let ids = vec!["a".to_owned(), "b".to_owned()];
         let e = c.wait(&ids, Duration::from_millis(20)).await.unwrap_err();
-        assert!(e.to_string().contains('b') && !e.to_string().contains("a,"), "{e}");
+        assert!(
+            e.to_string().contains('b') && !e.to_string().contains("a,"),
+            "{e}"
+        );
         let c2 = c.clone();
         let waiter = tokio::spawn(async move { c2.wait(&ids, Duration::from_secs(5)).await });
         tokio::task::yield_now().await;

@@ -196,7 +196,10 @@ mod tests {
         assert_eq!(p["capabilities"]["sampling"], json!({"tools": {}}));
         assert!(p["capabilities"]["elicitation"].is_object());
         let p = initialize_params(Map::new(), Some(json!({"roots": {}})), true);
-        assert_eq!(p["capabilities"], json!({"roots": {}, "sampling": {"tools": {}}}));
+        assert_eq!(
+            p["capabilities"],
+            json!({"roots": {}, "sampling": {"tools": {}}})
+        );
         let p = initialize_params(Map::new(), None, false);
         assert_eq!(p["capabilities"]["sampling"], json!({}));
     }

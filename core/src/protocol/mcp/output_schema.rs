@@ -73,7 +73,11 @@ impl ToolSchemas {
 
     /// Keep the schemas of a `tools/list` answer, however it was asked for (typed helper or
     /// raw request).
-    fn record_raw(&self, params: &serde_json::value::RawValue, result: &serde_json::value::RawValue) {
+    fn record_raw(
+        &self,
+        params: &serde_json::value::RawValue,
+        result: &serde_json::value::RawValue,
+    ) {
         #[derive(serde::Deserialize)]
         struct List {
             #[serde(default)]
@@ -83,8 +87,8 @@ impl ToolSchemas {
         struct Params {
             cursor: Option<serde::de::IgnoredAny>,
         }
-        let first_page = serde_json::from_str::<Params>(params.get())
-            .map_or(true, |p| p.cursor.is_none());
+        let first_page =
+            serde_json::from_str::<Params>(params.get()).map_or(true, |p| p.cursor.is_none());
         if let Ok(list) = serde_json::from_str::<List>(result.get()) {
             self.record(&list.tools, first_page);
         }
@@ -152,8 +156,7 @@ impl ToolSchemas {
         let Ok(call) = serde_json::from_str::<Call<'_>>(params.get()) else {
             return Ok(());
         };
-        if call.task.is_some() || !self.state.lock().unwrap().schemas.contains_key(&*call.name)
-        {
+        if call.task.is_some() || !self.state.lock().unwrap().schemas.contains_key(&*call.name) {
             return Ok(());
         }
         let Ok(v) = serde_json::from_str::<Value>(result.get()) else {
@@ -176,18 +179,19 @@ impl ToolSchemas {
             return Ok(());
         };
         let mismatch = |path: String, message: String| {
-            Err(Error::OutputSchemaMismatch(Box::new(OutputSchemaMismatch {
-                tool: tool.to_owned(),
-                path,
-                message,
-                result: result.clone(),
-            })))
+            Err(Error::OutputSchemaMismatch(Box::new(
+                OutputSchemaMismatch {
+                    tool: tool.to_owned(),
+                    path,
+                    message,
+                    result: result.clone(),
+                },
+            )))
         };
         let Some(structured) = result.get("structuredContent") else {
             return mismatch(
                 String::new(),
-                "the tool declares an outputSchema but its result has no structuredContent"
-                    .into(),
+                "the tool declares an outputSchema but its result has no structuredContent".into(),
             );
         };
         let first = validator
@@ -208,7 +212,13 @@ mod tests {
 
     fn listed(schema: Value) -> ToolSchemas {
         let s = ToolSchemas::default();
-        s.record(&[json!({"name": "t", "outputSchema": schema}), json!({"name": "plain"})], true);
+        s.record(
+            &[
+                json!({"name": "t", "outputSchema": schema}),
+                json!({"name": "plain"}),
+            ],
+            true,
+        );
         s
     }
 
@@ -234,7 +244,9 @@ mod tests {
             other => panic!("not a mismatch: {other:?}"),
         }
         let missing = json!({"content": []});
-        assert!(matches!(s.check("t", &missing), Err(Error::OutputSchemaMismatch(m)) if m.path.is_empty()));
+        assert!(
+            matches!(s.check("t", &missing), Err(Error::OutputSchemaMismatch(m)) if m.path.is_empty())
+        );
         // Errors, tools without a schema and unknown tools pass.
         s.check("t", &json!({"isError": true})).unwrap();
         s.check("plain", &json!({"structuredContent": 5})).unwrap();
@@ -244,7 +256,8 @@ mod tests {
     #[test]
     fn a_remote_ref_is_never_fetched_and_the_schema_is_skipped() {
         let s = listed(json!({"$ref": "https://127.0.0.1:9/never.json"}));
-        s.check("t", &json!({"structuredContent": {"any": 1}})).unwrap();
+        s.check("t", &json!({"structuredContent": {"any": 1}}))
+            .unwrap();
     }
 
     #[test]
@@ -254,9 +267,15 @@ mod tests {
         s.invalidate();
         assert!(s.needs_relist());
         s.check("t", &json!({"structuredContent": {}})).unwrap();
-        s.record(&[json!({"name": "t", "outputSchema": {"type": "object", "required": ["y"]}})], true);
+        s.record(
+            &[json!({"name": "t", "outputSchema": {"type": "object", "required": ["y"]}})],
+            true,
+        );
         assert!(!s.needs_relist());
-        assert!(s.check("t", &json!({"structuredContent": {"x": 1}})).is_err());
-        s.check("t", &json!({"structuredContent": {"y": 1}})).unwrap();
+        assert!(s
+            .check("t", &json!({"structuredContent": {"x": 1}}))
+            .is_err());
+        s.check("t", &json!({"structuredContent": {"y": 1}}))
+            .unwrap();
     }
 }

@@ -230,12 +230,20 @@ mod tests {
         });
         let p: CreateMessageParams = serde_json::from_value(v.clone()).unwrap();
         assert_eq!(p.tools[0].name, "weather");
-        assert_eq!(p.tool_choice.as_ref().unwrap().mode.as_deref(), Some("auto"));
+        assert_eq!(
+            p.tool_choice.as_ref().unwrap().mode.as_deref(),
+            Some("auto")
+        );
         let blocks = p.messages[1].content.blocks();
-        assert!(matches!(blocks[0], SamplingBlock::ToolUse(u) if u.name == "weather" && u.input["city"] == "Oslo"));
+        assert!(
+            matches!(blocks[0], SamplingBlock::ToolUse(u) if u.name == "weather" && u.input["city"] == "Oslo")
+        );
         let blocks = p.messages[2].content.blocks();
         assert!(matches!(blocks[0], SamplingBlock::ToolResult(r) if r.tool_use_id == "c1"));
-        assert!(matches!(p.messages[3].content.blocks()[0], SamplingBlock::Other(_)));
+        assert!(matches!(
+            p.messages[3].content.blocks()[0],
+            SamplingBlock::Other(_)
+        ));
         assert_eq!(p.extra["temperature"], 0.5);
         // Nothing lost on the way back.
         assert_eq!(serde_json::to_value(&p).unwrap(), v);

@@ -74,7 +74,13 @@ pub(crate) async fn open_with(
     auth_events: Option<crate::auth::EventSink>,
 ) -> Result<(MessageReader, MessageWriter, JoinHandle<()>)> {
     let (reader, writer, outgoing, deliver) = channel_halves(CHANNEL_DEPTH);
-    let conn = Arc::new(Conn::new(cfg, net, max_message_bytes, deliver, auth_events)?);
+    let conn = Arc::new(Conn::new(
+        cfg,
+        net,
+        max_message_bytes,
+        deliver,
+        auth_events,
+    )?);
     let task = crate::rt::spawn(run(conn, outgoing));
     Ok((reader, writer, task))
 }
