@@ -319,7 +319,7 @@
  * 1.7: skills over MCP (`codex_client_mcp_skills_list`, `codex_client_mcp_skill_load`,
  * `codex_client_add_skill_source`, `codex_client_remove_skill_source`);
  * `codex_client_respond_decision` (an approval answered by its generic word, worded by the
- * core).
+ * core); `CODEX_STATUS_URL_ELICITATION_REQUIRED`, `CODEX_STATUS_OUTPUT_SCHEMA_MISMATCH` (MCP).
  */
 #define CODEX_ABI_VERSION_MINOR 7
 
@@ -415,6 +415,18 @@ typedef enum codex_status_t {
    * connection returns (the server asks again after the rejoin). ABI 1.2.
    */
   CODEX_STATUS_CONNECTION_LOST = 16,
+  /**
+   * An MCP server answered -32042: the request needs URL-mode elicitations completed first.
+   * `codex_last_error_rpc_data` gives `{"elicitations":[{"mode":"url","message","url",
+   * "elicitationId"}…]}`; show each URL to the user, wait for the server's
+   * `notifications/elicitation/complete` of each, then send the request again. ABI 1.7.
+   */
+  CODEX_STATUS_URL_ELICITATION_REQUIRED = 17,
+  /**
+   * An MCP tool's `structuredContent` does not match its `outputSchema` (option
+   * `mcp_validate_output`); the message names the tool and the failing JSON path. ABI 1.7.
+   */
+  CODEX_STATUS_OUTPUT_SCHEMA_MISMATCH = 18,
 } codex_status_t;
 
 /**

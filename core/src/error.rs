@@ -6,6 +6,10 @@ use std::time::Duration;
 /// JSON-RPC error code the app-server uses when its ingress queue is full.
 pub const OVERLOADED_CODE: i64 = -32001;
 
+/// MCP's JSON-RPC error code for "complete these URL elicitations first, then retry"
+/// (`URLElicitationRequiredError`, 2025-11-25): its `data.elicitations` lists them.
+pub const URL_ELICITATION_REQUIRED_CODE: i64 = -32042;
+
 /// A JSON-RPC error object returned by the server (`{code, message, data}`).
 #[derive(Debug, Clone, PartialEq)]
 pub struct RpcError {
@@ -39,10 +43,17 @@ impl RpcError {
             .as_ref()
             .is_some_and(|d| d.get(UNSUPPORTED_MARKER).is_some());
         if unsupported {
-            Error::Unsupported(self.message)
-        } else {
-            Error::Rpc(self)
+            return Error::Unsupported(self.message);
         }
+        if self.code == URL_ELICITATION_REQUIRED_CODE {
+            if let Some(elicitations) = UrlElicitationRequired::elicitations_of(&self) {
+                return Error::UrlElicitationRequired(UrlElicitationRequired {
+                    elicitations,
+                    rpc: self,
+                });
+            }
+        }
+        Error::Rpc(self)
     }
 }
 
@@ -50,6 +61,60 @@ impl fmt::Display for RpcError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "JSON-RPC error {}: {}", self.code, self.message)
     }
+}
+
+/// An MCP server's `-32042` error ([`Error::UrlElicitationRequired`]): the request needs
+/// the user to complete URL-mode elicitations first. Show each URL to the user (with its
+/// message, asking consent), wait for the server's `notifications/elicitation/complete` of
+/// each ([`Client::wait_elicitations_complete`](crate::Client::wait_elicitations_complete)),
+/// then send the request again.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub struct UrlElicitationRequired {
+    /// The elicitations (`ElicitRequestURLParams`: `mode` `"url"`, `message`, `url`,
+    /// `elicitationId`), as the server sent them.
+    pub elicitations: Vec<serde_json::Value>,
+    /// The JSON-RPC error as it came.
+    pub rpc: RpcError,
+}
+
+impl UrlElicitationRequired {
+    fn elicitations_of(e: &RpcError) -> Option<Vec<serde_json::Value>> {
+        e.data.as_ref()?.get("elicitations")?.as_array().cloned()
+    }
+
+    /// The `elicitationId` of each elicitation (those that have one).
+    pub fn ids(&self) -> Vec<String> {
+        self.elicitations
+            .iter()
+            .filter_map(|e| e.get("elicitationId").and_then(|v| v.as_str()))
+            .map(str::to_owned)
+            .collect()
+    }
+
+    /// The `url` of each elicitation (those that have one).
+    pub fn urls(&self) -> Vec<String> {
+        self.elicitations
+            .iter()
+            .filter_map(|e| e.get("url").and_then(|v| v.as_str()))
+            .map(str::to_owned)
+            .collect()
+    }
+}
+
+/// An MCP tool's `structuredContent` that does not match the tool's `outputSchema`
+/// ([`Error::OutputSchemaMismatch`]; option `mcp_validate_output`).
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub struct OutputSchemaMismatch {
+    /// The tool called.
+    pub tool: String,
+    /// JSON pointer of the failing value in `structuredContent` (`""`: the whole value).
+    pub path: String,
+    /// What is wrong there.
+    pub message: String,
+    /// The result as the server sent it (for a caller who wants it anyway).
+    pub result: serde_json::Value,
 }
 
 /// Why a connection ended.
@@ -120,6 +185,12 @@ pub enum Error {
     /// The client cancelled the request before its answer came (the server was told, where
     /// the protocol can: MCP's `notifications/cancelled`).
     Cancelled(String),
+    /// An MCP server answered `-32042`: the request needs URL-mode elicitations completed
+    /// first (see [`UrlElicitationRequired`]). [`Error::rpc`] gives the JSON-RPC error.
+    UrlElicitationRequired(UrlElicitationRequired),
+    /// An MCP tool's `structuredContent` does not match its `outputSchema` (or is missing
+    /// although the tool declares one); see [`OutputSchemaMismatch`].
+    OutputSchemaMismatch(Box<OutputSchemaMismatch>),
 }
 
 impl fmt::Display for Error {
@@ -152,6 +223,16 @@ impl fmt::Display for Error {
             }
             Error::Unsupported(m) => write!(f, "unsupported by this transport: {m}"),
             Error::Cancelled(m) => write!(f, "request cancelled: {m}"),
+            Error::UrlElicitationRequired(u) => {
+                write!(f, "{} (complete first: {})", u.rpc, u.urls().join(", "))
+            }
+            Error::OutputSchemaMismatch(m) => write!(
+                f,
+                "tool `{}` returned structuredContent that does not match its outputSchema at `{}`: {}",
+                m.tool,
+                if m.path.is_empty() { "/" } else { &m.path },
+                m.message
+            ),
         }
     }
 }
@@ -170,6 +251,7 @@ impl Error {
         match self {
             Error::Rpc(e) => Some(e),
             Error::Overloaded { last, .. } => Some(last),
+            Error::UrlElicitationRequired(u) => Some(&u.rpc),
             _ => None,
         }
     }
@@ -208,6 +290,10 @@ pub enum ErrorKind {
     Unsupported,
     /// [`Error::Cancelled`].
     Cancelled,
+    /// [`Error::UrlElicitationRequired`].
+    UrlElicitationRequired,
+    /// [`Error::OutputSchemaMismatch`].
+    OutputSchemaMismatch,
 }
 
 /// One value per [`ErrorKind`]: how a binding maps kinds to its own statuses or exception
@@ -245,6 +331,10 @@ pub struct ErrorKindMap<T> {
     pub unsupported: T,
     /// For [`ErrorKind::Cancelled`].
     pub cancelled: T,
+    /// For [`ErrorKind::UrlElicitationRequired`].
+    pub url_elicitation_required: T,
+    /// For [`ErrorKind::OutputSchemaMismatch`].
+    pub output_schema_mismatch: T,
 }
 
 impl<T> ErrorKindMap<T> {
@@ -265,6 +355,8 @@ impl<T> ErrorKindMap<T> {
             ErrorKind::AlreadyResponded => &self.already_responded,
             ErrorKind::Unsupported => &self.unsupported,
             ErrorKind::Cancelled => &self.cancelled,
+            ErrorKind::UrlElicitationRequired => &self.url_elicitation_required,
+            ErrorKind::OutputSchemaMismatch => &self.output_schema_mismatch,
         }
     }
 }
@@ -285,11 +377,13 @@ const NAMES: ErrorKindMap<&str> = ErrorKindMap {
     already_responded: "already_responded",
     unsupported: "unsupported",
     cancelled: "cancelled",
+    url_elicitation_required: "url_elicitation_required",
+    output_schema_mismatch: "output_schema_mismatch",
 };
 
 impl ErrorKind {
     /// Every kind, in declaration order.
-    pub const ALL: [ErrorKind; 14] = [
+    pub const ALL: [ErrorKind; 16] = [
         ErrorKind::NotConnected,
         ErrorKind::AlreadyConnected,
         ErrorKind::Timeout,
@@ -304,6 +398,8 @@ impl ErrorKind {
         ErrorKind::AlreadyResponded,
         ErrorKind::Unsupported,
         ErrorKind::Cancelled,
+        ErrorKind::UrlElicitationRequired,
+        ErrorKind::OutputSchemaMismatch,
     ];
 
     /// The kind's name in snake case (`"invalid_argument"`), as [`ErrorKindMap`]'s fields.
@@ -339,6 +435,8 @@ impl Error {
             Error::AlreadyResponded => ErrorKind::AlreadyResponded,
             Error::Unsupported(_) => ErrorKind::Unsupported,
             Error::Cancelled(_) => ErrorKind::Cancelled,
+            Error::UrlElicitationRequired(_) => ErrorKind::UrlElicitationRequired,
+            Error::OutputSchemaMismatch(_) => ErrorKind::OutputSchemaMismatch,
         }
     }
 }
@@ -363,6 +461,10 @@ mod tests {
             message: "m".into(),
             data: None,
         };
+        let rpc_for_url = RpcError {
+            code: URL_ELICITATION_REQUIRED_CODE,
+            ..rpc.clone()
+        };
         let errors = [
             Error::NotConnected,
             Error::AlreadyConnected,
@@ -384,6 +486,16 @@ mod tests {
             Error::AlreadyResponded,
             Error::Unsupported("u".into()),
             Error::Cancelled("c".into()),
+            Error::UrlElicitationRequired(UrlElicitationRequired {
+                elicitations: vec![],
+                rpc: rpc_for_url.clone(),
+            }),
+            Error::OutputSchemaMismatch(Box::new(OutputSchemaMismatch {
+                tool: "t".into(),
+                path: "/x".into(),
+                message: "m".into(),
+                result: serde_json::Value::Null,
+            })),
         ];
         let kinds: Vec<_> = errors.iter().map(Error::kind).collect();
         assert_eq!(kinds, ErrorKind::ALL);
@@ -411,5 +523,31 @@ mod tests {
             data: Some(serde_json::json!({"method": "x"})),
         };
         assert!(matches!(plain.clone().into_error(), Error::Rpc(r) if r == plain));
+    }
+
+    #[test]
+    fn url_elicitation_required_carries_the_elicitations() {
+        let el = serde_json::json!({"mode": "url", "message": "Log in", "url": "https://127.0.0.1/x",
+                                    "elicitationId": "e1"});
+        let e = RpcError {
+            code: URL_ELICITATION_REQUIRED_CODE,
+            message: "URL elicitation required".into(),
+            data: Some(serde_json::json!({ "elicitations": [el.clone()] })),
+        }
+        .into_error();
+        let Error::UrlElicitationRequired(u) = &e else {
+            panic!("not typed: {e:?}")
+        };
+        assert_eq!(u.elicitations, vec![el]);
+        assert_eq!(u.ids(), vec!["e1".to_owned()]);
+        assert_eq!(e.rpc().map(|r| r.code), Some(URL_ELICITATION_REQUIRED_CODE));
+        assert!(e.to_string().contains("https://127.0.0.1/x"), "{e}");
+        // Without the elicitations it stays a plain JSON-RPC error.
+        let bare = RpcError {
+            code: URL_ELICITATION_REQUIRED_CODE,
+            message: "m".into(),
+            data: None,
+        };
+        assert!(matches!(bare.into_error(), Error::Rpc(_)));
     }
 }

@@ -54,7 +54,8 @@ pub use delivery::dispatch::{
 };
 pub use delivery::{mark_event_delivery_thread, EventReceiver};
 pub use error::{
-    DisconnectInfo, Error, ErrorKind, ErrorKindMap, Result, RpcError, OVERLOADED_CODE,
+    DisconnectInfo, Error, ErrorKind, ErrorKindMap, OutputSchemaMismatch, Result, RpcError,
+    UrlElicitationRequired, OVERLOADED_CODE, URL_ELICITATION_REQUIRED_CODE,
 };
 pub use event::{
     approval_answer, fail_closed_answer, is_approval, Attachment, ConnectionEvent, Decision, Event,

@@ -27,7 +27,7 @@ pub const CODEX_ABI_VERSION_MAJOR: u32 = 1;
 /// 1.7: skills over MCP (`codex_client_mcp_skills_list`, `codex_client_mcp_skill_load`,
 /// `codex_client_add_skill_source`, `codex_client_remove_skill_source`);
 /// `codex_client_respond_decision` (an approval answered by its generic word, worded by the
-/// core).
+/// core); `CODEX_STATUS_URL_ELICITATION_REQUIRED`, `CODEX_STATUS_OUTPUT_SCHEMA_MISMATCH` (MCP).
 pub const CODEX_ABI_VERSION_MINOR: u32 = 7;
 
 /// The ABI version this header describes: `major * 1000 + minor` (1000 is 1.0). Compare it

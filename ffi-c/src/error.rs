@@ -53,6 +53,14 @@ pub enum codex_status_t {
     /// once `CODEX_EVENT_RECONNECTED` came. Also what answering a server request of the lost
     /// connection returns (the server asks again after the rejoin). ABI 1.2.
     CODEX_STATUS_CONNECTION_LOST = 16,
+    /// An MCP server answered -32042: the request needs URL-mode elicitations completed first.
+    /// `codex_last_error_rpc_data` gives `{"elicitations":[{"mode":"url","message","url",
+    /// "elicitationId"}…]}`; show each URL to the user, wait for the server's
+    /// `notifications/elicitation/complete` of each, then send the request again. ABI 1.7.
+    CODEX_STATUS_URL_ELICITATION_REQUIRED = 17,
+    /// An MCP tool's `structuredContent` does not match its `outputSchema` (option
+    /// `mcp_validate_output`); the message names the tool and the failing JSON path. ABI 1.7.
+    CODEX_STATUS_OUTPUT_SCHEMA_MISMATCH = 18,
 }
 
 use codex_status_t::*;
@@ -99,6 +107,8 @@ const STATUS: ErrorKindMap<codex_status_t> = ErrorKindMap {
     already_responded: CODEX_STATUS_ALREADY_RESPONDED,
     unsupported: CODEX_STATUS_UNSUPPORTED,
     cancelled: CODEX_STATUS_CANCELLED,
+    url_elicitation_required: CODEX_STATUS_URL_ELICITATION_REQUIRED,
+    output_schema_mismatch: CODEX_STATUS_OUTPUT_SCHEMA_MISMATCH,
 };
 
 /// The status code of a core error.
@@ -287,6 +297,8 @@ ffi_fn! {
             14 => c"CODEX_STATUS_INTERNAL",
             15 => c"CODEX_STATUS_CANCELLED",
             16 => c"CODEX_STATUS_CONNECTION_LOST",
+            17 => c"CODEX_STATUS_URL_ELICITATION_REQUIRED",
+            18 => c"CODEX_STATUS_OUTPUT_SCHEMA_MISMATCH",
             _ => c"CODEX_STATUS_UNKNOWN",
         };
         s.as_ptr()

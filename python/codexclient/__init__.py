@@ -60,6 +60,8 @@ from ._errors import (
     RpcError,
     TransportError,
     UnsupportedError,
+    UrlElicitationRequiredError,
+    OutputSchemaError,
 )
 from ._native import (
     AgentMessageDelta,
@@ -153,5 +155,7 @@ __all__ = [
     "InvalidStateError",
     "AlreadyRespondedError",
     "UnsupportedError",
+    "UrlElicitationRequiredError",
+    "OutputSchemaError",
     "__version__",
 ]

@@ -100,8 +100,50 @@ class InvalidParamsError(RpcError):
     """JSON-RPC -32602: bad params (for example input too large)."""
 
 
+class UrlElicitationRequiredError(RpcError):
+    """MCP -32042: the request needs URL-mode elicitations completed first.
+
+    ``elicitations`` is the list the server sent (dicts with ``mode`` ``"url"``, ``message``,
+    ``url``, ``elicitationId``). Show each URL to the user, wait for the server's
+    ``notifications/elicitation/complete`` of each (``wait_elicitations_complete``), then call
+    again."""
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        code: int = -32042,
+        server_message: str = "",
+        data: Optional[Any] = None,
+        elicitations: Optional[list] = None,
+    ) -> None:
+        super().__init__(message, code=code, server_message=server_message, data=data)
+        self.elicitations = list(elicitations or [])
+
+
 class ProtocolError(CodexError):
     """The server sent something that breaks the protocol."""
+
+
+class OutputSchemaError(ProtocolError):
+    """An MCP tool's ``structuredContent`` does not match the tool's ``outputSchema``
+    (option ``mcp_validate_output``). ``tool``, ``path`` (JSON pointer of the failing value),
+    ``reason`` and ``result`` (the result as the server sent it)."""
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        tool: str = "",
+        path: str = "",
+        reason: str = "",
+        result: Optional[Any] = None,
+    ) -> None:
+        super().__init__(message)
+        self.tool = tool
+        self.path = path
+        self.reason = reason
+        self.result = result
 
 
 class TransportError(CodexError):

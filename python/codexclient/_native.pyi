@@ -238,6 +238,9 @@ class Tool:
     @property
     def annotations(self) -> Optional[Dict[str, Any]]:
         """Behaviour hints (``readOnlyHint``, ``destructiveHint``, ...)."""
+    @property
+    def icons(self) -> List[Dict[str, Any]]:
+        """Icons (dicts: ``src``, ``mimeType``, ``sizes``, ``theme``), empty when none."""
     def __eq__(self, value: object, /) -> bool: ...
 
 @final
@@ -259,6 +262,9 @@ class CallToolResult:
     @property
     def text(self) -> str:
         """The text of every text content block, joined by newlines."""
+    @property
+    def resource_links(self) -> List[Dict[str, Any]]:
+        """The ``resource_link`` content blocks (dicts: ``uri``, ``name``, ``mimeType``, ``icons``, ...)."""
     def __eq__(self, value: object, /) -> bool: ...
 
 @final
@@ -283,6 +289,9 @@ class Resource:
     @property
     def mime_type(self) -> Optional[str]:
         """MIME type."""
+    @property
+    def icons(self) -> List[Dict[str, Any]]:
+        """Icons (dicts: ``src``, ``mimeType``, ``sizes``, ``theme``), empty when none."""
     def __eq__(self, value: object, /) -> bool: ...
 
 @final
@@ -304,6 +313,9 @@ class ResourceTemplate:
     @property
     def mime_type(self) -> Optional[str]:
         """MIME type."""
+    @property
+    def icons(self) -> List[Dict[str, Any]]:
+        """Icons (dicts: ``src``, ``mimeType``, ``sizes``, ``theme``), empty when none."""
     def __eq__(self, value: object, /) -> bool: ...
 
 @final
@@ -346,6 +358,9 @@ class Prompt:
     @property
     def arguments(self) -> List[Dict[str, Any]]:
         """Its arguments, as dicts (name, description, whether required)."""
+    @property
+    def icons(self) -> List[Dict[str, Any]]:
+        """Icons (dicts: ``src``, ``mimeType``, ``sizes``, ``theme``), empty when none."""
     def __eq__(self, value: object, /) -> bool: ...
 
 @final

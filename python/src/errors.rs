@@ -29,6 +29,8 @@ const CLASS_OF: ErrorKindMap<&str> = ErrorKindMap {
     already_responded: "AlreadyRespondedError",
     unsupported: "UnsupportedError",
     cancelled: "RequestCancelledError",
+    url_elicitation_required: "UrlElicitationRequiredError",
+    output_schema_mismatch: "OutputSchemaError",
 };
 
 /// The package's exception classes, by class name (called once by `codexclient._errors`).
@@ -107,6 +109,18 @@ pub(crate) fn to_py(py: Python<'_>, err: Error) -> PyErr {
     if let Error::Timeout { method, after } = &err {
         kwargs.push(("method", obj(py, method)));
         kwargs.push(("timeout", obj(py, after.as_secs_f64())));
+    }
+    if let Error::UrlElicitationRequired(u) = &err {
+        let list = serde_json::Value::from(u.elicitations.clone());
+        let py_list = crate::json::loads(py, &list.to_string()).unwrap_or_else(|_| py.None());
+        kwargs.push(("elicitations", py_list));
+    }
+    if let Error::OutputSchemaMismatch(m) = &err {
+        kwargs.push(("tool", obj(py, &m.tool)));
+        kwargs.push(("path", obj(py, &m.path)));
+        kwargs.push(("reason", obj(py, &m.message)));
+        let result = crate::json::loads(py, &m.result.to_string()).unwrap_or_else(|_| py.None());
+        kwargs.push(("result", result));
     }
     if let Error::Disconnected(info) | Error::ConnectionLost(info) = &err {
         kwargs.push(("reason", obj(py, &info.reason)));

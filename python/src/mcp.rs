@@ -145,6 +145,8 @@ result_class! {
     output_schema;
     /// Behaviour hints (`readOnlyHint`, `destructiveHint`, ...).
     annotations;
+    /// Icons (dicts: `src`, `mimeType`, `sizes`, `theme`), empty when none.
+    icons: |r| serde_json::to_value(&r.icons).unwrap_or_default();
 }
 
 result_class! {
@@ -159,6 +161,8 @@ result_class! {
     is_error;
     /// The text of every text content block, joined by newlines.
     text: |r| r.text();
+    /// The `resource_link` content blocks (dicts: `uri`, `name`, `mimeType`, `icons`, ...).
+    resource_links: |r| serde_json::to_value(r.resource_links()).unwrap_or_default();
 }
 
 result_class! {
@@ -174,6 +178,8 @@ result_class! {
     description;
     /// MIME type.
     mime_type;
+    /// Icons (dicts: `src`, `mimeType`, `sizes`, `theme`), empty when none.
+    icons: |r| serde_json::to_value(&r.icons).unwrap_or_default();
 }
 
 result_class! {
@@ -187,6 +193,8 @@ result_class! {
     description;
     /// MIME type.
     mime_type;
+    /// Icons (dicts: `src`, `mimeType`, `sizes`, `theme`), empty when none.
+    icons: |r| serde_json::to_value(&r.icons).unwrap_or_default();
 }
 
 result_class! {
@@ -213,6 +221,8 @@ result_class! {
     description;
     /// Its arguments, as dicts (name, description, whether required).
     arguments;
+    /// Icons (dicts: `src`, `mimeType`, `sizes`, `theme`), empty when none.
+    icons: |r| serde_json::to_value(&r.icons).unwrap_or_default();
 }
 
 result_class! {

@@ -51,6 +51,11 @@ impl InitializeResult {
     pub fn server_info(&self) -> Option<&Value> {
         self.raw.get("serverInfo")
     }
+    /// MCP: the server's `serverInfo`, typed (with its `icons`, `websiteUrl`; `None` when
+    /// absent or malformed).
+    pub fn mcp_server_info(&self) -> Option<crate::protocol::mcp::Implementation> {
+        serde_json::from_value(self.server_info()?.clone()).ok()
+    }
     /// MCP: the server's usage instructions.
     pub fn instructions(&self) -> Option<&str> {
         self.raw.get("instructions").and_then(Value::as_str)
@@ -79,7 +84,11 @@ impl Client {
         }
         info.insert("version".into(), o.client_version.clone().into());
         let params = if o.transport.protocol() == Protocol::Mcp {
-            crate::protocol::mcp::initialize_params(info, o.mcp.capabilities.clone())
+            crate::protocol::mcp::initialize_params(
+                info,
+                o.mcp.capabilities.clone(),
+                o.mcp.sampling_tools,
+            )
         } else {
             let mut caps = serde_json::Map::new();
             caps.insert("experimentalApi".into(), Value::Bool(o.experimental_api));

@@ -63,7 +63,26 @@ impl Client {
         let outcome = rx.await;
         // Answered: disarm (not `mem::forget`, which would leak the session it holds).
         guard.0 = None;
-        outcome.unwrap_or_else(|_| Err(session.disconnect_error()))
+        let result = outcome.unwrap_or_else(|_| Err(session.disconnect_error()))?;
+        self.check_tool_output(&session, method, params, &result)?;
+        Ok(result)
+    }
+
+    /// MCP `tools/call`: the result against the tool's `outputSchema` (option
+    /// `mcp_validate_output`).
+    fn check_tool_output(
+        &self,
+        session: &crate::session::SessionShared,
+        method: &str,
+        params: &RawValue,
+        result: &RawValue,
+    ) -> Result<()> {
+        if session.protocol != crate::options::Protocol::Mcp
+            || !self.inner.options.mcp.validate_output
+        {
+            return Ok(());
+        }
+        session.tool_schemas.check_raw(method, params, result)
     }
 
     /// Blocking form of [`request_raw`](Self::request_raw).
@@ -88,6 +107,7 @@ impl Client {
             Some(first) => self.wait_reply(self.finish_rounds(method, params, first, opts))?,
             None => raw,
         };
+        self.check_tool_output(&session, method, params, &raw)?;
         self.keep(method, params, &raw);
         Ok(raw)
     }

@@ -7,13 +7,16 @@
 //! section).
 
 pub use crate::protocol::mcp::{
-    default_capabilities, CallToolResult, ClientCapabilities, Completion, Extra, GetPromptResult,
-    Page, Progress, Prompt, Resource, ResourceContents, ResourceTemplate, Root, ServerCapabilities,
-    Tool, ELICITATION_REQUEST, OFFERED_VERSION, ROOTS_REQUEST, SAMPLING_REQUEST, SERVER_LOG_TARGET,
-    SUPPORTED_VERSIONS,
+    default_capabilities, CallToolResult, ClientCapabilities, Completion, CreateMessageParams,
+    CreateMessageResult, ElicitationComplete, Extra, GetPromptResult, Icon, Implementation, Page,
+    Progress, Prompt, Resource, ResourceContents, ResourceLink, ResourceTemplate, Root,
+    SamplingBlock, SamplingContent, SamplingMessage, ServerCapabilities, Tool, ToolChoice,
+    ToolResult, ToolUse, ELICITATION_COMPLETE, ELICITATION_REQUEST, OFFERED_VERSION, ROOTS_REQUEST,
+    SAMPLING_REQUEST, SERVER_LOG_TARGET, SUPPORTED_VERSIONS, TOOLS_LIST_CHANGED,
 };
 
 pub(crate) mod cache;
+mod elicitation;
 pub(crate) mod input_required;
 mod listen;
 pub(crate) mod log_level;

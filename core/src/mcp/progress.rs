@@ -19,7 +19,8 @@ static NEXT_PROGRESS: AtomicU64 = AtomicU64::new(1);
 impl Client {
     /// Send a request that reports progress: `params._meta.progressToken` is set to a token
     /// of the library's, and the server's `notifications/progress` with that token come out
-    /// of the returned call (and go nowhere else) until its result arrives.
+    /// of the returned call (and go nowhere else) until its result arrives. Each update
+    /// restarts the request's timeout unless option `mcp_progress_resets_timeout` is off.
     pub fn start_with_progress(
         &self,
         method: &str,
@@ -49,7 +50,15 @@ impl Client {
         let raw = serde_json::value::to_raw_value(&params)
             .map_err(|e| Error::InvalidArgument(e.to_string()))?;
         let (id, outcome) = session.start_tracked(method, &raw, opts, false)?;
-        if let Some(t) = token.as_str() {
+        // A tool's result is checked against its outputSchema (option mcp_validate_output).
+        let check = (session.protocol == crate::options::Protocol::Mcp
+            && self.options().mcp.validate_output)
+            .then(|| (method.to_owned(), raw));
+        // Each update restarts the call's timeout (option `mcp_progress_resets_timeout`).
+        if let Some(t) = token
+            .as_str()
+            .filter(|_| self.options().mcp.progress_resets_timeout)
+        {
             session.watch_progress(t.to_owned(), id);
         }
         Ok(ProgressCall {
@@ -60,6 +69,7 @@ impl Client {
             result: None,
             session,
             id,
+            check,
         })
     }
 }
@@ -77,6 +87,8 @@ pub struct ProgressCall {
     result: Option<Result<Value>>,
     session: Arc<SessionShared>,
     id: i64,
+    /// The method and params, when the result is checked against a tool's outputSchema.
+    check: Option<(String, Box<serde_json::value::RawValue>)>,
 }
 
 impl ProgressCall {
@@ -136,9 +148,15 @@ impl ProgressCall {
             .filter_map(|e| self.progress_of(e))
             .collect();
         self.late.extend(late);
+        let checked = |raw: &serde_json::value::RawValue| match &self.check {
+            Some((method, params)) => self.session.tool_schemas.check_raw(method, params, raw),
+            None => Ok(()),
+        };
         self.result = Some(match r {
-            Ok(Ok(raw)) => serde_json::from_str(raw.get())
-                .map_err(|e| Error::Protocol(format!("bad result JSON: {e}"))),
+            Ok(Ok(raw)) => checked(&raw).and_then(|()| {
+                serde_json::from_str(raw.get())
+                    .map_err(|e| Error::Protocol(format!("bad result JSON: {e}")))
+            }),
             Ok(Err(e)) => Err(e),
             Err(_) => Err(self.session.disconnect_error()),
         });

@@ -45,6 +45,10 @@ impl Client {
         self.mcp_default().list_all_tools().await
     }
     /// MCP `tools/call`. A tool failure is `Ok` with [`CallToolResult::is_error`] set.
+    /// A tool listed on this connection with an `outputSchema` must answer matching
+    /// `structuredContent`, else [`Error::OutputSchemaMismatch`] (option
+    /// `mcp_validate_output`); a server that needs URL-mode elicitations first answers
+    /// [`Error::UrlElicitationRequired`].
     pub async fn call_tool(&self, name: &str, arguments: Value) -> Result<CallToolResult> {
         self.mcp_default().call_tool(name, arguments).await
     }
@@ -176,6 +180,17 @@ impl Mcp<'_> {
         )))
     }
 
+    /// The tools were listed on this connection and the server said they changed since:
+    /// list them again, so that a result is checked against the tool's current
+    /// `outputSchema` (option `mcp_validate_output`).
+    async fn relist_changed_tools(&self) -> Result<()> {
+        let session = self.client.live_session()?;
+        if self.client.options().mcp.validate_output && session.tool_schemas.needs_relist() {
+            self.list_all_tools().await?;
+        }
+        Ok(())
+    }
+
     /// MCP `tools/list`: one page.
     pub async fn list_tools(&self, cursor: Option<&str>) -> Result<Page<Tool>> {
         self.page(McpRequest::ListTools, cursor).await
@@ -186,6 +201,7 @@ impl Mcp<'_> {
     }
     /// MCP `tools/call`. A tool failure is `Ok` with [`CallToolResult::is_error`] set.
     pub async fn call_tool(&self, name: &str, arguments: Value) -> Result<CallToolResult> {
+        self.relist_changed_tools().await?;
         let v = self
             .send(McpRequest::CallTool, call_params(name, arguments))
             .await?;
@@ -208,6 +224,7 @@ impl Mcp<'_> {
         arguments: Value,
         mut on_progress: impl FnMut(Progress) + Send,
     ) -> Result<CallToolResult> {
+        self.relist_changed_tools().await?;
         let mut call = self.call_tool_progress(name, arguments)?;
         while let Some(p) = call.next().await {
             on_progress(p);

@@ -49,6 +49,13 @@ fn edge_values(name: &str, kind: ValueKind) -> Vec<Value> {
                 json!("sometimes"),
             ],
             "exec_sandbox_mode" => vec![json!("read-only"), json!("sandbox-ish")],
+            "mcp_proxy" => vec![
+                json!("none"),
+                json!("http://127.0.0.1:3128"),
+                json!("socks5://127.0.0.1:1080"),
+                json!("x"),
+                json!(""),
+            ],
             "exec_approval_policy" => vec![json!("never"), json!("sometimes")],
             _ => vec![json!("x"), json!(""), json!(5)],
         },

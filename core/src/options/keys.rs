@@ -773,7 +773,7 @@ pub(super) static KEYS: &[Entry] = &[
     opt_string_entry!(
         "tls_ca_file",
         Path,
-        "Extra trusted CA certificates (a PEM file) for wss://, besides the system's. Default: none.",
+        "Extra trusted CA certificates (a PEM file) for wss:// and MCP over https://, besides the system's. Default: none.",
         o.tls.ca_file,
         |v| path_of("tls_ca_file", v)
     ),
@@ -781,7 +781,7 @@ pub(super) static KEYS: &[Entry] = &[
         key: key(
             "tls_client_cert",
             ValueKind::Strings,
-            "Client certificate chain and private key for wss://, [CERT_PEM_PATH, KEY_PEM_PATH]. Default: none.",
+            "Client certificate chain and private key for wss:// and MCP over https://, [CERT_PEM_PATH, KEY_PEM_PATH]. Default: none.",
         ),
         set: |b, v| {
             let p = strings_of("tls_client_cert", v)
@@ -951,6 +951,47 @@ pub(super) static KEYS: &[Entry] = &[
         o.mcp.cache,
         true
     ),
+    // -- MCP client surface (2025-11-25) --------------------------------------------------------
+    bool_entry!(
+        "mcp_sampling_tools",
+        "MCP: offer sampling.tools in the client capabilities (the server may then send tools and toolChoice in sampling/createMessage; the sampling handler answers tool_use blocks). Set it when your sampling handler can. Default false.",
+        o.mcp.sampling_tools,
+        false
+    ),
+    bool_entry!(
+        "mcp_validate_output",
+        "MCP: check each tools/call result's structuredContent against the tool's outputSchema from this connection's tools/list (a mismatch fails the call with an output-schema error naming the JSON path; remote $refs are never fetched). Default true.",
+        o.mcp.validate_output,
+        true
+    ),
+    bool_entry!(
+        "mcp_progress_resets_timeout",
+        "MCP: each progress update of a call made with progress restarts the call's timeout. Default true.",
+        o.mcp.progress_resets_timeout,
+        true
+    ),
+    Entry {
+        key: key(
+            "mcp_proxy",
+            ValueKind::String,
+            "MCP HTTP: the proxy: an http:// or https:// proxy URL (every request through it), or \"none\" (never a proxy). Default: the environment's HTTPS_PROXY/HTTP_PROXY/ALL_PROXY/NO_PROXY, never for a loopback endpoint.",
+        ),
+        set: |b, v| {
+            let p = string_of("mcp_proxy", v, false)?;
+            if p != "none" {
+                let ok = url::Url::parse(&p)
+                    .is_ok_and(|u| matches!(u.scheme(), "http" | "https") && u.host_str().is_some());
+                if !ok {
+                    return Err(refuse("mcp_proxy", "an http:// or https:// URL, or \"none\"", v, false));
+                }
+            }
+            b.o.mcp.proxy = Some(p);
+            Ok(())
+        },
+        reset: |b| b.o.mcp.proxy = None,
+        get: |b| b.o.mcp.proxy.clone().map_or(Value::Null, Value::from),
+        add: None,
+    },
     // -- exec ----------------------------------------------------------------------------------
     exec_entry!("exec_model", String, "exec: `--model`. Default: Codex's config.", model, |v| string_of("exec_model", v, false)),
     exec_entry!("exec_sandbox_mode", Word, "exec: `--sandbox`: read-only, workspace-write or danger-full-access. Default: Codex's config.", sandbox_mode, |v| word_of("exec_sandbox_mode", v, SANDBOX)),

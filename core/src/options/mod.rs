@@ -78,7 +78,7 @@ impl Default for RetryPolicy {
     }
 }
 
-/// TLS settings for `wss://`: the system's root certificates are always trusted; add a CA
+/// TLS settings for `wss://` and MCP over `https://`: the system's root certificates are always trusted; add a CA
 /// (PEM file, one or more certificates) for a private one, and a client certificate when the
 /// server asks for one. Server names are always checked.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -353,6 +353,23 @@ pub struct McpOptions {
     /// MCP 2026-07-28: serve list and read results again while their `ttlMs` cache hint says
     /// they are fresh (option `mcp_cache`; default true). See [`crate::mcp`]'s cache.
     pub cache: bool,
+    /// Offer `sampling.tools` (option `mcp_sampling_tools`): the program's sampling handler
+    /// answers requests that carry `tools` (see
+    /// [`CreateMessageParams`](crate::protocol::mcp::CreateMessageParams)). Default false.
+    pub sampling_tools: bool,
+    /// Check each `tools/call` result's `structuredContent` against the tool's
+    /// `outputSchema` from this connection's `tools/list` (option `mcp_validate_output`;
+    /// a mismatch is [`Error::OutputSchemaMismatch`](crate::Error::OutputSchemaMismatch)).
+    /// Default true.
+    pub validate_output: bool,
+    /// A progress update of a call made with progress restarts its timeout (option
+    /// `mcp_progress_resets_timeout`). Default true, as the TypeScript SDK.
+    pub progress_resets_timeout: bool,
+    /// The proxy of an MCP HTTP transport (option `mcp_proxy`): `None` — proxies from the
+    /// environment (`HTTPS_PROXY`, `HTTP_PROXY`, `ALL_PROXY`, `NO_PROXY`), never for a
+    /// loopback endpoint; `Some("none")` — never a proxy; `Some(url)` — every request through
+    /// that `http://` or `https://` proxy.
+    pub proxy: Option<String>,
 }
 
 /// Default of [`McpOptions::input_rounds`].
@@ -366,6 +383,10 @@ impl Default for McpOptions {
             protocol: Default::default(),
             input_rounds: DEFAULT_INPUT_ROUNDS,
             cache: true,
+            sampling_tools: false,
+            validate_output: true,
+            progress_resets_timeout: true,
+            proxy: None,
         }
     }
 }
@@ -631,7 +652,7 @@ pub struct ClientOptions {
     pub reconnect: Option<ReconnectPolicy>,
     /// WebSocket heartbeat (see [`Heartbeat`]); `None` turns it off.
     pub heartbeat: Option<Heartbeat>,
-    /// TLS settings for `wss://`.
+    /// TLS settings for `wss://` and MCP over `https://`.
     pub tls: TlsOptions,
     /// How events are delivered.
     pub delivery: Delivery,
@@ -737,6 +758,29 @@ pub fn trace_wire_from_env() -> bool {
 }
 
 impl ClientOptions {
+    /// MCP: offer `sampling.tools` (see [`McpOptions::sampling_tools`]).
+    pub fn mcp_sampling_tools(mut self, on: bool) -> Self {
+        self.mcp.sampling_tools = on;
+        self
+    }
+    /// MCP: check tool results against their `outputSchema` (see
+    /// [`McpOptions::validate_output`]; on by default).
+    pub fn mcp_validate_output(mut self, on: bool) -> Self {
+        self.mcp.validate_output = on;
+        self
+    }
+    /// MCP: whether progress restarts a call's timeout (see
+    /// [`McpOptions::progress_resets_timeout`]; on by default).
+    pub fn mcp_progress_resets_timeout(mut self, on: bool) -> Self {
+        self.mcp.progress_resets_timeout = on;
+        self
+    }
+    /// MCP HTTP: the proxy, an `http://`/`https://` URL or `"none"` (see
+    /// [`McpOptions::proxy`]).
+    pub fn mcp_proxy(mut self, proxy: impl Into<String>) -> Self {
+        self.mcp.proxy = Some(proxy.into());
+        self
+    }
     /// Set the MCP client capabilities sent in `initialize` (see [`McpOptions::capabilities`]).
     pub fn mcp_capabilities(mut self, capabilities: serde_json::Value) -> Self {
         self.mcp.capabilities = Some(capabilities);
@@ -847,12 +891,14 @@ impl ClientOptions {
         self.reconnect = policy;
         self
     }
-    /// Trust the CA certificates in this PEM file for `wss://` (besides the system's).
+    /// Trust the CA certificates in this PEM file for `wss://` and MCP over `https://`
+    /// (besides the system's).
     pub fn tls_ca_file(mut self, path: impl Into<PathBuf>) -> Self {
         self.tls.ca_file = Some(path.into());
         self
     }
-    /// Present this client certificate chain and key (PEM files) on `wss://`.
+    /// Present this client certificate chain and key (PEM files) on `wss://` and MCP over
+    /// `https://`.
     pub fn tls_client_cert(mut self, cert: impl Into<PathBuf>, key: impl Into<PathBuf>) -> Self {
         self.tls.client_cert = Some((cert.into(), key.into()));
         self

@@ -218,6 +218,13 @@ impl SessionShared {
             (Protocol::Mcp, "notifications/message") => {
                 crate::protocol::mcp::log_server_message(&note.params)
             }
+            // Delivered as well: the library only keeps what it needs.
+            (Protocol::Mcp, crate::protocol::mcp::TOOLS_LIST_CHANGED) => {
+                self.tool_schemas.invalidate()
+            }
+            (Protocol::Mcp, crate::protocol::mcp::ELICITATION_COMPLETE) => {
+                self.elicitations.note(&note.params)
+            }
             // Progress of a call made with a library token goes to that call only, and
             // restarts its timeout.
             (Protocol::Mcp, "notifications/progress") => {

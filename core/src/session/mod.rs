@@ -79,6 +79,10 @@ pub(crate) struct SessionShared {
     pub(crate) protocol: Protocol,
     /// MCP roots answered to `roots/list` when no handler takes it (`None`: refused).
     roots: Option<Vec<crate::protocol::mcp::Root>>,
+    /// MCP: the output schemas of this connection's listed tools.
+    pub(crate) tool_schemas: crate::protocol::mcp::output_schema::ToolSchemas,
+    /// MCP: the URL-mode elicitations the server said are complete.
+    pub(crate) elicitations: crate::protocol::mcp::elicitation::Completions,
     /// Process id of the spawned server, once spawned (0: none).
     pid: AtomicU32,
     stderr: StderrTail,
@@ -182,6 +186,8 @@ impl SessionShared {
             trace_wire: opts.trace_wire,
             protocol: opts.transport.protocol(),
             roots: opts.mcp.roots.clone(),
+            tool_schemas: Default::default(),
+            elicitations: Default::default(),
             pid: AtomicU32::new(0),
             stderr: StderrTail::new(opts.stderr_tail_bytes),
             correlation,

@@ -160,7 +160,12 @@ async fn connect(opts: &ClientOptions, above: &shim::ShimFactory) -> Result<Link
                 }
                 None => (None, None),
             };
-            let (reader, writer, task) = http::open(http, opts.max_line_bytes, tx).await?;
+            let net = http::Net {
+                tls: Some(&opts.tls),
+                proxy: opts.mcp.proxy.as_deref(),
+            };
+            let (reader, writer, task) =
+                http::open_with(http, &net, opts.max_line_bytes, tx).await?;
             Ok(Link {
                 reader,
                 writer,

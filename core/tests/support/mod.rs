@@ -4,6 +4,7 @@
 
 pub mod proxy;
 pub mod sdk;
+pub mod tls;
 
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;

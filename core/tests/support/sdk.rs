@@ -57,6 +57,12 @@ impl Sdk {
 
     /// The command that runs the server with `args` (`stdio`, or `http <port>`).
     pub fn command(self, args: &[&str]) -> Command {
+        self.script_command("server", args)
+    }
+
+    /// The command that runs the server script `stem` (`server`: `server.py` or
+    /// `server.mjs`; `surface`: `surface.py`, Python only) with `args`.
+    pub fn script_command(self, stem: &str, args: &[&str]) -> Command {
         let dir = repo_root().join("testkit/sdk-servers");
         let mut cmd = match self {
             Sdk::Python => {
@@ -66,7 +72,7 @@ impl Sdk {
                     "the Python MCP SDK 2.3.0",
                 );
                 let mut c = Command::new(py);
-                c.arg(dir.join("server.py"));
+                c.arg(dir.join(format!("{stem}.py")));
                 c
             }
             Sdk::TypeScript => {
@@ -78,7 +84,8 @@ impl Sdk {
                     modules.display()
                 );
                 let mut c = Command::new(node);
-                c.arg(dir.join("server.mjs")).env("MCP_MODULES", modules);
+                c.arg(dir.join(format!("{stem}.mjs")))
+                    .env("MCP_MODULES", modules);
                 c
             }
         };
@@ -88,7 +95,12 @@ impl Sdk {
 
     /// Client options for the server over stdio.
     pub fn stdio(self) -> ClientOptions {
-        let cmd = self.command(&["stdio"]);
+        self.script_stdio("server")
+    }
+
+    /// Client options for the server script `stem` (see [`Sdk::script_command`]) over stdio.
+    pub fn script_stdio(self, stem: &str) -> ClientOptions {
+        let cmd = self.script_command(stem, &["stdio"]);
         let program = cmd.get_program().to_owned();
         let args: Vec<String> = cmd
             .get_args()
@@ -108,6 +120,7 @@ impl Sdk {
 /// An SDK server listening on Streamable HTTP at a loopback port; killed on drop.
 pub struct SdkHttp {
     sdk: Sdk,
+    stem: &'static str,
     child: Child,
     /// The port it listens on.
     pub port: u16,
@@ -116,13 +129,23 @@ pub struct SdkHttp {
 impl SdkHttp {
     /// Start it on any free port and wait (bounded) until it prints `PORT <n>`.
     pub fn start(sdk: Sdk) -> SdkHttp {
-        let (child, port) = Self::spawn(sdk, 0);
-        SdkHttp { sdk, child, port }
+        Self::start_script(sdk, "server")
     }
 
-    fn spawn(sdk: Sdk, port: u16) -> (Child, u16) {
+    /// Start the server script `stem` (see [`Sdk::script_command`]) on any free port.
+    pub fn start_script(sdk: Sdk, stem: &'static str) -> SdkHttp {
+        let (child, port) = Self::spawn(sdk, stem, 0);
+        SdkHttp {
+            sdk,
+            stem,
+            child,
+            port,
+        }
+    }
+
+    fn spawn(sdk: Sdk, stem: &str, port: u16) -> (Child, u16) {
         let mut child = sdk
-            .command(&["http", &port.to_string()])
+            .script_command(stem, &["http", &port.to_string()])
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
             .spawn()
@@ -161,7 +184,7 @@ impl SdkHttp {
     pub fn restart(&mut self) {
         let _ = self.child.kill();
         let _ = self.child.wait();
-        let (child, port) = Self::spawn(self.sdk, self.port);
+        let (child, port) = Self::spawn(self.sdk, self.stem, self.port);
         assert_eq!(port, self.port);
         self.child = child;
     }

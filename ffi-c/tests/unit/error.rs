@@ -46,6 +46,14 @@ fn status_names_are_stable() {
         status_of(&Error::Cancelled("by the client".into())),
         CODEX_STATUS_CANCELLED
     );
+    assert_eq!(
+        n(CODEX_STATUS_URL_ELICITATION_REQUIRED as c_int),
+        "CODEX_STATUS_URL_ELICITATION_REQUIRED"
+    );
+    assert_eq!(
+        n(CODEX_STATUS_OUTPUT_SCHEMA_MISMATCH as c_int),
+        "CODEX_STATUS_OUTPUT_SCHEMA_MISMATCH"
+    );
     assert_eq!(n(99), "CODEX_STATUS_UNKNOWN");
 }
 

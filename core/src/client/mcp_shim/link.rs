@@ -56,6 +56,7 @@ fn inner_options(opts: &ClientOptions, budget: Duration) -> Result<ClientOptions
         protocol: crate::protocol::mcp::era::EraMode::Legacy,
         input_rounds: crate::options::DEFAULT_INPUT_ROUNDS,
         cache: false,
+        ..McpOptions::default()
     };
     Ok(o)
 }

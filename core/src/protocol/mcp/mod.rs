@@ -3,14 +3,26 @@
 //! elicitation defaults (SEP-1034), server log records bridged to `tracing`. The engine uses
 //! these (session, client); the typed requests on `Client` are in `crate::mcp`.
 
+pub mod elicitation;
 pub mod era;
 pub mod headers;
+pub(crate) mod output_schema;
+mod sampling;
 mod types;
 
-pub use types::{
-    CallToolResult, ClientCapabilities, Completion, Extra, GetPromptResult, Page, Progress, Prompt,
-    Resource, ResourceContents, ResourceTemplate, Root, ServerCapabilities, Tool,
+pub use elicitation::ELICITATION_COMPLETE;
+pub use sampling::{
+    CreateMessageParams, CreateMessageResult, SamplingBlock, SamplingContent, SamplingMessage,
+    ToolChoice, ToolResult, ToolUse,
 };
+pub use types::{
+    CallToolResult, ClientCapabilities, Completion, ElicitationComplete, Extra, GetPromptResult,
+    Icon, Implementation, Page, Progress, Prompt, Resource, ResourceContents, ResourceLink,
+    ResourceTemplate, Root, ServerCapabilities, Tool,
+};
+
+/// The server's notification that its tool list changed.
+pub const TOOLS_LIST_CHANGED: &str = "notifications/tools/list_changed";
 
 use serde_json::value::RawValue;
 use serde_json::{json, Map, Value};
@@ -43,14 +55,25 @@ pub fn default_capabilities() -> Value {
 }
 
 /// The params of MCP `initialize`: `client_info` (`name`, `title`, `version`) and the
-/// capabilities (`None`: [`default_capabilities`]).
+/// capabilities (`None`: [`default_capabilities`]); with `sampling_tools` the `sampling`
+/// member gets `tools` (option `mcp_sampling_tools`).
 pub(crate) fn initialize_params(
     client_info: Map<String, Value>,
     capabilities: Option<Value>,
+    sampling_tools: bool,
 ) -> Value {
+    let mut caps = capabilities.unwrap_or_else(default_capabilities);
+    if sampling_tools {
+        if let Some(obj) = caps.as_object_mut() {
+            let sampling = obj.entry("sampling").or_insert_with(|| json!({}));
+            if let Some(s) = sampling.as_object_mut() {
+                s.entry("tools").or_insert_with(|| json!({}));
+            }
+        }
+    }
     json!({
         "protocolVersion": OFFERED_VERSION,
-        "capabilities": capabilities.unwrap_or_else(default_capabilities),
+        "capabilities": caps,
         "clientInfo": client_info,
     })
 }
@@ -193,6 +216,20 @@ mod tests {
         let mut d = json!({"action": "decline"});
         apply_elicitation_defaults(&params, &mut d);
         assert_eq!(d, json!({"action": "decline"}));
+    }
+
+    #[test]
+    fn sampling_tools_joins_the_sampling_capability() {
+        let p = initialize_params(Map::new(), None, true);
+        assert_eq!(p["capabilities"]["sampling"], json!({"tools": {}}));
+        assert!(p["capabilities"]["elicitation"].is_object());
+        let p = initialize_params(Map::new(), Some(json!({"roots": {}})), true);
+        assert_eq!(
+            p["capabilities"],
+            json!({"roots": {}, "sampling": {"tools": {}}})
+        );
+        let p = initialize_params(Map::new(), None, false);
+        assert_eq!(p["capabilities"]["sampling"], json!({}));
     }
 
     #[test]

@@ -29,6 +29,9 @@ pub struct Tool {
     /// Behaviour hints (`readOnlyHint`, `destructiveHint`, …).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub annotations: Option<Value>,
+    /// Icons to show for it (2025-11-25).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub icons: Vec<Icon>,
     /// Everything else.
     #[serde(flatten)]
     pub extra: Extra,
@@ -55,6 +58,16 @@ pub struct CallToolResult {
 }
 
 impl CallToolResult {
+    /// The `resource_link` content blocks, typed (blocks that do not parse are skipped; they
+    /// stay in [`content`](Self::content)).
+    pub fn resource_links(&self) -> Vec<ResourceLink> {
+        self.content
+            .iter()
+            .filter(|c| c["type"] == "resource_link")
+            .filter_map(|c| serde_json::from_value(c.clone()).ok())
+            .collect()
+    }
+
     /// The text of every `text` content block, joined by newlines.
     pub fn text(&self) -> String {
         self.content
@@ -85,6 +98,9 @@ pub struct Resource {
     /// MIME type.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mime_type: Option<String>,
+    /// Icons to show for it (2025-11-25).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub icons: Vec<Icon>,
     /// Everything else.
     #[serde(flatten)]
     pub extra: Extra,
@@ -106,6 +122,9 @@ pub struct ResourceTemplate {
     /// MIME type.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mime_type: Option<String>,
+    /// Icons to show for it (2025-11-25).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub icons: Vec<Icon>,
     /// Everything else.
     #[serde(flatten)]
     pub extra: Extra,
@@ -148,6 +167,9 @@ pub struct Prompt {
     /// Its arguments (`{name, description, required}`).
     #[serde(default)]
     pub arguments: Vec<Value>,
+    /// Icons to show for it (2025-11-25).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub icons: Vec<Icon>,
     /// Everything else.
     #[serde(flatten)]
     pub extra: Extra,
@@ -227,6 +249,103 @@ impl Root {
             name,
         }
     }
+}
+
+/// An icon of a tool, resource, prompt or implementation (2025-11-25): an `https:` or
+/// `data:` URI with its MIME type, sizes and theme. The client never fetches it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub struct Icon {
+    /// `https:` URL or `data:` URI of the image.
+    pub src: String,
+    /// MIME type (`image/png`, `image/svg+xml`, …).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mime_type: Option<String>,
+    /// Sizes (`"48x48"`, `"any"`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub sizes: Vec<String>,
+    /// `"light"` or `"dark"`: the background it is made for.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub theme: Option<String>,
+    /// Everything else.
+    #[serde(flatten)]
+    pub extra: Extra,
+}
+
+/// A `resource_link` content block of a tool result or prompt message: a resource the
+/// server points at (read it with `resources/read`), not its contents.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub struct ResourceLink {
+    /// Its URI.
+    pub uri: String,
+    /// Its name.
+    #[serde(default)]
+    pub name: String,
+    /// Human-readable title.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    /// Description.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// MIME type.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mime_type: Option<String>,
+    /// Size in bytes, when known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub size: Option<u64>,
+    /// Icons to show for it (2025-11-25).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub icons: Vec<Icon>,
+    /// Everything else (`annotations`, `_meta`, …; the `type` member too).
+    #[serde(flatten)]
+    pub extra: Extra,
+}
+
+/// An MCP implementation's description (`serverInfo` of the `initialize` result,
+/// `clientInfo`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub struct Implementation {
+    /// Its name.
+    #[serde(default)]
+    pub name: String,
+    /// Its version.
+    #[serde(default)]
+    pub version: String,
+    /// Human-readable title.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    /// Description.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// Its web site.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub website_url: Option<String>,
+    /// Icons to show for it (2025-11-25).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub icons: Vec<Icon>,
+    /// Everything else.
+    #[serde(flatten)]
+    pub extra: Extra,
+}
+
+/// The params of `notifications/elicitation/complete`: the server finished a URL-mode
+/// elicitation out of band; requests that failed with
+/// [`Error::UrlElicitationRequired`](crate::Error::UrlElicitationRequired) for it may be sent
+/// again.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub struct ElicitationComplete {
+    /// The `elicitationId` of the elicitation.
+    pub elicitation_id: String,
+    /// Everything else.
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 /// A page of a paginated list, with the cursor of the next page.
@@ -323,6 +442,13 @@ impl ClientCapabilities {
     /// Offer sampling.
     pub fn sampling(mut self) -> Self {
         self.sampling = Some(serde_json::json!({}));
+        self
+    }
+    /// Offer sampling with tools (`sampling.tools`, 2025-11-25): the server may pass `tools`
+    /// and `toolChoice` in `sampling/createMessage`, and the handler answers `tool_use`
+    /// blocks (see [`CreateMessageParams`](super::CreateMessageParams)).
+    pub fn sampling_tools(mut self) -> Self {
+        self.sampling = Some(serde_json::json!({"tools": {}}));
         self
     }
     /// Offer form and url elicitation.

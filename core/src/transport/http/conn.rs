@@ -103,6 +103,7 @@ impl Conn {
     /// Check the configuration and build the HTTP client (nothing is sent yet).
     pub(super) fn new(
         cfg: &McpHttp,
+        net: &super::Net<'_>,
         cap: usize,
         deliver: mpsc::Sender<Inbound>,
         auth_events: Option<crate::auth::EventSink>,
@@ -126,8 +127,18 @@ impl Conn {
             // A redirect could take the token and the custom headers elsewhere.
             .redirect(reqwest::redirect::Policy::none())
             .user_agent(concat!("codex-client/", env!("CARGO_PKG_VERSION")));
-        if is_loopback(url.host_str().unwrap_or("")) {
-            builder = builder.no_proxy();
+        builder = match net.proxy {
+            Some("none") => builder.no_proxy(),
+            Some(proxy) => builder.proxy(reqwest::Proxy::all(proxy).map_err(|e| {
+                Error::InvalidArgument(format!("bad MCP proxy URL: {}", describe(&e)))
+            })?),
+            None if is_loopback(url.host_str().unwrap_or("")) => builder.no_proxy(),
+            None => builder,
+        };
+        if let Some(tls) = net.tls.filter(|t| **t != Default::default()) {
+            // The same TLS as wss://: the system's roots plus the CA file, the client
+            // certificate; server names always checked.
+            builder = builder.use_preconfigured_tls(crate::transport::tls::client_config(tls)?);
         }
         let client = builder
             .build()

@@ -43,16 +43,44 @@ const CHANNEL_DEPTH: usize = 1024;
 /// How long messages already sent get to reach the server when the writer closes.
 const SEND_GRACE: Duration = Duration::from_millis(500);
 
-/// Open an MCP HTTP connection: the message halves the engine reads and writes, and the task
-/// that serves them (ends after the session's `DELETE` once the writer closed).
-/// Authorization events go to `auth_events`.
+/// How the HTTP client reaches the server: TLS settings (the client's `tls_*` options, as for
+/// `wss://`) and the proxy (option `mcp_proxy`).
+#[derive(Default)]
+pub(crate) struct Net<'a> {
+    /// Extra CA file and client certificate (none: reqwest's own roots).
+    pub tls: Option<&'a crate::options::TlsOptions>,
+    /// `None`: the environment's proxies, none for a loopback endpoint; `"none"`: never;
+    /// a URL: that proxy.
+    pub proxy: Option<&'a str>,
+}
+
+/// Open an MCP HTTP connection with the default network settings (see [`open_with`]).
+#[cfg_attr(not(test), allow(dead_code))]
 pub(crate) async fn open(
     cfg: &McpHttp,
     max_message_bytes: usize,
     auth_events: Option<crate::auth::EventSink>,
 ) -> Result<(MessageReader, MessageWriter, JoinHandle<()>)> {
+    open_with(cfg, &Net::default(), max_message_bytes, auth_events).await
+}
+
+/// Open an MCP HTTP connection: the message halves the engine reads and writes, and the task
+/// that serves them (ends after the session's `DELETE` once the writer closed).
+/// Authorization events go to `auth_events`.
+pub(crate) async fn open_with(
+    cfg: &McpHttp,
+    net: &Net<'_>,
+    max_message_bytes: usize,
+    auth_events: Option<crate::auth::EventSink>,
+) -> Result<(MessageReader, MessageWriter, JoinHandle<()>)> {
     let (reader, writer, outgoing, deliver) = channel_halves(CHANNEL_DEPTH);
-    let conn = Arc::new(Conn::new(cfg, max_message_bytes, deliver, auth_events)?);
+    let conn = Arc::new(Conn::new(
+        cfg,
+        net,
+        max_message_bytes,
+        deliver,
+        auth_events,
+    )?);
     let task = crate::rt::spawn(run(conn, outgoing));
     Ok((reader, writer, task))
 }
