@@ -316,8 +316,10 @@
  * `codex_login_auth_url`, `codex_login_user_code`, `codex_login_verification_url`,
  * `codex_login_id`, `codex_login_wait`, `codex_login_cancel`, `codex_login_free`;
  * `codex_client_helper`), a turn run to its end within bounds (`codex_client_turn_run`).
+ * 1.7: `codex_client_respond_decision` (an approval answered by its generic word, worded by
+ * the core).
  */
-#define CODEX_ABI_VERSION_MINOR 6
+#define CODEX_ABI_VERSION_MINOR 7
 
 /**
  * The ABI version this header describes: `major * 1000 + minor` (1000 is 1.0). Compare it
@@ -895,6 +897,20 @@ enum codex_status_t codex_client_stderr_tail(const struct codex_client_t *client
  * Thread: any, including inside callbacks; now or later.
  */
 enum codex_status_t codex_client_respond(struct codex_client_t *client, struct codex_request_t *request, const char *result_json);
+
+/**
+ * Answer an approval request with a decision named by its generic word: `"accept"`,
+ * `"acceptForSession"`, `"decline"` or `"cancel"` (decline and interrupt the turn). The
+ * core words it for the request's method (`{"decision":"accept"}` for the v2 approvals,
+ * `{"decision":"approved"}` for the v1 ones), so a program never spells the protocol's
+ * answer.
+ *
+ * Returns `CODEX_STATUS_INVALID_ARGUMENT` for another word or a request that is not an
+ * approval (answer those with `codex_client_respond`), else as `codex_client_respond`.
+ * Ownership: borrows everything. Thread: any, including inside callbacks; now or later.
+ * ABI 1.7.
+ */
+enum codex_status_t codex_client_respond_decision(struct codex_client_t *client, struct codex_request_t *request, const char *decision);
 
 /**
  * Answer a server request with a JSON-RPC error `{code, message, data}`; `data_json` may be
