@@ -316,8 +316,10 @@
  * `codex_login_auth_url`, `codex_login_user_code`, `codex_login_verification_url`,
  * `codex_login_id`, `codex_login_wait`, `codex_login_cancel`, `codex_login_free`;
  * `codex_client_helper`), a turn run to its end within bounds (`codex_client_turn_run`).
- * 1.7: `codex_client_respond_decision` (an approval answered by its generic word, worded by
- * the core).
+ * 1.7: skills over MCP (`codex_client_mcp_skills_list`, `codex_client_mcp_skill_load`,
+ * `codex_client_add_skill_source`, `codex_client_remove_skill_source`);
+ * `codex_client_respond_decision` (an approval answered by its generic word, worded by the
+ * core).
  */
 #define CODEX_ABI_VERSION_MINOR 7
 
@@ -1641,6 +1643,53 @@ const char *codex_request_turn_id(const struct codex_request_t *request);
  * Thread: any.
  */
 bool codex_request_is_open(const struct codex_request_t *request);
+
+/**
+ * `skills/list` on the MCP server `client` is connected to: one page (`cursor`, NULL for
+ * the first) or, with `all_pages` non-zero, every page. Reads no skill file. On success
+ * `*skills_json` receives `{"skills":[<entries as the server sent them>],"nextCursor":..}`
+ * (each entry `{"uri","frontmatter","resources"}`; an entry that is not well-formed is
+ * left out and logged); free it with `codex_string_free`. Errors: UNSUPPORTED when the
+ * server does not declare the skills extension, the server's errors, INVALID_ARGUMENT
+ * (NULL out-parameter). Blocking, each request bounded by the client's default
+ * timeout; thread: any except a callback of this client.
+ */
+enum codex_status_t codex_client_mcp_skills_list(struct codex_client_t *client, const char *cursor, int32_t all_pages, char **skills_json);
+
+/**
+ * Load the skill `skill` (a name from the server's `skills/list`, or the URI of its
+ * `SKILL.md`) from the MCP server `client` is connected to: its entry, then its
+ * `SKILL.md`, checked against the entry (limits, size, SHA-256 digest, YAML frontmatter
+ * field by field). No other file is read. On success `*skill_json` receives
+ * `{"entry":{..},"text":"<SKILL.md>","body":"<text after the frontmatter>"}`; free it
+ * with `codex_string_free`. Errors: PROTOCOL for a failed check (the message names the
+ * URI and what differed; nothing is returned), INVALID_ARGUMENT for an unknown or
+ * ambiguous name (the message lists the server's skills), UNSUPPORTED when the server
+ * does not declare the skills extension. Blocking; thread: any except a callback of
+ * this client.
+ */
+enum codex_status_t codex_client_mcp_skill_load(struct codex_client_t *client, const char *skill, char **skill_json);
+
+/**
+ * Let the turns of the Codex client `client` use the skills of the MCP client `server`,
+ * under `label` (1-64 of `A-Z a-z 0-9 - _ .`, the name the program gives that server).
+ * A turn selects one as `"<name>@<label>"` or `"<SKILL.md URI>@<label>"` in
+ * `codex_client_turn_start_with_skills`; it is loaded and checked when the turn starts
+ * and goes to Codex as a text block naming the server
+ * (`<skill name=".." server="<label>" uri=".." ..>`), which needs the option
+ * `skill_emulation` at `"when_needed"` or `"always"`. The same label again replaces the
+ * server. `client` keeps its own reference to `server` (freeing `server`'s handle does
+ * not end it while `client` holds it; `codex_client_remove_skill_source` or freeing
+ * `client` lets go). Errors: INVALID_ARGUMENT (a bad label, `client` an MCP client,
+ * `server` not one). Thread: any.
+ */
+enum codex_status_t codex_client_add_skill_source(struct codex_client_t *client, const char *label, struct codex_client_t *server);
+
+/**
+ * Forget the skill source `label` of `client`: 1 when there was one, 0 when not, -1 on
+ * an invalid argument (the last error says why). Thread: any.
+ */
+int32_t codex_client_remove_skill_source(struct codex_client_t *client, const char *label);
 
 /**
  * Free a string the library returned through a `char **` out-parameter. NULL is ignored.

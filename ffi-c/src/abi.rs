@@ -24,8 +24,10 @@ pub const CODEX_ABI_VERSION_MAJOR: u32 = 1;
 /// `codex_login_auth_url`, `codex_login_user_code`, `codex_login_verification_url`,
 /// `codex_login_id`, `codex_login_wait`, `codex_login_cancel`, `codex_login_free`;
 /// `codex_client_helper`), a turn run to its end within bounds (`codex_client_turn_run`).
-/// 1.7: `codex_client_respond_decision` (an approval answered by its generic word, worded by
-/// the core).
+/// 1.7: skills over MCP (`codex_client_mcp_skills_list`, `codex_client_mcp_skill_load`,
+/// `codex_client_add_skill_source`, `codex_client_remove_skill_source`);
+/// `codex_client_respond_decision` (an approval answered by its generic word, worded by the
+/// core).
 pub const CODEX_ABI_VERSION_MINOR: u32 = 7;
 
 /// The ABI version this header describes: `major * 1000 + minor` (1000 is 1.0). Compare it

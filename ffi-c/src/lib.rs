@@ -35,6 +35,7 @@ pub mod log;
 pub mod mcp;
 pub mod options;
 pub mod request;
+pub mod skills;
 pub mod strings;
 pub mod util;
 

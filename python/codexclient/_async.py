@@ -339,6 +339,13 @@ class AsyncClient(AsyncClientKeywords, AsyncRequests, ClientBase):
     its notifications (``notifications/resources/updated``, ``…/list_changed``,
     ``notifications/message``) come through :meth:`events` and :meth:`on_notification`.
 
+    MCP authorization (OAuth 2.1, an HTTP MCP server that answers 401): ``authorize`` (a
+    callable given the authorization URL that returns the URL the browser was redirected to;
+    plain, run on a library thread and free to block, or ``async def``, awaited on this
+    client's loop; or a :class:`LoopbackBrowser`), ``token_store`` (an object with ``load``/``save``/``clear``,
+    see :class:`TokenStore`; default: in memory, or ``oauth_token_file``) and the ``oauth_*``
+    options. Authorization steps arrive as connection events of kind ``auth``.
+
     Server requests (approvals, ...) go to the handlers registered with
     :meth:`on_command_approval` and friends; without a handler approvals are **declined**.
     Handlers run on the loop thread (``async def`` ones in a task): a sync one must not block.
@@ -451,6 +458,8 @@ class AsyncClient(AsyncClientKeywords, AsyncRequests, ClientBase):
     complete = aio(Client.complete)
     set_logging_level = aio(Client.set_logging_level)
     ping = aio(Client.ping)
+    list_skills = aio(Client.list_skills)
+    load_skill = aio(Client.load_skill)
 
     async def call_tool(
         self, name: str, arguments: Optional[Mapping[str, Any]] = None, *, timeout: Timeout = None,

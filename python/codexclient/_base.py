@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any, Awaitable, Callable, Coroutine, Dict, Lis
 from typing import Type, TypeVar, Union, cast
 
 from . import _native
+from ._auth import Authorize, LoopbackBrowser, TokenStore, auth_options
 from ._errors import InvalidArgumentError
 from ._handlers import Handlers, logger
 from ._inputs import Input, PathLike, Root, Skills, input_json, skills_list_arg
@@ -67,6 +68,11 @@ def _pairs(value: Any) -> Any:
     """A mapping as the list of its ``[key, value]`` pairs (kept in order); anything else as
     it is."""
     return [[k, v] for k, v in value.items()] if isinstance(value, Mapping) else value
+
+
+_NOT_OPTIONS = ("self", "config", "authorize", "token_store")
+"""The keywords that are no core option keys (``config``: the pairs of
+``config_overrides``; the MCP authorization callbacks)."""
 
 
 def _same(v: Any) -> Any:
@@ -142,13 +148,17 @@ class ClientBase(Handlers):
         oauth_scopes: Optional[Sequence[str]] = None,
         oauth_client_metadata_url: Optional[str] = None,
         oauth_token_file: Optional[PathLike] = None,
+        authorize: Union[Authorize, LoopbackBrowser, None] = None,
+        token_store: Optional[TokenStore] = None,
         skill_emulation: Optional[str] = None,
     ) -> None:
         # Each keyword is the core's option of that name, checked there (``None``: its
         # default); only ``config`` (a mapping of ``-c`` overrides) is Python's own name, for
         # the core's ``config_overrides``. Mappings go as lists of pairs (in their order).
-        given = {k: v for k, v in locals().items() if v is not None and k not in ("self", "config")}
+        given = {k: v for k, v in locals().items() if v is not None and k not in _NOT_OPTIONS}
         opts = {k: _pairs(v) if k in _PAIRS else v for k, v in given.items()}
+        # MCP authorization's callbacks (not option keys): adapted for the core (``_auth``).
+        opts.update(auth_options(authorize, token_store, self))
         if config is not None:
             opts["config_overrides"] = _pairs(config) + list(opts.get("config_overrides", []))
         delivery = "callbacks" if self._callbacks else "poll"
@@ -273,6 +283,32 @@ class ClientBase(Handlers):
         if page:
             return self._mcp(name, cursor, timeout=timeout, then=_page)
         return self._mcp(name, all_pages=True, timeout=timeout)
+
+    # -- Skills over MCP (SEP-2640; the checks are the core's) -------------------------------
+
+    def _skills_list(self) -> Any:
+        """Every skill entry the MCP server lists (``NativeClient.skills_list``)."""
+        return self._call(lambda aio: self._native.skills_list(None, True, aio), lambda t: loads(t)["skills"])
+
+    def _skill_load(self, skill: str) -> Any:
+        """The skill ``skill`` loaded and checked (``NativeClient.skill_load``)."""
+        return self._call(lambda aio: self._native.skill_load(skill, aio))
+
+    def add_skill_source(self, label: str, server: "ClientBase") -> None:
+        """Let this Codex client's turns use the skills of the MCP server ``server`` (a
+        connected MCP client, sync or async) under ``label`` (1-64 of ``A-Z a-z 0-9 - _ .``,
+        your name for that server). A turn then selects one as ``"name@label"`` (or
+        ``"skill://.../SKILL.md@label"``) in ``skills=``; it is loaded and checked (size,
+        SHA-256 digest, frontmatter) when the turn starts and goes to Codex as a text block
+        naming the server, so the option ``skill_emulation`` must be ``"when_needed"`` or
+        ``"always"``. The same label again replaces the server. Raises
+        :class:`InvalidArgumentError` for a bad label, an MCP client here, or a ``server``
+        that is not an MCP client."""
+        self._native.add_skill_source(label, server._native)
+
+    def remove_skill_source(self, label: str) -> bool:
+        """Forget the skill source ``label``; whether there was one."""
+        return bool(self._native.remove_skill_source(label))
 
     def _complete(
         self, argument: str, value: str, prompt: Optional[str], resource: Optional[str],

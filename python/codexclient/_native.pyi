@@ -31,6 +31,7 @@ __all__ = [
     "GetPromptResult",
     "ItemCompleted",
     "ItemStarted",
+    "LoopbackBrowser",
     "NativeClient",
     "NativeLogin",
     "REQUEST_METHODS",
@@ -157,7 +158,8 @@ class ServerRequest(Generic[_M, _P, _R]):
 @final
 class ConnectionEvent:
     """Something the connection reports: ``kind`` is ``error``, ``overflow``,
-    ``disconnected``, ``reconnecting`` or ``reconnected``."""
+    ``disconnected``, ``reconnecting``, ``reconnected`` or ``auth`` (MCP authorization:
+    ``auth`` is ``started``, ``succeeded``, ``refreshed`` or ``failed``)."""
 
     @property
     def kind(self) -> str: ...
@@ -187,6 +189,14 @@ class ConnectionEvent:
     def server_requests_dropped(self) -> Optional[int]: ...
     @property
     def turns_ended(self) -> Optional[List[Tuple[str, str, str]]]: ...
+    @property
+    def auth(self) -> Optional[str]: ...
+    @property
+    def grant(self) -> Optional[str]: ...
+    @property
+    def issuer(self) -> Optional[str]: ...
+    @property
+    def scope(self) -> Optional[str]: ...
     @property
     def method(self) -> None: ...
     @property
@@ -470,6 +480,17 @@ class ClientHandle:
     def dispatch_events(self) -> int: ...
 
 @final
+class LoopbackBrowser:
+    """The browser step for desktop programs (RFC 8252): listens on ``127.0.0.1:port`` for
+    the redirect to ``/callback`` and opens the system browser (or ``open(url)``)."""
+
+    def __new__(
+        cls, port: int = 0, *, timeout: float = 300.0, open: Optional[Callable[[str], object]] = None
+    ) -> "LoopbackBrowser": ...
+    @property
+    def redirect_uri(self) -> str: ...
+
+@final
 class NativeClient:
     """The core client, in callbacks mode (sync) or poll mode (asyncio)."""
 
@@ -508,6 +529,12 @@ class NativeClient:
         timeout: Optional[float] = None,
         aio: _Aio = None,
     ) -> Any: ...
+    def skills_list(
+        self, cursor: Optional[str] = None, all_pages: bool = False, aio: _Aio = None
+    ) -> Any: ...
+    def skill_load(self, skill: str, aio: _Aio = None) -> Any: ...
+    def add_skill_source(self, label: str, server: "NativeClient") -> None: ...
+    def remove_skill_source(self, label: str) -> bool: ...
     def call_tool_progress(
         self, name: str, arguments_json: str, timeout: Optional[float] = None
     ) -> ToolCall: ...

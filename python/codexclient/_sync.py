@@ -171,6 +171,13 @@ class Client(ClientKeywords, SyncRequests, ClientBase):
     ``mcp_capabilities``). ``for event in client:`` yields
     the notifications and connection events not routed to a turn being streamed.
 
+    MCP authorization (OAuth 2.1, an HTTP MCP server that answers 401): ``authorize`` (a
+    callable given the authorization URL that returns the URL the browser was redirected to;
+    plain, run on a library thread and free to block, or ``async def``; or a
+    :class:`LoopbackBrowser`), ``token_store`` (an object with ``load``/``save``/``clear``,
+    see :class:`TokenStore`; default: in memory, or ``oauth_token_file``) and the ``oauth_*``
+    options. Authorization steps arrive as connection events of kind ``auth``.
+
     Handlers may be plain functions or ``async def`` (run to completion with
     :func:`asyncio.run` on the calling thread). Without a handler approvals are **declined**.
     All handlers of a client run on one library thread, in order; that thread is shared with
@@ -431,6 +438,22 @@ class Client(ClientKeywords, SyncRequests, ClientBase):
     def ping(self, *, timeout: Timeout = None) -> None:
         """MCP ``ping``: raises unless the server answers."""
         return cast(None, self._mcp("ping", timeout=timeout))
+
+    def list_skills(self) -> List[Dict[str, Any]]:
+        """MCP ``skills/list`` (the skills extension, SEP-2640): every skill entry the server
+        lists (all pages), each ``{"uri", "frontmatter", "resources"}`` as the server sent it.
+        Reads no skill file. Raises :class:`UnsupportedError` when the server does not
+        declare the extension."""
+        return cast(List[Dict[str, Any]], self._skills_list())
+
+    def load_skill(self, skill: str) -> Dict[str, Any]:
+        """Load the skill ``skill`` (its name in ``list_skills``, or the URI of its
+        ``SKILL.md``): its entry, then its ``SKILL.md`` checked against it (limits, size,
+        SHA-256 digest, YAML frontmatter field by field); no other file is read. Returns
+        ``{"entry", "text", "body"}``. A failed check raises :class:`ProtocolError` naming
+        the URI and what differed; an unknown or ambiguous name :class:`InvalidArgumentError`
+        listing the server's skills."""
+        return cast(Dict[str, Any], self._skill_load(skill))
 
     def events(self) -> Iterator[Event]:
         """A new (blocking) stream of the connection's notifications and connection events not

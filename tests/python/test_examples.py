@@ -9,6 +9,7 @@ import subprocess
 import sys
 
 from conftest import ROOT, mcp_everything
+from test_oauth import OAuthFixture, oauth  # noqa: F401 (the fixture)
 
 EXAMPLES = ROOT / "examples" / "python"
 
@@ -63,6 +64,34 @@ def test_mcp_tools_example() -> None:
     )
     assert "  progress 1/2\n  progress 2/2\n" in out, out
     assert "trigger-long-running-operation -> Long running operation completed." in out, out
+
+
+def test_mcp_oauth_example(oauth: OAuthFixture, tmp_path: pathlib.Path) -> None:
+    """The authorization example against the real OAuth fixture: the browser step pasted (the
+    fixture's browser plays the user), the tokens kept in a directory, and a second run that
+    starts from them without asking."""
+    tokens = tmp_path / "tokens"
+    args = [sys.executable, str(EXAMPLES / "mcp_oauth.py"), "--paste", "--tokens", str(tokens),
+            "--tool", "whoami", "--timeout", "30", oauth.mcp]
+    p = subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, cwd=ROOT)
+    assert p.stdin is not None and p.stdout is not None
+    try:
+        assert p.stdout.readline().startswith("Open this URL"), "the example asks for the browser"
+        url = p.stdout.readline().strip()
+        assert url.startswith(oauth.issuer), url
+        p.stdin.write(oauth.browse(url) + "\n")
+        p.stdin.flush()
+        out, _ = p.communicate(timeout=60)
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.wait()
+    assert p.returncode == 0, out
+    assert "[auth succeeded]" in out and '"sub":"alice"' in out.replace(" ", ""), out
+    assert [f.stat().st_mode & 0o077 for f in tokens.iterdir()] == [0], "one owner-only file"
+    out = _run(args[1:])  # no stdin: the stored token is used
+    assert "Open this URL" not in out and "whoami -> " in out, out
+    assert oauth.stats()["authorizations"] == 1
 
 
 def test_login_example_api_key(codex_bin: str, codex_home: pathlib.Path) -> None:
