@@ -268,6 +268,7 @@ pub struct McpHttp {
     pub token: Option<String>,
     /// MCP authorization (OAuth 2.1): when set, a 401 or 403 from the server runs the
     /// authorization flow and the request is sent again with the token obtained.
+    #[cfg(feature = "mcp-http")]
     pub oauth: Option<crate::auth::OAuthConfig>,
 }
 
@@ -278,6 +279,7 @@ impl McpHttp {
             url: url.into(),
             headers: Vec::new(),
             token: None,
+            #[cfg(feature = "mcp-http")]
             oauth: None,
         }
     }
@@ -292,6 +294,7 @@ impl McpHttp {
         self
     }
     /// Authorize with OAuth 2.1 as the server asks ([`crate::auth`]).
+    #[cfg(feature = "mcp-http")]
     pub fn oauth(mut self, config: crate::auth::OAuthConfig) -> Self {
         self.oauth = Some(config);
         self
@@ -319,15 +322,16 @@ impl McpHttp {
 
 impl std::fmt::Debug for McpHttp {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("McpHttp")
-            .field("url", &self.url)
+        let mut d = f.debug_struct("McpHttp");
+        d.field("url", &self.url)
             .field(
                 "headers",
                 &self.headers.iter().map(|(k, _)| k).collect::<Vec<_>>(),
             )
-            .field("token", &self.token.as_ref().map(|_| "<redacted>"))
-            .field("oauth", &self.oauth)
-            .finish()
+            .field("token", &self.token.as_ref().map(|_| "<redacted>"));
+        #[cfg(feature = "mcp-http")]
+        d.field("oauth", &self.oauth);
+        d.finish()
     }
 }
 
@@ -494,6 +498,7 @@ impl TransportKind {
                     url,
                     headers: Vec::new(),
                     token,
+                    #[cfg(feature = "mcp-http")]
                     oauth: None,
                 }));
             }
@@ -547,6 +552,37 @@ fn split_command(line: &str) -> crate::Result<Vec<String>> {
 }
 
 impl TransportKind {
+    /// The cargo feature of `codex-client` this transport needs and this build left out
+    /// (`None`: it has what it needs): `ws` for WebSocket and the unix control socket,
+    /// `mcp-http` for MCP over HTTP, `tls` for `wss://` and `https://`.
+    ///
+    /// ```
+    /// use codex_client::TransportKind;
+    /// let ws = TransportKind::parse("wss://127.0.0.1:4500", None).unwrap();
+    /// // A default build has every transport.
+    /// assert_eq!(ws.missing_feature(), None);
+    /// assert_eq!(TransportKind::Stdio.missing_feature(), None);
+    /// ```
+    pub fn missing_feature(&self) -> Option<&'static str> {
+        let secure = match self {
+            TransportKind::WebSocket { url, .. } => {
+                if !cfg!(feature = "ws") {
+                    return Some("ws");
+                }
+                url.starts_with("wss://")
+            }
+            TransportKind::Unix { .. } => return (!cfg!(feature = "ws")).then_some("ws"),
+            TransportKind::McpHttp(h) => {
+                if !cfg!(feature = "mcp-http") {
+                    return Some("mcp-http");
+                }
+                h.url.starts_with("https://")
+            }
+            _ => false,
+        };
+        (secure && !cfg!(feature = "tls")).then_some("tls")
+    }
+
     /// What the transport connects to, in words (for messages; never shows a token).
     pub fn describe(&self) -> String {
         match self {
@@ -1000,4 +1036,13 @@ mod tests {
             assert!(e.contains("X-Key") && !e.contains("secret"), "{e}");
         }
     }
+}
+
+/// The error for a transport or option this build of `codex-client` left out with its cargo
+/// `feature` ([`TransportKind::missing_feature`]).
+pub(crate) fn feature_error(kind: &TransportKind, feature: &str) -> crate::Error {
+    crate::Error::Unsupported(format!(
+        "{} needs the `{feature}` cargo feature of codex-client, which this build leaves out",
+        kind.describe()
+    ))
 }
