@@ -950,6 +950,45 @@ impl RequestOptions {
 
 #[cfg(test)]
 mod tests {
+    /// Every build: the transports a build has pass `missing_feature`; a build without the
+    /// network features (`--no-default-features`, run by scripts/test.sh) refuses them at
+    /// `build` with an error naming the feature, and keeps stdio.
+    #[test]
+    fn cargo_features_of_the_network_transports() {
+        use crate::options::OptionsBuilder;
+        let build = |transport: &str| {
+            let mut b = OptionsBuilder::new();
+            b.set("transport", serde_json::json!(transport)).unwrap();
+            b.build()
+        };
+        assert!(build("stdio").is_ok());
+        let cases = [
+            ("ws://127.0.0.1:1", cfg!(feature = "ws"), "ws"),
+            ("unix", cfg!(feature = "ws"), "ws"),
+            ("wss://127.0.0.1:1", cfg!(all(feature = "ws", feature = "tls")), "`"),
+            ("http://127.0.0.1:1/mcp", cfg!(feature = "mcp-http"), "mcp-http"),
+            ("https://127.0.0.1:1/mcp", cfg!(all(feature = "mcp-http", feature = "tls")), "`"),
+        ];
+        for (transport, present, feature) in cases {
+            match build(transport) {
+                Ok(o) => {
+                    assert!(present, "{transport} built without its feature");
+                    assert_eq!(o.transport.missing_feature(), None);
+                }
+                Err(e) => {
+                    assert!(!present, "{transport}: {e}");
+                    let m = e.to_string();
+                    assert!(m.contains("cargo feature of codex-client"), "{m}");
+                    assert!(m.contains(feature), "{m}");
+                    assert!(matches!(e, crate::Error::Unsupported(_)), "{e:?}");
+                }
+            }
+        }
+        let mut b = OptionsBuilder::new();
+        b.set("tls_ca_file", serde_json::json!("/tmp/ca.pem")).unwrap();
+        assert_eq!(b.build().is_ok(), cfg!(feature = "tls"));
+    }
+
     use super::*;
 
     #[test]
