@@ -948,6 +948,15 @@ impl RequestOptions {
     }
 }
 
+/// The error for a transport or option this build of `codex-client` left out with its cargo
+/// `feature` ([`TransportKind::missing_feature`]).
+pub(crate) fn feature_error(kind: &TransportKind, feature: &str) -> crate::Error {
+    crate::Error::Unsupported(format!(
+        "{} needs the `{feature}` cargo feature of codex-client, which this build leaves out",
+        kind.describe()
+    ))
+}
+
 #[cfg(test)]
 mod tests {
     /// Every build: the transports a build has pass `missing_feature`; a build without the
@@ -965,9 +974,21 @@ mod tests {
         let cases = [
             ("ws://127.0.0.1:1", cfg!(feature = "ws"), "ws"),
             ("unix", cfg!(feature = "ws"), "ws"),
-            ("wss://127.0.0.1:1", cfg!(all(feature = "ws", feature = "tls")), "`"),
-            ("http://127.0.0.1:1/mcp", cfg!(feature = "mcp-http"), "mcp-http"),
-            ("https://127.0.0.1:1/mcp", cfg!(all(feature = "mcp-http", feature = "tls")), "`"),
+            (
+                "wss://127.0.0.1:1",
+                cfg!(all(feature = "ws", feature = "tls")),
+                "`",
+            ),
+            (
+                "http://127.0.0.1:1/mcp",
+                cfg!(feature = "mcp-http"),
+                "mcp-http",
+            ),
+            (
+                "https://127.0.0.1:1/mcp",
+                cfg!(all(feature = "mcp-http", feature = "tls")),
+                "`",
+            ),
         ];
         for (transport, present, feature) in cases {
             match build(transport) {
@@ -985,7 +1006,8 @@ mod tests {
             }
         }
         let mut b = OptionsBuilder::new();
-        b.set("tls_ca_file", serde_json::json!("/tmp/ca.pem")).unwrap();
+        b.set("tls_ca_file", serde_json::json!("/tmp/ca.pem"))
+            .unwrap();
         assert_eq!(b.build().is_ok(), cfg!(feature = "tls"));
     }
 
@@ -1075,13 +1097,4 @@ mod tests {
             assert!(e.contains("X-Key") && !e.contains("secret"), "{e}");
         }
     }
-}
-
-/// The error for a transport or option this build of `codex-client` left out with its cargo
-/// `feature` ([`TransportKind::missing_feature`]).
-pub(crate) fn feature_error(kind: &TransportKind, feature: &str) -> crate::Error {
-    crate::Error::Unsupported(format!(
-        "{} needs the `{feature}` cargo feature of codex-client, which this build leaves out",
-        kind.describe()
-    ))
 }
