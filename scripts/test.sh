@@ -42,6 +42,12 @@ step "rustfmt"
 cargo fmt --all -- --check
 step "clippy"
 cargo clippy --workspace --all-targets --quiet -- -D warnings
+step "stdio-only build (codex-client --no-default-features: no ws, tls, mcp-http)"
+cargo build -p codex-client --no-default-features --quiet
+cargo clippy -p codex-client --no-default-features --lib --quiet -- -D warnings
+# The one unit test that sees the features from both sides (the network transports refused,
+# naming their feature); the rest of the unit tests exercise the transports themselves.
+cargo test -p codex-client --no-default-features --lib cargo_features_of_the_network_transports
 step "docs (rustdoc and mkdocs --strict, link check)"
 bash scripts/docs.sh
 step "cargo test"

@@ -536,6 +536,7 @@ pub enum ConnectionEvent {
     Reconnected(Rejoined),
     /// MCP authorization started, succeeded, refreshed a token or failed
     /// ([`crate::auth`]).
+    #[cfg(feature = "mcp-http")]
     Auth(crate::auth::AuthEvent),
 }
 

@@ -19,6 +19,7 @@
 #![warn(missing_docs)]
 
 pub mod account;
+#[cfg(feature = "mcp-http")]
 pub mod auth;
 mod client;
 pub mod compat;

@@ -223,6 +223,7 @@ where
 /// `fut` as a member of the current connection's scope without spawning it (for a `JoinSet`,
 /// which aborts its own tasks): counted while alive, its nested [`spawn`]s join the scope, and
 /// the scope's [`Done`] waits for it. Outside any scope, `fut` as it is.
+#[cfg_attr(not(feature = "mcp-http"), allow(dead_code))] // only the HTTP transport
 pub(crate) fn scoped<F>(fut: F) -> impl Future<Output = F::Output> + Send + 'static
 where
     F: Future + Send + 'static,
@@ -304,6 +305,7 @@ pub(crate) async fn within<F: Future>(fut: F, timeout: Duration) -> Result<Optio
 /// Run `f`, which may block (a binding's callback: a Python callable, a C function that
 /// prompts), on the library's runtime's blocking pool rather than on a runtime thread, and
 /// await its value. Outside a tokio runtime, `f` runs here. A panic in `f` is an error.
+#[cfg_attr(not(feature = "mcp-http"), allow(dead_code))] // only the HTTP transport
 pub(crate) async fn off_runtime<R, F>(f: F) -> Result<R>
 where
     F: FnOnce() -> R + Send + 'static,

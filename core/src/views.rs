@@ -53,6 +53,7 @@ impl ConnectionEvent {
             ConnectionEvent::Disconnected(_) => "disconnected",
             ConnectionEvent::Reconnecting(_) => "reconnecting",
             ConnectionEvent::Reconnected(_) => "reconnected",
+            #[cfg(feature = "mcp-http")]
             ConnectionEvent::Auth(_) => "auth",
         }
     }
@@ -63,6 +64,7 @@ impl ConnectionEvent {
         match self {
             ConnectionEvent::Reconnecting(a) => Some(a.to_json().to_string()),
             ConnectionEvent::Reconnected(r) => Some(r.to_json().to_string()),
+            #[cfg(feature = "mcp-http")]
             ConnectionEvent::Auth(a) => Some(a.to_json().to_string()),
             _ => None,
         }
@@ -79,6 +81,7 @@ impl ConnectionEvent {
             }
             ConnectionEvent::Reconnecting(a) => a.to_json(),
             ConnectionEvent::Reconnected(r) => r.to_json(),
+            #[cfg(feature = "mcp-http")]
             ConnectionEvent::Auth(a) => a.to_json(),
         };
         v["kind"] = Value::from(self.kind_name());
@@ -100,6 +103,7 @@ impl fmt::Display for ConnectionEvent {
                 "connection lost ({}); reconnect attempt {} of {} in {:?}",
                 a.cause, a.attempt, a.max_attempts, a.delay
             ),
+            #[cfg(feature = "mcp-http")]
             ConnectionEvent::Auth(a) => a.fmt(f),
             ConnectionEvent::Reconnected(r) => write!(
                 f,

@@ -33,7 +33,6 @@ class ClientKeywords:
     @checked
     def thread_start(
         self,
-        /,
         params: Optional[Mapping[str, Any]] = None,
         *,
         allow_provider_model_fallback: Optional[bool] = None,
@@ -104,7 +103,6 @@ class ClientKeywords:
     @checked
     def thread_resume(
         self,
-        /,
         thread_id: str,
         params: Optional[Mapping[str, Any]] = None,
         *,
@@ -159,7 +157,6 @@ class ClientKeywords:
     @checked
     def thread_fork(
         self,
-        /,
         thread_id: str,
         params: Optional[Mapping[str, Any]] = None,
         *,
@@ -230,7 +227,6 @@ class AsyncClientKeywords:
     @checked
     async def thread_start(
         self,
-        /,
         params: Optional[Mapping[str, Any]] = None,
         *,
         allow_provider_model_fallback: Optional[bool] = None,
@@ -301,7 +297,6 @@ class AsyncClientKeywords:
     @checked
     async def thread_resume(
         self,
-        /,
         thread_id: str,
         params: Optional[Mapping[str, Any]] = None,
         *,
@@ -356,7 +351,6 @@ class AsyncClientKeywords:
     @checked
     async def thread_fork(
         self,
-        /,
         thread_id: str,
         params: Optional[Mapping[str, Any]] = None,
         *,

@@ -684,7 +684,7 @@ class Keywords:
             w("")
             for name, meth, drop, with_id, summary in opens:
                 _pty, fields = self.fields(meth, drop)
-                head = ["self,", "/,"] + (["thread_id: str,"] if with_id else []) + \
+                head = ["self,"] + (["thread_id: str,"] if with_id else []) + \
                     ["params: Optional[Mapping[str, Any]] = None,", "*,"]
                 head_docs = ([KW_DOC_THREAD_ID] if with_id else []) + [KW_DOC_PARAMS]
                 tid = "thread_id" if with_id else "None"

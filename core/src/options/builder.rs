@@ -54,7 +54,9 @@ pub(super) struct OAuthOptions {
     pub scopes: Option<Vec<String>>,
     pub client_metadata_url: Option<String>,
     pub token_file: Option<std::path::PathBuf>,
+    #[cfg(feature = "mcp-http")]
     pub authorizer: Option<std::sync::Arc<dyn crate::auth::Authorize>>,
+    #[cfg(feature = "mcp-http")]
     pub store: Option<std::sync::Arc<dyn crate::auth::TokenStore>>,
 }
 
@@ -68,11 +70,21 @@ impl OAuthOptions {
             || self.scopes.is_some()
             || self.client_metadata_url.is_some()
             || self.token_file.is_some()
-            || self.authorizer.is_some()
-            || self.store.is_some()
+            || self.callbacks()
+    }
+
+    /// Whether a binding handed over a callback (the browser step or the token store).
+    #[cfg(feature = "mcp-http")]
+    fn callbacks(&self) -> bool {
+        self.authorizer.is_some() || self.store.is_some()
+    }
+    #[cfg(not(feature = "mcp-http"))]
+    fn callbacks(&self) -> bool {
+        false
     }
 
     /// The configuration they make.
+    #[cfg(feature = "mcp-http")]
     fn config(&self) -> crate::auth::OAuthConfig {
         let mut c = crate::auth::OAuthConfig::new();
         c.client_id = self.client_id.clone();
@@ -102,6 +114,7 @@ impl OptionsBuilder {
 
     /// The browser step of MCP authorization (turns it on, like option `oauth`): bindings
     /// hand their callback over here.
+    #[cfg(feature = "mcp-http")]
     pub fn oauth_authorizer(&mut self, authorizer: std::sync::Arc<dyn crate::auth::Authorize>) {
         self.oauth.authorizer = Some(authorizer);
     }
@@ -109,6 +122,7 @@ impl OptionsBuilder {
     /// Where MCP authorization keeps its tokens and client registration (turns it on, like
     /// option `oauth`): bindings hand their store's callbacks over here. Setting it with
     /// option `oauth_token_file` too is an error at [`build`](Self::build).
+    #[cfg(feature = "mcp-http")]
     pub fn oauth_token_store(&mut self, store: std::sync::Arc<dyn crate::auth::TokenStore>) {
         self.oauth.store = Some(store);
     }
@@ -137,11 +151,14 @@ impl OptionsBuilder {
         let kind = match kind {
             TransportKind::McpHttp(mut h) => {
                 h.headers.extend(self.headers.iter().cloned());
-                if self.oauth.store.is_some() && self.oauth.token_file.is_some() {
-                    return bad("options `oauth_token_file` and a token store callback both say where tokens are kept: set one");
-                }
-                if self.oauth.used() {
-                    h.oauth = Some(self.oauth.config());
+                #[cfg(feature = "mcp-http")]
+                {
+                    if self.oauth.store.is_some() && self.oauth.token_file.is_some() {
+                        return bad("options `oauth_token_file` and a token store callback both say where tokens are kept: set one");
+                    }
+                    if self.oauth.used() {
+                        h.oauth = Some(self.oauth.config());
+                    }
                 }
                 TransportKind::McpHttp(h)
             }
@@ -157,6 +174,12 @@ impl OptionsBuilder {
             }
             other => other,
         };
+        if let Some(feature) = kind.missing_feature() {
+            return Err(crate::options::feature_error(&kind, feature));
+        }
+        if !cfg!(feature = "tls") && (o.tls.ca_file.is_some() || o.tls.client_cert.is_some()) {
+            return bad("options `tls_ca_file` and `tls_client_cert` need the `tls` cargo feature of codex-client, which this build leaves out");
+        }
         o.transport = kind;
         o.reconnect = self.reconnect_on.then_some(self.reconnect);
         o.heartbeat = self.heartbeat_on.then_some(self.heartbeat);

@@ -268,6 +268,7 @@ pub struct McpHttp {
     pub token: Option<String>,
     /// MCP authorization (OAuth 2.1): when set, a 401 or 403 from the server runs the
     /// authorization flow and the request is sent again with the token obtained.
+    #[cfg(feature = "mcp-http")]
     pub oauth: Option<crate::auth::OAuthConfig>,
 }
 
@@ -278,6 +279,7 @@ impl McpHttp {
             url: url.into(),
             headers: Vec::new(),
             token: None,
+            #[cfg(feature = "mcp-http")]
             oauth: None,
         }
     }
@@ -292,6 +294,7 @@ impl McpHttp {
         self
     }
     /// Authorize with OAuth 2.1 as the server asks ([`crate::auth`]).
+    #[cfg(feature = "mcp-http")]
     pub fn oauth(mut self, config: crate::auth::OAuthConfig) -> Self {
         self.oauth = Some(config);
         self
@@ -319,15 +322,16 @@ impl McpHttp {
 
 impl std::fmt::Debug for McpHttp {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("McpHttp")
-            .field("url", &self.url)
+        let mut d = f.debug_struct("McpHttp");
+        d.field("url", &self.url)
             .field(
                 "headers",
                 &self.headers.iter().map(|(k, _)| k).collect::<Vec<_>>(),
             )
-            .field("token", &self.token.as_ref().map(|_| "<redacted>"))
-            .field("oauth", &self.oauth)
-            .finish()
+            .field("token", &self.token.as_ref().map(|_| "<redacted>"));
+        #[cfg(feature = "mcp-http")]
+        d.field("oauth", &self.oauth);
+        d.finish()
     }
 }
 
@@ -519,6 +523,7 @@ impl TransportKind {
                     url,
                     headers: Vec::new(),
                     token,
+                    #[cfg(feature = "mcp-http")]
                     oauth: None,
                 }));
             }
@@ -572,6 +577,37 @@ fn split_command(line: &str) -> crate::Result<Vec<String>> {
 }
 
 impl TransportKind {
+    /// The cargo feature of `codex-client` this transport needs and this build left out
+    /// (`None`: it has what it needs): `ws` for WebSocket and the unix control socket,
+    /// `mcp-http` for MCP over HTTP, `tls` for `wss://` and `https://`.
+    ///
+    /// ```
+    /// use codex_client::TransportKind;
+    /// let ws = TransportKind::parse("wss://127.0.0.1:4500", None).unwrap();
+    /// // A default build has every transport.
+    /// assert_eq!(ws.missing_feature(), None);
+    /// assert_eq!(TransportKind::Stdio.missing_feature(), None);
+    /// ```
+    pub fn missing_feature(&self) -> Option<&'static str> {
+        let secure = match self {
+            TransportKind::WebSocket { url, .. } => {
+                if !cfg!(feature = "ws") {
+                    return Some("ws");
+                }
+                url.starts_with("wss://")
+            }
+            TransportKind::Unix { .. } => return (!cfg!(feature = "ws")).then_some("ws"),
+            TransportKind::McpHttp(h) => {
+                if !cfg!(feature = "mcp-http") {
+                    return Some("mcp-http");
+                }
+                h.url.starts_with("https://")
+            }
+            _ => false,
+        };
+        (secure && !cfg!(feature = "tls")).then_some("tls")
+    }
+
     /// What the transport connects to, in words (for messages; never shows a token).
     pub fn describe(&self) -> String {
         match self {
@@ -962,8 +998,69 @@ impl RequestOptions {
     }
 }
 
+/// The error for a transport or option this build of `codex-client` left out with its cargo
+/// `feature` ([`TransportKind::missing_feature`]).
+pub(crate) fn feature_error(kind: &TransportKind, feature: &str) -> crate::Error {
+    crate::Error::Unsupported(format!(
+        "{} needs the `{feature}` cargo feature of codex-client, which this build leaves out",
+        kind.describe()
+    ))
+}
+
 #[cfg(test)]
 mod tests {
+    /// Every build: the transports a build has pass `missing_feature`; a build without the
+    /// network features (`--no-default-features`, run by scripts/test.sh) refuses them at
+    /// `build` with an error naming the feature, and keeps stdio.
+    #[test]
+    fn cargo_features_of_the_network_transports() {
+        use crate::options::OptionsBuilder;
+        let build = |transport: &str| {
+            let mut b = OptionsBuilder::new();
+            b.set("transport", serde_json::json!(transport)).unwrap();
+            b.build()
+        };
+        assert!(build("stdio").is_ok());
+        let cases = [
+            ("ws://127.0.0.1:1", cfg!(feature = "ws"), "ws"),
+            ("unix", cfg!(feature = "ws"), "ws"),
+            (
+                "wss://127.0.0.1:1",
+                cfg!(all(feature = "ws", feature = "tls")),
+                "`",
+            ),
+            (
+                "http://127.0.0.1:1/mcp",
+                cfg!(feature = "mcp-http"),
+                "mcp-http",
+            ),
+            (
+                "https://127.0.0.1:1/mcp",
+                cfg!(all(feature = "mcp-http", feature = "tls")),
+                "`",
+            ),
+        ];
+        for (transport, present, feature) in cases {
+            match build(transport) {
+                Ok(o) => {
+                    assert!(present, "{transport} built without its feature");
+                    assert_eq!(o.transport.missing_feature(), None);
+                }
+                Err(e) => {
+                    assert!(!present, "{transport}: {e}");
+                    let m = e.to_string();
+                    assert!(m.contains("cargo feature of codex-client"), "{m}");
+                    assert!(m.contains(feature), "{m}");
+                    assert!(matches!(e, crate::Error::Unsupported(_)), "{e:?}");
+                }
+            }
+        }
+        let mut b = OptionsBuilder::new();
+        b.set("tls_ca_file", serde_json::json!("/tmp/ca.pem"))
+            .unwrap();
+        assert_eq!(b.build().is_ok(), cfg!(feature = "tls"));
+    }
+
     use super::*;
 
     #[test]

@@ -183,8 +183,12 @@ async fn run_link(
         direct,
         stderr,
         mut peer,
+        #[cfg(feature = "mcp-http")]
         auth_events,
     } = link;
+    #[cfg(not(feature = "mcp-http"))]
+    let auth_task: Option<tokio::task::JoinHandle<()>> = None;
+    #[cfg(feature = "mcp-http")]
     let auth_task = auth_events.map(|mut rx| {
         let shared = shared.clone();
         crate::rt::spawn(async move {

@@ -4,25 +4,31 @@
 //! care which one it is.
 
 use bytes::Bytes;
+#[cfg(feature = "ws")]
 use futures_util::{SinkExt, StreamExt};
 use std::pin::Pin;
 use std::task::{ready, Context, Poll};
 use tokio::io::{AsyncBufRead, AsyncRead, AsyncWrite, AsyncWriteExt, BufWriter, ReadBuf};
 use tokio::sync::mpsc;
+#[cfg(feature = "ws")]
 use tokio_tungstenite::tungstenite::Message;
+#[cfg(feature = "ws")]
 use tokio_tungstenite::WebSocketStream;
 
 use super::lines::{read_line, LineRead};
 
 /// Any bidirectional byte stream a WebSocket can run over.
+#[cfg_attr(not(any(feature = "ws", feature = "tls")), allow(dead_code))]
 pub(crate) trait ByteStream: AsyncRead + AsyncWrite + Unpin + Send {}
 impl<T: AsyncRead + AsyncWrite + Unpin + Send> ByteStream for T {}
 
 /// A WebSocket over a boxed byte stream.
+#[cfg(feature = "ws")]
 pub(crate) type Ws = WebSocketStream<Pin<Box<dyn ByteStream>>>;
 
 /// What a channel-backed transport task hands the reader.
 #[derive(Debug)]
+#[cfg_attr(not(feature = "mcp-http"), allow(dead_code))] // only the HTTP transport
 pub(crate) enum Inbound {
     /// One whole message (JSON, no trailing newline needed).
     Message(Bytes),
@@ -38,25 +44,30 @@ pub(crate) enum Inbound {
 pub(crate) enum MessageReader {
     Lines(ElasticReader<Pin<Box<dyn AsyncRead + Send>>>),
     /// With the heartbeat's bound: no frame at all for that long means a dead peer.
+    #[cfg(feature = "ws")]
     Ws(
         futures_util::stream::SplitStream<Ws>,
         Option<std::time::Duration>,
     ),
     /// Messages a transport task delivers (end of stream once every sender is gone).
+    #[cfg_attr(not(feature = "mcp-http"), allow(dead_code))]
     Channel(mpsc::Receiver<Inbound>),
 }
 
 /// The write half.
 pub(crate) enum MessageWriter {
     Lines(BufWriter<Pin<Box<dyn AsyncWrite + Send>>>),
+    #[cfg(feature = "ws")]
     Ws(futures_util::stream::SplitSink<Ws, Message>),
     /// Messages for a transport task, one JSON message each without the newline; `None`
     /// once closed (the task sees the channel end).
+    #[cfg_attr(not(feature = "mcp-http"), allow(dead_code))]
     Channel(Option<mpsc::Sender<Bytes>>),
 }
 
 /// Channel-backed halves for a transport task with room for `depth` messages each way: the
 /// engine's halves, then the task's ends (what the engine writes, where to deliver).
+#[cfg_attr(not(feature = "mcp-http"), allow(dead_code))] // only the HTTP transport
 pub(crate) fn channel_halves(
     depth: usize,
 ) -> (
@@ -77,6 +88,7 @@ pub(crate) fn channel_halves(
 
 /// Split a WebSocket into the two halves; with a `heartbeat` the writer pings every
 /// `interval` and the reader fails when no frame came for `interval + timeout`.
+#[cfg(feature = "ws")]
 pub(crate) fn ws_halves(
     ws: Ws,
     heartbeat: Option<crate::options::Heartbeat>,
@@ -198,6 +210,7 @@ impl MessageReader {
     ) -> std::io::Result<LineRead> {
         match self {
             MessageReader::Lines(r) => read_line(r, buf, cap).await,
+            #[cfg(feature = "ws")]
             MessageReader::Ws(ws, idle) => loop {
                 buf.clear();
                 let next = match idle {
@@ -258,6 +271,7 @@ impl MessageWriter {
     pub(crate) async fn write(&mut self, line: Bytes) -> std::io::Result<()> {
         match self {
             MessageWriter::Lines(w) => w.write_all(&line).await,
+            #[cfg(feature = "ws")]
             MessageWriter::Ws(sink) => {
                 let body = line.strip_suffix(b"\n").unwrap_or(&line);
                 let text = std::str::from_utf8(body)
@@ -289,12 +303,16 @@ impl MessageWriter {
 
     /// Whether this is a WebSocket (it can be pinged).
     pub(crate) fn is_ws(&self) -> bool {
-        matches!(self, MessageWriter::Ws(_))
+        #[cfg(feature = "ws")]
+        return matches!(self, MessageWriter::Ws(_));
+        #[cfg(not(feature = "ws"))]
+        false
     }
 
     /// Send a WebSocket ping (the heartbeat); nothing for other transports.
     pub(crate) async fn ping(&mut self) -> std::io::Result<()> {
         match self {
+            #[cfg(feature = "ws")]
             MessageWriter::Ws(sink) => sink
                 .send(Message::Ping(Bytes::from_static(b"codex-client")))
                 .await
@@ -307,6 +325,7 @@ impl MessageWriter {
     pub(crate) async fn flush(&mut self) -> std::io::Result<()> {
         match self {
             MessageWriter::Lines(w) => w.flush().await,
+            #[cfg(feature = "ws")]
             MessageWriter::Ws(sink) => sink.flush().await.map_err(std::io::Error::other),
             // Each message went to the task as a whole.
             MessageWriter::Channel(_) => Ok(()),
@@ -320,6 +339,7 @@ impl MessageWriter {
             MessageWriter::Lines(w) => {
                 let _ = w.shutdown().await;
             }
+            #[cfg(feature = "ws")]
             MessageWriter::Ws(sink) => {
                 let _ = sink.close().await;
             }

@@ -5,16 +5,30 @@
 
 pub(crate) mod binary;
 pub(crate) mod exec;
+#[cfg(feature = "mcp-http")]
 pub(crate) mod http;
 pub(crate) mod io;
 pub(crate) mod lines;
 pub(crate) mod process;
 pub(crate) mod shim;
 pub(crate) mod stderr;
+#[cfg(feature = "tls")]
 pub(crate) mod tls;
+#[cfg(feature = "ws")]
 pub(crate) mod ws;
 
 pub use binary::resolve_codex_bin;
+
+/// Whether `host` is a loopback name or address (a token goes in clear text only there).
+#[cfg_attr(not(any(feature = "ws", feature = "mcp-http")), allow(dead_code))]
+pub(crate) fn is_loopback(host: &str) -> bool {
+    let h = host.trim_start_matches('[').trim_end_matches(']');
+    if h.eq_ignore_ascii_case("localhost") {
+        return true;
+    }
+    h.parse::<std::net::IpAddr>()
+        .is_ok_and(|ip| ip.is_loopback())
+}
 
 use std::sync::Arc;
 use tokio::process::{Child, ChildStderr};
@@ -22,7 +36,9 @@ use tokio::task::JoinHandle;
 
 use crate::error::{Error, Result};
 use crate::options::{ClientOptions, TransportKind};
-use io::{line_halves, ws_halves, MessageReader, MessageWriter};
+#[cfg(feature = "ws")]
+use io::ws_halves;
+use io::{line_halves, MessageReader, MessageWriter};
 
 #[allow(non_upper_case_globals)]
 impl TransportKind {
@@ -42,12 +58,14 @@ pub(crate) struct Link {
     pub(crate) stderr: Option<ChildStderr>,
     pub(crate) peer: Peer,
     /// MCP authorization events (an MCP HTTP transport with OAuth configured).
+    #[cfg(feature = "mcp-http")]
     pub(crate) auth_events: Option<tokio::sync::mpsc::UnboundedReceiver<crate::auth::AuthEvent>>,
 }
 
 /// What serves a link, to be stopped when the link ends.
 pub(crate) enum Peer {
     /// A server elsewhere (WebSocket, unix socket): closing our side is all.
+    #[cfg_attr(not(feature = "ws"), allow(dead_code))]
     Remote,
     /// The spawned `codex app-server`, with its process id (also its process group's).
     Process { child: Child, pid: Option<u32> },
@@ -108,12 +126,17 @@ pub(crate) async fn open(opts: &ClientOptions, above: &shim::ShimFactory) -> Res
 }
 
 async fn connect(opts: &ClientOptions, above: &shim::ShimFactory) -> Result<Link> {
+    if let Some(feature) = opts.transport.missing_feature() {
+        return Err(crate::options::feature_error(&opts.transport, feature));
+    }
+    #[cfg(feature = "ws")]
     let remote = |(reader, writer)| Link {
         reader,
         writer,
         direct: None,
         stderr: None,
         peer: Peer::Remote,
+        #[cfg(feature = "mcp-http")]
         auth_events: None,
     };
     match &opts.transport {
@@ -137,13 +160,16 @@ async fn connect(opts: &ClientOptions, above: &shim::ShimFactory) -> Result<Link
                     child: p.child,
                     pid,
                 },
+                #[cfg(feature = "mcp-http")]
                 auth_events: None,
             })
         }
+        #[cfg(feature = "ws")]
         TransportKind::WebSocket { url, token } => {
             let ws = ws::connect_url(url, token.as_deref(), opts).await?;
             Ok(remote(ws_halves(ws, opts.heartbeat)))
         }
+        #[cfg(feature = "ws")]
         TransportKind::Unix { path } => {
             let path = match path {
                 Some(p) => p.clone(),
@@ -152,6 +178,7 @@ async fn connect(opts: &ClientOptions, above: &shim::ShimFactory) -> Result<Link
             let ws = ws::connect_unix(&path, opts.max_line_bytes).await?;
             Ok(remote(ws_halves(ws, opts.heartbeat)))
         }
+        #[cfg(feature = "mcp-http")]
         TransportKind::McpHttp(http) => {
             let (tx, rx) = match http.oauth {
                 Some(_) => {
@@ -183,9 +210,12 @@ async fn connect(opts: &ClientOptions, above: &shim::ShimFactory) -> Result<Link
                 direct: None,
                 stderr: None,
                 peer: Peer::Shim(task),
+                #[cfg(feature = "mcp-http")]
                 auth_events: None,
             })
         }
+        #[allow(unreachable_patterns)] // each arm above that a feature removed
+        other => Err(crate::options::feature_error(other, "a cargo feature")),
     }
 }
 

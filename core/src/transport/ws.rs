@@ -1,6 +1,7 @@
 //! `codex app-server --listen ws://...` and `--listen unix://...`: JSON-RPC over WebSocket
 //! text frames, one message per frame, with an optional bearer token on the upgrade.
 
+use super::is_loopback;
 use std::path::Path;
 use std::pin::Pin;
 
@@ -15,16 +16,6 @@ fn config(max_message: usize) -> WebSocketConfig {
     WebSocketConfig::default()
         .max_message_size(Some(max_message))
         .max_frame_size(Some(max_message))
-}
-
-/// Whether `host` is a loopback name or address.
-pub(crate) fn is_loopback(host: &str) -> bool {
-    let h = host.trim_start_matches('[').trim_end_matches(']');
-    if h.eq_ignore_ascii_case("localhost") {
-        return true;
-    }
-    h.parse::<std::net::IpAddr>()
-        .is_ok_and(|ip| ip.is_loopback())
 }
 
 /// Refuse to send a token in clear text to anything but this machine.
@@ -95,7 +86,14 @@ pub(crate) async fn connect_url(
         .map_err(|e| Error::Transport(format!("could not connect to {host}:{port}: {e}")))?;
     let _ = tcp.set_nodelay(true);
     let stream: Pin<Box<dyn ByteStream>> = if tls {
-        Box::into_pin(super::tls::connect(tcp, &host, &opts.tls).await?)
+        #[cfg(feature = "tls")]
+        let s = Box::into_pin(super::tls::connect(tcp, &host, &opts.tls).await?);
+        #[cfg(not(feature = "tls"))]
+        let s: Pin<Box<dyn ByteStream>> = {
+            drop(tcp);
+            return Err(crate::options::feature_error(&opts.transport, "tls"));
+        };
+        s
     } else {
         Box::pin(tcp)
     };

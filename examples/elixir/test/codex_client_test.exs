@@ -227,7 +227,7 @@ defmodule CodexClientTest do
       {_, "completed"} = collect_turn(c)
       file = Path.join(work, "sched.txt")
       {:ok, _} = CodexClient.turn_start(c, thread, "MOCK_EXEC: echo x > #{file}")
-      {_, "completed"} = collect_turn(c, "accept")
+      {_, "completed"} = collect_turn(c, :approve)
     after
       case previous do
         :undefined -> :erlang.system_monitor(:undefined)

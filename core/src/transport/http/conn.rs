@@ -16,7 +16,7 @@ use super::peek::{self, Head};
 use crate::error::{Error, Result};
 use crate::options::McpHttp;
 use crate::transport::io::Inbound;
-use crate::transport::ws::is_loopback;
+use crate::transport::is_loopback;
 
 /// Longest wait for a TCP (and TLS) connection to the server.
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
