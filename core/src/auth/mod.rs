@@ -16,6 +16,7 @@
 //! loopback addresses; token requests follow no redirects; the client secret never goes in
 //! a URL; a refresh token goes only to the token endpoint of the issuer that issued it.
 
+mod blocking;
 mod challenge;
 mod client_auth;
 mod config;
@@ -34,8 +35,11 @@ mod session;
 mod store;
 mod token;
 
+pub use blocking::BlockingAuthorizer;
 pub use client_auth::{AssertionSigner, ClientAuth, ProofSigner};
-pub use config::{Authorize, BoxFuture, GrantContext, GrantFlow, OAuthConfig};
+pub use config::{
+    Authorize, BoxFuture, GrantContext, GrantFlow, OAuthConfig, DEFAULT_AUTHORIZE_TIMEOUT,
+};
 pub use events::AuthEvent;
 pub use loopback::LoopbackBrowser;
 pub use metadata::{AuthServerMetadata, ProtectedResourceMetadata};

@@ -49,6 +49,11 @@ fn edge_values(name: &str, kind: ValueKind) -> Vec<Value> {
                 json!("sometimes"),
             ],
             "exec_sandbox_mode" => vec![json!("read-only"), json!("sandbox-ish")],
+            "oauth_grant" => vec![
+                json!("authorization_code"),
+                json!("client_credentials"),
+                json!("password"),
+            ],
             "exec_approval_policy" => vec![json!("never"), json!("sometimes")],
             _ => vec![json!("x"), json!(""), json!(5)],
         },
