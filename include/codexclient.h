@@ -96,7 +96,17 @@
  * terminate your process; your threads' signal masks and handlers are left alone. The server
  * runs in its own process group (it does not get your terminal's Ctrl-C).
  *
- * Poll mode (CODEX_DELIVERY_POLL): no library thread ever runs your code. Pull events with
+ * MCP authorization callbacks (ABI 1.7), in either mode, run where the authorization runs:
+ * the browser step of codex_options_set_oauth_authorizer() on a library-owned blocking thread
+ * (named `codex-client-rt`, started for the call, never one that serves connections; it may
+ * block up to option oauth_authorize_timeout), the token store callbacks of
+ * codex_options_set_oauth_token_store() and the `open` of codex_options_set_oauth_loopback() on
+ * a runtime thread while the client's requests wait (keep them short). A program that must not
+ * run code on library threads (a NIF) uses option oauth_token_file and the loopback helper
+ * without `open` instead.
+ *
+ * Poll mode (CODEX_DELIVERY_POLL): no library thread ever runs your code (but the MCP
+ * authorization callbacks you set, above). Pull events with
  * codex_client_next_event(); wait for codex_client_event_fd() to become readable with
  * poll/epoll/select. Completions of codex_client_request() arrive as CODEX_EVENT_RESPONSE
  * events. A client uses one mode, chosen at creation: registering a callback on a poll
@@ -315,10 +325,11 @@
  * (`codex_client_login_api_key`, `codex_client_login_chatgpt`, `codex_login_t` with
  * `codex_login_auth_url`, `codex_login_user_code`, `codex_login_verification_url`,
  * `codex_login_id`, `codex_login_wait`, `codex_login_cancel`, `codex_login_free`;
- * `codex_client_helper`), a turn run to its end within bounds (`codex_client_turn_run`). 1.7: MCP authorization callbacks
- * (`codex_options_set_oauth_authorizer`, `codex_options_set_oauth_token_store`,
- * `codex_options_set_oauth_loopback`, `codex_oauth_answer_t` with `codex_oauth_answer_set`
- * and `codex_oauth_answer_error`, `codex_release_callback_t`).
+ * `codex_client_helper`), a turn run to its end within bounds (`codex_client_turn_run`).
+ * 1.7: MCP authorization callbacks (`codex_options_set_oauth_authorizer`,
+ * `codex_options_set_oauth_token_store`, `codex_options_set_oauth_loopback`,
+ * `codex_oauth_answer_t` with `codex_oauth_answer_set` and `codex_oauth_answer_error`,
+ * `codex_release_callback_t`).
  */
 #define CODEX_ABI_VERSION_MINOR 7
 

@@ -30,6 +30,13 @@
  * and params come from the library (codex_mcp_method_name, codex_mcp_params): this header
  * spells no protocol.
  *
+ * MCP authorization (OAuth 2.1; ABI 1.7): Options::oauth_authorizer (a function from the
+ * authorization URL to the redirect URL; it runs on a library-owned blocking thread and may
+ * block) and Options::oauth_token_store (load/save/clear over the credentials' JSON text; they
+ * run on a library thread that serves connections: keep them short); throw to fail. The
+ * library keeps its own copies, destroyed once the last Client made from the Options is gone.
+ * Grants and settings are options by name: set("oauth_grant", "\"client_credentials\"").
+ *
  * Link: pkg-config --cflags --libs codexclient. Needs C++17.
  */
 #ifndef CODEXCLIENT_HPP
