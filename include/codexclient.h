@@ -96,14 +96,13 @@
  * terminate your process; your threads' signal masks and handlers are left alone. The server
  * runs in its own process group (it does not get your terminal's Ctrl-C).
  *
- * MCP authorization callbacks (ABI 1.7), in either mode, run where the authorization runs:
- * the browser step of codex_options_set_oauth_authorizer() on a library-owned blocking thread
- * (named `codex-client-rt`, started for the call, never one that serves connections; it may
- * block up to option oauth_authorize_timeout), the token store callbacks of
- * codex_options_set_oauth_token_store() and the `open` of codex_options_set_oauth_loopback() on
- * a runtime thread while the client's requests wait (keep them short). A program that must not
- * run code on library threads (a NIF) uses option oauth_token_file and the loopback helper
- * without `open` instead.
+ * MCP authorization callbacks (ABI 1.8), in either mode, run on a library-owned blocking
+ * thread (named `codex-client-rt`, never one that serves connections) while the request that
+ * needed them waits: the browser step of codex_options_set_oauth_authorizer() (it may block up
+ * to option oauth_authorize_timeout), the token store callbacks of
+ * codex_options_set_oauth_token_store() and the `open` of codex_options_set_oauth_loopback()
+ * (keep these short). A program that must not run code on library threads (a NIF) uses option
+ * oauth_token_file and the loopback helper without `open` instead.
  *
  * Poll mode (CODEX_DELIVERY_POLL): no library thread ever runs your code (but the MCP
  * authorization callbacks you set, above). Pull events with
@@ -326,12 +325,16 @@
  * `codex_login_auth_url`, `codex_login_user_code`, `codex_login_verification_url`,
  * `codex_login_id`, `codex_login_wait`, `codex_login_cancel`, `codex_login_free`;
  * `codex_client_helper`), a turn run to its end within bounds (`codex_client_turn_run`).
- * 1.7: MCP authorization callbacks (`codex_options_set_oauth_authorizer`,
+ * 1.7: skills over MCP (`codex_client_mcp_skills_list`, `codex_client_mcp_skill_load`,
+ * `codex_client_add_skill_source`, `codex_client_remove_skill_source`);
+ * `codex_client_respond_decision` (an approval answered by its generic word, worded by the
+ * core).
+ * 1.8: MCP authorization callbacks (`codex_options_set_oauth_authorizer`,
  * `codex_options_set_oauth_token_store`, `codex_options_set_oauth_loopback`,
  * `codex_oauth_answer_t` with `codex_oauth_answer_set` and `codex_oauth_answer_error`,
  * `codex_release_callback_t`).
  */
-#define CODEX_ABI_VERSION_MINOR 7
+#define CODEX_ABI_VERSION_MINOR 8
 
 /**
  * The ABI version this header describes: `major * 1000 + minor` (1000 is 1.0). Compare it
@@ -616,7 +619,7 @@ typedef void (*codex_oauth_store_clear_callback_t)(void *userdata, const char *s
 
 /**
  * Opens an authorization URL for the user (`codex_options_set_oauth_loopback`): start the
- * browser and return at once (it runs on a library thread that serves connections).
+ * browser and return (it runs on a library-owned blocking thread).
  */
 typedef void (*codex_oauth_open_callback_t)(void *userdata, const char *authorization_url);
 
@@ -965,6 +968,20 @@ enum codex_status_t codex_client_stderr_tail(const struct codex_client_t *client
 enum codex_status_t codex_client_respond(struct codex_client_t *client, struct codex_request_t *request, const char *result_json);
 
 /**
+ * Answer an approval request with a decision named by its generic word: `"accept"`,
+ * `"acceptForSession"`, `"decline"` or `"cancel"` (decline and interrupt the turn). The
+ * core words it for the request's method (`{"decision":"accept"}` for the v2 approvals,
+ * `{"decision":"approved"}` for the v1 ones), so a program never spells the protocol's
+ * answer.
+ *
+ * Returns `CODEX_STATUS_INVALID_ARGUMENT` for another word or a request that is not an
+ * approval (answer those with `codex_client_respond`), else as `codex_client_respond`.
+ * Ownership: borrows everything. Thread: any, including inside callbacks; now or later.
+ * ABI 1.7.
+ */
+enum codex_status_t codex_client_respond_decision(struct codex_client_t *client, struct codex_request_t *request, const char *decision);
+
+/**
  * Answer a server request with a JSON-RPC error `{code, message, data}`; `data_json` may be
  * NULL (no data). Errors as for `codex_client_respond`.
  * Thread: any, including inside callbacks; now or later.
@@ -1305,7 +1322,7 @@ enum codex_status_t codex_mcp_params(const char *request, const char *subject, c
  * that received `answer`, once.
  * Errors: INVALID_ARGUMENT (`answer` not live - after its callback returned, or not an
  * answer -, `text` NULL or not UTF-8), INVALID_STATE (already answered). Thread: the
- * callback's (or any other, while the callback has not returned). ABI 1.7.
+ * callback's (or any other, while the callback has not returned). ABI 1.8.
  */
 enum codex_status_t codex_oauth_answer_set(struct codex_oauth_answer_t *answer, const char *text);
 
@@ -1315,7 +1332,7 @@ enum codex_status_t codex_oauth_answer_set(struct codex_oauth_answer_t *answer, 
  * `message` - so never put a secret in it. Only during the callback call that received
  * `answer`, once.
  * Errors: INVALID_ARGUMENT (`answer` not live, `message` not UTF-8), INVALID_STATE
- * (already answered). Thread: as `codex_oauth_answer_set`. ABI 1.7.
+ * (already answered). Thread: as `codex_oauth_answer_set`. ABI 1.8.
  */
 enum codex_status_t codex_oauth_answer_error(struct codex_oauth_answer_t *answer, const char *message);
 
@@ -1339,7 +1356,7 @@ enum codex_status_t codex_oauth_answer_error(struct codex_oauth_answer_t *answer
  * from one holds the callback any more (see `codex_release_callback_t`); without
  * `release`, keep `userdata` valid until every client created from `opts` is freed.
  * Errors (nothing is changed): INVALID_ARGUMENT (not a live options object, `callback`
- * NULL; `release` is then not called). Thread: any. ABI 1.7.
+ * NULL; `release` is then not called). Thread: any. ABI 1.8.
  */
 enum codex_status_t codex_options_set_oauth_authorizer(struct codex_options_t *opts, codex_oauth_authorize_callback_t callback, void *userdata, codex_release_callback_t release);
 
@@ -1350,15 +1367,15 @@ enum codex_status_t codex_options_set_oauth_authorizer(struct codex_options_t *o
  * (the library owns the format: store the text as it is; it holds secrets). Turns
  * authorization on. Not with option `oauth_token_file` (`codex_client_new` refuses both).
  *
- * Thread: the callbacks run on a library thread that serves connections
- * (`codex-client-rt`), one at a time per client, while the client's requests wait: keep
- * them short (a file, a keychain entry), and never wait for a request of any client in
- * them. A failed `load` is logged and treated as nothing stored; a failed `save` or
- * `clear` fails the authorization (CODEX_EVENT_AUTH says why).
+ * Thread: the callbacks run on a library-owned blocking thread (`codex-client-rt`), never
+ * on one that serves connections, one at a time per client, while that client's requests
+ * wait for them: keep them short (a file, a keychain entry), and never wait in them for a
+ * request of the client being authorized. A failed `load` or `save` is logged (the
+ * message, never the credentials) and the authorization goes on without the store.
  *
  * Ownership: as `codex_options_set_oauth_authorizer` (`release(userdata)` once nothing
  * holds the store any more). Errors (nothing is changed): INVALID_ARGUMENT (not a live
- * options object, a callback NULL; `release` is then not called). Thread: any. ABI 1.7.
+ * options object, a callback NULL; `release` is then not called). Thread: any. ABI 1.8.
  */
 enum codex_status_t codex_options_set_oauth_token_store(struct codex_options_t *opts, codex_oauth_store_load_callback_t load, codex_oauth_store_save_callback_t save, codex_oauth_store_clear_callback_t clear, void *userdata, codex_release_callback_t release);
 
@@ -1372,12 +1389,12 @@ enum codex_status_t codex_options_set_oauth_token_store(struct codex_options_t *
  * NULL) receives it (`http://127.0.0.1:PORT/callback`; free it with `codex_string_free`).
  * Turns authorization on; replaces an earlier authorizer.
  *
- * Thread: `open` runs on a library thread that serves connections: start the browser and
- * return at once (never wait for the user in it).
+ * Thread: `open` runs on a library-owned blocking thread (`codex-client-rt`): start the
+ * browser and return (the library waits for the redirect, not `open`).
  * Ownership: as `codex_options_set_oauth_authorizer` (`userdata`, `release`; both unused
  * without `open`, and `release` is then called at once when given).
  * Errors (nothing is changed; `*redirect_uri` NULL): INVALID_ARGUMENT (not a live options
- * object, the port cannot be listened on). Thread: any. ABI 1.7.
+ * object, the port cannot be listened on). Thread: any. ABI 1.8.
  */
 enum codex_status_t codex_options_set_oauth_loopback(struct codex_options_t *opts, uint16_t port, codex_oauth_open_callback_t open, void *userdata, codex_release_callback_t release, char **redirect_uri);
 
@@ -1775,6 +1792,53 @@ const char *codex_request_turn_id(const struct codex_request_t *request);
  * Thread: any.
  */
 bool codex_request_is_open(const struct codex_request_t *request);
+
+/**
+ * `skills/list` on the MCP server `client` is connected to: one page (`cursor`, NULL for
+ * the first) or, with `all_pages` non-zero, every page. Reads no skill file. On success
+ * `*skills_json` receives `{"skills":[<entries as the server sent them>],"nextCursor":..}`
+ * (each entry `{"uri","frontmatter","resources"}`; an entry that is not well-formed is
+ * left out and logged); free it with `codex_string_free`. Errors: UNSUPPORTED when the
+ * server does not declare the skills extension, the server's errors, INVALID_ARGUMENT
+ * (NULL out-parameter). Blocking, each request bounded by the client's default
+ * timeout; thread: any except a callback of this client.
+ */
+enum codex_status_t codex_client_mcp_skills_list(struct codex_client_t *client, const char *cursor, int32_t all_pages, char **skills_json);
+
+/**
+ * Load the skill `skill` (a name from the server's `skills/list`, or the URI of its
+ * `SKILL.md`) from the MCP server `client` is connected to: its entry, then its
+ * `SKILL.md`, checked against the entry (limits, size, SHA-256 digest, YAML frontmatter
+ * field by field). No other file is read. On success `*skill_json` receives
+ * `{"entry":{..},"text":"<SKILL.md>","body":"<text after the frontmatter>"}`; free it
+ * with `codex_string_free`. Errors: PROTOCOL for a failed check (the message names the
+ * URI and what differed; nothing is returned), INVALID_ARGUMENT for an unknown or
+ * ambiguous name (the message lists the server's skills), UNSUPPORTED when the server
+ * does not declare the skills extension. Blocking; thread: any except a callback of
+ * this client.
+ */
+enum codex_status_t codex_client_mcp_skill_load(struct codex_client_t *client, const char *skill, char **skill_json);
+
+/**
+ * Let the turns of the Codex client `client` use the skills of the MCP client `server`,
+ * under `label` (1-64 of `A-Z a-z 0-9 - _ .`, the name the program gives that server).
+ * A turn selects one as `"<name>@<label>"` or `"<SKILL.md URI>@<label>"` in
+ * `codex_client_turn_start_with_skills`; it is loaded and checked when the turn starts
+ * and goes to Codex as a text block naming the server
+ * (`<skill name=".." server="<label>" uri=".." ..>`), which needs the option
+ * `skill_emulation` at `"when_needed"` or `"always"`. The same label again replaces the
+ * server. `client` keeps its own reference to `server` (freeing `server`'s handle does
+ * not end it while `client` holds it; `codex_client_remove_skill_source` or freeing
+ * `client` lets go). Errors: INVALID_ARGUMENT (a bad label, `client` an MCP client,
+ * `server` not one). Thread: any.
+ */
+enum codex_status_t codex_client_add_skill_source(struct codex_client_t *client, const char *label, struct codex_client_t *server);
+
+/**
+ * Forget the skill source `label` of `client`: 1 when there was one, 0 when not, -1 on
+ * an invalid argument (the last error says why). Thread: any.
+ */
+int32_t codex_client_remove_skill_source(struct codex_client_t *client, const char *label);
 
 /**
  * Free a string the library returned through a `char **` out-parameter. NULL is ignored.

@@ -30,10 +30,10 @@
  * and params come from the library (codex_mcp_method_name, codex_mcp_params): this header
  * spells no protocol.
  *
- * MCP authorization (OAuth 2.1; ABI 1.7): Options::oauth_authorizer (a function from the
+ * MCP authorization (OAuth 2.1; ABI 1.8): Options::oauth_authorizer (a function from the
  * authorization URL to the redirect URL; it runs on a library-owned blocking thread and may
- * block) and Options::oauth_token_store (load/save/clear over the credentials' JSON text; they
- * run on a library thread that serves connections: keep them short); throw to fail. The
+ * block) and Options::oauth_token_store (load/save/clear over the credentials' JSON text; also
+ * on a library-owned blocking thread: keep them short); throw to fail. The
  * library keeps its own copies, destroyed once the last Client made from the Options is gone.
  * Grants and settings are options by name: set("oauth_grant", "\"client_credentials\"").
  *
@@ -109,9 +109,9 @@ inline std::string str(const char *s) { return s ? std::string(s) : std::string(
 
 /// MCP authorization: the program's token store (Options::oauth_token_store), as functions.
 /// Each gets the MCP server's URL; the credentials are JSON text whose format is the
-/// library's (store it as it is; it holds secrets). They run on a library thread that serves
-/// connections, one at a time per client: keep them short. An exception fails the operation
-/// (its what() is the reason; never put a secret in it).
+/// library's (store it as it is; it holds secrets). They run on a library-owned blocking
+/// thread, one at a time per client, while that client's requests wait: keep them short. An
+/// exception fails the operation (logged with its what(); never put a secret in it).
 struct OAuthTokenStore {
     /// What is stored for `server`, or std::nullopt.
     std::function<std::optional<std::string>(const std::string &server)> load;
@@ -357,7 +357,7 @@ struct Options {
     /// Options set by name, {key, value as JSON text}, applied after the members above in
     /// this order (a later one wins): see set().
     std::vector<std::pair<std::string, std::string>> by_name;
-    /// MCP authorization's browser step (codex_options_set_oauth_authorizer; ABI 1.7): gets
+    /// MCP authorization's browser step (codex_options_set_oauth_authorizer; ABI 1.8): gets
     /// the authorization URL, returns the URL the authorization server redirected to; throw
     /// to fail (what() is the reason). Runs on a library-owned blocking thread and may block
     /// up to option oauth_authorize_timeout (default 300 s). Empty: none. The grants, the
@@ -367,7 +367,7 @@ struct Options {
     /// options object and client made from it are gone; what it captures by reference must
     /// outlive every Client made from these Options.
     std::function<std::string(const std::string &authorization_url)> oauth_authorizer;
-    /// MCP authorization's token store (codex_options_set_oauth_token_store; ABI 1.7): all
+    /// MCP authorization's token store (codex_options_set_oauth_token_store; ABI 1.8): all
     /// three functions set, or none (the default: tokens in memory). Same lifetime as
     /// oauth_authorizer.
     OAuthTokenStore oauth_token_store;

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Fails when core/src/protocol/generated.rs, python/codexclient/protocol.py,
-# python/codexclient/_requests.py or core/src/compat/vendored-schema.json differs from a fresh
+# python/codexclient/_requests.py, python/codexclient/_keywords.py or
+# core/src/compat/vendored-schema.json differs from a fresh
 # generation from the vendored schema (run by scripts/test.sh and by the
 # `generated_code_is_up_to_date` unit test).
 set -euo pipefail
@@ -8,11 +9,12 @@ cd "$(dirname "$0")/.."
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 bash scripts/gen-protocol.sh schema/codex-0.169.0 "$tmp/generated.rs" "$tmp/protocol.py" \
-  "$tmp/_requests.py" "$tmp/vendored-schema.json" >/dev/null 2>&1
+  "$tmp/_requests.py" "$tmp/vendored-schema.json" "$tmp/_keywords.py" >/dev/null 2>&1
 stale=0
 for pair in "generated.rs:core/src/protocol/generated.rs" \
             "protocol.py:python/codexclient/protocol.py" \
             "_requests.py:python/codexclient/_requests.py" \
+            "_keywords.py:python/codexclient/_keywords.py" \
             "vendored-schema.json:core/src/compat/vendored-schema.json"; do
   fresh="$tmp/${pair%%:*}" committed="${pair#*:}"
   if ! diff -q "$fresh" "$committed" >/dev/null 2>&1; then

@@ -71,7 +71,7 @@ pub use skills::{
     native_skill_input, PreparedInput, Skill, SkillInfo, SkillPlan, NATIVE_SKILL_INPUT_SINCE,
 };
 pub use thread::{thread_id_of, Helper, Input, Thread, ThreadStatus};
-pub use turn::{turn_id_of, TurnIter, TurnResult, TurnStream};
+pub use turn::{turn_id_of, TurnBounds, TurnIter, TurnResult, TurnStream};
 pub use typed::TypedRequest;
 
 /// The old name of [`EventReceiver`].

@@ -4,7 +4,8 @@
 //! The runtime is started on first use and owned by the library (it is never the caller's:
 //! a program inside its own tokio runtime, a plain C program or Python all get the same
 //! one). It has [`WORKERS`] threads named `codex-client-rt`, each a single-threaded runtime
-//! (and, only while a host name is being resolved, a blocking thread of that name). Every
+//! (and, only while a host name is being resolved or a binding's callback runs —
+//! `off_runtime` — a blocking thread of that name). Every
 //! connection is one root task on the least busy thread (`spawn_root`), and all its tasks
 //! stay on that thread; each task the connection starts (reader, writer, timers,
 //! stderr, shims, their processes' waits) is spawned with `spawn`, which registers it in the
@@ -298,6 +299,29 @@ pub(crate) async fn within<F: Future>(fut: F, timeout: Duration) -> Result<Optio
         v = fut => Ok(Some(v)),
         Ok(()) = fired => Ok(None),
     }
+}
+
+/// Run `f`, which may block (a binding's callback: a Python callable, a C function that
+/// prompts), on the library's runtime's blocking pool rather than on a runtime thread, and
+/// await its value. Outside a tokio runtime, `f` runs here. A panic in `f` is an error.
+pub(crate) async fn off_runtime<R, F>(f: F) -> Result<R>
+where
+    F: FnOnce() -> R + Send + 'static,
+    R: Send + 'static,
+{
+    let Ok(handle) = tokio::runtime::Handle::try_current() else {
+        return Ok(f());
+    };
+    handle
+        .spawn_blocking(f)
+        .await
+        .map_err(|e| match e.try_into_panic() {
+            Ok(p) => Error::Transport(format!(
+                "a callback panicked: {}",
+                crate::delivery::panic_message(p.as_ref())
+            )),
+            Err(_) => Error::Transport("a callback was cancelled".into()),
+        })
 }
 
 /// Completes once every task of a scope is gone.

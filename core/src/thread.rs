@@ -61,7 +61,10 @@ impl Input {
     /// lists them (`skills/list`); elsewhere (exec, mcp, older servers, a path outside
     /// Codex's skill folders) each `SKILL.md` is injected before the user's text as a
     /// `<skill name=".." path=".." description=".." emulated="true">` block and listed in
-    /// [`TurnResult::emulated_skills`]. A missing or unreadable skill, or an unknown name,
+    /// [`TurnResult::emulated_skills`]. A skill from an MCP server ([`Skill::Mcp`], text
+    /// `name@label`) is loaded and verified when the turn starts and always goes as a block
+    /// naming its server (`<skill name=".." server=".." uri=".." …>`). A missing or
+    /// unreadable skill, or an unknown name,
     /// fails the run with [`Error::InvalidArgument`] before anything is sent.
     pub fn and_skills<S: Into<Skill>>(mut self, skills: impl IntoIterator<Item = S>) -> Input {
         self.0
@@ -484,13 +487,17 @@ impl Thread {
     /// `input` ready for `turn/start` on this thread with `overrides`: skills checked and
     /// resolved (see [`Input::and_skills`]), natively or emulated. For callers that send
     /// `turn/start` themselves ([`TurnStream::start_request`]). Blocking (one `skills/list`
-    /// round trip when the input selects skills on a native server).
+    /// round trip when the input selects skills on a native server; the requests to an MCP
+    /// server that loads a skill of it).
     pub fn prepare_input(
         &self,
         input: impl Into<Input>,
         overrides: &Value,
     ) -> Result<PreparedInput> {
-        let plan = self.skill_plan(input.into(), overrides)?;
+        let mut plan = self.skill_plan(input.into(), overrides)?;
+        if plan.has_mcp() {
+            futures_executor::block_on(plan.load_mcp(&self.client))?;
+        }
         let listing = match plan.listing_request() {
             Some((method, params)) => Some(self.client.request_blocking(method, params)?),
             None => None,
@@ -503,7 +510,8 @@ impl Thread {
         input: impl Into<Input>,
         overrides: &Value,
     ) -> Result<PreparedInput> {
-        let plan = self.skill_plan(input.into(), overrides)?;
+        let mut plan = self.skill_plan(input.into(), overrides)?;
+        plan.load_mcp(&self.client).await?;
         let listing = match plan.listing_request() {
             Some((method, params)) => Some(self.client.request(method, params).await?),
             None => None,

@@ -86,6 +86,73 @@ impl TurnResult {
 
 type BatchFuture = Pin<Box<dyn Future<Output = (bool, Vec<Event>)> + Send>>;
 
+/// How long [`TurnStream::give_up`] waits for the answer to `turn/interrupt`, and then for the
+/// turn's last events.
+const GIVE_UP_GRACE: Duration = Duration::from_secs(5);
+
+/// The bounds of a turn as its consumer waits for its events: the whole turn (`timeout`,
+/// counted from [`new`](Self::new)) and the silence between two events (`idle`); `None`: no
+/// bound. [`TurnStream::finish_within`] waits with them; a binding that waits its own way
+/// (the Python clients, blocking with Ctrl-C checks or on an asyncio loop) asks them how long
+/// to wait for the next event and, when none came, which bound ran out, then gives the turn up
+/// ([`TurnStream::give_up`], [`TurnStream::give_up_async`]).
+///
+/// ```
+/// use std::time::Duration;
+/// use codex_client::TurnBounds;
+///
+/// let b = TurnBounds::new(Some(Duration::from_secs(60)), Some(Duration::from_secs(5)));
+/// assert_eq!(b.next_wait(), Some(Duration::from_secs(5))); // the idle bound is the shorter
+/// assert!(!b.overall_expired());
+/// assert_eq!(TurnBounds::new(None, None).next_wait(), None); // no bound: wait for ever
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TurnBounds {
+    timeout: Option<Duration>,
+    idle: Option<Duration>,
+    deadline: Option<std::time::Instant>,
+}
+
+impl TurnBounds {
+    /// Bounds starting now: the whole turn within `timeout`, no silence longer than `idle`.
+    pub fn new(timeout: Option<Duration>, idle: Option<Duration>) -> TurnBounds {
+        TurnBounds {
+            timeout,
+            idle,
+            deadline: timeout.map(|t| std::time::Instant::now() + t),
+        }
+    }
+
+    /// The whole-turn bound.
+    pub fn timeout(&self) -> Option<Duration> {
+        self.timeout
+    }
+
+    /// The bound on the silence between two events.
+    pub fn idle(&self) -> Option<Duration> {
+        self.idle
+    }
+
+    /// How long to wait for the next event: the time left of the whole turn or the idle
+    /// bound, whichever is shorter (`None`: no bound).
+    pub fn next_wait(&self) -> Option<Duration> {
+        let left = self
+            .deadline
+            .map(|d| d.saturating_duration_since(std::time::Instant::now()));
+        match (left, self.idle) {
+            (Some(l), Some(i)) => Some(l.min(i)),
+            (l, i) => l.or(i),
+        }
+    }
+
+    /// Whether the whole-turn bound has run out (after a wait of [`next_wait`](Self::next_wait)
+    /// that saw no event: else it was the idle bound).
+    pub fn overall_expired(&self) -> bool {
+        self.deadline
+            .is_some_and(|d| std::time::Instant::now() >= d)
+    }
+}
+
 /// The events of one running turn, from `turn/start` to its `turn/completed` (inclusive).
 ///
 /// Iterate it ([`iter`](Self::iter), blocking) or poll it as an async `Stream`. Events of other threads
@@ -337,20 +404,12 @@ impl TurnStream {
         timeout: Option<Duration>,
         idle: Option<Duration>,
     ) -> Result<TurnResult> {
-        let deadline = timeout.map(|t| std::time::Instant::now() + t);
+        let bounds = TurnBounds::new(timeout, idle);
         loop {
-            let left = deadline.map(|d| d.saturating_duration_since(std::time::Instant::now()));
-            let wait = match (left, idle) {
-                (Some(l), Some(i)) => Some(l.min(i)),
-                (l, i) => l.or(i),
-            };
-            match self.next_event(wait)? {
+            match self.next_event(bounds.next_wait())? {
                 Some(ev) => drop(ev),
                 None if self.is_done() => break,
-                None => {
-                    let overall = left.is_some_and(|l| l <= wait.unwrap_or(l));
-                    return Err(self.give_up(overall, timeout, idle));
-                }
+                None => return Err(self.give_up(bounds.overall_expired(), timeout, idle)),
             }
         }
         if self.result.status.is_empty() {
@@ -372,19 +431,13 @@ impl TurnStream {
         timeout: Option<Duration>,
         idle: Option<Duration>,
     ) -> Error {
-        let what = match (overall, timeout, idle) {
-            (true, Some(t), _) => format!("the turn took longer than {t:?}"),
-            (_, _, Some(i)) => format!("no event for {i:?}"),
-            _ => "the turn timed out".into(),
-        };
-        let last = self.last_method.clone().unwrap_or_else(|| "none".into());
         let (method, params) = Self::interrupt_request(&self.thread_id, &self.turn_id);
         let _ = self.client.request_blocking_with(
             method,
             params,
-            crate::RequestOptions::timeout(Duration::from_secs(5)),
+            crate::RequestOptions::timeout(GIVE_UP_GRACE),
         );
-        let end = std::time::Instant::now() + Duration::from_secs(5);
+        let end = std::time::Instant::now() + GIVE_UP_GRACE;
         while !self.is_done() {
             let left = end.saturating_duration_since(std::time::Instant::now());
             match self.next_event(Some(left)) {
@@ -395,6 +448,46 @@ impl TurnStream {
                 break;
             }
         }
+        self.timeout_error(overall, timeout, idle)
+    }
+
+    /// [`give_up`](Self::give_up) without blocking, for a consumer on an event loop (the
+    /// asyncio client): the interrupt is awaited and the last events drained as a stream, on
+    /// any executor, each for up to 5 s.
+    pub async fn give_up_async(
+        &mut self,
+        overall: bool,
+        timeout: Option<Duration>,
+        idle: Option<Duration>,
+    ) -> Error {
+        use futures_core::Stream;
+        let (method, params) = Self::interrupt_request(&self.thread_id, &self.turn_id);
+        let opts = crate::RequestOptions::timeout(GIVE_UP_GRACE);
+        let _ = self.client.request_with(method, params, opts).await;
+        let drain = std::future::poll_fn(|cx| loop {
+            match Pin::new(&mut *self).poll_next(cx) {
+                Poll::Ready(Some(ev)) => drop(ev),
+                Poll::Ready(None) => return Poll::Ready(()),
+                Poll::Pending => return Poll::Pending,
+            }
+        });
+        crate::delivery::within(Some(GIVE_UP_GRACE), drain).await;
+        self.timeout_error(overall, timeout, idle)
+    }
+
+    /// The [`Error::Timeout`] of a turn given up on (see [`give_up`](Self::give_up)).
+    fn timeout_error(
+        &self,
+        overall: bool,
+        timeout: Option<Duration>,
+        idle: Option<Duration>,
+    ) -> Error {
+        let what = match (overall, timeout, idle) {
+            (true, Some(t), _) => format!("the turn took longer than {t:?}"),
+            (_, _, Some(i)) => format!("no event for {i:?}"),
+            _ => "the turn timed out".into(),
+        };
+        let last = self.last_method.as_deref().unwrap_or("none");
         Error::Timeout {
             method: format!(
                 "turn {} ({what}; interrupted; last event: {last})",

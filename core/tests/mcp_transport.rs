@@ -587,6 +587,104 @@ fn thread_settings_reach_the_codex_tool() {
     assert_eq!(req["reasoning"]["effort"], "low", "{}", req["reasoning"]);
 }
 
+/// A profile of `config.toml` whose model the mock model sees.
+fn add_profile(env: &RealEnv, name: &str, model: &str) {
+    let path = env.home.path().join("config.toml");
+    let mut toml = std::fs::read_to_string(&path).unwrap();
+    toml.push_str(&format!("\n[profiles.{name}]\nmodel = \"{model}\"\n"));
+    std::fs::write(&path, toml).unwrap();
+}
+
+/// The real 0.92.0's `codex` tool takes `profile` and `compact-prompt` (its `tools/list`), the
+/// arguments the shim fills from the params `profile`/`compactPrompt` or the `config` keys
+/// `profile`/`compact_prompt`.
+#[test]
+fn codex_tool_of_0_92_0_takes_profile_and_compact_prompt() {
+    let env = RealEnv::new();
+    let opts = ClientOptions::default()
+        .transport(TransportKind::McpStdio(
+            codex_client::McpCommand::new(support::codex_092_bin()).arg("mcp-server"),
+        ))
+        .codex_home(env.home.path())
+        .env("OPENAI_BASE_URL", env.model.base_url())
+        .default_timeout(Duration::from_secs(60));
+    let c = connect(opts);
+    let tools = futures_executor::block_on(c.list_all_tools()).unwrap();
+    let codex = tools
+        .iter()
+        .find(|t| t.name == "codex")
+        .expect("the codex tool");
+    let props = &codex.input_schema["properties"];
+    assert_eq!(props["profile"]["type"], "string", "{props}");
+    assert_eq!(props["compact-prompt"]["type"], "string", "{props}");
+}
+
+#[test]
+fn profile_reaches_the_codex_tool() {
+    let env = RealEnv::new();
+    add_profile(&env, "kwprof", "profile-model-77");
+    add_profile(&env, "other", "profile-model-88");
+    let c = connect(mcp_options(&env));
+    // By the param of that name, by the `config` key, and the param winning over the key.
+    for (params, want) in [
+        (json!({"profile": "kwprof"}), "profile-model-77"),
+        (json!({"config": {"profile": "other"}}), "profile-model-88"),
+        (
+            json!({"profile": "kwprof", "config": {"profile": "other"}}),
+            "profile-model-77",
+        ),
+    ] {
+        env.model.reset();
+        let t = c.thread_start(params.clone()).unwrap();
+        let r = t.run("MOCK_TEXT: profiled").unwrap();
+        assert_eq!(r.final_response.as_deref(), Some("profiled"), "{params}");
+        let req = env.model.requests().last().unwrap().clone();
+        assert_eq!(req["model"], want, "{params}");
+    }
+    // Set on the first turn instead of the thread.
+    env.model.reset();
+    let t = c.thread_start(json!({})).unwrap();
+    let r = t
+        .run_with("MOCK_TEXT: first", json!({"profile": "other"}))
+        .unwrap();
+    assert_eq!(r.final_response.as_deref(), Some("first"));
+    assert_eq!(
+        env.model.requests().last().unwrap()["model"],
+        "profile-model-88"
+    );
+    // Not a string: refused before anything is sent.
+    let e = c.thread_start(json!({"profile": 7})).expect_err("a number");
+    assert!(e.to_string().contains("`profile` must be a string"), "{e}");
+    // After the first turn it cannot change (`codex-reply` takes a prompt only).
+    let e = t
+        .run_with("MOCK_TEXT: x", json!({"compactPrompt": "late"}))
+        .expect_err("after the first turn");
+    assert!(matches!(e, Error::Unsupported(_)), "{e}");
+}
+
+/// `compact-prompt` replaces Codex's compaction prompt: with an auto-compaction limit of one
+/// token, the second turn compacts first, and the request that does it carries our prompt.
+#[test]
+fn compact_prompt_reaches_the_codex_tool() {
+    let env = RealEnv::new();
+    let c = connect(mcp_options(&env));
+    let t = c
+        .thread_start(json!({
+            "compactPrompt": "COMPACT-PROMPT-4242 summarise please",
+            "config": {"model_auto_compact_token_limit": 1},
+        }))
+        .unwrap();
+    t.run("MOCK_TEXT: one").unwrap();
+    t.run("MOCK_TEXT: two").unwrap();
+    let reqs = env.model.requests();
+    assert!(
+        reqs.iter()
+            .any(|r| request_text(r).contains("COMPACT-PROMPT-4242")),
+        "no request carried the compact prompt: {:#?}",
+        reqs.iter().map(request_text).collect::<Vec<_>>()
+    );
+}
+
 #[test]
 fn two_threads_run_concurrently_without_mixing_events() {
     let env = RealEnv::new();

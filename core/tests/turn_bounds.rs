@@ -62,3 +62,54 @@ fn a_turn_over_its_overall_bound_is_interrupted_and_a_quick_one_is_not() {
     );
     c.disconnect();
 }
+
+/// A consumer that waits its own way (an event loop) with the core's `TurnBounds`, the bounded
+/// await `delivery::within` and `give_up_async`, all on a plain executor (no tokio runtime):
+/// the idle bound gives the turn up, interrupted, without a blocking call.
+#[test]
+fn an_async_consumer_gives_a_silent_turn_up_with_the_cores_bounds() {
+    use codex_client::delivery::within;
+    use codex_client::TurnBounds;
+    use futures_util::StreamExt;
+
+    let env = RealEnv::new();
+    let c = client(&env);
+    let thread = c.thread_start(json!({})).unwrap();
+    let mut s = thread.run_streamed("MOCK_SLOW: 3 20000").unwrap();
+    let bounds = TurnBounds::new(Some(Duration::from_secs(120)), Some(Duration::from_secs(2)));
+    let t0 = Instant::now();
+    let e = futures_executor::block_on(async {
+        let mut seen = 0;
+        loop {
+            match within(bounds.next_wait(), s.next()).await {
+                Some(Some(_)) => seen += 1,
+                Some(None) => panic!("the turn ended by itself after {seen} events"),
+                None => {
+                    assert!(
+                        !bounds.overall_expired(),
+                        "the idle bound ran out, not the turn's"
+                    );
+                    assert!(seen > 0);
+                    break s
+                        .give_up_async(false, bounds.timeout(), bounds.idle())
+                        .await;
+                }
+            }
+        }
+    });
+    assert!(t0.elapsed() < Duration::from_secs(15), "{:?}", t0.elapsed());
+    assert_eq!(e.kind(), ErrorKind::Timeout);
+    let m = e.to_string();
+    assert!(
+        m.contains("no event for 2s") && m.contains("interrupted"),
+        "{m}"
+    );
+    assert!(!m.contains("last event: none"), "{m}");
+    assert_eq!(s.result().status, "interrupted", "{:?}", s.result());
+    // Bounds without limits wait for ever; a passed deadline is the overall bound's.
+    assert_eq!(TurnBounds::new(None, None).next_wait(), None);
+    let b = TurnBounds::new(Some(Duration::ZERO), Some(Duration::from_secs(5)));
+    assert_eq!(b.next_wait(), Some(Duration::ZERO));
+    assert!(b.overall_expired());
+    c.disconnect();
+}

@@ -24,11 +24,15 @@ pub const CODEX_ABI_VERSION_MAJOR: u32 = 1;
 /// `codex_login_auth_url`, `codex_login_user_code`, `codex_login_verification_url`,
 /// `codex_login_id`, `codex_login_wait`, `codex_login_cancel`, `codex_login_free`;
 /// `codex_client_helper`), a turn run to its end within bounds (`codex_client_turn_run`).
-/// 1.7: MCP authorization callbacks (`codex_options_set_oauth_authorizer`,
+/// 1.7: skills over MCP (`codex_client_mcp_skills_list`, `codex_client_mcp_skill_load`,
+/// `codex_client_add_skill_source`, `codex_client_remove_skill_source`);
+/// `codex_client_respond_decision` (an approval answered by its generic word, worded by the
+/// core).
+/// 1.8: MCP authorization callbacks (`codex_options_set_oauth_authorizer`,
 /// `codex_options_set_oauth_token_store`, `codex_options_set_oauth_loopback`,
 /// `codex_oauth_answer_t` with `codex_oauth_answer_set` and `codex_oauth_answer_error`,
 /// `codex_release_callback_t`).
-pub const CODEX_ABI_VERSION_MINOR: u32 = 7;
+pub const CODEX_ABI_VERSION_MINOR: u32 = 8;
 
 /// The ABI version this header describes: `major * 1000 + minor` (1000 is 1.0). Compare it
 /// with `codex_abi_version()`, the version of the library actually loaded.

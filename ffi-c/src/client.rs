@@ -599,6 +599,40 @@ ffi_fn! {
 }
 
 ffi_fn! {
+    /// Answer an approval request with a decision named by its generic word: `"accept"`,
+    /// `"acceptForSession"`, `"decline"` or `"cancel"` (decline and interrupt the turn). The
+    /// core words it for the request's method (`{"decision":"accept"}` for the v2 approvals,
+    /// `{"decision":"approved"}` for the v1 ones), so a program never spells the protocol's
+    /// answer.
+    ///
+    /// Returns `CODEX_STATUS_INVALID_ARGUMENT` for another word or a request that is not an
+    /// approval (answer those with `codex_client_respond`), else as `codex_client_respond`.
+    /// Ownership: borrows everything. Thread: any, including inside callbacks; now or later.
+    /// ABI 1.7.
+    unsafe fn codex_client_respond_decision(
+        client: *mut codex_client_t,
+        request: *mut codex_request_t,
+        decision: *const c_char,
+    ) -> codex_status_t {
+        let e = request_of(client, request)?;
+        let word = req_str(decision, "decision")?;
+        let d = codex_client::Decision::parse(word).ok_or_else(|| {
+            invalid_arg(format!(
+                "unknown decision {word:?} (accept, acceptForSession, decline, cancel)"
+            ))
+        })?;
+        if !codex_client::is_approval(&e.request.method) {
+            return Err(invalid_arg(format!(
+                "{} is not an approval request: answer it with codex_client_respond",
+                e.request.method
+            )));
+        }
+        e.request.respond_decision(d)?;
+        Ok(())
+    }
+}
+
+ffi_fn! {
     /// Answer a server request with a JSON-RPC error `{code, message, data}`; `data_json` may be
     /// NULL (no data). Errors as for `codex_client_respond`.
     /// Thread: any, including inside callbacks; now or later.

@@ -36,6 +36,7 @@ pub mod mcp;
 pub mod oauth;
 pub mod options;
 pub mod request;
+pub mod skills;
 pub mod strings;
 pub mod util;
 

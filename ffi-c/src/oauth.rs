@@ -2,7 +2,7 @@
 //! program's callbacks, handed to the core's entry points (`OptionsBuilder::oauth_authorizer`
 //! with the core's `BlockingAuthorizer`, `OptionsBuilder::oauth_token_store` with its
 //! `JsonTokenStore`), and the core's `LoopbackBrowser`. The grants, DPoP and every other
-//! setting are options by name (`oauth_*`, `codex_options_set`). ABI 1.7.
+//! setting are options by name (`oauth_*`, `codex_options_set`). ABI 1.8.
 
 use std::ffi::{c_char, c_void, CString};
 use std::sync::{Arc, Mutex};
@@ -124,7 +124,7 @@ pub type codex_oauth_store_clear_callback_t = Option<
 >;
 
 /// Opens an authorization URL for the user (`codex_options_set_oauth_loopback`): start the
-/// browser and return at once (it runs on a library thread that serves connections).
+/// browser and return (it runs on a library-owned blocking thread).
 pub type codex_oauth_open_callback_t =
     Option<unsafe extern "C" fn(userdata: *mut c_void, authorization_url: *const c_char)>;
 
@@ -213,7 +213,7 @@ ffi_fn! {
     /// that received `answer`, once.
     /// Errors: INVALID_ARGUMENT (`answer` not live - after its callback returned, or not an
     /// answer -, `text` NULL or not UTF-8), INVALID_STATE (already answered). Thread: the
-    /// callback's (or any other, while the callback has not returned). ABI 1.7.
+    /// callback's (or any other, while the callback has not returned). ABI 1.8.
     unsafe fn codex_oauth_answer_set(
         answer: *mut codex_oauth_answer_t,
         text: *const c_char,
@@ -229,7 +229,7 @@ ffi_fn! {
     /// `message` - so never put a secret in it. Only during the callback call that received
     /// `answer`, once.
     /// Errors: INVALID_ARGUMENT (`answer` not live, `message` not UTF-8), INVALID_STATE
-    /// (already answered). Thread: as `codex_oauth_answer_set`. ABI 1.7.
+    /// (already answered). Thread: as `codex_oauth_answer_set`. ABI 1.8.
     unsafe fn codex_oauth_answer_error(
         answer: *mut codex_oauth_answer_t,
         message: *const c_char,
@@ -259,7 +259,7 @@ ffi_fn! {
     /// from one holds the callback any more (see `codex_release_callback_t`); without
     /// `release`, keep `userdata` valid until every client created from `opts` is freed.
     /// Errors (nothing is changed): INVALID_ARGUMENT (not a live options object, `callback`
-    /// NULL; `release` is then not called). Thread: any. ABI 1.7.
+    /// NULL; `release` is then not called). Thread: any. ABI 1.8.
     unsafe fn codex_options_set_oauth_authorizer(
         opts: *mut codex_options_t,
         callback: codex_oauth_authorize_callback_t,
@@ -293,15 +293,15 @@ ffi_fn! {
     /// (the library owns the format: store the text as it is; it holds secrets). Turns
     /// authorization on. Not with option `oauth_token_file` (`codex_client_new` refuses both).
     ///
-    /// Thread: the callbacks run on a library thread that serves connections
-    /// (`codex-client-rt`), one at a time per client, while the client's requests wait: keep
-    /// them short (a file, a keychain entry), and never wait for a request of any client in
-    /// them. A failed `load` is logged and treated as nothing stored; a failed `save` or
-    /// `clear` fails the authorization (CODEX_EVENT_AUTH says why).
+    /// Thread: the callbacks run on a library-owned blocking thread (`codex-client-rt`), never
+    /// on one that serves connections, one at a time per client, while that client's requests
+    /// wait for them: keep them short (a file, a keychain entry), and never wait in them for a
+    /// request of the client being authorized. A failed `load` or `save` is logged (the
+    /// message, never the credentials) and the authorization goes on without the store.
     ///
     /// Ownership: as `codex_options_set_oauth_authorizer` (`release(userdata)` once nothing
     /// holds the store any more). Errors (nothing is changed): INVALID_ARGUMENT (not a live
-    /// options object, a callback NULL; `release` is then not called). Thread: any. ABI 1.7.
+    /// options object, a callback NULL; `release` is then not called). Thread: any. ABI 1.8.
     unsafe fn codex_options_set_oauth_token_store(
         opts: *mut codex_options_t,
         load: codex_oauth_store_load_callback_t,
@@ -333,12 +333,12 @@ ffi_fn! {
     /// NULL) receives it (`http://127.0.0.1:PORT/callback`; free it with `codex_string_free`).
     /// Turns authorization on; replaces an earlier authorizer.
     ///
-    /// Thread: `open` runs on a library thread that serves connections: start the browser and
-    /// return at once (never wait for the user in it).
+    /// Thread: `open` runs on a library-owned blocking thread (`codex-client-rt`): start the
+    /// browser and return (the library waits for the redirect, not `open`).
     /// Ownership: as `codex_options_set_oauth_authorizer` (`userdata`, `release`; both unused
     /// without `open`, and `release` is then called at once when given).
     /// Errors (nothing is changed; `*redirect_uri` NULL): INVALID_ARGUMENT (not a live options
-    /// object, the port cannot be listened on). Thread: any. ABI 1.7.
+    /// object, the port cannot be listened on). Thread: any. ABI 1.8.
     unsafe fn codex_options_set_oauth_loopback(
         opts: *mut codex_options_t,
         port: u16,

@@ -37,6 +37,7 @@ from ._async import (
     StartingTurn,
 )
 from ._account import AsyncLogin, Login
+from ._auth import AUTHORIZE_TIMEOUT, Authorize, LoopbackBrowser, TokenStore
 from ._handlers import COMMAND_APPROVAL, ELICITATION, FILE_CHANGE_APPROVAL, ROOTS, SAMPLING, Event
 from ._inputs import Input, Root, image_url, local_image, text
 from ._results import InitializeResult, Page, TurnResult
@@ -128,6 +129,10 @@ __all__ = [
     "TokenUsageUpdated",
     "ServerRequest",
     "ConnectionEvent",
+    "Authorize",
+    "AUTHORIZE_TIMEOUT",
+    "LoopbackBrowser",
+    "TokenStore",
     "CodexError",
     "ConnectionClosedError",
     "NotConnectedError",

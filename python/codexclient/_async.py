@@ -28,6 +28,7 @@ from ._json import Params, arguments_json as _args, loads
 from ._results import InitializeResult, TurnResult
 from ._errors import NotConnectedError
 from ._native import CallToolResult, Progress
+from ._keywords import AsyncClientKeywords, AsyncThreadKeywords
 from ._requests import AsyncRequests
 from ._sync import Client, Thread
 
@@ -118,35 +119,24 @@ class AsyncEventStream(_Events):
         self._native.close()
 
 
-class AsyncThread(ThreadBase):
-    """A conversation thread of an :class:`AsyncClient`."""
+class AsyncThread(AsyncThreadKeywords, ThreadBase):
+    """A conversation thread of an :class:`AsyncClient`: ``await`` :meth:`run` for a turn's
+    result, :meth:`run_streamed` to iterate its events (their keywords are ``turn/start``'s
+    params, typed: see :mod:`codexclient._keywords`)."""
 
     _client: "AsyncClient"
 
-    async def run(self, input: Input, *, skills: Skills = None, **overrides: Any) -> TurnResult:
-        """Run one turn to completion and return its result (final text, items, usage, diff).
+    async def _run(
+        self, input: Input, skills: Skills, timeout: Timeout, idle_timeout: Timeout,
+        given: Mapping[str, Any], extra: Optional[Mapping[str, Any]],
+    ) -> TurnResult:
+        turn: AsyncTurn = await self._client._start_turn(self.id, input, given, extra, skills)
+        return await turn.result(timeout=timeout, idle_timeout=idle_timeout)
 
-        ``overrides`` are ``turn/start`` params in snake_case (``effort="low"``). Server
-        requests during the turn go to the client's handlers. ``skills``: names or paths
-        (``SKILL.md`` or its folder) of skills for the turn, sent natively where the server
-        can, else emulated (see :attr:`TurnResult.emulated_skills`); a missing or unknown
-        skill raises :class:`InvalidArgumentError` before anything is sent.
-        """
-        turn: AsyncTurn = await self._client._start_turn(self.id, input, overrides, skills)
-        return await turn.result()
-
-    def run_streamed(
-        self, input: Input, *, skills: Skills = None, **overrides: Any
+    def _run_streamed(
+        self, input: Input, skills: Skills, given: Mapping[str, Any], extra: Optional[Mapping[str, Any]]
     ) -> "StartingTurn":
-        """Start a turn and stream it.
-
-        Use the result directly (``async for event in thread.run_streamed(...)``,
-        ``async with thread.run_streamed(...) as turn``) or await it for the
-        :class:`AsyncTurn` once ``turn/start`` is answered (``turn = await
-        thread.run_streamed(...)``). Events end with ``turn/completed``. The turn starts on the
-        first ``await``/iteration, not before. ``skills`` as in :meth:`run`.
-        """
-        return StartingTurn(lambda: self._client._start_turn(self.id, input, overrides, skills))
+        return StartingTurn(lambda: self._client._start_turn(self.id, input, given, extra, skills))
 
     read = aio(Thread.read)
     archive = aio(Thread.archive)
@@ -154,10 +144,6 @@ class AsyncThread(ThreadBase):
     compact = aio(Thread.compact)
     set_name = aio(Thread.set_name)
     review_start = aio(Thread.review_start)
-
-    async def fork(self, **kwargs: Any) -> "AsyncThread":
-        """``thread/fork`` of this thread."""
-        return await self._client.thread_fork(self.id, **kwargs)
 
 
 class StartingTurn:
@@ -223,10 +209,29 @@ class AsyncTurn(_Events, TurnBase):
         """The turn itself, as an async iterator."""
         return self
 
-    async def result(self) -> TurnResult:
-        """Read the rest of the turn and return its result."""
-        async for _ in self:
-            pass
+    async def result(self, *, timeout: Timeout = None, idle_timeout: Timeout = None) -> TurnResult:
+        """Read the rest of the turn and return its result. ``timeout`` bounds the whole wait
+        and ``idle_timeout`` the silence between two events (seconds; ``None``: no bound), as
+        the core counts them (``TurnBounds``). Past either the turn is interrupted (without
+        blocking the loop) and :class:`RequestTimeoutError` is raised, naming the bound and the
+        last event seen (:meth:`partial_result` has what was gathered). Cancelling the awaiting
+        task stops the wait and does not interrupt the turn."""
+        if timeout is None and idle_timeout is None:
+            async for _ in self:
+                pass
+            return self.partial_result()
+        bounds = _native.TurnBounds(timeout, idle_timeout)
+        bridge = self._client._bridge
+        self._buf.clear()
+        while True:
+            evs = self._native.take()
+            if evs is None:
+                break
+            if evs:
+                continue
+            ready = await bridge.call(lambda aio: self._native.wait_async(aio, bounds))
+            if not ready:
+                await bridge.call(lambda aio: self._native.give_up_async(bounds, aio))
         return self.partial_result()
 
     async def interrupt(self) -> None:
@@ -295,7 +300,7 @@ class AsyncToolCall(ToolCallBase):
         self.cancel()
 
 
-class AsyncClient(AsyncRequests, ClientBase):
+class AsyncClient(AsyncClientKeywords, AsyncRequests, ClientBase):
     """A connection to ``codex app-server`` for asyncio code.
 
     ``async with AsyncClient(...) as client:`` spawns the server and runs the handshake, and
@@ -333,6 +338,13 @@ class AsyncClient(AsyncRequests, ClientBase):
     :meth:`on_sampling`, :meth:`on_elicitation`, :meth:`on_roots` for the server's requests;
     its notifications (``notifications/resources/updated``, ``…/list_changed``,
     ``notifications/message``) come through :meth:`events` and :meth:`on_notification`.
+
+    MCP authorization (OAuth 2.1, an HTTP MCP server that answers 401): ``authorize`` (a
+    callable given the authorization URL that returns the URL the browser was redirected to;
+    plain, run on a library thread and free to block, or ``async def``, awaited on this
+    client's loop; or a :class:`LoopbackBrowser`), ``token_store`` (an object with ``load``/``save``/``clear``,
+    see :class:`TokenStore`; default: in memory, or ``oauth_token_file``) and the ``oauth_*``
+    options. Authorization steps arrive as connection events of kind ``auth``.
 
     Server requests (approvals, ...) go to the handlers registered with
     :meth:`on_command_approval` and friends; without a handler approvals are **declined**.
@@ -411,9 +423,6 @@ class AsyncClient(AsyncRequests, ClientBase):
 
     # The requests whose sync form only returns the shared call: the same implementation,
     # awaitable (see :func:`._base.aio`).
-    thread_start = aio_as(AsyncThread, Client.thread_start)
-    thread_resume = aio_as(AsyncThread, Client.thread_resume)
-    thread_fork = aio_as(AsyncThread, Client.thread_fork)
     thread_list = aio(Client.thread_list)
     thread_read = aio(Client.thread_read)
     thread_archive = aio(Client.thread_archive)
@@ -449,6 +458,8 @@ class AsyncClient(AsyncRequests, ClientBase):
     complete = aio(Client.complete)
     set_logging_level = aio(Client.set_logging_level)
     ping = aio(Client.ping)
+    list_skills = aio(Client.list_skills)
+    load_skill = aio(Client.load_skill)
 
     async def call_tool(
         self, name: str, arguments: Optional[Mapping[str, Any]] = None, *, timeout: Timeout = None,

@@ -11,10 +11,11 @@ from typing import TYPE_CHECKING, Any, Awaitable, Callable, Coroutine, Dict, Lis
 from typing import Type, TypeVar, Union, cast
 
 from . import _native
+from ._auth import Authorize, LoopbackBrowser, TokenStore, auth_options
 from ._errors import InvalidArgumentError
 from ._handlers import Handlers, logger
 from ._inputs import Input, PathLike, Root, Skills, input_json, skills_list_arg
-from ._json import Params, arguments_json, as_params, build_params, dumps, loads
+from ._json import Params, arguments_json, as_params, build_params, dumps, keyword_params, loads
 from ._lifecycle import track_client
 from ._results import InitializeResult, Page, TurnResult
 
@@ -67,6 +68,11 @@ def _pairs(value: Any) -> Any:
     """A mapping as the list of its ``[key, value]`` pairs (kept in order); anything else as
     it is."""
     return [[k, v] for k, v in value.items()] if isinstance(value, Mapping) else value
+
+
+_NOT_OPTIONS = ("self", "config", "authorize", "token_store")
+"""The keywords that are no core option keys (``config``: the pairs of
+``config_overrides``; the MCP authorization callbacks)."""
 
 
 def _same(v: Any) -> Any:
@@ -142,13 +148,27 @@ class ClientBase(Handlers):
         oauth_scopes: Optional[Sequence[str]] = None,
         oauth_client_metadata_url: Optional[str] = None,
         oauth_token_file: Optional[PathLike] = None,
+        oauth_grant: Optional[str] = None,
+        oauth_private_key: Optional[str] = None,
+        oauth_private_key_file: Optional[PathLike] = None,
+        oauth_assertion: Optional[str] = None,
+        oauth_assertion_file: Optional[PathLike] = None,
+        oauth_idp_token_endpoint: Optional[str] = None,
+        oauth_idp_client_id: Optional[str] = None,
+        oauth_idp_client_secret: Optional[str] = None,
+        oauth_dpop: Optional[bool] = None,
+        oauth_authorize_timeout: Optional[float] = None,
+        authorize: Union[Authorize, LoopbackBrowser, None] = None,
+        token_store: Optional[TokenStore] = None,
         skill_emulation: Optional[str] = None,
     ) -> None:
         # Each keyword is the core's option of that name, checked there (``None``: its
         # default); only ``config`` (a mapping of ``-c`` overrides) is Python's own name, for
         # the core's ``config_overrides``. Mappings go as lists of pairs (in their order).
-        given = {k: v for k, v in locals().items() if v is not None and k not in ("self", "config")}
+        given = {k: v for k, v in locals().items() if v is not None and k not in _NOT_OPTIONS}
         opts = {k: _pairs(v) if k in _PAIRS else v for k, v in given.items()}
+        # MCP authorization's callbacks (not option keys): adapted for the core (``_auth``).
+        opts.update(auth_options(authorize, token_store, self))
         if config is not None:
             opts["config_overrides"] = _pairs(config) + list(opts.get("config_overrides", []))
         delivery = "callbacks" if self._callbacks else "poll"
@@ -229,6 +249,24 @@ class ClientBase(Handlers):
 
         return self._call(lambda aio: self._native.helper(name, thread_id, a, p, timeout, aio), then)
 
+    def _open(
+        self,
+        name: str,
+        thread_id: Optional[str],
+        params: Params,
+        given: Mapping[str, Any],
+        extra: Params,
+        timeout: Optional[float],
+    ) -> Any:
+        """The core's helper ``name`` that opens a thread (``thread_start``, ...), for the typed
+        keyword methods of :mod:`._keywords`: ``given`` are the keywords by wire name."""
+        p = keyword_params(params, given, extra)
+
+        def then(r: Tuple[str, Optional[str]]) -> Any:
+            return self._thread_class(self, r[1], loads(r[0]))
+
+        return self._call(lambda aio: self._native.helper(name, thread_id, "null", p, timeout, aio), then)
+
     _thread_class: Callable[..., Any]
     _turn_class: Callable[..., Any]
     _tool_call_class: Callable[..., Any]
@@ -256,6 +294,32 @@ class ClientBase(Handlers):
             return self._mcp(name, cursor, timeout=timeout, then=_page)
         return self._mcp(name, all_pages=True, timeout=timeout)
 
+    # -- Skills over MCP (SEP-2640; the checks are the core's) -------------------------------
+
+    def _skills_list(self) -> Any:
+        """Every skill entry the MCP server lists (``NativeClient.skills_list``)."""
+        return self._call(lambda aio: self._native.skills_list(None, True, aio), lambda t: loads(t)["skills"])
+
+    def _skill_load(self, skill: str) -> Any:
+        """The skill ``skill`` loaded and checked (``NativeClient.skill_load``)."""
+        return self._call(lambda aio: self._native.skill_load(skill, aio))
+
+    def add_skill_source(self, label: str, server: "ClientBase") -> None:
+        """Let this Codex client's turns use the skills of the MCP server ``server`` (a
+        connected MCP client, sync or async) under ``label`` (1-64 of ``A-Z a-z 0-9 - _ .``,
+        your name for that server). A turn then selects one as ``"name@label"`` (or
+        ``"skill://.../SKILL.md@label"``) in ``skills=``; it is loaded and checked (size,
+        SHA-256 digest, frontmatter) when the turn starts and goes to Codex as a text block
+        naming the server, so the option ``skill_emulation`` must be ``"when_needed"`` or
+        ``"always"``. The same label again replaces the server. Raises
+        :class:`InvalidArgumentError` for a bad label, an MCP client here, or a ``server``
+        that is not an MCP client."""
+        self._native.add_skill_source(label, server._native)
+
+    def remove_skill_source(self, label: str) -> bool:
+        """Forget the skill source ``label``; whether there was one."""
+        return bool(self._native.remove_skill_source(label))
+
     def _complete(
         self, argument: str, value: str, prompt: Optional[str], resource: Optional[str],
         timeout: Optional[float],
@@ -273,9 +337,10 @@ class ClientBase(Handlers):
         return self._tool_call_class(self, native)
 
     def _start_turn(
-        self, thread_id: str, input: Input, overrides: Mapping[str, Any], skills: Skills = None
+        self, thread_id: str, input: Input, given: Mapping[str, Any], extra: Params, skills: Skills = None
     ) -> Any:
-        i, o = input_json(input), build_params(None, overrides)
+        """``turn/start`` on ``thread_id``: ``given`` are the typed keywords by wire name."""
+        i, o = input_json(input), keyword_params(None, given, extra)
         sk = skills_list_arg(skills)
         start = lambda aio: self._native.start_turn(thread_id, i, o, aio, sk)  # noqa: E731
         return self._call(start, lambda nt: self._turn_class(self, nt))
@@ -330,6 +395,10 @@ class ThreadBase:
 
     def _helper(self, name: str, arg: Any = None, **kwargs: Any) -> Any:
         return self._client._helper(name, self.id, arg, None, kwargs)
+
+    def _fork(self, given: Mapping[str, Any], extra: Params, timeout: Optional[float]) -> Any:
+        """``thread/fork`` of this thread (the typed :meth:`fork`)."""
+        return self._client._open("thread_fork", self.id, None, given, extra, timeout)
 
 
 class TurnBase:

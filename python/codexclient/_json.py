@@ -70,6 +70,15 @@ def build_params(params: Params, kwargs: Mapping[str, Any]) -> str:
     return dumps(out)
 
 
+def keyword_params(params: Params, given: Mapping[str, Any], extra: Params) -> str:
+    """JSON text of a request's params from a typed keyword method: ``params`` (a mapping of
+    wire names), then the keywords given (by wire name; ``None``: not given), then ``extra``
+    (fields the schema does not know, as given)."""
+    out = as_params(params)
+    out.update((k, v) for k, v in given.items() if v is not None)
+    out.update(as_params(extra, "extra"))
+    return dumps(out)
+
 
 def arguments_json(arguments: Optional[Mapping[str, Any]]) -> str:
     """JSON text of tool or prompt arguments (``null``: none)."""

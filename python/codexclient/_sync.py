@@ -26,6 +26,7 @@ from ._json import Params, arguments_json as _args, loads
 from ._results import InitializeResult, Page, TurnResult
 from ._native import CallToolResult, Completion, GetPromptResult, Progress, Prompt, Resource
 from ._native import ResourceContents, ResourceTemplate, Tool
+from ._keywords import ClientKeywords, ThreadKeywords
 from ._requests import SyncRequests
 
 Timeout = Optional[float]
@@ -35,33 +36,24 @@ def _nothing(_: Any) -> None:
     return None
 
 
-class Thread(ThreadBase):
-    """A conversation thread of a :class:`Client`."""
+class Thread(ThreadKeywords, ThreadBase):
+    """A conversation thread of a :class:`Client`: :meth:`run` a turn to its end,
+    :meth:`run_streamed` to iterate its events (their keywords are ``turn/start``'s params,
+    typed: see :mod:`codexclient._keywords`)."""
 
     _client: "Client"
 
-    def run(
-        self,
-        input: Input,
-        *,
-        skills: Skills = None,
-        timeout: Timeout = None,
-        idle_timeout: Timeout = None,
-        **overrides: Any,
+    def _run(
+        self, input: Input, skills: Skills, timeout: Timeout, idle_timeout: Timeout,
+        given: Mapping[str, Any], extra: Optional[Mapping[str, Any]],
     ) -> TurnResult:
-        """Run one turn to completion and return its result (final text, items, usage, diff).
-        ``overrides`` are ``turn/start`` params in snake_case. ``skills``: names or paths
-        (``SKILL.md`` or its folder) of skills for the turn, sent natively where the server
-        can, else emulated (see :attr:`TurnResult.emulated_skills`); a missing or unknown
-        skill raises :class:`InvalidArgumentError` before anything is sent. ``timeout`` and
-        ``idle_timeout`` bound the turn as in :meth:`Turn.result`."""
-        turn = self.run_streamed(input, skills=skills, **overrides)
+        turn = self._run_streamed(input, skills, given, extra)
         return turn.result(timeout=timeout, idle_timeout=idle_timeout)
 
-    def run_streamed(self, input: Input, *, skills: Skills = None, **overrides: Any) -> "Turn":
-        """Start a turn (with ``skills``, as in :meth:`run`); iterate the returned
-        :class:`Turn` for its events."""
-        return cast(Turn, self._client._start_turn(self.id, input, overrides, skills))
+    def _run_streamed(
+        self, input: Input, skills: Skills, given: Mapping[str, Any], extra: Optional[Mapping[str, Any]]
+    ) -> "Turn":
+        return cast(Turn, self._client._start_turn(self.id, input, given, extra, skills))
 
     def read(self, *, include_turns: bool = False) -> Dict[str, Any]:
         """``thread/read`` of this thread."""
@@ -89,10 +81,6 @@ class Thread(ThreadBase):
         turn: its events arrive like any turn's). Keyword arguments are camel-cased
         (``delivery="inline"``)."""
         return cast(Dict[str, Any], self._helper("review_start", dict(target), **kwargs))
-
-    def fork(self, **kwargs: Any) -> "Thread":
-        """``thread/fork`` of this thread."""
-        return self._client.thread_fork(self.id, **kwargs)
 
 
 class Turn(TurnBase):
@@ -170,7 +158,7 @@ class ToolCall(ToolCallBase):
         self.cancel()
 
 
-class Client(SyncRequests, ClientBase):
+class Client(ClientKeywords, SyncRequests, ClientBase):
     """A blocking connection to ``codex app-server``, or to any MCP server.
 
     ``with Client(...) as client:`` spawns the server, runs the handshake and stops the server
@@ -182,6 +170,13 @@ class Client(SyncRequests, ClientBase):
     ``transport="http://…/mcp"``; ``token``, ``headers``, ``mcp_roots``,
     ``mcp_capabilities``). ``for event in client:`` yields
     the notifications and connection events not routed to a turn being streamed.
+
+    MCP authorization (OAuth 2.1, an HTTP MCP server that answers 401): ``authorize`` (a
+    callable given the authorization URL that returns the URL the browser was redirected to;
+    plain, run on a library thread and free to block, or ``async def``; or a
+    :class:`LoopbackBrowser`), ``token_store`` (an object with ``load``/``save``/``clear``,
+    see :class:`TokenStore`; default: in memory, or ``oauth_token_file``) and the ``oauth_*``
+    options. Authorization steps arrive as connection events of kind ``auth``.
 
     Handlers may be plain functions or ``async def`` (run to completion with
     :func:`asyncio.run` on the calling thread). Without a handler approvals are **declined**.
@@ -231,23 +226,6 @@ class Client(SyncRequests, ClientBase):
     def thread(self, thread_id: str) -> Thread:
         """A handle on an existing (loaded) thread, without any request."""
         return Thread(self, thread_id, {})
-
-    def thread_start(self, /, params: Params = None, *, timeout: Timeout = None, **kwargs: Any) -> Thread:
-        """``thread/start``: a new thread. Keyword arguments are camel-cased into params
-        (``approval_policy="untrusted"`` → ``approvalPolicy``)."""
-        return cast(Thread, self._helper("thread_start", None, None, params, kwargs, timeout))
-
-    def thread_resume(
-        self, /, thread_id: str, params: Params = None, *, timeout: Timeout = None, **kwargs: Any
-    ) -> Thread:
-        """``thread/resume``: load a stored thread."""
-        return cast(Thread, self._helper("thread_resume", thread_id, None, params, kwargs, timeout))
-
-    def thread_fork(
-        self, /, thread_id: str, params: Params = None, *, timeout: Timeout = None, **kwargs: Any
-    ) -> Thread:
-        """``thread/fork``: a new thread with a copy of ``thread_id``'s history."""
-        return cast(Thread, self._helper("thread_fork", thread_id, None, params, kwargs, timeout))
 
     def thread_list(
         self, /, params: Params = None, *, timeout: Timeout = None, **kwargs: Any
@@ -460,6 +438,22 @@ class Client(SyncRequests, ClientBase):
     def ping(self, *, timeout: Timeout = None) -> None:
         """MCP ``ping``: raises unless the server answers."""
         return cast(None, self._mcp("ping", timeout=timeout))
+
+    def list_skills(self) -> List[Dict[str, Any]]:
+        """MCP ``skills/list`` (the skills extension, SEP-2640): every skill entry the server
+        lists (all pages), each ``{"uri", "frontmatter", "resources"}`` as the server sent it.
+        Reads no skill file. Raises :class:`UnsupportedError` when the server does not
+        declare the extension."""
+        return cast(List[Dict[str, Any]], self._skills_list())
+
+    def load_skill(self, skill: str) -> Dict[str, Any]:
+        """Load the skill ``skill`` (its name in ``list_skills``, or the URI of its
+        ``SKILL.md``): its entry, then its ``SKILL.md`` checked against it (limits, size,
+        SHA-256 digest, YAML frontmatter field by field); no other file is read. Returns
+        ``{"entry", "text", "body"}``. A failed check raises :class:`ProtocolError` naming
+        the URI and what differed; an unknown or ambiguous name :class:`InvalidArgumentError`
+        listing the server's skills."""
+        return cast(Dict[str, Any], self._skill_load(skill))
 
     def events(self) -> Iterator[Event]:
         """A new (blocking) stream of the connection's notifications and connection events not

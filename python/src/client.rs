@@ -23,7 +23,15 @@ fn text(py: Python<'_>, s: String) -> PyResult<Py<PyAny>> {
 /// The core's options builder with every keyword argument set (JSON `null` for `None`: the
 /// default).
 fn builder(py: Python<'_>, options: Option<&Bound<'_, PyDict>>) -> PyResult<OptionsBuilder> {
-    let mut b = OptionsBuilder::new();
+    builder_onto(py, OptionsBuilder::new(), options)
+}
+
+/// [`builder`] onto `b`.
+fn builder_onto(
+    py: Python<'_>,
+    mut b: OptionsBuilder,
+    options: Option<&Bound<'_, PyDict>>,
+) -> PyResult<OptionsBuilder> {
     for (k, v) in options.into_iter().flatten() {
         let key: String = k.extract()?;
         let value = py_value(py, &v, Some(&format!("option `{key}`")))?;
@@ -76,8 +84,12 @@ impl NativeClient {
     #[new]
     #[pyo3(signature = (**options))]
     fn new(py: Python<'_>, options: Option<&Bound<'_, PyDict>>) -> PyResult<Self> {
-        let o = builder(py, options)?.build().py(py)?;
+        // `authorize` and `token_store` are MCP authorization's callbacks, not option keys.
+        let mut b = OptionsBuilder::new();
+        let callbacks = crate::auth::Callbacks::take(py, options, &mut b)?;
+        let o = builder_onto(py, b, options)?.build().py(py)?;
         let client = Client::new(o);
+        callbacks.keep(&client);
         // Notifications reach the client's own delivery only for a notification handler
         // (`on_notification`); iterators read them from subscriptions.
         client.queue_notifications(false);
@@ -239,6 +251,48 @@ impl NativeClient {
         let fut = crate::mcp::request(self.client.clone(), req, args, opts);
         let spin = self.client.reply_spin();
         run_spinning(py, aio, fut, |py, out| out(py), Some(&spin))
+    }
+
+    /// Skills over MCP: `skills/list` (one page at `cursor`, or every page with
+    /// `all_pages`) through the core; returns (or resolves `aio`'s future with) the core's
+    /// JSON text `{"skills": [...], "nextCursor": ...}`.
+    #[pyo3(signature = (cursor = None, all_pages = false, aio = None))]
+    fn skills_list(
+        &self,
+        py: Python<'_>,
+        cursor: Option<String>,
+        all_pages: bool,
+        aio: Aio,
+    ) -> PyResult<Py<PyAny>> {
+        let client = self.client.clone();
+        let fut = async move {
+            let v = client
+                .list_skills_json(cursor.as_deref(), all_pages)
+                .await?;
+            Ok(v.to_string())
+        };
+        run(py, aio, fut, |py, r| r.into_py_any(py))
+    }
+
+    /// Skills over MCP: find the skill `skill` (name or SKILL.md URI) and load it, checked by
+    /// the core; returns (or resolves `aio`'s future with) the JSON text
+    /// `{"entry": ..., "text": ..., "body": ...}`.
+    #[pyo3(signature = (skill, aio = None))]
+    fn skill_load(&self, py: Python<'_>, skill: String, aio: Aio) -> PyResult<Py<PyAny>> {
+        let client = self.client.clone();
+        let fut = async move { Ok(client.load_skill_json(&skill).await?.to_string()) };
+        run(py, aio, fut, |py, r| r.into_py_any(py))
+    }
+
+    /// Let this (Codex) client's turns use the skills of the MCP client `server` under
+    /// `label` (`Client::add_skill_source`).
+    fn add_skill_source(&self, py: Python<'_>, label: &str, server: &NativeClient) -> PyResult<()> {
+        self.client.add_skill_source(label, &server.client).py(py)
+    }
+
+    /// Forget the skill source `label`; whether there was one.
+    fn remove_skill_source(&self, label: &str) -> bool {
+        self.client.remove_skill_source(label)
     }
 
     /// Start an MCP tool call that reports progress (sent before this returns): a `ToolCall`.

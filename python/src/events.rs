@@ -332,7 +332,8 @@ impl ConnectionEvent {
 
 #[pymethods]
 impl ConnectionEvent {
-    /// `"error"`, `"overflow"`, `"disconnected"`, `"reconnecting"` or `"reconnected"`.
+    /// `"error"`, `"overflow"`, `"disconnected"`, `"reconnecting"`, `"reconnected"` or
+    /// `"auth"` (MCP authorization).
     #[getter]
     fn kind(&self) -> String {
         self.str_of("kind").unwrap_or_default()
@@ -347,7 +348,8 @@ impl ConnectionEvent {
     fn dropped(&self) -> Option<u64> {
         self.u64_of("dropped")
     }
-    /// Why the connection ended (`disconnected` only).
+    /// Why the connection ended (`disconnected`), or why authorization started or failed
+    /// (`auth` `started`: `unauthorized`, `insufficient_scope`, `expired`; `failed`: in words).
     #[getter]
     fn reason(&self) -> Option<String> {
         self.str_of("reason")
@@ -416,6 +418,27 @@ impl ConnectionEvent {
             .iter()
             .map(|t| Self::strs(t, ["threadId", "turnId", "status"]));
         Some(ended.map(|[t, u, s]| (t, u, s)).collect())
+    }
+    /// `auth`: the step, `"started"`, `"succeeded"`, `"refreshed"` or `"failed"` (the core's
+    /// `AuthEvent`; never a token or secret).
+    #[getter]
+    fn auth(&self) -> Option<String> {
+        self.str_of("auth")
+    }
+    /// `auth` `started`: the grant (`authorization_code`, `client_credentials`, ...).
+    #[getter]
+    fn grant(&self) -> Option<String> {
+        self.str_of("grant")
+    }
+    /// `auth` `succeeded` or `refreshed`: the authorization server (issuer).
+    #[getter]
+    fn issuer(&self) -> Option<String> {
+        self.str_of("issuer")
+    }
+    /// `auth` `succeeded`: the scopes granted (or asked for, when the server did not say).
+    #[getter]
+    fn scope(&self) -> Option<String> {
+        self.str_of("scope")
     }
     /// An empty dict.
     #[getter]

@@ -13,6 +13,7 @@ use pyo3::prelude::*;
 
 pub mod account;
 mod args;
+mod auth;
 pub mod client;
 pub mod compat;
 mod errors;
@@ -39,7 +40,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add("REQUEST_METHODS", request_methods(m.py())?)?;
     add_classes! { m:
-        client::NativeClient, client::ClientHandle, account::NativeLogin, executor::Executor, stream::EventStream, turn::Turn,
+        client::NativeClient, client::ClientHandle, auth::LoopbackBrowser, account::NativeLogin, executor::Executor, stream::EventStream, turn::Turn, turn::PyTurnBounds,
         events::Notification, events::AgentMessageDelta, events::ItemStarted,
         events::ItemCompleted, events::TurnStarted, events::TurnCompleted,
         events::TokenUsageUpdated, events::ServerRequest, events::ConnectionEvent, mcp::Tool,

@@ -1,11 +1,13 @@
 //! One running turn: the core's routed [`TurnStream`] behind a Python iterator.
 
 use std::future::poll_fn;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use codex_client::delivery::{poll_once, wait_until};
-use codex_client::{Client, ConnectionEvent, DisconnectInfo, Error, Event, TurnResult, TurnStream};
+use codex_client::delivery::{poll_once, wait_until, within};
+use codex_client::{
+    Client, ConnectionEvent, DisconnectInfo, Error, Event, TurnBounds, TurnResult, TurnStream,
+};
 use pyo3::prelude::*;
 use pyo3::types::PyList;
 use serde_json::Value;
@@ -13,6 +15,22 @@ use serde_json::Value;
 use crate::errors::to_py;
 use crate::executor::{request_options, run, Aio, Executor, Outcome, SIGNAL_SLICE};
 use crate::stream::{Buffered, Shared};
+use pyo3::IntoPyObjectExt;
+
+/// The bounds of a turn's wait (the core's [`TurnBounds`]), started when made: the whole turn
+/// within `timeout`, no silence longer than `idle` (seconds; `None`: no bound).
+#[pyclass(module = "codexclient._native", name = "TurnBounds", frozen)]
+pub struct PyTurnBounds(TurnBounds);
+
+#[pymethods]
+impl PyTurnBounds {
+    #[new]
+    #[pyo3(signature = (timeout = None, idle = None))]
+    fn new(py: Python<'_>, timeout: Option<f64>, idle: Option<f64>) -> PyResult<Self> {
+        let secs = |t: Option<f64>| request_options(py, t).map(|o| o.timeout);
+        Ok(PyTurnBounds(TurnBounds::new(secs(timeout)?, secs(idle)?)))
+    }
+}
 
 /// A turn being streamed (from `turn/start` to its `turn/completed`).
 #[pyclass(module = "codexclient._native", frozen)]
@@ -20,7 +38,7 @@ pub struct Turn {
     state: Shared<TurnStream>,
     /// The disconnect that ended the stream (turned into an error at the end) and the result
     /// kept when the stream is closed.
-    end: Mutex<(Option<DisconnectInfo>, TurnResult)>,
+    end: Arc<Mutex<(Option<DisconnectInfo>, TurnResult)>>,
     client: Client,
     thread_id: String,
     turn_id: String,
@@ -35,7 +53,7 @@ impl Turn {
             started: stream.started_turn().to_string(),
             client,
             state: Buffered::new(stream),
-            end: Mutex::new((None, TurnResult::default())),
+            end: Arc::new(Mutex::new((None, TurnResult::default()))),
         }
     }
 
@@ -185,8 +203,56 @@ impl Turn {
     }
 
     /// Resolve `aio`'s future (with `None`) once events wait or the turn's stream ended.
-    fn wait_async(&self, py: Python<'_>, aio: Aio) -> PyResult<Py<PyAny>> {
-        Buffered::wait_async(py, aio, &self.state)
+    /// With `bounds`, resolve it with `True` then, or with `False` when no event came within
+    /// the wait they allow (`TurnBounds.next_wait`; then `give_up_async`).
+    #[pyo3(signature = (aio, bounds = None))]
+    fn wait_async(
+        &self,
+        py: Python<'_>,
+        aio: Aio,
+        bounds: Option<&PyTurnBounds>,
+    ) -> PyResult<Py<PyAny>> {
+        let Some(bounds) = bounds else {
+            return Buffered::wait_async(py, aio, &self.state);
+        };
+        let state = self.state.clone();
+        let wait = bounds.0.next_wait();
+        let fut = async move {
+            let ready = poll_fn(move |cx| state.lock().unwrap().poll_ready(cx));
+            Ok(within(wait, ready).await.is_some())
+        };
+        run(py, aio, fut, |py, ready| ready.into_py_any(py))
+    }
+
+    /// Give the turn up past one of `bounds` (after `wait_async` resolved with `False`),
+    /// without blocking the loop: the core interrupts it and drains its last events
+    /// (`TurnStream::give_up_async`); `aio`'s future then fails with the `RequestTimeoutError`
+    /// naming the bound and the last event. The stream is closed; the result gathered stays
+    /// readable (`result_json`).
+    fn give_up_async(
+        &self,
+        py: Python<'_>,
+        bounds: &PyTurnBounds,
+        aio: Aio,
+    ) -> PyResult<Py<PyAny>> {
+        let b = bounds.0;
+        let overall = b.overall_expired();
+        let stream = self.state.lock().unwrap().stream.take();
+        let Some(mut stream) = stream else {
+            return Err(to_py(
+                py,
+                Error::InvalidArgument("the turn is closed".into()),
+            ));
+        };
+        self.state.lock().unwrap().ended = true;
+        let end = self.end.clone();
+        let fut = async move {
+            let e = stream.give_up_async(overall, b.timeout(), b.idle()).await;
+            end.lock().unwrap().1 = stream.result().clone();
+            drop(stream);
+            Err::<(), _>(e)
+        };
+        run(py, aio, fut, |py, ()| Ok(py.None()))
     }
 
     /// Read the rest of the turn (blocking; server requests go to the handlers) and return the
@@ -197,8 +263,7 @@ impl Turn {
     #[pyo3(signature = (timeout = None, idle = None))]
     fn finish(&self, py: Python<'_>, timeout: Option<f64>, idle: Option<f64>) -> PyResult<String> {
         let secs = |t: Option<f64>| request_options(py, t).map(|o| o.timeout);
-        let (timeout, idle) = (secs(timeout)?, secs(idle)?);
-        let deadline = timeout.map(|t| Instant::now() + t);
+        let bounds = TurnBounds::new(secs(timeout)?, secs(idle)?);
         loop {
             match self.pop(1) {
                 Err(e) => {
@@ -212,20 +277,16 @@ impl Turn {
                     }
                 }
             }
-            let left = deadline.map(|d| d.saturating_duration_since(Instant::now()));
-            let wait = match (left, idle) {
-                (Some(l), Some(i)) => Some(l.min(i)),
-                (l, i) => l.or(i),
-            };
-            if !self.wait_for(py, wait)? {
-                let overall = left.is_some_and(|l| l <= wait.unwrap_or(l));
+            if !self.wait_for(py, bounds.next_wait())? {
+                let (t, i) = (bounds.timeout(), bounds.idle());
+                let overall = bounds.overall_expired();
                 let e = self
                     .state
                     .lock()
                     .unwrap()
                     .stream
                     .as_mut()
-                    .map(|s| s.give_up(overall, timeout, idle));
+                    .map(|s| s.give_up(overall, t, i));
                 if let Some(e) = e {
                     return Err(to_py(py, e));
                 }

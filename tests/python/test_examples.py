@@ -3,11 +3,13 @@ against the MCP everything server)."""
 
 from __future__ import annotations
 
+import os
 import pathlib
 import subprocess
 import sys
 
 from conftest import ROOT, mcp_everything
+from test_oauth import OAuthFixture, oauth  # noqa: F401 (the fixture)
 
 EXAMPLES = ROOT / "examples" / "python"
 
@@ -62,3 +64,60 @@ def test_mcp_tools_example() -> None:
     )
     assert "  progress 1/2\n  progress 2/2\n" in out, out
     assert "trigger-long-running-operation -> Long running operation completed." in out, out
+
+
+def test_mcp_oauth_example(oauth: OAuthFixture, tmp_path: pathlib.Path) -> None:
+    """The authorization example against the real OAuth fixture: the browser step pasted (the
+    fixture's browser plays the user), the tokens kept in a directory, and a second run that
+    starts from them without asking."""
+    tokens = tmp_path / "tokens"
+    args = [sys.executable, str(EXAMPLES / "mcp_oauth.py"), "--paste", "--tokens", str(tokens),
+            "--tool", "whoami", "--timeout", "30", oauth.mcp]
+    p = subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, cwd=ROOT)
+    assert p.stdin is not None and p.stdout is not None
+    try:
+        assert p.stdout.readline().startswith("Open this URL"), "the example asks for the browser"
+        url = p.stdout.readline().strip()
+        assert url.startswith(oauth.issuer), url
+        p.stdin.write(oauth.browse(url) + "\n")
+        p.stdin.flush()
+        out, _ = p.communicate(timeout=60)
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.wait()
+    assert p.returncode == 0, out
+    assert "[auth succeeded]" in out and '"sub":"alice"' in out.replace(" ", ""), out
+    assert [f.stat().st_mode & 0o077 for f in tokens.iterdir()] == [0], "one owner-only file"
+    out = _run(args[1:])  # no stdin: the stored token is used
+    assert "Open this URL" not in out and "whoami -> " in out, out
+    assert oauth.stats()["authorizations"] == 1
+
+
+def test_login_example_api_key(codex_bin: str, codex_home: pathlib.Path) -> None:
+    key = "sk-example-not-a-real-key-77"
+    r = subprocess.run(
+        [sys.executable, str(EXAMPLES / "login.py"), "--api-key-env", "EXAMPLE_KEY",
+         "--codex-bin", codex_bin, "--codex-home", str(codex_home)],
+        capture_output=True, text=True, timeout=120, cwd=ROOT,
+        env={**os.environ, "EXAMPLE_KEY": key},
+    )
+    assert r.returncode == 0, r.stderr
+    # The tests' model provider (the mock) needs no OpenAI account: the server reports none, and
+    # the key is in its CODEX_HOME.
+    assert r.stdout == "login: API key stored\naccount: none\n", r.stdout
+    assert key in (codex_home / "auth.json").read_text()
+    assert key not in r.stdout + r.stderr
+
+
+def test_login_example_chatgpt_gives_the_url_and_cancels(codex_bin: str, codex_home: pathlib.Path) -> None:
+    for flags in ([], ["--async"]):
+        r = subprocess.run(
+            [sys.executable, str(EXAMPLES / "login.py"), "--chatgpt", "--wait", "0.5", *flags,
+             "--codex-bin", codex_bin, "--codex-home", str(codex_home)],
+            capture_output=True, text=True, timeout=120, cwd=ROOT,
+        )
+        assert r.returncode == 0, r.stderr
+        assert "open this URL to log in: https://auth.openai.com/oauth/authorize?" in r.stderr, r.stderr
+        assert r.stdout.startswith("login: failed: "), (flags, r.stdout)
+        assert r.stdout.endswith("account: none\n"), (flags, r.stdout)

@@ -116,6 +116,33 @@ async def async_calls(client: codexclient.AsyncClient) -> None:
             assert_type(ev.params["tokenUsage"]["total"]["totalTokens"], int)
 
 
+def typed_keywords(client: codexclient.Client) -> None:
+    # the generated keywords (codexclient._keywords): typed by the schema, unknown ones refused
+    thread = client.thread_start(approval_policy="never", sandbox="read-only", model="m")
+    assert_type(thread, codexclient.Thread)
+    assert_type(client.thread_resume("t", approval_policy="untrusted"), codexclient.Thread)
+    assert_type(thread.fork(ephemeral=True), codexclient.Thread)
+    assert_type(thread.run("hi", effort="low", output_schema={"type": "object"}, timeout=5.0),
+                codexclient.TurnResult)
+    assert_type(thread.run_streamed("hi", summary="concise", extra={"newField": 1}), codexclient.Turn)
+    client.thread_start(modle="typo")  # type: ignore[call-arg]
+    client.thread_start(sandbox="no-such-mode")  # type: ignore[arg-type]
+    thread.run("hi", effort=3)  # type: ignore[arg-type]
+
+
+async def typed_keywords_async(aclient: codexclient.AsyncClient) -> None:
+    assert_type(await aclient.thread_start(model="m"), codexclient.AsyncThread)
+    assert_type(await aclient.thread_resume("t", sandbox="read-only"), codexclient.AsyncThread)
+    assert_type(aclient.thread("t").run_streamed("hi", effort="low"), codexclient.StartingTurn)
+    await aclient.thread("t").run("hi", efort="low")  # type: ignore[call-arg]
+
+
+async def async_bounds(thread: codexclient.AsyncThread) -> None:
+    assert_type(await thread.run("hi", timeout=5.0, idle_timeout=1.0), codexclient.TurnResult)
+    turn = await thread.run_streamed("hi")
+    assert_type(await turn.result(timeout=5.0, idle_timeout=1.0), codexclient.TurnResult)
+
+
 def mcp_events(client: codexclient.Client) -> None:
     # an MCP server's notifications come through the same events, with untyped params
     for ev in client.events():

@@ -1686,6 +1686,7 @@ def main():
     ap.add_argument("--compat-out", default=os.path.join(root, "core", "src", "compat", "vendored-schema.json"))
     ap.add_argument("--py-out", help="also write the Python typing module (TypedDicts) here")
     ap.add_argument("--py-requests-out", help="and the typed request() overloads here")
+    ap.add_argument("--py-keywords-out", help="and the typed keyword methods (thread_start, run, ...) here")
     ap.add_argument("--quiet", action="store_true")
     args = ap.parse_args()
     text, stats = generate(args.schema_dir)
@@ -1693,11 +1694,13 @@ def main():
         f.write(text)
     with open(args.compat_out, "w", encoding="utf-8", newline="\n") as f:
         f.write(stats.pop("compat_table"))
-    if args.py_out or args.py_requests_out:
+    if args.py_out or args.py_requests_out or args.py_keywords_out:
         sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
         import gen_py  # noqa: E402 - sibling module, only needed for the Python output
         py_text, req_text = gen_py.emit(stats["model"])
-        for path, body in ((args.py_out, py_text), (args.py_requests_out, req_text)):
+        kw_text = gen_py.emit_keywords(stats["model"])
+        for path, body in ((args.py_out, py_text), (args.py_requests_out, req_text),
+                           (args.py_keywords_out, kw_text)):
             if path:
                 with open(path, "w", encoding="utf-8", newline="\n") as f:
                     f.write(body)

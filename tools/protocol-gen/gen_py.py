@@ -506,3 +506,249 @@ def emit(model):
     py = e.emit()
     req = e.emit_requests()
     return py, req
+
+
+# -- typed keyword methods (python/codexclient/_keywords.py) ---------------------------------
+#
+# The methods whose keywords are the fields of a request's params: `thread_start`,
+# `thread_resume`, `thread_fork` of the clients, `run`, `run_streamed`, `fork` of the threads.
+# Each keyword is one field of the params type (snake_case of its wire name, typed by the
+# schema, documented by its description); the body hands the wire names to a method the
+# hand-written class supplies (`_open`, `_run`, `_run_streamed`, `_fork`).
+
+# Fields left out of the keywords: test-only ones of the schema (still sendable with `extra=`).
+KEYWORD_SKIP = {"mockExperimentalField"}
+
+# The hand-written parameters around the generated keywords (no field may take their names).
+OWN_KEYWORDS = {"self", "params", "input", "skills", "timeout", "idle_timeout", "extra", "thread_id"}
+
+KW_DOC_PARAMS = ":param params: more params as a mapping of wire names (sent as given; the keywords win)."
+KW_DOC_EXTRA = (":param extra: fields this schema does not know, sent as given (wire names, "
+                "e.g. ``{\"newField\": 1}``): the one way to pass them, as an unknown keyword raises "
+                ":class:`TypeError`.")
+KW_DOC_TIMEOUT = ":param timeout: seconds to wait for the answer (default: the client's ``default_timeout``)."
+KW_DOC_THREAD_ID = ":param thread_id: the thread's id."
+KW_DOC_INPUT = (":param input: the turn's input: a string, an input item (``{\"type\": \"text\", ...}``, "
+                "see :func:`codexclient.text`) or a list of them.")
+KW_DOC_SKILLS = (":param skills: names or paths (``SKILL.md`` or its folder) of skills for the turn, "
+                 "sent natively where the server can, else as the ``skill_emulation`` option allows "
+                 "(see :attr:`TurnResult.emulated_skills`); a missing or unknown skill raises "
+                 ":class:`InvalidArgumentError` before anything is sent.")
+KW_DOC_TURN_TIMEOUT = (":param timeout: seconds the whole turn may take (``None``: no bound); past it "
+                       "the turn is interrupted and :class:`RequestTimeoutError` is raised, naming the "
+                       "bound and the last event seen.")
+KW_DOC_IDLE = (":param idle_timeout: seconds the turn may stay silent between two events (``None``: "
+               "no bound); past it as for ``timeout``.")
+KW_NOTE = ("A keyword left ``None`` is not sent; an unknown keyword raises :class:`TypeError` "
+           "naming it and the closest valid one.")
+
+
+def _one_line(text):
+    """A schema description as one line of a ``:param:`` field."""
+    body = doc_text(text)
+    return " ".join(part.strip() for part in body.split("\n") if part.strip())
+
+
+class Keywords:
+    """The keyword methods, from the model's params structs."""
+
+    def __init__(self, emitter):
+        self.e = emitter
+        self.m = emitter.m
+        self.by_method = {c[0]: c for c in self.m["client"]}
+
+    def ptype(self, t):
+        """A field's value type for an annotation in the generated module (``p.`` names)."""
+        k = t.kind
+        if k == "prim":
+            return PRIM[t.arg]
+        if k == "named":
+            return f"p.{self.e.py_name(t.arg)}"
+        if k == "value":
+            return "Any"
+        if k == "jsonmap":
+            return "Dict[str, Any]"
+        if k == "vec":
+            return f"List[{self.ptype(t.arg)}]"
+        if k == "map":
+            return f"Dict[str, {self.ptype(t.arg)}]"
+        if k in ("opt", "box"):
+            return self.ptype(t.arg)
+        raise AssertionError(k)
+
+    def fields(self, method, drop):
+        """The keyword fields of `method`'s params: [(python name, wire, annotation, doc)]."""
+        pty = self.by_method[method][2]
+        it = self.m["items"][pty]
+        out = []
+        for f in it.fields:
+            if f.wire in drop or f.wire in KEYWORD_SKIP:
+                continue
+            name = snake_py(f.wire)
+            if name in OWN_KEYWORDS or keyword.iskeyword(name) or not name.isidentifier():
+                raise SystemExit(f"gen_py.py: {pty}.{f.wire} cannot be the keyword {name!r}")
+            inner = self.ptype(f.ty)
+            ann = "Any" if inner == "Any" else f"Optional[{inner}]"
+            doc = _one_line(f.doc)
+            doc = f"``{f.wire}``" + (f": {doc}" if doc else ".")
+            if f.experimental:
+                doc += " Experimental API: needs ``experimental_api=True``."
+            out.append((name, f.wire, ann, doc))
+        names = [x[0] for x in out]
+        if len(set(names)) != len(names):
+            raise SystemExit(f"gen_py.py: two fields of {pty} make the same keyword")
+        return pty, out
+
+    @staticmethod
+    def signature(head, fields, tail):
+        """The parameter lines: `head` (before the keywords), the fields, `tail`."""
+        lines = list(head)
+        for name, _wire, ann, _doc in fields:
+            lines.append(f"{name}: {ann} = None,")
+        lines += tail
+        return lines
+
+    @staticmethod
+    def given(fields):
+        """The dict literal of the keywords by wire name."""
+        if not fields:
+            return "{}"
+        return "{" + ", ".join(f"{py_str(w)}: {n}" for n, w, _a, _d in fields) + "}"
+
+    def method(self, out, *, name, is_async, head, tail, fields, ret, summary, head_docs,
+               tail_docs, call, awaited):
+        w = out.append
+        a = "async " if is_async else ""
+        w("    @checked")
+        w(f"    {a}def {name}(")
+        for line in self.signature(head, fields, tail):
+            w(f"        {line}")
+        w(f"    ) -> {ret}:")
+        doc = [summary, "", KW_NOTE, ""] + head_docs
+        doc += [f":param {n}: {d}" for n, _w, _a, d in fields] + tail_docs
+        w(f'        """{doc[0]}')
+        for line in doc[1:]:
+            w(f"        {line}" if line else "")
+        w('        """')
+        body = ("await " if awaited else "") + call.format(given=self.given(fields))
+        w(f"        return cast({py_str(ret)}, {body})")
+        w("")
+
+    def emit(self):
+        out = []
+        w = out.append
+        v = self.m["version"]
+        w(f'"""Typed keyword methods of the clients and threads (Codex {v}): generated, do not edit.')
+        w("")
+        w("Generated by ``tools/protocol-gen/gen.py`` (``scripts/gen-protocol.sh``) from the vendored")
+        w(f"JSON Schema ``schema/codex-{v}/`` with :mod:`codexclient.protocol`, so the keywords of")
+        w("``thread_start``, ``thread_resume``, ``thread_fork``, ``run``, ``run_streamed`` and ``fork``")
+        w("are the fields of their params (``approval_policy=`` is ``approvalPolicy``), typed and")
+        w("documented by the schema. :class:`Client`, :class:`AsyncClient`, :class:`Thread` and")
+        w(":class:`AsyncThread` inherit these; the work is done by the hand-written ``_open``,")
+        w("``_run``, ``_run_streamed`` and ``_fork``.")
+        w('"""')
+        w("")
+        w("# ruff: noqa")
+        w("# fmt: off")
+        w("from __future__ import annotations")
+        w("")
+        w("from typing import TYPE_CHECKING, Any, Dict, List, Mapping, Optional, cast")
+        w("")
+        w("from ._signature import checked")
+        w("")
+        w("if TYPE_CHECKING:  # the protocol types are for type checkers: no import cost")
+        w("    from . import protocol as p")
+        w("    from ._async import AsyncThread, StartingTurn")
+        w("    from ._inputs import Input, Skills")
+        w("    from ._results import TurnResult")
+        w("    from ._sync import Thread, Turn")
+        w("")
+        w("")
+        params_tail = ["extra: Optional[Mapping[str, Any]] = None,", "timeout: Optional[float] = None,"]
+        req_docs = [KW_DOC_EXTRA, KW_DOC_TIMEOUT]
+        opens = [
+            ("thread_start", "thread/start", ("threadId",), False,
+             "``thread/start``: a new thread (its :attr:`~Thread.info` is the answer)."),
+            ("thread_resume", "thread/resume", ("threadId",), True,
+             "``thread/resume``: load a stored thread (or rejoin a running one)."),
+            ("thread_fork", "thread/fork", ("threadId",), True,
+             "``thread/fork``: a new thread with a copy of ``thread_id``'s history."),
+        ]
+        for cls, is_async, thread in (("ClientKeywords", False, "Thread"),
+                                      ("AsyncClientKeywords", True, "AsyncThread")):
+            w(f"class {cls}:")
+            w(f'    """The typed ``thread/*`` methods of :class:`{"AsyncClient" if is_async else "Client"}`."""')
+            w("")
+            w("    _open: Any")
+            w("")
+            for name, meth, drop, with_id, summary in opens:
+                _pty, fields = self.fields(meth, drop)
+                head = ["self,", "/,"] + (["thread_id: str,"] if with_id else []) + \
+                    ["params: Optional[Mapping[str, Any]] = None,", "*,"]
+                head_docs = ([KW_DOC_THREAD_ID] if with_id else []) + [KW_DOC_PARAMS]
+                tid = "thread_id" if with_id else "None"
+                self.method(out, name=name, is_async=is_async, head=head, tail=params_tail,
+                            fields=fields, ret=thread, summary=summary, head_docs=head_docs,
+                            tail_docs=req_docs, awaited=is_async,
+                            call=f"self._open({py_str(name)}, {tid}, params, {{given}}, extra, timeout)")
+            w("")
+        _pty, turn_fields = self.fields("turn/start", ("threadId", "input"))
+        _pty, fork_fields = self.fields("thread/fork", ("threadId",))
+        for cls, is_async, thread, turn in (("ThreadKeywords", False, "Thread", "Turn"),
+                                            ("AsyncThreadKeywords", True, "AsyncThread", "StartingTurn")):
+            w(f"class {cls}:")
+            w(f'    """The typed turn and fork methods of :class:`{thread}`."""')
+            w("")
+            w("    _run: Any")
+            w("    _run_streamed: Any")
+            w("    _fork: Any")
+            w("")
+            self.method(
+                out, name="run", is_async=is_async,
+                head=["self,", "input: Input,", "*,", "skills: Skills = None,",
+                      "timeout: Optional[float] = None,", "idle_timeout: Optional[float] = None,"],
+                tail=["extra: Optional[Mapping[str, Any]] = None,"], fields=turn_fields,
+                ret="TurnResult",
+                summary="``turn/start`` and the turn to its end: its result (final text, items, usage, "
+                        "diff). Server requests of the turn go to the client's handlers.",
+                head_docs=[KW_DOC_INPUT, KW_DOC_SKILLS, KW_DOC_TURN_TIMEOUT, KW_DOC_IDLE],
+                tail_docs=[KW_DOC_EXTRA], awaited=is_async,
+                call="self._run(input, skills, timeout, idle_timeout, {given}, extra)")
+            streamed = ("``turn/start``, streamed: the returned :class:`StartingTurn` is awaitable "
+                        "(the :class:`AsyncTurn` once ``turn/start`` is answered), async iterable (the "
+                        "turn's events, ending with ``turn/completed``) and an async context manager "
+                        "(leaving it before the turn completed interrupts it); the request is sent on "
+                        "first use.") if is_async else (
+                        "``turn/start``, streamed: iterate the returned :class:`Turn` for its events "
+                        "(ending with ``turn/completed``), or take its :meth:`~Turn.result`.")
+            self.method(
+                out, name="run_streamed", is_async=False,
+                head=["self,", "input: Input,", "*,", "skills: Skills = None,"],
+                tail=["extra: Optional[Mapping[str, Any]] = None,"], fields=turn_fields, ret=turn,
+                summary=streamed, head_docs=[KW_DOC_INPUT, KW_DOC_SKILLS], tail_docs=[KW_DOC_EXTRA],
+                awaited=False, call="self._run_streamed(input, skills, {given}, extra)")
+            self.method(
+                out, name="fork", is_async=is_async, head=["self,", "*,"], tail=params_tail,
+                fields=fork_fields, ret=thread, summary="``thread/fork`` of this thread.",
+                head_docs=[], tail_docs=req_docs, awaited=is_async,
+                call="self._fork({given}, extra, timeout)")
+            w("")
+        w('__all__ = ["ClientKeywords", "AsyncClientKeywords", "ThreadKeywords", "AsyncThreadKeywords"]')
+        while out and out[-1] == "":
+            out.pop()
+        return "\n".join(out) + "\n"
+
+
+def snake_py(wire):
+    """A wire name as a Python keyword: ``approvalPolicy`` -> ``approval_policy``."""
+    import re
+    s = re.sub(r"([A-Z]+)([A-Z][a-z])", r"\1_\2", wire)
+    s = re.sub(r"([a-z0-9])([A-Z])", r"\1_\2", s)
+    return s.lower()
+
+
+def emit_keywords(model):
+    e = Emitter(model)
+    e.tag_of = {}
+    return Keywords(e).emit()

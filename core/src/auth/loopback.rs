@@ -101,7 +101,10 @@ impl Authorize for LoopbackBrowser {
                 .ok_or_else(|| Error::Transport("the loopback listener is gone".into()))?;
             let listener = tokio::net::TcpListener::from_std(std_listener)
                 .map_err(|e| Error::Transport(format!("loopback listener: {e}")))?;
-            (this.opener)(&authorization_url)?;
+            // The opener may block (a process to spawn, a binding's callback): off the
+            // runtime's threads.
+            let opener = this.opener.clone();
+            crate::rt::off_runtime(move || opener(&authorization_url)).await??;
             let wait = async {
                 loop {
                     let (mut sock, _) = listener

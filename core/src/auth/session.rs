@@ -174,7 +174,7 @@ impl AuthSession {
         }
         let _flow = self.flow.lock().await;
         if load {
-            self.load();
+            self.load().await;
         }
         let expiring = {
             let s = self.state.lock().unwrap();
@@ -189,8 +189,14 @@ impl AuthSession {
         self.generation()
     }
 
-    fn load(&self) {
-        let loaded = match self.cfg.store.load(&self.key) {
+    /// Load the stored credentials (the store is called off the runtime's threads: a
+    /// binding's store may take a lock of its runtime, a file store does I/O).
+    async fn load(&self) {
+        let (store, key) = (self.cfg.store.clone(), self.key.clone());
+        let loaded = match crate::rt::off_runtime(move || store.load(&key))
+            .await
+            .and_then(|r| r)
+        {
             Ok(c) => c,
             Err(e) => {
                 tracing::warn!("MCP authorization: the token store failed to load: {e}");
@@ -210,8 +216,11 @@ impl AuthSession {
         }
     }
 
-    fn save(&self, creds: &Credentials) {
-        if let Err(e) = self.cfg.store.save(&self.key, creds) {
+    /// Save `creds` (off the runtime's threads, as [`load`](Self::load)).
+    async fn save(&self, creds: &Credentials) {
+        let (store, key, creds) = (self.cfg.store.clone(), self.key.clone(), creds.clone());
+        let saved = crate::rt::off_runtime(move || store.save(&key, &creds)).await;
+        if let Err(e) = saved.and_then(|r| r) {
             tracing::warn!("MCP authorization: the token store failed to save: {e}");
         }
     }
@@ -230,12 +239,13 @@ impl AuthSession {
         match flow::refresh(&self.cfg, &self.http, &creds).await {
             Ok(token) => {
                 let issuer = creds.issuer.clone().unwrap_or_default();
-                let mut s = self.state.lock().unwrap();
-                s.creds.token = Some(token);
-                s.generation += 1;
-                let saved = s.creds.clone();
-                drop(s);
-                self.save(&saved);
+                let saved = {
+                    let mut s = self.state.lock().unwrap();
+                    s.creds.token = Some(token);
+                    s.generation += 1;
+                    s.creds.clone()
+                };
+                self.save(&saved).await;
                 self.emit(AuthEvent::Refreshed { issuer });
                 true
             }
@@ -340,7 +350,7 @@ impl AuthSession {
             Ok(creds) => {
                 let issuer = creds.issuer.clone().unwrap_or_default();
                 let scope = creds.token.as_ref().and_then(|t| t.scope.clone());
-                self.save(&creds);
+                self.save(&creds).await;
                 let mut s = self.state.lock().unwrap();
                 s.creds = creds;
                 s.generation += 1;

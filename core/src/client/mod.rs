@@ -18,6 +18,7 @@ mod initialize;
 mod mcp_shim;
 mod pull;
 mod requests;
+mod skill_sources;
 
 pub use callbacks::HandlerSlot;
 use initialize::warn_on_other_version;
@@ -95,6 +96,8 @@ struct Inner {
     /// Whether notifications go to the client's own delivery (see
     /// [`Client::queue_notifications`]); applied to every connection.
     queue_notifications: std::sync::atomic::AtomicBool,
+    /// The MCP clients this client's turns take skills from, by label.
+    skill_sources: skill_sources::SkillSources,
 }
 
 /// A client of one Codex server. Cheap to clone (clones share the connection).
@@ -159,6 +162,7 @@ impl Client {
                 readiness: Mutex::new(None),
                 spin: Arc::new(Spin::new(options.reply_spin)),
                 queue_notifications: std::sync::atomic::AtomicBool::new(true),
+                skill_sources: Default::default(),
                 options,
             }),
         }
@@ -167,6 +171,11 @@ impl Client {
     /// The options this client was created with.
     pub fn options(&self) -> &ClientOptions {
         &self.inner.options
+    }
+
+    /// The MCP skill sources of this client (see [`Client::add_skill_source`]).
+    pub(crate) fn skill_sources(&self) -> &skill_sources::SkillSources {
+        &self.inner.skill_sources
     }
 
     /// A handle that does not keep the client alive: capture it in handlers registered on

@@ -18,7 +18,7 @@ mod wait;
 pub use dispatch::{dispatch_threads, DISPATCH_THREADS};
 pub use executor::{Executor, TaskId};
 pub use stream::EventReceiver;
-pub use wait::{poll_once, wait_spinning, wait_until, Spin};
+pub use wait::{poll_once, wait_spinning, wait_until, within, Spin};
 
 thread_local! {
     static DELIVERS_EVENTS: Cell<bool> = const { Cell::new(false) };

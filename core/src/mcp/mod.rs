@@ -16,11 +16,15 @@ pub use crate::protocol::mcp::{
 mod input_required;
 mod progress;
 mod request;
+mod skill_verify;
+mod skills;
 mod tasks;
 mod typed;
 
 pub use progress::ProgressCall;
 pub use request::McpRequest;
+pub use skill_verify::{sha256_digest, MAX_SKILL_BYTES, MAX_SKILL_FILES};
+pub use skills::{LoadedSkill, SkillEntry, SkillResource, SkillResources, SKILLS_EXTENSION};
 pub use tasks::{decode_task_call, task_call_params, Task, TaskCall, RELATED_TASK_META};
 pub use typed::Mcp;
 

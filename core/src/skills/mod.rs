@@ -1,9 +1,12 @@
 //! Skills on every transport: selecting a skill by name or by path, and either sending the
 //! app-server's native `skill` input item or, where the server has none (the exec and mcp
 //! shims, app-servers older than [`NATIVE_SKILL_INPUT_SINCE`]), emulating it by injecting
-//! the `SKILL.md` into the prompt as a labelled text block.
+//! the `SKILL.md` into the prompt as a labelled text block. A skill may also come from an
+//! MCP server (the skills extension, SEP-2640): see [`Skill::Mcp`] and
+//! [`Client::add_skill_source`](crate::Client::add_skill_source).
 
 mod file;
+mod mcp;
 mod plan;
 
 use serde_json::{json, Value};
@@ -18,19 +21,44 @@ pub use plan::{PreparedInput, SkillPlan};
 pub const NATIVE_SKILL_INPUT_SINCE: (u64, u64, u64) = (0, 169, 0);
 
 /// A skill selected for a turn: by name (resolved in the folders Codex searches, or through
-/// `skills/list`) or by path (a `SKILL.md` file or the folder holding it).
+/// `skills/list`), by path (a `SKILL.md` file or the folder holding it), or from an MCP
+/// server.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Skill {
     /// A skill name as `skills/list` reports it (`release-notes`).
     Name(String),
     /// The path of a `SKILL.md` or of its folder.
     Path(PathBuf),
+    /// A skill served by the MCP server registered on the Codex client under `server` (see
+    /// [`Client::add_skill_source`](crate::Client::add_skill_source)): `skill` is its name
+    /// in that server's `skills/list`, or the URI of its `SKILL.md`. Loaded (and verified)
+    /// when the turn starts, and always given to Codex as a text block naming the server, so
+    /// it needs the option `skill_emulation` at `"when_needed"` or `"always"`.
+    Mcp {
+        /// The label the server was registered under.
+        server: String,
+        /// The skill's name, or the URI of its `SKILL.md`.
+        skill: String,
+    },
 }
 
 impl Skill {
-    /// A selector from text as bindings take it: text holding a path separator, or ending in
-    /// `SKILL.md`, is a path; anything else a name.
+    /// A selector from text as bindings take it: `name@server` or `uri@server` (`@` followed
+    /// by a label holding no `/`) is a skill of an MCP server; else text holding a path
+    /// separator, or ending in `SKILL.md`, is a path; anything else a name.
     pub fn parse(text: &str) -> Skill {
+        if let Some((skill, server)) = text.rsplit_once('@') {
+            let label_ok = !server.is_empty()
+                && !server.contains('/')
+                && !server.contains(std::path::MAIN_SEPARATOR);
+            if label_ok && !skill.is_empty() && (!skill.contains('/') || skill.contains("://")) {
+                return Skill::Mcp {
+                    server: server.to_owned(),
+                    skill: skill.to_owned(),
+                };
+            }
+        }
         if text.contains('/') || text.contains(std::path::MAIN_SEPARATOR) || text == "SKILL.md" {
             Skill::Path(PathBuf::from(text))
         } else {
@@ -44,6 +72,9 @@ impl Skill {
         match self {
             Skill::Name(n) => json!({"type": "skill", "name": n}),
             Skill::Path(p) => json!({"type": "skill", "path": p.to_string_lossy()}),
+            Skill::Mcp { server, skill } => {
+                json!({"type": "skill", "name": skill, MCP_SERVER_KEY: server})
+            }
         }
     }
 }
@@ -74,6 +105,10 @@ impl From<PathBuf> for Skill {
     }
 }
 
+/// The member of a `skill` input item (this library's, never sent) naming the MCP skill
+/// source the skill comes from.
+pub(crate) const MCP_SERVER_KEY: &str = "mcpServer";
+
 /// A skill a turn used: its name, description and `SKILL.md` path.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct SkillInfo {
@@ -81,14 +116,21 @@ pub struct SkillInfo {
     pub name: String,
     /// Its description (front matter `description`).
     pub description: String,
-    /// The `SKILL.md` path.
+    /// The `SKILL.md` path (for a skill from an MCP server: the URI of its `SKILL.md`).
     pub path: PathBuf,
+    /// The label of the MCP server the skill came from (`None`: a local skill).
+    pub server: Option<String>,
 }
 
 impl SkillInfo {
-    /// As JSON: `{"name", "description", "path"}`.
+    /// As JSON: `{"name", "description", "path"}`, plus `"server"` for a skill from an MCP
+    /// server.
     pub fn to_value(&self) -> Value {
-        json!({"name": self.name, "description": self.description, "path": self.path.to_string_lossy()})
+        let mut v = json!({"name": self.name, "description": self.description, "path": self.path.to_string_lossy()});
+        if let Some(s) = &self.server {
+            v["server"] = json!(s);
+        }
+        v
     }
 }
 
@@ -120,6 +162,24 @@ mod tests {
         assert_eq!(Skill::parse("haiku"), Skill::Name("haiku".into()));
         assert_eq!(Skill::parse("./s"), Skill::Path("./s".into()));
         assert_eq!(Skill::parse("SKILL.md"), Skill::Path("SKILL.md".into()));
+        let mcp = |skill: &str, server: &str| Skill::Mcp {
+            server: server.into(),
+            skill: skill.into(),
+        };
+        assert_eq!(Skill::parse("pdf@docs"), mcp("pdf", "docs"));
+        assert_eq!(
+            Skill::parse("skill://a/pdf/SKILL.md@docs"),
+            mcp("skill://a/pdf/SKILL.md", "docs")
+        );
+        assert_eq!(
+            Skill::parse("dir@v2/SKILL.md"),
+            Skill::Path("dir@v2/SKILL.md".into())
+        );
+        assert_eq!(Skill::parse("a@b/c@"), Skill::Path("a@b/c@".into()));
+        assert_eq!(
+            mcp("pdf", "docs").to_item(),
+            json!({"type": "skill", "name": "pdf", "mcpServer": "docs"})
+        );
         let stdio = TransportKind::Stdio;
         assert!(native_skill_input(&stdio, Some("0.169.0")));
         assert!(native_skill_input(&stdio, Some("0.170.1-alpha.1")));

@@ -6,7 +6,8 @@ use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
 
 use super::file::{self, SkillFile};
-use super::SkillInfo;
+use super::mcp::{self, McpSelected};
+use super::{SkillInfo, MCP_SERVER_KEY};
 use crate::client::Client;
 use crate::error::{Error, Result};
 use crate::options::SkillEmulation;
@@ -31,6 +32,8 @@ enum Selected {
     },
     /// Native, by name only: resolved through `skills/list`.
     Name(String),
+    /// From an MCP server: loaded by [`SkillPlan::load_mcp`], always emulated.
+    Mcp(McpSelected),
 }
 
 /// The skills of one turn's input: built from the input items (reading every `SKILL.md` a
@@ -98,6 +101,24 @@ impl SkillPlan {
             }
             plan.items.push(None);
             let name = item["name"].as_str().map(str::to_owned);
+            if let Some(label) = item[MCP_SERVER_KEY].as_str() {
+                let skill = name.ok_or_else(|| {
+                    Error::InvalidArgument(format!(
+                        "a skill input item from MCP server {label:?} needs a name or SKILL.md URI"
+                    ))
+                })?;
+                if mode == SkillEmulation::Never {
+                    return Err(Error::InvalidArgument(format!(
+                        "skill {skill}@{label} comes from an MCP server: it is given to Codex as a labelled text block (Codex takes native skills only from its skill folders, where MCP-served skills must not be put) and skill_emulation is \"never\": set the option skill_emulation to \"when_needed\" or \"always\""
+                    )));
+                }
+                plan.skills.push(Selected::Mcp(McpSelected {
+                    label: label.to_owned(),
+                    skill,
+                    loaded: None,
+                }));
+                continue;
+            }
             let selected = match (item["path"].as_str(), name) {
                 (Some(p), name) => Selected::File {
                     name,
@@ -131,6 +152,25 @@ impl SkillPlan {
         self.native
     }
 
+    /// Load the skills the input selects from MCP servers (see
+    /// [`Skill::Mcp`](super::Skill::Mcp)) through `client`'s skill sources: each one's entry
+    /// and `SKILL.md`, verified. Nothing is read before this (when the turn starts). Errors:
+    /// an unknown source or skill ([`Error::InvalidArgument`]), a failed check
+    /// ([`Error::Protocol`]), the server's errors.
+    pub async fn load_mcp(&mut self, client: &Client) -> Result<()> {
+        for s in &mut self.skills {
+            if let Selected::Mcp(m) = s {
+                m.load(client).await?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Whether the input selects a skill from an MCP server.
+    pub fn has_mcp(&self) -> bool {
+        self.skills.iter().any(|s| matches!(s, Selected::Mcp(_)))
+    }
+
     fn search_cwd(&self) -> PathBuf {
         self.cwd
             .clone()
@@ -143,7 +183,7 @@ impl SkillPlan {
     /// it; a path it does not list is emulated, since the server injects only the skills it
     /// knows).
     pub fn listing_request(&self) -> Option<(&'static str, Value)> {
-        if !self.native || self.skills.is_empty() {
+        if !self.native || !self.skills.iter().any(|s| !matches!(s, Selected::Mcp(_))) {
             return None;
         }
         let mut params = json!({"forceReload": true});
@@ -160,6 +200,22 @@ impl SkillPlan {
         let mut out = PreparedInput::default();
         for s in self.skills {
             let (name, file) = match s {
+                Selected::Mcp(m) => {
+                    let loaded = m.loaded.ok_or_else(|| {
+                        Error::InvalidState(format!(
+                            "skill {}@{} was not loaded (SkillPlan::load_mcp)",
+                            m.skill, m.label
+                        ))
+                    })?;
+                    out.items.push(json!({"type": "text", "text": mcp::block(&m.label, &loaded), "text_elements": []}));
+                    out.emulated_skills.push(SkillInfo {
+                        name: loaded.entry.name().to_owned(),
+                        description: loaded.entry.description().to_owned(),
+                        path: PathBuf::from(&loaded.entry.uri),
+                        server: Some(m.label),
+                    });
+                    continue;
+                }
                 Selected::Name(n) => {
                     let path = listed_path(listing, &n)?;
                     (n, Err(path))
@@ -189,6 +245,7 @@ impl SkillPlan {
                         name,
                         description,
                         path,
+                        server: None,
                     });
                     json!({"type": "text", "text": text, "text_elements": []})
                 }
@@ -216,7 +273,7 @@ fn block(name: &str, f: &SkillFile) -> String {
     )
 }
 
-fn attr(s: &str) -> String {
+pub(super) fn attr(s: &str) -> String {
     s.replace('&', "&amp;")
         .replace('"', "&quot;")
         .replace('<', "&lt;")

@@ -427,6 +427,21 @@ static ERL_NIF_TERM nif_respond(ErlNifEnv *env, int argc, const ERL_NIF_TERM arg
     return st == CODEX_STATUS_OK ? A_OK : last_error(env, st);
 }
 
+/* respond_decision(request, word) -> :ok | {:error, {status, msg}}: an approval answered by its
+ * generic word ("accept", "acceptForSession", "decline", "cancel"), worded by the library for
+ * the request's method (only queues a line) */
+static ERL_NIF_TERM nif_respond_decision(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) {
+    request_res *r;
+    char *word = NULL;
+    codex_status_t st;
+    (void)argc;
+    if (!enif_get_resource(env, argv[0], REQUEST_RT, (void **)&r) || !dup_bin(env, argv[1], &word) || word == NULL)
+        return enif_make_badarg(env);
+    st = codex_client_respond_decision(r->client->client, r->req, word);
+    enif_free(word);
+    return st == CODEX_STATUS_OK ? A_OK : last_error(env, st);
+}
+
 /* server_pid(client) -> {:ok, os_pid} | {:error, {status, msg}} */
 static ERL_NIF_TERM nif_server_pid(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) {
     client_res *c;
@@ -474,6 +489,7 @@ static ErlNifFunc funcs[] = {
     {"drain", 2, nif_drain, 0},
     {"request", 4, nif_request, 0},
     {"respond", 2, nif_respond, 0},
+    {"respond_decision", 2, nif_respond_decision, 0},
     {"server_pid", 1, nif_server_pid, 0},
     {"stop_select", 1, nif_stop_select, 0},
     {"disconnect", 1, nif_disconnect, ERL_NIF_DIRTY_JOB_IO_BOUND},

@@ -9,7 +9,7 @@ defmodule CodexClient do
       receive do
         {:codex_event, "item/agentMessage/delta", params_json} -> ...
         {:codex_request, request, "item/commandExecution/requestApproval", params_json} ->
-          CodexClient.respond(c, request, %{"decision" => "accept"})
+          CodexClient.approve(c, request)
       end
 
   Messages sent to the owner (the process that called `start_link/1`, or `opts[:owner]`),
@@ -17,8 +17,9 @@ defmodule CodexClient do
 
     * `{:codex_event, method, params_json}` - a server notification;
     * `{:codex_request, request, method, params_json}` - a server request (an approval, a
-      question): answer it with `respond/3`; a request nobody answers is declined when its
-      term is garbage collected (fail-closed);
+      question): answer an approval with `approve/2`, `approve_for_session/2`, `decline/2`
+      or `cancel/2`, anything else with `respond/3`; a request nobody answers is declined
+      when its term is garbage collected (fail-closed);
     * `{:codex_disconnected, reason, stderr_tail}` - the connection ended;
     * `{:codex_error, message}`, `{:codex_overflow, dropped}` - connection reports.
 
@@ -100,6 +101,29 @@ defmodule CodexClient do
     json = if is_binary(result), do: result, else: JSON.encode!(result)
     Nif.respond(request, json)
   end
+
+  @doc """
+  Approves an approval request (a command, a file change) from a
+  `{:codex_request, request, method, params_json}` message. The library words the answer for
+  the request's method. Returns `:ok`, or `{:error, {status, message}}` (already answered,
+  disconnected, or not an approval). Non-blocking; callable from any process.
+  """
+  @spec approve(t, reference) :: :ok | {:error, term}
+  def approve(client, request), do: decide(client, request, "accept")
+
+  @doc "Approves this request and the ones like it for the rest of the session (see `approve/2`)."
+  @spec approve_for_session(t, reference) :: :ok | {:error, term}
+  def approve_for_session(client, request), do: decide(client, request, "acceptForSession")
+
+  @doc "Declines an approval request; the turn goes on (see `approve/2`)."
+  @spec decline(t, reference) :: :ok | {:error, term}
+  def decline(client, request), do: decide(client, request, "decline")
+
+  @doc "Declines an approval request and interrupts the turn (see `approve/2`)."
+  @spec cancel(t, reference) :: :ok | {:error, term}
+  def cancel(client, request), do: decide(client, request, "cancel")
+
+  defp decide(_client, request, word), do: Nif.respond_decision(request, word)
 
   @doc "Any JSON-RPC request, asynchronously sent; returns the decoded result."
   def call(client, method, params \\ %{}, timeout \\ 60_000) do

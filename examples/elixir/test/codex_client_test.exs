@@ -11,7 +11,8 @@ defmodule CodexClientTest do
     {:ok, opts: opts, work: opts[:cwd]}
   end
 
-  # Every {:codex_event, ...} until turn/completed, in arrival order; answers approvals with `answer`.
+  # Every {:codex_event, ...} until turn/completed, in arrival order; answers approvals with the
+  # helper `answer` (:approve, :approve_for_session, :decline, :cancel).
   defp collect_turn(client, answer \\ nil, acc \\ []) do
     receive do
       {:codex_event, "turn/completed", params} = ev ->
@@ -22,10 +23,10 @@ defmodule CodexClientTest do
 
       {:codex_request, req, method, params} ->
         assert answer != nil, "unexpected server request #{method}"
-        # respond/3 works from any process (it only queues a line for the server).
-        :ok =
-          Task.async(fn -> CodexClient.respond(client, req, %{"decision" => answer}) end)
-          |> Task.await()
+        # The helpers work from any process (they only queue a line for the server).
+        :ok = Task.async(fn -> apply(CodexClient, answer, [client, req]) end) |> Task.await()
+        # Answered once: a second answer is refused.
+        assert {:error, {_status, _msg}} = CodexClient.decline(client, req)
 
         collect_turn(client, answer, [{:codex_request, method, params} | acc])
     after
@@ -79,7 +80,7 @@ defmodule CodexClientTest do
     file = Path.join(work, "accepted.txt")
     {:ok, _} = CodexClient.turn_start(c, thread, "MOCK_EXEC: echo approved-command-ran > #{file}")
 
-    {events, status} = collect_turn(c, "accept")
+    {events, status} = collect_turn(c, :approve)
     assert status == "completed"
 
     assert [{:codex_request, "item/commandExecution/requestApproval", params}] =
@@ -96,12 +97,32 @@ defmodule CodexClientTest do
     file = Path.join(work, "declined.txt")
     {:ok, _} = CodexClient.turn_start(c, thread, "MOCK_EXEC: echo declined-command-ran > #{file}")
 
-    {events, _status} = collect_turn(c, "decline")
+    {events, _status} = collect_turn(c, :decline)
 
     assert [{:codex_request, "item/commandExecution/requestApproval", _}] =
              for({:codex_request, _, _} = r <- events, do: r)
 
     refute File.exists?(file)
+    :ok = CodexClient.stop(c)
+  end
+
+  test "approve_for_session runs the command; cancel interrupts the turn", %{opts: opts, work: work} do
+    {:ok, c} = CodexClient.start_link(opts)
+    {:ok, thread} = CodexClient.thread_start(c)
+    file = Path.join(work, "session.txt")
+    {:ok, _} = CodexClient.turn_start(c, thread, "MOCK_EXEC: echo for-session > #{file}")
+    {_events, status} = collect_turn(c, :approve_for_session)
+    assert status == "completed"
+    assert File.read!(file) == "for-session\n"
+
+    {:ok, thread2} = CodexClient.thread_start(c)
+    cancelled = Path.join(work, "cancelled.txt")
+    {:ok, _} = CodexClient.turn_start(c, thread2, "MOCK_EXEC: echo cancelled > #{cancelled}")
+    {events, status} = collect_turn(c, :cancel)
+    assert [{:codex_request, "item/commandExecution/requestApproval", _}] =
+             for({:codex_request, _, _} = r <- events, do: r)
+    assert status == "interrupted"
+    refute File.exists?(cancelled)
     :ok = CodexClient.stop(c)
   end
 

@@ -6,6 +6,7 @@
 mod auth;
 mod era;
 mod grants;
+mod skills;
 
 use codex_client::{Client, ClientOptions, McpHttp, TransportKind};
 use futures_executor::block_on;
@@ -77,6 +78,7 @@ fn main() {
         }
         "sse-retry" => call(&client, "test_reconnection", json!({})),
         s if era::run(&client, s, &tools) => {}
+        s if skills::run(&client, s) => {}
         // Any other scenario: call every tool without arguments.
         _ => {
             for t in &tools {

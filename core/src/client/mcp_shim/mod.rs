@@ -14,7 +14,8 @@
 //!   handshake and `tools/list` together get 3/4 of `default_timeout`; a request that times
 //!   out is cancelled with `notifications/cancelled`.
 //! * `thread/start` creates a local thread record (id `mcp-thread-N`). Its first `turn/start`
-//!   calls tool `codex` (prompt, approval-policy, sandbox, cwd, model, config); later turns
+//!   calls tool `codex` (prompt, approval-policy, sandbox, cwd, model, config, profile,
+//!   compact-prompt, base- and developer-instructions); later turns
 //!   call `codex-reply` with the Codex `threadId` learnt from the first call (from `codex/event`
 //!   `_meta.threadId`, `session_configured` or the result's `structuredContent.threadId`).
 //!   `thread/read` and `turn/completed` show the Codex id as `mcpThreadId`; `thread/resume`
@@ -23,6 +24,10 @@
 //!   `codex` tool cannot load a rollout, so resuming a thread of another connection is an
 //!   "unsupported" error. Thread/turn params the tool cannot take are "unsupported" errors,
 //!   as are per-turn overrides after the first turn (`codex-reply` takes only a prompt).
+//! * The tool's `profile` (a `[profiles.NAME]` of `config.toml`) and `compact-prompt` are set
+//!   by the `thread/start` (or first `turn/start`) params `profile` and `compactPrompt`, which
+//!   the app-server protocol does not have, or by the `config` keys `profile` and
+//!   `compact_prompt` (those settings' names in `config.toml`); the params win.
 //! * `ClientOptions::config_overrides` go both to the command line (`-c`) and into the
 //!   `codex` tool's `config` argument: 0.92.0 does not apply `-c` to tool sessions.
 //! * 0.92.0 facts worth knowing: without `OPENAI_BASE_URL` pointing somewhere local it

@@ -69,6 +69,8 @@ impl McpShim {
                 "config",
                 "baseInstructions",
                 "developerInstructions",
+                "profile",
+                "compactPrompt",
             ],
         )?;
         let mut args = Map::new();
@@ -139,7 +141,11 @@ impl McpShim {
 }
 
 /// Copy thread/turn settings (`model`, `cwd`, `approvalPolicy`, `sandbox`/`sandboxPolicy`,
-/// `config`) into `codex` tool arguments; `opts` config overrides go first.
+/// `config`, `profile`, `compactPrompt`) into `codex` tool arguments; `opts` config overrides
+/// go first. The tool's `profile` (a profile of `config.toml`) and `compact-prompt` (the prompt
+/// used when compacting) come from the params of those names or from the `config` keys
+/// `profile` and `compact_prompt` (taken out of `config`: 0.92.0 selects a profile only by its
+/// own argument); the params win.
 pub(super) fn apply_settings(
     args: &mut Map<String, Value>,
     params: &Value,
@@ -165,6 +171,28 @@ pub(super) fn apply_settings(
     ] {
         if let Some(v) = params.get(key).filter(|v| v.is_string()) {
             config.insert(cfg.into(), v.clone());
+        }
+    }
+    for (param, cfg, tool) in [
+        ("profile", "profile", "profile"),
+        ("compactPrompt", "compact_prompt", "compact-prompt"),
+    ] {
+        let from_config = config.remove(cfg);
+        match params
+            .get(param)
+            .filter(|v| !v.is_null())
+            .or(from_config.as_ref())
+        {
+            None => {}
+            Some(Value::String(v)) => {
+                args.insert(tool.into(), json!(v));
+            }
+            Some(other) => {
+                return Err(err(
+                    -32602,
+                    format!("`{param}` must be a string, not {other}"),
+                ))
+            }
         }
     }
     if !config.is_empty() {

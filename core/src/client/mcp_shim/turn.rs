@@ -17,7 +17,7 @@ use crate::error::{Error, RpcError};
 use crate::transport::shim::{now_ms, ShimConn};
 
 /// The `turn/start` params that set how the turn runs (besides `threadId` and `input`).
-const TURN_SETTINGS: [&str; 7] = [
+const TURN_SETTINGS: [&str; 9] = [
     "model",
     "cwd",
     "approvalPolicy",
@@ -25,6 +25,8 @@ const TURN_SETTINGS: [&str; 7] = [
     "effort",
     "summary",
     "config",
+    "profile",
+    "compactPrompt",
 ];
 /// How long an interrupted turn waits for Codex's `turn_aborted` before ending anyway.
 const ABORT_GRACE: Duration = Duration::from_secs(5);
