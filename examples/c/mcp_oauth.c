@@ -37,8 +37,8 @@
 
 extern char **environ;
 
-/* The loopback helper's `open`: runs on a library thread that serves connections, so it only
- * starts the browser and returns. */
+/* The loopback helper's `open`: runs on a library-owned blocking thread; it starts the browser
+ * and returns (the library waits for the redirect). */
 static void open_browser(void *userdata, const char *url) {
     const char *browser = getenv("BROWSER");
     char *argv[3];
