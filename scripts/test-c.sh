@@ -9,7 +9,9 @@
 # program against the REAL codex app-server 0.169.0 (test_transport also the exec transport of
 # 0.169.0 and the mcp transport of the real Codex 0.92.0) and the local mock model, and the MCP
 # tests and examples against the real MCP everything server (Node; MCP_NODE / MCP_EVERYTHING,
-# else .cache/mcp.env or the .cache links of scripts/setup-mcp.sh), plainly, under valgrind
+# else .cache/mcp.env or the .cache links of scripts/setup-mcp.sh) and test_mcp_sdk against the
+# servers on the official Python and TypeScript SDKs in both MCP eras (the scenario table
+# testkit/sdk-servers/scenarios.json; MCP_SDK_PYTHON / MCP_MODULES), plainly, under valgrind
 # (memcheck, leak check; node is a child process and runs natively) and built with
 # AddressSanitizer. Nothing is skipped: a missing dependency fails with the install command.
 #
@@ -85,6 +87,18 @@ if [ -x "$MCP_NODE" ] && [ -f "$MCP_EVERYTHING" ]; then
 else
   echo "The MCP everything server is missing ($MCP_NODE, $MCP_EVERYTHING): run bash scripts/setup-mcp.sh" >&2
   unset MCP_NODE MCP_EVERYTHING
+fi
+
+# The servers written with the official SDKs (test_mcp_sdk, testkit/sdk-servers): the Python of
+# the SDK venv and the node_modules with @modelcontextprotocol/server (scripts/setup-mcp.sh).
+[ -n "${MCP_MODULES:-}" ] || MCP_MODULES="$ROOT/.cache/mcp-modules"
+[ -n "${MCP_SDK_PYTHON:-}" ] || MCP_SDK_PYTHON="$ROOT/.cache/mcp-sdk-python"
+if [ -d "$MCP_MODULES/@modelcontextprotocol/server" ] && [ -x "$MCP_SDK_PYTHON" ]; then
+  MCP_MODULES=$(readlink -f "$MCP_MODULES")
+  export MCP_MODULES MCP_SDK_PYTHON
+else
+  echo "The MCP SDK servers' dependencies are missing ($MCP_MODULES, $MCP_SDK_PYTHON): run bash scripts/setup-mcp.sh" >&2
+  unset MCP_MODULES MCP_SDK_PYTHON
 fi
 
 log "cargo build (codex-client-ffi, mock-model, fake-app-server) into $TARGET"

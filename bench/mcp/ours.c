@@ -53,6 +53,12 @@ int main(int argc, char **argv) {
         fprintf(stderr, "usage: bench-mcp-c stdio N | http URL N\n");
         return 1;
     }
+    /* The era (bench/mcp/run.py): BENCH_MCP_PROTOCOL, the option mcp_protocol (default auto). */
+    if (getenv("BENCH_MCP_PROTOCOL") != NULL) {
+        char mode[64];
+        snprintf(mode, sizeof mode, "\"%s\"", getenv("BENCH_MCP_PROTOCOL"));
+        check(codex_options_set(o, "mcp_protocol", mode), "mcp_protocol");
+    }
     codex_client_t *c = NULL;
     check(codex_client_new(o, &c), "new");
     codex_options_free(o);

@@ -5,7 +5,7 @@ scripts/bench.sh makes: $CACHE/bench-venv-mcp).
     py_official.py stdio N          spawns $MCP_NODE $MCP_EVERYTHING stdio
     py_official.py http URL N       Streamable HTTP to URL (e.g. http://127.0.0.1:PORT/mcp)
 
-Connects, makes 200 warm-up calls, then times N sequential `tools/call echo {"message":"hi"}`
+Connects (`mcp.client.Client`, `mode` from BENCH_MCP_PROTOCOL, default auto), makes 200 warm-up calls, then times N sequential `tools/call echo {"message":"hi"}`
 and prints one JSON line: client, transport, n, median_us, p99_us, mean_us.
 """
 import json
@@ -15,7 +15,8 @@ import sys
 import time
 
 import anyio
-from mcp import ClientSession, StdioServerParameters
+from mcp import StdioServerParameters
+from mcp.client import Client
 from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamable_http_client
 
@@ -23,8 +24,7 @@ WARMUP = 200
 ARGS = {"message": "hi"}
 
 
-async def timed(session: ClientSession, n: int) -> list:
-    await session.initialize()
+async def timed(session: Client, n: int) -> list:
     first = await session.call_tool("echo", ARGS)
     assert first.content[0].text == "Echo: hi", first
     for _ in range(WARMUP):
@@ -39,11 +39,14 @@ async def timed(session: ClientSession, n: int) -> list:
 
 async def run(transport: str, target: str, n: int) -> list:
     if transport == "stdio":
-        params = StdioServerParameters(command=os.environ["MCP_NODE"], args=[os.environ["MCP_EVERYTHING"], "stdio"])
+        params = StdioServerParameters(command=os.environ["MCP_NODE"], args=[os.environ["MCP_EVERYTHING"], "stdio"],
+                                        env=dict(os.environ))
         streams = stdio_client(params, errlog=open(os.devnull, "w"))
     else:
         streams = streamable_http_client(target)
-    async with streams as (read, write), ClientSession(read, write) as session:
+    # The era (bench/mcp/run.py): BENCH_MCP_PROTOCOL as the SDK's `mode` (its default: auto).
+    mode = os.environ.get("BENCH_MCP_PROTOCOL", "auto")
+    async with Client(streams, mode=mode) as session:
         return await timed(session, n)
 
 

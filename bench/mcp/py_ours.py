@@ -22,11 +22,12 @@ ARGS = {"message": "hi"}
 
 def main() -> int:
     transport, rest = sys.argv[1], sys.argv[2:]
+    mode = os.environ.get("BENCH_MCP_PROTOCOL")  # the era (bench/mcp/run.py); default auto
     if transport == "stdio":
-        client = Client(command=[os.environ["MCP_NODE"], os.environ["MCP_EVERYTHING"], "stdio"])
+        client = Client(command=[os.environ["MCP_NODE"], os.environ["MCP_EVERYTHING"], "stdio"], mcp_protocol=mode)
         n = int(rest[0])
     else:
-        client = Client(transport=rest[0])
+        client = Client(transport=rest[0], mcp_protocol=mode)
         n = int(rest[1])
     with client:
         first = client.call_tool("echo", ARGS)

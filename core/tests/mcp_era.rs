@@ -448,3 +448,61 @@ fn input_required_rounds_go_through_the_users_handler() {
     assert_eq!(loops, 3);
     c.disconnect();
 }
+
+/// A stateless server whose `tools/list` says fresh for a minute and whose `resources/read`
+/// says stale at once; `set_logging_level` goes into the envelope (no `logging/setLevel`).
+#[test]
+fn cache_hints_and_the_log_level_in_the_envelope() {
+    let s = Server::start(|p, _| match p.method() {
+        "server/discover" => discover(p),
+        "tools/list" => ok(
+            p,
+            json!({"resultType": "complete", "ttlMs": 60_000, "cacheScope": "public", "tools": [
+                {"name": "t", "inputSchema": {"type": "object"}}]}),
+        ),
+        "resources/read" => ok(
+            p,
+            json!({"resultType": "complete", "ttlMs": 0, "cacheScope": "private",
+                   "contents": [{"uri": p.body["params"]["uri"], "text": "x"}]}),
+        ),
+        _ => ok(p, json!({"content": []})),
+    });
+    let c = client(&s.url, &[]);
+    c.connect().unwrap();
+    for _ in 0..3 {
+        assert_eq!(block_on(c.list_all_tools()).unwrap()[0].name, "t");
+        block_on(c.read_resource("demo://r")).unwrap();
+    }
+    assert_eq!(
+        s.of("tools/list").len(),
+        1,
+        "fresh for ttlMs: served from the cache"
+    );
+    assert_eq!(s.of("resources/read").len(), 3, "ttlMs 0: asked every time");
+
+    block_on(c.set_logging_level("warning")).unwrap();
+    assert!(block_on(c.set_logging_level("loud")).is_err());
+    block_on(c.call_tool("t", json!({}))).unwrap();
+    c.disconnect();
+    assert!(s.of("logging/setLevel").is_empty());
+    let call = &s.of("tools/call")[0];
+    assert_eq!(
+        call.body["params"]["_meta"]["io.modelcontextprotocol/logLevel"],
+        "warning"
+    );
+
+    // Off: every list is asked.
+    let s2 = Server::start(|p, _| match p.method() {
+        "server/discover" => discover(p),
+        _ => ok(
+            p,
+            json!({"resultType": "complete", "ttlMs": 60_000, "tools": []}),
+        ),
+    });
+    let c = client(&s2.url, &[("mcp_cache", json!(false))]);
+    c.connect().unwrap();
+    block_on(c.list_all_tools()).unwrap();
+    block_on(c.list_all_tools()).unwrap();
+    assert_eq!(s2.of("tools/list").len(), 2);
+    c.disconnect();
+}

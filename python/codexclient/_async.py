@@ -460,6 +460,12 @@ class AsyncClient(AsyncClientKeywords, AsyncRequests, ClientBase):
     ping = aio(Client.ping)
     list_skills = aio(Client.list_skills)
     load_skill = aio(Client.load_skill)
+    call_tool_as_task = aio(Client.call_tool_as_task)
+    get_task = aio(Client.get_task)
+    list_tasks = aio(Client.list_tasks)
+    cancel_task = aio(Client.cancel_task)
+    task_result = aio(Client.task_result)
+    wait_task = aio(Client.wait_task)
 
     async def call_tool(
         self, name: str, arguments: Optional[Mapping[str, Any]] = None, *, timeout: Timeout = None,

@@ -400,6 +400,39 @@ class Progress:
     def __eq__(self, value: object, /) -> bool: ...
 
 @final
+class Task:
+    """A task the MCP server runs in the background (2025-11-25 tasks)."""
+
+    @property
+    def raw(self) -> Dict[str, Any]:
+        """Everything the server sent."""
+    @property
+    def task_id(self) -> str:
+        """The task's id, chosen by the server."""
+    @property
+    def status(self) -> str:
+        """``working``, ``input_required``, ``completed``, ``failed`` or ``cancelled``."""
+    @property
+    def status_message(self) -> Optional[str]:
+        """What the server says about the status."""
+    @property
+    def created_at(self) -> str:
+        """When the task was created (ISO 8601)."""
+    @property
+    def last_updated_at(self) -> str:
+        """When its status last changed (ISO 8601)."""
+    @property
+    def ttl(self) -> Optional[int]:
+        """How long (ms) the server keeps the task after it was created (``None``: unlimited)."""
+    @property
+    def poll_interval(self) -> Optional[int]:
+        """The poll interval (ms) the server suggests."""
+    @property
+    def is_terminal(self) -> bool:
+        """Whether the task ended (``completed``, ``failed`` or ``cancelled``)."""
+    def __eq__(self, value: object, /) -> bool: ...
+
+@final
 class ToolCall:
     """An MCP tool call that reports progress (the core's ``ProgressCall``)."""
 
@@ -538,6 +571,7 @@ class NativeClient:
     def call_tool_progress(
         self, name: str, arguments_json: str, timeout: Optional[float] = None
     ) -> ToolCall: ...
+    def wait_task(self, task_id: str, within: float, aio: _Aio = None) -> Any: ...
     def notify(self, method: str, params_json: str) -> None: ...
     def on_request(
         self, method: Optional[str], handler: Optional[Callable[[ServerRequest], Any]]

@@ -15,17 +15,17 @@ from __future__ import annotations
 import asyncio
 import threading
 from types import TracebackType
-from typing import Any, Callable, Dict, Iterator, List, Mapping, Optional, Sequence, Type, cast
+from typing import Any, Callable, Dict, Iterator, List, Mapping, Optional, Sequence, Type, Union, cast
 
 from . import _native
 from ._account import Login
-from ._base import ClientBase, ThreadBase, ToolCallBase, TurnBase
+from ._base import ClientBase, ThreadBase, ToolCallBase, TurnBase, _page, _same
 from ._handlers import Event, ProgressHandler, finish, handler_failed
 from ._inputs import Input, Skills
 from ._json import Params, arguments_json as _args, loads
 from ._results import InitializeResult, Page, TurnResult
 from ._native import CallToolResult, Completion, GetPromptResult, Progress, Prompt, Resource
-from ._native import ResourceContents, ResourceTemplate, Tool
+from ._native import ResourceContents, ResourceTemplate, Task, Tool
 from ._keywords import ClientKeywords, ThreadKeywords
 from ._requests import SyncRequests
 
@@ -454,6 +454,42 @@ class Client(ClientKeywords, SyncRequests, ClientBase):
         the URI and what differed; an unknown or ambiguous name :class:`InvalidArgumentError`
         listing the server's skills."""
         return cast(Dict[str, Any], self._skill_load(skill))
+
+    # -- MCP tasks (2025-11-25) --------------------------------------------------------------
+
+    def call_tool_as_task(
+        self, name: str, arguments: Optional[Mapping[str, Any]] = None, *, ttl: Optional[float] = None,
+    ) -> Union[Task, CallToolResult]:
+        """MCP ``tools/call`` as a task: answered at once with the :class:`Task` the server
+        runs in the background (kept ``ttl`` seconds after its creation when given), or with
+        the :class:`CallToolResult` when the server runs the call plainly. Then
+        :meth:`wait_task`, :meth:`task_result`, :meth:`cancel_task`."""
+        ms = None if ttl is None else str(int(ttl * 1000))
+        return cast(Union[Task, CallToolResult], self._mcp("call_tool_as_task", name, _args(arguments), ms))
+
+    def get_task(self, task_id: str) -> Task:
+        """MCP ``tasks/get``: the task's state now."""
+        return cast(Task, self._mcp("get_task", task_id))
+
+    def list_tasks(self, cursor: Optional[str] = None) -> Page[Task]:
+        """MCP ``tasks/list``: one page of the tasks the server keeps for this client."""
+        return cast(Page[Task], self._mcp("list_tasks", cursor, then=_page))
+
+    def cancel_task(self, task_id: str) -> Task:
+        """MCP ``tasks/cancel``: the task's state after the cancellation (a task that already
+        ended cannot be cancelled: :class:`RpcError`)."""
+        return cast(Task, self._mcp("cancel_task", task_id))
+
+    def task_result(self, task_id: str) -> Dict[str, Any]:
+        """MCP ``tasks/result``: the result of the task's request as the request would have
+        been answered (a ``tools/call`` result as a dict); the server answers once the task
+        ended, so this waits that long (bounded by the default timeout)."""
+        return cast(Dict[str, Any], self._mcp("task_result", task_id))
+
+    def wait_task(self, task_id: str, within: float) -> Task:
+        """Poll ``tasks/get`` at the server's suggested interval until the task ends or waits
+        for input: its :class:`Task`; :class:`RequestTimeoutError` after ``within`` seconds."""
+        return cast(Task, self._call(lambda aio: self._native.wait_task(task_id, within, aio), _same))
 
     def events(self) -> Iterator[Event]:
         """A new (blocking) stream of the connection's notifications and connection events not

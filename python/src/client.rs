@@ -295,6 +295,25 @@ impl NativeClient {
         self.client.remove_skill_source(label)
     }
 
+    /// Poll an MCP task until it ends or waits for input, at most `within` seconds: its
+    /// `Task` (`RequestTimeoutError` past it).
+    fn wait_task(
+        &self,
+        py: Python<'_>,
+        task_id: String,
+        within: f64,
+        aio: Aio,
+    ) -> PyResult<Py<PyAny>> {
+        if !(within.is_finite() && within > 0.0) {
+            let msg = format!("within must be a positive number of seconds, not {within}");
+            return Err(simple(py, "InvalidArgumentError", msg));
+        }
+        let within = std::time::Duration::from_secs_f64(within);
+        let fut = crate::mcp::wait_task(self.client.clone(), task_id, within);
+        let spin = self.client.reply_spin();
+        run_spinning(py, aio, fut, |py, out| out(py), Some(&spin))
+    }
+
     /// Start an MCP tool call that reports progress (sent before this returns): a `ToolCall`.
     #[pyo3(signature = (name, arguments_json, timeout = None))]
     fn call_tool_progress(

@@ -45,7 +45,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
         events::ItemCompleted, events::TurnStarted, events::TurnCompleted,
         events::TokenUsageUpdated, events::ServerRequest, events::ConnectionEvent, mcp::Tool,
         mcp::CallToolResult, mcp::Resource, mcp::ResourceTemplate, mcp::ResourceContents,
-        mcp::Prompt, mcp::GetPromptResult, mcp::Completion, mcp::Progress, mcp::ToolCall,
+        mcp::Prompt, mcp::GetPromptResult, mcp::Completion, mcp::Progress, mcp::ToolCall, mcp::Task,
     }
     m.add_function(wrap_pyfunction!(mcp::completion_ref, m)?)?;
     m.add_function(wrap_pyfunction!(account::login_api_key, m)?)?;

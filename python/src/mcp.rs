@@ -246,6 +246,44 @@ result_class! {
     message;
 }
 
+result_class! {
+    /// A task the MCP server runs in the background (2025-11-25 tasks: `call_tool_as_task`,
+    /// `get_task`, `list_tasks`, `cancel_task`, `wait_task`).
+    Task(mcp::Task), repr = task_id, status;
+    /// The task's id, chosen by the server.
+    task_id;
+    /// `working`, `input_required`, `completed`, `failed` or `cancelled`.
+    status;
+    /// What the server says about the status.
+    status_message;
+    /// When the task was created (ISO 8601).
+    created_at;
+    /// When its status last changed (ISO 8601).
+    last_updated_at;
+    /// How long (ms) the server keeps the task after it was created (`None`: unlimited).
+    ttl;
+    /// The poll interval (ms) the server suggests.
+    poll_interval;
+    /// Whether the task ended (`completed`, `failed` or `cancelled`).
+    is_terminal: |r| r.is_terminal();
+}
+
+impl Obj for Value {
+    fn obj(self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        py_value(py, &self)
+    }
+}
+
+impl Obj for mcp::TaskCall {
+    fn obj(self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        match self {
+            mcp::TaskCall::Task(t) => t.obj(py),
+            mcp::TaskCall::Done(r) => r.obj(py),
+            other => Err(simple(py, "ProtocolError", format!("{other:?}"))),
+        }
+    }
+}
+
 /// The arguments of one MCP request (see [`crate::client::NativeClient`]'s `mcp`).
 pub(crate) struct Args {
     /// Tool or prompt name, resource URI, cursor, logging level, or the completed argument.
@@ -342,6 +380,20 @@ pub(crate) async fn request(
             .await?),
         McpRequest::SetLoggingLevel => out(m.set_logging_level(need("a level")?).await?),
         McpRequest::Ping => out(m.ping().await?),
+        McpRequest::CallToolAsTask => {
+            let ttl = value
+                .as_deref()
+                .map(|v| v.parse::<u64>().map(std::time::Duration::from_millis))
+                .transpose()
+                .map_err(|e| Error::InvalidArgument(format!("ttl: {e}")))?;
+            out(client
+                .call_tool_as_task(need("a tool name")?, json, ttl)
+                .await?)
+        }
+        McpRequest::GetTask => out(client.get_task(need("a task id")?).await?),
+        McpRequest::ListTasks => out(client.list_tasks(cursor).await?),
+        McpRequest::CancelTask => out(client.cancel_task(need("a task id")?).await?),
+        McpRequest::TaskResult => out(client.task_result(need("a task id")?).await?),
         other => {
             return Err(Error::Unsupported(format!(
                 "`{}` has no Python form yet",
@@ -349,6 +401,16 @@ pub(crate) async fn request(
             )))
         }
     })
+}
+
+/// Poll task `task_id` (the core's `wait_task`) until it ends or waits for input, at most
+/// `within`.
+pub(crate) async fn wait_task(
+    client: Client,
+    task_id: String,
+    within: std::time::Duration,
+) -> codex_client::Result<Outcome> {
+    Ok(out(client.wait_task(&task_id, within).await?))
 }
 
 /// A tool call's state: the core's call until its answer came, then the result.

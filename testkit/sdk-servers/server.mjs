@@ -1,8 +1,11 @@
 // An MCP server written with the official TypeScript SDK (`@modelcontextprotocol/server`
 // 2.4.0, pinned in scripts/mcp/package.json), for core/tests/mcp_sdk_servers.rs and the
 // Python and C tests. The same surface as server.py (the Python SDK's twin):
-//   tools: `add` (structured output), `count` (progress), `ask_name` (elicitation),
+//   tools: `add` (structured output), `echo` (the bench's round trip), `count` (progress), `ask_name` (elicitation),
 //          `summarize` (sampling), `log` (logging), `slow_job` (a task when asked for one);
+//   both eras: the handshake (2025-11-25) and 2026-07-28 (`server/discover`, the `_meta`
+//   envelope; elicitation and sampling as input-required rounds, shimmed into server
+//   requests by the SDK in the handshake era);
 //   resources: `demo://greeting`, template `demo://items/{id}` (completion of `id`);
 //   prompts: `greet` (completion of `name`); the 2025-11-25 `tasks/*` methods.
 // Usage: node server.mjs stdio | node server.mjs http <port> (0: any; prints `PORT <n>`).
@@ -17,16 +20,30 @@ if (!M) {
   process.exit(2);
 }
 const sdk = await import(`${M}/@modelcontextprotocol/server/dist/index.mjs`);
-const { StdioServerTransport } = await import(`${M}/@modelcontextprotocol/server/dist/stdio.mjs`);
+const { serveStdio } = await import(`${M}/@modelcontextprotocol/server/dist/stdio.mjs`);
 const { z } = await import(`${M}/zod/index.js`);
-const { McpServer, ResourceTemplate, completable, WebStandardStreamableHTTPServerTransport } = sdk;
+const {
+  McpServer,
+  ResourceTemplate,
+  completable,
+  WebStandardStreamableHTTPServerTransport,
+  SUPPORTED_PROTOCOL_VERSIONS,
+  createMcpHandler,
+  isLegacyRequest,
+  inputRequired,
+  inputResponse,
+} = sdk;
 
 const NAMES = ["Ada", "Alan", "Barbara", "Grace"];
 
 function build() {
   const server = new McpServer(
     { name: "ts-sdk-server", version: "2.4.0" },
-    { capabilities: { logging: {}, tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } } } },
+    {
+      capabilities: { logging: {}, tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } } },
+      // Both eras: the handshake versions and the stateless 2026-07-28 (`server/discover`).
+      supportedProtocolVersions: [...SUPPORTED_PROTOCOL_VERSIONS, "2026-07-28"],
+    },
   );
   server.registerTool(
     "add",
@@ -39,6 +56,11 @@ function build() {
       content: [{ type: "text", text: String(a + b) }],
       structuredContent: { sum: a + b },
     }),
+  );
+  server.registerTool(
+    "echo",
+    { description: "Echo a message (the MCP round-trip bench)", inputSchema: z.object({ message: z.string() }) },
+    async ({ message }) => ({ content: [{ type: "text", text: `Echo: ${message}` }] }),
   );
   server.registerTool(
     "count",
@@ -60,12 +82,20 @@ function build() {
       return { content: [{ type: "text", text: `counted to ${n}` }] };
     },
   );
+  // Elicitation and sampling as multi-round-trip handlers: an `InputRequiredResult` in the
+  // 2026-07-28 era, turned into server requests by the SDK's shim in the handshake era.
   server.registerTool("ask_name", { description: "Ask the user for a name" }, async (ctx) => {
-    const r = await ctx.mcpReq.elicitInput({
-      mode: "form",
-      message: "What is your name?",
-      requestedSchema: { type: "object", properties: { name: { type: "string" } }, required: ["name"] },
-    });
+    const r = inputResponse(ctx.mcpReq.inputResponses, "name");
+    if (r.kind !== "elicit") {
+      return inputRequired({
+        inputRequests: {
+          name: inputRequired.elicit({
+            message: "What is your name?",
+            requestedSchema: { type: "object", properties: { name: { type: "string" } }, required: ["name"] },
+          }),
+        },
+      });
+    }
     const text = r.action === "accept" ? `hello ${r.content.name}` : `no name (${r.action})`;
     return { content: [{ type: "text", text }] };
   });
@@ -73,11 +103,18 @@ function build() {
     "summarize",
     { description: "Ask the client's model", inputSchema: z.object({ text: z.string() }) },
     async ({ text }, ctx) => {
-      const r = await ctx.mcpReq.requestSampling({
-        messages: [{ role: "user", content: { type: "text", text: `Summarize: ${text}` } }],
-        maxTokens: 50,
-      });
-      return { content: [{ type: "text", text: `model ${r.model} said: ${r.content.text}` }] };
+      const r = inputResponse(ctx.mcpReq.inputResponses, "said");
+      if (r.kind !== "sampling") {
+        return inputRequired({
+          inputRequests: {
+            said: inputRequired.createMessage({
+              messages: [{ role: "user", content: { type: "text", text: `Summarize: ${text}` } }],
+              maxTokens: 50,
+            }),
+          },
+        });
+      }
+      return { content: [{ type: "text", text: `model ${r.result.model} said: ${r.result.content.text}` }] };
     },
   );
   server.registerTool(
@@ -125,36 +162,44 @@ function build() {
 
 const [mode, portArg] = process.argv.slice(2);
 if (mode === "stdio") {
-  await build().connect(new StdioServerTransport());
+  // The SDK's stdio entry: the first message picks the era (`server/discover` or `initialize`).
+  serveStdio(build);
 } else if (mode === "http") {
-  // Sessionful Streamable HTTP: one server per session; an unknown session id answers 404.
+  // 2026-07-28 requests (with the `_meta` envelope) go to the SDK's stateless entry; the
+  // handshake era's are served sessionfully: one server per session, an unknown session id
+  // answers 404.
+  const modern = createMcpHandler(build, { legacy: "reject" });
   const sessions = new Map();
+  const legacy = async (request, sid) => {
+    let transport = sid ? sessions.get(sid) : undefined;
+    if (!transport && !sid) {
+      transport = new WebStandardStreamableHTTPServerTransport({
+        sessionIdGenerator: () => randomUUID(),
+        onsessioninitialized: (id) => sessions.set(id, transport),
+      });
+      transport.onclose = () => transport.sessionId && sessions.delete(transport.sessionId);
+      await build().connect(transport);
+    }
+    if (!transport) {
+      const body = { jsonrpc: "2.0", error: { code: -32001, message: "Session not found" }, id: null };
+      return new Response(JSON.stringify(body), { status: 404, headers: { "content-type": "application/json" } });
+    }
+    return transport.handleRequest(request);
+  };
   const http = createServer(async (req, res) => {
     try {
       const chunks = [];
       for await (const c of req) chunks.push(c);
       const body = Buffer.concat(chunks);
-      const sid = req.headers["mcp-session-id"];
-      let transport = sid ? sessions.get(sid) : undefined;
-      if (!transport && !sid) {
-        transport = new WebStandardStreamableHTTPServerTransport({
-          sessionIdGenerator: () => randomUUID(),
-          onsessioninitialized: (id) => sessions.set(id, transport),
+      const request = () =>
+        new Request(`http://127.0.0.1${req.url}`, {
+          method: req.method,
+          headers: req.headers,
+          body: req.method === "POST" ? body : undefined,
         });
-        transport.onclose = () => transport.sessionId && sessions.delete(transport.sessionId);
-        await build().connect(transport);
-      }
-      if (!transport) {
-        res.writeHead(404, { "content-type": "application/json" });
-        res.end(JSON.stringify({ jsonrpc: "2.0", error: { code: -32001, message: "Session not found" }, id: null }));
-        return;
-      }
-      const request = new Request(`http://127.0.0.1${req.url}`, {
-        method: req.method,
-        headers: req.headers,
-        body: req.method === "POST" ? body : undefined,
-      });
-      const response = await transport.handleRequest(request);
+      const response = (await isLegacyRequest(request()))
+        ? await legacy(request(), req.headers["mcp-session-id"])
+        : await modern.fetch(request());
       res.writeHead(response.status, Object.fromEntries(response.headers));
       if (response.body) {
         for await (const chunk of response.body) res.write(chunk);

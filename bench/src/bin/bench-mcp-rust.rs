@@ -8,7 +8,7 @@
 //! median_us, p99_us, mean_us.
 
 use codex_client::mcp::McpRequest;
-use codex_client::{Client, ClientOptions, McpCommand, McpHttp, TransportKind};
+use codex_client::{Client, McpCommand, McpHttp, TransportKind};
 use serde_json::json;
 use std::time::Instant;
 
@@ -28,7 +28,14 @@ fn main() {
     };
     let n: usize = n.parse().expect("N");
     let kind = args[0].clone();
-    let client = Client::new(ClientOptions::default().transport(transport));
+    // The era (bench/mcp/run.py): BENCH_MCP_PROTOCOL, the option `mcp_protocol` (default auto).
+    let mut opts = codex_client::OptionsBuilder::new();
+    if let Ok(mode) = std::env::var("BENCH_MCP_PROTOCOL") {
+        opts.set("mcp_protocol", serde_json::Value::String(mode))
+            .expect("a valid mcp_protocol");
+    }
+    let opts = opts.build().expect("options");
+    let client = Client::new(opts.transport(transport));
     client.connect().expect("connect");
     let method = McpRequest::CallTool.method();
     let params = json!({"name": "echo", "arguments": {"message": "hi"}});

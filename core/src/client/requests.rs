@@ -21,7 +21,36 @@ impl Client {
     /// pending entry is dropped and its late answer discarded (no error event), while the
     /// server still carries the request out (a `thread/start` given up may still create the
     /// thread). The same holds for every async request built on this one.
+    ///
+    /// # MCP 2026-07-28
+    /// `logging/setLevel` is not sent (the revision has none): its level goes into the `_meta`
+    /// envelope of the later requests. A list or read result whose `ttlMs` hint says it is
+    /// still fresh is answered from the client's cache (option `mcp_cache`). A result with `resultType: "input_required"` is not returned: its embedded requests are
+    /// answered through the handlers and the request is sent again until the final result
+    /// (see [`input_required`](crate::mcp)), as for the typed helpers.
     pub async fn request_raw(
+        &self,
+        method: &str,
+        params: &RawValue,
+        opts: RequestOptions,
+    ) -> Result<Box<RawValue>> {
+        if let Some(answer) = crate::mcp::log_level::answer_locally(self, method, params) {
+            return answer;
+        }
+        if let Some(hit) = self.cached(method, params) {
+            return Ok(hit);
+        }
+        let raw = self.request_once(method, params, opts).await?;
+        let raw = match self.input_required(&raw) {
+            Some(first) => self.finish_rounds(method, params, first, opts).await?,
+            None => raw,
+        };
+        self.keep(method, params, &raw);
+        Ok(raw)
+    }
+
+    /// One request and its answer as it came (no input-required rounds).
+    pub(crate) async fn request_once(
         &self,
         method: &str,
         params: &RawValue,
@@ -44,10 +73,63 @@ impl Client {
         params: &RawValue,
         opts: RequestOptions,
     ) -> Result<Box<RawValue>> {
+        if let Some(answer) = crate::mcp::log_level::answer_locally(self, method, params) {
+            return answer;
+        }
+        if let Some(hit) = self.cached(method, params) {
+            return Ok(hit);
+        }
         let session = self.live_session()?;
         let rx = session.start_request(method, params, opts, false)?;
-        self.wait_reply(rx)
-            .unwrap_or_else(|_| Err(session.disconnect_error()))
+        let raw = self
+            .wait_reply(rx)
+            .unwrap_or_else(|_| Err(session.disconnect_error()))?;
+        let raw = match self.input_required(&raw) {
+            Some(first) => self.wait_reply(self.finish_rounds(method, params, first, opts))?,
+            None => raw,
+        };
+        self.keep(method, params, &raw);
+        Ok(raw)
+    }
+
+    /// A fresh cached result of the request (MCP 2026-07-28, option `mcp_cache`).
+    fn cached(&self, method: &str, params: &RawValue) -> Option<Box<RawValue>> {
+        let session = self.session()?;
+        session.envelope()?;
+        session.cache.as_ref()?.get(method, params)
+    }
+
+    /// Keep a result by its cache hints (MCP 2026-07-28, option `mcp_cache`).
+    fn keep(&self, method: &str, params: &RawValue, result: &RawValue) {
+        if let Some(session) = self.session() {
+            if let (Some(cache), Some(_)) = (&session.cache, session.envelope()) {
+                cache.put(method, params, result);
+            }
+        }
+    }
+
+    /// An MCP 2026-07-28 result that asks for input (`resultType: "input_required"`), parsed.
+    fn input_required(&self, raw: &RawValue) -> Option<Value> {
+        if !raw.get().contains("input_required") || self.session()?.envelope().is_none() {
+            return None;
+        }
+        let v: Value = serde_json::from_str(raw.get()).ok()?;
+        (crate::protocol::mcp::era::result_type(&v) == "input_required").then_some(v)
+    }
+
+    /// Drive the rounds of a request answered `first` (input required) to its final result.
+    async fn finish_rounds(
+        &self,
+        method: &str,
+        params: &RawValue,
+        first: Value,
+        opts: RequestOptions,
+    ) -> Result<Box<RawValue>> {
+        let params: Value = serde_json::from_str(params.get())
+            .map_err(|e| Error::InvalidArgument(format!("params: {e}")))?;
+        let done =
+            crate::mcp::input_required::continue_rounds(self, method, params, first, opts).await?;
+        serde_json::value::to_raw_value(&done).map_err(|e| Error::Protocol(e.to_string()))
     }
 
     /// Block on a reply, spinning first as [`reply_spin`](ClientOptions::reply_spin) allows.

@@ -141,6 +141,24 @@ pub fn poll_once<F: Future>(fut: F) -> Option<F::Output> {
     }
 }
 
+/// Await `fut` for at most `bound` (`None`: no bound) on any executor — the library's
+/// runtime, a binding's blocking wait or a foreign event loop's executor: its output, or
+/// `None` when the bound ran out first (the future is dropped).
+pub async fn within<F: Future>(bound: Option<Duration>, fut: F) -> Option<F::Output> {
+    let Some(bound) = bound else {
+        return Some(fut.await);
+    };
+    let mut fut = std::pin::pin!(fut);
+    let mut timer = std::pin::pin!(crate::rt::sleep(bound));
+    std::future::poll_fn(|cx| {
+        if let Poll::Ready(v) = fut.as_mut().poll(cx) {
+            return Poll::Ready(Some(v));
+        }
+        timer.as_mut().poll(cx).map(|()| None)
+    })
+    .await
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -196,22 +214,4 @@ mod tests {
     ) {
         tokio::sync::oneshot::channel()
     }
-}
-
-/// Await `fut` for at most `bound` (`None`: no bound) on any executor — the library's
-/// runtime, a binding's blocking wait or a foreign event loop's executor: its output, or
-/// `None` when the bound ran out first (the future is dropped).
-pub async fn within<F: Future>(bound: Option<Duration>, fut: F) -> Option<F::Output> {
-    let Some(bound) = bound else {
-        return Some(fut.await);
-    };
-    let mut fut = std::pin::pin!(fut);
-    let mut timer = std::pin::pin!(crate::rt::sleep(bound));
-    std::future::poll_fn(|cx| {
-        if let Poll::Ready(v) = fut.as_mut().poll(cx) {
-            return Poll::Ready(Some(v));
-        }
-        timer.as_mut().poll(cx).map(|()| None)
-    })
-    .await
 }

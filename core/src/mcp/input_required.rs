@@ -13,22 +13,21 @@ use crate::error::{Error, Result};
 use crate::options::{RequestOptions, DEFAULT_INPUT_ROUNDS};
 use crate::protocol::mcp::era::result_type;
 
-/// Send `method` and drive its input-required rounds to the final result.
-pub(crate) async fn drive(
+/// Continue a request `method` sent with `params` and answered `result` (input required):
+/// answer the embedded requests, send it again, until the final result. Each round is one
+/// plain request ([`Client::request_once`]); the first counts as a round.
+pub(crate) async fn continue_rounds(
     client: &Client,
     method: &str,
     mut params: Value,
+    mut result: Value,
     opts: RequestOptions,
 ) -> Result<Value> {
     let rounds = match client.options().mcp.input_rounds {
         0 => DEFAULT_INPUT_ROUNDS,
         n => n,
     };
-    for _ in 0..rounds {
-        let result = client.request_with(method, params.clone(), opts).await?;
-        if result_type(&result) != "input_required" {
-            return Ok(result);
-        }
+    for _ in 1..rounds {
         let mut responses = Map::new();
         if let Some(requests) = result.get("inputRequests").and_then(Value::as_object) {
             for (key, req) in requests {
@@ -48,6 +47,14 @@ pub(crate) async fn drive(
             Some(state) => obj.insert("requestState".into(), state.clone()),
             None => obj.remove("requestState"),
         };
+        let raw = serde_json::value::to_raw_value(&params)
+            .map_err(|e| Error::InvalidArgument(e.to_string()))?;
+        let answer = client.request_once(method, &raw, opts).await?;
+        result = serde_json::from_str(answer.get())
+            .map_err(|e| Error::Protocol(format!("bad result JSON: {e}")))?;
+        if result_type(&result) != "input_required" {
+            return Ok(result);
+        }
     }
     Err(Error::Protocol(format!(
         "{method}: the server still asked for input after {rounds} rounds (option mcp_input_rounds)"

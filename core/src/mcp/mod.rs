@@ -13,7 +13,11 @@ pub use crate::protocol::mcp::{
     SUPPORTED_VERSIONS,
 };
 
-mod input_required;
+pub(crate) mod cache;
+pub(crate) mod input_required;
+mod listen;
+pub(crate) mod log_level;
+pub use log_level::LOG_LEVELS;
 mod progress;
 mod request;
 mod skill_verify;
@@ -21,6 +25,7 @@ mod skills;
 mod tasks;
 mod typed;
 
+pub use listen::{Listen, ACKNOWLEDGED, LISTEN};
 pub use progress::ProgressCall;
 pub use request::McpRequest;
 pub use skill_verify::{sha256_digest, MAX_SKILL_BYTES, MAX_SKILL_FILES};

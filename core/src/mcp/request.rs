@@ -34,10 +34,21 @@ pub enum McpRequest {
     SetLoggingLevel,
     /// `ping` (`{}`).
     Ping,
+    /// `tools/call` as a task (`{name, arguments?, task: {}}`, 2025-11-25): answered at once
+    /// with `{task}`.
+    CallToolAsTask,
+    /// `tasks/get` (`{taskId}`).
+    GetTask,
+    /// `tasks/list` (`{cursor?}`).
+    ListTasks,
+    /// `tasks/cancel` (`{taskId}`).
+    CancelTask,
+    /// `tasks/result` (`{taskId}`): waits until the task ended.
+    TaskResult,
 }
 
 impl McpRequest {
-    const ALL: [(&'static str, &'static str, McpRequest); 12] = [
+    const ALL: [(&'static str, &'static str, McpRequest); 17] = [
         ("list_tools", "tools/list", McpRequest::ListTools),
         ("call_tool", "tools/call", McpRequest::CallTool),
         (
@@ -70,12 +81,22 @@ impl McpRequest {
             McpRequest::SetLoggingLevel,
         ),
         ("ping", "ping", McpRequest::Ping),
+        (
+            "call_tool_as_task",
+            "tools/call",
+            McpRequest::CallToolAsTask,
+        ),
+        ("get_task", "tasks/get", McpRequest::GetTask),
+        ("list_tasks", "tasks/list", McpRequest::ListTasks),
+        ("cancel_task", "tasks/cancel", McpRequest::CancelTask),
+        ("task_result", "tasks/result", McpRequest::TaskResult),
     ];
 
     /// The request of a snake_case name: `list_tools`, `call_tool`, `list_resources`,
     /// `list_resource_templates`, `read_resource`, `subscribe_resource`,
     /// `unsubscribe_resource`, `list_prompts`, `get_prompt`, `complete`,
-    /// `set_logging_level`, `ping`.
+    /// `set_logging_level`, `ping`, and the tasks: `call_tool_as_task`, `get_task`,
+    /// `list_tasks`, `cancel_task`, `task_result`.
     pub fn from_name(name: &str) -> Option<McpRequest> {
         Self::ALL.iter().find(|e| e.0 == name).map(|e| e.2)
     }
@@ -97,8 +118,9 @@ impl McpRequest {
     /// The params of this request from the two arguments a binding takes, so that no binding
     /// spells a field. `subject` is the one string the request is about: the `cursor` of a
     /// list request (optional), the `name` of the tool (`call_tool`) or prompt
-    /// (`get_prompt`), the `uri` of `read_resource` / `subscribe_resource` /
-    /// `unsubscribe_resource`, the `level` of `set_logging_level`; `ping` and `complete`
+    /// (`get_prompt`) or of the tool run as a task (`call_tool_as_task`), the `uri` of
+    /// `read_resource` / `subscribe_resource` / `unsubscribe_resource`, the `level` of
+    /// `set_logging_level`, the task id of `get_task` / `cancel_task` / `task_result`; `ping` and `complete`
     /// take none. `arguments` is the JSON object of a tool's or prompt's arguments (`null`:
     /// none), and for `complete` the whole params (`{ref, argument: {name, value},
     /// context?}`); the other requests take none (`null`). Errors: `InvalidArgument` when a
@@ -111,7 +133,7 @@ impl McpRequest {
             .iter()
             .find(|e| e.2 == self)
             .map_or("request", |e| e.0);
-        let takes_arguments = matches!(self, CallTool | GetPrompt | Complete);
+        let takes_arguments = matches!(self, CallTool | CallToolAsTask | GetPrompt | Complete);
         if !arguments.is_null() && !takes_arguments {
             return bad(format!("`{name}` takes no arguments object"));
         }
@@ -119,8 +141,9 @@ impl McpRequest {
             return bad(format!("the arguments of `{name}` must be a JSON object"));
         }
         let field = match self {
-            ListTools | ListResources | ListResourceTemplates | ListPrompts => "cursor",
-            CallTool | GetPrompt => "name",
+            ListTools | ListResources | ListResourceTemplates | ListPrompts | ListTasks => "cursor",
+            CallTool | GetPrompt | CallToolAsTask => "name",
+            GetTask | CancelTask | TaskResult => "taskId",
             ReadResource | SubscribeResource | UnsubscribeResource => "uri",
             SetLoggingLevel => "level",
             Ping | Complete => {
@@ -139,6 +162,9 @@ impl McpRequest {
         match (field, subject) {
             ("cursor", cursor) => Ok(cursor_params(cursor)),
             (_, None) => bad(format!("`{name}` needs its {field}")),
+            ("name", Some(n)) if self == CallToolAsTask => {
+                Ok(super::task_call_params(n, arguments, None))
+            }
             ("name", Some(n)) => Ok(call_params(n, arguments)),
             (field, Some(s)) => Ok(json!({ field: s })),
         }
@@ -152,6 +178,7 @@ impl McpRequest {
             McpRequest::ListResources => Some("resources"),
             McpRequest::ListResourceTemplates => Some("resourceTemplates"),
             McpRequest::ListPrompts => Some("prompts"),
+            McpRequest::ListTasks => Some("tasks"),
             _ => None,
         }
     }
@@ -191,6 +218,15 @@ mod tests {
             json!({"level": "debug"})
         );
         assert_eq!(p("ping", None, Value::Null).unwrap(), json!({}));
+        assert_eq!(
+            p("call_tool_as_task", Some("job"), json!({"ms": 5})).unwrap(),
+            json!({"name": "job", "arguments": {"ms": 5}, "task": {}})
+        );
+        assert_eq!(
+            p("cancel_task", Some("t1"), Value::Null).unwrap(),
+            json!({"taskId": "t1"})
+        );
+        assert_eq!(p("list_tasks", None, Value::Null).unwrap(), json!({}));
         let c = json!({"ref": {"type": "ref/prompt", "name": "x"}, "argument": {"name": "a", "value": "b"}});
         assert_eq!(p("complete", None, c.clone()).unwrap(), c);
     }

@@ -233,7 +233,9 @@ impl Client {
 
     async fn skills_request(&self, method: &str, params: Value) -> Result<Value> {
         self.require_skills()?;
-        super::input_required::drive(self, method, params, RequestOptions::default()).await
+        // Input-required rounds (2026-07-28) are driven by the request itself.
+        self.request_with(method, params, RequestOptions::default())
+            .await
     }
 
     /// MCP `skills/list`: one page of the server's skills. Reads no skill file. An entry

@@ -119,6 +119,9 @@ impl Client {
     /// MCP `logging/setLevel` (`debug`, `info`, `notice`, `warning`, `error`, `critical`,
     /// `alert`, `emergency`). The server's `notifications/message` records are logged through
     /// `tracing` (target [`SERVER_LOG_TARGET`](crate::protocol::mcp::SERVER_LOG_TARGET)) and delivered.
+    /// In the 2026-07-28 era, which has no `logging/setLevel`, the level goes into the `_meta`
+    /// envelope of every later request (`io.modelcontextprotocol/logLevel`) instead: nothing
+    /// is sent now, and a server sends records only for requests that carry a level.
     pub async fn set_logging_level(&self, level: &str) -> Result<()> {
         self.mcp_default().set_logging_level(level).await
     }
@@ -130,7 +133,10 @@ impl Client {
 
 impl Mcp<'_> {
     async fn send(&self, req: McpRequest, params: Value) -> Result<Value> {
-        super::input_required::drive(self.client, req.method(), params, self.opts).await
+        // Input-required rounds (2026-07-28) are driven by the request itself.
+        self.client
+            .request_with(req.method(), params, self.opts)
+            .await
     }
 
     async fn page<T: DeserializeOwned>(
@@ -279,6 +285,9 @@ impl Mcp<'_> {
     }
     /// MCP `logging/setLevel` (see [`Client::set_logging_level`]).
     pub async fn set_logging_level(&self, level: &str) -> Result<()> {
+        if super::log_level::set_in_envelope(self.client, level)? {
+            return Ok(());
+        }
         self.send(McpRequest::SetLoggingLevel, json!({ "level": level }))
             .await
             .map(drop)

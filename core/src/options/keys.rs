@@ -1020,6 +1020,12 @@ pub(super) static KEYS: &[Entry] = &[
         1,
         super::DEFAULT_INPUT_ROUNDS
     ),
+    bool_entry!(
+        "mcp_cache",
+        "MCP 2026-07-28: keep tools/list, prompts/list, resources/list, resources/templates/list and resources/read results while their ttlMs cache hint says they are fresh, and answer the same request from them (a change notification makes them stale). Default: true.",
+        o.mcp.cache,
+        true
+    ),
     // -- exec ----------------------------------------------------------------------------------
     exec_entry!("exec_model", String, "exec: `--model`. Default: Codex's config.", model, |v| string_of("exec_model", v, false)),
     exec_entry!("exec_sandbox_mode", Word, "exec: `--sandbox`: read-only, workspace-write or danger-full-access. Default: Codex's config.", sandbox_mode, |v| word_of("exec_sandbox_mode", v, SANDBOX)),

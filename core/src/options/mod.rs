@@ -350,6 +350,9 @@ pub struct McpOptions {
     /// Most rounds of an `InputRequiredResult` exchange before the request fails (option
     /// `mcp_input_rounds`; default [`DEFAULT_INPUT_ROUNDS`]).
     pub input_rounds: usize,
+    /// MCP 2026-07-28: serve list and read results again while their `ttlMs` cache hint says
+    /// they are fresh (option `mcp_cache`; default true). See [`crate::mcp`]'s cache.
+    pub cache: bool,
 }
 
 /// Default of [`McpOptions::input_rounds`].
@@ -362,6 +365,7 @@ impl Default for McpOptions {
             roots: None,
             protocol: Default::default(),
             input_rounds: DEFAULT_INPUT_ROUNDS,
+            cache: true,
         }
     }
 }

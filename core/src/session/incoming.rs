@@ -203,6 +203,9 @@ impl SessionShared {
     /// are its params' ids when the reader already found them.
     async fn on_notification(&self, note: Notification, ids: Option<Ids<'_>>) {
         let mut main_queue = true;
+        if let Some(cache) = &self.cache {
+            cache.notified(&note.method, &note.params);
+        }
         match (self.protocol, note.method.as_str()) {
             // The server resolved (app-server) or withdrew (MCP) a request of its own: an
             // answer is no longer sent.
@@ -220,6 +223,10 @@ impl SessionShared {
             (Protocol::Mcp, "notifications/progress") => {
                 if let Some(token) = crate::protocol::mcp::library_progress_token(&note.params) {
                     main_queue = false;
+                    self.correlation.progress(&token);
+                } else if let Some(token) = crate::protocol::mcp::progress_token(&note.params) {
+                    // A caller's own token (a raw request with `_meta.progressToken`): the
+                    // update is the caller's, and restarts its request's timeout too.
                     self.correlation.progress(&token);
                 }
             }

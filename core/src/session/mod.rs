@@ -65,6 +65,9 @@ pub(crate) struct SessionShared {
     init_result: Mutex<Option<serde_json::Value>>,
     /// MCP 2026-07-28: the `_meta` envelope every request carries (`None`: handshake era).
     envelope: Mutex<Option<Arc<crate::protocol::mcp::era::Envelope>>>,
+    /// MCP 2026-07-28: results kept by their cache hints (`None`: option `mcp_cache` off, or
+    /// not MCP).
+    pub(crate) cache: Option<crate::mcp::cache::Cache>,
     /// Why the transport could not be opened, when that is how the connection ended.
     open_error: OnceLock<Error>,
     /// Lines for the server (to the writer task, or written at once).
@@ -171,6 +174,8 @@ impl SessionShared {
             init_params: OnceLock::new(),
             init_result: Mutex::new(None),
             envelope: Mutex::new(None),
+            cache: (opts.transport.protocol() == Protocol::Mcp && opts.mcp.cache)
+                .then(crate::mcp::cache::Cache::default),
             open_error: OnceLock::new(),
             out,
             max_line_bytes: opts.max_line_bytes,
@@ -383,6 +388,12 @@ impl SessionShared {
         let request = self
             .correlation
             .register(method, params, &opts, read_ahead, reply)?;
+        if self.protocol == Protocol::Mcp {
+            // A caller's own progress token: each update restarts this request's timeout.
+            if let Some(token) = crate::protocol::mcp::request_progress_token(params) {
+                self.correlation.watch_progress(token, request.id);
+            }
+        }
         if read_ahead {
             // A reader stalled on a full queue must read on: this thread would otherwise
             // wait for itself.

@@ -55,6 +55,7 @@ fn inner_options(opts: &ClientOptions, budget: Duration) -> Result<ClientOptions
         // `codex mcp-server` speaks the handshake era: no `server/discover` probe.
         protocol: crate::protocol::mcp::era::EraMode::Legacy,
         input_rounds: crate::options::DEFAULT_INPUT_ROUNDS,
+        cache: false,
     };
     Ok(o)
 }

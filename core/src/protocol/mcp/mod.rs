@@ -145,6 +145,34 @@ pub(crate) fn library_progress_token(params: &RawValue) -> Option<String> {
         .map(|t| t.into_owned())
 }
 
+/// The `progressToken` of a `notifications/progress` (a string, or a number as its text).
+pub(crate) fn progress_token(params: &RawValue) -> Option<String> {
+    #[derive(serde::Deserialize)]
+    struct P {
+        #[serde(rename = "progressToken")]
+        token: Option<Value>,
+    }
+    token_text(serde_json::from_str::<P>(params.get()).ok()?.token?)
+}
+
+/// The `_meta.progressToken` a request's params carry (a caller's own token), as
+/// [`progress_token`] reads it from the progress notifications.
+pub(crate) fn request_progress_token(params: &RawValue) -> Option<String> {
+    if !params.get().contains("\"progressToken\"") {
+        return None;
+    }
+    let v: Value = serde_json::from_str(params.get()).ok()?;
+    token_text(v.pointer("/_meta/progressToken")?.clone())
+}
+
+fn token_text(v: Value) -> Option<String> {
+    match v {
+        Value::String(s) => Some(s),
+        Value::Number(n) => Some(n.to_string()),
+        _ => None,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
