@@ -96,7 +96,16 @@
  * terminate your process; your threads' signal masks and handlers are left alone. The server
  * runs in its own process group (it does not get your terminal's Ctrl-C).
  *
- * Poll mode (CODEX_DELIVERY_POLL): no library thread ever runs your code. Pull events with
+ * MCP authorization callbacks (ABI 1.8), in either mode, run on a library-owned blocking
+ * thread (named `codex-client-rt`, never one that serves connections) while the request that
+ * needed them waits: the browser step of codex_options_set_oauth_authorizer() (it may block up
+ * to option oauth_authorize_timeout), the token store callbacks of
+ * codex_options_set_oauth_token_store() and the `open` of codex_options_set_oauth_loopback()
+ * (keep these short). A program that must not run code on library threads (a NIF) uses option
+ * oauth_token_file and the loopback helper without `open` instead.
+ *
+ * Poll mode (CODEX_DELIVERY_POLL): no library thread ever runs your code (but the MCP
+ * authorization callbacks you set, above). Pull events with
  * codex_client_next_event(); wait for codex_client_event_fd() to become readable with
  * poll/epoll/select. Completions of codex_client_request() arrive as CODEX_EVENT_RESPONSE
  * events. A client uses one mode, chosen at creation: registering a callback on a poll
@@ -320,8 +329,12 @@
  * `codex_client_add_skill_source`, `codex_client_remove_skill_source`);
  * `codex_client_respond_decision` (an approval answered by its generic word, worded by the
  * core); `CODEX_STATUS_URL_ELICITATION_REQUIRED`, `CODEX_STATUS_OUTPUT_SCHEMA_MISMATCH` (MCP).
+ * 1.8: MCP authorization callbacks (`codex_options_set_oauth_authorizer`,
+ * `codex_options_set_oauth_token_store`, `codex_options_set_oauth_loopback`,
+ * `codex_oauth_answer_t` with `codex_oauth_answer_set` and `codex_oauth_answer_error`,
+ * `codex_release_callback_t`).
  */
-#define CODEX_ABI_VERSION_MINOR 7
+#define CODEX_ABI_VERSION_MINOR 8
 
 /**
  * The ABI version this header describes: `major * 1000 + minor` (1000 is 1.0). Compare it
@@ -514,6 +527,17 @@ typedef struct codex_event_t codex_event_t;
 typedef struct codex_login_t codex_login_t;
 
 /**
+ * Where a callback puts its answer (opaque handle): the text it hands back
+ * (`codex_oauth_answer_set`) or why it failed (`codex_oauth_answer_error`).
+ *
+ * Ownership: the library's. It is live only during the one callback call that received it;
+ * the library copies the answer before the call returns. Using it after the callback
+ * returned, or with another callback, gives CODEX_STATUS_INVALID_ARGUMENT (never a crash:
+ * it is a handle, never dereferenced).
+ */
+typedef struct codex_oauth_answer_t codex_oauth_answer_t;
+
+/**
  * Options of a client. Opaque handle: its layout is not part of the ABI.
  *
  * Create with `codex_options_new` (every option has its default), change options with
@@ -567,6 +591,49 @@ typedef uint32_t codex_log_level_t;
  * `message`; both strings are NUL-terminated UTF-8, borrowed for the call only.
  */
 typedef void (*codex_log_callback_t)(void *userdata, codex_log_level_t level, const char *target, const char *message);
+
+/**
+ * The browser step of MCP authorization: take the user to `authorization_url` (NUL-terminated
+ * UTF-8, borrowed for the call) and answer the URL the authorization server redirected to
+ * (with `code`, `state` and maybe `iss`) with `codex_oauth_answer_set(answer, url)`, or fail
+ * with `codex_oauth_answer_error(answer, message)` (answering nothing fails too).
+ */
+typedef void (*codex_oauth_authorize_callback_t)(void *userdata, const char *authorization_url, struct codex_oauth_answer_t *answer);
+
+/**
+ * Frees a callback's `userdata` (`codex_options_set_oauth_authorizer`,
+ * `codex_options_set_oauth_token_store`, `codex_options_set_oauth_loopback`): called once,
+ * when no options object and no client holds the callbacks any more, on the thread that
+ * dropped the last of them (any thread: the one of `codex_options_free` or
+ * `codex_client_free`, or a library thread as a connection ends). It must not call the
+ * library.
+ */
+typedef void (*codex_release_callback_t)(void *userdata);
+
+/**
+ * Token store: what is stored for the MCP server `server` (its URL). Answer the JSON text
+ * that `codex_oauth_store_save_callback_t` was given for it with `codex_oauth_answer_set`,
+ * answer nothing when nothing is stored, or fail with `codex_oauth_answer_error`.
+ */
+typedef void (*codex_oauth_store_load_callback_t)(void *userdata, const char *server, struct codex_oauth_answer_t *answer);
+
+/**
+ * Token store: replace what is stored for `server` with `credentials_json` (JSON text
+ * holding the tokens and the client registration: secrets, keep it private; both strings
+ * borrowed for the call). Fail with `codex_oauth_answer_error`.
+ */
+typedef void (*codex_oauth_store_save_callback_t)(void *userdata, const char *server, const char *credentials_json, struct codex_oauth_answer_t *answer);
+
+/**
+ * Token store: forget what is stored for `server`. Fail with `codex_oauth_answer_error`.
+ */
+typedef void (*codex_oauth_store_clear_callback_t)(void *userdata, const char *server, struct codex_oauth_answer_t *answer);
+
+/**
+ * Opens an authorization URL for the user (`codex_options_set_oauth_loopback`): start the
+ * browser and return (it runs on a library-owned blocking thread).
+ */
+typedef void (*codex_oauth_open_callback_t)(void *userdata, const char *authorization_url);
 
 /**
  * How a client delivers events: chosen once, with `codex_options_set_delivery`.
@@ -1260,6 +1327,88 @@ const char *codex_mcp_method_name(const char *request);
  * arguments the request does not take). Thread: any.
  */
 enum codex_status_t codex_mcp_params(const char *request, const char *subject, const char *arguments_json, char **params_json);
+
+/**
+ * Answer a callback with `text` (copied before this returns): the redirect URL of the
+ * browser step, or the stored JSON of a token store's load. Only during the callback call
+ * that received `answer`, once.
+ * Errors: INVALID_ARGUMENT (`answer` not live - after its callback returned, or not an
+ * answer -, `text` NULL or not UTF-8), INVALID_STATE (already answered). Thread: the
+ * callback's (or any other, while the callback has not returned). ABI 1.8.
+ */
+enum codex_status_t codex_oauth_answer_set(struct codex_oauth_answer_t *answer, const char *text);
+
+/**
+ * Fail a callback with `message` (copied; NULL: a generic one): the authorization (or the
+ * token store operation) fails, and the error, the CODEX_EVENT_AUTH event and the log say
+ * `message` - so never put a secret in it. Only during the callback call that received
+ * `answer`, once.
+ * Errors: INVALID_ARGUMENT (`answer` not live, `message` not UTF-8), INVALID_STATE
+ * (already answered). Thread: as `codex_oauth_answer_set`. ABI 1.8.
+ */
+enum codex_status_t codex_oauth_answer_error(struct codex_oauth_answer_t *answer, const char *message);
+
+/**
+ * The browser step of MCP authorization (option `oauth`: an MCP server over HTTP that
+ * answers 401): `callback` gets each authorization URL and answers the redirect URL
+ * through its `answer` (see `codex_oauth_authorize_callback_t`). Turns authorization on.
+ * The redirect URI is option `oauth_redirect_uri` (`codex_options_set`). Replaces an
+ * earlier authorizer (also one of `codex_options_set_oauth_loopback`).
+ *
+ * Thread: the callback runs on a library-owned blocking thread (named `codex-client-rt`),
+ * never on a thread that serves connections, one authorization at a time per client; it
+ * may block - open a browser, wait for the user - up to option `oauth_authorize_timeout`
+ * (default 300 s; the request that needed the authorization - `codex_client_connect` with
+ * its connect timeout, a call with its own timeout - may fail sooner with TIMEOUT). After
+ * the bound its late answer is ignored. It may call the library, but must not wait for a
+ * request of the client being authorized (that request waits for this callback).
+ *
+ * Ownership: `userdata` stays the program's; the library passes it back unchanged and
+ * calls `release(userdata)` (if not NULL) once no options object and no client created
+ * from one holds the callback any more (see `codex_release_callback_t`); without
+ * `release`, keep `userdata` valid until every client created from `opts` is freed.
+ * Errors (nothing is changed): INVALID_ARGUMENT (not a live options object, `callback`
+ * NULL; `release` is then not called). Thread: any. ABI 1.8.
+ */
+enum codex_status_t codex_options_set_oauth_authorizer(struct codex_options_t *opts, codex_oauth_authorize_callback_t callback, void *userdata, codex_release_callback_t release);
+
+/**
+ * Keep MCP authorization's tokens and client registration where the program wants them
+ * (a keychain, a database, its own file) instead of in memory: `load`, `save` and `clear`
+ * (all three required) get the MCP server's URL and exchange the credentials as JSON text
+ * (the library owns the format: store the text as it is; it holds secrets). Turns
+ * authorization on. Not with option `oauth_token_file` (`codex_client_new` refuses both).
+ *
+ * Thread: the callbacks run on a library-owned blocking thread (`codex-client-rt`), never
+ * on one that serves connections, one at a time per client, while that client's requests
+ * wait for them: keep them short (a file, a keychain entry), and never wait in them for a
+ * request of the client being authorized. A failed `load` or `save` is logged (the
+ * message, never the credentials) and the authorization goes on without the store.
+ *
+ * Ownership: as `codex_options_set_oauth_authorizer` (`release(userdata)` once nothing
+ * holds the store any more). Errors (nothing is changed): INVALID_ARGUMENT (not a live
+ * options object, a callback NULL; `release` is then not called). Thread: any. ABI 1.8.
+ */
+enum codex_status_t codex_options_set_oauth_token_store(struct codex_options_t *opts, codex_oauth_store_load_callback_t load, codex_oauth_store_save_callback_t save, codex_oauth_store_clear_callback_t clear, void *userdata, codex_release_callback_t release);
+
+/**
+ * A ready browser step for desktop programs (RFC 8252): listen on `127.0.0.1:port`
+ * (0: a free port, chosen now) for the redirect to `/callback`, and for each
+ * authorization open the URL - with `open(userdata, url)` if given, else the system
+ * browser (`xdg-open`, `open`, `start`) - then wait for the browser to come back to the
+ * redirect URI, at most option `oauth_authorize_timeout`. The redirect URI is used as
+ * the flow's unless option `oauth_redirect_uri` says otherwise; `*redirect_uri` (may be
+ * NULL) receives it (`http://127.0.0.1:PORT/callback`; free it with `codex_string_free`).
+ * Turns authorization on; replaces an earlier authorizer.
+ *
+ * Thread: `open` runs on a library-owned blocking thread (`codex-client-rt`): start the
+ * browser and return (the library waits for the redirect, not `open`).
+ * Ownership: as `codex_options_set_oauth_authorizer` (`userdata`, `release`; both unused
+ * without `open`, and `release` is then called at once when given).
+ * Errors (nothing is changed; `*redirect_uri` NULL): INVALID_ARGUMENT (not a live options
+ * object, the port cannot be listened on). Thread: any. ABI 1.8.
+ */
+enum codex_status_t codex_options_set_oauth_loopback(struct codex_options_t *opts, uint16_t port, codex_oauth_open_callback_t open, void *userdata, codex_release_callback_t release, char **redirect_uri);
 
 /**
  * Create an options object with every option at its default.

@@ -30,6 +30,13 @@
  * and params come from the library (codex_mcp_method_name, codex_mcp_params): this header
  * spells no protocol.
  *
+ * MCP authorization (OAuth 2.1; ABI 1.8): Options::oauth_authorizer (a function from the
+ * authorization URL to the redirect URL; it runs on a library-owned blocking thread and may
+ * block) and Options::oauth_token_store (load/save/clear over the credentials' JSON text; also
+ * on a library-owned blocking thread: keep them short); throw to fail. The
+ * library keeps its own copies, destroyed once the last Client made from the Options is gone.
+ * Grants and settings are options by name: set("oauth_grant", "\"client_credentials\"").
+ *
  * Link: pkg-config --cflags --libs codexclient. Needs C++17.
  */
 #ifndef CODEXCLIENT_HPP
@@ -98,6 +105,70 @@ inline std::string take_string(char *s) {
     return out;
 }
 inline std::string str(const char *s) { return s ? std::string(s) : std::string(); }
+} // namespace detail
+
+/// MCP authorization: the program's token store (Options::oauth_token_store), as functions.
+/// Each gets the MCP server's URL; the credentials are JSON text whose format is the
+/// library's (store it as it is; it holds secrets). They run on a library-owned blocking
+/// thread, one at a time per client, while that client's requests wait: keep them short. An
+/// exception fails the operation (logged with its what(); never put a secret in it).
+struct OAuthTokenStore {
+    /// What is stored for `server`, or std::nullopt.
+    std::function<std::optional<std::string>(const std::string &server)> load;
+    /// Replace what is stored for `server`.
+    std::function<void(const std::string &server, const std::string &credentials_json)> save;
+    /// Forget what is stored for `server`.
+    std::function<void(const std::string &server)> clear;
+};
+
+namespace detail {
+/// The browser step of Options::oauth_authorizer.
+using AuthorizeFn = std::function<std::string(const std::string &authorization_url)>;
+
+template <class T> void release_box(void *p) noexcept { delete static_cast<T *>(p); }
+
+inline void answer_error(codex_oauth_answer_t *a, const char *what) noexcept {
+    codex_oauth_answer_error(a, what && *what ? what : "the callback threw");
+}
+
+inline void oauth_authorize(void *u, const char *url, codex_oauth_answer_t *a) noexcept {
+    try {
+        std::string redirect = (*static_cast<AuthorizeFn *>(u))(url);
+        codex_oauth_answer_set(a, redirect.c_str());
+    } catch (const std::exception &e) {
+        answer_error(a, e.what());
+    } catch (...) {
+        answer_error(a, nullptr);
+    }
+}
+inline void oauth_load(void *u, const char *server, codex_oauth_answer_t *a) noexcept {
+    try {
+        std::optional<std::string> got = static_cast<OAuthTokenStore *>(u)->load(server);
+        if (got) codex_oauth_answer_set(a, got->c_str());
+    } catch (const std::exception &e) {
+        answer_error(a, e.what());
+    } catch (...) {
+        answer_error(a, nullptr);
+    }
+}
+inline void oauth_save(void *u, const char *server, const char *json, codex_oauth_answer_t *a) noexcept {
+    try {
+        static_cast<OAuthTokenStore *>(u)->save(server, json);
+    } catch (const std::exception &e) {
+        answer_error(a, e.what());
+    } catch (...) {
+        answer_error(a, nullptr);
+    }
+}
+inline void oauth_clear(void *u, const char *server, codex_oauth_answer_t *a) noexcept {
+    try {
+        static_cast<OAuthTokenStore *>(u)->clear(server);
+    } catch (const std::exception &e) {
+        answer_error(a, e.what());
+    } catch (...) {
+        answer_error(a, nullptr);
+    }
+}
 } // namespace detail
 
 class Client;
@@ -286,6 +357,20 @@ struct Options {
     /// Options set by name, {key, value as JSON text}, applied after the members above in
     /// this order (a later one wins): see set().
     std::vector<std::pair<std::string, std::string>> by_name;
+    /// MCP authorization's browser step (codex_options_set_oauth_authorizer; ABI 1.8): gets
+    /// the authorization URL, returns the URL the authorization server redirected to; throw
+    /// to fail (what() is the reason). Runs on a library-owned blocking thread and may block
+    /// up to option oauth_authorize_timeout (default 300 s). Empty: none. The grants, the
+    /// redirect URI and the other settings are options by name: set("oauth_grant",
+    /// "\"client_credentials\""), set("oauth_redirect_uri", "\"http://127.0.0.1:8765/cb\"").
+    /// Lifetime: build() hands the library a copy of the function, destroyed when the last
+    /// options object and client made from it are gone; what it captures by reference must
+    /// outlive every Client made from these Options.
+    std::function<std::string(const std::string &authorization_url)> oauth_authorizer;
+    /// MCP authorization's token store (codex_options_set_oauth_token_store; ABI 1.8): all
+    /// three functions set, or none (the default: tokens in memory). Same lifetime as
+    /// oauth_authorizer.
+    OAuthTokenStore oauth_token_store;
 
     /// Set any option of the library by name, its value as JSON text (codex_options_set;
     /// ABI 1.5): for example set("default_timeout", "12.5") (seconds), set("transport",
@@ -353,6 +438,24 @@ struct Options {
         if (!tls_client_cert.empty() || !tls_client_key.empty())
             check(codex_options_set_tls_client_cert(o, cs(tls_client_cert), cs(tls_client_key)));
         for (const auto &kv : by_name) check(codex_options_set(o, kv.first.c_str(), kv.second.c_str()));
+        if (oauth_authorizer) {
+            auto *f = new detail::AuthorizeFn(oauth_authorizer);
+            codex_status_t st = codex_options_set_oauth_authorizer(o, detail::oauth_authorize, f,
+                                                                   detail::release_box<detail::AuthorizeFn>);
+            if (st != CODEX_STATUS_OK) delete f; // refused: the library did not take it
+            check(st);
+        }
+        if (oauth_token_store.load || oauth_token_store.save || oauth_token_store.clear) {
+            if (!oauth_token_store.load || !oauth_token_store.save || !oauth_token_store.clear)
+                throw Error(CODEX_STATUS_INVALID_ARGUMENT,
+                            "codex::Options: oauth_token_store needs load, save and clear");
+            auto *st = new OAuthTokenStore(oauth_token_store);
+            codex_status_t r = codex_options_set_oauth_token_store(
+                o, detail::oauth_load, detail::oauth_save, detail::oauth_clear, st,
+                detail::release_box<OAuthTokenStore>);
+            if (r != CODEX_STATUS_OK) delete st;
+            check(r);
+        }
         return h;
     }
 };

@@ -172,6 +172,7 @@ compile example-c cc "${CFLAGS[@]}" examples/c/stream_turn.c -o "$OUT/example_c"
 compile example-cpp c++ "${CXXFLAGS[@]}" examples/cpp/stream_turn.cpp -o "$OUT/example_cpp" "${LDLIB[@]}"
 compile example-mcp-c cc "${CFLAGS[@]}" examples/c/mcp_tools.c -o "$OUT/example_mcp_c" "${LDLIB[@]}"
 compile example-mcp-cpp c++ "${CXXFLAGS[@]}" examples/cpp/mcp_tools.cpp -o "$OUT/example_mcp_cpp" "${LDLIB[@]}"
+compile example-oauth-c cc "${CFLAGS[@]}" examples/c/mcp_oauth.c -o "$OUT/example_oauth_c" "${LDLIB[@]}"
 # Static linking works too (pkg-config's Libs.private).
 compile example-c-static cc "${CFLAGS[@]}" examples/c/stream_turn.c -o "$OUT/example_c_static" \
   "$LIBDIR/libcodexclient.a" -lpthread -ldl -lm
@@ -286,5 +287,37 @@ EVERYTHING=("${MCP_NODE:-.cache/mcp-node}" "${MCP_EVERYTHING:-.cache/mcp-everyth
   "${VG[@]}" "$OUT/example_mcp_c" --tool get-sum --args '{"a":2,"b":3}' -- "${EVERYTHING[@]}"
 [ -x "$OUT/example_mcp_cpp" ] && run "example C++ mcp_tools (everything server over stdio: tools/list, echo)" \
   "$OUT/example_mcp_cpp" -- "${EVERYTHING[@]}"
+
+# The OAuth example against the real OAuth fixture (scripts/mcp/oauth-fixture.mjs: oidc-provider
+# in front of an MCP server that verifies every token): the loopback browser step with the
+# headless browser of tests/c/oauth_browser.sh and the token store file, then a second run from
+# that file with a browser that fails (so no authorization can have happened).
+if [ -x "$OUT/example_oauth_c" ]; then
+  if [ -z "${MCP_NODE:-}" ] || [ ! -d scripts/mcp/node_modules/oidc-provider ]; then
+    echo "The OAuth fixture needs Node and oidc-provider: run bash scripts/setup-mcp.sh" >&2
+    fail "OAuth fixture for example C mcp_oauth"
+  else
+    OAUTH_OUT="$OUT/oauth-fixture.out"
+    rm -f "$OAUTH_OUT" "$OUT/oauth-fixture.in" "$OUT/oauth-example-tokens.json"
+    mkfifo "$OUT/oauth-fixture.in"
+    exec {OAUTH_IN}<>"$OUT/oauth-fixture.in"
+    "$MCP_NODE" scripts/mcp/oauth-fixture.mjs <"$OUT/oauth-fixture.in" >"$OAUTH_OUT" 2>/dev/null &
+    OAUTH_PID=$!
+    for _ in $(seq 600); do grep -q '"browse"' "$OAUTH_OUT" 2>/dev/null && break; sleep 0.1; done
+    OAUTH_MCP=$(sed -n 's/.*"mcp":"\([^"]*\)".*/\1/p' "$OAUTH_OUT")
+    OAUTH_BROWSE=$(sed -n 's/.*"browse":"\([^"]*\)".*/\1/p' "$OAUTH_OUT")
+    if [ -z "$OAUTH_MCP" ] || [ -z "$OAUTH_BROWSE" ]; then
+      fail "start the OAuth fixture within 60 s"
+    else
+      export OAUTH_BROWSE
+      BROWSER="$ROOT/tests/c/oauth_browser.sh" run "example C mcp_oauth (loopback browser step, token store file)" \
+        "$OUT/example_oauth_c" --store "$OUT/oauth-example-tokens.json" --tool whoami "$OAUTH_MCP"
+      BROWSER=/bin/false run "example C mcp_oauth again from the token file (no browser)" \
+        "$OUT/example_oauth_c" --store "$OUT/oauth-example-tokens.json" --tool whoami "$OAUTH_MCP"
+    fi
+    kill "$OAUTH_PID" 2>/dev/null; wait "$OAUTH_PID" 2>/dev/null
+    exec {OAUTH_IN}>&-
+  fi
+fi
 
 finish

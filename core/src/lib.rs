@@ -40,6 +40,8 @@ mod responder;
 mod router;
 pub mod rt;
 mod scan;
+mod secret;
+pub use secret::Secret;
 mod session;
 mod skills;
 mod thread;

@@ -435,3 +435,182 @@ fn a_refused_browser_step_fails_the_connect_once_in_auto_mode() {
     assert!(err.contains("401"), "{err}");
     assert_eq!(asked.load(std::sync::atomic::Ordering::SeqCst), 1, "{err}");
 }
+
+/// The grants by name (`oauth_grant` and the options that go with it), as C and Python set
+/// them: each makes the configuration its Rust type makes, the secrets read back redacted and
+/// stay out of `Debug`, and options that do not go together are refused at build, named.
+#[test]
+fn grant_options_by_name() {
+    use codex_client::OptionsBuilder;
+    let data = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data");
+    let http = |pairs: &[(&str, Value)]| {
+        let mut b = OptionsBuilder::new();
+        b.set("transport", json!("https://mcp.example.com/mcp"))
+            .unwrap();
+        for (k, v) in pairs {
+            b.set(k, v.clone()).unwrap();
+        }
+        b
+    };
+    let config = |b: &OptionsBuilder| -> Result<OAuthConfig, String> {
+        let o = b.build().map_err(|e| e.to_string())?;
+        let TransportKind::McpHttp(h) = o.transport else {
+            panic!("http transport")
+        };
+        Ok(h.oauth.expect("oauth configured"))
+    };
+    let grant = |c: &OAuthConfig| c.grant.as_ref().map(|g| g.name().to_owned());
+
+    // The default grant is the browser's; DPoP and the browser step's bound by name.
+    let b = http(&[
+        ("oauth_dpop", json!(true)),
+        ("oauth_authorize_timeout", json!(2.5)),
+    ]);
+    let c = config(&b).unwrap();
+    assert_eq!(grant(&c), None);
+    assert!(c.dpop.is_some());
+    assert_eq!(c.authorize_timeout, Duration::from_millis(2500));
+    assert_eq!(b.get("oauth_grant").unwrap(), json!("authorization_code"));
+    let c = config(&http(&[("oauth", json!(true))])).unwrap();
+    assert_eq!(
+        c.authorize_timeout,
+        codex_client::auth::DEFAULT_AUTHORIZE_TIMEOUT
+    );
+    assert!(c.dpop.is_none());
+
+    // Client credentials with a secret, or with private_key_jwt from a PEM file or text.
+    let c = config(&http(&[
+        ("oauth_grant", json!("client_credentials")),
+        ("oauth_client_id", json!("svc")),
+        ("oauth_client_secret", json!("S3CRET-CC")),
+    ]))
+    .unwrap();
+    assert_eq!(grant(&c).as_deref(), Some("client_credentials"));
+    assert!(c.assertion_signer.is_none());
+    let pem = std::fs::read_to_string(data.join("ec-p256.pem")).unwrap();
+    for key in [
+        ("oauth_private_key_file", json!(data.join("ec-p256.pem"))),
+        ("oauth_private_key", json!(pem)),
+    ] {
+        let b = http(&[
+            ("oauth_grant", json!("client_credentials")),
+            ("oauth_client_id", json!("svc")),
+            key.clone(),
+        ]);
+        let c = config(&b).unwrap();
+        assert!(c.assertion_signer.is_some(), "{}", key.0);
+        assert!(!format!("{b:?} {c:?}").contains(pem.lines().nth(1).unwrap()));
+    }
+    assert_eq!(
+        http(&[("oauth_private_key", json!(pem))])
+            .get("oauth_private_key")
+            .unwrap(),
+        json!("<redacted>")
+    );
+
+    // The JWT bearer grant: the assertion as text (redacted) or a file read per request.
+    let b = http(&[
+        ("oauth_grant", json!("jwt_bearer")),
+        ("oauth_client_id", json!("wl")),
+        ("oauth_assertion", json!("eyJ.ASSERTION-SECRET.sig")),
+    ]);
+    assert_eq!(b.get("oauth_assertion").unwrap(), json!("<redacted>"));
+    let c = config(&b).unwrap();
+    assert_eq!(grant(&c).as_deref(), Some("jwt-bearer"));
+    assert!(!format!("{b:?} {c:?}").contains("ASSERTION-SECRET"));
+    let c = config(&http(&[
+        ("oauth_grant", json!("jwt_bearer")),
+        ("oauth_client_id", json!("wl")),
+        ("oauth_assertion_file", json!("/var/run/secrets/token")),
+    ]))
+    .unwrap();
+    assert_eq!(grant(&c).as_deref(), Some("jwt-bearer"));
+
+    // Enterprise-managed: the ID token and the IdP.
+    let c = config(&http(&[
+        ("oauth_grant", json!("enterprise_managed")),
+        ("oauth_client_id", json!("app")),
+        ("oauth_client_secret", json!("s")),
+        ("oauth_assertion", json!("id.token.jwt")),
+        (
+            "oauth_idp_token_endpoint",
+            json!("https://idp.example/token"),
+        ),
+        ("oauth_idp_client_id", json!("app-at-idp")),
+        ("oauth_idp_client_secret", json!("IDP-SECRET")),
+    ]))
+    .unwrap();
+    assert!(grant(&c).unwrap().starts_with("enterprise-managed"));
+    assert!(!format!("{c:?}").contains("IDP-SECRET"));
+
+    // What does not go together is refused at build, naming what is missing or extra.
+    for (pairs, says) in [
+        (
+            vec![
+                ("oauth_grant", json!("client_credentials")),
+                ("oauth_client_id", json!("x")),
+            ],
+            "oauth_client_secret",
+        ),
+        (
+            vec![
+                ("oauth_grant", json!("jwt_bearer")),
+                ("oauth_client_id", json!("x")),
+            ],
+            "oauth_assertion",
+        ),
+        (
+            vec![
+                ("oauth_grant", json!("jwt_bearer")),
+                ("oauth_assertion", json!("a")),
+            ],
+            "oauth_client_id",
+        ),
+        (vec![("oauth_assertion", json!("a"))], "jwt_bearer"),
+        (
+            vec![
+                ("oauth_grant", json!("enterprise_managed")),
+                ("oauth_client_id", json!("x")),
+                ("oauth_assertion", json!("a")),
+            ],
+            "oauth_idp_token_endpoint",
+        ),
+        (
+            vec![("oauth_idp_client_id", json!("x"))],
+            "enterprise_managed",
+        ),
+        (vec![("oauth_private_key", json!(pem))], "oauth_client_id"),
+        (
+            vec![
+                ("oauth_client_id", json!("x")),
+                ("oauth_client_secret", json!("s")),
+                ("oauth_private_key", json!(pem)),
+            ],
+            "set one",
+        ),
+        (
+            vec![
+                ("oauth_client_id", json!("x")),
+                ("oauth_private_key", json!("not a key")),
+            ],
+            "client assertion key",
+        ),
+        (
+            vec![
+                ("oauth_client_id", json!("x")),
+                ("oauth_private_key_file", json!(data.join("missing.pem"))),
+            ],
+            "missing.pem",
+        ),
+    ] {
+        let err = config(&http(&pairs)).unwrap_err();
+        assert!(err.contains(says), "{pairs:?}: {err}");
+        assert!(!err.contains("not a key"), "{err}");
+    }
+    let mut b = OptionsBuilder::new();
+    assert!(b
+        .set("oauth_grant", json!("password"))
+        .unwrap_err()
+        .to_string()
+        .contains("client_credentials"));
+}

@@ -28,7 +28,11 @@ pub const CODEX_ABI_VERSION_MAJOR: u32 = 1;
 /// `codex_client_add_skill_source`, `codex_client_remove_skill_source`);
 /// `codex_client_respond_decision` (an approval answered by its generic word, worded by the
 /// core); `CODEX_STATUS_URL_ELICITATION_REQUIRED`, `CODEX_STATUS_OUTPUT_SCHEMA_MISMATCH` (MCP).
-pub const CODEX_ABI_VERSION_MINOR: u32 = 7;
+/// 1.8: MCP authorization callbacks (`codex_options_set_oauth_authorizer`,
+/// `codex_options_set_oauth_token_store`, `codex_options_set_oauth_loopback`,
+/// `codex_oauth_answer_t` with `codex_oauth_answer_set` and `codex_oauth_answer_error`,
+/// `codex_release_callback_t`).
+pub const CODEX_ABI_VERSION_MINOR: u32 = 8;
 
 /// The ABI version this header describes: `major * 1000 + minor` (1000 is 1.0). Compare it
 /// with `codex_abi_version()`, the version of the library actually loaded.

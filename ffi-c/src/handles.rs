@@ -1,7 +1,7 @@
 //! The one registry of the handles the library hands to C programs.
 //!
 //! Every handle kind goes through it: `codex_options_t`, `codex_client_t` and
-//! `codex_request_t` are *tokens*, never addresses: a token names its kind and a serial number
+//! `codex_request_t`, `codex_login_t` and `codex_oauth_answer_t` are *tokens*, never addresses: a token names its kind and a serial number
 //! that is never reused, and the object lives in this registry (shared, `Arc`) until it is
 //! freed. So a NULL, freed, foreign or wrong-kind pointer is reported as
 //! `CODEX_STATUS_INVALID_ARGUMENT` and never dereferenced, and a call racing the free of its
@@ -38,13 +38,21 @@ pub(crate) enum Kind {
     Request = 3,
     /// `codex_login_t`.
     Login = 4,
+    /// `codex_oauth_answer_t`.
+    OAuthAnswer = 5,
 }
 
 impl Kind {
     fn of(n: usize) -> Option<Kind> {
-        [Kind::Options, Kind::Client, Kind::Request, Kind::Login]
-            .into_iter()
-            .find(|k| *k as usize == n)
+        [
+            Kind::Options,
+            Kind::Client,
+            Kind::Request,
+            Kind::Login,
+            Kind::OAuthAnswer,
+        ]
+        .into_iter()
+        .find(|k| *k as usize == n)
     }
 
     fn name(self) -> &'static str {
@@ -53,6 +61,7 @@ impl Kind {
             Kind::Client => "codex_client_t",
             Kind::Request => "codex_request_t",
             Kind::Login => "codex_login_t",
+            Kind::OAuthAnswer => "codex_oauth_answer_t",
         }
     }
 }

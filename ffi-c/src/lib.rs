@@ -33,6 +33,7 @@ pub mod handles;
 pub mod helpers;
 pub mod log;
 pub mod mcp;
+pub mod oauth;
 pub mod options;
 pub mod request;
 pub mod skills;

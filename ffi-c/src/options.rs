@@ -72,7 +72,7 @@ impl Handle for codex_options_t {
 
 /// Change the options behind a handle with `f`: on a copy, kept only when `f` succeeds (a
 /// refused value changes nothing).
-fn with_options(
+pub(crate) fn with_options(
     opts: *mut codex_options_t,
     f: impl FnOnce(&mut OptionsBuilder) -> Result<(), Fail>,
 ) -> Result<(), Fail> {

@@ -9,7 +9,11 @@
 //  - a control endpoint for the tests (below).
 // Run: `$MCP_NODE scripts/mcp/oauth-fixture.mjs` (with `. .cache/mcp.env`). When ready it prints
 // one JSON line on stdout: {"issuer", "mcp", "browse", "control", "preRegistered": {"clientId",
-// "clientSecret", "redirectUri"}}; it runs until its stdin closes (so it never outlives the test).
+// "clientSecret", "redirectUri"}, "service": {"clientId", "clientSecret"}, "serviceJwt":
+// {"clientId", "privateKeyPem"}}; it runs until its stdin closes (so it never outlives the test).
+// `service` and `serviceJwt` are clients of the client credentials grant (no user, no browser):
+// one authenticates with its secret (client_secret_basic), the other with private_key_jwt (an
+// ES256 key made at start; its public JWK registered, the private PEM printed for the test).
 //
 // The test's "browser": GET `<browse>?url=<authorization URL>` plays the user: it follows the
 // authorization server's redirects with a cookie jar, signs in as `alice` and grants what was
@@ -17,13 +21,14 @@
 // client's redirect URI with `code`, `state` and `iss`), without requesting it. A refused
 // authorization answers that redirect too (with `error`).
 // Control (POST `<control>/<what>`, answers JSON): `stats` (GET: {authorizations, tokens,
-// refreshes, registrations, refused}), `secrets` (GET: {accessTokens, refreshTokens,
+// refreshes, registrations, refused, clientCredentials}), `secrets` (GET: {accessTokens, refreshTokens,
 // clientSecrets} handed out so far, for a test's no-secret-in-logs check), `revoke-access` (every access token issued so far is
 // revoked: the next MCP request gets 401 invalid_token), `revoke-grants` (every grant is
 // revoked, refresh tokens included: the client must authorize again).
 // Scopes: `mcp:read` is required by every MCP request; the tool `write_note` needs `mcp:write`
 // too (403 insufficient_scope with the scope in the challenge: step-up).
 import http from "node:http";
+import { generateKeyPairSync } from "node:crypto";
 import { once } from "node:events";
 import Provider from "oidc-provider";
 import {
@@ -41,7 +46,7 @@ import * as z from "zod";
 
 const HOST = "127.0.0.1";
 const SCOPES = ["mcp:read", "mcp:write"];
-const stats = { authorizations: 0, tokens: 0, refreshes: 0, registrations: 0, refused: 0 };
+const stats = { authorizations: 0, tokens: 0, refreshes: 0, registrations: 0, refused: 0, clientCredentials: 0 };
 const issuedAccessTokens = new Set();
 // Every secret the authorization server handed out, for the tests' "no secret in any log line".
 const secrets = { accessTokens: issuedAccessTokens, refreshTokens: new Set(), clientSecrets: new Set() };
@@ -65,6 +70,14 @@ const preRegistered = {
   redirectUri: "http://127.0.0.1/callback",
 };
 const introspector = { client_id: "mcp-server", client_secret: "mcp-server-introspection-secret" };
+// Clients of the client credentials grant: one with a secret, one with private_key_jwt.
+const service = { clientId: "service-client", clientSecret: "service-secret-0123456789abcdef" };
+const serviceKey = generateKeyPairSync("ec", { namedCurve: "P-256" });
+const serviceJwt = {
+  clientId: "service-jwt-client",
+  privateKeyPem: serviceKey.privateKey.export({ type: "pkcs8", format: "pem" }),
+};
+const serviceClient = { redirect_uris: [], response_types: [], grant_types: ["client_credentials"] };
 
 const provider = new Provider(issuer, {
   clients: [
@@ -77,6 +90,19 @@ const provider = new Provider(issuer, {
       scope: ["offline_access", ...SCOPES].join(" "),
     },
     { ...introspector, redirect_uris: [], response_types: [], grant_types: [] },
+    {
+      ...serviceClient,
+      client_id: service.clientId,
+      client_secret: service.clientSecret,
+      token_endpoint_auth_method: "client_secret_basic",
+    },
+    {
+      ...serviceClient,
+      client_id: serviceJwt.clientId,
+      token_endpoint_auth_method: "private_key_jwt",
+      token_endpoint_auth_signing_alg: "ES256",
+      jwks: { keys: [{ ...serviceKey.publicKey.export({ format: "jwk" }), alg: "ES256", use: "sig" }] },
+    },
   ],
   scopes: ["openid", "offline_access"], // the MCP scopes are the resource's (getResourceServerInfo)
   pkce: { required: () => true },
@@ -84,6 +110,7 @@ const provider = new Provider(issuer, {
     devInteractions: { enabled: false },
     registration: { enabled: true },
     introspection: { enabled: true },
+    clientCredentials: { enabled: true },
     revocation: { enabled: true },
     dPoP: { enabled: true },
     resourceIndicators: {
@@ -106,6 +133,7 @@ const provider = new Provider(issuer, {
 provider.proxy = false;
 provider.on("grant.success", (ctx) => {
   if (ctx.oidc.params.grant_type === "refresh_token") stats.refreshes++;
+  else if (ctx.oidc.params.grant_type === "client_credentials") stats.clientCredentials++;
   else stats.tokens++;
 });
 provider.on("authorization.success", () => stats.authorizations++);
@@ -117,6 +145,7 @@ provider.on("registration_create.success", (ctx, client) => {
 });
 provider.on("refresh_token.saved", (token) => secrets.refreshTokens.add(token.jti));
 provider.on("access_token.saved", (token) => issuedAccessTokens.add(token.jti));
+provider.on("client_credentials.saved", (token) => issuedAccessTokens.add(token.jti));
 
 const providerCallback = provider.callback();
 asServer.on("request", async (req, res) => {
@@ -190,7 +219,7 @@ function makeServer({ authInfo }) {
     "whoami",
     { description: "Who the token belongs to and what it may do", inputSchema: z.object({}) },
     async () => ({
-      content: [{ type: "text", text: JSON.stringify({ sub: authInfo?.extra?.sub, scopes: authInfo?.scopes ?? [] }) }],
+      content: [{ type: "text", text: JSON.stringify({ sub: authInfo?.extra?.sub, client: authInfo?.clientId, scopes: authInfo?.scopes ?? [] }) }],
     }),
   );
   server.registerTool(
@@ -288,6 +317,9 @@ mcpServer.on("request", async (req, res) => {
   }
 });
 
+// The tests read only the first line and may close stdout after it: oidc-provider's later notices
+// (console.info) must not take the fixture down with EPIPE.
+process.stdout.on("error", () => {});
 process.stdout.write(
   JSON.stringify({
     issuer,
@@ -295,6 +327,8 @@ process.stdout.write(
     browse: `${mcpOrigin}/fixture/browse`,
     control: `${mcpOrigin}/fixture`,
     preRegistered,
+    service,
+    serviceJwt,
   }) + "\n",
 );
 process.stdin.resume();

@@ -5,6 +5,7 @@
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
+use std::time::Duration;
 
 use super::client_auth::{AssertionSigner, ClientAuth, ProofSigner};
 use super::http::AuthHttp;
@@ -145,7 +146,13 @@ pub struct OAuthConfig {
     pub assertion_signer: Option<Arc<dyn AssertionSigner>>,
     /// Signs DPoP proofs (tokens are then DPoP-bound).
     pub dpop: Option<Arc<dyn ProofSigner>>,
+    /// How long the browser step ([`Authorize`]) may take before the authorization fails
+    /// ([`DEFAULT_AUTHORIZE_TIMEOUT`] unless set).
+    pub authorize_timeout: Duration,
 }
+
+/// The default bound of the browser step: 5 minutes for the user to sign in.
+pub const DEFAULT_AUTHORIZE_TIMEOUT: Duration = crate::options::DEFAULT_AUTHORIZE_TIMEOUT;
 
 impl Default for OAuthConfig {
     fn default() -> Self {
@@ -162,6 +169,7 @@ impl Default for OAuthConfig {
             grant: None,
             assertion_signer: None,
             dpop: None,
+            authorize_timeout: DEFAULT_AUTHORIZE_TIMEOUT,
         }
     }
 }
@@ -231,6 +239,11 @@ impl OAuthConfig {
         self.dpop = Some(signer);
         self
     }
+    /// How long the browser step may take.
+    pub fn authorize_timeout(mut self, timeout: Duration) -> Self {
+        self.authorize_timeout = timeout;
+        self
+    }
 }
 
 fn same<T: ?Sized>(a: &Option<Arc<T>>, b: &Option<Arc<T>>) -> bool {
@@ -256,6 +269,7 @@ impl PartialEq for OAuthConfig {
             && same(&self.grant, &o.grant)
             && same(&self.assertion_signer, &o.assertion_signer)
             && same(&self.dpop, &o.dpop)
+            && self.authorize_timeout == o.authorize_timeout
     }
 }
 
@@ -278,6 +292,7 @@ impl std::fmt::Debug for OAuthConfig {
             .field("grant", &self.grant.as_ref().map(|g| g.name().to_owned()))
             .field("assertion_signer", &self.assertion_signer.is_some())
             .field("dpop", &self.dpop.is_some())
+            .field("authorize_timeout", &self.authorize_timeout)
             .finish()
     }
 }

@@ -113,9 +113,14 @@ pub(crate) async fn obtain(
         ident.auth.client_id(),
         scope
     );
-    let redirected = authorizer
-        .authorize(auth_url.to_string())
+    let bound = cfg.authorize_timeout;
+    let redirected = tokio::time::timeout(bound, authorizer.authorize(auth_url.to_string()))
         .await
+        .map_err(|_| {
+            AuthError::new(format!(
+                "the authorize callback (browser step) gave no redirect within {bound:?}"
+            ))
+        })?
         .map_err(|e| AuthError::new(format!("the authorize callback failed: {e}")))?;
     let code = check_redirect(&redirected, &state, md)?;
     let form = vec![

@@ -37,7 +37,9 @@ mod token;
 
 pub use blocking::BlockingAuthorizer;
 pub use client_auth::{AssertionSigner, ClientAuth, ProofSigner};
-pub use config::{Authorize, BoxFuture, GrantContext, GrantFlow, OAuthConfig};
+pub use config::{
+    Authorize, BoxFuture, GrantContext, GrantFlow, OAuthConfig, DEFAULT_AUTHORIZE_TIMEOUT,
+};
 pub use events::AuthEvent;
 pub use loopback::LoopbackBrowser;
 pub use metadata::{AuthServerMetadata, ProtectedResourceMetadata};

@@ -3,46 +3,7 @@
 use serde::{Deserialize, Serialize};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-/// A secret string (a token, a client secret): `Debug` and `Display` show `<redacted>`; the
-/// value is read with [`expose`](Secret::expose) only where it goes on the wire.
-#[derive(Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(transparent)]
-pub struct Secret(String);
-
-impl Secret {
-    /// Wrap a secret value.
-    pub fn new(value: impl Into<String>) -> Self {
-        Secret(value.into())
-    }
-    /// The value itself (for the wire and the token store only).
-    pub fn expose(&self) -> &str {
-        &self.0
-    }
-}
-
-impl std::fmt::Debug for Secret {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("<redacted>")
-    }
-}
-
-impl std::fmt::Display for Secret {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("<redacted>")
-    }
-}
-
-impl From<String> for Secret {
-    fn from(s: String) -> Self {
-        Secret(s)
-    }
-}
-
-impl From<&str> for Secret {
-    fn from(s: &str) -> Self {
-        Secret(s.to_owned())
-    }
-}
+pub use crate::secret::Secret;
 
 /// How an access token is presented to the MCP server.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
@@ -146,11 +107,11 @@ impl TokenResponse {
             return Err("the token endpoint issued an empty access_token".into());
         }
         Ok(Token {
-            access_token: Secret(self.access_token),
+            access_token: Secret::new(self.access_token),
             token_type,
             refresh_token: self
                 .refresh_token
-                .map(Secret)
+                .map(Secret::new)
                 .or_else(|| previous_refresh.cloned()),
             expires_at: self
                 .expires_in

@@ -58,7 +58,26 @@ pub(super) struct OAuthOptions {
     pub authorizer: Option<std::sync::Arc<dyn crate::auth::Authorize>>,
     #[cfg(feature = "mcp-http")]
     pub store: Option<std::sync::Arc<dyn crate::auth::TokenStore>>,
+    /// `oauth_grant` (`None`: the authorization code flow).
+    pub grant: Option<String>,
+    pub private_key: Option<crate::secret::Secret>,
+    pub private_key_file: Option<std::path::PathBuf>,
+    pub assertion: Option<crate::secret::Secret>,
+    pub assertion_file: Option<std::path::PathBuf>,
+    pub idp_token_endpoint: Option<String>,
+    pub idp_client_id: Option<String>,
+    pub idp_client_secret: Option<crate::secret::Secret>,
+    pub dpop: bool,
+    pub authorize_timeout: Option<std::time::Duration>,
 }
+
+/// The grants of option `oauth_grant`.
+pub(super) const OAUTH_GRANTS: &[&str] = &[
+    "authorization_code",
+    "client_credentials",
+    "jwt_bearer",
+    "enterprise_managed",
+];
 
 impl OAuthOptions {
     /// Whether any was set.
@@ -71,6 +90,16 @@ impl OAuthOptions {
             || self.client_metadata_url.is_some()
             || self.token_file.is_some()
             || self.callbacks()
+            || self.grant.is_some()
+            || self.private_key.is_some()
+            || self.private_key_file.is_some()
+            || self.assertion.is_some()
+            || self.assertion_file.is_some()
+            || self.idp_token_endpoint.is_some()
+            || self.idp_client_id.is_some()
+            || self.idp_client_secret.is_some()
+            || self.dpop
+            || self.authorize_timeout.is_some()
     }
 
     /// Whether a binding handed over a callback (the browser step or the token store).
@@ -83,9 +112,14 @@ impl OAuthOptions {
         false
     }
 
-    /// The configuration they make.
+    /// The configuration they make, or why they do not go together.
     #[cfg(feature = "mcp-http")]
-    fn config(&self) -> crate::auth::OAuthConfig {
+    fn config(&self) -> Result<crate::auth::OAuthConfig> {
+        use crate::auth::grants::{
+            AssertionSource, ClientCredentials, EnterpriseManaged, JwtBearer, PrivateKeyJwt,
+        };
+        use std::sync::Arc;
+        let bad = |m: String| Err(Error::InvalidArgument(m));
         let mut c = crate::auth::OAuthConfig::new();
         c.client_id = self.client_id.clone();
         c.client_secret = self.client_secret.clone().map(Into::into);
@@ -93,13 +127,117 @@ impl OAuthOptions {
         c.scopes = self.scopes.clone();
         c.client_metadata_url = self.client_metadata_url.clone();
         if let Some(p) = &self.token_file {
-            c.store = std::sync::Arc::new(crate::auth::FileTokenStore::new(p));
+            c.store = Arc::new(crate::auth::FileTokenStore::new(p));
         }
         if let Some(s) = &self.store {
             c.store = s.clone();
         }
         c.authorizer = self.authorizer.clone();
-        c
+        if let Some(t) = self.authorize_timeout {
+            c.authorize_timeout = t;
+        }
+        if self.dpop {
+            c.dpop = Some(Arc::new(crate::auth::dpop::Dpop::generate()));
+        }
+        // `private_key_jwt`: the key as text or in a file (read now: a bad key fails here,
+        // naming the option, never the key).
+        let pem = match (&self.private_key, &self.private_key_file) {
+            (Some(_), Some(_)) => {
+                return bad("options `oauth_private_key` and `oauth_private_key_file` both give the client's key: set one".into())
+            }
+            (Some(k), None) => Some(k.clone()),
+            (None, Some(p)) => Some(crate::secret::Secret::new(
+                std::fs::read_to_string(p).map_err(|e| {
+                    Error::InvalidArgument(format!(
+                        "option `oauth_private_key_file`: cannot read {}: {e}",
+                        p.display()
+                    ))
+                })?,
+            )),
+            (None, None) => None,
+        };
+        if let Some(pem) = pem {
+            if self.client_id.is_none() {
+                return bad(
+                    "option `oauth_private_key` (private_key_jwt) needs `oauth_client_id`".into(),
+                );
+            }
+            if self.client_secret.is_some() {
+                return bad("options `oauth_client_secret` and `oauth_private_key` both authenticate the client: set one".into());
+            }
+            c.assertion_signer = Some(Arc::new(PrivateKeyJwt::from_pem(&pem, None)?));
+        }
+        let assertion = match (&self.assertion, &self.assertion_file) {
+            (Some(_), Some(_)) => {
+                return bad("options `oauth_assertion` and `oauth_assertion_file` both give the assertion: set one".into())
+            }
+            (Some(a), None) => Some(AssertionSource::Value(a.clone())),
+            (None, Some(p)) => Some(AssertionSource::File(p.clone())),
+            (None, None) => None,
+        };
+        let grant = self.grant.as_deref().unwrap_or("authorization_code");
+        let idp = self.idp_token_endpoint.is_some()
+            || self.idp_client_id.is_some()
+            || self.idp_client_secret.is_some();
+        if idp && grant != "enterprise_managed" {
+            return bad(format!("the oauth_idp_* options are for oauth_grant \"enterprise_managed\", not \"{grant}\""));
+        }
+        let need_client = |what: &str| {
+            if self.client_id.is_none() {
+                Err(Error::InvalidArgument(format!(
+                    "oauth_grant \"{grant}\" needs `oauth_client_id`{what}"
+                )))
+            } else {
+                Ok(())
+            }
+        };
+        let need_assertion = |what: &str| {
+            assertion.clone().ok_or_else(|| {
+                Error::InvalidArgument(format!(
+                    "oauth_grant \"{grant}\" needs {what}: option `oauth_assertion` or `oauth_assertion_file`"
+                ))
+            })
+        };
+        c.grant = match grant {
+            "authorization_code" => {
+                if assertion.is_some() {
+                    return bad("option `oauth_assertion` is for oauth_grant \"jwt_bearer\" or \"enterprise_managed\"".into());
+                }
+                None
+            }
+            "client_credentials" => {
+                if assertion.is_some() {
+                    return bad("option `oauth_assertion` is for oauth_grant \"jwt_bearer\" or \"enterprise_managed\"".into());
+                }
+                need_client(" and its `oauth_client_secret` or `oauth_private_key`")?;
+                if self.client_secret.is_none() && c.assertion_signer.is_none() {
+                    return bad("oauth_grant \"client_credentials\" needs `oauth_client_secret` or `oauth_private_key`".into());
+                }
+                Some(Arc::new(ClientCredentials::new()) as Arc<dyn crate::auth::GrantFlow>)
+            }
+            "jwt_bearer" => {
+                need_client("")?;
+                Some(Arc::new(JwtBearer::new(need_assertion(
+                    "the workload's JWT",
+                )?)))
+            }
+            _ => {
+                need_client("")?;
+                let id_token = need_assertion("the user's ID token from the enterprise IdP")?;
+                let (Some(endpoint), Some(idp_client)) =
+                    (&self.idp_token_endpoint, &self.idp_client_id)
+                else {
+                    return bad("oauth_grant \"enterprise_managed\" needs `oauth_idp_token_endpoint` and `oauth_idp_client_id`".into());
+                };
+                Some(Arc::new(EnterpriseManaged::new(
+                    endpoint.clone(),
+                    idp_client.clone(),
+                    self.idp_client_secret.clone(),
+                    id_token,
+                )))
+            }
+        };
+        Ok(c)
     }
 }
 
@@ -157,7 +295,7 @@ impl OptionsBuilder {
                         return bad("options `oauth_token_file` and a token store callback both say where tokens are kept: set one");
                     }
                     if self.oauth.used() {
-                        h.oauth = Some(self.oauth.config());
+                        h.oauth = Some(self.oauth.config()?);
                     }
                 }
                 TransportKind::McpHttp(h)

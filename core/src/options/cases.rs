@@ -56,6 +56,11 @@ fn edge_values(name: &str, kind: ValueKind) -> Vec<Value> {
                 json!("x"),
                 json!(""),
             ],
+            "oauth_grant" => vec![
+                json!("authorization_code"),
+                json!("client_credentials"),
+                json!("password"),
+            ],
             "exec_approval_policy" => vec![json!("never"), json!("sometimes")],
             _ => vec![json!("x"), json!(""), json!(5)],
         },

@@ -184,6 +184,26 @@ macro_rules! opt_string_entry {
     };
 }
 
+/// A secret string option (`Option<Secret>` field; `null` unsets it; read back as
+/// `"<redacted>"`, never shown in a message).
+macro_rules! secret_entry {
+    ($name:literal, $doc:literal, $($f:ident).+) => {
+        Entry {
+            key: OptionKey {
+                secret: true,
+                ..key($name, ValueKind::String, $doc)
+            },
+            set: |b, v| {
+                b.$($f).+ = Some(crate::secret::Secret::new(string_of($name, v, true)?));
+                Ok(())
+            },
+            reset: |b| b.$($f).+ = None,
+            get: |b| b.$($f).+.as_ref().map_or(Value::Null, |_| Value::from("<redacted>")),
+            add: None,
+        }
+    };
+}
+
 /// An optional setting of the exec transport (`Option` field of `ExecOptions`; `null` unsets
 /// it; setting one marks the exec options as used, which needs the exec transport).
 macro_rules! exec_entry {
@@ -920,6 +940,61 @@ pub(super) static KEYS: &[Entry] = &[
         },
         reset: |b| b.oauth.token_file = None,
         get: |b| b.oauth.token_file.as_deref().map_or(Value::Null, path_json),
+        add: None,
+    },
+    Entry {
+        key: key(
+            "oauth_grant",
+            ValueKind::Word,
+            "MCP authorization: how to get a token: \"authorization_code\" (the browser step, with PKCE), \"client_credentials\" (the client as itself: oauth_client_id with oauth_client_secret or oauth_private_key), \"jwt_bearer\" (RFC 7523 with a JWT the workload was given: oauth_assertion or oauth_assertion_file) or \"enterprise_managed\" (the user's ID token from the enterprise IdP in oauth_assertion, exchanged at oauth_idp_token_endpoint for an ID-JAG, then the JWT bearer grant). Default: \"authorization_code\".",
+        ),
+        set: |b, v| {
+            b.oauth.grant = Some(word_of("oauth_grant", v, super::builder::OAUTH_GRANTS)?);
+            Ok(())
+        },
+        reset: |b| b.oauth.grant = None,
+        get: |b| Value::from(b.oauth.grant.as_deref().unwrap_or("authorization_code")),
+        add: None,
+    },
+    secret_entry!("oauth_private_key", "MCP authorization: the client's private key as PEM text (PKCS#8 EC P-256 or RSA, or PKCS#1 RSA): the client authenticates with private_key_jwt (ES256 or RS256 assertions) instead of a secret; needs oauth_client_id. Never logged. Default: none.", oauth.private_key),
+    Entry {
+        key: key("oauth_private_key_file", ValueKind::Path, "MCP authorization: oauth_private_key read from this PEM file (when the client is created). Default: none."),
+        set: |b, v| {
+            b.oauth.private_key_file = Some(path_of("oauth_private_key_file", v)?);
+            Ok(())
+        },
+        reset: |b| b.oauth.private_key_file = None,
+        get: |b| b.oauth.private_key_file.as_deref().map_or(Value::Null, path_json),
+        add: None,
+    },
+    secret_entry!("oauth_assertion", "MCP authorization: the JWT of oauth_grant \"jwt_bearer\" (a workload identity token whose audience is the authorization server) or the ID token of \"enterprise_managed\". Never logged. Default: none.", oauth.assertion),
+    Entry {
+        key: key("oauth_assertion_file", ValueKind::Path, "MCP authorization: oauth_assertion read from this file for each token request (so a rotated token, such as a Kubernetes projected service account token, is used). Default: none."),
+        set: |b, v| {
+            b.oauth.assertion_file = Some(path_of("oauth_assertion_file", v)?);
+            Ok(())
+        },
+        reset: |b| b.oauth.assertion_file = None,
+        get: |b| b.oauth.assertion_file.as_deref().map_or(Value::Null, path_json),
+        add: None,
+    },
+    opt_string_entry!("oauth_idp_token_endpoint", String, "MCP authorization, oauth_grant \"enterprise_managed\": the enterprise IdP's token endpoint (the token exchange for an ID-JAG). Default: none.", oauth.idp_token_endpoint, |v| string_of("oauth_idp_token_endpoint", v, false)),
+    opt_string_entry!("oauth_idp_client_id", String, "MCP authorization, oauth_grant \"enterprise_managed\": this client's id at the enterprise IdP. Default: none.", oauth.idp_client_id, |v| string_of("oauth_idp_client_id", v, false)),
+    secret_entry!("oauth_idp_client_secret", "MCP authorization, oauth_grant \"enterprise_managed\": this client's secret at the enterprise IdP (client_secret_post), if it is confidential. Never logged. Default: none.", oauth.idp_client_secret),
+    bool_entry!(
+        "oauth_dpop",
+        "MCP authorization: bind tokens to a key of this client with DPoP (RFC 9449): a fresh ES256 key per client, a signed proof with each token request and MCP request, the server's DPoP-Nonce honoured. Default: false.",
+        oauth.dpop,
+        false
+    ),
+    Entry {
+        key: key("oauth_authorize_timeout", ValueKind::Seconds, "MCP authorization: how long the browser step (the authorize callback) may take before the authorization fails. 0: the default, 300."),
+        set: |b, v| {
+            b.oauth.authorize_timeout = seconds_of("oauth_authorize_timeout", v, MAX)?;
+            Ok(())
+        },
+        reset: |b| b.oauth.authorize_timeout = None,
+        get: |b| secs(b.oauth.authorize_timeout.unwrap_or(super::DEFAULT_AUTHORIZE_TIMEOUT)),
         add: None,
     },
     // -- MCP 2026-07-28 (era) ------------------------------------------------------------------

@@ -9,6 +9,10 @@ mod cases;
 mod keys;
 mod value;
 
+/// How long MCP authorization waits for the browser step (option `oauth_authorize_timeout`).
+pub(crate) const DEFAULT_AUTHORIZE_TIMEOUT: std::time::Duration =
+    std::time::Duration::from_secs(300);
+
 pub use builder::OptionsBuilder;
 pub use cases::{cases, cases_json, OptionCase};
 pub use keys::{keys, keys_json, keys_markdown, OptionKey, ValueKind};
