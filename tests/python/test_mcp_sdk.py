@@ -298,7 +298,14 @@ def test_sync(row: Dict[str, Any], http: Optional[_HttpServer]) -> None:
         asyncio.run(_run_steps(row, r, http, _names(row)))
 
 
-@pytest.mark.parametrize("row,http", [(r, r) for r in ROWS], ids=IDS, indirect=["http"])
+# The asyncio client on four rows (each SDK, transport and era once): it shares every step's
+# code with the sync client, which runs all rows; this keeps three interpreters' run short.
+ASYNC_ROWS = [0, 3, 5, 6]
+
+
+@pytest.mark.parametrize(
+    "row,http", [(ROWS[i], ROWS[i]) for i in ASYNC_ROWS], ids=[IDS[i] for i in ASYNC_ROWS], indirect=["http"]
+)
 def test_async(row: Dict[str, Any], http: Optional[_HttpServer]) -> None:
     async def main() -> None:
         client = AsyncClient(**_options(row, http))
