@@ -76,14 +76,3 @@ impl Client {
             .await
     }
 }
-
-/// Send `method` and drive its input-required rounds to the final result (every request path
-/// does that now: this is [`Client::request_with`], kept for the callers that name it).
-pub(crate) async fn drive(
-    client: &Client,
-    method: &str,
-    params: Value,
-    opts: RequestOptions,
-) -> Result<Value> {
-    client.request_with(method, params, opts).await
-}
