@@ -15,25 +15,12 @@ use codex_client::{
 };
 use futures_executor::block_on;
 use serde_json::json;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use support::sdk::Sdk;
 use support::*;
 
 const BODY: &str = "MCP-SKILL-BODY-3f9a: convert with pdftotext first";
 const FORMS: &str = "forms reference\n";
-
-fn cached(var: &str, link: &str) -> PathBuf {
-    let p = std::env::var_os(var)
-        .filter(|p| !p.is_empty())
-        .map(PathBuf::from)
-        .unwrap_or_else(|| repo_root().join(".cache").join(link));
-    assert!(
-        p.exists(),
-        "{} is missing: run `bash scripts/setup-mcp.sh` or set {var}",
-        p.display()
-    );
-    p
-}
 
 /// A skills folder with `pdf-tools` (SKILL.md + references/FORMS.md) and `lint-fix`.
 fn skills_root() -> TempDir {
@@ -58,8 +45,8 @@ fn skills_root() -> TempDir {
 
 /// Options for `skills.mjs` serving `root` over stdio.
 fn skills_server(root: &Path) -> ClientOptions {
-    let node = cached("MCP_NODE", "mcp-node");
-    let modules = cached("MCP_MODULES", "mcp-modules");
+    let node = setup_mcp_path("MCP_NODE", "mcp-node", "Node 22");
+    let modules = setup_mcp_path("MCP_MODULES", "mcp-modules", "the TypeScript MCP SDK 2.4.0");
     let script = repo_root().join("testkit/sdk-servers/skills.mjs");
     ClientOptions::default()
         .transport(TransportKind::McpStdio(McpCommand::new(node).args([

@@ -419,26 +419,32 @@ impl Drop for ListeningServer {
     }
 }
 
+/// A path installed by `scripts/setup-mcp.sh`: `$var` when set, else its link `.cache/<link>`;
+/// a missing one fails the test with the command that installs `what`.
+pub fn setup_mcp_path(var: &str, link: &str, what: &str) -> PathBuf {
+    let p = std::env::var_os(var)
+        .filter(|p| !p.is_empty())
+        .map(PathBuf::from)
+        .unwrap_or_else(|| repo_root().join(".cache").join(link));
+    assert!(
+        p.exists(),
+        "{} is missing: run `bash scripts/setup-mcp.sh` (installs {what}) or set {var}",
+        p.display()
+    );
+    p
+}
+
 /// Node ≥ 22 and the MCP everything server (`@modelcontextprotocol/server-everything`)
 /// installed by `scripts/setup-mcp.sh`: `MCP_NODE` / `MCP_EVERYTHING`, else the links it makes
 /// under `.cache`. Missing ones fail the test with the install command.
 pub fn mcp_everything() -> (PathBuf, PathBuf) {
-    let find = |var: &str, link: &str| {
-        let p = std::env::var_os(var)
-            .filter(|p| !p.is_empty())
-            .map(PathBuf::from)
-            .unwrap_or_else(|| repo_root().join(".cache").join(link));
-        assert!(
-            p.exists(),
-            "{} is missing: run `bash scripts/setup-mcp.sh` (installs Node 22 and \
-             @modelcontextprotocol/server-everything from the npm registry) or set {var}",
-            p.display()
-        );
-        p
-    };
     (
-        find("MCP_NODE", "mcp-node"),
-        find("MCP_EVERYTHING", "mcp-everything"),
+        setup_mcp_path("MCP_NODE", "mcp-node", "Node 22"),
+        setup_mcp_path(
+            "MCP_EVERYTHING",
+            "mcp-everything",
+            "@modelcontextprotocol/server-everything from the npm registry",
+        ),
     )
 }
 

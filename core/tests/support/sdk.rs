@@ -5,7 +5,6 @@
 //! test with that command.
 
 use std::io::{BufRead, BufReader};
-use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
@@ -20,19 +19,6 @@ pub enum Sdk {
     Python,
     /// TypeScript `@modelcontextprotocol/server` 2.4.0 (`McpServer`).
     TypeScript,
-}
-
-fn cached(var: &str, link: &str, what: &str) -> PathBuf {
-    let p = std::env::var_os(var)
-        .filter(|p| !p.is_empty())
-        .map(PathBuf::from)
-        .unwrap_or_else(|| repo_root().join(".cache").join(link));
-    assert!(
-        p.exists(),
-        "{} is missing: run `bash scripts/setup-mcp.sh` (installs {what}) or set {var}",
-        p.display()
-    );
-    p
 }
 
 impl Sdk {
@@ -66,7 +52,7 @@ impl Sdk {
         let dir = repo_root().join("testkit/sdk-servers");
         let mut cmd = match self {
             Sdk::Python => {
-                let py = cached(
+                let py = super::setup_mcp_path(
                     "MCP_SDK_PYTHON",
                     "mcp-sdk-python",
                     "the Python MCP SDK 2.3.0",
@@ -76,8 +62,12 @@ impl Sdk {
                 c
             }
             Sdk::TypeScript => {
-                let node = cached("MCP_NODE", "mcp-node", "Node 22");
-                let modules = cached("MCP_MODULES", "mcp-modules", "the TypeScript MCP SDK 2.4.0");
+                let node = super::setup_mcp_path("MCP_NODE", "mcp-node", "Node 22");
+                let modules = super::setup_mcp_path(
+                    "MCP_MODULES",
+                    "mcp-modules",
+                    "the TypeScript MCP SDK 2.4.0",
+                );
                 assert!(
                     modules.join("@modelcontextprotocol/server/package.json").exists(),
                     "@modelcontextprotocol/server is missing from {}: run `bash scripts/setup-mcp.sh`",

@@ -1,6 +1,6 @@
 //! URL-mode elicitations finished out of band: the ids of a connection's
 //! `notifications/elicitation/complete`, so that a caller who got
-//! [`Error::UrlElicitationRequired`](crate::Error::UrlElicitationRequired) can wait for them
+//! [`Error::UrlElicitationRequired`] can wait for them
 //! (however early they came) and then retry.
 
 use std::collections::VecDeque;
