@@ -42,6 +42,7 @@ __all__ = [
     "ResourceContents",
     "ResourceTemplate",
     "ServerRequest",
+    "Task",
     "TokenUsageUpdated",
     "Tool",
     "ToolCall",

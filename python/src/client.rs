@@ -297,6 +297,7 @@ impl NativeClient {
 
     /// Poll an MCP task until it ends or waits for input, at most `within` seconds: its
     /// `Task` (`RequestTimeoutError` past it).
+    #[pyo3(signature = (task_id, within, aio = None))]
     fn wait_task(
         &self,
         py: Python<'_>,
