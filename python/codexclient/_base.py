@@ -120,6 +120,7 @@ class ClientBase(Handlers):
         mcp_capabilities: Optional[Mapping[str, Any]] = None,
         mcp_protocol: Optional[str] = None,
         mcp_input_rounds: Optional[int] = None,
+        mcp_cache: Optional[bool] = None,
         mcp_sampling_tools: Optional[bool] = None,
         mcp_validate_output: Optional[bool] = None,
         mcp_progress_resets_timeout: Optional[bool] = None,

@@ -36,7 +36,6 @@ def _surface(**extra: Any) -> Dict[str, Any]:
 
 def test_output_schema_and_url_elicitation_errors_are_typed() -> None:
     with Client(**_surface()) as c:
-        c.connect()
         tools = {t.name: t for t in c.list_tools()}
         assert "shaped" in tools
         assert tools["linked"].icons[0]["mimeType"] == "image/png"
@@ -63,13 +62,11 @@ def test_output_schema_and_url_elicitation_errors_are_typed() -> None:
 
 def test_the_check_can_be_turned_off_and_async_raises_alike() -> None:
     with Client(**_surface(mcp_validate_output=False, mcp_progress_resets_timeout=False)) as c:
-        c.connect()
         c.list_tools()
         assert c.call_tool("shaped", {"mode": "bad"}).structured_content["items"][1]["n"] == "two"
 
     async def main() -> None:
         async with AsyncClient(**_surface(mcp_sampling_tools=True)) as c:
-            await c.connect()
             await c.list_tools()
             with pytest.raises(codexclient.OutputSchemaError) as bad:
                 await c.call_tool("shaped", {"mode": "none"})
