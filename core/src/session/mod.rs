@@ -68,6 +68,9 @@ pub(crate) struct SessionShared {
     /// MCP 2026-07-28: results kept by their cache hints (`None`: option `mcp_cache` off, or
     /// not MCP).
     pub(crate) cache: Option<crate::mcp::cache::Cache>,
+    /// MCP: a progress update restarts its request's timeout (option
+    /// `mcp_progress_resets_timeout`).
+    progress_resets_timeout: bool,
     /// Why the transport could not be opened, when that is how the connection ended.
     open_error: OnceLock<Error>,
     /// Lines for the server (to the writer task, or written at once).
@@ -180,6 +183,7 @@ impl SessionShared {
             envelope: Mutex::new(None),
             cache: (opts.transport.protocol() == Protocol::Mcp && opts.mcp.cache)
                 .then(crate::mcp::cache::Cache::default),
+            progress_resets_timeout: opts.mcp.progress_resets_timeout,
             open_error: OnceLock::new(),
             out,
             max_line_bytes: opts.max_line_bytes,
@@ -394,7 +398,7 @@ impl SessionShared {
         let request = self
             .correlation
             .register(method, params, &opts, read_ahead, reply)?;
-        if self.protocol == Protocol::Mcp {
+        if self.protocol == Protocol::Mcp && self.progress_resets_timeout {
             // A caller's own progress token: each update restarts this request's timeout.
             if let Some(token) = crate::protocol::mcp::request_progress_token(params) {
                 self.correlation.watch_progress(token, request.id);
