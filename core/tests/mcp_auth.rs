@@ -325,6 +325,10 @@ fn full_flow_refresh_events_and_no_secret_in_any_log_line() {
         assert_eq!(refresh_form["resource"], format!("{base}/mcp"));
         assert_eq!(f.registered, 1, "not registered again");
     }
+    // Connection events reach their handler on the delivery thread: wait for the third.
+    support::wait_until(Duration::from_secs(10), || {
+        events.lock().unwrap().len() >= 3
+    });
     client.disconnect();
 
     let kinds: Vec<&str> = events
