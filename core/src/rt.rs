@@ -72,7 +72,7 @@ fn runtime() -> Result<&'static [Worker]> {
             // library's thread count comes back to its workers.
             .thread_keep_alive(Duration::from_secs(1))
             .on_thread_start(|| {
-                crate::delivery::dispatch::block_sigpipe();
+                block_sigpipe();
                 ON_RUNTIME.with(|c| c.set(true));
             })
             .enable_all()
@@ -82,7 +82,7 @@ fn runtime() -> Result<&'static [Worker]> {
         std::thread::Builder::new()
             .name(THREAD_NAME.into())
             .spawn(move || {
-                crate::delivery::dispatch::block_sigpipe();
+                block_sigpipe();
                 ON_RUNTIME.with(|c| c.set(true));
                 // Never returns: the thread serves connections until the process exits.
                 rt.block_on(std::future::pending::<()>());
@@ -320,7 +320,7 @@ where
         .map_err(|e| match e.try_into_panic() {
             Ok(p) => Error::Transport(format!(
                 "a callback panicked: {}",
-                crate::delivery::panic_message(p.as_ref())
+                panic_message(p.as_ref())
             )),
             Err(_) => Error::Transport("a callback was cancelled".into()),
         })
@@ -394,4 +394,25 @@ pub(crate) async fn sleep(d: Duration) {
         ),
         Err(_) => std::thread::sleep(d),
     }
+}
+
+/// Block SIGPIPE in the calling library-owned thread: writing to a server that went away then
+/// fails with `EPIPE` (reported as a disconnect) instead of killing a host program that keeps
+/// SIGPIPE's default action (C programs do; Rust and Python ignore it).
+pub(crate) fn block_sigpipe() {
+    // SAFETY: plain libc calls on a local, zero-initialised signal set.
+    unsafe {
+        let mut set: libc::sigset_t = std::mem::zeroed();
+        libc::sigemptyset(&mut set);
+        libc::sigaddset(&mut set, libc::SIGPIPE);
+        libc::pthread_sigmask(libc::SIG_BLOCK, &set, std::ptr::null_mut());
+    }
+}
+
+/// The message of a panic payload.
+pub(crate) fn panic_message(p: &(dyn std::any::Any + Send)) -> String {
+    p.downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| p.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "unknown panic".into())
 }

@@ -152,7 +152,7 @@ pub struct OAuthConfig {
 }
 
 /// The default bound of the browser step: 5 minutes for the user to sign in.
-pub const DEFAULT_AUTHORIZE_TIMEOUT: Duration = crate::options::DEFAULT_AUTHORIZE_TIMEOUT;
+pub const DEFAULT_AUTHORIZE_TIMEOUT: Duration = Duration::from_secs(300);
 
 impl Default for OAuthConfig {
     fn default() -> Self {

@@ -15,6 +15,8 @@ use crate::session::{Session, SessionShared};
 mod callbacks;
 mod era;
 mod initialize;
+pub(crate) mod input_required;
+pub(crate) mod log_level;
 mod mcp_shim;
 mod pull;
 mod requests;

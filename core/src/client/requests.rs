@@ -34,7 +34,7 @@ impl Client {
         params: &RawValue,
         opts: RequestOptions,
     ) -> Result<Box<RawValue>> {
-        if let Some(answer) = crate::mcp::log_level::answer_locally(self, method, params) {
+        if let Some(answer) = super::log_level::answer_locally(self, method, params) {
             return answer;
         }
         if let Some(hit) = self.cached(method, params) {
@@ -92,7 +92,7 @@ impl Client {
         params: &RawValue,
         opts: RequestOptions,
     ) -> Result<Box<RawValue>> {
-        if let Some(answer) = crate::mcp::log_level::answer_locally(self, method, params) {
+        if let Some(answer) = super::log_level::answer_locally(self, method, params) {
             return answer;
         }
         if let Some(hit) = self.cached(method, params) {
@@ -148,7 +148,7 @@ impl Client {
         let params: Value = serde_json::from_str(params.get())
             .map_err(|e| Error::InvalidArgument(format!("params: {e}")))?;
         let done =
-            crate::mcp::input_required::continue_rounds(self, method, params, first, opts).await?;
+            super::input_required::continue_rounds(self, method, params, first, opts).await?;
         serde_json::value::to_raw_value(&done).map_err(|e| Error::Protocol(e.to_string()))
     }
 

@@ -61,19 +61,6 @@ thread_local! {
     static ON_DISPATCH_THREAD: Cell<bool> = const { Cell::new(false) };
 }
 
-/// Block SIGPIPE in the calling library-owned thread: writing to a server that went away then
-/// fails with `EPIPE` (reported as a disconnect) instead of killing a host program that keeps
-/// SIGPIPE's default action (C programs do; Rust and Python ignore it).
-pub(crate) fn block_sigpipe() {
-    // SAFETY: plain libc calls on a local, zero-initialised signal set.
-    unsafe {
-        let mut set: libc::sigset_t = std::mem::zeroed();
-        libc::sigemptyset(&mut set);
-        libc::sigaddset(&mut set, libc::SIGPIPE);
-        libc::pthread_sigmask(libc::SIG_BLOCK, &set, std::ptr::null_mut());
-    }
-}
-
 /// Whether the current thread is a dispatch thread (clients' callbacks run here).
 pub fn on_dispatch_thread() -> bool {
     ON_DISPATCH_THREAD.with(|c| c.get())
@@ -139,7 +126,7 @@ impl Handlers {
     fn report_panic(&self, what: &str, payload: &(dyn std::any::Any + Send)) {
         self.report_error(format!(
             "{what} callback panicked: {}",
-            crate::delivery::panic_message(payload)
+            crate::rt::panic_message(payload)
         ));
     }
 
@@ -347,7 +334,7 @@ fn pick_worker(dedicated: bool) -> std::io::Result<Arc<Worker>> {
 }
 
 fn run_worker(worker: Arc<Worker>) {
-    block_sigpipe();
+    crate::rt::block_sigpipe();
     ON_DISPATCH_THREAD.with(|c| c.set(true));
     WORKER_ID.with(|c| c.set(Some(worker.id)));
     crate::delivery::mark_event_delivery_thread();

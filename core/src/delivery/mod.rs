@@ -40,10 +40,4 @@ pub(crate) fn delivers_events() -> bool {
     DELIVERS_EVENTS.with(|c| c.get())
 }
 
-/// The message of a panic payload.
-pub(crate) fn panic_message(p: &(dyn std::any::Any + Send)) -> String {
-    p.downcast_ref::<&str>()
-        .map(|s| s.to_string())
-        .or_else(|| p.downcast_ref::<String>().cloned())
-        .unwrap_or_else(|| "unknown panic".into())
-}
+pub(crate) use crate::rt::panic_message;

@@ -15,12 +15,9 @@ pub use crate::protocol::mcp::{
     SAMPLING_REQUEST, SERVER_LOG_TARGET, SUPPORTED_VERSIONS, TOOLS_LIST_CHANGED,
 };
 
-pub(crate) mod cache;
 mod elicitation;
-pub(crate) mod input_required;
 mod listen;
-pub(crate) mod log_level;
-pub use log_level::LOG_LEVELS;
+pub use crate::client::log_level::LOG_LEVELS;
 mod progress;
 mod request;
 mod skill_verify;

@@ -302,7 +302,7 @@ impl Mcp<'_> {
     }
     /// MCP `logging/setLevel` (see [`Client::set_logging_level`]).
     pub async fn set_logging_level(&self, level: &str) -> Result<()> {
-        if super::log_level::set_in_envelope(self.client, level)? {
+        if crate::client::log_level::set_in_envelope(self.client, level)? {
             return Ok(());
         }
         self.send(McpRequest::SetLoggingLevel, json!({ "level": level }))

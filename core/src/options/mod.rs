@@ -9,7 +9,12 @@ mod cases;
 mod keys;
 mod value;
 
-/// How long MCP authorization waits for the browser step (option `oauth_authorize_timeout`).
+/// How long MCP authorization waits for the browser step (option `oauth_authorize_timeout`):
+/// the `auth` module's default (a build without `mcp-http` has no `auth`, and only shows it).
+#[cfg(feature = "mcp-http")]
+pub(crate) const DEFAULT_AUTHORIZE_TIMEOUT: std::time::Duration =
+    crate::auth::DEFAULT_AUTHORIZE_TIMEOUT;
+#[cfg(not(feature = "mcp-http"))]
 pub(crate) const DEFAULT_AUTHORIZE_TIMEOUT: std::time::Duration =
     std::time::Duration::from_secs(300);
 

@@ -4,6 +4,7 @@
 //! and notifications, the server requests still open, and the close sequence. Lines from the
 //! server are handled in `incoming`; the runtime thread and its tasks are in `runtime`.
 
+pub(crate) mod cache;
 mod embedded;
 mod incoming;
 mod outgoing;
@@ -67,7 +68,7 @@ pub(crate) struct SessionShared {
     envelope: Mutex<Option<Arc<crate::protocol::mcp::era::Envelope>>>,
     /// MCP 2026-07-28: results kept by their cache hints (`None`: option `mcp_cache` off, or
     /// not MCP).
-    pub(crate) cache: Option<crate::mcp::cache::Cache>,
+    pub(crate) cache: Option<cache::Cache>,
     /// MCP: a progress update restarts its request's timeout (option
     /// `mcp_progress_resets_timeout`).
     progress_resets_timeout: bool,
@@ -182,7 +183,7 @@ impl SessionShared {
             init_result: Mutex::new(None),
             envelope: Mutex::new(None),
             cache: (opts.transport.protocol() == Protocol::Mcp && opts.mcp.cache)
-                .then(crate::mcp::cache::Cache::default),
+                .then(cache::Cache::default),
             progress_resets_timeout: opts.mcp.progress_resets_timeout,
             open_error: OnceLock::new(),
             out,
