@@ -119,7 +119,7 @@ class AsyncEventStream(_Events):
         self._native.close()
 
 
-class AsyncThread(AsyncThreadKeywords, ThreadBase):
+class AsyncThread(AsyncThreadKeywords["AsyncThread", "StartingTurn"], ThreadBase):
     """A conversation thread of an :class:`AsyncClient`: ``await`` :meth:`run` for a turn's
     result, :meth:`run_streamed` to iterate its events (their keywords are ``turn/start``'s
     params, typed: see :mod:`codexclient._keywords`)."""
@@ -300,7 +300,7 @@ class AsyncToolCall(ToolCallBase):
         self.cancel()
 
 
-class AsyncClient(AsyncClientKeywords, AsyncRequests, ClientBase):
+class AsyncClient(AsyncClientKeywords[AsyncThread], AsyncRequests, ClientBase):
     """A connection to ``codex app-server`` for asyncio code.
 
     ``async with AsyncClient(...) as client:`` spawns the server and runs the handshake, and

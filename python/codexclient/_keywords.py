@@ -13,19 +13,23 @@ documented by the schema. :class:`Client`, :class:`AsyncClient`, :class:`Thread`
 # fmt: off
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Dict, List, Mapping, Optional, cast
+from typing import TYPE_CHECKING, Any, Dict, Generic, List, Mapping, Optional, TypeVar, cast
 
 from ._signature import checked
 
 if TYPE_CHECKING:  # the protocol types are for type checkers: no import cost
     from . import protocol as p
-    from ._async import AsyncThread, StartingTurn
     from ._inputs import Input, Skills
     from ._results import TurnResult
-    from ._sync import Thread, Turn
+
+# The thread and turn classes the methods return are parameters, bound by the classes that
+# inherit these (`Thread(ThreadKeywords["Thread", "Turn"], ...)`): this module imports
+# neither `_sync` nor `_async`, which import it.
+_ThreadT = TypeVar("_ThreadT")
+_TurnT = TypeVar("_TurnT")
 
 
-class ClientKeywords:
+class ClientKeywords(Generic[_ThreadT]):
     """The typed ``thread/*`` methods of :class:`Client`."""
 
     _open: Any
@@ -63,7 +67,7 @@ class ClientKeywords:
         thread_source: Optional[p.ThreadSource] = None,
         extra: Optional[Mapping[str, Any]] = None,
         timeout: Optional[float] = None,
-    ) -> Thread:
+    ) -> _ThreadT:
         """``thread/start``: a new thread (its :attr:`~Thread.info` is the answer).
 
         A keyword left ``None`` is not sent; an unknown keyword raises :class:`TypeError` naming it and the closest valid one.
@@ -98,7 +102,7 @@ class ClientKeywords:
         :param extra: fields this schema does not know, sent as given (wire names, e.g. ``{"newField": 1}``): the one way to pass them, as an unknown keyword raises :class:`TypeError`.
         :param timeout: seconds to wait for the answer (default: the client's ``default_timeout``).
         """
-        return cast("Thread", self._open("thread_start", None, params, {"allowProviderModelFallback": allow_provider_model_fallback, "approvalPolicy": approval_policy, "approvalsReviewer": approvals_reviewer, "baseInstructions": base_instructions, "config": config, "cwd": cwd, "daybreakEnabled": daybreak_enabled, "developerInstructions": developer_instructions, "dynamicTools": dynamic_tools, "environments": environments, "ephemeral": ephemeral, "experimentalRawEvents": experimental_raw_events, "historyMode": history_mode, "model": model, "modelProvider": model_provider, "multiAgentMode": multi_agent_mode, "permissions": permissions, "personality": personality, "projectId": project_id, "runtimeWorkspaceRoots": runtime_workspace_roots, "sandbox": sandbox, "selectedCapabilityRoots": selected_capability_roots, "serviceName": service_name, "serviceTier": service_tier, "sessionStartSource": session_start_source, "threadSource": thread_source}, extra, timeout))
+        return cast("_ThreadT", self._open("thread_start", None, params, {"allowProviderModelFallback": allow_provider_model_fallback, "approvalPolicy": approval_policy, "approvalsReviewer": approvals_reviewer, "baseInstructions": base_instructions, "config": config, "cwd": cwd, "daybreakEnabled": daybreak_enabled, "developerInstructions": developer_instructions, "dynamicTools": dynamic_tools, "environments": environments, "ephemeral": ephemeral, "experimentalRawEvents": experimental_raw_events, "historyMode": history_mode, "model": model, "modelProvider": model_provider, "multiAgentMode": multi_agent_mode, "permissions": permissions, "personality": personality, "projectId": project_id, "runtimeWorkspaceRoots": runtime_workspace_roots, "sandbox": sandbox, "selectedCapabilityRoots": selected_capability_roots, "serviceName": service_name, "serviceTier": service_tier, "sessionStartSource": session_start_source, "threadSource": thread_source}, extra, timeout))
 
     @checked
     def thread_resume(
@@ -125,7 +129,7 @@ class ClientKeywords:
         service_tier: Optional[str] = None,
         extra: Optional[Mapping[str, Any]] = None,
         timeout: Optional[float] = None,
-    ) -> Thread:
+    ) -> _ThreadT:
         """``thread/resume``: load a stored thread (or rejoin a running one).
 
         A keyword left ``None`` is not sent; an unknown keyword raises :class:`TypeError` naming it and the closest valid one.
@@ -152,7 +156,7 @@ class ClientKeywords:
         :param extra: fields this schema does not know, sent as given (wire names, e.g. ``{"newField": 1}``): the one way to pass them, as an unknown keyword raises :class:`TypeError`.
         :param timeout: seconds to wait for the answer (default: the client's ``default_timeout``).
         """
-        return cast("Thread", self._open("thread_resume", thread_id, params, {"approvalPolicy": approval_policy, "approvalsReviewer": approvals_reviewer, "baseInstructions": base_instructions, "config": config, "cwd": cwd, "developerInstructions": developer_instructions, "excludeTurns": exclude_turns, "history": history, "initialTurnsPage": initial_turns_page, "model": model, "modelProvider": model_provider, "path": path, "permissions": permissions, "personality": personality, "runtimeWorkspaceRoots": runtime_workspace_roots, "sandbox": sandbox, "serviceTier": service_tier}, extra, timeout))
+        return cast("_ThreadT", self._open("thread_resume", thread_id, params, {"approvalPolicy": approval_policy, "approvalsReviewer": approvals_reviewer, "baseInstructions": base_instructions, "config": config, "cwd": cwd, "developerInstructions": developer_instructions, "excludeTurns": exclude_turns, "history": history, "initialTurnsPage": initial_turns_page, "model": model, "modelProvider": model_provider, "path": path, "permissions": permissions, "personality": personality, "runtimeWorkspaceRoots": runtime_workspace_roots, "sandbox": sandbox, "serviceTier": service_tier}, extra, timeout))
 
     @checked
     def thread_fork(
@@ -184,7 +188,7 @@ class ClientKeywords:
         thread_source: Optional[p.ThreadSource] = None,
         extra: Optional[Mapping[str, Any]] = None,
         timeout: Optional[float] = None,
-    ) -> Thread:
+    ) -> _ThreadT:
         """``thread/fork``: a new thread with a copy of ``thread_id``'s history.
 
         A keyword left ``None`` is not sent; an unknown keyword raises :class:`TypeError` naming it and the closest valid one.
@@ -216,10 +220,10 @@ class ClientKeywords:
         :param extra: fields this schema does not know, sent as given (wire names, e.g. ``{"newField": 1}``): the one way to pass them, as an unknown keyword raises :class:`TypeError`.
         :param timeout: seconds to wait for the answer (default: the client's ``default_timeout``).
         """
-        return cast("Thread", self._open("thread_fork", thread_id, params, {"approvalPolicy": approval_policy, "approvalsReviewer": approvals_reviewer, "attachToSource": attach_to_source, "baseInstructions": base_instructions, "beforeTurnId": before_turn_id, "config": config, "cwd": cwd, "deferGoalContinuation": defer_goal_continuation, "developerInstructions": developer_instructions, "ephemeral": ephemeral, "excludeTurns": exclude_turns, "experimentalDisablePredictionMcp": experimental_disable_prediction_mcp, "experimentalPredictionMode": experimental_prediction_mode, "lastTurnId": last_turn_id, "model": model, "modelProvider": model_provider, "path": path, "permissions": permissions, "runtimeWorkspaceRoots": runtime_workspace_roots, "sandbox": sandbox, "serviceTier": service_tier, "threadSource": thread_source}, extra, timeout))
+        return cast("_ThreadT", self._open("thread_fork", thread_id, params, {"approvalPolicy": approval_policy, "approvalsReviewer": approvals_reviewer, "attachToSource": attach_to_source, "baseInstructions": base_instructions, "beforeTurnId": before_turn_id, "config": config, "cwd": cwd, "deferGoalContinuation": defer_goal_continuation, "developerInstructions": developer_instructions, "ephemeral": ephemeral, "excludeTurns": exclude_turns, "experimentalDisablePredictionMcp": experimental_disable_prediction_mcp, "experimentalPredictionMode": experimental_prediction_mode, "lastTurnId": last_turn_id, "model": model, "modelProvider": model_provider, "path": path, "permissions": permissions, "runtimeWorkspaceRoots": runtime_workspace_roots, "sandbox": sandbox, "serviceTier": service_tier, "threadSource": thread_source}, extra, timeout))
 
 
-class AsyncClientKeywords:
+class AsyncClientKeywords(Generic[_ThreadT]):
     """The typed ``thread/*`` methods of :class:`AsyncClient`."""
 
     _open: Any
@@ -257,7 +261,7 @@ class AsyncClientKeywords:
         thread_source: Optional[p.ThreadSource] = None,
         extra: Optional[Mapping[str, Any]] = None,
         timeout: Optional[float] = None,
-    ) -> AsyncThread:
+    ) -> _ThreadT:
         """``thread/start``: a new thread (its :attr:`~Thread.info` is the answer).
 
         A keyword left ``None`` is not sent; an unknown keyword raises :class:`TypeError` naming it and the closest valid one.
@@ -292,7 +296,7 @@ class AsyncClientKeywords:
         :param extra: fields this schema does not know, sent as given (wire names, e.g. ``{"newField": 1}``): the one way to pass them, as an unknown keyword raises :class:`TypeError`.
         :param timeout: seconds to wait for the answer (default: the client's ``default_timeout``).
         """
-        return cast("AsyncThread", await self._open("thread_start", None, params, {"allowProviderModelFallback": allow_provider_model_fallback, "approvalPolicy": approval_policy, "approvalsReviewer": approvals_reviewer, "baseInstructions": base_instructions, "config": config, "cwd": cwd, "daybreakEnabled": daybreak_enabled, "developerInstructions": developer_instructions, "dynamicTools": dynamic_tools, "environments": environments, "ephemeral": ephemeral, "experimentalRawEvents": experimental_raw_events, "historyMode": history_mode, "model": model, "modelProvider": model_provider, "multiAgentMode": multi_agent_mode, "permissions": permissions, "personality": personality, "projectId": project_id, "runtimeWorkspaceRoots": runtime_workspace_roots, "sandbox": sandbox, "selectedCapabilityRoots": selected_capability_roots, "serviceName": service_name, "serviceTier": service_tier, "sessionStartSource": session_start_source, "threadSource": thread_source}, extra, timeout))
+        return cast("_ThreadT", await self._open("thread_start", None, params, {"allowProviderModelFallback": allow_provider_model_fallback, "approvalPolicy": approval_policy, "approvalsReviewer": approvals_reviewer, "baseInstructions": base_instructions, "config": config, "cwd": cwd, "daybreakEnabled": daybreak_enabled, "developerInstructions": developer_instructions, "dynamicTools": dynamic_tools, "environments": environments, "ephemeral": ephemeral, "experimentalRawEvents": experimental_raw_events, "historyMode": history_mode, "model": model, "modelProvider": model_provider, "multiAgentMode": multi_agent_mode, "permissions": permissions, "personality": personality, "projectId": project_id, "runtimeWorkspaceRoots": runtime_workspace_roots, "sandbox": sandbox, "selectedCapabilityRoots": selected_capability_roots, "serviceName": service_name, "serviceTier": service_tier, "sessionStartSource": session_start_source, "threadSource": thread_source}, extra, timeout))
 
     @checked
     async def thread_resume(
@@ -319,7 +323,7 @@ class AsyncClientKeywords:
         service_tier: Optional[str] = None,
         extra: Optional[Mapping[str, Any]] = None,
         timeout: Optional[float] = None,
-    ) -> AsyncThread:
+    ) -> _ThreadT:
         """``thread/resume``: load a stored thread (or rejoin a running one).
 
         A keyword left ``None`` is not sent; an unknown keyword raises :class:`TypeError` naming it and the closest valid one.
@@ -346,7 +350,7 @@ class AsyncClientKeywords:
         :param extra: fields this schema does not know, sent as given (wire names, e.g. ``{"newField": 1}``): the one way to pass them, as an unknown keyword raises :class:`TypeError`.
         :param timeout: seconds to wait for the answer (default: the client's ``default_timeout``).
         """
-        return cast("AsyncThread", await self._open("thread_resume", thread_id, params, {"approvalPolicy": approval_policy, "approvalsReviewer": approvals_reviewer, "baseInstructions": base_instructions, "config": config, "cwd": cwd, "developerInstructions": developer_instructions, "excludeTurns": exclude_turns, "history": history, "initialTurnsPage": initial_turns_page, "model": model, "modelProvider": model_provider, "path": path, "permissions": permissions, "personality": personality, "runtimeWorkspaceRoots": runtime_workspace_roots, "sandbox": sandbox, "serviceTier": service_tier}, extra, timeout))
+        return cast("_ThreadT", await self._open("thread_resume", thread_id, params, {"approvalPolicy": approval_policy, "approvalsReviewer": approvals_reviewer, "baseInstructions": base_instructions, "config": config, "cwd": cwd, "developerInstructions": developer_instructions, "excludeTurns": exclude_turns, "history": history, "initialTurnsPage": initial_turns_page, "model": model, "modelProvider": model_provider, "path": path, "permissions": permissions, "personality": personality, "runtimeWorkspaceRoots": runtime_workspace_roots, "sandbox": sandbox, "serviceTier": service_tier}, extra, timeout))
 
     @checked
     async def thread_fork(
@@ -378,7 +382,7 @@ class AsyncClientKeywords:
         thread_source: Optional[p.ThreadSource] = None,
         extra: Optional[Mapping[str, Any]] = None,
         timeout: Optional[float] = None,
-    ) -> AsyncThread:
+    ) -> _ThreadT:
         """``thread/fork``: a new thread with a copy of ``thread_id``'s history.
 
         A keyword left ``None`` is not sent; an unknown keyword raises :class:`TypeError` naming it and the closest valid one.
@@ -410,10 +414,10 @@ class AsyncClientKeywords:
         :param extra: fields this schema does not know, sent as given (wire names, e.g. ``{"newField": 1}``): the one way to pass them, as an unknown keyword raises :class:`TypeError`.
         :param timeout: seconds to wait for the answer (default: the client's ``default_timeout``).
         """
-        return cast("AsyncThread", await self._open("thread_fork", thread_id, params, {"approvalPolicy": approval_policy, "approvalsReviewer": approvals_reviewer, "attachToSource": attach_to_source, "baseInstructions": base_instructions, "beforeTurnId": before_turn_id, "config": config, "cwd": cwd, "deferGoalContinuation": defer_goal_continuation, "developerInstructions": developer_instructions, "ephemeral": ephemeral, "excludeTurns": exclude_turns, "experimentalDisablePredictionMcp": experimental_disable_prediction_mcp, "experimentalPredictionMode": experimental_prediction_mode, "lastTurnId": last_turn_id, "model": model, "modelProvider": model_provider, "path": path, "permissions": permissions, "runtimeWorkspaceRoots": runtime_workspace_roots, "sandbox": sandbox, "serviceTier": service_tier, "threadSource": thread_source}, extra, timeout))
+        return cast("_ThreadT", await self._open("thread_fork", thread_id, params, {"approvalPolicy": approval_policy, "approvalsReviewer": approvals_reviewer, "attachToSource": attach_to_source, "baseInstructions": base_instructions, "beforeTurnId": before_turn_id, "config": config, "cwd": cwd, "deferGoalContinuation": defer_goal_continuation, "developerInstructions": developer_instructions, "ephemeral": ephemeral, "excludeTurns": exclude_turns, "experimentalDisablePredictionMcp": experimental_disable_prediction_mcp, "experimentalPredictionMode": experimental_prediction_mode, "lastTurnId": last_turn_id, "model": model, "modelProvider": model_provider, "path": path, "permissions": permissions, "runtimeWorkspaceRoots": runtime_workspace_roots, "sandbox": sandbox, "serviceTier": service_tier, "threadSource": thread_source}, extra, timeout))
 
 
-class ThreadKeywords:
+class ThreadKeywords(Generic[_ThreadT, _TurnT]):
     """The typed turn and fork methods of :class:`Thread`."""
 
     _run: Any
@@ -527,7 +531,7 @@ class ThreadKeywords:
         tool_output: Optional[p.TurnToolOutput] = None,
         turn_trigger: Optional[str] = None,
         extra: Optional[Mapping[str, Any]] = None,
-    ) -> Turn:
+    ) -> _TurnT:
         """``turn/start``, streamed: iterate the returned :class:`Turn` for its events (ending with ``turn/completed``), or take its :meth:`~Turn.result`.
 
         A keyword left ``None`` is not sent; an unknown keyword raises :class:`TypeError` naming it and the closest valid one.
@@ -562,7 +566,7 @@ class ThreadKeywords:
         :param turn_trigger: ``turnTrigger``: Optional source classification for the caller that starts this turn. Ignored when this request steers an already-active turn.
         :param extra: fields this schema does not know, sent as given (wire names, e.g. ``{"newField": 1}``): the one way to pass them, as an unknown keyword raises :class:`TypeError`.
         """
-        return cast("Turn", self._run_streamed(input, skills, {"additionalContext": additional_context, "approvalPolicy": approval_policy, "approvalsReviewer": approvals_reviewer, "clientUserMessageId": client_user_message_id, "collaborationMode": collaboration_mode, "cwd": cwd, "cyberAccessProgram": cyber_access_program, "disabledPluginIds": disabled_plugin_ids, "effort": effort, "environments": environments, "model": model, "multiAgentMode": multi_agent_mode, "outputSchema": output_schema, "parentTurnId": parent_turn_id, "permissions": permissions, "personality": personality, "responsesapiClientMetadata": responsesapi_client_metadata, "responsesapiClientMetadataPatch": responsesapi_client_metadata_patch, "rootTurnId": root_turn_id, "runtimeWorkspaceRoots": runtime_workspace_roots, "sandboxPolicy": sandbox_policy, "serviceTier": service_tier, "serviceTierForTurn": service_tier_for_turn, "summary": summary, "toolOutput": tool_output, "turnTrigger": turn_trigger}, extra))
+        return cast("_TurnT", self._run_streamed(input, skills, {"additionalContext": additional_context, "approvalPolicy": approval_policy, "approvalsReviewer": approvals_reviewer, "clientUserMessageId": client_user_message_id, "collaborationMode": collaboration_mode, "cwd": cwd, "cyberAccessProgram": cyber_access_program, "disabledPluginIds": disabled_plugin_ids, "effort": effort, "environments": environments, "model": model, "multiAgentMode": multi_agent_mode, "outputSchema": output_schema, "parentTurnId": parent_turn_id, "permissions": permissions, "personality": personality, "responsesapiClientMetadata": responsesapi_client_metadata, "responsesapiClientMetadataPatch": responsesapi_client_metadata_patch, "rootTurnId": root_turn_id, "runtimeWorkspaceRoots": runtime_workspace_roots, "sandboxPolicy": sandbox_policy, "serviceTier": service_tier, "serviceTierForTurn": service_tier_for_turn, "summary": summary, "toolOutput": tool_output, "turnTrigger": turn_trigger}, extra))
 
     @checked
     def fork(
@@ -592,7 +596,7 @@ class ThreadKeywords:
         thread_source: Optional[p.ThreadSource] = None,
         extra: Optional[Mapping[str, Any]] = None,
         timeout: Optional[float] = None,
-    ) -> Thread:
+    ) -> _ThreadT:
         """``thread/fork`` of this thread.
 
         A keyword left ``None`` is not sent; an unknown keyword raises :class:`TypeError` naming it and the closest valid one.
@@ -622,10 +626,10 @@ class ThreadKeywords:
         :param extra: fields this schema does not know, sent as given (wire names, e.g. ``{"newField": 1}``): the one way to pass them, as an unknown keyword raises :class:`TypeError`.
         :param timeout: seconds to wait for the answer (default: the client's ``default_timeout``).
         """
-        return cast("Thread", self._fork({"approvalPolicy": approval_policy, "approvalsReviewer": approvals_reviewer, "attachToSource": attach_to_source, "baseInstructions": base_instructions, "beforeTurnId": before_turn_id, "config": config, "cwd": cwd, "deferGoalContinuation": defer_goal_continuation, "developerInstructions": developer_instructions, "ephemeral": ephemeral, "excludeTurns": exclude_turns, "experimentalDisablePredictionMcp": experimental_disable_prediction_mcp, "experimentalPredictionMode": experimental_prediction_mode, "lastTurnId": last_turn_id, "model": model, "modelProvider": model_provider, "path": path, "permissions": permissions, "runtimeWorkspaceRoots": runtime_workspace_roots, "sandbox": sandbox, "serviceTier": service_tier, "threadSource": thread_source}, extra, timeout))
+        return cast("_ThreadT", self._fork({"approvalPolicy": approval_policy, "approvalsReviewer": approvals_reviewer, "attachToSource": attach_to_source, "baseInstructions": base_instructions, "beforeTurnId": before_turn_id, "config": config, "cwd": cwd, "deferGoalContinuation": defer_goal_continuation, "developerInstructions": developer_instructions, "ephemeral": ephemeral, "excludeTurns": exclude_turns, "experimentalDisablePredictionMcp": experimental_disable_prediction_mcp, "experimentalPredictionMode": experimental_prediction_mode, "lastTurnId": last_turn_id, "model": model, "modelProvider": model_provider, "path": path, "permissions": permissions, "runtimeWorkspaceRoots": runtime_workspace_roots, "sandbox": sandbox, "serviceTier": service_tier, "threadSource": thread_source}, extra, timeout))
 
 
-class AsyncThreadKeywords:
+class AsyncThreadKeywords(Generic[_ThreadT, _TurnT]):
     """The typed turn and fork methods of :class:`AsyncThread`."""
 
     _run: Any
@@ -739,7 +743,7 @@ class AsyncThreadKeywords:
         tool_output: Optional[p.TurnToolOutput] = None,
         turn_trigger: Optional[str] = None,
         extra: Optional[Mapping[str, Any]] = None,
-    ) -> StartingTurn:
+    ) -> _TurnT:
         """``turn/start``, streamed: the returned :class:`StartingTurn` is awaitable (the :class:`AsyncTurn` once ``turn/start`` is answered), async iterable (the turn's events, ending with ``turn/completed``) and an async context manager (leaving it before the turn completed interrupts it); the request is sent on first use.
 
         A keyword left ``None`` is not sent; an unknown keyword raises :class:`TypeError` naming it and the closest valid one.
@@ -774,7 +778,7 @@ class AsyncThreadKeywords:
         :param turn_trigger: ``turnTrigger``: Optional source classification for the caller that starts this turn. Ignored when this request steers an already-active turn.
         :param extra: fields this schema does not know, sent as given (wire names, e.g. ``{"newField": 1}``): the one way to pass them, as an unknown keyword raises :class:`TypeError`.
         """
-        return cast("StartingTurn", self._run_streamed(input, skills, {"additionalContext": additional_context, "approvalPolicy": approval_policy, "approvalsReviewer": approvals_reviewer, "clientUserMessageId": client_user_message_id, "collaborationMode": collaboration_mode, "cwd": cwd, "cyberAccessProgram": cyber_access_program, "disabledPluginIds": disabled_plugin_ids, "effort": effort, "environments": environments, "model": model, "multiAgentMode": multi_agent_mode, "outputSchema": output_schema, "parentTurnId": parent_turn_id, "permissions": permissions, "personality": personality, "responsesapiClientMetadata": responsesapi_client_metadata, "responsesapiClientMetadataPatch": responsesapi_client_metadata_patch, "rootTurnId": root_turn_id, "runtimeWorkspaceRoots": runtime_workspace_roots, "sandboxPolicy": sandbox_policy, "serviceTier": service_tier, "serviceTierForTurn": service_tier_for_turn, "summary": summary, "toolOutput": tool_output, "turnTrigger": turn_trigger}, extra))
+        return cast("_TurnT", self._run_streamed(input, skills, {"additionalContext": additional_context, "approvalPolicy": approval_policy, "approvalsReviewer": approvals_reviewer, "clientUserMessageId": client_user_message_id, "collaborationMode": collaboration_mode, "cwd": cwd, "cyberAccessProgram": cyber_access_program, "disabledPluginIds": disabled_plugin_ids, "effort": effort, "environments": environments, "model": model, "multiAgentMode": multi_agent_mode, "outputSchema": output_schema, "parentTurnId": parent_turn_id, "permissions": permissions, "personality": personality, "responsesapiClientMetadata": responsesapi_client_metadata, "responsesapiClientMetadataPatch": responsesapi_client_metadata_patch, "rootTurnId": root_turn_id, "runtimeWorkspaceRoots": runtime_workspace_roots, "sandboxPolicy": sandbox_policy, "serviceTier": service_tier, "serviceTierForTurn": service_tier_for_turn, "summary": summary, "toolOutput": tool_output, "turnTrigger": turn_trigger}, extra))
 
     @checked
     async def fork(
@@ -804,7 +808,7 @@ class AsyncThreadKeywords:
         thread_source: Optional[p.ThreadSource] = None,
         extra: Optional[Mapping[str, Any]] = None,
         timeout: Optional[float] = None,
-    ) -> AsyncThread:
+    ) -> _ThreadT:
         """``thread/fork`` of this thread.
 
         A keyword left ``None`` is not sent; an unknown keyword raises :class:`TypeError` naming it and the closest valid one.
@@ -834,7 +838,7 @@ class AsyncThreadKeywords:
         :param extra: fields this schema does not know, sent as given (wire names, e.g. ``{"newField": 1}``): the one way to pass them, as an unknown keyword raises :class:`TypeError`.
         :param timeout: seconds to wait for the answer (default: the client's ``default_timeout``).
         """
-        return cast("AsyncThread", await self._fork({"approvalPolicy": approval_policy, "approvalsReviewer": approvals_reviewer, "attachToSource": attach_to_source, "baseInstructions": base_instructions, "beforeTurnId": before_turn_id, "config": config, "cwd": cwd, "deferGoalContinuation": defer_goal_continuation, "developerInstructions": developer_instructions, "ephemeral": ephemeral, "excludeTurns": exclude_turns, "experimentalDisablePredictionMcp": experimental_disable_prediction_mcp, "experimentalPredictionMode": experimental_prediction_mode, "lastTurnId": last_turn_id, "model": model, "modelProvider": model_provider, "path": path, "permissions": permissions, "runtimeWorkspaceRoots": runtime_workspace_roots, "sandbox": sandbox, "serviceTier": service_tier, "threadSource": thread_source}, extra, timeout))
+        return cast("_ThreadT", await self._fork({"approvalPolicy": approval_policy, "approvalsReviewer": approvals_reviewer, "attachToSource": attach_to_source, "baseInstructions": base_instructions, "beforeTurnId": before_turn_id, "config": config, "cwd": cwd, "deferGoalContinuation": defer_goal_continuation, "developerInstructions": developer_instructions, "ephemeral": ephemeral, "excludeTurns": exclude_turns, "experimentalDisablePredictionMcp": experimental_disable_prediction_mcp, "experimentalPredictionMode": experimental_prediction_mode, "lastTurnId": last_turn_id, "model": model, "modelProvider": model_provider, "path": path, "permissions": permissions, "runtimeWorkspaceRoots": runtime_workspace_roots, "sandbox": sandbox, "serviceTier": service_tier, "threadSource": thread_source}, extra, timeout))
 
 
 __all__ = ["ClientKeywords", "AsyncClientKeywords", "ThreadKeywords", "AsyncThreadKeywords"]

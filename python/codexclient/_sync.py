@@ -36,7 +36,7 @@ def _nothing(_: Any) -> None:
     return None
 
 
-class Thread(ThreadKeywords, ThreadBase):
+class Thread(ThreadKeywords["Thread", "Turn"], ThreadBase):
     """A conversation thread of a :class:`Client`: :meth:`run` a turn to its end,
     :meth:`run_streamed` to iterate its events (their keywords are ``turn/start``'s params,
     typed: see :mod:`codexclient._keywords`)."""
@@ -158,7 +158,7 @@ class ToolCall(ToolCallBase):
         self.cancel()
 
 
-class Client(ClientKeywords, SyncRequests, ClientBase):
+class Client(ClientKeywords[Thread], SyncRequests, ClientBase):
     """A blocking connection to ``codex app-server``, or to any MCP server.
 
     ``with Client(...) as client:`` spawns the server, runs the handshake and stops the server

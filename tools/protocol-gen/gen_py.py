@@ -653,16 +653,20 @@ class Keywords:
         w("# fmt: off")
         w("from __future__ import annotations")
         w("")
-        w("from typing import TYPE_CHECKING, Any, Dict, List, Mapping, Optional, cast")
+        w("from typing import TYPE_CHECKING, Any, Dict, Generic, List, Mapping, Optional, TypeVar, cast")
         w("")
         w("from ._signature import checked")
         w("")
         w("if TYPE_CHECKING:  # the protocol types are for type checkers: no import cost")
         w("    from . import protocol as p")
-        w("    from ._async import AsyncThread, StartingTurn")
         w("    from ._inputs import Input, Skills")
         w("    from ._results import TurnResult")
-        w("    from ._sync import Thread, Turn")
+        w("")
+        w("# The thread and turn classes the methods return are parameters, bound by the classes that")
+        w("# inherit these (`Thread(ThreadKeywords[\"Thread\", \"Turn\"], ...)`): this module imports")
+        w("# neither `_sync` nor `_async`, which import it.")
+        w('_ThreadT = TypeVar("_ThreadT")')
+        w('_TurnT = TypeVar("_TurnT")')
         w("")
         w("")
         params_tail = ["extra: Optional[Mapping[str, Any]] = None,", "timeout: Optional[float] = None,"]
@@ -675,9 +679,9 @@ class Keywords:
             ("thread_fork", "thread/fork", ("threadId",), True,
              "``thread/fork``: a new thread with a copy of ``thread_id``'s history."),
         ]
-        for cls, is_async, thread in (("ClientKeywords", False, "Thread"),
-                                      ("AsyncClientKeywords", True, "AsyncThread")):
-            w(f"class {cls}:")
+        for cls, is_async, thread in (("ClientKeywords", False, "_ThreadT"),
+                                      ("AsyncClientKeywords", True, "_ThreadT")):
+            w(f"class {cls}(Generic[_ThreadT]):")
             w(f'    """The typed ``thread/*`` methods of :class:`{"AsyncClient" if is_async else "Client"}`."""')
             w("")
             w("    _open: Any")
@@ -695,10 +699,11 @@ class Keywords:
             w("")
         _pty, turn_fields = self.fields("turn/start", ("threadId", "input"))
         _pty, fork_fields = self.fields("thread/fork", ("threadId",))
-        for cls, is_async, thread, turn in (("ThreadKeywords", False, "Thread", "Turn"),
-                                            ("AsyncThreadKeywords", True, "AsyncThread", "StartingTurn")):
-            w(f"class {cls}:")
-            w(f'    """The typed turn and fork methods of :class:`{thread}`."""')
+        for cls, is_async, owner in (("ThreadKeywords", False, "Thread"),
+                                     ("AsyncThreadKeywords", True, "AsyncThread")):
+            thread, turn = "_ThreadT", "_TurnT"
+            w(f"class {cls}(Generic[_ThreadT, _TurnT]):")
+            w(f'    """The typed turn and fork methods of :class:`{owner}`."""')
             w("")
             w("    _run: Any")
             w("    _run_streamed: Any")
