@@ -8,7 +8,8 @@
 #
 # maturin links with zig (`--zig`, from the PyPI package `ziglang`) against glibc 2.17 / musl
 # 1.2 whatever this machine's libc is; `auditwheel show` (PyPI) checks each wheel's platform tag,
-# and each wheel must be at most 5 MB. Tools install once from PyPI into a venv under
+# and each wheel must be at most 5 MB (it is built with Cargo.toml's profile `dist`, which
+# pyproject.toml names). Tools install once from PyPI into a venv under
 # ~/.cache/libcodexclient/python/venv-wheels.
 #
 # A wheel for another architecture or libc needs that target's Rust standard library. Where it
@@ -136,7 +137,8 @@ for spec in $TARGETS; do
     skipped+=("$spec"); continue
   fi
   tmp="$OUT/.tmp-$spec"; rm -rf "$tmp"; mkdir -p "$tmp"
-  cmd=(maturin build --release --zig --compatibility "$plat" --target "$triple" -o "$tmp")
+  # No --release: pyproject.toml's `profile = "dist"` (LTO, size over speed) is the wheel's.
+  cmd=(maturin build --zig --compatibility "$plat" --target "$triple" -o "$tmp")
   env_=()
   case "$MODE" in
     rustup) ;;

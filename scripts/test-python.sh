@@ -8,10 +8,10 @@
 # Idempotent and cached: venvs under ~/.cache/libcodexclient/python/ (tools from PyPI once),
 # cargo target dir $CARGO_TARGET_DIR (default ~/.cache/libcodexclient/target-py) so re-runs
 # are incremental. pyright (pinned, $PYRIGHT_VERSION) comes from the npm registry, installed
-# once under the same cache with the machine's npm/node. `pip install .` is exercised on 3.11; the manylinux2014 wheel of
-# scripts/build-wheels.sh is installed on 3.12
-# and 3.13. Needs the real Codex installed by scripts/setup.sh (or CODEX_BIN); without it the
-# tests fail with instructions.
+# once under the same cache with the machine's npm/node. The tests run on what ships: the
+# manylinux2014 wheel of scripts/build-wheels.sh (Cargo profile `dist`, the same build as
+# `pip install .`) is installed into each interpreter's venv. Needs the real Codex installed by
+# scripts/setup.sh (or CODEX_BIN); without it the tests fail with instructions.
 #
 # Env: CODEXCLIENT_PYTHON_VERSIONS (default "3.11 3.12 3.13"), PYTEST_ARGS (extra pytest args),
 # CODEXCLIENT_PYTHON_WHEEL_ONLY=1 (only the distributable wheel's checks: build-wheels.sh, fresh
@@ -77,20 +77,6 @@ log "building the testkit binaries (mock model, fake app-server)"
 cargo build --quiet -p codex-mock-model -p codex-fake-app-server --bins
 export MOCK_MODEL="$CARGO_TARGET_DIR/debug/mock-model"
 export FAKE_APP_SERVER="$CARGO_TARGET_DIR/debug/fake-app-server"
-
-first=""
-for v in $VERSIONS; do first="$v"; break; done
-PY_FIRST=$(venv_for "$first")
-
-if [ -z "${CODEXCLIENT_PYTHON_WHEEL_ONLY:-}" ]; then
-  log "pip install . (Python $first; maturin release build, cargo target $CARGO_TARGET_DIR)"
-  t0=$(date +%s)
-  # The maturin build backend runs the `maturin` executable found on PATH.
-  export PATH="$(dirname "$PY_FIRST"):$PATH"
-  "$PY_FIRST" -m pip install -q --disable-pip-version-check --no-build-isolation --no-deps \
-    --force-reinstall "$ROOT" >&2
-  log "pip install . took $(( $(date +%s) - t0 )) s"
-fi
 
 # The distributable wheel (scripts/build-wheels.sh: abi3, manylinux2014 = glibc 2.17, linked
 # with zig, auditwheel-checked, at most 5 MB, plus the sdist), installed into fresh venvs of
@@ -172,9 +158,7 @@ if [ -n "${CODEXCLIENT_PYTHON_WHEEL_ONLY:-}" ]; then log "wheel checks passed"; 
 failed=()
 for v in $VERSIONS; do
   PY=$(venv_for "$v")
-  if [ "$v" != "$first" ]; then
-    "$PY" -m pip install -q --disable-pip-version-check --no-deps --force-reinstall "$WHEEL" >&2
-  fi
+  "$PY" -m pip install -q --disable-pip-version-check --no-deps --force-reinstall "$WHEEL" >&2
   log "Python $v: stubtest"
   # Run outside the source tree so the installed package (with its extension) is checked.
   if ! (cd "$PYCACHE" && "$PY" -m mypy.stubtest codexclient \
