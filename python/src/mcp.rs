@@ -604,7 +604,9 @@ pub(crate) async fn listen(
     within: Option<std::time::Duration>,
 ) -> codex_client::Result<Outcome> {
     let l = client.listen_within(filter, within).await?;
-    Ok(Box::new(move |py| Ok(Py::new(py, Listen::new(l))?.into_any())))
+    Ok(Box::new(move |py| {
+        Ok(Py::new(py, Listen::new(l))?.into_any())
+    }))
 }
 
 /// The JSON text of a completion reference built by the core: `kind` is `prompt` (`name`: a

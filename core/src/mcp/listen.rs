@@ -79,7 +79,11 @@ pub fn listen_filter(given: &Value) -> Result<Value> {
             _ => false,
         };
         if !ok {
-            let want = if uris { "a list of URI strings" } else { "a boolean" };
+            let want = if uris {
+                "a list of URI strings"
+            } else {
+                "a boolean"
+            };
             return Err(bad(format!("`{key}` must be {want}, not {value}")));
         }
         out.insert(wire.to_string(), value.clone());
