@@ -46,7 +46,10 @@ def main() -> None:
         print(f"connected to {name} (MCP {init.protocol_version})")
         if init.mcp_era == "stateless":
             # 2026-07-28: list changes come on a subscription stream, open until the end.
-            client.on_notification(lambda n: print(f"  ({n.method})"))
+            @client.on_notification
+            def changed(n: codexclient.Notification) -> None:
+                print(f"  ({n.method})")
+
             sub = stack.enter_context(client.listen(tools_list_changed=True))
             print(f"listening: {sub.acknowledged}")
         tools = client.list_tools()
