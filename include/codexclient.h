@@ -218,6 +218,13 @@
  *     notifications/message notifications and also reach codex_set_log_callback() (target
  *     "codex_client::mcp_server_log"). A stdio server's stderr: codex_client_stderr_tail()
  *     and, at CODEX_LOG_DEBUG, the log callback.
+ *   - Subscriptions (MCP 2026-07-28, ABI 1.9): codex_client_mcp_listen(c,
+ *     "{\"toolsListChanged\":true,\"resourceSubscriptions\":[\"file:///a\"]}", 0, &l)
+ *     opens a subscriptions/listen stream and returns once the server acknowledged it
+ *     (codex_mcp_listen_acknowledged(l): the filter it honours); its notifications are
+ *     ordinary notifications; codex_mcp_listen_free(l) closes it. In the handshake era it is
+ *     CODEX_STATUS_UNSUPPORTED (resources/subscribe and the list-changed notifications
+ *     serve there).
  *   - The Codex helpers (codex_client_thread_start, codex_client_turn_*) are for Codex
  *     servers, not MCP.
  *
@@ -333,8 +340,10 @@
  * `codex_options_set_oauth_token_store`, `codex_options_set_oauth_loopback`,
  * `codex_oauth_answer_t` with `codex_oauth_answer_set` and `codex_oauth_answer_error`,
  * `codex_release_callback_t`).
+ * 1.9: MCP 2026-07-28 subscription streams (`codex_client_mcp_listen`, `codex_mcp_listen_t`
+ * with `codex_mcp_listen_acknowledged` and `codex_mcp_listen_free`).
  */
-#define CODEX_ABI_VERSION_MINOR 8
+#define CODEX_ABI_VERSION_MINOR 9
 
 /**
  * The ABI version this header describes: `major * 1000 + minor` (1000 is 1.0). Compare it
@@ -525,6 +534,12 @@ typedef struct codex_event_t codex_event_t;
  * with `codex_login_free`.
  */
 typedef struct codex_login_t codex_login_t;
+
+/**
+ * An open MCP subscription stream (opaque handle): from `codex_client_mcp_listen`, closed
+ * and freed with `codex_mcp_listen_free`.
+ */
+typedef struct codex_mcp_listen_t codex_mcp_listen_t;
 
 /**
  * Where a callback puts its answer (opaque handle): the text it hands back
@@ -1277,6 +1292,44 @@ enum codex_status_t codex_client_turn_steer(struct codex_client_t *client, const
  * `codex_string_free`. Blocking; thread: any except this client's callbacks. ABI 1.6.
  */
 enum codex_status_t codex_client_turn_run(struct codex_client_t *client, const char *thread_id, const char *text, const char *params_json, uint64_t timeout_ms, uint64_t idle_ms, char **result_json);
+
+/**
+ * MCP 2026-07-28 `subscriptions/listen`: open a subscription stream on the MCP server
+ * `client` is connected to and wait until the server acknowledged it, at most
+ * `timeout_ms` (0: the client's default timeout). `filter_json` (NULL: `{}`) is a JSON
+ * object of what to receive: `{"toolsListChanged":true, "promptsListChanged":true,
+ * "resourcesListChanged":true, "resourceSubscriptions":["<uri>",...]}` (the snake_case
+ * names `tools_list_changed`, ... are accepted too). While the stream is open, the
+ * notifications it brings (`notifications/tools/list_changed`,
+ * `notifications/resources/updated`, ...) are ordinary CODEX_EVENT_NOTIFICATION events
+ * (callbacks or poll mode, as any notification). On success `*listen` receives the
+ * stream's handle (on failure NULL): read the filter the server honours with
+ * `codex_mcp_listen_acknowledged`, close the stream with `codex_mcp_listen_free`.
+ * Errors: INVALID_ARGUMENT (NULL `listen`, `filter_json` not JSON or a filter the library
+ * refuses: an unknown key, a wrong type; the message says which), UNSUPPORTED in the
+ * handshake era (MCP 2025-11-25 and older: use `resources/subscribe` and the
+ * list-changed notifications there), TIMEOUT without an acknowledgment, NOT_CONNECTED.
+ * Blocking (bounded by `timeout_ms`); thread: any except a callback of this client.
+ * ABI 1.9.
+ */
+enum codex_status_t codex_client_mcp_listen(struct codex_client_t *client, const char *filter_json, uint64_t timeout_ms, struct codex_mcp_listen_t **listen);
+
+/**
+ * The filter the server acknowledged for the stream `listen` (JSON text, the subset of
+ * the requested filter it honours, e.g. `{"toolsListChanged":true}`), or NULL for a NULL
+ * or freed handle. Ownership: the library's, valid until `codex_mcp_listen_free`; never
+ * free it. Thread: any. ABI 1.9.
+ */
+const char *codex_mcp_listen_acknowledged(const struct codex_mcp_listen_t *listen);
+
+/**
+ * Close the subscription stream `listen` (the server is sent `notifications/cancelled`;
+ * notifications already on their way may still be delivered) and free the handle; the
+ * string of `codex_mcp_listen_acknowledged` is freed with it. The connection goes on.
+ * NULL and freed handles are ignored. Not blocking; thread: any, including a callback
+ * of its client. ABI 1.9.
+ */
+void codex_mcp_listen_free(struct codex_mcp_listen_t *listen);
 
 /**
  * Send the library's log records at `level` and above (`CODEX_LOG_ERROR` ...

@@ -30,6 +30,12 @@
  * and params come from the library (codex_mcp_method_name, codex_mcp_params): this header
  * spells no protocol.
  *
+ * MCP subscriptions (2026-07-28; ABI 1.9): Client::listen() opens a subscriptions/listen
+ * stream and returns a codex::Listen once the server acknowledged it (acknowledged(): the
+ * filter it honours); destroying the Listen closes the stream. Skills over MCP (ABI 1.7):
+ * Client::mcp_skills_list(), mcp_skill_load(), and add_skill_source() / remove_skill_source()
+ * to let a Codex client's turns use an MCP server's skills.
+ *
  * MCP authorization (OAuth 2.1; ABI 1.8): Options::oauth_authorizer (a function from the
  * authorization URL to the redirect URL; it runs on a library-owned blocking thread and may
  * block) and Options::oauth_token_store (load/save/clear over the credentials' JSON text; also
@@ -508,6 +514,41 @@ private:
     codex_login_t *l_ = nullptr;
 };
 
+/// An open MCP subscription stream (subscriptions/listen, MCP 2026-07-28; ABI 1.9). RAII:
+/// destruction (or close()) closes the stream (the server is told) and frees the handle; the
+/// connection goes on. Move-only. From Client::listen(). While it is open, the notifications
+/// of its filter arrive as ordinary notifications (on_notification(), or poll mode).
+class Listen {
+public:
+    Listen() noexcept = default;
+    explicit Listen(codex_mcp_listen_t *l) noexcept : l_(l) {}
+    Listen(const Listen &) = delete;
+    Listen &operator=(const Listen &) = delete;
+    Listen(Listen &&o) noexcept : l_(std::exchange(o.l_, nullptr)) {}
+    Listen &operator=(Listen &&o) noexcept {
+        if (this != &o) {
+            close();
+            l_ = std::exchange(o.l_, nullptr);
+        }
+        return *this;
+    }
+    ~Listen() { close(); }
+    /// Whether this object holds an open stream.
+    explicit operator bool() const noexcept { return l_ != nullptr; }
+    /// The filter the server acknowledged, as JSON ("" once closed), e.g.
+    /// {"toolsListChanged":true}: the subset of the requested filter it honours.
+    std::string acknowledged() const { return detail::str(codex_mcp_listen_acknowledged(l_)); }
+    /// Close the stream now (codex_mcp_listen_free); a second close does nothing. Not blocking.
+    void close() noexcept {
+        if (l_ != nullptr) codex_mcp_listen_free(std::exchange(l_, nullptr));
+    }
+    /// The C handle (owned by this object).
+    codex_mcp_listen_t *get() const noexcept { return l_; }
+
+private:
+    codex_mcp_listen_t *l_ = nullptr;
+};
+
 /// A client of one codex app-server or MCP server (RAII: destruction disconnects and frees). Move-only.
 class Client {
 public:
@@ -770,6 +811,56 @@ public:
     void set_logging_level(const std::string &level) { mcp_call("set_logging_level", level); }
     /// ping.
     void ping(uint64_t timeout_ms = 0) { mcp_call("ping", std::nullopt, "", timeout_ms); }
+
+    /// MCP 2026-07-28 subscriptions/listen (codex_client_mcp_listen, ABI 1.9): open a
+    /// subscription stream with `filter_json` ({"toolsListChanged":true,
+    /// "resourceSubscriptions":["<uri>"],...}; the snake_case names are accepted too) and
+    /// wait for the server's acknowledgment, at most timeout_ms (0: the client's default).
+    /// Throws codex::Error: CODEX_STATUS_UNSUPPORTED in the handshake era,
+    /// CODEX_STATUS_INVALID_ARGUMENT for a filter the library refuses, CODEX_STATUS_TIMEOUT.
+    /// Not from a callback of this client.
+    Listen listen(const std::string &filter_json = "{}", uint64_t timeout_ms = 0) {
+        codex_mcp_listen_t *l = nullptr;
+        check(codex_client_mcp_listen(c_, filter_json.c_str(), timeout_ms, &l));
+        return Listen(l);
+    }
+
+    // Skills over MCP (SEP-2640; ABI 1.7): the checks (entry limits, size, SHA-256 digest,
+    // frontmatter) are the library's. Not from a callback of this client.
+
+    /// skills/list: one page at `cursor` ("" = the first) or, with all_pages, every page, as
+    /// JSON {"skills":[{"uri","frontmatter","resources"},...],"nextCursor":...}
+    /// (codex_client_mcp_skills_list). Reads no skill file. Throws CODEX_STATUS_UNSUPPORTED
+    /// when the server does not declare the skills extension.
+    std::string mcp_skills_list(bool all_pages = true, const std::string &cursor = "") {
+        char *r = nullptr;
+        check(codex_client_mcp_skills_list(c_, cursor.empty() ? nullptr : cursor.c_str(), all_pages ? 1 : 0, &r));
+        return detail::take_string(r);
+    }
+    /// Load the skill `skill` (a name from mcp_skills_list(), or its SKILL.md URI), checked
+    /// against its entry: JSON {"entry":{...},"text":"<SKILL.md>","body":"..."}
+    /// (codex_client_mcp_skill_load). Throws CODEX_STATUS_PROTOCOL for a failed check,
+    /// CODEX_STATUS_INVALID_ARGUMENT for an unknown or ambiguous name (the message lists the
+    /// server's skills).
+    std::string mcp_skill_load(const std::string &skill) {
+        char *r = nullptr;
+        check(codex_client_mcp_skill_load(c_, skill.c_str(), &r));
+        return detail::take_string(r);
+    }
+    /// Let this (Codex) client's turns use the skills of the MCP client `server` under
+    /// `label` (codex_client_add_skill_source): a turn selects one as "<name>@<label>" in
+    /// turn_start_with_skills() (option skill_emulation "when_needed" or "always"). This
+    /// client keeps its own reference to the server's connection. Throws
+    /// CODEX_STATUS_INVALID_ARGUMENT (a bad label, this an MCP client, `server` not one).
+    void add_skill_source(const std::string &label, Client &server) {
+        check(codex_client_add_skill_source(c_, label.c_str(), server.c_));
+    }
+    /// Forget the skill source `label`: whether there was one (codex_client_remove_skill_source).
+    bool remove_skill_source(const std::string &label) {
+        int r = codex_client_remove_skill_source(c_, label.c_str());
+        if (r < 0) throw Error::last(codex_last_error_status());
+        return r == 1;
+    }
 
     /// Poll mode: the next event, or std::nullopt when none arrived within timeout_ms
     /// (negative: wait forever). Throws codex::Error on other failures.

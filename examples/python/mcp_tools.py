@@ -5,13 +5,15 @@
     python examples/python/mcp_tools.py --tool get-sum --args '{"a": 1, "b": 2}' node server.js stdio
 
 The default call is the everything server's ``echo`` (when the server has one). Progress
-updates of the call are printed as they come.
+updates of the call are printed as they come. A server of MCP 2026-07-28 is asked, with
+``subscriptions/listen``, to tell about changes of its tool list while the example runs.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+from contextlib import ExitStack
 from typing import Any, Dict, List, Optional
 
 import codexclient
@@ -37,11 +39,19 @@ def main() -> None:
     a = p.parse_args()
 
     options = connect_options(a.server, a.token)
-    with codexclient.Client(default_timeout=a.timeout, **options) as client:
+    with codexclient.Client(default_timeout=a.timeout, **options) as client, ExitStack() as stack:
         init = client.initialize_result
         assert init is not None
         name = (init.server_info or {}).get("name", "an MCP server")
         print(f"connected to {name} (MCP {init.protocol_version})")
+        if init.mcp_era == "stateless":
+            # 2026-07-28: list changes come on a subscription stream, open until the end.
+            @client.on_notification
+            def changed(n: codexclient.Notification) -> None:
+                print(f"  ({n.method})")
+
+            sub = stack.enter_context(client.listen(tools_list_changed=True))
+            print(f"listening: {sub.acknowledged}")
         tools = client.list_tools()
         for tool in tools:
             summary = tool.description.splitlines()[0] if tool.description else ""

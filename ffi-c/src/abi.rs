@@ -32,7 +32,9 @@ pub const CODEX_ABI_VERSION_MAJOR: u32 = 1;
 /// `codex_options_set_oauth_token_store`, `codex_options_set_oauth_loopback`,
 /// `codex_oauth_answer_t` with `codex_oauth_answer_set` and `codex_oauth_answer_error`,
 /// `codex_release_callback_t`).
-pub const CODEX_ABI_VERSION_MINOR: u32 = 8;
+/// 1.9: MCP 2026-07-28 subscription streams (`codex_client_mcp_listen`, `codex_mcp_listen_t`
+/// with `codex_mcp_listen_acknowledged` and `codex_mcp_listen_free`).
+pub const CODEX_ABI_VERSION_MINOR: u32 = 9;
 
 /// The ABI version this header describes: `major * 1000 + minor` (1000 is 1.0). Compare it
 /// with `codex_abi_version()`, the version of the library actually loaded.

@@ -1,7 +1,7 @@
 //! The one registry of the handles the library hands to C programs.
 //!
 //! Every handle kind goes through it: `codex_options_t`, `codex_client_t` and
-//! `codex_request_t`, `codex_login_t` and `codex_oauth_answer_t` are *tokens*, never addresses: a token names its kind and a serial number
+//! `codex_request_t`, `codex_login_t`, `codex_oauth_answer_t` and `codex_mcp_listen_t` are *tokens*, never addresses: a token names its kind and a serial number
 //! that is never reused, and the object lives in this registry (shared, `Arc`) until it is
 //! freed. So a NULL, freed, foreign or wrong-kind pointer is reported as
 //! `CODEX_STATUS_INVALID_ARGUMENT` and never dereferenced, and a call racing the free of its
@@ -40,6 +40,8 @@ pub(crate) enum Kind {
     Login = 4,
     /// `codex_oauth_answer_t`.
     OAuthAnswer = 5,
+    /// `codex_mcp_listen_t`.
+    Listen = 6,
 }
 
 impl Kind {
@@ -50,6 +52,7 @@ impl Kind {
             Kind::Request,
             Kind::Login,
             Kind::OAuthAnswer,
+            Kind::Listen,
         ]
         .into_iter()
         .find(|k| *k as usize == n)
@@ -62,6 +65,7 @@ impl Kind {
             Kind::Request => "codex_request_t",
             Kind::Login => "codex_login_t",
             Kind::OAuthAnswer => "codex_oauth_answer_t",
+            Kind::Listen => "codex_mcp_listen_t",
         }
     }
 }

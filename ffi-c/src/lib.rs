@@ -31,6 +31,7 @@ pub mod error;
 pub mod event;
 pub mod handles;
 pub mod helpers;
+pub mod listen;
 pub mod log;
 pub mod mcp;
 pub mod oauth;

@@ -85,6 +85,7 @@ from ._native import (
     TurnStarted,
     __version__,
 )
+from ._listen import Listen
 from ._sync import Client, Thread, ToolCall, Turn
 
 __all__ = [
@@ -123,6 +124,7 @@ __all__ = [
     "GetPromptResult",
     "Completion",
     "Task",
+    "Listen",
     "Progress",
     "Notification",
     "AgentMessageDelta",

@@ -466,6 +466,7 @@ class AsyncClient(AsyncClientKeywords[AsyncThread], AsyncRequests, ClientBase):
     cancel_task = aio(Client.cancel_task)
     task_result = aio(Client.task_result)
     wait_task = aio(Client.wait_task)
+    listen = aio(Client.listen)
 
     async def call_tool(
         self, name: str, arguments: Optional[Mapping[str, Any]] = None, *, timeout: Timeout = None,

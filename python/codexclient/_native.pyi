@@ -20,6 +20,7 @@ _R = TypeVar("_R", default=Any, contravariant=True)
 
 __version__: str
 REQUEST_METHODS: Dict[str, str]
+LISTEN_FILTER_KEYS: List[str]
 __all__ = [
     "AgentMessageDelta",
     "CallToolResult",
@@ -31,6 +32,8 @@ __all__ = [
     "GetPromptResult",
     "ItemCompleted",
     "ItemStarted",
+    "LISTEN_FILTER_KEYS",
+    "Listen",
     "LoopbackBrowser",
     "NativeClient",
     "NativeLogin",
@@ -462,6 +465,18 @@ class ToolCall:
     def cancel(self) -> bool: ...
 
 @final
+class Listen:
+    """An open MCP subscription stream (the core's ``mcp::Listen``)."""
+
+    @property
+    def acknowledged_json(self) -> str:
+        """The filter the server acknowledged, as JSON text."""
+    @property
+    def closed(self) -> bool:
+        """Whether the stream was closed."""
+    def close(self) -> bool: ...
+
+@final
 class Executor:
     """Runs Rust futures for one asyncio event loop (the core's executor)."""
 
@@ -588,6 +603,7 @@ class NativeClient:
         self, name: str, arguments_json: str, timeout: Optional[float] = None
     ) -> ToolCall: ...
     def wait_task(self, task_id: str, within: float, aio: _Aio = None) -> Any: ...
+    def listen(self, filter_json: str, timeout: Optional[float] = None, aio: _Aio = None) -> Any: ...
     def notify(self, method: str, params_json: str) -> None: ...
     def on_request(
         self, method: Optional[str], handler: Optional[Callable[[ServerRequest], Any]]

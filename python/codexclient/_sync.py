@@ -23,6 +23,7 @@ from ._base import ClientBase, ThreadBase, ToolCallBase, TurnBase, _page, _same
 from ._handlers import Event, ProgressHandler, finish, handler_failed
 from ._inputs import Input, Skills
 from ._json import Params, arguments_json as _args, loads
+from ._listen import Listen, listen_filter
 from ._results import InitializeResult, Page, TurnResult
 from ._native import CallToolResult, Completion, GetPromptResult, Progress, Prompt, Resource
 from ._native import ResourceContents, ResourceTemplate, Task, Tool
@@ -454,6 +455,44 @@ class Client(ClientKeywords[Thread], SyncRequests, ClientBase):
         the URI and what differed; an unknown or ambiguous name :class:`InvalidArgumentError`
         listing the server's skills."""
         return cast(Dict[str, Any], self._skill_load(skill))
+
+    def listen(
+        self,
+        filter: Optional[Mapping[str, Any]] = None,
+        *,
+        tools_list_changed: Optional[bool] = None,
+        prompts_list_changed: Optional[bool] = None,
+        resources_list_changed: Optional[bool] = None,
+        resource_subscriptions: Optional[Sequence[str]] = None,
+        timeout: Timeout = None,
+    ) -> Listen:
+        """MCP 2026-07-28 ``subscriptions/listen``: open a subscription stream and return it
+        once the server acknowledged it (within ``timeout`` seconds, default: the client's
+        ``default_timeout``). Say what to receive with the keywords, or with ``filter`` (a
+        mapping by the protocol's names, ``{"toolsListChanged": True}``, or by the keywords'
+        names; a keyword given replaces the same member): ``tools_list_changed``,
+        ``prompts_list_changed``, ``resources_list_changed`` (booleans) and
+        ``resource_subscriptions`` (the URIs whose ``notifications/resources/updated`` to
+        receive). The notifications arrive like any other (``on_notification``,
+        :meth:`events`). Use the returned :class:`Listen` as a context manager, or
+        :meth:`Listen.close` it::
+
+            with client.listen(tools_list_changed=True) as sub:
+                print(sub.acknowledged)   # {'toolsListChanged': True}
+
+        Raises :class:`UnsupportedError` in the handshake era (MCP 2025-11-25 and older,
+        where :meth:`subscribe_resource` and the list-changed notifications serve),
+        :class:`InvalidArgumentError` for an unknown key or a wrong value (the message
+        names it), :class:`RequestTimeoutError` without an acknowledgment."""
+        keywords = {
+            "tools_list_changed": tools_list_changed,
+            "prompts_list_changed": prompts_list_changed,
+            "resources_list_changed": resources_list_changed,
+            "resource_subscriptions": resource_subscriptions,
+        }
+        text = listen_filter(filter, keywords)
+        start = lambda aio: self._native.listen(text, timeout, aio)  # noqa: E731
+        return cast(Listen, self._call(start, Listen))
 
     # -- MCP tasks (2025-11-25) --------------------------------------------------------------
 

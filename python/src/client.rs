@@ -315,6 +315,24 @@ impl NativeClient {
         run_spinning(py, aio, fut, |py, out| out(py), Some(&spin))
     }
 
+    /// MCP 2026-07-28 `subscriptions/listen` with the filter `filter_json` (checked by the
+    /// core: the protocol's names or their snake_case names), once the server acknowledged
+    /// it within `timeout` seconds (`None`: the default timeout): a `Listen` (or `aio`'s
+    /// future resolved with it). `UnsupportedError` in the handshake era.
+    #[pyo3(signature = (filter_json, timeout = None, aio = None))]
+    fn listen(
+        &self,
+        py: Python<'_>,
+        filter_json: &str,
+        timeout: Option<f64>,
+        aio: Aio,
+    ) -> PyResult<Py<PyAny>> {
+        let within = request_options(py, timeout)?.timeout;
+        let filter = json_value(py, filter_json)?;
+        let fut = crate::mcp::listen(self.client.clone(), filter, within);
+        run(py, aio, fut, |py, out| out(py))
+    }
+
     /// Start an MCP tool call that reports progress (sent before this returns): a `ToolCall`.
     #[pyo3(signature = (name, arguments_json, timeout = None))]
     fn call_tool_progress(

@@ -46,7 +46,13 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
         events::TokenUsageUpdated, events::ServerRequest, events::ConnectionEvent, mcp::Tool,
         mcp::CallToolResult, mcp::Resource, mcp::ResourceTemplate, mcp::ResourceContents,
         mcp::Prompt, mcp::GetPromptResult, mcp::Completion, mcp::Progress, mcp::ToolCall, mcp::Task,
+        mcp::Listen,
     }
+    let listen_keys: Vec<&str> = codex_client::mcp::LISTEN_FILTER_KEYS
+        .iter()
+        .map(|(name, _, _)| *name)
+        .collect();
+    m.add("LISTEN_FILTER_KEYS", listen_keys)?;
     m.add_function(wrap_pyfunction!(mcp::completion_ref, m)?)?;
     m.add_function(wrap_pyfunction!(account::login_api_key, m)?)?;
     m.add_function(wrap_pyfunction!(account::login_start, m)?)?;

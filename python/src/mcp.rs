@@ -553,6 +553,62 @@ impl Drop for ToolCall {
     }
 }
 
+/// An open MCP subscription stream (2026-07-28 `subscriptions/listen`, the core's
+/// `mcp::Listen`): the filter the server acknowledged; closed (the server told) by `close`
+/// or when dropped.
+#[pyclass(module = "codexclient._native", frozen)]
+pub struct Listen {
+    listen: Mutex<Option<mcp::Listen>>,
+    acknowledged: String,
+}
+
+impl Listen {
+    fn new(listen: mcp::Listen) -> Listen {
+        Listen {
+            acknowledged: listen.acknowledged().to_string(),
+            listen: Mutex::new(Some(listen)),
+        }
+    }
+}
+
+#[pymethods]
+impl Listen {
+    /// The filter the server acknowledged, as JSON text (the subset of the requested filter
+    /// it honours, by the protocol's names).
+    #[getter]
+    fn acknowledged_json(&self) -> &str {
+        &self.acknowledged
+    }
+
+    /// Whether the stream was closed.
+    #[getter]
+    fn closed(&self) -> bool {
+        self.listen.lock().unwrap().is_none()
+    }
+
+    /// Close the stream (the server gets `notifications/cancelled`); whether it was open.
+    /// Not blocking.
+    fn close(&self, py: Python<'_>) -> bool {
+        let listen = self.listen.lock().unwrap().take();
+        let open = listen.is_some();
+        py.detach(move || drop(listen));
+        open
+    }
+}
+
+/// Open a subscription stream with `filter` (checked by the core), acknowledged within
+/// `within` (`None`: the client's default timeout): a [`Listen`].
+pub(crate) async fn listen(
+    client: Client,
+    filter: Value,
+    within: Option<std::time::Duration>,
+) -> codex_client::Result<Outcome> {
+    let l = client.listen_within(filter, within).await?;
+    Ok(Box::new(move |py| {
+        Ok(Py::new(py, Listen::new(l))?.into_any())
+    }))
+}
+
 /// The JSON text of a completion reference built by the core: `kind` is `prompt` (`name`: a
 /// prompt name) or `resource` (`name`: a resource template URI).
 #[pyfunction]

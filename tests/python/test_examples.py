@@ -64,6 +64,17 @@ def test_mcp_tools_example() -> None:
     )
     assert "  progress 1/2\n  progress 2/2\n" in out, out
     assert "trigger-long-running-operation -> Long running operation completed." in out, out
+    assert "listening:" not in out, out  # the everything server is of the handshake era
+
+
+def test_mcp_tools_example_listens_in_the_stateless_era() -> None:
+    from test_mcp_sdk import _command
+
+    argv, _ = _command("python", "stdio")
+    out = _run([str(EXAMPLES / "mcp_tools.py"), "--tool", "add", "--args", '{"a": 1, "b": 2}', *argv])
+    assert "(MCP 2026-07-28)" in out, out
+    assert "listening: {'toolsListChanged': True}" in out, out
+    assert "add -> " in out and '"sum": 3' in out, out
 
 
 def test_mcp_oauth_example(oauth: OAuthFixture, tmp_path: pathlib.Path) -> None:

@@ -189,3 +189,18 @@ def mcp_handlers(client: codexclient.Client, req: p.McpServerRequest) -> None:
     def tool_call(r: p.ItemToolCallRequest) -> None: ...
 
     client.on_sampling(tool_call)  # type: ignore[type-var]
+
+
+def mcp_listen(client: codexclient.Client) -> None:
+    # subscriptions/listen: a Listen, a context manager; the filter keywords are typed
+    with client.listen(tools_list_changed=True, resource_subscriptions=["file:///a"], timeout=5.0) as sub:
+        assert_type(sub, codexclient.Listen)
+        assert_type(sub.acknowledged, Dict[str, Any])
+    assert_type(client.listen({"toolsListChanged": True}).close(), bool)
+    client.listen(tools_list_changed="yes")  # type: ignore[arg-type]
+
+
+async def mcp_listen_async(aclient: codexclient.AsyncClient) -> None:
+    async with await aclient.listen(prompts_list_changed=True) as sub:
+        assert_type(sub, codexclient.Listen)
+        assert_type(sub.closed, bool)

@@ -25,7 +25,7 @@ mod skills;
 mod tasks;
 mod typed;
 
-pub use listen::{Listen, ACKNOWLEDGED, LISTEN};
+pub use listen::{listen_filter, Listen, ACKNOWLEDGED, LISTEN, LISTEN_FILTER_KEYS};
 pub use progress::ProgressCall;
 pub use request::McpRequest;
 pub use skill_verify::{sha256_digest, MAX_SKILL_BYTES, MAX_SKILL_FILES};

@@ -1,0 +1,95 @@
+// codexclient.hpp's codex::Listen (MCP 2026-07-28 subscriptions/listen, ABI 1.9) against the
+// TypeScript SDK 2.4.0 server (testkit/sdk-servers/server.mjs over stdio) — the C++ side of
+// test_mcp_listen.c:
+// - mcp_protocol "auto": Client::listen() returns a Listen whose acknowledged() says
+//   toolsListChanged true; it is move-only (the moved-from object holds nothing); close()
+//   closes it and a second close does nothing; destruction closes another; the connection
+//   goes on (tools/call answers); a refused filter throws CODEX_STATUS_INVALID_ARGUMENT;
+// - mcp_protocol "legacy": listen() throws CODEX_STATUS_UNSUPPORTED naming the revision.
+//   MCP_NODE, MCP_MODULES: scripts/setup-mcp.sh.
+#include "mcp_util.h"
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <utility>
+
+#include "codexclient.hpp"
+
+#include "test_require.hpp"
+
+#define REQUIRE_HAS(text, needle)                                                             \
+    do {                                                                                      \
+        const std::string t_ = (text), n_ = (needle);                                         \
+        if (t_.find(n_) == std::string::npos) {                                               \
+            std::fprintf(stderr, "%s:%d: %s does not contain %s: %.3000s\n", __FILE__, __LINE__, \
+                         #text, n_.c_str(), t_.c_str());                                      \
+            std::exit(1);                                                                     \
+        }                                                                                     \
+    } while (0)
+
+namespace {
+
+// Expect `f` to throw codex::Error with `status`; returns its message.
+template <class F> std::string throws(codex_status_t status, F f) {
+    try {
+        f();
+    } catch (const codex::Error &e) {
+        if (e.status() != status) {
+            std::fprintf(stderr, "threw %s, expected %s: %s\n", e.status_name(), codex_status_name(status), e.what());
+            std::exit(1);
+        }
+        return e.what();
+    }
+    std::fprintf(stderr, "did not throw %s\n", codex_status_name(status));
+    std::exit(1);
+}
+
+codex::Options server(const char *mode) {
+    codex::Options o;
+    o.mcp_command = {mcp_node(), "testkit/sdk-servers/server.mjs", "stdio"};
+    o.default_timeout_ms = 60000;
+    o.set("mcp_protocol", std::string("\"") + mode + "\"");
+    return o;
+}
+
+} // namespace
+
+int main() {
+    auto t0 = std::chrono::steady_clock::now();
+    static const char *const modules_links[] = {".cache/mcp-modules", nullptr};
+    REQUIRE(setenv("MCP_MODULES", mcp_find("MCP_MODULES", modules_links), 1) == 0);
+    {
+        codex::Client c(server("auto"));
+        REQUIRE_HAS(c.connect(), "\"era\":\"stateless\"");
+        std::string m = throws(CODEX_STATUS_INVALID_ARGUMENT, [&] { c.listen(R"({"tools":true})"); });
+        REQUIRE_HAS(m, "tools_list_changed");
+
+        codex::Listen l = c.listen(R"({"toolsListChanged":true,"resourceSubscriptions":["demo://greeting"]})");
+        REQUIRE(static_cast<bool>(l));
+        REQUIRE_HAS(l.acknowledged(), "\"toolsListChanged\":true");
+        codex::Listen moved = std::move(l);
+        REQUIRE(!l && moved && l.acknowledged().empty());
+        REQUIRE_HAS(moved.acknowledged(), "\"toolsListChanged\":true");
+        moved.close();
+        REQUIRE(!moved && moved.acknowledged().empty());
+        moved.close();
+        {
+            codex::Listen other = c.listen(R"({"tools_list_changed":true})", 30000);
+            REQUIRE_HAS(other.acknowledged(), "\"toolsListChanged\":true");
+        } // closed here
+        REQUIRE_HAS(c.call_tool("add", R"({"a":1,"b":0.5})"), "\"sum\":1.5");
+        REQUIRE(c.disconnect());
+    }
+    {
+        codex::Client c(server("legacy"));
+        c.connect();
+        std::string m = throws(CODEX_STATUS_UNSUPPORTED, [&] { c.listen(R"({"toolsListChanged":true})"); });
+        REQUIRE_HAS(m, "2026-07-28");
+        c.ping();
+    }
+    double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    std::printf("test_mcp_listen_cpp: ok (%.1f s)\n", s);
+    return 0;
+}
