@@ -58,7 +58,7 @@ fi
 if [ -f python/codexclient/__init__.py ]; then
   venv="$CACHE/bench-venv-ours"
   [ -x "$venv/bin/python" ] || python3 -m venv "$venv"
-  log "pip install . (release build of the extension) into $venv"
+  log "pip install . (the extension in the Cargo profile dist, as in the wheel) into $venv"
   CARGO_TARGET_DIR="$TARGET" "$venv/bin/pip" install --quiet --disable-pip-version-check .
 fi
 
