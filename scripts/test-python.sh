@@ -166,8 +166,9 @@ for v in $VERSIONS; do
   # The typed protocol: examples and tests/python/typing_check.py (assert_type) against the
   # installed package, under both checkers.
   TYPED=("$ROOT"/examples/python/*.py "$ROOT/tests/python/typing_check.py")
-  log "Python $v: mypy --strict examples/python tests/python/typing_check.py"
-  if ! (cd "$PYCACHE" && "$PY" -m mypy --strict --no-incremental "${TYPED[@]}"); then
+  log "Python $v: mypy --strict on the installed package, examples/python, tests/python/typing_check.py"
+  if ! (cd "$PYCACHE" && "$PY" -m mypy --strict --no-incremental -p codexclient \
+        && "$PY" -m mypy --strict --no-incremental "${TYPED[@]}"); then
     failed+=("$v:mypy")
   fi
   log "Python $v: pyright (strict) examples/python tests/python/typing_check.py"

@@ -4,7 +4,7 @@ ChatGPT login in progress (browser or device-code flow). The work is the core's
 
 from __future__ import annotations
 
-from typing import Any, Dict, Optional
+from typing import Any, Dict, Optional, cast
 
 from . import _native
 from ._json import loads
@@ -62,7 +62,7 @@ class Login(LoginBase):
         """Block until the outcome, ``{"success": bool, "error": str | None}``; at most
         ``timeout`` seconds (:class:`RequestTimeoutError` past it: the login goes on, wait
         again or :meth:`cancel` it)."""
-        return loads(self._client._call(lambda aio: self._native.wait(timeout, aio), lambda r: r))
+        return cast(Dict[str, Any], loads(self._client._call(lambda aio: self._native.wait(timeout, aio), lambda r: r)))
 
     def cancel(self) -> None:
         """Cancel the login (``account/login/cancel``); its outcome then is a failure."""
@@ -77,7 +77,7 @@ class AsyncLogin(LoginBase):
         """The outcome, ``{"success": bool, "error": str | None}``; at most ``timeout``
         seconds (:class:`RequestTimeoutError` past it: the login goes on)."""
         r = await self._client._call(lambda aio: self._native.wait(timeout, aio), lambda r: r)
-        return loads(r)
+        return cast(Dict[str, Any], loads(r))
 
     async def cancel(self) -> None:
         """Cancel the login (``account/login/cancel``); its outcome then is a failure."""

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Optional
+from typing import Any, List, Optional
 
 
 class CodexError(Exception):
@@ -115,7 +115,7 @@ class UrlElicitationRequiredError(RpcError):
         code: int = -32042,
         server_message: str = "",
         data: Optional[Any] = None,
-        elicitations: Optional[list] = None,
+        elicitations: Optional[List[Any]] = None,
     ) -> None:
         super().__init__(message, code=code, server_message=server_message, data=data)
         self.elicitations = list(elicitations or [])

@@ -76,7 +76,7 @@ class Thread(ThreadKeywords["Thread", "Turn"], ThreadBase):
         """``thread/name/set``."""
         return cast(None, self._helper("thread_set_name", name))
 
-    def review_start(self, target: Mapping[str, Any], **kwargs: Any) -> Dict[str, Any]:
+    def review_start(self, /, target: Mapping[str, Any], **kwargs: Any) -> Dict[str, Any]:
         """``review/start``: review changes on this thread, e.g. ``target={"type":
         "uncommittedChanges"}``; returns ``{"turn", "reviewThreadId"}`` (the review runs as a
         turn: its events arrive like any turn's). Keyword arguments are camel-cased
