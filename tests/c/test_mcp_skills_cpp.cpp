@@ -19,34 +19,9 @@
 
 #include "test_require.hpp"
 
-#define REQUIRE_HAS(text, needle)                                                             \
-    do {                                                                                      \
-        const std::string t_ = (text), n_ = (needle);                                         \
-        if (t_.find(n_) == std::string::npos) {                                               \
-            std::fprintf(stderr, "%s:%d: %s does not contain %s: %.3000s\n", __FILE__, __LINE__, \
-                         #text, n_.c_str(), t_.c_str());                                      \
-            std::exit(1);                                                                     \
-        }                                                                                     \
-    } while (0)
-
 namespace {
 
 const char *BODY = "MCP-SKILL-BODY-cpp-5d07: convert with pdftotext";
-
-// Expect `f` to throw codex::Error with `status`; returns its message.
-template <class F> std::string throws(codex_status_t status, F f) {
-    try {
-        f();
-    } catch (const codex::Error &e) {
-        if (e.status() != status) {
-            std::fprintf(stderr, "threw %s, expected %s: %s\n", e.status_name(), codex_status_name(status), e.what());
-            std::exit(1);
-        }
-        return e.what();
-    }
-    std::fprintf(stderr, "did not throw %s\n", codex_status_name(status));
-    std::exit(1);
-}
 
 } // namespace
 
