@@ -409,8 +409,9 @@ pub(crate) fn block_sigpipe() {
     }
 }
 
-/// The message of a panic payload.
-pub(crate) fn panic_message(p: &(dyn std::any::Any + Send)) -> String {
+/// The message of a panic payload (a `&str` or `String` panic, else "unknown panic"): how the
+/// library and its bindings report a panic they caught.
+pub fn panic_message(p: &(dyn std::any::Any + Send)) -> String {
     p.downcast_ref::<&str>()
         .map(|s| s.to_string())
         .or_else(|| p.downcast_ref::<String>().cloned())

@@ -175,22 +175,13 @@ pub(crate) fn value_or<T>(r: Result<T, Fail>, default: T) -> T {
     })
 }
 
-/// The message of a panic payload.
-pub(crate) fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
-    payload
-        .downcast_ref::<&str>()
-        .map(|s| s.to_string())
-        .or_else(|| payload.downcast_ref::<String>().cloned())
-        .unwrap_or_else(|| "unknown panic".into())
-}
-
 /// Record a caught panic as the thread's last error.
 pub(crate) fn record_panic(payload: &(dyn std::any::Any + Send)) -> codex_status_t {
     record(&Fail::Status(
         CODEX_STATUS_PANIC,
         format!(
             "internal error: Rust panic caught at the C boundary: {}",
-            panic_message(payload)
+            codex_client::rt::panic_message(payload)
         ),
     ))
 }

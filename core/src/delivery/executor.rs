@@ -123,7 +123,7 @@ impl Executor {
             }
             Ok(Poll::Ready(())) => {}
             Err(payload) => {
-                let msg = super::panic_message(&*payload);
+                let msg = crate::rt::panic_message(&*payload);
                 tracing::error!("a task of a foreign event loop panicked: {msg}");
                 drop(task.fut);
                 if let Some(hook) = task.on_panic.take() {

@@ -39,5 +39,3 @@ pub fn mark_event_delivery_thread() {
 pub(crate) fn delivers_events() -> bool {
     DELIVERS_EVENTS.with(|c| c.get())
 }
-
-pub(crate) use crate::rt::panic_message;
