@@ -46,6 +46,7 @@
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
+pub mod drift;
 mod generated;
 pub mod mcp;
 
