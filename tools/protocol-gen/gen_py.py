@@ -212,6 +212,9 @@ class Emitter:
             elif k == "string_enum":
                 vals = ", ".join(py_str(v[0]) for v in it.values)
                 self.alias(name, lambda q, vals=vals: f"Literal[{vals}]", [], it.doc)
+            elif k == "int_enum":
+                vals = ", ".join(str(v[0]) for v in it.values)
+                self.alias(name, lambda q, vals=vals: f"Literal[{vals}]", [], it.doc)
             elif k == "tagged":
                 members = []
                 for tv, _ident, sname, vdoc, _exp in it.variants:

@@ -173,9 +173,10 @@ mod rt {
         v.serialize(serializer)
     }
 
-    /// Parses the params of a notification or server request; `None` (-> `Unknown`) on mismatch.
+    /// Parses the params of a notification or server request (or a method's result) of a known
+    /// method; `None` (-> `Unknown`, reported to the drift hook under `what`) on mismatch.
     pub(crate) fn parse_params<T: DeserializeOwned>(
-        what: &str,
+        what: &'static str,
         method: &str,
         json: &str,
     ) -> Option<T> {
@@ -183,6 +184,7 @@ mod rt {
             Ok(v) => Some(v),
             Err(err) => {
                 tracing::debug!(kind = what, method, %err, "params do not match the schema; kept raw as Unknown");
+                super::drift::unknown(what, &raw_params(json));
                 None
             }
         }
@@ -190,7 +192,7 @@ mod rt {
 
     /// [`parse_params`] from a parsed value.
     pub(crate) fn params_from_value<T: DeserializeOwned>(
-        what: &str,
+        what: &'static str,
         method: &str,
         value: &Value,
     ) -> Option<T> {
@@ -198,6 +200,7 @@ mod rt {
             Ok(v) => Some(v),
             Err(err) => {
                 tracing::debug!(kind = what, method, %err, "params do not match the schema; kept raw as Unknown");
+                super::drift::unknown(what, value);
                 None
             }
         }
@@ -213,9 +216,83 @@ mod rt {
         serde_json::to_value(v).unwrap_or(Value::Null)
     }
 
-    /// `Serialize`/`Deserialize` for a generated string enum (`as_str` / `From<&str>`).
+    /// A generated struct's name for the drift hook, and the tag field a tagged union writes
+    /// and reads for it (not an extra field of the payload).
+    pub(crate) trait Named {
+        /// The type (schema definition) name reported to [`super::drift`].
+        const NAME: &'static str;
+        /// The tag key when the struct is the payload of a tagged union variant.
+        const TAG: Option<&'static str> = None;
+    }
+
+    /// Deserializes a struct's flattened `extra` map and reports it to
+    /// [`super::drift::extra_fields`] (the tag of a tagged-union payload removed first).
+    pub(crate) fn extra<'de, T: Named, D: serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<serde_json::Map<String, Value>, D::Error> {
+        let mut extra = <serde_json::Map<String, Value> as serde::Deserialize>::deserialize(deserializer)?;
+        if let Some(tag) = T::TAG {
+            extra.remove(tag);
+        }
+        super::drift::extra_fields(T::NAME, &extra);
+        Ok(extra)
+    }
+
+    /// Whether a decoded union or enum value is a known one (not its `Unknown` fallback).
+    pub(crate) trait Known {
+        /// `false` for the `Unknown` fallback.
+        fn is_known(&self) -> bool;
+    }
+
+    impl<T: Known> Known for Box<T> {
+        fn is_known(&self) -> bool {
+            (**self).is_known()
+        }
+    }
+
+    impl<T: Known> Known for Option<T> {
+        fn is_known(&self) -> bool {
+            self.as_ref().is_none_or(Known::is_known)
+        }
+    }
+
+    /// One alternative of an untagged union: `value` as a `T`, if it decodes.
+    pub(crate) fn alt<T: DeserializeOwned>(value: &Value) -> Option<T> {
+        T::deserialize(value).ok()
+    }
+
+    /// One alternative of an untagged union that is itself a union or enum: only a known value
+    /// counts (its `Unknown` fallback means "not this alternative", so that a never-failing
+    /// inner union cannot swallow the alternatives after it).
+    pub(crate) fn alt_known<T: DeserializeOwned + Known>(value: &Value) -> Option<T> {
+        T::deserialize(value).ok().filter(Known::is_known)
+    }
+
+    /// Decodes an untagged union: the first alternative that matches without any drift at any
+    /// depth (no nested `Unknown`, nothing in an `extra` map); else the one with the least drift
+    /// whose discriminators all matched (decoded again outside the trial, so that its drift is
+    /// reported once); else `None` (the caller keeps `Unknown(raw)`).
+    pub(crate) fn untagged<T>(value: &Value, alts: &[fn(&Value) -> Option<T>]) -> Option<T> {
+        let mut best: Option<(usize, u32)> = None;
+        for (i, alt) in alts.iter().enumerate() {
+            let (got, drift) = super::drift::trial(|| alt(value));
+            if got.is_none() || drift >= super::drift::DISQUALIFIED {
+                continue;
+            }
+            if drift == 0 {
+                return got;
+            }
+            if best.is_none_or(|(_, d)| drift < d) {
+                best = Some((i, drift));
+            }
+        }
+        best.and_then(|(i, _)| alts[i](value))
+    }
+
+    /// `Serialize`/`Deserialize` for a generated string enum (`as_str` / `From<&str>`); an
+    /// unknown value is reported to the drift hook `$hook` under `$name`.
     macro_rules! string_enum_serde {
-        ($t:ident) => {
+        ($t:ident, $name:literal, $hook:ident) => {
             impl Serialize for $t {
                 fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
                     serializer.serialize_str(self.as_str())
@@ -225,12 +302,42 @@ mod rt {
             impl<'de> Deserialize<'de> for $t {
                 fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
                     let s = String::deserialize(deserializer)?;
-                    Ok(Self::from(s.as_str()))
+                    let v = Self::from(s.as_str());
+                    if let Self::Unknown(_) = &v {
+                        super::drift::$hook($name, &serde_json::Value::String(s));
+                    }
+                    Ok(v)
                 }
             }
         };
     }
     pub(crate) use string_enum_serde;
+
+    /// `Serialize`/`Deserialize` for a generated integer enum (`as_i64` / `From<i64>`); an
+    /// unknown value is reported to the drift hook under `$name`.
+    #[allow(unused_macros)]
+    macro_rules! int_enum_serde {
+        ($t:ident, $name:literal) => {
+            impl Serialize for $t {
+                fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+                    serializer.serialize_i64(self.as_i64())
+                }
+            }
+
+            impl<'de> Deserialize<'de> for $t {
+                fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+                    let n = i64::deserialize(deserializer)?;
+                    let v = Self::from(n);
+                    if let Self::Unknown(_) = &v {
+                        super::drift::unknown($name, &serde_json::Value::from(n));
+                    }
+                    Ok(v)
+                }
+            }
+        };
+    }
+    #[allow(unused_imports)]
+    pub(crate) use int_enum_serde;
 }
 
 #[cfg(test)]
