@@ -1,16 +1,22 @@
 #!/usr/bin/env python3
-"""Generate `core/src/protocol/generated.rs` from the vendored Codex app-server JSON Schema.
+"""Generate `core/src/protocol/generated.rs` from the vendored Codex app-server JSON Schemas.
 
 Usage:
-    python3 tools/protocol-gen/gen.py [--schema-dir schema/codex-0.169.0] [--out FILE] [--compat-out FILE]
+    python3 tools/protocol-gen/gen.py --schema-dir schema/codex-0.163.0 [--schema-dir ...]
+        [--out FILE] [--compat-out FILE] [--py-out FILE] [--py-requests-out FILE] [--py-keywords-out FILE]
+(`scripts/gen-protocol.sh` passes one `--schema-dir` per version of CODEX_WINDOW in
+scripts/codex-versions.sh.)
 
-Input: `<schema-dir>/stable/codex_app_server_protocol.schemas.json` and
+Input, per version: `<schema-dir>/stable/codex_app_server_protocol.schemas.json` and
 `<schema-dir>/experimental/codex_app_server_protocol.schemas.json` (the single-file bundles that
 `codex app-server generate-json-schema [--experimental]` writes; every other file of that dump
-holds the same definitions), plus `<schema-dir>/VERSION`.
-Output: Rust source (not yet rustfmt-ed; `scripts/gen-protocol.sh` runs rustfmt on it), and
-the compatibility report's vendored side (`--compat-out`, see `compat_table`).
-Stdlib only, deterministic: the same schema always yields the same bytes.
+holds the same definitions), plus `<schema-dir>/VERSION`. The versions are merged into one schema
+(merge.py: the union of the window) and one set of types is generated for it, with per-method
+version tables (`CODEX_WINDOW`, `client_method_versions`, ...).
+Output: Rust source (not yet rustfmt-ed; `scripts/gen-protocol.sh` runs rustfmt on it), the
+Python typing (gen_py.py), and the compatibility report's vendored side (`--compat-out`, the
+newest version, see `compat_table`).
+Stdlib only, deterministic: the same schemas always yield the same bytes.
 
 Why a custom generator and not `typify` (or `schemafy`, `quicktype`)?
   * Forward compatibility is the point of the module, and none of them generate it:
@@ -37,13 +43,19 @@ Mapping rules (also documented in core/src/protocol/mod.rs):
     `Default` derived when no field is required-and-non-nullable.
   * plain `{"type": "object"}` definition -> struct with only the `extra` map.
   * `additionalProperties: <schema>` with no properties -> `BTreeMap<String, T>`.
-  * string enum (or oneOf of string enums) -> enum + `Unknown(String)`.
+  * string enum (or oneOf of string enums) -> enum + `Unknown(String)`; integer enum -> enum +
+    `Unknown(i64)`; boolean enum -> bool; `const` -> a one-value enum.
   * oneOf of objects sharing a single-value string property (`type`, `method`, `mode`, ...)
     -> tagged enum: one newtype variant per tag holding a struct without the tag field,
     + `Unknown(Value)`. Shared `properties` next to the `oneOf` are merged into every variant.
   * oneOf of string constants and single-key objects -> externally tagged enum
     (unit variants for the strings, newtype variants for `{"key": {...}}`) + `Unknown(Value)`.
-  * any other oneOf/anyOf -> untagged enum, first alternative that parses wins, + `Unknown`.
+  * an object whose inline `anyOf` alternatives only add fields -> one struct, those fields optional.
+  * any other oneOf/anyOf -> untagged enum + `Unknown`: the first alternative that decodes with no
+    drift at any depth wins, else the one with the least drift whose discriminators matched
+    (rt::untagged; a union alternative only counts with a known value).
+  * every `Unknown` fallback calls `drift::unknown(type, &raw)`, every struct reports its
+    `extra` to `drift::extra_fields(type, &extra)` (the property tests watch them).
   * `anyOf [X, null]` / `type: [X, "null"]` -> `Option<X>`.
   * integer: `format: uint*` -> u64, otherwise i64; number -> f64; untyped -> Value.
   * direct recursion is broken with `Box`.

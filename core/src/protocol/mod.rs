@@ -1,33 +1,74 @@
-//! Typed Codex app-server protocol (v2), generated from the JSON Schema that
-//! `codex app-server generate-json-schema` writes.
+//! Typed Codex app-server protocol (v2), generated from the JSON Schemas that
+//! `codex app-server generate-json-schema` writes, for every Codex of the supported window.
 //!
-//! Everything in [`generated`](self) is produced by `tools/protocol-gen/gen.py` from the schema
-//! vendored under `schema/codex-<version>/` (stable and `--experimental` dumps); regenerate with
-//! `scripts/gen-protocol.sh`, and `scripts/check-generated.sh` (also run as a unit test) fails
-//! when the committed code differs from a fresh generation. Nothing in it is hand-copied.
+//! Everything in [`generated`](self) is produced by `tools/protocol-gen/gen.py` from the schemas
+//! vendored under `schema/codex-<version>/` (stable and `--experimental` dumps) for each version
+//! of [`CODEX_WINDOW`]; regenerate with `scripts/gen-protocol.sh`, and
+//! `scripts/check-generated.sh` (also run as a unit test) fails when the committed code differs
+//! from a fresh generation. Nothing in it is hand-copied.
 //!
 //! # What is in here
 //! - One Rust type per schema definition, in one namespace (`ThreadStartParams`,
 //!   `ThreadStartResponse`, [`ThreadItem`], [`CommandExecutionApprovalDecision`], ...).
 //! - [`methods`]: a zero-sized marker per client-to-server method implementing
 //!   [`ClientMethod`] (`thread/start` -> [`methods::ThreadStart`], `thread/name/set` ->
-//!   `methods::ThreadNameSet`), plus [`CLIENT_METHODS`] (`(name, experimental)`).
+//!   `methods::ThreadNameSet`), plus [`CLIENT_METHODS`] (`(name, experimental)`), and
+//!   [`ClientResponse`]: a method's result typed by method name.
 //! - [`ServerNotification`]: one variant per notification method + `Unknown`;
 //!   [`ServerNotification::parse`] never fails. [`SERVER_NOTIFICATION_METHODS`] lists them.
 //! - [`ServerRequestKind`]: the same for server-to-client requests; [`server_requests`] has a
 //!   [`ServerRequestMethod`] marker per method, giving the response type to answer with.
 //! - [`INITIALIZED_NOTIFICATION`], the only client-to-server notification.
+//! - The window: [`CODEX_WINDOW`] (ascending) and, per method, the versions that have it:
+//!   [`client_method_versions`], [`notification_versions`], [`server_request_versions`].
+//!
+//! # One protocol for the whole window
+//! The generator merges the schemas of every version of the window (`tools/protocol-gen/merge.py`)
+//! and generates the union, so that whatever any of these versions sends decodes:
+//! - a definition of any version is generated (one removed upstream stays, e.g.
+//!   `CurrentTimeReadParams`); a method, notification or server request of any version is typed;
+//! - a field is required only if every version that has the type requires it (a field one
+//!   version lacks, such as `Project.position` removed in 0.171.0, is an `Option`);
+//! - enum values and union variants are the union of every version's;
+//! - a shape that changed kind becomes an untagged union of both shapes, the newest first
+//!   ([`AgentMessageDisplay`]: `Mode` is 0.171.0's union tagged by `mode`, `Action` 0.169.0's
+//!   object);
+//! - fields declared inside inline alternatives ("either `fileId` or `result`") are optional
+//!   fields of the struct, never left in `extra`;
+//! - experimental: a method, variant or field is experimental only if no version of the window
+//!   has it in its stable schema (so one promoted to stable in a newer version is stable; an
+//!   older server that still has it as experimental answers with its own error if
+//!   `experimentalApi` was not negotiated).
 //!
 //! # Forward compatibility
-//! Data from a newer server is never an error and never dropped:
+//! Data from a newer server is never an error and never dropped, and drift loses no more than
+//! the part that drifted:
 //! - every struct has `#[serde(flatten)] pub extra: serde_json::Map<..>` holding unknown fields,
 //!   which are written back on serialisation;
-//! - every string enum has `Unknown(String)`; every union (tagged, externally tagged or
-//!   untagged) has `Unknown(serde_json::Value)` carrying the full JSON;
+//! - every string enum has `Unknown(String)`, every integer enum `Unknown(i64)`; every union
+//!   (tagged, externally tagged or untagged) has `Unknown(serde_json::Value)` carrying the full
+//!   JSON;
 //! - a union value with a *known* tag whose payload does not match the schema also becomes
 //!   `Unknown(raw)` (logged with `tracing::debug!`) instead of failing the whole message: a
-//!   schema drift in one item must not lose the notification that carries it;
-//! - an unknown notification or server request method is `Unknown { method, params }`.
+//!   schema drift in one item must not lose the notification that carries it; as every union
+//!   field falls back on its own, a nested mismatch is `Unknown(raw)` at the smallest enclosing
+//!   union (a display inside an agent message, not the message);
+//! - an untagged union takes the first alternative that matches without any drift at any depth
+//!   (no nested `Unknown`, nothing left in an `extra` map), else the alternative with the least
+//!   drift whose discriminators (single-value fields such as `type: "string"`) all matched, else
+//!   `Unknown`; an alternative that is itself a union only matches with a known value, so a
+//!   never-failing inner union cannot swallow the alternatives after it;
+//! - an unknown notification or server request method is `Unknown { method, params }`;
+//! - every fallback is reported to [`drift`] (`Unknown` values and `extra` fields, by type name).
+//!
+//! # Mapping rules
+//! Object -> struct (fields snake_case, `Default` when nothing is required); a map schema ->
+//! `BTreeMap<String, T>`; string enum -> enum + `Unknown(String)`; integer enum (`enum: [1]`)
+//! -> enum + `Unknown(i64)`; boolean enum -> `bool`; `const` -> a one-value enum; a union of
+//! objects sharing a single-value property (`type`, `method`, `mode`, ...) -> tagged enum;
+//! strings and single-key objects -> externally tagged enum; any other union -> untagged enum;
+//! `anyOf [X, null]` / `type: [X, "null"]` -> `Option<X>`; `format: uint*` -> `u64`, other
+//! integers -> `i64`, numbers -> `f64`; direct recursion is broken with `Box`.
 //!
 //! # Wire rules
 //! - Required fields are always serialised (a required-but-nullable `None` as `null`).
