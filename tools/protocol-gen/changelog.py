@@ -43,7 +43,7 @@ def short(node):
     if "enum" in node:
         return "enum " + ", ".join(json.dumps(v) for v in node["enum"])
     if t == "array" or (isinstance(t, list) and "array" in t):
-        return f"{t} of {short(node.get('items', {}))}"
+        return f"{json.dumps(t)} of {short(node.get('items', {}))}"
     return json.dumps(t) if t is not None else "any"
 
 

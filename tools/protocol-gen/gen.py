@@ -1154,7 +1154,30 @@ def emit_struct(o, it, tag_key=None):
     o.line()
 
 
-def emit_string_enum(o, it):
+# Fields whose string enum says which alternative of a union a value is (a `type` of
+# `["number", "integer"]`): with single-value enums, the discriminators of untagged unions.
+DISCRIMINATOR_FIELDS = ("type", "kind", "mode")
+
+
+def discriminator_enums(items):
+    """String enums an unknown value of which means "not this alternative" (see
+    `rt::untagged`): every single-value enum, and every enum typing a `DISCRIMINATOR_FIELDS`
+    field."""
+    out = {n for n, it in items.items() if it.kind == "string_enum" and len(it.values) == 1}
+    for it in items.values():
+        if it.kind == "struct":
+            for f in it.fields:
+                t = f.ty
+                while t.kind in ("opt", "box"):
+                    t = t.arg
+                if f.wire in DISCRIMINATOR_FIELDS and t.kind == "named":
+                    target = resolve_alias(items, t.arg)
+                    if target in items and items[target].kind == "string_enum":
+                        out.add(target)
+    return out
+
+
+def emit_string_enum(o, it, discriminator=False):
     o.doc(it.doc, f"`{it.name}` (schema string enum).", [EXP_TYPE_NOTE] if it.experimental_type else [])
     o.line("#[derive(Debug, Clone, PartialEq, Eq, Hash)]")
     o.line(f"pub enum {it.name} {{")
@@ -1189,9 +1212,9 @@ def emit_string_enum(o, it):
     o.line("    }")
     o.line("}")
     o.line()
-    # A single-value enum is a discriminator (`type: "string"` of one alternative): an unknown
-    # value there means "not this alternative" to an untagged union (drift::unknown_discriminator).
-    hook = "unknown_discriminator" if len(it.values) == 1 else "unknown"
+    # A discriminator (`type: "string"` of one alternative): an unknown value there means "not
+    # this alternative" to an untagged union (drift::unknown_discriminator).
+    hook = "unknown_discriminator" if discriminator else "unknown"
     o.line(f"rt::string_enum_serde!({it.name}, {rust_str(it.name)}, {hook});")
     o.line()
 
@@ -1701,9 +1724,7 @@ def generate(schema_dirs):
     o.line()
 
     # ---- the window: versions and which of them have each method
-    for method in RESPONSE_OVERRIDES:
-        if method not in tables["ClientRequest"]:
-            raise SystemExit(f"gen.py: RESPONSE_OVERRIDES names {method!r}, which no version of the window has")
+    stale_overrides = sorted(m for m in RESPONSE_OVERRIDES if m not in tables["ClientRequest"])
     o.line("/// Every Codex version of the supported window (`scripts/codex-versions.sh`), ascending: the")
     o.line("/// generated types decode what any of them sends.")
     o.line("pub const CODEX_WINDOW: &[&str] = &[" + ", ".join(rust_str(v) for v in window) + "];")
@@ -1848,6 +1869,7 @@ def generate(schema_dirs):
         exp_impl.add(resolve_alias(items, s[3]))
 
     # items, sorted by name
+    discriminators = discriminator_enums(items)
     tag_of = {}
     for it in items.values():
         if it.kind == "tagged":
@@ -1858,7 +1880,7 @@ def generate(schema_dirs):
         if it.kind == "struct":
             emit_struct(o, it, tag_of.get(n))
         elif it.kind == "string_enum":
-            emit_string_enum(o, it)
+            emit_string_enum(o, it, n in discriminators)
         elif it.kind == "int_enum":
             emit_int_enum(o, it)
         elif it.kind == "tagged":
@@ -1920,6 +1942,7 @@ def generate(schema_dirs):
         "methods_without_response_type": missing_response,
         "response_types_without_method": unused_responses,
         "boxed_fields": n_boxed,
+        "stale_overrides": stale_overrides,
         "structs_with_experimental_fields": exp_fields,
         "seconds": round(time.time() - t0, 2),
         # the model, for the Python typing emitter (gen_py.py); not printed
@@ -1979,6 +2002,9 @@ def main():
         if stats["methods_without_response_type"]:
             print("gen.py: methods without a response type (serde_json::Value): "
                   + ", ".join(stats["methods_without_response_type"]))
+        if stats["stale_overrides"]:
+            print("gen.py: RESPONSE_OVERRIDES entries no version of the window has (remove them): "
+                  + ", ".join(stats["stale_overrides"]))
         if stats["response_types_without_method"]:
             print("gen.py: response types no method uses: " + ", ".join(stats["response_types_without_method"]))
         if merge.CONFLICTS:

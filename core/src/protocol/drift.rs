@@ -104,11 +104,13 @@ pub fn extra_fields(type_name: &'static str, extra: &Map<String, Value>) {
     if extra.is_empty() {
         return;
     }
-    report(u32::try_from(extra.len()).unwrap_or(u32::MAX), || Fallback {
-        type_name,
-        kind: FallbackKind::ExtraFields {
-            keys: extra.keys().cloned().collect(),
-        },
+    report(u32::try_from(extra.len()).unwrap_or(u32::MAX), || {
+        Fallback {
+            type_name,
+            kind: FallbackKind::ExtraFields {
+                keys: extra.keys().cloned().collect(),
+            },
+        }
     });
 }
 
@@ -156,7 +158,8 @@ mod tests {
         unknown("Outside", &Value::Null);
         let ((), outer) = watch(|| {
             unknown("A", &Value::Bool(true));
-            let ((), inner) = watch(|| extra_fields("B", &Map::from_iter([("k".into(), Value::Null)])));
+            let ((), inner) =
+                watch(|| extra_fields("B", &Map::from_iter([("k".into(), Value::Null)])));
             assert_eq!(inner.len(), 1);
             assert_eq!(inner[0].type_name, "B");
             extra_fields("C", &Map::new()); // empty extra is not a report

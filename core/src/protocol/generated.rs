@@ -8373,7 +8373,7 @@ impl From<&str> for AccountSessionWorkspaceKind {
 rt::string_enum_serde!(
     AccountSessionWorkspaceKind,
     "AccountSessionWorkspaceKind",
-    unknown
+    unknown_discriminator
 );
 
 impl rt::Known for AccountSessionWorkspaceKind {
@@ -8857,7 +8857,11 @@ impl From<&str> for AdditionalContextKind {
     }
 }
 
-rt::string_enum_serde!(AdditionalContextKind, "AdditionalContextKind", unknown);
+rt::string_enum_serde!(
+    AdditionalContextKind,
+    "AdditionalContextKind",
+    unknown_discriminator
+);
 
 impl rt::Known for AdditionalContextKind {
     fn is_known(&self) -> bool {
@@ -10811,7 +10815,11 @@ impl From<&str> for AwsCredentialType {
     }
 }
 
-rt::string_enum_serde!(AwsCredentialType, "AwsCredentialType", unknown);
+rt::string_enum_serde!(
+    AwsCredentialType,
+    "AwsCredentialType",
+    unknown_discriminator
+);
 
 impl rt::Known for AwsCredentialType {
     fn is_known(&self) -> bool {
@@ -13037,7 +13045,7 @@ impl From<&str> for CommandExecutionApprovalKind {
 rt::string_enum_serde!(
     CommandExecutionApprovalKind,
     "CommandExecutionApprovalKind",
-    unknown
+    unknown_discriminator
 );
 
 impl rt::Known for CommandExecutionApprovalKind {
@@ -19982,7 +19990,11 @@ impl From<&str> for HookOutputEntryKind {
     }
 }
 
-rt::string_enum_serde!(HookOutputEntryKind, "HookOutputEntryKind", unknown);
+rt::string_enum_serde!(
+    HookOutputEntryKind,
+    "HookOutputEntryKind",
+    unknown_discriminator
+);
 
 impl rt::Known for HookOutputEntryKind {
     fn is_known(&self) -> bool {
@@ -22722,7 +22734,7 @@ impl From<&str> for McpElicitationNumberType {
 rt::string_enum_serde!(
     McpElicitationNumberType,
     "McpElicitationNumberType",
-    unknown
+    unknown_discriminator
 );
 
 impl rt::Known for McpElicitationNumberType {
@@ -24870,7 +24882,7 @@ impl From<&str> for ModeKind {
     }
 }
 
-rt::string_enum_serde!(ModeKind, "ModeKind", unknown);
+rt::string_enum_serde!(ModeKind, "ModeKind", unknown_discriminator);
 
 impl rt::Known for ModeKind {
     fn is_known(&self) -> bool {
@@ -33560,7 +33572,11 @@ impl From<&str> for SubAgentActivityKind {
     }
 }
 
-rt::string_enum_serde!(SubAgentActivityKind, "SubAgentActivityKind", unknown);
+rt::string_enum_serde!(
+    SubAgentActivityKind,
+    "SubAgentActivityKind",
+    unknown_discriminator
+);
 
 impl rt::Known for SubAgentActivityKind {
     fn is_known(&self) -> bool {
@@ -36067,7 +36083,7 @@ impl From<&str> for ThreadMemoryMode {
     }
 }
 
-rt::string_enum_serde!(ThreadMemoryMode, "ThreadMemoryMode", unknown);
+rt::string_enum_serde!(ThreadMemoryMode, "ThreadMemoryMode", unknown_discriminator);
 
 impl rt::Known for ThreadMemoryMode {
     fn is_known(&self) -> bool {
@@ -37253,7 +37269,7 @@ impl From<&str> for ThreadRealtimeHandoffMode {
 rt::string_enum_serde!(
     ThreadRealtimeHandoffMode,
     "ThreadRealtimeHandoffMode",
-    unknown
+    unknown_discriminator
 );
 
 impl rt::Known for ThreadRealtimeHandoffMode {
@@ -42926,7 +42942,11 @@ impl From<&str> for WindowsSandboxSetupMode {
     }
 }
 
-rt::string_enum_serde!(WindowsSandboxSetupMode, "WindowsSandboxSetupMode", unknown);
+rt::string_enum_serde!(
+    WindowsSandboxSetupMode,
+    "WindowsSandboxSetupMode",
+    unknown_discriminator
+);
 
 impl rt::Known for WindowsSandboxSetupMode {
     fn is_known(&self) -> bool {

@@ -55,7 +55,8 @@
 //!   union (a display inside an agent message, not the message);
 //! - an untagged union takes the first alternative that matches without any drift at any depth
 //!   (no nested `Unknown`, nothing left in an `extra` map), else the alternative with the least
-//!   drift whose discriminators (single-value fields such as `type: "string"`) all matched, else
+//!   drift whose discriminators (single-value fields such as `type: "string"`, and the enum of a
+//!   `type`, `kind` or `mode` field) all matched, else
 //!   `Unknown`; an alternative that is itself a union only matches with a known value, so a
 //!   never-failing inner union cannot swallow the alternatives after it;
 //! - an unknown notification or server request method is `Unknown { method, params }`;
@@ -271,7 +272,8 @@ mod rt {
     pub(crate) fn extra<'de, T: Named, D: serde::Deserializer<'de>>(
         deserializer: D,
     ) -> Result<serde_json::Map<String, Value>, D::Error> {
-        let mut extra = <serde_json::Map<String, Value> as serde::Deserialize>::deserialize(deserializer)?;
+        let mut extra =
+            <serde_json::Map<String, Value> as serde::Deserialize>::deserialize(deserializer)?;
         if let Some(tag) = T::TAG {
             extra.remove(tag);
         }

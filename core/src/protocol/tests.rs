@@ -30,10 +30,19 @@ fn coverage_matches_the_window() {
 #[test]
 fn version_tables_name_the_versions_that_have_each_method() {
     assert_eq!(client_method_versions("thread/start"), Some(CODEX_WINDOW));
-    assert_eq!(client_method_versions("thread/search/stream"), Some(&["0.171.0"][..]));
-    assert_eq!(client_method_versions("modelProvider/default/set"), Some(&["0.171.0"][..]));
+    assert_eq!(
+        client_method_versions("thread/search/stream"),
+        Some(&["0.171.0"][..])
+    );
+    assert_eq!(
+        client_method_versions("modelProvider/default/set"),
+        Some(&["0.171.0"][..])
+    );
     assert_eq!(client_method_versions("no/such/method"), None);
-    assert_eq!(notification_versions("thread/search/partial"), Some(&["0.171.0"][..]));
+    assert_eq!(
+        notification_versions("thread/search/partial"),
+        Some(&["0.171.0"][..])
+    );
     assert_eq!(notification_versions("turn/started"), Some(CODEX_WINDOW));
     // Removed in 0.171.0, still typed for the versions that send it.
     assert_eq!(
@@ -49,7 +58,10 @@ fn version_tables_name_the_versions_that_have_each_method() {
             .iter()
             .map(|v| CODEX_WINDOW.iter().position(|w| w == v).unwrap())
             .collect();
-        assert!(pos.windows(2).all(|w| w[0] < w[1]), "{method}: {versions:?}");
+        assert!(
+            pos.windows(2).all(|w| w[0] < w[1]),
+            "{method}: {versions:?}"
+        );
     }
     for method in SERVER_NOTIFICATION_METHODS {
         assert!(notification_versions(method).is_some(), "{method}");
@@ -60,7 +72,10 @@ fn version_tables_name_the_versions_that_have_each_method() {
     // A method without a named response type in the schema (the override table).
     let result = json!({"status": "ok", "version": "v1", "filePath": "/tmp/config.toml", "overriddenMetadata": null});
     let typed = ClientResponse::from_value("modelProvider/default/set", result.clone());
-    assert!(matches!(typed, ClientResponse::ModelProviderDefaultSet(_)), "{typed:?}");
+    assert!(
+        matches!(typed, ClientResponse::ModelProviderDefaultSet(_)),
+        "{typed:?}"
+    );
     assert_eq!(typed.result_value(), result);
 }
 
@@ -220,8 +235,21 @@ fn experimental_methods_and_fields_are_reported() {
     assert_eq!(client_method_is_experimental(name), Some(true));
 }
 
+/// `v` without object members that are `null` (an absent optional field of a server-sent type
+/// is written back as `null`: the wire rule of the module docs).
+fn without_nulls(v: &serde_json::Value) -> serde_json::Value {
+    roundtrip_props::without_null_members(v)
+}
+
+/// `value` serialised, without its `null` members.
+fn reserialised<T: serde::Serialize>(value: &T) -> serde_json::Value {
+    without_nulls(&serde_json::to_value(value).unwrap())
+}
+
 /// Decodes `raw` as a `T` under the drift watch: the value and what fell back.
-fn decode_watched<T: serde::de::DeserializeOwned>(raw: &serde_json::Value) -> (T, Vec<drift::Fallback>) {
+fn decode_watched<T: serde::de::DeserializeOwned>(
+    raw: &serde_json::Value,
+) -> (T, Vec<drift::Fallback>) {
     let (v, fallbacks) = drift::watch(|| T::deserialize(raw));
     (v.expect("decodes"), fallbacks)
 }
@@ -247,7 +275,13 @@ fn moderated_agent_message_of_0_171_0_is_an_agent_message() {
         let ThreadItem::AgentMessage(message) = &item else {
             panic!("not an agent message: {item:?}")
         };
-        let display = message.moderation.as_ref().unwrap().display.as_ref().unwrap();
+        let display = message
+            .moderation
+            .as_ref()
+            .unwrap()
+            .display
+            .as_ref()
+            .unwrap();
         let AgentMessageDisplay::Mode(mode) = display else {
             panic!("not the 0.171 shape: {display:?}")
         };
@@ -256,10 +290,11 @@ fn moderated_agent_message_of_0_171_0_is_an_agent_message() {
                 assert_eq!(show.version, ShowModeAgentMessageDisplayVersion::V1);
                 assert_eq!(show.trusted_contacts, TrustedContacts::Check);
             }
-            (ModeAgentMessageDisplay::Hide(_), "hide") | (ModeAgentMessageDisplay::Block(_), "block") => {}
+            (ModeAgentMessageDisplay::Hide(_), "hide")
+            | (ModeAgentMessageDisplay::Block(_), "block") => {}
             other => panic!("wrong variant: {other:?}"),
         }
-        assert_eq!(serde_json::to_value(&item).unwrap(), raw);
+        assert_eq!(reserialised(&item), without_nulls(&raw));
     }
 }
 
@@ -276,7 +311,13 @@ fn moderated_agent_message_of_0_169_0_decodes_too() {
     let ThreadItem::AgentMessage(message) = &item else {
         panic!("not an agent message: {item:?}")
     };
-    let display = message.moderation.as_ref().unwrap().display.as_ref().unwrap();
+    let display = message
+        .moderation
+        .as_ref()
+        .unwrap()
+        .display
+        .as_ref()
+        .unwrap();
     let AgentMessageDisplay::Action(old) = display else {
         panic!("not the 0.169 shape: {display:?}")
     };
@@ -295,7 +336,7 @@ fn moderated_agent_message_of_0_169_0_decodes_too() {
     ));
     assert_eq!(fallbacks.len(), 1, "{fallbacks:?}");
     assert_eq!(fallbacks[0].type_name, "AgentMessageDisplay");
-    assert_eq!(serde_json::to_value(&item).unwrap(), raw);
+    assert_eq!(reserialised(&item), without_nulls(&raw));
 }
 
 #[test]
@@ -308,14 +349,15 @@ fn project_list_of_0_171_0_decodes() {
     project_169["position"] = json!(3);
     for (project, position) in [(project_171, None), (project_169, Some(3))] {
         let result = json!({"data": [project], "nextCursor": null});
-        let (typed, fallbacks) = drift::watch(|| ClientResponse::from_value("project/list", result.clone()));
+        let (typed, fallbacks) =
+            drift::watch(|| ClientResponse::from_value("project/list", result.clone()));
         assert!(fallbacks.is_empty(), "{fallbacks:?}");
         let ClientResponse::ProjectList(list) = &typed else {
             panic!("not typed: {typed:?}")
         };
         assert_eq!(list.data[0].name, "Site");
         assert_eq!(list.data[0].position, position);
-        assert_eq!(typed.result_value(), result);
+        assert_eq!(without_nulls(&typed.result_value()), without_nulls(&result));
     }
 }
 
@@ -333,24 +375,41 @@ fn elicitation_form_fields_decode_to_their_own_variants() {
             "legacy": {"type": "string", "enum": ["x", "y"], "enumNames": ["X", "Y"]},
         }},
     });
-    let (request, fallbacks) =
-        drift::watch(|| ServerRequestKind::from_value("mcpServer/elicitation/request", params.clone()));
+    let (request, fallbacks) = drift::watch(|| {
+        ServerRequestKind::from_value("mcpServer/elicitation/request", params.clone())
+    });
     assert!(fallbacks.is_empty(), "{fallbacks:?}");
-    let ServerRequestKind::McpServerElicitationRequest(McpServerElicitationRequestParams::Form(form)) = &request
+    let ServerRequestKind::McpServerElicitationRequest(McpServerElicitationRequestParams::Form(
+        form,
+    )) = &request
     else {
         panic!("not a form elicitation: {request:?}")
     };
     use McpElicitationEnumSchema as E;
     use McpElicitationPrimitiveSchema as P;
     let fields = &form.requested_schema.properties;
-    assert!(matches!(fields["ok"], P::McpElicitationBooleanSchema(_)), "{:?}", fields["ok"]);
-    assert!(matches!(fields["name"], P::McpElicitationStringSchema(_)), "{:?}", fields["name"]);
-    assert!(matches!(fields["age"], P::McpElicitationNumberSchema(_)), "{:?}", fields["age"]);
+    assert!(
+        matches!(fields["ok"], P::McpElicitationBooleanSchema(_)),
+        "{:?}",
+        fields["ok"]
+    );
+    assert!(
+        matches!(fields["name"], P::McpElicitationStringSchema(_)),
+        "{:?}",
+        fields["name"]
+    );
+    assert!(
+        matches!(fields["age"], P::McpElicitationNumberSchema(_)),
+        "{:?}",
+        fields["age"]
+    );
     assert!(
         matches!(
             &fields["color"],
             P::McpElicitationEnumSchema(E::McpElicitationSingleSelectEnumSchema(
-                McpElicitationSingleSelectEnumSchema::McpElicitationUntitledSingleSelectEnumSchema(_)
+                McpElicitationSingleSelectEnumSchema::McpElicitationUntitledSingleSelectEnumSchema(
+                    _
+                )
             ))
         ),
         "{:?}",
@@ -367,30 +426,48 @@ fn elicitation_form_fields_decode_to_their_own_variants() {
         fields["size"]
     );
     assert!(
-        matches!(&fields["tags"], P::McpElicitationEnumSchema(E::McpElicitationMultiSelectEnumSchema(_))),
+        matches!(
+            &fields["tags"],
+            P::McpElicitationEnumSchema(E::McpElicitationMultiSelectEnumSchema(_))
+        ),
         "{:?}",
         fields["tags"]
     );
     assert!(
-        matches!(&fields["legacy"], P::McpElicitationEnumSchema(E::McpElicitationLegacyTitledEnumSchema(_))),
+        matches!(
+            &fields["legacy"],
+            P::McpElicitationEnumSchema(E::McpElicitationLegacyTitledEnumSchema(_))
+        ),
         "{:?}",
         fields["legacy"]
     );
-    assert_eq!(request.params_value(), params);
+    assert_eq!(
+        without_nulls(&request.params_value()),
+        without_nulls(&params)
+    );
     // A field schema no version knows is Unknown at that field only.
     let mut odd = params.clone();
     odd["requestedSchema"]["properties"]["when"] = json!({"type": "date"});
-    let (request, fallbacks) =
-        drift::watch(|| ServerRequestKind::from_value("mcpServer/elicitation/request", odd.clone()));
-    let ServerRequestKind::McpServerElicitationRequest(McpServerElicitationRequestParams::Form(form)) = &request
+    let (request, fallbacks) = drift::watch(|| {
+        ServerRequestKind::from_value("mcpServer/elicitation/request", odd.clone())
+    });
+    let ServerRequestKind::McpServerElicitationRequest(McpServerElicitationRequestParams::Form(
+        form,
+    )) = &request
     else {
         panic!("the request was lost: {request:?}")
     };
-    assert!(matches!(form.requested_schema.properties["when"], P::Unknown(_)));
-    assert!(matches!(form.requested_schema.properties["ok"], P::McpElicitationBooleanSchema(_)));
+    assert!(matches!(
+        form.requested_schema.properties["when"],
+        P::Unknown(_)
+    ));
+    assert!(matches!(
+        form.requested_schema.properties["ok"],
+        P::McpElicitationBooleanSchema(_)
+    ));
     assert_eq!(fallbacks.len(), 1, "{fallbacks:?}");
     assert_eq!(fallbacks[0].type_name, "McpElicitationPrimitiveSchema");
-    assert_eq!(request.params_value(), odd);
+    assert_eq!(without_nulls(&request.params_value()), without_nulls(&odd));
 }
 
 #[test]
@@ -407,11 +484,14 @@ fn fields_of_inline_alternatives_are_typed_not_extra() {
         };
         assert!(image.extra.is_empty());
         assert!(image.file_id.is_some() || image.result.is_some());
-        assert_eq!(serde_json::to_value(&item).unwrap(), raw);
+        assert_eq!(reserialised(&item), without_nulls(&raw));
     }
-    let (input, fallbacks): (UserInput, _) = decode_watched(&json!({"type": "image", "fileId": "file_2"}));
+    let (input, fallbacks): (UserInput, _) =
+        decode_watched(&json!({"type": "image", "fileId": "file_2"}));
     assert!(fallbacks.is_empty(), "{fallbacks:?}");
-    let UserInput::Image(image) = input else { panic!("{input:?}") };
+    let UserInput::Image(image) = input else {
+        panic!("{input:?}")
+    };
     assert_eq!(image.file_id.as_deref(), Some("file_2"));
 }
 
@@ -427,8 +507,10 @@ fn unknown_fields_are_reported_and_round_trip() {
     assert!(!message.extra.contains_key("type"));
     assert_eq!(fallbacks.len(), 1, "{fallbacks:?}");
     assert_eq!(fallbacks[0].type_name, "AgentMessageThreadItem");
-    assert!(matches!(&fallbacks[0].kind, drift::FallbackKind::ExtraFields { keys } if keys == &["newField"]));
-    assert_eq!(serde_json::to_value(&item).unwrap(), raw);
+    assert!(
+        matches!(&fallbacks[0].kind, drift::FallbackKind::ExtraFields { keys } if keys == &["newField"])
+    );
+    assert_eq!(reserialised(&item), without_nulls(&raw));
 }
 
 #[test]
@@ -663,7 +745,7 @@ mod roundtrip_props {
 
     /// `v` with every object member whose value is `null` removed (absent and `null` are
     /// the same `None`).
-    fn without_null_members(v: &Value) -> Value {
+    pub(super) fn without_null_members(v: &Value) -> Value {
         match v {
             Value::Object(m) => Value::Object(
                 m.iter()
