@@ -23,6 +23,8 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 const CODE: &str = "CODE-SECRET-4711";
 const CLIENT_SECRET: &str = "CLIENT-SECRET-0815";
+/// A code the fake never issued (its token endpoint answers `invalid_grant`).
+const WRONG_CODE: &str = "WRONG-CODE-SECRET-1234";
 
 #[derive(Default)]
 struct Fake {
@@ -471,6 +473,49 @@ fn full_flow(way: Way, all_logs: &Arc<Mutex<Vec<LogRecord>>>) {
 
     let verifier = fake.lock().unwrap().verifiers[0].clone();
     assert_eq!(verifier.len(), 43);
+
+    // A token request the server refuses (a code it never issued): the error names no secret.
+    let refused = {
+        let issuer = base.clone();
+        let cfg = OAuthConfig::new()
+            .redirect_uri("http://127.0.0.1:1/callback")
+            .authorizer(move |auth_url: String| {
+                let u = url::Url::parse(&auth_url).unwrap();
+                let q: HashMap<String, String> = u.query_pairs().into_owned().collect();
+                let mut r = url::Url::parse(&q["redirect_uri"]).unwrap();
+                r.query_pairs_mut()
+                    .append_pair("code", WRONG_CODE)
+                    .append_pair("state", &q["state"])
+                    .append_pair("iss", &issuer);
+                async move { Ok(r.to_string()) }
+            });
+        let mut o = ClientOptions::default()
+            .transport(TransportKind::McpHttp(
+                McpHttp::new(format!("{base}/mcp")).oauth(cfg),
+            ))
+            .default_timeout(Duration::from_secs(20));
+        if let Some((ca_file, c, k)) = &tls {
+            o = o.tls_ca_file(ca_file).tls_client_cert(c, k);
+        }
+        if way == Way::Proxy {
+            o = o.mcp_proxy(format!("http://127.0.0.1:{}", proxy_port(&fake)));
+        }
+        o.trace_wire = true;
+        let c = Client::new(o);
+        let e = c.connect().expect_err("a refused code fails the connect");
+        c.disconnect();
+        e.to_string()
+    };
+    assert!(refused.contains("invalid_grant"), "{refused}");
+    let bad_verifier = fake.lock().unwrap().verifiers.last().unwrap().clone();
+    for s in [
+        WRONG_CODE,
+        CLIENT_SECRET,
+        bad_verifier.as_str(),
+        &basic("client-1", CLIENT_SECRET)[6..],
+    ] {
+        assert!(!refused.contains(s), "a secret in the error: {refused}");
+    }
     let secrets = [
         "AT-SECRET-1",
         "AT-SECRET-2",
@@ -478,7 +523,9 @@ fn full_flow(way: Way, all_logs: &Arc<Mutex<Vec<LogRecord>>>) {
         "RT-SECRET-2",
         CLIENT_SECRET,
         CODE,
+        WRONG_CODE,
         verifier.as_str(),
+        bad_verifier.as_str(),
         // The Basic credentials as they go on the wire.
         &basic("client-1", CLIENT_SECRET)[6..],
     ];
