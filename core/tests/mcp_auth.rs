@@ -2,8 +2,12 @@
 //! server in one): a 401 runs discovery, dynamic registration, the authorization code flow
 //! with PKCE through the authorize callback, and the request goes again with the token; a
 //! revoked token is refreshed; the events say so; and at TRACE level with `trace_wire` no
-//! token, refresh token, client secret, code or PKCE verifier appears in any log line. Its
-//! own test binary: it installs the process's log sink.
+//! token, refresh token, client secret, code or PKCE verifier appears in any log line. The
+//! flow runs three ways: `client_secret_post` over plain http; `client_secret_basic` (with
+//! `client_id` in the form too, as the Python SDK's token endpoint wants) over https through
+//! stunnel with a private CA that wants a client certificate (the `tls_*` options reach
+//! authorization's requests); and through the `mcp_proxy` proxy. Its own test binary: it
+//! installs the process's log sink.
 
 mod support;
 
@@ -19,6 +23,8 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 const CODE: &str = "CODE-SECRET-4711";
 const CLIENT_SECRET: &str = "CLIENT-SECRET-0815";
+/// A code the fake never issued (its token endpoint answers `invalid_grant`).
+const WRONG_CODE: &str = "WRONG-CODE-SECRET-1234";
 
 #[derive(Default)]
 struct Fake {
@@ -31,6 +37,14 @@ struct Fake {
     challenge: Option<String>,
     token_forms: Vec<HashMap<String, String>>,
     registered: u32,
+    /// `client_secret_basic` (with `client_id` in the form too), else `client_secret_post`.
+    basic: bool,
+    /// The auth method the client asked for at registration.
+    asked_method: Option<String>,
+    /// Requests that came in absolute form (through a proxy).
+    proxied: Vec<String>,
+    /// The port it listens on.
+    port: u16,
 }
 
 struct Req {
@@ -126,27 +140,43 @@ fn handle(fake: &Mutex<Fake>, r: Req) -> Vec<u8> {
                 "token_endpoint": format!("{base}/token"),
                 "registration_endpoint": format!("{base}/register"),
                 "code_challenge_methods_supported": ["S256"],
-                "token_endpoint_auth_methods_supported": ["client_secret_post"],
+                "token_endpoint_auth_methods_supported": if f.basic { json!(["client_secret_post", "client_secret_basic"]) } else { json!(["client_secret_post"]) },
                 "authorization_response_iss_parameter_supported": true,
                 "scopes_supported": ["files:read", "files:write", "offline_access"],
             }),
         ),
         ("POST", "/register") => {
             f.registered += 1;
+            let asked: Value = serde_json::from_slice(&r.body).unwrap_or(Value::Null);
+            f.asked_method = asked["token_endpoint_auth_method"]
+                .as_str()
+                .map(str::to_owned);
             json_reply(
                 201,
                 json!({
                     "client_id": "client-1",
                     "client_secret": CLIENT_SECRET,
-                    "token_endpoint_auth_method": "client_secret_post",
+                    "token_endpoint_auth_method": if f.basic { "client_secret_basic" } else { "client_secret_post" },
                 }),
             )
         }
         ("POST", "/token") => {
             let p = form(&r.body);
             f.token_forms.push(p.clone());
-            if p.get("client_secret").map(String::as_str) != Some(CLIENT_SECRET) {
-                return json_reply(401, json!({"error": "invalid_client"}));
+            // As the Python SDK's token endpoint: the client is looked up by the form's
+            // `client_id`, then authenticated by its registered method.
+            let authed = p.get("client_id").map(String::as_str) == Some("client-1")
+                && if f.basic {
+                    r.headers.get("authorization") == Some(&basic("client-1", CLIENT_SECRET))
+                        && !p.contains_key("client_secret")
+                } else {
+                    p.get("client_secret").map(String::as_str) == Some(CLIENT_SECRET)
+                };
+            if !authed {
+                return json_reply(
+                    401,
+                    json!({"error": "invalid_client", "error_description": "Missing client_id"}),
+                );
             }
             let ok = match p.get("grant_type").map(String::as_str) {
                 Some("authorization_code") => {
@@ -210,19 +240,32 @@ fn handle(fake: &Mutex<Fake>, r: Req) -> Vec<u8> {
     }
 }
 
+fn basic(id: &str, secret: &str) -> String {
+    use base64::Engine;
+    format!(
+        "Basic {}",
+        base64::engine::general_purpose::STANDARD.encode(format!("{id}:{secret}"))
+    )
+}
+
 fn s256(v: &str) -> String {
     use base64::Engine;
     let d = ring::digest::digest(&ring::digest::SHA256, v.as_bytes());
     base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(d.as_ref())
 }
 
-/// Start the fake on a loopback port, on its own thread and runtime.
-fn start_fake() -> Arc<Mutex<Fake>> {
+/// Start the fake on a loopback port, on its own thread and runtime; its port. `base`: the
+/// origin the clients use (`None`: `http://127.0.0.1:<its port>`), which a request in
+/// absolute form (through a proxy) names.
+fn start_fake_at(base: Option<String>, basic: bool) -> (Arc<Mutex<Fake>>, u16) {
     let std_l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     std_l.set_nonblocking(true).unwrap();
-    let base = format!("http://127.0.0.1:{}", std_l.local_addr().unwrap().port());
+    let port = std_l.local_addr().unwrap().port();
+    let base = base.unwrap_or_else(|| format!("http://127.0.0.1:{port}"));
     let fake = Arc::new(Mutex::new(Fake {
         base,
+        basic,
+        port,
         ..Default::default()
     }));
     let f2 = fake.clone();
@@ -239,7 +282,13 @@ fn start_fake() -> Arc<Mutex<Fake>> {
                 };
                 let f = f2.clone();
                 tokio::spawn(async move {
-                    if let Some(r) = read_req(&mut s).await {
+                    if let Some(mut r) = read_req(&mut s).await {
+                        let base = f.lock().unwrap().base.clone();
+                        if let Some(path) = r.path.strip_prefix(&base) {
+                            let line = format!("{} {}", r.method, r.path);
+                            f.lock().unwrap().proxied.push(line);
+                            r.path = path.to_owned();
+                        }
                         let out = handle(&f, r);
                         let _ = s.write_all(&out).await;
                     }
@@ -247,16 +296,64 @@ fn start_fake() -> Arc<Mutex<Fake>> {
             }
         });
     });
-    fake
+    (fake, port)
+}
+
+/// The fake on plain http, `client_secret_post`.
+fn start_fake() -> Arc<Mutex<Fake>> {
+    start_fake_at(None, false).0
+}
+
+/// How the flow reaches the fake.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Way {
+    /// Plain http, `client_secret_post`.
+    Plain,
+    /// https through stunnel with a private CA that wants a client certificate (the `tls_*`
+    /// options), `client_secret_basic` with `client_id` in the form too.
+    Tls,
+    /// Through the `mcp_proxy` proxy (the fake answers requests in absolute form; its origin
+    /// in the URLs is a closed port), `client_secret_basic`.
+    Proxy,
 }
 
 #[test]
 fn full_flow_refresh_events_and_no_secret_in_any_log_line() {
     let all_logs = Arc::new(Mutex::new(Vec::<LogRecord>::new()));
-    let logs = all_logs.clone();
-    let l2 = logs.clone();
+    let l2 = all_logs.clone();
     forward_logs(tracing::Level::TRACE, move |r| l2.lock().unwrap().push(r)).unwrap();
-    let fake = start_fake();
+    for way in [Way::Plain, Way::Tls, Way::Proxy] {
+        full_flow(way, &all_logs);
+    }
+}
+
+/// The flow one `way`, then no secret in any log line so far.
+fn full_flow(way: Way, all_logs: &Arc<Mutex<Vec<LogRecord>>>) {
+    use support::tls::{ca, free_port, leaf, Stunnel};
+    let dir = support::TempDir::new("oauth-tls");
+    let mut tunnel = None;
+    let (fake, tls) = match way {
+        Way::Plain => (start_fake(), None),
+        Way::Tls => {
+            let public = free_port();
+            let (fake, port) = start_fake_at(Some(format!("https://localhost:{public}")), true);
+            let test_ca = ca("oauth");
+            let ca_file = dir.path().join("ca.pem");
+            std::fs::write(&ca_file, test_ca.cert.pem()).unwrap();
+            let (cert, key) = leaf(dir.path(), "server", &test_ca, "localhost", false);
+            let (client_c, client_k) = leaf(dir.path(), "client", &test_ca, "codex-client", false);
+            tunnel = Some(Stunnel::start(
+                dir.path(),
+                port,
+                &[(public, &cert, &key, Some(&ca_file))],
+            ));
+            (fake, Some((ca_file, client_c, client_k)))
+        }
+        Way::Proxy => (
+            start_fake_at(Some("http://127.0.0.1:1".into()), true).0,
+            None,
+        ),
+    };
     let base = fake.lock().unwrap().base.clone();
 
     let f3 = fake.clone();
@@ -288,6 +385,12 @@ fn full_flow_refresh_events_and_no_secret_in_any_log_line() {
             McpHttp::new(format!("{base}/mcp")).oauth(cfg),
         ))
         .default_timeout(Duration::from_secs(20));
+    if let Some((ca_file, c, k)) = &tls {
+        opts = opts.tls_ca_file(ca_file).tls_client_cert(c, k);
+    }
+    if way == Way::Proxy {
+        opts = opts.mcp_proxy(format!("http://127.0.0.1:{}", proxy_port(&fake)));
+    }
     opts.trace_wire = true;
     let client = Client::new(opts);
     let events = Arc::new(Mutex::new(Vec::<AuthEvent>::new()));
@@ -299,7 +402,9 @@ fn full_flow_refresh_events_and_no_secret_in_any_log_line() {
             }
         })
         .unwrap();
-    client.connect().expect("connect after authorizing");
+    client
+        .connect()
+        .unwrap_or_else(|e| panic!("connect after authorizing ({way:?}): {e}"));
     let tools = futures_executor::block_on(client.list_all_tools()).unwrap();
     assert_eq!(tools.len(), 1);
     {
@@ -310,6 +415,13 @@ fn full_flow_refresh_events_and_no_secret_in_any_log_line() {
         assert_eq!(code_form["grant_type"], "authorization_code");
         assert_eq!(code_form["resource"], format!("{base}/mcp"));
         assert_eq!(code_form["redirect_uri"], "http://127.0.0.1:1/callback");
+        assert_eq!(code_form["client_id"], "client-1");
+        let asked = if way == Way::Plain {
+            "client_secret_post"
+        } else {
+            "client_secret_basic"
+        };
+        assert_eq!(f.asked_method.as_deref(), Some(asked));
     }
     // The server revokes the token: the next request is refused with invalid_token, the
     // client refreshes (same issuer) and sends it again.
@@ -323,7 +435,22 @@ fn full_flow_refresh_events_and_no_secret_in_any_log_line() {
         assert_eq!(refresh_form["grant_type"], "refresh_token");
         assert_eq!(refresh_form["refresh_token"], "RT-SECRET-1");
         assert_eq!(refresh_form["resource"], format!("{base}/mcp"));
+        assert_eq!(refresh_form["client_id"], "client-1", "the id in the form");
         assert_eq!(f.registered, 1, "not registered again");
+        if way == Way::Proxy {
+            // Discovery, registration and both token requests went through the proxy.
+            for want in [
+                "GET http://127.0.0.1:1/.well-known/oauth-authorization-server",
+                "POST http://127.0.0.1:1/register",
+                "POST http://127.0.0.1:1/token",
+            ] {
+                assert!(
+                    f.proxied.iter().any(|l| l == want),
+                    "{want}: {:?}",
+                    f.proxied
+                );
+            }
+        }
     }
     // Connection events reach their handler on the delivery thread: wait for the third.
     support::wait_until(Duration::from_secs(10), || {
@@ -346,6 +473,49 @@ fn full_flow_refresh_events_and_no_secret_in_any_log_line() {
 
     let verifier = fake.lock().unwrap().verifiers[0].clone();
     assert_eq!(verifier.len(), 43);
+
+    // A token request the server refuses (a code it never issued): the error names no secret.
+    let refused = {
+        let issuer = base.clone();
+        let cfg = OAuthConfig::new()
+            .redirect_uri("http://127.0.0.1:1/callback")
+            .authorizer(move |auth_url: String| {
+                let u = url::Url::parse(&auth_url).unwrap();
+                let q: HashMap<String, String> = u.query_pairs().into_owned().collect();
+                let mut r = url::Url::parse(&q["redirect_uri"]).unwrap();
+                r.query_pairs_mut()
+                    .append_pair("code", WRONG_CODE)
+                    .append_pair("state", &q["state"])
+                    .append_pair("iss", &issuer);
+                async move { Ok(r.to_string()) }
+            });
+        let mut o = ClientOptions::default()
+            .transport(TransportKind::McpHttp(
+                McpHttp::new(format!("{base}/mcp")).oauth(cfg),
+            ))
+            .default_timeout(Duration::from_secs(20));
+        if let Some((ca_file, c, k)) = &tls {
+            o = o.tls_ca_file(ca_file).tls_client_cert(c, k);
+        }
+        if way == Way::Proxy {
+            o = o.mcp_proxy(format!("http://127.0.0.1:{}", proxy_port(&fake)));
+        }
+        o.trace_wire = true;
+        let c = Client::new(o);
+        let e = c.connect().expect_err("a refused code fails the connect");
+        c.disconnect();
+        e.to_string()
+    };
+    assert!(refused.contains("invalid_grant"), "{refused}");
+    let bad_verifier = fake.lock().unwrap().verifiers.last().unwrap().clone();
+    for s in [
+        WRONG_CODE,
+        CLIENT_SECRET,
+        bad_verifier.as_str(),
+        &basic("client-1", CLIENT_SECRET)[6..],
+    ] {
+        assert!(!refused.contains(s), "a secret in the error: {refused}");
+    }
     let secrets = [
         "AT-SECRET-1",
         "AT-SECRET-2",
@@ -353,15 +523,19 @@ fn full_flow_refresh_events_and_no_secret_in_any_log_line() {
         "RT-SECRET-2",
         CLIENT_SECRET,
         CODE,
+        WRONG_CODE,
         verifier.as_str(),
+        bad_verifier.as_str(),
+        // The Basic credentials as they go on the wire.
+        &basic("client-1", CLIENT_SECRET)[6..],
     ];
     let checked = support::assert_no_secret_in_logs(
-        &all_logs,
+        all_logs,
         |l| l.message.contains("token refreshed"),
         &secrets,
     );
     assert!(checked > 0);
-    let logs = logs.lock().unwrap();
+    let logs = all_logs.lock().unwrap();
     assert!(
         logs.iter().any(|l| l.message.contains("authorized by")),
         "auth is logged"
@@ -371,6 +545,13 @@ fn full_flow_refresh_events_and_no_secret_in_any_log_line() {
             .any(|l| l.message.contains("\"tools/list\"") || l.message.contains("tools/list")),
         "the wire is traced"
     );
+    drop(logs);
+    drop(tunnel.take());
+}
+
+/// The fake's own port, for the proxy way (the fake is the proxy).
+fn proxy_port(fake: &Arc<Mutex<Fake>>) -> u16 {
+    fake.lock().unwrap().port
 }
 
 /// The `oauth*` options make the transport's OAuth configuration; the secret reads back

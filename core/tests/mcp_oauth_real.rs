@@ -1,25 +1,41 @@
-//! MCP authorization against real parts (`scripts/mcp/oauth-fixture.mjs`): oidc-provider, a
-//! certified OpenID provider, in front of an MCP server on the official TypeScript SDK 2.4.0
-//! that verifies every token by introspection. One run goes through discovery (RFC 9728 at
-//! the path-form URL, OpenID Connect discovery), dynamic registration, the authorization code
-//! flow with PKCE and `iss`, a step-up on `403 insufficient_scope`, a refresh after the access
-//! token is revoked, a new authorization after the grant (and its refresh token) is revoked,
-//! and a second client that starts from the token file the first one left — and at TRACE
-//! level with `trace_wire` no token, refresh token, client secret or code the authorization
-//! server handed out appears in any log line. Its own test binary: it installs the process's
-//! log sink.
+//! MCP authorization against real parts, two authorization servers with the same flow:
+//!  - `scripts/mcp/oauth-fixture.mjs`: oidc-provider, a certified OpenID provider, in front of
+//!    an MCP server on the official TypeScript SDK 2.4.0 that verifies every token by
+//!    introspection (RFC 9728 at the path-form URL, OpenID Connect discovery, `iss`, a step-up
+//!    on `403 insufficient_scope`);
+//!  - `scripts/mcp/oauth-fixture.py`: the official Python SDK's own authorization server
+//!    (`mcp.server.auth`, `mcp` 2.3.0: RFC 8414 metadata, registration offering
+//!    `client_secret_post` and `client_secret_basic`, a token endpoint that reads `client_id`
+//!    from the form only) with an in-memory provider, in front of a Streamable HTTP MCP server
+//!    on the same SDK that requires a scope.
+//!
+//! Each run goes through discovery, dynamic registration, the authorization code flow with
+//! PKCE, a tool call, a refresh after the access token expired or was revoked, a new
+//! authorization after the grant (and its refresh token) is revoked, and a second client that
+//! starts from the token file the first one left — and at TRACE level with `trace_wire` no
+//! token, refresh token, client secret or code the authorization server handed out appears in
+//! any log line. Its own test binary: it installs the process's log sink.
 
 mod support;
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::process::{Child, Command, Stdio};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 
 use codex_client::auth::AuthEvent;
 use codex_client::log::{forward_logs, LogRecord};
 use codex_client::{Client, ConnectionEvent, OptionsBuilder};
 use serde_json::{json, Value};
+
+/// The two real authorization servers the flow runs against.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Server {
+    /// oidc-provider with the TypeScript SDK's MCP server (`oauth-fixture.mjs`).
+    OidcProvider,
+    /// The Python SDK's authorization server and MCP server (`oauth-fixture.py`).
+    PythonSdk,
+}
 
 /// The fixture, running until dropped (its stdin closes).
 struct Fixture {
@@ -28,17 +44,32 @@ struct Fixture {
 }
 
 impl Fixture {
-    fn start() -> Fixture {
-        let (node, _) = support::mcp_everything();
-        let script = support::repo_root().join("scripts/mcp/oauth-fixture.mjs");
-        assert!(
-            support::repo_root()
-                .join("scripts/mcp/node_modules/oidc-provider")
-                .exists(),
-            "oidc-provider is missing: run `bash scripts/setup-mcp.sh`"
-        );
-        let mut child = Command::new(node)
-            .arg(script)
+    fn start(server: Server) -> Fixture {
+        let mut cmd = match server {
+            Server::OidcProvider => {
+                let (node, _) = support::mcp_everything();
+                assert!(
+                    support::repo_root()
+                        .join("scripts/mcp/node_modules/oidc-provider")
+                        .exists(),
+                    "oidc-provider is missing: run `bash scripts/setup-mcp.sh`"
+                );
+                let mut c = Command::new(node);
+                c.arg(support::repo_root().join("scripts/mcp/oauth-fixture.mjs"));
+                c
+            }
+            Server::PythonSdk => {
+                let python = support::setup_mcp_path(
+                    "MCP_SDK_PYTHON",
+                    "mcp-sdk-python",
+                    "the Python MCP SDK 2.3.0 (scripts/setup-mcp-python.sh)",
+                );
+                let mut c = Command::new(python);
+                c.arg(support::repo_root().join("scripts/mcp/oauth-fixture.py"));
+                c
+            }
+        };
+        let mut child = cmd
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
@@ -143,12 +174,34 @@ fn call(client: &Client, tool: &str, args: Value) -> String {
         .text()
 }
 
+/// Every log record of this binary (both tests), at TRACE.
+fn logs() -> Arc<Mutex<Vec<LogRecord>>> {
+    static LOGS: OnceLock<Arc<Mutex<Vec<LogRecord>>>> = OnceLock::new();
+    LOGS.get_or_init(|| {
+        let logs = Arc::new(Mutex::new(Vec::<LogRecord>::new()));
+        let l2 = logs.clone();
+        forward_logs(tracing::Level::TRACE, move |r| l2.lock().unwrap().push(r)).unwrap();
+        logs
+    })
+    .clone()
+}
+
 #[test]
-fn real_authorization_server_and_token_verifying_mcp_server() {
-    let logs = Arc::new(Mutex::new(Vec::<LogRecord>::new()));
-    let l2 = logs.clone();
-    forward_logs(tracing::Level::TRACE, move |r| l2.lock().unwrap().push(r)).unwrap();
-    let fx = Fixture::start();
+fn oidc_provider_and_token_verifying_mcp_server() {
+    the_real_flow(Server::OidcProvider);
+}
+
+/// The Python SDK's token endpoint identifies the client from the form only: the token
+/// requests (code and refresh) carry `client_id` there beside `client_secret_basic`.
+#[test]
+fn python_sdk_authorization_server_and_mcp_server() {
+    the_real_flow(Server::PythonSdk);
+}
+
+/// The flow against `server`'s fixture (see the file's comment).
+fn the_real_flow(server: Server) {
+    let logs = logs();
+    let fx = Fixture::start(server);
     let dir = support::TempDir::new("oauth");
     let token_file = dir.0.join("tokens.json");
     let codes = Arc::new(Mutex::new(Vec::new()));
@@ -172,16 +225,22 @@ fn real_authorization_server_and_token_verifying_mcp_server() {
     assert_eq!(stats["registrations"], 1, "{stats}");
     assert_eq!(stats["authorizations"], 1, "{stats}");
 
-    // 403 insufficient_scope → step-up: authorized again with mcp:write, the call goes again.
-    assert_eq!(
-        call(&client, "write_note", json!({"text": "hi"})),
-        "noted: hi"
-    );
-    let stats = fx.control("stats", false);
-    assert_eq!(stats["authorizations"], 2, "step-up: {stats}");
-    assert_eq!(stats["registrations"], 1, "not registered again: {stats}");
+    // 403 insufficient_scope → step-up: authorized again with mcp:write, the call goes again
+    // (the Python SDK's resource server has no per-tool scope, so no step-up there).
+    let mut authorized = 1;
+    if server == Server::OidcProvider {
+        assert_eq!(
+            call(&client, "write_note", json!({"text": "hi"})),
+            "noted: hi"
+        );
+        authorized += 1;
+        let stats = fx.control("stats", false);
+        assert_eq!(stats["authorizations"], authorized, "step-up: {stats}");
+        assert_eq!(stats["registrations"], 1, "not registered again: {stats}");
+    }
 
-    // The access token is revoked → 401 invalid_token → refreshed, no new authorization.
+    // The access token is revoked (oidc-provider) or expired (the Python SDK's) → 401
+    // invalid_token → refreshed, no new authorization.
     assert!(
         fx.control("revoke-access", true)["revoked"]
             .as_u64()
@@ -195,7 +254,10 @@ fn real_authorization_server_and_token_verifying_mcp_server() {
         stats["refreshes"].as_u64().unwrap() >= 1,
         "refreshed: {stats}"
     );
-    assert_eq!(stats["authorizations"], 2, "no new authorization: {stats}");
+    assert_eq!(
+        stats["authorizations"], authorized,
+        "no new authorization: {stats}"
+    );
 
     // The grant is revoked (refresh token too) → the refresh fails → authorized again.
     assert!(
@@ -207,7 +269,11 @@ fn real_authorization_server_and_token_verifying_mcp_server() {
     let who: Value = serde_json::from_str(&call(&client, "whoami", json!({}))).unwrap();
     assert_eq!(who["sub"], "alice");
     let stats = fx.control("stats", false);
-    assert_eq!(stats["authorizations"], 3, "authorized again: {stats}");
+    authorized += 1;
+    assert_eq!(
+        stats["authorizations"], authorized,
+        "authorized again: {stats}"
+    );
     client.disconnect();
 
     let kinds: Vec<&str> = events
@@ -233,7 +299,7 @@ fn real_authorization_server_and_token_verifying_mcp_server() {
     second.disconnect();
     let stats = fx.control("stats", false);
     assert_eq!(
-        stats["authorizations"], 3,
+        stats["authorizations"], authorized,
         "the stored token was used: {stats}"
     );
     assert_eq!(
@@ -254,7 +320,7 @@ fn real_authorization_server_and_token_verifying_mcp_server() {
         );
     }
     assert!(
-        secrets["accessTokens"].as_array().unwrap().len() >= 3,
+        secrets["accessTokens"].as_array().unwrap().len() >= authorized as usize,
         "{secrets}"
     );
     assert!(

@@ -37,7 +37,8 @@ from ._async import (
     StartingTurn,
 )
 from ._account import AsyncLogin, Login
-from ._auth import AUTHORIZE_TIMEOUT, Authorize, LoopbackBrowser, TokenStore
+from . import _auth
+from ._auth import Authorize, LoopbackBrowser, TokenStore
 from ._handlers import COMMAND_APPROVAL, ELICITATION, FILE_CHANGE_APPROVAL, ROOTS, SAMPLING, Event
 from ._inputs import Input, Root, image_url, local_image, text
 from ._results import InitializeResult, Page, TurnResult
@@ -136,7 +137,6 @@ __all__ = [
     "ServerRequest",
     "ConnectionEvent",
     "Authorize",
-    "AUTHORIZE_TIMEOUT",
     "LoopbackBrowser",
     "TokenStore",
     "CodexError",
@@ -161,3 +161,12 @@ __all__ = [
     "OutputSchemaError",
     "__version__",
 ]
+
+
+def __getattr__(name: str) -> object:
+    # Deprecated names, each with a DeprecationWarning: ``AUTHORIZE_TIMEOUT`` (an ``async def``
+    # authorize callable is bounded by the ``oauth_authorize_timeout`` option; this is its
+    # default, from the core).
+    if name == "AUTHORIZE_TIMEOUT":
+        return _auth.__getattr__(name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -173,7 +173,7 @@ class ClientBase(Handlers):
         given = {k: v for k, v in locals().items() if v is not None and k not in _NOT_OPTIONS}
         opts = {k: _pairs(v) if k in _PAIRS else v for k, v in given.items()}
         # MCP authorization's callbacks (not option keys): adapted for the core (``_auth``).
-        opts.update(auth_options(authorize, token_store, self))
+        opts.update(auth_options(authorize, token_store, self, oauth_authorize_timeout))
         if config is not None:
             opts["config_overrides"] = _pairs(config) + list(opts.get("config_overrides", []))
         delivery = "callbacks" if self._callbacks else "poll"

@@ -1,16 +1,19 @@
-/* The real OAuth fixture for the C and C++ authorization tests (C99 and C++17):
- * scripts/mcp/oauth-fixture.mjs (oidc-provider in front of an MCP server on the official
- * TypeScript SDK that verifies every token), started with MCP_NODE and stopped by closing its
- * stdin; a minimal HTTP/1.0 client for its headless "browser" and control endpoints; and a
- * capture of the library's log lines (codex_set_log_callback at TRACE) for the
- * no-secret-in-any-log-line check.
+/* The real OAuth fixtures of the C tests, started by oauth_fixture_start_server:
+ *   "oidc"    scripts/mcp/oauth-fixture.mjs (oidc-provider in front of an MCP server on the
+ *             official TypeScript SDK that verifies every token), started with MCP_NODE;
+ *   "python"  scripts/mcp/oauth-fixture.py (the official Python SDK's own authorization server,
+ *             mcp.server.auth, in front of an MCP server on the same SDK that requires a
+ *             scope), started with MCP_SDK_PYTHON (else .cache/mcp-sdk-python);
+ * each stopped by closing its stdin; a minimal HTTP/1.0 client for its headless "browser" and
+ * control endpoints; and a capture of the library's log lines (codex_set_log_callback at
+ * TRACE) for the no-secret-in-any-log-line check.
  *
- *   CODEX_OAUTH_FIXTURE  the fixture script (default scripts/mcp/oauth-fixture.mjs, from the
- *                        repository root, where scripts/test-c.sh runs the tests)
+ *   CODEX_OAUTH_FIXTURE  the oidc fixture script (default scripts/mcp/oauth-fixture.mjs, from
+ *                        the repository root, where scripts/test-c.sh runs the tests)
  *   CODEX_OAUTH_FIXTURE_LOG  a file for the fixture's stderr (default /dev/null)
  *
- * oidc-provider and the MCP SDK come from scripts/setup-mcp.sh; a missing one fails the test
- * with that hint.
+ * oidc-provider, the MCP SDKs and the Python SDK's venv come from scripts/setup-mcp.sh; a
+ * missing one fails the test with that hint.
  */
 #ifndef CODEXCLIENT_OAUTH_FIXTURE_H
 #define CODEXCLIENT_OAUTH_FIXTURE_H
@@ -62,10 +65,13 @@ static inline char *oauth_json_str(const char *text, const char *from, const cha
     return out;
 }
 
-static inline oauth_fixture_t oauth_fixture_start(void) {
+/* The fixture of `server` ("oidc" or "python", above), once it printed its line. */
+static inline oauth_fixture_t oauth_fixture_start_server(const char *server) {
+    static const char *const python_links[] = {".cache/mcp-sdk-python", NULL};
     oauth_fixture_t fx;
-    const char *node = mcp_node();
-    const char *script = getenv("CODEX_OAUTH_FIXTURE");
+    int python = strcmp(server, "python") == 0;
+    const char *node = python ? mcp_find("MCP_SDK_PYTHON", python_links) : mcp_node();
+    const char *script = python ? "scripts/mcp/oauth-fixture.py" : getenv("CODEX_OAUTH_FIXTURE");
     char *argv[3];
     int in_pipe[2], out_pipe[2];
     size_t n = 0;
@@ -75,7 +81,7 @@ static inline oauth_fixture_t oauth_fixture_start(void) {
 
     if (script == NULL || *script == '\0') script = "scripts/mcp/oauth-fixture.mjs";
     if (access(script, R_OK) != 0) FAIL("the OAuth fixture %s is missing (run from the repository root)", script);
-    if (access("scripts/mcp/node_modules/oidc-provider", R_OK) != 0)
+    if (!python && access("scripts/mcp/node_modules/oidc-provider", R_OK) != 0)
         FAIL("oidc-provider is missing: run bash scripts/setup-mcp.sh");
     if (pipe(in_pipe) != 0 || pipe(out_pipe) != 0) FAIL("pipe");
     argv[0] = (char *)node;
@@ -110,6 +116,9 @@ static inline oauth_fixture_t oauth_fixture_start(void) {
     if (strstr(fx.info, "\"mcp\":\"http://127.0.0.1:") == NULL) FAIL("the fixture says %s", fx.info);
     return fx;
 }
+
+/* The oidc-provider fixture. */
+static inline oauth_fixture_t oauth_fixture_start(void) { return oauth_fixture_start_server("oidc"); }
 
 static inline void oauth_fixture_stop(oauth_fixture_t *fx) {
     int status;

@@ -1,14 +1,19 @@
-/* MCP authorization (OAuth 2.1) from C against real parts: scripts/mcp/oauth-fixture.mjs
- * (oidc-provider in front of an MCP server on the official TypeScript SDK that verifies every
- * token by introspection; see oauth_fixture.h). Covered:
+/* MCP authorization (OAuth 2.1) from C against real parts (oauth_fixture.h): the flow runs
+ * against two real authorization servers, scripts/mcp/oauth-fixture.mjs (oidc-provider in
+ * front of an MCP server on the official TypeScript SDK that verifies every token by
+ * introspection) and scripts/mcp/oauth-fixture.py (the official Python SDK's own
+ * authorization server, whose token endpoint identifies the client from the form's client_id
+ * only, in front of an MCP server on the same SDK that requires a scope). Covered:
  * - bad input: NULL callbacks, dead options, an answer handle used after its callback, a
  *   grant name that does not exist, a grant without what it needs (refused at
  *   codex_client_new, naming the option), secrets read back "<redacted>"; release callbacks
  *   run once nothing holds the callbacks;
- * - the full flow through codex_options_set_oauth_authorizer (401, discovery, dynamic
- *   registration, authorization code with PKCE; the callback runs off the calling thread),
- *   a tool call, step-up on 403 insufficient_scope (write_note), a refresh after the access
- *   token is revoked (no new authorization), CODEX_EVENT_AUTH events;
+ * - against both servers, the full flow through codex_options_set_oauth_authorizer (401,
+ *   discovery, dynamic registration, authorization code with PKCE; the callback runs off the
+ *   calling thread), a tool call, step-up on 403 insufficient_scope (write_note; oidc only:
+ *   the Python SDK's resource server has one required scope), a refresh after the access
+ *   token is revoked or expired (no new authorization), a new authorization after the grant
+ *   is revoked, CODEX_EVENT_AUTH events;
  * - a token store in C (codex_options_set_oauth_token_store: load/save/clear as JSON text):
  *   a second client starts from what the first saved, without the browser;
  * - failures: the callback answers an error, answers nothing, or blocks past option
@@ -16,7 +21,7 @@
  * - the client credentials grant by option name (oauth_grant) with a client secret and with
  *   private_key_jwt (oauth_private_key_file);
  * - at TRACE level with trace_wire, no token, refresh token, client secret, private key or
- *   authorization code appears in any log line.
+ *   authorization code of either server appears in any log line.
  */
 #include "oauth_fixture.h"
 
@@ -24,7 +29,7 @@ static oauth_fixture_t FX;
 static pthread_t MAIN_THREAD;
 static pthread_mutex_t MU = PTHREAD_MUTEX_INITIALIZER;
 static int RELEASES = 0;
-static char CODES[8][256];
+static char CODES[16][256];
 static int NCODES = 0;
 
 /* ---- the browser step ------------------------------------------------------------------ */
@@ -63,7 +68,7 @@ static void authorize(void *userdata, const char *authorization_url, codex_oauth
     CHECK_HAS(redirect, "code=");
     code = strstr(redirect, "code=") + 5;
     pthread_mutex_lock(&MU);
-    if (NCODES < 8) {
+    if (NCODES < 16) {
         size_t len = strcspn(code, "&");
         snprintf(CODES[NCODES++], sizeof CODES[0], "%.*s", (int)len, code);
     }
@@ -262,13 +267,17 @@ static void bad_input(void) {
     printf("test_oauth: bad input refused, releases counted\n");
 }
 
-static void full_flow(store_t *store) {
+/* The flow against the running fixture FX; `step_up`: its MCP server has a tool that needs
+ * another scope (write_note). */
+static void full_flow(store_t *store, int step_up) {
     authorizer_t a = {BROWSE, 0, 0}, second = {BROWSE, 0, 0};
     codex_options_t *o = fixture_options();
     codex_client_t *c;
     char *r, *revoked;
     double t0;
+    int authorized = 1;
 
+    EVENTS[0] = '\0';
     CHECK_OK(codex_options_set_oauth_authorizer(o, authorize, &a, release));
     CHECK_OK(codex_options_set_oauth_token_store(o, store_load, store_save, store_clear, store, release));
     c = new_client(o);
@@ -284,23 +293,40 @@ static void full_flow(store_t *store) {
     CHECK(oauth_stat(&FX, "authorizations") == 1 && oauth_stat(&FX, "registrations") == 1);
     printf("test_oauth: authorized through the callback in %.2f s\n", now_s() - t0);
 
-    /* 403 insufficient_scope -> step-up: authorized again with mcp:write. */
-    r = must_call(c, "write_note", "{\"text\":\"hi\"}");
-    CHECK_HAS(r, "noted: hi");
-    codex_string_free(r);
-    CHECK(a.calls == 2 && oauth_stat(&FX, "authorizations") == 2 && oauth_stat(&FX, "registrations") == 1);
+    if (step_up) {
+        /* 403 insufficient_scope -> step-up: authorized again with mcp:write. */
+        r = must_call(c, "write_note", "{\"text\":\"hi\"}");
+        CHECK_HAS(r, "noted: hi");
+        codex_string_free(r);
+        authorized++;
+        CHECK(a.calls == authorized && oauth_stat(&FX, "authorizations") == authorized &&
+              oauth_stat(&FX, "registrations") == 1);
+    }
 
-    /* The access token is revoked -> 401 invalid_token -> refreshed, no new authorization. */
+    /* The access token is revoked (or expired) -> 401 invalid_token -> refreshed, no new
+     * authorization. */
     revoked = oauth_control(&FX, "revoke-access", 1);
     CHECK(oauth_json_num(revoked, "revoked") >= 1);
     free(revoked);
     r = must_call(c, "whoami", "{}");
     CHECK_HAS(r, "alice");
     codex_string_free(r);
-    CHECK(oauth_stat(&FX, "refreshes") >= 1 && oauth_stat(&FX, "authorizations") == 2 && a.calls == 2);
+    CHECK(oauth_stat(&FX, "refreshes") >= 1 && oauth_stat(&FX, "authorizations") == authorized &&
+          a.calls == authorized);
     wait_event("\"started\"");
     wait_event("\"succeeded\"");
     wait_event("\"refreshed\"");
+
+    /* The grant is revoked (refresh token too) -> the refresh fails -> authorized again. */
+    revoked = oauth_control(&FX, "revoke-grants", 1);
+    CHECK(oauth_json_num(revoked, "revoked") >= 1);
+    free(revoked);
+    r = must_call(c, "whoami", "{}");
+    CHECK_HAS(r, "alice");
+    codex_string_free(r);
+    authorized++;
+    CHECK(a.calls == authorized && oauth_stat(&FX, "authorizations") == authorized &&
+          oauth_stat(&FX, "registrations") == 1);
     codex_client_free(c);
 
     /* The store saw it all; the callbacks were released with the client. */
@@ -310,7 +336,8 @@ static void full_flow(store_t *store) {
     CHECK(RELEASES == 2);
     RELEASES = 0;
     pthread_mutex_unlock(&MU);
-    printf("test_oauth: step-up, refresh after revoke; store: %d loads, %d saves\n", store->loads, store->saves);
+    printf("test_oauth: %srefresh after revoke, authorized again after the grant went; store: %d loads, %d saves\n",
+           step_up ? "step-up, " : "", store->loads, store->saves);
 
     /* A second client starts from the stored tokens and registration: no browser. */
     o = fixture_options();
@@ -324,8 +351,29 @@ static void full_flow(store_t *store) {
     codex_string_free(r);
     codex_client_free(c);
     CHECK(second.calls == 0);
-    CHECK(oauth_stat(&FX, "authorizations") == 2 && oauth_stat(&FX, "registrations") == 1);
+    CHECK(oauth_stat(&FX, "authorizations") == authorized && oauth_stat(&FX, "registrations") == 1);
     printf("test_oauth: a second client reused the stored tokens (no browser)\n");
+}
+
+/* The flow against the Python SDK's authorization server (after the oidc-provider run), and
+ * no secret it handed out in any log line. */
+static void python_sdk_server(void) {
+    store_t store;
+    char *secrets;
+    int n, first_code = NCODES, i;
+    memset(&store, 0, sizeof store);
+    FX = oauth_fixture_start_server("python");
+    printf("test_oauth: Python SDK fixture %.120s...\n", FX.info);
+    full_flow(&store, 0);
+    secrets = oauth_control(&FX, "secrets", 0);
+    n = oauth_check_secrets_not_logged(secrets);
+    CHECK(n >= 5); /* 3 access tokens, 3 refresh tokens, a client secret */
+    for (i = first_code; i < NCODES; i++) oauth_check_not_logged(CODES[i]);
+    CHECK(NCODES - first_code >= 2);
+    printf("test_oauth: Python SDK server: %d secrets and %d codes in no log line\n", n, NCODES - first_code);
+    free(secrets);
+    oauth_fixture_stop(&FX);
+    free(store.json);
 }
 
 /* The callback fails (answers an error, nothing, or too late): the connect fails with why. */
@@ -429,7 +477,7 @@ int main(void) {
     FX = oauth_fixture_start();
     printf("test_oauth: fixture %.120s...\n", FX.info);
 
-    full_flow(&store);
+    full_flow(&store, 1);
     failures();
     pem = oauth_json_str(FX.info, "\"serviceJwt\"", "privateKeyPem");
     fd = mkstemp(key_file);
@@ -466,9 +514,10 @@ int main(void) {
     free(secrets);
     free(pem);
 
-    CHECK_OK(codex_set_log_callback(CODEX_LOG_ERROR, NULL, NULL));
     oauth_fixture_stop(&FX);
     free(store.json);
+    python_sdk_server();
+    CHECK_OK(codex_set_log_callback(CODEX_LOG_ERROR, NULL, NULL));
     free(OAUTH_LOG);
     printf("test_oauth: ok\n");
     return 0;

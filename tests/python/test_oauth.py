@@ -1,16 +1,25 @@
-"""MCP authorization (OAuth 2.1) from Python against real parts: ``scripts/mcp/oauth-fixture.mjs``
-runs oidc-provider (a certified OpenID provider: PKCE, dynamic registration, resource
-indicators, refresh tokens, revocation) in front of an MCP server on the official TypeScript
-SDK that verifies every token by introspection. Its ``browse`` endpoint plays the user in the
-browser (signs in as ``alice``, grants what is asked) and answers the redirect URL; its
-control endpoints count authorizations, refreshes and registrations, revoke tokens and list
-every secret it handed out.
+"""MCP authorization (OAuth 2.1) from Python against real parts, two real authorization servers:
 
-Covered for the sync :class:`Client` and the :class:`AsyncClient`: the whole flow through the
-``authorize=`` callable (plain and ``async def``) and a tool call, a ``token_store=`` object
-that a second client starts from without the browser, a refresh after the access token is
-revoked, a step-up on ``403 insufficient_scope``, an authorize callable that raises, the
-:class:`LoopbackBrowser` helper, and no secret in any log record at trace level.
+- ``scripts/mcp/oauth-fixture.mjs`` runs oidc-provider (a certified OpenID provider: PKCE,
+  dynamic registration, resource indicators, refresh tokens, revocation) in front of an MCP
+  server on the official TypeScript SDK that verifies every token by introspection;
+- ``scripts/mcp/oauth-fixture.py`` runs the official Python SDK's own authorization server
+  (``mcp.server.auth``: its token endpoint identifies the client by the form's ``client_id``
+  only) with an in-memory provider, in front of an MCP server on the same SDK that requires a
+  scope (no per-tool scope: no step-up there).
+
+Each has a ``browse`` endpoint that plays the user in the browser (signs in as ``alice``,
+grants what is asked) and answers the redirect URL; its control endpoints count
+authorizations, refreshes and registrations, revoke (or expire) tokens and list every secret
+it handed out.
+
+Covered for the sync :class:`Client` and the :class:`AsyncClient`, against both servers (the
+``server`` fixture): the whole flow through the ``authorize=`` callable (plain and ``async
+def``) and a tool call, a ``token_store=`` object that a second client starts from without the
+browser, a refresh after the access token is revoked or expired, a new authorization after the
+grant is revoked, and no secret in any log record at trace level; against oidc-provider: a
+step-up on ``403 insufficient_scope``, an authorize callable that raises, an ``async def`` one
+cut off at ``oauth_authorize_timeout``, the :class:`LoopbackBrowser` helper.
 """
 
 from __future__ import annotations
@@ -22,9 +31,10 @@ import pathlib
 import subprocess
 import sys
 import threading
+import time
 import urllib.parse
 import urllib.request
-from typing import Any, Dict, Iterator, List, Optional
+from typing import Any, Dict, Iterator, List, Optional, Tuple
 
 import pytest
 
@@ -32,9 +42,10 @@ import codexclient
 from codexclient import AsyncClient, Client, CodexError, ConnectionEvent, LoopbackBrowser
 
 from conftest import ROOT, mcp_everything
-from helpers import run, wait_until
+from helpers import async_wait_until, run, wait_until
 
 FIXTURE = ROOT / "scripts" / "mcp" / "oauth-fixture.mjs"
+PY_FIXTURE = ROOT / "scripts" / "mcp" / "oauth-fixture.py"
 REDIRECT = "http://127.0.0.1:1/callback"
 """The redirect URI the clients register: the fixture's browser never requests it."""
 
@@ -56,6 +67,10 @@ class OAuthFixture:
     def __init__(self, proc: "subprocess.Popen[bytes]", info: Dict[str, Any]) -> None:
         self.proc = proc
         self.info = info
+        #: Whose fixture: ``"python-sdk"`` or ``"oidc-provider"``.
+        self.server: str = info.get("server", "oidc-provider")
+        #: Whether its MCP server has a tool that needs another scope (``write_note``).
+        self.step_up = self.server == "oidc-provider"
         self.mcp: str = info["mcp"]
         self.issuer: str = info["issuer"]
         #: Every authorization URL the browser was sent to.
@@ -89,14 +104,18 @@ class OAuthFixture:
         return base
 
 
-@pytest.fixture
-def oauth() -> Iterator[OAuthFixture]:
-    node, _ = mcp_everything()
-    if not (ROOT / "scripts" / "mcp" / "node_modules" / "oidc-provider").exists():
-        pytest.fail("oidc-provider is missing: run `bash scripts/setup-mcp.sh`", pytrace=False)
-    proc = subprocess.Popen(
-        [node, str(FIXTURE)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL
-    )
+def _start(server: str) -> Iterator[OAuthFixture]:
+    if server == "python-sdk":
+        py = pathlib.Path(os.environ.get("MCP_SDK_PYTHON") or ROOT / ".cache" / "mcp-sdk-python")
+        if not py.exists():
+            pytest.fail(f"{py} is missing: run `bash scripts/setup-mcp.sh` (the Python MCP SDK)", pytrace=False)
+        argv = [str(py), str(PY_FIXTURE)]
+    else:
+        node, _ = mcp_everything()
+        if not (ROOT / "scripts" / "mcp" / "node_modules" / "oidc-provider").exists():
+            pytest.fail("oidc-provider is missing: run `bash scripts/setup-mcp.sh`", pytrace=False)
+        argv = [node, str(FIXTURE)]
+    proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
     assert proc.stdout is not None and proc.stdin is not None
     line = proc.stdout.readline().decode()
     try:
@@ -113,6 +132,18 @@ def oauth() -> Iterator[OAuthFixture]:
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait()
+
+
+@pytest.fixture
+def oauth() -> Iterator[OAuthFixture]:
+    """The oidc-provider fixture."""
+    yield from _start("oidc-provider")
+
+
+@pytest.fixture(params=["oidc-provider", "python-sdk"])
+def server(request: pytest.FixtureRequest) -> Iterator[OAuthFixture]:
+    """Each real authorization server in turn."""
+    yield from _start(request.param)
 
 
 class DictStore:
@@ -146,7 +177,8 @@ def never(url: str) -> str:
 # -- sync ------------------------------------------------------------------------------------
 
 
-def test_sync_flow_step_up_and_refresh(oauth: OAuthFixture) -> None:
+def test_sync_flow_step_up_refresh_and_reauthorization(server: OAuthFixture) -> None:
+    oauth = server
     events: List[ConnectionEvent] = []
     callers: List[int] = []
 
@@ -167,27 +199,43 @@ def test_sync_flow_step_up_and_refresh(oauth: OAuthFixture) -> None:
         # The callable ran on a library thread, not the caller's (which waits in connect).
         assert callers and threading.get_ident() not in callers
 
-        # 403 insufficient_scope → step-up through the callable, the call goes again.
-        assert c.call_tool("write_note", {"text": "hi"}).text == "noted: hi"
-        stats = oauth.stats()
-        assert stats["authorizations"] == 2 and stats["registrations"] == 1, stats
-        assert "mcp:write" in urllib.parse.parse_qs(urllib.parse.urlsplit(oauth.visited[1]).query)["scope"][0]
+        authorized = 1
+        if oauth.step_up:
+            # 403 insufficient_scope → step-up through the callable, the call goes again.
+            assert c.call_tool("write_note", {"text": "hi"}).text == "noted: hi"
+            authorized += 1
+            stats = oauth.stats()
+            assert stats["authorizations"] == authorized and stats["registrations"] == 1, stats
+            assert "mcp:write" in urllib.parse.parse_qs(urllib.parse.urlsplit(oauth.visited[1]).query)["scope"][0]
 
-        # The access token revoked → 401 invalid_token → refreshed, no browser.
+        # The access token revoked (or expired) → 401 invalid_token → refreshed, no browser.
         assert oauth.control("revoke-access", post=True)["revoked"] >= 1
         assert json.loads(c.call_tool("whoami").text)["sub"] == "alice"
         stats = oauth.stats()
-        assert stats["refreshes"] >= 1 and stats["authorizations"] == 2, stats
+        assert stats["refreshes"] >= 1 and stats["authorizations"] == authorized, stats
         wait_until(lambda: "refreshed" in auth_steps(events), what="the refreshed event")
+
+        # The grant revoked (the refresh token too) → the refresh fails → the browser again.
+        before = auth_steps(events).count("succeeded")
+        assert oauth.control("revoke-grants", post=True)["revoked"] >= 1
+        assert json.loads(c.call_tool("whoami").text)["sub"] == "alice"
+        authorized += 1
+        stats = oauth.stats()
+        assert stats["authorizations"] == authorized and stats["registrations"] == 1, stats
+        wait_until(lambda: auth_steps(events).count("succeeded") == before + 1, what="the succeeded event")
     steps = auth_steps(events)
     assert "started" in steps and "succeeded" in steps, steps
     succeeded = [e for e in events if e.auth == "succeeded"]
-    assert succeeded[-1].issuer == oauth.issuer and "mcp:write" in (succeeded[-1].scope or ""), succeeded
+    assert succeeded[-1].issuer == oauth.issuer, succeeded
     started = [e for e in events if e.auth == "started"]
-    assert started[-1].reason == "insufficient_scope" and started[-1].grant == "authorization_code"
+    assert started[-1].grant == "authorization_code", started
+    if oauth.step_up:
+        assert any("mcp:write" in (e.scope or "") for e in succeeded), succeeded
+        assert any(e.reason == "insufficient_scope" for e in started), started
 
 
-def test_sync_token_store_is_reused_without_the_browser(oauth: OAuthFixture) -> None:
+def test_sync_token_store_is_reused_without_the_browser(server: OAuthFixture) -> None:
+    oauth = server
     store = DictStore()
     with Client(**oauth.options(authorize=oauth.browse, token_store=store)) as c:
         assert json.loads(c.call_tool("whoami").text)["sub"] == "alice"
@@ -285,7 +333,9 @@ def test_loopback_browser_takes_the_redirect(oauth: OAuthFixture) -> None:
 # -- asyncio ---------------------------------------------------------------------------------
 
 
-def test_async_flow_with_an_async_authorize(oauth: OAuthFixture) -> None:
+def test_async_flow_with_an_async_authorize(server: OAuthFixture) -> None:
+    oauth = server
+
     async def main() -> None:
         loop = asyncio.get_running_loop()
         on_loop: List[bool] = []
@@ -299,18 +349,21 @@ def test_async_flow_with_an_async_authorize(oauth: OAuthFixture) -> None:
         async with AsyncClient(**oauth.options(authorize=authorize)) as c:
             c.on_connection_event(events.append)
             assert json.loads((await c.call_tool("whoami")).text)["sub"] == "alice"
-            assert (await c.call_tool("write_note", {"text": "async"})).text == "noted: async"
+            if oauth.step_up:
+                assert (await c.call_tool("write_note", {"text": "async"})).text == "noted: async"
             assert oauth.control("revoke-access", post=True)["revoked"] >= 1
             assert json.loads((await c.call_tool("whoami")).text)["sub"] == "alice"
-        assert on_loop == [True, True], on_loop
+        authorized = 2 if oauth.step_up else 1
+        assert on_loop == [True] * authorized, on_loop
         stats = oauth.stats()
-        assert stats["authorizations"] == 2 and stats["refreshes"] >= 1 and stats["registrations"] == 1, stats
+        assert stats["authorizations"] == authorized and stats["refreshes"] >= 1 and stats["registrations"] == 1, stats
         assert "refreshed" in auth_steps(events), auth_steps(events)
 
     run(main())
 
 
-def test_async_plain_authorize_and_token_store(oauth: OAuthFixture) -> None:
+def test_async_plain_authorize_and_token_store(server: OAuthFixture) -> None:
+    oauth = server
     store = DictStore()
 
     async def main() -> None:
@@ -343,32 +396,46 @@ def test_async_authorize_that_raises_fails_clearly(oauth: OAuthFixture) -> None:
     assert "authorize callable raised PermissionError: denied by the user" in msg, msg
 
 
-def test_async_authorize_is_bounded(oauth: OAuthFixture, monkeypatch: pytest.MonkeyPatch) -> None:
-    """An ``async def`` authorize that never finishes is cancelled after AUTHORIZE_TIMEOUT."""
-    monkeypatch.setattr(codexclient._auth, "AUTHORIZE_TIMEOUT", 0.5)
-    cancelled: List[bool] = []
+def test_async_authorize_is_bounded_by_the_option(oauth: OAuthFixture) -> None:
+    """An ``async def`` authorize that never finishes is cut off at ``oauth_authorize_timeout``
+    (the option, as the core has it; no default of the binding's own): the connect fails with
+    the core's timeout error once the bound has passed, and the coroutine is cancelled."""
+    bound = 1.5
+    asked: List[float] = []
+    cut_off: List[float] = []
 
     async def forever(url: str) -> str:
+        asked.append(time.monotonic())
         try:
             await asyncio.sleep(3600)
         except asyncio.CancelledError:
-            cancelled.append(True)
+            cut_off.append(time.monotonic())
             raise
         return url
 
-    async def main() -> str:
-        c = AsyncClient(**oauth.options(authorize=forever))
+    async def main() -> Tuple[str, float]:
+        # One handshake (no era probe), so the authorize callable is asked once.
+        c = AsyncClient(**oauth.options(authorize=forever, oauth_authorize_timeout=bound, mcp_protocol="legacy"))
+        t0 = time.monotonic()
         try:
             with pytest.raises(CodexError) as err:
                 await c.connect()
-            return str(err.value)
+            elapsed = time.monotonic() - t0
+            # Cancelled on the client's loop just after the core gave up.
+            await async_wait_until(lambda: bool(cut_off), timeout=5.0, what="the cancellation")
+            return str(err.value), elapsed
         finally:
             await c.close()
 
-    msg = run(main(), timeout=20)
-    assert "authorize callable raised TimeoutError" in msg, msg
-    # Cancelled each time it was asked (the connect may ask again: era probe, then initialize).
-    assert cancelled and all(cancelled), cancelled
+    msg, elapsed = run(main(), timeout=30)
+    assert "gave no redirect within 1.5s" in msg, msg
+    assert bound <= elapsed < bound + 3.0, (elapsed, msg)
+    assert len(asked) == 1 and len(cut_off) == 1, (asked, cut_off)
+    ran = cut_off[0] - asked[0]
+    assert bound <= ran < bound + 1.5, ran
+    # The deprecated constant is the core's default, with a warning.
+    with pytest.warns(DeprecationWarning, match="oauth_authorize_timeout"):
+        assert codexclient.AUTHORIZE_TIMEOUT == 300.0
 
 
 # -- no secret in the logs -------------------------------------------------------------------
@@ -391,15 +458,19 @@ def post(what):
 with codexclient.Client(transport=info["mcp"], oauth_redirect_uri="http://127.0.0.1:1/callback",
                         authorize=authorize, trace_wire=True, default_timeout=30.0) as c:
     c.call_tool("whoami")
-    c.call_tool("write_note", {"text": "x"})
+    if info.get("server") != "python-sdk":
+        c.call_tool("write_note", {"text": "x"})
     post("revoke-access")
+    c.call_tool("whoami")
+    post("revoke-grants")
     c.call_tool("whoami")
 open(codes_file, "w").write(json.dumps(codes))
 print("FLOW-DONE", flush=True)
 """
 
 
-def test_no_secret_in_any_log_record_at_trace(oauth: OAuthFixture, tmp_path: pathlib.Path) -> None:
+def test_no_secret_in_any_log_record_at_trace(server: OAuthFixture, tmp_path: pathlib.Path) -> None:
+    oauth = server
     codes_file = tmp_path / "codes.json"
     env = dict(os.environ, CODEXCLIENT_LOG="trace")
     r = subprocess.run(

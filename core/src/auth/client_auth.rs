@@ -33,7 +33,8 @@ pub trait ProofSigner: Send + Sync {
 #[non_exhaustive]
 pub enum ClientAuth {
     /// `client_secret_basic`: id and secret in `Authorization: Basic` (form-urlencoded
-    /// first, RFC 6749 §2.3.1).
+    /// first, RFC 6749 §2.3.1), and the id in the form body too (RFC 6749 §3.2.1), which
+    /// servers that identify the client from the form need.
     Basic {
         /// The client id.
         client_id: String,

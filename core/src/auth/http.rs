@@ -116,13 +116,26 @@ pub(crate) struct AuthHttp {
 }
 
 impl AuthHttp {
-    /// A client that follows no redirects.
+    /// A client that follows no redirects, with reqwest's default network settings.
+    #[cfg(test)]
     pub(crate) fn new(dpop: Option<Arc<dyn ProofSigner>>) -> Result<Self, AuthError> {
-        let client = reqwest::Client::builder()
+        Self::with_network(dpop, Ok)
+    }
+
+    /// A client that follows no redirects, its network settings (TLS roots and client
+    /// certificate, proxy) set by `network`: the MCP transport's own, so discovery,
+    /// registration and token requests reach a server behind a private CA or a proxy as the
+    /// MCP requests do.
+    pub(crate) fn with_network(
+        dpop: Option<Arc<dyn ProofSigner>>,
+        network: impl FnOnce(reqwest::ClientBuilder) -> Result<reqwest::ClientBuilder, AuthError>,
+    ) -> Result<Self, AuthError> {
+        let builder = reqwest::Client::builder()
             .timeout(REQUEST_TIMEOUT)
             .connect_timeout(Duration::from_secs(10))
             .redirect(reqwest::redirect::Policy::none())
-            .user_agent(concat!("codex-client/", env!("CARGO_PKG_VERSION")))
+            .user_agent(concat!("codex-client/", env!("CARGO_PKG_VERSION")));
+        let client = network(builder)?
             .build()
             .map_err(|e| AuthError::new(format!("could not set up HTTP for authorization: {e}")))?;
         Ok(AuthHttp {
@@ -248,6 +261,17 @@ impl AuthHttp {
                     })?;
                 v.set_sensitive(true);
                 headers.insert(AUTHORIZATION, v);
+                // The client id goes in the form too (only the secret stays out of it). RFC
+                // 6749 §3.2.1 lets a client identify itself with `client_id` beside its
+                // authentication, and some servers look the client up from the form alone:
+                // the official MCP Python SDK's token and revocation endpoints
+                // (`mcp.server.auth`) answer `401 invalid_client: Missing client_id` without it.
+                // We keep `client_secret_basic` rather than switch to `client_secret_post`
+                // where both are offered: it is the method every server must support
+                // (RFC 6749 §2.3.1, RFC 7591's default), a client registered or configured for
+                // it must use it (the Python SDK refuses a secret in the form from a client
+                // registered for basic), and the secret stays out of the body.
+                form.push(("client_id", client_id.clone()));
             }
             ClientAuth::Post { client_id, secret } => {
                 form.push(("client_id", client_id.clone()));

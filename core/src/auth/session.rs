@@ -66,17 +66,23 @@ enum Next {
 }
 
 impl AuthSession {
-    /// The authorization of the MCP endpoint `server`.
+    /// The authorization of the MCP endpoint `server`, reached through `net` (the
+    /// transport's TLS settings and proxy, which authorization's requests use too).
     pub(crate) fn new(
         cfg: &OAuthConfig,
         server: &Url,
         events: Option<EventSink>,
+        net: &crate::transport::http::Net<'_>,
     ) -> Result<AuthSession, AuthError> {
+        let http = AuthHttp::with_network(cfg.dpop.clone(), |b| {
+            net.apply(b, server)
+                .map_err(|e| AuthError::new(e.to_string()))
+        })?;
         Ok(AuthSession {
             cfg: cfg.clone(),
             key: server.to_string(),
             server: server.clone(),
-            http: AuthHttp::new(cfg.dpop.clone())?,
+            http,
             events,
             state: Mutex::new(State::default()),
             flow: tokio::sync::Mutex::new(()),

@@ -194,6 +194,7 @@ async fn client_credentials_with_private_key_jwt_and_secret_basic() {
     let r = seen.lock().unwrap()[1].clone();
     assert!(r.headers["authorization"].starts_with("Basic "));
     assert!(!r.form.contains_key("client_secret"));
+    assert_eq!(r.form["client_id"], "cid", "the id in the form too");
     assert!(!logs.contains("S3cr3t-basic") && !logs.contains(&r.headers["authorization"][6..]));
 }
 
@@ -248,6 +249,8 @@ async fn enterprise_managed_exchanges_the_id_token_then_presents_the_id_jag() {
     assert_eq!(b.form["grant_type"], GRANT_JWT_BEARER);
     assert_eq!(b.form["assertion"], "IDJAG-xyz");
     assert!(b.headers["authorization"].starts_with("Basic "));
+    assert_eq!(b.form["client_id"], "mcp-client", "the id in the form too");
+    assert!(!b.form.contains_key("client_secret"));
     for secret in ["IDTOKEN-abc", "IDJAG-xyz", "AT-ema-1", "S3cr3t-ema"] {
         assert!(!logs.contains(secret), "{secret} in the log:\n{logs}");
     }

@@ -111,38 +111,28 @@ impl Conn {
         let url = Url::parse(&cfg.url)
             .map_err(|e| Error::InvalidArgument(format!("bad MCP HTTP URL: {e}")))?;
         check_url(&url, cfg.token.is_some() || cfg.oauth.is_some())?;
-        let auth = match &cfg.oauth {
-            Some(o) => Some(Arc::new(crate::auth::AuthSession::new(
-                o,
-                &url,
-                auth_events,
-            )?)),
-            None => None,
-        };
         let fixed = fixed_headers(cfg)?;
-        let mut builder = reqwest::Client::builder()
+        let builder = reqwest::Client::builder()
             .connect_timeout(CONNECT_TIMEOUT)
             .pool_idle_timeout(POOL_IDLE)
             .tcp_nodelay(true)
             // A redirect could take the token and the custom headers elsewhere.
             .redirect(reqwest::redirect::Policy::none())
             .user_agent(concat!("codex-client/", env!("CARGO_PKG_VERSION")));
-        builder = match net.proxy {
-            Some("none") => builder.no_proxy(),
-            Some(proxy) => builder.proxy(reqwest::Proxy::all(proxy).map_err(|e| {
-                Error::InvalidArgument(format!("bad MCP proxy URL: {}", describe(&e)))
-            })?),
-            None if is_loopback(url.host_str().unwrap_or("")) => builder.no_proxy(),
-            None => builder,
-        };
-        if let Some(tls) = net.tls.filter(|t| **t != Default::default()) {
-            // The same TLS as wss://: the system's roots plus the CA file, the client
-            // certificate; server names always checked.
-            builder = builder.use_preconfigured_tls(crate::transport::tls::client_config(tls)?);
-        }
+        let builder = net.apply(builder, &url)?;
         let client = builder
             .build()
             .map_err(|e| Error::Transport(format!("could not set up HTTP: {}", describe(&e))))?;
+        // After the client: a bad TLS file or proxy is the transport's `InvalidArgument`.
+        let auth = match &cfg.oauth {
+            Some(o) => Some(Arc::new(crate::auth::AuthSession::new(
+                o,
+                &url,
+                auth_events,
+                net,
+            )?)),
+            None => None,
+        };
         Ok(Conn {
             client,
             url,

@@ -54,6 +54,36 @@ pub(crate) struct Net<'a> {
     pub proxy: Option<&'a str>,
 }
 
+impl Net<'_> {
+    /// `builder` with these settings for a client of `endpoint` (the MCP server: with no
+    /// proxy option a loopback endpoint goes direct). The MCP connection and its
+    /// authorization (discovery, registration, token requests) both use it, so an
+    /// authorization server behind the same private CA or proxy is reached as the MCP
+    /// server is.
+    pub(crate) fn apply(
+        &self,
+        builder: reqwest::ClientBuilder,
+        endpoint: &url::Url,
+    ) -> Result<reqwest::ClientBuilder> {
+        let builder = match self.proxy {
+            Some("none") => builder.no_proxy(),
+            Some(proxy) => builder.proxy(reqwest::Proxy::all(proxy).map_err(|e| {
+                crate::Error::InvalidArgument(format!("bad MCP proxy URL: {}", body::describe(&e)))
+            })?),
+            None if crate::transport::is_loopback(endpoint.host_str().unwrap_or("")) => {
+                builder.no_proxy()
+            }
+            None => builder,
+        };
+        Ok(match self.tls.filter(|t| **t != Default::default()) {
+            // The same TLS as wss://: the system's roots plus the CA file, the client
+            // certificate; server names always checked.
+            Some(tls) => builder.use_preconfigured_tls(crate::transport::tls::client_config(tls)?),
+            None => builder,
+        })
+    }
+}
+
 /// Open an MCP HTTP connection with the default network settings (see [`open_with`]).
 #[cfg_attr(not(test), allow(dead_code))]
 pub(crate) async fn open(
