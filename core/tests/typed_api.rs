@@ -484,3 +484,60 @@ fn per_thread_handler_wins_over_the_client_handler_on_its_thread_only() {
     assert!(!c2.exists());
     assert_eq!(command_status(&rc), "declined");
 }
+
+/// `item/tool/call`: a thread started with a dynamic tool, the mock model calls it, a typed
+/// handler answers, and the handler's output reaches the model's next request (and so the
+/// turn's final message).
+#[test]
+fn a_dynamic_tool_call_is_answered_by_a_handler_and_its_output_reaches_the_model() {
+    let env = RealEnv::new();
+    let c = Client::new(env.options().experimental_api(true));
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let slot = seen.clone();
+    c.on_request::<server_requests::ItemToolCall>(move |req| {
+        let city = req.params.arguments["city"].as_str().unwrap_or("?").to_owned();
+        slot.lock()
+            .unwrap()
+            .push((req.params.tool.clone(), city.clone()));
+        let answer: protocol::DynamicToolCallResponse = serde_json::from_value(json!({
+            "contentItems": [{"type": "inputText", "text": format!("sunny in {city}")}],
+            "success": true,
+        }))
+        .unwrap();
+        req.respond(answer).unwrap();
+    })
+    .unwrap();
+    c.connect().unwrap();
+    let thread = c
+        .thread_start(json!({"dynamicTools": [{
+            "type": "function",
+            "name": "lookup_weather",
+            "description": "The weather in a city.",
+            "inputSchema": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]},
+        }]}))
+        .unwrap();
+    let r = thread
+        .run(r#"MOCK_TOOL: lookup_weather {"city": "Oslo"}"#)
+        .unwrap();
+    assert_eq!(r.status, "completed", "{r:?}");
+    assert_eq!(
+        seen.lock().unwrap().as_slice(),
+        &[("lookup_weather".to_string(), "Oslo".to_string())]
+    );
+    assert_eq!(
+        r.final_response.as_deref(),
+        Some("tool output: sunny in Oslo"),
+        "{r:?}"
+    );
+    // The model saw the tool offered and its output sent back.
+    let reqs = env.model.requests();
+    assert!(
+        reqs[0].to_string().contains("lookup_weather"),
+        "the tool was offered to the model"
+    );
+    assert!(
+        reqs.last().unwrap().to_string().contains("sunny in Oslo"),
+        "the handler's output reached the model"
+    );
+    c.disconnect();
+}

@@ -32,6 +32,7 @@
 //! | `MOCK_EXEC_PLAIN: <cmd>` | `exec_command` call without escalation (no approval under `on-request`) | message `command output: <output>` |
 //! | `MOCK_PATCH: <file> <content>` | `exec_command` running an `apply_patch <<'EOF'` heredoc that adds `<file>` with `<content>` (each content line becomes a `+` line) | message `patch result: <output>` |
 //! | `MOCK_ASK: <question>` | `request_user_input` call with one question (id `answer`, header `Question`, two options `Yes`/`No`) | message `you answered: <answers>` |
+//! | `MOCK_TOOL: <name> <json>` | a `function_call` of the tool `<name>` (a dynamic tool of the thread, or an MCP tool as Codex names it, `mcp__<server>__<tool>`) with the JSON object `<json>` as its arguments (`{}` when absent) | message `tool output: <output>` |
 //! | `MOCK_SLOW: <n> <ms>` | streams `n` deltas `tick 0 `, `tick 1 `, … sleeping `ms` milliseconds before each one after the first, then finishes (defaults 10 and 200) | same |
 //! | `MOCK_FAIL` | HTTP 500 with an OpenAI-style JSON error body | same |
 //! | `MOCK_FAIL: <status>` | that HTTP status (400–599) with the same body | same |
@@ -521,8 +522,9 @@ fn output_text(item: &Value) -> String {
 }
 
 /// The directives, longest first where one is a prefix of another.
-const DIRECTIVES: [&str; 7] = [
+const DIRECTIVES: [&str; 8] = [
     "MOCK_EXEC_PLAIN",
+    "MOCK_TOOL",
     "MOCK_EXEC",
     "MOCK_TEXT",
     "MOCK_PATCH",
@@ -852,6 +854,17 @@ fn plan(body: &Value, state: &State) -> Reply {
             } else {
                 let answers = user_answers(&last_output);
                 p.message(&chunk_text(&format!("you answered: {answers}")), 0);
+            }
+        }
+        Some(("MOCK_TOOL", arg)) => {
+            if step == 0 {
+                let (name, args) = arg.split_once(char::is_whitespace).unwrap_or((&arg, "{}"));
+                let args = serde_json::from_str::<Value>(args.trim())
+                    .unwrap_or_else(|e| json!({ "mockError": format!("bad MOCK_TOOL arguments: {e}") }));
+                p.function_call(name, args);
+            } else {
+                let out = command_output(&last_output);
+                p.message(&chunk_text(&format!("tool output: {out}")), 0);
             }
         }
         Some(("MOCK_SLOW", arg)) => {
