@@ -541,3 +541,48 @@ fn a_dynamic_tool_call_is_answered_by_a_handler_and_its_output_reaches_the_model
     );
     c.disconnect();
 }
+
+/// `mcpServer/elicitation/request`: Codex configured with the real MCP server-everything, the
+/// mock model calls its `trigger-elicitation-request` tool, the server asks Codex for input,
+/// Codex forwards it to the client, a handler accepts with a name, and the MCP server's tool
+/// result (which echoes what it was given) reaches the model.
+#[test]
+fn an_mcp_elicitation_forwarded_by_codex_is_answered_by_a_handler_and_reaches_the_server() {
+    let env = RealEnv::new();
+    let (node, everything) = mcp_everything();
+    let toml_str = |p: &std::path::Path| format!("{:?}", p.display().to_string());
+    let c = Client::new(
+        env.options()
+            .config("mcp_servers.everything.command", toml_str(&node))
+            .config(
+                "mcp_servers.everything.args",
+                format!("[{}, \"stdio\"]", toml_str(&everything)),
+            ),
+    );
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let slot = seen.clone();
+    c.on_method_request("mcpServer/elicitation/request", move |req| {
+        slot.lock().unwrap().push(req.params_value());
+        req.respond(&json!({"action": "accept", "content": {"name": "Ada Lovelace", "check": true}}))
+            .unwrap();
+    })
+    .unwrap();
+    c.connect().unwrap();
+    let thread = c.thread_start(json!({})).unwrap();
+    let r = thread
+        .run("MOCK_TOOL: mcp__everything/trigger_elicitation_request {}")
+        .unwrap();
+    let seen = seen.lock().unwrap().clone();
+    assert_eq!(seen.len(), 1, "one elicitation forwarded: {seen:?}; {r:?}");
+    assert!(
+        seen[0].to_string().contains("Please provide inputs"),
+        "{}",
+        seen[0]
+    );
+    let reply = r.final_response.clone().unwrap_or_default();
+    assert!(
+        reply.contains("Name: Ada Lovelace") && reply.contains("Agreed to terms: true"),
+        "the handler's answer reached the MCP server: {r:?}"
+    );
+    c.disconnect();
+}
