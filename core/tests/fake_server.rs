@@ -835,7 +835,10 @@ fn feedback_upload_params_match_the_schema() {
         .feedback_upload("bug", json!({"include_logs": false}))
         .unwrap_err();
     assert_eq!(e.rpc().map(|r| r.code), Some(-32602), "{e}");
-    assert!(e.to_string().contains("unknown field `include_logs`"), "{e}");
+    assert!(
+        e.to_string().contains("unknown field `include_logs`"),
+        "{e}"
+    );
 }
 
 /// `account/chatgptAuthTokens/refresh` answered by a typed handler: the server uses the
@@ -867,6 +870,8 @@ fn chatgpt_token_refresh_is_answered_by_a_handler() {
     c.disconnect();
 
     let c = fake_client(&[], fake_options(&[]));
-    let e = c.request_blocking("test/refreshTokens", json!({})).unwrap_err();
+    let e = c
+        .request_blocking("test/refreshTokens", json!({}))
+        .unwrap_err();
     assert!(e.to_string().contains("token refresh refused"), "{e}");
 }

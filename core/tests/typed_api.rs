@@ -495,7 +495,10 @@ fn a_dynamic_tool_call_is_answered_by_a_handler_and_its_output_reaches_the_model
     let seen = Arc::new(Mutex::new(Vec::new()));
     let slot = seen.clone();
     c.on_request::<server_requests::ItemToolCall>(move |req| {
-        let city = req.params.arguments["city"].as_str().unwrap_or("?").to_owned();
+        let city = req.params.arguments["city"]
+            .as_str()
+            .unwrap_or("?")
+            .to_owned();
         slot.lock()
             .unwrap()
             .push((req.params.tool.clone(), city.clone()));
@@ -563,8 +566,10 @@ fn an_mcp_elicitation_forwarded_by_codex_is_answered_by_a_handler_and_reaches_th
     let slot = seen.clone();
     c.on_method_request("mcpServer/elicitation/request", move |req| {
         slot.lock().unwrap().push(req.params_value());
-        req.respond(&json!({"action": "accept", "content": {"name": "Ada Lovelace", "check": true}}))
-            .unwrap();
+        req.respond(
+            &json!({"action": "accept", "content": {"name": "Ada Lovelace", "check": true}}),
+        )
+        .unwrap();
     })
     .unwrap();
     c.connect().unwrap();

@@ -11,8 +11,10 @@ use serde_json::Value;
 fn schema() -> &'static Value {
     static SCHEMA: OnceLock<Value> = OnceLock::new();
     SCHEMA.get_or_init(|| {
-        serde_json::from_str(include_str!("../../../core/src/compat/vendored-schema.json"))
-            .expect("the vendored schema is JSON")
+        serde_json::from_str(include_str!(
+            "../../../core/src/compat/vendored-schema.json"
+        ))
+        .expect("the vendored schema is JSON")
     })
 }
 
@@ -55,7 +57,10 @@ pub fn check(name: &str, value: &Value) -> Result<(), String> {
             _ => continue,
         };
         if !types.iter().any(|t| is_type(v, t)) {
-            return Err(format!("{name}: field `{key}` is not {}: {v}", types.join(" or ")));
+            return Err(format!(
+                "{name}: field `{key}` is not {}: {v}",
+                types.join(" or ")
+            ));
         }
     }
     Ok(())

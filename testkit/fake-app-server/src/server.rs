@@ -214,7 +214,11 @@ impl Then {
         match self {
             Then::UseTokens => {
                 let Some(result) = msg.get("result") else {
-                    return err(id, INVALID_REQUEST, &format!("token refresh refused: {msg}"));
+                    return err(
+                        id,
+                        INVALID_REQUEST,
+                        &format!("token refresh refused: {msg}"),
+                    );
                 };
                 match schema::check("ChatgptAuthTokensRefreshResponse", result) {
                     Ok(()) => ok(
@@ -225,7 +229,11 @@ impl Then {
                             "planType": result.get("chatgptPlanType").cloned().unwrap_or(Value::Null),
                         }),
                     ),
-                    Err(why) => err(id, INVALID_PARAMS, &format!("bad token refresh answer: {why}")),
+                    Err(why) => err(
+                        id,
+                        INVALID_PARAMS,
+                        &format!("bad token refresh answer: {why}"),
+                    ),
                 }
             }
         }
@@ -348,7 +356,9 @@ impl Server {
                 let params = msg.get("params").cloned().unwrap_or(Value::Null);
                 self.notify("test/sawCancelled", params);
             }
-            (None, Some(method)) if method == "initialized" || method == "notifications/initialized" => {
+            (None, Some(method))
+                if method == "initialized" || method == "notifications/initialized" =>
+            {
                 self.saw_initialized = self.initialized;
             }
             (None, Some(_)) => {} // another client notification: ignore
@@ -469,7 +479,10 @@ impl Server {
             "test/lastAnswers" => out.send(&ok(&id, json!({ "answers": self.answers }))),
             "account/rateLimits/read" => out.send(&ok(&id, rate_limits())),
             "feedback/upload" => match schema::check("FeedbackUploadParams", &params) {
-                Ok(()) => out.send(&ok(&id, json!({ "threadId": params["threadId"].as_str().unwrap_or("thr_feedback_1") }))),
+                Ok(()) => out.send(&ok(
+                    &id,
+                    json!({ "threadId": params["threadId"].as_str().unwrap_or("thr_feedback_1") }),
+                )),
                 Err(why) => out.send(&err(&id, INVALID_PARAMS, &format!("Invalid params: {why}"))),
             },
             "test/refreshTokens" => {

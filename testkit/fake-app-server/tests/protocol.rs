@@ -106,7 +106,11 @@ fn requests_before_the_initialized_notification_are_refused() {
 #[test]
 fn feedback_params_are_checked_against_the_schema() {
     let mut f = Fake::initialized(&[]);
-    f.request(1, "feedback/upload", json!({"classification": "bug", "includeLogs": false}));
+    f.request(
+        1,
+        "feedback/upload",
+        json!({"classification": "bug", "includeLogs": false}),
+    );
     assert_eq!(
         f.recv_json(),
         json!({"id":1,"result":{"threadId":"thr_feedback_1"}})
@@ -115,7 +119,10 @@ fn feedback_params_are_checked_against_the_schema() {
     let e = f.recv_json();
     assert_eq!(e["error"]["code"], -32602, "{e}");
     assert!(
-        e["error"]["message"].as_str().unwrap().contains("missing field `classification`"),
+        e["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("missing field `classification`"),
         "{e}"
     );
 }

@@ -870,8 +870,9 @@ fn plan(body: &Value, state: &State) -> Reply {
         Some(("MOCK_TOOL", arg)) => {
             if step == 0 {
                 let (name, args) = arg.split_once(char::is_whitespace).unwrap_or((&arg, "{}"));
-                let args = serde_json::from_str::<Value>(args.trim())
-                    .unwrap_or_else(|e| json!({ "mockError": format!("bad MOCK_TOOL arguments: {e}") }));
+                let args = serde_json::from_str::<Value>(args.trim()).unwrap_or_else(
+                    |e| json!({ "mockError": format!("bad MOCK_TOOL arguments: {e}") }),
+                );
                 p.function_call(name, args);
             } else {
                 let out = command_output(&last_output);
