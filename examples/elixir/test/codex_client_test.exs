@@ -326,7 +326,9 @@ defmodule CodexClientTest do
              CodexClient.Nif.open(Map.put(base, :timeout_ms, 1_000_000_000_000), self())
 
     assert msg =~ "default_timeout" and msg =~ "31536000"
-    assert CodexClient.live_clients() == live
+    # None of these opened a client (a client stopped by an earlier test may still be being
+    # freed on its helper thread meanwhile: the count can only go down).
+    assert CodexClient.live_clients() <= live
   end
 
   test "JSON round trip" do
