@@ -705,7 +705,10 @@ mod tests {
             serde_json::json!(["npm", "test"])
         );
         let e = execpolicy_amendment_answer(m, &serde_json::json!({}), &[]).unwrap_err();
-        assert!(e.to_string().contains("proposes no exec-policy amendment"), "{e}");
+        assert!(
+            e.to_string().contains("proposes no exec-policy amendment"),
+            "{e}"
+        );
         let e = execpolicy_amendment_answer("item/fileChange/requestApproval", &proposed, &[])
             .unwrap_err();
         assert!(matches!(e, Error::InvalidArgument(_)), "{e}");

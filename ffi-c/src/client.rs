@@ -22,9 +22,7 @@ use crate::event::{codex_callback_t, codex_event_t, Completion};
 use crate::handles::{self, Handle, Kind, Table};
 use crate::options::{self, codex_options_t};
 use crate::request::{self, codex_request_t};
-use crate::strings::{
-    clear_out, opt_str, params_raw, params_value, put_string, req_str, req_strs,
-};
+use crate::strings::{clear_out, opt_str, params_raw, params_value, put_string, req_str, req_strs};
 
 /// Which callback `codex_client_register_callback` sets.
 pub type codex_callback_kind_t = u32;
