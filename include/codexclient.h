@@ -342,8 +342,10 @@
  * `codex_release_callback_t`).
  * 1.9: MCP 2026-07-28 subscription streams (`codex_client_mcp_listen`, `codex_mcp_listen_t`
  * with `codex_mcp_listen_acknowledged` and `codex_mcp_listen_free`).
+ * 1.10: `codex_client_respond_execpolicy_amendment` (a command approval approved with an
+ * exec-policy rule, worded by the core).
  */
-#define CODEX_ABI_VERSION_MINOR 9
+#define CODEX_ABI_VERSION_MINOR 10
 
 /**
  * The ABI version this header describes: `major * 1000 + minor` (1000 is 1.0). Compare it
@@ -1007,6 +1009,22 @@ enum codex_status_t codex_client_respond(struct codex_client_t *client, struct c
  * ABI 1.7.
  */
 enum codex_status_t codex_client_respond_decision(struct codex_client_t *client, struct codex_request_t *request, const char *decision);
+
+/**
+ * Approve a command approval and add an exec-policy rule that allows commands starting
+ * with the `prefix_len` words of `prefix` from now on (`prefix_len` 0: the amendment the
+ * server proposed, `proposedExecpolicyAmendment`). The core words the answer for the
+ * request's method (`acceptWithExecpolicyAmendment` for
+ * `item/commandExecution/requestApproval`, `approved_execpolicy_amendment` for the v1
+ * `execCommandApproval`), so a program never spells it.
+ *
+ * Returns `CODEX_STATUS_INVALID_ARGUMENT` for a request that is not a command approval,
+ * `prefix_len` 0 when the server proposed no amendment, or `prefix` NULL with a non-zero
+ * `prefix_len`; else as `codex_client_respond`. Ownership: borrows everything (`prefix`
+ * is only read during the call). Thread: any, including inside callbacks; now or later.
+ * ABI 1.10.
+ */
+enum codex_status_t codex_client_respond_execpolicy_amendment(struct codex_client_t *client, struct codex_request_t *request, const char *const *prefix, size_t prefix_len);
 
 /**
  * Answer a server request with a JSON-RPC error `{code, message, data}`; `data_json` may be
@@ -1680,7 +1698,17 @@ enum codex_status_t codex_options_set_max_line_bytes(struct codex_options_t *opt
 /**
  * The transport, and for a WebSocket or MCP HTTP server its bearer token (both copied).
  * `spec` NULL or `""`: `"stdio"` (the default: spawn `codex app-server`, JSON-RPC over its
- * stdin/stdout). Accepted values:
+ * stdin/stdout).
+ *
+ * The transport belongs to the client, not to a thread: a client is one connection to one
+ * Codex process, and every thread it starts or resumes lives in that process (a thread
+ * cannot move to another process; use another client and `thread/resume` there). The
+ * default is the app-server over stdio, not `codex exec` as in the official TypeScript
+ * SDK: one long-lived process for every thread and turn, deltas streamed as produced,
+ * approvals sent to the server-request callback (exec never asks), steer, fork and the
+ * other methods. The WebSocket and unix-socket listener (`ws://`, `wss://`, `unix`) is
+ * experimental upstream (`codex app-server --listen`; Codex may change or drop it between
+ * releases): prefer stdio for production use. Accepted values:
  *
  *   - `"stdio"`: the default;
  *   - `"exec"`: one `codex exec --json` process per turn (`codex exec resume` for later

@@ -494,6 +494,52 @@ impl ServerRequest {
     pub fn respond_decision(&self, decision: Decision) -> Result<()> {
         self.respond(&decision.answer(&self.method))
     }
+
+    /// Approve a command approval and add an exec-policy rule allowing commands that start
+    /// with `prefix` from now on; an empty `prefix` takes the amendment the server proposed
+    /// (`proposedExecpolicyAmendment`). See [`execpolicy_amendment_answer`].
+    pub fn respond_execpolicy_amendment(&self, prefix: &[String]) -> Result<()> {
+        self.respond(&execpolicy_amendment_answer(
+            &self.method,
+            &self.params_value(),
+            prefix,
+        )?)
+    }
+}
+
+/// The answer approving a command approval of `method` (with `params`) together with an
+/// exec-policy amendment: `{"decision": {"acceptWithExecpolicyAmendment":
+/// {"execpolicy_amendment": prefix}}}` for `item/commandExecution/requestApproval`, the v1
+/// wording (`approved_execpolicy_amendment`) for `execCommandApproval`. An empty `prefix`
+/// takes the request's `proposedExecpolicyAmendment`. [`Error::InvalidArgument`] for another
+/// method, or an empty `prefix` when the server proposed none.
+pub fn execpolicy_amendment_answer(
+    method: &str,
+    params: &serde_json::Value,
+    prefix: &[String],
+) -> Result<serde_json::Value> {
+    use serde_json::json;
+    let prefix: Vec<String> = if prefix.is_empty() {
+        serde_json::from_value(params["proposedExecpolicyAmendment"].clone())
+            .ok()
+            .filter(|p: &Vec<String>| !p.is_empty())
+            .ok_or_else(|| {
+                Error::InvalidArgument(format!(
+                    "`{method}` proposes no exec-policy amendment: give the command prefix"
+                ))
+            })?
+    } else {
+        prefix.to_vec()
+    };
+    match method {
+        "item/commandExecution/requestApproval" => Ok(json!({"decision": {
+            "acceptWithExecpolicyAmendment": {"execpolicy_amendment": prefix}}})),
+        "execCommandApproval" => Ok(json!({"decision": {
+            "approved_execpolicy_amendment": {"proposed_execpolicy_amendment": prefix}}})),
+        _ => Err(Error::InvalidArgument(format!(
+            "an exec-policy amendment answers a command approval, not `{method}`"
+        ))),
+    }
 }
 
 /// The answer given to a server request nobody handles: approvals are declined, permission
@@ -638,6 +684,35 @@ impl Event {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn execpolicy_amendments_are_worded_per_method() {
+        let m = "item/commandExecution/requestApproval";
+        let proposed = serde_json::json!({"proposedExecpolicyAmendment": ["npm", "test"]});
+        let a = execpolicy_amendment_answer(m, &proposed, &[]).unwrap();
+        assert_eq!(
+            a["decision"]["acceptWithExecpolicyAmendment"]["execpolicy_amendment"],
+            serde_json::json!(["npm", "test"])
+        );
+        let a = execpolicy_amendment_answer(m, &proposed, &["ls".into()]).unwrap();
+        assert_eq!(
+            a["decision"]["acceptWithExecpolicyAmendment"]["execpolicy_amendment"],
+            serde_json::json!(["ls"])
+        );
+        let a = execpolicy_amendment_answer("execCommandApproval", &proposed, &[]).unwrap();
+        assert_eq!(
+            a["decision"]["approved_execpolicy_amendment"]["proposed_execpolicy_amendment"],
+            serde_json::json!(["npm", "test"])
+        );
+        let e = execpolicy_amendment_answer(m, &serde_json::json!({}), &[]).unwrap_err();
+        assert!(
+            e.to_string().contains("proposes no exec-policy amendment"),
+            "{e}"
+        );
+        let e = execpolicy_amendment_answer("item/fileChange/requestApproval", &proposed, &[])
+            .unwrap_err();
+        assert!(matches!(e, Error::InvalidArgument(_)), "{e}");
+    }
 
     #[test]
     fn fail_closed_never_accepts() {

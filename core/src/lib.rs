@@ -61,8 +61,9 @@ pub use error::{
     UrlElicitationRequired, OVERLOADED_CODE, URL_ELICITATION_REQUIRED_CODE,
 };
 pub use event::{
-    approval_answer, fail_closed_answer, is_approval, Attachment, ConnectionEvent, Decision, Event,
-    Notification, NotificationKind, ReconnectAttempt, Rejoined, Response, ServerRequest,
+    approval_answer, execpolicy_amendment_answer, fail_closed_answer, is_approval, Attachment,
+    ConnectionEvent, Decision, Event, Notification, NotificationKind, ReconnectAttempt, Rejoined,
+    Response, ServerRequest,
 };
 pub use message::RequestId;
 pub use options::{

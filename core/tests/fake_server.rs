@@ -799,3 +799,79 @@ fn poll_readable(fd: i32, timeout_ms: i32) -> bool {
     // SAFETY: one valid pollfd.
     unsafe { libc::poll(&mut p, 1, timeout_ms) == 1 }
 }
+
+/// The fake server refuses every request until it has seen the client's `initialized`
+/// notification, so a client that stopped sending it fails here (and everywhere else).
+#[test]
+fn initialized_is_sent_before_any_other_request() {
+    let c = fake_client(&[], fake_options(&[]));
+    let v = c.request_blocking("thread/start", json!({})).unwrap();
+    assert_eq!(v["thread"]["id"], "thr_fake_1", "{v}");
+    c.disconnect();
+}
+
+#[test]
+fn rate_limits_success_path() {
+    let c = fake_client(&[], fake_options(&[]));
+    let r = c.rate_limits_blocking().expect("rate limits");
+    assert_eq!(r["rateLimits"]["primary"]["usedPercent"], 42, "{r}");
+    assert_eq!(r["accountId"], "acc_fake_1", "{r}");
+    assert_eq!(r["rateLimitsByLimitId"]["codex"]["planType"], "plus", "{r}");
+}
+
+/// `feedback_upload` sends params the schema's `FeedbackUploadParams` accepts (the fake server
+/// refuses anything else with -32602, as a wrong member name shows).
+#[test]
+fn feedback_upload_params_match_the_schema() {
+    let c = fake_client(&[], fake_options(&[]));
+    let r = c
+        .feedback_upload(
+            "bug",
+            json!({"reason": "test", "includeLogs": false, "threadId": "thr_9", "tags": {"a": "b"}}),
+        )
+        .expect("params accepted");
+    assert_eq!(r["threadId"], "thr_9", "{r}");
+    let e = c
+        .feedback_upload("bug", json!({"include_logs": false}))
+        .unwrap_err();
+    assert_eq!(e.rpc().map(|r| r.code), Some(-32602), "{e}");
+    assert!(
+        e.to_string().contains("unknown field `include_logs`"),
+        "{e}"
+    );
+}
+
+/// `account/chatgptAuthTokens/refresh` answered by a typed handler: the server uses the
+/// tokens it was given (its answer to the waiting request names the account from the
+/// handler's answer); with no handler the refresh is refused, never answered empty.
+#[test]
+fn chatgpt_token_refresh_is_answered_by_a_handler() {
+    use codex_client::protocol::{server_requests, ChatgptAuthTokensRefreshResponse};
+    let c = Client::new(fake_options(&[]));
+    let seen = Arc::new(Mutex::new(None));
+    let slot = seen.clone();
+    c.on_request::<server_requests::AccountChatgptAuthTokensRefresh>(move |req| {
+        *slot.lock().unwrap() = req.params.previous_account_id.clone();
+        req.respond(ChatgptAuthTokensRefreshResponse {
+            access_token: "tok-0123456789".into(),
+            chatgpt_account_id: "acc_new_2".into(),
+            chatgpt_plan_type: Some("pro".into()),
+            extra: Default::default(),
+        })
+        .unwrap();
+    })
+    .unwrap();
+    c.connect().unwrap();
+    let r = c.request_blocking("test/refreshTokens", json!({})).unwrap();
+    assert_eq!(r["usingAccountId"], "acc_new_2", "{r}");
+    assert_eq!(r["accessTokenLen"], 14, "{r}");
+    assert_eq!(r["planType"], "pro", "{r}");
+    assert_eq!(seen.lock().unwrap().as_deref(), Some("acc_fake_1"));
+    c.disconnect();
+
+    let c = fake_client(&[], fake_options(&[]));
+    let e = c
+        .request_blocking("test/refreshTokens", json!({}))
+        .unwrap_err();
+    assert!(e.to_string().contains("token refresh refused"), "{e}");
+}

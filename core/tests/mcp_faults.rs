@@ -201,3 +201,13 @@ fn configured_roots_are_answered_by_the_library() {
         json!({"roots": [{"uri": "file:///srv/repo", "name": "repo"}]})
     );
 }
+
+/// The fake MCP server refuses every request until it has seen `notifications/initialized`,
+/// so a client that stopped sending it after the handshake fails here.
+#[test]
+fn notifications_initialized_is_sent_before_any_other_request() {
+    let c = Client::new(mcp_options(&["mcp"]));
+    c.connect().unwrap();
+    let v = c.request_blocking("some/method", json!({})).unwrap();
+    assert_eq!(v["method"], "some/method", "{v}");
+}

@@ -804,3 +804,51 @@ for line in sys.stdin:
         seen.lock().unwrap()
     );
 }
+
+/// The `codex` tool's `base-instructions`, `sandbox` and `cwd` (from the thread's
+/// `baseInstructions`, `sandbox`, `cwd`) take effect in the real 0.92.0: the base instructions
+/// are the model request's `instructions`, the command runs in `cwd`, and Codex's own
+/// `session_configured` event carries the sandbox and the cwd.
+#[test]
+fn base_instructions_sandbox_and_cwd_reach_the_codex_tool() {
+    let env = RealEnv::new();
+    let dir = env.work.path().join("elsewhere");
+    std::fs::create_dir_all(&dir).unwrap();
+    let dir = dir.canonicalize().unwrap();
+    let c = connect(mcp_options(&env));
+    let t = c
+        .thread_start(json!({
+            "baseInstructions": "BASE-INSTR-3141 you are a test",
+            "sandbox": "workspace-write",
+            "cwd": dir.to_str().unwrap(),
+        }))
+        .unwrap();
+    let mut s = t.run_streamed("MOCK_EXEC_PLAIN: pwd").unwrap();
+    let mut configured = Vec::new();
+    for ev in s.iter() {
+        if let Event::Notification(n) = ev {
+            if n.method == "codex/event/session_configured" {
+                configured.push(n.params_value()["msg"].clone());
+            }
+        }
+    }
+    let r = s.into_result().unwrap();
+    assert_eq!(
+        r.final_response.as_deref(),
+        Some(format!("command output: {}", dir.display()).as_str()),
+        "{r:?}"
+    );
+    let first = env.model.requests()[0].clone();
+    assert!(
+        first["instructions"]
+            .as_str()
+            .is_some_and(|i| i.contains("BASE-INSTR-3141")),
+        "{}",
+        first["instructions"]
+    );
+    assert_eq!(configured.len(), 1, "{configured:?}");
+    let msg = &configured[0];
+    assert_eq!(msg["sandbox_policy"]["type"], "workspace-write", "{msg}");
+    assert_eq!(msg["cwd"], dir.to_str().unwrap(), "{msg}");
+    c.disconnect();
+}

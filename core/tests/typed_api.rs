@@ -484,3 +484,110 @@ fn per_thread_handler_wins_over_the_client_handler_on_its_thread_only() {
     assert!(!c2.exists());
     assert_eq!(command_status(&rc), "declined");
 }
+
+/// `item/tool/call`: a thread started with a dynamic tool, the mock model calls it, a typed
+/// handler answers, and the handler's output reaches the model's next request (and so the
+/// turn's final message).
+#[test]
+fn a_dynamic_tool_call_is_answered_by_a_handler_and_its_output_reaches_the_model() {
+    let env = RealEnv::new();
+    let c = Client::new(env.options().experimental_api(true));
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let slot = seen.clone();
+    c.on_request::<server_requests::ItemToolCall>(move |req| {
+        let city = req.params.arguments["city"]
+            .as_str()
+            .unwrap_or("?")
+            .to_owned();
+        slot.lock()
+            .unwrap()
+            .push((req.params.tool.clone(), city.clone()));
+        let answer: protocol::DynamicToolCallResponse = serde_json::from_value(json!({
+            "contentItems": [{"type": "inputText", "text": format!("sunny in {city}")}],
+            "success": true,
+        }))
+        .unwrap();
+        req.respond(answer).unwrap();
+    })
+    .unwrap();
+    c.connect().unwrap();
+    let thread = c
+        .thread_start(json!({"dynamicTools": [{
+            "type": "function",
+            "name": "lookup_weather",
+            "description": "The weather in a city.",
+            "inputSchema": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]},
+        }]}))
+        .unwrap();
+    let r = thread
+        .run(r#"MOCK_TOOL: lookup_weather {"city": "Oslo"}"#)
+        .unwrap();
+    assert_eq!(r.status, "completed", "{r:?}");
+    assert_eq!(
+        seen.lock().unwrap().as_slice(),
+        &[("lookup_weather".to_string(), "Oslo".to_string())]
+    );
+    assert_eq!(
+        r.final_response.as_deref(),
+        Some("tool output: sunny in Oslo"),
+        "{r:?}"
+    );
+    // The model saw the tool offered and its output sent back.
+    let reqs = env.model.requests();
+    assert!(
+        reqs[0].to_string().contains("lookup_weather"),
+        "the tool was offered to the model"
+    );
+    assert!(
+        reqs.last().unwrap().to_string().contains("sunny in Oslo"),
+        "the handler's output reached the model"
+    );
+    c.disconnect();
+}
+
+/// `mcpServer/elicitation/request`: Codex configured with the real MCP server-everything, the
+/// mock model calls its `trigger-elicitation-request` tool, the server asks Codex for input,
+/// Codex forwards it to the client, a handler accepts with a name, and the MCP server's tool
+/// result (which echoes what it was given) reaches the model.
+#[test]
+fn an_mcp_elicitation_forwarded_by_codex_is_answered_by_a_handler_and_reaches_the_server() {
+    let env = RealEnv::new();
+    let (node, everything) = mcp_everything();
+    let toml_str = |p: &std::path::Path| format!("{:?}", p.display().to_string());
+    let c = Client::new(
+        env.options()
+            .config("mcp_servers.everything.command", toml_str(&node))
+            .config(
+                "mcp_servers.everything.args",
+                format!("[{}, \"stdio\"]", toml_str(&everything)),
+            ),
+    );
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let slot = seen.clone();
+    c.on_method_request("mcpServer/elicitation/request", move |req| {
+        slot.lock().unwrap().push(req.params_value());
+        req.respond(
+            &json!({"action": "accept", "content": {"name": "Ada Lovelace", "check": true}}),
+        )
+        .unwrap();
+    })
+    .unwrap();
+    c.connect().unwrap();
+    let thread = c.thread_start(json!({})).unwrap();
+    let r = thread
+        .run("MOCK_TOOL: mcp__everything/trigger_elicitation_request {}")
+        .unwrap();
+    let seen = seen.lock().unwrap().clone();
+    assert_eq!(seen.len(), 1, "one elicitation forwarded: {seen:?}; {r:?}");
+    assert!(
+        seen[0].to_string().contains("Please provide inputs"),
+        "{}",
+        seen[0]
+    );
+    let reply = r.final_response.clone().unwrap_or_default();
+    assert!(
+        reply.contains("Name: Ada Lovelace") && reply.contains("Agreed to terms: true"),
+        "the handler's answer reached the MCP server: {r:?}"
+    );
+    c.disconnect();
+}

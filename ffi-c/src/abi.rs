@@ -34,7 +34,9 @@ pub const CODEX_ABI_VERSION_MAJOR: u32 = 1;
 /// `codex_release_callback_t`).
 /// 1.9: MCP 2026-07-28 subscription streams (`codex_client_mcp_listen`, `codex_mcp_listen_t`
 /// with `codex_mcp_listen_acknowledged` and `codex_mcp_listen_free`).
-pub const CODEX_ABI_VERSION_MINOR: u32 = 9;
+/// 1.10: `codex_client_respond_execpolicy_amendment` (a command approval approved with an
+/// exec-policy rule, worded by the core).
+pub const CODEX_ABI_VERSION_MINOR: u32 = 10;
 
 /// The ABI version this header describes: `major * 1000 + minor` (1000 is 1.0). Compare it
 /// with `codex_abi_version()`, the version of the library actually loaded.

@@ -22,7 +22,7 @@ use crate::event::{codex_callback_t, codex_event_t, Completion};
 use crate::handles::{self, Handle, Kind, Table};
 use crate::options::{self, codex_options_t};
 use crate::request::{self, codex_request_t};
-use crate::strings::{clear_out, opt_str, params_raw, params_value, put_string, req_str};
+use crate::strings::{clear_out, opt_str, params_raw, params_value, put_string, req_str, req_strs};
 
 /// Which callback `codex_client_register_callback` sets.
 pub type codex_callback_kind_t = u32;
@@ -628,6 +628,38 @@ ffi_fn! {
             )));
         }
         e.request.respond_decision(d)?;
+        Ok(())
+    }
+}
+
+ffi_fn! {
+    /// Approve a command approval and add an exec-policy rule that allows commands starting
+    /// with the `prefix_len` words of `prefix` from now on (`prefix_len` 0: the amendment the
+    /// server proposed, `proposedExecpolicyAmendment`). The core words the answer for the
+    /// request's method (`acceptWithExecpolicyAmendment` for
+    /// `item/commandExecution/requestApproval`, `approved_execpolicy_amendment` for the v1
+    /// `execCommandApproval`), so a program never spells it.
+    ///
+    /// Returns `CODEX_STATUS_INVALID_ARGUMENT` for a request that is not a command approval,
+    /// `prefix_len` 0 when the server proposed no amendment, or `prefix` NULL with a non-zero
+    /// `prefix_len`; else as `codex_client_respond`. Ownership: borrows everything (`prefix`
+    /// is only read during the call). Thread: any, including inside callbacks; now or later.
+    /// ABI 1.10.
+    unsafe fn codex_client_respond_execpolicy_amendment(
+        client: *mut codex_client_t,
+        request: *mut codex_request_t,
+        prefix: *const *const c_char,
+        prefix_len: usize,
+    ) -> codex_status_t {
+        let e = request_of(client, request)?;
+        if prefix.is_null() && prefix_len > 0 {
+            return Err(invalid_arg("prefix is NULL but prefix_len is not 0"));
+        }
+        let words: Vec<String> = req_strs(prefix, prefix_len, "prefix")?
+            .into_iter()
+            .map(str::to_owned)
+            .collect();
+        e.request.respond_execpolicy_amendment(&words)?;
         Ok(())
     }
 }

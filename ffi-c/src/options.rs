@@ -371,7 +371,17 @@ setters! {
 
     /// The transport, and for a WebSocket or MCP HTTP server its bearer token (both copied).
     /// `spec` NULL or `""`: `"stdio"` (the default: spawn `codex app-server`, JSON-RPC over its
-    /// stdin/stdout). Accepted values:
+    /// stdin/stdout).
+    ///
+    /// The transport belongs to the client, not to a thread: a client is one connection to one
+    /// Codex process, and every thread it starts or resumes lives in that process (a thread
+    /// cannot move to another process; use another client and `thread/resume` there). The
+    /// default is the app-server over stdio, not `codex exec` as in the official TypeScript
+    /// SDK: one long-lived process for every thread and turn, deltas streamed as produced,
+    /// approvals sent to the server-request callback (exec never asks), steer, fork and the
+    /// other methods. The WebSocket and unix-socket listener (`ws://`, `wss://`, `unix`) is
+    /// experimental upstream (`codex app-server --listen`; Codex may change or drop it between
+    /// releases): prefer stdio for production use. Accepted values:
     ///
     ///   - `"stdio"`: the default;
     ///   - `"exec"`: one `codex exec --json` process per turn (`codex exec resume` for later

@@ -1073,6 +1073,14 @@ mod tests {
     use super::*;
 
     #[test]
+    fn the_default_retry_is_5_attempts_from_50ms_capped_at_2s() {
+        let p = RetryPolicy::default();
+        assert_eq!(p.max_attempts, 5);
+        assert_eq!(p.base, Duration::from_millis(50));
+        assert_eq!(p.cap, Duration::from_secs(2));
+    }
+
+    #[test]
     fn backoff_stays_under_the_exponential_ceiling_and_cap() {
         let p = RetryPolicy {
             max_attempts: 9,

@@ -214,7 +214,7 @@ static int load(ErlNifEnv *env, void **priv, ERL_NIF_TERM info) {
  * codex_client_new (poll mode) + codex_client_connect: spawns the server, runs the handshake. */
 static ERL_NIF_TERM nif_open(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) {
     codex_options_t *o;
-    char *bin = NULL, *home = NULL, *cwd = NULL, *name = NULL;
+    char *bin = NULL, *home = NULL, *cwd = NULL, *name = NULL, *transport = NULL;
     char **env_v = NULL, **cfg_v = NULL, **args_v = NULL;
     size_t env_n = 0, cfg_n = 0, args_n = 0, i;
     ErlNifUInt64 timeout = 0;
@@ -228,6 +228,7 @@ static ERL_NIF_TERM nif_open(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]
     if (!enif_is_map(env, argv[0]) || !enif_get_local_pid(env, argv[1], &owner)) return enif_make_badarg(env);
     if (!map_str(env, argv[0], "codex_bin", &bin) || !map_str(env, argv[0], "codex_home", &home)
         || !map_str(env, argv[0], "cwd", &cwd) || !map_str(env, argv[0], "client_name", &name)
+        || !map_str(env, argv[0], "transport", &transport)
         || !map_strs(env, argv[0], "env", &env_v, &env_n)
         || !map_strs(env, argv[0], "config", &cfg_v, &cfg_n)
         || !map_strs(env, argv[0], "args", &args_v, &args_n)) {
@@ -245,6 +246,8 @@ static ERL_NIF_TERM nif_open(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]
     o = codex_options_new();
     st = o != NULL ? CODEX_STATUS_OK : CODEX_STATUS_INTERNAL;
     if (st == CODEX_STATUS_OK) st = codex_options_set_delivery(o, CODEX_DELIVERY_POLL);
+    /* "stdio" (NULL: the default, codex app-server), "exec", "ws://…", … (the core parses it). */
+    if (st == CODEX_STATUS_OK) st = codex_options_set_transport(o, transport, NULL);
     if (st == CODEX_STATUS_OK) st = codex_options_set_codex_bin(o, bin);
     if (st == CODEX_STATUS_OK) st = codex_options_set_codex_home(o, home);
     if (st == CODEX_STATUS_OK) st = codex_options_set_cwd(o, cwd);
@@ -279,6 +282,7 @@ out:
     if (home) enif_free(home);
     if (cwd) enif_free(cwd);
     if (name) enif_free(name);
+    if (transport) enif_free(transport);
     free_strs(env_v, env_n);
     free_strs(cfg_v, cfg_n);
     free_strs(args_v, args_n);
@@ -442,6 +446,29 @@ static ERL_NIF_TERM nif_respond_decision(ErlNifEnv *env, int argc, const ERL_NIF
     return st == CODEX_STATUS_OK ? A_OK : last_error(env, st);
 }
 
+/* respond_execpolicy_amendment(request, prefix) -> :ok | {:error, {status, msg}}: a command
+ * approval approved with an exec-policy rule for commands starting with the binaries of the list
+ * `prefix` ([]: the rule the server proposed), worded by the library (only queues a line) */
+static ERL_NIF_TERM nif_respond_execpolicy_amendment(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) {
+    request_res *r;
+    char **prefix = NULL;
+    size_t n = 0;
+    codex_status_t st;
+    ERL_NIF_TERM map;
+    (void)argc;
+    /* map_strs reads a list under a key: wrap the list in a one-key map. */
+    map = enif_make_new_map(env);
+    if (!enif_get_resource(env, argv[0], REQUEST_RT, (void **)&r)
+        || !enif_make_map_put(env, map, enif_make_atom(env, "prefix"), argv[1], &map)
+        || !map_strs(env, map, "prefix", &prefix, &n)) {
+        free_strs(prefix, n);
+        return enif_make_badarg(env);
+    }
+    st = codex_client_respond_execpolicy_amendment(r->client->client, r->req, (const char *const *)prefix, n);
+    free_strs(prefix, n);
+    return st == CODEX_STATUS_OK ? A_OK : last_error(env, st);
+}
+
 /* server_pid(client) -> {:ok, os_pid} | {:error, {status, msg}} */
 static ERL_NIF_TERM nif_server_pid(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) {
     client_res *c;
@@ -490,6 +517,7 @@ static ErlNifFunc funcs[] = {
     {"request", 4, nif_request, 0},
     {"respond", 2, nif_respond, 0},
     {"respond_decision", 2, nif_respond_decision, 0},
+    {"respond_execpolicy_amendment", 2, nif_respond_execpolicy_amendment, 0},
     {"server_pid", 1, nif_server_pid, 0},
     {"stop_select", 1, nif_stop_select, 0},
     {"disconnect", 1, nif_disconnect, ERL_NIF_DIRTY_JOB_IO_BOUND},

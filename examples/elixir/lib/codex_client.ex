@@ -44,7 +44,9 @@ defmodule CodexClient do
   @type t :: pid
 
   @doc """
-  Starts the Codex app-server and connects. Options: `:codex_bin`, `:codex_home`, `:cwd`,
+  Starts Codex and connects. Options: `:transport` (`"stdio"`, the default: `codex
+  app-server` over stdio; `"exec"`: one `codex exec --json` per turn, no approvals; or any
+  spec `codex_options_set_transport` takes), `:codex_bin`, `:codex_home`, `:cwd`,
   `:client_name`, `:env` (`[{"NAME", "value"}]`), `:config` (`["key=value"]` overrides),
   `:args`, `:timeout_ms` (default request timeout), `:owner` (default `self()`).
   """
@@ -123,6 +125,17 @@ defmodule CodexClient do
   @spec cancel(t, reference) :: :ok | {:error, term}
   def cancel(client, request), do: decide(client, request, "cancel")
 
+  @doc """
+  Approves a command approval and adds an exec-policy rule allowing commands that start with
+  `prefix` (a list of words, e.g. `["npm", "test"]`) from now on; `[]` (the default) takes
+  the rule the server proposed. The library words the answer for the request's method.
+  Returns `:ok`, or `{:error, {status, message}}` (not a command approval, nothing proposed,
+  already answered). Non-blocking; callable from any process.
+  """
+  @spec approve_with_execpolicy_amendment(t, reference, [String.t()]) :: :ok | {:error, term}
+  def approve_with_execpolicy_amendment(_client, request, prefix \\ []),
+    do: Nif.respond_execpolicy_amendment(request, prefix)
+
   defp decide(_client, request, word), do: Nif.respond_decision(request, word)
 
   @doc "Any JSON-RPC request, asynchronously sent; returns the decoded result."
@@ -150,6 +163,7 @@ defmodule CodexClient do
         codex_home: opts[:codex_home],
         cwd: opts[:cwd],
         client_name: opts[:client_name],
+        transport: opts[:transport],
         env: Enum.map(opts[:env] || [], &env_entry/1),
         config: opts[:config] || [],
         args: opts[:args] || [],

@@ -7,12 +7,23 @@
 //! # Default behaviour (always on)
 //! - `initialize` → `{"userAgent":"fake/0.0.0","codexHome":"/fake",...}`;
 //!   any other request before it → error `-32600 "Not initialized"`, a
-//!   second one → `-32600 "Already initialized"`. Notifications whose method
+//!   second one → `-32600 "Already initialized"`; any request after it but before the
+//!   client's `initialized` notification (MCP modes: `notifications/initialized`) →
+//!   `-32600 "Not initialized: no `initialized` notification before <method>"`. Notifications whose method
 //!   is in `capabilities.optOutNotificationMethods` are never sent.
 //! - `thread/start` → `{"thread":{"id":"thr_fake_1","status":{"type":"idle"}}}`
 //!   plus a `thread/started` notification.
 //! - `test/lastAnswers` → `{"answers":[...]}`: every client answer to a
 //!   server-to-client request so far, in order, as raw JSON objects.
+//! - `account/rateLimits/read` → a ChatGPT account's rate limits (`GetAccountRateLimitsResponse`:
+//!   `rateLimits.primary.usedPercent` 42, account `acc_fake_1`).
+//! - `feedback/upload` → `{"threadId":…}` when the params pass the vendored schema's
+//!   `FeedbackUploadParams` (required members, known members only, their JSON types), else
+//!   `-32602 "Invalid params: …"` naming what is wrong.
+//! - `test/refreshTokens` → sends the server request `account/chatgptAuthTokens/refresh`
+//!   `{"reason":"unauthorized","previousAccountId":"acc_fake_1"}` and, once the client answers,
+//!   answers with `{"usingAccountId","accessTokenLen","planType"}` taken from that answer
+//!   (checked against `ChatgptAuthTokensRefreshResponse`; an error answer or a bad one fails it).
 //! - Any other request → echo: `{"method":<method>,"params":<params>}`.
 //! - Malformed input lines are reported on stderr and skipped.
 //! - stdin EOF → exit 0.
@@ -63,6 +74,7 @@
 //! Flag `--stderr-lines N` writes `fake stderr line i` (i = 0..N) to stderr
 //! at start-up.
 
+mod schema;
 mod server;
 
 use std::process::ExitCode;

@@ -8,8 +8,12 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use serde_json::{json, Value};
 
+use crate::schema;
+
 /// JSON-RPC error code for invalid requests (used for init-state errors).
 const INVALID_REQUEST: i64 = -32600;
+/// JSON-RPC error code for params that do not match the schema.
+const INVALID_PARAMS: i64 = -32602;
 /// Error code the real server uses when it is overloaded.
 const OVERLOADED: i64 = -32001;
 /// Capacity of the stdout buffer (large so `flood` writes in big chunks).
@@ -195,6 +199,63 @@ impl Output {
     }
 }
 
+/// What the server does with a client's answer to its request.
+#[derive(Clone, Copy, Debug)]
+enum Then {
+    /// `account/chatgptAuthTokens/refresh`: check the answer against the schema's
+    /// `ChatgptAuthTokensRefreshResponse` and answer the waiting request with the account and
+    /// the length of the token it now uses (never the token itself).
+    UseTokens,
+}
+
+impl Then {
+    /// The answer to the waiting request `id`, given the client's answer `msg`.
+    fn answer(self, id: &Value, msg: &Value) -> Value {
+        match self {
+            Then::UseTokens => {
+                let Some(result) = msg.get("result") else {
+                    return err(
+                        id,
+                        INVALID_REQUEST,
+                        &format!("token refresh refused: {msg}"),
+                    );
+                };
+                match schema::check("ChatgptAuthTokensRefreshResponse", result) {
+                    Ok(()) => ok(
+                        id,
+                        json!({
+                            "usingAccountId": result["chatgptAccountId"],
+                            "accessTokenLen": result["accessToken"].as_str().map_or(0, str::len),
+                            "planType": result.get("chatgptPlanType").cloned().unwrap_or(Value::Null),
+                        }),
+                    ),
+                    Err(why) => err(
+                        id,
+                        INVALID_PARAMS,
+                        &format!("bad token refresh answer: {why}"),
+                    ),
+                }
+            }
+        }
+    }
+}
+
+/// A ChatGPT account's rate limits as the real server answers `account/rateLimits/read`
+/// (`GetAccountRateLimitsResponse`; the real one needs an OpenAI account).
+fn rate_limits() -> Value {
+    let snapshot = json!({
+        "limitId": "codex",
+        "planType": "plus",
+        "primary": { "usedPercent": 42, "windowDurationMins": 300, "resetsAt": 1_900_000_000 },
+        "secondary": { "usedPercent": 7, "windowDurationMins": 10_080, "resetsAt": 1_900_500_000 },
+    });
+    json!({
+        "accountId": "acc_fake_1",
+        "rateLimits": snapshot.clone(),
+        "rateLimitsByLimitId": { "codex": snapshot },
+    })
+}
+
 /// Builds a success response.
 fn ok(id: &Value, result: Value) -> Value {
     json!({ "id": id, "result": result })
@@ -220,6 +281,12 @@ pub struct Server {
     modes: HashSet<Mode>,
     out: Arc<Output>,
     initialized: bool,
+    /// Whether the client's `initialized` (MCP: `notifications/initialized`) notification
+    /// arrived; until it does, every request but `initialize` is refused.
+    saw_initialized: bool,
+    /// Requests waiting for the client's answer to a server request: server request id →
+    /// (the waiting request's id, what to do with the answer).
+    waiting: HashMap<String, (Value, Then)>,
     opt_out: HashSet<String>,
     next_server_id: u64,
     /// Pending server→client requests: rendered id → method.
@@ -237,6 +304,8 @@ impl Server {
             modes: modes.into_iter().collect(),
             out: Arc::new(Output::stdout()),
             initialized: false,
+            saw_initialized: false,
+            waiting: HashMap::new(),
             opt_out: HashSet::new(),
             next_server_id: 0,
             pending: HashMap::new(),
@@ -287,13 +356,21 @@ impl Server {
                 let params = msg.get("params").cloned().unwrap_or(Value::Null);
                 self.notify("test/sawCancelled", params);
             }
-            (None, Some(_)) => {} // client notification (e.g. `initialized`): ignore
+            (None, Some(method))
+                if method == "initialized" || method == "notifications/initialized" =>
+            {
+                self.saw_initialized = self.initialized;
+            }
+            (None, Some(_)) => {} // another client notification: ignore
             (Some(id), None) if msg.get("result").is_some() || msg.get("error").is_some() => {
                 let method = self
                     .pending
                     .remove(&id.to_string())
                     .unwrap_or_else(|| "<unknown request>".into());
                 eprintln!("client answered {method}: {msg}");
+                if let Some((waiting, then)) = self.waiting.remove(&id.to_string()) {
+                    self.out.send(&then.answer(&waiting, &msg));
+                }
                 self.answers.push(msg);
             }
             _ => eprintln!("fake-app-server: ignoring unrecognised message: {msg}"),
@@ -381,6 +458,17 @@ impl Server {
             self.out.send(&err(&id, INVALID_REQUEST, "Not initialized"));
             return;
         }
+        if !self.saw_initialized {
+            let note = if self.mcp() {
+                "notifications/initialized"
+            } else {
+                "initialized"
+            };
+            let why = format!("Not initialized: no `{note}` notification before {method}");
+            eprintln!("fake-app-server: {why}");
+            self.out.send(&err(&id, INVALID_REQUEST, &why));
+            return;
+        }
         let out = Arc::clone(&self.out);
         match method {
             "thread/start" => {
@@ -389,6 +477,24 @@ impl Server {
                 self.notify("thread/started", json!({ "thread": thread }));
             }
             "test/lastAnswers" => out.send(&ok(&id, json!({ "answers": self.answers }))),
+            "account/rateLimits/read" => out.send(&ok(&id, rate_limits())),
+            "feedback/upload" => match schema::check("FeedbackUploadParams", &params) {
+                Ok(()) => out.send(&ok(
+                    &id,
+                    json!({ "threadId": params["threadId"].as_str().unwrap_or("thr_feedback_1") }),
+                )),
+                Err(why) => out.send(&err(&id, INVALID_PARAMS, &format!("Invalid params: {why}"))),
+            },
+            "test/refreshTokens" => {
+                // Ask the client for fresh ChatGPT tokens; this request is answered with what
+                // the client's answer held once it arrives (`Then::UseTokens`).
+                let sid = self.next_server_id;
+                self.server_request(
+                    "account/chatgptAuthTokens/refresh",
+                    json!({ "reason": "unauthorized", "previousAccountId": "acc_fake_1" }),
+                );
+                self.waiting.insert(sid.to_string(), (id, Then::UseTokens));
+            }
             "test/ping" if self.mcp() => {
                 self.server_request("ping", json!({}));
                 out.send(&ok(&id, json!({})));

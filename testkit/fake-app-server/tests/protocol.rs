@@ -87,3 +87,42 @@ fn close_stdout_keeps_running_until_eof() {
     let (status, _) = f.finish();
     assert_eq!(status.code(), Some(0));
 }
+
+#[test]
+fn requests_before_the_initialized_notification_are_refused() {
+    let mut f = Fake::spawn(&[]);
+    f.send(&json!({"id": 0, "method": "initialize", "params": {}}));
+    assert_eq!(f.recv_json()["result"]["userAgent"], "fake/0.0.0");
+    f.request(1, "thread/start", json!({}));
+    assert_eq!(
+        f.recv_json(),
+        json!({"id":1,"error":{"code":-32600,"message":"Not initialized: no `initialized` notification before thread/start"}})
+    );
+    f.send(&json!({"method": "initialized"}));
+    f.request(2, "thread/start", json!({}));
+    assert_eq!(f.recv_json()["result"]["thread"]["id"], "thr_fake_1");
+}
+
+#[test]
+fn feedback_params_are_checked_against_the_schema() {
+    let mut f = Fake::initialized(&[]);
+    f.request(
+        1,
+        "feedback/upload",
+        json!({"classification": "bug", "includeLogs": false}),
+    );
+    assert_eq!(
+        f.recv_json(),
+        json!({"id":1,"result":{"threadId":"thr_feedback_1"}})
+    );
+    f.request(2, "feedback/upload", json!({"reason": "no classification"}));
+    let e = f.recv_json();
+    assert_eq!(e["error"]["code"], -32602, "{e}");
+    assert!(
+        e["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("missing field `classification`"),
+        "{e}"
+    );
+}

@@ -32,6 +32,7 @@
 //! | `MOCK_EXEC_PLAIN: <cmd>` | `exec_command` call without escalation (no approval under `on-request`) | message `command output: <output>` |
 //! | `MOCK_PATCH: <file> <content>` | `exec_command` running an `apply_patch <<'EOF'` heredoc that adds `<file>` with `<content>` (each content line becomes a `+` line) | message `patch result: <output>` |
 //! | `MOCK_ASK: <question>` | `request_user_input` call with one question (id `answer`, header `Question`, two options `Yes`/`No`) | message `you answered: <answers>` |
+//! | `MOCK_TOOL: <name> <json>` | a `function_call` of the tool `<name>` (a dynamic tool of the thread; `<namespace>/<name>` for a tool of a namespace, as Codex 0.169.0 offers MCP tools: `mcp__<server>/<tool>` with `-` in the tool's name as `_`) with the JSON object `<json>` as its arguments (`{}` when absent) | message `tool output: <output>` |
 //! | `MOCK_SLOW: <n> <ms>` | streams `n` deltas `tick 0 `, `tick 1 `, … sleeping `ms` milliseconds before each one after the first, then finishes (defaults 10 and 200) | same |
 //! | `MOCK_FAIL` | HTTP 500 with an OpenAI-style JSON error body | same |
 //! | `MOCK_FAIL: <status>` | that HTTP status (400–599) with the same body | same |
@@ -521,8 +522,9 @@ fn output_text(item: &Value) -> String {
 }
 
 /// The directives, longest first where one is a prefix of another.
-const DIRECTIVES: [&str; 7] = [
+const DIRECTIVES: [&str; 8] = [
     "MOCK_EXEC_PLAIN",
+    "MOCK_TOOL",
     "MOCK_EXEC",
     "MOCK_TEXT",
     "MOCK_PATCH",
@@ -729,16 +731,28 @@ impl Planner<'_> {
 
     /// A function call to tool `name` with JSON `arguments`.
     fn function_call(&mut self, name: &str, arguments: Value) {
+        // `namespace/name`: a tool of a namespace (Codex offers MCP tools that way).
+        let (namespace, name) = match name.split_once('/') {
+            Some((ns, n)) => (Some(ns), n),
+            None => (None, name),
+        };
         let item_id = self.id("fc");
         let call_id = self.id("call");
         let args = arguments.to_string();
+        let item = |arguments: &str, status: &str| {
+            let mut item = json!({"type": "function_call", "id": item_id, "call_id": call_id,
+                                  "name": name, "arguments": arguments, "status": status});
+            if let Some(ns) = namespace {
+                item["namespace"] = json!(ns);
+            }
+            item
+        };
         self.created();
         self.steps.push(Step::Event(
             "response.output_item.added",
             json!({
                 "type": "response.output_item.added", "output_index": 0,
-                "item": {"type": "function_call", "id": item_id, "call_id": call_id,
-                         "name": name, "arguments": "", "status": "in_progress"},
+                "item": item("", "in_progress"),
             }),
         ));
         self.steps.push(Step::Event(
@@ -752,8 +766,7 @@ impl Planner<'_> {
             "response.output_item.done",
             json!({
                 "type": "response.output_item.done", "output_index": 0,
-                "item": {"type": "function_call", "id": item_id, "call_id": call_id,
-                         "name": name, "arguments": args, "status": "completed"},
+                "item": item(&args, "completed"),
             }),
         ));
         self.completed(args.len());
@@ -852,6 +865,18 @@ fn plan(body: &Value, state: &State) -> Reply {
             } else {
                 let answers = user_answers(&last_output);
                 p.message(&chunk_text(&format!("you answered: {answers}")), 0);
+            }
+        }
+        Some(("MOCK_TOOL", arg)) => {
+            if step == 0 {
+                let (name, args) = arg.split_once(char::is_whitespace).unwrap_or((&arg, "{}"));
+                let args = serde_json::from_str::<Value>(args.trim()).unwrap_or_else(
+                    |e| json!({ "mockError": format!("bad MOCK_TOOL arguments: {e}") }),
+                );
+                p.function_call(name, args);
+            } else {
+                let out = command_output(&last_output);
+                p.message(&chunk_text(&format!("tool output: {out}")), 0);
             }
         }
         Some(("MOCK_SLOW", arg)) => {

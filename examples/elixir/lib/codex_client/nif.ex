@@ -15,6 +15,7 @@ defmodule CodexClient.Nif do
   def request(_client, _method, _params_json, _timeout_ms), do: :erlang.nif_error(:not_loaded)
   def respond(_request, _result_json), do: :erlang.nif_error(:not_loaded)
   def respond_decision(_request, _word), do: :erlang.nif_error(:not_loaded)
+  def respond_execpolicy_amendment(_request, _prefix), do: :erlang.nif_error(:not_loaded)
   def server_pid(_client), do: :erlang.nif_error(:not_loaded)
   def stop_select(_client), do: :erlang.nif_error(:not_loaded)
   def disconnect(_client), do: :erlang.nif_error(:not_loaded)
