@@ -77,3 +77,19 @@ def test_python_idioms() -> None:
     c._life.release(False)
     with pytest.raises(InvalidArgumentError, match="cannot be sent as JSON"):
         Client(mcp_capabilities={"x": object()})
+
+
+def test_docstrings_state_the_table_not_prose() -> None:
+    """The options section of both clients' docstrings is made from the core's table: every
+    key with its range and what 0 means, as the table has them."""
+    for cls in (Client, AsyncClient):
+        doc = cls.__doc__ or ""
+        for k in KEYS:
+            assert f"``{k['name']}``" in doc, (cls.__name__, k["name"])
+            line = next(ln for ln in doc.splitlines() if f"``{k['name']}`` (" in ln)
+            if k["zero"]:
+                assert f"0: {k['zero']}" in line, line
+            if k["range"] is not None:
+                assert k["unit"] in line, line
+        # No default restated in prose (the issue's "default 300", "at most 0.01").
+        assert "default 300" not in doc and "at most 0.01" not in doc
