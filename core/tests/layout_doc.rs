@@ -29,12 +29,18 @@ const SECTIONS: &[Section] = &[
     },
     Section {
         token: "python/",
-        roots: &[("python/src", &["rs"]), ("python/codexclient", &["py", "pyi"])],
+        roots: &[
+            ("python/src", &["rs"]),
+            ("python/codexclient", &["py", "pyi"]),
+        ],
     },
 ];
 
 fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_owned()
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .unwrap()
+        .to_owned()
 }
 
 /// Every file below `dir` with one of `exts`, as repository paths.
@@ -123,7 +129,11 @@ fn check(page: &str, repo: &Path) -> (Vec<String>, Vec<String>) {
         let Some(si) = section else { continue };
         let s = &SECTIONS[si];
         let tokens = backticked(&text);
-        let dirs: Vec<&str> = tokens.iter().copied().filter(|t| t.ends_with('/')).collect();
+        let dirs: Vec<&str> = tokens
+            .iter()
+            .copied()
+            .filter(|t| t.ends_with('/'))
+            .collect();
         for t in &tokens {
             let is_file = [".rs", ".py", ".pyi"].iter().any(|x| t.ends_with(x));
             if !is_file || t.contains(' ') {

@@ -228,7 +228,13 @@ fn rust_setters_agree_with_the_table() {
         ),
         (
             "retry_max_attempts",
-            |o, n| o.retry(RetryPolicy::new(n as u32, RetryPolicy::DEFAULT_BASE, RetryPolicy::DEFAULT_CAP)),
+            |o, n| {
+                o.retry(RetryPolicy::new(
+                    n as u32,
+                    RetryPolicy::DEFAULT_BASE,
+                    RetryPolicy::DEFAULT_CAP,
+                ))
+            },
             |o| json!(o.retry.max_attempts),
         ),
     ];
@@ -238,19 +244,40 @@ fn rust_setters_agree_with_the_table() {
         fn(&ClientOptions) -> Duration,
     );
     let seconds: [Secs; 4] = [
-        ("default_timeout", |o, d| o.default_timeout(d), |o| o.default_timeout),
-        ("connect_timeout", |o, d| o.connect_timeout(d), |o| o.connect_timeout),
+        (
+            "default_timeout",
+            |o, d| o.default_timeout(d),
+            |o| o.default_timeout,
+        ),
+        (
+            "connect_timeout",
+            |o, d| o.connect_timeout(d),
+            |o| o.connect_timeout,
+        ),
         ("reply_spin", |o, d| o.reply_spin(d), |o| o.reply_spin),
         (
             "retry_cap",
-            |o, d| o.retry(RetryPolicy::new(RetryPolicy::DEFAULT_ATTEMPTS, RetryPolicy::DEFAULT_BASE, d)),
+            |o, d| {
+                o.retry(RetryPolicy::new(
+                    RetryPolicy::DEFAULT_ATTEMPTS,
+                    RetryPolicy::DEFAULT_BASE,
+                    d,
+                ))
+            },
             |o| o.retry.cap,
         ),
     ];
     let mut checked = 0;
     for c in cases() {
         let agree = |o: &ClientOptions, effective: Value| {
-            assert_eq!(o.validate().is_ok(), c.ok, "{}={}: {:?}", c.key, c.value, o.validate());
+            assert_eq!(
+                o.validate().is_ok(),
+                c.ok,
+                "{}={}: {:?}",
+                c.key,
+                c.value,
+                o.validate()
+            );
             if let Err(e) = o.validate() {
                 assert!(e.to_string().contains(c.key), "{e}");
             } else {
@@ -279,16 +306,28 @@ fn rust_setters_agree_with_the_table() {
     }
     assert!(checked >= 40, "only {checked} cases checked");
     // The two disagreements, now gone.
-    let e = ClientOptions::default().max_line_bytes(10).validate().unwrap_err();
-    assert!(e.to_string().contains("max_line_bytes") && e.to_string().contains("1024"), "{e}");
+    let e = ClientOptions::default()
+        .max_line_bytes(10)
+        .validate()
+        .unwrap_err();
+    assert!(
+        e.to_string().contains("max_line_bytes") && e.to_string().contains("1024"),
+        "{e}"
+    );
     assert_eq!(
-        ClientOptions::default().event_queue_capacity(0).event_queue_capacity,
+        ClientOptions::default()
+            .event_queue_capacity(0)
+            .event_queue_capacity,
         codex_client::DEFAULT_EVENT_QUEUE_CAPACITY
     );
     // A field set directly is held to the same range.
     let mut o = ClientOptions::default();
     o.max_line_bytes = 0;
-    assert!(o.validate().unwrap_err().to_string().contains("max_line_bytes"));
+    assert!(o
+        .validate()
+        .unwrap_err()
+        .to_string()
+        .contains("max_line_bytes"));
     // The defaults of ClientOptions are the table's, every one.
     assert_eq!(
         format!("{:?}", OptionsBuilder::new().build().unwrap()),
@@ -303,8 +342,14 @@ fn an_option_for_another_client_is_refused_naming_both() {
     let table: Vec<Value> = serde_json::from_str(&keys_json()).unwrap();
     let row = |n: &str| table.iter().find(|k| k["name"] == n).unwrap().clone();
     assert_eq!(row("mcp_cache")["clients"], json!(["mcp"]));
-    assert_eq!(row("default_timeout")["clients"], json!(["app-server", "exec", "codex-mcp-server", "mcp"]));
-    assert_eq!(row("max_line_bytes")["range"], json!([1024.0, (1u64 << 40) as f64]));
+    assert_eq!(
+        row("default_timeout")["clients"],
+        json!(["app-server", "exec", "codex-mcp-server", "mcp"])
+    );
+    assert_eq!(
+        row("max_line_bytes")["range"],
+        json!([1024.0, (1u64 << 40) as f64])
+    );
     assert_eq!(row("max_line_bytes")["zero"], json!("the default"));
     assert_eq!(row("reply_spin")["zero"], json!("off"));
     let mut b = OptionsBuilder::new();
@@ -312,7 +357,10 @@ fn an_option_for_another_client_is_refused_naming_both() {
     let e = b.build().unwrap_err();
     assert_eq!(e.kind(), codex_client::ErrorKind::InvalidArgument);
     let m = e.to_string();
-    assert!(m.contains("mcp_cache") && m.contains("app-server") && m.contains("mcp"), "{m}");
+    assert!(
+        m.contains("mcp_cache") && m.contains("app-server") && m.contains("mcp"),
+        "{m}"
+    );
     b.set("command", json!(["server"])).unwrap();
     assert!(b.build().is_ok());
     // Set to its default, an option does not count as given.

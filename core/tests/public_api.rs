@@ -152,8 +152,11 @@ fn public_types(src: &Path) -> Vec<Item> {
                 continue;
             }
             let is_pub = prefix == "pub";
-            let hidden = attributes_before(c, line_start + before[line_start..].find(prefix).unwrap_or(0))
-                .contains("doc(hidden)");
+            let hidden = attributes_before(
+                c,
+                line_start + before[line_start..].find(prefix).unwrap_or(0),
+            )
+            .contains("doc(hidden)");
             let mut m = me.clone();
             m.push(name);
             public_decl.insert(m, is_pub && !hidden);
@@ -251,13 +254,20 @@ fn the_scan_finds_what_it_should() {
     let items = public_types(&core_src());
     let find = |n: &str| items.iter().find(|i| i.3 == n).map(|i| i.4);
     // Enums and all-public structs are seen, with their attribute.
-    assert_eq!(find("Error"), Some(false), "the error enum (made by a macro)");
+    assert_eq!(
+        find("Error"),
+        Some(false),
+        "the error enum (made by a macro)"
+    );
     assert_eq!(find("ErrorKindMap"), Some(true));
     assert_eq!(find("RetryPolicy"), Some(false));
     // A struct with a private field is not listed: it can grow already.
     assert_eq!(find("Client"), None);
     // Items of private, unexported modules are not listed.
-    assert!(items.iter().all(|i| !i.0.starts_with("transport/")), "transport is internal");
+    assert!(
+        items.iter().all(|i| !i.0.starts_with("transport/")),
+        "transport is internal"
+    );
     assert!(
         all_fields_public("pub a: u8, pub b: Vec<(u8, u8)>")
             && !all_fields_public("pub a: u8, b: u8")

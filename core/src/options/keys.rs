@@ -10,9 +10,9 @@ use serde_json::{json, Value};
 use super::builder::OptionsBuilder;
 use super::value::*;
 use super::{
-    ClientOptions, Delivery, Heartbeat, ReconnectPolicy, RetryPolicy, SkillEmulation, DEFAULT_CONNECT_TIMEOUT,
-    DEFAULT_EVENT_QUEUE_CAPACITY, DEFAULT_MAX_LINE_BYTES, DEFAULT_READ_AHEAD_BYTES,
-    DEFAULT_REPLY_SPIN, DEFAULT_TIMEOUT,
+    ClientOptions, Delivery, Heartbeat, ReconnectPolicy, RetryPolicy, SkillEmulation,
+    DEFAULT_CONNECT_TIMEOUT, DEFAULT_EVENT_QUEUE_CAPACITY, DEFAULT_MAX_LINE_BYTES,
+    DEFAULT_READ_AHEAD_BYTES, DEFAULT_REPLY_SPIN, DEFAULT_TIMEOUT,
 };
 use crate::protocol::mcp::era::EraMode;
 use crate::protocol::mcp::Root;
@@ -203,7 +203,12 @@ const RECONNECT_ATTEMPTS: (u64, u64) = (1, 1000);
 /// `reply_spin`: the longest spin.
 const MAX_SPIN: Duration = Duration::from_millis(10);
 
-const fn key(clients: Clients, name: &'static str, kind: ValueKind, doc: &'static str) -> OptionKey {
+const fn key(
+    clients: Clients,
+    name: &'static str,
+    kind: ValueKind,
+    doc: &'static str,
+) -> OptionKey {
     OptionKey {
         name,
         kind,
