@@ -173,7 +173,7 @@ fn public_types(src: &Path) -> Vec<Item> {
         }
     }
     let module_public = |m: &Module| {
-        (1..=m.len()).all(|n| public_decl.get(&m[..n].to_vec()).copied().unwrap_or(false))
+        (1..=m.len()).all(|n| public_decl.get(&m[..n]).copied().unwrap_or(false))
     };
     let mut out = Vec::new();
     for (f, c) in &code {
