@@ -111,6 +111,25 @@ inline std::string take_string(char *s) {
     return out;
 }
 inline std::string str(const char *s) { return s ? std::string(s) : std::string(); }
+/// A string as JSON text (quoted, escaped).
+inline std::string json_string(const std::string &s) {
+    std::string out = "\"";
+    for (unsigned char c : s) {
+        if (c == '"' || c == '\\') {
+            out += '\\';
+            out += static_cast<char>(c);
+        } else if (c < 0x20) {
+            static const char hex[] = "0123456789abcdef";
+            out += "\\u00";
+            out += hex[c >> 4];
+            out += hex[c & 15];
+        } else {
+            out += static_cast<char>(c);
+        }
+    }
+    return out + "\"";
+}
+
 /// Milliseconds as the JSON number of seconds the option table takes ("12.5" for 12500).
 inline std::string ms_json(uint64_t ms) {
     std::string frac = std::to_string(ms % 1000);
@@ -346,7 +365,7 @@ struct Options {
     uint64_t connect_timeout_ms = 0;         ///< option connect_timeout, in ms
     size_t read_ahead_bytes = 0;             ///< option read_ahead_bytes
     /// Option command: an MCP server to spawn, program first, one element per argument (no
-    /// shell): codex_options_set_mcp_command.
+    /// shell); with transport or token set too, a Client made of these Options throws.
     std::vector<std::string> mcp_command;
     /// HTTP headers sent to an MCP HTTP server, {name, value} (values are never logged).
     std::vector<std::pair<std::string, std::string>> headers;
@@ -434,9 +453,11 @@ struct Options {
         if (connect_timeout_ms != 0) check(codex_options_set_connect_timeout_ms(o, connect_timeout_ms));
         if (read_ahead_bytes != 0) check(codex_options_set_read_ahead_bytes(o, read_ahead_bytes));
         if (!mcp_command.empty()) {
-            std::vector<const char *> argv;
-            for (const auto &a : mcp_command) argv.push_back(a.c_str());
-            check(codex_options_set_mcp_command(o, argv.data(), argv.size()));
+            // By name, after the transport: the library's rule between the two applies (a
+            // Client made of both throws, naming option command).
+            std::string argv = "[";
+            for (const auto &a : mcp_command) argv += (argv.size() > 1 ? "," : "") + detail::json_string(a);
+            check(codex_options_set(o, "command", (argv + "]").c_str()));
         }
         for (const auto &hd : headers) check(codex_options_add_header(o, hd.first.c_str(), hd.second.c_str()));
         for (const auto &r : mcp_roots) check(codex_options_add_mcp_root(o, r.first.c_str(), cs(r.second)));
