@@ -172,9 +172,8 @@ fn public_types(src: &Path) -> Vec<Item> {
             from = end;
         }
     }
-    let module_public = |m: &Module| {
-        (1..=m.len()).all(|n| public_decl.get(&m[..n]).copied().unwrap_or(false))
-    };
+    let module_public =
+        |m: &Module| (1..=m.len()).all(|n| public_decl.get(&m[..n]).copied().unwrap_or(false));
     let mut out = Vec::new();
     for (f, c) in &code {
         let rel = f.strip_prefix(src).unwrap().to_string_lossy().into_owned();
