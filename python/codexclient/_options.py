@@ -6,7 +6,7 @@ or meaning of 0 is written twice. The table is also the docs' Options page
 from __future__ import annotations
 
 import json
-from typing import Any, Dict, List
+from typing import Any, Dict, List, TypeVar
 
 from . import _native
 
@@ -41,7 +41,10 @@ OPTIONS_DOC = (
 """The options section of :class:`Client` and :class:`AsyncClient`."""
 
 
-def with_options(cls: type) -> type:
+_C = TypeVar("_C", bound=type)
+
+
+def with_options(cls: _C) -> _C:
     """Append :data:`OPTIONS_DOC` to the class's docstring."""
     cls.__doc__ = (cls.__doc__ or "").rstrip() + "\n\n    " + OPTIONS_DOC + "\n"
     return cls
