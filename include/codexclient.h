@@ -1626,10 +1626,11 @@ enum codex_status_t codex_options_set_experimental_api(struct codex_options_t *o
 enum codex_status_t codex_options_add_opt_out_notification_method(struct codex_options_t *opts, const char *method);
 
 /**
- * Timeout of every request that does not pass its own, in milliseconds. 0 restores the
- * default, 300000 (5 minutes).
- * Errors: INVALID_ARGUMENT (not a live options object, more than
- * `CODEX_OPTIONS_MAX_TIMEOUT_MS`). Thread: any.
+ * Timeout of every request that does not pass its own, in milliseconds (option
+ * `default_timeout`: its default, range and what 0 means are in
+ * `codex_options_keys_json()`).
+ * Errors: INVALID_ARGUMENT (not a live options object, out of the option's range).
+ * Thread: any.
  */
 enum codex_status_t codex_options_set_default_timeout_ms(struct codex_options_t *opts, uint64_t timeout_ms);
 
@@ -1637,9 +1638,9 @@ enum codex_status_t codex_options_set_default_timeout_ms(struct codex_options_t 
  * Bound of a whole `codex_client_connect`, in milliseconds: spawning or dialing, the
  * TCP/unix connect, the WebSocket upgrade and the `initialize` round trip together. Past
  * it the connect fails with `CODEX_STATUS_TIMEOUT` and everything it started is stopped.
- * 0 restores the default, 30000.
- * Errors: INVALID_ARGUMENT (not a live options object, more than
- * `CODEX_OPTIONS_MAX_TIMEOUT_MS`). Thread: any.
+ * Option `connect_timeout` (its default, range and what 0 means: `codex_options_keys_json()`).
+ * Errors: INVALID_ARGUMENT (not a live options object, out of the option's range).
+ * Thread: any.
  */
 enum codex_status_t codex_options_set_connect_timeout_ms(struct codex_options_t *opts, uint64_t timeout_ms);
 
@@ -1647,8 +1648,10 @@ enum codex_status_t codex_options_set_connect_timeout_ms(struct codex_options_t 
  * How long a blocking call (`codex_client_call`) may spin for its reply before the thread
  * sleeps, in microseconds: a fast server's reply then arrives without a sleep and a
  * wake-up. Adaptive: while replies take longer than this, only every 2nd … 64th call
- * spins. Default 50; 0 turns spinning off. ABI 1.4.
- * Errors: INVALID_ARGUMENT (not a live options object, more than 10000). Thread: any.
+ * spins. Option `reply_spin` (its default, range and what 0 means:
+ * `codex_options_keys_json()`). ABI 1.4.
+ * Errors: INVALID_ARGUMENT (not a live options object, out of the option's range).
+ * Thread: any.
  */
 enum codex_status_t codex_options_set_reply_spin_us(struct codex_options_t *opts, uint32_t spin_us);
 
@@ -1670,8 +1673,10 @@ enum codex_status_t codex_options_set_delivery(struct codex_options_t *opts, cod
 enum codex_status_t codex_options_set_dedicated_dispatch_thread(struct codex_options_t *opts, bool dedicated);
 
 /**
- * Undelivered events held before the server is made to wait. 0 restores the default,
- * 4096. Errors: INVALID_ARGUMENT (not a live options object, more than 2^40). Thread: any.
+ * Undelivered events held before the server is made to wait (option
+ * `event_queue_capacity`: its default, range and what 0 means are in
+ * `codex_options_keys_json()`). Errors: INVALID_ARGUMENT (not a live options object, out
+ * of the option's range). Thread: any.
  */
 enum codex_status_t codex_options_set_event_queue_capacity(struct codex_options_t *opts, size_t capacity);
 
@@ -1682,16 +1687,18 @@ enum codex_status_t codex_options_set_event_queue_capacity(struct codex_options_
  * library keeps reading past the event queue capacity until the queued events add up to
  * this many bytes; past that, notifications are dropped and counted in a
  * `CODEX_EVENT_OVERFLOW` event, delivered as soon as there is room. Requests made on any
- * other thread never cause read-ahead and nothing is dropped. 0 restores the default,
- * 64 MiB. Errors: INVALID_ARGUMENT (not a live options object, more than 2^40). Thread: any.
+ * other thread never cause read-ahead and nothing is dropped. Option `read_ahead_bytes`
+ * (its default, range and what 0 means: `codex_options_keys_json()`). Errors:
+ * INVALID_ARGUMENT (not a live options object, out of the option's range). Thread: any.
  */
 enum codex_status_t codex_options_set_read_ahead_bytes(struct codex_options_t *opts, size_t bytes);
 
 /**
  * Longest accepted line from the server, in bytes (longer lines are skipped and
- * reported), at least 1024. 0 restores the default, 64 MiB.
- * Errors: INVALID_ARGUMENT (not a live options object, 1 to 1023, more than
- * 2^40). Thread: any.
+ * reported). Option `max_line_bytes` (its default, range and what 0 means:
+ * `codex_options_keys_json()`).
+ * Errors: INVALID_ARGUMENT (not a live options object, out of the option's range).
+ * Thread: any.
  */
 enum codex_status_t codex_options_set_max_line_bytes(struct codex_options_t *opts, size_t bytes);
 
@@ -1802,18 +1809,21 @@ enum codex_status_t codex_options_set_mcp_capabilities_json(struct codex_options
  * (the server exited, the socket closed or reset, a missed heartbeat): the same transport
  * is opened again, the handshake redone and every thread loaded on the connection
  * resumed (see "Reconnect" in the header). Attempt n (0-based) first waits a random time
- * in [0, min(cap_ms, base_ms * 2^n)]. `max_attempts` 0 turns it off (the default); 0 for
- * `base_ms` / `cap_ms` means 250 / 5000; `max_attempts` at most 1000. Errors:
- * INVALID_ARGUMENT (not a live options object, more attempts, too long). Thread: any. ABI 1.2.
+ * in [0, min(cap_ms, base_ms * 2^n)]. `max_attempts` 0 turns it off; 0 for `base_ms` /
+ * `cap_ms` means the default of options `reconnect_base` / `reconnect_cap` (the defaults
+ * and ranges of the `reconnect_*` options: `codex_options_keys_json()`). Errors:
+ * INVALID_ARGUMENT (not a live options object, out of the options' range). Thread: any.
+ * ABI 1.2.
  */
 enum codex_status_t codex_options_set_reconnect(struct codex_options_t *opts, uint32_t max_attempts, uint64_t base_ms, uint64_t cap_ms);
 
 /**
  * WebSocket heartbeat (ws://, wss://, unix sockets): a ping every `interval_ms`; when
  * nothing comes from the server for `interval_ms + timeout_ms` the connection drops (and
- * reconnects, with `codex_options_set_reconnect`). Default: on, 15000 / 10000.
- * `interval_ms` 0 turns it off; `timeout_ms` 0 means 10000. Errors: INVALID_ARGUMENT (not
- * a live options object, too large). Thread: any. ABI 1.2.
+ * reconnects, with `codex_options_set_reconnect`). `interval_ms` 0 turns it off;
+ * `timeout_ms` 0 means the default of option `heartbeat_timeout` (the defaults and ranges:
+ * `codex_options_keys_json()`). Errors: INVALID_ARGUMENT (not a live options object, out
+ * of the options' range). Thread: any. ABI 1.2.
  */
 enum codex_status_t codex_options_set_heartbeat(struct codex_options_t *opts, uint64_t interval_ms, uint64_t timeout_ms);
 
@@ -1835,11 +1845,11 @@ enum codex_status_t codex_options_set_tls_client_cert(struct codex_options_t *op
 
 /**
  * Overload (-32001) retry of every request: `max_attempts` sends in all, including the
- * first (1: no retry; at most 100); attempt n waits a random time in
- * [0, min(cap_ms, base_ms * 2^n)] first. 0 for any argument means its default: 5
- * attempts, 50 / 2000 ms. The same as the options `retry_max_attempts`, `retry_base`
- * and `retry_cap` of `codex_options_set`. Errors (nothing is changed): INVALID_ARGUMENT
- * (not a live options object, more than 100 attempts, too long). Thread: any. ABI 1.5.
+ * first (1: no retry); attempt n waits a random time in [0, min(cap_ms, base_ms * 2^n)]
+ * first. The same as the options `retry_max_attempts`, `retry_base` and `retry_cap` of
+ * `codex_options_set` (0 for any argument: the option's default; the defaults and ranges:
+ * `codex_options_keys_json()`). Errors (nothing is changed): INVALID_ARGUMENT (not a live
+ * options object, out of the options' range). Thread: any. ABI 1.5.
  */
 enum codex_status_t codex_options_set_retry(struct codex_options_t *opts, uint32_t max_attempts, uint64_t base_ms, uint64_t cap_ms);
 

@@ -111,6 +111,30 @@ inline std::string take_string(char *s) {
     return out;
 }
 inline std::string str(const char *s) { return s ? std::string(s) : std::string(); }
+/// A string as JSON text (quoted, escaped).
+inline std::string json_string(const std::string &s) {
+    std::string out = "\"";
+    for (unsigned char c : s) {
+        if (c == '"' || c == '\\') {
+            out += '\\';
+            out += static_cast<char>(c);
+        } else if (c < 0x20) {
+            static const char hex[] = "0123456789abcdef";
+            out += "\\u00";
+            out += hex[c >> 4];
+            out += hex[c & 15];
+        } else {
+            out += static_cast<char>(c);
+        }
+    }
+    return out + "\"";
+}
+
+/// Milliseconds as the JSON number of seconds the option table takes ("12.5" for 12500).
+inline std::string ms_json(uint64_t ms) {
+    std::string frac = std::to_string(ms % 1000);
+    return std::to_string(ms / 1000) + "." + std::string(3 - frac.size(), '0') + frac;
+}
 } // namespace detail
 
 /// MCP authorization: the program's token store (Options::oauth_token_store), as functions.
@@ -311,53 +335,59 @@ using OptionsHandle = std::unique_ptr<codex_options_t, OptionsDeleter>;
 /// Client options (owning strings). The Client turns them into the library's opaque options
 /// object with build(): one setter call per option that differs from its default, so a value
 /// a setter refuses (a bad transport spec, a token without ws://, an env entry that is not
-/// NAME=value) throws codex::Error(CODEX_STATUS_INVALID_ARGUMENT) naming it.
+/// NAME=value) throws codex::Error(CODEX_STATUS_INVALID_ARGUMENT) naming it. An empty string
+/// or 0 leaves an option at the library's default: the defaults, ranges, units and what 0
+/// means are the library's option table (keys_json(); the Options page of the docs), never
+/// restated here. Rules between options (mcp_command with a transport, headers without an
+/// HTTP transport) are the library's too: a Client made from such options throws.
 struct Options {
-    std::string codex_bin;                   ///< "" = $CODEX_BIN, then codex on PATH
-    std::vector<std::string> args;           ///< extra app-server arguments
-    std::vector<std::string> config_overrides; ///< "key=value" -c overrides
-    std::vector<std::string> env;            ///< "NAME=value"
-    bool clear_env = false;                  ///< start from an empty environment
-    std::string cwd;                         ///< "" = current directory
-    std::string codex_home;                  ///< "" = inherited CODEX_HOME
-    std::string client_name;                 ///< "" = "codex-client"
-    std::string client_title;                ///< "" = none
-    std::string client_version;              ///< "" = library version
-    bool experimental_api = false;           ///< negotiate experimentalApi
-    std::vector<std::string> opt_out_notification_methods; ///< suppressed notifications
-    uint64_t default_timeout_ms = 0;         ///< 0 = 300000
-    bool poll = false;                       ///< poll mode instead of callbacks
-    size_t event_queue_capacity = 0;         ///< 0 = 4096 undelivered events
-    size_t max_line_bytes = 0;               ///< 0 = 64 MiB
-    std::string transport;                   ///< "" = "stdio"; "exec", "mcp", "ws://...",
+    std::string codex_bin;                   ///< option codex_bin
+    std::vector<std::string> args;           ///< option args
+    std::vector<std::string> config_overrides; ///< option config_overrides, "key=value"
+    std::vector<std::string> env;            ///< option env, "NAME=value"
+    bool clear_env = false;                  ///< option clear_env
+    std::string cwd;                         ///< option cwd
+    std::string codex_home;                  ///< option codex_home
+    std::string client_name;                 ///< option client_name
+    std::string client_title;                ///< option client_title
+    std::string client_version;              ///< option client_version
+    bool experimental_api = false;           ///< option experimental_api
+    std::vector<std::string> opt_out_notification_methods; ///< option opt_out_notification_methods
+    uint64_t default_timeout_ms = 0;         ///< option default_timeout, in ms
+    bool poll = false;                       ///< option delivery: "poll" instead of "callbacks"
+    size_t event_queue_capacity = 0;         ///< option event_queue_capacity
+    size_t max_line_bytes = 0;               ///< option max_line_bytes
+    std::string transport;                   ///< option transport: "exec", "mcp", "ws://...",
                                              ///< "wss://...", "unix", "unix://PATH"; any MCP
                                              ///< server: "mcp+stdio:CMD ARGS", "http(s)://..."
-    std::string token;                       ///< "" = none; bearer token for ws:// / wss:// /
+    std::string token;                       ///< option token: bearer token for ws:// / wss:// /
                                              ///< http(s)://
-    uint64_t connect_timeout_ms = 0;         ///< 0 = 30000; bounds the whole connect
-    size_t read_ahead_bytes = 0;             ///< 0 = 64 MiB (see codex_options_set_read_ahead_bytes)
-    /// An MCP server to spawn, program first, one element per argument (no shell):
-    /// codex_options_set_mcp_command. Empty = none; set either this or transport/token.
+    uint64_t connect_timeout_ms = 0;         ///< option connect_timeout, in ms
+    size_t read_ahead_bytes = 0;             ///< option read_ahead_bytes
+    /// Option command: an MCP server to spawn, program first, one element per argument (no
+    /// shell); with transport or token set too, a Client made of these Options throws.
     std::vector<std::string> mcp_command;
     /// HTTP headers sent to an MCP HTTP server, {name, value} (values are never logged).
     std::vector<std::pair<std::string, std::string>> headers;
     /// Roots the library answers an MCP server's roots/list with, {uri, name} ("" = no name).
     std::vector<std::pair<std::string, std::string>> mcp_roots;
-    /// MCP client capabilities sent in initialize, a JSON object; "" = the library's default
-    /// (roots, sampling, elicitation).
+    /// Option mcp_capabilities: the MCP client capabilities sent in initialize, a JSON
+    /// object.
     std::string mcp_capabilities_json;
-    /// Reconnect attempts after an unexpected disconnect (0 = off, the default), and the
-    /// backoff base and cap in ms (0 = 250 / 5000): codex_options_set_reconnect.
+    /// Options reconnect_max_attempts (0 here: reconnect off), reconnect_base and
+    /// reconnect_cap in ms: codex_options_set_reconnect.
     uint32_t reconnect_attempts = 0;
     uint64_t reconnect_base_ms = 0;
     uint64_t reconnect_cap_ms = 0;
-    /// WebSocket heartbeat: false turns it off; 0 = 15000 / 10000 ms.
+    /// Options heartbeat (false turns it off), heartbeat_interval and heartbeat_timeout in
+    /// ms.
     bool heartbeat = true;
     uint64_t heartbeat_interval_ms = 0;
     uint64_t heartbeat_timeout_ms = 0;
-    /// wss://: extra trusted CA certificates (PEM file); "" = system roots only.
+    /// Option tls_ca_file: extra trusted CA certificates (PEM file).
     std::string tls_ca_file;
-    /// wss://: client certificate chain and key (PEM files); both or neither.
+    /// Option tls_client_cert: client certificate chain and key (PEM files); both or
+    /// neither.
     std::string tls_client_cert;
     std::string tls_client_key;
     /// Options set by name, {key, value as JSON text}, applied after the members above in
@@ -366,7 +396,7 @@ struct Options {
     /// MCP authorization's browser step (codex_options_set_oauth_authorizer; ABI 1.8): gets
     /// the authorization URL, returns the URL the authorization server redirected to; throw
     /// to fail (what() is the reason). Runs on a library-owned blocking thread and may block
-    /// up to option oauth_authorize_timeout (default 300 s). Empty: none. The grants, the
+    /// up to option oauth_authorize_timeout. Empty: none. The grants, the
     /// redirect URI and the other settings are options by name: set("oauth_grant",
     /// "\"client_credentials\""), set("oauth_redirect_uri", "\"http://127.0.0.1:8765/cb\"").
     /// Lifetime: build() hands the library a copy of the function, destroyed when the last
@@ -390,7 +420,7 @@ struct Options {
     }
 
     /// Every option set() takes, as JSON text: [{"name","kind","list","secret","doc",
-    /// "default"}...] (codex_options_keys_json; ABI 1.5).
+    /// "default","range","unit","zero","clients"}...] (codex_options_keys_json; ABI 1.5).
     static std::string keys_json() {
         const char *k = codex_options_keys_json();
         return k ? std::string(k) : std::string("[]");
@@ -423,12 +453,11 @@ struct Options {
         if (connect_timeout_ms != 0) check(codex_options_set_connect_timeout_ms(o, connect_timeout_ms));
         if (read_ahead_bytes != 0) check(codex_options_set_read_ahead_bytes(o, read_ahead_bytes));
         if (!mcp_command.empty()) {
-            if (!transport.empty() || !token.empty())
-                throw Error(CODEX_STATUS_INVALID_ARGUMENT,
-                            "codex::Options: set either mcp_command or transport/token, not both");
-            std::vector<const char *> argv;
-            for (const auto &a : mcp_command) argv.push_back(a.c_str());
-            check(codex_options_set_mcp_command(o, argv.data(), argv.size()));
+            // By name, after the transport: the library's rule between the two applies (a
+            // Client made of both throws, naming option command).
+            std::string argv = "[";
+            for (const auto &a : mcp_command) argv += (argv.size() > 1 ? "," : "") + detail::json_string(a);
+            check(codex_options_set(o, "command", (argv + "]").c_str()));
         }
         for (const auto &hd : headers) check(codex_options_add_header(o, hd.first.c_str(), hd.second.c_str()));
         for (const auto &r : mcp_roots) check(codex_options_add_mcp_root(o, r.first.c_str(), cs(r.second)));
@@ -437,9 +466,10 @@ struct Options {
         if (reconnect_attempts != 0)
             check(codex_options_set_reconnect(o, reconnect_attempts, reconnect_base_ms, reconnect_cap_ms));
         if (!heartbeat) check(codex_options_set_heartbeat(o, 0, 0));
-        else if (heartbeat_interval_ms != 0 || heartbeat_timeout_ms != 0)
-            check(codex_options_set_heartbeat(o, heartbeat_interval_ms ? heartbeat_interval_ms : 15000,
-                                              heartbeat_timeout_ms));
+        if (heartbeat && heartbeat_interval_ms != 0)
+            check(codex_options_set(o, "heartbeat_interval", detail::ms_json(heartbeat_interval_ms).c_str()));
+        if (heartbeat && heartbeat_timeout_ms != 0)
+            check(codex_options_set(o, "heartbeat_timeout", detail::ms_json(heartbeat_timeout_ms).c_str()));
         if (!tls_ca_file.empty()) check(codex_options_set_tls_ca_file(o, tls_ca_file.c_str()));
         if (!tls_client_cert.empty() || !tls_client_key.empty())
             check(codex_options_set_tls_client_cert(o, cs(tls_client_cert), cs(tls_client_key)));

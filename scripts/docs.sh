@@ -36,7 +36,11 @@ CARGO_TARGET_DIR="$TARGET" cargo run --quiet -p codex-client --bin codex-client 
   echo
   echo "Every client option, the same from Rust (\`OptionsBuilder::set\`), C (\`codex_options_set\`)"
   echo "and Python (a keyword argument). Values are JSON; \`null\` / \`None\` restores the default."
-  echo "Generated from the core's option table by \`codex-client options\`."
+  echo "Generated from the core's option table by \`codex-client options\`: each row's default,"
+  echo "range, unit, what 0 means and the clients it applies to (an option given to another client"
+  echo "is refused, naming both: \`core/tests/options_table.rs\`). Rust's typed \`ClientOptions\`"
+  echo "setters, C, C++ and Python agree with it (\`rust_setters_agree_with_the_table\`,"
+  echo "\`ffi-c/tests/unit/options.rs\`, \`tests/python/test_options.py\`)."
   echo
   cat "$src/options.table.md"
 } > "$src/options.md"

@@ -12,6 +12,7 @@ pub const URL_ELICITATION_REQUIRED_CODE: i64 = -32042;
 
 /// A JSON-RPC error object returned by the server (`{code, message, data}`).
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct RpcError {
     /// Numeric JSON-RPC error code (for example `-32600`).
     pub code: i64,
@@ -26,6 +27,15 @@ pub struct RpcError {
 const UNSUPPORTED_MARKER: &str = "unsupportedByTransport";
 
 impl RpcError {
+    /// A JSON-RPC error object (to answer a server request with, say).
+    pub fn new(code: i64, message: impl Into<String>, data: Option<serde_json::Value>) -> Self {
+        RpcError {
+            code,
+            message: message.into(),
+            data,
+        }
+    }
+
     /// The error answer for a method that `transport` cannot serve.
     pub(crate) fn unsupported(transport: &str, method: &str) -> RpcError {
         RpcError {
@@ -119,11 +129,22 @@ pub struct OutputSchemaMismatch {
 
 /// Why a connection ended.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct DisconnectInfo {
     /// Short description of the cause (EOF, process exit status, user disconnect...).
     pub reason: String,
     /// The last lines the server wrote to stderr before it went away (may be empty).
     pub stderr_tail: String,
+}
+
+impl DisconnectInfo {
+    /// Why a connection ended, with the server's last stderr lines (may be empty).
+    pub fn new(reason: impl Into<String>, stderr_tail: impl Into<String>) -> Self {
+        DisconnectInfo {
+            reason: reason.into(),
+            stderr_tail: stderr_tail.into(),
+        }
+    }
 }
 
 impl fmt::Display for DisconnectInfo {
@@ -136,61 +157,141 @@ impl fmt::Display for DisconnectInfo {
     }
 }
 
-/// Every error the library returns.
-///
-/// Timeouts, JSON-RPC errors, overload and disconnects are distinct variants so callers can
-/// react to each without parsing messages.
-#[derive(Debug, Clone)]
-pub enum Error {
+/// The one list of error kinds: each variant of [`Error`] with its payload, and the snake-case
+/// name of its [`ErrorKind`] (the [`ErrorKindMap`] field and [`ErrorKind::name`]). Adding a
+/// kind is one line here (plus its `Display` text, which the compiler asks for); the
+/// `ErrorKind` enum, `ErrorKindMap`, `ErrorKind::ALL`, `ErrorKind::name` and `Error::kind`
+/// are derived from it, and each binding's `ErrorKindMap` literal stops compiling until the
+/// new kind is mapped.
+macro_rules! error_kinds {
+    ($(
+        $(#[$doc:meta])*
+        $variant:ident $( ( $($tuple:ty),+ ) )? $( { $( $(#[$fdoc:meta])* $field:ident : $fty:ty ),+ $(,)? } )? => $name:ident;
+    )+) => {
+        /// Every error the library returns.
+        ///
+        /// Timeouts, JSON-RPC errors, overload and disconnects are distinct variants so callers
+        /// can react to each without parsing messages. New variants may be added (match with a
+        /// wildcard arm, or on [`Error::kind`]).
+        #[derive(Debug, Clone)]
+        #[non_exhaustive]
+        pub enum Error {
+            $(
+                $(#[$doc])*
+                $variant $( ( $($tuple),+ ) )? $( { $( $(#[$fdoc])* $field: $fty ),+ } )?,
+            )+
+        }
+
+        /// What kind of error an [`Error`] is, without its details: what bindings map to their
+        /// own status codes and exception classes (with an [`ErrorKindMap`]). New kinds may be
+        /// added.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+        #[non_exhaustive]
+        pub enum ErrorKind {
+            $(
+                #[doc = concat!("[`Error::", stringify!($variant), "`].")]
+                $variant,
+            )+
+        }
+
+        /// One value per [`ErrorKind`]: how a binding maps kinds to its own statuses or
+        /// exception classes. It is a plain struct on purpose: a binding writes it as one
+        /// literal naming every field, so a kind added to the core fails to compile in each
+        /// binding until it is mapped (a `match` with a wildcard arm would silently map it to
+        /// a catch-all instead). Programs that only read errors use [`Error::kind`] and need
+        /// not build one.
+        #[derive(Debug, Clone, PartialEq, Eq)]
+        pub struct ErrorKindMap<T> {
+            $(
+                #[doc = concat!("For [`ErrorKind::", stringify!($variant), "`].")]
+                pub $name: T,
+            )+
+        }
+
+        impl<T> ErrorKindMap<T> {
+            /// The value for `kind`.
+            pub fn get(&self, kind: ErrorKind) -> &T {
+                match kind {
+                    $( ErrorKind::$variant => &self.$name, )+
+                }
+            }
+        }
+
+        impl ErrorKind {
+            /// Every kind, in declaration order.
+            pub const ALL: [ErrorKind; [$(stringify!($variant)),+].len()] =
+                [$(ErrorKind::$variant),+];
+
+            /// The kind's name in snake case (`"invalid_argument"`), as [`ErrorKindMap`]'s
+            /// fields.
+            pub fn name(self) -> &'static str {
+                match self {
+                    $( ErrorKind::$variant => stringify!($name), )+
+                }
+            }
+        }
+
+        impl Error {
+            /// What kind of error this is.
+            pub fn kind(&self) -> ErrorKind {
+                match self {
+                    $( Error::$variant { .. } => ErrorKind::$variant, )+
+                }
+            }
+        }
+    };
+}
+
+error_kinds! {
     /// A method was called before `connect()` succeeded or after `disconnect()`.
-    NotConnected,
+    NotConnected => not_connected;
     /// `connect()` was called on a client that is already connected.
-    AlreadyConnected,
+    AlreadyConnected => already_connected;
     /// The request got no response within its timeout. A late response is dropped.
     Timeout {
         /// Method of the request that timed out.
         method: String,
         /// The timeout that elapsed.
         after: Duration,
-    },
+    } => timeout;
     /// The server answered with a JSON-RPC error.
-    Rpc(RpcError),
+    Rpc(RpcError) => rpc;
     /// The server kept answering `-32001` (overloaded) after every retry.
     Overloaded {
         /// How many times the request was sent.
         attempts: u32,
         /// The last overload error the server returned.
         last: RpcError,
-    },
+    } => overloaded;
     /// The connection ended while the request was pending (or before it was sent).
-    Disconnected(DisconnectInfo),
+    Disconnected(DisconnectInfo) => disconnected;
     /// The connection dropped while the request was in flight and the client is reconnecting
     /// ([`ClientOptions::reconnect`](crate::ClientOptions::reconnect)): whether the server
     /// acted on the request is unknown. Retryable once the client has reconnected (after the
     /// [`Reconnected`](crate::ConnectionEvent::Reconnected) event). Also what answering a
     /// server request of the lost connection returns: the server asks again after the rejoin.
-    ConnectionLost(DisconnectInfo),
+    ConnectionLost(DisconnectInfo) => connection_lost;
     /// Reading from or writing to the transport failed, or the server could not be started.
-    Transport(String),
+    Transport(String) => transport;
     /// The server sent something that breaks the protocol (for example a bad `initialize` result).
-    Protocol(String),
+    Protocol(String) => protocol;
     /// The caller passed an invalid argument (bad JSON, empty method name, ...).
-    InvalidArgument(String),
+    InvalidArgument(String) => invalid_argument;
     /// The operation is not valid in the client's current mode or state.
-    InvalidState(String),
+    InvalidState(String) => invalid_state;
     /// The server request was already answered or resolved by the server.
-    AlreadyResponded,
+    AlreadyResponded => already_responded;
     /// The transport in use cannot do this.
-    Unsupported(String),
+    Unsupported(String) => unsupported;
     /// The client cancelled the request before its answer came (the server was told, where
     /// the protocol can: MCP's `notifications/cancelled`).
-    Cancelled(String),
+    Cancelled(String) => cancelled;
     /// An MCP server answered `-32042`: the request needs URL-mode elicitations completed
     /// first (see [`UrlElicitationRequired`]). [`Error::rpc`] gives the JSON-RPC error.
-    UrlElicitationRequired(UrlElicitationRequired),
+    UrlElicitationRequired(UrlElicitationRequired) => url_elicitation_required;
     /// An MCP tool's `structuredContent` does not match its `outputSchema` (or is missing
     /// although the tool declares one); see [`OutputSchemaMismatch`].
-    OutputSchemaMismatch(Box<OutputSchemaMismatch>),
+    OutputSchemaMismatch(Box<OutputSchemaMismatch>) => output_schema_mismatch;
 }
 
 impl fmt::Display for Error {
@@ -257,156 +358,7 @@ impl Error {
     }
 }
 
-/// What kind of error an [`Error`] is, without its details: what bindings map to their own
-/// status codes and exception classes (with an [`ErrorKindMap`]). New kinds may be added.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-#[non_exhaustive]
-pub enum ErrorKind {
-    /// [`Error::NotConnected`].
-    NotConnected,
-    /// [`Error::AlreadyConnected`].
-    AlreadyConnected,
-    /// [`Error::Timeout`].
-    Timeout,
-    /// [`Error::Rpc`].
-    Rpc,
-    /// [`Error::Overloaded`].
-    Overloaded,
-    /// [`Error::Disconnected`].
-    Disconnected,
-    /// [`Error::ConnectionLost`].
-    ConnectionLost,
-    /// [`Error::Transport`].
-    Transport,
-    /// [`Error::Protocol`].
-    Protocol,
-    /// [`Error::InvalidArgument`].
-    InvalidArgument,
-    /// [`Error::InvalidState`].
-    InvalidState,
-    /// [`Error::AlreadyResponded`].
-    AlreadyResponded,
-    /// [`Error::Unsupported`].
-    Unsupported,
-    /// [`Error::Cancelled`].
-    Cancelled,
-    /// [`Error::UrlElicitationRequired`].
-    UrlElicitationRequired,
-    /// [`Error::OutputSchemaMismatch`].
-    OutputSchemaMismatch,
-}
-
-/// One value per [`ErrorKind`]: how a binding maps kinds to its own statuses or exception
-/// classes. It is a plain struct on purpose: a binding writes it as one literal naming every
-/// field, so a kind added to the core fails to compile in each binding until it is mapped
-/// (a `match` with a wildcard arm would silently map it to a catch-all instead). Programs
-/// that only read errors use [`Error::kind`] and need not build one.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ErrorKindMap<T> {
-    /// For [`ErrorKind::NotConnected`].
-    pub not_connected: T,
-    /// For [`ErrorKind::AlreadyConnected`].
-    pub already_connected: T,
-    /// For [`ErrorKind::Timeout`].
-    pub timeout: T,
-    /// For [`ErrorKind::Rpc`].
-    pub rpc: T,
-    /// For [`ErrorKind::Overloaded`].
-    pub overloaded: T,
-    /// For [`ErrorKind::Disconnected`].
-    pub disconnected: T,
-    /// For [`ErrorKind::ConnectionLost`].
-    pub connection_lost: T,
-    /// For [`ErrorKind::Transport`].
-    pub transport: T,
-    /// For [`ErrorKind::Protocol`].
-    pub protocol: T,
-    /// For [`ErrorKind::InvalidArgument`].
-    pub invalid_argument: T,
-    /// For [`ErrorKind::InvalidState`].
-    pub invalid_state: T,
-    /// For [`ErrorKind::AlreadyResponded`].
-    pub already_responded: T,
-    /// For [`ErrorKind::Unsupported`].
-    pub unsupported: T,
-    /// For [`ErrorKind::Cancelled`].
-    pub cancelled: T,
-    /// For [`ErrorKind::UrlElicitationRequired`].
-    pub url_elicitation_required: T,
-    /// For [`ErrorKind::OutputSchemaMismatch`].
-    pub output_schema_mismatch: T,
-}
-
-impl<T> ErrorKindMap<T> {
-    /// The value for `kind`.
-    pub fn get(&self, kind: ErrorKind) -> &T {
-        match kind {
-            ErrorKind::NotConnected => &self.not_connected,
-            ErrorKind::AlreadyConnected => &self.already_connected,
-            ErrorKind::Timeout => &self.timeout,
-            ErrorKind::Rpc => &self.rpc,
-            ErrorKind::Overloaded => &self.overloaded,
-            ErrorKind::Disconnected => &self.disconnected,
-            ErrorKind::ConnectionLost => &self.connection_lost,
-            ErrorKind::Transport => &self.transport,
-            ErrorKind::Protocol => &self.protocol,
-            ErrorKind::InvalidArgument => &self.invalid_argument,
-            ErrorKind::InvalidState => &self.invalid_state,
-            ErrorKind::AlreadyResponded => &self.already_responded,
-            ErrorKind::Unsupported => &self.unsupported,
-            ErrorKind::Cancelled => &self.cancelled,
-            ErrorKind::UrlElicitationRequired => &self.url_elicitation_required,
-            ErrorKind::OutputSchemaMismatch => &self.output_schema_mismatch,
-        }
-    }
-}
-
-/// The kinds' names.
-const NAMES: ErrorKindMap<&str> = ErrorKindMap {
-    not_connected: "not_connected",
-    already_connected: "already_connected",
-    timeout: "timeout",
-    rpc: "rpc",
-    overloaded: "overloaded",
-    disconnected: "disconnected",
-    connection_lost: "connection_lost",
-    transport: "transport",
-    protocol: "protocol",
-    invalid_argument: "invalid_argument",
-    invalid_state: "invalid_state",
-    already_responded: "already_responded",
-    unsupported: "unsupported",
-    cancelled: "cancelled",
-    url_elicitation_required: "url_elicitation_required",
-    output_schema_mismatch: "output_schema_mismatch",
-};
-
 impl ErrorKind {
-    /// Every kind, in declaration order.
-    pub const ALL: [ErrorKind; 16] = [
-        ErrorKind::NotConnected,
-        ErrorKind::AlreadyConnected,
-        ErrorKind::Timeout,
-        ErrorKind::Rpc,
-        ErrorKind::Overloaded,
-        ErrorKind::Disconnected,
-        ErrorKind::ConnectionLost,
-        ErrorKind::Transport,
-        ErrorKind::Protocol,
-        ErrorKind::InvalidArgument,
-        ErrorKind::InvalidState,
-        ErrorKind::AlreadyResponded,
-        ErrorKind::Unsupported,
-        ErrorKind::Cancelled,
-        ErrorKind::UrlElicitationRequired,
-        ErrorKind::OutputSchemaMismatch,
-    ];
-
-    /// The kind's name in snake case (`"invalid_argument"`), as [`ErrorKindMap`]'s fields.
-    pub fn name(self) -> &'static str {
-        NAMES.get(self)
-    }
-
     /// Whether an error of this kind may go away when the same request is sent again (see
     /// [`Error::is_retryable`]).
     pub fn is_retryable(self) -> bool {
@@ -414,30 +366,6 @@ impl ErrorKind {
             self,
             ErrorKind::ConnectionLost | ErrorKind::Overloaded | ErrorKind::Timeout
         )
-    }
-}
-
-impl Error {
-    /// What kind of error this is.
-    pub fn kind(&self) -> ErrorKind {
-        match self {
-            Error::NotConnected => ErrorKind::NotConnected,
-            Error::AlreadyConnected => ErrorKind::AlreadyConnected,
-            Error::Timeout { .. } => ErrorKind::Timeout,
-            Error::Rpc(_) => ErrorKind::Rpc,
-            Error::Overloaded { .. } => ErrorKind::Overloaded,
-            Error::Disconnected(_) => ErrorKind::Disconnected,
-            Error::ConnectionLost(_) => ErrorKind::ConnectionLost,
-            Error::Transport(_) => ErrorKind::Transport,
-            Error::Protocol(_) => ErrorKind::Protocol,
-            Error::InvalidArgument(_) => ErrorKind::InvalidArgument,
-            Error::InvalidState(_) => ErrorKind::InvalidState,
-            Error::AlreadyResponded => ErrorKind::AlreadyResponded,
-            Error::Unsupported(_) => ErrorKind::Unsupported,
-            Error::Cancelled(_) => ErrorKind::Cancelled,
-            Error::UrlElicitationRequired(_) => ErrorKind::UrlElicitationRequired,
-            Error::OutputSchemaMismatch(_) => ErrorKind::OutputSchemaMismatch,
-        }
     }
 }
 

@@ -14,6 +14,7 @@ use crate::scan;
 /// A notification from the server (`{method, params}`), with `params` kept as raw JSON text
 /// so nothing is lost and nothing is parsed until asked for.
 #[derive(Debug, Clone)]
+#[non_exhaustive]
 pub struct Notification {
     /// Method name, for example `item/agentMessage/delta`. Unknown methods arrive unchanged.
     pub method: String,
@@ -175,24 +176,48 @@ pub(crate) fn null_raw() -> Box<RawValue> {
     RawValue::from_string("null".into()).expect("null is valid JSON")
 }
 
+/// The accessors every message with `method` and `params` has ([`Notification`],
+/// [`ServerRequest`]), written once.
+macro_rules! params_accessors {
+    () => {
+        /// The raw JSON text of `params`.
+        pub fn params_json(&self) -> &str {
+            self.params.get()
+        }
+        /// Deserialize `params` into `T`.
+        pub fn params_as<T: DeserializeOwned>(&self) -> Result<T> {
+            serde_json::from_str(self.params.get())
+                .map_err(|e| Error::Protocol(format!("{}: {e}", self.method)))
+        }
+        /// `params` as a `serde_json::Value`.
+        pub fn params_value(&self) -> serde_json::Value {
+            serde_json::from_str(self.params.get()).unwrap_or(serde_json::Value::Null)
+        }
+        /// `params.threadId`, when present.
+        pub fn thread_id(&self) -> Option<String> {
+            scope(&self.params).thread_id.map(|s| s.into_owned())
+        }
+        /// `params.item` as raw JSON (`item/started`, `item/completed`, approvals), when
+        /// present.
+        pub fn item_json(&self) -> Option<&str> {
+            params::item(self.params.get())
+        }
+        /// `params.itemId`, or `params.item.id`, when present.
+        pub fn item_id(&self) -> Option<String> {
+            params::item_id(self.params.get())
+        }
+    };
+}
+
 impl Notification {
-    /// The raw JSON text of `params`.
-    pub fn params_json(&self) -> &str {
-        self.params.get()
+    /// A notification of `method` with `params` (raw JSON).
+    pub fn new(method: impl Into<String>, params: Box<RawValue>) -> Self {
+        Notification {
+            method: method.into(),
+            params,
+        }
     }
-    /// Deserialize `params` into `T`.
-    pub fn params_as<T: DeserializeOwned>(&self) -> Result<T> {
-        serde_json::from_str(self.params.get())
-            .map_err(|e| Error::Protocol(format!("{}: {e}", self.method)))
-    }
-    /// `params` as a `serde_json::Value`.
-    pub fn params_value(&self) -> serde_json::Value {
-        serde_json::from_str(self.params.get()).unwrap_or(serde_json::Value::Null)
-    }
-    /// `params.threadId`, when present.
-    pub fn thread_id(&self) -> Option<String> {
-        scope(&self.params).thread_id.map(|s| s.into_owned())
-    }
+    params_accessors!();
     /// `params.turnId`, or `params.turn.id` (`turn/started`, `turn/completed`), when present.
     pub fn turn_id(&self) -> Option<String> {
         let sc = scope(&self.params);
@@ -207,14 +232,6 @@ impl Notification {
     /// [`delta`](Self::delta) borrowed from the params when it has no escapes (no copy).
     pub fn delta_str(&self) -> Option<std::borrow::Cow<'_, str>> {
         scope(&self.params).delta
-    }
-    /// `params.item` as raw JSON (`item/started`, `item/completed`), when present.
-    pub fn item_json(&self) -> Option<&str> {
-        params::item(self.params.get())
-    }
-    /// `params.itemId`, or `params.item.id`, when present.
-    pub fn item_id(&self) -> Option<String> {
-        params::item_id(self.params.get())
     }
     /// `params.turn` as raw JSON (`turn/started`, `turn/completed`), when present.
     pub fn turn_json(&self) -> Option<&str> {
@@ -298,34 +315,10 @@ impl ServerRequest {
         }
     }
 
-    /// The raw JSON text of `params`.
-    pub fn params_json(&self) -> &str {
-        self.params.get()
-    }
-    /// Deserialize `params` into `T`.
-    pub fn params_as<T: DeserializeOwned>(&self) -> Result<T> {
-        serde_json::from_str(self.params.get())
-            .map_err(|e| Error::Protocol(format!("{}: {e}", self.method)))
-    }
-    /// `params` as a `serde_json::Value`.
-    pub fn params_value(&self) -> serde_json::Value {
-        serde_json::from_str(self.params.get()).unwrap_or(serde_json::Value::Null)
-    }
-    /// `params.threadId`, when present.
-    pub fn thread_id(&self) -> Option<String> {
-        scope(&self.params).thread_id.map(|s| s.into_owned())
-    }
+    params_accessors!();
     /// `params.turnId`, when present.
     pub fn turn_id(&self) -> Option<String> {
         scope(&self.params).turn_id.map(|s| s.into_owned())
-    }
-    /// `params.item` as raw JSON, when present.
-    pub fn item_json(&self) -> Option<&str> {
-        params::item(self.params.get())
-    }
-    /// `params.itemId`, or `params.item.id`, when present.
-    pub fn item_id(&self) -> Option<String> {
-        params::item_id(self.params.get())
     }
     /// Whether the request can still be answered (not answered, resolved or disconnected).
     pub fn is_open(&self) -> bool {
@@ -410,6 +403,7 @@ impl Drop for ServerRequest {
 /// v1 ones (`execCommandApproval`, `applyPatchApproval`)
 /// `approved`/`approved_for_session`/`denied`/`abort`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Decision {
     /// Approve.
     Accept,
@@ -564,6 +558,7 @@ pub fn fail_closed_answer(method: &str) -> std::result::Result<serde_json::Value
 
 /// Something the connection reports that is neither a notification nor a server request.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub enum ConnectionEvent {
     /// A line that is not valid JSON-RPC, a line over the size cap, or a callback that panicked.
     /// The connection keeps going.
@@ -588,6 +583,7 @@ pub enum ConnectionEvent {
 
 /// One reconnect attempt ([`ConnectionEvent::Reconnecting`]).
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct ReconnectAttempt {
     /// 1 for the first attempt.
     pub attempt: u32,
@@ -601,6 +597,7 @@ pub struct ReconnectAttempt {
 
 /// What a reconnect restored and what it could not ([`ConnectionEvent::Reconnected`]).
 #[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
 pub struct Rejoined {
     /// Attempts it took.
     pub attempts: u32,
@@ -629,6 +626,7 @@ pub type Attachment = Box<dyn std::any::Any + Send>;
 /// The outcome of a request sent with [`Client::send_request`](crate::Client::send_request),
 /// delivered as an event.
 #[derive(Debug)]
+#[non_exhaustive]
 pub struct Response {
     /// The token the request was sent with.
     pub token: u64,

@@ -24,6 +24,9 @@ pub mod auth;
 mod client;
 pub mod compat;
 mod correlation;
+/// Delivery internals the bindings build on (their executors, bounded waits); not part of
+/// the stable API: [`EventReceiver`] and the handler types are re-exported at the root.
+#[doc(hidden)]
 pub mod delivery;
 mod error;
 mod event;
@@ -38,6 +41,9 @@ mod params;
 pub mod protocol;
 mod responder;
 mod router;
+/// The library's runtime (its task counter and panic text for the bindings and the leak
+/// tests); not part of the stable API.
+#[doc(hidden)]
 pub mod rt;
 mod scan;
 mod secret;
@@ -45,7 +51,7 @@ pub use secret::Secret;
 mod session;
 mod skills;
 mod thread;
-pub mod transport;
+mod transport;
 mod turn;
 mod typed;
 mod views;

@@ -21,6 +21,7 @@ pub const LOG_QUEUE: usize = 8192;
 
 /// One log record.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct LogRecord {
     /// Severity.
     pub level: tracing::Level,

@@ -9,6 +9,7 @@ use crate::error::RpcError;
 /// A JSON-RPC request id: a number or a string.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(untagged)]
+#[non_exhaustive]
 pub enum RequestId {
     /// Integer id (what this library generates, and what the app-server uses for its requests).
     Int(i64),

@@ -11,6 +11,7 @@ use crate::turn::{TurnResult, TurnStream};
 
 /// User input of a turn: a list of input items (text, image URL, local image, ...).
 #[derive(Debug, Clone, Default, PartialEq)]
+#[non_exhaustive]
 pub struct Input(pub Vec<Value>);
 
 impl Input {
@@ -119,6 +120,7 @@ impl From<String> for Input {
 
 /// The status of a thread, derived from the server's `thread/status/changed` events.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum ThreadStatus {
     /// No status event seen yet for this thread on this connection.
     Unknown,

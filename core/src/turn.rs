@@ -18,6 +18,7 @@ use crate::skills::SkillInfo;
 
 /// What a finished turn produced, gathered from its events.
 #[derive(Debug, Clone, Default, PartialEq)]
+#[non_exhaustive]
 pub struct TurnResult {
     /// The thread the turn ran on.
     pub thread_id: String,

@@ -180,13 +180,9 @@ impl Client {
             + Sync
             + 'static,
     ) -> Result<()> {
-        self.on_request::<server_requests::ItemCommandExecutionRequestApproval>(move |req| {
-            let decision = f(&req.params);
-            req.respond_logged(CommandExecutionRequestApprovalResponse {
-                decision,
-                extra: Default::default(),
-            });
-        })
+        self.on_request::<server_requests::ItemCommandExecutionRequestApproval>(
+            command_approval_handler(f),
+        )
     }
 
     /// Answer file-change approvals (`item/fileChange/requestApproval`) with the decision `f`
@@ -366,6 +362,24 @@ impl CommandExecutionApprovalDecision {
     }
 }
 
+/// The handler of `on_command_approval` (client-wide or one thread's): answer with the
+/// decision `f` returns.
+fn command_approval_handler(
+    f: impl Fn(&CommandExecutionRequestApprovalParams) -> CommandExecutionApprovalDecision
+        + Send
+        + Sync
+        + 'static,
+) -> impl Fn(TypedRequest<server_requests::ItemCommandExecutionRequestApproval>) + Send + Sync + 'static
+{
+    move |req| {
+        let decision = f(&req.params);
+        req.respond_logged(CommandExecutionRequestApprovalResponse {
+            decision,
+            extra: Default::default(),
+        });
+    }
+}
+
 impl crate::thread::Thread {
     /// Register a typed handler for server requests of method `M` on this thread only (it wins
     /// over handlers registered on the client). Same contract as
@@ -385,13 +399,9 @@ impl crate::thread::Thread {
             + Sync
             + 'static,
     ) -> Result<()> {
-        self.on_request::<server_requests::ItemCommandExecutionRequestApproval>(move |req| {
-            let decision = f(&req.params);
-            req.respond_logged(CommandExecutionRequestApprovalResponse {
-                decision,
-                extra: Default::default(),
-            });
-        })
+        self.on_request::<server_requests::ItemCommandExecutionRequestApproval>(
+            command_approval_handler(f),
+        )
     }
 
     /// Remove this thread's own handlers (client-wide ones apply again).

@@ -278,15 +278,11 @@ fn overload_is_retried_with_backoff_then_succeeds_or_surfaces() {
         .unwrap();
     assert_eq!(v["attempts"], 3);
     // More failures than attempts: an overload error carrying the attempt count.
-    let opts = RequestOptions {
-        read_ahead: None,
-        timeout: None,
-        retry: Some(RetryPolicy {
-            max_attempts: 3,
-            base: Duration::from_millis(1),
-            cap: Duration::from_millis(5),
-        }),
-    };
+    let opts = RequestOptions::default().with_retry(RetryPolicy::new(
+        3,
+        Duration::from_millis(1),
+        Duration::from_millis(5),
+    ));
     let c2 = fake_client(&["overload"], fake_options(&["overload"]));
     match c2.request_blocking_with("test/overload", json!({"failures": 10}), opts) {
         Err(Error::Overloaded { attempts, last }) => {

@@ -19,11 +19,11 @@ use support::proxy::relayed_app_server;
 use support::*;
 
 fn policy(on: bool) -> Option<ReconnectPolicy> {
-    on.then_some(ReconnectPolicy {
-        max_attempts: 5,
-        base: Duration::from_millis(20),
-        cap: Duration::from_millis(200),
-    })
+    on.then_some(ReconnectPolicy::new(
+        5,
+        Duration::from_millis(20),
+        Duration::from_millis(200),
+    ))
 }
 
 fn count(dir: &str) -> usize {
@@ -258,10 +258,10 @@ fn websocket(env: &RealEnv, on: bool, stall: bool) -> Row {
         .websocket(&url, None)
         .delivery(Delivery::Poll)
         .reconnect(policy(on))
-        .heartbeat(Some(codex_client::Heartbeat {
-            interval: Duration::from_millis(500),
-            timeout: Duration::from_millis(500),
-        }))
+        .heartbeat(Some(codex_client::Heartbeat::new(
+            Duration::from_millis(500),
+            Duration::from_millis(500),
+        )))
         .connect_timeout(Duration::from_secs(2))
         .default_timeout(Duration::from_secs(3));
     let c = Client::new(opts);

@@ -277,12 +277,8 @@ fn exec_with_raw(answer: fn(codex_client::ServerRequest)) -> (bool, codex_client
 fn error_or_unexpected_answer_declines() {
     let (ran, r) = exec_with_raw(|req| {
         assert_eq!(req.method, "item/commandExecution/requestApproval");
-        req.respond_error(&codex_client::RpcError {
-            code: -32000,
-            message: "no".into(),
-            data: None,
-        })
-        .unwrap();
+        req.respond_error(&codex_client::RpcError::new(-32000, "no", None))
+            .unwrap();
     });
     assert!(!ran, "an error answer approved the command");
     assert!(r.final_response.unwrap_or_default().contains("rejected"));

@@ -197,3 +197,179 @@ fn the_edge_cases_exercise_every_key_both_ways() {
     let json: Vec<Value> = serde_json::from_str(&codex_client::options::cases_json()).unwrap();
     assert_eq!(json.len(), all.len());
 }
+
+/// The typed Rust setters of `ClientOptions` give every edge value of the option table the
+/// table's meaning: the same 0, the same range (a value the table refuses fails `validate`,
+/// and so `connect`, naming the option), the same effective value; and the defaults of
+/// `ClientOptions` are the table's.
+#[test]
+fn rust_setters_agree_with_the_table() {
+    use codex_client::{ClientOptions, RetryPolicy};
+    type Count = (
+        &'static str,
+        fn(ClientOptions, u64) -> ClientOptions,
+        fn(&ClientOptions) -> Value,
+    );
+    let counts: [Count; 4] = [
+        (
+            "event_queue_capacity",
+            |o, n| o.event_queue_capacity(n as usize),
+            |o| json!(o.event_queue_capacity),
+        ),
+        (
+            "max_line_bytes",
+            |o, n| o.max_line_bytes(n as usize),
+            |o| json!(o.max_line_bytes),
+        ),
+        (
+            "read_ahead_bytes",
+            |o, n| o.read_ahead_bytes(n as usize),
+            |o| json!(o.read_ahead_bytes),
+        ),
+        (
+            "retry_max_attempts",
+            |o, n| {
+                o.retry(RetryPolicy::new(
+                    n as u32,
+                    RetryPolicy::DEFAULT_BASE,
+                    RetryPolicy::DEFAULT_CAP,
+                ))
+            },
+            |o| json!(o.retry.max_attempts),
+        ),
+    ];
+    type Secs = (
+        &'static str,
+        fn(ClientOptions, Duration) -> ClientOptions,
+        fn(&ClientOptions) -> Duration,
+    );
+    let seconds: [Secs; 4] = [
+        (
+            "default_timeout",
+            |o, d| o.default_timeout(d),
+            |o| o.default_timeout,
+        ),
+        (
+            "connect_timeout",
+            |o, d| o.connect_timeout(d),
+            |o| o.connect_timeout,
+        ),
+        ("reply_spin", |o, d| o.reply_spin(d), |o| o.reply_spin),
+        (
+            "retry_cap",
+            |o, d| {
+                o.retry(RetryPolicy::new(
+                    RetryPolicy::DEFAULT_ATTEMPTS,
+                    RetryPolicy::DEFAULT_BASE,
+                    d,
+                ))
+            },
+            |o| o.retry.cap,
+        ),
+    ];
+    let mut checked = 0;
+    for c in cases() {
+        let agree = |o: &ClientOptions, effective: Value| {
+            assert_eq!(
+                o.validate().is_ok(),
+                c.ok,
+                "{}={}: {:?}",
+                c.key,
+                c.value,
+                o.validate()
+            );
+            if let Err(e) = o.validate() {
+                assert!(e.to_string().contains(c.key), "{e}");
+            } else {
+                assert_eq!(effective, c.effective, "{}={}", c.key, c.value);
+            }
+        };
+        if let (Some((_, set, get)), Some(n)) =
+            (counts.iter().find(|k| k.0 == c.key), c.value.as_u64())
+        {
+            if c.key == "retry_max_attempts" && n > u64::from(u32::MAX) {
+                continue; // the typed policy's u32 cannot hold it
+            }
+            let o = set(ClientOptions::default(), n);
+            agree(&o, get(&o));
+            checked += 1;
+        }
+        if let (Some((_, set, get)), Some(s)) =
+            (seconds.iter().find(|k| k.0 == c.key), c.value.as_f64())
+        {
+            if (0.0..1e12).contains(&s) {
+                let o = set(ClientOptions::default(), Duration::from_secs_f64(s));
+                agree(&o, json!(get(&o).as_secs_f64()));
+                checked += 1;
+            }
+        }
+    }
+    assert!(checked >= 40, "only {checked} cases checked");
+    // The two disagreements, now gone.
+    let e = ClientOptions::default()
+        .max_line_bytes(10)
+        .validate()
+        .unwrap_err();
+    assert!(
+        e.to_string().contains("max_line_bytes") && e.to_string().contains("1024"),
+        "{e}"
+    );
+    assert_eq!(
+        ClientOptions::default()
+            .event_queue_capacity(0)
+            .event_queue_capacity,
+        codex_client::DEFAULT_EVENT_QUEUE_CAPACITY
+    );
+    // A field set directly is held to the same range.
+    let mut o = ClientOptions::default();
+    o.max_line_bytes = 0;
+    assert!(o
+        .validate()
+        .unwrap_err()
+        .to_string()
+        .contains("max_line_bytes"));
+    // The defaults of ClientOptions are the table's, every one.
+    assert_eq!(
+        format!("{:?}", OptionsBuilder::new().build().unwrap()),
+        format!("{:?}", ClientOptions::default())
+    );
+}
+
+/// Each row says which clients it applies to; set on another client it is refused at build,
+/// naming the option and the client.
+#[test]
+fn an_option_for_another_client_is_refused_naming_both() {
+    let table: Vec<Value> = serde_json::from_str(&keys_json()).unwrap();
+    let row = |n: &str| table.iter().find(|k| k["name"] == n).unwrap().clone();
+    assert_eq!(row("mcp_cache")["clients"], json!(["mcp"]));
+    assert_eq!(
+        row("default_timeout")["clients"],
+        json!(["app-server", "exec", "codex-mcp-server", "mcp"])
+    );
+    assert_eq!(
+        row("max_line_bytes")["range"],
+        json!([1024.0, (1u64 << 40) as f64])
+    );
+    assert_eq!(row("max_line_bytes")["zero"], json!("the default"));
+    assert_eq!(row("reply_spin")["zero"], json!("off"));
+    let mut b = OptionsBuilder::new();
+    b.set("mcp_cache", json!(false)).unwrap();
+    let e = b.build().unwrap_err();
+    assert_eq!(e.kind(), codex_client::ErrorKind::InvalidArgument);
+    let m = e.to_string();
+    assert!(
+        m.contains("mcp_cache") && m.contains("app-server") && m.contains("mcp"),
+        "{m}"
+    );
+    b.set("command", json!(["server"])).unwrap();
+    assert!(b.build().is_ok());
+    // Set to its default, an option does not count as given.
+    let mut b = OptionsBuilder::new();
+    b.set("mcp_cache", json!(true)).unwrap();
+    assert!(b.build().is_ok());
+    let mut b = OptionsBuilder::new();
+    b.set("command", json!(["server"])).unwrap();
+    b.set("skill_emulation", json!("always")).unwrap();
+    let m = b.build().unwrap_err().to_string();
+    assert!(m.contains("skill_emulation") && m.contains("mcp"), "{m}");
+}

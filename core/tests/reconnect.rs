@@ -15,11 +15,11 @@ use support::proxy::relayed_app_server;
 use support::*;
 
 fn quick() -> Option<ReconnectPolicy> {
-    Some(ReconnectPolicy {
-        max_attempts: 5,
-        base: Duration::from_millis(20),
-        cap: Duration::from_millis(200),
-    })
+    Some(ReconnectPolicy::new(
+        5,
+        Duration::from_millis(20),
+        Duration::from_millis(200),
+    ))
 }
 
 /// Pull events until `pred` matches one (30 s at most); the events before it.
@@ -134,11 +134,11 @@ fn the_policy_gives_up_when_the_server_stays_away() {
         env.options()
             .websocket(&url, None)
             .delivery(Delivery::Poll)
-            .reconnect(Some(ReconnectPolicy {
-                max_attempts: 3,
-                base: Duration::from_millis(10),
-                cap: Duration::from_millis(50),
-            })),
+            .reconnect(Some(ReconnectPolicy::new(
+                3,
+                Duration::from_millis(10),
+                Duration::from_millis(50),
+            ))),
     );
     c.connect().unwrap();
     server.kill();
@@ -343,10 +343,10 @@ fn a_websocket_cut_during_an_approval_delivers_it_again_and_answering_completes_
 }
 
 fn short_heartbeat() -> Option<codex_client::Heartbeat> {
-    Some(codex_client::Heartbeat {
-        interval: Duration::from_millis(200),
-        timeout: Duration::from_millis(300),
-    })
+    Some(codex_client::Heartbeat::new(
+        Duration::from_millis(200),
+        Duration::from_millis(300),
+    ))
 }
 
 #[test]

@@ -681,7 +681,7 @@ ffi_fn! {
             None => None,
             text => Some(params_value(text, "data_json", serde_json::Value::Null)?),
         };
-        e.request.respond_error(&RpcError { code, message, data })?;
+        e.request.respond_error(&RpcError::new(code, message, data))?;
         Ok(())
     }
 }

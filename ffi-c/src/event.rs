@@ -210,6 +210,9 @@ impl codex_event_t {
                 ConnectionEvent::Reconnecting(_) => CODEX_EVENT_RECONNECTING,
                 ConnectionEvent::Reconnected(_) => CODEX_EVENT_RECONNECTED,
                 ConnectionEvent::Auth(_) => CODEX_EVENT_AUTH,
+                // A connection event newer than this ABI: reported as an error event (its
+                // message and JSON view still say what it is).
+                _ => CODEX_EVENT_ERROR,
             },
         }
     }

@@ -29,6 +29,7 @@ from ._results import InitializeResult, TurnResult
 from ._errors import NotConnectedError
 from ._native import CallToolResult, Progress
 from ._keywords import AsyncClientKeywords, AsyncThreadKeywords
+from ._options import with_options
 from ._requests import AsyncRequests
 from ._sync import Client, Thread
 
@@ -300,6 +301,7 @@ class AsyncToolCall(ToolCallBase):
         self.cancel()
 
 
+@with_options
 class AsyncClient(AsyncClientKeywords[AsyncThread], AsyncRequests, ClientBase):
     """A connection to ``codex app-server`` for asyncio code.
 
@@ -307,33 +309,18 @@ class AsyncClient(AsyncClientKeywords[AsyncThread], AsyncRequests, ClientBase):
     stops the server on exit. ``async for event in client:`` yields the notifications and
     connection events that are not routed to a turn being streamed.
 
-    Options (keyword-only; the Rust core's ``ClientOptions``, see the README): ``codex_bin``
-    (default: ``codex`` on ``PATH``), ``args`` (after ``app-server``), ``config`` (``-c
-    key=value`` overrides), ``env``, ``clear_env``, ``cwd``, ``codex_home``, ``client_name``,
-    ``client_title``, ``client_version``, ``experimental_api``,
-    ``opt_out_notification_methods``, ``default_timeout`` (seconds, default 300),
-    ``retry_max_attempts``/``retry_base``/``retry_cap`` (overload retry),
-    ``event_queue_capacity``, ``max_line_bytes``, ``read_ahead_bytes``,
-    ``dedicated_dispatch_thread`` (handlers of this client on a thread of its own instead of
-    one of the library's shared dispatch threads; see :class:`codexclient.Client`),
-    ``connect_timeout`` (the whole :meth:`connect`, default 30 s), ``reply_spin`` (seconds a
-    blocking request may spin for its reply before sleeping; default 50e-6, adaptive, 0 turns
-    it off, at most 0.01), ``transport`` (``"stdio"`` by default,
-    ``"exec"``, ``"mcp"``, ``"ws://…"``/``"wss://…"``, ``"unix"``, ``"unix://PATH"``, and
-    for any MCP server ``"mcp+stdio"`` (with ``command``), ``"mcp+stdio:PROGRAM ARG…"``
-    (split at spaces; quotes group) or ``"http://…"``/``"https://…"`` (Streamable HTTP; a
-    legacy HTTP+SSE server by its SSE URL); an unknown value raises
-    :class:`InvalidArgumentError` here) and ``token`` (bearer token for
-    ``ws://``/``wss://`` and ``http://``/``https://``, never logged nor kept on the object).
+    Options (keyword-only): listed below, from the core's option table. ``transport``
+    chooses the server: an unknown value raises :class:`InvalidArgumentError` here, and
+    ``token`` is never logged nor kept on the object; ``dedicated_dispatch_thread`` runs this
+    client's handlers on a thread of its own (see :class:`codexclient.Client`).
 
     MCP options: ``command`` (the MCP server's argv, ``[PROGRAM, ARG, ...]``; implies
     ``transport="mcp+stdio"``; ``env``, ``clear_env`` and ``cwd`` apply to it), ``headers``
     (a mapping of HTTP headers sent with every request to an HTTP server; values never
     logged), ``mcp_roots`` (the roots answered to the server's ``roots/list``: URIs, local
     paths or ``(uri_or_path, name)`` pairs; without them :meth:`on_roots` handles the
-    request) and ``mcp_capabilities`` (the client capabilities sent in ``initialize``;
-    default: roots, sampling and elicitation, whose requests are refused or declined when no
-    handler is registered). Against an MCP server use the MCP methods (:meth:`list_tools`,
+    request) and ``mcp_capabilities`` (the client capabilities sent in ``initialize``; the
+    requests of those with no handler are refused or declined). Against an MCP server use the MCP methods (:meth:`list_tools`,
     :meth:`call_tool`, :meth:`read_resource`, ...), :meth:`request` for anything else, and
     :meth:`on_sampling`, :meth:`on_elicitation`, :meth:`on_roots` for the server's requests;
     its notifications (``notifications/resources/updated``, ``…/list_changed``,
@@ -343,7 +330,7 @@ class AsyncClient(AsyncClientKeywords[AsyncThread], AsyncRequests, ClientBase):
     callable given the authorization URL that returns the URL the browser was redirected to;
     plain, run on a library thread and free to block, or ``async def``, awaited on this
     client's loop; or a :class:`LoopbackBrowser`), ``token_store`` (an object with ``load``/``save``/``clear``,
-    see :class:`TokenStore`; default: in memory, or ``oauth_token_file``) and the ``oauth_*``
+    see :class:`TokenStore`; else in memory, or ``oauth_token_file``) and the ``oauth_*``
     options. Authorization steps arrive as connection events of kind ``auth``.
 
     Server requests (approvals, ...) go to the handlers registered with

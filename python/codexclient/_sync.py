@@ -21,6 +21,7 @@ from . import _native
 from ._account import Login
 from ._base import ClientBase, ThreadBase, ToolCallBase, TurnBase, _page, _same
 from ._handlers import Event, ProgressHandler, finish, handler_failed
+from ._options import with_options
 from ._inputs import Input, Skills
 from ._json import Params, arguments_json as _args, loads
 from ._listen import Listen, listen_filter
@@ -159,12 +160,13 @@ class ToolCall(ToolCallBase):
         self.cancel()
 
 
+@with_options
 class Client(ClientKeywords[Thread], SyncRequests, ClientBase):
     """A blocking connection to ``codex app-server``, or to any MCP server.
 
     ``with Client(...) as client:`` spawns the server, runs the handshake and stops the server
     on exit. Takes the same options as :class:`AsyncClient`, including ``transport``
-    (``"stdio"`` by default, ``"exec"``, ``"mcp"``, ``"ws://…"``/``"wss://…"`` with ``token``,
+    (``"stdio"``, ``"exec"``, ``"mcp"``, ``"ws://…"``/``"wss://…"`` with ``token``,
     ``"unix"``, ``"unix://PATH"``; an unknown value raises :class:`InvalidArgumentError`, a call
     the transport cannot serve :class:`UnsupportedError`) and the MCP ones (an MCP server by
     ``command=[PROGRAM, ARG, ...]``, ``transport="mcp+stdio:PROGRAM ARG…"`` or
@@ -176,7 +178,7 @@ class Client(ClientKeywords[Thread], SyncRequests, ClientBase):
     callable given the authorization URL that returns the URL the browser was redirected to;
     plain, run on a library thread and free to block, or ``async def``; or a
     :class:`LoopbackBrowser`), ``token_store`` (an object with ``load``/``save``/``clear``,
-    see :class:`TokenStore`; default: in memory, or ``oauth_token_file``) and the ``oauth_*``
+    see :class:`TokenStore`; else in memory, or ``oauth_token_file``) and the ``oauth_*``
     options. Authorization steps arrive as connection events of kind ``auth``.
 
     Handlers may be plain functions or ``async def`` (run to completion with

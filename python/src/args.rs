@@ -18,7 +18,7 @@ pub(crate) fn json_value(py: Python<'_>, text: &str) -> PyResult<Value> {
 
 /// A Python object as a JSON value (`InvalidArgumentError` naming what has no JSON form;
 /// `what` prefixes the message when given).
-pub(crate) fn py_value(
+pub(crate) fn py_to_value(
     py: Python<'_>,
     v: &Bound<'_, PyAny>,
     what: Option<&str>,

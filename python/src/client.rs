@@ -9,7 +9,7 @@ use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use pyo3::IntoPyObjectExt;
 
-use crate::args::{input, json_value, py_value, raw_params};
+use crate::args::{input, json_value, py_to_value, raw_params};
 use crate::errors::{simple, IntoPyResult};
 use crate::executor::{request_options, run, run_spinning, Aio};
 use crate::mcp::ToolCall;
@@ -34,7 +34,7 @@ fn builder_onto(
 ) -> PyResult<OptionsBuilder> {
     for (k, v) in options.into_iter().flatten() {
         let key: String = k.extract()?;
-        let value = py_value(py, &v, Some(&format!("option `{key}`")))?;
+        let value = py_to_value(py, &v, Some(&format!("option `{key}`")))?;
         b.set(&key, value).py(py)?;
     }
     Ok(b)

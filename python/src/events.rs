@@ -11,7 +11,7 @@ use pyo3::{IntoPyObjectExt, PyClassInitializer};
 
 use serde_json::Value;
 
-use crate::args::py_value;
+use crate::args::py_to_value;
 use crate::errors::IntoPyResult;
 
 fn params_of<'py>(
@@ -206,7 +206,7 @@ message_class!(ServerRequest {
     /// (the request stays open) when it is not JSON, or for an approval when its `decision`
     /// is not one of the method's decisions.
     fn respond(&self, py: Python<'_>, result: &Bound<'_, PyAny>) -> PyResult<()> {
-        let json = py_value(py, result, None)?.to_string();
+        let json = py_to_value(py, result, None)?.to_string();
         self.respond_checked(py, &json)
     }
     /// Answer with a result given as JSON text (checked as by `respond`).
@@ -218,7 +218,7 @@ message_class!(ServerRequest {
     /// or any decision of the method) is worded for the method and wrapped as
     /// `{"decision": ...}`; other requests take the whole result.
     fn answer(&self, py: Python<'_>, value: &Bound<'_, PyAny>) -> PyResult<()> {
-        let value = py_value(py, value, None)?;
+        let value = py_to_value(py, value, None)?;
         let answer = codex_client::approval_answer(&self.inner.method, value);
         self.respond_checked(py, &answer.to_string())
     }
@@ -232,14 +232,10 @@ message_class!(ServerRequest {
         data: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<()> {
         let data = match data {
-            Some(d) if !d.is_none() => Some(py_value(py, d, None)?),
+            Some(d) if !d.is_none() => Some(py_to_value(py, d, None)?),
             _ => None,
         };
-        let err = RpcError {
-            code,
-            message,
-            data,
-        };
+        let err = RpcError::new(code, message, data);
         let r = py.detach(|| self.inner.respond_error(&err));
         r.py(py)
     }

@@ -20,7 +20,7 @@ use crate::errors::simple;
 use crate::executor::{block_on, run, Aio, Outcome};
 
 /// JSON as Python objects.
-fn py_value(py: Python<'_>, v: &Value) -> PyResult<Py<PyAny>> {
+fn value_to_py(py: Python<'_>, v: &Value) -> PyResult<Py<PyAny>> {
     crate::json::loads(py, &v.to_string())
 }
 
@@ -32,14 +32,14 @@ trait Field {
 
 impl Field for Value {
     fn py(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
-        py_value(py, self)
+        value_to_py(py, self)
     }
 }
 
 impl Field for Option<Value> {
     fn py(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
         self.as_ref()
-            .map_or_else(|| Ok(py.None()), |v| py_value(py, v))
+            .map_or_else(|| Ok(py.None()), |v| value_to_py(py, v))
     }
 }
 
@@ -47,7 +47,7 @@ impl Field for Vec<Value> {
     fn py(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
         let list = PyList::empty(py);
         for item in self {
-            list.append(py_value(py, item)?)?;
+            list.append(value_to_py(py, item)?)?;
         }
         Ok(list.into_any().unbind())
     }
@@ -280,7 +280,7 @@ result_class! {
 
 impl Obj for Value {
     fn obj(self, py: Python<'_>) -> PyResult<Py<PyAny>> {
-        py_value(py, &self)
+        value_to_py(py, &self)
     }
 }
 
@@ -491,7 +491,7 @@ impl ToolCall {
     /// The progress token sent with the request.
     #[getter]
     fn token(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
-        py_value(py, &self.token)
+        value_to_py(py, &self.token)
     }
 
     /// Whether the answer came (or the call was cancelled): no update follows.

@@ -14,6 +14,7 @@ import pytest
 
 import codexclient
 from codexclient import AsyncClient, Client, InvalidArgumentError, _native
+from codexclient._options import OPTIONS_DOC
 
 KEYS: List[Dict[str, Any]] = json.loads(_native.option_keys())
 CASES: List[Dict[str, Any]] = json.loads(_native.option_cases())
@@ -77,3 +78,20 @@ def test_python_idioms() -> None:
     c._life.release(False)
     with pytest.raises(InvalidArgumentError, match="cannot be sent as JSON"):
         Client(mcp_capabilities={"x": object()})
+
+
+def test_docstrings_state_the_table_not_prose() -> None:
+    """The options section of both clients' docstrings is made from the core's table: every
+    key with its range and what 0 means, as the table has them."""
+    for cls in (Client, AsyncClient):
+        doc = cls.__doc__ or ""
+        for k in KEYS:
+            assert f"``{k['name']}``" in doc, (cls.__name__, k["name"])
+            line = next(ln for ln in doc.splitlines() if f"``{k['name']}`` (" in ln)
+            if k["zero"]:
+                assert f"0: {k['zero']}" in line, line
+            if k["range"] is not None:
+                assert k["unit"] in line, line
+        # No default restated in the written prose (the issue's "default 300", "at most 0.01").
+        prose = doc.split(OPTIONS_DOC)[0]
+        assert "default 300" not in prose and "at most 0.01" not in prose and "default 30 s" not in prose

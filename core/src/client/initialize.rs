@@ -10,6 +10,7 @@ use crate::options::Protocol;
 /// What the server said in answer to `initialize` (for an MCP server: `raw` holds its
 /// `protocolVersion`, `capabilities`, `serverInfo` and `instructions`; see the accessors).
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct InitializeResult {
     /// The server's user agent string (includes the Codex version).
     pub user_agent: Option<String>,

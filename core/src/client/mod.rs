@@ -232,6 +232,7 @@ impl Client {
         Arc<Session>,
         tokio::sync::oneshot::Receiver<Result<Box<RawValue>>>,
     )> {
+        self.options().validate()?;
         // Also in poll mode: handlers registered there run in `dispatch_events`.
         let handlers = Some(self.inner.handlers.clone());
         let session = {

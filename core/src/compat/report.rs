@@ -8,6 +8,7 @@ use serde::Serialize;
 /// Where in the protocol a difference is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 #[serde(rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum Section {
     /// A client-to-server request method.
     ClientMethod,
@@ -40,6 +41,7 @@ impl Section {
 /// How the running Codex differs from the library's schema.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 #[serde(rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum Change {
     /// Only the running Codex has it.
     Added,
@@ -63,6 +65,7 @@ impl Change {
 /// What the library does with a difference, from harmless to failing.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 #[serde(rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum Verdict {
     /// Known to the library but this server never sends it: nothing to do.
     Unused,
@@ -91,6 +94,7 @@ impl Verdict {
 
 /// One difference between the running Codex and the library's schema.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
 pub struct Difference {
     /// Where it is.
     pub section: Section,
@@ -110,6 +114,7 @@ pub struct Difference {
 /// binary and the schema the library was generated from. `Display` gives the text report,
 /// [`to_json`](Self::to_json) the JSON form.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
 pub struct CompatReport {
     /// The binary that was asked.
     pub codex_binary: String,

@@ -71,6 +71,21 @@ pub(super) struct OAuthOptions {
     pub authorize_timeout: Option<std::time::Duration>,
 }
 
+impl OptionsBuilder {
+    /// A builder holding `o` as it is (its reconnect and heartbeat as the policy options), to
+    /// read or check typed options through the table.
+    pub(super) fn wrapping(o: ClientOptions) -> OptionsBuilder {
+        OptionsBuilder {
+            reconnect_on: o.reconnect.is_some(),
+            reconnect: o.reconnect.unwrap_or_default(),
+            heartbeat_on: o.heartbeat.is_some(),
+            heartbeat: o.heartbeat.unwrap_or_default(),
+            o,
+            ..OptionsBuilder::new()
+        }
+    }
+}
+
 /// The grants of option `oauth_grant`.
 pub(super) const OAUTH_GRANTS: &[&str] = &[
     "authorization_code",
@@ -265,8 +280,9 @@ impl OptionsBuilder {
         self.oauth.store = Some(store);
     }
 
-    /// The client options, after the checks that involve several options.
-    pub fn build(&self) -> Result<ClientOptions> {
+    /// [`build`](Self::build) without the check of which client each option applies to
+    /// (that is the table's, in `keys.rs`).
+    pub(super) fn build_transport(&self) -> Result<ClientOptions> {
         let bad = |m: &str| Err(Error::InvalidArgument(m.to_owned()));
         let mut o = self.o.clone();
         let kind = match &self.command {

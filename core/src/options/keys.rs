@@ -10,9 +10,9 @@ use serde_json::{json, Value};
 use super::builder::OptionsBuilder;
 use super::value::*;
 use super::{
-    Delivery, Heartbeat, ReconnectPolicy, RetryPolicy, SkillEmulation, DEFAULT_CONNECT_TIMEOUT,
-    DEFAULT_EVENT_QUEUE_CAPACITY, DEFAULT_MAX_LINE_BYTES, DEFAULT_READ_AHEAD_BYTES,
-    DEFAULT_REPLY_SPIN, DEFAULT_TIMEOUT,
+    ClientOptions, Delivery, Heartbeat, ReconnectPolicy, RetryPolicy, SkillEmulation,
+    DEFAULT_CONNECT_TIMEOUT, DEFAULT_EVENT_QUEUE_CAPACITY, DEFAULT_MAX_LINE_BYTES,
+    DEFAULT_READ_AHEAD_BYTES, DEFAULT_REPLY_SPIN, DEFAULT_TIMEOUT,
 };
 use crate::protocol::mcp::era::EraMode;
 use crate::protocol::mcp::Root;
@@ -67,7 +67,72 @@ impl ValueKind {
     }
 }
 
-/// One client option: its name and what it takes.
+/// The clients an option applies to: a set of the four kinds of client (the transport
+/// decides which one a client is). An option set to something else than its default on a
+/// client it does not apply to is refused at [`OptionsBuilder::build`].
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Clients(u8);
+
+impl Clients {
+    /// A Codex app-server (transports stdio, `ws://`, `wss://`, unix socket).
+    pub const APP_SERVER: Clients = Clients(1);
+    /// `codex exec --json` (transport `exec`).
+    pub const EXEC: Clients = Clients(2);
+    /// The `codex mcp-server` shim (transport `codex-mcp-server`, alias `mcp`).
+    pub const CODEX_MCP_SERVER: Clients = Clients(4);
+    /// Any MCP server (transports `mcp+stdio`, `http://`, `https://`).
+    pub const MCP: Clients = Clients(8);
+    /// The three Codex clients.
+    pub const CODEX: Clients = Clients(1 | 2 | 4);
+    /// Every client.
+    pub const ALL: Clients = Clients(15);
+
+    /// Both sets together.
+    pub const fn and(self, other: Clients) -> Clients {
+        Clients(self.0 | other.0)
+    }
+
+    /// Whether every client of `other` is in this set.
+    pub const fn contains(self, other: Clients) -> bool {
+        self.0 & other.0 == other.0
+    }
+
+    /// The names of the clients in the set (`"app-server"`, `"exec"`, `"codex-mcp-server"`,
+    /// `"mcp"`), as in [`keys_json`].
+    pub fn names(self) -> Vec<&'static str> {
+        [
+            (Self::APP_SERVER, "app-server"),
+            (Self::EXEC, "exec"),
+            (Self::CODEX_MCP_SERVER, "codex-mcp-server"),
+            (Self::MCP, "mcp"),
+        ]
+        .into_iter()
+        .filter(|(c, _)| self.contains(*c))
+        .map(|(_, n)| n)
+        .collect()
+    }
+
+    /// The client a transport makes.
+    pub fn of(transport: &super::TransportKind) -> Clients {
+        use super::TransportKind as T;
+        match transport {
+            T::Exec(_) => Self::EXEC,
+            T::CodexMcpServer => Self::CODEX_MCP_SERVER,
+            T::McpStdio(_) | T::McpHttp(_) => Self::MCP,
+            _ => Self::APP_SERVER,
+        }
+    }
+}
+
+impl std::fmt::Debug for Clients {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_set().entries(self.names()).finish()
+    }
+}
+
+/// One client option: its name, what it takes, its range and unit, what 0 means, the clients
+/// it applies to and its doc. Its default is what [`OptionsBuilder::get`] reads on a new
+/// builder (`"default"` in [`keys_json`]).
 #[derive(Debug)]
 #[non_exhaustive]
 pub struct OptionKey {
@@ -79,8 +144,41 @@ pub struct OptionKey {
     pub list: bool,
     /// Whether its value is a secret (never shown in messages; read back as `"<redacted>"`).
     pub secret: bool,
-    /// What it means, its range and what 0 means.
+    /// The clients it applies to.
+    pub clients: Clients,
+    /// The smallest and largest value taken besides 0 (numbers: seconds or a count).
+    pub range: Option<(f64, f64)>,
+    /// The unit of a number (`"seconds"`, `"bytes"`, `"events"`, ...).
+    pub unit: Option<&'static str>,
+    /// What 0 means for a number (`"the default"`, `"off"`); `null` always means the default.
+    pub zero: Option<&'static str>,
+    /// What it means (its range, default and 0 are in the fields above).
     pub doc: &'static str,
+}
+
+impl OptionKey {
+    /// This key with the range `min..=max` (besides 0) and the unit `unit`.
+    const fn range(mut self, min: f64, max: f64, unit: &'static str) -> Self {
+        self.range = Some((min, max));
+        self.unit = Some(unit);
+        self.zero = Some("the default");
+        self
+    }
+
+    /// This key with 0 meaning `zero` (instead of the default).
+    const fn zero(mut self, zero: &'static str) -> Self {
+        self.zero = Some(zero);
+        self
+    }
+
+    /// Whether `value` (a number as [`OptionsBuilder::get`] reads it) is in this key's range
+    /// (0 only when 0 means "off": a typed field of 0 is no default).
+    fn in_range(&self, value: &Value) -> bool {
+        let (Some((min, max)), Some(v)) = (self.range, value.as_f64()) else {
+            return true;
+        };
+        (v == 0.0 && self.zero == Some("off")) || (min..=max).contains(&v)
+    }
 }
 
 type Setter = fn(&mut OptionsBuilder, &Value) -> Result<()>;
@@ -98,32 +196,49 @@ pub(super) struct Entry {
 const MAX: Duration = Duration::from_secs(MAX_SECONDS);
 /// The largest count or size an option takes (2^40: a terabyte, a trillion events).
 const MAX_COUNT: u64 = 1 << 40;
+/// `retry_max_attempts`: sends in all.
+const RETRY_ATTEMPTS: (u64, u64) = (1, 100);
+/// `reconnect_max_attempts`.
+const RECONNECT_ATTEMPTS: (u64, u64) = (1, 1000);
+/// `reply_spin`: the longest spin.
+const MAX_SPIN: Duration = Duration::from_millis(10);
 
-const fn key(name: &'static str, kind: ValueKind, doc: &'static str) -> OptionKey {
+const fn key(
+    clients: Clients,
+    name: &'static str,
+    kind: ValueKind,
+    doc: &'static str,
+) -> OptionKey {
     OptionKey {
         name,
         kind,
         list: false,
         secret: false,
+        clients,
+        range: None,
+        unit: None,
+        zero: None,
         doc,
     }
 }
 
-const fn list_key(name: &'static str, kind: ValueKind, doc: &'static str) -> OptionKey {
+const fn list_key(
+    clients: Clients,
+    name: &'static str,
+    kind: ValueKind,
+    doc: &'static str,
+) -> OptionKey {
     OptionKey {
-        name,
-        kind,
         list: true,
-        secret: false,
-        doc,
+        ..key(clients, name, kind, doc)
     }
 }
 
 /// A `true`/`false` option stored in a field.
 macro_rules! bool_entry {
-    ($name:literal, $doc:literal, $($f:ident).+, $default:expr) => {
+    ($clients:expr, $name:literal, $doc:literal, $($f:ident).+, $default:expr) => {
         Entry {
-            key: key($name, ValueKind::Bool, $doc),
+            key: key($clients, $name, ValueKind::Bool, $doc),
             set: |b, v| {
                 b.$($f).+ = bool_of($name, v)?;
                 Ok(())
@@ -137,9 +252,9 @@ macro_rules! bool_entry {
 
 /// A duration option (seconds; 0: the default) stored in a field.
 macro_rules! seconds_entry {
-    ($name:literal, $doc:literal, $($f:ident).+, $default:expr) => {
+    ($clients:expr, $name:literal, $doc:literal, $($f:ident).+, $default:expr) => {
         Entry {
-            key: key($name, ValueKind::Seconds, $doc),
+            key: key($clients, $name, ValueKind::Seconds, $doc).range(0.0, MAX_SECONDS as f64, "seconds"),
             set: |b, v| {
                 b.$($f).+ = or_default(seconds_of($name, v, MAX)?, $default);
                 Ok(())
@@ -153,9 +268,9 @@ macro_rules! seconds_entry {
 
 /// A size or count option (`min..=MAX_COUNT`; 0: the default) stored in a `usize` field.
 macro_rules! count_entry {
-    ($name:literal, $doc:literal, $($f:ident).+, $min:expr, $default:expr) => {
+    ($clients:expr, $name:literal, $doc:literal, $($f:ident).+, $min:expr, $unit:literal, $default:expr) => {
         Entry {
-            key: key($name, ValueKind::Count, $doc),
+            key: key($clients, $name, ValueKind::Count, $doc).range($min as f64, MAX_COUNT as f64, $unit),
             set: |b, v| {
                 let n = count_of($name, v, $min, MAX_COUNT)?;
                 b.$($f).+ = n.map_or($default, |n| n as usize);
@@ -170,9 +285,9 @@ macro_rules! count_entry {
 
 /// A string option (`Option<String>` field; `null` unsets it).
 macro_rules! opt_string_entry {
-    ($name:literal, $kind:ident, $doc:literal, $($f:ident).+, |$v:ident| $conv:expr) => {
+    ($clients:expr, $name:literal, $kind:ident, $doc:literal, $($f:ident).+, |$v:ident| $conv:expr) => {
         Entry {
-            key: key($name, ValueKind::$kind, $doc),
+            key: key($clients, $name, ValueKind::$kind, $doc),
             set: |b, $v| {
                 b.$($f).+ = Some($conv?.into());
                 Ok(())
@@ -187,11 +302,11 @@ macro_rules! opt_string_entry {
 /// A secret string option (`Option<Secret>` field; `null` unsets it; read back as
 /// `"<redacted>"`, never shown in a message).
 macro_rules! secret_entry {
-    ($name:literal, $doc:literal, $($f:ident).+) => {
+    ($clients:expr, $name:literal, $doc:literal, $($f:ident).+) => {
         Entry {
             key: OptionKey {
                 secret: true,
-                ..key($name, ValueKind::String, $doc)
+                ..key($clients, $name, ValueKind::String, $doc)
             },
             set: |b, v| {
                 b.$($f).+ = Some(crate::secret::Secret::new(string_of($name, v, true)?));
@@ -207,9 +322,9 @@ macro_rules! secret_entry {
 /// An optional setting of the exec transport (`Option` field of `ExecOptions`; `null` unsets
 /// it; setting one marks the exec options as used, which needs the exec transport).
 macro_rules! exec_entry {
-    ($name:literal, $kind:ident, $doc:literal, $field:ident, |$v:ident| $conv:expr) => {
+    ($clients:expr, $name:literal, $kind:ident, $doc:literal, $field:ident, |$v:ident| $conv:expr) => {
         Entry {
-            key: key($name, ValueKind::$kind, $doc),
+            key: key($clients, $name, ValueKind::$kind, $doc),
             set: |b, $v| {
                 b.exec.$field = Some($conv?);
                 b.exec_set = true;
@@ -224,10 +339,10 @@ macro_rules! exec_entry {
 
 /// A list option: `set` replaces the list, `add` appends one entry.
 macro_rules! list_entry {
-    ($name:literal, $kind:ident, $doc:literal, $($f:ident).+, all: |$v:ident| $all:expr,
+    ($clients:expr, $name:literal, $kind:ident, $doc:literal, $($f:ident).+, all: |$v:ident| $all:expr,
      one: |$w:ident| $one:expr, get: |$g:ident| $get:expr) => {
         Entry {
-            key: list_key($name, ValueKind::$kind, $doc),
+            key: list_key($clients, $name, ValueKind::$kind, $doc),
             set: |b, $v| {
                 b.$($f).+ = $all?;
                 Ok(())
@@ -383,8 +498,7 @@ const SKILL_EMULATION: &[&str] = &["never", "when_needed", "always"];
 pub(super) static KEYS: &[Entry] = &[
     // -- transport ---------------------------------------------------------------------------
     Entry {
-        key: key(
-            "transport",
+        key: key(Clients::ALL, "transport",
             ValueKind::String,
             "Where the server is: \"stdio\" (the default: spawn `codex app-server`), \"exec\" (one `codex exec --json` per turn), \"codex-mcp-server\" (alias \"mcp\": drive `codex mcp-server`), \"ws://…\"/\"wss://…\", \"unix\" or \"unix://PATH\" (the app-server control socket); any MCP server: \"mcp+stdio:PROGRAM ARG…\" (or \"mcp+stdio\" with `command`), \"http://…\"/\"https://…\" (Streamable HTTP, legacy SSE fallback).",
         ),
@@ -404,8 +518,7 @@ pub(super) static KEYS: &[Entry] = &[
     Entry {
         key: OptionKey {
             secret: true,
-            ..key(
-                "token",
+            ..key(Clients::ALL, "token",
                 ValueKind::String,
                 "Bearer token of a ws://, wss://, http:// or https:// transport (sent only over TLS or to a loopback address; never logged). Default: none.",
             )
@@ -419,8 +532,7 @@ pub(super) static KEYS: &[Entry] = &[
         add: None,
     },
     Entry {
-        key: key(
-            "command",
+        key: key(Clients::MCP, "command",
             ValueKind::Strings,
             "The MCP server to spawn, [PROGRAM, ARG…] (with transport \"mcp+stdio\" or none). Default: none.",
         ),
@@ -439,8 +551,7 @@ pub(super) static KEYS: &[Entry] = &[
     Entry {
         key: OptionKey {
             secret: true,
-            ..list_key(
-                "headers",
+            ..list_key(Clients::MCP, "headers",
                 ValueKind::Pairs,
                 "Extra HTTP headers of an MCP HTTP transport: [[NAME, value]…], [\"Name: value\"…] or {NAME: value}; add: one header. Values are never logged. Default: none.",
             )
@@ -470,8 +581,7 @@ pub(super) static KEYS: &[Entry] = &[
         }),
     },
     Entry {
-        key: key(
-            "delivery",
+        key: key(Clients::ALL, "delivery",
             ValueKind::Word,
             "How events reach the program: \"callbacks\" (the default: handlers run on a library-owned dispatch thread) or \"poll\" (the program pulls them).",
         ),
@@ -490,6 +600,7 @@ pub(super) static KEYS: &[Entry] = &[
         add: None,
     },
     bool_entry!(
+        Clients::ALL,
         "dedicated_dispatch_thread",
         "Callbacks: run this client's callbacks on a thread of its own instead of a thread of the shared pool (for callbacks that block). Default false.",
         o.dedicated_dispatch_thread,
@@ -497,6 +608,7 @@ pub(super) static KEYS: &[Entry] = &[
     ),
     // -- the server process --------------------------------------------------------------------
     opt_string_entry!(
+        Clients::CODEX,
         "codex_bin",
         Path,
         "Path of the `codex` binary. Default: $CODEX_BIN, then the native binary of an npm install next to a `codex` on PATH, then `codex` on PATH.",
@@ -504,6 +616,7 @@ pub(super) static KEYS: &[Entry] = &[
         |v| path_of("codex_bin", v)
     ),
     list_entry!(
+        Clients::CODEX,
         "args",
         Strings,
         "Extra arguments after `app-server` (exec: after every `codex exec` command line). Default: none.",
@@ -513,6 +626,7 @@ pub(super) static KEYS: &[Entry] = &[
         get: |a| json!(a)
     ),
     list_entry!(
+        Clients::CODEX,
         "config_overrides",
         Pairs,
         "`-c key=value` overrides of the server's config (the value is TOML; a non-string JSON value is written as JSON, which TOML reads for numbers, booleans and arrays). Default: none.",
@@ -522,6 +636,7 @@ pub(super) static KEYS: &[Entry] = &[
         get: |p| pairs_json(p)
     ),
     list_entry!(
+        Clients::ALL,
         "env",
         Pairs,
         "Environment variables of the server, merged into the inherited environment (or an empty one, see clear_env). Default: none.",
@@ -531,12 +646,14 @@ pub(super) static KEYS: &[Entry] = &[
         get: |p| pairs_json(p)
     ),
     bool_entry!(
+        Clients::ALL,
         "clear_env",
         "Start the server with an empty environment plus `env` instead of the inherited one. Default false.",
         o.clear_env,
         false
     ),
     opt_string_entry!(
+        Clients::ALL,
         "cwd",
         Path,
         "Working directory of the server. Default: the current directory.",
@@ -544,6 +661,7 @@ pub(super) static KEYS: &[Entry] = &[
         |v| path_of("cwd", v)
     ),
     opt_string_entry!(
+        Clients::CODEX,
         "codex_home",
         Path,
         "CODEX_HOME of the server. Default: inherited.",
@@ -552,7 +670,7 @@ pub(super) static KEYS: &[Entry] = &[
     ),
     // -- the handshake -------------------------------------------------------------------------
     Entry {
-        key: key("client_name", ValueKind::String, "clientInfo.name sent in initialize. Default \"codex-client\"."),
+        key: key(Clients::ALL, "client_name", ValueKind::String, "clientInfo.name sent in initialize. Default \"codex-client\"."),
         set: |b, v| {
             b.o.client_name = string_of("client_name", v, false)?;
             Ok(())
@@ -562,6 +680,7 @@ pub(super) static KEYS: &[Entry] = &[
         add: None,
     },
     opt_string_entry!(
+        Clients::ALL,
         "client_title",
         String,
         "clientInfo.title sent in initialize. Default: none.",
@@ -569,7 +688,7 @@ pub(super) static KEYS: &[Entry] = &[
         |v| string_of("client_title", v, false)
     ),
     Entry {
-        key: key("client_version", ValueKind::String, "clientInfo.version sent in initialize. Default: this library's version."),
+        key: key(Clients::ALL, "client_version", ValueKind::String, "clientInfo.version sent in initialize. Default: this library's version."),
         set: |b, v| {
             b.o.client_version = string_of("client_version", v, false)?;
             Ok(())
@@ -579,12 +698,14 @@ pub(super) static KEYS: &[Entry] = &[
         add: None,
     },
     bool_entry!(
+        Clients::CODEX,
         "experimental_api",
         "Ask for experimental methods and fields (capabilities.experimentalApi). Default false.",
         o.experimental_api,
         false
     ),
     list_entry!(
+        Clients::CODEX,
         "opt_out_notification_methods",
         Strings,
         "Notification methods the server should not send (capabilities.optOutNotificationMethods). Default: none.",
@@ -595,25 +716,26 @@ pub(super) static KEYS: &[Entry] = &[
     ),
     // -- time ----------------------------------------------------------------------------------
     seconds_entry!(
+        Clients::ALL,
         "default_timeout",
-        "Timeout of every request unless overridden per request, in seconds (at most a year). 0: the default, 300.",
+        "Timeout of every request unless overridden per request.",
         o.default_timeout,
         DEFAULT_TIMEOUT
     ),
     seconds_entry!(
+        Clients::ALL,
         "connect_timeout",
-        "Bound of a whole connect (spawn or dial, upgrade, initialize), in seconds. 0: the default, 30.",
+        "Bound of a whole connect (spawn or dial, upgrade, initialize).",
         o.connect_timeout,
         DEFAULT_CONNECT_TIMEOUT
     ),
     Entry {
-        key: key(
-            "retry_max_attempts",
+        key: key(Clients::ALL, "retry_max_attempts",
             ValueKind::Count,
-            "Overload (-32001) retry: sends in all, including the first (1: no retry; at most 100). 0: the default, 5.",
-        ),
+            "Overload (-32001) retry: sends in all, including the first (1: no retry).",
+        ).range(RETRY_ATTEMPTS.0 as f64, RETRY_ATTEMPTS.1 as f64, "sends"),
         set: |b, v| {
-            let n = count_of("retry_max_attempts", v, 1, 100)?;
+            let n = count_of("retry_max_attempts", v, RETRY_ATTEMPTS.0, RETRY_ATTEMPTS.1)?;
             b.o.retry.max_attempts = n.map_or(RetryPolicy::DEFAULT_ATTEMPTS, |n| n as u32);
             Ok(())
         },
@@ -622,20 +744,21 @@ pub(super) static KEYS: &[Entry] = &[
         add: None,
     },
     seconds_entry!(
+        Clients::ALL,
         "retry_base",
-        "Overload retry: backoff base in seconds (full jitter). 0: the default, 0.05.",
+        "Overload retry: backoff base (full jitter).",
         o.retry.base,
         RetryPolicy::DEFAULT_BASE
     ),
     seconds_entry!(
+        Clients::ALL,
         "retry_cap",
-        "Overload retry: the longest backoff in seconds. 0: the default, 2.",
+        "Overload retry: the longest backoff.",
         o.retry.cap,
         RetryPolicy::DEFAULT_CAP
     ),
     Entry {
-        key: key(
-            "reconnect",
+        key: key(Clients::ALL, "reconnect",
             ValueKind::Policy,
             "Reconnect and rejoin after an unexpected disconnect: true (the default policy), false (the default: off), or {max_attempts, base, cap} (turns it on).",
         ),
@@ -648,13 +771,12 @@ pub(super) static KEYS: &[Entry] = &[
         add: None,
     },
     Entry {
-        key: key(
-            "reconnect_max_attempts",
+        key: key(Clients::ALL, "reconnect_max_attempts",
             ValueKind::Count,
-            "Reconnect: attempts before giving up (at most 1000). Setting it turns reconnect on. 0: the default, 10.",
-        ),
+            "Reconnect: attempts before giving up. Setting it turns reconnect on.",
+        ).range(RECONNECT_ATTEMPTS.0 as f64, RECONNECT_ATTEMPTS.1 as f64, "attempts"),
         set: |b, v| {
-            let n = count_of("reconnect_max_attempts", v, 1, 1000)?;
+            let n = count_of("reconnect_max_attempts", v, RECONNECT_ATTEMPTS.0, RECONNECT_ATTEMPTS.1)?;
             b.reconnect.max_attempts = n.map_or(ReconnectPolicy::DEFAULT_ATTEMPTS, |n| n as u32);
             b.reconnect_on = true;
             Ok(())
@@ -664,11 +786,10 @@ pub(super) static KEYS: &[Entry] = &[
         add: None,
     },
     Entry {
-        key: key(
-            "reconnect_base",
+        key: key(Clients::ALL, "reconnect_base",
             ValueKind::Seconds,
-            "Reconnect: backoff base in seconds. Setting it turns reconnect on. 0: the default, 0.25.",
-        ),
+            "Reconnect: backoff base. Setting it turns reconnect on.",
+        ).range(0.0, MAX_SECONDS as f64, "seconds"),
         set: |b, v| {
             b.reconnect.base = or_default(seconds_of("reconnect_base", v, MAX)?, ReconnectPolicy::DEFAULT_BASE);
             b.reconnect_on = true;
@@ -679,11 +800,10 @@ pub(super) static KEYS: &[Entry] = &[
         add: None,
     },
     Entry {
-        key: key(
-            "reconnect_cap",
+        key: key(Clients::ALL, "reconnect_cap",
             ValueKind::Seconds,
-            "Reconnect: the longest wait in seconds. Setting it turns reconnect on. 0: the default, 5.",
-        ),
+            "Reconnect: the longest wait. Setting it turns reconnect on.",
+        ).range(0.0, MAX_SECONDS as f64, "seconds"),
         set: |b, v| {
             b.reconnect.cap = or_default(seconds_of("reconnect_cap", v, MAX)?, ReconnectPolicy::DEFAULT_CAP);
             b.reconnect_on = true;
@@ -694,10 +814,9 @@ pub(super) static KEYS: &[Entry] = &[
         add: None,
     },
     Entry {
-        key: key(
-            "heartbeat",
+        key: key(Clients::APP_SERVER, "heartbeat",
             ValueKind::Policy,
-            "WebSocket heartbeat (TCP and unix socket transports): true (the default: a ping every 15 s, dead after 10 s more of silence), false (off), or {interval, timeout} in seconds (an interval of 0 turns it off).",
+            "WebSocket heartbeat (TCP and unix socket transports): true (on, with heartbeat_interval and heartbeat_timeout), false (off), or {interval, timeout} in seconds (an interval of 0 turns it off).",
         ),
         set: heartbeat_object,
         reset: |b| {
@@ -708,11 +827,10 @@ pub(super) static KEYS: &[Entry] = &[
         add: None,
     },
     Entry {
-        key: key(
-            "heartbeat_interval",
+        key: key(Clients::APP_SERVER, "heartbeat_interval",
             ValueKind::Seconds,
-            "Heartbeat: seconds between pings. 0 turns the heartbeat off (not the default, 15).",
-        ),
+            "Heartbeat: time between pings.",
+        ).range(0.0, MAX_SECONDS as f64, "seconds").zero("off"),
         set: |b, v| {
             match seconds_of("heartbeat_interval", v, MAX)? {
                 Some(d) => {
@@ -728,11 +846,10 @@ pub(super) static KEYS: &[Entry] = &[
         add: None,
     },
     Entry {
-        key: key(
-            "heartbeat_timeout",
+        key: key(Clients::APP_SERVER, "heartbeat_timeout",
             ValueKind::Seconds,
-            "Heartbeat: how long past the interval the server may stay silent, in seconds. 0: the default, 10.",
-        ),
+            "Heartbeat: how long past the interval the server may stay silent.",
+        ).range(0.0, MAX_SECONDS as f64, "seconds"),
         set: |b, v| {
             b.heartbeat.timeout = or_default(seconds_of("heartbeat_timeout", v, MAX)?, Heartbeat::DEFAULT_TIMEOUT);
             Ok(())
@@ -742,14 +859,13 @@ pub(super) static KEYS: &[Entry] = &[
         add: None,
     },
     Entry {
-        key: key(
-            "reply_spin",
+        key: key(Clients::ALL, "reply_spin",
             ValueKind::Seconds,
-            "How long a blocking request may spin for its reply before the thread sleeps, in seconds, at most 0.01. 0 turns spinning off (not the default, 0.00005).",
-        ),
+            "How long a blocking request may spin for its reply before the thread sleeps (adaptive).",
+        ).range(0.0, MAX_SPIN.as_secs_f64(), "seconds").zero("off"),
         set: |b, v| {
             b.o.reply_spin =
-                seconds_of("reply_spin", v, Duration::from_millis(10))?.unwrap_or(Duration::ZERO);
+                seconds_of("reply_spin", v, MAX_SPIN)?.unwrap_or(Duration::ZERO);
             Ok(())
         },
         reset: |b| b.o.reply_spin = DEFAULT_REPLY_SPIN,
@@ -757,8 +873,7 @@ pub(super) static KEYS: &[Entry] = &[
         add: None,
     },
     Entry {
-        key: key(
-            "trace_wire",
+        key: key(Clients::ALL, "trace_wire",
             ValueKind::Bool,
             "Log every line to and from the server at TRACE level (target codex_client::wire), secrets redacted. Default: true when CODEXCLIENT_LOG=trace, else false.",
         ),
@@ -772,8 +887,7 @@ pub(super) static KEYS: &[Entry] = &[
     },
     // -- skills (issue 27) ---------------------------------------------------------------------
     Entry {
-        key: key(
-            "skill_emulation",
+        key: key(Clients::CODEX, "skill_emulation",
             ValueKind::Word,
             "When a turn's skills are emulated (injected as a labelled <skill emulated=\"true\"> text block) instead of sent as Codex's native skill item: \"never\" (the default: native only; a skill the server cannot take natively refuses the turn before anything is sent), \"when_needed\" (native where the server can, emulated on the exec and codex-mcp-server transports, older app-servers and paths Codex does not list) or \"always\".",
         ),
@@ -791,6 +905,7 @@ pub(super) static KEYS: &[Entry] = &[
     },
     // -- TLS -----------------------------------------------------------------------------------
     opt_string_entry!(
+        Clients::APP_SERVER.and(Clients::MCP),
         "tls_ca_file",
         Path,
         "Extra trusted CA certificates (a PEM file) for wss:// and MCP over https://, besides the system's. Default: none.",
@@ -798,8 +913,7 @@ pub(super) static KEYS: &[Entry] = &[
         |v| path_of("tls_ca_file", v)
     ),
     Entry {
-        key: key(
-            "tls_client_cert",
+        key: key(Clients::APP_SERVER.and(Clients::MCP), "tls_client_cert",
             ValueKind::Strings,
             "Client certificate chain and private key for wss:// and MCP over https://, [CERT_PEM_PATH, KEY_PEM_PATH]. Default: none.",
         ),
@@ -821,37 +935,44 @@ pub(super) static KEYS: &[Entry] = &[
     },
     // -- queues and buffers --------------------------------------------------------------------
     count_entry!(
+        Clients::ALL,
         "event_queue_capacity",
-        "Undelivered events held before the reader applies backpressure. 0: the default, 4096.",
+        "Undelivered events held before the reader applies backpressure.",
         o.event_queue_capacity,
         1,
+        "events",
         DEFAULT_EVENT_QUEUE_CAPACITY
     ),
     count_entry!(
+        Clients::ALL,
         "read_ahead_bytes",
-        "Read-ahead budget in bytes while a request waits on a thread that delivers this client's events. 0: the default, 64 MiB.",
+        "Read-ahead budget while a request waits on a thread that delivers this client's events.",
         o.read_ahead_bytes,
         1,
+        "bytes",
         DEFAULT_READ_AHEAD_BYTES
     ),
     count_entry!(
+        Clients::ALL,
         "max_line_bytes",
-        "Longest accepted incoming line in bytes, at least 1024 (longer lines are skipped and reported). 0: the default, 64 MiB.",
+        "Longest accepted incoming line (longer lines are skipped and reported).",
         o.max_line_bytes,
         1024,
+        "bytes",
         DEFAULT_MAX_LINE_BYTES
     ),
     count_entry!(
+        Clients::ALL,
         "stderr_tail_bytes",
-        "How many bytes of the server's stderr are kept for error reports. 0: the default, 16384.",
+        "How much of the server's stderr is kept for error reports.",
         o.stderr_tail_bytes,
         1,
+        "bytes",
         super::DEFAULT_STDERR_TAIL_BYTES
     ),
     // -- MCP -----------------------------------------------------------------------------------
     Entry {
-        key: key(
-            "mcp_capabilities",
+        key: key(Clients::MCP, "mcp_capabilities",
             ValueKind::Object,
             "MCP: the client capabilities sent in initialize (a JSON object). Default: roots (listChanged), sampling and elicitation (form and url), refused fail-closed when no handler is registered.",
         ),
@@ -867,8 +988,7 @@ pub(super) static KEYS: &[Entry] = &[
         add: None,
     },
     Entry {
-        key: list_key(
-            "mcp_roots",
+        key: list_key(Clients::MCP, "mcp_roots",
             ValueKind::Roots,
             "MCP: roots answered to roots/list when no handler takes it: URIs or local paths (made absolute file:// URIs), alone or as [uri or path, name]. Default: none (roots/list refused).",
         ),
@@ -893,17 +1013,19 @@ pub(super) static KEYS: &[Entry] = &[
     },
     // -- MCP authorization (OAuth 2.1; auth) -----------------------------------------------------
     bool_entry!(
+        Clients::MCP,
         "oauth",
         "MCP HTTP: authorize with OAuth 2.1 when the server answers 401 (discovery, registration, authorization code with PKCE; the browser step is the program's callback). Any other oauth_* option turns it on too. Default: false.",
         oauth.on,
         false
     ),
-    opt_string_entry!("oauth_client_id", String, "MCP authorization: a pre-registered client id (else a client ID metadata document or dynamic registration). Default: none.", oauth.client_id, |v| string_of("oauth_client_id", v, false)),
+    opt_string_entry!(
+        Clients::MCP,
+        "oauth_client_id", String, "MCP authorization: a pre-registered client id (else a client ID metadata document or dynamic registration). Default: none.", oauth.client_id, |v| string_of("oauth_client_id", v, false)),
     Entry {
         key: OptionKey {
             secret: true,
-            ..key(
-                "oauth_client_secret",
+            ..key(Clients::MCP, "oauth_client_secret",
                 ValueKind::String,
                 "MCP authorization: the pre-registered client's secret (sent only to the token endpoint, never in a URL; never logged). Default: none.",
             )
@@ -916,9 +1038,11 @@ pub(super) static KEYS: &[Entry] = &[
         get: |b| b.oauth.client_secret.as_ref().map_or(Value::Null, |_| Value::from("<redacted>")),
         add: None,
     },
-    opt_string_entry!("oauth_redirect_uri", String, "MCP authorization: the redirect URI of the authorization code flow (else the authorize callback's). Default: none.", oauth.redirect_uri, |v| string_of("oauth_redirect_uri", v, false)),
+    opt_string_entry!(
+        Clients::MCP,
+        "oauth_redirect_uri", String, "MCP authorization: the redirect URI of the authorization code flow (else the authorize callback's). Default: none.", oauth.redirect_uri, |v| string_of("oauth_redirect_uri", v, false)),
     Entry {
-        key: list_key("oauth_scopes", ValueKind::Strings, "MCP authorization: the scopes to ask for (else the server's: the 401's scope, else the resource's scopes_supported, else none). Default: the server's."),
+        key: list_key(Clients::MCP, "oauth_scopes", ValueKind::Strings, "MCP authorization: the scopes to ask for (else the server's: the 401's scope, else the resource's scopes_supported, else none). Default: the server's."),
         set: |b, v| {
             b.oauth.scopes = Some(strings_of("oauth_scopes", v)?);
             Ok(())
@@ -931,9 +1055,11 @@ pub(super) static KEYS: &[Entry] = &[
             Ok(())
         }),
     },
-    opt_string_entry!("oauth_client_metadata_url", String, "MCP authorization: the https URL of this client's ID metadata document, used as its client_id where the authorization server supports them. Default: none.", oauth.client_metadata_url, |v| string_of("oauth_client_metadata_url", v, false)),
+    opt_string_entry!(
+        Clients::MCP,
+        "oauth_client_metadata_url", String, "MCP authorization: the https URL of this client's ID metadata document, used as its client_id where the authorization server supports them. Default: none.", oauth.client_metadata_url, |v| string_of("oauth_client_metadata_url", v, false)),
     Entry {
-        key: key("oauth_token_file", ValueKind::Path, "MCP authorization: keep tokens in this JSON file (created mode 0600; one refused if others can read it) across runs. Default: in memory."),
+        key: key(Clients::MCP, "oauth_token_file", ValueKind::Path, "MCP authorization: keep tokens in this JSON file (created mode 0600; one refused if others can read it) across runs. Default: in memory."),
         set: |b, v| {
             b.oauth.token_file = Some(path_of("oauth_token_file", v)?);
             Ok(())
@@ -943,8 +1069,7 @@ pub(super) static KEYS: &[Entry] = &[
         add: None,
     },
     Entry {
-        key: key(
-            "oauth_grant",
+        key: key(Clients::MCP, "oauth_grant",
             ValueKind::Word,
             "MCP authorization: how to get a token: \"authorization_code\" (the browser step, with PKCE), \"client_credentials\" (the client as itself: oauth_client_id with oauth_client_secret or oauth_private_key), \"jwt_bearer\" (RFC 7523 with a JWT the workload was given: oauth_assertion or oauth_assertion_file) or \"enterprise_managed\" (the user's ID token from the enterprise IdP in oauth_assertion, exchanged at oauth_idp_token_endpoint for an ID-JAG, then the JWT bearer grant). Default: \"authorization_code\".",
         ),
@@ -956,9 +1081,11 @@ pub(super) static KEYS: &[Entry] = &[
         get: |b| Value::from(b.oauth.grant.as_deref().unwrap_or("authorization_code")),
         add: None,
     },
-    secret_entry!("oauth_private_key", "MCP authorization: the client's private key as PEM text (PKCS#8 EC P-256 or RSA, or PKCS#1 RSA): the client authenticates with private_key_jwt (ES256 or RS256 assertions) instead of a secret; needs oauth_client_id. Never logged. Default: none.", oauth.private_key),
+    secret_entry!(
+        Clients::MCP,
+        "oauth_private_key", "MCP authorization: the client's private key as PEM text (PKCS#8 EC P-256 or RSA, or PKCS#1 RSA): the client authenticates with private_key_jwt (ES256 or RS256 assertions) instead of a secret; needs oauth_client_id. Never logged. Default: none.", oauth.private_key),
     Entry {
-        key: key("oauth_private_key_file", ValueKind::Path, "MCP authorization: oauth_private_key read from this PEM file (when the client is created). Default: none."),
+        key: key(Clients::MCP, "oauth_private_key_file", ValueKind::Path, "MCP authorization: oauth_private_key read from this PEM file (when the client is created). Default: none."),
         set: |b, v| {
             b.oauth.private_key_file = Some(path_of("oauth_private_key_file", v)?);
             Ok(())
@@ -967,9 +1094,11 @@ pub(super) static KEYS: &[Entry] = &[
         get: |b| b.oauth.private_key_file.as_deref().map_or(Value::Null, path_json),
         add: None,
     },
-    secret_entry!("oauth_assertion", "MCP authorization: the JWT of oauth_grant \"jwt_bearer\" (a workload identity token whose audience is the authorization server) or the ID token of \"enterprise_managed\". Never logged. Default: none.", oauth.assertion),
+    secret_entry!(
+        Clients::MCP,
+        "oauth_assertion", "MCP authorization: the JWT of oauth_grant \"jwt_bearer\" (a workload identity token whose audience is the authorization server) or the ID token of \"enterprise_managed\". Never logged. Default: none.", oauth.assertion),
     Entry {
-        key: key("oauth_assertion_file", ValueKind::Path, "MCP authorization: oauth_assertion read from this file for each token request (so a rotated token, such as a Kubernetes projected service account token, is used). Default: none."),
+        key: key(Clients::MCP, "oauth_assertion_file", ValueKind::Path, "MCP authorization: oauth_assertion read from this file for each token request (so a rotated token, such as a Kubernetes projected service account token, is used). Default: none."),
         set: |b, v| {
             b.oauth.assertion_file = Some(path_of("oauth_assertion_file", v)?);
             Ok(())
@@ -978,17 +1107,24 @@ pub(super) static KEYS: &[Entry] = &[
         get: |b| b.oauth.assertion_file.as_deref().map_or(Value::Null, path_json),
         add: None,
     },
-    opt_string_entry!("oauth_idp_token_endpoint", String, "MCP authorization, oauth_grant \"enterprise_managed\": the enterprise IdP's token endpoint (the token exchange for an ID-JAG). Default: none.", oauth.idp_token_endpoint, |v| string_of("oauth_idp_token_endpoint", v, false)),
-    opt_string_entry!("oauth_idp_client_id", String, "MCP authorization, oauth_grant \"enterprise_managed\": this client's id at the enterprise IdP. Default: none.", oauth.idp_client_id, |v| string_of("oauth_idp_client_id", v, false)),
-    secret_entry!("oauth_idp_client_secret", "MCP authorization, oauth_grant \"enterprise_managed\": this client's secret at the enterprise IdP (client_secret_post), if it is confidential. Never logged. Default: none.", oauth.idp_client_secret),
+    opt_string_entry!(
+        Clients::MCP,
+        "oauth_idp_token_endpoint", String, "MCP authorization, oauth_grant \"enterprise_managed\": the enterprise IdP's token endpoint (the token exchange for an ID-JAG). Default: none.", oauth.idp_token_endpoint, |v| string_of("oauth_idp_token_endpoint", v, false)),
+    opt_string_entry!(
+        Clients::MCP,
+        "oauth_idp_client_id", String, "MCP authorization, oauth_grant \"enterprise_managed\": this client's id at the enterprise IdP. Default: none.", oauth.idp_client_id, |v| string_of("oauth_idp_client_id", v, false)),
+    secret_entry!(
+        Clients::MCP,
+        "oauth_idp_client_secret", "MCP authorization, oauth_grant \"enterprise_managed\": this client's secret at the enterprise IdP (client_secret_post), if it is confidential. Never logged. Default: none.", oauth.idp_client_secret),
     bool_entry!(
+        Clients::MCP,
         "oauth_dpop",
         "MCP authorization: bind tokens to a key of this client with DPoP (RFC 9449): a fresh ES256 key per client, a signed proof with each token request and MCP request, the server's DPoP-Nonce honoured. Default: false.",
         oauth.dpop,
         false
     ),
     Entry {
-        key: key("oauth_authorize_timeout", ValueKind::Seconds, "MCP authorization: how long the browser step (the authorize callback) may take before the authorization fails. 0: the default, 300."),
+        key: key(Clients::MCP, "oauth_authorize_timeout", ValueKind::Seconds, "MCP authorization: how long the browser step (the authorize callback) may take before the authorization fails.").range(0.0, MAX_SECONDS as f64, "seconds"),
         set: |b, v| {
             b.oauth.authorize_timeout = seconds_of("oauth_authorize_timeout", v, MAX)?;
             Ok(())
@@ -999,8 +1135,7 @@ pub(super) static KEYS: &[Entry] = &[
     },
     // -- MCP 2026-07-28 (era) ------------------------------------------------------------------
     Entry {
-        key: key(
-            "mcp_protocol",
+        key: key(Clients::MCP, "mcp_protocol",
             ValueKind::Word,
             "MCP: which era to speak: \"auto\" (the default, as the official SDKs: probe server/discover, fall back to the initialize handshake), \"legacy\" (the initialize handshake only) or a pinned stateless version (\"2026-07-28\", no fallback).",
         ),
@@ -1014,13 +1149,16 @@ pub(super) static KEYS: &[Entry] = &[
         add: None,
     },
     count_entry!(
+        Clients::MCP,
         "mcp_input_rounds",
-        "MCP 2026-07-28: most rounds of an input-required exchange (InputRequiredResult answered and retried) before the request fails. 0: the default, 16.",
+        "MCP 2026-07-28: most rounds of an input-required exchange (InputRequiredResult answered and retried) before the request fails.",
         o.mcp.input_rounds,
         1,
+        "rounds",
         super::DEFAULT_INPUT_ROUNDS
     ),
     bool_entry!(
+        Clients::MCP,
         "mcp_cache",
         "MCP 2026-07-28: keep tools/list, prompts/list, resources/list, resources/templates/list and resources/read results while their ttlMs cache hint says they are fresh, and answer the same request from them (a change notification makes them stale). Default: true.",
         o.mcp.cache,
@@ -1028,26 +1166,28 @@ pub(super) static KEYS: &[Entry] = &[
     ),
     // -- MCP client surface (2025-11-25) --------------------------------------------------------
     bool_entry!(
+        Clients::MCP,
         "mcp_sampling_tools",
         "MCP: offer sampling.tools in the client capabilities (the server may then send tools and toolChoice in sampling/createMessage; the sampling handler answers tool_use blocks). Set it when your sampling handler can. Default false.",
         o.mcp.sampling_tools,
         false
     ),
     bool_entry!(
+        Clients::MCP,
         "mcp_validate_output",
         "MCP: check each tools/call result's structuredContent against the tool's outputSchema from this connection's tools/list (a mismatch fails the call with an output-schema error naming the JSON path; remote $refs are never fetched). Default true.",
         o.mcp.validate_output,
         true
     ),
     bool_entry!(
+        Clients::MCP,
         "mcp_progress_resets_timeout",
         "MCP: each progress update of a call made with progress restarts the call's timeout. Default true.",
         o.mcp.progress_resets_timeout,
         true
     ),
     Entry {
-        key: key(
-            "mcp_proxy",
+        key: key(Clients::MCP, "mcp_proxy",
             ValueKind::String,
             "MCP HTTP: the proxy: an http:// or https:// proxy URL (every request through it), or \"none\" (never a proxy). Default: the environment's HTTPS_PROXY/HTTP_PROXY/ALL_PROXY/NO_PROXY, never for a loopback endpoint.",
         ),
@@ -1068,10 +1208,14 @@ pub(super) static KEYS: &[Entry] = &[
         add: None,
     },
     // -- exec ----------------------------------------------------------------------------------
-    exec_entry!("exec_model", String, "exec: `--model`. Default: Codex's config.", model, |v| string_of("exec_model", v, false)),
-    exec_entry!("exec_sandbox_mode", Word, "exec: `--sandbox`: read-only, workspace-write or danger-full-access. Default: Codex's config.", sandbox_mode, |v| word_of("exec_sandbox_mode", v, SANDBOX)),
+    exec_entry!(
+        Clients::EXEC,
+        "exec_model", String, "exec: `--model`. Default: Codex's config.", model, |v| string_of("exec_model", v, false)),
+    exec_entry!(
+        Clients::EXEC,
+        "exec_sandbox_mode", Word, "exec: `--sandbox`: read-only, workspace-write or danger-full-access. Default: Codex's config.", sandbox_mode, |v| word_of("exec_sandbox_mode", v, SANDBOX)),
     Entry {
-        key: key("exec_working_directory", ValueKind::Path, "exec: `--cd`. Default: none."),
+        key: key(Clients::EXEC, "exec_working_directory", ValueKind::Path, "exec: `--cd`. Default: none."),
         set: |b, v| {
             b.exec.working_directory = Some(path_of("exec_working_directory", v)?);
             b.exec_set = true;
@@ -1082,7 +1226,7 @@ pub(super) static KEYS: &[Entry] = &[
         add: None,
     },
     Entry {
-        key: list_key("exec_additional_directories", ValueKind::Strings, "exec: `--add-dir`, one per entry. Default: none."),
+        key: list_key(Clients::EXEC, "exec_additional_directories", ValueKind::Strings, "exec: `--add-dir`, one per entry. Default: none."),
         set: |b, v| {
             b.exec.additional_directories = strings_of("exec_additional_directories", v)?
                 .into_iter()
@@ -1110,7 +1254,7 @@ pub(super) static KEYS: &[Entry] = &[
         }),
     },
     Entry {
-        key: key("exec_skip_git_repo_check", ValueKind::Bool, "exec: `--skip-git-repo-check` (needed outside a Git repository). Default false."),
+        key: key(Clients::EXEC, "exec_skip_git_repo_check", ValueKind::Bool, "exec: `--skip-git-repo-check` (needed outside a Git repository). Default false."),
         set: |b, v| {
             b.exec.skip_git_repo_check = bool_of("exec_skip_git_repo_check", v)?;
             b.exec_set = true;
@@ -1120,10 +1264,18 @@ pub(super) static KEYS: &[Entry] = &[
         get: |b| Value::from(b.exec.skip_git_repo_check),
         add: None,
     },
-    exec_entry!("exec_reasoning_effort", String, "exec: `-c model_reasoning_effort=…` (minimal, low, medium, high, …). Default: Codex's config.", reasoning_effort, |v| string_of("exec_reasoning_effort", v, false)),
-    exec_entry!("exec_network_access", Bool, "exec: `-c sandbox_workspace_write.network_access=…`. Default: Codex's config.", network_access, |v| bool_of("exec_network_access", v)),
-    exec_entry!("exec_web_search", Bool, "exec: `-c web_search=\"live\"` (true) or \"disabled\" (false). Default: Codex's config.", web_search, |v| bool_of("exec_web_search", v)),
-    exec_entry!("exec_approval_policy", Word, "exec: `-c approval_policy=…`: never, on-request, on-failure or untrusted (exec cannot ask anyone: anything but never makes escalations fail). Default: Codex's config.", approval_policy, |v| word_of("exec_approval_policy", v, APPROVAL)),
+    exec_entry!(
+        Clients::EXEC,
+        "exec_reasoning_effort", String, "exec: `-c model_reasoning_effort=…` (minimal, low, medium, high, …). Default: Codex's config.", reasoning_effort, |v| string_of("exec_reasoning_effort", v, false)),
+    exec_entry!(
+        Clients::EXEC,
+        "exec_network_access", Bool, "exec: `-c sandbox_workspace_write.network_access=…`. Default: Codex's config.", network_access, |v| bool_of("exec_network_access", v)),
+    exec_entry!(
+        Clients::EXEC,
+        "exec_web_search", Bool, "exec: `-c web_search=\"live\"` (true) or \"disabled\" (false). Default: Codex's config.", web_search, |v| bool_of("exec_web_search", v)),
+    exec_entry!(
+        Clients::EXEC,
+        "exec_approval_policy", Word, "exec: `-c approval_policy=…`: never, on-request, on-failure or untrusted (exec cannot ask anyone: anything but never makes escalations fail). Default: Codex's config.", approval_policy, |v| word_of("exec_approval_policy", v, APPROVAL)),
 ];
 
 /// The row of option `name`, or the error that lists the known names.
@@ -1142,44 +1294,112 @@ pub fn keys() -> impl Iterator<Item = &'static OptionKey> {
     KEYS.iter().map(|e| &e.key)
 }
 
-/// Every client option as a Markdown table (name, kind, default, meaning), for the docs.
+/// A number as the docs show it (`300`, `0.05`, `1099511627776`).
+fn number(v: f64) -> String {
+    Value::from(v).to_string().trim_end_matches(".0").to_owned()
+}
+
+/// Every client option as a Markdown table (name, kind, default, range, what 0 means, the
+/// clients it applies to, meaning), for the docs (`docs/options.md` is generated from it).
 pub fn keys_markdown() -> String {
     let defaults = OptionsBuilder::new();
-    let mut out = String::from("| option | takes | default | meaning |\n|---|---|---|---|\n");
+    let mut out = String::from(
+        "| option | takes | default | range | 0 means | clients | meaning |\n|---|---|---|---|---|---|---|\n",
+    );
     for e in KEYS {
+        let k = &e.key;
         let default = match (e.get)(&defaults) {
             Value::Null => "none".to_owned(),
             v => format!("`{v}`"),
         };
-        let list = if e.key.list { " (list; add one)" } else { "" };
+        let list = if k.list { " (list; add one)" } else { "" };
+        let unit = k.unit.map_or(String::new(), |u| format!(" {u}"));
+        let range = k.range.map_or(String::new(), |(min, max)| {
+            format!("{}..={}{unit}", number(min), number(max))
+        });
+        let clients = if k.clients == Clients::ALL {
+            "all".to_owned()
+        } else {
+            k.clients.names().join(", ")
+        };
         out.push_str(&format!(
-            "| `{}` | {}{list} | {default} | {} |\n",
-            e.key.name,
-            e.key.kind.name(),
-            e.key.doc.replace('|', "\\|")
+            "| `{}` | {}{list} | {default} | {range} | {} | {clients} | {} |\n",
+            k.name,
+            k.kind.name(),
+            k.zero.unwrap_or(""),
+            k.doc.replace('|', "\\|")
         ));
     }
     out
 }
 
-/// Every client option as JSON: `[{"name", "kind", "list", "secret", "doc", "default"}…]`.
+/// Every client option as JSON: `[{"name", "kind", "list", "secret", "doc", "default",
+/// "range" ([min, max] or null), "unit", "zero" (what 0 means, or null), "clients"}…]`.
 pub fn keys_json() -> String {
     let defaults = OptionsBuilder::new();
     Value::from(
         KEYS.iter()
             .map(|e| {
+                let k = &e.key;
                 json!({
-                    "name": e.key.name,
-                    "kind": e.key.kind.name(),
-                    "list": e.key.list,
-                    "secret": e.key.secret,
-                    "doc": e.key.doc,
+                    "name": k.name,
+                    "kind": k.kind.name(),
+                    "list": k.list,
+                    "secret": k.secret,
+                    "doc": k.doc,
                     "default": (e.get)(&defaults),
+                    "range": k.range.map(|(min, max)| json!([min, max])),
+                    "unit": k.unit,
+                    "zero": k.zero,
+                    "clients": k.clients.names(),
                 })
             })
             .collect::<Vec<_>>(),
     )
     .to_string()
+}
+
+/// The options of `b` that are set to something else than their default and do not apply
+/// to the client `transport` makes: the first as the error that names it and the client.
+fn check_clients(b: &OptionsBuilder, transport: &super::TransportKind) -> Result<()> {
+    let client = Clients::of(transport);
+    let defaults = OptionsBuilder::new();
+    for e in KEYS {
+        if e.key.clients.contains(client) || (e.get)(b) == (e.get)(&defaults) {
+            continue;
+        }
+        return Err(Error::InvalidArgument(format!(
+            "option `{}` does not apply to this client ({}: {}): it is for the {} clients",
+            e.key.name,
+            client.names().join(""),
+            transport.describe(),
+            e.key.clients.names().join(", ")
+        )));
+    }
+    Ok(())
+}
+
+/// Check the numbers of `b` against each option's range (a typed setter's value, or a field
+/// set directly, is held to the same range as a value set by name).
+pub(super) fn check_ranges(b: &OptionsBuilder) -> Result<()> {
+    for e in KEYS {
+        let v = (e.get)(b);
+        if !e.key.in_range(&v) {
+            let (min, max) = e.key.range.unwrap_or_default();
+            return Err(Error::InvalidArgument(format!(
+                "option `{}`: {v} is out of range: it takes {}..={}{}{}",
+                e.key.name,
+                number(min),
+                number(max),
+                e.key.unit.map_or(String::new(), |u| format!(" {u}")),
+                match e.key.zero {
+                    Some("off") => ", or 0 (off)",
+                    _ => "",
+                }
+            )));
+        }
+    }
+    Ok(())
 }
 
 impl std::fmt::Debug for OptionsBuilder {
@@ -1233,6 +1453,15 @@ impl OptionsBuilder {
     /// `"<redacted>"`).
     pub fn get(&self, key: &str) -> Result<Value> {
         Ok((entry(key)?.get)(self))
+    }
+
+    /// The client options, after the checks that involve several options (the transport
+    /// with `command`, `headers`, `token`, the `exec_*` and `oauth*` options) and the check
+    /// that each option set applies to the client the transport makes (see [`Clients`]).
+    pub fn build(&self) -> Result<ClientOptions> {
+        let o = self.build_transport()?;
+        check_clients(self, &o.transport)?;
+        Ok(o)
     }
 }
 

@@ -20,7 +20,7 @@ pub(crate) const DEFAULT_AUTHORIZE_TIMEOUT: std::time::Duration =
 
 pub use builder::OptionsBuilder;
 pub use cases::{cases, cases_json, OptionCase};
-pub use keys::{keys, keys_json, keys_markdown, OptionKey, ValueKind};
+pub use keys::{keys, keys_json, keys_markdown, Clients, OptionKey, ValueKind};
 pub use value::MAX_SECONDS;
 
 /// Default timeout of every request: 300 seconds.
@@ -40,6 +40,7 @@ pub const DEFAULT_STDERR_TAIL_BYTES: usize = 16 * 1024;
 
 /// How events reach the user.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
 pub enum Delivery {
     /// Registered callbacks run on one library-owned dispatch thread, in arrival order. The
     /// thread is shared with other clients (a small fixed pool) unless
@@ -59,6 +60,7 @@ pub enum Delivery {
 /// Attempt `n` (0-based) sleeps a random duration in `[0, min(cap, base * 2^n)]` before the
 /// next send. Defaults: 5 attempts in all, base 50 ms, cap 2 s.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct RetryPolicy {
     /// Total number of sends, including the first (1 disables retry).
     pub max_attempts: u32,
@@ -69,6 +71,14 @@ pub struct RetryPolicy {
 }
 
 impl RetryPolicy {
+    /// A policy of `max_attempts` sends in all (1: no retry), backoff `base` and `cap`.
+    pub const fn new(max_attempts: u32, base: Duration, cap: Duration) -> Self {
+        RetryPolicy {
+            max_attempts,
+            base,
+            cap,
+        }
+    }
     /// Default [`max_attempts`](Self::max_attempts): 5.
     pub const DEFAULT_ATTEMPTS: u32 = 5;
     /// Default [`base`](Self::base): 50 ms.
@@ -91,6 +101,7 @@ impl Default for RetryPolicy {
 /// (PEM file, one or more certificates) for a private one, and a client certificate when the
 /// server asks for one. Server names are always checked.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct TlsOptions {
     /// Extra trusted CA certificates (PEM).
     pub ca_file: Option<PathBuf>,
@@ -104,6 +115,7 @@ pub struct TlsOptions {
 /// [`ReconnectPolicy`]). Default: on, interval 15 s, timeout 10 s, so a silently dead peer is
 /// noticed within 25 s instead of at the 300 s request timeout.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Heartbeat {
     /// Time between pings.
     pub interval: Duration,
@@ -112,6 +124,10 @@ pub struct Heartbeat {
 }
 
 impl Heartbeat {
+    /// A ping every `interval`; the peer is dead after `interval + timeout` of silence.
+    pub const fn new(interval: Duration, timeout: Duration) -> Self {
+        Heartbeat { interval, timeout }
+    }
     /// Default [`interval`](Self::interval): 15 s.
     pub const DEFAULT_INTERVAL: Duration = Duration::from_secs(15);
     /// Default [`timeout`](Self::timeout): 10 s.
@@ -134,6 +150,7 @@ impl Default for Heartbeat {
 /// first waits a random duration in `[0, min(cap, base * 2^n)]` (full jitter). Defaults:
 /// 10 attempts, base 250 ms, cap 5 s.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct ReconnectPolicy {
     /// Attempts before giving up (then the connection ends with `Disconnected`); at least 1.
     pub max_attempts: u32,
@@ -144,6 +161,14 @@ pub struct ReconnectPolicy {
 }
 
 impl ReconnectPolicy {
+    /// A policy of `max_attempts` attempts, backoff `base` and `cap`.
+    pub const fn new(max_attempts: u32, base: Duration, cap: Duration) -> Self {
+        ReconnectPolicy {
+            max_attempts,
+            base,
+            cap,
+        }
+    }
     /// Default [`max_attempts`](Self::max_attempts): 10.
     pub const DEFAULT_ATTEMPTS: u32 = 10;
     /// Default [`base`](Self::base): 250 ms.
@@ -406,6 +431,7 @@ impl Default for McpOptions {
 
 /// Which protocol a transport speaks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Protocol {
     /// The Codex app-server protocol (JSON-RPC v2), also served by the exec and mcp shims.
     AppServer,
@@ -652,6 +678,15 @@ impl std::fmt::Debug for TransportKind {
 
 /// Options of a [`Client`](crate::Client). Build with `ClientOptions::default()` and the
 /// chainable setters, or set fields directly.
+///
+/// The setters of numbers (timeouts, sizes, the retry policy) treat a value as the option
+/// table does when it is set by name ([`keys`], `codex-client options`; Python's keywords,
+/// C's `codex_options_set`): 0 means what the option's row says (the default for sizes and
+/// timeouts), and a value outside the row's range is not clamped but kept as the error
+/// [`Client::connect`](crate::Client::connect) fails with
+/// ([`Error::InvalidArgument`](crate::Error::InvalidArgument) naming the option;
+/// [`validate`](Self::validate) tells earlier). A field set directly is held to the same
+/// ranges at `connect`.
 #[derive(Debug, Clone)]
 #[non_exhaustive]
 pub struct ClientOptions {
@@ -731,6 +766,8 @@ pub struct ClientOptions {
     /// When a turn's skills may be emulated (see [`SkillEmulation`]). Default:
     /// [`SkillEmulation::Never`] (native only, else the turn is refused).
     pub skill_emulation: SkillEmulation,
+    /// The first value a setter refused (out of its option's range): `connect` fails with it.
+    refused: Option<crate::Error>,
 }
 
 impl Default for ClientOptions {
@@ -765,6 +802,7 @@ impl Default for ClientOptions {
             trace_wire: trace_wire_from_env(),
             skill_emulation: SkillEmulation::Never,
             mcp: McpOptions::default(),
+            refused: None,
         }
     }
 }
@@ -865,10 +903,10 @@ impl ClientOptions {
         self
     }
     /// Set how long blocking requests may spin for their reply (see
-    /// [`reply_spin`](ClientOptions::reply_spin); zero turns spinning off).
-    pub fn reply_spin(mut self, spin: Duration) -> Self {
-        self.reply_spin = spin;
-        self
+    /// [`reply_spin`](ClientOptions::reply_spin); zero turns spinning off; option
+    /// `reply_spin`, checked as by name: see [`ClientOptions`]).
+    pub fn reply_spin(self, spin: Duration) -> Self {
+        self.seconds_by_table("reply_spin", spin, |o, d| o.reply_spin = d)
     }
     /// Set `CODEX_HOME` for the server.
     pub fn codex_home(mut self, path: impl Into<PathBuf>) -> Self {
@@ -911,25 +949,26 @@ impl ClientOptions {
         self.opt_out_notification_methods.push(method.into());
         self
     }
-    /// Set the default request timeout.
-    pub fn default_timeout(mut self, timeout: Duration) -> Self {
-        self.default_timeout = timeout;
-        self
+    /// Set the default request timeout (option `default_timeout`; checked as by name: see [`ClientOptions`]).
+    pub fn default_timeout(self, timeout: Duration) -> Self {
+        self.seconds_by_table("default_timeout", timeout, |o, d| o.default_timeout = d)
     }
-    /// Set the bound of a whole `connect()` (see [`ClientOptions::connect_timeout`]).
-    pub fn connect_timeout(mut self, timeout: Duration) -> Self {
-        self.connect_timeout = timeout;
-        self
+    /// Set the bound of a whole `connect()` (see [`ClientOptions::connect_timeout`]; option
+    /// `connect_timeout`, checked as by name: see [`ClientOptions`]).
+    pub fn connect_timeout(self, timeout: Duration) -> Self {
+        self.seconds_by_table("connect_timeout", timeout, |o, d| o.connect_timeout = d)
     }
-    /// Set the read-ahead budget (see [`ClientOptions::read_ahead_bytes`]).
-    pub fn read_ahead_bytes(mut self, bytes: usize) -> Self {
-        self.read_ahead_bytes = bytes;
-        self
+    /// Set the read-ahead budget (see [`ClientOptions::read_ahead_bytes`]; option
+    /// `read_ahead_bytes`, checked as by name: see [`ClientOptions`]).
+    pub fn read_ahead_bytes(self, bytes: usize) -> Self {
+        self.by_table("read_ahead_bytes", (bytes as u64).into())
     }
-    /// Set the overload retry policy.
-    pub fn retry(mut self, retry: RetryPolicy) -> Self {
-        self.retry = retry;
-        self
+    /// Set the overload retry policy (options `retry_max_attempts`, `retry_base`,
+    /// `retry_cap`; checked as by name: see [`ClientOptions`]).
+    pub fn retry(self, retry: RetryPolicy) -> Self {
+        self.by_table("retry_max_attempts", retry.max_attempts.into())
+            .seconds_by_table("retry_base", retry.base, |o, d| o.retry.base = d)
+            .seconds_by_table("retry_cap", retry.cap, |o, d| o.retry.cap = d)
     }
     /// Turn automatic reconnect and rejoin on (see [`ReconnectPolicy`]); `None` turns it off.
     pub fn reconnect(mut self, policy: Option<ReconnectPolicy>) -> Self {
@@ -969,20 +1008,62 @@ impl ClientOptions {
         self.dedicated_dispatch_thread = yes;
         self
     }
-    /// Set the event queue capacity (at least 1).
-    pub fn event_queue_capacity(mut self, capacity: usize) -> Self {
-        self.event_queue_capacity = capacity.max(1);
-        self
+    /// Set the event queue capacity (option `event_queue_capacity`; checked as by name: see [`ClientOptions`]).
+    pub fn event_queue_capacity(self, capacity: usize) -> Self {
+        self.by_table("event_queue_capacity", (capacity as u64).into())
     }
-    /// Set the longest accepted incoming line.
-    pub fn max_line_bytes(mut self, bytes: usize) -> Self {
-        self.max_line_bytes = bytes;
-        self
+    /// Set the longest accepted incoming line (option `max_line_bytes`; see
+    /// [`TABLE_RULES`]).
+    pub fn max_line_bytes(self, bytes: usize) -> Self {
+        self.by_table("max_line_bytes", (bytes as u64).into())
+    }
+
+    /// Set option `key` to `value` through the option table, as a binding would: 0 means
+    /// what the table says; a value out of range is kept as the error `connect` fails with.
+    fn by_table(self, key: &str, value: serde_json::Value) -> Self {
+        let mut b = OptionsBuilder::wrapping(self);
+        let result = b.set(key, value);
+        let mut o = b.o;
+        if let Err(e) = result {
+            o.refused.get_or_insert(e);
+        }
+        o
+    }
+
+    /// [`by_table`](Self::by_table) for a duration: 0 as the table says, any other value
+    /// checked by the table and then kept exactly (no round trip through seconds).
+    fn seconds_by_table(
+        self,
+        key: &str,
+        d: Duration,
+        put: fn(&mut ClientOptions, Duration),
+    ) -> Self {
+        if d.is_zero() {
+            return self.by_table(key, 0.into());
+        }
+        let refused = self.refused.is_some();
+        let mut o = self.by_table(key, value::secs(d));
+        if refused || o.refused.is_none() {
+            put(&mut o, d);
+        }
+        o
+    }
+
+    /// Check these options as the option table would: a value a setter refused, and every
+    /// number (a field set directly included) against its option's range. [`Client::connect`]
+    /// (crate::Client::connect) calls it, so an out-of-range value fails there with
+    /// [`Error::InvalidArgument`](crate::Error::InvalidArgument) naming the option.
+    pub fn validate(&self) -> crate::Result<()> {
+        if let Some(e) = &self.refused {
+            return Err(e.clone());
+        }
+        keys::check_ranges(&OptionsBuilder::wrapping(self.clone()))
     }
 }
 
 /// Per-request overrides.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct RequestOptions {
     /// Timeout of this request (default: the client's `default_timeout`). It covers retries.
     pub timeout: Option<Duration>,
@@ -1004,6 +1085,21 @@ impl RequestOptions {
             timeout: Some(timeout),
             ..Default::default()
         }
+    }
+    /// These options with the timeout `timeout`.
+    pub fn with_timeout(mut self, timeout: Duration) -> Self {
+        self.timeout = Some(timeout);
+        self
+    }
+    /// These options with the overload retry policy `retry`.
+    pub fn with_retry(mut self, retry: RetryPolicy) -> Self {
+        self.retry = Some(retry);
+        self
+    }
+    /// These options with read-ahead forced on or off (see [`RequestOptions::read_ahead`]).
+    pub fn with_read_ahead(mut self, read_ahead: bool) -> Self {
+        self.read_ahead = Some(read_ahead);
+        self
     }
 }
 

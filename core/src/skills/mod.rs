@@ -111,6 +111,7 @@ pub(crate) const MCP_SERVER_KEY: &str = "mcpServer";
 
 /// A skill a turn used: its name, description and `SKILL.md` path.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
+#[non_exhaustive]
 pub struct SkillInfo {
     /// The skill's name.
     pub name: String,

@@ -15,6 +15,7 @@ use crate::protocol::{methods, ClientMethod};
 
 /// A turn's input ready to send, and the skills that were emulated in it.
 #[derive(Debug, Clone, Default, PartialEq)]
+#[non_exhaustive]
 pub struct PreparedInput {
     /// The input items for `turn/start`.
     pub items: Vec<Value>,

@@ -17,8 +17,6 @@ pub(crate) mod tls;
 #[cfg(feature = "ws")]
 pub(crate) mod ws;
 
-pub use binary::resolve_codex_bin;
-
 /// Whether `host` is a loopback name or address (a token goes in clear text only there).
 #[cfg_attr(not(any(feature = "ws", feature = "mcp-http")), allow(dead_code))]
 pub(crate) fn is_loopback(host: &str) -> bool {

@@ -13,11 +13,9 @@ pub(crate) fn last_message() -> String {
 
 #[test]
 fn success_clears_and_rpc_errors_expose_their_parts() {
-    let s = conclude(Ok(Err(Fail::Core(Error::Rpc(codex_client::RpcError {
-        code: -32600,
-        message: "Not initialized".into(),
-        data: Some(serde_json::json!({"k": 1})),
-    })))));
+    let s = conclude(Ok(Err(Fail::Core(Error::Rpc(
+        codex_client::RpcError::new(-32600, "Not initialized", Some(serde_json::json!({"k": 1}))),
+    )))));
     assert_eq!(s, CODEX_STATUS_RPC_ERROR);
     assert_eq!(codex_last_error_rpc_code(), -32600);
     // SAFETY: valid until the next call on this thread.

@@ -83,14 +83,36 @@ fn every_key_and_edge_value_means_what_the_core_says() {
     let listed = unsafe { CStr::from_ptr(codex_options_keys_json()) };
     let listed: Vec<Value> = serde_json::from_str(listed.to_str().unwrap()).unwrap();
     assert_eq!(listed.len(), codex_client::options::keys().count());
+    let fresh = codex_options_new();
     for k in codex_client::options::keys() {
         assert!(keys.contains(k.name), "no case for {}", k.name);
-        assert!(
-            listed.iter().any(|l| l["name"] == k.name),
-            "{} not listed",
+        let row = listed.iter().find(|l| l["name"] == k.name);
+        let row = row.unwrap_or_else(|| panic!("{} not listed", k.name));
+        // The row C lists is the core's: default (what a new options object has), range,
+        // unit, what 0 means and the clients.
+        assert_eq!(
+            get(fresh, k.name).as_ref(),
+            Some(&row["default"]),
+            "{}",
+            k.name
+        );
+        assert_eq!(
+            row["range"],
+            serde_json::json!(k.range.map(|(a, b)| [a, b])),
+            "{}",
+            k.name
+        );
+        assert_eq!(row["zero"], serde_json::json!(k.zero), "{}", k.name);
+        assert_eq!(row["unit"], serde_json::json!(k.unit), "{}", k.name);
+        assert_eq!(
+            row["clients"],
+            serde_json::json!(k.clients.names()),
+            "{}",
             k.name
         );
     }
+    // SAFETY: `fresh` is live.
+    unsafe { codex_options_free(fresh) };
 }
 
 #[test]

@@ -88,6 +88,7 @@ impl std::fmt::Debug for SigningKey {
 
 /// Why a key could not be loaded (never contains key material).
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct KeyError(pub String);
 
 impl std::fmt::Display for KeyError {

@@ -69,6 +69,7 @@ impl EraMode {
 
 /// What every request of the stateless era carries in `params._meta`.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct Envelope {
     /// The `_meta` members, by key.
     pub meta: Map<String, Value>,

@@ -16,6 +16,7 @@ pub const MCP_PARAM_PREFIX: &str = "Mcp-Param-";
 /// One `x-mcp-header` annotation of a tool: where the value is in the arguments, and the name
 /// part of its header.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct ParamHeader {
     /// The chain of property names from the arguments' root.
     pub path: Vec<String>,

@@ -350,6 +350,7 @@ pub struct ElicitationComplete {
 
 /// A page of a paginated list, with the cursor of the next page.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct Page<T> {
     /// The items of this page.
     pub items: Vec<T>,
