@@ -9,8 +9,9 @@
 //!
 //! ```
 //! use codex_client::protocol::{drift, ServerNotification};
-//! let params = serde_json::json!({"threadId": "t", "turnId": "u", "itemId": "i", "delta": "x"});
-//! let (_note, fallbacks) = drift::watch(|| ServerNotification::parse("item/agentMessage/delta", params));
+//! let params = r#"{"threadId": "t", "turnId": "u", "itemId": "i", "delta": "x"}"#;
+//! let (note, fallbacks) = drift::watch(|| ServerNotification::parse("item/agentMessage/delta", params));
+//! assert!(matches!(note, ServerNotification::ItemAgentMessageDelta(_)), "{note:?}");
 //! assert!(fallbacks.is_empty(), "{fallbacks:?}");
 //! ```
 
