@@ -110,8 +110,7 @@ mod tests {
         unknown("Outside", &Value::Null);
         let ((), outer) = watch(|| {
             unknown("A", &Value::Bool(true));
-            let ((), inner) =
-                watch(|| extra_fields("B", &Map::from_iter([("k".into(), Value::Null)])));
+            let ((), inner) = watch(|| extra_fields("B", &Map::from_iter([("k".into(), Value::Null)])));
             assert_eq!(inner.len(), 1);
             assert_eq!(inner[0].type_name, "B");
             extra_fields("C", &Map::new()); // empty extra is not a report
