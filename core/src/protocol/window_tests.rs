@@ -18,7 +18,7 @@
 
 mod instances;
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Mutex, OnceLock};
@@ -29,7 +29,7 @@ use serde_json::{json, Map, Value};
 use super::drift::{self, Fallback, FallbackKind};
 use super::generated::ROUNDTRIP;
 use super::{ServerNotification, ServerRequestKind};
-use instances::{Bundle, Gen, Instance};
+use instances::{Bundle, Gen, Instance, UNKNOWN_PREFIX};
 
 /// Instances per type per version: the floor the window's promise is measured by.
 const INSTANCES: usize = 200;
@@ -42,8 +42,6 @@ const INJECT_PERCENT: u8 = 30;
 const VALIDATED: usize = 3;
 /// Decodes one shrink may try.
 const SHRINK_BUDGET: usize = 4000;
-/// Prefix of the unknown members the test adds.
-const UNKNOWN_PREFIX: &str = "zz_unknown_";
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 enum Kind {
@@ -69,6 +67,9 @@ struct Root {
     /// The schema definition's name (the generated type's name), if the schema names one.
     type_name: Option<String>,
     schema: Value,
+    /// A hash of the schema and every definition it reaches: equal in two versions, the
+    /// instances (drawn from a seed that does not depend on the version) are the same values.
+    fingerprint: u64,
 }
 
 impl Root {
@@ -218,6 +219,7 @@ fn load(name: String, dir: &Path) -> Version {
                 type_name: params_name(&params),
                 method,
                 schema: params,
+                fingerprint: 0,
             });
         }
     }
@@ -237,16 +239,58 @@ fn load(name: String, dir: &Path) -> Version {
                 method,
                 type_name: Some(type_name),
                 schema: json!({ "$ref": r }),
+                fingerprint: 0,
             }),
             None => unnamed_responses.push(method),
         }
     }
+    fingerprint(&doc, &mut roots);
     Version {
         name,
         bundle: Bundle::new(doc),
         roots,
         unnamed_responses,
         validator: OnceLock::new(),
+    }
+}
+
+/// Sets each root's [`Root::fingerprint`]: its schema and the text of every definition it
+/// reaches through `$ref`s.
+fn fingerprint(doc: &Value, roots: &mut [Root]) {
+    let mut defs: HashMap<String, (u64, Vec<String>)> = HashMap::new();
+    for root in roots {
+        let mut reached = BTreeMap::new();
+        let mut todo = refs_in(&root.schema);
+        while let Some(r) = todo.pop() {
+            if reached.contains_key(&r) {
+                continue;
+            }
+            let (h, out) = defs.entry(r.clone()).or_insert_with(|| {
+                let def = doc
+                    .pointer(r.trim_start_matches('#'))
+                    .unwrap_or_else(|| panic!("$ref {r} points nowhere"));
+                (hash(&[&def.to_string()]), refs_in(def))
+            });
+            todo.extend(out.iter().cloned());
+            reached.insert(r, *h);
+        }
+        let mut parts = vec![root.schema.to_string()];
+        parts.extend(reached.iter().map(|(r, h)| format!("{r}={h}")));
+        root.fingerprint = hash(&parts.iter().map(String::as_str).collect::<Vec<_>>());
+    }
+}
+
+fn refs_in(v: &Value) -> Vec<String> {
+    match v {
+        Value::Object(o) => o
+            .iter()
+            .flat_map(|(k, x)| match (k.as_str(), x) {
+                ("$ref", Value::String(r)) => vec![r.clone()],
+                _ => refs_in(x),
+            })
+            .collect(),
+        Value::Array(a) => a.iter().flat_map(refs_in).collect(),
+        _ => Vec::new(),
     }
 }
 
@@ -339,15 +383,14 @@ fn check(root: &Root, value: &Value, injected: &[String]) -> Vec<Problem> {
                 type_name: type_name.to_owned(),
                 raw,
             }),
-            FallbackKind::ExtraFields { keys } => {
-                if keys.iter().any(|k| !k.starts_with(UNKNOWN_PREFIX)) {
-                    problems.push(Problem::Extra {
-                        type_name: type_name.to_owned(),
-                        keys,
-                    });
-                }
+            FallbackKind::ExtraFields { keys }
+                if keys.iter().any(|k| !k.starts_with(UNKNOWN_PREFIX)) =>
+            {
+                problems.push(Problem::Extra {
+                    type_name: type_name.to_owned(),
+                    keys,
+                })
             }
-            #[allow(unreachable_patterns)]
             _ => {}
         }
     }
@@ -415,7 +458,10 @@ fn decode(root: &Root, value: &Value) -> Result<(Value, Option<String>), String>
     }
 }
 
-fn roundtrip_fn(name: &str) -> Option<fn(&str) -> Result<String, String>> {
+/// A generated type's round trip: JSON text in, the type's JSON text out.
+type RoundTrip = fn(&str) -> Result<String, String>;
+
+fn roundtrip_fn(name: &str) -> Option<RoundTrip> {
     ROUNDTRIP.iter().find(|(n, _)| *n == name).map(|(_, f)| *f)
 }
 
@@ -632,6 +678,8 @@ fn shrink(version: &Version, root: &Root, inst: &Instance, problem: &Problem) ->
 /// A failing type: how many of its instances failed, and the first, shrunk.
 struct Failure {
     version: String,
+    /// Later versions with the same schema for the type (the same instances, not run again).
+    same_in: Vec<String>,
     root: String,
     failed: usize,
     first: String,
@@ -639,9 +687,14 @@ struct Failure {
 
 impl std::fmt::Display for Failure {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let same = if self.same_in.is_empty() {
+            String::new()
+        } else {
+            format!(" (same schema in {})", self.same_in.join(", "))
+        };
         write!(
             f,
-            "codex {} · {}: {}/{} instances fail; first (shrunk): {}",
+            "codex {}{same} · {}: {}/{} instances fail; first (shrunk): {}",
             self.version, self.root, self.failed, INSTANCES, self.first
         )
     }
@@ -651,7 +704,13 @@ fn seed() -> u64 {
     std::env::var("CODEX_WINDOW_SEED")
         .ok()
         .and_then(|s| s.parse().ok())
-        .unwrap_or(0x5eed_34)
+        .unwrap_or(0x005e_ed34)
+}
+
+/// `CODEX_WINDOW_NO_DEDUPE=1`: decode every (version, type) pair, even when an earlier version
+/// has the same schema for it.
+fn no_dedupe() -> bool {
+    std::env::var_os("CODEX_WINDOW_NO_DEDUPE").is_some_and(|v| v == "1")
 }
 
 fn instance_count() -> usize {
@@ -677,7 +736,7 @@ fn hash(parts: &[&str]) -> u64 {
 fn run_root(version: &Version, root: &Root, count: usize, seed: u64) -> Option<Failure> {
     let mut gen = Gen::new(
         &version.bundle,
-        seed ^ hash(&[&version.name, &root.key()]),
+        seed ^ hash(&[&root.key()]),
         MAX_DEPTH,
         INJECT_PERCENT,
     );
@@ -711,6 +770,7 @@ fn run_root(version: &Version, root: &Root, count: usize, seed: u64) -> Option<F
     };
     Some(Failure {
         version: version.name.clone(),
+        same_in: Vec::new(),
         root: root.describe(),
         failed,
         first: format!("{}\n    value: {}", problem.render(&small), small),
@@ -736,10 +796,23 @@ fn every_vendored_version_decodes_schema_valid_instances_of_every_type() {
     }
     let count = instance_count();
     let seed = seed();
-    let work: Vec<(&Version, &Root)> = versions
-        .iter()
-        .flat_map(|v| v.roots.iter().map(move |r| (v, r)))
-        .collect();
+    // (version, type) pairs with the schema of an earlier version's pair draw the same values:
+    // they are decoded once, and a failure names every version it applies to.
+    let mut work: Vec<(&Version, &Root, Vec<String>)> = Vec::new();
+    let mut first_of: HashMap<(String, u64), usize> = HashMap::new();
+    let mut pairs = 0;
+    for v in &versions {
+        for r in &v.roots {
+            pairs += 1;
+            match first_of.get(&(r.key(), r.fingerprint)) {
+                Some(&i) if !no_dedupe() => work[i].2.push(v.name.clone()),
+                _ => {
+                    first_of.insert((r.key(), r.fingerprint), work.len());
+                    work.push((v, r, Vec::new()));
+                }
+            }
+        }
+    }
     let next = AtomicUsize::new(0);
     let failures = Mutex::new(Vec::new());
     let checked = AtomicUsize::new(0);
@@ -750,8 +823,11 @@ fn every_vendored_version_decodes_schema_valid_instances_of_every_type() {
         for _ in 0..workers {
             s.spawn(|| loop {
                 let i = next.fetch_add(1, Ordering::Relaxed);
-                let Some((v, r)) = work.get(i) else { break };
-                if let Some(f) = run_root(v, r, count, seed) {
+                let Some((v, r, same_in)) = work.get(i) else {
+                    break;
+                };
+                if let Some(mut f) = run_root(v, r, count, seed) {
+                    f.same_in = same_in.clone();
                     failures.lock().unwrap().push(f);
                 }
                 checked.fetch_add(count, Ordering::Relaxed);
@@ -759,20 +835,20 @@ fn every_vendored_version_decodes_schema_valid_instances_of_every_type() {
         }
     });
     let mut per_kind: BTreeMap<Kind, usize> = BTreeMap::new();
-    for (_, r) in &work {
+    for r in versions.iter().flat_map(|v| &v.roots) {
         *per_kind.entry(r.kind).or_default() += 1;
     }
     let unnamed: usize = versions.iter().map(|v| v.unnamed_responses.len()).sum();
     eprintln!(
-        "protocol window: {} versions ({}) × {} types ({} notifications, {} server requests, {} responses; {} responses unnamed in the schema, not drawn) × {} instances = {} decoded in {:.1}s (seed {seed})",
+        "protocol window: {} versions ({}) × their types = {pairs} (version, type) pairs ({} notifications, {} server requests, {} responses; {} responses unnamed in the schema, not drawn) × {count} instances = {} checked; {} pairs with a schema of their own, decoded: {} instances, in {:.1}s (seed {seed})",
         versions.len(),
         versions.iter().map(|v| v.name.as_str()).collect::<Vec<_>>().join(", "),
-        work.len(),
         per_kind.get(&Kind::Notification).unwrap_or(&0),
         per_kind.get(&Kind::ServerRequest).unwrap_or(&0),
         per_kind.get(&Kind::Response).unwrap_or(&0),
         unnamed,
-        count,
+        pairs * count,
+        work.len(),
         checked.load(Ordering::Relaxed),
         started.elapsed().as_secs_f64(),
     );

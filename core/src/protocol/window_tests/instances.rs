@@ -12,8 +12,12 @@
 //! where, and [`Instance::declared`] is the value without them, which the bundle validates.
 
 use std::collections::{BTreeSet, HashMap};
+use std::rc::Rc;
 
 use serde_json::{Map, Value};
+
+/// Prefix of the unknown members added to objects.
+pub(super) const UNKNOWN_PREFIX: &str = "zz_unknown_";
 
 /// "No finite instance" (a size, saturating).
 const INF: u32 = u32::MAX / 4;
@@ -152,8 +156,9 @@ pub(super) struct Gen<'b> {
     /// Chance in percent that an object with declared properties gets an unknown member.
     inject_percent: u8,
     next_unknown: u32,
-    path: Vec<String>,
-    injected: Vec<String>,
+    /// Merged schemas (`allOf`, and a union's alternative with its shared members), by the
+    /// address of the schema object in the bundle and the alternative's index.
+    merged: HashMap<(usize, usize), Rc<Value>>,
 }
 
 impl<'b> Gen<'b> {
@@ -165,23 +170,20 @@ impl<'b> Gen<'b> {
             max_depth,
             inject_percent,
             next_unknown: 0,
-            path: Vec::new(),
-            injected: Vec::new(),
+            merged: HashMap::new(),
         }
     }
 
     /// One instance of `schema`.
     pub(super) fn instance(&mut self, schema: &Value) -> Instance {
-        self.path.clear();
-        self.injected.clear();
         let value = self.value(schema, 0);
-        Instance {
-            value,
-            injected: std::mem::take(&mut self.injected),
-        }
+        let mut injected = Vec::new();
+        unknown_members(&value, &mut String::new(), &mut injected);
+        Instance { value, injected }
     }
 
     fn value(&mut self, s: &Value, depth: u32) -> Value {
+        let bundle = self.bundle;
         let o = match s {
             Value::Bool(true) => return self.any(depth),
             Value::Object(o) => o,
@@ -203,11 +205,14 @@ impl<'b> Gen<'b> {
             if parts.len() == 1 && !has_structure(o) {
                 return self.value(&parts[0], depth);
             }
-            let mut merged = without(o, "allOf");
-            for p in parts {
-                merged = merge(merged, self.deref(p));
-            }
-            return self.value(&Value::Object(merged), depth);
+            let merged = self.merged(o, usize::MAX, || {
+                let mut merged = without(o, "allOf");
+                for p in parts {
+                    merged = merge(merged, deref(bundle, p));
+                }
+                merged
+            });
+            return self.value(&merged, depth);
         }
         if let Some(alts) = alternatives(o) {
             let known: Vec<&Value> = alts.iter().filter(|a| !is_catch_all(a)).collect();
@@ -230,8 +235,8 @@ impl<'b> Gen<'b> {
             } else {
                 "anyOf"
             };
-            let merged = merge(without(o, key), self.deref(alt));
-            return self.value(&Value::Object(merged), depth);
+            let merged = self.merged(o, i, || merge(without(o, key), deref(bundle, alt)));
+            return self.value(&merged, depth);
         }
         self.typed(o, depth)
     }
@@ -243,15 +248,18 @@ impl<'b> Gen<'b> {
             .unwrap_or(0)
     }
 
-    /// `s` with `$ref` chains followed, as an object schema.
-    fn deref(&self, mut s: &'b Value) -> Map<String, Value> {
-        while let Some(r) = s.get("$ref").and_then(Value::as_str) {
-            s = self.bundle.resolve(r);
-        }
-        match s {
-            Value::Object(o) => o.clone(),
-            _ => Map::new(),
-        }
+    /// The merged schema for alternative `alt` of `o` (`usize::MAX`: its `allOf`), made once.
+    fn merged(
+        &mut self,
+        o: &Map<String, Value>,
+        alt: usize,
+        make: impl FnOnce() -> Map<String, Value>,
+    ) -> Rc<Value> {
+        let key = (o as *const Map<String, Value> as usize, alt);
+        self.merged
+            .entry(key)
+            .or_insert_with(|| Rc::new(Value::Object(make())))
+            .clone()
     }
 
     fn typed(&mut self, o: &Map<String, Value>, depth: u32) -> Value {
@@ -375,9 +383,7 @@ impl<'b> Gen<'b> {
                 Some(s) => s,
                 None => &any,
             };
-            self.path.push(i.to_string());
             out.push(self.value(item, depth + 1));
-            self.path.pop();
         }
         Value::Array(out)
     }
@@ -393,9 +399,7 @@ impl<'b> Gen<'b> {
         let mut out = Map::new();
         for (k, s) in props {
             if req.contains(&k.as_str()) || (!deep && self.rng.bool()) {
-                self.path.push(escape(k));
                 let v = self.value(s, depth + 1);
-                self.path.pop();
                 out.insert(k.clone(), v);
             }
         }
@@ -410,9 +414,7 @@ impl<'b> Gen<'b> {
                     if props.contains_key(&key) {
                         continue;
                     }
-                    self.path.push(escape(&key));
                     let v = self.value(add, depth + 1);
-                    self.path.pop();
                     out.insert(key, v);
                 }
             }
@@ -435,18 +437,10 @@ impl<'b> Gen<'b> {
         Value::Object(out)
     }
 
-    /// Adds a member `zz_unknown_<n>` with a small value to `out` and records where.
+    /// Adds a member `zz_unknown_<n>` with a small value to `out`.
     fn add_unknown(&mut self, out: &mut Map<String, Value>) {
         self.next_unknown += 1;
-        let key = format!("zz_unknown_{}", self.next_unknown);
-        let mut pointer = String::new();
-        for seg in &self.path {
-            pointer.push('/');
-            pointer.push_str(seg);
-        }
-        pointer.push('/');
-        pointer.push_str(&escape(&key));
-        self.injected.push(pointer);
+        let key = format!("{UNKNOWN_PREFIX}{}", self.next_unknown);
         let v = self.any(self.max_depth);
         out.insert(key, v);
     }
@@ -473,6 +467,45 @@ impl<'b> Gen<'b> {
                 )
             }
         }
+    }
+}
+
+/// `s` with `$ref` chains followed, as an object schema.
+fn deref<'a>(bundle: &'a Bundle, mut s: &'a Value) -> Map<String, Value> {
+    while let Some(r) = s.get("$ref").and_then(Value::as_str) {
+        s = bundle.resolve(r);
+    }
+    match s {
+        Value::Object(o) => o.clone(),
+        _ => Map::new(),
+    }
+}
+
+/// JSON pointers of the members of `v` named `zz_unknown_<n>`.
+fn unknown_members(v: &Value, path: &mut String, out: &mut Vec<String>) {
+    match v {
+        Value::Object(m) => {
+            for (k, x) in m {
+                let len = path.len();
+                path.push('/');
+                path.push_str(&escape(k));
+                if k.starts_with(UNKNOWN_PREFIX) {
+                    out.push(path.clone());
+                } else {
+                    unknown_members(x, path, out);
+                }
+                path.truncate(len);
+            }
+        }
+        Value::Array(a) => {
+            for (i, x) in a.iter().enumerate() {
+                let len = path.len();
+                path.push_str(&format!("/{i}"));
+                unknown_members(x, path, out);
+                path.truncate(len);
+            }
+        }
+        _ => {}
     }
 }
 
