@@ -370,7 +370,7 @@ impl<'b> Gen<'b> {
         let n = if depth >= self.max_depth {
             min
         } else {
-            self.rng.usize(min..=max.min(min + 3))
+            self.rng.usize(min..=max.min(min + 2))
         };
         let any = Value::Bool(true);
         let mut out = Vec::with_capacity(n);
