@@ -1540,8 +1540,8 @@ def generate(schema_dirs):
     window = [v[0] for v in versions]
     tables = window_tables(versions)
     # One schema for the whole window (merge.py): the union of every version's definitions.
-    exp_defs = norm_const(merge.merge_defs([(v[0], v[2]) for v in versions]))
-    st_defs = norm_const(merge.merge_defs([(v[0], v[3]) for v in versions]))
+    exp_defs = merge.merge_defs([(v[0], norm_const(v[2])) for v in versions])
+    st_defs = merge.merge_defs([(v[0], norm_const(v[3])) for v in versions])
 
     g = Gen(exp_defs, st_defs)
     g.build_all()
