@@ -202,12 +202,37 @@ fn envelope(bundle: &Value, name: &str) -> Vec<(String, Value)> {
         .collect()
 }
 
-fn load(name: String, dir: &Path) -> Version {
+/// A version's `--experimental` bundle.
+fn read_bundle(dir: &Path) -> Value {
     let path = dir.join("experimental/codex_app_server_protocol.schemas.json");
     let text =
         std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("read {}: {e}", path.display()));
-    let doc: Value = serde_json::from_str(&text).unwrap();
-    let overrides = response_overrides();
+    serde_json::from_str(&text).unwrap()
+}
+
+/// The response type the schema names for each client method of `doc` (the generator's
+/// `response_overrides`, else `XxxParams` -> `XxxResponse`).
+fn named_responses(doc: &Value, overrides: &Map<String, Value>) -> BTreeMap<String, String> {
+    envelope(doc, "ClientRequest")
+        .into_iter()
+        .filter_map(|(method, params)| {
+            let by_convention = params_name(&params)
+                .and_then(|p| p.strip_suffix("Params").map(|s| format!("{s}Response")));
+            let name = overrides
+                .get(&method)
+                .and_then(Value::as_str)
+                .map(str::to_owned)
+                .or(by_convention)
+                .filter(|n| definition_ref(doc, n).is_some())?;
+            Some((method, name))
+        })
+        .collect()
+}
+
+/// The roots of version `name`. `responses`: the response type of each client method as any
+/// version of the window names it (one generated type serves the method in every version; a
+/// version whose method takes no params names none itself).
+fn load(name: String, doc: Value, responses: &BTreeMap<String, String>) -> Version {
     let mut roots = Vec::new();
     for (kind, env) in [
         (Kind::Notification, "ServerNotification"),
@@ -224,15 +249,10 @@ fn load(name: String, dir: &Path) -> Version {
         }
     }
     let mut unnamed_responses = Vec::new();
-    for (method, params) in envelope(&doc, "ClientRequest") {
-        let by_convention = params_name(&params)
-            .and_then(|p| p.strip_suffix("Params").map(|s| format!("{s}Response")));
-        let response = overrides
+    for (method, _) in envelope(&doc, "ClientRequest") {
+        let response = responses
             .get(&method)
-            .and_then(Value::as_str)
-            .map(str::to_owned)
-            .or(by_convention)
-            .and_then(|n| definition_ref(&doc, &n).map(|r| (n, r)));
+            .and_then(|n| definition_ref(&doc, n).map(|r| (n.clone(), r)));
         match response {
             Some((type_name, r)) => roots.push(Root {
                 kind: Kind::Response,
@@ -780,9 +800,18 @@ fn run_root(version: &Version, root: &Root, count: usize, seed: u64) -> Option<F
 #[test]
 fn every_vendored_version_decodes_schema_valid_instances_of_every_type() {
     let started = Instant::now();
-    let versions: Vec<Version> = version_dirs()
+    let docs: Vec<(String, Value)> = version_dirs()
         .into_iter()
-        .map(|(name, dir)| load(name, &dir))
+        .map(|(name, dir)| (name, read_bundle(&dir)))
+        .collect();
+    let overrides = response_overrides();
+    let mut responses = BTreeMap::new();
+    for (_, doc) in &docs {
+        responses.extend(named_responses(doc, &overrides));
+    }
+    let versions: Vec<Version> = docs
+        .into_iter()
+        .map(|(name, doc)| load(name, doc, &responses))
         .collect();
     assert!(!versions.is_empty(), "no schema/codex-*/ vendored");
     for v in &versions {
