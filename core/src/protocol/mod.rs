@@ -385,3 +385,7 @@ mod rt {
 
 #[cfg(test)]
 mod tests;
+
+/// The window property test: random schema-valid instances of every vendored version.
+#[cfg(test)]
+mod window_tests;
