@@ -71,11 +71,11 @@ pub fn watch<T>(f: impl FnOnce() -> T) -> (T, Vec<Fallback>) {
     (out, seen)
 }
 
-fn report(weight: u32, make: impl FnOnce() -> Fallback) {
+fn report(weight: impl FnOnce() -> u32, make: impl FnOnce() -> Fallback) {
     // Inside a trial (an untagged union trying an alternative) reports only count.
     let in_trial = TRIAL.with(|t| match t.get() {
         Some(score) => {
-            t.set(Some(score.saturating_add(weight)));
+            t.set(Some(score.saturating_add(weight())));
             true
         }
         None => false,
@@ -90,13 +90,27 @@ fn report(weight: u32, make: impl FnOnce() -> Fallback) {
     });
 }
 
+/// How much of a value was not understood: its JSON nodes (a scalar 1, an array or object 1
+/// plus its members'), so that an alternative which leaves a large member in `extra` scores
+/// worse than one that understands it and only leaves small unknown members deeper down.
+fn nodes(value: &Value) -> u32 {
+    match value {
+        Value::Array(items) => items.iter().fold(1u32, |n, v| n.saturating_add(nodes(v))),
+        Value::Object(map) => map.values().fold(1u32, |n, v| n.saturating_add(nodes(v))),
+        _ => 1,
+    }
+}
+
 /// Called by generated code: a value of `type_name` fell back to `Unknown(raw)`.
 #[doc(hidden)]
 pub fn unknown(type_name: &'static str, raw: &Value) {
-    report(1, || Fallback {
-        type_name,
-        kind: FallbackKind::Unknown { raw: raw.clone() },
-    });
+    report(
+        || nodes(raw),
+        || Fallback {
+            type_name,
+            kind: FallbackKind::Unknown { raw: raw.clone() },
+        },
+    );
 }
 
 /// Called by generated code: a struct of `type_name` decoded with fields in `extra`.
@@ -105,13 +119,16 @@ pub fn extra_fields(type_name: &'static str, extra: &Map<String, Value>) {
     if extra.is_empty() {
         return;
     }
-    report(u32::try_from(extra.len()).unwrap_or(u32::MAX), || {
-        Fallback {
-            type_name,
-            kind: FallbackKind::ExtraFields {
-                keys: extra.keys().cloned().collect(),
-            },
-        }
+    let weight = || {
+        extra
+            .values()
+            .fold(0u32, |n, v| n.saturating_add(1).saturating_add(nodes(v)))
+    };
+    report(weight, || Fallback {
+        type_name,
+        kind: FallbackKind::ExtraFields {
+            keys: extra.keys().cloned().collect(),
+        },
     });
 }
 
@@ -120,10 +137,13 @@ pub fn extra_fields(type_name: &'static str, extra: &Map<String, Value>) {
 /// trying alternatives it means "not this alternative".
 #[doc(hidden)]
 pub fn unknown_discriminator(type_name: &'static str, raw: &Value) {
-    report(DISQUALIFIED, || Fallback {
-        type_name,
-        kind: FallbackKind::Unknown { raw: raw.clone() },
-    });
+    report(
+        || DISQUALIFIED,
+        || Fallback {
+            type_name,
+            kind: FallbackKind::Unknown { raw: raw.clone() },
+        },
+    );
 }
 
 /// The drift score of a trial whose discriminator did not match (see [`trial`]).
@@ -134,8 +154,9 @@ thread_local! {
 }
 
 /// Runs `f` (a decoding attempt of one alternative of an untagged union) as a trial: what it
-/// reports is not recorded but scored (1 a nested `Unknown`, 1 an extra field,
-/// [`DISQUALIFIED`] a discriminator mismatch). Returns `f`'s result and the score.
+/// reports is not recorded but scored by how much was not understood (the JSON nodes of a
+/// nested `Unknown`, of each extra field and its value; [`DISQUALIFIED`] a discriminator
+/// mismatch). Returns `f`'s result and the score.
 pub(crate) fn trial<T>(f: impl FnOnce() -> T) -> (T, u32) {
     struct Restore(Option<u32>);
     impl Drop for Restore {

@@ -763,3 +763,38 @@ mod roundtrip_props {
         assert_eq!(ROUNDTRIP.len(), 941);
     }
 }
+
+/// Found by the window property test: a newer server adds unknown members to the options of a
+/// titled single-select. The alternative that understands `oneOf` (leaving two small unknown
+/// members deeper down) must win over the plain string schema that would keep the whole
+/// `oneOf` in its `extra` map.
+#[test]
+fn unknown_members_inside_options_do_not_push_the_options_into_extra() {
+    let field = json!({"type": "string", "oneOf": [
+        {"const": "a", "title": "A", "zz_unknown_1": 0},
+        {"const": "b", "title": "B", "zz_unknown_2": "x"},
+    ]});
+    let (decoded, fallbacks) = drift::watch(|| {
+        serde_json::from_value::<McpElicitationPrimitiveSchema>(field.clone()).unwrap()
+    });
+    assert!(
+        matches!(
+            decoded,
+            McpElicitationPrimitiveSchema::McpElicitationEnumSchema(
+                McpElicitationEnumSchema::McpElicitationSingleSelectEnumSchema(
+                    McpElicitationSingleSelectEnumSchema::McpElicitationTitledSingleSelectEnumSchema(_)
+                )
+            )
+        ),
+        "{decoded:?}"
+    );
+    let kept: Vec<String> = fallbacks
+        .iter()
+        .flat_map(|f| match &f.kind {
+            drift::FallbackKind::ExtraFields { keys } => keys.clone(),
+            other => panic!("unexpected fallback {other:?}"),
+        })
+        .collect();
+    assert_eq!(kept, ["zz_unknown_1", "zz_unknown_2"]);
+    assert_eq!(reserialised(&decoded), field);
+}
