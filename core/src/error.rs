@@ -191,6 +191,10 @@ pub enum Error {
     /// An MCP tool's `structuredContent` does not match its `outputSchema` (or is missing
     /// although the tool declares one); see [`OutputSchemaMismatch`].
     OutputSchemaMismatch(Box<OutputSchemaMismatch>),
+    /// The connected Codex (a version of the supported window) does not have this client
+    /// method, by the window's method table: refused before anything was sent (see
+    /// [`UnsupportedByVersion`](crate::version::UnsupportedByVersion)).
+    UnsupportedByVersion(Box<crate::version::UnsupportedByVersion>),
 }
 
 impl fmt::Display for Error {
@@ -233,6 +237,7 @@ impl fmt::Display for Error {
                 if m.path.is_empty() { "/" } else { &m.path },
                 m.message
             ),
+            Error::UnsupportedByVersion(u) => u.fmt(f),
         }
     }
 }
@@ -294,6 +299,8 @@ pub enum ErrorKind {
     UrlElicitationRequired,
     /// [`Error::OutputSchemaMismatch`].
     OutputSchemaMismatch,
+    /// [`Error::UnsupportedByVersion`].
+    UnsupportedByVersion,
 }
 
 /// One value per [`ErrorKind`]: how a binding maps kinds to its own statuses or exception
@@ -335,6 +342,8 @@ pub struct ErrorKindMap<T> {
     pub url_elicitation_required: T,
     /// For [`ErrorKind::OutputSchemaMismatch`].
     pub output_schema_mismatch: T,
+    /// For [`ErrorKind::UnsupportedByVersion`].
+    pub unsupported_by_version: T,
 }
 
 impl<T> ErrorKindMap<T> {
@@ -357,6 +366,7 @@ impl<T> ErrorKindMap<T> {
             ErrorKind::Cancelled => &self.cancelled,
             ErrorKind::UrlElicitationRequired => &self.url_elicitation_required,
             ErrorKind::OutputSchemaMismatch => &self.output_schema_mismatch,
+            ErrorKind::UnsupportedByVersion => &self.unsupported_by_version,
         }
     }
 }
@@ -379,11 +389,12 @@ const NAMES: ErrorKindMap<&str> = ErrorKindMap {
     cancelled: "cancelled",
     url_elicitation_required: "url_elicitation_required",
     output_schema_mismatch: "output_schema_mismatch",
+    unsupported_by_version: "unsupported_by_version",
 };
 
 impl ErrorKind {
     /// Every kind, in declaration order.
-    pub const ALL: [ErrorKind; 16] = [
+    pub const ALL: [ErrorKind; 17] = [
         ErrorKind::NotConnected,
         ErrorKind::AlreadyConnected,
         ErrorKind::Timeout,
@@ -400,6 +411,7 @@ impl ErrorKind {
         ErrorKind::Cancelled,
         ErrorKind::UrlElicitationRequired,
         ErrorKind::OutputSchemaMismatch,
+        ErrorKind::UnsupportedByVersion,
     ];
 
     /// The kind's name in snake case (`"invalid_argument"`), as [`ErrorKindMap`]'s fields.
@@ -437,6 +449,7 @@ impl Error {
             Error::Cancelled(_) => ErrorKind::Cancelled,
             Error::UrlElicitationRequired(_) => ErrorKind::UrlElicitationRequired,
             Error::OutputSchemaMismatch(_) => ErrorKind::OutputSchemaMismatch,
+            Error::UnsupportedByVersion(_) => ErrorKind::UnsupportedByVersion,
         }
     }
 }
@@ -495,6 +508,11 @@ mod tests {
                 path: "/x".into(),
                 message: "m".into(),
                 result: serde_json::Value::Null,
+            })),
+            Error::UnsupportedByVersion(Box::new(crate::version::UnsupportedByVersion {
+                method: "m".into(),
+                server_version: "0.163.0".into(),
+                versions: vec!["0.171.0".into()],
             })),
         ];
         let kinds: Vec<_> = errors.iter().map(Error::kind).collect();

@@ -48,6 +48,7 @@ mod thread;
 pub mod transport;
 mod turn;
 mod typed;
+pub mod version;
 mod views;
 
 pub use client::{Client, HandlerSlot, InitializeResult, WeakClient};
@@ -65,6 +66,7 @@ pub use event::{
     Notification, NotificationKind, ReconnectAttempt, Rejoined, Response, ServerRequest,
 };
 pub use message::RequestId;
+pub use version::{ServerVersion, UnsupportedByVersion, WindowPosition};
 pub use options::{
     ClientOptions, Delivery, ExecOptions, Heartbeat, McpCommand, McpHttp, McpOptions,
     OptionsBuilder, Protocol, ReconnectPolicy, RequestOptions, RetryPolicy, SkillEmulation,

@@ -51,6 +51,11 @@ mod generated;
 pub mod mcp;
 
 pub use generated::*;
+// TEMPORARY: the hand stand-in for h/gen's generated window table (see its module doc).
+mod window_standin;
+pub use window_standin::{
+    client_method_versions, notification_versions, server_request_versions, CODEX_WINDOW,
+};
 
 /// A client-to-server request method. Implemented by the zero-sized markers in [`methods`].
 pub trait ClientMethod {
