@@ -69,6 +69,11 @@ pub fn codex_092_bin() -> PathBuf {
     installed_codex("CODEX_092_BIN", CODEX_092_VERSION)
 }
 
+/// The installed real Codex `version` (`.cache/codex-<version>`, from `scripts/setup.sh`).
+pub fn codex_bin_of(version: &str) -> PathBuf {
+    installed_codex("CODEX_BIN_UNUSED", version)
+}
+
 /// `$var`, else `.cache/codex-<version>`; a missing binary fails the test with instructions.
 fn installed_codex(var: &str, version: &str) -> PathBuf {
     if let Some(p) = std::env::var_os(var).filter(|p| !p.is_empty()) {
