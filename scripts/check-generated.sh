@@ -2,13 +2,14 @@
 # Fails when core/src/protocol/generated.rs, python/codexclient/protocol.py,
 # python/codexclient/_requests.py, python/codexclient/_keywords.py or
 # core/src/compat/vendored-schema.json differs from a fresh
-# generation from the vendored schema (run by scripts/test.sh and by the
+# generation from the vendored schemas of the whole window (CODEX_WINDOW in
+# scripts/codex-versions.sh; run by scripts/test.sh and by the
 # `generated_code_is_up_to_date` unit test).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-bash scripts/gen-protocol.sh schema/codex-0.169.0 "$tmp/generated.rs" "$tmp/protocol.py" \
+bash scripts/gen-protocol.sh "$tmp/generated.rs" "$tmp/protocol.py" \
   "$tmp/_requests.py" "$tmp/vendored-schema.json" "$tmp/_keywords.py" >/dev/null 2>&1
 stale=0
 for pair in "generated.rs:core/src/protocol/generated.rs" \

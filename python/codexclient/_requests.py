@@ -188,6 +188,8 @@ class SyncRequests:
     @overload
     def request(self, method: Literal["modelProvider/config/write"], params: p.ModelProviderConfigWriteParams, *, timeout: Optional[float] = None) -> p.ModelProviderConfigWriteResponse: ...
     @overload
+    def request(self, method: Literal["modelProvider/default/set"], params: p.ModelProviderDefaultSetParams, *, timeout: Optional[float] = None) -> p.ConfigWriteResponse: ...
+    @overload
     def request(self, method: Literal["modelProvider/list"], params: Optional[p.ModelProviderListParams] = None, *, timeout: Optional[float] = None) -> p.ModelProviderListResponse: ...
     @overload
     def request(self, method: Literal["permissionProfile/list"], params: Optional[p.PermissionProfileListParams] = None, *, timeout: Optional[float] = None) -> p.PermissionProfileListResponse: ...
@@ -395,6 +397,9 @@ class SyncRequests:
     def request(self, method: Literal["thread/realtime/appendText"], params: p.ThreadRealtimeAppendTextParams, *, timeout: Optional[float] = None) -> p.ThreadRealtimeAppendTextResponse:
         """Experimental API: needs ``experimental_api=True``."""
     @overload
+    def request(self, method: Literal["thread/realtime/list"], params: p.ThreadRealtimeListParams, *, timeout: Optional[float] = None) -> p.ThreadRealtimeListResponse:
+        """Experimental API: needs ``experimental_api=True``."""
+    @overload
     def request(self, method: Literal["thread/realtime/listVoices"], params: Optional[p.ThreadRealtimeListVoicesParams] = None, *, timeout: Optional[float] = None) -> p.ThreadRealtimeListVoicesResponse:
         """Experimental API: needs ``experimental_api=True``."""
     @overload
@@ -416,6 +421,15 @@ class SyncRequests:
     @overload
     def request(self, method: Literal["thread/search"], params: p.ThreadSearchParams, *, timeout: Optional[float] = None) -> p.ThreadSearchResponse:
         """Experimental API: needs ``experimental_api=True``."""
+    @overload
+    def request(self, method: Literal["thread/search/cancel"], params: p.ThreadSearchCancelParams, *, timeout: Optional[float] = None) -> p.ThreadSearchCancelResponse:
+        """Experimental API: needs ``experimental_api=True``."""
+    @overload
+    def request(self, method: Literal["thread/search/stream"], params: p.ThreadSearchParams, *, timeout: Optional[float] = None) -> p.ThreadSearchResponse:
+        """Search with best-effort incremental `thread/search/partial` notifications. The final response is authoritative for results, ordering, and cursors. Experimental API: needs ``experimental_api=True``."""
+    @overload
+    def request(self, method: Literal["thread/search/stream/cancel"], params: p.ThreadSearchCancelParams, *, timeout: Optional[float] = None) -> p.ThreadSearchCancelResponse:
+        """Cancel a `thread/search/stream` request on this connection. Experimental API: needs ``experimental_api=True``."""
     @overload
     def request(self, method: Literal["thread/searchOccurrences"], params: p.ThreadSearchOccurrencesParams, *, timeout: Optional[float] = None) -> p.ThreadSearchOccurrencesResponse:
         """Experimental API: needs ``experimental_api=True``."""
@@ -661,6 +675,8 @@ class AsyncRequests:
     @overload
     async def request(self, method: Literal["modelProvider/config/write"], params: p.ModelProviderConfigWriteParams, *, timeout: Optional[float] = None) -> p.ModelProviderConfigWriteResponse: ...
     @overload
+    async def request(self, method: Literal["modelProvider/default/set"], params: p.ModelProviderDefaultSetParams, *, timeout: Optional[float] = None) -> p.ConfigWriteResponse: ...
+    @overload
     async def request(self, method: Literal["modelProvider/list"], params: Optional[p.ModelProviderListParams] = None, *, timeout: Optional[float] = None) -> p.ModelProviderListResponse: ...
     @overload
     async def request(self, method: Literal["permissionProfile/list"], params: Optional[p.PermissionProfileListParams] = None, *, timeout: Optional[float] = None) -> p.PermissionProfileListResponse: ...
@@ -868,6 +884,9 @@ class AsyncRequests:
     async def request(self, method: Literal["thread/realtime/appendText"], params: p.ThreadRealtimeAppendTextParams, *, timeout: Optional[float] = None) -> p.ThreadRealtimeAppendTextResponse:
         """Experimental API: needs ``experimental_api=True``."""
     @overload
+    async def request(self, method: Literal["thread/realtime/list"], params: p.ThreadRealtimeListParams, *, timeout: Optional[float] = None) -> p.ThreadRealtimeListResponse:
+        """Experimental API: needs ``experimental_api=True``."""
+    @overload
     async def request(self, method: Literal["thread/realtime/listVoices"], params: Optional[p.ThreadRealtimeListVoicesParams] = None, *, timeout: Optional[float] = None) -> p.ThreadRealtimeListVoicesResponse:
         """Experimental API: needs ``experimental_api=True``."""
     @overload
@@ -889,6 +908,15 @@ class AsyncRequests:
     @overload
     async def request(self, method: Literal["thread/search"], params: p.ThreadSearchParams, *, timeout: Optional[float] = None) -> p.ThreadSearchResponse:
         """Experimental API: needs ``experimental_api=True``."""
+    @overload
+    async def request(self, method: Literal["thread/search/cancel"], params: p.ThreadSearchCancelParams, *, timeout: Optional[float] = None) -> p.ThreadSearchCancelResponse:
+        """Experimental API: needs ``experimental_api=True``."""
+    @overload
+    async def request(self, method: Literal["thread/search/stream"], params: p.ThreadSearchParams, *, timeout: Optional[float] = None) -> p.ThreadSearchResponse:
+        """Search with best-effort incremental `thread/search/partial` notifications. The final response is authoritative for results, ordering, and cursors. Experimental API: needs ``experimental_api=True``."""
+    @overload
+    async def request(self, method: Literal["thread/search/stream/cancel"], params: p.ThreadSearchCancelParams, *, timeout: Optional[float] = None) -> p.ThreadSearchCancelResponse:
+        """Cancel a `thread/search/stream` request on this connection. Experimental API: needs ``experimental_api=True``."""
     @overload
     async def request(self, method: Literal["thread/searchOccurrences"], params: p.ThreadSearchOccurrencesParams, *, timeout: Optional[float] = None) -> p.ThreadSearchOccurrencesResponse:
         """Experimental API: needs ``experimental_api=True``."""

@@ -3,7 +3,8 @@
 //!
 //! [`report`] runs `codex app-server generate-json-schema` (and `--experimental`, when the
 //! binary has it) and compares the schema with the one the library's types were generated from
-//! (Codex 0.169.0, embedded as `vendored-schema.json`: the vendored bundle reduced to its shape
+//! (the newest Codex of the supported window, [`CODEX_WINDOW`](crate::protocol::CODEX_WINDOW),
+//! embedded as `vendored-schema.json`: the vendored bundle reduced to its shape
 //! by `tools/protocol-gen/gen.py`). Client methods, server notifications, server requests,
 //! union variants, enum values and fields that were added, removed or changed are listed, each
 //! with a [`Verdict`]: typed, kept raw, may fail, refused or unused.

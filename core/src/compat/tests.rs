@@ -239,9 +239,9 @@ fn vendored_table_matches_the_vendored_bundles() {
             count(&stable_table, "ServerNotification"),
             count(&stable_table, "ServerRequest")
         ),
-        (109, 86, 10)
+        (110, 87, 10)
     );
-    assert_eq!(count(&table, "ClientRequest"), 184);
+    assert_eq!(count(&table, "ClientRequest"), 189);
     assert_eq!(
         table.methods["ClientRequest"]["thread/start"]
             .response

@@ -14,7 +14,7 @@
 //! assert!(fallbacks.is_empty(), "{fallbacks:?}");
 //! ```
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 
 use serde_json::{Map, Value};
 
@@ -70,7 +70,18 @@ pub fn watch<T>(f: impl FnOnce() -> T) -> (T, Vec<Fallback>) {
     (out, seen)
 }
 
-fn report(make: impl FnOnce() -> Fallback) {
+fn report(weight: u32, make: impl FnOnce() -> Fallback) {
+    // Inside a trial (an untagged union trying an alternative) reports only count.
+    let in_trial = TRIAL.with(|t| match t.get() {
+        Some(score) => {
+            t.set(Some(score.saturating_add(weight)));
+            true
+        }
+        None => false,
+    });
+    if in_trial {
+        return;
+    }
     WATCHED.with(|w| {
         if let Some(list) = w.borrow_mut().as_mut() {
             list.push(make());
@@ -81,7 +92,7 @@ fn report(make: impl FnOnce() -> Fallback) {
 /// Called by generated code: a value of `type_name` fell back to `Unknown(raw)`.
 #[doc(hidden)]
 pub fn unknown(type_name: &'static str, raw: &Value) {
-    report(|| Fallback {
+    report(1, || Fallback {
         type_name,
         kind: FallbackKind::Unknown { raw: raw.clone() },
     });
@@ -93,12 +104,49 @@ pub fn extra_fields(type_name: &'static str, extra: &Map<String, Value>) {
     if extra.is_empty() {
         return;
     }
-    report(|| Fallback {
-        type_name,
-        kind: FallbackKind::ExtraFields {
-            keys: extra.keys().cloned().collect(),
-        },
+    report(u32::try_from(extra.len()).unwrap_or(u32::MAX), || {
+        Fallback {
+            type_name,
+            kind: FallbackKind::ExtraFields {
+                keys: extra.keys().cloned().collect(),
+            },
+        }
     });
+}
+
+/// Called by generated code: a single-value enum (the discriminator of a union alternative,
+/// such as `type: "string"`) got another value. Reported like [`unknown`]; to an untagged union
+/// trying alternatives it means "not this alternative".
+#[doc(hidden)]
+pub fn unknown_discriminator(type_name: &'static str, raw: &Value) {
+    report(DISQUALIFIED, || Fallback {
+        type_name,
+        kind: FallbackKind::Unknown { raw: raw.clone() },
+    });
+}
+
+/// The drift score of a trial whose discriminator did not match (see [`trial`]).
+pub(crate) const DISQUALIFIED: u32 = 1 << 24;
+
+thread_local! {
+    static TRIAL: Cell<Option<u32>> = const { Cell::new(None) };
+}
+
+/// Runs `f` (a decoding attempt of one alternative of an untagged union) as a trial: what it
+/// reports is not recorded but scored (1 a nested `Unknown`, 1 an extra field,
+/// [`DISQUALIFIED`] a discriminator mismatch). Returns `f`'s result and the score.
+pub(crate) fn trial<T>(f: impl FnOnce() -> T) -> (T, u32) {
+    struct Restore(Option<u32>);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            TRIAL.with(|t| t.set(self.0));
+        }
+    }
+    let restore = Restore(TRIAL.with(|t| t.replace(Some(0))));
+    let out = f();
+    let score = TRIAL.with(Cell::get).unwrap_or(0);
+    drop(restore);
+    (out, score)
 }
 
 #[cfg(test)]
@@ -110,7 +158,8 @@ mod tests {
         unknown("Outside", &Value::Null);
         let ((), outer) = watch(|| {
             unknown("A", &Value::Bool(true));
-            let ((), inner) = watch(|| extra_fields("B", &Map::from_iter([("k".into(), Value::Null)])));
+            let ((), inner) =
+                watch(|| extra_fields("B", &Map::from_iter([("k".into(), Value::Null)])));
             assert_eq!(inner.len(), 1);
             assert_eq!(inner[0].type_name, "B");
             extra_fields("C", &Map::new()); // empty extra is not a report
