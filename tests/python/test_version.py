@@ -92,7 +92,9 @@ def test_smoke_streamed_turn_with_approval_every_event_known_then_resume(
         assert marker.exists(), "the approved command ran"
         assert isinstance(events[-1], codexclient.TurnCompleted)
         for ev in events:
-            assert ev.method in protocol.SERVER_NOTIFICATIONS, f"Codex {CODEX_VERSION}: {ev.method}"
+            # The stream carries the turn's notifications and its server requests.
+            known = protocol.SERVER_REQUESTS if isinstance(ev, codexclient.ServerRequest) else protocol.SERVER_NOTIFICATIONS
+            assert ev.method in known, f"Codex {CODEX_VERSION}: {ev.method}"
             item = ev.params.get("item")
             if isinstance(item, dict):
                 assert item["type"] in known_items, f"Codex {CODEX_VERSION}: item {item['type']}"
