@@ -28,9 +28,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .map(std::path::PathBuf::from)
         .unwrap_or_else(|| root.join(format!(".cache/codex-{version}")));
     if !codex.exists() {
-        return Err(
-            format!("Codex {version} not installed: run scripts/setup.sh (or set CODEX_BIN)").into(),
-        );
+        return Err(format!(
+            "Codex {version} not installed: run scripts/setup.sh (or set CODEX_BIN)"
+        )
+        .into());
     }
     let model = codex_mock_model::MockModel::start()?;
     let scratch = root.join("target/demo");

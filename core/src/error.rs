@@ -10,6 +10,32 @@ pub const OVERLOADED_CODE: i64 = -32001;
 /// (`URLElicitationRequiredError`, 2025-11-25): its `data.elicitations` lists them.
 pub const URL_ELICITATION_REQUIRED_CODE: i64 = -32042;
 
+/// A client method the connected Codex version does not have
+/// ([`Error::UnsupportedByVersion`](Error::UnsupportedByVersion)): refused before
+/// anything was sent.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct UnsupportedByVersion {
+    /// The method called.
+    pub method: String,
+    /// The server's Codex version.
+    pub server_version: String,
+    /// The window versions that have the method, ascending.
+    pub versions: Vec<String>,
+}
+
+impl fmt::Display for UnsupportedByVersion {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "`{}` is not a method of Codex {} (the connected server); Codex versions that have it: {}",
+            self.method,
+            self.server_version,
+            self.versions.join(", ")
+        )
+    }
+}
+
 /// A JSON-RPC error object returned by the server (`{code, message, data}`).
 #[derive(Debug, Clone, PartialEq)]
 pub struct RpcError {
@@ -193,8 +219,8 @@ pub enum Error {
     OutputSchemaMismatch(Box<OutputSchemaMismatch>),
     /// The connected Codex (a version of the supported window) does not have this client
     /// method, by the window's method table: refused before anything was sent (see
-    /// [`UnsupportedByVersion`](crate::version::UnsupportedByVersion)).
-    UnsupportedByVersion(Box<crate::version::UnsupportedByVersion>),
+    /// [`UnsupportedByVersion`]).
+    UnsupportedByVersion(Box<UnsupportedByVersion>),
 }
 
 impl fmt::Display for Error {
@@ -509,7 +535,7 @@ mod tests {
                 message: "m".into(),
                 result: serde_json::Value::Null,
             })),
-            Error::UnsupportedByVersion(Box::new(crate::version::UnsupportedByVersion {
+            Error::UnsupportedByVersion(Box::new(UnsupportedByVersion {
                 method: "m".into(),
                 server_version: "0.163.0".into(),
                 versions: vec!["0.171.0".into()],

@@ -59,14 +59,13 @@ pub use delivery::dispatch::{
 pub use delivery::{mark_event_delivery_thread, EventReceiver};
 pub use error::{
     DisconnectInfo, Error, ErrorKind, ErrorKindMap, OutputSchemaMismatch, Result, RpcError,
-    UrlElicitationRequired, OVERLOADED_CODE, URL_ELICITATION_REQUIRED_CODE,
+    UnsupportedByVersion, UrlElicitationRequired, OVERLOADED_CODE, URL_ELICITATION_REQUIRED_CODE,
 };
 pub use event::{
     approval_answer, fail_closed_answer, is_approval, Attachment, ConnectionEvent, Decision, Event,
     Notification, NotificationKind, ReconnectAttempt, Rejoined, Response, ServerRequest,
 };
 pub use message::RequestId;
-pub use version::{ServerVersion, UnsupportedByVersion, WindowPosition};
 pub use options::{
     ClientOptions, Delivery, ExecOptions, Heartbeat, McpCommand, McpHttp, McpOptions,
     OptionsBuilder, Protocol, ReconnectPolicy, RequestOptions, RetryPolicy, SkillEmulation,
@@ -79,6 +78,7 @@ pub use skills::{
 pub use thread::{thread_id_of, Helper, Input, Thread, ThreadStatus};
 pub use turn::{turn_id_of, TurnBounds, TurnIter, TurnResult, TurnStream};
 pub use typed::TypedRequest;
+pub use version::{ServerVersion, WindowPosition};
 
 /// The old name of [`EventReceiver`].
 #[deprecated(since = "0.1.0", note = "renamed to `EventReceiver`")]

@@ -5,6 +5,7 @@
 
 use std::fmt;
 
+pub use crate::error::UnsupportedByVersion;
 use crate::protocol::{client_method_versions, CODEX_WINDOW};
 
 /// Where a Codex version stands in the supported window.
@@ -141,38 +142,42 @@ impl fmt::Display for ServerVersion {
 
 /// The window's oldest version.
 pub fn oldest() -> &'static str {
-    CODEX_WINDOW.first().copied().expect("the window is not empty")
+    CODEX_WINDOW
+        .first()
+        .copied()
+        .expect("the window is not empty")
 }
 
 /// The window's newest version.
 pub fn newest() -> &'static str {
-    CODEX_WINDOW.last().copied().expect("the window is not empty")
+    CODEX_WINDOW
+        .last()
+        .copied()
+        .expect("the window is not empty")
 }
 
-/// A client method the connected Codex version does not have
-/// ([`Error::UnsupportedByVersion`](crate::Error::UnsupportedByVersion)): refused before
-/// anything was sent.
-#[derive(Debug, Clone, PartialEq, Eq)]
-#[non_exhaustive]
-pub struct UnsupportedByVersion {
-    /// The method called.
-    pub method: String,
-    /// The server's Codex version.
-    pub server_version: String,
-    /// The window versions that have the method, ascending.
-    pub versions: Vec<String>,
+/// The Codex version in an app-server user agent (`codex_cli_rs/0.171.0 (Debian …) …`: the
+/// text after the first `/` up to the first space).
+pub(crate) fn user_agent_version(user_agent: &str) -> Option<&str> {
+    let rest = user_agent.split_once('/')?.1;
+    Some(rest.split(' ').next().unwrap_or(rest)).filter(|v| !v.is_empty())
 }
 
-impl fmt::Display for UnsupportedByVersion {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "`{}` is not a method of Codex {} (the connected server); Codex versions that have it: {}",
-            self.method,
-            self.server_version,
-            self.versions.join(", ")
-        )
+/// Place a real app-server's Codex version (from its user agent) in the supported window, and
+/// log one warning when it is outside (or unknown): the connection goes on, what the library
+/// does not know is kept raw and no call is refused by version.
+pub(crate) fn check_server_version(user_agent: Option<&str>) -> ServerVersion {
+    let version = ServerVersion::of(user_agent.and_then(user_agent_version));
+    if !version.in_window() {
+        tracing::warn!(
+            server = version.version.as_deref().unwrap_or("unknown"),
+            position = version.position.as_str(),
+            window_oldest = oldest(),
+            window_newest = newest(),
+            "{version}"
+        );
     }
+    version
 }
 
 /// `0.171.0` (or `0.171.0-alpha.2`) as numbers.

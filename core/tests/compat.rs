@@ -66,15 +66,30 @@ fn library_reports_on_its_own_version_and_0_92_0() {
     assert!(same.standing().in_window());
     assert_eq!(same.standing().matches, Some(schema_version));
     let text = same.to_string();
-    assert!(text.contains("Supported window: Codex 0.163.0..") && text.contains(&format!("window version {schema_version}")), "{text}");
+    assert!(
+        text.contains("Supported window: Codex 0.163.0..")
+            && text.contains(&format!("window version {schema_version}")),
+        "{text}"
+    );
     let j = same.to_json();
-    assert_eq!((j["window_position"].as_str(), j["window_match"].as_str()), (Some("inside"), Some(schema_version)));
-    assert!(j["window"].as_array().unwrap().iter().any(|v| v == "0.163.0"));
+    assert_eq!(
+        (j["window_position"].as_str(), j["window_match"].as_str()),
+        (Some("inside"), Some(schema_version))
+    );
+    assert!(j["window"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|v| v == "0.163.0"));
 
     let old = compat::report(&support::codex_092_bin()).unwrap();
     assert_eq!(old.codex_version.as_deref(), Some("0.92.0"));
     assert_eq!(old.standing().position, codex_client::WindowPosition::Older);
-    assert!(old.to_string().contains("this Codex 0.92.0 is OLDER than the window"), "{old}");
+    assert!(
+        old.to_string()
+            .contains("this Codex 0.92.0 is OLDER than the window"),
+        "{old}"
+    );
     assert_eq!(old.to_json()["window_position"], "older");
     assert!(
         !old.experimental_compared,
@@ -231,10 +246,16 @@ fn command_reports_and_exit_status() {
     let (code, stdout, _) = command(&support::codex_bin_of(schema_version), &[]);
     assert_eq!(code, 0, "{stdout}");
     assert!(stdout.contains("No differences"), "{stdout}");
-    assert!(stdout.contains("this Codex is inside it: window version"), "{stdout}");
+    assert!(
+        stdout.contains("this Codex is inside it: window version"),
+        "{stdout}"
+    );
     // The default Codex (the window's newest) stands inside the window too.
     let (_, stdout, _) = command(&support::codex_bin(), &[]);
-    assert!(stdout.contains(&format!("window version {}", support::codex_version())), "{stdout}");
+    assert!(
+        stdout.contains(&format!("window version {}", support::codex_version())),
+        "{stdout}"
+    );
 
     let (code, stdout, _) = command(&support::codex_092_bin(), &[]);
     assert_eq!(code, 1, "{stdout}");

@@ -285,7 +285,10 @@ fn smoke_supports_and_the_unsupported_method_error() {
         assert_eq!(u.server_version, codex_version());
         assert_eq!(u.versions, have.to_vec());
         let text = e.to_string();
-        assert!(text.contains(method) && text.contains(codex_version()), "{text}");
+        assert!(
+            text.contains(method) && text.contains(codex_version()),
+            "{text}"
+        );
         // The same refusal from the async path, and the connection is untouched.
         let e2 = futures_executor::block_on(c.request(method, json!({}))).unwrap_err();
         assert_eq!(e2.kind(), ErrorKind::UnsupportedByVersion);
@@ -298,4 +301,3 @@ fn smoke_supports_and_the_unsupported_method_error() {
     }
     c.disconnect();
 }
-

@@ -1,4 +1,5 @@
-//! The Thread/Turn API against the real `codex app-server` (the default Codex; the `smoke_` test on every `CODEX_SMOKE` version too) and the local model.
+//! The Thread/Turn API against the real `codex app-server` (the default Codex; the `smoke_` test
+//! on every `CODEX_SMOKE` version too) and the local model.
 
 mod support;
 

@@ -1,4 +1,5 @@
-//! The typed API against the real `codex app-server` (the default Codex; the `smoke_` test on every `CODEX_SMOKE` version too) with the project's local model:
+//! The typed API against the real `codex app-server` (the default Codex; the `smoke_` test on
+//! every `CODEX_SMOKE` version too) with the project's local model:
 //! typed calls of the common methods, experimental gating, typed approval handlers with every
 //! command decision, deferred answers, typed turn events; and, on the fake server, an unknown
 //! notification arriving raw through the typed view.
@@ -357,7 +358,10 @@ fn smoke_streamed_turn_events_are_typed_and_reassemble() {
                 completed = true;
             }
             Some(ServerNotification::Unknown { method, .. }) => {
-                panic!("a Codex {} notification did not parse: {method}", codex_version())
+                panic!(
+                    "a Codex {} notification did not parse: {method}",
+                    codex_version()
+                )
             }
             _ => {}
         }

@@ -140,8 +140,15 @@ fn outside_window_server_connects_with_a_warning_and_an_event() {
         );
         c.disconnect();
     }
-    let about_window = |l: &LogRecord| l.message.contains("Codex 0.92.0") && l.message.contains("window");
-    assert!(wait_log(&logs, |l| about_window(l) && l.level == tracing::Level::WARN));
-    let n = logs.lock().unwrap().iter().filter(|l| about_window(l)).count();
+    let about_window =
+        |l: &LogRecord| l.message.contains("Codex 0.92.0") && l.message.contains("window");
+    assert!(wait_log(&logs, |l| about_window(l)
+        && l.level == tracing::Level::WARN));
+    let n = logs
+        .lock()
+        .unwrap()
+        .iter()
+        .filter(|l| about_window(l))
+        .count();
     assert_eq!(n, 1, "one warning per connect");
 }

@@ -147,7 +147,9 @@ impl NativeClient {
     /// Codex app-server (`Client::server_version`).
     #[getter]
     fn server_version(&self) -> Option<String> {
-        self.client.server_version().map(|v| v.to_json().to_string())
+        self.client
+            .server_version()
+            .map(|v| v.to_json().to_string())
     }
 
     /// Whether the connected app-server has client method `method`, by the window's method

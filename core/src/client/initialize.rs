@@ -5,8 +5,8 @@ use serde_json::value::RawValue;
 use serde_json::Value;
 
 use super::Client;
-use crate::version::ServerVersion;
 use crate::options::Protocol;
+use crate::version::{user_agent_version, ServerVersion};
 
 /// What the server said in answer to `initialize` (for an MCP server: `raw` holds its
 /// `protocolVersion`, `capabilities`, `serverInfo` and `instructions`; see the accessors).
@@ -109,33 +109,10 @@ impl Client {
     }
 }
 
-/// The Codex version in an app-server user agent (`codex_cli_rs/0.171.0 (Debian …) …`: the
-/// text after the first `/` up to the first space).
-fn user_agent_version(user_agent: &str) -> Option<&str> {
-    let rest = user_agent.split_once('/')?.1;
-    Some(rest.split(' ').next().unwrap_or(rest)).filter(|v| !v.is_empty())
-}
-
-/// Place a real app-server's Codex version (from its user agent) in the supported window, and
-/// log one warning when it is outside (or unknown): the connection goes on, what the library
-/// does not know is kept raw and no call is refused by version.
-pub(crate) fn check_server_version(user_agent: Option<&str>) -> ServerVersion {
-    let version = ServerVersion::of(user_agent.and_then(user_agent_version));
-    if !version.in_window() {
-        tracing::warn!(
-            server = version.version.as_deref().unwrap_or("unknown"),
-            position = version.position.as_str(),
-            window_oldest = crate::version::oldest(),
-            window_newest = crate::version::newest(),
-            "{version}"
-        );
-    }
-    version
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::version::check_server_version;
     use std::sync::atomic::{AtomicUsize, Ordering};
     use std::sync::Arc;
     use tracing_subscriber::layer::SubscriberExt;

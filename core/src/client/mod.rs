@@ -23,8 +23,8 @@ mod requests;
 mod skill_sources;
 mod version;
 
+use crate::version::check_server_version;
 pub use callbacks::HandlerSlot;
-pub(crate) use initialize::check_server_version;
 pub use initialize::InitializeResult;
 
 /// One connection of a client: the session and, in callback mode, its dispatch thread.

@@ -18,7 +18,10 @@ use codex_client::{Client, ClientOptions, TransportKind};
 pub fn codex_version() -> &'static str {
     static V: OnceLock<String> = OnceLock::new();
     V.get_or_init(|| {
-        if let Some(v) = std::env::var("CODEX_VERSION").ok().filter(|v| !v.is_empty()) {
+        if let Some(v) = std::env::var("CODEX_VERSION")
+            .ok()
+            .filter(|v| !v.is_empty())
+        {
             return v;
         }
         if let Some(bin) = std::env::var_os("CODEX_BIN").filter(|p| !p.is_empty()) {
@@ -40,8 +43,8 @@ pub fn codex_version() -> &'static str {
 /// A value of `scripts/codex-versions.sh` (`NAME="..."`).
 pub fn versions_file_value(name: &str) -> String {
     let path = repo_root().join("scripts/codex-versions.sh");
-    let text = std::fs::read_to_string(&path)
-        .unwrap_or_else(|e| panic!("read {}: {e}", path.display()));
+    let text =
+        std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("read {}: {e}", path.display()));
     text.lines()
         .find_map(|l| l.strip_prefix(&format!("{name}=")))
         .map(|v| v.trim().trim_matches('"').to_owned())
