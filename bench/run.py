@@ -21,8 +21,14 @@ PY_OURS = os.environ.get("BENCH_PY_OURS", os.path.join(CACHE, "bench-venv-ours",
 PY_OFFICIAL = os.environ.get("BENCH_PY_OFFICIAL", os.path.join(CACHE, "bench-venv-official", "bin", "python"))
 C_BENCH = os.environ.get("BENCH_C", os.path.join(REL, "bench-c"))
 PYC = os.path.join(ROOT, "bench", "py_consumers.py")
-CODEX_NATIVE = os.path.join(ROOT, ".cache", "codex-0.169.0")
-CODEX_LAUNCHER = os.path.join(CACHE, "codex-0.169.0", "node_modules", ".bin", "codex")
+# The default Codex: CODEX_DEFAULT of scripts/codex-versions.sh (the one place it lives).
+CODEX_VERSION = next(
+    line.split("=", 1)[1].strip().strip('"')
+    for line in open(os.path.join(ROOT, "scripts", "codex-versions.sh"))
+    if line.startswith("CODEX_DEFAULT=")
+)
+CODEX_NATIVE = os.path.join(ROOT, ".cache", "codex-" + CODEX_VERSION)
+CODEX_LAUNCHER = os.path.join(CACHE, "codex-" + CODEX_VERSION, "node_modules", ".bin", "codex")
 
 
 def stream_consumers():
@@ -178,7 +184,7 @@ def main():
     scaling(args)
 
     # ---- a real turn ----
-    print("\n## A real turn (real Codex 0.169.0, local mock model, `turn/start` sent → first delta and → `turn/completed`, median of %d)\n" % args.startup_reps)
+    print("\n## A real turn (real Codex " + CODEX_VERSION + ", local mock model, `turn/start` sent → first delta and → `turn/completed`, median of %d)\n" % args.startup_reps)
     print("| client | first delta ms | completed ms |")
     print("|---|---|---|")
     if os.path.exists(CODEX_NATIVE):
@@ -193,7 +199,7 @@ def main():
         print(f"| n/a | | {CODEX_NATIVE} missing |")
 
     # ---- start-up ----
-    print("\n## Start-up (spawn to `initialize` answered, real Codex 0.169.0, median of %d)\n" % args.startup_reps)
+    print("\n## Start-up (spawn to `initialize` answered, real Codex " + CODEX_VERSION + ", median of %d)\n" % args.startup_reps)
     print("| binary given | bare binary (by hand) ms | through libcodexclient ms | target |")
     print("|---|---|---|---|")
     for label, binpath in (("native", CODEX_NATIVE), ("npm JavaScript launcher", CODEX_LAUNCHER)):

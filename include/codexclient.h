@@ -343,7 +343,9 @@
  * 1.9: MCP 2026-07-28 subscription streams (`codex_client_mcp_listen`, `codex_mcp_listen_t`
  * with `codex_mcp_listen_acknowledged` and `codex_mcp_listen_free`).
  * 1.10: `codex_client_respond_execpolicy_amendment` (a command approval approved with an
- * exec-policy rule, worded by the core).
+ * exec-policy rule, worded by the core); the server's Codex version against the supported
+ * window (`codex_client_server_version`, `codex_client_supports`,
+ * `CODEX_STATUS_UNSUPPORTED_BY_VERSION`, `CODEX_EVENT_OUTSIDE_WINDOW`).
  */
 #define CODEX_ABI_VERSION_MINOR 10
 
@@ -451,6 +453,13 @@ typedef enum codex_status_t {
    * `mcp_validate_output`); the message names the tool and the failing JSON path. ABI 1.7.
    */
   CODEX_STATUS_OUTPUT_SCHEMA_MISMATCH = 18,
+  /**
+   * The connected Codex (a version of the supported window) does not have this method, by
+   * the window's method table: refused before anything was sent. The message names the
+   * method, the server's version and the versions that have it; `codex_client_supports`
+   * asks first. ABI 1.10.
+   */
+  CODEX_STATUS_UNSUPPORTED_BY_VERSION = 19,
 } codex_status_t;
 
 /**
@@ -509,6 +518,13 @@ typedef enum codex_event_kind_t {
    * "grant", "issuer", "scope"}` as they apply). ABI 1.6.
    */
   CODEX_EVENT_AUTH = 9,
+  /**
+   * The app-server's Codex version is outside the supported window (or it said none); the
+   * connection goes on: `error_message` (in words), `reconnect_json` (`{"version",
+   * "position": "older"|"newer"|"unknown", "matches", "window"}`). Delivered once per
+   * connect (and per reconnect to such a server). ABI 1.10.
+   */
+  CODEX_EVENT_OUTSIDE_WINDOW = 10,
 } codex_event_kind_t;
 
 /**
@@ -1184,8 +1200,8 @@ uint32_t codex_event_reconnect_attempt(const struct codex_event_t *event);
 uint64_t codex_event_reconnect_delay_ms(const struct codex_event_t *event);
 
 /**
- * The whole report of a RECONNECTING or RECONNECTED event as JSON text; NULL for other
- * kinds. RECONNECTING: `{"attempt","maxAttempts","delayMs","cause"}`. RECONNECTED:
+ * The whole report of a RECONNECTING, RECONNECTED, AUTH or OUTSIDE_WINDOW event as JSON
+ * text (OUTSIDE_WINDOW: see `CODEX_EVENT_OUTSIDE_WINDOW`); NULL for other kinds. RECONNECTING: `{"attempt","maxAttempts","delayMs","cause"}`. RECONNECTED:
  * `{"attempts","threads":[id…],"failedThreads":[{"threadId","error"}…],
  * "requestsFailed","serverRequestsDropped","turnsEnded":[{"threadId","turnId","status"}…]}`.
  * Ownership: the event's. Thread: as every event accessor (see `codex_event_kind`).
@@ -1966,6 +1982,26 @@ const char *codex_version(void);
  * exists). Thread: any.
  */
 uint32_t codex_abi_version(void);
+
+/**
+ * The connected app-server's Codex version placed in the supported window: `*out`
+ * receives `{"version": "0.171.0"|null, "position": "inside"|"older"|"newer"|"unknown",
+ * "matches": "<the window version it is>"|null, "window": ["0.163.0", …]}`, a string the
+ * program frees with `codex_string_free`. Errors: NOT_CONNECTED; INVALID_STATE when the
+ * server is not a Codex app-server (an MCP server, the exec or codex-mcp-server
+ * transport). Thread: any, including inside callbacks. ABI 1.10.
+ */
+enum codex_status_t codex_client_server_version(const struct codex_client_t *client, char **out);
+
+/**
+ * Whether the connected app-server has client method `method`, by the window's method
+ * table: `*out` receives it. For a window version, exactly; for a server outside the
+ * window, whether some window version has it; a method of no window version: false. A
+ * call of a method the server's (window) version lacks fails at once with
+ * `CODEX_STATUS_UNSUPPORTED_BY_VERSION`. Errors: NOT_CONNECTED; INVALID_STATE when the
+ * server is not a Codex app-server. Thread: any, including inside callbacks. ABI 1.10.
+ */
+enum codex_status_t codex_client_supports(const struct codex_client_t *client, const char *method, bool *out);
 
 #ifdef __cplusplus
 }  // extern "C"

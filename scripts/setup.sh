@@ -7,7 +7,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
 CACHE="${LIBCODEXCLIENT_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/libcodexclient}"
-CODEX_VERSIONS="${CODEX_VERSIONS:-0.169.0 0.92.0}"
+source scripts/codex-versions.sh # CODEX_DEFAULT, CODEX_SMOKE (the versions the tests run)
+CODEX_VERSIONS="${CODEX_VERSIONS:-$CODEX_DEFAULT $CODEX_SMOKE 0.92.0}"
 mkdir -p "$CACHE" "$ROOT/.cache"
 
 log() { printf '[setup] %s\n' "$*" >&2; }

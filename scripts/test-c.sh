@@ -6,8 +6,9 @@
 # checks (C99 + C++17) with -Wall -Wextra -Werror -pedantic, builds the C and C++ examples,
 # installs into a temporary prefix and builds the examples with pkg-config and with CMake
 # (find_package(codexclient), shared and static targets; tests/cmake), then runs every test
-# program against the REAL codex app-server 0.169.0 (test_transport also the exec transport of
-# 0.169.0 and the mcp transport of the real Codex 0.92.0) and the local mock model, and the MCP
+# program against the REAL codex app-server CODEX_DEFAULT of scripts/codex-versions.sh
+# (test_version, the smoke set, also on each CODEX_SMOKE version; test_transport also the exec
+# transport and the mcp transport of the real Codex 0.92.0) and the local mock model, and the MCP
 # tests and examples against the real MCP everything server (Node; MCP_NODE / MCP_EVERYTHING,
 # else .cache/mcp.env or the .cache links of scripts/setup-mcp.sh) and test_mcp_sdk against the
 # servers on the official Python and TypeScript SDKs in both MCP eras (the scenario table
@@ -52,13 +53,15 @@ fatal() { fail "$1"; finish; }
 
 # ---------------------------------------------------------------- prerequisites
 CBINDGEN=$(bash scripts/setup-c.sh) || fatal "setup-c (toolchain, pkg-config, valgrind, cbindgen)"
-CODEX_BIN="$ROOT/.cache/codex-0.169.0"
-if [ ! -x "$CODEX_BIN" ] || [ "$("$CODEX_BIN" --version 2>/dev/null)" != "codex-cli 0.169.0" ]; then
-  echo "The real Codex 0.169.0 is missing ($CODEX_BIN). Install it with: scripts/setup.sh" >&2
-  fatal "real codex 0.169.0 present"
+source scripts/codex-versions.sh # CODEX_DEFAULT, CODEX_SMOKE
+CODEX_BIN="$ROOT/.cache/codex-$CODEX_DEFAULT"
+if [ ! -x "$CODEX_BIN" ] || [ "$("$CODEX_BIN" --version 2>/dev/null)" != "codex-cli $CODEX_DEFAULT" ]; then
+  echo "The real Codex $CODEX_DEFAULT is missing ($CODEX_BIN). Install it with: scripts/setup.sh" >&2
+  fatal "real codex $CODEX_DEFAULT present"
 fi
 CODEX_BIN=$(readlink -f "$CODEX_BIN")
-export CODEX_BIN
+CODEX_VERSION=$CODEX_DEFAULT
+export CODEX_BIN CODEX_VERSION
 # The mcp transport needs `codex mcp-server`, which only Codex 0.92.0 and older have.
 CODEX_092_BIN="${CODEX_092_BIN:-$ROOT/.cache/codex-0.92.0}"
 if [ ! -x "$CODEX_092_BIN" ] || [ "$("$CODEX_092_BIN" --version 2>/dev/null)" != "codex-cli 0.92.0" ]; then
@@ -271,6 +274,11 @@ for t in "${TESTS[@]}"; do
   run "$t" "$OUT/$t"
   [ "$VALGRIND" = 1 ] && run "$t under valgrind" "${VG[@]}" "$OUT/$t"
   [ "$ASAN" = 1 ] && [ -x "$OUT/$t.asan" ] && run "$t with AddressSanitizer" "$OUT/$t.asan"
+done
+# The smoke set (test_version) on the other Codex versions of CODEX_SMOKE: smoke only.
+for cv in $CODEX_SMOKE; do
+  [ -x "$OUT/test_version" ] && run "test_version on Codex $cv (smoke)" env CODEX_VERSION="$cv" \
+    CODEX_BIN="$(readlink -f "$ROOT/.cache/codex-$cv")" CODEX_SMOKE_ONLY=1 "$OUT/test_version"
 done
 [ -x "$OUT/example_c" ] && run "example C (stream a turn, approval, interrupt)" "$OUT/example_c"
 [ -x "$OUT/example_c" ] && run "example C --decline (approval declined, command did not run)" "$OUT/example_c" --decline

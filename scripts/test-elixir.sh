@@ -22,9 +22,10 @@ finish() { # passed failed
 }
 
 PREFIX=$(bash scripts/setup-elixir.sh) || { echo "setup-elixir failed" >&2; finish 0 1; }
-CODEX_BIN="$ROOT/.cache/codex-0.169.0"
-if [ ! -x "$CODEX_BIN" ] || [ "$("$CODEX_BIN" --version 2>/dev/null)" != "codex-cli 0.169.0" ]; then
-  echo "The real Codex 0.169.0 is missing ($CODEX_BIN). Install it with: scripts/setup.sh" >&2
+source scripts/codex-versions.sh # CODEX_DEFAULT
+CODEX_BIN="$ROOT/.cache/codex-$CODEX_DEFAULT"
+if [ ! -x "$CODEX_BIN" ] || [ "$("$CODEX_BIN" --version 2>/dev/null)" != "codex-cli $CODEX_DEFAULT" ]; then
+  echo "The real Codex $CODEX_DEFAULT is missing ($CODEX_BIN). Install it with: scripts/setup.sh" >&2
   finish 0 1
 fi
 export CODEX_BIN=$(readlink -f "$CODEX_BIN")

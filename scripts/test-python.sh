@@ -3,7 +3,8 @@
 # on CPython 3.11, 3.12 and 3.13, runs mypy's stubtest on the installed package, `mypy --strict`
 # and `pyright` (strict) on examples/python and tests/python/typing_check.py (the typed
 # protocol's assert_type checks), and the pytest suite in tests/python (real codex app-server
-# 0.169.0 + the local mock model + the fake app-server). Exits non-zero on any failure.
+# CODEX_DEFAULT of scripts/codex-versions.sh + the local mock model + the fake app-server; the
+# `smoke` tests also on each CODEX_SMOKE version). Exits non-zero on any failure.
 #
 # Idempotent and cached: venvs under ~/.cache/libcodexclient/python/ (tools from PyPI once),
 # cargo target dir $CARGO_TARGET_DIR (default ~/.cache/libcodexclient/target-py) so re-runs
@@ -80,7 +81,7 @@ export FAKE_APP_SERVER="$CARGO_TARGET_DIR/debug/fake-app-server"
 
 # The distributable wheel (scripts/build-wheels.sh: abi3, manylinux2014 = glibc 2.17, linked
 # with zig, auditwheel-checked, at most 5 MB, plus the sdist), installed into fresh venvs of
-# Python 3.9 and 3.13 with no cargo on PATH; each runs a real turn of the real Codex 0.169.0 with
+# Python 3.9 and 3.13 with no cargo on PATH; each runs a real turn of the real Codex CODEX_DEFAULT with
 # the local mock model. On 3.13 also `codexclient[cli]`: the pinned openai-codex-cli-bin (PyPI,
 # downloaded once into the cache), whose Codex the library finds by itself (no codex_bin, no
 # CODEX_BIN, no codex on PATH).
@@ -96,8 +97,9 @@ if ! "$CACHE/python/venv-wheels/bin/auditwheel" show "$WHEEL" | tr -s ' \n' '  '
 fi
 VERSION=$(sed -n '/^\[workspace\.package\]/,/^\[/s/^version = "\(.*\)"/\1/p' Cargo.toml)
 CLI_VERSION=$(sed -n 's/.*"openai-codex-cli-bin==\([0-9.]*\);.*/\1/p' pyproject.toml)
-CODEX_REAL=$(readlink -f "${CODEX_BIN:-$ROOT/.cache/codex-0.169.0}")
-[ -x "$CODEX_REAL" ] || { log "the real Codex 0.169.0 is missing: run scripts/setup.sh"; exit 1; }
+source scripts/codex-versions.sh # CODEX_DEFAULT, CODEX_SMOKE
+CODEX_REAL=$(readlink -f "${CODEX_BIN:-$ROOT/.cache/codex-$CODEX_DEFAULT}")
+[ -x "$CODEX_REAL" ] || { log "the real Codex $CODEX_DEFAULT is missing: run scripts/setup.sh"; exit 1; }
 # PATH without any directory holding cargo, rustc or codex.
 NO_RUST_PATH=""
 IFS=: read -ra dirs <<<"$PATH"
@@ -137,7 +139,7 @@ for v in 3.9 3.13; do
   t0=$(date +%s)
   PATH="$NO_RUST_PATH" "$venv/bin/python" -m pip install -q --disable-pip-version-check --no-index \
     --only-binary :all: "$WHEEL" >&2
-  wheel_turn "$venv" 0.169.0 "$CODEX_REAL" || { log "FAILED: Python $v: a real turn from the wheel"; exit 1; }
+  wheel_turn "$venv" "$CODEX_DEFAULT" "$CODEX_REAL" || { log "FAILED: Python $v: a real turn from the wheel"; exit 1; }
   log "Python $v: the wheel installed without cargo and ran a real turn ($(( $(date +%s) - t0 )) s)"
 done
 CLI_DIR="$PYCACHE/cli-bin-$CLI_VERSION"
@@ -180,6 +182,18 @@ for v in $VERSIONS; do
   # shellcheck disable=SC2086
   if ! "$PY" -m pytest -p no:cacheprovider "$ROOT/tests/python" ${PYTEST_ARGS:-}; then
     failed+=("$v:pytest")
+  fi
+done
+
+# The smoke set (tests marked `smoke`) on the other Codex versions (CODEX_SMOKE), on one
+# interpreter: smoke only, never the full suite per version.
+PY=$(venv_for "${VERSIONS%% *}")
+for cv in $CODEX_SMOKE; do
+  log "Codex $cv: pytest -m smoke tests/python"
+  # shellcheck disable=SC2086
+  if ! CODEX_VERSION=$cv CODEX_BIN="$ROOT/.cache/codex-$cv" "$PY" -m pytest -p no:cacheprovider \
+       -m smoke "$ROOT/tests/python" ${PYTEST_ARGS:-}; then
+    failed+=("codex-$cv:smoke")
   fi
 done
 

@@ -4,7 +4,7 @@
 #
 #   Versions: scripts/check-versions.sh (one release version, the C ABI, rust-version = MSRV)
 #   Rust: generated-code drift, rustfmt, clippy -D warnings, cargo test (unit, fake-server fault
-#         injection, real codex app-server 0.169.0 / exec / mcp-server 0.92.0 integration, the
+#         injection, real codex app-server CODEX_DEFAULT (smoke set on CODEX_SMOKE) / exec / mcp-server 0.92.0 integration, the
 #         MCP everything server over stdio / Streamable HTTP / legacy SSE)
 #   Fuzz: scripts/fuzz.sh 60     (cargo-fuzz: line reader, classifier/id scanner, typed decoding)
 #   Faults: scripts/fault-matrix.sh (each fault with and without reconnect; 0 unanswered, 0 leaks)
@@ -53,6 +53,12 @@ bash scripts/docs.sh
 step "cargo test"
 cargo test --workspace 2>&1 | tee "$LOG/cargo-test.log"
 rust=$(grep -Eo 'test result: ok\. [0-9]+ passed' "$LOG/cargo-test.log" | awk '{s+=$4} END {print s+0}')
+source scripts/codex-versions.sh # CODEX_SMOKE: the smoke set on the other Codex versions
+for cv in $CODEX_SMOKE; do
+  step "cargo test: the smoke set on Codex $cv"
+  CODEX_VERSION=$cv cargo test -p codex-client --test real_codex --test thread_api --test typed_api \
+    --test account_and_admin -- smoke_ 2>&1 | tee -a "$LOG/cargo-test-smoke.log"
+done
 
 step "fault matrix (every fault with and without reconnect)"
 bash scripts/fault-matrix.sh 2>&1 | tee "$LOG/fault-matrix.log"

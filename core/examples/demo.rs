@@ -17,11 +17,21 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .parent()
         .unwrap()
         .to_path_buf();
+    // The default Codex: CODEX_DEFAULT of scripts/codex-versions.sh (the one place it lives).
+    let versions = std::fs::read_to_string(root.join("scripts/codex-versions.sh"))?;
+    let version = versions
+        .lines()
+        .find_map(|l| l.strip_prefix("CODEX_DEFAULT="))
+        .map(|v| v.trim().trim_matches('"').to_owned())
+        .ok_or("no CODEX_DEFAULT in scripts/codex-versions.sh")?;
     let codex = std::env::var_os("CODEX_BIN")
         .map(std::path::PathBuf::from)
-        .unwrap_or_else(|| root.join(".cache/codex-0.169.0"));
+        .unwrap_or_else(|| root.join(format!(".cache/codex-{version}")));
     if !codex.exists() {
-        return Err("Codex 0.169.0 not installed: run scripts/setup.sh (or set CODEX_BIN)".into());
+        return Err(format!(
+            "Codex {version} not installed: run scripts/setup.sh (or set CODEX_BIN)"
+        )
+        .into());
     }
     let model = codex_mock_model::MockModel::start()?;
     let scratch = root.join("target/demo");

@@ -10,6 +10,32 @@ pub const OVERLOADED_CODE: i64 = -32001;
 /// (`URLElicitationRequiredError`, 2025-11-25): its `data.elicitations` lists them.
 pub const URL_ELICITATION_REQUIRED_CODE: i64 = -32042;
 
+/// A client method the connected Codex version does not have
+/// ([`Error::UnsupportedByVersion`](Error::UnsupportedByVersion)): refused before
+/// anything was sent.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct UnsupportedByVersion {
+    /// The method called.
+    pub method: String,
+    /// The server's Codex version.
+    pub server_version: String,
+    /// The window versions that have the method, ascending.
+    pub versions: Vec<String>,
+}
+
+impl fmt::Display for UnsupportedByVersion {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "`{}` is not a method of Codex {} (the connected server); Codex versions that have it: {}",
+            self.method,
+            self.server_version,
+            self.versions.join(", ")
+        )
+    }
+}
+
 /// A JSON-RPC error object returned by the server (`{code, message, data}`).
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -292,6 +318,10 @@ error_kinds! {
     /// An MCP tool's `structuredContent` does not match its `outputSchema` (or is missing
     /// although the tool declares one); see [`OutputSchemaMismatch`].
     OutputSchemaMismatch(Box<OutputSchemaMismatch>) => output_schema_mismatch;
+    /// The connected Codex (a version of the supported window) does not have this client
+    /// method, by the window's method table: refused before anything was sent (see
+    /// [`UnsupportedByVersion`]).
+    UnsupportedByVersion(Box<UnsupportedByVersion>) => unsupported_by_version;
 }
 
 impl fmt::Display for Error {
@@ -334,6 +364,7 @@ impl fmt::Display for Error {
                 if m.path.is_empty() { "/" } else { &m.path },
                 m.message
             ),
+            Error::UnsupportedByVersion(u) => u.fmt(f),
         }
     }
 }
@@ -423,6 +454,11 @@ mod tests {
                 path: "/x".into(),
                 message: "m".into(),
                 result: serde_json::Value::Null,
+            })),
+            Error::UnsupportedByVersion(Box::new(UnsupportedByVersion {
+                method: "m".into(),
+                server_version: "0.163.0".into(),
+                versions: vec!["0.171.0".into()],
             })),
         ];
         let kinds: Vec<_> = errors.iter().map(Error::kind).collect();

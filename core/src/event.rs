@@ -575,6 +575,10 @@ pub enum ConnectionEvent {
     Reconnecting(ReconnectAttempt),
     /// The client reconnected: the handshake is done and the threads are resumed.
     Reconnected(Rejoined),
+    /// The app-server's Codex version is outside the supported window (or it did not say
+    /// one): the connection goes on (with one WARNING log line); methods, fields and variants
+    /// the library does not know are kept raw, and no call is refused by version.
+    OutsideWindow(crate::version::ServerVersion),
     /// MCP authorization started, succeeded, refreshed a token or failed
     /// ([`crate::auth`]).
     #[cfg(feature = "mcp-http")]

@@ -54,6 +54,7 @@ mod thread;
 mod transport;
 mod turn;
 mod typed;
+pub mod version;
 mod views;
 
 pub use client::{Client, HandlerSlot, InitializeResult, WeakClient};
@@ -64,7 +65,7 @@ pub use delivery::dispatch::{
 pub use delivery::{mark_event_delivery_thread, EventReceiver};
 pub use error::{
     DisconnectInfo, Error, ErrorKind, ErrorKindMap, OutputSchemaMismatch, Result, RpcError,
-    UrlElicitationRequired, OVERLOADED_CODE, URL_ELICITATION_REQUIRED_CODE,
+    UnsupportedByVersion, UrlElicitationRequired, OVERLOADED_CODE, URL_ELICITATION_REQUIRED_CODE,
 };
 pub use event::{
     approval_answer, execpolicy_amendment_answer, fail_closed_answer, is_approval, Attachment,
@@ -84,6 +85,7 @@ pub use skills::{
 pub use thread::{thread_id_of, Helper, Input, Thread, ThreadStatus};
 pub use turn::{turn_id_of, TurnBounds, TurnIter, TurnResult, TurnStream};
 pub use typed::TypedRequest;
+pub use version::{ServerVersion, WindowPosition};
 
 /// The old name of [`EventReceiver`].
 #[deprecated(since = "0.1.0", note = "renamed to `EventReceiver`")]

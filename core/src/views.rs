@@ -45,7 +45,8 @@ impl Rejoined {
 }
 
 impl ConnectionEvent {
-    /// `"error"`, `"overflow"`, `"disconnected"`, `"reconnecting"`, `"reconnected"` or `"auth"`.
+    /// `"error"`, `"overflow"`, `"disconnected"`, `"reconnecting"`, `"reconnected"`,
+    /// `"outside_window"` or `"auth"`.
     pub fn kind_name(&self) -> &'static str {
         match self {
             ConnectionEvent::Error(_) => "error",
@@ -53,17 +54,20 @@ impl ConnectionEvent {
             ConnectionEvent::Disconnected(_) => "disconnected",
             ConnectionEvent::Reconnecting(_) => "reconnecting",
             ConnectionEvent::Reconnected(_) => "reconnected",
+            ConnectionEvent::OutsideWindow(_) => "outside_window",
             #[cfg(feature = "mcp-http")]
             ConnectionEvent::Auth(_) => "auth",
         }
     }
 
-    /// The report of a `reconnecting`, `reconnected` or `auth` event as JSON text (see
-    /// [`ReconnectAttempt::to_json`], [`Rejoined::to_json`]); `None` for other kinds.
+    /// The report of a `reconnecting`, `reconnected`, `outside_window` or `auth` event as JSON
+    /// text (see [`ReconnectAttempt::to_json`], [`Rejoined::to_json`],
+    /// [`ServerVersion::to_json`](crate::ServerVersion::to_json)); `None` for other kinds.
     pub fn report_json(&self) -> Option<String> {
         match self {
             ConnectionEvent::Reconnecting(a) => Some(a.to_json().to_string()),
             ConnectionEvent::Reconnected(r) => Some(r.to_json().to_string()),
+            ConnectionEvent::OutsideWindow(v) => Some(v.to_json().to_string()),
             #[cfg(feature = "mcp-http")]
             ConnectionEvent::Auth(a) => Some(a.to_json().to_string()),
             _ => None,
@@ -71,7 +75,7 @@ impl ConnectionEvent {
     }
 
     /// The whole event: `{"kind", "message"}` plus, by kind, `dropped`; `reason` and
-    /// `stderrTail`; the reconnect report's members.
+    /// `stderrTail`; the reconnect report's members; the server version's members.
     pub fn to_json(&self) -> Value {
         let mut v = match self {
             ConnectionEvent::Error(_) => json!({}),
@@ -81,6 +85,7 @@ impl ConnectionEvent {
             }
             ConnectionEvent::Reconnecting(a) => a.to_json(),
             ConnectionEvent::Reconnected(r) => r.to_json(),
+            ConnectionEvent::OutsideWindow(v) => v.to_json(),
             #[cfg(feature = "mcp-http")]
             ConnectionEvent::Auth(a) => a.to_json(),
         };
@@ -105,6 +110,7 @@ impl fmt::Display for ConnectionEvent {
             ),
             #[cfg(feature = "mcp-http")]
             ConnectionEvent::Auth(a) => a.fmt(f),
+            ConnectionEvent::OutsideWindow(v) => v.fmt(f),
             ConnectionEvent::Reconnected(r) => write!(
                 f,
                 "reconnected after {} attempt(s); {} thread(s) resumed, {} could not be",

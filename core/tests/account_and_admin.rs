@@ -1,5 +1,6 @@
 //! Login, account and the administrative helpers (compact, review, config batch write, MCP
-//! server status and OAuth login, feedback) against the real `codex app-server` 0.169.0 and
+//! server status and OAuth login, feedback) against the real `codex app-server` (the default
+//! Codex; the `smoke_` test on every `CODEX_SMOKE` version too) and
 //! the local mock model. What would reach OpenAI (the device code, a feedback upload) runs
 //! with the server in a network namespace of its own (`unshare -n`): it fails at once and
 //! no packet leaves the machine.
@@ -42,7 +43,7 @@ fn offline(env: &RealEnv, opts: ClientOptions) -> ClientOptions {
 }
 
 #[test]
-fn api_key_login_is_stored_and_logout_forgets_it() {
+fn smoke_api_key_login_is_stored_and_logout_forgets_it() {
     let env = RealEnv::new();
     let c = connect(env.options());
     let key = "sk-test-not-a-real-key-4242";

@@ -1,6 +1,7 @@
-//! The compatibility report against the real Codex binaries `scripts/setup.sh` installs:
-//! 0.169.0 (the library's own schema: no differences) and 0.92.0 (many), from the library
-//! call and from the `codex-client compat` command.
+//! The compatibility report against the real Codex binaries `scripts/setup.sh` installs: the
+//! library's own schema version (no differences, inside the supported window) and 0.92.0
+//! (many; older than the window), from the library call and from the `codex-client compat`
+//! command.
 
 mod support;
 
@@ -52,17 +53,44 @@ fn children() -> Vec<String> {
 static SERIAL: Mutex<()> = Mutex::new(());
 
 #[test]
-fn library_reports_on_0_169_0_and_0_92_0() {
+fn library_reports_on_its_own_version_and_0_92_0() {
     let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
-    let same = compat::report(&support::codex_bin()).unwrap();
+    let schema_version = codex_client::protocol::SCHEMA_CODEX_VERSION;
+    let same = compat::report(&support::codex_bin_of(schema_version)).unwrap();
     assert!(same.is_identical(), "{same}");
     assert!(same.experimental_compared);
-    assert_eq!(same.codex_version.as_deref(), Some("0.169.0"));
-    assert_eq!(same.library_version, "0.169.0");
+    assert_eq!(same.codex_version.as_deref(), Some(schema_version));
+    assert_eq!(same.library_version, schema_version);
     assert!(same.to_string().contains("No differences"), "{same}");
+    // Where it stands in the window: inside, exactly a window version.
+    assert!(same.standing().in_window());
+    assert_eq!(same.standing().matches, Some(schema_version));
+    let text = same.to_string();
+    assert!(
+        text.contains("Supported window: Codex 0.163.0..")
+            && text.contains(&format!("window version {schema_version}")),
+        "{text}"
+    );
+    let j = same.to_json();
+    assert_eq!(
+        (j["window_position"].as_str(), j["window_match"].as_str()),
+        (Some("inside"), Some(schema_version))
+    );
+    assert!(j["window"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|v| v == "0.163.0"));
 
     let old = compat::report(&support::codex_092_bin()).unwrap();
     assert_eq!(old.codex_version.as_deref(), Some("0.92.0"));
+    assert_eq!(old.standing().position, codex_client::WindowPosition::Older);
+    assert!(
+        old.to_string()
+            .contains("this Codex 0.92.0 is OLDER than the window"),
+        "{old}"
+    );
+    assert_eq!(old.to_json()["window_position"], "older");
     assert!(
         !old.experimental_compared,
         "0.92.0 has no generate-json-schema --experimental"
@@ -214,9 +242,20 @@ fn command(codex: &Path, extra: &[&str]) -> (i32, String, String) {
 #[test]
 fn command_reports_and_exit_status() {
     let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
-    let (code, stdout, _) = command(&support::codex_bin(), &[]);
+    let schema_version = codex_client::protocol::SCHEMA_CODEX_VERSION;
+    let (code, stdout, _) = command(&support::codex_bin_of(schema_version), &[]);
     assert_eq!(code, 0, "{stdout}");
     assert!(stdout.contains("No differences"), "{stdout}");
+    assert!(
+        stdout.contains("this Codex is inside it: window version"),
+        "{stdout}"
+    );
+    // The default Codex (the window's newest) stands inside the window too.
+    let (_, stdout, _) = command(&support::codex_bin(), &[]);
+    assert!(
+        stdout.contains(&format!("window version {}", support::codex_version())),
+        "{stdout}"
+    );
 
     let (code, stdout, _) = command(&support::codex_092_bin(), &[]);
     assert_eq!(code, 1, "{stdout}");

@@ -1,5 +1,5 @@
 //! The exec transport (`codex exec --json`, one process per turn) against the real Codex
-//! 0.169.0 and the local mock model.
+//! (the default, CODEX_DEFAULT) and the local mock model.
 
 mod support;
 

@@ -2,7 +2,7 @@
 //! official TypeScript SDK 2.4.0's own skills extension (`ext/skills`, `loadSkills`) serving
 //! a folder the test writes. Listing, loading (size, digest and frontmatter checked) and
 //! reading a supporting file through the manifest; a server without the extension refused;
-//! and a real Codex 0.169.0 turn using a skill of that server (`name@label`), loaded when the
+//! and a real Codex (the default, CODEX_DEFAULT) turn using a skill of that server (`name@label`), loaded when the
 //! turn starts and handed to the local model as a block naming its server. The tampered cases
 //! (digest, size, frontmatter, no prefetch) are the conformance suite's `sep-2640-client-*`
 //! scenarios (scripts/mcp-conformance.sh).

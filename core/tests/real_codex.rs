@@ -1,5 +1,7 @@
-//! Integration tests against the real `codex app-server` 0.169.0, driven by the project's
-//! local mock model (no network, no credentials).
+//! Integration tests against the real `codex app-server` (`CODEX_DEFAULT` of
+//! `scripts/codex-versions.sh`, or `CODEX_VERSION`/`CODEX_BIN`), driven by the project's local
+//! mock model (no network, no credentials). The `smoke_` tests also run on every version of
+//! `CODEX_SMOKE` (the test scripts loop them with `CODEX_VERSION`).
 
 mod support;
 
@@ -10,14 +12,20 @@ use std::time::Duration;
 use support::*;
 
 #[test]
-fn handshake_reports_the_real_server() {
+fn smoke_handshake_reports_the_real_server() {
     let env = RealEnv::new();
     let c = Client::new(env.options());
     let init = c.connect().unwrap();
     let ua = init.user_agent.clone().unwrap();
-    assert!(ua.contains(CODEX_VERSION), "user agent {ua}");
+    assert!(ua.contains(codex_version()), "user agent {ua}");
     // The version the connect-time check compares with the vendored schema's (no warning).
-    assert_eq!(init.codex_version(), Some(CODEX_VERSION));
+    assert_eq!(init.codex_version(), Some(codex_version()));
+    // Inside the window, known as such (no warning, no outside_window event).
+    let version = c.server_version().expect("an app-server has a version");
+    assert_eq!(version.version.as_deref(), Some(codex_version()));
+    assert!(version.in_window(), "{version:?}");
+    assert_eq!(version.matches, Some(codex_version()));
+    assert!(c.supports("thread/start").unwrap());
     assert!(
         ua.starts_with("codex-client-tests/"),
         "clientInfo.name is used: {ua}"
@@ -30,6 +38,7 @@ fn handshake_reports_the_real_server() {
     // Requests after the handshake work; unknown methods get the server's error.
     let models = c.request_blocking("model/list", json!({})).unwrap();
     assert!(models["data"].is_array());
+    // A method in no window table is sent as-is: the server's own error.
     let err = c.request_blocking("no/such/method", json!({})).unwrap_err();
     assert_eq!(err.rpc().map(|e| e.code), Some(-32600), "{err}");
     let pid = c.server_pid().unwrap();
@@ -101,8 +110,9 @@ fn approval_turn(decision: Option<&str>) -> (TurnLog, bool, RealEnv) {
 }
 
 #[test]
-fn command_approval_accepted_runs_the_command() {
+fn smoke_command_approval_accepted_runs_the_command() {
     let (log, ran, _env) = approval_turn(Some("accept"));
+    log.assert_every_event_typed();
     assert!(ran, "the accepted command must run");
     let cmd = &log.completed_items("commandExecution")[0];
     assert_eq!(cmd["status"], "completed", "{cmd}");
@@ -243,4 +253,51 @@ fn turn_interrupt_ends_the_turn_as_interrupted() {
             }
         }
     }
+}
+
+/// `supports` and the unsupported-method error, by the window's method table against the real
+/// server: on a version that lacks `thread/search/stream` (0.163.0 of `CODEX_SMOKE`) the call
+/// fails at once, naming the method, the version and the versions that have it, and nothing
+/// is sent (the connection goes on); on one that has it the same call reaches the server.
+#[test]
+fn smoke_supports_and_the_unsupported_method_error() {
+    use codex_client::{protocol, Error, ErrorKind};
+    let env = RealEnv::new();
+    let c = Client::new(env.options().experimental_api(true));
+    c.connect().unwrap();
+    let method = "thread/search/stream";
+    let have = protocol::client_method_versions(method).expect("in the window table");
+    let has = have.contains(&codex_version());
+    assert_eq!(c.supports(method).unwrap(), has);
+    let r = c.request_blocking(method, json!({"query": "x"}));
+    if has {
+        // The server got it: any answer but the library's refusal.
+        if let Err(e) = &r {
+            assert_ne!(e.kind(), ErrorKind::UnsupportedByVersion, "{e}");
+        }
+    } else {
+        let e = r.unwrap_err();
+        assert_eq!(e.kind(), ErrorKind::UnsupportedByVersion, "{e}");
+        let Error::UnsupportedByVersion(u) = &e else {
+            unreachable!()
+        };
+        assert_eq!(u.method, method);
+        assert_eq!(u.server_version, codex_version());
+        assert_eq!(u.versions, have.to_vec());
+        let text = e.to_string();
+        assert!(
+            text.contains(method) && text.contains(codex_version()),
+            "{text}"
+        );
+        // The same refusal from the async path, and the connection is untouched.
+        let e2 = futures_executor::block_on(c.request(method, json!({}))).unwrap_err();
+        assert_eq!(e2.kind(), ErrorKind::UnsupportedByVersion);
+        assert!(c.is_connected());
+        assert!(c.request_blocking("model/list", json!({})).is_ok());
+        // Proof nothing went out: the real server, asked anyway (the method in no table
+        // under another spelling is sent as-is), does not know it.
+        let raw = c.request_blocking("thread/search/streamX", json!({}));
+        assert!(raw.unwrap_err().rpc().is_some());
+    }
+    c.disconnect();
 }

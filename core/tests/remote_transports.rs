@@ -35,7 +35,7 @@ fn websocket_with_the_right_token_runs_a_turn_and_wrong_or_missing_are_refused()
             .websocket(&url, Some("capability-token-for-tests".into())),
     );
     let init = good.connect().unwrap();
-    assert!(init.user_agent.unwrap().contains(CODEX_VERSION));
+    assert!(init.user_agent.unwrap().contains(codex_version()));
     assert_eq!(good.server_pid(), None);
     let thread = good.thread_start(json!({})).unwrap();
     let r = thread.run("MOCK_TEXT: over the socket").unwrap();

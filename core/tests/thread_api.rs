@@ -1,4 +1,5 @@
-//! The Thread/Turn API against the real `codex app-server` 0.169.0 and the local model.
+//! The Thread/Turn API against the real `codex app-server` (the default Codex; the `smoke_` test
+//! on every `CODEX_SMOKE` version too) and the local model.
 
 mod support;
 
@@ -194,7 +195,7 @@ fn run_without_handler_declines_the_approval() {
 }
 
 #[test]
-fn resume_after_server_restart_sees_earlier_turns() {
+fn smoke_resume_after_server_restart_sees_earlier_turns() {
     let env = RealEnv::new();
     let c = Client::new(env.options());
     c.connect().unwrap();

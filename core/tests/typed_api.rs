@@ -1,4 +1,5 @@
-//! The typed API against the real `codex app-server` 0.169.0 with the project's local model:
+//! The typed API against the real `codex app-server` (the default Codex; the `smoke_` test on
+//! every `CODEX_SMOKE` version too) with the project's local model:
 //! typed calls of the common methods, experimental gating, typed approval handlers with every
 //! command decision, deferred answers, typed turn events; and, on the fake server, an unknown
 //! notification arriving raw through the typed view.
@@ -329,7 +330,7 @@ fn typed_file_change_approval_accept_writes_the_file() {
 }
 
 #[test]
-fn streamed_turn_events_are_typed_and_reassemble() {
+fn smoke_streamed_turn_events_are_typed_and_reassemble() {
     let env = RealEnv::new();
     let c = Client::new(env.options().delivery(Delivery::Poll));
     c.connect().unwrap();
@@ -340,7 +341,14 @@ fn streamed_turn_events_are_typed_and_reassemble() {
     let mut text = String::new();
     let mut completed = false;
     for ev in s.iter() {
-        match ev.typed_notification() {
+        // Every event decodes with no part of it falling back to Unknown.
+        let (typed, fallbacks) = protocol::drift::watch(|| ev.typed_notification());
+        let unknown: Vec<_> = fallbacks
+            .iter()
+            .filter(|f| matches!(f.kind, protocol::drift::FallbackKind::Unknown { .. }))
+            .collect();
+        assert!(unknown.is_empty(), "Codex {}: {unknown:?}", codex_version());
+        match typed {
             Some(ServerNotification::ItemAgentMessageDelta(d)) => {
                 assert_eq!(d.thread_id, thread.id());
                 text.push_str(&d.delta);
@@ -350,7 +358,10 @@ fn streamed_turn_events_are_typed_and_reassemble() {
                 completed = true;
             }
             Some(ServerNotification::Unknown { method, .. }) => {
-                panic!("a 0.169.0 notification did not parse: {method}")
+                panic!(
+                    "a Codex {} notification did not parse: {method}",
+                    codex_version()
+                )
             }
             _ => {}
         }

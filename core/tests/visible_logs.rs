@@ -11,11 +11,17 @@ use codex_client::Client;
 use serde_json::json;
 use support::*;
 
+/// The process's one log sink (installed by the first caller; the tests of this binary share
+/// it, each looking for its own records).
 fn capture() -> Arc<Mutex<Vec<LogRecord>>> {
-    let logs = Arc::new(Mutex::new(Vec::new()));
-    let l2 = logs.clone();
-    forward_logs(tracing::Level::TRACE, move |r| l2.lock().unwrap().push(r)).unwrap();
-    logs
+    static LOGS: std::sync::OnceLock<Arc<Mutex<Vec<LogRecord>>>> = std::sync::OnceLock::new();
+    LOGS.get_or_init(|| {
+        let logs = Arc::new(Mutex::new(Vec::new()));
+        let l2 = logs.clone();
+        forward_logs(tracing::Level::TRACE, move |r| l2.lock().unwrap().push(r)).unwrap();
+        logs
+    })
+    .clone()
 }
 
 /// Wait until a record matching `f` arrived (the sink runs on its own thread).
@@ -94,4 +100,55 @@ fn unhandled_server_requests_warn_once_then_log_at_info_and_secrets_never_show()
             "{l:?}"
         );
     }
+}
+
+/// A server outside the window (the real Codex 0.92.0's app-server) connects: one WARNING log
+/// line and an `outside_window` connection event, never a refusal; nothing is refused by
+/// version on it.
+#[test]
+fn outside_window_server_connects_with_a_warning_and_an_event() {
+    use codex_client::{ConnectionEvent, Delivery, Event, WindowPosition};
+    let logs = capture();
+    let env = RealEnv::new();
+    {
+        let c = Client::new(
+            env.options()
+                .codex_bin(codex_092_bin())
+                .delivery(Delivery::Poll),
+        );
+        let init = c.connect().expect("an old server is not refused");
+        assert_eq!(init.codex_version(), Some("0.92.0"));
+        let v = c.server_version().unwrap();
+        assert_eq!(v.position, WindowPosition::Older);
+        assert!(!v.in_window() && v.matches.is_none());
+        let ev = c.next_event(Some(Duration::from_secs(10))).unwrap();
+        match ev {
+            Some(Event::Connection(ConnectionEvent::OutsideWindow(e))) => {
+                assert_eq!(e, v);
+                let j = ConnectionEvent::OutsideWindow(e).to_json();
+                assert_eq!(j["kind"], "outside_window");
+                assert_eq!(j["position"], "older");
+            }
+            other => panic!("expected the outside_window event first, got {other:?}"),
+        }
+        // Not refused by version: the table is not applied to a version outside it.
+        assert!(c.supports("thread/search/stream").unwrap());
+        let r = c.request_blocking("thread/search/stream", json!({}));
+        assert_ne!(
+            r.unwrap_err().kind(),
+            codex_client::ErrorKind::UnsupportedByVersion
+        );
+        c.disconnect();
+    }
+    let about_window =
+        |l: &LogRecord| l.message.contains("Codex 0.92.0") && l.message.contains("window");
+    assert!(wait_log(&logs, |l| about_window(l)
+        && l.level == tracing::Level::WARN));
+    let n = logs
+        .lock()
+        .unwrap()
+        .iter()
+        .filter(|l| about_window(l))
+        .count();
+    assert_eq!(n, 1, "one warning per connect");
 }

@@ -35,7 +35,9 @@ pub const CODEX_ABI_VERSION_MAJOR: u32 = 1;
 /// 1.9: MCP 2026-07-28 subscription streams (`codex_client_mcp_listen`, `codex_mcp_listen_t`
 /// with `codex_mcp_listen_acknowledged` and `codex_mcp_listen_free`).
 /// 1.10: `codex_client_respond_execpolicy_amendment` (a command approval approved with an
-/// exec-policy rule, worded by the core).
+/// exec-policy rule, worded by the core); the server's Codex version against the supported
+/// window (`codex_client_server_version`, `codex_client_supports`,
+/// `CODEX_STATUS_UNSUPPORTED_BY_VERSION`, `CODEX_EVENT_OUTSIDE_WINDOW`).
 pub const CODEX_ABI_VERSION_MINOR: u32 = 10;
 
 /// The ABI version this header describes: `major * 1000 + minor` (1000 is 1.0). Compare it

@@ -61,6 +61,11 @@ pub enum codex_status_t {
     /// An MCP tool's `structuredContent` does not match its `outputSchema` (option
     /// `mcp_validate_output`); the message names the tool and the failing JSON path. ABI 1.7.
     CODEX_STATUS_OUTPUT_SCHEMA_MISMATCH = 18,
+    /// The connected Codex (a version of the supported window) does not have this method, by
+    /// the window's method table: refused before anything was sent. The message names the
+    /// method, the server's version and the versions that have it; `codex_client_supports`
+    /// asks first. ABI 1.10.
+    CODEX_STATUS_UNSUPPORTED_BY_VERSION = 19,
 }
 
 use codex_status_t::*;
@@ -109,6 +114,7 @@ const STATUS: ErrorKindMap<codex_status_t> = ErrorKindMap {
     cancelled: CODEX_STATUS_CANCELLED,
     url_elicitation_required: CODEX_STATUS_URL_ELICITATION_REQUIRED,
     output_schema_mismatch: CODEX_STATUS_OUTPUT_SCHEMA_MISMATCH,
+    unsupported_by_version: CODEX_STATUS_UNSUPPORTED_BY_VERSION,
 };
 
 /// The status code of a core error.
@@ -290,6 +296,7 @@ ffi_fn! {
             16 => c"CODEX_STATUS_CONNECTION_LOST",
             17 => c"CODEX_STATUS_URL_ELICITATION_REQUIRED",
             18 => c"CODEX_STATUS_OUTPUT_SCHEMA_MISMATCH",
+            19 => c"CODEX_STATUS_UNSUPPORTED_BY_VERSION",
             _ => c"CODEX_STATUS_UNKNOWN",
         };
         s.as_ptr()

@@ -65,6 +65,11 @@ pub enum codex_event_kind_t {
     /// `reconnect_json` (`{"auth": "started"|"succeeded"|"refreshed"|"failed", "reason",
     /// "grant", "issuer", "scope"}` as they apply). ABI 1.6.
     CODEX_EVENT_AUTH = 9,
+    /// The app-server's Codex version is outside the supported window (or it said none); the
+    /// connection goes on: `error_message` (in words), `reconnect_json` (`{"version",
+    /// "position": "older"|"newer"|"unknown", "matches", "window"}`). Delivered once per
+    /// connect (and per reconnect to such a server). ABI 1.10.
+    CODEX_EVENT_OUTSIDE_WINDOW = 10,
 }
 
 use codex_event_kind_t::*;
@@ -210,6 +215,7 @@ impl codex_event_t {
                 ConnectionEvent::Reconnecting(_) => CODEX_EVENT_RECONNECTING,
                 ConnectionEvent::Reconnected(_) => CODEX_EVENT_RECONNECTED,
                 ConnectionEvent::Auth(_) => CODEX_EVENT_AUTH,
+                ConnectionEvent::OutsideWindow(_) => CODEX_EVENT_OUTSIDE_WINDOW,
                 // A connection event newer than this ABI: reported as an error event (its
                 // message and JSON view still say what it is).
                 _ => CODEX_EVENT_ERROR,
@@ -498,8 +504,8 @@ value_accessor! {
 }
 
 text_accessor! {
-    /// The whole report of a RECONNECTING or RECONNECTED event as JSON text; NULL for other
-    /// kinds. RECONNECTING: `{"attempt","maxAttempts","delayMs","cause"}`. RECONNECTED:
+    /// The whole report of a RECONNECTING, RECONNECTED, AUTH or OUTSIDE_WINDOW event as JSON
+    /// text (OUTSIDE_WINDOW: see `CODEX_EVENT_OUTSIDE_WINDOW`); NULL for other kinds. RECONNECTING: `{"attempt","maxAttempts","delayMs","cause"}`. RECONNECTED:
     /// `{"attempts","threads":[id…],"failedThreads":[{"threadId","error"}…],
     /// "requestsFailed","serverRequestsDropped","turnsEnded":[{"threadId","turnId","status"}…]}`.
     /// Ownership: the event's. Thread: as every event accessor (see `codex_event_kind`).

@@ -40,6 +40,7 @@ pub mod request;
 pub mod skills;
 pub mod strings;
 pub mod util;
+pub mod version;
 
 #[cfg(test)]
 #[path = "../tests/unit/lib.rs"]

@@ -61,6 +61,7 @@ from ._errors import (
     RpcError,
     TransportError,
     UnsupportedError,
+    UnsupportedByVersionError,
     UrlElicitationRequiredError,
     OutputSchemaError,
 )
@@ -157,6 +158,7 @@ __all__ = [
     "InvalidStateError",
     "AlreadyRespondedError",
     "UnsupportedError",
+    "UnsupportedByVersionError",
     "UrlElicitationRequiredError",
     "OutputSchemaError",
     "__version__",

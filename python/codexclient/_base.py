@@ -205,6 +205,27 @@ class ClientBase(Handlers):
         return self._init
 
     @property
+    def server_version(self) -> Optional[Dict[str, Any]]:
+        """The connected app-server's Codex version placed in the supported window:
+        ``{"version": "0.171.0" or None, "position": "inside" | "older" | "newer" | "unknown",
+        "matches": the window version it is or None, "window": [every window version]}``.
+        ``None`` when not connected, or when the server is not a Codex app-server (an MCP
+        server, the ``exec`` or ``codex-mcp-server`` transport). A server outside the window
+        is connected anyway (one WARNING log line and an ``outside_window``
+        :class:`ConnectionEvent`)."""
+        text = self._native.server_version
+        return None if text is None else loads(text)
+
+    def supports(self, method: str) -> bool:
+        """Whether the connected app-server has client method ``method``, by the window's
+        method table: for a window version, exactly; for a server outside the window, whether
+        some window version has it; a method of no window version: ``False``. Calling a method
+        the server's (window) version lacks raises :class:`UnsupportedByVersionError` before
+        anything is sent. Raises :class:`NotConnectedError`, or :class:`InvalidStateError`
+        when the server is not a Codex app-server."""
+        return self._native.supports(method)
+
+    @property
     def stderr_tail(self) -> str:
         """The last output the server wrote to stderr."""
         return self._native.stderr_tail

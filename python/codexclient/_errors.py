@@ -174,6 +174,26 @@ class UnsupportedError(CodexError):
     """The transport in use cannot do this."""
 
 
+class UnsupportedByVersionError(UnsupportedError):
+    """The connected Codex (a version of the supported window) does not have this method, by
+    the window's method table: refused before anything was sent. ``method``,
+    ``server_version`` and ``versions`` (the window versions that have it);
+    :meth:`~codexclient.Client.supports` asks first."""
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        method: str = "",
+        server_version: str = "",
+        versions: Optional[List[str]] = None,
+    ) -> None:
+        super().__init__(message)
+        self.method = method
+        self.server_version = server_version
+        self.versions = list(versions or [])
+
+
 def _hand_to_native() -> None:
     """Hand every exception class to the extension, which raises them by name (it imports
     nothing of this package)."""

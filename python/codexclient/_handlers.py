@@ -181,7 +181,8 @@ class Handlers:
         def run(ev: Any) -> None:
             try:
                 if log:
-                    if ev.kind == "reconnected" or (ev.kind == "auth" and ev.auth != "failed"):
+                    # outside_window: the core logged its one WARNING already.
+                    if ev.kind in ("reconnected", "outside_window") or (ev.kind == "auth" and ev.auth != "failed"):
                         logger.info("connection event: %s", ev.message)
                     elif ev.kind != "disconnected":
                         logger.warning("connection event: %s", ev.message)

@@ -142,6 +142,22 @@ impl NativeClient {
         self.client.is_reconnecting()
     }
 
+    /// The connected app-server's Codex version in the supported window as JSON text
+    /// (`{"version", "position", "matches", "window"}`); `None` when not connected or not a
+    /// Codex app-server (`Client::server_version`).
+    #[getter]
+    fn server_version(&self) -> Option<String> {
+        self.client
+            .server_version()
+            .map(|v| v.to_json().to_string())
+    }
+
+    /// Whether the connected app-server has client method `method`, by the window's method
+    /// table (`Client::supports`).
+    fn supports(&self, py: Python<'_>, method: &str) -> PyResult<bool> {
+        self.client.supports(method).py(py)
+    }
+
     /// The last bytes the server wrote to stderr.
     #[getter]
     fn stderr_tail(&self) -> String {

@@ -31,6 +31,7 @@ const CLASS_OF: ErrorKindMap<&str> = ErrorKindMap {
     cancelled: "RequestCancelledError",
     url_elicitation_required: "UrlElicitationRequiredError",
     output_schema_mismatch: "OutputSchemaError",
+    unsupported_by_version: "UnsupportedByVersionError",
 };
 
 /// The package's exception classes, by class name (called once by `codexclient._errors`).
@@ -121,6 +122,11 @@ pub(crate) fn to_py(py: Python<'_>, err: Error) -> PyErr {
         kwargs.push(("reason", obj(py, &m.message)));
         let result = crate::json::loads(py, &m.result.to_string()).unwrap_or_else(|_| py.None());
         kwargs.push(("result", result));
+    }
+    if let Error::UnsupportedByVersion(u) = &err {
+        kwargs.push(("method", obj(py, &u.method)));
+        kwargs.push(("server_version", obj(py, &u.server_version)));
+        kwargs.push(("versions", obj(py, u.versions.clone())));
     }
     if let Error::Disconnected(info) | Error::ConnectionLost(info) = &err {
         kwargs.push(("reason", obj(py, &info.reason)));

@@ -328,8 +328,9 @@ impl ConnectionEvent {
 
 #[pymethods]
 impl ConnectionEvent {
-    /// `"error"`, `"overflow"`, `"disconnected"`, `"reconnecting"`, `"reconnected"` or
-    /// `"auth"` (MCP authorization).
+    /// `"error"`, `"overflow"`, `"disconnected"`, `"reconnecting"`, `"reconnected"`,
+    /// `"outside_window"` (the server's Codex is outside the supported window) or `"auth"`
+    /// (MCP authorization).
     #[getter]
     fn kind(&self) -> String {
         self.str_of("kind").unwrap_or_default()
@@ -435,6 +436,16 @@ impl ConnectionEvent {
     #[getter]
     fn scope(&self) -> Option<String> {
         self.str_of("scope")
+    }
+    /// `outside_window`: the server's Codex version (`None` when it said none).
+    #[getter]
+    fn server_version(&self) -> Option<String> {
+        self.str_of("version")
+    }
+    /// `outside_window`: where that version stands, `"older"`, `"newer"` or `"unknown"`.
+    #[getter]
+    fn position(&self) -> Option<String> {
+        self.str_of("position")
     }
     /// An empty dict.
     #[getter]

@@ -1,5 +1,5 @@
 /* Logging in, the core's helpers by name, and a turn run within bounds (ABI 1.6), against the
- * real Codex 0.169.0 and the mock model:
+ * real Codex (the default, CODEX_DEFAULT) and the mock model:
  * - API-key login is stored in CODEX_HOME/auth.json; account_rate_limits is refused for an
  *   API-key account; account_logout forgets the key; an empty key is INVALID_ARGUMENT;
  * - the ChatGPT browser login gives the authorization URL, a short wait times out, cancel

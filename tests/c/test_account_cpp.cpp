@@ -1,4 +1,4 @@
-// The C++ wrapper's login, helpers and bounded turns (ABI 1.6) against the real Codex 0.169.0
+// The C++ wrapper's login, helpers and bounded turns (ABI 1.6) against the real Codex (the default, CODEX_DEFAULT)
 // and the mock model: API-key login stored and logged out, the browser login's URL, a short
 // wait that times out, cancel; helper() results and errors; turn_run's idle bound.
 #include <chrono>

@@ -203,7 +203,7 @@ int main(void) {
     CHECK(!codex_client_is_connected(S.client));
     CHECK_OK(codex_client_connect(S.client, &init));
     CHECK(codex_client_is_connected(S.client));
-    CHECK(init != NULL && strstr(init, "0.169.0") != NULL);
+    CHECK(init != NULL && strstr(init, env_or_die("CODEX_VERSION")) != NULL);
     CHECK(strstr(init, "codexclient-c-tests") != NULL);
     codex_string_free(init);
 

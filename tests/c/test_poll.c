@@ -262,7 +262,7 @@ int main(void) {
     CHECK(ev == NULL);
 
     CHECK_OK(codex_client_connect(C, &init));
-    CHECK(strstr(init, "0.169.0") != NULL);
+    CHECK(strstr(init, env_or_die("CODEX_VERSION")) != NULL);
     codex_string_free(init);
 
     check_async_response();

@@ -3,7 +3,7 @@
  * - a token with a transport that is not ws:// / wss:// is refused (INVALID_ARGUMENT), and the
  *   token never appears in the message; a ws:// spec with a token is accepted, and so is every
  *   valid spec (codex_client_new succeeds with each);
- * - transport "exec" against the real Codex 0.169.0 and the mock model: a turn streams the
+ * - transport "exec" against the real Codex (the default, CODEX_DEFAULT) and the mock model: a turn streams the
  *   final agent message through events; turn/steer and thread/fork fail with
  *   CODEX_STATUS_UNSUPPORTED and a message naming the exec transport;
  * - transport "mcp" against the real Codex 0.92.0 (`codex mcp-server`, CODEX_092_BIN) runs a

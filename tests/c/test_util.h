@@ -1,6 +1,7 @@
 /* Shared helpers of the C tests (C99). Each test gets its configuration from the
  * environment that scripts/test-c.sh prepares:
- *   CODEX_BIN    the real codex 0.169.0 binary
+ *   CODEX_BIN    the real codex binary (CODEX_DEFAULT of scripts/codex-versions.sh)
+ *   CODEX_VERSION its version (test_version runs on each CODEX_SMOKE version too)
  *   CODEX_HOME   a fresh codex home whose config.toml points at the local mock model
  *   CODEX_WORK   a scratch directory (the server's cwd)
  */

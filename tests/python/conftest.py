@@ -1,4 +1,7 @@
-"""Fixtures: the real Codex 0.169.0, the project's local mock model and the fake app-server.
+"""Fixtures: the real Codex (``CODEX_VERSION``, else ``CODEX_DEFAULT`` of
+``scripts/codex-versions.sh``), the project's local mock model and the fake app-server. Tests
+marked ``smoke`` also run on each version of ``CODEX_SMOKE`` (``scripts/test-python.sh`` loops
+``pytest -m smoke`` with ``CODEX_VERSION`` and ``CODEX_BIN``).
 
 A missing Codex binary FAILS the tests with install instructions; nothing is skipped.
 """
@@ -14,7 +17,24 @@ from typing import Iterator
 import pytest
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
-CODEX_VERSION = "0.169.0"
+
+
+def _versions_file_value(name: str) -> str:
+    """A value of ``scripts/codex-versions.sh`` (``NAME="..."``): the one place the Codex
+    versions the tests use live."""
+    for line in (ROOT / "scripts" / "codex-versions.sh").read_text().splitlines():
+        if line.startswith(name + "="):
+            return line.split("=", 1)[1].strip().strip('"')
+    raise AssertionError(f"no {name}= in scripts/codex-versions.sh")
+
+
+CODEX_VERSION = os.environ.get("CODEX_VERSION") or _versions_file_value("CODEX_DEFAULT")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers", "smoke: the smoke set, also run on every Codex version of CODEX_SMOKE"
+    )
 
 CONFIG_TEMPLATE = """model = "mock-model"
 model_provider = "mock"
@@ -80,7 +100,7 @@ def _testkit_bin(name: str, env_var: str) -> str:
 
 @pytest.fixture(scope="session")
 def codex_bin() -> str:
-    """The real codex 0.169.0 binary (CODEX_BIN, else ./.cache/codex-0.169.0)."""
+    """The real codex binary of ``CODEX_VERSION`` (CODEX_BIN, else ./.cache/codex-<version>)."""
     given = os.environ.get("CODEX_BIN")
     path = pathlib.Path(given) if given else ROOT / ".cache" / f"codex-{CODEX_VERSION}"
     if not path.exists():

@@ -1,6 +1,7 @@
 """Login, account and the administrative helpers (config batch write, review, compact, MCP
 server status and OAuth login, feedback) from Python, sync and asyncio, against the real
-codex app-server 0.169.0 and the local mock model. What would reach OpenAI (the device code,
+codex app-server (the default Codex; the ``smoke`` test on each CODEX_SMOKE version too) and
+the local mock model. What would reach OpenAI (the device code,
 a feedback upload) runs with the server in a network namespace of its own (``unshare -n``):
 it fails at once and no packet leaves the machine."""
 
@@ -31,6 +32,7 @@ def offline_kwargs(client_kwargs: dict, tmp_path: pathlib.Path) -> dict:
     return dict(client_kwargs, codex_bin=str(wrapper))
 
 
+@pytest.mark.smoke
 def test_api_key_login_is_stored_and_logout_forgets_it(client_kwargs: dict, codex_home: pathlib.Path) -> None:
     with Client(**client_kwargs) as c:
         assert c.login_api_key(KEY) is None

@@ -1,6 +1,6 @@
 """``CODEXCLIENT_LOG`` reaches Python's ``logging``: the core forwards from the level it names
 and the ``codexclient`` logger is set to it (a fresh interpreter per value: the variable is
-read at import). Against the real Codex 0.169.0 and the mock model."""
+read at import). Against the real Codex (the default, CODEX_DEFAULT) and the mock model."""
 
 from __future__ import annotations
 

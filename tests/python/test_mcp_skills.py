@@ -1,7 +1,7 @@
 """Skills over MCP (SEP-2640) from Python, sync and asyncio, against the TypeScript SDK 2.4.0's
 own skills extension (``testkit/sdk-servers/skills.mjs`` over stdio, serving a folder the test
 writes): ``list_skills`` and ``load_skill`` (the core checks size, digest and frontmatter), and
-a real Codex 0.169.0 turn that uses a skill of that server (``skills=["pdf-tools@docs"]``),
+a real Codex (the default, CODEX_DEFAULT) turn that uses a skill of that server (``skills=["pdf-tools@docs"]``),
 loaded when the turn starts and handed to the local model as a block naming its server."""
 
 from __future__ import annotations

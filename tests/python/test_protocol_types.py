@@ -1,6 +1,6 @@
 """codexclient.protocol (generated) at run time: it imports, its TypedDicts have the schema's
 required keys, its tables agree with each other and with the request() overloads, the typed
-events are generic aliases of the native classes, and what the real codex app-server 0.169.0
+events are generic aliases of the native classes, and what the real codex app-server (the default, CODEX_DEFAULT)
 sends conforms to the generated types."""
 
 from __future__ import annotations

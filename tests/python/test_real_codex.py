@@ -1,4 +1,5 @@
-"""The Python API against the real codex app-server 0.169.0 and the local mock model."""
+"""The Python API against the real codex app-server (the default Codex; the ``smoke`` tests on
+each CODEX_SMOKE version too) and the local mock model."""
 
 from __future__ import annotations
 
@@ -21,6 +22,7 @@ from helpers import async_wait_until, process_alive, run, text_of, wait_until
 LONG_TEXT = "The quick brown fox jumps over the lazy dog, then naps. " * 4
 
 
+@pytest.mark.smoke
 def test_handshake_sync_and_async(client_kwargs: dict, codex_home: pathlib.Path) -> None:
     with Client(**client_kwargs) as c:
         init = c.initialize_result

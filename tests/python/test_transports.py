@@ -1,4 +1,4 @@
-"""`transport=`: the exec transport against the real Codex 0.169.0 (`codex exec --json`), the mcp
+"""`transport=`: the exec transport against the real Codex (the default, CODEX_DEFAULT) (`codex exec --json`), the mcp
 transport against the real Codex 0.92.0 (`codex mcp-server`), both with the local mock model;
 spec and token validation."""
 

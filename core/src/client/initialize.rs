@@ -6,6 +6,7 @@ use serde_json::Value;
 
 use super::Client;
 use crate::options::Protocol;
+use crate::version::{user_agent_version, ServerVersion};
 
 /// What the server said in answer to `initialize` (for an MCP server: `raw` holds its
 /// `protocolVersion`, `capabilities`, `serverInfo` and `instructions`; see the accessors).
@@ -25,9 +26,13 @@ pub struct InitializeResult {
 }
 
 impl InitializeResult {
-    /// The Codex version the app-server reports in its user agent (`0.169.0`), if any.
+    /// The Codex version the app-server reports in its user agent (`0.171.0`), if any.
     pub fn codex_version(&self) -> Option<&str> {
         self.user_agent.as_deref().and_then(user_agent_version)
+    }
+    /// [`codex_version`](Self::codex_version) placed in the supported window.
+    pub fn server_version(&self) -> ServerVersion {
+        ServerVersion::of(self.codex_version())
     }
     /// MCP: the protocol version the server chose.
     pub fn protocol_version(&self) -> Option<&str> {
@@ -105,37 +110,10 @@ impl Client {
     }
 }
 
-/// The Codex version in an app-server user agent (`codex_cli_rs/0.169.0 (Debian …) …`: the
-/// text after the first `/` up to the first space).
-fn user_agent_version(user_agent: &str) -> Option<&str> {
-    let rest = user_agent.split_once('/')?.1;
-    Some(rest.split(' ').next().unwrap_or(rest)).filter(|v| !v.is_empty())
-}
-
-/// Log one warning when the server is not the Codex version the typed protocol was generated
-/// from: what it added is kept raw, what it removed fails as the server says.
-pub(super) fn warn_on_other_version(user_agent: Option<&str>) {
-    let vendored = crate::protocol::SCHEMA_CODEX_VERSION;
-    match user_agent.and_then(user_agent_version) {
-        Some(v) if v == vendored => {}
-        Some(v) => tracing::warn!(
-            server = v,
-            vendored,
-            "the server is Codex {v}, the library's protocol types are from Codex {vendored}: \
-             methods, fields and variants it does not know are kept raw (typed accessors give \
-             Unknown); `codex-client compat` (codex_client::compat::report) lists the differences"
-        ),
-        None => tracing::warn!(
-            vendored,
-            "the server did not say its Codex version (userAgent); the library's protocol types \
-             are from Codex {vendored}"
-        ),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::version::check_server_version;
     use std::sync::atomic::{AtomicUsize, Ordering};
     use std::sync::Arc;
     use tracing_subscriber::layer::SubscriberExt;
@@ -153,22 +131,22 @@ mod tests {
     fn warnings(user_agent: Option<&str>) -> usize {
         let n = Arc::new(AtomicUsize::new(0));
         let subscriber = tracing_subscriber::registry().with(CountWarnings(n.clone()));
-        tracing::subscriber::with_default(subscriber, || warn_on_other_version(user_agent));
+        tracing::subscriber::with_default(subscriber, || {
+            check_server_version(user_agent);
+        });
         n.load(Ordering::Relaxed)
     }
 
     #[test]
-    fn one_warning_when_the_server_is_another_codex_version() {
-        let ours = format!(
-            "codex_cli_rs/{} (Debian 12.0.0; x86_64) xterm (tests; 0)",
-            crate::protocol::SCHEMA_CODEX_VERSION
-        );
-        assert_eq!(
-            user_agent_version(&ours),
-            Some(crate::protocol::SCHEMA_CODEX_VERSION)
-        );
-        assert_eq!(warnings(Some(&ours)), 0);
+    fn one_warning_when_the_server_is_outside_the_window() {
+        for v in crate::protocol::CODEX_WINDOW {
+            let ua = format!("codex_cli_rs/{v} (Debian 12.0.0; x86_64) xterm (tests; 0)");
+            assert_eq!(user_agent_version(&ua), Some(*v));
+            assert_eq!(warnings(Some(&ua)), 0, "{v}");
+            assert_eq!(check_server_version(Some(&ua)).matches, Some(*v));
+        }
         assert_eq!(warnings(Some("codex_cli_rs/0.92.0 (Linux)")), 1);
+        assert_eq!(warnings(Some("codex_cli_rs/9.0.0 (Linux)")), 1);
         assert_eq!(warnings(Some("fake/0.0.0")), 1);
         assert_eq!(warnings(None), 1);
         assert_eq!(user_agent_version("noslash"), None);

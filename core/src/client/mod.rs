@@ -21,9 +21,10 @@ mod mcp_shim;
 mod pull;
 mod requests;
 mod skill_sources;
+mod version;
 
+use crate::version::check_server_version;
 pub use callbacks::HandlerSlot;
-use initialize::warn_on_other_version;
 pub use initialize::InitializeResult;
 
 /// One connection of a client: the session and, in callback mode, its dispatch thread.
@@ -341,7 +342,13 @@ impl Client {
             crate::options::TransportKind::Exec(_) | crate::options::TransportKind::CodexMcpServer
         ) {
             // A real app-server (the exec and mcp shims answer for themselves).
-            warn_on_other_version(value.get("userAgent").and_then(Value::as_str));
+            let version = check_server_version(value.get("userAgent").and_then(Value::as_str));
+            if !version.in_window() {
+                session
+                    .shared
+                    .connection_event(crate::ConnectionEvent::OutsideWindow(version.clone()));
+            }
+            session.shared.set_server_version(version);
         }
         session.shared.set_init_result(value.clone());
         let init = InitializeResult::from_value(value);

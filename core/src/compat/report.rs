@@ -151,10 +151,23 @@ impl CompatReport {
             .find(|d| d.name == name && d.member.as_deref() == member)
     }
 
-    /// The JSON form: the fields of this struct, enums in snake_case, plus `identical` and
-    /// `counts` (differences per verdict).
+    /// Where the binary's Codex version stands in the library's supported window
+    /// ([`CODEX_WINDOW`](crate::protocol::CODEX_WINDOW)): inside (and which window version it
+    /// is), older or newer.
+    pub fn standing(&self) -> crate::version::ServerVersion {
+        crate::version::ServerVersion::of(self.codex_version.as_deref())
+    }
+
+    /// The JSON form: the fields of this struct, enums in snake_case, plus `identical`,
+    /// `counts` (differences per verdict), `window` (every window version),
+    /// `window_position` (`inside`, `older`, `newer`, `unknown`) and `window_match` (the
+    /// window version the binary is, or null).
     pub fn to_json(&self) -> serde_json::Value {
         let mut v = serde_json::to_value(self).unwrap_or_default();
+        let standing = self.standing();
+        v["window"] = crate::protocol::CODEX_WINDOW.into();
+        v["window_position"] = standing.position.as_str().into();
+        v["window_match"] = standing.matches.into();
         let counts: serde_json::Map<String, serde_json::Value> = VERDICTS
             .iter()
             .map(|x| (x.as_str().replace(' ', "_"), self.count(*x).into()))
@@ -181,6 +194,40 @@ const SECTIONS: [Section; 6] = [
     Section::TypeField,
 ];
 
+/// The report's line about the supported window and where the binary stands in it.
+fn window_line(s: &crate::version::ServerVersion) -> String {
+    use crate::version::{newest, oldest, WindowPosition};
+    let window = format!(
+        "Supported window: Codex {}..{} ({} versions: {})",
+        oldest(),
+        newest(),
+        crate::protocol::CODEX_WINDOW.len(),
+        crate::protocol::CODEX_WINDOW.join(", ")
+    );
+    let v = s.version.as_deref().unwrap_or("unknown");
+    let where_ = match (s.position, s.matches) {
+        (WindowPosition::Inside, Some(m)) => {
+            format!("this Codex is inside it: window version {m}")
+        }
+        (WindowPosition::Inside, None) => format!(
+            "this Codex {v} is inside it but is none of its versions (a pre-release or an \
+             unreleased build): no call is refused by version"
+        ),
+        (WindowPosition::Older, _) => format!(
+            "this Codex {v} is OLDER than the window: it connects with a warning; upgrade to \
+             {} or newer (`npm install -g @openai/codex@{}`)",
+            oldest(),
+            newest()
+        ),
+        (WindowPosition::Newer, _) => format!(
+            "this Codex {v} is NEWER than the window: it connects with a warning; what it added \
+             is kept raw (a library release absorbs it: `scripts/update-codex.sh {v}`)"
+        ),
+        _ => "this Codex did not say its version".to_owned(),
+    };
+    format!("{window}; {where_}.")
+}
+
 impl fmt::Display for CompatReport {
     /// The text report: a summary line, then one line per difference under its section.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -196,6 +243,7 @@ impl fmt::Display for CompatReport {
                 "stable"
             }
         )?;
+        writeln!(f, "{}", window_line(&self.standing()))?;
         if self.is_identical() {
             return writeln!(
                 f,

@@ -64,6 +64,9 @@ pub(crate) struct SessionShared {
     init_params: OnceLock<Box<RawValue>>,
     /// The latest `initialize` result (a reconnect replaces it).
     init_result: Mutex<Option<serde_json::Value>>,
+    /// A real app-server's Codex version in the window (`None`: not an app-server, or the
+    /// handshake is not done); requests for methods it lacks are refused before sending.
+    server_version: Mutex<Option<crate::version::ServerVersion>>,
     /// MCP 2026-07-28: the `_meta` envelope every request carries (`None`: handshake era).
     envelope: Mutex<Option<Arc<crate::protocol::mcp::era::Envelope>>>,
     /// MCP 2026-07-28: results kept by their cache hints (`None`: option `mcp_cache` off, or
@@ -181,6 +184,7 @@ impl SessionShared {
             link_gen: AtomicU64::new(0),
             init_params: OnceLock::new(),
             init_result: Mutex::new(None),
+            server_version: Mutex::new(None),
             envelope: Mutex::new(None),
             cache: (opts.transport.protocol() == Protocol::Mcp && opts.mcp.cache)
                 .then(cache::Cache::default),
@@ -247,6 +251,16 @@ impl SessionShared {
     /// The latest `initialize` result.
     pub(crate) fn init_result(&self) -> Option<serde_json::Value> {
         self.init_result.lock().unwrap().clone()
+    }
+
+    /// Record a real app-server's Codex version (from its `initialize` result).
+    pub(crate) fn set_server_version(&self, version: crate::version::ServerVersion) {
+        *self.server_version.lock().unwrap() = Some(version);
+    }
+
+    /// The real app-server's Codex version (`None`: not an app-server, or not yet known).
+    pub(crate) fn server_version(&self) -> Option<crate::version::ServerVersion> {
+        self.server_version.lock().unwrap().clone()
     }
 
     /// The error for calls on a closed connection, with the reason and stderr tail (or the
@@ -371,6 +385,17 @@ impl SessionShared {
     ) -> Result<i64> {
         if method.is_empty() {
             return Err(Error::InvalidArgument("method name is empty".into()));
+        }
+        if self.protocol != Protocol::Mcp {
+            let refusal = self
+                .server_version
+                .lock()
+                .unwrap()
+                .as_ref()
+                .and_then(|v| v.refusal(method));
+            if let Some(r) = refusal {
+                return Err(Error::UnsupportedByVersion(Box::new(r)));
+            }
         }
         let _gate = self.send_gate.read().unwrap();
         match self.state.load(Ordering::Acquire) {

@@ -187,12 +187,15 @@ pub fn resolve_codex_bin(explicit: Option<&Path>) -> Result<PathBuf> {
     if let Some(p) = search_path("codex") {
         return Ok(prefer_native(&p));
     }
-    Err(Error::Transport(
+    Err(Error::Transport(format!(
         "codex binary not found: set ClientOptions::codex_bin or CODEX_BIN, or put `codex` on PATH \
-         (for example `npm install @openai/codex@0.169.0`; from Python `pip install 'codexclient[cli]'` \
-         brings a pinned Codex CLI; or run scripts/setup.sh in this repository)"
-            .into(),
-    ))
+         (any Codex {}..{}, for example `npm install @openai/codex@{}`; from Python \
+         `pip install 'codexclient[cli]'` brings a pinned Codex CLI; or run scripts/setup.sh in \
+         this repository)",
+        crate::version::oldest(),
+        crate::version::newest(),
+        crate::version::newest()
+    )))
 }
 
 #[cfg(test)]

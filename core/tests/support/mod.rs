@@ -12,8 +12,44 @@ use std::time::{Duration, Instant};
 
 use codex_client::{Client, ClientOptions, TransportKind};
 
-/// Version of the real Codex the tests run against.
-pub const CODEX_VERSION: &str = "0.169.0";
+/// Version of the real Codex the tests run against: `CODEX_VERSION` (the test scripts loop
+/// the smoke set over `CODEX_SMOKE` with it), else the version of `CODEX_BIN` (`--version`),
+/// else `CODEX_DEFAULT` of `scripts/codex-versions.sh` (the one place the default lives).
+pub fn codex_version() -> &'static str {
+    static V: OnceLock<String> = OnceLock::new();
+    V.get_or_init(|| {
+        if let Some(v) = std::env::var("CODEX_VERSION")
+            .ok()
+            .filter(|v| !v.is_empty())
+        {
+            return v;
+        }
+        if let Some(bin) = std::env::var_os("CODEX_BIN").filter(|p| !p.is_empty()) {
+            let out = std::process::Command::new(&bin)
+                .arg("--version")
+                .output()
+                .unwrap_or_else(|e| panic!("run {} --version: {e}", bin.to_string_lossy()));
+            let line = String::from_utf8_lossy(&out.stdout);
+            return line
+                .trim()
+                .strip_prefix("codex-cli ")
+                .unwrap_or_else(|| panic!("CODEX_BIN --version said {line:?}"))
+                .to_owned();
+        }
+        versions_file_value("CODEX_DEFAULT")
+    })
+}
+
+/// A value of `scripts/codex-versions.sh` (`NAME="..."`).
+pub fn versions_file_value(name: &str) -> String {
+    let path = repo_root().join("scripts/codex-versions.sh");
+    let text =
+        std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("read {}: {e}", path.display()));
+    text.lines()
+        .find_map(|l| l.strip_prefix(&format!("{name}=")))
+        .map(|v| v.trim().trim_matches('"').to_owned())
+        .unwrap_or_else(|| panic!("no {name}= in {}", path.display()))
+}
 
 pub fn repo_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -25,7 +61,7 @@ pub fn repo_root() -> PathBuf {
 /// The real Codex binary: `CODEX_BIN`, else the one `scripts/setup.sh` installed. A missing
 /// binary fails the test with instructions; it is never skipped.
 pub fn codex_bin() -> PathBuf {
-    installed_codex("CODEX_BIN", CODEX_VERSION)
+    installed_codex("CODEX_BIN", codex_version())
 }
 
 /// The older real Codex the tests also use (it still has `codex mcp-server`).
@@ -34,6 +70,11 @@ pub const CODEX_092_VERSION: &str = "0.92.0";
 /// The real Codex 0.92.0 binary: `CODEX_092_BIN`, else the one `scripts/setup.sh` installed.
 pub fn codex_092_bin() -> PathBuf {
     installed_codex("CODEX_092_BIN", CODEX_092_VERSION)
+}
+
+/// The installed real Codex `version` (`.cache/codex-<version>`, from `scripts/setup.sh`).
+pub fn codex_bin_of(version: &str) -> PathBuf {
+    installed_codex("CODEX_BIN_UNUSED", version)
 }
 
 /// `$var`, else `.cache/codex-<version>`; a missing binary fails the test with instructions.
@@ -255,6 +296,32 @@ pub struct TurnLog {
 }
 
 impl TurnLog {
+    /// Every notification of the turn decodes to its typed variant, with no value anywhere
+    /// in it falling back to `Unknown` (`protocol::drift::watch`): typed decoding of every
+    /// event received, on whichever Codex version the tests run against.
+    pub fn assert_every_event_typed(&self) {
+        use codex_client::protocol::{drift, ServerNotification};
+        for n in &self.notifications {
+            let (typed, fallbacks) = drift::watch(|| n.typed());
+            assert!(
+                !matches!(typed, ServerNotification::Unknown { .. }),
+                "Codex {}: `{}` did not decode to its typed variant",
+                codex_version(),
+                n.method
+            );
+            let unknown: Vec<_> = fallbacks
+                .iter()
+                .filter(|f| matches!(f.kind, drift::FallbackKind::Unknown { .. }))
+                .collect();
+            assert!(
+                unknown.is_empty(),
+                "Codex {}: parts of `{}` fell back to Unknown: {unknown:?}",
+                codex_version(),
+                n.method
+            );
+        }
+    }
+
     /// The concatenated `item/agentMessage/delta` text.
     pub fn streamed_text(&self) -> String {
         self.notifications

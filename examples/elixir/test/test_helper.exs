@@ -1,4 +1,4 @@
-# Needs (scripts/test-elixir.sh sets them): CODEX_BIN (the real codex 0.169.0), MOCK_CODEX_CONFIG
+# Needs (scripts/test-elixir.sh sets them): CODEX_BIN (the real codex CODEX_DEFAULT), MOCK_CODEX_CONFIG
 # (config.toml written by `mock-model --codex-home`, pointing Codex at the local mock model),
 # CODEX_TEST_TMP (scratch directory).
 ExUnit.start(timeout: 120_000)

@@ -10,16 +10,24 @@ use std::time::{Duration, Instant};
 use codex_mock_model::MockModel;
 use serde_json::Value;
 
+/// The real Codex: `CODEX_BIN`, else the default one (`CODEX_DEFAULT` of
+/// `scripts/codex-versions.sh`) that `scripts/setup.sh` installed.
 fn codex_bin() -> PathBuf {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let versions = std::fs::read_to_string(root.join("scripts/codex-versions.sh"))
+        .expect("read scripts/codex-versions.sh");
+    let version = versions
+        .lines()
+        .find_map(|l| l.strip_prefix("CODEX_DEFAULT="))
+        .map(|v| v.trim().trim_matches('"').to_owned())
+        .expect("CODEX_DEFAULT in scripts/codex-versions.sh");
     let bin = std::env::var_os("CODEX_BIN")
         .filter(|v| !v.is_empty())
         .map(PathBuf::from)
-        .unwrap_or_else(|| {
-            Path::new(env!("CARGO_MANIFEST_DIR")).join("../../.cache/codex-0.169.0")
-        });
+        .unwrap_or_else(|| root.join(format!(".cache/codex-{version}")));
     assert!(
         bin.exists(),
-        "the real Codex 0.169.0 is not at {}: run scripts/setup.sh (installs it from the npm \
+        "the real Codex {version} is not at {}: run scripts/setup.sh (installs it from the npm \
          registry) or set CODEX_BIN to the native codex binary",
         bin.display()
     );
