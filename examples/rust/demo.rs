@@ -4,7 +4,7 @@
 //! the real `codex app-server`, streams an answer, then runs a turn whose command needs
 //! approval and prints the decision and the command's output.
 //!
-//! Run: `scripts/demo.sh` (or `cargo run -p codex-client --example demo -- [--decline]`).
+//! Run: `scripts/demo.sh` (or `cargo run -p codex-client-demo -- [--decline]`).
 
 use codex_client::{Client, ClientOptions, Delivery, Event};
 use serde_json::json;
@@ -13,15 +13,17 @@ use std::time::Duration;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let decline = std::env::args().any(|a| a == "--decline");
+    // The repository root (this package is examples/rust).
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
+        .ancestors()
+        .nth(2)
         .unwrap()
         .to_path_buf();
     let codex = std::env::var_os("CODEX_BIN")
         .map(std::path::PathBuf::from)
         .unwrap_or_else(|| root.join(".cache/codex-0.169.0"));
     if !codex.exists() {
-        return Err("Codex 0.169.0 not installed: run scripts/setup.sh (or set CODEX_BIN)".into());
+        return Err("Codex 0.169.0 not installed: run scripts/setup-codex.sh (or set CODEX_BIN)".into());
     }
     let model = codex_mock_model::MockModel::start()?;
     let scratch = root.join("target/demo");
