@@ -17,6 +17,9 @@ need() { command -v "$1" >/dev/null 2>&1 || { log "missing $1: $2"; exit 1; }; }
 need cargo "install Rust (rustup) first"
 need npm "install Node.js and npm (apt-get install nodejs npm)"
 export CODEX_VERSIONS
+# rustfmt and clippy: the test command's checks (rustup's minimal profile leaves them out).
+cargo fmt --version >/dev/null 2>&1 || { log "adding rustfmt (rustup)"; rustup component add rustfmt >&2; }
+cargo clippy --version >/dev/null 2>&1 || { log "adding clippy (rustup)"; rustup component add clippy >&2; }
 
 bash scripts/setup-codex.sh # the pinned Codex CLIs ($CODEX_VERSIONS)
 bash scripts/setup-mcp.sh # MCP test tools: the everything server, the conformance suite, Node 22
