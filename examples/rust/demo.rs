@@ -23,7 +23,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .map(std::path::PathBuf::from)
         .unwrap_or_else(|| root.join(".cache/codex-0.169.0"));
     if !codex.exists() {
-        return Err("Codex 0.169.0 not installed: run scripts/setup-codex.sh (or set CODEX_BIN)".into());
+        return Err(
+            "Codex 0.169.0 not installed: run scripts/setup-codex.sh (or set CODEX_BIN)".into(),
+        );
     }
     let model = codex_mock_model::MockModel::start()?;
     let scratch = root.join("target/demo");
