@@ -30,7 +30,10 @@ rm -rf "$src" && mkdir -p "$src"
 cp -r docs/. "$src/"
 cp -r "$TARGET/doc" "$src/rust"
 log "option table from the core"
-CARGO_TARGET_DIR="$TARGET" cargo run --quiet -p codex-client --bin codex-client -- options > "$src/options.table.md"
+# The workspace build of scripts/setup.sh (`cargo run -p codex-client` would resolve other
+# features for shared dependencies and compile them and the core again).
+CARGO_TARGET_DIR="$TARGET" cargo build --quiet --workspace --all-targets
+"$TARGET/debug/codex-client" options > "$src/options.table.md"
 {
   echo "# Options"
   echo

@@ -10,6 +10,8 @@ cd "$(dirname "$0")/.."
 CACHE="${LIBCODEXCLIENT_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/libcodexclient}"
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$CACHE/target}"
 export FAULT_MATRIX_CYCLES="${1:-10000}"
-cargo build -q -p codex-fake-app-server
-cargo test -q -p codex-client --test fault_matrix -- --nocapture --test-threads 1 2>&1 \
+# The workspace's feature set (as scripts/setup.sh builds it; `-p` alone would resolve other
+# features and compile the core again).
+cargo build -q --workspace --all-targets
+cargo test -q --workspace --test fault_matrix -- --nocapture --test-threads 1 2>&1 \
   | grep -Ev '^(running [0-9]+ test|\.|)$'

@@ -30,11 +30,14 @@ TARGET="${CARGO_TARGET_DIR:-$ROOT/target}"
 case "$TARGET" in /*) ;; *) TARGET="$ROOT/$TARGET" ;; esac
 case "$PREFIX" in /*) ;; *) echo "PREFIX must be absolute: $PREFIX" >&2; exit 2 ;; esac
 
+# NO_BUILD=1: install what the caller built into $CARGO_TARGET_DIR/$PROFILE (the test scripts
+# build the whole workspace, whose feature set differs from this package's alone).
 case "$PROFILE" in
-  release) CARGO_TARGET_DIR="$TARGET" cargo build --quiet --release -p codex-client-ffi; BUILD="$TARGET/release" ;;
-  debug) CARGO_TARGET_DIR="$TARGET" cargo build --quiet -p codex-client-ffi; BUILD="$TARGET/debug" ;;
+  release) BUILD="$TARGET/release"; [ -n "${NO_BUILD:-}" ] || CARGO_TARGET_DIR="$TARGET" cargo build --quiet --release -p codex-client-ffi ;;
+  debug) BUILD="$TARGET/debug"; [ -n "${NO_BUILD:-}" ] || CARGO_TARGET_DIR="$TARGET" cargo build --quiet -p codex-client-ffi ;;
   *) echo "PROFILE must be release or debug" >&2; exit 2 ;;
 esac
+[ -f "$BUILD/libcodexclient.so" ] && [ -f "$BUILD/libcodexclient.a" ] || { echo "no libcodexclient.so and .a in $BUILD" >&2; exit 1; }
 
 VERSION=$(sed -n '/^\[workspace\.package\]/,/^\[/s/^version = "\(.*\)"/\1/p' Cargo.toml)
 ABI_MAJOR=$(sed -n 's/^pub const CODEX_ABI_VERSION_MAJOR: u32 = \([0-9]*\);/\1/p' ffi-c/src/abi.rs)

@@ -48,7 +48,9 @@ elif [ -n "${MCP_CONFORMANCE_CLIENT:-}" ]; then
   client=$MCP_CONFORMANCE_CLIENT
 else
   log "building mcp-conformance-client"
-  cargo build --quiet -p mcp-conformance-client || {
+  # The whole workspace, as scripts/setup.sh builds it (`-p` alone resolves other features for
+  # shared dependencies and compiles them and the core again).
+  cargo build --quiet --workspace --all-targets || {
     log "cannot build mcp-conformance-client (testkit/mcp-conformance-client, a workspace member);"
     log "--reference or MCP_CONFORMANCE_CLIENT=... runs another client"; exit 1; }
   client="$CARGO_TARGET_DIR/debug/mcp-conformance-client"

@@ -32,9 +32,11 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 
 PREFIX="$CACHE/elixir-prefix"
-log "installing libcodexclient (debug) into $PREFIX"
-PREFIX="$PREFIX" PROFILE=debug bash scripts/install-c.sh >&2
 TARGET="${CARGO_TARGET_DIR:-$PWD/target}"
 case "$TARGET" in /*) ;; *) TARGET="$PWD/$TARGET" ;; esac
-CARGO_TARGET_DIR="$TARGET" cargo build --quiet -p codex-mock-model --bins >&2
+# The whole workspace, as scripts/setup.sh builds it: a build of single packages resolves other
+# features for shared dependencies and compiles them and the core a second time.
+CARGO_TARGET_DIR="$TARGET" cargo build --quiet --workspace --all-targets >&2
+log "installing libcodexclient (debug) into $PREFIX"
+CARGO_TARGET_DIR="$TARGET" NO_BUILD=1 PREFIX="$PREFIX" PROFILE=debug bash scripts/install-c.sh >&2
 echo "$PREFIX"

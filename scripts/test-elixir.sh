@@ -3,7 +3,7 @@
 # erlang-dev when missing, libcodexclient installed into a cache prefix, the mock model), builds
 # examples/elixir (a Mix project without Hex dependencies; its NIF is c_src/codexclient_nif.c,
 # built by make from mix.exs) and runs its ExUnit tests against the REAL codex app-server
-# 0.169.0 and the project's local mock model.
+# CODEX_DEFAULT (scripts/codex-versions.sh) and the project's local mock model.
 #
 # Last line: `elixir-tests: N passed, M failed`. Exit status non-zero on any failure.
 # Honours CARGO_TARGET_DIR (else ./target).

@@ -2,9 +2,10 @@
 # Python binding checks: builds the codexclient extension (one abi3 wheel, CPython 3.9+) and,
 # on CPython 3.11, 3.12 and 3.13, runs mypy's stubtest on the installed package, `mypy --strict`
 # and `pyright` (strict) on examples/python and tests/python/typing_check.py (the typed
-# protocol's assert_type checks), and the pytest suite in tests/python (real codex app-server
+# protocol's assert_type checks), and pytest in tests/python (real codex app-server
 # CODEX_DEFAULT of scripts/codex-versions.sh + the local mock model + the fake app-server; the
-# `smoke` tests also on each CODEX_SMOKE version). Exits non-zero on any failure.
+# `smoke` tests also on each CODEX_SMOKE version): the whole suite on 3.11, smoke files on the
+# others (see FULL below). Exits non-zero on any failure.
 #
 # Idempotent and cached: venvs under ~/.cache/libcodexclient/python/ (tools from PyPI once),
 # cargo target dir $CARGO_TARGET_DIR (default ~/.cache/libcodexclient/target-py) so re-runs
@@ -14,7 +15,8 @@
 # `pip install .`) is installed into each interpreter's venv. Needs the real Codex installed by
 # scripts/setup.sh (or CODEX_BIN); without it the tests fail with instructions.
 #
-# Env: CODEXCLIENT_PYTHON_VERSIONS (default "3.11 3.12 3.13"), PYTEST_ARGS (extra pytest args),
+# Env: CODEXCLIENT_PYTHON_VERSIONS (default "3.11 3.12 3.13"), CODEXCLIENT_PYTHON_FULL (the
+# interpreter that runs the whole pytest suite, default the first; "all"), PYTEST_ARGS (extra pytest args),
 # CODEXCLIENT_PYTHON_WHEEL_ONLY=1 (only the distributable wheel's checks: build-wheels.sh, fresh
 # 3.9 and 3.13 venvs without cargo, a real turn each, the [cli] extra's bundled Codex).
 set -euo pipefail
@@ -29,7 +31,7 @@ TOOLS="maturin>=1.7,<2 pytest>=7 mypy>=1.18"
 PYRIGHT_VERSION=1.1.414
 mkdir -p "$PYCACHE"
 
-log() { printf '[test-python] %s\n' "$*" >&2; }
+log() { printf '[test-python] %4d s: %s\n' "$SECONDS" "$*" >&2; }
 
 pyright_bin() { # installs the pinned pyright (npm) once; prints its path
   local dir="$PYCACHE/pyright-$PYRIGHT_VERSION"
@@ -47,7 +49,15 @@ pyright_bin() { # installs the pinned pyright (npm) once; prints its path
 }
 PYRIGHT=$(pyright_bin)
 
-find_python() { # $1 = X.Y; prints an interpreter path
+find_python() { # $1 = X.Y; prints an interpreter path (pyenv installs a missing one)
+  local v="$1"
+  find_installed_python "$v" && return 0
+  command -v pyenv >/dev/null 2>&1 || return 1
+  log "Python $v is missing: pyenv install $v (builds CPython from source, a few minutes)"
+  pyenv install --skip-existing "$v" >&2 || return 1
+  find_installed_python "$v"
+}
+find_installed_python() { # $1 = X.Y
   local v="$1" c
   for c in "$(command -v "python$v" 2>/dev/null || true)" \
            "${PYENV_ROOT:-$HOME/.pyenv}"/versions/"$v".*/bin/"python$v"; do
@@ -75,7 +85,9 @@ venv_for() { # $1 = X.Y; creates/updates the cached venv, prints its python
 }
 
 log "building the testkit binaries (mock model, fake app-server)"
-cargo build --quiet -p codex-mock-model -p codex-fake-app-server --bins
+# The whole workspace, as scripts/setup.sh builds it (`-p` alone resolves other features for
+# shared dependencies and compiles them again).
+cargo build --quiet --workspace --all-targets
 export MOCK_MODEL="$CARGO_TARGET_DIR/debug/mock-model"
 export FAKE_APP_SERVER="$CARGO_TARGET_DIR/debug/fake-app-server"
 
@@ -157,6 +169,17 @@ mock_in=${MOCK[1]}; exec {mock_in}>&-; wait "$MOCK_PID" 2>/dev/null || true
 rm -rf "$venv" "$PYCACHE/wheel-venv-3.9"
 if [ -n "${CODEXCLIENT_PYTHON_WHEEL_ONLY:-}" ]; then log "wheel checks passed"; exit 0; fi
 
+# The whole pytest suite runs on one interpreter (CODEXCLIENT_PYTHON_FULL, default the first of
+# $VERSIONS); the others get the install of the wheel, stubtest, mypy and pyright (the typing
+# checks, which depend on the interpreter's typeshed and version) and the smoke files: real
+# turns sync and asyncio (approvals, cancellation, interrupts, concurrent turns: the asyncio and
+# threading paths whose behaviour changes between CPython versions), connect bounds, client
+# lifecycle and garbage collection of cycles, and the typed protocol's runtime classes. The
+# rest of the suite exercises the core through the same extension calls (MCP, OAuth, faults,
+# options), so its outcome does not depend on the interpreter. CODEXCLIENT_PYTHON_FULL=all
+# runs the whole suite on every interpreter.
+FULL="${CODEXCLIENT_PYTHON_FULL:-${VERSIONS%% *}}"
+SMOKE=(test_real_codex.py test_connect.py test_lifecycle.py test_protocol_types.py)
 failed=()
 for v in $VERSIONS; do
   PY=$(venv_for "$v")
@@ -178,9 +201,15 @@ for v in $VERSIONS; do
         --pythonversion "$v" "${TYPED[@]}"); then
     failed+=("$v:pyright")
   fi
-  log "Python $v: pytest tests/python"
+  if [ "$FULL" = all ] || [ "$FULL" = "$v" ]; then
+    log "Python $v: pytest tests/python (the whole suite)"
+    tests=("$ROOT/tests/python")
+  else
+    log "Python $v: pytest ${SMOKE[*]} (smoke; the whole suite runs on $FULL)"
+    tests=("${SMOKE[@]/#/$ROOT/tests/python/}")
+  fi
   # shellcheck disable=SC2086
-  if ! "$PY" -m pytest -p no:cacheprovider "$ROOT/tests/python" ${PYTEST_ARGS:-}; then
+  if ! "$PY" -m pytest -p no:cacheprovider "${tests[@]}" ${PYTEST_ARGS:-}; then
     failed+=("$v:pytest")
   fi
 done

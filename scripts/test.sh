@@ -6,15 +6,21 @@
 #   Rust: generated-code drift, rustfmt, clippy -D warnings, cargo test (unit, fake-server fault
 #         injection, real codex app-server CODEX_DEFAULT (smoke set on CODEX_SMOKE) / exec / mcp-server 0.92.0 integration, the
 #         MCP everything server over stdio / Streamable HTTP / legacy SSE)
-#   Fuzz: scripts/fuzz.sh 60     (cargo-fuzz: line reader, classifier/id scanner, typed decoding)
+#   Fuzz: scripts/fuzz.sh 60     (cargo-fuzz: line reader, classifier/id scanner, typed decoding;
+#         built in the foreground, run beside the MCP conformance and Elixir steps)
 #   Faults: scripts/fault-matrix.sh (each fault with and without reconnect; 0 unanswered, 0 leaks)
 #   MCP:  scripts/mcp-conformance.sh (the official conformance suite's client scenarios)
-#   C:    scripts/test-c.sh       (header drift, -Werror builds, tests under valgrind and ASan)
-#   Python: scripts/test-python.sh (pip install ., stubtest, pytest on 3.11/3.12/3.13)
+#   C:    scripts/test-c.sh       (header drift, -Werror builds, every test plainly and with ASan,
+#         the ones where memory ownership crosses the C boundary under valgrind as well)
+#   Python: scripts/test-python.sh (the wheel, stubtest, mypy, pyright on 3.11/3.12/3.13; the
+#         whole pytest suite on 3.11, the smoke files on 3.12/3.13)
+#   Elixir: scripts/test-elixir.sh (the NIF example's ExUnit tests)
 #   Docs: scripts/docs.sh          (rustdoc -D warnings, mkdocs --strict, every link resolves)
 #
 # Builds go to $CARGO_TARGET_DIR (default ~/.cache/libcodexclient/target) so that dependencies
 # are reused between runs and clones; everything else is installed by the scripts themselves.
+# At the end: each step's time (a table), then `all: N passed, 0 failed` (N counts every Rust,
+# fault matrix, MCP conformance, Elixir, C and Python test; a step that ran no test fails).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 start=$(date +%s)
@@ -26,8 +32,23 @@ mkdir -p "$CARGO_TARGET_DIR"
 LOG="$CARGO_TARGET_DIR/test-logs"
 mkdir -p "$LOG"
 
-step() { echo; echo "== $* ($(( $(date +%s) - start )) s)"; }
+# Each step's time, printed as a table at the end (and when a step fails).
+STEP_NAMES=() STEP_SECS=() step_name="" step_t0=0
+step_end() {
+  [ -z "$step_name" ] || { STEP_NAMES+=("$step_name"); STEP_SECS+=($(( $(date +%s) - step_t0 ))); }
+  step_name=""
+}
+step() { step_end; step_name="$*"; step_t0=$(date +%s); echo; echo "== $* ($(( step_t0 - start )) s)"; }
+step_table() {
+  step_end
+  echo
+  printf '%6s  %s\n' seconds step
+  for i in "${!STEP_NAMES[@]}"; do printf '%6d  %s\n' "${STEP_SECS[$i]}" "${STEP_NAMES[$i]:0:90}"; done
+  printf '%6d  %s\n' $(( $(date +%s) - start )) total
+}
+trap 'rc=$?; [ -z "${fuzz_pid:-}" ] || kill "$fuzz_pid" 2>/dev/null; [ $rc -eq 0 ] || { step_table; echo "failed in: ${STEP_NAMES[${#STEP_NAMES[@]}-1]:-setup} (exit $rc)" >&2; }' EXIT
 
+step "setup (scripts/setup.sh: Codex, MCP tools, stunnel; cargo build --workspace --all-targets)"
 bash scripts/setup.sh
 step "no build outputs in git"
 if [ -d .git ] || git rev-parse --git-dir >/dev/null 2>&1; then
@@ -42,22 +63,29 @@ step "rustfmt"
 cargo fmt --all -- --check
 step "clippy"
 cargo clippy --workspace --all-targets --quiet -- -D warnings
-step "stdio-only build (codex-client --no-default-features: no ws, tls, mcp-http)"
-cargo build -p codex-client --no-default-features --quiet
+step "stdio-only core (codex-client --no-default-features: no ws, tls, mcp-http): clippy, unit test"
+# clippy type-checks the whole library in this configuration (warnings are errors) and the unit
+# test below compiles all of it (codegen): together what a separate `cargo build` checked.
 cargo clippy -p codex-client --no-default-features --lib --quiet -- -D warnings
 # The one unit test that sees the features from both sides (the network transports refused,
 # naming their feature); the rest of the unit tests exercise the transports themselves.
 cargo test -p codex-client --no-default-features --lib cargo_features_of_the_network_transports
+step "fuzz targets' build (nightly, ASan; cached by content: scripts/fuzz.sh --build-only)"
+bash scripts/fuzz.sh --build-only 2>&1 | tee "$LOG/fuzz-build.log"
 step "docs (rustdoc and mkdocs --strict, link check)"
 bash scripts/docs.sh
 step "cargo test"
 cargo test --workspace 2>&1 | tee "$LOG/cargo-test.log"
 rust=$(grep -Eo 'test result: ok\. [0-9]+ passed' "$LOG/cargo-test.log" | awk '{s+=$4} END {print s+0}')
+[ "$rust" -gt 0 ] || { echo "cargo test: no test ran" >&2; exit 1; }
 source scripts/codex-versions.sh # CODEX_SMOKE: the smoke set on the other Codex versions
 for cv in $CODEX_SMOKE; do
   step "cargo test: the smoke set on Codex $cv"
-  CODEX_VERSION=$cv cargo test -p codex-client --test real_codex --test thread_api --test typed_api \
-    --test account_and_admin -- smoke_ 2>&1 | tee -a "$LOG/cargo-test-smoke.log"
+  CODEX_VERSION=$cv cargo test --workspace --test real_codex --test thread_api --test typed_api \
+    --test account_and_admin -- smoke_ 2>&1 | tee "$LOG/cargo-test-smoke-$cv.log"
+  n=$(grep -Eo 'test result: ok\. [0-9]+ passed' "$LOG/cargo-test-smoke-$cv.log" | awk '{s+=$4} END {print s+0}')
+  [ "$n" -gt 0 ] || { echo "cargo test: no smoke test ran on Codex $cv" >&2; exit 1; }
+  rust=$((rust + n))
 done
 
 step "fault matrix (every fault with and without reconnect)"
@@ -65,10 +93,14 @@ bash scripts/fault-matrix.sh 2>&1 | tee "$LOG/fault-matrix.log"
 fm=$(grep -c 'test result: ok. 1 passed' "$LOG/fault-matrix.log" || true)
 [ "$fm" -eq 1 ] || { echo "fault matrix failed" >&2; exit 1; }
 
-step "fuzzing (short run: 60 s per target; scripts/fuzz.sh SECONDS for long runs)"
-bash scripts/fuzz.sh 60 2>&1 | tee "$LOG/fuzz.log"
+# The fuzz runs (60 s per target, libFuzzer: one process on one core) go beside the MCP
+# conformance suite and the Elixir tests, which wait on child processes most of the time and
+# leave the other core to them. Its time is its own line of the table.
+fuzz_t0=$(date +%s)
+bash scripts/fuzz.sh 60 >"$LOG/fuzz.log" 2>&1 &
+fuzz_pid=$!
 
-step "MCP conformance (official suite, client scenarios)"
+step "MCP conformance (official suite, client scenarios; beside the fuzz runs)"
 bash scripts/mcp-conformance.sh 2>&1 | tee "$LOG/mcp-conformance.log"
 conf=$(grep -c '^PASS ' "$LOG/mcp-conformance.log" || true)
 want=$(( $(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' scripts/mcp/required.txt | wc -l) + 4 ))
@@ -76,10 +108,9 @@ want=$(( $(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' scripts/mcp/required.txt | wc
 
 total=$((rust + conf + fm))
 summary="Rust $rust, fault matrix $fm, MCP conformance $conf"
-for part in c python elixir; do
-  script="scripts/test-$part.sh"
+run_part() { # c | python | elixir: runs scripts/test-PART.sh, adds its count to the total
+  local part=$1 script="scripts/test-$1.sh" n
   [ -f "$script" ] || { echo "missing $script" >&2; exit 1; }
-  step "$part"
   bash "$script" 2>&1 | tee "$LOG/$part.log"
   case $part in
     c) n=$(grep -Eo '^c-tests: [0-9]+ passed' "$LOG/$part.log" | tail -1 | awk '{print $2}') ;;
@@ -90,7 +121,25 @@ for part in c python elixir; do
   [ "$n" -gt 0 ] || { echo "$part: no test ran" >&2; exit 1; }
   total=$((total + n))
   summary="$summary, $part $n"
+}
+step "elixir (beside the fuzz runs)"
+run_part elixir
+
+step "fuzzing: waiting for the runs (60 s per target; scripts/fuzz.sh SECONDS for long runs)"
+fuzz_rc=0
+wait "$fuzz_pid" || fuzz_rc=$?
+cat "$LOG/fuzz.log"
+STEP_NAMES+=("fuzz runs, 3 targets x 60 s (from the start of MCP conformance)")
+STEP_SECS+=($(( $(date +%s) - fuzz_t0 )))
+[ "$fuzz_rc" -eq 0 ] || { echo "fuzzing failed (exit $fuzz_rc; log: $LOG/fuzz.log)" >&2; exit 1; }
+grep -Eq '^typed +[0-9]+' "$LOG/fuzz.log" || { echo "fuzzing: no run reported" >&2; exit 1; }
+
+for part in c python; do
+  step "$part"
+  run_part "$part"
 done
 
-step "all checks passed ($summary) in $(( $(date +%s) - start )) s"
+step_table
+echo
+echo "== all checks passed ($summary) in $(( $(date +%s) - start )) s"
 echo "all: $total passed, 0 failed"

@@ -4,7 +4,7 @@
 //! the real `codex app-server`, streams an answer, then runs a turn whose command needs
 //! approval and prints the decision and the command's output.
 //!
-//! Run: `scripts/demo.sh` (or `cargo run -p codex-client --example demo -- [--decline]`).
+//! Run: `scripts/demo.sh` (or `cargo run -p codex-client-demo -- [--decline]`).
 
 use codex_client::{Client, ClientOptions, Delivery, Event};
 use serde_json::json;
@@ -13,8 +13,10 @@ use std::time::Duration;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let decline = std::env::args().any(|a| a == "--decline");
+    // The repository root (this package is examples/rust).
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
+        .ancestors()
+        .nth(2)
         .unwrap()
         .to_path_buf();
     // The default Codex: CODEX_DEFAULT of scripts/codex-versions.sh (the one place it lives).
@@ -29,7 +31,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .unwrap_or_else(|| root.join(format!(".cache/codex-{version}")));
     if !codex.exists() {
         return Err(format!(
-            "Codex {version} not installed: run scripts/setup.sh (or set CODEX_BIN)"
+            "Codex {version} not installed: run scripts/setup-codex.sh (or set CODEX_BIN)"
         )
         .into());
     }
