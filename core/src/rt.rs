@@ -3,7 +3,7 @@
 //!
 //! The runtime is started on first use and owned by the library (it is never the caller's:
 //! a program inside its own tokio runtime, a plain C program or Python all get the same
-//! one). It has [`WORKERS`] threads named `codex-client-rt`, each a single-threaded runtime
+//! one). It has `WORKERS` threads named `codex-client-rt`, each a single-threaded runtime
 //! (and, only while a host name is being resolved or a binding's callback runs —
 //! `off_runtime` — a blocking thread of that name). Every
 //! connection is one root task on the least busy thread (`spawn_root`), and all its tasks

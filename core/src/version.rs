@@ -1,5 +1,5 @@
 //! The connected server's Codex version against the supported window
-//! ([`CODEX_WINDOW`](crate::protocol::CODEX_WINDOW)): where it stands ([`WindowPosition`]),
+//! ([`CODEX_WINDOW`]): where it stands ([`WindowPosition`]),
 //! which methods it has ([`ServerVersion::supports`]) and the error for a method it lacks
 //! ([`UnsupportedByVersion`]). See `docs/compat.md` ("Version awareness").
 

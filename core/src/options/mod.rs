@@ -1012,8 +1012,8 @@ impl ClientOptions {
     pub fn event_queue_capacity(self, capacity: usize) -> Self {
         self.by_table("event_queue_capacity", (capacity as u64).into())
     }
-    /// Set the longest accepted incoming line (option `max_line_bytes`; see
-    /// [`TABLE_RULES`]).
+    /// Set the longest accepted incoming line (option `max_line_bytes`; its default and range
+    /// are the option table's).
     pub fn max_line_bytes(self, bytes: usize) -> Self {
         self.by_table("max_line_bytes", (bytes as u64).into())
     }
@@ -1050,8 +1050,8 @@ impl ClientOptions {
     }
 
     /// Check these options as the option table would: a value a setter refused, and every
-    /// number (a field set directly included) against its option's range. [`Client::connect`]
-    /// (crate::Client::connect) calls it, so an out-of-range value fails there with
+    /// number (a field set directly included) against its option's range.
+    /// [`Client::connect`](crate::Client::connect) calls it, so an out-of-range value fails there with
     /// [`Error::InvalidArgument`](crate::Error::InvalidArgument) naming the option.
     pub fn validate(&self) -> crate::Result<()> {
         if let Some(e) = &self.refused {
