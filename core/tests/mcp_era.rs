@@ -158,6 +158,8 @@ fn discover(post: &Post) -> (u16, Option<Value>) {
 
 fn client(url: &str, options: &[(&str, Value)]) -> Client {
     let mut b = OptionsBuilder::new();
+    // The transport first: the options that follow are checked against the MCP client.
+    b.set("transport", json!(url)).unwrap();
     for (k, v) in options {
         b.set(k, v.clone()).unwrap();
     }

@@ -66,18 +66,16 @@ enum Next {
 }
 
 impl AuthSession {
-    /// The authorization of the MCP endpoint `server`, reached through `net` (the
-    /// transport's TLS settings and proxy, which authorization's requests use too).
+    /// The authorization of the MCP endpoint `server`, its HTTP client's network settings set
+    /// by `network` (the transport hands its own TLS settings and proxy, which authorization's
+    /// requests use too; auth does not reach into the transport).
     pub(crate) fn new(
         cfg: &OAuthConfig,
         server: &Url,
         events: Option<EventSink>,
-        net: &crate::transport::http::Net<'_>,
+        network: impl FnOnce(reqwest::ClientBuilder) -> Result<reqwest::ClientBuilder, AuthError>,
     ) -> Result<AuthSession, AuthError> {
-        let http = AuthHttp::with_network(cfg.dpop.clone(), |b| {
-            net.apply(b, server)
-                .map_err(|e| AuthError::new(e.to_string()))
-        })?;
+        let http = AuthHttp::with_network(cfg.dpop.clone(), network)?;
         Ok(AuthSession {
             cfg: cfg.clone(),
             key: server.to_string(),

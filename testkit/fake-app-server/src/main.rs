@@ -5,7 +5,7 @@
 //! inject faults the real server cannot be made to produce on demand.
 //!
 //! # Default behaviour (always on)
-//! - `initialize` → `{"userAgent":"fake/0.0.0","codexHome":"/fake",...}`;
+//! - `initialize` → `{"userAgent":"fake/<newest window version>","codexHome":"/fake",...}`;
 //!   any other request before it → error `-32600 "Not initialized"`, a
 //!   second one → `-32600 "Already initialized"`; any request after it but before the
 //!   client's `initialized` notification (MCP modes: `notifications/initialized`) →

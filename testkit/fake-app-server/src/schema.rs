@@ -7,6 +7,13 @@ use std::sync::OnceLock;
 
 use serde_json::Value;
 
+/// The Codex version whose schema the library's compatibility report embeds (the newest of the
+/// supported window): the fake claims it in its `userAgent`, so a client connected to the fake
+/// sees a server inside the window (no outside-window warning or event).
+pub fn window_version() -> &'static str {
+    schema()["version"].as_str().unwrap_or("0.0.0")
+}
+
 /// The vendored schema, parsed once.
 fn schema() -> &'static Value {
     static SCHEMA: OnceLock<Value> = OnceLock::new();

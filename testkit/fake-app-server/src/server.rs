@@ -446,7 +446,7 @@ impl Server {
             self.out.send(&ok(
                 &id,
                 json!({
-                    "userAgent": "fake/0.0.0",
+                    "userAgent": format!("fake/{}", crate::schema::window_version()),
                     "codexHome": "/fake",
                     "platformFamily": "unix",
                     "platformOs": "linux",

@@ -92,7 +92,10 @@ fn close_stdout_keeps_running_until_eof() {
 fn requests_before_the_initialized_notification_are_refused() {
     let mut f = Fake::spawn(&[]);
     f.send(&json!({"id": 0, "method": "initialize", "params": {}}));
-    assert_eq!(f.recv_json()["result"]["userAgent"], "fake/0.0.0");
+    assert_eq!(
+        f.recv_json()["result"]["userAgent"],
+        common::fake_user_agent()
+    );
     f.request(1, "thread/start", json!({}));
     assert_eq!(
         f.recv_json(),

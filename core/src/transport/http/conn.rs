@@ -129,7 +129,10 @@ impl Conn {
                 o,
                 &url,
                 auth_events,
-                net,
+                |b| {
+                    net.apply(b, &url)
+                        .map_err(|e| crate::auth::AuthError::new(e.to_string()))
+                },
             )?)),
             None => None,
         };

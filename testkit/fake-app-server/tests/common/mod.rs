@@ -94,7 +94,7 @@ impl Fake {
         }));
         let resp = self.recv_json();
         assert_eq!(resp["id"], 0);
-        assert_eq!(resp["result"]["userAgent"], "fake/0.0.0");
+        assert_eq!(resp["result"]["userAgent"], fake_user_agent());
         self.send(&json!({ "method": "initialized" }));
     }
 
@@ -172,4 +172,14 @@ impl Drop for Fake {
             let _ = self.child.wait();
         }
     }
+}
+
+/// The `userAgent` the fake answers `initialize` with: `fake/` and the newest Codex of the
+/// library's window (the version of the vendored schema).
+pub fn fake_user_agent() -> String {
+    let schema: serde_json::Value = serde_json::from_str(include_str!(
+        "../../../../core/src/compat/vendored-schema.json"
+    ))
+    .unwrap();
+    format!("fake/{}", schema["version"].as_str().unwrap())
 }
