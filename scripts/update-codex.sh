@@ -34,24 +34,9 @@ command -v npm >/dev/null || { log "missing npm: install Node.js and npm (apt-ge
 source scripts/codex-versions.sh
 previous_default="$CODEX_DEFAULT"
 
-# 1. install (the same steps as scripts/setup.sh)
-native_path() { # $1 = install dir; prints the native codex binary path, if any
-  local d="$1/node_modules/@openai"
-  for c in "$d"/codex-linux-*/vendor/*/bin/codex "$d"/codex/vendor/*-unknown-linux-musl/codex/codex; do
-    case "$c" in *"$(uname -m)"*) [ -x "$c" ] && { echo "$c"; return 0; } ;; esac
-  done
-  return 1
-}
-dir="$CACHE/codex-$version"
-mkdir -p "$CACHE" "$ROOT/.cache"
-if ! bin=$(native_path "$dir") || [ "$("$bin" --version 2>/dev/null)" != "codex-cli $version" ]; then
-  log "installing @openai/codex@$version from the npm registry into $dir"
-  rm -rf "$dir.tmp" && mkdir -p "$dir.tmp"
-  (cd "$dir.tmp" && npm install --no-audit --no-fund --loglevel=error "@openai/codex@$version" >&2)
-  rm -rf "$dir" && mv "$dir.tmp" "$dir"
-  bin=$(native_path "$dir") || { log "no native codex binary in the npm package $version"; exit 1; }
-fi
-ln -sfn "$bin" "$ROOT/.cache/codex-$version"
+# 1. install: scripts/setup-codex.sh for this one version (links .cache/codex-VERSION)
+CODEX_VERSIONS="$version" LIBCODEXCLIENT_CACHE="$CACHE" bash scripts/setup-codex.sh
+bin=$(readlink -f "$ROOT/.cache/codex-$version")
 line=$("$bin" --version)
 [ "$line" = "codex-cli $version" ] || { log "$bin --version says '$line', not 'codex-cli $version'"; exit 1; }
 log "codex $version: $bin"
