@@ -180,8 +180,8 @@ pub(crate) fn check_server_version(user_agent: Option<&str>) -> ServerVersion {
     version
 }
 
-/// `0.171.0` (or `0.171.0-alpha.2`) as numbers.
-fn parse(v: &str) -> Option<(u64, u64, u64)> {
+/// `0.171.0` (or `0.171.0-alpha.2`) as numbers (also the skills' version gate).
+pub(crate) fn parse(v: &str) -> Option<(u64, u64, u64)> {
     let core = v.split(['-', '+']).next()?;
     let mut it = core.split('.').map(|p| p.parse::<u64>().ok());
     Some((it.next()??, it.next()??, it.next().unwrap_or(Some(0))?))

@@ -143,7 +143,7 @@ pub fn native_skill_input(transport: &TransportKind, codex_version: Option<&str>
         transport,
         TransportKind::Stdio | TransportKind::WebSocket { .. } | TransportKind::Unix { .. }
     );
-    app_server && codex_version.and_then(parse_version) >= Some(NATIVE_SKILL_INPUT_SINCE)
+    app_server && codex_version.and_then(crate::version::parse) >= Some(NATIVE_SKILL_INPUT_SINCE)
 }
 
 /// Text as an XML attribute value (`&`, `"`, `<`, `>` escaped), for the emulation's blocks.
@@ -152,13 +152,6 @@ pub(super) fn attr(s: &str) -> String {
         .replace('"', "&quot;")
         .replace('<', "&lt;")
         .replace('>', "&gt;")
-}
-
-/// `0.169.0` (or `0.169.0-alpha.2`) as numbers.
-fn parse_version(v: &str) -> Option<(u64, u64, u64)> {
-    let core = v.split(['-', '+']).next()?;
-    let mut it = core.split('.').map(|p| p.parse::<u64>().ok());
-    Some((it.next()??, it.next()??, it.next().unwrap_or(Some(0))?))
 }
 
 #[cfg(test)]
