@@ -46,7 +46,19 @@ step_table() {
   for i in "${!STEP_NAMES[@]}"; do printf '%6d  %s\n' "${STEP_SECS[$i]}" "${STEP_NAMES[$i]:0:90}"; done
   printf '%6d  %s\n' $(( $(date +%s) - start )) total
 }
-trap 'rc=$?; [ -z "${fuzz_pid:-}" ] || kill "$fuzz_pid" 2>/dev/null; [ $rc -eq 0 ] || { step_table; echo "failed in: ${STEP_NAMES[${#STEP_NAMES[@]}-1]:-setup} (exit $rc)" >&2; }' EXIT
+# The trap keeps the script's own exit status: every command in it is guarded, because under
+# `set -e` a failing last command of an `a || b` list (a kill of a fuzz run that has already
+# ended) would turn a passing run into exit 1.
+on_exit() {
+  local rc=$1
+  if [ -n "${fuzz_pid:-}" ]; then kill "$fuzz_pid" 2>/dev/null || true; fi
+  if [ "$rc" -ne 0 ]; then
+    step_table || true
+    echo "failed in: ${STEP_NAMES[${#STEP_NAMES[@]}-1]:-setup} (exit $rc)" >&2
+  fi
+  exit "$rc"
+}
+trap 'on_exit $?' EXIT
 
 step "setup (scripts/setup.sh: Codex, MCP tools, stunnel; cargo build --workspace --all-targets)"
 bash scripts/setup.sh
