@@ -18,11 +18,12 @@
 //! ```
 #![warn(missing_docs)]
 
-pub mod account;
 #[cfg(feature = "mcp-http")]
 pub mod auth;
-mod client;
+pub mod codex;
+pub use codex::account;
 pub mod compat;
+mod connection;
 mod correlation;
 /// Delivery internals the bindings build on (their executors, bounded waits); not part of
 /// the stable API: [`EventReceiver`] and the handler types are re-exported at the root.
@@ -50,14 +51,15 @@ mod secret;
 pub use secret::Secret;
 mod session;
 mod skills;
-mod thread;
 mod transport;
-mod turn;
-mod typed;
 pub mod version;
 mod views;
 
-pub use client::{Client, HandlerSlot, InitializeResult, WeakClient};
+pub use codex::thread::{thread_id_of, Helper, Input, Thread, ThreadStatus};
+pub use codex::turn::{turn_id_of, TurnBounds, TurnIter, TurnResult, TurnStream};
+pub use codex::typed::TypedRequest;
+pub use codex::CodexClient;
+pub use connection::{Client, HandlerSlot, InitializeResult, WeakClient};
 pub use delivery::dispatch::{
     on_dispatch_thread, ConnectionHandler, EventHandler, Kept, NotificationHandler,
     ResponseHandler, ServerRequestHandler,
@@ -72,6 +74,7 @@ pub use event::{
     ConnectionEvent, Decision, Event, Notification, NotificationKind, ReconnectAttempt, Rejoined,
     Response, ServerRequest,
 };
+pub use mcp::McpClient;
 pub use message::RequestId;
 pub use options::{
     ClientOptions, Delivery, ExecOptions, Heartbeat, McpCommand, McpHttp, McpOptions,
@@ -82,9 +85,6 @@ pub use options::{
 pub use skills::{
     native_skill_input, PreparedInput, Skill, SkillInfo, SkillPlan, NATIVE_SKILL_INPUT_SINCE,
 };
-pub use thread::{thread_id_of, Helper, Input, Thread, ThreadStatus};
-pub use turn::{turn_id_of, TurnBounds, TurnIter, TurnResult, TurnStream};
-pub use typed::TypedRequest;
 pub use version::{ServerVersion, WindowPosition};
 
 /// The old name of [`EventReceiver`].

@@ -7,10 +7,10 @@ use std::fmt;
 
 use serde_json::{json, Value};
 
-use crate::account::{Login, LoginOutcome};
-use crate::client::InitializeResult;
+use crate::codex::account::{Login, LoginOutcome};
+use crate::codex::turn::TurnResult;
+use crate::connection::InitializeResult;
 use crate::event::{ConnectionEvent, ReconnectAttempt, Rejoined};
-use crate::turn::TurnResult;
 
 impl ReconnectAttempt {
     /// `{"attempt", "maxAttempts", "delayMs", "cause"}`.

@@ -64,8 +64,8 @@ impl std::fmt::Display for AuthError {
     }
 }
 
-impl From<AuthError> for crate::Error {
+impl From<AuthError> for crate::error::Error {
     fn from(e: AuthError) -> Self {
-        crate::Error::Transport(format!("MCP authorization: {}", e.0))
+        crate::error::Error::Transport(format!("MCP authorization: {}", e.0))
     }
 }

@@ -48,12 +48,15 @@ const VENDORED: &str = include_str!("vendored-schema.json");
 ///
 /// Errors: the binary cannot be run ([`Error::Transport`](crate::Error::Transport) naming what
 /// to install), fails, times out ([`Error::Timeout`](crate::Error::Timeout)) or writes no schema.
-pub fn report(codex_binary: &Path) -> crate::Result<CompatReport> {
+pub fn report(codex_binary: &Path) -> crate::error::Result<CompatReport> {
     report_with_timeout(codex_binary, DEFAULT_TIMEOUT)
 }
 
 /// [`report`] with another bound on the binary's running time.
-pub fn report_with_timeout(codex_binary: &Path, timeout: Duration) -> crate::Result<CompatReport> {
+pub fn report_with_timeout(
+    codex_binary: &Path,
+    timeout: Duration,
+) -> crate::error::Result<CompatReport> {
     let live = run::live_schema(codex_binary, timeout)?;
     let overrides = vendored_overrides();
     let experimental = live.experimental.is_some();
@@ -148,7 +151,9 @@ const OTHER_HELPERS: [(&str, &str); 5] = [
 
 /// The library's helpers that call client method `method`.
 fn helpers_calling(method: &str) -> Vec<&'static str> {
-    let helpers = crate::Helper::ALL.iter().map(|(n, h)| (*n, h.method()));
+    let helpers = crate::codex::thread::Helper::ALL
+        .iter()
+        .map(|(n, h)| (*n, h.method()));
     helpers
         .chain(OTHER_HELPERS)
         .filter(|(_, m)| *m == method)

@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use crate::{Error, Result};
+use crate::error::{Error, Result};
 
 /// The bundle file `generate-json-schema` writes.
 const BUNDLE: &str = "codex_app_server_protocol.schemas.json";

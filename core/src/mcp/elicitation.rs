@@ -3,10 +3,10 @@
 
 use std::time::Duration;
 
-use crate::client::Client;
 use crate::error::Result;
+use crate::mcp::McpClient;
 
-impl Client {
+impl McpClient {
     /// Wait until the server sent `notifications/elicitation/complete` for every id in
     /// `ids` (completions that came earlier on this connection count), at most `timeout`;
     /// then send the request that failed with

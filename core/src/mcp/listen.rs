@@ -11,9 +11,9 @@ use futures_util::StreamExt;
 use serde_json::{json, Value};
 use std::time::Duration;
 
-use crate::client::Client;
 use crate::error::{Error, Result};
 use crate::event::Event;
+use crate::mcp::McpClient;
 use crate::options::RequestOptions;
 
 /// The request that opens a subscription stream.
@@ -113,7 +113,7 @@ impl Drop for Listen {
     }
 }
 
-impl Client {
+impl McpClient {
     /// MCP 2026-07-28 `subscriptions/listen` with `filter` (`toolsListChanged`,
     /// `promptsListChanged`, `resourcesListChanged`, `resourceSubscriptions`: a list of URIs;
     /// or their snake_case names, see [`listen_filter`]), once the server acknowledged it (at
@@ -170,7 +170,7 @@ impl Client {
     }
 }
 
-impl Client {
+impl McpClient {
     /// For bindings: [`listen`](Self::listen) bounded by `within`, or by the client's
     /// `default_timeout` when `None`.
     pub async fn listen_within(&self, filter: Value, within: Option<Duration>) -> Result<Listen> {

@@ -15,9 +15,11 @@ pub use crate::protocol::mcp::{
     SAMPLING_REQUEST, SERVER_LOG_TARGET, SUPPORTED_VERSIONS, TOOLS_LIST_CHANGED,
 };
 
+mod client;
+mod deprecated;
 mod elicitation;
 mod listen;
-pub use crate::client::log_level::LOG_LEVELS;
+pub use crate::connection::log_level::LOG_LEVELS;
 mod progress;
 mod request;
 mod skill_verify;
@@ -25,6 +27,7 @@ mod skills;
 mod tasks;
 mod typed;
 
+pub use client::McpClient;
 pub use listen::{listen_filter, Listen, ACKNOWLEDGED, LISTEN, LISTEN_FILTER_KEYS};
 pub use progress::ProgressCall;
 pub use request::McpRequest;

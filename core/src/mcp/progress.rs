@@ -6,17 +6,17 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
 use super::Progress;
-use crate::client::Client;
 use crate::correlation::Outcome;
 use crate::delivery::EventReceiver;
 use crate::error::{Error, Result};
 use crate::event::Event;
+use crate::mcp::McpClient;
 use crate::options::RequestOptions;
 use crate::session::SessionShared;
 
 static NEXT_PROGRESS: AtomicU64 = AtomicU64::new(1);
 
-impl Client {
+impl McpClient {
     /// Send a request that reports progress: `params._meta.progressToken` is set to a token
     /// of the library's, and the server's `notifications/progress` with that token come out
     /// of the returned call (and go nowhere else) until its result arrives. Each update

@@ -10,8 +10,8 @@ use serde_json::{json, Map, Value};
 
 use super::skill_verify::{self as verify, failed, MAX_SKILL_BYTES, MAX_SKILL_FILES};
 use super::{cursor_params, Page};
-use crate::client::Client;
 use crate::error::{Error, Result};
+use crate::mcp::McpClient;
 use crate::options::RequestOptions;
 
 /// The extension's identifier, under `capabilities.extensions` of a server that serves skills.
@@ -211,7 +211,7 @@ impl LoadedSkill {
     }
 }
 
-impl Client {
+impl McpClient {
     /// Whether this MCP server declared the skills extension (`capabilities.extensions`).
     pub fn serves_skills(&self) -> bool {
         self.initialize_result()

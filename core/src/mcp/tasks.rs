@@ -9,8 +9,8 @@ use serde_json::{json, Value};
 use std::time::{Duration, Instant};
 
 use super::{cursor_params, decode, split_page, CallToolResult, Extra, Page};
-use crate::client::Client;
 use crate::error::{Error, Result};
+use crate::mcp::McpClient;
 
 /// The `_meta` key that ties a message to a task.
 pub const RELATED_TASK_META: &str = "io.modelcontextprotocol/related-task";
@@ -93,7 +93,7 @@ pub fn decode_task_call(mut result: Value) -> Result<TaskCall> {
     }
 }
 
-impl Client {
+impl McpClient {
     /// MCP `tools/call` as a task (`params.task`, with `ttl` if given): answered at once with
     /// the [`Task`], or with the result when the server runs the call plainly.
     pub async fn call_tool_as_task(

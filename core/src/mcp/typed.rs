@@ -8,8 +8,9 @@ use super::{
     GetPromptResult, McpRequest, Page, Progress, ProgressCall, Prompt, Resource, ResourceContents,
     ResourceTemplate, Tool,
 };
-use crate::client::Client;
+use crate::connection::Client;
 use crate::error::{Error, Result};
+use crate::mcp::McpClient;
 use crate::options::RequestOptions;
 
 /// Most pages a `list_all_*` helper follows before giving up on a server whose cursors never end.
@@ -24,7 +25,7 @@ pub struct Mcp<'a> {
     opts: RequestOptions,
 }
 
-impl Client {
+impl McpClient {
     /// The typed MCP requests with per-request options:
     /// `client.mcp_with(RequestOptions::timeout(d)).call_tool(…)`. A request that times out
     /// (or whose future is dropped) is cancelled: the server gets `notifications/cancelled`.
@@ -210,7 +211,7 @@ impl Mcp<'_> {
     /// MCP `tools/call` that asks for progress, as a [`ProgressCall`] (sent before this
     /// returns): pull its updates, then [`decode_call_tool`] its result.
     pub fn call_tool_progress(&self, name: &str, arguments: Value) -> Result<ProgressCall> {
-        self.client.start_with_progress(
+        McpClient::from_connection(self.client).start_with_progress(
             McpRequest::CallTool.method(),
             call_params(name, arguments),
             self.opts,
@@ -302,7 +303,7 @@ impl Mcp<'_> {
     }
     /// MCP `logging/setLevel` (see [`Client::set_logging_level`]).
     pub async fn set_logging_level(&self, level: &str) -> Result<()> {
-        if crate::client::log_level::set_in_envelope(self.client, level)? {
+        if crate::connection::log_level::set_in_envelope(self.client, level)? {
             return Ok(());
         }
         self.send(McpRequest::SetLoggingLevel, json!({ "level": level }))

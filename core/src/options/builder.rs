@@ -2,7 +2,7 @@
 //! keyword arguments, C's `codex_options_set`), checked once here.
 
 use super::{ClientOptions, ExecOptions, Heartbeat, McpCommand, ReconnectPolicy, TransportKind};
-use crate::{Error, Result};
+use crate::error::{Error, Result};
 
 /// Client options set by name (see [`keys`](super::keys()) for every name, its type, its
 /// default and what `0` means). Values are JSON, as each binding hands them over; `null`

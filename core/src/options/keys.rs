@@ -14,9 +14,9 @@ use super::{
     DEFAULT_CONNECT_TIMEOUT, DEFAULT_EVENT_QUEUE_CAPACITY, DEFAULT_MAX_LINE_BYTES,
     DEFAULT_READ_AHEAD_BYTES, DEFAULT_REPLY_SPIN, DEFAULT_TIMEOUT,
 };
+use crate::error::{Error, Result};
 use crate::protocol::mcp::era::EraMode;
 use crate::protocol::mcp::Root;
-use crate::{Error, Result};
 
 /// What an option takes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

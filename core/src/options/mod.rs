@@ -338,15 +338,15 @@ impl McpHttp {
     /// an HTTP token (RFC 9110: letters, digits and ``!#$%&'*+-.^_`|~``), the value may hold
     /// no control character but tab (no CR, LF, NUL). The error names the header, never its
     /// value.
-    pub fn check_header(name: &str, value: &str) -> crate::Result<()> {
+    pub fn check_header(name: &str, value: &str) -> crate::error::Result<()> {
         let tchar = |c: char| c.is_ascii_alphanumeric() || "!#$%&'*+-.^_`|~".contains(c);
         if name.is_empty() || !name.chars().all(tchar) {
-            return Err(crate::Error::InvalidArgument(format!(
+            return Err(crate::error::Error::InvalidArgument(format!(
                 "{name:?} is not a valid HTTP header name (letters, digits and !#$%&'*+-.^_`|~ only; no spaces, colons, CR or LF)"
             )));
         }
         if value.chars().any(|c| c.is_control() && c != '\t') {
-            return Err(crate::Error::InvalidArgument(format!(
+            return Err(crate::error::Error::InvalidArgument(format!(
                 "the value of HTTP header `{name}` contains a control character (CR, LF, ...)"
             )));
         }
@@ -526,8 +526,8 @@ impl TransportKind {
     /// `http://…` / `https://…` / `mcp+http://…` / `mcp+https://…` (Streamable HTTP, with
     /// `token` as the bearer token). A token with anything but a WebSocket or HTTP URL is
     /// refused, as is an unknown spec.
-    pub fn parse(spec: &str, token: Option<String>) -> crate::Result<TransportKind> {
-        let bad = |msg: String| Err(crate::Error::InvalidArgument(msg));
+    pub fn parse(spec: &str, token: Option<String>) -> crate::error::Result<TransportKind> {
+        let bad = |msg: String| Err(crate::error::Error::InvalidArgument(msg));
         let kind = match spec {
             "" | "stdio" => TransportKind::Stdio,
             "exec" => TransportKind::Exec(ExecOptions::default()),
@@ -586,7 +586,7 @@ impl TransportKind {
 }
 
 /// Split a command line at whitespace; single or double quotes group words (no escapes).
-fn split_command(line: &str) -> crate::Result<Vec<String>> {
+fn split_command(line: &str) -> crate::error::Result<Vec<String>> {
     let mut words = Vec::new();
     let mut word: Option<String> = None;
     let mut quote: Option<char> = None;
@@ -603,7 +603,7 @@ fn split_command(line: &str) -> crate::Result<Vec<String>> {
         }
     }
     if quote.is_some() {
-        return Err(crate::Error::InvalidArgument(format!(
+        return Err(crate::error::Error::InvalidArgument(format!(
             "unbalanced quote in command `{line}`"
         )));
     }
@@ -767,7 +767,7 @@ pub struct ClientOptions {
     /// [`SkillEmulation::Never`] (native only, else the turn is refused).
     pub skill_emulation: SkillEmulation,
     /// The first value a setter refused (out of its option's range): `connect` fails with it.
-    refused: Option<crate::Error>,
+    refused: Option<crate::error::Error>,
 }
 
 impl Default for ClientOptions {
@@ -1053,7 +1053,7 @@ impl ClientOptions {
     /// number (a field set directly included) against its option's range.
     /// [`Client::connect`](crate::Client::connect) calls it, so an out-of-range value fails there with
     /// [`Error::InvalidArgument`](crate::Error::InvalidArgument) naming the option.
-    pub fn validate(&self) -> crate::Result<()> {
+    pub fn validate(&self) -> crate::error::Result<()> {
         if let Some(e) = &self.refused {
             return Err(e.clone());
         }
@@ -1105,8 +1105,8 @@ impl RequestOptions {
 
 /// The error for a transport or option this build of `codex-client` left out with its cargo
 /// `feature` ([`TransportKind::missing_feature`]).
-pub(crate) fn feature_error(kind: &TransportKind, feature: &str) -> crate::Error {
-    crate::Error::Unsupported(format!(
+pub(crate) fn feature_error(kind: &TransportKind, feature: &str) -> crate::error::Error {
+    crate::error::Error::Unsupported(format!(
         "{} needs the `{feature}` cargo feature of codex-client, which this build leaves out",
         kind.describe()
     ))
@@ -1156,7 +1156,7 @@ mod tests {
                     let m = e.to_string();
                     assert!(m.contains("cargo feature of codex-client"), "{m}");
                     assert!(m.contains(feature), "{m}");
-                    assert!(matches!(e, crate::Error::Unsupported(_)), "{e:?}");
+                    assert!(matches!(e, crate::error::Error::Unsupported(_)), "{e:?}");
                 }
             }
         }

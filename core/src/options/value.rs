@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use serde_json::Value;
 
-use crate::{Error, Result};
+use crate::error::{Error, Result};
 
 /// The longest duration an option takes: one year, in seconds.
 pub const MAX_SECONDS: u64 = 31_536_000;

@@ -6,7 +6,7 @@
 //! [`Client::add_skill_source`](crate::Client::add_skill_source).
 
 mod file;
-mod mcp;
+pub(crate) mod mcp;
 mod plan;
 
 use serde_json::{json, Value};

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use super::file::{self, SkillFile};
 use super::mcp::{self, McpSelected};
 use super::{attr, SkillInfo, MCP_SERVER_KEY};
-use crate::client::Client;
+use crate::connection::Client;
 use crate::error::{Error, Result};
 use crate::options::SkillEmulation;
 use crate::protocol::{methods, ClientMethod};

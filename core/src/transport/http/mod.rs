@@ -68,7 +68,10 @@ impl Net<'_> {
         let builder = match self.proxy {
             Some("none") => builder.no_proxy(),
             Some(proxy) => builder.proxy(reqwest::Proxy::all(proxy).map_err(|e| {
-                crate::Error::InvalidArgument(format!("bad MCP proxy URL: {}", body::describe(&e)))
+                crate::error::Error::InvalidArgument(format!(
+                    "bad MCP proxy URL: {}",
+                    body::describe(&e)
+                ))
             })?),
             None if crate::transport::is_loopback(endpoint.host_str().unwrap_or("")) => {
                 builder.no_proxy()

@@ -316,9 +316,11 @@ async fn the_client_stays_connected_through_bad_answers() {
         }
     }))
     .await;
-    let client = crate::Client::new(
-        crate::ClientOptions::default()
-            .transport(crate::TransportKind::McpHttp(McpHttp::new(&srv.url)))
+    let client = crate::mcp::McpClient::new(
+        crate::options::ClientOptions::default()
+            .transport(crate::options::TransportKind::McpHttp(McpHttp::new(
+                &srv.url,
+            )))
             .default_timeout(Duration::from_secs(10)),
     );
     client.connect_async().await.unwrap();

@@ -263,7 +263,7 @@ impl Client {
         };
         let opts = RequestOptions {
             timeout: Some(self.inner.options.connect_timeout),
-            retry: Some(crate::RetryPolicy::none()),
+            retry: Some(crate::options::RetryPolicy::none()),
             read_ahead: Some(false),
         };
         let params = self.initialize_params();
@@ -346,7 +346,9 @@ impl Client {
             if !version.in_window() {
                 session
                     .shared
-                    .connection_event(crate::ConnectionEvent::OutsideWindow(version.clone()));
+                    .connection_event(crate::event::ConnectionEvent::OutsideWindow(
+                        version.clone(),
+                    ));
             }
             session.shared.set_server_version(version);
         }

@@ -8,7 +8,7 @@ use std::sync::Arc;
 use std::task::{Context, Poll};
 use std::time::Duration;
 
-use crate::client::Client;
+use crate::connection::Client;
 use crate::delivery::queue::EventQueue;
 use crate::error::{Error, Result};
 use crate::event::{ConnectionEvent, Event, Notification};
@@ -436,7 +436,7 @@ impl TurnStream {
         let _ = self.client.request_blocking_with(
             method,
             params,
-            crate::RequestOptions::timeout(GIVE_UP_GRACE),
+            crate::options::RequestOptions::timeout(GIVE_UP_GRACE),
         );
         let end = std::time::Instant::now() + GIVE_UP_GRACE;
         while !self.is_done() {
@@ -463,7 +463,7 @@ impl TurnStream {
     ) -> Error {
         use futures_core::Stream;
         let (method, params) = Self::interrupt_request(&self.thread_id, &self.turn_id);
-        let opts = crate::RequestOptions::timeout(GIVE_UP_GRACE);
+        let opts = crate::options::RequestOptions::timeout(GIVE_UP_GRACE);
         let _ = self.client.request_with(method, params, opts).await;
         let drain = std::future::poll_fn(|cx| loop {
             match Pin::new(&mut *self).poll_next(cx) {

@@ -3,11 +3,12 @@
 use serde_json::{json, Value};
 use std::path::Path;
 
-use crate::client::Client;
+use crate::codex::turn::{TurnResult, TurnStream};
+use crate::codex::CodexClient;
+use crate::connection::Client;
 use crate::error::{Error, Result};
 use crate::protocol::{methods, ClientMethod};
 use crate::skills::{PreparedInput, Skill, SkillPlan};
-use crate::turn::{TurnResult, TurnStream};
 
 /// User input of a turn: a list of input items (text, image URL, local image, ...).
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -384,7 +385,7 @@ fn thread_from(client: &Client, v: Value) -> Result<Thread> {
     })
 }
 
-impl Client {
+impl CodexClient {
     /// Send `helper`'s request (blocking).
     fn helper(&self, helper: Helper, thread_id: Option<&str>, params: Value) -> Result<Value> {
         let p = helper.params(thread_id, Value::Null, params)?;
@@ -455,7 +456,7 @@ impl Client {
     /// A handle to a thread known by id, without a round trip.
     pub fn thread(&self, thread_id: &str) -> Thread {
         Thread {
-            client: self.clone(),
+            client: self.connection().clone(),
             id: thread_id.to_owned(),
             info: Value::Null,
         }
@@ -618,7 +619,7 @@ impl Thread {
     }
     /// `thread/fork` of this thread.
     pub fn fork(&self, params: Value) -> Result<Thread> {
-        self.client.thread_fork(&self.id, params)
+        CodexClient::from_connection(&self.client).thread_fork(&self.id, params)
     }
 }
 

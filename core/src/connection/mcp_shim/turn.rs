@@ -152,7 +152,7 @@ fn prompt_of(params: &Value) -> Result<String, RpcError> {
 
 /// How a turn's call ended.
 enum End {
-    Result(crate::Result<Value>),
+    Result(crate::error::Result<Value>),
     /// `task_complete` (the call's result, if it still comes, adds nothing).
     Complete(Option<String>),
     Aborted,

@@ -22,10 +22,12 @@ use futures_util::StreamExt;
 use serde_json::{json, Value};
 use tokio::sync::{oneshot, watch};
 
+use crate::codex::CodexClient;
+use crate::connection::Client;
 use crate::delivery::wait_until;
+use crate::error::{Error, Result};
 use crate::event::Event;
 use crate::protocol::{methods, ClientMethod};
-use crate::{Client, Error, Result};
 
 /// The notification that ends a login.
 const COMPLETED: &str = "account/login/completed";
@@ -94,7 +96,7 @@ impl Login {
         let got = rx.wait_for(Option::is_some).await.map(|v| v.clone());
         match got {
             Ok(v) => Ok(v.expect("is_some")),
-            Err(_) => Err(Error::Disconnected(crate::DisconnectInfo {
+            Err(_) => Err(Error::Disconnected(crate::error::DisconnectInfo {
                 reason: "the connection ended before the login completed".into(),
                 stderr_tail: String::new(),
             })),
@@ -153,7 +155,7 @@ fn block<F: Future>(fut: F, timeout: Duration, what: &str) -> Result<F::Output> 
     })
 }
 
-impl Client {
+impl CodexClient {
     /// Log in with an OpenAI API key (`account/login/start` `{"type": "apiKey"}`). The key
     /// is stored by the server in its `CODEX_HOME`; it is never logged by this library.
     pub async fn login_api_key(&self, api_key: &str) -> Result<()> {
@@ -267,7 +269,7 @@ impl Client {
             }
         })?;
         Ok(Login {
-            client: self.clone(),
+            client: self.connection().clone(),
             start,
             outcome: rx,
             _stop: stop,

@@ -12,7 +12,7 @@ use std::time::Duration;
 use tokio::sync::{mpsc, oneshot};
 
 use super::approvals;
-use crate::client::{Client, InitializeResult};
+use crate::connection::{Client, InitializeResult};
 use crate::correlation::Outcome;
 use crate::delivery::EventReceiver;
 use crate::error::{Error, Result};

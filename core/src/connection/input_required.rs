@@ -8,7 +8,7 @@
 
 use serde_json::{Map, Value};
 
-use crate::client::Client;
+use crate::connection::Client;
 use crate::error::{Error, Result};
 use crate::options::{RequestOptions, DEFAULT_INPUT_ROUNDS};
 use crate::protocol::mcp::era::result_type;

@@ -65,7 +65,7 @@ impl Client {
         };
         let opts = RequestOptions {
             timeout: Some(self.inner.options.connect_timeout),
-            retry: Some(crate::RetryPolicy::none()),
+            retry: Some(crate::options::RetryPolicy::none()),
             read_ahead: Some(false),
         };
         let mut offered = first;
@@ -158,7 +158,7 @@ impl Client {
 }
 
 /// Whether an error is the HTTP transport's answer of 401 or 403 (no fallback helps).
-fn refused_access(e: &crate::RpcError) -> bool {
+fn refused_access(e: &crate::error::RpcError) -> bool {
     let status = e.data.as_ref().and_then(|d| d.get("httpStatus"));
     matches!(status.and_then(Value::as_u64), Some(401 | 403))
 }

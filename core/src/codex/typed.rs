@@ -9,7 +9,7 @@ use serde_json::value::RawValue;
 use std::marker::PhantomData;
 use std::sync::Arc;
 
-use crate::client::Client;
+use crate::codex::CodexClient;
 use crate::delivery::dispatch::ServerRequestHandler;
 use crate::error::{Error, Result};
 use crate::event::{Notification, ServerRequest};
@@ -22,7 +22,7 @@ use crate::protocol::{
     ServerRequestKind, ServerRequestMethod,
 };
 
-impl Client {
+impl CodexClient {
     fn typed_params<M: ClientMethod>(&self, params: &M::Params) -> Result<Box<RawValue>> {
         if !self.options().experimental_api {
             if let Some(what) = experimental_reason::<M>(params) {
@@ -380,7 +380,7 @@ fn command_approval_handler(
     }
 }
 
-impl crate::thread::Thread {
+impl crate::codex::thread::Thread {
     /// Register a typed handler for server requests of method `M` on this thread only (it wins
     /// over handlers registered on the client). Same contract as
     /// [`Client::on_request`]: answer now or later; dropped unanswered means fail-closed.
@@ -388,7 +388,7 @@ impl crate::thread::Thread {
     where
         M: ServerRequestMethod + 'static,
     {
-        self.client().on_thread_request::<M>(self.id(), f)
+        CodexClient::from_connection(self.client()).on_thread_request::<M>(self.id(), f)
     }
 
     /// Answer this thread's command approvals with the decision `f` returns.
@@ -406,7 +406,7 @@ impl crate::thread::Thread {
 
     /// Remove this thread's own handlers (client-wide ones apply again).
     pub fn clear_handlers(&self) {
-        self.client().clear_thread_handlers(self.id());
+        CodexClient::from_connection(self.client()).clear_thread_handlers(self.id());
     }
 }
 
@@ -421,7 +421,7 @@ impl crate::event::Event {
     }
 }
 
-impl crate::turn::TurnResult {
+impl crate::codex::turn::TurnResult {
     /// The completed items as typed [`ThreadItem`](crate::protocol::ThreadItem)s (an item type
     /// this version does not know is `ThreadItem::Unknown` with its JSON).
     pub fn thread_items(&self) -> Vec<crate::protocol::ThreadItem> {
@@ -471,7 +471,10 @@ mod tests {
             "not json",
         ] {
             let e = check_answer_json(cmd, bad).unwrap_err();
-            assert!(matches!(e, crate::Error::InvalidArgument(_)), "{bad}: {e}");
+            assert!(
+                matches!(e, crate::error::Error::InvalidArgument(_)),
+                "{bad}: {e}"
+            );
         }
         let e = check_answer_json(cmd, r#"{"decision":"bogus-decision"}"#).unwrap_err();
         assert!(e.to_string().contains("\"bogus-decision\"") && e.to_string().contains(cmd));

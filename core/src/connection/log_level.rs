@@ -2,7 +2,7 @@
 //! into the `_meta` envelope of each request (`io.modelcontextprotocol/logLevel`) and a server
 //! sends `notifications/message` records, at or above it, only for requests that carry one.
 
-use crate::client::Client;
+use crate::connection::Client;
 use crate::error::{Error, Result};
 use crate::protocol::mcp::era::META_LOG_LEVEL;
 

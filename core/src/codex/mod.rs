@@ -1,0 +1,13 @@
+//! The Codex client: the app-server protocol (threads, turns, approvals, account and login,
+//! the app-server helpers, typed app-server calls, skills in turns) on a protocol-neutral
+//! connection ([`Client`]).
+
+pub mod account;
+mod client;
+mod deprecated;
+mod skill_sources;
+pub(crate) mod thread;
+pub(crate) mod turn;
+pub(crate) mod typed;
+
+pub use client::CodexClient;
