@@ -47,17 +47,26 @@ fn smoke_api_key_login_is_stored_and_logout_forgets_it() {
     let env = RealEnv::new();
     let c = connect(env.options());
     let key = "sk-test-not-a-real-key-4242";
-    c.login_api_key_blocking(key).expect("login");
+    codex_client::CodexClient::from_connection(&c)
+        .login_api_key_blocking(key)
+        .expect("login");
     let auth = std::fs::read_to_string(env.home.path().join("auth.json")).expect("auth.json");
     assert!(auth.contains(key), "the server stored the key");
     assert_eq!(
-        c.login_api_key_blocking("  ").unwrap_err().kind(),
+        codex_client::CodexClient::from_connection(&c)
+            .login_api_key_blocking("  ")
+            .unwrap_err()
+            .kind(),
         ErrorKind::InvalidArgument
     );
     // API-key accounts have no ChatGPT rate limits: the server says so.
-    let e = c.rate_limits_blocking().unwrap_err();
+    let e = codex_client::CodexClient::from_connection(&c)
+        .rate_limits_blocking()
+        .unwrap_err();
     assert_eq!(e.kind(), ErrorKind::Rpc, "{e}");
-    c.logout_blocking().expect("logout");
+    codex_client::CodexClient::from_connection(&c)
+        .logout_blocking()
+        .expect("logout");
     let left = std::fs::read_to_string(env.home.path().join("auth.json")).unwrap_or_default();
     assert!(!left.contains(key), "logout removed the key");
     c.disconnect();
@@ -67,7 +76,9 @@ fn smoke_api_key_login_is_stored_and_logout_forgets_it() {
 fn chatgpt_browser_login_gives_the_url_and_cancel_ends_it() {
     let env = RealEnv::new();
     let c = connect(env.options());
-    let login = c.login_chatgpt_blocking().expect("login start");
+    let login = codex_client::CodexClient::from_connection(&c)
+        .login_chatgpt_blocking()
+        .expect("login start");
     let url = login.auth_url().expect("authUrl");
     assert!(
         url.starts_with("https://auth.openai.com/oauth/authorize?"),
@@ -97,7 +108,9 @@ fn device_code_login_fails_cleanly_without_network() {
     let env = RealEnv::new();
     let c = connect(offline(&env, env.options()));
     let t0 = std::time::Instant::now();
-    let e = c.login_device_code_blocking().unwrap_err();
+    let e = codex_client::CodexClient::from_connection(&c)
+        .login_device_code_blocking()
+        .unwrap_err();
     assert_eq!(e.kind(), ErrorKind::Rpc, "{e}");
     assert!(e.to_string().contains("device code"), "{e}");
     assert!(t0.elapsed() < Duration::from_secs(60));
@@ -108,7 +121,7 @@ fn device_code_login_fails_cleanly_without_network() {
 fn feedback_upload_fails_cleanly_without_network() {
     let env = RealEnv::new();
     let c = connect(offline(&env, env.options()));
-    let e = c
+    let e = codex_client::CodexClient::from_connection(&c)
         .feedback_upload("bug", json!({"reason": "test", "includeLogs": false}))
         .unwrap_err();
     assert!(
@@ -122,7 +135,7 @@ fn feedback_upload_fails_cleanly_without_network() {
 fn config_batch_write_then_read() {
     let env = RealEnv::new();
     let c = connect(env.options());
-    let r = c
+    let r = codex_client::CodexClient::from_connection(&c)
         .config_batch_write(
             json!([{"keyPath": "model_reasoning_effort", "value": "low", "mergeStrategy": "replace"}]),
             json!({}),
@@ -140,9 +153,11 @@ fn config_batch_write_then_read() {
 fn mcp_server_status_and_oauth_login_of_an_unknown_server() {
     let env = RealEnv::new();
     let c = connect(env.options());
-    let r = c.mcp_server_status(json!({})).expect("status");
+    let r = codex_client::CodexClient::from_connection(&c)
+        .mcp_server_status(json!({}))
+        .expect("status");
     assert!(r["data"].is_array(), "{r}");
-    let e = c
+    let e = codex_client::CodexClient::from_connection(&c)
         .mcp_server_oauth_login("no-such-server", json!({}))
         .unwrap_err();
     assert!(e.to_string().contains("no-such-server"), "{e}");
@@ -173,7 +188,9 @@ fn wait_item(c: &Client, thread: &str, kind: &str) -> serde_json::Value {
 fn compact_and_review_run_on_a_real_thread() {
     let env = RealEnv::new();
     let c = connect(env.options());
-    let thread = c.thread_start(json!({})).expect("thread");
+    let thread = codex_client::CodexClient::from_connection(&c)
+        .thread_start(json!({}))
+        .expect("thread");
     let log = run_turn(&c, thread.id(), "hello", |_| {});
     assert_eq!(log.status(), "completed");
     thread.compact_start().expect("compact");

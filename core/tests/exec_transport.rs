@@ -72,7 +72,9 @@ fn run_returns_final_text_items_and_usage() {
     let c = exec_client(&env);
     let init = c.initialize_result().expect("initialized");
     assert!(format!("{init:?}").contains("codex"), "{init:?}");
-    let thread = c.thread_start(json!({})).unwrap();
+    let thread = codex_client::CodexClient::from_connection(&c)
+        .thread_start(json!({}))
+        .unwrap();
     assert!(!thread.id().is_empty());
     let r = thread.run("MOCK_TEXT: four score and seven years").unwrap();
     assert!(r.is_completed(), "{r:?}");
@@ -113,7 +115,9 @@ fn run_returns_final_text_items_and_usage() {
 fn run_streamed_yields_one_turn_in_order() {
     let env = RealEnv::new();
     let c = exec_client(&env);
-    let thread = c.thread_start(json!({})).unwrap();
+    let thread = codex_client::CodexClient::from_connection(&c)
+        .thread_start(json!({}))
+        .unwrap();
     let mut s = thread.run_streamed("MOCK_TEXT: streamed words").unwrap();
     let turn = s.turn_id().to_owned();
     let methods: Vec<String> = s
@@ -164,7 +168,9 @@ fn run_streamed_yields_one_turn_in_order() {
 fn second_turn_resumes_the_exec_session() {
     let env = RealEnv::new();
     let c = exec_client(&env);
-    let thread = c.thread_start(json!({})).unwrap();
+    let thread = codex_client::CodexClient::from_connection(&c)
+        .thread_start(json!({}))
+        .unwrap();
     let r1 = thread.run("MOCK_TEXT: alpha bravo").unwrap();
     assert!(r1.is_completed(), "{r1:?}");
     let session = thread.read(false).unwrap()["thread"]["sessionId"]
@@ -200,7 +206,9 @@ fn thread_resume_by_session_id_from_another_client() {
     let env = RealEnv::new();
     let session = {
         let c = exec_client(&env);
-        let t = c.thread_start(json!({})).unwrap();
+        let t = codex_client::CodexClient::from_connection(&c)
+            .thread_start(json!({}))
+            .unwrap();
         assert!(t
             .run("MOCK_TEXT: remember delta echo")
             .unwrap()
@@ -213,19 +221,21 @@ fn thread_resume_by_session_id_from_another_client() {
         s
     };
     let c = exec_client(&env);
-    let t = c.thread_resume(&session, json!({})).unwrap();
+    let t = codex_client::CodexClient::from_connection(&c)
+        .thread_resume(&session, json!({}))
+        .unwrap();
     assert_eq!(t.id(), session);
     let r = t.run("MOCK_TEXT: foxtrot").unwrap();
     assert_eq!(r.final_response.as_deref(), Some("foxtrot"));
     let texts = request_texts(env.model.requests().last().unwrap());
     assert!(texts.contains("remember delta echo"), "{texts}");
     // Not a session id: refused (exec would silently start a new session for an unknown name).
-    match c.thread_resume("not-a-session", json!({})) {
+    match codex_client::CodexClient::from_connection(&c).thread_resume("not-a-session", json!({})) {
         Err(Error::Rpc(e)) => assert_eq!(e.code, -32602, "{e:?}"),
         other => panic!("expected an invalid-params error, got {other:?}"),
     }
     // A well-formed id Codex does not know: the turn fails with exec's own words.
-    let ghost = c
+    let ghost = codex_client::CodexClient::from_connection(&c)
         .thread_resume("01a207ae-0000-7000-8000-000000000000", json!({}))
         .unwrap();
     let r = ghost.run("MOCK_TEXT: lost").unwrap();
@@ -238,8 +248,12 @@ fn thread_resume_by_session_id_from_another_client() {
 fn two_threads_run_side_by_side_without_mixing() {
     let env = RealEnv::new();
     let c = exec_client(&env);
-    let a = c.thread_start(json!({})).unwrap();
-    let b = c.thread_start(json!({})).unwrap();
+    let a = codex_client::CodexClient::from_connection(&c)
+        .thread_start(json!({}))
+        .unwrap();
+    let b = codex_client::CodexClient::from_connection(&c)
+        .thread_start(json!({}))
+        .unwrap();
     assert_ne!(a.id(), b.id());
     let mut sa = a.run_streamed("MOCK_SLOW: 5 100").unwrap();
     let mut sb = b.run_streamed("MOCK_TEXT: only for b").unwrap();
@@ -284,7 +298,9 @@ fn two_threads_run_side_by_side_without_mixing() {
 fn command_runs_and_appears_as_command_execution() {
     let env = RealEnv::new();
     let c = exec_client(&env);
-    let thread = c.thread_start(json!({})).unwrap();
+    let thread = codex_client::CodexClient::from_connection(&c)
+        .thread_start(json!({}))
+        .unwrap();
     let r = thread.run("MOCK_EXEC_PLAIN: echo hi").unwrap();
     assert!(r.is_completed(), "{r:?}");
     let cmd = r
@@ -329,7 +345,9 @@ fn command_runs_and_appears_as_command_execution() {
 fn output_schema_reaches_the_model_and_the_file_is_removed() {
     let env = RealEnv::new();
     let c = exec_client(&env);
-    let thread = c.thread_start(json!({})).unwrap();
+    let thread = codex_client::CodexClient::from_connection(&c)
+        .thread_start(json!({}))
+        .unwrap();
     let marker = tag();
     let schema = json!({
         "type": "object",
@@ -377,7 +395,9 @@ fn output_schema_reaches_the_model_and_the_file_is_removed() {
 fn local_image_is_attached() {
     let env = RealEnv::new();
     let c = exec_client(&env);
-    let thread = c.thread_start(json!({})).unwrap();
+    let thread = codex_client::CodexClient::from_connection(&c)
+        .thread_start(json!({}))
+        .unwrap();
     let png = env.work.path().join("dot.png");
     std::fs::write(
         &png,
@@ -415,7 +435,9 @@ fn interrupt_kills_the_process_and_ends_the_turn_interrupted() {
     let t = tag();
     let c = Client::new(exec_options(&env, ExecOptions::new()).env("CODEX_CLIENT_TEST_TAG", &t));
     c.connect().unwrap();
-    let thread = c.thread_start(json!({})).unwrap();
+    let thread = codex_client::CodexClient::from_connection(&c)
+        .thread_start(json!({}))
+        .unwrap();
     let s = thread.run_streamed("MOCK_SLOW: 50 200").unwrap();
     // The environment reaches the process: it can be found by its tag.
     assert!(
@@ -462,7 +484,9 @@ fn disconnect_kills_a_running_turn() {
     let t = tag();
     let c = Client::new(exec_options(&env, ExecOptions::new()).env("CODEX_CLIENT_TEST_TAG", &t));
     c.connect().unwrap();
-    let thread = c.thread_start(json!({})).unwrap();
+    let thread = codex_client::CodexClient::from_connection(&c)
+        .thread_start(json!({}))
+        .unwrap();
     let _s = thread.run_streamed("MOCK_SLOW: 50 200").unwrap();
     assert!(wait_until(Duration::from_secs(20), || !tagged_pids(&t).is_empty()));
     c.disconnect();
@@ -477,7 +501,9 @@ fn disconnect_kills_a_running_turn() {
 fn model_failure_fails_the_turn_with_the_error_text() {
     let env = RealEnv::new();
     let c = exec_client(&env);
-    let thread = c.thread_start(json!({})).unwrap();
+    let thread = codex_client::CodexClient::from_connection(&c)
+        .thread_start(json!({}))
+        .unwrap();
     let mut s = thread.run_streamed("MOCK_FAIL").unwrap();
     let errors: Vec<_> = s
         .iter()
@@ -517,7 +543,9 @@ fn crashing_binary_fails_the_turn_with_a_stderr_tail() {
     }
     let c = Client::new(exec_options(&env, ExecOptions::new()).codex_bin(&script));
     c.connect().unwrap();
-    let thread = c.thread_start(json!({})).unwrap();
+    let thread = codex_client::CodexClient::from_connection(&c)
+        .thread_start(json!({}))
+        .unwrap();
     let r = thread.run("MOCK_TEXT: never").unwrap();
     assert_eq!(r.status, "failed", "{r:?}");
     let msg = r.error.as_ref().unwrap()["message"].as_str().unwrap();
@@ -530,7 +558,9 @@ fn crashing_binary_fails_the_turn_with_a_stderr_tail() {
         exec_options(&env, ExecOptions::new()).codex_bin(dir.path().join("missing-codex")),
     );
     c2.connect().unwrap();
-    let t2 = c2.thread_start(json!({})).unwrap();
+    let t2 = codex_client::CodexClient::from_connection(&c2)
+        .thread_start(json!({}))
+        .unwrap();
     let err = t2.run("MOCK_TEXT: x").unwrap_err();
     assert!(err.to_string().contains("missing-codex"), "{err}");
 }
@@ -539,7 +569,9 @@ fn crashing_binary_fails_the_turn_with_a_stderr_tail() {
 fn unsupported_methods_answer_a_clear_error() {
     let env = RealEnv::new();
     let c = exec_client(&env);
-    let thread = c.thread_start(json!({})).unwrap();
+    let thread = codex_client::CodexClient::from_connection(&c)
+        .thread_start(json!({}))
+        .unwrap();
     for (method, params) in [
         ("thread/list", json!({})),
         ("thread/fork", json!({"threadId": thread.id()})),
@@ -574,7 +606,7 @@ fn unsupported_methods_answer_a_clear_error() {
     s.interrupt().unwrap();
     assert_eq!(s.finish().unwrap().status, "interrupted");
     // A thread/start parameter exec cannot honour is refused, not ignored.
-    let err = c
+    let err = codex_client::CodexClient::from_connection(&c)
         .thread_start(json!({"dynamicTools": [{"name": "x"}]}))
         .unwrap_err();
     assert!(matches!(err, Error::Unsupported(_)), "{err:?}");
@@ -594,7 +626,9 @@ fn env_config_overrides_and_exec_options_reach_the_process() {
     .env("CODEX_CLIENT_PROBE", "probe-value-1234");
     let c = Client::new(opts);
     c.connect().unwrap();
-    let thread = c.thread_start(json!({})).unwrap();
+    let thread = codex_client::CodexClient::from_connection(&c)
+        .thread_start(json!({}))
+        .unwrap();
     assert_eq!(thread.info()["model"], "mock-from-options");
     let r = thread
         .run("MOCK_EXEC_PLAIN: echo \"probe=$CODEX_CLIENT_PROBE\"")
@@ -609,7 +643,7 @@ fn env_config_overrides_and_exec_options_reach_the_process() {
     assert_eq!(req["reasoning"]["effort"], "high");
     assert_eq!(req["reasoning"]["summary"], "detailed");
     // thread/start params win over the options, and `config` becomes -c overrides.
-    let t2 = c
+    let t2 = codex_client::CodexClient::from_connection(&c)
         .thread_start(json!({
             "model": "mock-from-thread",
             "config": {"model_reasoning_effort": "low"},
@@ -642,7 +676,7 @@ fn typed_calls_and_notifications_match_the_schema() {
     use codex_client::protocol::{self, methods, ServerNotification};
     let env = RealEnv::new();
     let c = exec_client(&env);
-    let started = c
+    let started = codex_client::CodexClient::from_connection(&c)
         .call::<methods::ThreadStart>(protocol::ThreadStartParams::default())
         .unwrap();
     let id = started.thread.id.clone();
@@ -650,7 +684,7 @@ fn typed_calls_and_notifications_match_the_schema() {
         started.thread.session_id, "",
         "no exec session before the first turn"
     );
-    let thread = c.thread(&id);
+    let thread = codex_client::CodexClient::from_connection(&c).thread(&id);
     for prompt in ["MOCK_EXEC_PLAIN: echo typed", "MOCK_FAIL"] {
         let mut s = thread.run_streamed(prompt).unwrap();
         let mut methods_seen = Vec::new();
@@ -663,7 +697,7 @@ fn typed_calls_and_notifications_match_the_schema() {
         }
         assert!(methods_seen.len() >= 5, "{methods_seen:?}");
     }
-    let read = c
+    let read = codex_client::CodexClient::from_connection(&c)
         .call::<methods::ThreadRead>(protocol::ThreadReadParams {
             thread_id: id.clone(),
             include_turns: Some(false),
@@ -672,7 +706,7 @@ fn typed_calls_and_notifications_match_the_schema() {
         .unwrap();
     assert!(!read.thread.session_id.is_empty());
     assert_ne!(read.thread.session_id, id);
-    let resumed = c
+    let resumed = codex_client::CodexClient::from_connection(&c)
         .call::<methods::ThreadResume>(
             serde_json::from_value::<protocol::ThreadResumeParams>(
                 json!({"threadId": read.thread.session_id}),
@@ -681,7 +715,9 @@ fn typed_calls_and_notifications_match_the_schema() {
         )
         .unwrap();
     assert_eq!(resumed.thread.id, read.thread.session_id);
-    match c.call::<methods::ThreadList>(protocol::ThreadListParams::default()) {
+    match codex_client::CodexClient::from_connection(&c)
+        .call::<methods::ThreadList>(protocol::ThreadListParams::default())
+    {
         Err(Error::Unsupported(m)) => assert!(m.contains("thread/list"), "{m}"),
         other => panic!("expected Unsupported, got {other:?}"),
     }
@@ -692,7 +728,9 @@ fn sandbox_mode_decides_whether_a_patch_applies() {
     let env = RealEnv::new();
     let c = exec_client(&env);
     // read-only (a thread/start param): the patch is refused, nothing is written.
-    let ro = c.thread_start(json!({"sandbox": "read-only"})).unwrap();
+    let ro = codex_client::CodexClient::from_connection(&c)
+        .thread_start(json!({"sandbox": "read-only"}))
+        .unwrap();
     let r = ro.run("MOCK_PATCH: ro.txt nope").unwrap();
     assert!(r.is_completed(), "{r:?}");
     assert!(
@@ -704,7 +742,7 @@ fn sandbox_mode_decides_whether_a_patch_applies() {
     );
     assert!(!env.work.path().join("ro.txt").exists());
     // workspace-write: a fileChange item and the file on disk.
-    let rw = c
+    let rw = codex_client::CodexClient::from_connection(&c)
         .thread_start(json!({"sandbox": "workspace-write"}))
         .unwrap();
     let r = rw.run("MOCK_PATCH: rw.txt written by exec").unwrap();
@@ -749,7 +787,8 @@ fn web_search_and_network_access_options_reach_codex() {
             .sandbox_mode("workspace-write"),
     ));
     off.connect().unwrap();
-    off.thread_start(json!({}))
+    codex_client::CodexClient::from_connection(&off)
+        .thread_start(json!({}))
         .unwrap()
         .run("MOCK_TEXT: a")
         .unwrap();
@@ -771,7 +810,8 @@ fn web_search_and_network_access_options_reach_codex() {
             .network_access(true),
     ));
     on.connect().unwrap();
-    on.thread_start(json!({}))
+    codex_client::CodexClient::from_connection(&on)
+        .thread_start(json!({}))
         .unwrap()
         .run("MOCK_TEXT: b")
         .unwrap();
@@ -803,7 +843,9 @@ fn working_directory_and_additional_directories_reach_codex() {
     .config("sandbox_workspace_write.exclude_tmpdir_env_var", "true");
     let c = Client::new(opts);
     c.connect().unwrap();
-    let t = c.thread_start(json!({})).unwrap();
+    let t = codex_client::CodexClient::from_connection(&c)
+        .thread_start(json!({}))
+        .unwrap();
     let r = t.run("MOCK_EXEC_PLAIN: pwd").unwrap();
     assert_eq!(
         r.final_response.unwrap(),
@@ -832,7 +874,7 @@ fn working_directory_and_additional_directories_reach_codex() {
     ));
     c2.connect().unwrap();
     let target = extra.path().join("yes.txt");
-    let r = c2
+    let r = codex_client::CodexClient::from_connection(&c2)
         .thread_start(json!({}))
         .unwrap()
         .run(format!("MOCK_PATCH: {} y", target.display()))
@@ -864,7 +906,10 @@ fn poll_mode_and_async_api_work_over_exec() {
         .build()
         .unwrap();
     let r = rt.block_on(async {
-        let t = c2.thread_start_async(json!({})).await.unwrap();
+        let t = codex_client::CodexClient::from_connection(&c2)
+            .thread_start_async(json!({}))
+            .await
+            .unwrap();
         t.run_async("MOCK_TEXT: awaited", Value::Null)
             .await
             .unwrap()
@@ -914,7 +959,9 @@ fn unknown_items_and_events_pass_through_raw_and_todo_lists_become_plans() {
     );
     let c = Client::new(exec_options(&env, ExecOptions::new()).codex_bin(&script));
     c.connect().unwrap();
-    let t = c.thread_start(json!({})).unwrap();
+    let t = codex_client::CodexClient::from_connection(&c)
+        .thread_start(json!({}))
+        .unwrap();
     let mut s = t.run_streamed("anything").unwrap();
     let notes: Vec<_> = s
         .iter()

@@ -814,7 +814,9 @@ fn initialized_is_sent_before_any_other_request() {
 #[test]
 fn rate_limits_success_path() {
     let c = fake_client(&[], fake_options(&[]));
-    let r = c.rate_limits_blocking().expect("rate limits");
+    let r = codex_client::CodexClient::from_connection(&c)
+        .rate_limits_blocking()
+        .expect("rate limits");
     assert_eq!(r["rateLimits"]["primary"]["usedPercent"], 42, "{r}");
     assert_eq!(r["accountId"], "acc_fake_1", "{r}");
     assert_eq!(r["rateLimitsByLimitId"]["codex"]["planType"], "plus", "{r}");
@@ -825,14 +827,14 @@ fn rate_limits_success_path() {
 #[test]
 fn feedback_upload_params_match_the_schema() {
     let c = fake_client(&[], fake_options(&[]));
-    let r = c
+    let r = codex_client::CodexClient::from_connection(&c)
         .feedback_upload(
             "bug",
             json!({"reason": "test", "includeLogs": false, "threadId": "thr_9", "tags": {"a": "b"}}),
         )
         .expect("params accepted");
     assert_eq!(r["threadId"], "thr_9", "{r}");
-    let e = c
+    let e = codex_client::CodexClient::from_connection(&c)
         .feedback_upload("bug", json!({"include_logs": false}))
         .unwrap_err();
     assert_eq!(e.rpc().map(|r| r.code), Some(-32602), "{e}");
@@ -851,17 +853,18 @@ fn chatgpt_token_refresh_is_answered_by_a_handler() {
     let c = Client::new(fake_options(&[]));
     let seen = Arc::new(Mutex::new(None));
     let slot = seen.clone();
-    c.on_request::<server_requests::AccountChatgptAuthTokensRefresh>(move |req| {
-        *slot.lock().unwrap() = req.params.previous_account_id.clone();
-        req.respond(ChatgptAuthTokensRefreshResponse {
-            access_token: "tok-0123456789".into(),
-            chatgpt_account_id: "acc_new_2".into(),
-            chatgpt_plan_type: Some("pro".into()),
-            extra: Default::default(),
+    codex_client::CodexClient::from_connection(&c)
+        .on_request::<server_requests::AccountChatgptAuthTokensRefresh>(move |req| {
+            *slot.lock().unwrap() = req.params.previous_account_id.clone();
+            req.respond(ChatgptAuthTokensRefreshResponse {
+                access_token: "tok-0123456789".into(),
+                chatgpt_account_id: "acc_new_2".into(),
+                chatgpt_plan_type: Some("pro".into()),
+                extra: Default::default(),
+            })
+            .unwrap();
         })
         .unwrap();
-    })
-    .unwrap();
     c.connect().unwrap();
     let r = c.request_blocking("test/refreshTokens", json!({})).unwrap();
     assert_eq!(r["usingAccountId"], "acc_new_2", "{r}");

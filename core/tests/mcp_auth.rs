@@ -405,7 +405,10 @@ fn full_flow(way: Way, all_logs: &Arc<Mutex<Vec<LogRecord>>>) {
     client
         .connect()
         .unwrap_or_else(|e| panic!("connect after authorizing ({way:?}): {e}"));
-    let tools = futures_executor::block_on(client.list_all_tools()).unwrap();
+    let tools = futures_executor::block_on(
+        codex_client::McpClient::from_connection(&client).list_all_tools(),
+    )
+    .unwrap();
     assert_eq!(tools.len(), 1);
     {
         let f = fake.lock().unwrap();
@@ -426,7 +429,10 @@ fn full_flow(way: Way, all_logs: &Arc<Mutex<Vec<LogRecord>>>) {
     // The server revokes the token: the next request is refused with invalid_token, the
     // client refreshes (same issuer) and sends it again.
     fake.lock().unwrap().valid = Some("revoked".into());
-    let tools = futures_executor::block_on(client.list_all_tools()).unwrap();
+    let tools = futures_executor::block_on(
+        codex_client::McpClient::from_connection(&client).list_all_tools(),
+    )
+    .unwrap();
     assert_eq!(tools.len(), 1);
     {
         let f = fake.lock().unwrap();

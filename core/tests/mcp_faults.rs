@@ -80,7 +80,7 @@ fn a_timed_out_request_is_cancelled_at_the_server_and_the_connection_goes_on() {
     assert_eq!(saw["reason"], "timed out");
     assert!(saw["requestId"].is_i64(), "{saw}");
     assert!(c.is_connected());
-    futures_executor::block_on(c.ping()).unwrap();
+    futures_executor::block_on(codex_client::McpClient::from_connection(&c).ping()).unwrap();
 }
 
 #[test]
@@ -90,7 +90,7 @@ fn a_dropped_request_future_is_cancelled_at_the_server() {
     assert!(c.request("test/hang", json!({})).now_or_never().is_none());
     let saw = next_note(&notes, "test/sawCancelled");
     assert_eq!(saw["reason"], "the client stopped waiting for the request");
-    futures_executor::block_on(c.ping()).unwrap();
+    futures_executor::block_on(codex_client::McpClient::from_connection(&c).ping()).unwrap();
 }
 
 #[test]

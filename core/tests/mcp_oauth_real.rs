@@ -169,9 +169,11 @@ fn options(
 }
 
 fn call(client: &Client, tool: &str, args: Value) -> String {
-    futures_executor::block_on(client.call_tool(tool, args))
-        .unwrap_or_else(|e| panic!("tools/call {tool}: {e}"))
-        .text()
+    futures_executor::block_on(
+        codex_client::McpClient::from_connection(client).call_tool(tool, args),
+    )
+    .unwrap_or_else(|e| panic!("tools/call {tool}: {e}"))
+    .text()
 }
 
 /// Every log record of this binary (both tests), at TRACE.

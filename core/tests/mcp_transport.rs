@@ -33,7 +33,9 @@ fn run_returns_final_text_items_and_usage() {
         .and_then(|i| i.user_agent)
         .unwrap_or_default()
         .contains("0.92.0"));
-    let t = c.thread_start(json!({})).unwrap();
+    let t = codex_client::CodexClient::from_connection(&c)
+        .thread_start(json!({}))
+        .unwrap();
     let r = t.run("MOCK_TEXT: hello over mcp").unwrap();
     assert_eq!(r.status, "completed", "{r:?}");
     assert_eq!(r.final_response.as_deref(), Some("hello over mcp"));
@@ -59,7 +61,9 @@ fn run_returns_final_text_items_and_usage() {
 fn run_streamed_yields_deltas_in_order_for_that_turn_only() {
     let env = RealEnv::new();
     let c = connect(mcp_options(&env));
-    let t = c.thread_start(json!({})).unwrap();
+    let t = codex_client::CodexClient::from_connection(&c)
+        .thread_start(json!({}))
+        .unwrap();
     let mut s = t.run_streamed("MOCK_SLOW: 5 20").unwrap();
     let turn_id = s.turn_id().to_owned();
     let mut deltas = String::new();
@@ -104,7 +108,9 @@ fn run_streamed_yields_deltas_in_order_for_that_turn_only() {
 fn second_turn_continues_the_thread() {
     let env = RealEnv::new();
     let c = connect(mcp_options(&env));
-    let t = c.thread_start(json!({})).unwrap();
+    let t = codex_client::CodexClient::from_connection(&c)
+        .thread_start(json!({}))
+        .unwrap();
     let r1 = t.run("MOCK_TEXT: first-answer-777").unwrap();
     assert_eq!(r1.final_response.as_deref(), Some("first-answer-777"));
     let r2 = t.run("MOCK_TEXT: second answer").unwrap();
@@ -124,7 +130,9 @@ fn second_turn_continues_the_thread() {
         .unwrap()
         .to_owned();
     assert_ne!(real, t.id());
-    let t2 = c.thread_resume(&real, json!({})).unwrap();
+    let t2 = codex_client::CodexClient::from_connection(&c)
+        .thread_resume(&real, json!({}))
+        .unwrap();
     assert_eq!(
         t2.id(),
         t.id(),
@@ -138,7 +146,7 @@ fn second_turn_continues_the_thread() {
     // replies to live sessions. That is an explicit error, not a silent new thread.
     c.disconnect();
     let c2 = connect(mcp_options(&env));
-    match c2.thread_resume(&real, json!({})) {
+    match codex_client::CodexClient::from_connection(&c2).thread_resume(&real, json!({})) {
         Err(Error::Unsupported(msg)) => assert!(msg.contains("thread/resume"), "{msg}"),
         other => panic!(
             "expected Unsupported, got {:?}",
@@ -157,16 +165,19 @@ fn exec_with(
     let asked = Arc::new(AtomicUsize::new(0));
     if let Some(h) = handler {
         let a = asked.clone();
-        c.on_command_approval(move |p| {
-            a.fetch_add(1, Ordering::SeqCst);
-            assert!(p.command.as_deref().unwrap_or("").contains("marker-123"));
-            assert!(!p.turn_id.is_empty());
-            h(p)
-        })
-        .unwrap();
+        codex_client::CodexClient::from_connection(&c)
+            .on_command_approval(move |p| {
+                a.fetch_add(1, Ordering::SeqCst);
+                assert!(p.command.as_deref().unwrap_or("").contains("marker-123"));
+                assert!(!p.turn_id.is_empty());
+                h(p)
+            })
+            .unwrap();
     }
     c.connect().unwrap();
-    let t = c.thread_start(json!({})).unwrap();
+    let t = codex_client::CodexClient::from_connection(&c)
+        .thread_start(json!({}))
+        .unwrap();
     let marker = env.work.path().join("ran.txt");
     let r = t
         .run(format!(
@@ -220,14 +231,15 @@ fn file_change_approval_accepted_writes_the_file() {
     let c = Client::new(mcp_options(&env));
     let asked = Arc::new(AtomicUsize::new(0));
     let a = asked.clone();
-    c.on_file_change_approval(move |p| {
-        a.fetch_add(1, Ordering::SeqCst);
-        assert!(!p.item_id.is_empty());
-        codex_client::protocol::FileChangeApprovalDecision::Accept
-    })
-    .unwrap();
+    codex_client::CodexClient::from_connection(&c)
+        .on_file_change_approval(move |p| {
+            a.fetch_add(1, Ordering::SeqCst);
+            assert!(!p.item_id.is_empty());
+            codex_client::protocol::FileChangeApprovalDecision::Accept
+        })
+        .unwrap();
     c.connect().unwrap();
-    let t = c
+    let t = codex_client::CodexClient::from_connection(&c)
         .thread_start(json!({"approvalPolicy": "untrusted"}))
         .unwrap();
     let r = t.run("MOCK_PATCH: hello.txt patched-by-mcp").unwrap();
@@ -240,7 +252,9 @@ fn file_change_approval_accepted_writes_the_file() {
 fn model_failure_fails_the_turn() {
     let env = RealEnv::new();
     let c = connect(mcp_options(&env));
-    let t = c.thread_start(json!({})).unwrap();
+    let t = codex_client::CodexClient::from_connection(&c)
+        .thread_start(json!({}))
+        .unwrap();
     let r = t.run("MOCK_FAIL: 400").unwrap();
     assert_eq!(r.status, "failed", "{r:?}");
     assert!(r.error.is_some());
@@ -262,7 +276,9 @@ fn exec_with_raw(answer: fn(codex_client::ServerRequest)) -> (bool, codex_client
     let c = Client::new(mcp_options(&env));
     c.on_server_request(answer).unwrap();
     c.connect().unwrap();
-    let t = c.thread_start(json!({})).unwrap();
+    let t = codex_client::CodexClient::from_connection(&c)
+        .thread_start(json!({}))
+        .unwrap();
     let marker = env.work.path().join("ran.txt");
     let r = t
         .run(format!(
@@ -307,7 +323,9 @@ fn handler_panic_declines() {
 fn interrupt_ends_the_turn_as_interrupted() {
     let env = RealEnv::new();
     let c = connect(mcp_options(&env));
-    let t = c.thread_start(json!({})).unwrap();
+    let t = codex_client::CodexClient::from_connection(&c)
+        .thread_start(json!({}))
+        .unwrap();
     let mut s = t.run_streamed("MOCK_SLOW: 50 100").unwrap();
     let mut deltas = 0;
     let mut interrupted = false;
@@ -350,7 +368,9 @@ fn interrupt_ends_the_turn_as_interrupted() {
 fn unsupported_methods_are_errors() {
     let env = RealEnv::new();
     let c = connect(mcp_options(&env));
-    let t = c.thread_start(json!({})).unwrap();
+    let t = codex_client::CodexClient::from_connection(&c)
+        .thread_start(json!({}))
+        .unwrap();
     for (m, p) in [
         ("thread/fork", json!({"threadId": t.id()})),
         ("thread/list", json!({})),
@@ -370,7 +390,7 @@ fn unsupported_methods_are_errors() {
         Err(Error::Unsupported(msg)) => assert!(msg.contains("outputSchema"), "{msg}"),
         other => panic!("outputSchema: expected Unsupported, got {other:?}"),
     }
-    match c.thread_start(json!({"ephemeral": true})) {
+    match codex_client::CodexClient::from_connection(&c).thread_start(json!({"ephemeral": true})) {
         Err(Error::Unsupported(msg)) => assert!(msg.contains("ephemeral"), "{msg}"),
         other => panic!(
             "ephemeral: expected Unsupported, got {:?}",
@@ -501,14 +521,14 @@ fn typed_thread_start_and_turn_start_parse() {
     use codex_client::protocol::{self, methods};
     let env = RealEnv::new();
     let c = connect(mcp_options(&env));
-    let started = c
+    let started = codex_client::CodexClient::from_connection(&c)
         .call::<methods::ThreadStart>(protocol::ThreadStartParams::default())
         .unwrap();
     assert!(started.thread.id.starts_with("mcp-thread-"));
-    let t = c.thread(&started.thread.id);
+    let t = codex_client::CodexClient::from_connection(&c).thread(&started.thread.id);
     let r = t.run("MOCK_TEXT: typed").unwrap();
     assert_eq!(r.final_response.as_deref(), Some("typed"));
-    let read = c
+    let read = codex_client::CodexClient::from_connection(&c)
         .call::<methods::ThreadRead>(protocol::ThreadReadParams {
             thread_id: started.thread.id.clone(),
             include_turns: None,
@@ -545,7 +565,9 @@ for line in sys.stdin:
         std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
     }
     let c = connect(fake_options(&script));
-    let t = c.thread_start(json!({})).unwrap();
+    let t = codex_client::CodexClient::from_connection(&c)
+        .thread_start(json!({}))
+        .unwrap();
     let mut s = t.run_streamed("hi").unwrap();
     let mut raw_seen = false;
     for ev in s.iter() {
@@ -562,7 +584,9 @@ for line in sys.stdin:
     assert_eq!(r.status, "failed");
     let msg = r.error.unwrap().to_string();
     assert!(msg.contains("simulated crash"), "{msg}");
-    let e = c.thread_start(json!({})).expect_err("server is gone");
+    let e = codex_client::CodexClient::from_connection(&c)
+        .thread_start(json!({}))
+        .expect_err("server is gone");
     assert!(e.to_string().contains("simulated crash"), "{e}");
 }
 
@@ -570,7 +594,7 @@ for line in sys.stdin:
 fn thread_settings_reach_the_codex_tool() {
     let env = RealEnv::new();
     let c = connect(mcp_options(&env));
-    let t = c
+    let t = codex_client::CodexClient::from_connection(&c)
         .thread_start(json!({"model": "gpt-5.2-codex", "developerInstructions": "DEV-INSTR-42"}))
         .unwrap();
     let r = t
@@ -605,7 +629,9 @@ fn codex_tool_of_0_92_0_takes_profile_and_compact_prompt() {
         .env("OPENAI_BASE_URL", env.model.base_url())
         .default_timeout(Duration::from_secs(60));
     let c = connect(opts);
-    let tools = futures_executor::block_on(c.list_all_tools()).unwrap();
+    let tools =
+        futures_executor::block_on(codex_client::McpClient::from_connection(&c).list_all_tools())
+            .unwrap();
     let codex = tools
         .iter()
         .find(|t| t.name == "codex")
@@ -631,7 +657,9 @@ fn profile_reaches_the_codex_tool() {
         ),
     ] {
         env.model.reset();
-        let t = c.thread_start(params.clone()).unwrap();
+        let t = codex_client::CodexClient::from_connection(&c)
+            .thread_start(params.clone())
+            .unwrap();
         let r = t.run("MOCK_TEXT: profiled").unwrap();
         assert_eq!(r.final_response.as_deref(), Some("profiled"), "{params}");
         let req = env.model.requests().last().unwrap().clone();
@@ -639,7 +667,9 @@ fn profile_reaches_the_codex_tool() {
     }
     // Set on the first turn instead of the thread.
     env.model.reset();
-    let t = c.thread_start(json!({})).unwrap();
+    let t = codex_client::CodexClient::from_connection(&c)
+        .thread_start(json!({}))
+        .unwrap();
     let r = t
         .run_with("MOCK_TEXT: first", json!({"profile": "other"}))
         .unwrap();
@@ -649,7 +679,9 @@ fn profile_reaches_the_codex_tool() {
         "profile-model-88"
     );
     // Not a string: refused before anything is sent.
-    let e = c.thread_start(json!({"profile": 7})).expect_err("a number");
+    let e = codex_client::CodexClient::from_connection(&c)
+        .thread_start(json!({"profile": 7}))
+        .expect_err("a number");
     assert!(e.to_string().contains("`profile` must be a string"), "{e}");
     // After the first turn it cannot change (`codex-reply` takes a prompt only).
     let e = t
@@ -664,7 +696,7 @@ fn profile_reaches_the_codex_tool() {
 fn compact_prompt_reaches_the_codex_tool() {
     let env = RealEnv::new();
     let c = connect(mcp_options(&env));
-    let t = c
+    let t = codex_client::CodexClient::from_connection(&c)
         .thread_start(json!({
             "compactPrompt": "COMPACT-PROMPT-4242 summarise please",
             "config": {"model_auto_compact_token_limit": 1},
@@ -685,8 +717,12 @@ fn compact_prompt_reaches_the_codex_tool() {
 fn two_threads_run_concurrently_without_mixing_events() {
     let env = RealEnv::new();
     let c = connect(mcp_options(&env));
-    let a = c.thread_start(json!({})).unwrap();
-    let b = c.thread_start(json!({})).unwrap();
+    let a = codex_client::CodexClient::from_connection(&c)
+        .thread_start(json!({}))
+        .unwrap();
+    let b = codex_client::CodexClient::from_connection(&c)
+        .thread_start(json!({}))
+        .unwrap();
     assert_ne!(a.id(), b.id());
     let collect = |t: codex_client::Thread, prompt: &'static str| {
         std::thread::spawn(move || {
@@ -762,7 +798,9 @@ for line in sys.stdin:
     })
     .unwrap();
     c.connect().unwrap();
-    let t = c.thread_start(json!({})).unwrap();
+    let t = codex_client::CodexClient::from_connection(&c)
+        .thread_start(json!({}))
+        .unwrap();
     let mut s = t.run_streamed("hi").unwrap();
     let turn_id = s.turn_id().to_owned();
     let mut methods = Vec::new();
@@ -812,7 +850,7 @@ fn base_instructions_sandbox_and_cwd_reach_the_codex_tool() {
     std::fs::create_dir_all(&dir).unwrap();
     let dir = dir.canonicalize().unwrap();
     let c = connect(mcp_options(&env));
-    let t = c
+    let t = codex_client::CodexClient::from_connection(&c)
         .thread_start(json!({
             "baseInstructions": "BASE-INSTR-3141 you are a test",
             "sandbox": "workspace-write",

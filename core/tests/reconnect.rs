@@ -247,7 +247,9 @@ fn a_websocket_cut_mid_turn_resumes_without_gaps_or_duplicates() {
             .reconnect(quick()),
     );
     c.connect().unwrap();
-    let thread = c.thread_start(json!({})).unwrap();
+    let thread = codex_client::CodexClient::from_connection(&c)
+        .thread_start(json!({}))
+        .unwrap();
     // A slow streamed message: 30 deltas 100 ms apart, cut after the fifth.
     let mut stream = thread.run_streamed("MOCK_SLOW 30 100").unwrap();
     let mut completed: HashMap<String, usize> = HashMap::new();

@@ -37,7 +37,9 @@ fn websocket_with_the_right_token_runs_a_turn_and_wrong_or_missing_are_refused()
     let init = good.connect().unwrap();
     assert!(init.user_agent.unwrap().contains(codex_version()));
     assert_eq!(good.server_pid(), None);
-    let thread = good.thread_start(json!({})).unwrap();
+    let thread = codex_client::CodexClient::from_connection(&good)
+        .thread_start(json!({}))
+        .unwrap();
     let r = thread.run("MOCK_TEXT: over the socket").unwrap();
     assert_eq!(r.final_response.as_deref(), Some("over the socket"));
 
@@ -83,7 +85,9 @@ fn websocket_server_gone_fails_pending_requests_at_once() {
     let url = server.url.clone().unwrap();
     let c = Client::new(env.options().websocket(&url, None).delivery(Delivery::Poll));
     c.connect().unwrap();
-    let thread = c.thread_start(json!({})).unwrap();
+    let thread = codex_client::CodexClient::from_connection(&c)
+        .thread_start(json!({}))
+        .unwrap();
     let s = thread.run_streamed("MOCK_SLOW: 1000 50").unwrap();
     let t0 = Instant::now();
     server.kill();
@@ -108,7 +112,7 @@ fn unix_control_socket_default_path_and_explicit_path() {
     // Default path: derived from codex_home.
     let c = Client::new(env.options().unix_socket(None));
     c.connect().unwrap();
-    let r = c
+    let r = codex_client::CodexClient::from_connection(&c)
         .thread_start(json!({}))
         .unwrap()
         .run("MOCK_TEXT: via unix socket")
@@ -133,7 +137,9 @@ fn second_client_resuming_a_thread_receives_the_pending_approval() {
     let url = server.url.clone().unwrap();
     let a = Client::new(env.options().websocket(&url, None).delivery(Delivery::Poll));
     a.connect().unwrap();
-    let thread = a.thread_start(json!({})).unwrap();
+    let thread = codex_client::CodexClient::from_connection(&a)
+        .thread_start(json!({}))
+        .unwrap();
     let marker = env.work.path().join("second-client.txt");
     a.request_blocking(
         "turn/start",
@@ -154,7 +160,9 @@ fn second_client_resuming_a_thread_receives_the_pending_approval() {
     // Client B resumes the thread and receives the same request.
     let b = Client::new(env.options().websocket(&url, None).delivery(Delivery::Poll));
     b.connect().unwrap();
-    b.thread_resume(thread.id(), json!({})).unwrap();
+    codex_client::CodexClient::from_connection(&b)
+        .thread_resume(thread.id(), json!({}))
+        .unwrap();
     let req = loop {
         match b
             .next_event(Some(Duration::from_secs(30)))

@@ -95,7 +95,9 @@ fn a_native_skill_input_reaches_the_model() {
     );
     let c = Client::new(env.options());
     c.connect().unwrap();
-    let thread = c.thread_start(json!({})).unwrap();
+    let thread = codex_client::CodexClient::from_connection(&c)
+        .thread_start(json!({}))
+        .unwrap();
     let r = thread
         .run(codex_client::Input::text("MOCK_TEXT: done").and_skill("haiku", &path))
         .unwrap();
@@ -192,7 +194,9 @@ fn app_server_sends_listed_skills_natively_and_emulates_a_loose_one() {
         loose_body,
     );
     let c = connected(env.options().skill_emulation(SkillEmulation::WhenNeeded));
-    let thread = c.thread_start(json!({})).unwrap();
+    let thread = codex_client::CodexClient::from_connection(&c)
+        .thread_start(json!({}))
+        .unwrap();
     let input = Input::text("MOCK_TEXT: done")
         .and_skill_named("haiku")
         .and_skill_at(project.parent().unwrap())
@@ -214,7 +218,9 @@ fn app_server_unknown_skill_fails_before_a_turn_starts() {
     let env = RealEnv::new();
     fixtures(&env);
     let c = connected(env.options());
-    let thread = c.thread_start(json!({})).unwrap();
+    let thread = codex_client::CodexClient::from_connection(&c)
+        .thread_start(json!({}))
+        .unwrap();
     let e = thread
         .run(Input::text("MOCK_TEXT: never").and_skill_named("nope"))
         .unwrap_err();
@@ -240,7 +246,9 @@ fn exec_emulates_skills_by_name_and_by_path() {
     let env = RealEnv::new();
     let (_, project) = fixtures(&env);
     let c = exec_client(&env);
-    let thread = c.thread_start(json!({})).unwrap();
+    let thread = codex_client::CodexClient::from_connection(&c)
+        .thread_start(json!({}))
+        .unwrap();
     let input = Input::text("MOCK_TEXT: done")
         .and_skill_named("haiku")
         .and_skill_at(&project);
@@ -259,7 +267,9 @@ fn exec_emulation_works_async_and_streamed() {
     let env = RealEnv::new();
     fixtures(&env);
     let c = exec_client(&env);
-    let thread = c.thread_start(json!({})).unwrap();
+    let thread = codex_client::CodexClient::from_connection(&c)
+        .thread_start(json!({}))
+        .unwrap();
     let input = Input::text("MOCK_TEXT: async").and_skills(["lint-fix"]);
     let r = futures_executor::block_on(thread.run_async(input, serde_json::Value::Null)).unwrap();
     assert_emulated(&env, &r, &["lint-fix"], &[LINT_BODY]);
@@ -275,7 +285,9 @@ fn mcp_shim_emulates_skills() {
     let env = RealEnv::new();
     fixtures(&env);
     let c = connected(mcp_options(&env).skill_emulation(SkillEmulation::WhenNeeded));
-    let thread = c.thread_start(json!({})).unwrap();
+    let thread = codex_client::CodexClient::from_connection(&c)
+        .thread_start(json!({}))
+        .unwrap();
     let r = thread
         .run(Input::text("MOCK_TEXT: over mcp").and_skill_named("haiku"))
         .unwrap();
@@ -288,7 +300,9 @@ fn bad_skills_fail_before_anything_is_sent() {
     let env = RealEnv::new();
     fixtures(&env);
     let c = exec_client(&env);
-    let thread = c.thread_start(json!({})).unwrap();
+    let thread = codex_client::CodexClient::from_connection(&c)
+        .thread_start(json!({}))
+        .unwrap();
     let empty = env.work.path().join("empty-skill");
     std::fs::create_dir_all(&empty).unwrap();
     let locked = write_skill(env.work.path(), "locked", "Locked", "x");
@@ -334,7 +348,9 @@ fn skill_emulation_never_refuses_and_always_emulates() {
     let env = RealEnv::new();
     fixtures(&env);
     let c = exec_client_with(&env, SkillEmulation::default());
-    let thread = c.thread_start(json!({})).unwrap();
+    let thread = codex_client::CodexClient::from_connection(&c)
+        .thread_start(json!({}))
+        .unwrap();
     let e = thread
         .run(Input::text("MOCK_TEXT: x").and_skill_named("haiku"))
         .unwrap_err();
@@ -347,7 +363,9 @@ fn skill_emulation_never_refuses_and_always_emulates() {
 
     let loose = write_skill(&env.work.path().join("elsewhere"), "loose", "Loose", "x");
     let c = connected(env.options());
-    let thread = c.thread_start(json!({})).unwrap();
+    let thread = codex_client::CodexClient::from_connection(&c)
+        .thread_start(json!({}))
+        .unwrap();
     let e = thread
         .run(Input::text("MOCK_TEXT: x").and_skill_at(&loose))
         .unwrap_err();
@@ -361,7 +379,9 @@ fn skill_emulation_never_refuses_and_always_emulates() {
     c.disconnect();
 
     let c = connected(env.options().skill_emulation(SkillEmulation::Always));
-    let thread = c.thread_start(json!({})).unwrap();
+    let thread = codex_client::CodexClient::from_connection(&c)
+        .thread_start(json!({}))
+        .unwrap();
     let r = thread
         .run(Input::text("MOCK_TEXT: emulated").and_skill_named("haiku"))
         .unwrap();

@@ -13,7 +13,9 @@ fn run_returns_final_text_items_usage_and_status() {
     let env = RealEnv::new();
     let c = Client::new(env.options());
     c.connect().unwrap();
-    let thread = c.thread_start(json!({})).unwrap();
+    let thread = codex_client::CodexClient::from_connection(&c)
+        .thread_start(json!({}))
+        .unwrap();
     assert!(!thread.id().is_empty());
     let r = thread.run("MOCK_TEXT: four score and seven years").unwrap();
     assert!(r.is_completed(), "{r:?}");
@@ -48,8 +50,12 @@ fn streams_of_two_threads_never_mix() {
     let env = RealEnv::new();
     let c = Client::new(env.options());
     c.connect().unwrap();
-    let a = c.thread_start(json!({})).unwrap();
-    let b = c.thread_start(json!({})).unwrap();
+    let a = codex_client::CodexClient::from_connection(&c)
+        .thread_start(json!({}))
+        .unwrap();
+    let b = codex_client::CodexClient::from_connection(&c)
+        .thread_start(json!({}))
+        .unwrap();
     let mut sa = a.run_streamed("MOCK_SLOW: 8 20").unwrap();
     let mut sb = b.run_streamed("MOCK_TEXT: only for b").unwrap();
     let (ta, tb) = (sa.turn_id().to_owned(), sb.turn_id().to_owned());
@@ -105,7 +111,9 @@ fn interrupt_and_steer_reach_the_running_turn() {
     let env = RealEnv::new();
     let c = Client::new(env.options());
     c.connect().unwrap();
-    let thread = c.thread_start(json!({})).unwrap();
+    let thread = codex_client::CodexClient::from_connection(&c)
+        .thread_start(json!({}))
+        .unwrap();
     // Interrupt.
     let mut s = thread.run_streamed("MOCK_SLOW: 200 50").unwrap();
     let first = s
@@ -143,7 +151,7 @@ fn file_change_approval_accept_writes_and_decline_does_not() {
     let c = Client::new(env.options());
     c.connect().unwrap();
     for (decision, file) in [("accept", "yes.txt"), ("decline", "no.txt")] {
-        let thread = c
+        let thread = codex_client::CodexClient::from_connection(&c)
             .thread_start(json!({"approvalPolicy": "untrusted", "cwd": env.work.path()}))
             .unwrap();
         let mut s = thread
@@ -180,7 +188,9 @@ fn run_without_handler_declines_the_approval() {
     let env = RealEnv::new();
     let c = Client::new(env.options());
     c.connect().unwrap();
-    let thread = c.thread_start(json!({})).unwrap();
+    let thread = codex_client::CodexClient::from_connection(&c)
+        .thread_start(json!({}))
+        .unwrap();
     let marker = env.work.path().join("must-not-exist");
     let r = thread
         .run(format!("MOCK_EXEC: touch {}", marker.display()))
@@ -199,14 +209,18 @@ fn smoke_resume_after_server_restart_sees_earlier_turns() {
     let env = RealEnv::new();
     let c = Client::new(env.options());
     c.connect().unwrap();
-    let thread = c.thread_start(json!({})).unwrap();
+    let thread = codex_client::CodexClient::from_connection(&c)
+        .thread_start(json!({}))
+        .unwrap();
     thread
         .run("MOCK_TEXT: remember the word pineapple")
         .unwrap();
     let id = thread.id().to_owned();
     c.disconnect();
     c.connect().unwrap(); // a new server process
-    let resumed = c.thread_resume(&id, json!({})).unwrap();
+    let resumed = codex_client::CodexClient::from_connection(&c)
+        .thread_resume(&id, json!({}))
+        .unwrap();
     assert_eq!(resumed.id(), id);
     let read = resumed.read(true).unwrap();
     assert!(
@@ -225,7 +239,9 @@ fn output_schema_and_overrides_are_passed_through() {
     let env = RealEnv::new();
     let c = Client::new(env.options());
     c.connect().unwrap();
-    let thread = c.thread_start(json!({})).unwrap();
+    let thread = codex_client::CodexClient::from_connection(&c)
+        .thread_start(json!({}))
+        .unwrap();
     let schema = json!({"type":"object","properties":{"answer":{"type":"string"}},"required":["answer"],"additionalProperties":false});
     let r = thread
         .run_with(
@@ -247,7 +263,9 @@ fn dropping_a_stream_hands_the_rest_of_the_turn_back() {
     let env = RealEnv::new();
     let c = Client::new(env.options().delivery(Delivery::Poll));
     c.connect().unwrap();
-    let thread = c.thread_start(json!({})).unwrap();
+    let thread = codex_client::CodexClient::from_connection(&c)
+        .thread_start(json!({}))
+        .unwrap();
     while c.next_event(Some(Duration::ZERO)).unwrap().is_some() {}
     let s = thread.run_streamed("MOCK_SLOW: 5 30").unwrap();
     drop(s);

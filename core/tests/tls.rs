@@ -105,7 +105,7 @@ fn wss_through_a_real_tls_proxy() {
     // A good certificate: connects and runs a real turn.
     let c = Client::new(client(ports[0]));
     c.connect().expect("wss:// with the test CA");
-    let r = c
+    let r = codex_client::CodexClient::from_connection(&c)
         .thread_start(serde_json::json!({}))
         .unwrap()
         .run("MOCK_TEXT: over TLS")

@@ -66,8 +66,12 @@ fn unhandled_server_requests_warn_once_then_log_at_info_and_secrets_never_show()
     let c = Client::new(opts);
     c.connect().unwrap();
     let key = "sk-test-secret-key-9f8e7d";
-    c.login_api_key_blocking(key).unwrap();
-    c.logout_blocking().unwrap();
+    codex_client::CodexClient::from_connection(&c)
+        .login_api_key_blocking(key)
+        .unwrap();
+    codex_client::CodexClient::from_connection(&c)
+        .logout_blocking()
+        .unwrap();
     c.disconnect();
     let http = Client::new(
         codex_client::ClientOptions::default()

@@ -78,7 +78,7 @@ ffi_fn! {
     ) -> codex_status_t {
         let s = shared(client)?;
         let key = req_str(api_key, "api_key")?;
-        s.core().login_api_key_blocking(key)?;
+        codex_client::CodexClient::from_connection(s.core()).login_api_key_blocking(key)?;
         Ok(())
     }
 }
@@ -102,8 +102,8 @@ ffi_fn! {
         }
         let s = shared(client)?;
         let l = match device_code {
-            true => s.core().login_device_code_blocking()?,
-            false => s.core().login_chatgpt_blocking()?,
+            true => codex_client::CodexClient::from_connection(s.core()).login_device_code_blocking()?,
+            false => codex_client::CodexClient::from_connection(s.core()).login_chatgpt_blocking()?,
         };
         *login = handles::insert::<codex_login_t>(Arc::new(entry(l, s.core().options().default_timeout)));
         Ok(())

@@ -75,7 +75,9 @@ unsafe fn start_turn(
     let s = shared(client)?;
     let thread = req_str(thread_id, "thread_id")?;
     let extra = Value::Object(object(params_json, "params_json")?);
-    let prepared = s.core().thread(thread).prepare_input(input, &extra)?;
+    let prepared = codex_client::CodexClient::from_connection(s.core())
+        .thread(thread)
+        .prepare_input(input, &extra)?;
     let items = Value::Array(prepared.items);
     let (method, params) = TurnStream::start_request(thread, items, extra)?;
     let r = s
@@ -196,7 +198,7 @@ ffi_fn! {
         let thread = req_str(thread_id, "thread_id")?;
         let input = Input::text(req_str(text, "text")?);
         let extra = Value::Object(object(params_json, "params_json")?);
-        let mut stream = s.core().thread(thread).run_streamed_with(input, extra)?;
+        let mut stream = codex_client::CodexClient::from_connection(s.core()).thread(thread).run_streamed_with(input, extra)?;
         let bound = |ms: u64| (ms > 0).then(|| std::time::Duration::from_millis(ms));
         let r = stream.finish_within(bound(timeout_ms), bound(idle_ms));
         let view = match &r {

@@ -79,7 +79,7 @@ ffi_fn! {
         let s = shared(client)?;
         let filter = params_value(opt_str(filter_json, "filter_json")?, "filter_json", Value::Null)?;
         let within = (timeout_ms > 0).then(|| Duration::from_millis(timeout_ms));
-        let l = s.core().listen_blocking(filter, within)?;
+        let l = codex_client::McpClient::from_connection(s.core()).listen_blocking(filter, within)?;
         let entry = ListenEntry {
             acknowledged: to_cstring(&l.acknowledged().to_string()),
             listen: Mutex::new(Some(l)),

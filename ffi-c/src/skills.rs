@@ -32,7 +32,7 @@ ffi_fn! {
         }
         let s = shared(client)?;
         let cursor = opt_str(cursor, "cursor")?;
-        let v = s.core().list_skills_json_blocking(cursor, all_pages != 0)?;
+        let v = codex_client::McpClient::from_connection(s.core()).list_skills_json_blocking(cursor, all_pages != 0)?;
         put_string(skills_json, &v.to_string());
         Ok(())
     }
@@ -59,7 +59,7 @@ ffi_fn! {
             return Err(invalid_arg("skill_json (out) is NULL"));
         }
         let s = shared(client)?;
-        let v = s.core().load_skill_json_blocking(req_str(skill, "skill")?)?;
+        let v = codex_client::McpClient::from_connection(s.core()).load_skill_json_blocking(req_str(skill, "skill")?)?;
         put_string(skill_json, &v.to_string());
         Ok(())
     }
@@ -84,7 +84,7 @@ ffi_fn! {
     ) -> codex_status_t {
         let s = shared(client)?;
         let server = shared(server)?;
-        s.core().add_skill_source(req_str(label, "label")?, server.core())?;
+        codex_client::CodexClient::from_connection(s.core()).add_skill_source(req_str(label, "label")?, server.core())?;
         Ok(())
     }
 }
@@ -97,7 +97,7 @@ ffi_fn! {
         label: *const c_char,
     ) -> i32 {
         let r = shared(client)
-            .and_then(|s| Ok(s.core().remove_skill_source(req_str(label, "label")?)));
+            .and_then(|s| Ok(codex_client::CodexClient::from_connection(s.core()).remove_skill_source(req_str(label, "label")?)));
         crate::error::value_or(r.map(i32::from), -1)
     } ?= -1
 }

@@ -76,7 +76,11 @@ pub fn login_api_key(
     aio: Aio,
 ) -> PyResult<Py<PyAny>> {
     let c = client.core().clone();
-    let fut = async move { c.login_api_key(&api_key).await };
+    let fut = async move {
+        codex_client::CodexClient::from_connection(&c)
+            .login_api_key(&api_key)
+            .await
+    };
     run(py, aio, fut, |py, ()| Ok(py.None()))
 }
 
@@ -93,8 +97,16 @@ pub fn login_start(
     let c = client.core().clone();
     let fut = async move {
         match device_code {
-            true => c.login_device_code().await,
-            false => c.login_chatgpt().await,
+            true => {
+                codex_client::CodexClient::from_connection(&c)
+                    .login_device_code()
+                    .await
+            }
+            false => {
+                codex_client::CodexClient::from_connection(&c)
+                    .login_chatgpt()
+                    .await
+            }
         }
     };
     run(py, aio, fut, |py, login| {

@@ -282,7 +282,7 @@ impl NativeClient {
     ) -> PyResult<Py<PyAny>> {
         let client = self.client.clone();
         let fut = async move {
-            let v = client
+            let v = codex_client::McpClient::from_connection(&client)
                 .list_skills_json(cursor.as_deref(), all_pages)
                 .await?;
             Ok(v.to_string())
@@ -296,19 +296,26 @@ impl NativeClient {
     #[pyo3(signature = (skill, aio = None))]
     fn skill_load(&self, py: Python<'_>, skill: String, aio: Aio) -> PyResult<Py<PyAny>> {
         let client = self.client.clone();
-        let fut = async move { Ok(client.load_skill_json(&skill).await?.to_string()) };
+        let fut = async move {
+            Ok(codex_client::McpClient::from_connection(&client)
+                .load_skill_json(&skill)
+                .await?
+                .to_string())
+        };
         run(py, aio, fut, |py, r| r.into_py_any(py))
     }
 
     /// Let this (Codex) client's turns use the skills of the MCP client `server` under
     /// `label` (`Client::add_skill_source`).
     fn add_skill_source(&self, py: Python<'_>, label: &str, server: &NativeClient) -> PyResult<()> {
-        self.client.add_skill_source(label, &server.client).py(py)
+        codex_client::CodexClient::from_connection(&self.client)
+            .add_skill_source(label, &server.client)
+            .py(py)
     }
 
     /// Forget the skill source `label`; whether there was one.
     fn remove_skill_source(&self, label: &str) -> bool {
-        self.client.remove_skill_source(label)
+        codex_client::CodexClient::from_connection(&self.client).remove_skill_source(label)
     }
 
     /// Poll an MCP task until it ends or waits for input, at most `within` seconds: its
@@ -360,8 +367,7 @@ impl NativeClient {
     ) -> PyResult<ToolCall> {
         let opts = request_options(py, timeout)?;
         let arguments = json_value(py, arguments_json)?;
-        let call = self
-            .client
+        let call = codex_client::McpClient::from_connection(&self.client)
             .mcp_with(opts)
             .call_tool_progress(name, arguments)
             .py(py)?;
@@ -438,7 +444,7 @@ impl NativeClient {
         let skills = skills.unwrap_or_default();
         let input = input(py, input_json)?.and_skills(skills.iter().map(|s| Skill::parse(s)));
         let overrides = json_value(py, overrides_json)?;
-        let thread = self.client.thread(thread_id);
+        let thread = codex_client::CodexClient::from_connection(&self.client).thread(thread_id);
         let fut = async move { thread.run_streamed_with_async(input, overrides).await };
         let client = self.client.clone();
         run(py, aio, fut, move |py, stream| {
@@ -465,7 +471,10 @@ impl NativeClient {
     /// A thread's status derived from `thread/status/changed` events (the core's
     /// `ThreadStatus` name: `unknown`, `idle`, `active`, ...).
     fn thread_status(&self, thread_id: &str) -> String {
-        self.client.thread(thread_id).status().to_string()
+        codex_client::CodexClient::from_connection(&self.client)
+            .thread(thread_id)
+            .status()
+            .to_string()
     }
 }
 

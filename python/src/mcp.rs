@@ -359,7 +359,7 @@ pub(crate) async fn request(
         value,
         all_pages,
     } = args;
-    let m = client.mcp_with(opts);
+    let m = codex_client::McpClient::from_connection(&client).mcp_with(opts);
     let cursor = arg.as_deref();
     let need = |what: &str| {
         arg.as_deref()
@@ -396,14 +396,22 @@ pub(crate) async fn request(
                 .map(|v| v.parse::<u64>().map(std::time::Duration::from_millis))
                 .transpose()
                 .map_err(|e| Error::InvalidArgument(format!("ttl: {e}")))?;
-            out(client
+            out(codex_client::McpClient::from_connection(&client)
                 .call_tool_as_task(need("a tool name")?, json, ttl)
                 .await?)
         }
-        McpRequest::GetTask => out(client.get_task(need("a task id")?).await?),
-        McpRequest::ListTasks => out(client.list_tasks(cursor).await?),
-        McpRequest::CancelTask => out(client.cancel_task(need("a task id")?).await?),
-        McpRequest::TaskResult => out(client.task_result(need("a task id")?).await?),
+        McpRequest::GetTask => out(codex_client::McpClient::from_connection(&client)
+            .get_task(need("a task id")?)
+            .await?),
+        McpRequest::ListTasks => out(codex_client::McpClient::from_connection(&client)
+            .list_tasks(cursor)
+            .await?),
+        McpRequest::CancelTask => out(codex_client::McpClient::from_connection(&client)
+            .cancel_task(need("a task id")?)
+            .await?),
+        McpRequest::TaskResult => out(codex_client::McpClient::from_connection(&client)
+            .task_result(need("a task id")?)
+            .await?),
         other => {
             return Err(Error::Unsupported(format!(
                 "`{}` has no Python form yet",
@@ -420,7 +428,9 @@ pub(crate) async fn wait_task(
     task_id: String,
     within: std::time::Duration,
 ) -> codex_client::Result<Outcome> {
-    Ok(out(client.wait_task(&task_id, within).await?))
+    Ok(out(codex_client::McpClient::from_connection(&client)
+        .wait_task(&task_id, within)
+        .await?))
 }
 
 /// A tool call's state: the core's call until its answer came, then the result.
@@ -603,7 +613,9 @@ pub(crate) async fn listen(
     filter: Value,
     within: Option<std::time::Duration>,
 ) -> codex_client::Result<Outcome> {
-    let l = client.listen_within(filter, within).await?;
+    let l = codex_client::McpClient::from_connection(&client)
+        .listen_within(filter, within)
+        .await?;
     Ok(Box::new(move |py| {
         Ok(Py::new(py, Listen::new(l))?.into_any())
     }))

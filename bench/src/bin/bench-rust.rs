@@ -67,7 +67,11 @@ fn interleave(server: &str, turns: usize, n: u64) {
     );
     c.connect().expect("connect to the bench server");
     let threads: Vec<_> = (0..turns)
-        .map(|_| c.thread_start(json!({})).unwrap())
+        .map(|_| {
+            codex_client::CodexClient::from_connection(&c)
+                .thread_start(json!({}))
+                .unwrap()
+        })
         .collect();
     let t0 = Instant::now();
     // Every turn is started before the server sends any of their deltas.
@@ -105,7 +109,11 @@ fn scale(server: &str, clients: usize, n: u64, mode: &str) {
     let library_threads = codex_bench::proc_status("Threads") - before;
     let threads: Vec<_> = cs
         .iter()
-        .map(|c| c.thread_start(json!({})).unwrap())
+        .map(|c| {
+            codex_client::CodexClient::from_connection(c)
+                .thread_start(json!({}))
+                .unwrap()
+        })
         .collect();
     let t0 = Instant::now();
     let consumers: Vec<_> = threads
@@ -129,7 +137,9 @@ fn scale(server: &str, clients: usize, n: u64, mode: &str) {
 
 fn stream(server: &str, n: u64, mode: &str) {
     let c = connect(server, n);
-    let thread = c.thread_start(json!({})).unwrap();
+    let thread = codex_client::CodexClient::from_connection(&c)
+        .thread_start(json!({}))
+        .unwrap();
     let t0 = Instant::now();
     let mut s = thread.run_streamed("go").unwrap();
     let mut deltas = 0u64;
@@ -165,7 +175,9 @@ fn stream(server: &str, n: u64, mode: &str) {
 
 fn rtt(server: &str, n: u64) {
     let c = connect(server, 0);
-    let thread = c.thread_start(json!({})).unwrap();
+    let thread = codex_client::CodexClient::from_connection(&c)
+        .thread_start(json!({}))
+        .unwrap();
     let params = json!({"threadId": thread.id(), "name": "bench"});
     for _ in 0..200 {
         c.request_blocking("thread/name/set", params.clone())
@@ -265,7 +277,9 @@ fn library_turn(bin: &str, home: &std::path::Path) -> (f64, f64) {
             .delivery(Delivery::Poll),
     );
     c.connect().expect("connect to codex");
-    let thread = c.thread_start(json!({})).unwrap();
+    let thread = codex_client::CodexClient::from_connection(&c)
+        .thread_start(json!({}))
+        .unwrap();
     let t0 = Instant::now();
     let mut s = thread
         .run_streamed(format!("MOCK_TEXT: {TURN_TEXT}"))

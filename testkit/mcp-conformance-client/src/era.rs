@@ -48,16 +48,16 @@ fn standard_headers(client: &Client, tools: &[Tool]) {
     for t in tools {
         call(client, &t.name, json!({}));
     }
-    let resources = block_on(client.list_all_resources())
+    let resources = block_on(codex_client::McpClient::from_connection(client).list_all_resources())
         .unwrap_or_else(|e| fail(&format!("resources/list: {e}")));
     for r in &resources {
-        block_on(client.read_resource(&r.uri))
+        block_on(codex_client::McpClient::from_connection(client).read_resource(&r.uri))
             .unwrap_or_else(|e| fail(&format!("resources/read {}: {e}", r.uri)));
     }
-    let prompts =
-        block_on(client.list_all_prompts()).unwrap_or_else(|e| fail(&format!("prompts/list: {e}")));
+    let prompts = block_on(codex_client::McpClient::from_connection(client).list_all_prompts())
+        .unwrap_or_else(|e| fail(&format!("prompts/list: {e}")));
     for p in &prompts {
-        block_on(client.get_prompt(&p.name, json!({})))
+        block_on(codex_client::McpClient::from_connection(client).get_prompt(&p.name, json!({})))
             .unwrap_or_else(|e| fail(&format!("prompts/get {}: {e}", p.name)));
     }
 }

@@ -64,8 +64,8 @@ fn main() {
         init.protocol_version(),
         init.raw
     );
-    let tools =
-        block_on(client.list_all_tools()).unwrap_or_else(|e| fail(&format!("tools/list: {e}")));
+    let tools = block_on(codex_client::McpClient::from_connection(&client).list_all_tools())
+        .unwrap_or_else(|e| fail(&format!("tools/list: {e}")));
     eprintln!(
         "tools: {:?}",
         tools.iter().map(|t| &t.name).collect::<Vec<_>>()
@@ -90,7 +90,7 @@ fn main() {
 }
 
 fn call(client: &Client, name: &str, args: Value) {
-    match block_on(client.call_tool(name, args)) {
+    match block_on(codex_client::McpClient::from_connection(client).call_tool(name, args)) {
         Ok(r) => eprintln!("{name}: {}", r.text()),
         Err(e) => fail(&format!("tools/call {name}: {e}")),
     }

@@ -18,8 +18,8 @@ pub fn run(client: &Client, scenario: &str) -> bool {
         s if s.starts_with("sep-2640-client-verify-") => true,
         _ => return false,
     };
-    let skills =
-        block_on(client.list_all_skills()).unwrap_or_else(|e| fail(&format!("skills/list: {e}")));
+    let skills = block_on(codex_client::McpClient::from_connection(client).list_all_skills())
+        .unwrap_or_else(|e| fail(&format!("skills/list: {e}")));
     eprintln!(
         "skills: {:?}",
         skills.iter().map(|s| &s.uri).collect::<Vec<_>>()
@@ -30,15 +30,18 @@ pub fn run(client: &Client, scenario: &str) -> bool {
     let entry = skills
         .first()
         .unwrap_or_else(|| fail("skills/list listed no skill"));
-    match block_on(client.load_skill(entry)) {
+    match block_on(codex_client::McpClient::from_connection(client).load_skill(entry)) {
         // The expected outcome in these scenarios: the tampered SKILL.md is rejected.
         Err(e) => eprintln!("load {} rejected: {e}", entry.uri),
         Ok(skill) => {
             eprintln!("loaded {}", entry.uri);
             if let SkillResources::Listed(files) = &entry.resources {
                 for f in files.iter().filter(|f| f.uri != entry.uri) {
-                    block_on(client.read_skill_file(&skill, &f.uri))
-                        .unwrap_or_else(|e| fail(&format!("read {}: {e}", f.uri)));
+                    block_on(
+                        codex_client::McpClient::from_connection(client)
+                            .read_skill_file(&skill, &f.uri),
+                    )
+                    .unwrap_or_else(|e| fail(&format!("read {}: {e}", f.uri)));
                 }
             }
         }
