@@ -6,6 +6,11 @@
 //! retried with jittered exponential backoff, and a dead server fails every pending request
 //! at once with the tail of its stderr.
 //!
+//! [`Client`] is the protocol-neutral connection (connect, raw requests, handlers, events,
+//! subscriptions, reconnect); [`CodexClient`] (threads, turns, approvals, login, typed
+//! app-server calls) and [`McpClient`] (tools, resources, prompts, tasks, skills over MCP) are
+//! the two protocols' views of one connection.
+//!
 //! ```no_run
 //! use codex_client::{Client, ClientOptions};
 //! let client = Client::new(ClientOptions::default().codex_home("/tmp/codex-home"));

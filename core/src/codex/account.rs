@@ -6,7 +6,7 @@
 //! ```no_run
 //! # fn main() -> codex_client::Result<()> {
 //! use std::time::Duration;
-//! let client = codex_client::Client::new(codex_client::ClientOptions::default());
+//! let client = codex_client::CodexClient::new(codex_client::ClientOptions::default());
 //! client.connect()?;
 //! let login = client.login_chatgpt_blocking()?;
 //! println!("open {} in a browser", login.auth_url().unwrap_or_default());

@@ -47,8 +47,8 @@ impl CodexClient {
     /// Typed call of method `M` (a marker from [`crate::protocol::methods`]), blocking.
     ///
     /// ```no_run
-    /// # use codex_client::{Client, ClientOptions, protocol::{methods, ModelListParams}};
-    /// # let client = Client::new(ClientOptions::default());
+    /// # use codex_client::{ClientOptions, CodexClient, protocol::{methods, ModelListParams}};
+    /// # let client = CodexClient::new(ClientOptions::default());
     /// let models = client.call::<methods::ModelList>(ModelListParams::default())?;
     /// # Ok::<(), codex_client::Error>(())
     /// ```

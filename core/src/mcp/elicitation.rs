@@ -14,7 +14,7 @@ impl McpClient {
     /// notifications are delivered as events as well.
     ///
     /// ```no_run
-    /// # async fn f(client: &codex_client::Client) -> codex_client::Result<()> {
+    /// # async fn f(client: &codex_client::McpClient) -> codex_client::Result<()> {
     /// use codex_client::Error;
     /// use std::time::Duration;
     /// let result = match client.call_tool("connect", serde_json::json!({})).await {
