@@ -189,7 +189,9 @@ impl std::fmt::Display for ThreadStatus {
 
 /// The requests behind the convenience helpers that clients and bindings offer
 /// (`thread_start`, `thread_read`, `model_list`, ...): each knows its method and builds its
-/// params, so that a binding spells no method name nor field.
+/// params, so that a binding spells no method name nor field. The app-server twin of
+/// [`McpRequest`](crate::mcp::McpRequest): one names the Codex client's requests, the other
+/// the MCP client's, each by the snake_case name the bindings use.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum Helper {

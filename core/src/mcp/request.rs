@@ -6,7 +6,8 @@ use super::{call_params, cursor_params};
 use crate::error::{Error, Result};
 
 /// The MCP requests behind the typed helpers, by the snake_case name bindings use: each
-/// knows its method; the params are the MCP params as documented per variant.
+/// knows its method; the params are the MCP params as documented per variant. The MCP twin
+/// of [`Helper`](crate::Helper) (the Codex client's requests by name).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum McpRequest {
