@@ -5,8 +5,10 @@
 mod support;
 
 use codex_client::{Client, CodexClient, McpClient};
+use futures_executor::block_on as b;
 use serde_json::json;
 use std::time::Duration;
+use support::sdk::Sdk;
 use support::*;
 
 #[test]
@@ -40,15 +42,20 @@ fn mcp_aliases_forward_to_the_mcp_client() {
         .default_timeout(Duration::from_secs(30));
     let c = Client::new(opts);
     c.connect().expect("connect to the surface server");
-    c.ping().unwrap();
-    let old: Vec<String> = c
-        .list_all_tools()
+    // This server answers `ping` with -32601: the error comes back the same way.
+    let old = b(c.ping()).unwrap_err();
+    let new = b(McpClient::from_connection(&c).ping()).unwrap_err();
+    assert_eq!(
+        old.rpc().map(|r| r.code),
+        new.rpc().map(|r| r.code),
+        "{old} / {new}"
+    );
+    let old: Vec<String> = b(c.list_all_tools())
         .unwrap()
         .into_iter()
         .map(|t| t.name)
         .collect();
-    let new: Vec<String> = McpClient::from_connection(&c)
-        .list_all_tools()
+    let new: Vec<String> = b(McpClient::from_connection(&c).list_all_tools())
         .unwrap()
         .into_iter()
         .map(|t| t.name)

@@ -274,7 +274,7 @@ fn no_import_cycles_between_modules() {
         ("session", "correlation"),
         ("session", "transport"),
         ("event", "responder"),
-        ("client", "error"),
+        ("connection", "error"),
     ] {
         assert!(g.top.contains(&(a.into(), b.into())), "{a} -> {b} not seen");
     }
@@ -282,8 +282,8 @@ fn no_import_cycles_between_modules() {
         ("transport", "transport::exec"),
         ("transport::exec", "transport::shim"),
         ("transport::exec::process", "transport::exec::events"),
-        ("client::mcp_shim", "transport::shim"),
-        ("client::pull", "delivery"),
+        ("connection::mcp_shim", "transport::shim"),
+        ("connection::pull", "delivery"),
         ("session::runtime", "transport"),
         ("correlation", "correlation::table"),
     ] {
@@ -294,6 +294,26 @@ fn no_import_cycles_between_modules() {
     }
     check("top-level modules", &g.top);
     check("module files", &g.files);
+}
+
+/// The two clients stand on the connection and apart from each other: no module of `codex`
+/// imports `mcp` or the other way round, and the connection imports neither (nor `skills`,
+/// which sits between them: it loads a turn's skills through the MCP client).
+#[test]
+fn the_two_clients_stand_apart_on_the_connection() {
+    let g = graph();
+    assert!(g.top.contains(&("codex".into(), "connection".into())));
+    assert!(g.top.contains(&("mcp".into(), "connection".into())));
+    for (a, b) in [
+        ("codex", "mcp"),
+        ("mcp", "codex"),
+        ("mcp", "skills"),
+        ("connection", "codex"),
+        ("connection", "mcp"),
+        ("connection", "skills"),
+    ] {
+        assert!(!g.top.contains(&(a.into(), b.into())), "{a} imports {b}");
+    }
 }
 
 /// One module style across the crate: a module with children is `foo/mod.rs`, never `foo.rs`
