@@ -2,7 +2,6 @@
 
 use serde_json::Value;
 use std::collections::VecDeque;
-use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll};
@@ -10,6 +9,7 @@ use std::time::Duration;
 
 use crate::connection::Client;
 use crate::delivery::queue::EventQueue;
+use crate::delivery::stream::{poll_refill, BatchFuture};
 use crate::error::{Error, Result};
 use crate::event::{ConnectionEvent, Event, Notification};
 use crate::router::Route;
@@ -84,8 +84,6 @@ impl TurnResult {
         self.status == "completed"
     }
 }
-
-type BatchFuture = Pin<Box<dyn Future<Output = (bool, Vec<Event>)> + Send>>;
 
 /// How long [`TurnStream::give_up`] waits for the answer to `turn/interrupt`, and then for the
 /// turn's last events.
@@ -541,32 +539,16 @@ impl futures_core::Stream for TurnStream {
     type Item = Event;
 
     fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Event>> {
-        loop {
-            if let Some(ev) = self.buf.pop_front() {
-                let ev = self.absorb_event(ev);
-                return Poll::Ready(Some(ev));
-            }
-            if self.done {
-                return Poll::Ready(None);
-            }
-            if self.fut.is_none() {
-                let q = self.queue.clone();
-                self.fut = Some(Box::pin(async move {
-                    let mut v = Vec::new();
-                    let more = q.next_batch(&mut v, 256).await;
-                    (more, v)
-                }));
-            }
-            let fut = self.fut.as_mut().expect("set above");
-            match fut.as_mut().poll(cx) {
-                Poll::Pending => return Poll::Pending,
-                Poll::Ready((more, v)) => {
-                    self.fut = None;
-                    self.done = !more;
-                    self.buf.extend(v);
-                }
-            }
-        }
+        let this = &mut *self;
+        let next = poll_refill(
+            &this.queue,
+            &mut this.buf,
+            &mut this.fut,
+            &mut this.done,
+            256,
+            cx,
+        );
+        next.map(|ev| ev.map(|ev| this.absorb_event(ev)))
     }
 }
 

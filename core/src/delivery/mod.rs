@@ -12,7 +12,7 @@ pub(crate) mod dispatch;
 mod executor;
 pub(crate) mod queue;
 pub(crate) mod readiness;
-mod stream;
+pub(crate) mod stream;
 mod wait;
 
 pub use dispatch::{dispatch_threads, DISPATCH_THREADS};

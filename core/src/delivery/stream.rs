@@ -13,7 +13,8 @@ use std::time::Duration;
 use super::queue::EventQueue;
 use crate::event::Event;
 
-type BatchFuture = Pin<Box<dyn Future<Output = (bool, Vec<Event>)> + Send>>;
+/// A pending batch of an event queue.
+pub(crate) type BatchFuture = Pin<Box<dyn Future<Output = (bool, Vec<Event>)> + Send>>;
 
 /// The receiving end of an event queue: the client's own in poll mode
 /// ([`Client::events`](crate::Client::events)), or a subscription's
@@ -98,29 +99,50 @@ impl futures_core::Stream for EventReceiver {
     type Item = Event;
 
     fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Event>> {
-        loop {
-            if let Some(ev) = self.buf.pop_front() {
-                return Poll::Ready(Some(ev));
-            }
-            if self.done {
-                return Poll::Ready(None);
-            }
-            if self.fut.is_none() {
-                let q = self.queue.clone();
-                self.fut = Some(Box::pin(async move {
-                    let mut v = Vec::new();
-                    let more = q.next_batch(&mut v, 1024).await;
-                    (more, v)
-                }));
-            }
-            let fut = self.fut.as_mut().expect("set above");
-            match fut.as_mut().poll(cx) {
-                Poll::Pending => return Poll::Pending,
-                Poll::Ready((more, v)) => {
-                    self.fut = None;
-                    self.done = !more;
-                    self.buf.extend(v);
-                }
+        let this = &mut *self;
+        poll_refill(
+            &this.queue,
+            &mut this.buf,
+            &mut this.fut,
+            &mut this.done,
+            1024,
+            cx,
+        )
+    }
+}
+
+/// The batch-refill step of every stream over an event queue ([`EventReceiver`], a turn's
+/// stream): the next buffered event, else the queue's next batch (at most `batch` events)
+/// awaited into `buf`; `None` once the queue is closed and `buf` is empty.
+pub(crate) fn poll_refill(
+    queue: &Arc<EventQueue>,
+    buf: &mut VecDeque<Event>,
+    fut: &mut Option<BatchFuture>,
+    done: &mut bool,
+    batch: usize,
+    cx: &mut Context<'_>,
+) -> Poll<Option<Event>> {
+    loop {
+        if let Some(ev) = buf.pop_front() {
+            return Poll::Ready(Some(ev));
+        }
+        if *done {
+            return Poll::Ready(None);
+        }
+        let f = fut.get_or_insert_with(|| {
+            let q = queue.clone();
+            Box::pin(async move {
+                let mut v = Vec::new();
+                let more = q.next_batch(&mut v, batch).await;
+                (more, v)
+            })
+        });
+        match f.as_mut().poll(cx) {
+            Poll::Pending => return Poll::Pending,
+            Poll::Ready((more, v)) => {
+                *fut = None;
+                *done = !more;
+                buf.extend(v);
             }
         }
     }

@@ -15,16 +15,17 @@ use crate::options::ClientOptions;
 /// `Deref`.
 ///
 /// ```no_run
-/// use codex_client::{ClientOptions, McpClient};
-/// use codex_client::{McpCommand, TransportKind};
+/// # async fn f() -> codex_client::Result<()> {
+/// use codex_client::{ClientOptions, McpClient, McpCommand, TransportKind};
 /// let opts = ClientOptions::default()
 ///     .transport(TransportKind::McpStdio(McpCommand::new("my-mcp-server")));
 /// let mcp = McpClient::new(opts);
-/// mcp.connect().unwrap();
-/// for tool in mcp.list_all_tools().unwrap() {
+/// mcp.connect_async().await?;
+/// for tool in mcp.list_all_tools().await? {
 ///     println!("{}", tool.name);
 /// }
-/// mcp.disconnect();
+/// mcp.disconnect_async().await;
+/// # Ok(()) }
 /// ```
 #[derive(Clone, RefCast)]
 #[repr(transparent)]
