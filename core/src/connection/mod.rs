@@ -1,4 +1,5 @@
-//! The public client: its connection (connect and handshake, disconnect, state); requests
+//! The protocol-neutral connection, [`Client`], below the Codex and MCP clients (connect and
+//! handshake, disconnect, state); requests
 //! (`requests`), callbacks (`callbacks`) and pulling events (`pull`) are in child modules.
 
 use serde_json::value::RawValue;

@@ -1,5 +1,5 @@
-//! The MCP client: typed requests on [`Client`](crate::Client) (tools, resources, prompts, completion,
-//! logging, ping) and requests that report progress ([`ProgressCall`]). Each is a thin layer
+//! The MCP client, [`McpClient`]: typed requests on one connection (tools, resources, prompts,
+//! completion, logging, ping, tasks, listen, elicitation, skills over MCP) and requests that report progress ([`ProgressCall`]). Each is a thin layer
 //! over [`Client::request`](crate::Client::request); the method names live in [`McpRequest`]. Connect to an MCP server
 //! with [`TransportKind::McpStdio`](crate::TransportKind::McpStdio) or
 //! [`TransportKind::McpHttp`](crate::TransportKind::McpHttp); the handshake, cancellation,
