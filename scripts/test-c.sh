@@ -290,12 +290,12 @@ export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
 #   (test_abi), freed/borrowed/double-freed objects (test_misuse), callbacks and requests kept
 #   and answered later (test_callbacks, test_cpp_wrapper's std::function copies), caller-owned
 #   poll events (test_poll), completions racing a disconnect (test_threads), the log callback
-#   (test_log), OAuth callbacks with answer handles and release (test_oauth, test_oauth_cpp), a
+#   (test_log), the exec-policy amendment's borrowed prefix array (test_execpolicy), OAuth callbacks with answer handles and release (test_oauth, test_oauth_cpp), a
 #   listen handle freed by the program (test_mcp_listen), and the MCP SDK table's four
 #   representative rows (test_mcp_sdk). The other programs pass strings in and take library
 #   strings out through the same functions; what they test is protocol behaviour (MCP requests,
 #   logins, reconnect, transports, skills), which does not change under valgrind.
-VALGRIND_TESTS=" test_abi test_misuse test_callbacks test_cpp_wrapper test_poll test_threads test_log test_oauth test_oauth_cpp test_mcp_listen test_mcp_sdk "
+VALGRIND_TESTS=" test_abi test_misuse test_callbacks test_cpp_wrapper test_poll test_threads test_log test_execpolicy test_oauth test_oauth_cpp test_mcp_listen test_mcp_sdk "
 for t in "${TESTS[@]}"; do
   [ -x "$OUT/$t" ] || continue
   run "$t" "$OUT/$t"
