@@ -9,7 +9,10 @@
  * - turn 3 `mkdir C` (a control the rule does not cover): Codex asks again; declined, nothing
  *   runs;
  * - turn 4 `mkdir D`: answered with prefix_len 0 (the amendment Codex proposed), it runs; the
- *   rules file now names it too.
+ *   rules file now names it too;
+ * - a file-change approval (MOCK_PATCH on a thread with approval policy untrusted) is not a
+ *   command approval: the amendment is refused (INVALID_ARGUMENT naming the method), the request
+ *   stays open and is declined; the file is not written.
  */
 #include "test_util.h"
 
@@ -23,7 +26,7 @@ typedef struct {
     char command_item[8192]; /* the last completed commandExecution item (its params) */
 } turn_log_t;
 
-typedef enum { ANSWER_TOUCH_RULE, ANSWER_PROPOSED, ANSWER_DECLINE, ANSWER_NONE_EXPECTED } answer_t;
+typedef enum { ANSWER_TOUCH_RULE, ANSWER_PROPOSED, ANSWER_DECLINE, ANSWER_NONE_EXPECTED, ANSWER_FILE_CHANGE } answer_t;
 
 static codex_client_t *connect_poll(void) {
     codex_options_t *o = test_options(CODEX_DELIVERY_POLL);
@@ -46,12 +49,20 @@ static void answer(codex_client_t *c, codex_request_t *req, answer_t how) {
         CHECK_OK(codex_client_respond_execpolicy_amendment(c, req, touch, 1));
         CHECK(!codex_request_is_open(req));
         /* Answered once: a second answer is refused, nothing more is sent. */
-        CHECK(codex_client_respond_execpolicy_amendment(c, req, touch, 1) != CODEX_STATUS_OK);
+        CHECK_STATUS(codex_client_respond_execpolicy_amendment(c, req, touch, 1), CODEX_STATUS_ALREADY_RESPONDED);
         break;
     case ANSWER_PROPOSED:
         CHECK_OK(codex_client_respond_execpolicy_amendment(c, req, NULL, 0));
         break;
     case ANSWER_DECLINE:
+        CHECK_OK(codex_client_respond_decision(c, req, "decline"));
+        break;
+    case ANSWER_FILE_CHANGE:
+        /* Not a command approval: refused, the request stays open; then declined. */
+        CHECK(strcmp(codex_request_method(req), "item/fileChange/requestApproval") == 0);
+        CHECK_STATUS(codex_client_respond_execpolicy_amendment(c, req, touch, 1), CODEX_STATUS_INVALID_ARGUMENT);
+        CHECK_HAS(codex_last_error_message(), "item/fileChange/requestApproval");
+        CHECK(codex_request_is_open(req));
         CHECK_OK(codex_client_respond_decision(c, req, "decline"));
         break;
     case ANSWER_NONE_EXPECTED:
@@ -76,7 +87,8 @@ static void run_turn(codex_client_t *c, const char *thread, const char *prompt, 
         m = codex_event_method(ev);
         if (codex_event_kind(ev) == CODEX_EVENT_SERVER_REQUEST) {
             codex_request_t *req = NULL;
-            CHECK(strcmp(m, "item/commandExecution/requestApproval") == 0);
+            CHECK(strcmp(m, how == ANSWER_FILE_CHANGE ? "item/fileChange/requestApproval"
+                                                       : "item/commandExecution/requestApproval") == 0);
             CHECK_OK(codex_event_take_request(ev, &req));
             log->approvals++;
             snprintf(log->request, sizeof log->request, "%s", codex_request_params(req));
@@ -174,6 +186,15 @@ int main(void) {
     read_rules(rules, sizeof rules);
     snprintf(prompt, sizeof prompt, "prefix_rule(pattern=[\"mkdir\", \"%s\"], decision=\"allow\")", ddir);
     CHECK_HAS(rules, prompt);
+
+    /* A file-change approval (a thread with approval policy untrusted) takes no amendment. */
+    codex_string_free(thread);
+    thread = NULL;
+    CHECK_OK(codex_client_thread_start(c, "{\"approvalPolicy\":\"untrusted\"}", 0, &thread));
+    run_turn(c, thread, "MOCK_PATCH: patched.txt written by the patch", ANSWER_FILE_CHANGE, &log);
+    CHECK(log.approvals == 1);
+    snprintf(prompt, sizeof prompt, "%s/patched.txt", work);
+    CHECK(!file_exists(prompt));
 
     codex_string_free(thread);
     codex_client_free(c);
