@@ -48,7 +48,9 @@
 #ifndef CODEXCLIENT_HPP
 #define CODEXCLIENT_HPP
 
+#include <cstddef>
 #include <cstdint>
+#include <cstdio>
 #include <functional>
 #include <memory>
 #include <mutex>
@@ -131,9 +133,10 @@ inline std::string json_string(const std::string &s) {
 }
 
 /// Milliseconds as the JSON number of seconds the option table takes ("12.5" for 12500).
-inline std::string ms_json(uint64_t ms) {
-    std::string frac = std::to_string(ms % 1000);
-    return std::to_string(ms / 1000) + "." + std::string(3 - frac.size(), '0') + frac;
+inline std::string ms_json(double ms) {
+    char buf[40];
+    std::snprintf(buf, sizeof buf, "%.17g", ms / 1000.0);
+    return buf;
 }
 } // namespace detail
 
@@ -332,64 +335,87 @@ struct OptionsDeleter {
 /// An owned library options object (codex_options_t, opaque): codex_options_free on destruction.
 using OptionsHandle = std::unique_ptr<codex_options_t, OptionsDeleter>;
 
-/// Client options (owning strings). The Client turns them into the library's opaque options
-/// object with build(): one setter call per option that differs from its default, so a value
-/// a setter refuses (a bad transport spec, a token without ws://, an env entry that is not
-/// NAME=value) throws codex::Error(CODEX_STATUS_INVALID_ARGUMENT) naming it. An empty string
-/// or 0 leaves an option at the library's default: the defaults, ranges, units and what 0
-/// means are the library's option table (keys_json(); the Options page of the docs), never
-/// restated here. Rules between options (mcp_command with a transport, headers without an
-/// HTTP transport) are the library's too: a Client made from such options throws.
-struct Options {
-    std::string codex_bin;                   ///< option codex_bin
-    std::vector<std::string> args;           ///< option args
-    std::vector<std::string> config_overrides; ///< option config_overrides, "key=value"
-    std::vector<std::string> env;            ///< option env, "NAME=value"
-    bool clear_env = false;                  ///< option clear_env
-    std::string cwd;                         ///< option cwd
-    std::string codex_home;                  ///< option codex_home
-    std::string client_name;                 ///< option client_name
-    std::string client_title;                ///< option client_title
-    std::string client_version;              ///< option client_version
-    bool experimental_api = false;           ///< option experimental_api
-    std::vector<std::string> opt_out_notification_methods; ///< option opt_out_notification_methods
-    uint64_t default_timeout_ms = 0;         ///< option default_timeout, in ms
-    bool poll = false;                       ///< option delivery: "poll" instead of "callbacks"
-    size_t event_queue_capacity = 0;         ///< option event_queue_capacity
-    size_t max_line_bytes = 0;               ///< option max_line_bytes
-    std::string transport;                   ///< option transport: "exec", "mcp", "ws://...",
-                                             ///< "wss://...", "unix", "unix://PATH"; any MCP
-                                             ///< server: "mcp+stdio:CMD ARGS", "http(s)://..."
-    std::string token;                       ///< option token: bearer token for ws:// / wss:// /
-                                             ///< http(s)://
-    uint64_t connect_timeout_ms = 0;         ///< option connect_timeout, in ms
-    size_t read_ahead_bytes = 0;             ///< option read_ahead_bytes
-    /// Option command: an MCP server to spawn, program first, one element per argument (no
-    /// shell); with transport or token set too, a Client made of these Options throws.
+/// One entry of an option that is a list of pairs (env, headers, config_overrides) or of roots
+/// (mcp_roots): a text ("NAME=value", "Name: value", a root's URI or path) or a {name, value}
+/// pair (a root: {URI or path, name}). How an entry is read is the library's (the option's doc).
+struct Entry {
+    std::string first;                 ///< the text, or the name (a root: its URI or path)
+    std::optional<std::string> second; ///< the value (a root: its name); none for a text entry
+    /// A text entry.
+    Entry(const char *text) : first(text) {}
+    /// A text entry.
+    Entry(std::string text) : first(std::move(text)) {}
+    /// A {name, value} entry.
+    Entry(std::string name, std::string value) : first(std::move(name)), second(std::move(value)) {}
+};
+
+} // namespace codex
+
+#include "codexclient_options.hpp"
+
+namespace codex {
+
+namespace detail {
+/// A member of OptionValues as the JSON text codex_options_set takes; std::nullopt when it
+/// is not set (not sent: the library's default applies).
+inline std::optional<std::string> option_json(const std::optional<bool> &v) {
+    if (!v) return std::nullopt;
+    return std::string(*v ? "true" : "false");
+}
+inline std::optional<std::string> option_json(const std::optional<std::string> &v) {
+    if (!v) return std::nullopt;
+    return json_string(*v);
+}
+inline std::optional<std::string> option_json(const std::optional<double> &ms) {
+    if (!ms) return std::nullopt;
+    return ms_json(*ms);
+}
+inline std::optional<std::string> option_json(const std::optional<uint64_t> &v) {
+    if (!v) return std::nullopt;
+    return std::to_string(*v);
+}
+inline std::optional<std::string> option_json(const std::string &object_json) {
+    if (object_json.empty()) return std::nullopt;
+    return object_json;
+}
+inline std::optional<std::string> option_json(const std::vector<std::string> &v) {
+    if (v.empty()) return std::nullopt;
+    std::string out = "[";
+    for (const auto &e : v) out += (out.size() > 1 ? "," : "") + json_string(e);
+    return out + "]";
+}
+inline std::optional<std::string> option_json(const std::vector<Entry> &v) {
+    if (v.empty()) return std::nullopt;
+    std::string out = "[";
+    for (const auto &e : v) {
+        out += out.size() > 1 ? "," : "";
+        out += e.second ? "[" + json_string(e.first) + "," + json_string(*e.second) + "]" : json_string(e.first);
+    }
+    return out + "]";
+}
+} // namespace detail
+
+/// Client options (owning values). The members (OptionValues) are generated from the
+/// library's option table, one per option, with its doc: a member left unset (std::nullopt,
+/// or empty for lists, strings of JSON and `command`) is not sent, so the library's default
+/// applies; durations are members named `<option>_ms`, in milliseconds. The Client turns them
+/// into the library's opaque options object with build(): one codex_options_set per member
+/// that is set, so a value the library refuses (out of range, a bad transport spec, a token
+/// without ws://, an env entry that is not NAME=value) throws
+/// codex::Error(CODEX_STATUS_INVALID_ARGUMENT) naming the option. The defaults, ranges, units
+/// and what 0 means are the library's option table (keys_json(); the Options page of the
+/// docs), never restated here. Rules between options (command with a transport, headers
+/// without an HTTP transport) are the library's too: a Client made from such options throws.
+struct Options : OptionValues {
+    // Older spellings, kept for source compatibility (new code uses the table's names; a
+    // [[deprecated]] data member would warn in every copy of an Options):
+    /// Older spelling of option `command` (used only when `command` is empty).
     std::vector<std::string> mcp_command;
-    /// HTTP headers sent to an MCP HTTP server, {name, value} (values are never logged).
-    std::vector<std::pair<std::string, std::string>> headers;
-    /// Roots the library answers an MCP server's roots/list with, {uri, name} ("" = no name).
-    std::vector<std::pair<std::string, std::string>> mcp_roots;
-    /// Option mcp_capabilities: the MCP client capabilities sent in initialize, a JSON
-    /// object.
-    std::string mcp_capabilities_json;
-    /// Options reconnect_max_attempts (0 here: reconnect off), reconnect_base and
-    /// reconnect_cap in ms: codex_options_set_reconnect.
+    /// Older spelling: true sets option `delivery` to "poll" (unless `delivery` is set).
+    bool poll = false;
+    /// Older spelling: non-zero sets options `reconnect` to true and `reconnect_max_attempts`
+    /// to it (unless they are set).
     uint32_t reconnect_attempts = 0;
-    uint64_t reconnect_base_ms = 0;
-    uint64_t reconnect_cap_ms = 0;
-    /// Options heartbeat (false turns it off), heartbeat_interval and heartbeat_timeout in
-    /// ms.
-    bool heartbeat = true;
-    uint64_t heartbeat_interval_ms = 0;
-    uint64_t heartbeat_timeout_ms = 0;
-    /// Option tls_ca_file: extra trusted CA certificates (PEM file).
-    std::string tls_ca_file;
-    /// Option tls_client_cert: client certificate chain and key (PEM files); both or
-    /// neither.
-    std::string tls_client_cert;
-    std::string tls_client_key;
     /// Options set by name, {key, value as JSON text}, applied after the members above in
     /// this order (a later one wins): see set().
     std::vector<std::pair<std::string, std::string>> by_name;
@@ -397,8 +423,8 @@ struct Options {
     /// the authorization URL, returns the URL the authorization server redirected to; throw
     /// to fail (what() is the reason). Runs on a library-owned blocking thread and may block
     /// up to option oauth_authorize_timeout. Empty: none. The grants, the
-    /// redirect URI and the other settings are options by name: set("oauth_grant",
-    /// "\"client_credentials\""), set("oauth_redirect_uri", "\"http://127.0.0.1:8765/cb\"").
+    /// redirect URI and the other settings are options: oauth_grant = "client_credentials",
+    /// oauth_redirect_uri = "http://127.0.0.1:8765/cb".
     /// Lifetime: build() hands the library a copy of the function, destroyed when the last
     /// options object and client made from it are gone; what it captures by reference must
     /// outlive every Client made from these Options.
@@ -410,16 +436,16 @@ struct Options {
 
     /// Set any option of the library by name, its value as JSON text (codex_options_set;
     /// ABI 1.5): for example set("default_timeout", "12.5") (seconds), set("transport",
-    /// "\"exec\""), set("exec_model", "\"gpt-5.1-codex\""), set("retry_max_attempts", "1");
-    /// "null" restores the option's default. The names, types, ranges and what 0 means are the
-    /// library's (keys_json()). Checked by build(): an unknown key, bad JSON or a value out of
-    /// range throws codex::Error(CODEX_STATUS_INVALID_ARGUMENT) naming the key. Returns *this.
+    /// "\"exec\""); "null" restores the option's default. The names, types, ranges and what 0
+    /// means are the library's (keys_json()). Checked by build(): an unknown key, bad JSON or
+    /// a value out of range throws codex::Error(CODEX_STATUS_INVALID_ARGUMENT) naming the key.
+    /// Returns *this.
     Options &set(std::string key, std::string value_json) {
         by_name.emplace_back(std::move(key), std::move(value_json));
         return *this;
     }
 
-    /// Every option set() takes, as JSON text: [{"name","kind","list","secret","doc",
+    /// Every option, as JSON text: [{"name","kind","list","secret","doc",
     /// "default","range","unit","zero","clients"}...] (codex_options_keys_json; ABI 1.5).
     static std::string keys_json() {
         const char *k = codex_options_keys_json();
@@ -431,48 +457,15 @@ struct Options {
         OptionsHandle h(codex_options_new());
         if (!h) throw Error::last(CODEX_STATUS_INTERNAL);
         codex_options_t *o = h.get();
-        auto cs = [](const std::string &s) { return s.empty() ? nullptr : s.c_str(); };
-        if (!codex_bin.empty()) check(codex_options_set_codex_bin(o, codex_bin.c_str()));
-        for (const auto &a : args) check(codex_options_add_arg(o, a.c_str()));
-        for (const auto &c : config_overrides) check(codex_options_add_config_override(o, c.c_str()));
-        for (const auto &e : env) check(codex_options_add_env(o, e.c_str()));
-        if (clear_env) check(codex_options_set_clear_env(o, true));
-        if (!cwd.empty()) check(codex_options_set_cwd(o, cwd.c_str()));
-        if (!codex_home.empty()) check(codex_options_set_codex_home(o, codex_home.c_str()));
-        if (!client_name.empty() || !client_title.empty() || !client_version.empty())
-            check(codex_options_set_client_info(o, cs(client_name), cs(client_title), cs(client_version)));
-        if (experimental_api) check(codex_options_set_experimental_api(o, true));
-        for (const auto &m : opt_out_notification_methods)
-            check(codex_options_add_opt_out_notification_method(o, m.c_str()));
-        if (default_timeout_ms != 0) check(codex_options_set_default_timeout_ms(o, default_timeout_ms));
-        if (poll) check(codex_options_set_delivery(o, CODEX_DELIVERY_POLL));
-        if (event_queue_capacity != 0) check(codex_options_set_event_queue_capacity(o, event_queue_capacity));
-        if (max_line_bytes != 0) check(codex_options_set_max_line_bytes(o, max_line_bytes));
-        if (!transport.empty() || !token.empty())
-            check(codex_options_set_transport(o, cs(transport), cs(token)));
-        if (connect_timeout_ms != 0) check(codex_options_set_connect_timeout_ms(o, connect_timeout_ms));
-        if (read_ahead_bytes != 0) check(codex_options_set_read_ahead_bytes(o, read_ahead_bytes));
-        if (!mcp_command.empty()) {
-            // By name, after the transport: the library's rule between the two applies (a
-            // Client made of both throws, naming option command).
-            std::string argv = "[";
-            for (const auto &a : mcp_command) argv += (argv.size() > 1 ? "," : "") + detail::json_string(a);
-            check(codex_options_set(o, "command", (argv + "]").c_str()));
-        }
-        for (const auto &hd : headers) check(codex_options_add_header(o, hd.first.c_str(), hd.second.c_str()));
-        for (const auto &r : mcp_roots) check(codex_options_add_mcp_root(o, r.first.c_str(), cs(r.second)));
-        if (!mcp_capabilities_json.empty())
-            check(codex_options_set_mcp_capabilities_json(o, mcp_capabilities_json.c_str()));
-        if (reconnect_attempts != 0)
-            check(codex_options_set_reconnect(o, reconnect_attempts, reconnect_base_ms, reconnect_cap_ms));
-        if (!heartbeat) check(codex_options_set_heartbeat(o, 0, 0));
-        if (heartbeat && heartbeat_interval_ms != 0)
-            check(codex_options_set(o, "heartbeat_interval", detail::ms_json(heartbeat_interval_ms).c_str()));
-        if (heartbeat && heartbeat_timeout_ms != 0)
-            check(codex_options_set(o, "heartbeat_timeout", detail::ms_json(heartbeat_timeout_ms).c_str()));
-        if (!tls_ca_file.empty()) check(codex_options_set_tls_ca_file(o, tls_ca_file.c_str()));
-        if (!tls_client_cert.empty() || !tls_client_key.empty())
-            check(codex_options_set_tls_client_cert(o, cs(tls_client_cert), cs(tls_client_key)));
+        OptionValues v = *this;
+        if (v.command.empty()) v.command = mcp_command;
+        if (poll && !v.delivery) v.delivery = "poll";
+        if (reconnect_attempts != 0 && !v.reconnect) v.reconnect = true;
+        if (reconnect_attempts != 0 && !v.reconnect_max_attempts) v.reconnect_max_attempts = reconnect_attempts;
+        v.for_each_option([o](const char *name, const auto &member) {
+            std::optional<std::string> json = detail::option_json(member);
+            if (json) check(codex_options_set(o, name, json->c_str()));
+        });
         for (const auto &kv : by_name) check(codex_options_set(o, kv.first.c_str(), kv.second.c_str()));
         if (oauth_authorizer) {
             auto *f = new detail::AuthorizeFn(oauth_authorizer);

@@ -1,6 +1,6 @@
 // codexclient.hpp's MCP helpers against @modelcontextprotocol/server-everything over stdio
 // (MCP_NODE, MCP_EVERYTHING; scripts/setup-mcp.sh):
-// - Options: mcp_command (argv), mcp_roots; mcp_command with transport, headers without an HTTP
+// - Options: command (argv), mcp_roots; mcp_command with transport, headers without an HTTP
 //   transport, a header with CR/LF and bad capabilities JSON throw CODEX_STATUS_INVALID_ARGUMENT;
 // - list_tools, call_tool (echo), list_resources + read_resource, list_resource_templates,
 //   list_prompts + get_prompt, complete, set_logging_level, ping, mcp_call by name; an unknown
@@ -28,7 +28,7 @@ const char *ROOT = "file:///work/project-cpp";
 
 codex::Options everything() {
     codex::Options o;
-    o.mcp_command = {mcp_node(), mcp_everything(), "stdio"};
+    o.command = {mcp_node(), mcp_everything(), "stdio"};
     o.mcp_roots = {{ROOT, "project"}};
     o.default_timeout_ms = 60000;
     return o;

@@ -23,7 +23,7 @@ namespace {
 
 codex::Options server(const char *mode) {
     codex::Options o;
-    o.mcp_command = {mcp_node(), "testkit/sdk-servers/server.mjs", "stdio"};
+    o.command = {mcp_node(), "testkit/sdk-servers/server.mjs", "stdio"};
     o.default_timeout_ms = 60000;
     o.set("mcp_protocol", std::string("\"") + mode + "\"");
     return o;

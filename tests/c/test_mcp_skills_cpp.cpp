@@ -40,7 +40,7 @@ int main() {
     }
     {
         codex::Options o;
-        o.mcp_command = {mcp_node(), "testkit/sdk-servers/skills.mjs", root};
+        o.command = {mcp_node(), "testkit/sdk-servers/skills.mjs", root};
         codex::Client mcp(o);
         REQUIRE_HAS(mcp.connect(), "io.modelcontextprotocol/skills");
 
