@@ -356,35 +356,32 @@ struct Entry {
 namespace codex {
 
 namespace detail {
-/// A member of OptionValues as the JSON text codex_options_set takes; std::nullopt when it
-/// is not set (not sent: the library's default applies).
-inline std::optional<std::string> option_json(const std::optional<bool> &v) {
+/// A member of OptionValues (of the option table's kind `kind`) as the JSON text
+/// codex_options_set takes; std::nullopt when it is not set (not sent: the library's default
+/// applies).
+inline std::optional<std::string> option_json(const std::optional<bool> &v, const char *) {
     if (!v) return std::nullopt;
     return std::string(*v ? "true" : "false");
 }
-inline std::optional<std::string> option_json(const std::optional<std::string> &v) {
-    if (!v) return std::nullopt;
-    return json_string(*v);
+inline std::optional<std::string> option_json(const std::string &v, const char *kind) {
+    if (v.empty()) return std::nullopt;
+    return std::string(kind) == "object" ? v : json_string(v); // object: JSON text already
 }
-inline std::optional<std::string> option_json(const std::optional<double> &ms) {
+inline std::optional<std::string> option_json(const std::optional<double> &ms, const char *) {
     if (!ms) return std::nullopt;
     return ms_json(*ms);
 }
-inline std::optional<std::string> option_json(const std::optional<uint64_t> &v) {
+inline std::optional<std::string> option_json(const std::optional<uint64_t> &v, const char *) {
     if (!v) return std::nullopt;
     return std::to_string(*v);
 }
-inline std::optional<std::string> option_json(const std::string &object_json) {
-    if (object_json.empty()) return std::nullopt;
-    return object_json;
-}
-inline std::optional<std::string> option_json(const std::vector<std::string> &v) {
+inline std::optional<std::string> option_json(const std::vector<std::string> &v, const char *) {
     if (v.empty()) return std::nullopt;
     std::string out = "[";
     for (const auto &e : v) out += (out.size() > 1 ? "," : "") + json_string(e);
     return out + "]";
 }
-inline std::optional<std::string> option_json(const std::vector<Entry> &v) {
+inline std::optional<std::string> option_json(const std::vector<Entry> &v, const char *) {
     if (v.empty()) return std::nullopt;
     std::string out = "[";
     for (const auto &e : v) {
@@ -397,7 +394,7 @@ inline std::optional<std::string> option_json(const std::vector<Entry> &v) {
 
 /// Client options (owning values). The members (OptionValues) are generated from the
 /// library's option table, one per option, with its doc: a member left unset (std::nullopt,
-/// or empty for lists, strings of JSON and `command`) is not sent, so the library's default
+/// or empty for strings and lists) is not sent, so the library's default
 /// applies; durations are members named `<option>_ms`, in milliseconds. The Client turns them
 /// into the library's opaque options object with build(): one codex_options_set per member
 /// that is set, so a value the library refuses (out of range, a bad transport spec, a token
@@ -459,11 +456,11 @@ struct Options : OptionValues {
         codex_options_t *o = h.get();
         OptionValues v = *this;
         if (v.command.empty()) v.command = mcp_command;
-        if (poll && !v.delivery) v.delivery = "poll";
+        if (poll && v.delivery.empty()) v.delivery = "poll";
         if (reconnect_attempts != 0 && !v.reconnect) v.reconnect = true;
         if (reconnect_attempts != 0 && !v.reconnect_max_attempts) v.reconnect_max_attempts = reconnect_attempts;
-        v.for_each_option([o](const char *name, const auto &member) {
-            std::optional<std::string> json = detail::option_json(member);
+        v.for_each_option([o](const char *name, const auto &member, const char *kind) {
+            std::optional<std::string> json = detail::option_json(member, kind);
             if (json) check(codex_options_set(o, name, json->c_str()));
         });
         for (const auto &kv : by_name) check(codex_options_set(o, kv.first.c_str(), kv.second.c_str()));

@@ -73,14 +73,14 @@ int main(int argc, char **argv) {
             size_t eq = h.find('=');
             if (eq == std::string::npos) return usage(argv[0]);
             o.headers.emplace_back(h.substr(0, eq), h.substr(eq + 1)); // checked; never logged
-        } else if (a[0] != '-' && !o.transport) {
+        } else if (a[0] != '-' && o.transport.empty()) {
             o.transport = a;
             if (const char *t = std::getenv("MCP_TOKEN")) o.token = t;
         } else {
             return usage(argv[0]);
         }
     }
-    if (o.command.empty() == !o.transport) return usage(argv[0]);
+    if (o.command.empty() == o.transport.empty()) return usage(argv[0]);
 
     try {
         codex::Client c(o);

@@ -16,9 +16,9 @@ import sys
 TYPES = {
     "bool": ("std::optional<bool>", "", "true or false"),
     "policy": ("std::optional<bool>", "", "on (true) or off (false); its settings are their own options"),
-    "string": ("std::optional<std::string>", "", "a string"),
-    "path": ("std::optional<std::string>", "", "a path"),
-    "word": ("std::optional<std::string>", "", "one of the words of the doc"),
+    "string": ("std::string", "", "a string (empty: not sent)"),
+    "path": ("std::string", "", "a path (empty: not sent)"),
+    "word": ("std::string", "", "one of the words of the doc (empty: not sent)"),
     "seconds": ("std::optional<double>", "_ms", "a duration in milliseconds (sent as the option's seconds)"),
     "count": ("std::optional<uint64_t>", "", "a whole number"),
     "strings": ("std::vector<std::string>", "", "strings (empty: not sent)"),
@@ -76,22 +76,22 @@ def main() -> None:
             sys.exit(f"gen.py: option {r['name']}: unknown kind {kind!r} (add it to TYPES)")
         ctype, suffix, holds = TYPES[kind]
         member = r["name"] + suffix
-        names.append((r["name"], member))
+        names.append((r["name"], member, kind))
         out += comment(f"Option `{r['name']}` ({kind}{', a list' if r['list'] else ''}"
                        f"{', secret' if r['secret'] else ''}; here {holds}): {r['doc']}", "    ")
         out.append(f"    {ctype} {member};")
     out += [
         "",
-        "    /// Calls f(\"name\", member) for every option of the table, in the table's order.",
+        "    /// Calls f(\"name\", member, \"kind\") for every option of the table, in its order.",
         "    template <class F> void for_each_option(F &&f) {",
     ]
-    out += [f'        f("{n}", {m});' for n, m in names]
+    out += [f'        f("{n}", {m}, "{k}");' for n, m, k in names]
     out += [
         "    }",
-        "    /// Calls f(\"name\", member) for every option of the table, in the table's order.",
+        "    /// Calls f(\"name\", member, \"kind\") for every option of the table, in its order.",
         "    template <class F> void for_each_option(F &&f) const {",
     ]
-    out += [f'        f("{n}", {m});' for n, m in names]
+    out += [f'        f("{n}", {m}, "{k}");' for n, m, k in names]
     out += [
         "    }",
         f"    /// The number of options in the table this header was generated from.",
