@@ -673,6 +673,23 @@ public:
         check(codex_client_server_pid(c_, &pid));
         return pid;
     }
+    /// The connected app-server's Codex version placed in the supported window, as JSON
+    /// {"version","position","matches","window"} (codex_client_server_version, ABI 1.10).
+    /// Throws CODEX_STATUS_NOT_CONNECTED, or CODEX_STATUS_INVALID_STATE when the server is not a
+    /// Codex app-server.
+    std::string server_version() const {
+        char *v = nullptr;
+        check(codex_client_server_version(c_, &v));
+        return detail::take_string(v);
+    }
+    /// Whether the connected app-server has client method `method`, by the window's method
+    /// table (codex_client_supports, ABI 1.10): calling one it lacks throws
+    /// CODEX_STATUS_UNSUPPORTED_BY_VERSION at once. Throws as server_version().
+    bool supports(const std::string &method) const {
+        bool has = false;
+        check(codex_client_supports(c_, method.c_str(), &has));
+        return has;
+    }
     /// thread/start; returns the thread id.
     std::string thread_start(const std::string &params_json = "{}", uint64_t timeout_ms = 0) {
         char *t = nullptr;

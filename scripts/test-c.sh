@@ -315,6 +315,8 @@ done
 for cv in $CODEX_SMOKE; do
   [ -x "$OUT/test_version" ] && run "test_version on Codex $cv (smoke)" env CODEX_VERSION="$cv" \
     CODEX_BIN="$(readlink -f "$ROOT/.cache/codex-$cv")" CODEX_SMOKE_ONLY=1 "$OUT/test_version"
+  [ -x "$OUT/test_version_cpp" ] && run "test_version_cpp on Codex $cv (smoke)" env CODEX_VERSION="$cv" \
+    CODEX_BIN="$(readlink -f "$ROOT/.cache/codex-$cv")" "$OUT/test_version_cpp"
 done
 [ -x "$OUT/example_c" ] && run "example C (stream a turn, approval, interrupt)" "$OUT/example_c"
 [ -x "$OUT/example_c" ] && run "example C --decline (approval declined, command did not run)" "$OUT/example_c" --decline
