@@ -12,7 +12,7 @@
 //
 // Build: c++ -std=c++17 mcp_tools.cpp $(pkg-config --cflags --libs codexclient) -lpthread
 //
-// codex::Client's MCP helpers (list_tools, call_tool, read_resource, get_prompt, ping, ...)
+// codex::McpClient's MCP helpers (list_tools, call_tool, read_resource, get_prompt, ping, ...)
 // return the results as JSON text; the library names the methods and builds the params.
 // Server requests reach on_server_request() on the library's dispatch thread: this example
 // declines elicitations (asking a user is up to a real program) and lets everything else be
@@ -83,7 +83,7 @@ int main(int argc, char **argv) {
     if (o.command.empty() == o.transport.empty()) return usage(argv[0]);
 
     try {
-        codex::Client c(o);
+        codex::McpClient c(o);
         c.on_notification([](const codex::EventView &ev) {
             std::cerr << "[notification] " << ev.method() << " " << ev.params() << "\n";
         });
