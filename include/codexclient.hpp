@@ -641,8 +641,8 @@ public:
             std::lock_guard<std::mutex> g(slots_->mu);
             slots_->request = p;
         }
-        check(codex_client_register_callback(c_, CODEX_CALLBACK_SERVER_REQUEST, p ? &Connection::request_tramp : nullptr,
-                                             p ? slots_.get() : nullptr));
+        check(codex_client_register_callback(c_, CODEX_CALLBACK_SERVER_REQUEST,
+                                             p ? &Connection::request_tramp : nullptr, p ? slots_.get() : nullptr));
     }
 
     /// Blocking request; returns the result JSON. timeout_ms 0 = default.
@@ -1052,46 +1052,105 @@ public:
 
 
     /// Deprecated: use codex::McpClient::mcp_call() (the MCP requests are the MCP client's).
-    [[deprecated("use codex::McpClient")]] std::string mcp_call(const std::string &name, const std::optional<std::string> &subject = std::nullopt,
-                         const std::string &arguments_json = "", uint64_t timeout_ms = 0) { return Connection::mcp_call(name, subject, arguments_json, timeout_ms); }
+    [[deprecated("use codex::McpClient")]]
+    std::string mcp_call(const std::string &name, const std::optional<std::string> &subject = std::nullopt,
+                         const std::string &arguments_json = "", uint64_t timeout_ms = 0) {
+        return Connection::mcp_call(name, subject, arguments_json, timeout_ms);
+    }
     /// Deprecated: use codex::McpClient::mcp_request() (the MCP requests are the MCP client's).
-    [[deprecated("use codex::McpClient")]] uint64_t mcp_request(const std::string &name, const std::optional<std::string> &subject,
-                         const std::string &arguments_json, uint64_t timeout_ms, EventFn done) { return Connection::mcp_request(name, subject, arguments_json, timeout_ms, std::move(done)); }
+    [[deprecated("use codex::McpClient")]]
+    uint64_t mcp_request(const std::string &name, const std::optional<std::string> &subject,
+                         const std::string &arguments_json, uint64_t timeout_ms, EventFn done) {
+        return Connection::mcp_request(name, subject, arguments_json, timeout_ms, std::move(done));
+    }
     /// Deprecated: use codex::McpClient::list_tools() (the MCP requests are the MCP client's).
-    [[deprecated("use codex::McpClient")]] std::string list_tools(const std::string &cursor = "") { return Connection::list_tools(cursor); }
+    [[deprecated("use codex::McpClient")]]
+    std::string list_tools(const std::string &cursor = "") {
+        return Connection::list_tools(cursor);
+    }
     /// Deprecated: use codex::McpClient::call_tool() (the MCP requests are the MCP client's).
-    [[deprecated("use codex::McpClient")]] std::string call_tool(const std::string &name, const std::string &arguments_json = "{}", uint64_t timeout_ms = 0) { return Connection::call_tool(name, arguments_json, timeout_ms); }
+    [[deprecated("use codex::McpClient")]]
+    std::string call_tool(const std::string &name, const std::string &arguments_json = "{}",
+                          uint64_t timeout_ms = 0) {
+        return Connection::call_tool(name, arguments_json, timeout_ms);
+    }
     /// Deprecated: use codex::McpClient::list_resources() (the MCP requests are the MCP client's).
-    [[deprecated("use codex::McpClient")]] std::string list_resources(const std::string &cursor = "") { return Connection::list_resources(cursor); }
+    [[deprecated("use codex::McpClient")]]
+    std::string list_resources(const std::string &cursor = "") {
+        return Connection::list_resources(cursor);
+    }
     /// Deprecated: use codex::McpClient::list_resource_templates() (the MCP requests are the MCP client's).
-    [[deprecated("use codex::McpClient")]] std::string list_resource_templates(const std::string &cursor = "") { return Connection::list_resource_templates(cursor); }
+    [[deprecated("use codex::McpClient")]]
+    std::string list_resource_templates(const std::string &cursor = "") {
+        return Connection::list_resource_templates(cursor);
+    }
     /// Deprecated: use codex::McpClient::read_resource() (the MCP requests are the MCP client's).
-    [[deprecated("use codex::McpClient")]] std::string read_resource(const std::string &uri) { return Connection::read_resource(uri); }
+    [[deprecated("use codex::McpClient")]]
+    std::string read_resource(const std::string &uri) {
+        return Connection::read_resource(uri);
+    }
     /// Deprecated: use codex::McpClient::subscribe_resource() (the MCP requests are the MCP client's).
-    [[deprecated("use codex::McpClient")]] void subscribe_resource(const std::string &uri) { Connection::subscribe_resource(uri); }
+    [[deprecated("use codex::McpClient")]]
+    void subscribe_resource(const std::string &uri) {
+        Connection::subscribe_resource(uri);
+    }
     /// Deprecated: use codex::McpClient::unsubscribe_resource() (the MCP requests are the MCP client's).
-    [[deprecated("use codex::McpClient")]] void unsubscribe_resource(const std::string &uri) { Connection::unsubscribe_resource(uri); }
+    [[deprecated("use codex::McpClient")]]
+    void unsubscribe_resource(const std::string &uri) {
+        Connection::unsubscribe_resource(uri);
+    }
     /// Deprecated: use codex::McpClient::list_prompts() (the MCP requests are the MCP client's).
-    [[deprecated("use codex::McpClient")]] std::string list_prompts(const std::string &cursor = "") { return Connection::list_prompts(cursor); }
+    [[deprecated("use codex::McpClient")]]
+    std::string list_prompts(const std::string &cursor = "") {
+        return Connection::list_prompts(cursor);
+    }
     /// Deprecated: use codex::McpClient::get_prompt() (the MCP requests are the MCP client's).
-    [[deprecated("use codex::McpClient")]] std::string get_prompt(const std::string &name, const std::string &arguments_json = "{}") { return Connection::get_prompt(name, arguments_json); }
+    [[deprecated("use codex::McpClient")]]
+    std::string get_prompt(const std::string &name, const std::string &arguments_json = "{}") {
+        return Connection::get_prompt(name, arguments_json);
+    }
     /// Deprecated: use codex::McpClient::complete() (the MCP requests are the MCP client's).
-    [[deprecated("use codex::McpClient")]] std::string complete(const std::string &params_json) { return Connection::complete(params_json); }
+    [[deprecated("use codex::McpClient")]]
+    std::string complete(const std::string &params_json) {
+        return Connection::complete(params_json);
+    }
     /// Deprecated: use codex::McpClient::set_logging_level() (the MCP requests are the MCP client's).
-    [[deprecated("use codex::McpClient")]] void set_logging_level(const std::string &level) { Connection::set_logging_level(level); }
+    [[deprecated("use codex::McpClient")]]
+    void set_logging_level(const std::string &level) {
+        Connection::set_logging_level(level);
+    }
     /// Deprecated: use codex::McpClient::ping() (the MCP requests are the MCP client's).
-    [[deprecated("use codex::McpClient")]] void ping(uint64_t timeout_ms = 0) { Connection::ping(timeout_ms); }
+    [[deprecated("use codex::McpClient")]]
+    void ping(uint64_t timeout_ms = 0) {
+        Connection::ping(timeout_ms);
+    }
     /// Deprecated: use codex::McpClient::listen() (the MCP requests are the MCP client's).
-    [[deprecated("use codex::McpClient")]] Listen listen(const std::string &filter_json = "{}", uint64_t timeout_ms = 0) { return Connection::listen(filter_json, timeout_ms); }
+    [[deprecated("use codex::McpClient")]]
+    Listen listen(const std::string &filter_json = "{}", uint64_t timeout_ms = 0) {
+        return Connection::listen(filter_json, timeout_ms);
+    }
     /// Deprecated: use codex::McpClient::mcp_skills_list() (the MCP requests are the MCP client's).
-    [[deprecated("use codex::McpClient")]] std::string mcp_skills_list(bool all_pages = true, const std::string &cursor = "") { return Connection::mcp_skills_list(all_pages, cursor); }
+    [[deprecated("use codex::McpClient")]]
+    std::string mcp_skills_list(bool all_pages = true, const std::string &cursor = "") {
+        return Connection::mcp_skills_list(all_pages, cursor);
+    }
     /// Deprecated: use codex::McpClient::mcp_skill_load() (the MCP requests are the MCP client's).
-    [[deprecated("use codex::McpClient")]] std::string mcp_skill_load(const std::string &skill) { return Connection::mcp_skill_load(skill); }
+    [[deprecated("use codex::McpClient")]]
+    std::string mcp_skill_load(const std::string &skill) {
+        return Connection::mcp_skill_load(skill);
+    }
     /// Deprecated: use codex::McpClient::mcp_method() (the MCP requests are the MCP client's).
-    [[deprecated("use codex::McpClient")]] static std::string mcp_method(const std::string &name) { return Connection::mcp_method(name); }
+    [[deprecated("use codex::McpClient")]]
+    static std::string mcp_method(const std::string &name) {
+        return Connection::mcp_method(name);
+    }
     /// Deprecated: use codex::McpClient::mcp_params() (the MCP requests are the MCP client's).
-    [[deprecated("use codex::McpClient")]] static std::string mcp_params(const std::string &name, const std::optional<std::string> &subject = std::nullopt,
-                                  const std::string &arguments_json = "") { return Connection::mcp_params(name, subject, arguments_json); }
+    [[deprecated("use codex::McpClient")]]
+    static std::string mcp_params(const std::string &name,
+                                  const std::optional<std::string> &subject = std::nullopt,
+                                  const std::string &arguments_json = "") {
+        return Connection::mcp_params(name, subject, arguments_json);
+    }
 
 private:
     Login start_login(bool device_code) {
