@@ -164,9 +164,22 @@ CXXFLAGS=(-std=c++17 "${CWARN[@]}" -g -O1 -Iinclude -Itests/c)
 LDLIB=(-L"$LIBDIR" -Wl,-rpath,"$LIBDIR" -lcodexclient -lpthread)
 ASANF=(-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined)
 
-compile() { # name, command...
+# The compilations (each test plainly and with ASan, the examples: ~60 single-threaded compiler
+# runs, ~50 s of CPU) run two at a time; compiled() then reports each, in the order started.
+COMPILE_JOBS=2 COMPILE_NAMES=() COMPILE_PIDS=()
+compile() { # name, command...: started in the background
   local name=$1; shift
-  if "$@" 2>"$OUT/$name.compile.log"; then pass "compile $name"; else cat "$OUT/$name.compile.log" >&2; fail "compile $name"; fi
+  while [ "$(jobs -rp | wc -l)" -ge "$COMPILE_JOBS" ]; do wait -n || true; done
+  "$@" 2>"$OUT/$name.compile.log" &
+  COMPILE_NAMES+=("$name") COMPILE_PIDS+=($!)
+}
+compiled() { # waits for every compile() and reports each (ok / FAIL with its log)
+  local i name
+  for i in "${!COMPILE_PIDS[@]}"; do
+    name=${COMPILE_NAMES[$i]}
+    if wait "${COMPILE_PIDS[$i]}"; then pass "compile $name"; else cat "$OUT/$name.compile.log" >&2; fail "compile $name"; fi
+  done
+  COMPILE_NAMES=() COMPILE_PIDS=()
 }
 compile header-c99 cc "${CFLAGS[@]}" -c tests/c/header_check.c -o "$OUT/header_check_c.o"
 compile header-cxx17 c++ "${CXXFLAGS[@]}" -c tests/c/header_check.cpp -o "$OUT/header_check_cpp.o"
@@ -191,6 +204,7 @@ compile example-oauth-c cc "${CFLAGS[@]}" examples/c/mcp_oauth.c -o "$OUT/exampl
 # Static linking works too (pkg-config's Libs.private).
 compile example-c-static cc "${CFLAGS[@]}" examples/c/stream_turn.c -o "$OUT/example_c_static" \
   "$LIBDIR/libcodexclient.a" -lpthread -ldl -lm
+compiled
 
 # ---------------------------------------------------------------- install + pkg-config
 PREFIX="$OUT/prefix"
