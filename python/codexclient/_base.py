@@ -13,7 +13,7 @@ from typing import Type, TypeVar, Union, cast
 from . import _native
 from ._auth import Authorize, LoopbackBrowser, TokenStore, auth_options
 from ._errors import InvalidArgumentError
-from ._handlers import Handlers, logger
+from ._handlers import CodexHandlers, Handlers, McpHandlers, logger
 from ._inputs import Input, PathLike, Root, Skills, input_json, skills_list_arg
 from ._json import Params, arguments_json, as_params, build_params, dumps, keyword_params, loads
 from ._lifecycle import track_client
@@ -75,14 +75,23 @@ _NOT_OPTIONS = ("self", "config", "authorize", "token_store")
 ``config_overrides``; the MCP authorization callbacks)."""
 
 
+def mcp_server(transport: Optional[str], command: Optional[Sequence[Any]]) -> bool:
+    """Whether the options name an MCP server (``command=[...]``, ``transport="mcp+stdio…"``,
+    ``"http://…"``, ``"https://…"``) rather than Codex (the app-server transports, ``exec``,
+    and ``mcp``: Codex's own ``codex mcp-server``)."""
+    return command is not None or (transport or "").startswith(("mcp+", "http://", "https://"))
+
+
 def _same(v: Any) -> Any:
     return v
 
 
 class ClientBase(Handlers):
-    """What :class:`Client` and :class:`AsyncClient` share: options, handlers, dispatch and
-    the helpers. A subclass supplies :meth:`_call` (blocking or awaitable) and the typed
-    methods around it."""
+    """What every client shares, whatever its protocol (:class:`CodexClient`,
+    :class:`McpClient` and their asyncio twins): options, state, handlers, dispatch and the
+    private calls. A subclass supplies :meth:`_call` (blocking or awaitable) and the typed
+    methods around it; the public methods of one protocol are on :class:`CodexBase` or
+    :class:`McpBase`."""
 
     _callbacks = False
     """Whether the core runs the handlers on its dispatch thread (else the loop drains)."""
@@ -176,6 +185,7 @@ class ClientBase(Handlers):
         opts.update(auth_options(authorize, token_store, self, oauth_authorize_timeout))
         if config is not None:
             opts["config_overrides"] = _pairs(config) + list(opts.get("config_overrides", []))
+        self._check_protocol(mcp_server(transport, command))
         delivery = "callbacks" if self._callbacks else "poll"
         self._native = _native.NativeClient(delivery=delivery, **opts)
         self._init_handlers()
@@ -185,6 +195,10 @@ class ClientBase(Handlers):
 
     def _setup(self) -> None:
         """Set up the subclass's delivery (end of ``__init__``)."""
+
+    def _check_protocol(self, mcp: bool) -> None:
+        """Refuse a server of the other protocol (``mcp``: the options name an MCP server);
+        before anything is created."""
 
     # -- state -------------------------------------------------------------------------------
 
@@ -203,27 +217,6 @@ class ClientBase(Handlers):
     def initialize_result(self) -> Optional[InitializeResult]:
         """What the server answered to ``initialize`` (``None`` before ``connect()``)."""
         return self._init
-
-    @property
-    def server_version(self) -> Optional[Dict[str, Any]]:
-        """The connected app-server's Codex version placed in the supported window:
-        ``{"version": "0.171.0" or None, "position": "inside" | "older" | "newer" | "unknown",
-        "matches": the window version it is or None, "window": [every window version]}``.
-        ``None`` when not connected, or when the server is not a Codex app-server (an MCP
-        server, the ``exec`` or ``codex-mcp-server`` transport). A server outside the window
-        is connected anyway (one WARNING log line and an ``outside_window``
-        :class:`ConnectionEvent`)."""
-        text = self._native.server_version
-        return None if text is None else loads(text)
-
-    def supports(self, method: str) -> bool:
-        """Whether the connected app-server has client method ``method``, by the window's
-        method table: for a window version, exactly; for a server outside the window, whether
-        some window version has it; a method of no window version: ``False``. Calling a method
-        the server's (window) version lacks raises :class:`UnsupportedByVersionError` before
-        anything is sent. Raises :class:`NotConnectedError`, or :class:`InvalidStateError`
-        when the server is not a Codex app-server."""
-        return self._native.supports(method)
 
     @property
     def stderr_tail(self) -> str:
@@ -330,22 +323,6 @@ class ClientBase(Handlers):
         """The skill ``skill`` loaded and checked (``NativeClient.skill_load``)."""
         return self._call(lambda aio: self._native.skill_load(skill, aio))
 
-    def add_skill_source(self, label: str, server: "ClientBase") -> None:
-        """Let this Codex client's turns use the skills of the MCP server ``server`` (a
-        connected MCP client, sync or async) under ``label`` (1-64 of ``A-Z a-z 0-9 - _ .``,
-        your name for that server). A turn then selects one as ``"name@label"`` (or
-        ``"skill://.../SKILL.md@label"``) in ``skills=``; it is loaded and checked (size,
-        SHA-256 digest, frontmatter) when the turn starts and goes to Codex as a text block
-        naming the server, so the option ``skill_emulation`` must be ``"when_needed"`` or
-        ``"always"``. The same label again replaces the server. Raises
-        :class:`InvalidArgumentError` for a bad label, an MCP client here, or a ``server``
-        that is not an MCP client."""
-        self._native.add_skill_source(label, server._native)
-
-    def remove_skill_source(self, label: str) -> bool:
-        """Forget the skill source ``label``; whether there was one."""
-        return bool(self._native.remove_skill_source(label))
-
     def _complete(
         self, argument: str, value: str, prompt: Optional[str], resource: Optional[str],
         timeout: Optional[float],
@@ -370,6 +347,54 @@ class ClientBase(Handlers):
         sk = skills_list_arg(skills)
         start = lambda aio: self._native.start_turn(thread_id, i, o, aio, sk)  # noqa: E731
         return self._call(start, lambda nt: self._turn_class(self, nt))
+
+
+class CodexBase(CodexHandlers, ClientBase):
+    """The Codex clients' own part of what sync and async share: the server's version, its
+    method table and the skill sources of turns (:class:`CodexClient`,
+    :class:`AsyncCodexClient`)."""
+
+    @property
+    def server_version(self) -> Optional[Dict[str, Any]]:
+        """The connected app-server's Codex version placed in the supported window:
+        ``{"version": "0.171.0" or None, "position": "inside" | "older" | "newer" | "unknown",
+        "matches": the window version it is or None, "window": [every window version]}``.
+        ``None`` when not connected, or when the server is not a Codex app-server (an MCP
+        server, the ``exec`` or ``codex-mcp-server`` transport). A server outside the window
+        is connected anyway (one WARNING log line and an ``outside_window``
+        :class:`ConnectionEvent`)."""
+        text = self._native.server_version
+        return None if text is None else loads(text)
+
+    def supports(self, method: str) -> bool:
+        """Whether the connected app-server has client method ``method``, by the window's
+        method table: for a window version, exactly; for a server outside the window, whether
+        some window version has it; a method of no window version: ``False``. Calling a method
+        the server's (window) version lacks raises :class:`UnsupportedByVersionError` before
+        anything is sent. Raises :class:`NotConnectedError`, or :class:`InvalidStateError`
+        when the server is not a Codex app-server."""
+        return self._native.supports(method)
+
+    def add_skill_source(self, label: str, server: "ClientBase") -> None:
+        """Let this Codex client's turns use the skills of the MCP server ``server`` (a
+        connected MCP client, sync or async) under ``label`` (1-64 of ``A-Z a-z 0-9 - _ .``,
+        your name for that server). A turn then selects one as ``"name@label"`` (or
+        ``"skill://.../SKILL.md@label"``) in ``skills=``; it is loaded and checked (size,
+        SHA-256 digest, frontmatter) when the turn starts and goes to Codex as a text block
+        naming the server, so the option ``skill_emulation`` must be ``"when_needed"`` or
+        ``"always"``. The same label again replaces the server. Raises
+        :class:`InvalidArgumentError` for a bad label, an MCP client here, or a ``server``
+        that is not an MCP client."""
+        self._native.add_skill_source(label, server._native)
+
+    def remove_skill_source(self, label: str) -> bool:
+        """Forget the skill source ``label``; whether there was one."""
+        return bool(self._native.remove_skill_source(label))
+
+
+class McpBase(McpHandlers, ClientBase):
+    """The MCP clients' own part of what sync and async share: the handlers of the server's
+    sampling and roots requests (:class:`McpClient`, :class:`AsyncMcpClient`)."""
 
 
 class ToolCallBase:
