@@ -354,6 +354,14 @@ class CodexBase(CodexHandlers, ClientBase):
     method table and the skill sources of turns (:class:`CodexClient`,
     :class:`AsyncCodexClient`)."""
 
+    def _check_protocol(self, mcp: bool) -> None:
+        if mcp:
+            new = "AsyncMcpClient" if type(self).__name__.startswith("Async") else "McpClient"
+            raise InvalidArgumentError(
+                f"{type(self).__name__} connects to Codex; for an MCP server (command=, "
+                f'transport="mcp+stdio..." or "http(s)://...") use {new}'
+            )
+
     @property
     def server_version(self) -> Optional[Dict[str, Any]]:
         """The connected app-server's Codex version placed in the supported window:
