@@ -75,11 +75,13 @@ _NOT_OPTIONS = ("self", "config", "authorize", "token_store")
 ``config_overrides``; the MCP authorization callbacks)."""
 
 
-def mcp_server(transport: Optional[str], command: Optional[Sequence[Any]]) -> bool:
+def mcp_server(transport: Any, command: Any) -> bool:
     """Whether the options name an MCP server (``command=[...]``, ``transport="mcp+stdio…"``,
     ``"http://…"``, ``"https://…"``) rather than Codex (the app-server transports, ``exec``,
     and ``mcp``: Codex's own ``codex mcp-server``)."""
-    return command is not None or (transport or "").startswith(("mcp+", "http://", "https://"))
+    if command is not None:
+        return True
+    return isinstance(transport, str) and transport.startswith(("mcp+", "http://", "https://"))
 
 
 def _same(v: Any) -> Any:
