@@ -30,6 +30,7 @@ from ._results import InitializeResult, TurnResult
 from ._errors import NotConnectedError
 from ._native import CallToolResult, Progress
 from ._keywords import AsyncClientKeywords, AsyncThreadKeywords
+from ._option_keywords import CodexKeywords
 from ._options import with_options
 from ._requests import AsyncRequests
 from ._sync import CodexClient, Thread
@@ -333,7 +334,7 @@ class AsyncClientBase(ClientBase):
 
 
 @with_options
-class AsyncCodexClient(AsyncClientKeywords[AsyncThread], AsyncRequests, CodexBase, AsyncClientBase):
+class AsyncCodexClient(CodexKeywords, AsyncClientKeywords[AsyncThread], AsyncRequests, CodexBase, AsyncClientBase):
     """A connection to OpenAI Codex for asyncio code: ``codex app-server`` (threads, turns,
     approvals, account and login, the app-server helpers, ``skills/list``), or Codex behind
     the ``exec`` and ``mcp`` (``codex mcp-server``) transports. For any other MCP server use

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any, Callable, TypeVar
 from ._async import AsyncCodexClient
 from ._mcp_async import AsyncMcpClient, AsyncToolCall
 from ._mcp_sync import McpClient, ToolCall
+from ._option_keywords import AllKeywords
 from ._options import with_options
 from ._sync import CodexClient
 
@@ -53,12 +54,12 @@ def warn_mcp(cls: type, mcp: bool) -> None:
             f"{cls.__name__}(...) for an MCP server is deprecated: use {new}(...), which takes "
             "the same keywords",
             DeprecationWarning,
-            stacklevel=4,  # warn_mcp <- _check_protocol <- __init__ <- the caller
+            stacklevel=5,  # warn_mcp <- _check_protocol <- _start <- __init__ <- the caller
         )
 
 
 @with_options
-class Client(CodexClient):
+class Client(AllKeywords, CodexClient):
     """The blocking Codex client (a :class:`CodexClient`). Deprecated on it: the MCP methods
     (now :class:`McpClient`'s; each alias warns and forwards) and making it for an MCP server
     (``command=``, ``transport="mcp+stdio…"``/``"http(s)://…"``: it connects, with a
@@ -100,7 +101,7 @@ class Client(CodexClient):
 
 
 @with_options
-class AsyncClient(AsyncCodexClient):
+class AsyncClient(AllKeywords, AsyncCodexClient):
     """The asyncio Codex client (an :class:`AsyncCodexClient`). Deprecated on it: the MCP
     methods (now :class:`AsyncMcpClient`'s; each alias warns when called and forwards) and
     making it for an MCP server (it connects, with a :class:`DeprecationWarning`); use

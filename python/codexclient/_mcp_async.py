@@ -15,6 +15,7 @@ from ._handlers import ProgressHandler
 from ._json import Params, arguments_json as _args
 from ._mcp_sync import McpClient, refuse_codex
 from ._native import CallToolResult, Progress
+from ._option_keywords import McpKeywords
 from ._options import with_options
 
 Timeout = Optional[float]
@@ -72,7 +73,7 @@ class AsyncToolCall(ToolCallBase):
 
 
 @with_options
-class AsyncMcpClient(McpBase, AsyncClientBase):
+class AsyncMcpClient(McpKeywords, McpBase, AsyncClientBase):
     """A connection to any MCP server for asyncio code: the awaitable surface of
     :class:`McpClient` (the same options, methods and handlers; see there).
 

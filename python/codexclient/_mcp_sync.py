@@ -15,6 +15,7 @@ from ._json import Params, arguments_json as _args
 from ._listen import Listen, listen_filter
 from ._native import CallToolResult, Completion, GetPromptResult, Progress, Prompt, Resource
 from ._native import ResourceContents, ResourceTemplate, Task, Tool
+from ._option_keywords import McpKeywords
 from ._options import with_options
 from ._results import Page
 from ._sync import SyncClientBase
@@ -72,7 +73,7 @@ class ToolCall(ToolCallBase):
 
 
 @with_options
-class McpClient(McpBase, SyncClientBase):
+class McpClient(McpKeywords, McpBase, SyncClientBase):
     """A blocking connection to any MCP server: an MCP server by ``command=[PROGRAM, ARG,
     ...]`` (stdio; ``env``, ``clear_env`` and ``cwd`` apply to it),
     ``transport="mcp+stdio:PROGRAM ARG…"`` or ``transport="http://…/mcp"`` (Streamable HTTP;

@@ -14,6 +14,9 @@ OPTIONS: List[Dict[str, Any]] = json.loads(_native.option_keys())
 """Every option: ``name``, ``kind``, ``list``, ``secret``, ``doc``, ``default``, ``range``
 (``[min, max]`` besides 0, or ``None``), ``unit``, ``zero`` (what 0 means), ``clients``."""
 
+OPTION_NAMES = frozenset(k["name"] for k in OPTIONS)
+"""The names of every option of the table."""
+
 
 def _number(v: float) -> str:
     return str(int(v)) if float(v).is_integer() else repr(v)

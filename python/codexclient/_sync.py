@@ -27,6 +27,7 @@ from ._inputs import Input, Skills
 from ._json import Params, loads
 from ._results import InitializeResult, TurnResult
 from ._keywords import ClientKeywords, ThreadKeywords
+from ._option_keywords import CodexKeywords
 from ._requests import SyncRequests
 
 Timeout = Optional[float]
@@ -175,7 +176,7 @@ class SyncClientBase(ClientBase):
 
 
 @with_options
-class CodexClient(ClientKeywords[Thread], SyncRequests, CodexBase, SyncClientBase):
+class CodexClient(CodexKeywords, ClientKeywords[Thread], SyncRequests, CodexBase, SyncClientBase):
     """A blocking connection to OpenAI Codex: ``codex app-server`` (threads, turns, approvals,
     account and login, the app-server helpers, ``skills/list``), or Codex behind the ``exec``
     and ``mcp`` (``codex mcp-server``) transports. For any other MCP server use
