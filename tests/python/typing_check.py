@@ -219,6 +219,12 @@ def one_protocol_per_class(
     mcp.thread_start()  # type: ignore[attr-defined]
     with codexclient.McpClient(command=["server"]) as m:
         assert_type(m, codexclient.McpClient)
+    # each class takes its clients' options (generated from the core's table); another
+    # client's option, or a wrongly typed one, is a type error
+    codexclient.McpClient(command=["server"], codex_home="/h")  # type: ignore[arg-type]
+    codexclient.CodexClient(mcp_cache=True)  # type: ignore[arg-type]
+    codexclient.CodexClient(default_timeout="soon")  # type: ignore[arg-type]
+    codexclient.Client(command=["server"], codex_home="/h", mcp_cache=True)
     with codexclient.CodexClient() as c:
         assert_type(c, codexclient.CodexClient)
 
