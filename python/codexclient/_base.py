@@ -46,7 +46,7 @@ def aio(f: Callable[Concatenate[Any, _P], R]) -> Callable[Concatenate[Any, _P], 
 
     for name in ("__module__", "__name__", "__doc__"):
         setattr(method, name, getattr(f, name))
-    method.__qualname__ = "Async" + f.__qualname__  # Client.x -> AsyncClient.x
+    method.__qualname__ = "Async" + f.__qualname__  # CodexClient.x -> AsyncCodexClient.x
     # help() shows the parameters (the result is awaitable, of the async surface's type).
     sig = inspect.signature(f).replace(return_annotation=inspect.Signature.empty)
     setattr(method, "__signature__", sig)

@@ -133,8 +133,8 @@ class Handlers:
     which decides who handles what (a method's handler, else the ``"*"`` fallback, else
     fail-closed); this class only wraps each Python callable as a core handler (the answer
     from its return value, ``async def`` handlers run by the client, errors logged). The
-    core runs them on its dispatch thread (:class:`Client`), on the loop thread when the
-    event descriptor is readable (:class:`AsyncClient`), or as a turn being iterated hands
+    core runs them on its dispatch thread (:class:`CodexClient`, :class:`McpClient`), on the loop thread when the
+    event descriptor is readable (:class:`AsyncCodexClient`, :class:`AsyncMcpClient`), or as a turn being iterated hands
     its server requests over."""
 
     _native: _native.NativeClient

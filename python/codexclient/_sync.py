@@ -39,7 +39,7 @@ def _nothing(_: Any) -> None:
 
 
 class Thread(ThreadKeywords["Thread", "Turn"], ThreadBase):
-    """A conversation thread of a :class:`Client`: :meth:`run` a turn to its end,
+    """A conversation thread of a :class:`CodexClient`: :meth:`run` a turn to its end,
     :meth:`run_streamed` to iterate its events (their keywords are ``turn/start``'s params,
     typed: see :mod:`codexclient._keywords`)."""
 
