@@ -83,7 +83,9 @@ def mcp_server(transport: Any, command: Any) -> bool:
     and ``mcp``: Codex's own ``codex mcp-server``)."""
     if command is not None:
         return True
-    return isinstance(transport, str) and transport.startswith(("mcp+", "http://", "https://"))
+    return isinstance(transport, str) and (
+        transport == "mcp+stdio" or transport.startswith(("mcp+stdio:", "http://", "https://"))
+    )
 
 
 def _same(v: Any) -> Any:
