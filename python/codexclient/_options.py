@@ -58,6 +58,6 @@ _C = TypeVar("_C", bound=type)
 def with_options(cls: _C) -> _C:
     """Append the options section of the options ``cls`` takes (the keywords of its
     generated ``__init__``, :mod:`._option_keywords`) to its docstring."""
-    names = set(inspect.signature(cls.__init__).parameters)
+    names = set(inspect.signature(getattr(cls, "__init__")).parameters)
     cls.__doc__ = (cls.__doc__ or "").rstrip() + "\n\n    " + options_doc(names) + "\n"
     return cls
