@@ -143,3 +143,54 @@ def test_docstrings_state_the_table_not_prose() -> None:
         # No default restated in the written prose (the issue's "default 300", "at most 0.01").
         prose = doc.split("Options by keyword")[0]
         assert "default 300" not in prose and "at most 0.01" not in prose and "default 30 s" not in prose
+
+
+def _edges(k: Dict[str, Any]) -> List[Any]:
+    """The edge values of a key with a range, as the C and C++ agreement tests take them
+    (tests/c/option_edges.h): (label, value, taken, effective, zero_is_off)."""
+    lo, hi = k["range"]
+    default, zero = k["default"], k["zero"]
+
+    def expect(label: str, v: float) -> Any:
+        if v == 0 and zero in ("the default", "off"):
+            return (label, v, True, default, zero == "off")
+        if lo <= v <= hi:
+            return (label, v, True, v, False)
+        return (label, v, False, default, False)
+
+    out = [("default", default, True, default, False), ("None", None, True, default, False)]
+    if lo != 0:
+        out.append(expect("min", lo))
+    out += [expect("max", hi), expect("min-1", lo - 1), expect("max+1", hi + 1), expect("0", 0)]
+    if k["kind"] == "count":  # whole numbers: given as int, as a Python caller would
+        out = [(lb, int(v) if isinstance(v, float) else v, ok, eff, off) for lb, v, ok, eff, off in out]
+    return out
+
+
+RANGED = [k for k in KEYS if k["range"] is not None]
+
+
+@pytest.mark.parametrize("key", RANGED, ids=lambda k: k["name"])
+def test_every_ranged_key_at_min_max_and_past_them(key: Dict[str, Any]) -> None:
+    """Every key with a range, at min, max, min-1, max+1, 0, its default and None: taken or
+    refused (InvalidArgumentError naming the key) and read back as the table's row says; a
+    keyword of the Codex clients refused exactly when the row refuses the value."""
+    assert len(RANGED) >= 16
+    name = key["name"]
+    for label, value, ok, effective, off in _edges(key):
+        if ok:
+            got = json.loads(_native.effective_option(name, value))
+            assert got == pytest.approx(effective) or (off and got == 0), (name, label, value, got)
+        else:
+            with pytest.raises(InvalidArgumentError) as ei:
+                _native.effective_option(name, value)
+            assert name in str(ei.value), (label, str(ei.value))
+        if "app-server" not in key["clients"]:
+            continue  # an option of another client is refused on a Codex client by design
+        for cls in (CodexClient, AsyncCodexClient, Client, AsyncClient):
+            if ok:
+                c = cls(**{name: value})
+                c._life.release(False)
+            else:
+                with pytest.raises(InvalidArgumentError):
+                    cls(**{name: value})
