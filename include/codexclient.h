@@ -1601,7 +1601,7 @@ enum codex_status_t codex_options_add_env(struct codex_options_t *opts, const ch
 
 /**
  * Start the server with an empty environment plus the `codex_options_add_env` entries
- * (true) instead of the inherited one (false, the default).
+ * (true) instead of the inherited one (false). Option `clear_env`.
  * Errors: INVALID_ARGUMENT (not a live options object). Thread: any.
  */
 enum codex_status_t codex_options_set_clear_env(struct codex_options_t *opts, bool clear_env);
@@ -1621,8 +1621,8 @@ enum codex_status_t codex_options_set_codex_home(struct codex_options_t *opts, c
 
 /**
  * `clientInfo` sent in `initialize` (each string copied; each NULL restores its default):
- * `name` (default "codex-client"), `title` (default: none), `version` (default: the
- * library version). Nothing is changed when it fails.
+ * options `client_name`, `client_title` and `client_version` (their defaults:
+ * `codex_options_keys_json()`). Nothing is changed when it fails.
  * Errors: INVALID_ARGUMENT (not a live options object, a string not UTF-8). Thread: any.
  */
 enum codex_status_t codex_options_set_client_info(struct codex_options_t *opts, const char *name, const char *title, const char *version);

@@ -1,16 +1,20 @@
 /*
  * codexclient.hpp - header-only C++17 wrapper of codexclient.h (libcodexclient).
  *
- * RAII handles over the C API: codex::Client (codex_client_free on destruction, which
- * disconnects first), codex::Event (owned events from poll mode), codex::Request (an owned
- * server request; destroying it unanswered answers it fail-closed: approvals are declined).
- * Errors are thrown as codex::Error (status, message, JSON-RPC code/message/data).
- * codex::Options holds the options as C++ values; Options::build() turns them into the C
- * library's opaque codex_options_t (an OptionsHandle, freed automatically), which is what the
- * Client constructor passes to codex_client_new. Any option of the library, also one without
- * a member here (the exec transport's exec_*, retry_*, ...), is set by name with its value as
- * JSON: Options::set("exec_model", "\"gpt-5.1-codex\"") (codex_options_set, ABI 1.5;
- * Options::keys_json() lists them all).
+ * RAII handles over the C API, one class per protocol on one connection (codex::Connection:
+ * connect, raw requests, callbacks, poll mode): codex::Client (a Codex app-server, or Codex
+ * through the exec / codex-mcp-server transports: threads, turns, approvals, login) and
+ * codex::McpClient (any MCP server); both codex_client_free on destruction, which disconnects
+ * first. codex::Event (owned events from poll mode), codex::Request (an owned server request;
+ * destroying it unanswered answers it fail-closed: approvals are declined). Errors are thrown
+ * as codex::Error (status, message, JSON-RPC code/message/data).
+ * codex::Options holds the options as C++ values: one member per option of the library's
+ * table, generated from it (codexclient_options.hpp, by scripts/gen-cpp-options.sh); a member
+ * left unset is not sent, so the library's default applies. Options::build() turns them into
+ * the C library's opaque codex_options_t (an OptionsHandle, freed automatically), which is
+ * what the client constructors pass to codex_client_new. Any option may also be set by name
+ * with its value as JSON: Options::set("exec_model", "\"gpt-5.1-codex\"") (codex_options_set,
+ * ABI 1.5; Options::keys_json() lists them all).
  *
  * Callbacks are std::function objects. The Client stores its own copies (the objects you pass
  * may be destroyed right after the call). They run like the C callbacks: ALL of a client's
@@ -23,17 +27,17 @@
  * callbacks; after ~Client returns no callback runs again. codex::Request and codex::Event
  * objects may outlive the Client (a Request can then no longer be answered).
  *
- * MCP: the same Client drives any MCP server (Options::mcp_command, or a transport
+ * MCP: codex::McpClient drives any MCP server (Options::command, or a transport
  * "mcp+stdio:..." / "http(s)://..."): list_tools(), call_tool(), read_resource(),
  * list_prompts(), get_prompt(), complete(), set_logging_level(), ping() and mcp_call() /
  * mcp_request() for any of them by name, cancel_request() for async ones. The method names
  * and params come from the library (codex_mcp_method_name, codex_mcp_params): this header
- * spells no protocol.
+ * spells no protocol. (The same methods on codex::Client are deprecated spellings.)
  *
- * MCP subscriptions (2026-07-28; ABI 1.9): Client::listen() opens a subscriptions/listen
+ * MCP subscriptions (2026-07-28; ABI 1.9): McpClient::listen() opens a subscriptions/listen
  * stream and returns a codex::Listen once the server acknowledged it (acknowledged(): the
  * filter it honours); destroying the Listen closes the stream. Skills over MCP (ABI 1.7):
- * Client::mcp_skills_list(), mcp_skill_load(), and add_skill_source() / remove_skill_source()
+ * McpClient::mcp_skills_list(), mcp_skill_load(), and Client::add_skill_source() / remove_skill_source()
  * to let a Codex client's turns use an MCP server's skills.
  *
  * MCP authorization (OAuth 2.1; ABI 1.8): Options::oauth_authorizer (a function from the
@@ -48,7 +52,9 @@
 #ifndef CODEXCLIENT_HPP
 #define CODEXCLIENT_HPP
 
+#include <cstddef>
 #include <cstdint>
+#include <cstdio>
 #include <functional>
 #include <memory>
 #include <mutex>
@@ -131,9 +137,10 @@ inline std::string json_string(const std::string &s) {
 }
 
 /// Milliseconds as the JSON number of seconds the option table takes ("12.5" for 12500).
-inline std::string ms_json(uint64_t ms) {
-    std::string frac = std::to_string(ms % 1000);
-    return std::to_string(ms / 1000) + "." + std::string(3 - frac.size(), '0') + frac;
+inline std::string ms_json(double ms) {
+    char buf[40];
+    std::snprintf(buf, sizeof buf, "%.17g", ms / 1000.0);
+    return buf;
 }
 } // namespace detail
 
@@ -202,6 +209,7 @@ inline void oauth_clear(void *u, const char *server, codex_oauth_answer_t *a) no
 } // namespace detail
 
 class Client;
+class McpClient;
 
 /// A server request the program owns (move-only). Answer it with respond()/respond_error()
 /// from any thread, now or later. Destroying it unanswered answers it fail-closed (approvals
@@ -332,64 +340,84 @@ struct OptionsDeleter {
 /// An owned library options object (codex_options_t, opaque): codex_options_free on destruction.
 using OptionsHandle = std::unique_ptr<codex_options_t, OptionsDeleter>;
 
-/// Client options (owning strings). The Client turns them into the library's opaque options
-/// object with build(): one setter call per option that differs from its default, so a value
-/// a setter refuses (a bad transport spec, a token without ws://, an env entry that is not
-/// NAME=value) throws codex::Error(CODEX_STATUS_INVALID_ARGUMENT) naming it. An empty string
-/// or 0 leaves an option at the library's default: the defaults, ranges, units and what 0
-/// means are the library's option table (keys_json(); the Options page of the docs), never
-/// restated here. Rules between options (mcp_command with a transport, headers without an
-/// HTTP transport) are the library's too: a Client made from such options throws.
-struct Options {
-    std::string codex_bin;                   ///< option codex_bin
-    std::vector<std::string> args;           ///< option args
-    std::vector<std::string> config_overrides; ///< option config_overrides, "key=value"
-    std::vector<std::string> env;            ///< option env, "NAME=value"
-    bool clear_env = false;                  ///< option clear_env
-    std::string cwd;                         ///< option cwd
-    std::string codex_home;                  ///< option codex_home
-    std::string client_name;                 ///< option client_name
-    std::string client_title;                ///< option client_title
-    std::string client_version;              ///< option client_version
-    bool experimental_api = false;           ///< option experimental_api
-    std::vector<std::string> opt_out_notification_methods; ///< option opt_out_notification_methods
-    uint64_t default_timeout_ms = 0;         ///< option default_timeout, in ms
-    bool poll = false;                       ///< option delivery: "poll" instead of "callbacks"
-    size_t event_queue_capacity = 0;         ///< option event_queue_capacity
-    size_t max_line_bytes = 0;               ///< option max_line_bytes
-    std::string transport;                   ///< option transport: "exec", "mcp", "ws://...",
-                                             ///< "wss://...", "unix", "unix://PATH"; any MCP
-                                             ///< server: "mcp+stdio:CMD ARGS", "http(s)://..."
-    std::string token;                       ///< option token: bearer token for ws:// / wss:// /
-                                             ///< http(s)://
-    uint64_t connect_timeout_ms = 0;         ///< option connect_timeout, in ms
-    size_t read_ahead_bytes = 0;             ///< option read_ahead_bytes
-    /// Option command: an MCP server to spawn, program first, one element per argument (no
-    /// shell); with transport or token set too, a Client made of these Options throws.
+/// One entry of an option that is a list of pairs (env, headers, config_overrides) or of roots
+/// (mcp_roots): a text ("NAME=value", "Name: value", a root's URI or path) or a {name, value}
+/// pair (a root: {URI or path, name}). How an entry is read is the library's (the option's doc).
+struct Entry {
+    std::string first;                 ///< the text, or the name (a root: its URI or path)
+    std::optional<std::string> second; ///< the value (a root: its name); none for a text entry
+    /// A text entry.
+    Entry(const char *text) : first(text) {}
+    /// A text entry.
+    Entry(std::string text) : first(std::move(text)) {}
+    /// A {name, value} entry.
+    Entry(std::string name, std::string value) : first(std::move(name)), second(std::move(value)) {}
+};
+
+} // namespace codex
+
+#include "codexclient_options.hpp"
+
+namespace codex {
+
+namespace detail {
+/// A member of OptionValues (of the option table's kind `kind`) as the JSON text
+/// codex_options_set takes; std::nullopt when it is not set (not sent: the library's default
+/// applies).
+inline std::optional<std::string> option_json(const std::optional<bool> &v, const char *) {
+    if (!v) return std::nullopt;
+    return std::string(*v ? "true" : "false");
+}
+inline std::optional<std::string> option_json(const std::string &v, const char *kind) {
+    if (v.empty()) return std::nullopt;
+    return std::string(kind) == "object" ? v : json_string(v); // object: JSON text already
+}
+inline std::optional<std::string> option_json(const std::optional<double> &ms, const char *) {
+    if (!ms) return std::nullopt;
+    return ms_json(*ms);
+}
+inline std::optional<std::string> option_json(const std::optional<uint64_t> &v, const char *) {
+    if (!v) return std::nullopt;
+    return std::to_string(*v);
+}
+inline std::optional<std::string> option_json(const std::vector<std::string> &v, const char *) {
+    if (v.empty()) return std::nullopt;
+    std::string out = "[";
+    for (const auto &e : v) out += (out.size() > 1 ? "," : "") + json_string(e);
+    return out + "]";
+}
+inline std::optional<std::string> option_json(const std::vector<Entry> &v, const char *) {
+    if (v.empty()) return std::nullopt;
+    std::string out = "[";
+    for (const auto &e : v) {
+        out += out.size() > 1 ? "," : "";
+        out += e.second ? "[" + json_string(e.first) + "," + json_string(*e.second) + "]" : json_string(e.first);
+    }
+    return out + "]";
+}
+} // namespace detail
+
+/// Client options (owning values). The members (OptionValues) are generated from the
+/// library's option table, one per option, with its doc: a member left unset (std::nullopt,
+/// or empty for strings and lists) is not sent, so the library's default
+/// applies; durations are members named `<option>_ms`, in milliseconds. The Client turns them
+/// into the library's opaque options object with build(): one codex_options_set per member
+/// that is set, so a value the library refuses (out of range, a bad transport spec, a token
+/// without ws://, an env entry that is not NAME=value) throws
+/// codex::Error(CODEX_STATUS_INVALID_ARGUMENT) naming the option. The defaults, ranges, units
+/// and what 0 means are the library's option table (keys_json(); the Options page of the
+/// docs), never restated here. Rules between options (command with a transport, headers
+/// without an HTTP transport) are the library's too: a Client made from such options throws.
+struct Options : OptionValues {
+    // Older spellings, kept for source compatibility (new code uses the table's names; a
+    // [[deprecated]] data member would warn in every copy of an Options):
+    /// Older spelling of option `command` (used only when `command` is empty).
     std::vector<std::string> mcp_command;
-    /// HTTP headers sent to an MCP HTTP server, {name, value} (values are never logged).
-    std::vector<std::pair<std::string, std::string>> headers;
-    /// Roots the library answers an MCP server's roots/list with, {uri, name} ("" = no name).
-    std::vector<std::pair<std::string, std::string>> mcp_roots;
-    /// Option mcp_capabilities: the MCP client capabilities sent in initialize, a JSON
-    /// object.
-    std::string mcp_capabilities_json;
-    /// Options reconnect_max_attempts (0 here: reconnect off), reconnect_base and
-    /// reconnect_cap in ms: codex_options_set_reconnect.
+    /// Older spelling: true sets option `delivery` to "poll" (unless `delivery` is set).
+    bool poll = false;
+    /// Older spelling: non-zero sets options `reconnect` to true and `reconnect_max_attempts`
+    /// to it (unless they are set).
     uint32_t reconnect_attempts = 0;
-    uint64_t reconnect_base_ms = 0;
-    uint64_t reconnect_cap_ms = 0;
-    /// Options heartbeat (false turns it off), heartbeat_interval and heartbeat_timeout in
-    /// ms.
-    bool heartbeat = true;
-    uint64_t heartbeat_interval_ms = 0;
-    uint64_t heartbeat_timeout_ms = 0;
-    /// Option tls_ca_file: extra trusted CA certificates (PEM file).
-    std::string tls_ca_file;
-    /// Option tls_client_cert: client certificate chain and key (PEM files); both or
-    /// neither.
-    std::string tls_client_cert;
-    std::string tls_client_key;
     /// Options set by name, {key, value as JSON text}, applied after the members above in
     /// this order (a later one wins): see set().
     std::vector<std::pair<std::string, std::string>> by_name;
@@ -397,8 +425,8 @@ struct Options {
     /// the authorization URL, returns the URL the authorization server redirected to; throw
     /// to fail (what() is the reason). Runs on a library-owned blocking thread and may block
     /// up to option oauth_authorize_timeout. Empty: none. The grants, the
-    /// redirect URI and the other settings are options by name: set("oauth_grant",
-    /// "\"client_credentials\""), set("oauth_redirect_uri", "\"http://127.0.0.1:8765/cb\"").
+    /// redirect URI and the other settings are options: oauth_grant = "client_credentials",
+    /// oauth_redirect_uri = "http://127.0.0.1:8765/cb".
     /// Lifetime: build() hands the library a copy of the function, destroyed when the last
     /// options object and client made from it are gone; what it captures by reference must
     /// outlive every Client made from these Options.
@@ -410,16 +438,16 @@ struct Options {
 
     /// Set any option of the library by name, its value as JSON text (codex_options_set;
     /// ABI 1.5): for example set("default_timeout", "12.5") (seconds), set("transport",
-    /// "\"exec\""), set("exec_model", "\"gpt-5.1-codex\""), set("retry_max_attempts", "1");
-    /// "null" restores the option's default. The names, types, ranges and what 0 means are the
-    /// library's (keys_json()). Checked by build(): an unknown key, bad JSON or a value out of
-    /// range throws codex::Error(CODEX_STATUS_INVALID_ARGUMENT) naming the key. Returns *this.
+    /// "\"exec\""); "null" restores the option's default. The names, types, ranges and what 0
+    /// means are the library's (keys_json()). Checked by build(): an unknown key, bad JSON or
+    /// a value out of range throws codex::Error(CODEX_STATUS_INVALID_ARGUMENT) naming the key.
+    /// Returns *this.
     Options &set(std::string key, std::string value_json) {
         by_name.emplace_back(std::move(key), std::move(value_json));
         return *this;
     }
 
-    /// Every option set() takes, as JSON text: [{"name","kind","list","secret","doc",
+    /// Every option, as JSON text: [{"name","kind","list","secret","doc",
     /// "default","range","unit","zero","clients"}...] (codex_options_keys_json; ABI 1.5).
     static std::string keys_json() {
         const char *k = codex_options_keys_json();
@@ -431,48 +459,15 @@ struct Options {
         OptionsHandle h(codex_options_new());
         if (!h) throw Error::last(CODEX_STATUS_INTERNAL);
         codex_options_t *o = h.get();
-        auto cs = [](const std::string &s) { return s.empty() ? nullptr : s.c_str(); };
-        if (!codex_bin.empty()) check(codex_options_set_codex_bin(o, codex_bin.c_str()));
-        for (const auto &a : args) check(codex_options_add_arg(o, a.c_str()));
-        for (const auto &c : config_overrides) check(codex_options_add_config_override(o, c.c_str()));
-        for (const auto &e : env) check(codex_options_add_env(o, e.c_str()));
-        if (clear_env) check(codex_options_set_clear_env(o, true));
-        if (!cwd.empty()) check(codex_options_set_cwd(o, cwd.c_str()));
-        if (!codex_home.empty()) check(codex_options_set_codex_home(o, codex_home.c_str()));
-        if (!client_name.empty() || !client_title.empty() || !client_version.empty())
-            check(codex_options_set_client_info(o, cs(client_name), cs(client_title), cs(client_version)));
-        if (experimental_api) check(codex_options_set_experimental_api(o, true));
-        for (const auto &m : opt_out_notification_methods)
-            check(codex_options_add_opt_out_notification_method(o, m.c_str()));
-        if (default_timeout_ms != 0) check(codex_options_set_default_timeout_ms(o, default_timeout_ms));
-        if (poll) check(codex_options_set_delivery(o, CODEX_DELIVERY_POLL));
-        if (event_queue_capacity != 0) check(codex_options_set_event_queue_capacity(o, event_queue_capacity));
-        if (max_line_bytes != 0) check(codex_options_set_max_line_bytes(o, max_line_bytes));
-        if (!transport.empty() || !token.empty())
-            check(codex_options_set_transport(o, cs(transport), cs(token)));
-        if (connect_timeout_ms != 0) check(codex_options_set_connect_timeout_ms(o, connect_timeout_ms));
-        if (read_ahead_bytes != 0) check(codex_options_set_read_ahead_bytes(o, read_ahead_bytes));
-        if (!mcp_command.empty()) {
-            // By name, after the transport: the library's rule between the two applies (a
-            // Client made of both throws, naming option command).
-            std::string argv = "[";
-            for (const auto &a : mcp_command) argv += (argv.size() > 1 ? "," : "") + detail::json_string(a);
-            check(codex_options_set(o, "command", (argv + "]").c_str()));
-        }
-        for (const auto &hd : headers) check(codex_options_add_header(o, hd.first.c_str(), hd.second.c_str()));
-        for (const auto &r : mcp_roots) check(codex_options_add_mcp_root(o, r.first.c_str(), cs(r.second)));
-        if (!mcp_capabilities_json.empty())
-            check(codex_options_set_mcp_capabilities_json(o, mcp_capabilities_json.c_str()));
-        if (reconnect_attempts != 0)
-            check(codex_options_set_reconnect(o, reconnect_attempts, reconnect_base_ms, reconnect_cap_ms));
-        if (!heartbeat) check(codex_options_set_heartbeat(o, 0, 0));
-        if (heartbeat && heartbeat_interval_ms != 0)
-            check(codex_options_set(o, "heartbeat_interval", detail::ms_json(heartbeat_interval_ms).c_str()));
-        if (heartbeat && heartbeat_timeout_ms != 0)
-            check(codex_options_set(o, "heartbeat_timeout", detail::ms_json(heartbeat_timeout_ms).c_str()));
-        if (!tls_ca_file.empty()) check(codex_options_set_tls_ca_file(o, tls_ca_file.c_str()));
-        if (!tls_client_cert.empty() || !tls_client_key.empty())
-            check(codex_options_set_tls_client_cert(o, cs(tls_client_cert), cs(tls_client_key)));
+        OptionValues v = *this;
+        if (v.command.empty()) v.command = mcp_command;
+        if (poll && v.delivery.empty()) v.delivery = "poll";
+        if (reconnect_attempts != 0 && !v.reconnect) v.reconnect = true;
+        if (reconnect_attempts != 0 && !v.reconnect_max_attempts) v.reconnect_max_attempts = reconnect_attempts;
+        v.for_each_option([o](const char *name, const auto &member, const char *kind) {
+            std::optional<std::string> json = detail::option_json(member, kind);
+            if (json) check(codex_options_set(o, name, json->c_str()));
+        });
         for (const auto &kv : by_name) check(codex_options_set(o, kv.first.c_str(), kv.second.c_str()));
         if (oauth_authorizer) {
             auto *f = new detail::AuthorizeFn(oauth_authorizer);
@@ -579,8 +574,11 @@ private:
     codex_mcp_listen_t *l_ = nullptr;
 };
 
-/// A client of one codex app-server or MCP server (RAII: destruction disconnects and frees). Move-only.
-class Client {
+/// One connection to a server (RAII: destruction disconnects and frees; move-only): connect,
+/// raw requests and notifications, callbacks, poll mode, cancellation. Not made directly: a
+/// codex::Client (a Codex app-server, or the exec / codex-mcp-server transports) or a
+/// codex::McpClient (any MCP server) is one, with the methods of its protocol.
+class Connection {
 public:
     /// Callback for notifications, connection events and request completions.
     using EventFn = std::function<void(const EventView &)>;
@@ -588,19 +586,25 @@ public:
     /// now or move it elsewhere and answer later. Dropping it unanswered declines it.
     using RequestFn = std::function<void(Request)>;
 
-    explicit Client(const Options &o) : slots_(std::make_unique<Slots>()) {
+    Connection(const Connection &) = delete;
+    Connection &operator=(const Connection &) = delete;
+    Connection &operator=(Connection &&) = delete;
+    /// Disconnects (if connected) and frees; no callback runs after it returns.
+    ~Connection() {
+        if (c_ != nullptr) codex_client_free(c_);
+    }
+
+protected:
+    /// A client of the server `o` names (codex_client_new); not connected yet.
+    explicit Connection(const Options &o) : slots_(std::make_unique<Slots>()) {
         OptionsHandle opts = o.build(); // freed when this returns: the client copied it
         check(codex_client_new(opts.get(), &c_));
         slots_->client = c_;
     }
-    Client(const Client &) = delete;
-    Client &operator=(const Client &) = delete;
-    Client(Client &&o) noexcept : c_(std::exchange(o.c_, nullptr)), slots_(std::move(o.slots_)) {}
-    Client &operator=(Client &&) = delete;
-    /// Disconnects (if connected) and frees; no callback runs after it returns.
-    ~Client() {
-        if (c_ != nullptr) codex_client_free(c_);
-    }
+    /// Takes over `o`'s connection.
+    Connection(Connection &&o) noexcept : c_(std::exchange(o.c_, nullptr)), slots_(std::move(o.slots_)) {}
+
+public:
 
     /// Spawn the server and handshake; returns the initialize result JSON.
     std::string connect() {
@@ -637,8 +641,8 @@ public:
             std::lock_guard<std::mutex> g(slots_->mu);
             slots_->request = p;
         }
-        check(codex_client_register_callback(c_, CODEX_CALLBACK_SERVER_REQUEST, p ? &Client::request_tramp : nullptr,
-                                             p ? slots_.get() : nullptr));
+        check(codex_client_register_callback(c_, CODEX_CALLBACK_SERVER_REQUEST,
+                                             p ? &Connection::request_tramp : nullptr, p ? slots_.get() : nullptr));
     }
 
     /// Blocking request; returns the result JSON. timeout_ms 0 = default.
@@ -653,7 +657,7 @@ public:
         auto *heap = new EventFn(std::move(done));
         uint64_t id = 0;
         codex_status_t s = codex_client_request(c_, method.c_str(), params_json.c_str(), timeout_ms,
-                                                &Client::response_tramp, heap, &id);
+                                                &Connection::response_tramp, heap, &id);
         if (s != CODEX_STATUS_OK) {
             Error e = Error::last(s);
             delete heap;
@@ -683,88 +687,6 @@ public:
         check(codex_client_server_pid(c_, &pid));
         return pid;
     }
-    /// thread/start; returns the thread id.
-    std::string thread_start(const std::string &params_json = "{}", uint64_t timeout_ms = 0) {
-        char *t = nullptr;
-        check(codex_client_thread_start(c_, params_json.c_str(), timeout_ms, &t));
-        return detail::take_string(t);
-    }
-    /// turn/start with a text message; returns the turn id (the turn runs on).
-    std::string turn_start(const std::string &thread_id, const std::string &text,
-                           const std::string &params_json = "{}", uint64_t timeout_ms = 0) {
-        char *t = nullptr;
-        check(codex_client_turn_start(c_, thread_id.c_str(), text.c_str(), params_json.c_str(), timeout_ms, &t));
-        return detail::take_string(t);
-    }
-    /// turn/start with skills (names, or paths of a SKILL.md or its folder): see
-    /// codex_client_turn_start_with_skills. Returns the turn id; `emulated_json` (when not
-    /// null) receives the JSON array of the skills emulated in the prompt.
-    std::string turn_start_with_skills(const std::string &thread_id, const std::string &text,
-                                       const std::vector<std::string> &skills,
-                                       const std::string &params_json = "{}", uint64_t timeout_ms = 0,
-                                       std::string *emulated_json = nullptr) {
-        std::vector<const char *> names;
-        for (const auto &s : skills) names.push_back(s.c_str());
-        char *t = nullptr, *e = nullptr;
-        check(codex_client_turn_start_with_skills(c_, thread_id.c_str(), text.c_str(), names.data(),
-                                                  names.size(), params_json.c_str(), timeout_ms, &t, &e));
-        std::string emulated = detail::take_string(e);
-        if (emulated_json != nullptr) *emulated_json = emulated;
-        return detail::take_string(t);
-    }
-    /// Run a turn to its end within bounds (codex_client_turn_run, ABI 1.6): timeout_ms bounds
-    /// the whole turn, idle_ms the silence between events (0: none). Past either the turn is
-    /// interrupted and codex::Error (CODEX_STATUS_TIMEOUT, naming the bound and the last event)
-    /// is thrown; `result_json` (when not null) then holds what was gathered. Returns the
-    /// core's TurnResult view as JSON.
-    std::string turn_run(const std::string &thread_id, const std::string &text, uint64_t timeout_ms,
-                         uint64_t idle_ms, const std::string &params_json = "{}",
-                         std::string *result_json = nullptr) {
-        char *r = nullptr;
-        codex_status_t s = codex_client_turn_run(c_, thread_id.c_str(), text.c_str(), params_json.c_str(),
-                                                 timeout_ms, idle_ms, &r);
-        std::string result = detail::take_string(r);
-        if (result_json != nullptr) *result_json = result;
-        check(s);
-        return result;
-    }
-    /// Log in with an OpenAI API key (ABI 1.6).
-    void login_api_key(const std::string &key) { check(codex_client_login_api_key(c_, key.c_str())); }
-    /// Start the ChatGPT browser login: show login.auth_url(), then login.wait() (ABI 1.6).
-    Login login_chatgpt() { return start_login(false); }
-    /// Start the ChatGPT device-code login: show login.user_code() and
-    /// login.verification_url(), then login.wait() (ABI 1.6).
-    Login login_device_code() { return start_login(true); }
-    /// account/logout (ABI 1.6).
-    void logout(uint64_t timeout_ms = 0) { helper("account_logout", "", "", "{}", timeout_ms); }
-    /// account/rateLimits/read: the JSON result (ABI 1.6).
-    std::string rate_limits(uint64_t timeout_ms = 0) {
-        return helper("account_rate_limits", "", "", "{}", timeout_ms);
-    }
-    /// One of the core's helpers by name (codex_client_helper, ABI 1.6): "config_batch_write"
-    /// (arg: the edits), "review_start" (thread id; arg: the target), "mcp_server_status_list",
-    /// "mcp_server_oauth_login" (arg: the name, a JSON string), "feedback_upload" (arg: the
-    /// classification), "thread_compact" (thread id), ... Empty thread_id/arg_json: none.
-    /// Returns the result JSON.
-    std::string helper(const std::string &name, const std::string &thread_id = "",
-                       const std::string &arg_json = "", const std::string &params_json = "{}",
-                       uint64_t timeout_ms = 0) {
-        char *r = nullptr;
-        check(codex_client_helper(c_, name.c_str(), thread_id.empty() ? nullptr : thread_id.c_str(),
-                                  arg_json.empty() ? nullptr : arg_json.c_str(), params_json.c_str(), timeout_ms,
-                                  &r));
-        return detail::take_string(r);
-    }
-    /// turn/interrupt.
-    void turn_interrupt(const std::string &thread_id, const std::string &turn_id, uint64_t timeout_ms = 0) {
-        check(codex_client_turn_interrupt(c_, thread_id.c_str(), turn_id.c_str(), timeout_ms));
-    }
-    /// turn/steer.
-    void turn_steer(const std::string &thread_id, const std::string &turn_id, const std::string &text,
-                    uint64_t timeout_ms = 0) {
-        check(codex_client_turn_steer(c_, thread_id.c_str(), turn_id.c_str(), text.c_str(), timeout_ms));
-    }
-
     /// Cancel an async request (the id from request() or mcp_request()) that is still
     /// pending: true when cancelled (its completion then comes with CODEX_STATUS_CANCELLED and
     /// an MCP server is told); false when it was no longer pending (its completion carries
@@ -776,7 +698,26 @@ public:
         return true;
     }
 
-    // MCP (see "MCP" in codexclient.h). Thin helpers over call() / request(): the library
+    /// Poll mode: the next event, or std::nullopt when none arrived within timeout_ms
+    /// (negative: wait forever). Throws codex::Error on other failures.
+    std::optional<Event> next_event(int64_t timeout_ms) {
+        codex_event_t *ev = nullptr;
+        codex_status_t s = codex_client_next_event(c_, timeout_ms, &ev);
+        if (s == CODEX_STATUS_TIMEOUT) return std::nullopt;
+        check(s);
+        return Event(ev, c_);
+    }
+    /// Poll mode: the readiness descriptor (owned by the client).
+    int event_fd() const {
+        int fd = codex_client_event_fd(c_);
+        if (fd < 0) throw Error::last(codex_last_error_status());
+        return fd;
+    }
+    /// The C handle (owned by this object).
+    codex_client_t *get() const noexcept { return c_; }
+
+protected:
+    // MCP (see "MCP" in codexclient.h); public in codex::McpClient. Thin helpers over call() / request(): the library
     // names each request's method and builds its params (codex_mcp_method_name,
     // codex_mcp_params), so nothing of the protocol is spelled here. They return the result
     // as JSON text (a tool that failed answers with "isError":true in it) and throw
@@ -877,46 +818,8 @@ public:
         check(codex_client_mcp_skill_load(c_, skill.c_str(), &r));
         return detail::take_string(r);
     }
-    /// Let this (Codex) client's turns use the skills of the MCP client `server` under
-    /// `label` (codex_client_add_skill_source): a turn selects one as "<name>@<label>" in
-    /// turn_start_with_skills() (option skill_emulation "when_needed" or "always"). This
-    /// client keeps its own reference to the server's connection. Throws
-    /// CODEX_STATUS_INVALID_ARGUMENT (a bad label, this an MCP client, `server` not one).
-    void add_skill_source(const std::string &label, Client &server) {
-        check(codex_client_add_skill_source(c_, label.c_str(), server.c_));
-    }
-    /// Forget the skill source `label`: whether there was one (codex_client_remove_skill_source).
-    bool remove_skill_source(const std::string &label) {
-        int r = codex_client_remove_skill_source(c_, label.c_str());
-        if (r < 0) throw Error::last(codex_last_error_status());
-        return r == 1;
-    }
-
-    /// Poll mode: the next event, or std::nullopt when none arrived within timeout_ms
-    /// (negative: wait forever). Throws codex::Error on other failures.
-    std::optional<Event> next_event(int64_t timeout_ms) {
-        codex_event_t *ev = nullptr;
-        codex_status_t s = codex_client_next_event(c_, timeout_ms, &ev);
-        if (s == CODEX_STATUS_TIMEOUT) return std::nullopt;
-        check(s);
-        return Event(ev, c_);
-    }
-    /// Poll mode: the readiness descriptor (owned by the client).
-    int event_fd() const {
-        int fd = codex_client_event_fd(c_);
-        if (fd < 0) throw Error::last(codex_last_error_status());
-        return fd;
-    }
-    /// The C handle (owned by this object).
-    codex_client_t *get() const noexcept { return c_; }
 
 private:
-    Login start_login(bool device_code) {
-        codex_login_t *l = nullptr;
-        check(codex_client_login_chatgpt(c_, device_code, &l));
-        return Login(l);
-    }
-
     static std::optional<std::string> nonempty(const std::string &s) {
         return s.empty() ? std::nullopt : std::optional<std::string>(s);
     }
@@ -934,8 +837,8 @@ private:
             std::lock_guard<std::mutex> g(slots_->mu);
             slot = p;
         }
-        codex_callback_t tramp = kind == CODEX_CALLBACK_NOTIFICATION ? &Client::notification_tramp
-                                                                     : &Client::connection_tramp;
+        codex_callback_t tramp = kind == CODEX_CALLBACK_NOTIFICATION ? &Connection::notification_tramp
+                                                                     : &Connection::connection_tramp;
         check(codex_client_register_callback(c_, kind, p ? tramp : nullptr, p ? slots_.get() : nullptr));
     }
 
@@ -982,8 +885,280 @@ private:
         }
     }
 
+protected:
+    /// The C handle (owned).
     codex_client_t *c_ = nullptr;
+
+private:
     std::unique_ptr<Slots> slots_;
+};
+
+
+/// A client of any MCP server (Options::command, or a transport "mcp+stdio:..." /
+/// "http(s)://..."): the connection plus the MCP requests (tools, resources, prompts,
+/// completion, logging, ping, subscriptions/listen, skills over MCP). RAII, move-only.
+class McpClient : public Connection {
+public:
+    /// A client of the MCP server `o` names (codex_client_new); connect() handshakes.
+    explicit McpClient(const Options &o) : Connection(o) {}
+    /// Takes over `o`'s connection.
+    McpClient(McpClient &&o) noexcept = default;
+    using Connection::mcp_method;
+    using Connection::mcp_params;
+    using Connection::mcp_call;
+    using Connection::mcp_request;
+    using Connection::list_tools;
+    using Connection::call_tool;
+    using Connection::list_resources;
+    using Connection::list_resource_templates;
+    using Connection::read_resource;
+    using Connection::subscribe_resource;
+    using Connection::unsubscribe_resource;
+    using Connection::list_prompts;
+    using Connection::get_prompt;
+    using Connection::complete;
+    using Connection::set_logging_level;
+    using Connection::ping;
+    using Connection::listen;
+    using Connection::mcp_skills_list;
+    using Connection::mcp_skill_load;
+};
+
+/// A client of one Codex app-server (the default transport, ws://, wss://, unix) or of Codex
+/// through the exec / codex-mcp-server transports: the connection plus threads, turns,
+/// approvals, login and the app-server's helpers (RAII: destruction disconnects and frees).
+/// Move-only. The MCP requests are codex::McpClient's: their spellings here are deprecated
+/// (for one minor version) and run the same code.
+class Client : public Connection {
+public:
+    /// A client of the server `o` names (codex_client_new); connect() handshakes.
+    explicit Client(const Options &o) : Connection(o) {}
+    /// Takes over `o`'s connection.
+    Client(Client &&o) noexcept = default;
+
+    /// The connected app-server's Codex version placed in the supported window, as JSON
+    /// {"version","position","matches","window"} (codex_client_server_version, ABI 1.10).
+    /// Throws CODEX_STATUS_NOT_CONNECTED, or CODEX_STATUS_INVALID_STATE when the server is not a
+    /// Codex app-server.
+    std::string server_version() const {
+        char *v = nullptr;
+        check(codex_client_server_version(c_, &v));
+        return detail::take_string(v);
+    }
+    /// Whether the connected app-server has client method `method`, by the window's method
+    /// table (codex_client_supports, ABI 1.10): calling one it lacks throws
+    /// CODEX_STATUS_UNSUPPORTED_BY_VERSION at once. Throws as server_version().
+    bool supports(const std::string &method) const {
+        bool has = false;
+        check(codex_client_supports(c_, method.c_str(), &has));
+        return has;
+    }
+    /// thread/start; returns the thread id.
+    std::string thread_start(const std::string &params_json = "{}", uint64_t timeout_ms = 0) {
+        char *t = nullptr;
+        check(codex_client_thread_start(c_, params_json.c_str(), timeout_ms, &t));
+        return detail::take_string(t);
+    }
+    /// turn/start with a text message; returns the turn id (the turn runs on).
+    std::string turn_start(const std::string &thread_id, const std::string &text,
+                           const std::string &params_json = "{}", uint64_t timeout_ms = 0) {
+        char *t = nullptr;
+        check(codex_client_turn_start(c_, thread_id.c_str(), text.c_str(), params_json.c_str(), timeout_ms, &t));
+        return detail::take_string(t);
+    }
+    /// turn/start with skills (names, or paths of a SKILL.md or its folder): see
+    /// codex_client_turn_start_with_skills. Returns the turn id; `emulated_json` (when not
+    /// null) receives the JSON array of the skills emulated in the prompt.
+    std::string turn_start_with_skills(const std::string &thread_id, const std::string &text,
+                                       const std::vector<std::string> &skills,
+                                       const std::string &params_json = "{}", uint64_t timeout_ms = 0,
+                                       std::string *emulated_json = nullptr) {
+        std::vector<const char *> names;
+        for (const auto &s : skills) names.push_back(s.c_str());
+        char *t = nullptr, *e = nullptr;
+        check(codex_client_turn_start_with_skills(c_, thread_id.c_str(), text.c_str(), names.data(),
+                                                  names.size(), params_json.c_str(), timeout_ms, &t, &e));
+        std::string emulated = detail::take_string(e);
+        if (emulated_json != nullptr) *emulated_json = emulated;
+        return detail::take_string(t);
+    }
+    /// Run a turn to its end within bounds (codex_client_turn_run, ABI 1.6): timeout_ms bounds
+    /// the whole turn, idle_ms the silence between events (0: none). Past either the turn is
+    /// interrupted and codex::Error (CODEX_STATUS_TIMEOUT, naming the bound and the last event)
+    /// is thrown; `result_json` (when not null) then holds what was gathered. Returns the
+    /// core's TurnResult view as JSON.
+    std::string turn_run(const std::string &thread_id, const std::string &text, uint64_t timeout_ms,
+                         uint64_t idle_ms, const std::string &params_json = "{}",
+                         std::string *result_json = nullptr) {
+        char *r = nullptr;
+        codex_status_t s = codex_client_turn_run(c_, thread_id.c_str(), text.c_str(), params_json.c_str(),
+                                                 timeout_ms, idle_ms, &r);
+        std::string result = detail::take_string(r);
+        if (result_json != nullptr) *result_json = result;
+        check(s);
+        return result;
+    }
+    /// Log in with an OpenAI API key (ABI 1.6).
+    void login_api_key(const std::string &key) { check(codex_client_login_api_key(c_, key.c_str())); }
+    /// Start the ChatGPT browser login: show login.auth_url(), then login.wait() (ABI 1.6).
+    Login login_chatgpt() { return start_login(false); }
+    /// Start the ChatGPT device-code login: show login.user_code() and
+    /// login.verification_url(), then login.wait() (ABI 1.6).
+    Login login_device_code() { return start_login(true); }
+    /// account/logout (ABI 1.6).
+    void logout(uint64_t timeout_ms = 0) { helper("account_logout", "", "", "{}", timeout_ms); }
+    /// account/rateLimits/read: the JSON result (ABI 1.6).
+    std::string rate_limits(uint64_t timeout_ms = 0) {
+        return helper("account_rate_limits", "", "", "{}", timeout_ms);
+    }
+    /// One of the core's helpers by name (codex_client_helper, ABI 1.6): "config_batch_write"
+    /// (arg: the edits), "review_start" (thread id; arg: the target), "mcp_server_status_list",
+    /// "mcp_server_oauth_login" (arg: the name, a JSON string), "feedback_upload" (arg: the
+    /// classification), "thread_compact" (thread id), ... Empty thread_id/arg_json: none.
+    /// Returns the result JSON.
+    std::string helper(const std::string &name, const std::string &thread_id = "",
+                       const std::string &arg_json = "", const std::string &params_json = "{}",
+                       uint64_t timeout_ms = 0) {
+        char *r = nullptr;
+        check(codex_client_helper(c_, name.c_str(), thread_id.empty() ? nullptr : thread_id.c_str(),
+                                  arg_json.empty() ? nullptr : arg_json.c_str(), params_json.c_str(), timeout_ms,
+                                  &r));
+        return detail::take_string(r);
+    }
+    /// turn/interrupt.
+    void turn_interrupt(const std::string &thread_id, const std::string &turn_id, uint64_t timeout_ms = 0) {
+        check(codex_client_turn_interrupt(c_, thread_id.c_str(), turn_id.c_str(), timeout_ms));
+    }
+    /// turn/steer.
+    void turn_steer(const std::string &thread_id, const std::string &turn_id, const std::string &text,
+                    uint64_t timeout_ms = 0) {
+        check(codex_client_turn_steer(c_, thread_id.c_str(), turn_id.c_str(), text.c_str(), timeout_ms));
+    }
+
+    /// Let this (Codex) client's turns use the skills of the MCP client `server` under
+    /// `label` (codex_client_add_skill_source): a turn selects one as "<name>@<label>" in
+    /// turn_start_with_skills() (option skill_emulation "when_needed" or "always"). This
+    /// client keeps its own reference to the server's connection. Throws
+    /// CODEX_STATUS_INVALID_ARGUMENT (a bad label, this an MCP client, `server` not one).
+    void add_skill_source(const std::string &label, Connection &server) {
+        check(codex_client_add_skill_source(c_, label.c_str(), server.get()));
+    }
+    /// Forget the skill source `label`: whether there was one (codex_client_remove_skill_source).
+    bool remove_skill_source(const std::string &label) {
+        int r = codex_client_remove_skill_source(c_, label.c_str());
+        if (r < 0) throw Error::last(codex_last_error_status());
+        return r == 1;
+    }
+
+
+    /// Deprecated: use codex::McpClient::mcp_call() (the MCP requests are the MCP client's).
+    [[deprecated("use codex::McpClient")]]
+    std::string mcp_call(const std::string &name, const std::optional<std::string> &subject = std::nullopt,
+                         const std::string &arguments_json = "", uint64_t timeout_ms = 0) {
+        return Connection::mcp_call(name, subject, arguments_json, timeout_ms);
+    }
+    /// Deprecated: use codex::McpClient::mcp_request() (the MCP requests are the MCP client's).
+    [[deprecated("use codex::McpClient")]]
+    uint64_t mcp_request(const std::string &name, const std::optional<std::string> &subject,
+                         const std::string &arguments_json, uint64_t timeout_ms, EventFn done) {
+        return Connection::mcp_request(name, subject, arguments_json, timeout_ms, std::move(done));
+    }
+    /// Deprecated: use codex::McpClient::list_tools() (the MCP requests are the MCP client's).
+    [[deprecated("use codex::McpClient")]]
+    std::string list_tools(const std::string &cursor = "") {
+        return Connection::list_tools(cursor);
+    }
+    /// Deprecated: use codex::McpClient::call_tool() (the MCP requests are the MCP client's).
+    [[deprecated("use codex::McpClient")]]
+    std::string call_tool(const std::string &name, const std::string &arguments_json = "{}",
+                          uint64_t timeout_ms = 0) {
+        return Connection::call_tool(name, arguments_json, timeout_ms);
+    }
+    /// Deprecated: use codex::McpClient::list_resources() (the MCP requests are the MCP client's).
+    [[deprecated("use codex::McpClient")]]
+    std::string list_resources(const std::string &cursor = "") {
+        return Connection::list_resources(cursor);
+    }
+    /// Deprecated: use codex::McpClient::list_resource_templates() (the MCP requests are the MCP client's).
+    [[deprecated("use codex::McpClient")]]
+    std::string list_resource_templates(const std::string &cursor = "") {
+        return Connection::list_resource_templates(cursor);
+    }
+    /// Deprecated: use codex::McpClient::read_resource() (the MCP requests are the MCP client's).
+    [[deprecated("use codex::McpClient")]]
+    std::string read_resource(const std::string &uri) {
+        return Connection::read_resource(uri);
+    }
+    /// Deprecated: use codex::McpClient::subscribe_resource() (the MCP requests are the MCP client's).
+    [[deprecated("use codex::McpClient")]]
+    void subscribe_resource(const std::string &uri) {
+        Connection::subscribe_resource(uri);
+    }
+    /// Deprecated: use codex::McpClient::unsubscribe_resource() (the MCP requests are the MCP client's).
+    [[deprecated("use codex::McpClient")]]
+    void unsubscribe_resource(const std::string &uri) {
+        Connection::unsubscribe_resource(uri);
+    }
+    /// Deprecated: use codex::McpClient::list_prompts() (the MCP requests are the MCP client's).
+    [[deprecated("use codex::McpClient")]]
+    std::string list_prompts(const std::string &cursor = "") {
+        return Connection::list_prompts(cursor);
+    }
+    /// Deprecated: use codex::McpClient::get_prompt() (the MCP requests are the MCP client's).
+    [[deprecated("use codex::McpClient")]]
+    std::string get_prompt(const std::string &name, const std::string &arguments_json = "{}") {
+        return Connection::get_prompt(name, arguments_json);
+    }
+    /// Deprecated: use codex::McpClient::complete() (the MCP requests are the MCP client's).
+    [[deprecated("use codex::McpClient")]]
+    std::string complete(const std::string &params_json) {
+        return Connection::complete(params_json);
+    }
+    /// Deprecated: use codex::McpClient::set_logging_level() (the MCP requests are the MCP client's).
+    [[deprecated("use codex::McpClient")]]
+    void set_logging_level(const std::string &level) {
+        Connection::set_logging_level(level);
+    }
+    /// Deprecated: use codex::McpClient::ping() (the MCP requests are the MCP client's).
+    [[deprecated("use codex::McpClient")]]
+    void ping(uint64_t timeout_ms = 0) {
+        Connection::ping(timeout_ms);
+    }
+    /// Deprecated: use codex::McpClient::listen() (the MCP requests are the MCP client's).
+    [[deprecated("use codex::McpClient")]]
+    Listen listen(const std::string &filter_json = "{}", uint64_t timeout_ms = 0) {
+        return Connection::listen(filter_json, timeout_ms);
+    }
+    /// Deprecated: use codex::McpClient::mcp_skills_list() (the MCP requests are the MCP client's).
+    [[deprecated("use codex::McpClient")]]
+    std::string mcp_skills_list(bool all_pages = true, const std::string &cursor = "") {
+        return Connection::mcp_skills_list(all_pages, cursor);
+    }
+    /// Deprecated: use codex::McpClient::mcp_skill_load() (the MCP requests are the MCP client's).
+    [[deprecated("use codex::McpClient")]]
+    std::string mcp_skill_load(const std::string &skill) {
+        return Connection::mcp_skill_load(skill);
+    }
+    /// Deprecated: use codex::McpClient::mcp_method() (the MCP requests are the MCP client's).
+    [[deprecated("use codex::McpClient")]]
+    static std::string mcp_method(const std::string &name) {
+        return Connection::mcp_method(name);
+    }
+    /// Deprecated: use codex::McpClient::mcp_params() (the MCP requests are the MCP client's).
+    [[deprecated("use codex::McpClient")]]
+    static std::string mcp_params(const std::string &name,
+                                  const std::optional<std::string> &subject = std::nullopt,
+                                  const std::string &arguments_json = "") {
+        return Connection::mcp_params(name, subject, arguments_json);
+    }
+
+private:
+    Login start_login(bool device_code) {
+        codex_login_t *l = nullptr;
+        check(codex_client_login_chatgpt(c_, device_code, &l));
+        return Login(l);
+    }
+
 };
 
 } // namespace codex

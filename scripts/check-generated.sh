@@ -3,23 +3,27 @@
 # python/codexclient/_requests.py, python/codexclient/_keywords.py or
 # core/src/compat/vendored-schema.json differs from a fresh
 # generation from the vendored schemas of the whole window (CODEX_WINDOW in
-# scripts/codex-versions.sh; run by scripts/test.sh and by the
-# `generated_code_is_up_to_date` unit test).
+# scripts/codex-versions.sh), or python/codexclient/_option_keywords.py from one from the
+# core's option table (scripts/gen-options.sh: OPTIONS_JSON, else `codex-client options
+# --json` of the workspace build); run by scripts/test.sh and by the
+# `generated_code_is_up_to_date` unit test.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 bash scripts/gen-protocol.sh "$tmp/generated.rs" "$tmp/protocol.py" \
   "$tmp/_requests.py" "$tmp/vendored-schema.json" "$tmp/_keywords.py" >/dev/null 2>&1
+bash scripts/gen-options.sh "$tmp/_option_keywords.py"
 stale=0
 for pair in "generated.rs:core/src/protocol/generated.rs" \
             "protocol.py:python/codexclient/protocol.py" \
             "_requests.py:python/codexclient/_requests.py" \
             "_keywords.py:python/codexclient/_keywords.py" \
+            "_option_keywords.py:python/codexclient/_option_keywords.py" \
             "vendored-schema.json:core/src/compat/vendored-schema.json"; do
   fresh="$tmp/${pair%%:*}" committed="${pair#*:}"
   if ! diff -q "$fresh" "$committed" >/dev/null 2>&1; then
-    echo "$committed is stale: run scripts/gen-protocol.sh" >&2
+    echo "$committed is stale: run scripts/gen-protocol.sh (_option_keywords.py: scripts/gen-options.sh)" >&2
     diff -u "$committed" "$fresh" 2>&1 | head -40 >&2
     stale=1
   fi

@@ -43,7 +43,9 @@ CARGO_TARGET_DIR="$TARGET" cargo build --quiet --workspace --all-targets
   echo "range, unit, what 0 means and the clients it applies to (an option given to another client"
   echo "is refused, naming both: \`core/tests/options_table.rs\`). Rust's typed \`ClientOptions\`"
   echo "setters, C, C++ and Python agree with it (\`rust_setters_agree_with_the_table\`,"
-  echo "\`ffi-c/tests/unit/options.rs\`, \`tests/python/test_options.py\`)."
+  echo "\`ffi-c/tests/unit/options.rs\`, \`tests/c/test_options_table.c\`, \`tests/c/test_options_table_cpp.cpp\`,"
+  echo "\`tests/python/test_options.py\`); the C++ \`codex::Options\` members are generated from it"
+  echo "(\`scripts/gen-cpp-options.sh\`)."
   echo
   cat "$src/options.table.md"
 } > "$src/options.md"

@@ -55,7 +55,7 @@ install -m 0755 "$BUILD/libcodexclient.so" "$LIB/$SONAME.$ABI_MINOR"
 ln -sfn "$SONAME.$ABI_MINOR" "$LIB/$SONAME"
 ln -sfn "$SONAME" "$LIB/libcodexclient.so"
 install -m 0644 "$BUILD/libcodexclient.a" "$LIB/libcodexclient.a"
-install -m 0644 include/codexclient.h include/codexclient.hpp "$INC/"
+install -m 0644 include/codexclient.h include/codexclient.hpp include/codexclient_options.hpp "$INC/"
 cat >"$LIB/pkgconfig/codexclient.pc" <<PC
 prefix=$PREFIX
 libdir=\${prefix}/$LIBDIR_NAME

@@ -139,6 +139,15 @@ else
 fi
 # Every export reaches the header: the codex_* functions the library exports are exactly the
 # functions the header declares (an export cbindgen could not see would be missing).
+if CODEX_CLIENT_BIN="$LIBDIR/codex-client" bash scripts/gen-cpp-options.sh --output "$OUT/codexclient_options.hpp.fresh" \
+     2>"$OUT/gen-cpp-options.log" \
+   && diff -u include/codexclient_options.hpp "$OUT/codexclient_options.hpp.fresh" >"$OUT/cpp-options.diff"; then
+  pass "include/codexclient_options.hpp matches the core's option table (scripts/gen-cpp-options.sh)"
+else
+  cat "$OUT/gen-cpp-options.log" "$OUT/cpp-options.diff" >&2
+  echo "include/codexclient_options.hpp is stale: regenerate with scripts/gen-cpp-options.sh" >&2
+  fail "C++ options drift check"
+fi
 nm -D --defined-only "$LIBDIR/libcodexclient.so" | awk '$2 == "T" && $3 ~ /^codex_/ {print $3}' | sort >"$OUT/exported.txt"
 sed -n 's/^[a-z].*[ *]\(codex_[a-z0-9_]*\)(.*/\1/p' include/codexclient.h | sort -u >"$OUT/declared.txt"
 if [ -s "$OUT/exported.txt" ] && diff -u "$OUT/declared.txt" "$OUT/exported.txt" >"$OUT/symbols.diff"; then
@@ -155,9 +164,22 @@ CXXFLAGS=(-std=c++17 "${CWARN[@]}" -g -O1 -Iinclude -Itests/c)
 LDLIB=(-L"$LIBDIR" -Wl,-rpath,"$LIBDIR" -lcodexclient -lpthread)
 ASANF=(-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined)
 
-compile() { # name, command...
+# The compilations (each test plainly and with ASan, the examples: ~60 single-threaded compiler
+# runs, ~50 s of CPU) run two at a time; compiled() then reports each, in the order started.
+COMPILE_JOBS=2 COMPILE_NAMES=() COMPILE_PIDS=()
+compile() { # name, command...: started in the background
   local name=$1; shift
-  if "$@" 2>"$OUT/$name.compile.log"; then pass "compile $name"; else cat "$OUT/$name.compile.log" >&2; fail "compile $name"; fi
+  while [ "$(jobs -rp | wc -l)" -ge "$COMPILE_JOBS" ]; do wait -n || true; done
+  "$@" 2>"$OUT/$name.compile.log" &
+  COMPILE_NAMES+=("$name") COMPILE_PIDS+=($!)
+}
+compiled() { # waits for every compile() and reports each (ok / FAIL with its log)
+  local i name
+  for i in "${!COMPILE_PIDS[@]}"; do
+    name=${COMPILE_NAMES[$i]}
+    if wait "${COMPILE_PIDS[$i]}"; then pass "compile $name"; else cat "$OUT/$name.compile.log" >&2; fail "compile $name"; fi
+  done
+  COMPILE_NAMES=() COMPILE_PIDS=()
 }
 compile header-c99 cc "${CFLAGS[@]}" -c tests/c/header_check.c -o "$OUT/header_check_c.o"
 compile header-cxx17 c++ "${CXXFLAGS[@]}" -c tests/c/header_check.cpp -o "$OUT/header_check_cpp.o"
@@ -182,6 +204,7 @@ compile example-oauth-c cc "${CFLAGS[@]}" examples/c/mcp_oauth.c -o "$OUT/exampl
 # Static linking works too (pkg-config's Libs.private).
 compile example-c-static cc "${CFLAGS[@]}" examples/c/stream_turn.c -o "$OUT/example_c_static" \
   "$LIBDIR/libcodexclient.a" -lpthread -ldl -lm
+compiled
 
 # ---------------------------------------------------------------- install + pkg-config
 PREFIX="$OUT/prefix"
@@ -290,12 +313,12 @@ export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
 #   (test_abi), freed/borrowed/double-freed objects (test_misuse), callbacks and requests kept
 #   and answered later (test_callbacks, test_cpp_wrapper's std::function copies), caller-owned
 #   poll events (test_poll), completions racing a disconnect (test_threads), the log callback
-#   (test_log), OAuth callbacks with answer handles and release (test_oauth, test_oauth_cpp), a
+#   (test_log), the exec-policy amendment's borrowed prefix array (test_execpolicy), OAuth callbacks with answer handles and release (test_oauth, test_oauth_cpp), a
 #   listen handle freed by the program (test_mcp_listen), and the MCP SDK table's four
 #   representative rows (test_mcp_sdk). The other programs pass strings in and take library
 #   strings out through the same functions; what they test is protocol behaviour (MCP requests,
 #   logins, reconnect, transports, skills), which does not change under valgrind.
-VALGRIND_TESTS=" test_abi test_misuse test_callbacks test_cpp_wrapper test_poll test_threads test_log test_oauth test_oauth_cpp test_mcp_listen test_mcp_sdk "
+VALGRIND_TESTS=" test_abi test_misuse test_callbacks test_cpp_wrapper test_poll test_threads test_log test_execpolicy test_oauth test_oauth_cpp test_mcp_listen test_mcp_sdk "
 for t in "${TESTS[@]}"; do
   [ -x "$OUT/$t" ] || continue
   run "$t" "$OUT/$t"
@@ -306,6 +329,8 @@ done
 for cv in $CODEX_SMOKE; do
   [ -x "$OUT/test_version" ] && run "test_version on Codex $cv (smoke)" env CODEX_VERSION="$cv" \
     CODEX_BIN="$(readlink -f "$ROOT/.cache/codex-$cv")" CODEX_SMOKE_ONLY=1 "$OUT/test_version"
+  [ -x "$OUT/test_version_cpp" ] && run "test_version_cpp on Codex $cv (smoke)" env CODEX_VERSION="$cv" \
+    CODEX_BIN="$(readlink -f "$ROOT/.cache/codex-$cv")" "$OUT/test_version_cpp"
 done
 [ -x "$OUT/example_c" ] && run "example C (stream a turn, approval, interrupt)" "$OUT/example_c"
 [ -x "$OUT/example_c" ] && run "example C --decline (approval declined, command did not run)" "$OUT/example_c" --decline

@@ -18,7 +18,10 @@
 # Env: CODEXCLIENT_PYTHON_VERSIONS (default "3.11 3.12 3.13"), CODEXCLIENT_PYTHON_FULL (the
 # interpreter that runs the whole pytest suite, default the first; "all"), PYTEST_ARGS (extra pytest args),
 # CODEXCLIENT_PYTHON_WHEEL_ONLY=1 (only the distributable wheel's checks: build-wheels.sh, fresh
-# 3.9 and 3.13 venvs without cargo, a real turn each, the [cli] extra's bundled Codex).
+# 3.9 and 3.13 venvs without cargo, a real turn each, the [cli] extra's bundled Codex),
+# CODEXCLIENT_PYTHON_WHEELS_BUILT=1 (test the wheel a `--build-wheel` run built before).
+#
+#   scripts/test-python.sh [--build-wheel]   (--build-wheel: only build the wheel, as below)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -47,6 +50,22 @@ pyright_bin() { # installs the pinned pyright (npm) once; prints its path
   fi
   echo "$dir/node_modules/.bin/pyright"
 }
+# The distributable wheel (see below), built by scripts/build-wheels.sh into $WHEELS.
+# `--build-wheel` builds it and exits: scripts/test.sh starts it beside the fuzz runs (its
+# fat-LTO, one-codegen-unit build keeps one core busy for minutes, as each fuzz run does), then
+# runs this script with CODEXCLIENT_PYTHON_WHEELS_BUILT=1, which tests that wheel instead of
+# building it again.
+WHEELS="$PYCACHE/wheels"
+build_wheel() {
+  local t0 wheel
+  rm -rf "$WHEELS"
+  t0=$(date +%s)
+  WHEEL_OUT="$WHEELS" WHEEL_TARGETS="$(uname -m)-manylinux2014" bash scripts/build-wheels.sh >&2
+  wheel=$(ls "$WHEELS"/codexclient-*-cp39-abi3-manylinux2014_"$(uname -m)".*.whl)
+  log "built $(basename "$wheel") ($(( $(stat -c %s "$wheel") / 1024 )) KiB) and the sdist in $(( $(date +%s) - t0 )) s"
+  WHEEL=$wheel
+}
+if [ "${1:-}" = --build-wheel ]; then build_wheel; exit 0; fi
 PYRIGHT=$(pyright_bin)
 
 find_python() { # $1 = X.Y; prints an interpreter path (pyenv installs a missing one)
@@ -97,12 +116,14 @@ export FAKE_APP_SERVER="$CARGO_TARGET_DIR/debug/fake-app-server"
 # the local mock model. On 3.13 also `codexclient[cli]`: the pinned openai-codex-cli-bin (PyPI,
 # downloaded once into the cache), whose Codex the library finds by itself (no codex_bin, no
 # CODEX_BIN, no codex on PATH).
-WHEELS="$PYCACHE/wheels"
-rm -rf "$WHEELS"
-t0=$(date +%s)
-WHEEL_OUT="$WHEELS" WHEEL_TARGETS="$(uname -m)-manylinux2014" bash scripts/build-wheels.sh >&2
-WHEEL=$(ls "$WHEELS"/codexclient-*-cp39-abi3-manylinux2014_"$(uname -m)".*.whl)
-log "built $(basename "$WHEEL") ($(( $(stat -c %s "$WHEEL") / 1024 )) KiB) and the sdist in $(( $(date +%s) - t0 )) s"
+if [ -n "${CODEXCLIENT_PYTHON_WHEELS_BUILT:-}" ]; then
+  # scripts/test.sh ran `scripts/test-python.sh --build-wheel` (the build below) beside the
+  # fuzz runs and waited for it to pass.
+  WHEEL=$(ls "$WHEELS"/codexclient-*-cp39-abi3-manylinux2014_"$(uname -m)".*.whl)
+  log "the wheel scripts/test.sh built (--build-wheel): $(basename "$WHEEL") ($(( $(stat -c %s "$WHEEL") / 1024 )) KiB)"
+else
+  build_wheel
+fi
 if ! "$CACHE/python/venv-wheels/bin/auditwheel" show "$WHEEL" | tr -s ' \n' '  ' \
      | grep -Eq "consistent with the following platform tag: \"(manylinux2014|manylinux_2_17)_$(uname -m)\""; then
   log "FAILED: auditwheel show does not report manylinux2014 for $(basename "$WHEEL")"; exit 1

@@ -7,13 +7,14 @@
 #         injection, real codex app-server CODEX_DEFAULT (smoke set on CODEX_SMOKE) / exec / mcp-server 0.92.0 integration, the
 #         MCP everything server over stdio / Streamable HTTP / legacy SSE)
 #   Fuzz: scripts/fuzz.sh 60     (cargo-fuzz: line reader, classifier/id scanner, typed decoding;
-#         built in the foreground, run beside the MCP conformance and Elixir steps)
+#         built in the foreground, run beside the fault matrix, MCP conformance and Elixir steps)
 #   Faults: scripts/fault-matrix.sh (each fault with and without reconnect; 0 unanswered, 0 leaks)
 #   MCP:  scripts/mcp-conformance.sh (the official conformance suite's client scenarios)
 #   C:    scripts/test-c.sh       (header drift, -Werror builds, every test plainly and with ASan,
 #         the ones where memory ownership crosses the C boundary under valgrind as well)
 #   Python: scripts/test-python.sh (the wheel, stubtest, mypy, pyright on 3.11/3.12/3.13; the
-#         whole pytest suite on 3.11, the smoke files on 3.12/3.13)
+#         whole pytest suite on 3.11, the smoke files on 3.12/3.13; the wheel is built by
+#         `test-python.sh --build-wheel` beside the conformance, Elixir, fuzz and C steps)
 #   Elixir: scripts/test-elixir.sh (the NIF example's ExUnit tests)
 #   Docs: scripts/docs.sh          (rustdoc -D warnings, mkdocs --strict, every link resolves)
 #
@@ -52,6 +53,7 @@ step_table() {
 on_exit() {
   local rc=$1
   if [ -n "${fuzz_pid:-}" ]; then kill "$fuzz_pid" 2>/dev/null || true; fi
+  if [ -n "${wheel_pid:-}" ]; then kill "$wheel_pid" 2>/dev/null || true; fi
   if [ "$rc" -ne 0 ]; then
     step_table || true
     echo "failed in: ${STEP_NAMES[${#STEP_NAMES[@]}-1]:-setup} (exit $rc)" >&2
@@ -100,19 +102,28 @@ for cv in $CODEX_SMOKE; do
   rust=$((rust + n))
 done
 
-step "fault matrix (every fault with and without reconnect)"
-bash scripts/fault-matrix.sh 2>&1 | tee "$LOG/fault-matrix.log"
-fm=$(grep -c 'test result: ok. 1 passed' "$LOG/fault-matrix.log" || true)
-[ "$fm" -eq 1 ] || { echo "fault matrix failed" >&2; exit 1; }
-
-# The fuzz runs (60 s per target, libFuzzer: one process on one core) go beside the MCP
-# conformance suite and the Elixir tests, which wait on child processes most of the time and
-# leave the other core to them. Its time is its own line of the table.
+# The fuzz runs (60 s per target, libFuzzer: one process on one core) go beside the fault
+# matrix, the MCP conformance suite and the Elixir tests, which wait on child processes most of
+# the time (the matrix's connect/disconnect cycles take one core) and leave the other core to
+# them. Its time is its own line of the table.
 fuzz_t0=$(date +%s)
 bash scripts/fuzz.sh 60 >"$LOG/fuzz.log" 2>&1 &
 fuzz_pid=$!
 
-step "MCP conformance (official suite, client scenarios; beside the fuzz runs)"
+step "fault matrix (every fault with and without reconnect; beside the fuzz runs)"
+bash scripts/fault-matrix.sh 2>&1 | tee "$LOG/fault-matrix.log"
+fm=$(grep -c 'test result: ok. 1 passed' "$LOG/fault-matrix.log" || true)
+[ "$fm" -eq 1 ] || { echo "fault matrix failed" >&2; exit 1; }
+
+# The Python wheel (scripts/build-wheels.sh: Cargo profile `dist`, fat LTO and one codegen
+# unit, so one core for minutes) builds from here on, beside the conformance suite, Elixir, the
+# rest of the fuzz runs and the C tests; the Python step waits for it and tests that wheel. Its
+# time is its own line of the table.
+wheel_t0=$(date +%s)
+bash scripts/test-python.sh --build-wheel >"$LOG/python-wheel.log" 2>&1 &
+wheel_pid=$!
+
+step "MCP conformance (official suite, client scenarios; beside the fuzz runs and the wheel build)"
 bash scripts/mcp-conformance.sh 2>&1 | tee "$LOG/mcp-conformance.log"
 conf=$(grep -c '^PASS ' "$LOG/mcp-conformance.log" || true)
 want=$(( $(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' scripts/mcp/required.txt | wc -l) + 4 ))
@@ -134,22 +145,31 @@ run_part() { # c | python | elixir: runs scripts/test-PART.sh, adds its count to
   total=$((total + n))
   summary="$summary, $part $n"
 }
-step "elixir (beside the fuzz runs)"
+step "elixir (beside the fuzz runs and the wheel build)"
 run_part elixir
 
 step "fuzzing: waiting for the runs (60 s per target; scripts/fuzz.sh SECONDS for long runs)"
 fuzz_rc=0
 wait "$fuzz_pid" || fuzz_rc=$?
 cat "$LOG/fuzz.log"
-STEP_NAMES+=("fuzz runs, 3 targets x 60 s (from the start of MCP conformance)")
+STEP_NAMES+=("fuzz runs, 3 targets x 60 s (from the start of the fault matrix)")
 STEP_SECS+=($(( $(date +%s) - fuzz_t0 )))
 [ "$fuzz_rc" -eq 0 ] || { echo "fuzzing failed (exit $fuzz_rc; log: $LOG/fuzz.log)" >&2; exit 1; }
 grep -Eq '^typed +[0-9]+' "$LOG/fuzz.log" || { echo "fuzzing: no run reported" >&2; exit 1; }
 
-for part in c python; do
-  step "$part"
-  run_part "$part"
-done
+step "c (beside the wheel build)"
+run_part c
+
+step "python: waiting for the wheel build (scripts/test-python.sh --build-wheel)"
+wheel_rc=0
+wait "$wheel_pid" || wheel_rc=$?
+wheel_pid=""
+cat "$LOG/python-wheel.log"
+STEP_NAMES+=("python wheel build, manylinux2014 (from the start of MCP conformance)")
+STEP_SECS+=($(( $(date +%s) - wheel_t0 )))
+[ "$wheel_rc" -eq 0 ] || { echo "the wheel build failed (exit $wheel_rc; log: $LOG/python-wheel.log)" >&2; exit 1; }
+step "python (the wheel built above)"
+CODEXCLIENT_PYTHON_WHEELS_BUILT=1 run_part python
 
 step_table
 echo

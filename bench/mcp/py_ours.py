@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""MCP `tools/call` round trips through libcodexclient's Python API (sync `Client`), for
+"""MCP `tools/call` round trips through libcodexclient's Python API (sync `McpClient`), for
 bench/mcp/run.py:
 
     py_ours.py stdio N          spawns $MCP_NODE $MCP_EVERYTHING stdio
@@ -14,7 +14,7 @@ import statistics
 import sys
 import time
 
-from codexclient import Client
+from codexclient import McpClient
 
 WARMUP = 200
 ARGS = {"message": "hi"}
@@ -24,10 +24,10 @@ def main() -> int:
     transport, rest = sys.argv[1], sys.argv[2:]
     mode = os.environ.get("BENCH_MCP_PROTOCOL")  # the era (bench/mcp/run.py); default auto
     if transport == "stdio":
-        client = Client(command=[os.environ["MCP_NODE"], os.environ["MCP_EVERYTHING"], "stdio"], mcp_protocol=mode)
+        client = McpClient(command=[os.environ["MCP_NODE"], os.environ["MCP_EVERYTHING"], "stdio"], mcp_protocol=mode)
         n = int(rest[0])
     else:
-        client = Client(transport=rest[0], mcp_protocol=mode)
+        client = McpClient(transport=rest[0], mcp_protocol=mode)
         n = int(rest[1])
     with client:
         first = client.call_tool("echo", ARGS)

@@ -12,7 +12,7 @@
 //
 // Build: c++ -std=c++17 mcp_tools.cpp $(pkg-config --cflags --libs codexclient) -lpthread
 //
-// codex::Client's MCP helpers (list_tools, call_tool, read_resource, get_prompt, ping, ...)
+// codex::McpClient's MCP helpers (list_tools, call_tool, read_resource, get_prompt, ping, ...)
 // return the results as JSON text; the library names the methods and builds the params.
 // Server requests reach on_server_request() on the library's dispatch thread: this example
 // declines elicitations (asking a user is up to a real program) and lets everything else be
@@ -62,7 +62,7 @@ int main(int argc, char **argv) {
     for (int i = 1; i < argc; i++) {
         std::string a = argv[i];
         if (a == "--") {
-            o.mcp_command.assign(argv + i + 1, argv + argc);
+            o.command.assign(argv + i + 1, argv + argc);
             break;
         } else if (a == "--tool" && i + 1 < argc) {
             tool = argv[++i];
@@ -80,10 +80,10 @@ int main(int argc, char **argv) {
             return usage(argv[0]);
         }
     }
-    if (o.mcp_command.empty() == o.transport.empty()) return usage(argv[0]);
+    if (o.command.empty() == o.transport.empty()) return usage(argv[0]);
 
     try {
-        codex::Client c(o);
+        codex::McpClient c(o);
         c.on_notification([](const codex::EventView &ev) {
             std::cerr << "[notification] " << ev.method() << " " << ev.params() << "\n";
         });

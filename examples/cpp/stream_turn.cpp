@@ -141,7 +141,7 @@ int run() {
     } // ~Client: disconnects and frees; no callback runs afterwards
 
     // 4. poll mode
-    o.poll = true;
+    o.delivery = "poll";
     codex::Client poll_client(o);
     poll_client.connect();
     std::string thread = poll_client.thread_start();

@@ -25,7 +25,7 @@ def main() -> None:
     p.add_argument("--codex-bin")
     p.add_argument("--codex-home")
     a = p.parse_args()
-    with codexclient.Client(codex_bin=a.codex_bin, codex_home=a.codex_home) as client:
+    with codexclient.CodexClient(codex_bin=a.codex_bin, codex_home=a.codex_home) as client:
         client.on_command_approval(ask)
         client.on_file_change_approval(ask)
         result = client.thread_start().run(a.prompt)

@@ -16,7 +16,7 @@ async def run_all(
     prompts: List[str], codex_bin: Optional[str], codex_home: Optional[str]
 ) -> List[codexclient.TurnResult]:
     """Start one thread per prompt and run the turns concurrently."""
-    async with codexclient.AsyncClient(codex_bin=codex_bin, codex_home=codex_home) as client:
+    async with codexclient.AsyncCodexClient(codex_bin=codex_bin, codex_home=codex_home) as client:
         threads = await asyncio.gather(*(client.thread_start() for _ in prompts))
         return list(await asyncio.gather(*(t.run(p) for t, p in zip(threads, prompts))))
 

@@ -29,7 +29,7 @@ def show(login: Union[codexclient.Login, codexclient.AsyncLogin]) -> None:
         print(f"open this URL to log in: {login.auth_url}", file=sys.stderr)
 
 
-def log_in(client: codexclient.Client, a: argparse.Namespace) -> Optional[Dict[str, Any]]:
+def log_in(client: codexclient.CodexClient, a: argparse.Namespace) -> Optional[Dict[str, Any]]:
     """The blocking flow: API key, or ChatGPT (browser or device code) waited on for ``--wait``
     seconds, cancelled past that. Returns the login's outcome (``None`` for an API key)."""
     if a.api_key_env:
@@ -44,7 +44,7 @@ def log_in(client: codexclient.Client, a: argparse.Namespace) -> Optional[Dict[s
         return login.wait(timeout=30)
 
 
-async def log_in_async(client: codexclient.AsyncClient, a: argparse.Namespace) -> Optional[Dict[str, Any]]:
+async def log_in_async(client: codexclient.AsyncCodexClient, a: argparse.Namespace) -> Optional[Dict[str, Any]]:
     """:func:`log_in` with asyncio."""
     if a.api_key_env:
         await client.login_api_key(os.environ[a.api_key_env])
@@ -59,7 +59,7 @@ async def log_in_async(client: codexclient.AsyncClient, a: argparse.Namespace) -
 
 
 async def main_async(kw: Dict[str, Any], a: argparse.Namespace) -> Dict[str, Any]:
-    async with codexclient.AsyncClient(**kw) as client:
+    async with codexclient.AsyncCodexClient(**kw) as client:
         outcome = await log_in_async(client, a)
         account = await client.account_read()
     return {"outcome": outcome, "account": account}
@@ -74,7 +74,7 @@ def main() -> None:
     how.add_argument("--chatgpt", action="store_true", help="ChatGPT login in the browser")
     how.add_argument("--device-code", action="store_true", help="ChatGPT login with a device code")
     p.add_argument("--wait", type=float, default=300.0, help="seconds to wait for the user")
-    p.add_argument("--async", dest="use_async", action="store_true", help="use AsyncClient")
+    p.add_argument("--async", dest="use_async", action="store_true", help="use AsyncCodexClient")
     p.add_argument("--codex-bin")
     p.add_argument("--codex-home")
     a = p.parse_args()
@@ -83,7 +83,7 @@ def main() -> None:
         r = asyncio.run(main_async(kw, a))
         outcome, account = r["outcome"], r["account"]
     else:
-        with codexclient.Client(**kw) as client:
+        with codexclient.CodexClient(**kw) as client:
             outcome = log_in(client, a)
             account = client.account_read()
     if outcome is None:

@@ -91,7 +91,7 @@ def main() -> None:
     else:
         authorize = codexclient.LoopbackBrowser()
     store = DirStore(a.tokens) if a.tokens else None
-    client = codexclient.Client(
+    client = codexclient.McpClient(
         transport=a.server, authorize=authorize, token_store=store, default_timeout=a.timeout,
         connect_timeout=a.timeout, **options,
     )

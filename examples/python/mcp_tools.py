@@ -20,7 +20,7 @@ import codexclient
 
 
 def connect_options(server: List[str], token: Optional[str]) -> Dict[str, Any]:
-    """Client options for a server given as a URL or a command line."""
+    """McpClient options for a server given as a URL or a command line."""
     if len(server) == 1 and server[0].startswith(("http://", "https://")):
         return {"transport": server[0], "token": token}
     return {"command": server}
@@ -39,7 +39,7 @@ def main() -> None:
     a = p.parse_args()
 
     options = connect_options(a.server, a.token)
-    with codexclient.Client(default_timeout=a.timeout, **options) as client, ExitStack() as stack:
+    with codexclient.McpClient(default_timeout=a.timeout, **options) as client, ExitStack() as stack:
         init = client.initialize_result
         assert init is not None
         name = (init.server_info or {}).get("name", "an MCP server")

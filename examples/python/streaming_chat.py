@@ -15,7 +15,7 @@ import codexclient
 
 async def chat(codex_bin: Optional[str], codex_home: Optional[str]) -> None:
     """Run the chat loop on one thread."""
-    async with codexclient.AsyncClient(codex_bin=codex_bin, codex_home=codex_home) as client:
+    async with codexclient.AsyncCodexClient(codex_bin=codex_bin, codex_home=codex_home) as client:
         thread = await client.thread_start()
         loop = asyncio.get_running_loop()
         while True:

@@ -268,7 +268,7 @@ setters! {
         => |b| b.add("env", text(name_value, "name_value")?)?;
 
     /// Start the server with an empty environment plus the `codex_options_add_env` entries
-    /// (true) instead of the inherited one (false, the default).
+    /// (true) instead of the inherited one (false). Option `clear_env`.
     /// Errors: INVALID_ARGUMENT (not a live options object). Thread: any.
     fn codex_options_set_clear_env(clear_env: bool)
         => |b| b.set("clear_env", clear_env.into())?;
@@ -285,8 +285,8 @@ setters! {
         => |b| b.set("codex_home", opt_text(codex_home, "codex_home")?)?;
 
     /// `clientInfo` sent in `initialize` (each string copied; each NULL restores its default):
-    /// `name` (default "codex-client"), `title` (default: none), `version` (default: the
-    /// library version). Nothing is changed when it fails.
+    /// options `client_name`, `client_title` and `client_version` (their defaults:
+    /// `codex_options_keys_json()`). Nothing is changed when it fails.
     /// Errors: INVALID_ARGUMENT (not a live options object, a string not UTF-8). Thread: any.
     fn codex_options_set_client_info(name: *const c_char, title: *const c_char, version: *const c_char)
         => |b| {

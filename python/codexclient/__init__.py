@@ -1,13 +1,15 @@
 """codexclient: a native client for OpenAI Codex's ``codex app-server`` and any MCP server.
 
 A Rust core (pyo3 extension ``codexclient._native``) spawns the server, speaks its JSON-RPC
-protocol and gives you threads, streamed turns and approvals with safe defaults: every request
+protocol and gives you, with :class:`CodexClient` (:class:`AsyncCodexClient`), threads, streamed turns and approvals with safe defaults: every request
 has a timeout, a dead server fails every pending call at once with its stderr tail, and an
-approval nobody handles (or whose handler raises) is declined.
+approval nobody handles (or whose handler raises) is declined. :class:`McpClient`
+(:class:`AsyncMcpClient`) speaks to any MCP server. ``Client`` and ``AsyncClient`` are the Codex
+clients under the names users have; their MCP methods are deprecated aliases.
 
 Async::
 
-    async with codexclient.AsyncClient(codex_home=home) as client:
+    async with codexclient.AsyncCodexClient(codex_home=home) as client:
         thread = await client.thread_start()
         async for event in thread.run_streamed("Say hello"):
             if event.delta:
@@ -15,27 +17,22 @@ Async::
 
 Sync::
 
-    with codexclient.Client(codex_home=home) as client:
+    with codexclient.CodexClient(codex_home=home) as client:
         result = client.thread_start().run("Say hello")
         print(result.final_response)
 
-MCP (any server; ``transport="http://…/mcp"`` for Streamable HTTP)::
+MCP (any server; ``transport="http://…/mcp"`` for Streamable HTTP; ``AsyncMcpClient`` for
+asyncio)::
 
-    with codexclient.Client(transport="mcp+stdio", command=["node", "server.js"]) as client:
+    with codexclient.McpClient(command=["node", "server.js"]) as client:
         print([tool.name for tool in client.list_tools()])
         print(client.call_tool("echo", {"message": "hi"}).text)
 """
 
 from __future__ import annotations
 
-from ._async import (
-    AsyncClient,
-    AsyncEventStream,
-    AsyncThread,
-    AsyncToolCall,
-    AsyncTurn,
-    StartingTurn,
-)
+from ._async import AsyncCodexClient, AsyncEventStream, AsyncThread, AsyncTurn, StartingTurn
+from ._mcp_async import AsyncMcpClient, AsyncToolCall
 from ._account import AsyncLogin, Login
 from . import _auth
 from ._auth import Authorize, LoopbackBrowser, TokenStore
@@ -88,9 +85,15 @@ from ._native import (
     __version__,
 )
 from ._listen import Listen
-from ._sync import Client, Thread, ToolCall, Turn
+from ._sync import CodexClient, Thread, Turn
+from ._mcp_sync import McpClient, ToolCall
+from ._legacy import AsyncClient, Client
 
 __all__ = [
+    "CodexClient",
+    "AsyncCodexClient",
+    "McpClient",
+    "AsyncMcpClient",
     "AsyncClient",
     "AsyncLogin",
     "Login",

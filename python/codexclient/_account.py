@@ -55,8 +55,8 @@ class LoginBase:
 
 
 class Login(LoginBase):
-    """A ChatGPT login in progress, from :meth:`Client.login_chatgpt` or
-    :meth:`Client.login_device_code`."""
+    """A ChatGPT login in progress, from :meth:`CodexClient.login_chatgpt` or
+    :meth:`CodexClient.login_device_code`."""
 
     def wait(self, timeout: Timeout = None) -> Dict[str, Any]:
         """Block until the outcome, ``{"success": bool, "error": str | None}``; at most
@@ -70,8 +70,8 @@ class Login(LoginBase):
 
 
 class AsyncLogin(LoginBase):
-    """A ChatGPT login in progress, from :meth:`AsyncClient.login_chatgpt` or
-    :meth:`AsyncClient.login_device_code`."""
+    """A ChatGPT login in progress, from :meth:`AsyncCodexClient.login_chatgpt` or
+    :meth:`AsyncCodexClient.login_device_code`."""
 
     async def wait(self, timeout: Timeout = None) -> Dict[str, Any]:
         """The outcome, ``{"success": bool, "error": str | None}``; at most ``timeout``

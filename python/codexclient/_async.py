@@ -1,4 +1,5 @@
-"""The asyncio client: :class:`AsyncClient`, :class:`AsyncThread`, :class:`AsyncTurn`.
+"""The asyncio Codex client: :class:`AsyncCodexClient`, :class:`AsyncThread`,
+:class:`AsyncTurn`, and the asyncio surface every client shares (:class:`AsyncClientBase`).
 
 Rust futures run on the event loop's own thread, polled by the core's executor. The library's
 runtime thread never takes the GIL: when a future can make progress the executor's descriptor,
@@ -17,11 +18,11 @@ import inspect
 import weakref
 from types import TracebackType
 from typing import Any, AsyncIterator, Awaitable, Callable, Deque, Generator, Mapping, Optional, Set
-from typing import Type
+from typing import Type, TypeVar
 
 from . import _native
 from ._account import AsyncLogin
-from ._base import ClientBase, ThreadBase, ToolCallBase, TurnBase, aio, aio_as
+from ._base import ClientBase, CodexBase, ThreadBase, TurnBase, aio, aio_as
 from ._handlers import Event, ProgressHandler, fail_closed, finish, handler_failed
 from ._inputs import Input, Skills
 from ._json import Params, arguments_json as _args, loads
@@ -29,11 +30,13 @@ from ._results import InitializeResult, TurnResult
 from ._errors import NotConnectedError
 from ._native import CallToolResult, Progress
 from ._keywords import AsyncClientKeywords, AsyncThreadKeywords
+from ._option_keywords import CodexKeywords
 from ._options import with_options
 from ._requests import AsyncRequests
-from ._sync import Client, Thread
+from ._sync import CodexClient, Thread
 
 Timeout = Optional[float]
+_S = TypeVar("_S", bound="AsyncClientBase")
 _Start = Callable[[Any], Any]
 
 
@@ -84,7 +87,7 @@ class _Events:
     ``wait_async`` while none wait."""
 
     _native: Any
-    _client: "AsyncClient"
+    _client: "AsyncClientBase"
 
     def __aiter__(self) -> Any:
         return self
@@ -106,9 +109,9 @@ class _Events:
 
 
 class AsyncEventStream(_Events):
-    """``async for event in stream``: client-level events (see :meth:`AsyncClient.events`)."""
+    """``async for event in stream``: client-level events (see :meth:`AsyncClientBase.events`)."""
 
-    def __init__(self, client: "AsyncClient", native: _native.EventStream) -> None:
+    def __init__(self, client: "AsyncClientBase", native: _native.EventStream) -> None:
         self._client = client
         self._native = native
 
@@ -121,11 +124,11 @@ class AsyncEventStream(_Events):
 
 
 class AsyncThread(AsyncThreadKeywords["AsyncThread", "StartingTurn"], ThreadBase):
-    """A conversation thread of an :class:`AsyncClient`: ``await`` :meth:`run` for a turn's
+    """A conversation thread of an :class:`AsyncCodexClient`: ``await`` :meth:`run` for a turn's
     result, :meth:`run_streamed` to iterate its events (their keywords are ``turn/start``'s
     params, typed: see :mod:`codexclient._keywords`)."""
 
-    _client: "AsyncClient"
+    _client: "AsyncCodexClient"
 
     async def _run(
         self, input: Input, skills: Skills, timeout: Timeout, idle_timeout: Timeout,
@@ -252,99 +255,10 @@ class AsyncTurn(_Events, TurnBase):
         self._leave(self._client._bridge.get())
 
 
-class AsyncToolCall(ToolCallBase):
-    """An MCP tool call that reports progress (:meth:`AsyncClient.call_tool_progress`):
-    ``async for update in call`` yields its :class:`Progress` updates until the answer comes;
-    then ``await call.result()`` returns it::
-
-        async with client.call_tool_progress("slow-tool", {"steps": 3}) as call:
-            async for p in call:
-                print(f"{p.progress}/{p.total}")
-            result = await call.result()
-
-    **Cancellation.** Cancelling a task that waits on the call (for an update or the result),
-    leaving the ``async with`` block before the answer, :meth:`cancel` and dropping the call
-    all cancel it: the server gets ``notifications/cancelled``.
-    """
-
-    _client: "AsyncClient"
-
-    def __aiter__(self) -> "AsyncToolCall":
-        return self
-
-    async def __anext__(self) -> Progress:
-        p: Optional[Progress] = await self._wait(self._native.next_async)
-        if p is None:
-            raise StopAsyncIteration
-        return p
-
-    async def result(self) -> CallToolResult:
-        """Wait for the answer (skipping the updates not read) and return it. Raises what the
-        call failed with: :class:`RequestTimeoutError`, :class:`RpcError`,
-        :class:`RequestCancelledError` after :meth:`cancel`, ..."""
-        r: CallToolResult = await self._wait(self._native.result)
-        return r
-
-    async def _wait(self, start: _Start) -> Any:
-        try:
-            return await self._client._bridge.call(start)
-        except asyncio.CancelledError:
-            self.cancel()
-            raise
-
-    async def __aenter__(self) -> "AsyncToolCall":
-        return self
-
-    async def __aexit__(
-        self, et: Optional[Type[BaseException]], e: Optional[BaseException], tb: Optional[TracebackType]
-    ) -> None:
-        self.cancel()
-
-
-@with_options
-class AsyncClient(AsyncClientKeywords[AsyncThread], AsyncRequests, ClientBase):
-    """A connection to ``codex app-server`` for asyncio code.
-
-    ``async with AsyncClient(...) as client:`` spawns the server and runs the handshake, and
-    stops the server on exit. ``async for event in client:`` yields the notifications and
-    connection events that are not routed to a turn being streamed.
-
-    Options (keyword-only): listed below, from the core's option table. ``transport``
-    chooses the server: an unknown value raises :class:`InvalidArgumentError` here, and
-    ``token`` is never logged nor kept on the object; ``dedicated_dispatch_thread`` runs this
-    client's handlers on a thread of its own (see :class:`codexclient.Client`).
-
-    MCP options: ``command`` (the MCP server's argv, ``[PROGRAM, ARG, ...]``; implies
-    ``transport="mcp+stdio"``; ``env``, ``clear_env`` and ``cwd`` apply to it), ``headers``
-    (a mapping of HTTP headers sent with every request to an HTTP server; values never
-    logged), ``mcp_roots`` (the roots answered to the server's ``roots/list``: URIs, local
-    paths or ``(uri_or_path, name)`` pairs; without them :meth:`on_roots` handles the
-    request) and ``mcp_capabilities`` (the client capabilities sent in ``initialize``; the
-    requests of those with no handler are refused or declined). Against an MCP server use the MCP methods (:meth:`list_tools`,
-    :meth:`call_tool`, :meth:`read_resource`, ...), :meth:`request` for anything else, and
-    :meth:`on_sampling`, :meth:`on_elicitation`, :meth:`on_roots` for the server's requests;
-    its notifications (``notifications/resources/updated``, ``…/list_changed``,
-    ``notifications/message``) come through :meth:`events` and :meth:`on_notification`.
-
-    MCP authorization (OAuth 2.1, an HTTP MCP server that answers 401): ``authorize`` (a
-    callable given the authorization URL that returns the URL the browser was redirected to;
-    plain, run on a library thread and free to block, or ``async def``, awaited on this
-    client's loop; or a :class:`LoopbackBrowser`), ``token_store`` (an object with ``load``/``save``/``clear``,
-    see :class:`TokenStore`; else in memory, or ``oauth_token_file``) and the ``oauth_*``
-    options. Authorization steps arrive as connection events of kind ``auth``.
-
-    Server requests (approvals, ...) go to the handlers registered with
-    :meth:`on_command_approval` and friends; without a handler approvals are **declined**.
-    Handlers run on the loop thread (``async def`` ones in a task): a sync one must not block.
-
-    A client garbage-collected without :meth:`close` stops its server (blocking, in the
-    finalizer) and emits a :class:`ResourceWarning`; nothing the library runs keeps it alive.
-    """
-
-    _thread_class = AsyncThread
-    _turn_class = AsyncTurn
-    _login_class = AsyncLogin
-    _tool_call_class = AsyncToolCall
+class AsyncClientBase(ClientBase):
+    """The asyncio surface every client shares, whatever its protocol: connect, close, the
+    ``async with`` block, notifications out, events in (:class:`AsyncCodexClient`,
+    :class:`AsyncMcpClient`)."""
 
     def _setup(self) -> None:
         self._bridge = _Bridge()
@@ -391,7 +305,7 @@ class AsyncClient(AsyncClientKeywords[AsyncThread], AsyncRequests, ClientBase):
         if loop is not None and not loop.is_closed():
             loop.remove_reader(self._native.event_fd())
 
-    async def __aenter__(self) -> "AsyncClient":
+    async def __aenter__(self: _S) -> _S:
         await self.connect()
         return self
 
@@ -403,88 +317,6 @@ class AsyncClient(AsyncClientKeywords[AsyncThread], AsyncRequests, ClientBase):
     async def notify(self, method: str, params: Params = None) -> None:
         """Send a client notification."""
         self._notify(method, params)
-
-    def thread(self, thread_id: str) -> AsyncThread:
-        """A handle on an existing (loaded) thread, without any request."""
-        return AsyncThread(self, thread_id, {})
-
-    # The requests whose sync form only returns the shared call: the same implementation,
-    # awaitable (see :func:`._base.aio`).
-    thread_list = aio(Client.thread_list)
-    thread_read = aio(Client.thread_read)
-    thread_archive = aio(Client.thread_archive)
-    thread_unarchive = aio(Client.thread_unarchive)
-    thread_compact = aio(Client.thread_compact)
-    command_exec = aio(Client.command_exec)
-    account_read = aio(Client.account_read)
-    skills_list = aio(Client.skills_list)
-    model_list = aio(Client.model_list)
-    config_read = aio(Client.config_read)
-    config_batch_write = aio(Client.config_batch_write)
-    review_start = aio(Client.review_start)
-    login_api_key = aio(Client.login_api_key)
-    login_chatgpt = aio_as(AsyncLogin, Client.login_chatgpt)
-    login_device_code = aio_as(AsyncLogin, Client.login_device_code)
-    logout = aio(Client.logout)
-    rate_limits = aio(Client.rate_limits)
-    mcp_server_status_list = aio(Client.mcp_server_status_list)
-    mcp_server_oauth_login = aio(Client.mcp_server_oauth_login)
-    feedback_upload = aio(Client.feedback_upload)
-    list_tools = aio(Client.list_tools)
-    list_tools_page = aio(Client.list_tools_page)
-    list_resources = aio(Client.list_resources)
-    list_resources_page = aio(Client.list_resources_page)
-    list_resource_templates = aio(Client.list_resource_templates)
-    list_resource_templates_page = aio(Client.list_resource_templates_page)
-    read_resource = aio(Client.read_resource)
-    subscribe_resource = aio(Client.subscribe_resource)
-    unsubscribe_resource = aio(Client.unsubscribe_resource)
-    list_prompts = aio(Client.list_prompts)
-    list_prompts_page = aio(Client.list_prompts_page)
-    get_prompt = aio(Client.get_prompt)
-    complete = aio(Client.complete)
-    set_logging_level = aio(Client.set_logging_level)
-    ping = aio(Client.ping)
-    list_skills = aio(Client.list_skills)
-    load_skill = aio(Client.load_skill)
-    call_tool_as_task = aio(Client.call_tool_as_task)
-    get_task = aio(Client.get_task)
-    list_tasks = aio(Client.list_tasks)
-    cancel_task = aio(Client.cancel_task)
-    task_result = aio(Client.task_result)
-    wait_task = aio(Client.wait_task)
-    listen = aio(Client.listen)
-
-    async def call_tool(
-        self, name: str, arguments: Optional[Mapping[str, Any]] = None, *, timeout: Timeout = None,
-        on_progress: Optional[ProgressHandler] = None,
-    ) -> CallToolResult:
-        """MCP ``tools/call``: call tool ``name`` with ``arguments`` and return its result. A
-        tool that failed returns a result with ``is_error`` set; protocol errors raise
-        (:class:`RpcError`, :class:`RequestTimeoutError` after ``timeout`` seconds, the call
-        then cancelled on the server). Cancelling the awaiting task cancels the call on the
-        server (``notifications/cancelled``). With ``on_progress`` (plain or ``async def``),
-        the call asks for progress and ``on_progress(update)`` sees each :class:`Progress`
-        before the result (if it raises, the call is cancelled and the exception
-        propagates)."""
-        if on_progress is None:
-            r: CallToolResult = await self._mcp("call_tool", name, _args(arguments), timeout=timeout)
-            return r
-        async with self.call_tool_progress(name, arguments, timeout=timeout) as call:
-            async for p in call:
-                v = on_progress(p)
-                if inspect.isawaitable(v):
-                    await v
-            return await call.result()
-
-    def call_tool_progress(
-        self, name: str, arguments: Optional[Mapping[str, Any]] = None, *, timeout: Timeout = None
-    ) -> AsyncToolCall:
-        """MCP ``tools/call`` asking for progress, sent now (not a coroutine): iterate the
-        returned :class:`AsyncToolCall` for the updates, then await its
-        :meth:`~AsyncToolCall.result`."""
-        call: AsyncToolCall = self._start_tool_call(name, arguments, timeout)
-        return call
 
     def events(self) -> AsyncEventStream:
         """A new stream of the connection's notifications and connection events that are not
@@ -501,8 +333,65 @@ class AsyncClient(AsyncClientKeywords[AsyncThread], AsyncRequests, ClientBase):
         task.add_done_callback(functools.partial(_handler_done, request))
 
 
+@with_options
+class AsyncCodexClient(CodexKeywords, AsyncClientKeywords[AsyncThread], AsyncRequests, CodexBase, AsyncClientBase):
+    """A connection to OpenAI Codex for asyncio code: ``codex app-server`` (threads, turns,
+    approvals, account and login, the app-server helpers, ``skills/list``), or Codex behind
+    the ``exec`` and ``mcp`` (``codex mcp-server``) transports. For any other MCP server use
+    :class:`AsyncMcpClient`.
+
+    ``async with AsyncCodexClient(...) as client:`` spawns the server and runs the handshake,
+    and stops the server on exit. ``async for event in client:`` yields the notifications and
+    connection events that are not routed to a turn being streamed.
+
+    Options (keyword-only): listed below, from the core's option table. ``transport``
+    chooses the server: an unknown value raises :class:`InvalidArgumentError` here, and
+    ``token`` is never logged nor kept on the object; an option of the MCP client raises
+    :class:`InvalidArgumentError` naming both; ``dedicated_dispatch_thread`` runs this
+    client's handlers on a thread of its own (see :class:`codexclient.CodexClient`).
+
+    Server requests (approvals, ...) go to the handlers registered with
+    :meth:`on_command_approval` and friends; without a handler approvals are **declined**.
+    Handlers run on the loop thread (``async def`` ones in a task): a sync one must not block.
+
+    A client garbage-collected without :meth:`close` stops its server (blocking, in the
+    finalizer) and emits a :class:`ResourceWarning`; nothing the library runs keeps it alive.
+    """
+
+    _thread_class = AsyncThread
+    _turn_class = AsyncTurn
+    _login_class = AsyncLogin
+
+
+    def thread(self, thread_id: str) -> AsyncThread:
+        """A handle on an existing (loaded) thread, without any request."""
+        return AsyncThread(self, thread_id, {})
+
+    # The requests whose sync form only returns the shared call: the same implementation,
+    # awaitable (see :func:`._base.aio`).
+    thread_list = aio(CodexClient.thread_list)
+    thread_read = aio(CodexClient.thread_read)
+    thread_archive = aio(CodexClient.thread_archive)
+    thread_unarchive = aio(CodexClient.thread_unarchive)
+    thread_compact = aio(CodexClient.thread_compact)
+    command_exec = aio(CodexClient.command_exec)
+    account_read = aio(CodexClient.account_read)
+    skills_list = aio(CodexClient.skills_list)
+    model_list = aio(CodexClient.model_list)
+    config_read = aio(CodexClient.config_read)
+    config_batch_write = aio(CodexClient.config_batch_write)
+    review_start = aio(CodexClient.review_start)
+    login_api_key = aio(CodexClient.login_api_key)
+    login_chatgpt = aio_as(AsyncLogin, CodexClient.login_chatgpt)
+    login_device_code = aio_as(AsyncLogin, CodexClient.login_device_code)
+    logout = aio(CodexClient.logout)
+    rate_limits = aio(CodexClient.rate_limits)
+    mcp_server_status_list = aio(CodexClient.mcp_server_status_list)
+    mcp_server_oauth_login = aio(CodexClient.mcp_server_oauth_login)
+    feedback_upload = aio(CodexClient.feedback_upload)
+
 def _drain(
-    ref: "weakref.ref[AsyncClient]", native: _native.ClientHandle, bridge: _Bridge, fd: int = -1
+    ref: "weakref.ref[AsyncClientBase]", native: _native.ClientHandle, bridge: _Bridge, fd: int = -1
 ) -> bool:
     """The loop's reader of the client's event descriptor: the core runs the handlers of the
     waiting events on the loop thread (``dispatch_events``). Returns whether any were waiting.
@@ -535,11 +424,11 @@ def _handler_done(request: Optional[_native.ServerRequest], task: "asyncio.Futur
 
 
 __all__ = [
-    "AsyncClient",
+    "AsyncClientBase",
+    "AsyncCodexClient",
     "AsyncThread",
     "AsyncTurn",
     "StartingTurn",
     "AsyncEventStream",
-    "AsyncToolCall",
     "NotConnectedError",
 ]

@@ -5,7 +5,7 @@ makes a Python callable (plain or ``async def``) and a store object callable fro
 
 The core calls both off its connection threads (on its runtime's blocking pool), so a plain
 ``authorize`` callable may block (a prompt, a GUI); an ``async def`` one runs on the
-:class:`AsyncClient`'s event loop (or, for the sync :class:`Client`, on a loop of its own),
+:class:`AsyncMcpClient`'s event loop (or, for the sync :class:`McpClient`, on a loop of its own),
 bounded by the client's ``oauth_authorize_timeout`` option (its value as the core has it:
 the core's option table owns the default). When the bound passes, the core fails the
 authorization with its timeout error and the coroutine is cancelled.
@@ -78,7 +78,7 @@ class TokenStore(Protocol):
 
 
 def _loop_of(client: Any) -> Optional[asyncio.AbstractEventLoop]:
-    """The running event loop an :class:`AsyncClient` calls on, if any."""
+    """The running event loop an :class:`AsyncMcpClient` calls on, if any."""
     bridge = getattr(client, "_bridge", None)
     loop: Optional[asyncio.AbstractEventLoop] = getattr(bridge, "loop", None)
     if loop is None or loop.is_closed() or not loop.is_running():

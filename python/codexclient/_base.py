@@ -11,12 +11,14 @@ from typing import TYPE_CHECKING, Any, Awaitable, Callable, Coroutine, Dict, Lis
 from typing import Type, TypeVar, Union, cast
 
 from . import _native
-from ._auth import Authorize, LoopbackBrowser, TokenStore, auth_options
+from ._auth import auth_options
 from ._errors import InvalidArgumentError
-from ._handlers import Handlers, logger
-from ._inputs import Input, PathLike, Root, Skills, input_json, skills_list_arg
+from ._handlers import CodexHandlers, Handlers, McpHandlers, logger
+from ._inputs import Input, Skills, input_json, skills_list_arg
 from ._json import Params, arguments_json, as_params, build_params, dumps, keyword_params, loads
 from ._lifecycle import track_client
+from ._options import OPTION_NAMES
+from ._signature import unknown_keyword
 from ._results import InitializeResult, Page, TurnResult
 
 if TYPE_CHECKING:
@@ -44,7 +46,7 @@ def aio(f: Callable[Concatenate[Any, _P], R]) -> Callable[Concatenate[Any, _P], 
 
     for name in ("__module__", "__name__", "__doc__"):
         setattr(method, name, getattr(f, name))
-    method.__qualname__ = "Async" + f.__qualname__  # Client.x -> AsyncClient.x
+    method.__qualname__ = "Async" + f.__qualname__  # CodexClient.x -> AsyncCodexClient.x
     # help() shows the parameters (the result is awaitable, of the async surface's type).
     sig = inspect.signature(f).replace(return_annotation=inspect.Signature.empty)
     setattr(method, "__signature__", sig)
@@ -70,9 +72,20 @@ def _pairs(value: Any) -> Any:
     return [[k, v] for k, v in value.items()] if isinstance(value, Mapping) else value
 
 
-_NOT_OPTIONS = ("self", "config", "authorize", "token_store")
+_NOT_OPTIONS = ("config", "authorize", "token_store")
 """The keywords that are no core option keys (``config``: the pairs of
 ``config_overrides``; the MCP authorization callbacks)."""
+
+
+def mcp_server(transport: Any, command: Any) -> bool:
+    """Whether the options name an MCP server (``command=[...]``, ``transport="mcp+stdio…"``,
+    ``"http://…"``, ``"https://…"``) rather than Codex (the app-server transports, ``exec``,
+    and ``mcp``: Codex's own ``codex mcp-server``)."""
+    if command is not None:
+        return True
+    return isinstance(transport, str) and (
+        transport == "mcp+stdio" or transport.startswith(("mcp+stdio:", "http://", "https://"))
+    )
 
 
 def _same(v: Any) -> Any:
@@ -80,102 +93,37 @@ def _same(v: Any) -> Any:
 
 
 class ClientBase(Handlers):
-    """What :class:`Client` and :class:`AsyncClient` share: options, handlers, dispatch and
-    the helpers. A subclass supplies :meth:`_call` (blocking or awaitable) and the typed
-    methods around it."""
+    """What every client shares, whatever its protocol (:class:`CodexClient`,
+    :class:`McpClient` and their asyncio twins): options, state, handlers, dispatch and the
+    private calls. A subclass supplies :meth:`_call` (blocking or awaitable) and the typed
+    methods around it; the public methods of one protocol are on :class:`CodexBase` or
+    :class:`McpBase`."""
 
     _callbacks = False
     """Whether the core runs the handlers on its dispatch thread (else the loop drains)."""
 
-    def __init__(
-        self,
-        *,
-        codex_bin: Optional[PathLike] = None,
-        args: Sequence[str] = (),
-        config: Optional[Mapping[str, Any]] = None,
-        env: Optional[Mapping[str, str]] = None,
-        clear_env: bool = False,
-        cwd: Optional[PathLike] = None,
-        codex_home: Optional[PathLike] = None,
-        client_name: Optional[str] = None,
-        client_title: Optional[str] = None,
-        client_version: Optional[str] = None,
-        experimental_api: bool = False,
-        opt_out_notification_methods: Sequence[str] = (),
-        default_timeout: Optional[float] = None,
-        retry_max_attempts: Optional[int] = None,
-        retry_base: Optional[float] = None,
-        retry_cap: Optional[float] = None,
-        event_queue_capacity: Optional[int] = None,
-        max_line_bytes: Optional[int] = None,
-        connect_timeout: Optional[float] = None,
-        read_ahead_bytes: Optional[int] = None,
-        reply_spin: Optional[float] = None,
-        dedicated_dispatch_thread: bool = False,
-        transport: Optional[str] = None,
-        token: Optional[str] = None,
-        command: Optional[Sequence[PathLike]] = None,
-        headers: Optional[Mapping[str, str]] = None,
-        mcp_roots: Optional[Sequence[Root]] = None,
-        mcp_capabilities: Optional[Mapping[str, Any]] = None,
-        mcp_protocol: Optional[str] = None,
-        mcp_input_rounds: Optional[int] = None,
-        mcp_cache: Optional[bool] = None,
-        mcp_sampling_tools: Optional[bool] = None,
-        mcp_validate_output: Optional[bool] = None,
-        mcp_progress_resets_timeout: Optional[bool] = None,
-        mcp_proxy: Optional[str] = None,
-        reconnect: Union[bool, Mapping[str, float], None] = None,
-        heartbeat: Union[bool, Mapping[str, float], None] = None,
-        tls_ca_file: Optional[PathLike] = None,
-        tls_client_cert: Optional[Tuple[PathLike, PathLike]] = None,
-        stderr_tail_bytes: Optional[int] = None,
-        config_overrides: Optional[Sequence[Union[str, Sequence[Any]]]] = None,
-        reconnect_max_attempts: Optional[int] = None,
-        reconnect_base: Optional[float] = None,
-        reconnect_cap: Optional[float] = None,
-        heartbeat_interval: Optional[float] = None,
-        heartbeat_timeout: Optional[float] = None,
-        exec_model: Optional[str] = None,
-        exec_sandbox_mode: Optional[str] = None,
-        exec_working_directory: Optional[PathLike] = None,
-        exec_additional_directories: Optional[Sequence[PathLike]] = None,
-        exec_skip_git_repo_check: Optional[bool] = None,
-        exec_reasoning_effort: Optional[str] = None,
-        exec_network_access: Optional[bool] = None,
-        exec_web_search: Optional[bool] = None,
-        exec_approval_policy: Optional[str] = None,
-        trace_wire: Optional[bool] = None,
-        oauth: Optional[bool] = None,
-        oauth_client_id: Optional[str] = None,
-        oauth_client_secret: Optional[str] = None,
-        oauth_redirect_uri: Optional[str] = None,
-        oauth_scopes: Optional[Sequence[str]] = None,
-        oauth_client_metadata_url: Optional[str] = None,
-        oauth_token_file: Optional[PathLike] = None,
-        oauth_grant: Optional[str] = None,
-        oauth_private_key: Optional[str] = None,
-        oauth_private_key_file: Optional[PathLike] = None,
-        oauth_assertion: Optional[str] = None,
-        oauth_assertion_file: Optional[PathLike] = None,
-        oauth_idp_token_endpoint: Optional[str] = None,
-        oauth_idp_client_id: Optional[str] = None,
-        oauth_idp_client_secret: Optional[str] = None,
-        oauth_dpop: Optional[bool] = None,
-        oauth_authorize_timeout: Optional[float] = None,
-        authorize: Union[Authorize, LoopbackBrowser, None] = None,
-        token_store: Optional[TokenStore] = None,
-        skill_emulation: Optional[str] = None,
-    ) -> None:
-        # Each keyword is the core's option of that name, checked there (``None``: its
-        # default); only ``config`` (a mapping of ``-c`` overrides) is Python's own name, for
-        # the core's ``config_overrides``. Mappings go as lists of pairs (in their order).
-        given = {k: v for k, v in locals().items() if v is not None and k not in _NOT_OPTIONS}
+    def _start(self, keywords: Dict[str, Any], other: Mapping[str, Any] = {}) -> None:
+        """The constructor (the generated keywords of :mod:`._option_keywords` call it):
+        ``keywords`` by name, ``other`` the options of another client's class, passed on so
+        the core refuses them naming the option and the client. Each keyword is the core's
+        option of that name, checked there (``None``: its default); only ``config`` (a
+        mapping of ``-c`` overrides) is Python's own name, for the core's
+        ``config_overrides``, beside MCP authorization's callbacks. Mappings go as lists of
+        pairs (in their order)."""
+        unknown = {k: v for k, v in other.items() if k not in OPTION_NAMES}
+        if unknown:
+            valid = [n for n in inspect.signature(type(self).__init__).parameters if n != "self"]
+            raise unknown_keyword(type(self).__name__, unknown, valid)
+        keywords = {**keywords, **other}
+        given = {k: v for k, v in keywords.items() if v is not None and k not in _NOT_OPTIONS}
         opts = {k: _pairs(v) if k in _PAIRS else v for k, v in given.items()}
         # MCP authorization's callbacks (not option keys): adapted for the core (``_auth``).
-        opts.update(auth_options(authorize, token_store, self, oauth_authorize_timeout))
+        opts.update(auth_options(keywords.get("authorize"), keywords.get("token_store"), self,
+                                 keywords.get("oauth_authorize_timeout")))
+        config = keywords.get("config")
         if config is not None:
             opts["config_overrides"] = _pairs(config) + list(opts.get("config_overrides", []))
+        self._check_protocol(mcp_server(keywords.get("transport"), keywords.get("command")))
         delivery = "callbacks" if self._callbacks else "poll"
         self._native = _native.NativeClient(delivery=delivery, **opts)
         self._init_handlers()
@@ -185,6 +133,10 @@ class ClientBase(Handlers):
 
     def _setup(self) -> None:
         """Set up the subclass's delivery (end of ``__init__``)."""
+
+    def _check_protocol(self, mcp: bool) -> None:
+        """Refuse a server of the other protocol (``mcp``: the options name an MCP server);
+        before anything is created."""
 
     # -- state -------------------------------------------------------------------------------
 
@@ -203,27 +155,6 @@ class ClientBase(Handlers):
     def initialize_result(self) -> Optional[InitializeResult]:
         """What the server answered to ``initialize`` (``None`` before ``connect()``)."""
         return self._init
-
-    @property
-    def server_version(self) -> Optional[Dict[str, Any]]:
-        """The connected app-server's Codex version placed in the supported window:
-        ``{"version": "0.171.0" or None, "position": "inside" | "older" | "newer" | "unknown",
-        "matches": the window version it is or None, "window": [every window version]}``.
-        ``None`` when not connected, or when the server is not a Codex app-server (an MCP
-        server, the ``exec`` or ``codex-mcp-server`` transport). A server outside the window
-        is connected anyway (one WARNING log line and an ``outside_window``
-        :class:`ConnectionEvent`)."""
-        text = self._native.server_version
-        return None if text is None else loads(text)
-
-    def supports(self, method: str) -> bool:
-        """Whether the connected app-server has client method ``method``, by the window's
-        method table: for a window version, exactly; for a server outside the window, whether
-        some window version has it; a method of no window version: ``False``. Calling a method
-        the server's (window) version lacks raises :class:`UnsupportedByVersionError` before
-        anything is sent. Raises :class:`NotConnectedError`, or :class:`InvalidStateError`
-        when the server is not a Codex app-server."""
-        return self._native.supports(method)
 
     @property
     def stderr_tail(self) -> str:
@@ -330,22 +261,6 @@ class ClientBase(Handlers):
         """The skill ``skill`` loaded and checked (``NativeClient.skill_load``)."""
         return self._call(lambda aio: self._native.skill_load(skill, aio))
 
-    def add_skill_source(self, label: str, server: "ClientBase") -> None:
-        """Let this Codex client's turns use the skills of the MCP server ``server`` (a
-        connected MCP client, sync or async) under ``label`` (1-64 of ``A-Z a-z 0-9 - _ .``,
-        your name for that server). A turn then selects one as ``"name@label"`` (or
-        ``"skill://.../SKILL.md@label"``) in ``skills=``; it is loaded and checked (size,
-        SHA-256 digest, frontmatter) when the turn starts and goes to Codex as a text block
-        naming the server, so the option ``skill_emulation`` must be ``"when_needed"`` or
-        ``"always"``. The same label again replaces the server. Raises
-        :class:`InvalidArgumentError` for a bad label, an MCP client here, or a ``server``
-        that is not an MCP client."""
-        self._native.add_skill_source(label, server._native)
-
-    def remove_skill_source(self, label: str) -> bool:
-        """Forget the skill source ``label``; whether there was one."""
-        return bool(self._native.remove_skill_source(label))
-
     def _complete(
         self, argument: str, value: str, prompt: Optional[str], resource: Optional[str],
         timeout: Optional[float],
@@ -370,6 +285,62 @@ class ClientBase(Handlers):
         sk = skills_list_arg(skills)
         start = lambda aio: self._native.start_turn(thread_id, i, o, aio, sk)  # noqa: E731
         return self._call(start, lambda nt: self._turn_class(self, nt))
+
+
+class CodexBase(CodexHandlers, ClientBase):
+    """The Codex clients' own part of what sync and async share: the server's version, its
+    method table and the skill sources of turns (:class:`CodexClient`,
+    :class:`AsyncCodexClient`)."""
+
+    def _check_protocol(self, mcp: bool) -> None:
+        if mcp:
+            new = "AsyncMcpClient" if type(self).__name__.startswith("Async") else "McpClient"
+            raise InvalidArgumentError(
+                f"{type(self).__name__} connects to Codex; for an MCP server (command=, "
+                f'transport="mcp+stdio..." or "http(s)://...") use {new}'
+            )
+
+    @property
+    def server_version(self) -> Optional[Dict[str, Any]]:
+        """The connected app-server's Codex version placed in the supported window:
+        ``{"version": "0.171.0" or None, "position": "inside" | "older" | "newer" | "unknown",
+        "matches": the window version it is or None, "window": [every window version]}``.
+        ``None`` when not connected, or when the server is not a Codex app-server (an MCP
+        server, the ``exec`` or ``codex-mcp-server`` transport). A server outside the window
+        is connected anyway (one WARNING log line and an ``outside_window``
+        :class:`ConnectionEvent`)."""
+        text = self._native.server_version
+        return None if text is None else loads(text)
+
+    def supports(self, method: str) -> bool:
+        """Whether the connected app-server has client method ``method``, by the window's
+        method table: for a window version, exactly; for a server outside the window, whether
+        some window version has it; a method of no window version: ``False``. Calling a method
+        the server's (window) version lacks raises :class:`UnsupportedByVersionError` before
+        anything is sent. Raises :class:`NotConnectedError`, or :class:`InvalidStateError`
+        when the server is not a Codex app-server."""
+        return self._native.supports(method)
+
+    def add_skill_source(self, label: str, server: "ClientBase") -> None:
+        """Let this Codex client's turns use the skills of the MCP server ``server`` (a
+        connected MCP client, sync or async) under ``label`` (1-64 of ``A-Z a-z 0-9 - _ .``,
+        your name for that server). A turn then selects one as ``"name@label"`` (or
+        ``"skill://.../SKILL.md@label"``) in ``skills=``; it is loaded and checked (size,
+        SHA-256 digest, frontmatter) when the turn starts and goes to Codex as a text block
+        naming the server, so the option ``skill_emulation`` must be ``"when_needed"`` or
+        ``"always"``. The same label again replaces the server. Raises
+        :class:`InvalidArgumentError` for a bad label, an MCP client here, or a ``server``
+        that is not an MCP client."""
+        self._native.add_skill_source(label, server._native)
+
+    def remove_skill_source(self, label: str) -> bool:
+        """Forget the skill source ``label``; whether there was one."""
+        return bool(self._native.remove_skill_source(label))
+
+
+class McpBase(McpHandlers, ClientBase):
+    """The MCP clients' own part of what sync and async share: the handlers of the server's
+    sampling and roots requests (:class:`McpClient`, :class:`AsyncMcpClient`)."""
 
 
 class ToolCallBase:

@@ -178,7 +178,7 @@ class UnsupportedByVersionError(UnsupportedError):
     """The connected Codex (a version of the supported window) does not have this method, by
     the window's method table: refused before anything was sent. ``method``,
     ``server_version`` and ``versions`` (the window versions that have it);
-    :meth:`~codexclient.Client.supports` asks first."""
+    :meth:`~codexclient.CodexClient.supports` asks first."""
 
     def __init__(
         self,

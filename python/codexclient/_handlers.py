@@ -133,8 +133,8 @@ class Handlers:
     which decides who handles what (a method's handler, else the ``"*"`` fallback, else
     fail-closed); this class only wraps each Python callable as a core handler (the answer
     from its return value, ``async def`` handlers run by the client, errors logged). The
-    core runs them on its dispatch thread (:class:`Client`), on the loop thread when the
-    event descriptor is readable (:class:`AsyncClient`), or as a turn being iterated hands
+    core runs them on its dispatch thread (:class:`CodexClient`, :class:`McpClient`), on the loop thread when the
+    event descriptor is readable (:class:`AsyncCodexClient`, :class:`AsyncMcpClient`), or as a turn being iterated hands
     its server requests over."""
 
     _native: _native.NativeClient
@@ -215,6 +215,44 @@ class Handlers:
     def _set_request_handler(self, method: str, handler: Callable[[Any], Any]) -> None:
         self._native.on_request(None if method == "*" else method, self._request_runner(handler))
 
+    @overload
+    def on_notification(self, handler: HNotification) -> HNotification: ...
+    @overload
+    def on_notification(self, handler: None) -> None: ...
+    def on_notification(self, handler: Optional[Callable[[Any], Any]]) -> Optional[Callable[[Any], Any]]:
+        """Call ``handler(notification)`` for every notification not routed to a turn being
+        streamed (``None`` removes it). It may be ``async def``."""
+        self._native.on_notification(None if handler is None else self._event_runner(handler))
+        return handler
+
+    @overload
+    def on_connection_event(self, handler: HConnection) -> HConnection: ...
+    @overload
+    def on_connection_event(self, handler: None) -> None: ...
+    def on_connection_event(self, handler: Optional[ConnectionHandler]) -> Optional[ConnectionHandler]:
+        """Call ``handler(event)`` for connection events (errors, overflow, disconnect)."""
+        self._native.on_connection_event(self._event_runner(handler, log=True))
+        return handler
+
+    def on_elicitation(self, handler: HElicitation) -> HElicitation:
+        """Handle elicitations: an MCP server's ``elicitation/create`` and Codex's relayed
+        ``mcpServer/elicitation/request``. Return the whole result: ``{"action": "accept",
+        "content": {...}}``, ``{"action": "decline"}`` or ``{"action": "cancel"}``. For an
+        MCP form elicitation accepted with fields left out, the core fills in the defaults
+        of the requested schema. Without a handler elicitations are declined."""
+        self._set_request_handler(_METHODS["elicitation"], handler)
+        self._set_request_handler(ELICITATION, handler)
+        return handler
+
+    def _run_coroutine(self, request: Optional[ServerRequest], awaitable: Any) -> None:
+        """Run a handler's awaitable; with ``request``, send its value as the answer."""
+        raise NotImplementedError
+
+
+class CodexHandlers(Handlers):
+    """The handlers of Codex's server requests (approvals, user input, dynamic tools):
+    :class:`CodexClient` and :class:`AsyncCodexClient`."""
+
     def on_command_approval(self, handler: HCommand) -> HCommand:
         """Handle command approvals (``item/commandExecution/requestApproval``; see
         :meth:`on_server_request`). Usable as a decorator; returns ``handler``."""
@@ -237,15 +275,15 @@ class Handlers:
         self._set_request_handler(_METHODS["user_input"], handler)
         return handler
 
-    def on_elicitation(self, handler: HElicitation) -> HElicitation:
-        """Handle elicitations: an MCP server's ``elicitation/create`` and Codex's relayed
-        ``mcpServer/elicitation/request``. Return the whole result: ``{"action": "accept",
-        "content": {...}}``, ``{"action": "decline"}`` or ``{"action": "cancel"}``. For an
-        MCP form elicitation accepted with fields left out, the core fills in the defaults
-        of the requested schema. Without a handler elicitations are declined."""
-        self._set_request_handler(_METHODS["elicitation"], handler)
-        self._set_request_handler(ELICITATION, handler)
+    def on_tool_call(self, handler: HToolCall) -> HToolCall:
+        """Handle dynamic tool calls (``item/tool/call``; return the whole result)."""
+        self._set_request_handler(_METHODS["tool_call"], handler)
         return handler
+
+
+class McpHandlers(Handlers):
+    """The handlers of an MCP server's requests (sampling, roots): :class:`McpClient` and
+    :class:`AsyncMcpClient`."""
 
     def on_sampling(self, handler: HMcp) -> HMcp:
         """Handle an MCP server's requests to sample an LLM (``sampling/createMessage``):
@@ -261,31 +299,3 @@ class Handlers:
         refused with a JSON-RPC error."""
         self._set_request_handler(ROOTS, handler)
         return handler
-
-    def on_tool_call(self, handler: HToolCall) -> HToolCall:
-        """Handle dynamic tool calls (``item/tool/call``; return the whole result)."""
-        self._set_request_handler(_METHODS["tool_call"], handler)
-        return handler
-
-    @overload
-    def on_notification(self, handler: HNotification) -> HNotification: ...
-    @overload
-    def on_notification(self, handler: None) -> None: ...
-    def on_notification(self, handler: Optional[Callable[[Any], Any]]) -> Optional[Callable[[Any], Any]]:
-        """Call ``handler(notification)`` for every notification not routed to a turn being
-        streamed (``None`` removes it). It may be ``async def``."""
-        self._native.on_notification(None if handler is None else self._event_runner(handler))
-        return handler
-
-    @overload
-    def on_connection_event(self, handler: HConnection) -> HConnection: ...
-    @overload
-    def on_connection_event(self, handler: None) -> None: ...
-    def on_connection_event(self, handler: Optional[ConnectionHandler]) -> Optional[ConnectionHandler]:
-        """Call ``handler(event)`` for connection events (errors, overflow, disconnect)."""
-        self._native.on_connection_event(self._event_runner(handler, log=True))
-        return handler
-
-    def _run_coroutine(self, request: Optional[ServerRequest], awaitable: Any) -> None:
-        """Run a handler's awaitable; with ``request``, send its value as the answer."""
-        raise NotImplementedError

@@ -1,5 +1,5 @@
-"""MCP 2026-07-28 subscription streams: :class:`Listen`, what ``Client.listen`` and
-``AsyncClient.listen`` return, and :func:`listen_filter`, the filter they send. The filter's
+"""MCP 2026-07-28 subscription streams: :class:`Listen`, what ``McpClient.listen`` and
+``AsyncMcpClient.listen`` return, and :func:`listen_filter`, the filter they send. The filter's
 keys, their protocol names and the checks are the Rust core's; this module only gathers the
 arguments and wraps the native handle."""
 
@@ -28,7 +28,7 @@ class Listen:
     """An open MCP subscription stream (``subscriptions/listen``, MCP 2026-07-28): the
     server acknowledged its filter (:attr:`acknowledged`), and the notifications it asked for
     (``notifications/tools/list_changed``, ``notifications/resources/updated``, ...) reach the
-    client's notification handlers and :meth:`~Client.events` like any notification. Close it
+    client's notification handlers and :meth:`~McpClient.events` like any notification. Close it
     with :meth:`close`, or use it as a context manager (``with`` or ``async with``); it is
     also closed when garbage collected. Closing tells the server (``notifications/cancelled``)
     and leaves the connection open."""

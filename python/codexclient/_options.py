@@ -5,14 +5,18 @@ or meaning of 0 is written twice. The table is also the docs' Options page
 
 from __future__ import annotations
 
+import inspect
 import json
-from typing import Any, Dict, List, TypeVar
+from typing import Any, Collection, Dict, List, Optional, TypeVar
 
 from . import _native
 
 OPTIONS: List[Dict[str, Any]] = json.loads(_native.option_keys())
 """Every option: ``name``, ``kind``, ``list``, ``secret``, ``doc``, ``default``, ``range``
 (``[min, max]`` besides 0, or ``None``), ``unit``, ``zero`` (what 0 means), ``clients``."""
+
+OPTION_NAMES = frozenset(k["name"] for k in OPTIONS)
+"""The names of every option of the table."""
 
 
 def _number(v: float) -> str:
@@ -33,18 +37,27 @@ def _line(k: Dict[str, Any]) -> str:
     return f"``{k['name']}`` ({'; '.join(facts)}): {k['doc']}"
 
 
-OPTIONS_DOC = (
-    "Options by keyword (each is the core's option of that name, checked there; ``None``: its "
-    "default; ``config`` is a mapping of ``config_overrides``):\n\n"
-    + "\n".join("    - " + _line(k) for k in OPTIONS)
-)
-"""The options section of :class:`Client` and :class:`AsyncClient`."""
+def options_doc(names: Optional[Collection[str]] = None) -> str:
+    """The options section of a client's docstring: the options named ``names`` (``None``:
+    every option)."""
+    return (
+        "Options by keyword (each is the core's option of that name, checked there; ``None``: its "
+        "default; ``config`` is a mapping of ``config_overrides``):\n\n"
+        + "\n".join("    - " + _line(k) for k in OPTIONS if names is None or k["name"] in names)
+    )
+
+
+OPTIONS_DOC = options_doc()
+"""The options section of the deprecated :class:`Client` and :class:`AsyncClient` (every
+option)."""
 
 
 _C = TypeVar("_C", bound=type)
 
 
 def with_options(cls: _C) -> _C:
-    """Append :data:`OPTIONS_DOC` to the class's docstring."""
-    cls.__doc__ = (cls.__doc__ or "").rstrip() + "\n\n    " + OPTIONS_DOC + "\n"
+    """Append the options section of the options ``cls`` takes (the keywords of its
+    generated ``__init__``, :mod:`._option_keywords`) to its docstring."""
+    names = set(inspect.signature(getattr(cls, "__init__")).parameters)
+    cls.__doc__ = (cls.__doc__ or "").rstrip() + "\n\n    " + options_doc(names) + "\n"
     return cls

@@ -1,7 +1,8 @@
-"""The blocking client: :class:`Client`, :class:`Thread`, :class:`Turn`.
+"""The blocking Codex client: :class:`CodexClient`, :class:`Thread`, :class:`Turn`, and the
+blocking surface every client shares (:class:`SyncClientBase`).
 
 Every wait releases the GIL and wakes up every 100 ms to let Ctrl-C through. Server requests
-outside a streamed turn, connection events and (with :meth:`Client.on_notification`)
+outside a streamed turn, connection events and (with ``on_notification``)
 notifications are dispatched on the client's dispatch thread, in arrival order: one
 library-owned thread per client, taken from a small pool shared by all clients of the process
 (so a handler that blocks holds up the other clients on that thread; ``dedicated_dispatch_thread=True``
@@ -15,23 +16,22 @@ from __future__ import annotations
 import asyncio
 import threading
 from types import TracebackType
-from typing import Any, Callable, Dict, Iterator, List, Mapping, Optional, Sequence, Type, Union, cast
+from typing import Any, Callable, Dict, Iterator, List, Mapping, Optional, Sequence, Type, TypeVar, cast
 
 from . import _native
 from ._account import Login
-from ._base import ClientBase, ThreadBase, ToolCallBase, TurnBase, _page, _same
-from ._handlers import Event, ProgressHandler, finish, handler_failed
+from ._base import ClientBase, CodexBase, ThreadBase, TurnBase
+from ._handlers import Event, finish, handler_failed
 from ._options import with_options
 from ._inputs import Input, Skills
-from ._json import Params, arguments_json as _args, loads
-from ._listen import Listen, listen_filter
-from ._results import InitializeResult, Page, TurnResult
-from ._native import CallToolResult, Completion, GetPromptResult, Progress, Prompt, Resource
-from ._native import ResourceContents, ResourceTemplate, Task, Tool
+from ._json import Params, loads
+from ._results import InitializeResult, TurnResult
 from ._keywords import ClientKeywords, ThreadKeywords
+from ._option_keywords import CodexKeywords
 from ._requests import SyncRequests
 
 Timeout = Optional[float]
+_S = TypeVar("_S", bound="SyncClientBase")
 
 
 def _nothing(_: Any) -> None:
@@ -39,11 +39,11 @@ def _nothing(_: Any) -> None:
 
 
 class Thread(ThreadKeywords["Thread", "Turn"], ThreadBase):
-    """A conversation thread of a :class:`Client`: :meth:`run` a turn to its end,
+    """A conversation thread of a :class:`CodexClient`: :meth:`run` a turn to its end,
     :meth:`run_streamed` to iterate its events (their keywords are ``turn/start``'s params,
     typed: see :mod:`codexclient._keywords`)."""
 
-    _client: "Client"
+    _client: "CodexClient"
 
     def _run(
         self, input: Input, skills: Skills, timeout: Timeout, idle_timeout: Timeout,
@@ -122,80 +122,11 @@ class Turn(TurnBase):
         self._leave(None)
 
 
-class ToolCall(ToolCallBase):
-    """An MCP tool call that reports progress (:meth:`Client.call_tool_progress`):
-    ``for update in call`` yields its :class:`Progress` updates (blocking, GIL released) until
-    the answer comes; then :meth:`result` returns it::
-
-        with client.call_tool_progress("slow-tool", {"steps": 3}) as call:
-            for p in call:
-                print(f"{p.progress}/{p.total}")
-            result = call.result()
-
-    Leaving the ``with`` block before the answer (or :meth:`cancel`, or dropping the call)
-    cancels the call: the server gets ``notifications/cancelled``.
-    """
-
-    def __iter__(self) -> Iterator[Progress]:
-        return self
-
-    def __next__(self) -> Progress:
-        p = self._native.next()
-        if p is None:
-            raise StopIteration
-        return p
-
-    def result(self) -> CallToolResult:
-        """Wait for the answer (skipping the updates not read) and return it. Raises what the
-        call failed with: :class:`RequestTimeoutError`, :class:`RpcError`,
-        :class:`RequestCancelledError` after :meth:`cancel`, ..."""
-        return cast(CallToolResult, self._native.result())
-
-    def __enter__(self) -> "ToolCall":
-        return self
-
-    def __exit__(
-        self, et: Optional[Type[BaseException]], e: Optional[BaseException], tb: Optional[TracebackType]
-    ) -> None:
-        self.cancel()
-
-
-@with_options
-class Client(ClientKeywords[Thread], SyncRequests, ClientBase):
-    """A blocking connection to ``codex app-server``, or to any MCP server.
-
-    ``with Client(...) as client:`` spawns the server, runs the handshake and stops the server
-    on exit. Takes the same options as :class:`AsyncClient`, including ``transport``
-    (``"stdio"``, ``"exec"``, ``"mcp"``, ``"ws://…"``/``"wss://…"`` with ``token``,
-    ``"unix"``, ``"unix://PATH"``; an unknown value raises :class:`InvalidArgumentError`, a call
-    the transport cannot serve :class:`UnsupportedError`) and the MCP ones (an MCP server by
-    ``command=[PROGRAM, ARG, ...]``, ``transport="mcp+stdio:PROGRAM ARG…"`` or
-    ``transport="http://…/mcp"``; ``token``, ``headers``, ``mcp_roots``,
-    ``mcp_capabilities``). ``for event in client:`` yields
-    the notifications and connection events not routed to a turn being streamed.
-
-    MCP authorization (OAuth 2.1, an HTTP MCP server that answers 401): ``authorize`` (a
-    callable given the authorization URL that returns the URL the browser was redirected to;
-    plain, run on a library thread and free to block, or ``async def``; or a
-    :class:`LoopbackBrowser`), ``token_store`` (an object with ``load``/``save``/``clear``,
-    see :class:`TokenStore`; else in memory, or ``oauth_token_file``) and the ``oauth_*``
-    options. Authorization steps arrive as connection events of kind ``auth``.
-
-    Handlers may be plain functions or ``async def`` (run to completion with
-    :func:`asyncio.run` on the calling thread). Without a handler approvals are **declined**.
-    All handlers of a client run on one library thread, in order; that thread is shared with
-    other clients (a pool of two), so a handler that blocks holds up the other clients on it:
-    pass ``dedicated_dispatch_thread=True`` for a client whose handlers block.
-
-    A client garbage-collected without :meth:`close` stops its server (and emits a
-    :class:`ResourceWarning`); nothing the library runs keeps it alive.
-    """
+class SyncClientBase(ClientBase):
+    """The blocking surface every client shares, whatever its protocol: connect, close, the
+    ``with`` block, notifications out, events in (:class:`CodexClient`, :class:`McpClient`)."""
 
     _callbacks = True
-    _thread_class = Thread
-    _turn_class = Turn
-    _tool_call_class = ToolCall
-    _login_class: Callable[..., Any] = Login
 
     def _call(self, start: Any, then: Any = loads) -> Any:
         return then(start(None))
@@ -213,7 +144,7 @@ class Client(ClientKeywords[Thread], SyncRequests, ClientBase):
         Idempotent."""
         self._life.release(False)
 
-    def __enter__(self) -> "Client":
+    def __enter__(self: _S) -> _S:
         self.connect()
         return self
 
@@ -225,6 +156,54 @@ class Client(ClientKeywords[Thread], SyncRequests, ClientBase):
     def notify(self, method: str, params: Params = None) -> None:
         """Send a client notification."""
         self._notify(method, params)
+
+    def events(self) -> Iterator[Event]:
+        """A new (blocking) stream of the connection's notifications and connection events not
+        routed to a turn being streamed. It ends when the connection ends."""
+        return cast(Iterator[Event], self._native.events())
+
+    def __iter__(self) -> Iterator[Event]:
+        return self.events()
+
+    def _run_coroutine(self, request: Optional[_native.ServerRequest], awaitable: Any) -> None:
+        try:
+            value = run_coroutine_blocking(awaitable)
+        except Exception:
+            handler_failed(request)
+            return
+        if request is not None:
+            finish(request, value)
+
+
+@with_options
+class CodexClient(CodexKeywords, ClientKeywords[Thread], SyncRequests, CodexBase, SyncClientBase):
+    """A blocking connection to OpenAI Codex: ``codex app-server`` (threads, turns, approvals,
+    account and login, the app-server helpers, ``skills/list``), or Codex behind the ``exec``
+    and ``mcp`` (``codex mcp-server``) transports. For any other MCP server use
+    :class:`McpClient`.
+
+    ``with CodexClient(...) as client:`` spawns the server, runs the handshake and stops the
+    server on exit. Takes the same options as :class:`AsyncCodexClient`, including
+    ``transport`` (``"stdio"``, ``"exec"``, ``"mcp"``, ``"ws://…"``/``"wss://…"`` with
+    ``token``, ``"unix"``, ``"unix://PATH"``; an unknown value raises
+    :class:`InvalidArgumentError`, a call the transport cannot serve
+    :class:`UnsupportedError`; an option of the MCP client raises
+    :class:`InvalidArgumentError` naming both). ``for event in client:`` yields the
+    notifications and connection events not routed to a turn being streamed.
+
+    Handlers may be plain functions or ``async def`` (run to completion with
+    :func:`asyncio.run` on the calling thread). Without a handler approvals are **declined**.
+    All handlers of a client run on one library thread, in order; that thread is shared with
+    other clients (a pool of two), so a handler that blocks holds up the other clients on it:
+    pass ``dedicated_dispatch_thread=True`` for a client whose handlers block.
+
+    A client garbage-collected without :meth:`close` stops its server (and emits a
+    :class:`ResourceWarning`); nothing the library runs keeps it alive.
+    """
+
+    _thread_class = Thread
+    _turn_class = Turn
+    _login_class: Callable[..., Any] = Login
 
     def thread(self, thread_id: str) -> Thread:
         """A handle on an existing (loaded) thread, without any request."""
@@ -339,216 +318,6 @@ class Client(ClientKeywords[Thread], SyncRequests, ClientBase):
         keyword arguments camel-cased: ``reason=``, ``include_logs=``, ``thread_id=``)."""
         return cast(Dict[str, Any], self._helper("feedback_upload", None, classification, None, kwargs, timeout))
 
-    # -- MCP -------------------------------------------------------------------------------
-
-    def list_tools(self, *, timeout: Timeout = None) -> List[Tool]:
-        """MCP ``tools/list``: every tool the server offers (all pages)."""
-        return cast(List[Tool], self._mcp_list("list_tools", None, False, timeout))
-
-    def list_tools_page(self, cursor: Optional[str] = None, *, timeout: Timeout = None) -> Page[Tool]:
-        """MCP ``tools/list``: one page (pass its ``next_cursor`` for the next)."""
-        return cast(Page[Tool], self._mcp_list("list_tools", cursor, True, timeout))
-
-    def call_tool(
-        self, name: str, arguments: Optional[Mapping[str, Any]] = None, *, timeout: Timeout = None,
-        on_progress: Optional[ProgressHandler] = None,
-    ) -> CallToolResult:
-        """MCP ``tools/call``: call tool ``name`` with ``arguments`` and return its result. A
-        tool that failed returns a result with ``is_error`` set; protocol errors raise
-        (:class:`RpcError`, :class:`RequestTimeoutError` after ``timeout`` seconds, the call
-        then cancelled on the server). With ``on_progress``, the call asks for progress and
-        ``on_progress(update)`` sees each :class:`Progress` on this thread before the result
-        (if it raises, the call is cancelled and the exception propagates)."""
-        if on_progress is None:
-            r: CallToolResult = self._mcp("call_tool", name, _args(arguments), timeout=timeout)
-            return r
-        with self.call_tool_progress(name, arguments, timeout=timeout) as call:
-            for p in call:
-                on_progress(p)
-            return call.result()
-
-    def call_tool_progress(
-        self, name: str, arguments: Optional[Mapping[str, Any]] = None, *, timeout: Timeout = None
-    ) -> ToolCall:
-        """MCP ``tools/call`` asking for progress, sent now: iterate the returned
-        :class:`ToolCall` for the updates, then take its :meth:`~ToolCall.result`."""
-        return cast(ToolCall, self._start_tool_call(name, arguments, timeout))
-
-    def list_resources(self, *, timeout: Timeout = None) -> List[Resource]:
-        """MCP ``resources/list``: every resource (all pages)."""
-        return cast(List[Resource], self._mcp_list("list_resources", None, False, timeout))
-
-    def list_resources_page(
-        self, cursor: Optional[str] = None, *, timeout: Timeout = None
-    ) -> Page[Resource]:
-        """MCP ``resources/list``: one page."""
-        return cast(Page[Resource], self._mcp_list("list_resources", cursor, True, timeout))
-
-    def list_resource_templates(self, *, timeout: Timeout = None) -> List[ResourceTemplate]:
-        """MCP ``resources/templates/list``: every resource template (all pages)."""
-        return cast(List[ResourceTemplate], self._mcp_list("list_resource_templates", None, False, timeout))
-
-    def list_resource_templates_page(
-        self, cursor: Optional[str] = None, *, timeout: Timeout = None
-    ) -> Page[ResourceTemplate]:
-        """MCP ``resources/templates/list``: one page."""
-        return cast(Page[ResourceTemplate], self._mcp_list("list_resource_templates", cursor, True, timeout))
-
-    def read_resource(self, uri: str, *, timeout: Timeout = None) -> List[ResourceContents]:
-        """MCP ``resources/read``: the contents of resource ``uri`` (text or base64 blob)."""
-        return cast(List[ResourceContents], self._mcp("read_resource", uri, timeout=timeout))
-
-    def subscribe_resource(self, uri: str, *, timeout: Timeout = None) -> None:
-        """MCP ``resources/subscribe``: the server then sends
-        ``notifications/resources/updated`` for ``uri`` (see :meth:`on_notification`,
-        :meth:`events`)."""
-        return cast(None, self._mcp("subscribe_resource", uri, timeout=timeout))
-
-    def unsubscribe_resource(self, uri: str, *, timeout: Timeout = None) -> None:
-        """MCP ``resources/unsubscribe``."""
-        return cast(None, self._mcp("unsubscribe_resource", uri, timeout=timeout))
-
-    def list_prompts(self, *, timeout: Timeout = None) -> List[Prompt]:
-        """MCP ``prompts/list``: every prompt (all pages)."""
-        return cast(List[Prompt], self._mcp_list("list_prompts", None, False, timeout))
-
-    def list_prompts_page(self, cursor: Optional[str] = None, *, timeout: Timeout = None) -> Page[Prompt]:
-        """MCP ``prompts/list``: one page."""
-        return cast(Page[Prompt], self._mcp_list("list_prompts", cursor, True, timeout))
-
-    def get_prompt(
-        self, name: str, arguments: Optional[Mapping[str, str]] = None, *, timeout: Timeout = None
-    ) -> GetPromptResult:
-        """MCP ``prompts/get``: prompt ``name`` filled in with ``arguments`` (strings)."""
-        return cast(GetPromptResult, self._mcp("get_prompt", name, _args(arguments), timeout=timeout))
-
-    def complete(
-        self, argument: str, value: str = "", *, prompt: Optional[str] = None,
-        resource: Optional[str] = None, timeout: Timeout = None,
-    ) -> Completion:
-        """MCP ``completion/complete``: suggested values for ``argument`` starting from
-        ``value``, of prompt ``prompt`` or of resource template ``resource`` (a URI
-        template; give exactly one)."""
-        return cast(Completion, self._complete(argument, value, prompt, resource, timeout))
-
-    def set_logging_level(self, level: str, *, timeout: Timeout = None) -> None:
-        """MCP ``logging/setLevel`` (``debug``, ``info``, ``notice``, ``warning``, ``error``,
-        ``critical``, ``alert``, ``emergency``): the server's log records at or above it
-        arrive as ``notifications/message`` notifications and are logged on the
-        ``codexclient.server`` logger."""
-        return cast(None, self._mcp("set_logging_level", level, timeout=timeout))
-
-    def ping(self, *, timeout: Timeout = None) -> None:
-        """MCP ``ping``: raises unless the server answers."""
-        return cast(None, self._mcp("ping", timeout=timeout))
-
-    def list_skills(self) -> List[Dict[str, Any]]:
-        """MCP ``skills/list`` (the skills extension, SEP-2640): every skill entry the server
-        lists (all pages), each ``{"uri", "frontmatter", "resources"}`` as the server sent it.
-        Reads no skill file. Raises :class:`UnsupportedError` when the server does not
-        declare the extension."""
-        return cast(List[Dict[str, Any]], self._skills_list())
-
-    def load_skill(self, skill: str) -> Dict[str, Any]:
-        """Load the skill ``skill`` (its name in ``list_skills``, or the URI of its
-        ``SKILL.md``): its entry, then its ``SKILL.md`` checked against it (limits, size,
-        SHA-256 digest, YAML frontmatter field by field); no other file is read. Returns
-        ``{"entry", "text", "body"}``. A failed check raises :class:`ProtocolError` naming
-        the URI and what differed; an unknown or ambiguous name :class:`InvalidArgumentError`
-        listing the server's skills."""
-        return cast(Dict[str, Any], self._skill_load(skill))
-
-    def listen(
-        self,
-        filter: Optional[Mapping[str, Any]] = None,
-        *,
-        tools_list_changed: Optional[bool] = None,
-        prompts_list_changed: Optional[bool] = None,
-        resources_list_changed: Optional[bool] = None,
-        resource_subscriptions: Optional[Sequence[str]] = None,
-        timeout: Timeout = None,
-    ) -> Listen:
-        """MCP 2026-07-28 ``subscriptions/listen``: open a subscription stream and return it
-        once the server acknowledged it (within ``timeout`` seconds, default: the client's
-        ``default_timeout``). Say what to receive with the keywords, or with ``filter`` (a
-        mapping by the protocol's names, ``{"toolsListChanged": True}``, or by the keywords'
-        names; a keyword given replaces the same member): ``tools_list_changed``,
-        ``prompts_list_changed``, ``resources_list_changed`` (booleans) and
-        ``resource_subscriptions`` (the URIs whose ``notifications/resources/updated`` to
-        receive). The notifications arrive like any other (``on_notification``,
-        :meth:`events`). Use the returned :class:`Listen` as a context manager, or
-        :meth:`Listen.close` it::
-
-            with client.listen(tools_list_changed=True) as sub:
-                print(sub.acknowledged)   # {'toolsListChanged': True}
-
-        Raises :class:`UnsupportedError` in the handshake era (MCP 2025-11-25 and older,
-        where :meth:`subscribe_resource` and the list-changed notifications serve),
-        :class:`InvalidArgumentError` for an unknown key or a wrong value (the message
-        names it), :class:`RequestTimeoutError` without an acknowledgment."""
-        keywords = {
-            "tools_list_changed": tools_list_changed,
-            "prompts_list_changed": prompts_list_changed,
-            "resources_list_changed": resources_list_changed,
-            "resource_subscriptions": resource_subscriptions,
-        }
-        text = listen_filter(filter, keywords)
-        start = lambda aio: self._native.listen(text, timeout, aio)  # noqa: E731
-        return cast(Listen, self._call(start, Listen))
-
-    # -- MCP tasks (2025-11-25) --------------------------------------------------------------
-
-    def call_tool_as_task(
-        self, name: str, arguments: Optional[Mapping[str, Any]] = None, *, ttl: Optional[float] = None,
-    ) -> Union[Task, CallToolResult]:
-        """MCP ``tools/call`` as a task: answered at once with the :class:`Task` the server
-        runs in the background (kept ``ttl`` seconds after its creation when given), or with
-        the :class:`CallToolResult` when the server runs the call plainly. Then
-        :meth:`wait_task`, :meth:`task_result`, :meth:`cancel_task`."""
-        ms = None if ttl is None else str(int(ttl * 1000))
-        return cast(Union[Task, CallToolResult], self._mcp("call_tool_as_task", name, _args(arguments), ms))
-
-    def get_task(self, task_id: str) -> Task:
-        """MCP ``tasks/get``: the task's state now."""
-        return cast(Task, self._mcp("get_task", task_id))
-
-    def list_tasks(self, cursor: Optional[str] = None) -> Page[Task]:
-        """MCP ``tasks/list``: one page of the tasks the server keeps for this client."""
-        return cast(Page[Task], self._mcp("list_tasks", cursor, then=_page))
-
-    def cancel_task(self, task_id: str) -> Task:
-        """MCP ``tasks/cancel``: the task's state after the cancellation (a task that already
-        ended cannot be cancelled: :class:`RpcError`)."""
-        return cast(Task, self._mcp("cancel_task", task_id))
-
-    def task_result(self, task_id: str) -> Dict[str, Any]:
-        """MCP ``tasks/result``: the result of the task's request as the request would have
-        been answered (a ``tools/call`` result as a dict); the server answers once the task
-        ended, so this waits that long (bounded by the default timeout)."""
-        return cast(Dict[str, Any], self._mcp("task_result", task_id))
-
-    def wait_task(self, task_id: str, within: float) -> Task:
-        """Poll ``tasks/get`` at the server's suggested interval until the task ends or waits
-        for input: its :class:`Task`; :class:`RequestTimeoutError` after ``within`` seconds."""
-        return cast(Task, self._call(lambda aio: self._native.wait_task(task_id, within, aio), _same))
-
-    def events(self) -> Iterator[Event]:
-        """A new (blocking) stream of the connection's notifications and connection events not
-        routed to a turn being streamed. It ends when the connection ends."""
-        return cast(Iterator[Event], self._native.events())
-
-    def __iter__(self) -> Iterator[Event]:
-        return self.events()
-
-    def _run_coroutine(self, request: Optional[_native.ServerRequest], awaitable: Any) -> None:
-        try:
-            value = run_coroutine_blocking(awaitable)
-        except Exception:
-            handler_failed(request)
-            return
-        if request is not None:
-            finish(request, value)
-
 
 def run_coroutine_blocking(awaitable: Any) -> Any:
     """Run an awaitable to completion from synchronous code (on a new thread when this one
@@ -577,4 +346,4 @@ def run_coroutine_blocking(awaitable: Any) -> Any:
     return box[0] if box else None
 
 
-__all__ = ["Client", "Thread", "Turn", "ToolCall"]
+__all__ = ["CodexClient", "SyncClientBase", "Thread", "Turn"]

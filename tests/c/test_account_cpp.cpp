@@ -38,7 +38,7 @@ int main() {
     o.codex_bin = env("CODEX_BIN");
     o.codex_home = env("CODEX_HOME");
     o.cwd = env("CODEX_WORK");
-    o.poll = true;
+    o.delivery = "poll";
     o.default_timeout_ms = 60000;
     codex::Client client(o);
     client.connect();

@@ -35,7 +35,7 @@ codex::Options fake(const char *modes, bool poll = false) {
     o.codex_bin = bin;
     o.env = {std::string("FAKE_MODE=") + modes};
     o.default_timeout_ms = 20000;
-    o.poll = poll;
+    if (poll) o.delivery = "poll";
     return o;
 }
 

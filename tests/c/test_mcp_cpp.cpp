@@ -1,6 +1,6 @@
-// codexclient.hpp's MCP helpers against @modelcontextprotocol/server-everything over stdio
+// codexclient.hpp's MCP client (codex::McpClient) against @modelcontextprotocol/server-everything over stdio
 // (MCP_NODE, MCP_EVERYTHING; scripts/setup-mcp.sh):
-// - Options: mcp_command (argv), mcp_roots; mcp_command with transport, headers without an HTTP
+// - Options: command (argv), mcp_roots; mcp_command with transport, headers without an HTTP
 //   transport, a header with CR/LF and bad capabilities JSON throw CODEX_STATUS_INVALID_ARGUMENT;
 // - list_tools, call_tool (echo), list_resources + read_resource, list_resource_templates,
 //   list_prompts + get_prompt, complete, set_logging_level, ping, mcp_call by name; an unknown
@@ -8,7 +8,8 @@
 // - sampling and elicitation answered by on_server_request (the elicitation's schema defaults
 //   filled in by the library), roots answered by the library;
 // - mcp_request + cancel_request: the completion has CODEX_STATUS_CANCELLED, a second cancel
-//   is false, ping still answers; a timeout throws CODEX_STATUS_TIMEOUT, ping still answers.
+//   is false, ping still answers; a timeout throws CODEX_STATUS_TIMEOUT, ping still answers;
+// - the deprecated MCP spellings of codex::Client forward to the same code.
 #include "mcp_util.h"
 
 #include <chrono>
@@ -28,7 +29,7 @@ const char *ROOT = "file:///work/project-cpp";
 
 codex::Options everything() {
     codex::Options o;
-    o.mcp_command = {mcp_node(), mcp_everything(), "stdio"};
+    o.command = {mcp_node(), mcp_everything(), "stdio"};
     o.mcp_roots = {{ROOT, "project"}};
     o.default_timeout_ms = 60000;
     return o;
@@ -37,10 +38,10 @@ codex::Options everything() {
 void bad_options() {
     codex::Options both = everything();
     both.transport = "stdio";
-    throws(CODEX_STATUS_INVALID_ARGUMENT, [&] { codex::Client c(both); });
+    throws(CODEX_STATUS_INVALID_ARGUMENT, [&] { codex::McpClient c(both); });
     codex::Options header = everything();
     header.headers = {{"X-Key", "sekret"}};
-    std::string m = throws(CODEX_STATUS_INVALID_ARGUMENT, [&] { codex::Client c(header); });
+    std::string m = throws(CODEX_STATUS_INVALID_ARGUMENT, [&] { codex::McpClient c(header); });
     REQUIRE(m.find("sekret") == std::string::npos);
     codex::Options crlf;
     crlf.transport = "http://127.0.0.1:9/mcp";
@@ -49,9 +50,9 @@ void bad_options() {
     codex::Options caps = everything();
     caps.mcp_capabilities_json = "[1]";
     throws(CODEX_STATUS_INVALID_ARGUMENT, [&] { caps.build(); });
-    throws(CODEX_STATUS_INVALID_ARGUMENT, [] { codex::Client::mcp_method("tools/call"); });
-    REQUIRE(codex::Client::mcp_method("call_tool") == "tools/call");
-    REQUIRE_HAS(codex::Client::mcp_params("call_tool", std::string("echo"), R"({"message":"x"})"), "\"name\":\"echo\"");
+    throws(CODEX_STATUS_INVALID_ARGUMENT, [] { codex::McpClient::mcp_method("tools/call"); });
+    REQUIRE(codex::McpClient::mcp_method("call_tool") == "tools/call");
+    REQUIRE_HAS(codex::McpClient::mcp_params("call_tool", std::string("echo"), R"({"message":"x"})"), "\"name\":\"echo\"");
     std::printf("  bad options and names throw CODEX_STATUS_INVALID_ARGUMENT\n");
 }
 
@@ -62,7 +63,7 @@ void everything_server() {
     bool done = false;
     codex_status_t done_status = CODEX_STATUS_OK;
 
-    codex::Client c(everything());
+    codex::McpClient c(everything());
     c.on_server_request([&](codex::Request r) {
         {
             std::lock_guard<std::mutex> g(mu);
@@ -134,12 +135,33 @@ void everything_server() {
     REQUIRE(c.disconnect());
 }
 
+// The MCP spellings on codex::Client are deprecated and forward to the McpClient's code: used
+// here deliberately (the warning silenced for this function only).
+#if defined(__GNUC__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+#endif
+void deprecated_forwards() {
+    codex::Client c(everything());
+    c.connect();
+    REQUIRE_HAS(c.list_tools(), "\"echo\"");
+    REQUIRE_HAS(c.call_tool("echo", R"({"message":"old spelling"})"), "old spelling");
+    REQUIRE(codex::Client::mcp_method("call_tool") == "tools/call");
+    c.ping();
+    REQUIRE(c.disconnect());
+    std::printf("  deprecated codex::Client MCP spellings forward (list_tools, call_tool, mcp_method, ping)\n");
+}
+#if defined(__GNUC__)
+#pragma GCC diagnostic pop
+#endif
+
 } // namespace
 
 int main() {
     std::printf("test_mcp_cpp: node %s, server %s\n", mcp_node(), mcp_everything());
     bad_options();
     everything_server();
+    deprecated_forwards();
     std::printf("test_mcp_cpp: ok\n");
     return 0;
 }

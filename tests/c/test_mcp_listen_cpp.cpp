@@ -23,7 +23,7 @@ namespace {
 
 codex::Options server(const char *mode) {
     codex::Options o;
-    o.mcp_command = {mcp_node(), "testkit/sdk-servers/server.mjs", "stdio"};
+    o.command = {mcp_node(), "testkit/sdk-servers/server.mjs", "stdio"};
     o.default_timeout_ms = 60000;
     o.set("mcp_protocol", std::string("\"") + mode + "\"");
     return o;
@@ -36,7 +36,7 @@ int main() {
     static const char *const modules_links[] = {".cache/mcp-modules", nullptr};
     REQUIRE(setenv("MCP_MODULES", mcp_find("MCP_MODULES", modules_links), 1) == 0);
     {
-        codex::Client c(server("auto"));
+        codex::McpClient c(server("auto"));
         REQUIRE_HAS(c.connect(), "\"era\":\"stateless\"");
         std::string m = throws(CODEX_STATUS_INVALID_ARGUMENT, [&] { c.listen(R"({"tools":true})"); });
         REQUIRE_HAS(m, "tools_list_changed");
@@ -58,7 +58,7 @@ int main() {
         REQUIRE(c.disconnect());
     }
     {
-        codex::Client c(server("legacy"));
+        codex::McpClient c(server("legacy"));
         c.connect();
         std::string m = throws(CODEX_STATUS_UNSUPPORTED, [&] { c.listen(R"({"toolsListChanged":true})"); });
         REQUIRE_HAS(m, "2026-07-28");

@@ -40,8 +40,8 @@ int main() {
     }
     {
         codex::Options o;
-        o.mcp_command = {mcp_node(), "testkit/sdk-servers/skills.mjs", root};
-        codex::Client mcp(o);
+        o.command = {mcp_node(), "testkit/sdk-servers/skills.mjs", root};
+        codex::McpClient mcp(o);
         REQUIRE_HAS(mcp.connect(), "io.modelcontextprotocol/skills");
 
         std::string all = mcp.mcp_skills_list();
@@ -59,7 +59,7 @@ int main() {
 
         codex::Client codex{codex::Options{}};
         throws(CODEX_STATUS_INVALID_ARGUMENT, [&] { codex.add_skill_source("a b", mcp); });
-        throws(CODEX_STATUS_INVALID_ARGUMENT, [&] { mcp.add_skill_source("docs", mcp); });
+        // mcp.add_skill_source(...) does not compile: it is the Codex client's (codex::Client).
         throws(CODEX_STATUS_INVALID_ARGUMENT, [&] { codex.add_skill_source("docs", codex); });
         codex.add_skill_source("docs", mcp);
         REQUIRE(codex.remove_skill_source("docs"));

@@ -76,7 +76,7 @@ int main() {
             return r;
         };
         o.oauth_token_store = store_of(store);
-        codex::Client c(o);
+        codex::McpClient c(o);
         c.connect();
         REQUIRE(c.call_tool("whoami").find("alice") != std::string::npos);
         REQUIRE(c.call_tool("write_note", "{\"text\":\"cpp\"}").find("noted: cpp") != std::string::npos);
@@ -96,7 +96,7 @@ int main() {
         codex::Options o = fixture_options();
         o.oauth_authorizer = [](const std::string &) -> std::string { throw std::runtime_error("no browser now"); };
         o.oauth_token_store = store_of(store);
-        codex::Client c(o);
+        codex::McpClient c(o);
         c.connect();
         REQUIRE(c.call_tool("whoami").find("alice") != std::string::npos);
     }
@@ -105,7 +105,7 @@ int main() {
     {
         codex::Options o = fixture_options();
         o.oauth_authorizer = [](const std::string &) -> std::string { throw std::runtime_error("cpp: user said no"); };
-        codex::Client c(o);
+        codex::McpClient c(o);
         bool threw = false;
         try {
             c.connect();
@@ -122,7 +122,7 @@ int main() {
         o.oauth_token_store.load = [](const std::string &) { return std::optional<std::string>(); };
         bool threw = false;
         try {
-            codex::Client c(o);
+            codex::McpClient c(o);
         } catch (const codex::Error &e) {
             threw = e.status() == CODEX_STATUS_INVALID_ARGUMENT;
         }

@@ -6,13 +6,16 @@
  * - thread/search/stream: on a version that lacks it (0.163.0) the call fails at once with
  *   CODEX_STATUS_UNSUPPORTED_BY_VERSION naming the method and the version, and the connection
  *   goes on; on one that has it the call reaches the server;
- * - a streamed turn with a command approval (accepted: the command runs), every event a
- *   notification, server request or response with its method, no ERROR event;
+ * - a streamed turn with a command approval (accepted: the command runs); every event is a
+ *   notification or server request of that version's vendored schema with the members it
+ *   requires, every thread item one of its ThreadItem variants with its required members, and
+ *   the library's accessors (thread, turn, delta, the request's thread and turn) decode it
+ *   (schema_check.h; see approval_turn);
  * - the thread resumed by a new server process; API-key login stored in CODEX_HOME/auth.json.
  * The outside-window event (CODEX_EVENT_OUTSIDE_WINDOW) is checked with the real Codex 0.92.0
  * when CODEX_092_BIN is set (only on the default run).
  */
-#include "test_util.h"
+#include "schema_check.h"
 
 #define SEARCH "thread/search/stream"
 
@@ -60,10 +63,27 @@ static void handshake_and_supports(codex_client_t *c, const char *version) {
     }
 }
 
-/* A turn whose command the approval accepts; returns once turn/completed came. */
-static void approval_turn(codex_client_t *c, const char *thread) {
-    char prompt[1024], marker[900], *turn = NULL;
-    int approvals = 0, completed = 0;
+/* Equal strings, NULL only to NULL. */
+static int same(const char *a, const char *b) {
+    return (a == NULL && b == NULL) || (a != NULL && b != NULL && strcmp(a, b) == 0);
+}
+
+/* The string member `key` of the JSON object `json` (unescaped into buf), or NULL. */
+static const char *member_str(const char *json, const char *key, char *buf, size_t n) {
+    const char *v = js_member(json, key);
+    return v != NULL && js_str(v, buf, n) ? buf : NULL;
+}
+
+/* A turn whose command the approval accepts; returns once turn/completed came. Every event is
+ * checked against the vendored schema of CODEX_VERSION (schema_check.h: a known method, the
+ * required params, known thread items with their required members) and through the library's
+ * decoding accessors: its kind, thread and turn (codex_event_thread_id / codex_event_turn_id, the
+ * request's codex_request_thread_id / codex_request_turn_id), and the text of every delta
+ * (codex_event_delta), the agent message deltas adding up to the completed agent message. */
+static void approval_turn(codex_client_t *c, const char *thread, const char *version) {
+    char prompt[1024], marker[900], *turn = NULL, *schema = schema_load(version), buf[512];
+    char deltas[4096] = "", agent_text[4096] = "";
+    int approvals = 0, completed = 0, checked = 0, items = 0, command_done = 0;
     double end = now_s() + 60;
     snprintf(marker, sizeof marker, "%s/smoke-ran.txt", env_or_die("CODEX_WORK"));
     snprintf(prompt, sizeof prompt, "MOCK_EXEC: touch %s && echo ran-ok", marker);
@@ -72,28 +92,68 @@ static void approval_turn(codex_client_t *c, const char *thread) {
         codex_event_t *ev = NULL;
         codex_status_t st = codex_client_next_event(c, 1000, &ev);
         codex_event_kind_t k;
+        const char *m, *p, *item;
         if (now_s() > end) FAIL("the turn did not complete within 60 s");
         if (st == CODEX_STATUS_TIMEOUT) continue;
         CHECK_OK(st);
         k = codex_event_kind(ev);
         CHECK(k == CODEX_EVENT_NOTIFICATION || k == CODEX_EVENT_SERVER_REQUEST);
-        CHECK(codex_event_method(ev) != NULL && *codex_event_method(ev) != '\0');
-        CHECK(codex_event_params(ev) != NULL);
+        m = codex_event_method(ev);
+        p = codex_event_params(ev);
+        CHECK(m != NULL && *m != '\0');
+        CHECK(p != NULL);
+        schema_check_event(schema, k == CODEX_EVENT_SERVER_REQUEST, m, p, version);
+        checked++;
+        /* The accessors decode what the params say. */
+        if (!same(codex_event_thread_id(ev), member_str(p, "threadId", buf, sizeof buf)))
+            FAIL("Codex %s: codex_event_thread_id of %s is %s: %.1000s", version, m, codex_event_thread_id(ev), p);
+        if (codex_event_thread_id(ev) != NULL) CHECK(strcmp(codex_event_thread_id(ev), thread) == 0);
+        if (js_member(p, "turnId") != NULL || strncmp(m, "turn/", 5) == 0 || strncmp(m, "item/", 5) == 0) {
+            if (!same(codex_event_turn_id(ev), turn))
+                FAIL("Codex %s: codex_event_turn_id of %s is %s, not the turn %s", version, m, codex_event_turn_id(ev), turn);
+        }
+        if (strlen(m) > 6 && strcmp(m + strlen(m) - 6, "/delta") == 0) {
+            const char *d = codex_event_delta(ev, NULL);
+            CHECK(d != NULL && same(d, member_str(p, "delta", buf, sizeof buf)));
+            if (strcmp(m, "item/agentMessage/delta") == 0) strncat(deltas, d, sizeof deltas - strlen(deltas) - 1);
+        }
+        item = js_member(p, "item");
+        if (strcmp(m, "item/completed") == 0 && item != NULL) {
+            char type[64];
+            items++;
+            if (member_str(item, "type", type, sizeof type) != NULL && strcmp(type, "agentMessage") == 0)
+                member_str(item, "text", agent_text, sizeof agent_text);
+            if (strcmp(type, "commandExecution") == 0) {
+                CHECK(member_str(item, "status", buf, sizeof buf) != NULL && strcmp(buf, "completed") == 0);
+                CHECK(member_str(item, "aggregatedOutput", buf, sizeof buf) != NULL && strstr(buf, "ran-ok") != NULL);
+                command_done = 1;
+            }
+        }
         if (k == CODEX_EVENT_SERVER_REQUEST) {
             codex_request_t *req = NULL;
-            CHECK(strcmp(codex_event_method(ev), "item/commandExecution/requestApproval") == 0);
+            CHECK(strcmp(m, "item/commandExecution/requestApproval") == 0);
             CHECK_OK(codex_event_take_request(ev, &req));
+            CHECK(same(codex_request_thread_id(req), thread));
+            CHECK(same(codex_request_turn_id(req), turn));
+            CHECK_HAS(codex_request_params(req), "ran-ok");
             CHECK_OK(codex_client_respond_decision(c, req, "accept"));
             codex_request_free(req);
             approvals++;
-        } else if (strcmp(codex_event_method(ev), "turn/completed") == 0) {
-            CHECK(turn_status_is(codex_event_params(ev), "completed"));
+        } else if (strcmp(m, "turn/completed") == 0) {
+            CHECK(turn_status_is(p, "completed"));
             completed = 1;
         }
         codex_event_free(ev);
     }
     CHECK(approvals == 1);
     CHECK(file_exists(marker));
+    CHECK(command_done);
+    CHECK(items >= 2); /* at least the command and the agent message */
+    if (strcmp(agent_text, "command output: ran-ok") != 0) FAIL("Codex %s: the agent message is %s", version, agent_text);
+    if (strcmp(deltas, agent_text) != 0)
+        FAIL("Codex %s: the agent message deltas (%s) do not add up to its text (%s)", version, deltas, agent_text);
+    printf("test_version: Codex %s: %d events of the turn match its schema and the accessors\n", version, checked);
+    free(schema);
     codex_string_free(turn);
 }
 
@@ -149,7 +209,7 @@ int main(void) {
     c = connect_poll(NULL);
     handshake_and_supports(c, version);
     CHECK_OK(codex_client_thread_start(c, NULL, 0, &thread));
-    approval_turn(c, thread);
+    approval_turn(c, thread, version);
     codex_client_free(c);
     resume_and_login(thread);
     codex_string_free(thread);

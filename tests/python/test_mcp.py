@@ -29,7 +29,7 @@ from typing import Any, Dict, Iterator, List, Tuple
 import pytest
 
 import codexclient
-from codexclient import AsyncClient, Client, ServerRequest
+from codexclient import AsyncMcpClient, McpClient, ServerRequest
 from conftest import mcp_everything
 from helpers import run
 
@@ -104,7 +104,7 @@ def http_servers() -> Iterator[_HttpServers]:
 
 @pytest.fixture(params=TRANSPORTS)
 def server(request: pytest.FixtureRequest, http_servers: _HttpServers) -> Dict[str, Any]:
-    """Client options reaching the everything server over one transport (without roots)."""
+    """McpClient options reaching the everything server over one transport (without roots)."""
     opts: Dict[str, Any] = dict(default_timeout=WAIT, client_name="codexclient-pytest")
     if request.param == "stdio":
         node, js = mcp_everything()
@@ -203,7 +203,7 @@ def server_log() -> Iterator[_LogRecords]:
 
 def test_sync_tools_progress_timeout_and_cancel(server: Dict[str, Any]) -> None:
     conn_events: List[Any] = []
-    client = Client(**server)
+    client = McpClient(**server)
     client.on_connection_event(conn_events.append)
     with client as c:
         _check_init(c.initialize_result)  # type: ignore[arg-type]
@@ -245,7 +245,7 @@ def test_sync_tools_progress_timeout_and_cancel(server: Dict[str, Any]) -> None:
 
 
 def test_sync_server_requests_reach_the_handlers(server: Dict[str, Any]) -> None:
-    client = Client(**_with_roots(server))
+    client = McpClient(**_with_roots(server))
 
     @client.on_sampling
     def sample(req: ServerRequest) -> Dict[str, Any]:
@@ -267,7 +267,7 @@ def test_sync_server_requests_reach_the_handlers(server: Dict[str, Any]) -> None
 
 
 def test_sync_without_handlers_requests_are_refused_or_declined(server: Dict[str, Any]) -> None:
-    client = Client(**server)  # no mcp_roots: the roots handler answers
+    client = McpClient(**server)  # no mcp_roots: the roots handler answers
 
     @client.on_roots
     def roots(req: ServerRequest) -> Dict[str, Any]:
@@ -295,7 +295,7 @@ def test_sync_resources_prompts_completion_logging(
                 params: Dict[str, Any] = n.params
                 return params
 
-    client = Client(**server)
+    client = McpClient(**server)
     client.on_notification(notes.put)
     with client as c:
         resources = c.list_resources()
@@ -339,7 +339,7 @@ def test_sync_resources_prompts_completion_logging(
 def test_async_tools_progress_timeout_and_cancellation(server: Dict[str, Any]) -> None:
     async def main() -> None:
         conn_events: List[Any] = []
-        client = AsyncClient(**server)
+        client = AsyncMcpClient(**server)
         client.on_connection_event(conn_events.append)
         async with client as c:
             _check_init(c.initialize_result)  # type: ignore[arg-type]
@@ -396,7 +396,7 @@ def test_async_tools_progress_timeout_and_cancellation(server: Dict[str, Any]) -
 
 def test_async_server_requests_reach_the_handlers(server: Dict[str, Any]) -> None:
     async def main() -> None:
-        client = AsyncClient(**_with_roots(server))
+        client = AsyncMcpClient(**_with_roots(server))
 
         @client.on_sampling
         async def sample(req: ServerRequest) -> Dict[str, Any]:
@@ -417,7 +417,7 @@ def test_async_server_requests_reach_the_handlers(server: Dict[str, Any]) -> Non
             assert ROOT_URI in roots, roots
 
         # No handlers: declined or refused, at once.
-        async with AsyncClient(**server) as c:
+        async with AsyncMcpClient(**server) as c:
             declined = await c.call_tool("trigger-elicitation-request", timeout=10)
             assert "declined" in declined.text, declined.text
             s = await c.call_tool("trigger-sampling-request", {"prompt": "x"}, timeout=10)
@@ -430,7 +430,7 @@ def test_async_resources_prompts_notifications_logging(
     server: Dict[str, Any], server_log: _LogRecords
 ) -> None:
     async def main() -> None:
-        async with AsyncClient(**server) as c:
+        async with AsyncMcpClient(**server) as c:
             events = c.events()
 
             async def wait_note(method: str, pred: Any = lambda p: True) -> Dict[str, Any]:
@@ -489,17 +489,18 @@ def test_mcp_options_are_checked() -> None:
         dict(command=["node"], token="t"),
         dict(transport="mcp+stdio:node x", headers={"X-A": "b"}),
         dict(transport="mcp+stdio:'unbalanced"),
-        dict(mcp_roots=[42]),
-        dict(mcp_capabilities=["not", "a", "mapping"]),
+        dict(command=["node"], mcp_roots=[42]),
+        dict(command=["node"], mcp_capabilities=["not", "a", "mapping"]),
     ]
     for opts in bad:
-        with pytest.raises(codexclient.InvalidArgumentError):
-            Client(**opts)  # type: ignore[arg-type]
+        with pytest.raises(codexclient.InvalidArgumentError) as e:
+            McpClient(**opts)  # type: ignore[arg-type]
+        assert "needs an MCP server" not in str(e.value), opts  # the core refused it
     # Accepted without starting anything: a spec, an HTTP URL with headers and a token,
     # roots as URIs, paths or pairs, capabilities.
-    Client(transport="mcp+stdio:node 'my server.js' stdio").close()
-    Client(transport="https://example.invalid/mcp", token="t", headers={"X-A": "b"}).close()
-    Client(
+    McpClient(transport="mcp+stdio:node 'my server.js' stdio").close()
+    McpClient(transport="https://example.invalid/mcp", token="t", headers={"X-A": "b"}).close()
+    McpClient(
         command=["node", pathlib.Path("server.js")],
         mcp_roots=["file:///a", pathlib.Path("/tmp"), ("file:///b", "b")],
         mcp_capabilities={"roots": {}},

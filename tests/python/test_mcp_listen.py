@@ -1,4 +1,4 @@
-"""MCP 2026-07-28 subscription streams from Python (``Client.listen`` / ``AsyncClient.listen``)
+"""MCP 2026-07-28 subscription streams from Python (``McpClient.listen`` / ``AsyncMcpClient.listen``)
 against the servers written with the official SDKs (``testkit/sdk-servers``: Python ``mcp``
 2.3.0 and TypeScript ``@modelcontextprotocol/server`` 2.4.0) over stdio: in the stateless era
 the filter is acknowledged (by keywords, by a mapping of the protocol's names, or both), the
@@ -18,7 +18,7 @@ from typing import Any, Dict
 import pytest
 
 import codexclient
-from codexclient import AsyncClient, Client, Listen
+from codexclient import AsyncMcpClient, McpClient, Listen
 from codexclient import _native
 from helpers import run
 from test_mcp_sdk import WAIT, _command
@@ -34,14 +34,14 @@ def _options(sdk: str, mode: str) -> Dict[str, Any]:
 
 def test_the_keywords_are_the_cores_filter_keys() -> None:
     """The keyword-only parameters of ``listen`` (but ``timeout``) are the core's names."""
-    for f in (Client.listen, AsyncClient.listen):
+    for f in (McpClient.listen, AsyncMcpClient.listen):
         kw = [p.name for p in inspect.signature(f).parameters.values() if p.kind is p.KEYWORD_ONLY]
         assert kw == [*_native.LISTEN_FILTER_KEYS, "timeout"], (f, kw)
 
 
 @pytest.mark.parametrize("sdk", SDKS)
 def test_sync(sdk: str) -> None:
-    with Client(**_options(sdk, "auto")) as c:
+    with McpClient(**_options(sdk, "auto")) as c:
         assert c.initialize_result is not None and c.initialize_result.mcp_era == "stateless"
         with c.listen(tools_list_changed=True, resource_subscriptions=("demo://greeting",)) as sub:
             assert isinstance(sub, Listen) and not sub.closed
@@ -65,7 +65,7 @@ def test_sync(sdk: str) -> None:
         # The connection goes on after the streams closed.
         assert c.call_tool("add", {"a": 1, "b": 0.5}).structured_content == {"sum": 1.5}
 
-    with Client(**_options(sdk, "legacy")) as c:
+    with McpClient(**_options(sdk, "legacy")) as c:
         with pytest.raises(codexclient.UnsupportedError, match="2026-07-28"):
             c.listen(tools_list_changed=True)
         c.ping()
@@ -74,7 +74,7 @@ def test_sync(sdk: str) -> None:
 @pytest.mark.parametrize("sdk", SDKS)
 def test_async(sdk: str) -> None:
     async def main() -> None:
-        async with AsyncClient(**_options(sdk, "auto")) as c:
+        async with AsyncMcpClient(**_options(sdk, "auto")) as c:
             async with await c.listen({"tools_list_changed": True}) as sub:
                 assert sub.acknowledged["toolsListChanged"] is True, sub
                 assert not sub.closed
@@ -84,7 +84,7 @@ def test_async(sdk: str) -> None:
             r = await c.call_tool("add", {"a": 2, "b": 0.5})
             assert r.structured_content == {"sum": 2.5}
 
-        async with AsyncClient(**_options(sdk, "legacy")) as c:
+        async with AsyncMcpClient(**_options(sdk, "legacy")) as c:
             with pytest.raises(codexclient.UnsupportedError, match="2026-07-28"):
                 await c.listen(tools_list_changed=True)
             await c.ping()

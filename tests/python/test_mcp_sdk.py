@@ -26,7 +26,7 @@ from typing import Any, Callable, Dict, Iterator, List, Optional, Tuple
 import pytest
 
 import codexclient
-from codexclient import AsyncClient, Client, ServerRequest
+from codexclient import AsyncMcpClient, McpClient, ServerRequest
 from helpers import run
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
@@ -291,7 +291,7 @@ IDS = [f"{r['sdk']}-{r['transport']}-{r['mode']}" for r in ROWS]
 
 @pytest.mark.parametrize("row,http", [(r, r) for r in ROWS], ids=IDS, indirect=["http"])
 def test_sync(row: Dict[str, Any], http: Optional[_HttpServer]) -> None:
-    client = Client(**_options(row, http))
+    client = McpClient(**_options(row, http))
     r = _Row(client)
     with client as c:
         _check_init(row, c.initialize_result)
@@ -308,7 +308,7 @@ ASYNC_ROWS = [0, 3, 5, 6]
 )
 def test_async(row: Dict[str, Any], http: Optional[_HttpServer]) -> None:
     async def main() -> None:
-        client = AsyncClient(**_options(row, http))
+        client = AsyncMcpClient(**_options(row, http))
         r = _Row(client)
         async with client as c:
             _check_init(row, c.initialize_result)
@@ -332,7 +332,7 @@ def _task_options() -> Dict[str, Any]:
 
 def test_sync_task_wrappers() -> None:
     """The typed task helpers beyond the table: ``wait_task``, a ``Task``'s fields, a page."""
-    with Client(**_task_options()) as c:
+    with McpClient(**_task_options()) as c:
         task = c.call_tool_as_task("slow_job", {"ms": 100}, ttl=30)
         assert isinstance(task, codexclient.Task) and task.status == "working", task
         assert task.ttl == 30000 and not task.is_terminal
@@ -350,7 +350,7 @@ def test_sync_task_wrappers() -> None:
 
 def test_async_task_wrappers() -> None:
     async def main() -> None:
-        async with AsyncClient(**_task_options()) as c:
+        async with AsyncMcpClient(**_task_options()) as c:
             task = await c.call_tool_as_task("slow_job", {"ms": 30000})
             assert isinstance(task, codexclient.Task)
             cancelled = await c.cancel_task(task.task_id)

@@ -12,7 +12,7 @@ from typing import Any, Dict
 
 import pytest
 
-from codexclient import AsyncClient, Client, InvalidArgumentError
+from codexclient import AsyncMcpClient, CodexClient, InvalidArgumentError, McpClient
 from conftest import ROOT, mcp_everything
 from helpers import run
 from test_skills import model_requests
@@ -36,7 +36,7 @@ def skills_server(tmp_path: pathlib.Path, monkeypatch: pytest.MonkeyPatch) -> Di
 
 
 def test_sync_list_load_and_a_codex_turn(skills_server: Dict[str, Any], client_kwargs: dict, mock_port: int) -> None:
-    with Client(**skills_server) as mcp:
+    with McpClient(**skills_server) as mcp:
         entries = mcp.list_skills()
         assert [e["uri"] for e in entries] == ["skill://pdf-tools/SKILL.md"]
         assert entries[0]["resources"][0]["digest"].startswith("sha256:")
@@ -45,7 +45,7 @@ def test_sync_list_load_and_a_codex_turn(skills_server: Dict[str, Any], client_k
         assert skill["entry"]["frontmatter"]["description"] == "Work with PDF files"
         with pytest.raises(InvalidArgumentError, match="pdf-tools"):
             mcp.load_skill("nope")
-        with Client(**client_kwargs, skill_emulation="when_needed") as codex:
+        with CodexClient(**client_kwargs, skill_emulation="when_needed") as codex:
             with pytest.raises(InvalidArgumentError):
                 codex.add_skill_source("a b", mcp)
             codex.add_skill_source("docs", mcp)
@@ -63,7 +63,7 @@ def test_sync_list_load_and_a_codex_turn(skills_server: Dict[str, Any], client_k
 
 def test_async_list_and_load(skills_server: Dict[str, Any]) -> None:
     async def main() -> None:
-        async with AsyncClient(**skills_server) as mcp:
+        async with AsyncMcpClient(**skills_server) as mcp:
             entries = await mcp.list_skills()
             assert entries[0]["frontmatter"]["name"] == "pdf-tools"
             skill = await mcp.load_skill("skill://pdf-tools/SKILL.md")

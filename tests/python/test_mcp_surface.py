@@ -16,7 +16,7 @@ from typing import Any, Dict
 import pytest
 
 import codexclient
-from codexclient import AsyncClient, Client
+from codexclient import AsyncMcpClient, McpClient
 from helpers import run
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
@@ -35,7 +35,7 @@ def _surface(**extra: Any) -> Dict[str, Any]:
 
 
 def test_output_schema_and_url_elicitation_errors_are_typed() -> None:
-    with Client(**_surface()) as c:
+    with McpClient(**_surface()) as c:
         tools = {t.name: t for t in c.list_tools()}
         assert "shaped" in tools
         assert tools["linked"].icons[0]["mimeType"] == "image/png"
@@ -61,12 +61,12 @@ def test_output_schema_and_url_elicitation_errors_are_typed() -> None:
 
 
 def test_the_check_can_be_turned_off_and_async_raises_alike() -> None:
-    with Client(**_surface(mcp_validate_output=False, mcp_progress_resets_timeout=False)) as c:
+    with McpClient(**_surface(mcp_validate_output=False, mcp_progress_resets_timeout=False)) as c:
         c.list_tools()
         assert c.call_tool("shaped", {"mode": "bad"}).structured_content["items"][1]["n"] == "two"
 
     async def main() -> None:
-        async with AsyncClient(**_surface(mcp_sampling_tools=True)) as c:
+        async with AsyncMcpClient(**_surface(mcp_sampling_tools=True)) as c:
             await c.list_tools()
             with pytest.raises(codexclient.OutputSchemaError) as bad:
                 await c.call_tool("shaped", {"mode": "none"})
@@ -77,5 +77,5 @@ def test_the_check_can_be_turned_off_and_async_raises_alike() -> None:
 
 def test_proxy_option_is_checked_by_the_core() -> None:
     with pytest.raises(codexclient.InvalidArgumentError, match="mcp_proxy"):
-        Client(transport="http://127.0.0.1:9/mcp", mcp_proxy="socks5://127.0.0.1:1")
-    Client(transport="http://127.0.0.1:9/mcp", mcp_proxy="none").close()
+        McpClient(transport="http://127.0.0.1:9/mcp", mcp_proxy="socks5://127.0.0.1:1")
+    McpClient(transport="http://127.0.0.1:9/mcp", mcp_proxy="none").close()

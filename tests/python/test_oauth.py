@@ -13,7 +13,7 @@ grants what is asked) and answers the redirect URL; its control endpoints count
 authorizations, refreshes and registrations, revoke (or expire) tokens and list every secret
 it handed out.
 
-Covered for the sync :class:`Client` and the :class:`AsyncClient`, against both servers (the
+Covered for the sync :class:`McpClient` and the :class:`AsyncMcpClient`, against both servers (the
 ``server`` fixture): the whole flow through the ``authorize=`` callable (plain and ``async
 def``) and a tool call, a ``token_store=`` object that a second client starts from without the
 browser, a refresh after the access token is revoked or expired, a new authorization after the
@@ -39,7 +39,7 @@ from typing import Any, Dict, Iterator, List, Optional, Tuple
 import pytest
 
 import codexclient
-from codexclient import AsyncClient, Client, CodexError, ConnectionEvent, LoopbackBrowser
+from codexclient import AsyncMcpClient, McpClient, CodexError, ConnectionEvent, LoopbackBrowser
 
 from conftest import ROOT, mcp_everything
 from helpers import async_wait_until, run, wait_until
@@ -186,7 +186,7 @@ def test_sync_flow_step_up_refresh_and_reauthorization(server: OAuthFixture) -> 
         callers.append(threading.get_ident())
         return oauth.browse(url)
 
-    with Client(**oauth.options(authorize=authorize)) as c:
+    with McpClient(**oauth.options(authorize=authorize)) as c:
         c.on_connection_event(events.append)
         # 401 at connect → discovery, registration, the browser step, code + PKCE.
         who = json.loads(c.call_tool("whoami").text)
@@ -237,7 +237,7 @@ def test_sync_flow_step_up_refresh_and_reauthorization(server: OAuthFixture) -> 
 def test_sync_token_store_is_reused_without_the_browser(server: OAuthFixture) -> None:
     oauth = server
     store = DictStore()
-    with Client(**oauth.options(authorize=oauth.browse, token_store=store)) as c:
+    with McpClient(**oauth.options(authorize=oauth.browse, token_store=store)) as c:
         assert json.loads(c.call_tool("whoami").text)["sub"] == "alice"
     assert "load" in store.calls and "save" in store.calls, store.calls
     saved = json.loads(store.data[oauth.mcp])
@@ -245,7 +245,7 @@ def test_sync_token_store_is_reused_without_the_browser(server: OAuthFixture) ->
     assert isinstance(store, codexclient.TokenStore)
 
     store.calls.clear()
-    with Client(**oauth.options(authorize=never, token_store=store)) as second:
+    with McpClient(**oauth.options(authorize=never, token_store=store)) as second:
         assert json.loads(second.call_tool("whoami").text)["sub"] == "alice"
     assert store.calls[0] == "load", store.calls
     stats = oauth.stats()
@@ -256,7 +256,7 @@ def test_sync_authorize_that_raises_fails_clearly(oauth: OAuthFixture) -> None:
     def refuse(url: str) -> str:
         raise RuntimeError("the user closed the window")
 
-    c = Client(**oauth.options(authorize=refuse))
+    c = McpClient(**oauth.options(authorize=refuse))
     try:
         with pytest.raises(CodexError) as err:
             c.connect()
@@ -271,7 +271,7 @@ def test_sync_authorize_that_raises_fails_clearly(oauth: OAuthFixture) -> None:
 
 def test_sync_authorize_must_return_a_string(oauth: OAuthFixture) -> None:
     with pytest.raises(CodexError, match="must return the redirect URL"):
-        with Client(**oauth.options(authorize=lambda url: 42)):
+        with McpClient(**oauth.options(authorize=lambda url: 42)):
             pass
 
 
@@ -280,7 +280,7 @@ def test_sync_client_awaits_an_async_authorize_on_a_loop_of_its_own(oauth: OAuth
         await asyncio.sleep(0)
         return oauth.browse(url)
 
-    with Client(**oauth.options(authorize=authorize)) as c:
+    with McpClient(**oauth.options(authorize=authorize)) as c:
         assert json.loads(c.call_tool("whoami").text)["sub"] == "alice"
     assert oauth.stats()["authorizations"] == 1
 
@@ -294,7 +294,7 @@ def test_callables_referring_to_their_client_are_collected() -> None:
         client: Any = None
 
     store = Store()
-    c = Client(transport="http://127.0.0.1:1/mcp", authorize=lambda url: str(c), token_store=store)
+    c = McpClient(transport="http://127.0.0.1:1/mcp", authorize=lambda url: str(c), token_store=store)
     store.client = c
     ref = weakref.ref(c)
     del c, store
@@ -304,9 +304,9 @@ def test_callables_referring_to_their_client_are_collected() -> None:
 
 def test_bad_callbacks_are_refused_at_construction() -> None:
     with pytest.raises(codexclient.InvalidArgumentError, match="lacks save, clear"):
-        Client(transport="http://127.0.0.1:1/mcp", token_store=type("S", (), {"load": lambda s, k: None})())
+        McpClient(transport="http://127.0.0.1:1/mcp", token_store=type("S", (), {"load": lambda s, k: None})())
     with pytest.raises(codexclient.InvalidArgumentError, match="authorize= takes a callable"):
-        Client(transport="http://127.0.0.1:1/mcp", authorize="https://example")  # type: ignore[arg-type]
+        McpClient(transport="http://127.0.0.1:1/mcp", authorize="https://example")  # type: ignore[arg-type]
 
 
 def test_loopback_browser_takes_the_redirect(oauth: OAuthFixture) -> None:
@@ -323,7 +323,7 @@ def test_loopback_browser_takes_the_redirect(oauth: OAuthFixture) -> None:
     assert browser.redirect_uri.startswith("http://127.0.0.1:") and browser.redirect_uri.endswith("/callback")
     opts = oauth.options(authorize=browser)
     del opts["oauth_redirect_uri"]
-    with Client(**opts) as c:
+    with McpClient(**opts) as c:
         assert json.loads(c.call_tool("whoami").text)["sub"] == "alice"
     assert len(opened) == 1
     q = urllib.parse.parse_qs(urllib.parse.urlsplit(opened[0]).query)
@@ -346,7 +346,7 @@ def test_async_flow_with_an_async_authorize(server: OAuthFixture) -> None:
             on_loop.append(asyncio.get_running_loop() is loop)
             return await loop.run_in_executor(None, oauth.browse, url)
 
-        async with AsyncClient(**oauth.options(authorize=authorize)) as c:
+        async with AsyncMcpClient(**oauth.options(authorize=authorize)) as c:
             c.on_connection_event(events.append)
             assert json.loads((await c.call_tool("whoami")).text)["sub"] == "alice"
             if oauth.step_up:
@@ -367,10 +367,10 @@ def test_async_plain_authorize_and_token_store(server: OAuthFixture) -> None:
     store = DictStore()
 
     async def main() -> None:
-        async with AsyncClient(**oauth.options(authorize=oauth.browse, token_store=store)) as c:
+        async with AsyncMcpClient(**oauth.options(authorize=oauth.browse, token_store=store)) as c:
             assert json.loads((await c.call_tool("whoami")).text)["sub"] == "alice"
         assert "save" in store.calls
-        async with AsyncClient(**oauth.options(authorize=never, token_store=store)) as c:
+        async with AsyncMcpClient(**oauth.options(authorize=never, token_store=store)) as c:
             assert json.loads((await c.call_tool("whoami")).text)["sub"] == "alice"
 
     run(main())
@@ -384,7 +384,7 @@ def test_async_authorize_that_raises_fails_clearly(oauth: OAuthFixture) -> None:
         raise PermissionError("denied by the user")
 
     async def main() -> str:
-        c = AsyncClient(**oauth.options(authorize=refuse))
+        c = AsyncMcpClient(**oauth.options(authorize=refuse))
         try:
             with pytest.raises(CodexError) as err:
                 await c.connect()
@@ -415,7 +415,7 @@ def test_async_authorize_is_bounded_by_the_option(oauth: OAuthFixture) -> None:
 
     async def main() -> Tuple[str, float]:
         # One handshake (no era probe), so the authorize callable is asked once.
-        c = AsyncClient(**oauth.options(authorize=forever, oauth_authorize_timeout=bound, mcp_protocol="legacy"))
+        c = AsyncMcpClient(**oauth.options(authorize=forever, oauth_authorize_timeout=bound, mcp_protocol="legacy"))
         t0 = time.monotonic()
         try:
             with pytest.raises(CodexError) as err:
@@ -455,7 +455,7 @@ def authorize(url):
 def post(what):
     req = urllib.request.Request(info["control"] + "/" + what, method="POST", data=b"")
     return json.loads(opener.open(req, timeout=20).read())
-with codexclient.Client(transport=info["mcp"], oauth_redirect_uri="http://127.0.0.1:1/callback",
+with codexclient.McpClient(transport=info["mcp"], oauth_redirect_uri="http://127.0.0.1:1/callback",
                         authorize=authorize, trace_wire=True, default_timeout=30.0) as c:
     c.call_tool("whoami")
     if info.get("server") != "python-sdk":

@@ -1,4 +1,5 @@
-"""Options, table-driven: every option key of the core is a keyword of both clients, and for
+"""Options, table-driven: each client class takes, as generated keywords, the option keys of
+its ``clients`` column (the deprecated ``Client``/``AsyncClient`` every key), and for
 every edge value of every key (the core's ``options::cases()``: 0, the maximum, past it,
 negative, the wrong type, ``None``) Python gives exactly the core's outcome: the client is
 refused with :class:`InvalidArgumentError` exactly when the core refuses the value (or the
@@ -6,30 +7,73 @@ options it makes do not build), and otherwise the option's effective value is th
 
 from __future__ import annotations
 
+import importlib.util
 import inspect
 import json
+import pathlib
 from typing import Any, Dict, List
 
 import pytest
 
 import codexclient
-from codexclient import AsyncClient, Client, InvalidArgumentError, _native
-from codexclient._options import OPTIONS_DOC
+from codexclient import AsyncClient, AsyncCodexClient, AsyncMcpClient, Client, CodexClient, InvalidArgumentError
+from codexclient import McpClient, _native
 
 KEYS: List[Dict[str, Any]] = json.loads(_native.option_keys())
 CASES: List[Dict[str, Any]] = json.loads(_native.option_cases())
 # How events are delivered is the client class's choice (the sync client runs handlers on the
 # core's dispatch thread, the async one drains on the loop), not a keyword.
 NOT_KEYWORDS = {"delivery"}
+ROOT = pathlib.Path(__file__).resolve().parents[2]
 
 
-def test_every_core_key_is_a_keyword_of_both_clients() -> None:
-    names = {k["name"] for k in KEYS}
-    assert len(names) >= 40 and "exec_model" in names and "retry_base" in names
-    for cls in (Client, AsyncClient):
-        params = set(inspect.signature(cls.__init__).parameters)
-        missing = names - NOT_KEYWORDS - params
-        assert not missing, f"{cls.__name__} lacks keywords {sorted(missing)}"
+CODEX = {"app-server", "exec", "codex-mcp-server"}
+
+
+@pytest.mark.parametrize(
+    "cls, applies",
+    [
+        (CodexClient, lambda clients: bool(CODEX & clients)),
+        (AsyncCodexClient, lambda clients: bool(CODEX & clients)),
+        (McpClient, lambda clients: "mcp" in clients),
+        (AsyncMcpClient, lambda clients: "mcp" in clients),
+        (Client, lambda clients: True),
+        (AsyncClient, lambda clients: True),
+    ],
+)
+def test_each_client_takes_the_keys_of_its_clients_column(cls: type, applies: Any) -> None:
+    names = {k["name"] for k in KEYS if applies(set(k["clients"]))} - NOT_KEYWORDS
+    assert len({k["name"] for k in KEYS}) >= 40 and "exec_model" in {k["name"] for k in KEYS}
+    params = inspect.signature(cls.__init__).parameters
+    taken = {n for n, p in params.items() if p.kind == p.KEYWORD_ONLY}
+    own = {"config"} if cls in (CodexClient, AsyncCodexClient) else {"authorize", "token_store"}
+    if cls in (Client, AsyncClient):
+        own = {"config", "authorize", "token_store"}
+    assert taken == names | own, (sorted(names - taken), sorted(taken - names - own))
+    # no default is written in Python: every keyword's is None (the table's default)
+    assert all(params[n].default is None for n in taken)
+
+
+def test_the_keywords_module_is_generated_from_this_table() -> None:
+    # scripts/gen-options.sh (tools/options-gen/gen_py.py) run on the core's table gives the
+    # shipped module byte for byte (scripts/check-generated.sh checks the same from the CLI).
+    spec = importlib.util.spec_from_file_location("gen_options_py", ROOT / "tools" / "options-gen" / "gen_py.py")
+    assert spec is not None and spec.loader is not None
+    gen = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(gen)
+    shipped = pathlib.Path(codexclient.__file__).parent / "_option_keywords.py"
+    assert gen.generate(KEYS) == shipped.read_text(encoding="utf-8")
+
+
+def test_another_clients_option_is_the_cores_error_and_a_typo_a_type_error() -> None:
+    with pytest.raises(InvalidArgumentError, match="mcp_cache"):
+        CodexClient(mcp_cache=False)  # type: ignore[arg-type]
+    with pytest.raises(InvalidArgumentError, match="codex_home"):
+        McpClient(command=["node", "s.js"], codex_home="/tmp")  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="did you mean 'codex_home'"):
+        CodexClient(codex_hom="/tmp")  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="AsyncMcpClient.*did you mean 'command'"):
+        AsyncMcpClient(comand=["x"])  # type: ignore[arg-type]
 
 
 def test_cases_cover_every_key() -> None:
@@ -83,9 +127,13 @@ def test_python_idioms() -> None:
 def test_docstrings_state_the_table_not_prose() -> None:
     """The options section of both clients' docstrings is made from the core's table: every
     key with its range and what 0 means, as the table has them."""
-    for cls in (Client, AsyncClient):
+    for cls in (Client, AsyncClient, CodexClient, AsyncCodexClient, McpClient, AsyncMcpClient):
         doc = cls.__doc__ or ""
+        taken = set(inspect.signature(cls.__init__).parameters)
         for k in KEYS:
+            if k["name"] not in taken:  # another client's option: not in this class's section
+                assert f"    - ``{k['name']}`` (" not in doc, (cls.__name__, k["name"])
+                continue
             assert f"``{k['name']}``" in doc, (cls.__name__, k["name"])
             line = next(ln for ln in doc.splitlines() if f"``{k['name']}`` (" in ln)
             if k["zero"]:
@@ -93,5 +141,56 @@ def test_docstrings_state_the_table_not_prose() -> None:
             if k["range"] is not None:
                 assert k["unit"] in line, line
         # No default restated in the written prose (the issue's "default 300", "at most 0.01").
-        prose = doc.split(OPTIONS_DOC)[0]
+        prose = doc.split("Options by keyword")[0]
         assert "default 300" not in prose and "at most 0.01" not in prose and "default 30 s" not in prose
+
+
+def _edges(k: Dict[str, Any]) -> List[Any]:
+    """The edge values of a key with a range, as the C and C++ agreement tests take them
+    (tests/c/option_edges.h): (label, value, taken, effective, zero_is_off)."""
+    lo, hi = k["range"]
+    default, zero = k["default"], k["zero"]
+
+    def expect(label: str, v: float) -> Any:
+        if v == 0 and zero in ("the default", "off"):
+            return (label, v, True, default, zero == "off")
+        if lo <= v <= hi:
+            return (label, v, True, v, False)
+        return (label, v, False, default, False)
+
+    out = [("default", default, True, default, False), ("None", None, True, default, False)]
+    if lo != 0:
+        out.append(expect("min", lo))
+    out += [expect("max", hi), expect("min-1", lo - 1), expect("max+1", hi + 1), expect("0", 0)]
+    if k["kind"] == "count":  # whole numbers: given as int, as a Python caller would
+        out = [(lb, int(v) if isinstance(v, float) else v, ok, eff, off) for lb, v, ok, eff, off in out]
+    return out
+
+
+RANGED = [k for k in KEYS if k["range"] is not None]
+
+
+@pytest.mark.parametrize("key", RANGED, ids=lambda k: k["name"])
+def test_every_ranged_key_at_min_max_and_past_them(key: Dict[str, Any]) -> None:
+    """Every key with a range, at min, max, min-1, max+1, 0, its default and None: taken or
+    refused (InvalidArgumentError naming the key) and read back as the table's row says; a
+    keyword of the Codex clients refused exactly when the row refuses the value."""
+    assert len(RANGED) >= 16
+    name = key["name"]
+    for label, value, ok, effective, off in _edges(key):
+        if ok:
+            got = json.loads(_native.effective_option(name, value))
+            assert got == pytest.approx(effective) or (off and got == 0), (name, label, value, got)
+        else:
+            with pytest.raises(InvalidArgumentError) as ei:
+                _native.effective_option(name, value)
+            assert name in str(ei.value), (label, str(ei.value))
+        if "app-server" not in key["clients"]:
+            continue  # an option of another client is refused on a Codex client by design
+        for cls in (CodexClient, AsyncCodexClient, Client, AsyncClient):
+            if ok:
+                c = cls(**{name: value})
+                c._life.release(False)
+            else:
+                with pytest.raises(InvalidArgumentError):
+                    cls(**{name: value})

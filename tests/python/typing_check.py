@@ -102,7 +102,7 @@ def sync_calls(
     assert_type(first_text([{"type": "text", "text": "hello"}]), str)
 
 
-async def async_calls(client: codexclient.AsyncClient) -> None:
+async def async_calls(client: codexclient.AsyncCodexClient) -> None:
     started = await client.request("thread/start", {"ephemeral": True})
     assert_type(started, p.ThreadStartResponse)
     assert_type(await client.request("other/method"), Any)
@@ -116,7 +116,7 @@ async def async_calls(client: codexclient.AsyncClient) -> None:
             assert_type(ev.params["tokenUsage"]["total"]["totalTokens"], int)
 
 
-def typed_keywords(client: codexclient.Client) -> None:
+def typed_keywords(client: codexclient.CodexClient) -> None:
     # the generated keywords (codexclient._keywords): typed by the schema, unknown ones refused
     thread = client.thread_start(approval_policy="never", sandbox="read-only", model="m")
     assert_type(thread, codexclient.Thread)
@@ -130,7 +130,7 @@ def typed_keywords(client: codexclient.Client) -> None:
     thread.run("hi", effort=3)  # type: ignore[arg-type]
 
 
-async def typed_keywords_async(aclient: codexclient.AsyncClient) -> None:
+async def typed_keywords_async(aclient: codexclient.AsyncCodexClient) -> None:
     assert_type(await aclient.thread_start(model="m"), codexclient.AsyncThread)
     assert_type(await aclient.thread_resume("t", sandbox="read-only"), codexclient.AsyncThread)
     assert_type(aclient.thread("t").run_streamed("hi", effort="low"), codexclient.StartingTurn)
@@ -143,7 +143,7 @@ async def async_bounds(thread: codexclient.AsyncThread) -> None:
     assert_type(await turn.result(timeout=5.0, idle_timeout=1.0), codexclient.TurnResult)
 
 
-def mcp_events(client: codexclient.Client) -> None:
+def mcp_events(client: codexclient.McpClient) -> None:
     # an MCP server's notifications come through the same events, with untyped params
     for ev in client.events():
         if ev.method == "notifications/resources/updated":
@@ -171,7 +171,7 @@ def readme_example(client: codexclient.Client) -> None:
         return "accept" if (req.params.get("command") or "").startswith("ls") else "decline"
 
 
-def mcp_handlers(client: codexclient.Client, req: p.McpServerRequest) -> None:
+def mcp_handlers(client: codexclient.McpClient, req: p.McpServerRequest) -> None:
     @client.on_sampling
     def sample(r: p.McpServerRequest) -> Dict[str, Any]:
         return {"role": "assistant", "content": {"type": "text", "text": r.method}}
@@ -191,7 +191,7 @@ def mcp_handlers(client: codexclient.Client, req: p.McpServerRequest) -> None:
     client.on_sampling(tool_call)  # type: ignore[type-var]
 
 
-def mcp_listen(client: codexclient.Client) -> None:
+def mcp_listen(client: codexclient.McpClient) -> None:
     # subscriptions/listen: a Listen, a context manager; the filter keywords are typed
     with client.listen(tools_list_changed=True, resource_subscriptions=["file:///a"], timeout=5.0) as sub:
         assert_type(sub, codexclient.Listen)
@@ -200,7 +200,42 @@ def mcp_listen(client: codexclient.Client) -> None:
     client.listen(tools_list_changed="yes")  # type: ignore[arg-type]
 
 
-async def mcp_listen_async(aclient: codexclient.AsyncClient) -> None:
+async def mcp_listen_async(aclient: codexclient.AsyncMcpClient) -> None:
     async with await aclient.listen(prompts_list_changed=True) as sub:
         assert_type(sub, codexclient.Listen)
         assert_type(sub.closed, bool)
+
+
+def one_protocol_per_class(
+    codex: codexclient.CodexClient, mcp: codexclient.McpClient, old: codexclient.Client
+) -> None:
+    # each class has only its protocol's methods; Client keeps the MCP ones as typed aliases
+    assert_type(mcp.list_tools(), List[codexclient.Tool])
+    assert_type(old.list_tools(), List[codexclient.Tool])
+    assert_type(old.call_tool("echo", {"message": "hi"}), codexclient.CallToolResult)
+    assert_type(old.thread_start(), codexclient.Thread)
+    assert_type(mcp.request("tools/list"), Any)
+    codex.list_tools()  # type: ignore[attr-defined]
+    mcp.thread_start()  # type: ignore[attr-defined]
+    with codexclient.McpClient(command=["server"]) as m:
+        assert_type(m, codexclient.McpClient)
+    # each class takes its clients' options (generated from the core's table); another
+    # client's option, or a wrongly typed one, is a type error
+    codexclient.McpClient(command=["server"], codex_home="/h")  # type: ignore[arg-type]
+    codexclient.CodexClient(mcp_cache=True)  # type: ignore[arg-type]
+    codexclient.CodexClient(default_timeout="soon")  # type: ignore[arg-type]
+    codexclient.Client(command=["server"], codex_home="/h", mcp_cache=True)
+    with codexclient.CodexClient() as c:
+        assert_type(c, codexclient.CodexClient)
+
+
+async def one_protocol_per_class_async(
+    mcp: codexclient.AsyncMcpClient, old: codexclient.AsyncClient
+) -> None:
+    assert_type(await mcp.call_tool("echo"), codexclient.CallToolResult)
+    assert_type(await old.call_tool("echo"), codexclient.CallToolResult)
+    assert_type(await old.list_prompts(), List[codexclient.Prompt])
+    assert_type(mcp.call_tool_progress("slow"), codexclient.AsyncToolCall)
+    await mcp.thread_start()  # type: ignore[attr-defined]
+    async with codexclient.AsyncMcpClient(command=["server"]) as m:
+        assert_type(m, codexclient.AsyncMcpClient)

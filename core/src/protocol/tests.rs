@@ -516,13 +516,19 @@ fn unknown_fields_are_reported_and_round_trip() {
 #[test]
 fn generated_code_is_up_to_date() {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    // The option table for python/codexclient/_option_keywords.py (scripts/gen-options.sh),
+    // from this build of the core rather than a nested cargo build of the CLI.
+    let table = std::env::temp_dir().join(format!("codex-options-{}.json", std::process::id()));
+    std::fs::write(&table, crate::options::keys_json()).expect("write the option table");
     let out = std::process::Command::new("bash")
         .arg(root.join("scripts/check-generated.sh"))
+        .env("OPTIONS_JSON", &table)
         .output()
         .expect("run scripts/check-generated.sh (needs bash, python3 and rustfmt)");
+    let _ = std::fs::remove_file(&table);
     assert!(
         out.status.success(),
-        "generated code (generated.rs, protocol.py, _requests.py) differs from a fresh generation: {}{}",
+        "generated code (generated.rs, protocol.py, _requests.py, _keywords.py, _option_keywords.py) differs from a fresh generation: {}{}",
         String::from_utf8_lossy(&out.stdout),
         String::from_utf8_lossy(&out.stderr)
     );

@@ -1,0 +1,231 @@
+"""One client class per protocol (issue #35): :class:`CodexClient` / :class:`AsyncCodexClient`
+carry the Codex methods, :class:`McpClient` / :class:`AsyncMcpClient` the MCP ones, on a shared
+protocol-neutral base; each class is checked against explicit lists. ``Client`` /
+``AsyncClient`` stay the Codex clients; their MCP methods are deprecated aliases that warn
+(naming the replacement, pointing at the caller) and forward — checked against the real MCP
+everything server and the real Codex. An option of the other client is the core's clear error.
+"""
+
+from __future__ import annotations
+
+import inspect
+import warnings
+from typing import Any, Dict, List, Set, Tuple
+
+import pytest
+
+import codexclient
+from codexclient import (
+    AsyncClient,
+    AsyncCodexClient,
+    AsyncMcpClient,
+    Client,
+    CodexClient,
+    InvalidArgumentError,
+    McpClient,
+)
+from conftest import mcp_everything
+from helpers import run
+
+SHARED = {
+    "connect", "close", "request", "notify", "events", "is_connected", "is_reconnecting",
+    "initialize_result", "stderr_tail", "server_pid", "on_server_request", "on_notification",
+    "on_connection_event", "on_elicitation",
+}  # fmt: skip
+CODEX = {
+    "thread_start", "thread_resume", "thread_fork", "thread", "thread_list", "thread_read",
+    "thread_archive", "thread_unarchive", "thread_compact", "command_exec", "account_read",
+    "skills_list", "model_list", "config_read", "config_batch_write", "review_start",
+    "login_api_key", "login_chatgpt", "login_device_code", "logout", "rate_limits",
+    "mcp_server_status_list", "mcp_server_oauth_login", "feedback_upload", "server_version",
+    "supports", "add_skill_source", "remove_skill_source", "on_command_approval",
+    "on_file_change_approval", "on_permissions_request", "on_user_input", "on_tool_call",
+}  # fmt: skip
+MCP = {
+    "list_tools", "list_tools_page", "call_tool", "call_tool_progress", "list_resources",
+    "list_resources_page", "list_resource_templates", "list_resource_templates_page",
+    "read_resource", "subscribe_resource", "unsubscribe_resource", "list_prompts",
+    "list_prompts_page", "get_prompt", "complete", "set_logging_level", "ping", "list_skills",
+    "load_skill", "listen", "call_tool_as_task", "get_task", "list_tasks", "cancel_task",
+    "task_result", "wait_task", "on_sampling", "on_roots",
+}  # fmt: skip
+ALIASES = sorted(MCP)
+"""The deprecated aliases on ``Client`` and ``AsyncClient``: every MCP method."""
+
+
+def _public(cls: type) -> Set[str]:
+    return {n for n in dir(cls) if not n.startswith("_")}
+
+
+@pytest.mark.parametrize(
+    "cls, expected",
+    [
+        (CodexClient, SHARED | CODEX),
+        (AsyncCodexClient, SHARED | CODEX),
+        (McpClient, SHARED | MCP),
+        (AsyncMcpClient, SHARED | MCP),
+        (Client, SHARED | CODEX | MCP),
+        (AsyncClient, SHARED | CODEX | MCP),
+    ],
+)
+def test_each_class_has_only_its_protocols_methods(cls: type, expected: Set[str]) -> None:
+    assert _public(cls) == expected, (
+        f"missing {sorted(expected - _public(cls))}, extra {sorted(_public(cls) - expected)}"
+    )
+
+
+def test_the_class_tree() -> None:
+    assert issubclass(Client, CodexClient) and issubclass(AsyncClient, AsyncCodexClient)
+    for mcp, codex in ((McpClient, CodexClient), (AsyncMcpClient, AsyncCodexClient)):
+        assert not issubclass(mcp, codex) and not issubclass(codex, mcp)
+    for name in ("CodexClient", "AsyncCodexClient", "McpClient", "AsyncMcpClient", "Client", "AsyncClient"):
+        assert name in codexclient.__all__ and getattr(codexclient, name).__doc__
+    # The asyncio classes' methods are awaitable where the sync ones block (the progress call
+    # is sent at once and iterated).
+    for name in sorted((CODEX | MCP) - {"thread", "add_skill_source", "remove_skill_source",
+                                         "server_version", "supports", "call_tool_progress"}):
+        if name.startswith("on_"):
+            continue
+        cls = AsyncCodexClient if name in CODEX else AsyncMcpClient
+        assert inspect.iscoroutinefunction(inspect.unwrap(getattr(cls, name))), name
+
+
+@pytest.mark.parametrize("cls, new", [(Client, McpClient), (AsyncClient, AsyncMcpClient)])
+def test_every_alias_warns_naming_the_replacement_and_forwards(cls: type, new: type) -> None:
+    # Not connected: each alias warns at the call (pointing at this file), then the MCP
+    # method it forwards to runs and the core refuses it (NotConnectedError, or for the skills
+    # the missing extension), when called or, for the asyncio ones, awaited.
+    c: Any = cls(codex_bin="/nonexistent/codex")
+    try:
+        for name in ALIASES:
+            method = getattr(cls, name)
+            assert method.__wrapped__ is getattr(new, name), name
+            if name.startswith("on_"):
+                with pytest.warns(DeprecationWarning) as w:
+                    assert getattr(c, name)(lambda r: None) is not None
+            else:
+                args, kwargs = _args_for(name)
+                with pytest.warns(DeprecationWarning) as w:
+                    with pytest.raises(codexclient.CodexError):
+                        value = getattr(c, name)(*args, **kwargs)
+                        if inspect.isawaitable(value):
+                            run(value)
+                        elif hasattr(value, "__enter__"):
+                            value.result()
+            msg = str(w[0].message)
+            assert msg.startswith(f"{cls.__name__}.{name}() is deprecated: use {new.__name__}.{name}()"), msg
+            assert w[0].filename == __file__, (name, w[0].filename)
+    finally:
+        close = c.close()
+        if inspect.isawaitable(close):
+            run(close)
+
+
+def _args_for(name: str) -> Tuple[List[Any], Dict[str, Any]]:
+    one = {"call_tool", "call_tool_progress", "read_resource", "subscribe_resource",
+           "unsubscribe_resource", "get_prompt", "set_logging_level", "load_skill",
+           "call_tool_as_task", "get_task", "cancel_task", "task_result"}  # fmt: skip
+    if name in one:
+        return ["x"], {}
+    if name == "complete":
+        return ["arg", "v"], {"prompt": "p"}
+    if name == "wait_task":
+        return ["t", 1.0], {}
+    return [], {}
+
+
+# -- construction --------------------------------------------------------------------------------
+
+
+def test_an_mcp_client_needs_an_mcp_server() -> None:
+    for cls in (McpClient, AsyncMcpClient):
+        for opts in ({}, {"transport": "stdio"}, {"transport": "mcp"}, {"transport": "exec"}):
+            with pytest.raises(InvalidArgumentError, match=f"{cls.__name__} needs an MCP server"):
+                cls(**opts)
+
+
+def test_a_codex_client_refuses_an_mcp_server() -> None:
+    for cls, new in ((CodexClient, "McpClient"), (AsyncCodexClient, "AsyncMcpClient")):
+        for opts in ({"command": ["node", "s.js"]}, {"transport": "http://127.0.0.1:1/mcp"},
+                     {"transport": "mcp+stdio:node s.js"}):  # fmt: skip
+            with pytest.raises(InvalidArgumentError, match=f"use {new}"):
+                cls(**opts)
+
+
+def test_an_option_of_the_other_client_is_the_cores_error() -> None:
+    # The core refuses by name, naming the option and the client.
+    with pytest.raises(InvalidArgumentError, match="codex_home") as e:
+        McpClient(command=["node", "s.js"], codex_home="/tmp")
+    assert "mcp" in str(e.value)
+    with pytest.raises(InvalidArgumentError, match="mcp_cache"):
+        CodexClient(mcp_cache=False)
+    with pytest.raises(InvalidArgumentError, match="oauth"):
+        AsyncCodexClient(oauth_scopes=["a"])
+
+
+def test_client_made_for_an_mcp_server_warns_and_still_connects() -> None:
+    node, js = mcp_everything()
+    with pytest.warns(DeprecationWarning, match=r"Client\(\.\.\.\) for an MCP server is deprecated: use McpClient") as w:
+        c = Client(command=[node, js, "stdio"], default_timeout=20.0)
+    assert w[0].filename == __file__
+    with c:
+        with pytest.warns(DeprecationWarning, match=r"Client\.list_tools\(\) is deprecated: use McpClient\.list_tools\(\)"):
+            old = sorted(t.name for t in c.list_tools())
+        with pytest.warns(DeprecationWarning, match=r"use McpClient\.call_tool\(\)"):
+            assert c.call_tool("echo", {"message": "hi"}).text == "Echo: hi"
+        with pytest.warns(DeprecationWarning, match=r"use McpClient\.ping\(\)"):
+            c.ping()
+        with pytest.warns(DeprecationWarning, match=r"use McpClient\.list_prompts\(\)"):
+            prompts = c.list_prompts()
+    with McpClient(command=[node, js, "stdio"], default_timeout=20.0) as m:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            assert sorted(t.name for t in m.list_tools()) == old
+            assert [p.name for p in m.list_prompts()] == [p.name for p in prompts]
+            assert m.call_tool("echo", {"message": "hi"}).text == "Echo: hi"
+
+
+def test_async_client_made_for_an_mcp_server_warns_and_still_connects() -> None:
+    node, js = mcp_everything()
+
+    async def main() -> Dict[str, Any]:
+        with pytest.warns(DeprecationWarning, match=r"AsyncClient\(\.\.\.\) for an MCP server is deprecated: use AsyncMcpClient"):
+            c = AsyncClient(command=[node, js, "stdio"], default_timeout=20.0)
+        async with c:
+            with pytest.warns(DeprecationWarning, match=r"AsyncClient\.list_tools\(\) is deprecated: use AsyncMcpClient\.list_tools\(\)") as w:
+                pending = c.list_tools()
+            assert w[0].filename == __file__
+            tools = await pending
+            with pytest.warns(DeprecationWarning, match=r"use AsyncMcpClient\.call_tool\(\)"):
+                echoed = (await c.call_tool("echo", {"message": "hey"})).text
+            with pytest.warns(DeprecationWarning, match=r"use AsyncMcpClient\.on_sampling\(\)"):
+                c.on_sampling(lambda r: None)
+        async with AsyncMcpClient(command=[node, js, "stdio"], default_timeout=20.0) as m:
+            with warnings.catch_warnings():
+                warnings.simplefilter("error")
+                fresh = await m.list_tools()
+                again = (await m.call_tool("echo", {"message": "hey"})).text
+        return dict(old=sorted(t.name for t in tools), new=sorted(t.name for t in fresh), echoed=echoed, again=again)
+
+    r = run(main())
+    assert r["old"] == r["new"] and "echo" in r["new"]
+    assert r["echoed"] == r["again"] == "Echo: hey"
+
+
+def test_codex_clients_old_and_new_names_run_a_turn_without_warnings(client_kwargs: dict) -> None:
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        for cls in (CodexClient, Client):
+            with cls(**client_kwargs) as c:
+                r = c.thread_start().run("MOCK_TEXT: split " + cls.__name__)
+                assert r.final_response == "split " + cls.__name__
+
+        async def main() -> List[str]:
+            out = []
+            for acls in (AsyncCodexClient, AsyncClient):
+                async with acls(**client_kwargs) as ac:
+                    t = await ac.thread_start()
+                    out.append((await t.run("MOCK_TEXT: async " + acls.__name__)).final_response)
+            return out
+
+        assert run(main()) == ["async AsyncCodexClient", "async AsyncClient"]
