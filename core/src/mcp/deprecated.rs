@@ -12,7 +12,7 @@ use std::time::Duration;
 
 impl Client {
     /// Deprecated: moved to [`McpClient::wait_elicitations_complete`].
-    #[deprecated(since = "0.3.0", note = "use McpClient::wait_elicitations_complete")]
+    #[deprecated(since = "0.2.0", note = "use McpClient::wait_elicitations_complete")]
     pub async fn wait_elicitations_complete(
         &self,
         ids: &[String],
@@ -25,7 +25,7 @@ impl Client {
 
     /// Deprecated: moved to [`McpClient::wait_elicitations_complete_blocking`].
     #[deprecated(
-        since = "0.3.0",
+        since = "0.2.0",
         note = "use McpClient::wait_elicitations_complete_blocking"
     )]
     pub fn wait_elicitations_complete_blocking(
@@ -37,7 +37,7 @@ impl Client {
     }
 
     /// Deprecated: moved to [`McpClient::listen`].
-    #[deprecated(since = "0.3.0", note = "use McpClient::listen")]
+    #[deprecated(since = "0.2.0", note = "use McpClient::listen")]
     pub async fn listen(&self, filter: Value, within: Duration) -> Result<Listen> {
         McpClient::from_connection(self)
             .listen(filter, within)
@@ -45,7 +45,7 @@ impl Client {
     }
 
     /// Deprecated: moved to [`McpClient::listen_within`].
-    #[deprecated(since = "0.3.0", note = "use McpClient::listen_within")]
+    #[deprecated(since = "0.2.0", note = "use McpClient::listen_within")]
     pub async fn listen_within(&self, filter: Value, within: Option<Duration>) -> Result<Listen> {
         McpClient::from_connection(self)
             .listen_within(filter, within)
@@ -53,13 +53,13 @@ impl Client {
     }
 
     /// Deprecated: moved to [`McpClient::listen_blocking`].
-    #[deprecated(since = "0.3.0", note = "use McpClient::listen_blocking")]
+    #[deprecated(since = "0.2.0", note = "use McpClient::listen_blocking")]
     pub fn listen_blocking(&self, filter: Value, within: Option<Duration>) -> Result<Listen> {
         McpClient::from_connection(self).listen_blocking(filter, within)
     }
 
     /// Deprecated: moved to [`McpClient::start_with_progress`].
-    #[deprecated(since = "0.3.0", note = "use McpClient::start_with_progress")]
+    #[deprecated(since = "0.2.0", note = "use McpClient::start_with_progress")]
     pub fn start_with_progress(
         &self,
         method: &str,
@@ -70,31 +70,31 @@ impl Client {
     }
 
     /// Deprecated: moved to [`McpClient::serves_skills`].
-    #[deprecated(since = "0.3.0", note = "use McpClient::serves_skills")]
+    #[deprecated(since = "0.2.0", note = "use McpClient::serves_skills")]
     pub fn serves_skills(&self) -> bool {
         McpClient::from_connection(self).serves_skills()
     }
 
     /// Deprecated: moved to [`McpClient::list_skills`].
-    #[deprecated(since = "0.3.0", note = "use McpClient::list_skills")]
+    #[deprecated(since = "0.2.0", note = "use McpClient::list_skills")]
     pub async fn list_skills(&self, cursor: Option<&str>) -> Result<Page<SkillEntry>> {
         McpClient::from_connection(self).list_skills(cursor).await
     }
 
     /// Deprecated: moved to [`McpClient::list_all_skills`].
-    #[deprecated(since = "0.3.0", note = "use McpClient::list_all_skills")]
+    #[deprecated(since = "0.2.0", note = "use McpClient::list_all_skills")]
     pub async fn list_all_skills(&self) -> Result<Vec<SkillEntry>> {
         McpClient::from_connection(self).list_all_skills().await
     }
 
     /// Deprecated: moved to [`McpClient::get_skill`].
-    #[deprecated(since = "0.3.0", note = "use McpClient::get_skill")]
+    #[deprecated(since = "0.2.0", note = "use McpClient::get_skill")]
     pub async fn get_skill(&self, uri: &str) -> Result<SkillEntry> {
         McpClient::from_connection(self).get_skill(uri).await
     }
 
     /// Deprecated: moved to [`McpClient::find_skill`].
-    #[deprecated(since = "0.3.0", note = "use McpClient::find_skill")]
+    #[deprecated(since = "0.2.0", note = "use McpClient::find_skill")]
     pub async fn find_skill(&self, name_or_uri: &str) -> Result<SkillEntry> {
         McpClient::from_connection(self)
             .find_skill(name_or_uri)
@@ -102,13 +102,13 @@ impl Client {
     }
 
     /// Deprecated: moved to [`McpClient::load_skill`].
-    #[deprecated(since = "0.3.0", note = "use McpClient::load_skill")]
+    #[deprecated(since = "0.2.0", note = "use McpClient::load_skill")]
     pub async fn load_skill(&self, entry: &SkillEntry) -> Result<LoadedSkill> {
         McpClient::from_connection(self).load_skill(entry).await
     }
 
     /// Deprecated: moved to [`McpClient::read_skill_file`].
-    #[deprecated(since = "0.3.0", note = "use McpClient::read_skill_file")]
+    #[deprecated(since = "0.2.0", note = "use McpClient::read_skill_file")]
     pub async fn read_skill_file(&self, skill: &LoadedSkill, uri: &str) -> Result<Vec<u8>> {
         McpClient::from_connection(self)
             .read_skill_file(skill, uri)
@@ -116,7 +116,7 @@ impl Client {
     }
 
     /// Deprecated: moved to [`McpClient::list_skills_json`].
-    #[deprecated(since = "0.3.0", note = "use McpClient::list_skills_json")]
+    #[deprecated(since = "0.2.0", note = "use McpClient::list_skills_json")]
     pub async fn list_skills_json(&self, cursor: Option<&str>, all_pages: bool) -> Result<Value> {
         McpClient::from_connection(self)
             .list_skills_json(cursor, all_pages)
@@ -124,7 +124,7 @@ impl Client {
     }
 
     /// Deprecated: moved to [`McpClient::load_skill_json`].
-    #[deprecated(since = "0.3.0", note = "use McpClient::load_skill_json")]
+    #[deprecated(since = "0.2.0", note = "use McpClient::load_skill_json")]
     pub async fn load_skill_json(&self, name_or_uri: &str) -> Result<Value> {
         McpClient::from_connection(self)
             .load_skill_json(name_or_uri)
@@ -132,7 +132,7 @@ impl Client {
     }
 
     /// Deprecated: moved to [`McpClient::list_skills_json_blocking`].
-    #[deprecated(since = "0.3.0", note = "use McpClient::list_skills_json_blocking")]
+    #[deprecated(since = "0.2.0", note = "use McpClient::list_skills_json_blocking")]
     pub fn list_skills_json_blocking(
         &self,
         cursor: Option<&str>,
@@ -142,13 +142,13 @@ impl Client {
     }
 
     /// Deprecated: moved to [`McpClient::load_skill_json_blocking`].
-    #[deprecated(since = "0.3.0", note = "use McpClient::load_skill_json_blocking")]
+    #[deprecated(since = "0.2.0", note = "use McpClient::load_skill_json_blocking")]
     pub fn load_skill_json_blocking(&self, name_or_uri: &str) -> Result<Value> {
         McpClient::from_connection(self).load_skill_json_blocking(name_or_uri)
     }
 
     /// Deprecated: moved to [`McpClient::call_tool_as_task`].
-    #[deprecated(since = "0.3.0", note = "use McpClient::call_tool_as_task")]
+    #[deprecated(since = "0.2.0", note = "use McpClient::call_tool_as_task")]
     pub async fn call_tool_as_task(
         &self,
         name: &str,
@@ -161,31 +161,31 @@ impl Client {
     }
 
     /// Deprecated: moved to [`McpClient::get_task`].
-    #[deprecated(since = "0.3.0", note = "use McpClient::get_task")]
+    #[deprecated(since = "0.2.0", note = "use McpClient::get_task")]
     pub async fn get_task(&self, task_id: &str) -> Result<Task> {
         McpClient::from_connection(self).get_task(task_id).await
     }
 
     /// Deprecated: moved to [`McpClient::list_tasks`].
-    #[deprecated(since = "0.3.0", note = "use McpClient::list_tasks")]
+    #[deprecated(since = "0.2.0", note = "use McpClient::list_tasks")]
     pub async fn list_tasks(&self, cursor: Option<&str>) -> Result<Page<Task>> {
         McpClient::from_connection(self).list_tasks(cursor).await
     }
 
     /// Deprecated: moved to [`McpClient::cancel_task`].
-    #[deprecated(since = "0.3.0", note = "use McpClient::cancel_task")]
+    #[deprecated(since = "0.2.0", note = "use McpClient::cancel_task")]
     pub async fn cancel_task(&self, task_id: &str) -> Result<Task> {
         McpClient::from_connection(self).cancel_task(task_id).await
     }
 
     /// Deprecated: moved to [`McpClient::task_result`].
-    #[deprecated(since = "0.3.0", note = "use McpClient::task_result")]
+    #[deprecated(since = "0.2.0", note = "use McpClient::task_result")]
     pub async fn task_result(&self, task_id: &str) -> Result<Value> {
         McpClient::from_connection(self).task_result(task_id).await
     }
 
     /// Deprecated: moved to [`McpClient::task_tool_result`].
-    #[deprecated(since = "0.3.0", note = "use McpClient::task_tool_result")]
+    #[deprecated(since = "0.2.0", note = "use McpClient::task_tool_result")]
     pub async fn task_tool_result(&self, task_id: &str) -> Result<CallToolResult> {
         McpClient::from_connection(self)
             .task_tool_result(task_id)
@@ -193,7 +193,7 @@ impl Client {
     }
 
     /// Deprecated: moved to [`McpClient::wait_task`].
-    #[deprecated(since = "0.3.0", note = "use McpClient::wait_task")]
+    #[deprecated(since = "0.2.0", note = "use McpClient::wait_task")]
     pub async fn wait_task(&self, task_id: &str, within: Duration) -> Result<Task> {
         McpClient::from_connection(self)
             .wait_task(task_id, within)
@@ -201,25 +201,25 @@ impl Client {
     }
 
     /// Deprecated: moved to [`McpClient::mcp_with`].
-    #[deprecated(since = "0.3.0", note = "use McpClient::mcp_with")]
+    #[deprecated(since = "0.2.0", note = "use McpClient::mcp_with")]
     pub fn mcp_with(&self, opts: RequestOptions) -> Mcp<'_> {
         McpClient::from_connection(self).mcp_with(opts)
     }
 
     /// Deprecated: moved to [`McpClient::list_tools`].
-    #[deprecated(since = "0.3.0", note = "use McpClient::list_tools")]
+    #[deprecated(since = "0.2.0", note = "use McpClient::list_tools")]
     pub async fn list_tools(&self, cursor: Option<&str>) -> Result<Page<Tool>> {
         McpClient::from_connection(self).list_tools(cursor).await
     }
 
     /// Deprecated: moved to [`McpClient::list_all_tools`].
-    #[deprecated(since = "0.3.0", note = "use McpClient::list_all_tools")]
+    #[deprecated(since = "0.2.0", note = "use McpClient::list_all_tools")]
     pub async fn list_all_tools(&self) -> Result<Vec<Tool>> {
         McpClient::from_connection(self).list_all_tools().await
     }
 
     /// Deprecated: moved to [`McpClient::call_tool`].
-    #[deprecated(since = "0.3.0", note = "use McpClient::call_tool")]
+    #[deprecated(since = "0.2.0", note = "use McpClient::call_tool")]
     pub async fn call_tool(&self, name: &str, arguments: Value) -> Result<CallToolResult> {
         McpClient::from_connection(self)
             .call_tool(name, arguments)
@@ -227,7 +227,7 @@ impl Client {
     }
 
     /// Deprecated: moved to [`McpClient::call_tool_with_progress`].
-    #[deprecated(since = "0.3.0", note = "use McpClient::call_tool_with_progress")]
+    #[deprecated(since = "0.2.0", note = "use McpClient::call_tool_with_progress")]
     pub async fn call_tool_with_progress(
         &self,
         name: &str,
@@ -241,7 +241,7 @@ impl Client {
     }
 
     /// Deprecated: moved to [`McpClient::list_resources`].
-    #[deprecated(since = "0.3.0", note = "use McpClient::list_resources")]
+    #[deprecated(since = "0.2.0", note = "use McpClient::list_resources")]
     pub async fn list_resources(&self, cursor: Option<&str>) -> Result<Page<Resource>> {
         McpClient::from_connection(self)
             .list_resources(cursor)
@@ -249,13 +249,13 @@ impl Client {
     }
 
     /// Deprecated: moved to [`McpClient::list_all_resources`].
-    #[deprecated(since = "0.3.0", note = "use McpClient::list_all_resources")]
+    #[deprecated(since = "0.2.0", note = "use McpClient::list_all_resources")]
     pub async fn list_all_resources(&self) -> Result<Vec<Resource>> {
         McpClient::from_connection(self).list_all_resources().await
     }
 
     /// Deprecated: moved to [`McpClient::list_resource_templates`].
-    #[deprecated(since = "0.3.0", note = "use McpClient::list_resource_templates")]
+    #[deprecated(since = "0.2.0", note = "use McpClient::list_resource_templates")]
     pub async fn list_resource_templates(
         &self,
         cursor: Option<&str>,
@@ -266,7 +266,7 @@ impl Client {
     }
 
     /// Deprecated: moved to [`McpClient::list_all_resource_templates`].
-    #[deprecated(since = "0.3.0", note = "use McpClient::list_all_resource_templates")]
+    #[deprecated(since = "0.2.0", note = "use McpClient::list_all_resource_templates")]
     pub async fn list_all_resource_templates(&self) -> Result<Vec<ResourceTemplate>> {
         McpClient::from_connection(self)
             .list_all_resource_templates()
@@ -274,13 +274,13 @@ impl Client {
     }
 
     /// Deprecated: moved to [`McpClient::read_resource`].
-    #[deprecated(since = "0.3.0", note = "use McpClient::read_resource")]
+    #[deprecated(since = "0.2.0", note = "use McpClient::read_resource")]
     pub async fn read_resource(&self, uri: &str) -> Result<Vec<ResourceContents>> {
         McpClient::from_connection(self).read_resource(uri).await
     }
 
     /// Deprecated: moved to [`McpClient::subscribe_resource`].
-    #[deprecated(since = "0.3.0", note = "use McpClient::subscribe_resource")]
+    #[deprecated(since = "0.2.0", note = "use McpClient::subscribe_resource")]
     pub async fn subscribe_resource(&self, uri: &str) -> Result<()> {
         McpClient::from_connection(self)
             .subscribe_resource(uri)
@@ -288,7 +288,7 @@ impl Client {
     }
 
     /// Deprecated: moved to [`McpClient::unsubscribe_resource`].
-    #[deprecated(since = "0.3.0", note = "use McpClient::unsubscribe_resource")]
+    #[deprecated(since = "0.2.0", note = "use McpClient::unsubscribe_resource")]
     pub async fn unsubscribe_resource(&self, uri: &str) -> Result<()> {
         McpClient::from_connection(self)
             .unsubscribe_resource(uri)
@@ -296,19 +296,19 @@ impl Client {
     }
 
     /// Deprecated: moved to [`McpClient::list_prompts`].
-    #[deprecated(since = "0.3.0", note = "use McpClient::list_prompts")]
+    #[deprecated(since = "0.2.0", note = "use McpClient::list_prompts")]
     pub async fn list_prompts(&self, cursor: Option<&str>) -> Result<Page<Prompt>> {
         McpClient::from_connection(self).list_prompts(cursor).await
     }
 
     /// Deprecated: moved to [`McpClient::list_all_prompts`].
-    #[deprecated(since = "0.3.0", note = "use McpClient::list_all_prompts")]
+    #[deprecated(since = "0.2.0", note = "use McpClient::list_all_prompts")]
     pub async fn list_all_prompts(&self) -> Result<Vec<Prompt>> {
         McpClient::from_connection(self).list_all_prompts().await
     }
 
     /// Deprecated: moved to [`McpClient::get_prompt`].
-    #[deprecated(since = "0.3.0", note = "use McpClient::get_prompt")]
+    #[deprecated(since = "0.2.0", note = "use McpClient::get_prompt")]
     pub async fn get_prompt(&self, name: &str, arguments: Value) -> Result<GetPromptResult> {
         McpClient::from_connection(self)
             .get_prompt(name, arguments)
@@ -316,7 +316,7 @@ impl Client {
     }
 
     /// Deprecated: moved to [`McpClient::complete`].
-    #[deprecated(since = "0.3.0", note = "use McpClient::complete")]
+    #[deprecated(since = "0.2.0", note = "use McpClient::complete")]
     pub async fn complete(
         &self,
         reference: Value,
@@ -329,7 +329,7 @@ impl Client {
     }
 
     /// Deprecated: moved to [`McpClient::set_logging_level`].
-    #[deprecated(since = "0.3.0", note = "use McpClient::set_logging_level")]
+    #[deprecated(since = "0.2.0", note = "use McpClient::set_logging_level")]
     pub async fn set_logging_level(&self, level: &str) -> Result<()> {
         McpClient::from_connection(self)
             .set_logging_level(level)
@@ -337,7 +337,7 @@ impl Client {
     }
 
     /// Deprecated: moved to [`McpClient::ping`].
-    #[deprecated(since = "0.3.0", note = "use McpClient::ping")]
+    #[deprecated(since = "0.2.0", note = "use McpClient::ping")]
     pub async fn ping(&self) -> Result<()> {
         McpClient::from_connection(self).ping().await
     }
