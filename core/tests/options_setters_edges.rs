@@ -7,24 +7,11 @@
 //! `ClientOptions` (it belongs to the HTTP transport's `OAuthConfig`): the C, C++ and Python
 //! tests cover it.
 //!
-//! KNOWN lists the disagreements this test found on its first run (2026-11-28), left for a
-//! change of the core's setters: 0 ("the default" in the table) given to a policy constructor
-//! (`ReconnectPolicy::new`, `Heartbeat::new`) or to a public field set directly is refused or
-//! kept as 0. The test fails on any disagreement not listed, and on a listed one that is gone
-//! (prune the list then).
-
-/// Disagreements known (see the module doc), as `"key = value (edge)"`.
-const KNOWN: &[&str] = &[
-    "reconnect_max_attempts = 0 (0)",
-    "reconnect_max_attempts = 0 (min-1)",
-    "reconnect_base = 0 (0)",
-    "reconnect_cap = 0 (0)",
-    "heartbeat_timeout = 0 (0)",
-    "stderr_tail_bytes = 0 (0)",
-    "stderr_tail_bytes = 0 (min-1)",
-    "mcp_input_rounds = 0 (0)",
-    "mcp_input_rounds = 0 (min-1)",
-];
+//! A public field set directly (`stderr_tail_bytes`, `mcp.input_rounds`) is read back as the
+//! client uses it, through `ClientOptions::effective` (which `Client::new` applies): 0 there
+//! means what the row says too. The first run of this test (2026-11-28) found 9 disagreements
+//! (0 given to `ReconnectPolicy::new` / `Heartbeat::new` or set on a field was refused or kept
+//! as 0); the setters now go through the table, and none is left.
 
 use std::time::Duration;
 
@@ -89,12 +76,12 @@ fn typed(key: &str, v: f64) -> Option<(ClientOptions, f64)> {
         "stderr_tail_bytes" => {
             let mut o = o;
             o.stderr_tail_bytes = n as usize;
-            (o, |o| o.stderr_tail_bytes as f64)
+            (o, |o| o.effective().stderr_tail_bytes as f64)
         }
         "mcp_input_rounds" => {
             let mut o = o;
             o.mcp.input_rounds = n as usize;
-            (o, |o| o.mcp.input_rounds as f64)
+            (o, |o| o.effective().mcp.input_rounds as f64)
         }
         _ => panic!("option {key} has a range but no typed setter in this test: add it"),
     };
@@ -107,7 +94,6 @@ fn typed_setters_agree_with_the_table_on_every_ranged_key() {
     let rows: Vec<Value> = serde_json::from_str(&keys_json()).unwrap();
     let (mut keys, mut checked) = (0, 0);
     let mut disagree = Vec::new();
-    let mut known_seen = Vec::new();
     for r in &rows {
         let name = r["name"].as_str().unwrap();
         let Some(range) = r["range"].as_array() else {
@@ -145,28 +131,15 @@ fn typed_setters_agree_with_the_table_on_every_ranged_key() {
             };
             let valid = o.validate();
             let at = format!("{name} = {v} ({label})");
-            if KNOWN.contains(&at.as_str()) {
-                known_seen.push(at.clone());
-                let agrees = valid.is_ok() == ok
-                    && (valid.is_err() || (got - want).abs() < 1e-9 || (off && got == 0.0));
-                assert!(
-                    !agrees,
-                    "{at} agrees with the table now: remove it from KNOWN"
-                );
-                checked += 1;
-                continue;
-            }
             if valid.is_ok() != ok {
                 disagree.push(format!(
-                    "{name} = {v} ({label}): {valid:?}, the table says {}",
+                    "{at}: {valid:?}, the table says {}",
                     if ok { "taken" } else { "refused" }
                 ));
             } else if let Err(e) = valid {
                 assert!(e.to_string().contains(name), "{name}: {e}");
             } else if !((got - want).abs() < 1e-9 || (off && got == 0.0)) {
-                disagree.push(format!(
-                    "{name} = {v} ({label}): reads {got}, the table says {want}"
-                ));
+                disagree.push(format!("{at}: reads {got}, the table says {want}"));
             }
             checked += 1;
         }
@@ -176,11 +149,55 @@ fn typed_setters_agree_with_the_table_on_every_ranged_key() {
         "typed setters disagree with the table:\n{}",
         disagree.join("\n")
     );
-    assert_eq!(
-        known_seen.len(),
-        KNOWN.len(),
-        "KNOWN names an edge not checked: {known_seen:?}"
-    );
     assert!(keys >= 16, "{keys} ranged keys");
     assert!(checked >= 4 * keys, "{checked} values checked");
+}
+
+/// A client keeps its options as it uses them (`Client::new` applies
+/// `ClientOptions::effective`): a field set to 0 directly, or a policy built with a 0, means
+/// what the table's row says, at connect too.
+#[test]
+fn a_client_uses_each_zero_as_the_table_says() {
+    use codex_client::options::{DEFAULT_INPUT_ROUNDS, DEFAULT_STDERR_TAIL_BYTES};
+    let mut o = ClientOptions::default();
+    o.stderr_tail_bytes = 0;
+    o.mcp.input_rounds = 0;
+    o.max_line_bytes = 0;
+    let mut r = ReconnectPolicy::default();
+    (r.max_attempts, r.base, r.cap) = (0, Duration::ZERO, Duration::from_secs(3));
+    o.reconnect = Some(r);
+    let mut h = Heartbeat::default();
+    h.timeout = Duration::ZERO;
+    o.heartbeat = Some(h);
+    assert!(o.validate().is_ok(), "{:?}", o.validate());
+    let client = codex_client::Client::new(o.clone());
+    let e = client.options();
+    assert_eq!(e.stderr_tail_bytes, DEFAULT_STDERR_TAIL_BYTES);
+    assert_eq!(e.mcp.input_rounds, DEFAULT_INPUT_ROUNDS);
+    assert_eq!(e.max_line_bytes, codex_client::DEFAULT_MAX_LINE_BYTES);
+    assert_eq!(
+        e.reconnect,
+        Some(ReconnectPolicy::new(
+            ReconnectPolicy::DEFAULT_ATTEMPTS,
+            ReconnectPolicy::DEFAULT_BASE,
+            Duration::from_secs(3)
+        ))
+    );
+    assert_eq!(e.heartbeat, Some(Heartbeat::default()));
+    // A heartbeat interval of 0 is "off"; reply_spin 0 stays 0 (off); other values are kept.
+    o.heartbeat = Some(Heartbeat::new(Duration::ZERO, Duration::from_secs(1)));
+    o.reply_spin = Duration::ZERO;
+    o.stderr_tail_bytes = 7;
+    let e = o.effective();
+    assert_eq!(e.heartbeat, None);
+    assert_eq!(e.reply_spin, Duration::ZERO);
+    assert_eq!(e.stderr_tail_bytes, 7);
+    // An out-of-range value is kept, for validate to refuse.
+    o.mcp.input_rounds = (1 << 40) + 1;
+    assert_eq!(o.effective().mcp.input_rounds, (1 << 40) + 1);
+    assert!(o
+        .validate()
+        .unwrap_err()
+        .to_string()
+        .contains("mcp_input_rounds"));
 }

@@ -320,14 +320,20 @@ fn rust_setters_agree_with_the_table() {
             .event_queue_capacity,
         codex_client::DEFAULT_EVENT_QUEUE_CAPACITY
     );
-    // A field set directly is held to the same range.
+    // A field set directly is held to the same range, and its 0 means what the row says.
     let mut o = ClientOptions::default();
-    o.max_line_bytes = 0;
+    o.max_line_bytes = 10;
     assert!(o
         .validate()
         .unwrap_err()
         .to_string()
         .contains("max_line_bytes"));
+    o.max_line_bytes = 0;
+    assert!(o.validate().is_ok(), "{:?}", o.validate());
+    assert_eq!(
+        o.effective().max_line_bytes,
+        codex_client::DEFAULT_MAX_LINE_BYTES
+    );
     // The defaults of ClientOptions are the table's, every one.
     assert_eq!(
         format!("{:?}", OptionsBuilder::new().build().unwrap()),

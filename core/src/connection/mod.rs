@@ -155,8 +155,11 @@ pub struct Client {
 }
 
 impl Client {
-    /// Create a client. Nothing is started until [`connect`](Self::connect).
+    /// Create a client. Nothing is started until [`connect`](Self::connect). Its options are
+    /// kept as [`ClientOptions::effective`] makes them (each number at 0 as its option's row
+    /// says).
     pub fn new(options: ClientOptions) -> Client {
+        let options = options.effective();
         Client {
             inner: Arc::new(Inner {
                 handlers: Arc::new(Handlers::default()),
@@ -172,7 +175,8 @@ impl Client {
         }
     }
 
-    /// The options this client was created with.
+    /// The options this client was created with, as it uses them
+    /// ([`ClientOptions::effective`]).
     pub fn options(&self) -> &ClientOptions {
         &self.inner.options
     }

@@ -84,6 +84,15 @@ impl OptionsBuilder {
             ..OptionsBuilder::new()
         }
     }
+
+    /// The options held, the reconnect and heartbeat policies back in them (the transport
+    /// is left as it is: [`build`](Self::build) makes it).
+    pub(super) fn into_options(self) -> ClientOptions {
+        let mut o = self.o;
+        o.reconnect = self.reconnect_on.then_some(self.reconnect);
+        o.heartbeat = self.heartbeat_on.then_some(self.heartbeat);
+        o
+    }
 }
 
 /// The grants of option `oauth_grant`.

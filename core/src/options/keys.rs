@@ -172,7 +172,8 @@ impl OptionKey {
     }
 
     /// Whether `value` (a number as [`OptionsBuilder::get`] reads it) is in this key's range
-    /// (0 only when 0 means "off": a typed field of 0 is no default).
+    /// (0 only when 0 means "off": a 0 that means the default is read after
+    /// [`zeros_by_table`], as the default).
     fn in_range(&self, value: &Value) -> bool {
         let (Some((min, max)), Some(v)) = (self.range, value.as_f64()) else {
             return true;
@@ -1377,6 +1378,18 @@ fn check_clients(b: &OptionsBuilder, transport: &super::TransportKind) -> Result
         )));
     }
     Ok(())
+}
+
+/// Set every number option of `b` that reads 0 (a typed field set to 0) to 0 by name: what
+/// its row says 0 means (the default, or off) replaces it.
+pub(super) fn zeros_by_table(b: &mut OptionsBuilder) {
+    for e in KEYS {
+        if e.key.range.is_some() && (e.get)(b).as_f64() == Some(0.0) {
+            // Every number option takes 0 by name (`count_of`, `seconds_of`: never an error).
+            let taken = (e.set)(b, &Value::from(0));
+            debug_assert!(taken.is_ok(), "{}: {taken:?}", e.key.name);
+        }
+    }
 }
 
 /// Check the numbers of `b` against each option's range (a typed setter's value, or a field

@@ -686,7 +686,8 @@ impl std::fmt::Debug for TransportKind {
 /// [`Client::connect`](crate::Client::connect) fails with
 /// ([`Error::InvalidArgument`](crate::Error::InvalidArgument) naming the option;
 /// [`validate`](Self::validate) tells earlier). A field set directly is held to the same
-/// ranges at `connect`.
+/// ranges at `connect`, and its 0 means what the option's row says too
+/// ([`effective`](Self::effective)).
 #[derive(Debug, Clone)]
 #[non_exhaustive]
 pub struct ClientOptions {
@@ -970,10 +971,25 @@ impl ClientOptions {
             .seconds_by_table("retry_base", retry.base, |o, d| o.retry.base = d)
             .seconds_by_table("retry_cap", retry.cap, |o, d| o.retry.cap = d)
     }
-    /// Turn automatic reconnect and rejoin on (see [`ReconnectPolicy`]); `None` turns it off.
-    pub fn reconnect(mut self, policy: Option<ReconnectPolicy>) -> Self {
-        self.reconnect = policy;
-        self
+    /// Turn automatic reconnect and rejoin on (see [`ReconnectPolicy`]); `None` turns it off
+    /// (options `reconnect`, `reconnect_max_attempts`, `reconnect_base`, `reconnect_cap`;
+    /// checked as by name: see [`ClientOptions`]).
+    pub fn reconnect(self, policy: Option<ReconnectPolicy>) -> Self {
+        let Some(p) = policy else {
+            return self.by_table("reconnect", false.into());
+        };
+        self.by_table("reconnect", true.into())
+            .by_table("reconnect_max_attempts", p.max_attempts.into())
+            .seconds_by_table("reconnect_base", p.base, |o, d| {
+                if let Some(r) = &mut o.reconnect {
+                    r.base = d;
+                }
+            })
+            .seconds_by_table("reconnect_cap", p.cap, |o, d| {
+                if let Some(r) = &mut o.reconnect {
+                    r.cap = d;
+                }
+            })
     }
     /// Trust the CA certificates in this PEM file for `wss://` and MCP over `https://`
     /// (besides the system's).
@@ -987,10 +1003,24 @@ impl ClientOptions {
         self.tls.client_cert = Some((cert.into(), key.into()));
         self
     }
-    /// Set the WebSocket heartbeat (see [`Heartbeat`]); `None` turns it off.
-    pub fn heartbeat(mut self, heartbeat: Option<Heartbeat>) -> Self {
-        self.heartbeat = heartbeat;
-        self
+    /// Set the WebSocket heartbeat (see [`Heartbeat`]); `None`, or an interval of 0, turns it
+    /// off (options `heartbeat`, `heartbeat_interval`, `heartbeat_timeout`; checked as by
+    /// name: see [`ClientOptions`]).
+    pub fn heartbeat(self, heartbeat: Option<Heartbeat>) -> Self {
+        let Some(h) = heartbeat else {
+            return self.by_table("heartbeat", false.into());
+        };
+        self.by_table("heartbeat", true.into())
+            .seconds_by_table("heartbeat_timeout", h.timeout, |o, d| {
+                if let Some(h) = &mut o.heartbeat {
+                    h.timeout = d;
+                }
+            })
+            .seconds_by_table("heartbeat_interval", h.interval, |o, d| {
+                if let Some(h) = &mut o.heartbeat {
+                    h.interval = d;
+                }
+            })
     }
     /// Choose callbacks or poll delivery.
     pub fn delivery(mut self, delivery: Delivery) -> Self {
@@ -1023,7 +1053,7 @@ impl ClientOptions {
     fn by_table(self, key: &str, value: serde_json::Value) -> Self {
         let mut b = OptionsBuilder::wrapping(self);
         let result = b.set(key, value);
-        let mut o = b.o;
+        let mut o = b.into_options();
         if let Err(e) = result {
             o.refused.get_or_insert(e);
         }
@@ -1050,14 +1080,32 @@ impl ClientOptions {
     }
 
     /// Check these options as the option table would: a value a setter refused, and every
-    /// number (a field set directly included) against its option's range.
+    /// number (a field set directly included) against its option's range, 0 meaning what the
+    /// option's row says (see [`effective`](Self::effective)).
     /// [`Client::connect`](crate::Client::connect) calls it, so an out-of-range value fails there with
     /// [`Error::InvalidArgument`](crate::Error::InvalidArgument) naming the option.
     pub fn validate(&self) -> crate::error::Result<()> {
         if let Some(e) = &self.refused {
             return Err(e.clone());
         }
-        keys::check_ranges(&OptionsBuilder::wrapping(self.clone()))
+        keys::check_ranges(&self.effective_builder())
+    }
+
+    /// These options as a client uses them: every number at 0 (a field set directly
+    /// included, e.g. `stderr_tail_bytes = 0` or a [`ReconnectPolicy`] with `base` 0) replaced
+    /// by what its option's row in the table says 0 means — the option's default, or off
+    /// (`heartbeat_interval`: no heartbeat; `reply_spin`: no spinning). Other values are kept
+    /// as they are (out of range ones too: [`validate`](Self::validate) refuses them).
+    /// [`Client::new`](crate::Client::new) keeps its options this way.
+    pub fn effective(&self) -> ClientOptions {
+        self.effective_builder().into_options()
+    }
+
+    /// These options in a builder, each number at 0 set to 0 by name (its row's meaning).
+    fn effective_builder(&self) -> OptionsBuilder {
+        let mut b = OptionsBuilder::wrapping(self.clone());
+        keys::zeros_by_table(&mut b);
+        b
     }
 }
 
