@@ -78,14 +78,10 @@ _NOT_OPTIONS = ("config", "authorize", "token_store")
 
 
 def mcp_server(transport: Any, command: Any) -> bool:
-    """Whether the options name an MCP server (``command=[...]``, ``transport="mcp+stdio…"``,
-    ``"http://…"``, ``"https://…"``) rather than Codex (the app-server transports, ``exec``,
-    and ``mcp``: Codex's own ``codex mcp-server``)."""
-    if command is not None:
-        return True
-    return isinstance(transport, str) and (
-        transport == "mcp+stdio" or transport.startswith(("mcp+stdio:", "http://", "https://"))
-    )
+    """Whether the options name an MCP server rather than Codex, as the core decides
+    (:func:`_native.client_kind`: ``command=[...]``, ``transport="mcp+stdio…"``,
+    ``"http(s)://…"``); raises the core's error for a transport or command it refuses."""
+    return _native.client_kind(transport, command) == "mcp"
 
 
 def _same(v: Any) -> Any:

@@ -63,6 +63,26 @@ pub fn effective_option(py: Python<'_>, key: &str, value: &Bound<'_, PyAny>) -> 
     Ok(b.get(key).py(py)?.to_string())
 }
 
+/// The kind of client options `transport` and `command` make, by the core's rule
+/// (`OptionsBuilder::client_kind`): `"app-server"`, `"exec"`, `"codex-mcp-server"` or
+/// `"mcp"` (any MCP server); raises as the constructor would for a value the core refuses.
+#[pyfunction]
+#[pyo3(signature = (transport=None, command=None))]
+pub fn client_kind(
+    py: Python<'_>,
+    transport: Option<&Bound<'_, PyAny>>,
+    command: Option<&Bound<'_, PyAny>>,
+) -> PyResult<&'static str> {
+    let d = PyDict::new(py);
+    for (key, value) in [("transport", transport), ("command", command)] {
+        if let Some(v) = value {
+            d.set_item(key, v)?;
+        }
+    }
+    let kind = builder(py, Some(&d))?.client_kind().py(py)?;
+    Ok(kind.names().first().copied().unwrap_or_default())
+}
+
 /// The native client: a thin layer over `codex_client::Client`.
 #[pyclass(module = "codexclient._native", frozen)]
 pub struct NativeClient {

@@ -58,6 +58,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(account::login_start, m)?)?;
     m.add_function(wrap_pyfunction!(errors::set_error_classes, m)?)?;
     m.add_function(wrap_pyfunction!(client::option_keys, m)?)?;
+    m.add_function(wrap_pyfunction!(client::client_kind, m)?)?;
     m.add_function(wrap_pyfunction!(client::option_cases, m)?)?;
     m.add_function(wrap_pyfunction!(client::effective_option, m)?)?;
     m.add_function(wrap_pyfunction!(input_item, m)?)?;

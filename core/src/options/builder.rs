@@ -1,7 +1,9 @@
 //! [`OptionsBuilder`]: client options set by name, the way every binding sets them (Python's
 //! keyword arguments, C's `codex_options_set`), checked once here.
 
-use super::{ClientOptions, ExecOptions, Heartbeat, McpCommand, ReconnectPolicy, TransportKind};
+use super::{
+    ClientOptions, Clients, ExecOptions, Heartbeat, McpCommand, ReconnectPolicy, TransportKind,
+};
 use crate::error::{Error, Result};
 
 /// Client options set by name (see [`keys`](super::keys()) for every name, its type, its
@@ -287,6 +289,21 @@ impl OptionsBuilder {
     #[cfg(feature = "mcp-http")]
     pub fn oauth_token_store(&mut self, store: std::sync::Arc<dyn crate::auth::TokenStore>) {
         self.oauth.store = Some(store);
+    }
+
+    /// The kind of client options `transport` and `command` make (one of [`Clients`]'
+    /// kinds): [`Clients::MCP`] for `command` or a transport `mcp+stdio…`, `http(s)://…`,
+    /// `mcp+http(s)://…` (any MCP server); else [`Clients::EXEC`], [`Clients::CODEX_MCP_SERVER`]
+    /// or [`Clients::APP_SERVER`] (stdio, `ws://`, `wss://`, the unix socket). Decided from
+    /// these two options alone, before [`build`](Self::build) checks them with the others
+    /// (`command` with a Codex transport is an MCP client that `build` refuses), so that a
+    /// binding picks its client class (Python's `CodexClient` or `McpClient`) by the core's
+    /// rule.
+    pub fn client_kind(&self) -> Result<Clients> {
+        if self.command.is_some() || self.transport == "mcp+stdio" {
+            return Ok(Clients::MCP);
+        }
+        Ok(Clients::of(&TransportKind::parse(&self.transport, None)?))
     }
 
     /// [`build`](Self::build) without the check of which client each option applies to

@@ -1294,6 +1294,65 @@ mod tests {
         );
     }
 
+    /// The client kind of `transport` and `command` is the core's (bindings ask it to pick
+    /// their client class): MCP for `command` and the MCP transports, a Codex kind else; an
+    /// unknown transport is the error `set` gives.
+    #[test]
+    fn the_client_kind_of_transport_and_command() {
+        use crate::options::{Clients, OptionsBuilder};
+        let kind = |transport: Option<&str>, command: Option<&[&str]>| {
+            let mut b = OptionsBuilder::new();
+            if let Some(t) = transport {
+                b.transport = t.to_owned();
+            }
+            if let Some(c) = command {
+                b.set("command", serde_json::json!(c)).unwrap();
+            }
+            b.client_kind()
+        };
+        type Case<'a> = (Option<&'a str>, Option<&'a [&'a str]>, Clients);
+        let cases: &[Case] = &[
+            (None, None, Clients::APP_SERVER),
+            (Some("stdio"), None, Clients::APP_SERVER),
+            (Some("ws://127.0.0.1:1/"), None, Clients::APP_SERVER),
+            (Some("wss://h/"), None, Clients::APP_SERVER),
+            (Some("unix"), None, Clients::APP_SERVER),
+            (Some("unix:///tmp/s"), None, Clients::APP_SERVER),
+            (Some("exec"), None, Clients::EXEC),
+            (Some("mcp"), None, Clients::CODEX_MCP_SERVER),
+            (Some("codex-mcp-server"), None, Clients::CODEX_MCP_SERVER),
+            (None, Some(&["node", "s.js"]), Clients::MCP),
+            (Some("mcp+stdio"), Some(&["node"]), Clients::MCP),
+            (Some("mcp+stdio"), None, Clients::MCP),
+            (Some("stdio"), Some(&["node"]), Clients::MCP),
+            (Some("mcp+stdio:node s.js"), None, Clients::MCP),
+            (Some("http://127.0.0.1:1/mcp"), None, Clients::MCP),
+            (Some("https://h/mcp"), None, Clients::MCP),
+            (Some("mcp+http://h/mcp"), None, Clients::MCP),
+            (Some("mcp+https://h/mcp"), None, Clients::MCP),
+        ];
+        for (t, c, want) in cases {
+            assert_eq!(kind(*t, *c).unwrap(), *want, "{t:?} {c:?}");
+        }
+        // The kind agrees with the client `build` makes, wherever it builds.
+        for (t, c, want) in cases {
+            let mut b = OptionsBuilder::new();
+            if let Some(t) = t {
+                b.transport = (*t).to_owned();
+            }
+            if let Some(c) = c {
+                b.set("command", serde_json::json!(c)).unwrap();
+            }
+            if let Ok(o) = b.build() {
+                assert_eq!(Clients::of(&o.transport), *want, "{t:?} {c:?}");
+            }
+        }
+        for bad in ["bogus", "EXEC", "mcp+stdioX", "ftp://h/"] {
+            let e = kind(Some(bad), None).unwrap_err().to_string();
+            assert!(e.contains("unknown transport"), "{bad}: {e}");
+        }
+    }
+
     #[test]
     fn custom_headers_are_checked_without_showing_their_value() {
         assert!(McpHttp::check_header("X-Api-Key", "v 1\tü").is_ok());
