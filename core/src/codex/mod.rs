@@ -1,6 +1,6 @@
 //! The Codex client: the app-server protocol (threads, turns, approvals, account and login,
 //! the app-server helpers, typed app-server calls, skills in turns) on a protocol-neutral
-//! connection ([`Client`]).
+//! connection ([`Client`](crate::Client)).
 
 pub mod account;
 mod client;

@@ -90,14 +90,14 @@ impl CodexClient {
 
     /// Register a typed handler for server requests of method `M` (a marker from
     /// [`crate::protocol::server_requests`]). It replaces an earlier handler for `M` and takes
-    /// precedence over [`on_server_request`](Self::on_server_request) for that method.
+    /// precedence over [`on_server_request`](crate::Client::on_server_request) for that method.
     ///
     /// The handler owns the [`TypedRequest`]: it answers now with
     /// [`respond`](TypedRequest::respond), or keeps it and answers later from any thread.
     /// Dropped unanswered (also when the handler panics), the request is answered fail-closed
     /// (approvals declined). Params that do not match the schema are reported as a connection
     /// error event and the request is answered fail-closed. Runs on the dispatch thread (poll
-    /// mode: in [`dispatch_events`](Self::dispatch_events)).
+    /// mode: in [`dispatch_events`](crate::Client::dispatch_events)).
     pub fn on_request<M>(&self, f: impl Fn(TypedRequest<M>) + Send + Sync + 'static) -> Result<()>
     where
         M: ServerRequestMethod + 'static,
@@ -383,7 +383,7 @@ fn command_approval_handler(
 impl crate::codex::thread::Thread {
     /// Register a typed handler for server requests of method `M` on this thread only (it wins
     /// over handlers registered on the client). Same contract as
-    /// [`Client::on_request`]: answer now or later; dropped unanswered means fail-closed.
+    /// [`CodexClient::on_request`](crate::CodexClient::on_request): answer now or later; dropped unanswered means fail-closed.
     pub fn on_request<M>(&self, f: impl Fn(TypedRequest<M>) + Send + Sync + 'static) -> Result<()>
     where
         M: ServerRequestMethod + 'static,

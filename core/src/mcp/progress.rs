@@ -74,7 +74,7 @@ impl McpClient {
     }
 }
 
-/// A request that reports progress ([`Client::start_with_progress`]): pull its progress
+/// A request that reports progress ([`McpClient::start_with_progress`](crate::McpClient::start_with_progress)): pull its progress
 /// updates with [`next`](Self::next) until `None` (the answer came), then take
 /// [`result`](Self::result). Dropping it before the answer cancels the request (an MCP server
 /// gets `notifications/cancelled`).

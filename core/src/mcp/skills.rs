@@ -2,7 +2,7 @@
 //! list a server's skills ([`Client::list_skills`], [`Client::list_all_skills`]), get one
 //! entry by URI ([`Client::get_skill`]), load one ([`Client::load_skill`]: its `SKILL.md`
 //! read and checked — size, SHA-256 digest, frontmatter against the entry) and read one of
-//! its files ([`Client::read_skill_file`], checked against the entry's manifest). Nothing is
+//! its files ([`McpClient::read_skill_file`](crate::McpClient::read_skill_file), checked against the entry's manifest). Nothing is
 //! read before it is asked for: listing reads no file, loading reads only `SKILL.md`.
 
 use base64::Engine as _;
@@ -196,7 +196,7 @@ impl SkillEntry {
 #[non_exhaustive]
 pub struct LoadedSkill {
     /// The entry it was checked against (held while the skill is in use: its other files are
-    /// read through [`Client::read_skill_file`] against it).
+    /// read through [`McpClient::read_skill_file`](crate::McpClient::read_skill_file) against it).
     pub entry: SkillEntry,
     /// The whole `SKILL.md` text.
     pub text: String,

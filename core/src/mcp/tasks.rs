@@ -137,7 +137,7 @@ impl McpClient {
 
     /// MCP `tasks/result`: the result of the task's request, as the request would have been
     /// answered. The server holds its answer until the task ended, so this waits that long
-    /// (bounded by the default timeout; [`Client::request_with`] takes another).
+    /// (bounded by the default timeout; [`Client::request_with`](crate::Client::request_with) takes another).
     pub async fn task_result(&self, task_id: &str) -> Result<Value> {
         self.request("tasks/result", json!({ "taskId": task_id }))
             .await
