@@ -130,6 +130,43 @@ pub fn wait_spinning<F: Future + ?Sized>(
     wait_until(fut, deadline)
 }
 
+/// How long one slice of [`block_on`] waits before it re-arms (the futures it runs are
+/// bounded by their own timeouts; the slice only keeps the deadline arithmetic finite).
+const SLICE: Duration = Duration::from_secs(3600);
+
+/// Run `fut` to completion on the calling thread (a plain thread, not the library's
+/// runtime), spinning first as `spin` allows. The one way the library blocks on its own async
+/// calls: every `*_blocking` method is its async twin run through this (or
+/// [`block_on_within`]), so each body is written once. No bound of its own: what it runs is
+/// bounded (each request by its timeout, a wait by the bound it was given).
+pub(crate) fn block_on<F: Future>(fut: F, spin: Option<&Spin>) -> F::Output {
+    let mut fut = std::pin::pin!(fut);
+    loop {
+        let deadline = Instant::now() + SLICE;
+        let got = match spin {
+            Some(spin) => wait_spinning(fut.as_mut(), deadline, spin),
+            None => wait_until(fut.as_mut(), deadline),
+        };
+        if let Some(v) = got {
+            return v;
+        }
+    }
+}
+
+/// [`block_on`] for at most `timeout`: past it the future is dropped and the error is
+/// [`Error::Timeout`](crate::Error::Timeout) naming `what`.
+pub(crate) fn block_on_within<F: Future>(
+    fut: F,
+    timeout: Duration,
+    what: &str,
+) -> crate::error::Result<F::Output> {
+    let fut = std::pin::pin!(fut);
+    wait_until(fut, Instant::now() + timeout).ok_or_else(|| crate::error::Error::Timeout {
+        method: what.to_owned(),
+        after: timeout,
+    })
+}
+
 /// Poll `fut` once on the calling thread and drop it: what it does before its first wait
 /// happens (a request started this way is on its way to the server); its outcome, if it
 /// completed at once, is returned.
