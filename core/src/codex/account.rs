@@ -169,7 +169,11 @@ impl CodexClient {
     /// Blocking form of [`login_chatgpt`](Self::login_chatgpt).
     pub fn login_chatgpt_blocking(&self) -> Result<Login> {
         let timeout = self.options().default_timeout;
-        block_on_within(self.login_chatgpt(), timeout, methods::AccountLoginStart::NAME)?
+        block_on_within(
+            self.login_chatgpt(),
+            timeout,
+            methods::AccountLoginStart::NAME,
+        )?
     }
 
     /// Start the ChatGPT device-code login (for machines without a browser): show the user
@@ -181,7 +185,11 @@ impl CodexClient {
     /// Blocking form of [`login_device_code`](Self::login_device_code).
     pub fn login_device_code_blocking(&self) -> Result<Login> {
         let timeout = self.options().default_timeout;
-        block_on_within(self.login_device_code(), timeout, methods::AccountLoginStart::NAME)?
+        block_on_within(
+            self.login_device_code(),
+            timeout,
+            methods::AccountLoginStart::NAME,
+        )?
     }
 
     /// Log out (`account/logout`): the server forgets the stored credentials.

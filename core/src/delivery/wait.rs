@@ -245,6 +245,38 @@ mod tests {
         assert!(Spin::new(Duration::ZERO).budget().is_none());
     }
 
+    #[test]
+    fn block_on_runs_a_future_to_its_end_and_block_on_within_gives_up_at_its_bound() {
+        let (tx, rx) = futures_channel_oneshot();
+        let sender = std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_millis(20));
+            tx.send(5).unwrap();
+        });
+        let spin = Spin::new(Duration::from_millis(1));
+        assert_eq!(block_on(rx, Some(&spin)), Ok(5));
+        sender.join().unwrap();
+        assert_eq!(block_on(async { 6 }, None), 6);
+        let t0 = Instant::now();
+        let err = block_on_within(
+            std::future::pending::<()>(),
+            Duration::from_millis(30),
+            "x/y",
+        )
+        .unwrap_err();
+        assert!(t0.elapsed() >= Duration::from_millis(30));
+        match err {
+            crate::error::Error::Timeout { method, after } => {
+                assert_eq!(method, "x/y");
+                assert_eq!(after, Duration::from_millis(30));
+            }
+            other => panic!("expected a timeout, got {other:?}"),
+        }
+        assert_eq!(
+            block_on_within(async { 7 }, Duration::from_secs(1), "x/y").unwrap(),
+            7
+        );
+    }
+
     fn futures_channel_oneshot() -> (
         tokio::sync::oneshot::Sender<i32>,
         tokio::sync::oneshot::Receiver<i32>,
