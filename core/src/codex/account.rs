@@ -15,8 +15,7 @@
 //! # Ok(()) }
 //! ```
 
-use std::future::Future;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use futures_util::StreamExt;
 use serde_json::{json, Value};
@@ -24,7 +23,7 @@ use tokio::sync::{oneshot, watch};
 
 use crate::codex::CodexClient;
 use crate::connection::Client;
-use crate::delivery::wait_until;
+use crate::delivery::block_on_within;
 use crate::error::{Error, Result};
 use crate::event::Event;
 use crate::protocol::{methods, ClientMethod};
@@ -106,7 +105,8 @@ impl Login {
     /// Block until the outcome, at most `timeout` ([`Error::Timeout`] past it; the login goes
     /// on: wait again or [`cancel`](Self::cancel) it).
     pub fn wait_blocking(&self, timeout: Duration) -> Result<LoginOutcome> {
-        block(self.wait(), timeout, COMPLETED)?
+        // A wait for the user, not a reply: no spin.
+        block_on_within(self.wait(), timeout, COMPLETED)?
     }
 
     /// [`wait`](Self::wait), at most `timeout` when given ([`Error::Timeout`] past it; the
@@ -137,22 +137,8 @@ impl Login {
 
     /// Blocking form of [`cancel`](Self::cancel) (bounded by the request timeout).
     pub fn cancel_blocking(&self) -> Result<()> {
-        let id = self
-            .login_id()
-            .ok_or_else(|| Error::InvalidState("this login has no id to cancel".into()))?;
-        self.client
-            .request_blocking(methods::AccountLoginCancel::NAME, json!({ "loginId": id }))
-            .map(drop)
+        self.client.block_on(self.cancel())
     }
-}
-
-/// Run `fut` on this thread for at most `timeout`.
-fn block<F: Future>(fut: F, timeout: Duration, what: &str) -> Result<F::Output> {
-    let fut = std::pin::pin!(fut);
-    wait_until(fut, Instant::now() + timeout).ok_or_else(|| Error::Timeout {
-        method: what.to_owned(),
-        after: timeout,
-    })
 }
 
 impl CodexClient {
@@ -170,12 +156,7 @@ impl CodexClient {
 
     /// Blocking form of [`login_api_key`](Self::login_api_key).
     pub fn login_api_key_blocking(&self, api_key: &str) -> Result<()> {
-        if api_key.trim().is_empty() {
-            return Err(Error::InvalidArgument("the API key is empty".into()));
-        }
-        let params = json!({"type": "apiKey", "apiKey": api_key});
-        self.request_blocking(methods::AccountLoginStart::NAME, params)
-            .map(drop)
+        self.block_on(self.login_api_key(api_key))
     }
 
     /// Start the ChatGPT browser login: the server listens on a loopback port for the
@@ -188,7 +169,7 @@ impl CodexClient {
     /// Blocking form of [`login_chatgpt`](Self::login_chatgpt).
     pub fn login_chatgpt_blocking(&self) -> Result<Login> {
         let timeout = self.options().default_timeout;
-        block(
+        block_on_within(
             self.login_chatgpt(),
             timeout,
             methods::AccountLoginStart::NAME,
@@ -204,7 +185,7 @@ impl CodexClient {
     /// Blocking form of [`login_device_code`](Self::login_device_code).
     pub fn login_device_code_blocking(&self) -> Result<Login> {
         let timeout = self.options().default_timeout;
-        block(
+        block_on_within(
             self.login_device_code(),
             timeout,
             methods::AccountLoginStart::NAME,
@@ -220,8 +201,7 @@ impl CodexClient {
 
     /// Blocking form of [`logout`](Self::logout).
     pub fn logout_blocking(&self) -> Result<()> {
-        self.request_blocking(methods::AccountLogout::NAME, json!({}))
-            .map(drop)
+        self.block_on(self.logout())
     }
 
     /// The account's rate limits (`account/rateLimits/read`; ChatGPT accounts only: with an
@@ -233,7 +213,7 @@ impl CodexClient {
 
     /// Blocking form of [`rate_limits`](Self::rate_limits).
     pub fn rate_limits_blocking(&self) -> Result<Value> {
-        self.request_blocking(methods::AccountRateLimitsRead::NAME, json!({}))
+        self.block_on(self.rate_limits())
     }
 
     /// Send `account/login/start` and follow its `account/login/completed` (the

@@ -499,15 +499,8 @@ impl Thread {
         input: impl Into<Input>,
         overrides: &Value,
     ) -> Result<PreparedInput> {
-        let mut plan = self.skill_plan(input.into(), overrides)?;
-        if plan.has_mcp() {
-            futures_executor::block_on(plan.load_mcp(&self.client))?;
-        }
-        let listing = match plan.listing_request() {
-            Some((method, params)) => Some(self.client.request_blocking(method, params)?),
-            None => None,
-        };
-        plan.finish(listing.as_ref())
+        self.client
+            .block_on(self.prepare_input_async(input, overrides))
     }
     /// Async form of [`prepare_input`](Self::prepare_input).
     pub async fn prepare_input_async(

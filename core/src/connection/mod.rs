@@ -199,7 +199,7 @@ impl Client {
     /// Errors: [`Error::AlreadyConnected`] when connected; spawn and handshake failures.
     pub fn connect(&self) -> Result<InitializeResult> {
         let (session, rx) = self.begin_connect()?;
-        let outcome = futures_executor::block_on(self.negotiate_era(&session, rx));
+        let outcome = crate::delivery::block_on(self.negotiate_era(&session, rx), None);
         self.finish_connect(session, outcome)
     }
 

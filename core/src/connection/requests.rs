@@ -7,7 +7,7 @@ use serde_json::Value;
 use std::sync::Arc;
 
 use super::Client;
-use crate::delivery::{wait_spinning, Spin};
+use crate::delivery::Spin;
 use crate::error::{Error, Result};
 use crate::options::RequestOptions;
 use crate::session::SessionShared;
@@ -85,31 +85,15 @@ impl Client {
         session.tool_schemas.check_raw(method, params, result)
     }
 
-    /// Blocking form of [`request_raw`](Self::request_raw).
+    /// Blocking form of [`request_raw`](Self::request_raw): that request run on this thread,
+    /// spinning first as [`reply_spin`](Self::reply_spin) allows.
     pub fn request_raw_blocking(
         &self,
         method: &str,
         params: &RawValue,
         opts: RequestOptions,
     ) -> Result<Box<RawValue>> {
-        if let Some(answer) = super::log_level::answer_locally(self, method, params) {
-            return answer;
-        }
-        if let Some(hit) = self.cached(method, params) {
-            return Ok(hit);
-        }
-        let session = self.live_session()?;
-        let rx = session.start_request(method, params, opts, false)?;
-        let raw = self
-            .wait_reply(rx)
-            .unwrap_or_else(|_| Err(session.disconnect_error()))?;
-        let raw = match self.input_required(&raw) {
-            Some(first) => self.wait_reply(self.finish_rounds(method, params, first, opts))?,
-            None => raw,
-        };
-        self.check_tool_output(&session, method, params, &raw)?;
-        self.keep(method, params, &raw);
-        Ok(raw)
+        self.block_on(self.request_raw(method, params, opts))
     }
 
     /// A fresh cached result of the request (MCP 2026-07-28, option `mcp_cache`).
@@ -152,21 +136,15 @@ impl Client {
         serde_json::value::to_raw_value(&done).map_err(|e| Error::Protocol(e.to_string()))
     }
 
-    /// Block on a reply, spinning first as [`reply_spin`](ClientOptions::reply_spin) allows.
-    fn wait_reply<F: std::future::Future>(&self, fut: F) -> F::Output {
-        let mut fut = std::pin::pin!(fut);
-        loop {
-            // The reply always comes (correlation bounds every request); the deadline only
-            // re-arms the wait.
-            let deadline = std::time::Instant::now() + std::time::Duration::from_secs(3600);
-            if let Some(v) = wait_spinning(fut.as_mut(), deadline, &self.inner.spin) {
-                return v;
-            }
-        }
+    /// Run `fut` (an async call of this client) on this thread, spinning first as
+    /// [`reply_spin`](crate::ClientOptions::reply_spin) allows: the one body of every blocking form
+    /// of a request (see [`block_on`](crate::delivery::block_on)).
+    pub(crate) fn block_on<F: std::future::Future>(&self, fut: F) -> F::Output {
+        crate::delivery::block_on(fut, Some(&self.inner.spin))
     }
 
     /// The spin of this client's blocking waits for replies, for a binding's own blocking
-    /// waits (see [`wait_spinning`]).
+    /// waits (see [`wait_spinning`](crate::delivery::wait_spinning)).
     pub fn reply_spin(&self) -> Arc<Spin> {
         self.inner.spin.clone()
     }
@@ -190,7 +168,7 @@ impl Client {
 
     /// Blocking form of [`request`](Self::request).
     pub fn request_blocking(&self, method: &str, params: Value) -> Result<Value> {
-        self.request_blocking_with(method, params, RequestOptions::default())
+        self.block_on(self.request(method, params))
     }
 
     /// Blocking form of [`request_with`](Self::request_with).
@@ -200,8 +178,7 @@ impl Client {
         params: Value,
         opts: RequestOptions,
     ) -> Result<Value> {
-        let raw = self.request_raw_blocking(method, &to_params(params)?, opts)?;
-        parse_result(&raw)
+        self.block_on(self.request_with(method, params, opts))
     }
 
     /// Send a client notification (no response).

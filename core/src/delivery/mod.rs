@@ -18,6 +18,7 @@ mod wait;
 pub use dispatch::{dispatch_threads, DISPATCH_THREADS};
 pub use executor::{Executor, TaskId};
 pub use stream::EventReceiver;
+pub(crate) use wait::{block_on, block_on_within};
 pub use wait::{poll_once, wait_spinning, wait_until, within, Spin};
 
 thread_local! {

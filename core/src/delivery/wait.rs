@@ -130,6 +130,43 @@ pub fn wait_spinning<F: Future + ?Sized>(
     wait_until(fut, deadline)
 }
 
+/// How long one slice of [`block_on`] waits before it re-arms (the futures it runs are
+/// bounded by their own timeouts; the slice only keeps the deadline arithmetic finite).
+const SLICE: Duration = Duration::from_secs(3600);
+
+/// Run `fut` to completion on the calling thread (a plain thread, not the library's
+/// runtime), spinning first as `spin` allows. The one way the library blocks on its own async
+/// calls: every `*_blocking` method is its async twin run through this (or
+/// [`block_on_within`]), so each body is written once. No bound of its own: what it runs is
+/// bounded (each request by its timeout, a wait by the bound it was given).
+pub(crate) fn block_on<F: Future>(fut: F, spin: Option<&Spin>) -> F::Output {
+    let mut fut = std::pin::pin!(fut);
+    loop {
+        let deadline = Instant::now() + SLICE;
+        let got = match spin {
+            Some(spin) => wait_spinning(fut.as_mut(), deadline, spin),
+            None => wait_until(fut.as_mut(), deadline),
+        };
+        if let Some(v) = got {
+            return v;
+        }
+    }
+}
+
+/// [`block_on`] for at most `timeout`: past it the future is dropped and the error is
+/// [`Error::Timeout`](crate::Error::Timeout) naming `what`.
+pub(crate) fn block_on_within<F: Future>(
+    fut: F,
+    timeout: Duration,
+    what: &str,
+) -> crate::error::Result<F::Output> {
+    let fut = std::pin::pin!(fut);
+    wait_until(fut, Instant::now() + timeout).ok_or_else(|| crate::error::Error::Timeout {
+        method: what.to_owned(),
+        after: timeout,
+    })
+}
+
 /// Poll `fut` once on the calling thread and drop it: what it does before its first wait
 /// happens (a request started this way is on its way to the server); its outcome, if it
 /// completed at once, is returned.
@@ -206,6 +243,38 @@ mod tests {
         spin.record(true);
         assert!((0..4).all(|_| spin.budget().is_some()));
         assert!(Spin::new(Duration::ZERO).budget().is_none());
+    }
+
+    #[test]
+    fn block_on_runs_a_future_to_its_end_and_block_on_within_gives_up_at_its_bound() {
+        let (tx, rx) = futures_channel_oneshot();
+        let sender = std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_millis(20));
+            tx.send(5).unwrap();
+        });
+        let spin = Spin::new(Duration::from_millis(1));
+        assert_eq!(block_on(rx, Some(&spin)), Ok(5));
+        sender.join().unwrap();
+        assert_eq!(block_on(async { 6 }, None), 6);
+        let t0 = Instant::now();
+        let err = block_on_within(
+            std::future::pending::<()>(),
+            Duration::from_millis(30),
+            "x/y",
+        )
+        .unwrap_err();
+        assert!(t0.elapsed() >= Duration::from_millis(30));
+        match err {
+            crate::error::Error::Timeout { method, after } => {
+                assert_eq!(method, "x/y");
+                assert_eq!(after, Duration::from_millis(30));
+            }
+            other => panic!("expected a timeout, got {other:?}"),
+        }
+        assert_eq!(
+            block_on_within(async { 7 }, Duration::from_secs(1), "x/y").unwrap(),
+            7
+        );
     }
 
     fn futures_channel_oneshot() -> (

@@ -58,8 +58,8 @@ impl McpClient {
         ids: &[String],
         timeout: Duration,
     ) -> Result<()> {
-        let task = self.spawn_elicitation_wait(ids, timeout)?;
-        futures_executor::block_on(task).unwrap_or_else(|e| Err(ended(e)))
+        // A wait for the server's notifications, not a reply: no spin.
+        crate::delivery::block_on(self.wait_elicitations_complete(ids, timeout), None)
     }
 }
 

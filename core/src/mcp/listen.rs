@@ -180,6 +180,6 @@ impl McpClient {
 
     /// Blocking form of [`listen_within`](Self::listen_within) (a plain thread).
     pub fn listen_blocking(&self, filter: Value, within: Option<Duration>) -> Result<Listen> {
-        futures_executor::block_on(self.listen_within(filter, within))
+        self.block_on(self.listen_within(filter, within))
     }
 }

@@ -164,7 +164,7 @@ impl ProgressCall {
 
     /// Blocking form of [`next`](Self::next).
     pub fn next_blocking(&mut self) -> Option<Progress> {
-        futures_executor::block_on(self.next())
+        crate::delivery::block_on(self.next(), None)
     }
 
     /// The request's result (progress updates not yet pulled are skipped).
@@ -177,7 +177,7 @@ impl ProgressCall {
 
     /// Blocking form of [`result`](Self::result).
     pub fn result_blocking(self) -> Result<Value> {
-        futures_executor::block_on(self.result())
+        crate::delivery::block_on(self.result(), None)
     }
 }
 
