@@ -337,7 +337,7 @@ class AsyncClientBase(ClientBase):
 class AsyncCodexClient(CodexKeywords, AsyncClientKeywords[AsyncThread], AsyncRequests, CodexBase, AsyncClientBase):
     """A connection to OpenAI Codex for asyncio code: ``codex app-server`` (threads, turns,
     approvals, account and login, the app-server helpers, ``skills/list``), or Codex behind
-    the ``exec`` and ``mcp`` (``codex mcp-server``) transports. For any other MCP server use
+    the ``exec`` and ``codex-mcp-server`` (``codex mcp-server``) transports. For any other MCP server use
     :class:`AsyncMcpClient`.
 
     ``async with AsyncCodexClient(...) as client:`` spawns the server and runs the handshake,

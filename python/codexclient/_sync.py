@@ -179,12 +179,12 @@ class SyncClientBase(ClientBase):
 class CodexClient(CodexKeywords, ClientKeywords[Thread], SyncRequests, CodexBase, SyncClientBase):
     """A blocking connection to OpenAI Codex: ``codex app-server`` (threads, turns, approvals,
     account and login, the app-server helpers, ``skills/list``), or Codex behind the ``exec``
-    and ``mcp`` (``codex mcp-server``) transports. For any other MCP server use
+    and ``codex-mcp-server`` (``codex mcp-server``) transports. For any other MCP server use
     :class:`McpClient`.
 
     ``with CodexClient(...) as client:`` spawns the server, runs the handshake and stops the
     server on exit. Takes the same options as :class:`AsyncCodexClient`, including
-    ``transport`` (``"stdio"``, ``"exec"``, ``"mcp"``, ``"ws://…"``/``"wss://…"`` with
+    ``transport`` (``"stdio"``, ``"exec"``, ``"codex-mcp-server"``, ``"ws://…"``/``"wss://…"`` with
     ``token``, ``"unix"``, ``"unix://PATH"``; an unknown value raises
     :class:`InvalidArgumentError`, a call the transport cannot serve
     :class:`UnsupportedError`; an option of the MCP client raises

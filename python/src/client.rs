@@ -107,7 +107,19 @@ impl NativeClient {
         // `authorize` and `token_store` are MCP authorization's callbacks, not option keys.
         let mut b = OptionsBuilder::new();
         let callbacks = crate::auth::Callbacks::take(py, options, &mut b)?;
-        let o = builder_onto(py, b, options)?.build().py(py)?;
+        let b = builder_onto(py, b, options)?;
+        let o = b.build().py(py)?;
+        // The core's deprecation notes, raised where the caller made the client (its
+        // `codexclient` class's `__init__` is one frame up, the caller's line two).
+        for note in b.deprecations() {
+            let msg = std::ffi::CString::new(note.as_str()).unwrap_or_default();
+            PyErr::warn(
+                py,
+                &py.get_type::<pyo3::exceptions::PyDeprecationWarning>(),
+                &msg,
+                3,
+            )?;
+        }
         let client = Client::new(o);
         callbacks.keep(&client);
         // Notifications reach the client's own delivery only for a notification handler

@@ -3,6 +3,8 @@
  * - at CODEX_LOG_DEBUG the server's stderr lines arrive with target
  *   "codex_client::server_stderr", and a malformed line from the server arrives as a warning,
  *   all on the library's log thread ("codex-log");
+ * - the deprecated transport "mcp" (it means `codex mcp-server`) is accepted and logged as a
+ *   warning with target "codex_client::deprecated" naming "codex-mcp-server";
  * - after setting NULL no callback runs.
  */
 #define _GNU_SOURCE
@@ -12,7 +14,7 @@
 
 static pthread_mutex_t MU = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t CV = PTHREAD_COND_INITIALIZER;
-static int stderr_line, malformed, wrong_thread, calls, stopped_calls, stopped;
+static int stderr_line, malformed, deprecated, wrong_thread, calls, stopped_calls, stopped;
 
 static void on_log(void *userdata, codex_log_level_t level, const char *target, const char *message) {
     char name[32] = "";
@@ -25,6 +27,8 @@ static void on_log(void *userdata, codex_log_level_t level, const char *target, 
     if (strcmp(target, "codex_client::server_stderr") == 0 && strstr(message, "fake stderr line 2"))
         stderr_line = level == CODEX_LOG_DEBUG ? 1 : -1;
     if (strstr(message, "malformed line from server")) malformed = level == CODEX_LOG_WARN ? 1 : -1;
+    if (strcmp(target, "codex_client::deprecated") == 0)
+        deprecated = level == CODEX_LOG_WARN && strstr(message, "\"codex-mcp-server\"") ? 1 : -1;
     pthread_cond_broadcast(&CV);
     pthread_mutex_unlock(&MU);
 }
@@ -60,6 +64,20 @@ int main(void) {
         CHECK(stderr_line == 1);
         CHECK(malformed == 1);
         CHECK(wrong_thread == 0);
+        pthread_mutex_unlock(&MU);
+    }
+    {
+        struct timespec dl = deadline_in(10);
+        codex_options_t *m = new_options();
+        CHECK_OK(codex_options_set_transport(m, "mcp", NULL));
+        codex_options_free(m);
+        pthread_mutex_lock(&MU);
+        while (deprecated == 0)
+            if (pthread_cond_timedwait(&CV, &MU, &dl) != 0 && deprecated == 0) {
+                pthread_mutex_unlock(&MU);
+                FAIL("no deprecation warning for transport \"mcp\" (%d calls)", calls);
+            }
+        CHECK(deprecated == 1);
         pthread_mutex_unlock(&MU);
     }
 

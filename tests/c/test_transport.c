@@ -6,7 +6,7 @@
  * - transport "exec" against the real Codex (the default, CODEX_DEFAULT) and the mock model: a turn streams the
  *   final agent message through events; turn/steer and thread/fork fail with
  *   CODEX_STATUS_UNSUPPORTED and a message naming the exec transport;
- * - transport "mcp" against the real Codex 0.92.0 (`codex mcp-server`, CODEX_092_BIN) runs a
+ * - transport "codex-mcp-server" against the real Codex 0.92.0 (`codex mcp-server`, CODEX_092_BIN) runs a
  *   turn the same way;
  * - connect_timeout_ms bounds a connect to a peer that accepts TCP and never answers the
  *   WebSocket upgrade (CODEX_STATUS_TIMEOUT), and codex_client_disconnect from another thread
@@ -181,7 +181,7 @@ static void check_mcp(void) {
      * unified_exec as in core/tests/mcp_transport.rs */
     snprintf(env0, sizeof env0, "OPENAI_BASE_URL=%s", base);
     envs[0] = env0;
-    CHECK_OK(codex_options_set_transport(o, "mcp", NULL));
+    CHECK_OK(codex_options_set_transport(o, "codex-mcp-server", NULL));
     CHECK_OK(codex_options_set_codex_bin(o, bin));
     CHECK_OK(codex_options_add_env(o, envs[0]));
     CHECK_OK(codex_options_add_config_override(o, cfg[0]));

@@ -112,7 +112,7 @@ def test_bad_transport_spec_raises_at_construction(spec: str, client_kwargs: dic
         assert isinstance(info.value, ValueError)
 
 
-@pytest.mark.parametrize("spec", ["exec", "mcp", "stdio", None, "unix", "unix:///tmp/x.sock"])
+@pytest.mark.parametrize("spec", ["exec", "codex-mcp-server", "stdio", None, "unix", "unix:///tmp/x.sock"])
 def test_token_refused_without_websocket_and_never_shown(spec: Any, client_kwargs: dict) -> None:
     secret = "sk-very-secret-token-123"
     for cls in (Client, AsyncClient):
@@ -121,9 +121,32 @@ def test_token_refused_without_websocket_and_never_shown(spec: Any, client_kwarg
         assert secret not in str(info.value)
 
 
+def test_the_mcp_alias_still_works_with_a_deprecation_warning_at_the_callers_line(
+    client_kwargs: dict,
+) -> None:
+    """Transport ``"mcp"`` (it means ``codex mcp-server``, not any MCP server) is accepted for
+    one more minor version; the core's note is raised as a DeprecationWarning that points at
+    the line that made the client and names the replacement."""
+    import warnings
+
+    for cls in (codexclient.CodexClient, codexclient.AsyncCodexClient):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            c = cls(**client_kwargs, transport="mcp")
+        dep = [w for w in caught if issubclass(w.category, DeprecationWarning)]
+        assert len(dep) == 1, [str(w.message) for w in caught]
+        assert '"codex-mcp-server"' in str(dep[0].message)
+        assert dep[0].filename == __file__, dep[0].filename
+        assert type(c).__name__ == cls.__name__
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            cls(**client_kwargs, transport="codex-mcp-server")
+        assert not [w for w in caught if issubclass(w.category, DeprecationWarning)]
+
+
 def test_accepted_specs_construct_and_token_stays_out_of_repr(client_kwargs: dict) -> None:
     secret = "sk-very-secret-token-456"
-    for spec in (None, "", "stdio", "exec", "mcp", "unix", "unix:///tmp/x.sock"):
+    for spec in (None, "", "stdio", "exec", "codex-mcp-server", "unix", "unix:///tmp/x.sock"):
         Client(**client_kwargs, transport=spec)
     for spec in ("ws://127.0.0.1:9/", "wss://example.invalid/"):
         c = Client(**client_kwargs, transport=spec, token=secret)
@@ -138,7 +161,7 @@ def test_mcp_transport_runs_a_turn_on_codex_092(
     kwargs = dict(
         client_kwargs,
         codex_bin=codex_092_bin,
-        transport="mcp",
+        transport="codex-mcp-server",
         # 0.92.0 would fetch the model list from chatgpt.com without this, and offers the
         # mock's `exec_command` tool only with unified_exec.
         env={"OPENAI_BASE_URL": f"http://127.0.0.1:{mock_port}/v1"},

@@ -43,7 +43,14 @@ pub struct OptionsBuilder {
     pub(super) heartbeat: Heartbeat,
     /// The `oauth*` options (MCP authorization of an HTTP MCP server).
     pub(super) oauth: OAuthOptions,
+    /// Deprecated spellings given to [`set`](Self::set), each as its warning text.
+    pub(super) deprecations: Vec<String>,
 }
+
+/// Deprecated values of option `transport`, each with the spelling that replaces it. Set
+/// through [`OptionsBuilder::set`], one is still accepted, logged once at warn level and
+/// listed by [`OptionsBuilder::deprecations`] (Python raises it as a `DeprecationWarning`).
+pub(super) const DEPRECATED_TRANSPORTS: &[(&str, &str)] = &[("mcp", "codex-mcp-server")];
 
 /// The `oauth*` options as set; [`OptionsBuilder::build`] turns them into an
 /// [`OAuthConfig`](crate::auth::OAuthConfig) on the MCP HTTP transport.
@@ -289,6 +296,22 @@ impl OptionsBuilder {
     #[cfg(feature = "mcp-http")]
     pub fn oauth_token_store(&mut self, store: std::sync::Arc<dyn crate::auth::TokenStore>) {
         self.oauth.store = Some(store);
+    }
+
+    /// The deprecated spellings this builder was given (for now only the transport `"mcp"`,
+    /// which reads as "any MCP server" but means `codex mcp-server`), each as a warning that
+    /// names the replacement; the core also logs each at warn level when it is set. Bindings
+    /// raise them in their idiom (Python: `DeprecationWarning`).
+    ///
+    /// ```
+    /// use codex_client::OptionsBuilder;
+    /// let mut b = OptionsBuilder::new();
+    /// b.set("transport", serde_json::json!("mcp"))?;
+    /// assert!(b.deprecations()[0].contains("\"codex-mcp-server\""));
+    /// # Ok::<(), codex_client::Error>(())
+    /// ```
+    pub fn deprecations(&self) -> &[String] {
+        &self.deprecations
     }
 
     /// The kind of client options `transport` and `command` make (one of [`Clients`]'

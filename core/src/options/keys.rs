@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use serde_json::{json, Value};
 
-use super::builder::OptionsBuilder;
+use super::builder::{OptionsBuilder, DEPRECATED_TRANSPORTS};
 use super::value::*;
 use super::{
     ClientOptions, Delivery, Heartbeat, ReconnectPolicy, RetryPolicy, SkillEmulation,
@@ -78,7 +78,7 @@ impl Clients {
     pub const APP_SERVER: Clients = Clients(1);
     /// `codex exec --json` (transport `exec`).
     pub const EXEC: Clients = Clients(2);
-    /// The `codex mcp-server` shim (transport `codex-mcp-server`, alias `mcp`).
+    /// The `codex mcp-server` shim (transport `codex-mcp-server`, deprecated alias `mcp`).
     pub const CODEX_MCP_SERVER: Clients = Clients(4);
     /// Any MCP server (transports `mcp+stdio`, `http://`, `https://`).
     pub const MCP: Clients = Clients(8);
@@ -501,13 +501,20 @@ pub(super) static KEYS: &[Entry] = &[
     Entry {
         key: key(Clients::ALL, "transport",
             ValueKind::String,
-            "Where the server is: \"stdio\" (the default: spawn `codex app-server`), \"exec\" (one `codex exec --json` per turn), \"codex-mcp-server\" (alias \"mcp\": drive `codex mcp-server`), \"ws://…\"/\"wss://…\", \"unix\" or \"unix://PATH\" (the app-server control socket); any MCP server: \"mcp+stdio:PROGRAM ARG…\" (or \"mcp+stdio\" with `command`), \"http://…\"/\"https://…\" (Streamable HTTP, legacy SSE fallback).",
+            "Where the server is: \"stdio\" (the default: spawn `codex app-server`), \"exec\" (one `codex exec --json` per turn), \"codex-mcp-server\" (drive `codex mcp-server`; the old alias \"mcp\" is deprecated), \"ws://…\"/\"wss://…\", \"unix\" or \"unix://PATH\" (the app-server control socket); any MCP server: \"mcp+stdio:PROGRAM ARG…\" (or \"mcp+stdio\" with `command`), \"http://…\"/\"https://…\" (Streamable HTTP, legacy SSE fallback).",
         ),
         set: |b, v| {
             let spec = string_of("transport", v, false)?;
             // Refuse an unknown spec now (the token and command are checked at build).
             if spec != "mcp+stdio" {
                 super::TransportKind::parse(&spec, None)?;
+            }
+            if let Some((_, new)) = DEPRECATED_TRANSPORTS.iter().find(|(old, _)| *old == spec) {
+                let note = format!(
+                    "transport \"{spec}\" is deprecated (it means `codex mcp-server`, not any MCP server): write \"{new}\"; \"{spec}\" will be refused in 0.3.0"
+                );
+                tracing::warn!(target: "codex_client::deprecated", "{note}");
+                b.deprecations.push(note);
             }
             b.transport = spec;
             Ok(())

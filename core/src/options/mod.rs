@@ -520,7 +520,7 @@ impl ExecOptions {
 
 impl TransportKind {
     /// Parse a transport spec, the one-string form the C and Python bindings take:
-    /// `stdio` (or empty), `exec`, `codex-mcp-server` (or `mcp`), `ws://…` / `wss://…` (with `token` as the bearer
+    /// `stdio` (or empty), `exec`, `codex-mcp-server` (the deprecated alias `mcp` too), `ws://…` / `wss://…` (with `token` as the bearer
     /// token), `unix` (the default control socket) or `unix://PATH`; and for any MCP server
     /// `mcp+stdio:PROGRAM ARG…` (split at whitespace; single or double quotes group) or
     /// `http://…` / `https://…` / `mcp+http://…` / `mcp+https://…` (Streamable HTTP, with
@@ -1240,6 +1240,26 @@ mod tests {
         // Full jitter: values spread over the range rather than sitting at the ceiling.
         let distinct: std::collections::HashSet<_> = (0..50).map(|_| p.backoff(5)).collect();
         assert!(distinct.len() > 10);
+    }
+
+    #[test]
+    fn the_mcp_transport_alias_is_kept_but_deprecated() {
+        let mut b = super::OptionsBuilder::new();
+        b.set("transport", serde_json::json!("codex-mcp-server"))
+            .unwrap();
+        assert!(b.deprecations().is_empty());
+        b.set("transport", serde_json::json!("mcp")).unwrap();
+        assert_eq!(b.deprecations().len(), 1, "{:?}", b.deprecations());
+        let note = &b.deprecations()[0];
+        assert!(note.contains("\"mcp\" is deprecated") && note.contains("\"codex-mcp-server\""));
+        assert_eq!(
+            b.build().unwrap().transport,
+            super::TransportKind::CodexMcpServer
+        );
+        // A refused spec records nothing.
+        let mut b = super::OptionsBuilder::new();
+        assert!(b.set("transport", serde_json::json!("mcpx")).is_err());
+        assert!(b.deprecations().is_empty());
     }
 
     #[test]
