@@ -23,6 +23,8 @@ mod pull;
 mod requests;
 mod skill_sources;
 mod version;
+mod view;
+pub(crate) use view::protocol_view;
 
 use crate::version::check_server_version;
 pub use callbacks::HandlerSlot;

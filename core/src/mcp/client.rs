@@ -3,7 +3,6 @@
 use ref_cast::RefCast;
 
 use crate::connection::Client;
-use crate::options::ClientOptions;
 
 /// A client of any MCP server: tools, resources, prompts, completion, logging, tasks,
 /// listen, elicitation, sampling and skills over MCP, on one connection ([`Client`]).
@@ -33,46 +32,4 @@ pub struct McpClient {
     conn: Client,
 }
 
-impl McpClient {
-    /// An MCP client on a new connection. Nothing is started until
-    /// [`connect`](Client::connect).
-    pub fn new(options: ClientOptions) -> McpClient {
-        McpClient {
-            conn: Client::new(options),
-        }
-    }
-
-    /// The MCP view of `conn`, borrowed (no clone).
-    pub fn from_connection(conn: &Client) -> &McpClient {
-        McpClient::ref_cast(conn)
-    }
-
-    /// The connection this client speaks on.
-    pub fn connection(&self) -> &Client {
-        &self.conn
-    }
-
-    /// The connection, owned.
-    pub fn into_connection(self) -> Client {
-        self.conn
-    }
-}
-
-impl From<Client> for McpClient {
-    fn from(conn: Client) -> McpClient {
-        McpClient { conn }
-    }
-}
-
-impl From<McpClient> for Client {
-    fn from(c: McpClient) -> Client {
-        c.conn
-    }
-}
-
-impl std::ops::Deref for McpClient {
-    type Target = Client;
-    fn deref(&self) -> &Client {
-        &self.conn
-    }
-}
+crate::connection::protocol_view!(McpClient, "an MCP client");
