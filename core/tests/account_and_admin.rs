@@ -9,14 +9,12 @@ mod support;
 
 use std::time::Duration;
 
-use codex_client::{Client, ClientOptions, Delivery, ErrorKind, Event};
+use codex_client::{Client, ClientOptions, CodexClient, Delivery, ErrorKind, Event};
 use serde_json::json;
 use support::*;
 
-fn connect(opts: ClientOptions) -> Client {
-    let c = Client::new(opts.delivery(Delivery::Poll));
-    c.connect().expect("connect");
-    c
+fn connect(opts: ClientOptions) -> CodexClient {
+    codex_connected(opts.delivery(Delivery::Poll))
 }
 
 /// `opts` with the server started inside a new network namespace (only its own loopback).
@@ -47,26 +45,17 @@ fn smoke_api_key_login_is_stored_and_logout_forgets_it() {
     let env = RealEnv::new();
     let c = connect(env.options());
     let key = "sk-test-not-a-real-key-4242";
-    codex_client::CodexClient::from_connection(&c)
-        .login_api_key_blocking(key)
-        .expect("login");
+    c.login_api_key_blocking(key).expect("login");
     let auth = std::fs::read_to_string(env.home.path().join("auth.json")).expect("auth.json");
     assert!(auth.contains(key), "the server stored the key");
     assert_eq!(
-        codex_client::CodexClient::from_connection(&c)
-            .login_api_key_blocking("  ")
-            .unwrap_err()
-            .kind(),
+        c.login_api_key_blocking("  ").unwrap_err().kind(),
         ErrorKind::InvalidArgument
     );
     // API-key accounts have no ChatGPT rate limits: the server says so.
-    let e = codex_client::CodexClient::from_connection(&c)
-        .rate_limits_blocking()
-        .unwrap_err();
+    let e = c.rate_limits_blocking().unwrap_err();
     assert_eq!(e.kind(), ErrorKind::Rpc, "{e}");
-    codex_client::CodexClient::from_connection(&c)
-        .logout_blocking()
-        .expect("logout");
+    c.logout_blocking().expect("logout");
     let left = std::fs::read_to_string(env.home.path().join("auth.json")).unwrap_or_default();
     assert!(!left.contains(key), "logout removed the key");
     c.disconnect();
@@ -76,9 +65,7 @@ fn smoke_api_key_login_is_stored_and_logout_forgets_it() {
 fn chatgpt_browser_login_gives_the_url_and_cancel_ends_it() {
     let env = RealEnv::new();
     let c = connect(env.options());
-    let login = codex_client::CodexClient::from_connection(&c)
-        .login_chatgpt_blocking()
-        .expect("login start");
+    let login = c.login_chatgpt_blocking().expect("login start");
     let url = login.auth_url().expect("authUrl");
     assert!(
         url.starts_with("https://auth.openai.com/oauth/authorize?"),
@@ -108,9 +95,7 @@ fn device_code_login_fails_cleanly_without_network() {
     let env = RealEnv::new();
     let c = connect(offline(&env, env.options()));
     let t0 = std::time::Instant::now();
-    let e = codex_client::CodexClient::from_connection(&c)
-        .login_device_code_blocking()
-        .unwrap_err();
+    let e = c.login_device_code_blocking().unwrap_err();
     assert_eq!(e.kind(), ErrorKind::Rpc, "{e}");
     assert!(e.to_string().contains("device code"), "{e}");
     assert!(t0.elapsed() < Duration::from_secs(60));
@@ -121,7 +106,7 @@ fn device_code_login_fails_cleanly_without_network() {
 fn feedback_upload_fails_cleanly_without_network() {
     let env = RealEnv::new();
     let c = connect(offline(&env, env.options()));
-    let e = codex_client::CodexClient::from_connection(&c)
+    let e = c
         .feedback_upload("bug", json!({"reason": "test", "includeLogs": false}))
         .unwrap_err();
     assert!(
@@ -135,7 +120,7 @@ fn feedback_upload_fails_cleanly_without_network() {
 fn config_batch_write_then_read() {
     let env = RealEnv::new();
     let c = connect(env.options());
-    let r = codex_client::CodexClient::from_connection(&c)
+    let r = c
         .config_batch_write(
             json!([{"keyPath": "model_reasoning_effort", "value": "low", "mergeStrategy": "replace"}]),
             json!({}),
@@ -153,11 +138,9 @@ fn config_batch_write_then_read() {
 fn mcp_server_status_and_oauth_login_of_an_unknown_server() {
     let env = RealEnv::new();
     let c = connect(env.options());
-    let r = codex_client::CodexClient::from_connection(&c)
-        .mcp_server_status(json!({}))
-        .expect("status");
+    let r = c.mcp_server_status(json!({})).expect("status");
     assert!(r["data"].is_array(), "{r}");
-    let e = codex_client::CodexClient::from_connection(&c)
+    let e = c
         .mcp_server_oauth_login("no-such-server", json!({}))
         .unwrap_err();
     assert!(e.to_string().contains("no-such-server"), "{e}");
@@ -188,9 +171,7 @@ fn wait_item(c: &Client, thread: &str, kind: &str) -> serde_json::Value {
 fn compact_and_review_run_on_a_real_thread() {
     let env = RealEnv::new();
     let c = connect(env.options());
-    let thread = codex_client::CodexClient::from_connection(&c)
-        .thread_start(json!({}))
-        .expect("thread");
+    let thread = c.thread_start(json!({})).expect("thread");
     let log = run_turn(&c, thread.id(), "hello", |_| {});
     assert_eq!(log.status(), "completed");
     thread.compact_start().expect("compact");

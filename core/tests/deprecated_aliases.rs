@@ -13,7 +13,7 @@ use support::*;
 
 #[test]
 fn codex_aliases_forward_to_the_codex_client() {
-    let c: Client = fake_client(&[], fake_options(&[]));
+    let c: Client = fake_client(&[], fake_options(&[])).into_connection();
     let params = json!({"reason": "test", "includeLogs": false, "threadId": "thr_7"});
     let old = c.feedback_upload("bug", params.clone()).unwrap();
     let new = CodexClient::from_connection(&c)

@@ -3,7 +3,9 @@
 
 mod support;
 
-use codex_client::{Client, ClientOptions, Error, Event, ExecOptions, Input, TransportKind};
+use codex_client::{
+    Client, ClientOptions, CodexClient, Error, Event, ExecOptions, Input, TransportKind,
+};
 use serde_json::{json, Value};
 use std::time::Duration;
 use support::*;
@@ -29,10 +31,8 @@ fn exec_options(env: &RealEnv, exec: ExecOptions) -> ClientOptions {
         .transport(TransportKind::Exec(exec.skip_git_repo_check(true)))
 }
 
-fn exec_client(env: &RealEnv) -> Client {
-    let c = Client::new(exec_options(env, ExecOptions::new()));
-    c.connect().expect("connect through the exec shim");
-    c
+fn exec_client(env: &RealEnv) -> CodexClient {
+    codex_connected(exec_options(env, ExecOptions::new()))
 }
 
 /// Pids of live processes whose environment carries `CODEX_CLIENT_TEST_TAG=<tag>`.
@@ -72,9 +72,7 @@ fn run_returns_final_text_items_and_usage() {
     let c = exec_client(&env);
     let init = c.initialize_result().expect("initialized");
     assert!(format!("{init:?}").contains("codex"), "{init:?}");
-    let thread = codex_client::CodexClient::from_connection(&c)
-        .thread_start(json!({}))
-        .unwrap();
+    let thread = c.thread_start(json!({})).unwrap();
     assert!(!thread.id().is_empty());
     let r = thread.run("MOCK_TEXT: four score and seven years").unwrap();
     assert!(r.is_completed(), "{r:?}");
@@ -115,9 +113,7 @@ fn run_returns_final_text_items_and_usage() {
 fn run_streamed_yields_one_turn_in_order() {
     let env = RealEnv::new();
     let c = exec_client(&env);
-    let thread = codex_client::CodexClient::from_connection(&c)
-        .thread_start(json!({}))
-        .unwrap();
+    let thread = c.thread_start(json!({})).unwrap();
     let mut s = thread.run_streamed("MOCK_TEXT: streamed words").unwrap();
     let turn = s.turn_id().to_owned();
     let methods: Vec<String> = s
@@ -168,9 +164,7 @@ fn run_streamed_yields_one_turn_in_order() {
 fn second_turn_resumes_the_exec_session() {
     let env = RealEnv::new();
     let c = exec_client(&env);
-    let thread = codex_client::CodexClient::from_connection(&c)
-        .thread_start(json!({}))
-        .unwrap();
+    let thread = c.thread_start(json!({})).unwrap();
     let r1 = thread.run("MOCK_TEXT: alpha bravo").unwrap();
     assert!(r1.is_completed(), "{r1:?}");
     let session = thread.read(false).unwrap()["thread"]["sessionId"]
@@ -206,9 +200,7 @@ fn thread_resume_by_session_id_from_another_client() {
     let env = RealEnv::new();
     let session = {
         let c = exec_client(&env);
-        let t = codex_client::CodexClient::from_connection(&c)
-            .thread_start(json!({}))
-            .unwrap();
+        let t = c.thread_start(json!({})).unwrap();
         assert!(t
             .run("MOCK_TEXT: remember delta echo")
             .unwrap()
@@ -221,21 +213,19 @@ fn thread_resume_by_session_id_from_another_client() {
         s
     };
     let c = exec_client(&env);
-    let t = codex_client::CodexClient::from_connection(&c)
-        .thread_resume(&session, json!({}))
-        .unwrap();
+    let t = c.thread_resume(&session, json!({})).unwrap();
     assert_eq!(t.id(), session);
     let r = t.run("MOCK_TEXT: foxtrot").unwrap();
     assert_eq!(r.final_response.as_deref(), Some("foxtrot"));
     let texts = request_texts(env.model.requests().last().unwrap());
     assert!(texts.contains("remember delta echo"), "{texts}");
     // Not a session id: refused (exec would silently start a new session for an unknown name).
-    match codex_client::CodexClient::from_connection(&c).thread_resume("not-a-session", json!({})) {
+    match c.thread_resume("not-a-session", json!({})) {
         Err(Error::Rpc(e)) => assert_eq!(e.code, -32602, "{e:?}"),
         other => panic!("expected an invalid-params error, got {other:?}"),
     }
     // A well-formed id Codex does not know: the turn fails with exec's own words.
-    let ghost = codex_client::CodexClient::from_connection(&c)
+    let ghost = c
         .thread_resume("01a207ae-0000-7000-8000-000000000000", json!({}))
         .unwrap();
     let r = ghost.run("MOCK_TEXT: lost").unwrap();
@@ -248,12 +238,8 @@ fn thread_resume_by_session_id_from_another_client() {
 fn two_threads_run_side_by_side_without_mixing() {
     let env = RealEnv::new();
     let c = exec_client(&env);
-    let a = codex_client::CodexClient::from_connection(&c)
-        .thread_start(json!({}))
-        .unwrap();
-    let b = codex_client::CodexClient::from_connection(&c)
-        .thread_start(json!({}))
-        .unwrap();
+    let a = c.thread_start(json!({})).unwrap();
+    let b = c.thread_start(json!({})).unwrap();
     assert_ne!(a.id(), b.id());
     let mut sa = a.run_streamed("MOCK_SLOW: 5 100").unwrap();
     let mut sb = b.run_streamed("MOCK_TEXT: only for b").unwrap();
@@ -298,9 +284,7 @@ fn two_threads_run_side_by_side_without_mixing() {
 fn command_runs_and_appears_as_command_execution() {
     let env = RealEnv::new();
     let c = exec_client(&env);
-    let thread = codex_client::CodexClient::from_connection(&c)
-        .thread_start(json!({}))
-        .unwrap();
+    let thread = c.thread_start(json!({})).unwrap();
     let r = thread.run("MOCK_EXEC_PLAIN: echo hi").unwrap();
     assert!(r.is_completed(), "{r:?}");
     let cmd = r
@@ -345,9 +329,7 @@ fn command_runs_and_appears_as_command_execution() {
 fn output_schema_reaches_the_model_and_the_file_is_removed() {
     let env = RealEnv::new();
     let c = exec_client(&env);
-    let thread = codex_client::CodexClient::from_connection(&c)
-        .thread_start(json!({}))
-        .unwrap();
+    let thread = c.thread_start(json!({})).unwrap();
     let marker = tag();
     let schema = json!({
         "type": "object",
@@ -395,9 +377,7 @@ fn output_schema_reaches_the_model_and_the_file_is_removed() {
 fn local_image_is_attached() {
     let env = RealEnv::new();
     let c = exec_client(&env);
-    let thread = codex_client::CodexClient::from_connection(&c)
-        .thread_start(json!({}))
-        .unwrap();
+    let thread = c.thread_start(json!({})).unwrap();
     let png = env.work.path().join("dot.png");
     std::fs::write(
         &png,
@@ -433,11 +413,10 @@ fn local_image_is_attached() {
 fn interrupt_kills_the_process_and_ends_the_turn_interrupted() {
     let env = RealEnv::new();
     let t = tag();
-    let c = Client::new(exec_options(&env, ExecOptions::new()).env("CODEX_CLIENT_TEST_TAG", &t));
+    let c =
+        CodexClient::new(exec_options(&env, ExecOptions::new()).env("CODEX_CLIENT_TEST_TAG", &t));
     c.connect().unwrap();
-    let thread = codex_client::CodexClient::from_connection(&c)
-        .thread_start(json!({}))
-        .unwrap();
+    let thread = c.thread_start(json!({})).unwrap();
     let s = thread.run_streamed("MOCK_SLOW: 50 200").unwrap();
     // The environment reaches the process: it can be found by its tag.
     assert!(
@@ -482,11 +461,10 @@ fn interrupt_kills_the_process_and_ends_the_turn_interrupted() {
 fn disconnect_kills_a_running_turn() {
     let env = RealEnv::new();
     let t = tag();
-    let c = Client::new(exec_options(&env, ExecOptions::new()).env("CODEX_CLIENT_TEST_TAG", &t));
+    let c =
+        CodexClient::new(exec_options(&env, ExecOptions::new()).env("CODEX_CLIENT_TEST_TAG", &t));
     c.connect().unwrap();
-    let thread = codex_client::CodexClient::from_connection(&c)
-        .thread_start(json!({}))
-        .unwrap();
+    let thread = c.thread_start(json!({})).unwrap();
     let _s = thread.run_streamed("MOCK_SLOW: 50 200").unwrap();
     assert!(wait_until(Duration::from_secs(20), || !tagged_pids(&t).is_empty()));
     c.disconnect();
@@ -501,9 +479,7 @@ fn disconnect_kills_a_running_turn() {
 fn model_failure_fails_the_turn_with_the_error_text() {
     let env = RealEnv::new();
     let c = exec_client(&env);
-    let thread = codex_client::CodexClient::from_connection(&c)
-        .thread_start(json!({}))
-        .unwrap();
+    let thread = c.thread_start(json!({})).unwrap();
     let mut s = thread.run_streamed("MOCK_FAIL").unwrap();
     let errors: Vec<_> = s
         .iter()
@@ -541,11 +517,9 @@ fn crashing_binary_fails_the_turn_with_a_stderr_tail() {
         use std::os::unix::fs::PermissionsExt;
         std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
     }
-    let c = Client::new(exec_options(&env, ExecOptions::new()).codex_bin(&script));
+    let c = CodexClient::new(exec_options(&env, ExecOptions::new()).codex_bin(&script));
     c.connect().unwrap();
-    let thread = codex_client::CodexClient::from_connection(&c)
-        .thread_start(json!({}))
-        .unwrap();
+    let thread = c.thread_start(json!({})).unwrap();
     let r = thread.run("MOCK_TEXT: never").unwrap();
     assert_eq!(r.status, "failed", "{r:?}");
     let msg = r.error.as_ref().unwrap()["message"].as_str().unwrap();
@@ -554,13 +528,11 @@ fn crashing_binary_fails_the_turn_with_a_stderr_tail() {
     assert!(!msg.contains("noise line 0\n"), "tail not bounded: {msg}");
     assert!(msg.len() < 4096 + 200, "{}", msg.len());
     // A binary that cannot be started: turn/start itself fails.
-    let c2 = Client::new(
+    let c2 = CodexClient::new(
         exec_options(&env, ExecOptions::new()).codex_bin(dir.path().join("missing-codex")),
     );
     c2.connect().unwrap();
-    let t2 = codex_client::CodexClient::from_connection(&c2)
-        .thread_start(json!({}))
-        .unwrap();
+    let t2 = c2.thread_start(json!({})).unwrap();
     let err = t2.run("MOCK_TEXT: x").unwrap_err();
     assert!(err.to_string().contains("missing-codex"), "{err}");
 }
@@ -569,9 +541,7 @@ fn crashing_binary_fails_the_turn_with_a_stderr_tail() {
 fn unsupported_methods_answer_a_clear_error() {
     let env = RealEnv::new();
     let c = exec_client(&env);
-    let thread = codex_client::CodexClient::from_connection(&c)
-        .thread_start(json!({}))
-        .unwrap();
+    let thread = c.thread_start(json!({})).unwrap();
     for (method, params) in [
         ("thread/list", json!({})),
         ("thread/fork", json!({"threadId": thread.id()})),
@@ -606,7 +576,7 @@ fn unsupported_methods_answer_a_clear_error() {
     s.interrupt().unwrap();
     assert_eq!(s.finish().unwrap().status, "interrupted");
     // A thread/start parameter exec cannot honour is refused, not ignored.
-    let err = codex_client::CodexClient::from_connection(&c)
+    let err = c
         .thread_start(json!({"dynamicTools": [{"name": "x"}]}))
         .unwrap_err();
     assert!(matches!(err, Error::Unsupported(_)), "{err:?}");
@@ -624,11 +594,9 @@ fn env_config_overrides_and_exec_options_reach_the_process() {
     )
     .config("model_reasoning_summary", "\"detailed\"")
     .env("CODEX_CLIENT_PROBE", "probe-value-1234");
-    let c = Client::new(opts);
+    let c = CodexClient::new(opts);
     c.connect().unwrap();
-    let thread = codex_client::CodexClient::from_connection(&c)
-        .thread_start(json!({}))
-        .unwrap();
+    let thread = c.thread_start(json!({})).unwrap();
     assert_eq!(thread.info()["model"], "mock-from-options");
     let r = thread
         .run("MOCK_EXEC_PLAIN: echo \"probe=$CODEX_CLIENT_PROBE\"")
@@ -643,7 +611,7 @@ fn env_config_overrides_and_exec_options_reach_the_process() {
     assert_eq!(req["reasoning"]["effort"], "high");
     assert_eq!(req["reasoning"]["summary"], "detailed");
     // thread/start params win over the options, and `config` becomes -c overrides.
-    let t2 = codex_client::CodexClient::from_connection(&c)
+    let t2 = c
         .thread_start(json!({
             "model": "mock-from-thread",
             "config": {"model_reasoning_effort": "low"},
@@ -676,7 +644,7 @@ fn typed_calls_and_notifications_match_the_schema() {
     use codex_client::protocol::{self, methods, ServerNotification};
     let env = RealEnv::new();
     let c = exec_client(&env);
-    let started = codex_client::CodexClient::from_connection(&c)
+    let started = c
         .call::<methods::ThreadStart>(protocol::ThreadStartParams::default())
         .unwrap();
     let id = started.thread.id.clone();
@@ -684,7 +652,7 @@ fn typed_calls_and_notifications_match_the_schema() {
         started.thread.session_id, "",
         "no exec session before the first turn"
     );
-    let thread = codex_client::CodexClient::from_connection(&c).thread(&id);
+    let thread = c.thread(&id);
     for prompt in ["MOCK_EXEC_PLAIN: echo typed", "MOCK_FAIL"] {
         let mut s = thread.run_streamed(prompt).unwrap();
         let mut methods_seen = Vec::new();
@@ -697,7 +665,7 @@ fn typed_calls_and_notifications_match_the_schema() {
         }
         assert!(methods_seen.len() >= 5, "{methods_seen:?}");
     }
-    let read = codex_client::CodexClient::from_connection(&c)
+    let read = c
         .call::<methods::ThreadRead>(protocol::ThreadReadParams {
             thread_id: id.clone(),
             include_turns: Some(false),
@@ -706,7 +674,7 @@ fn typed_calls_and_notifications_match_the_schema() {
         .unwrap();
     assert!(!read.thread.session_id.is_empty());
     assert_ne!(read.thread.session_id, id);
-    let resumed = codex_client::CodexClient::from_connection(&c)
+    let resumed = c
         .call::<methods::ThreadResume>(
             serde_json::from_value::<protocol::ThreadResumeParams>(
                 json!({"threadId": read.thread.session_id}),
@@ -715,9 +683,7 @@ fn typed_calls_and_notifications_match_the_schema() {
         )
         .unwrap();
     assert_eq!(resumed.thread.id, read.thread.session_id);
-    match codex_client::CodexClient::from_connection(&c)
-        .call::<methods::ThreadList>(protocol::ThreadListParams::default())
-    {
+    match c.call::<methods::ThreadList>(protocol::ThreadListParams::default()) {
         Err(Error::Unsupported(m)) => assert!(m.contains("thread/list"), "{m}"),
         other => panic!("expected Unsupported, got {other:?}"),
     }
@@ -728,9 +694,7 @@ fn sandbox_mode_decides_whether_a_patch_applies() {
     let env = RealEnv::new();
     let c = exec_client(&env);
     // read-only (a thread/start param): the patch is refused, nothing is written.
-    let ro = codex_client::CodexClient::from_connection(&c)
-        .thread_start(json!({"sandbox": "read-only"}))
-        .unwrap();
+    let ro = c.thread_start(json!({"sandbox": "read-only"})).unwrap();
     let r = ro.run("MOCK_PATCH: ro.txt nope").unwrap();
     assert!(r.is_completed(), "{r:?}");
     assert!(
@@ -742,7 +706,7 @@ fn sandbox_mode_decides_whether_a_patch_applies() {
     );
     assert!(!env.work.path().join("ro.txt").exists());
     // workspace-write: a fileChange item and the file on disk.
-    let rw = codex_client::CodexClient::from_connection(&c)
+    let rw = c
         .thread_start(json!({"sandbox": "workspace-write"}))
         .unwrap();
     let r = rw.run("MOCK_PATCH: rw.txt written by exec").unwrap();
@@ -780,15 +744,14 @@ fn web_search_and_network_access_options_reach_codex() {
             .map(|t| t["type"].as_str().unwrap_or("").to_owned())
             .collect()
     };
-    let off = Client::new(exec_options(
+    let off = CodexClient::new(exec_options(
         &env,
         ExecOptions::new()
             .web_search(false)
             .sandbox_mode("workspace-write"),
     ));
     off.connect().unwrap();
-    codex_client::CodexClient::from_connection(&off)
-        .thread_start(json!({}))
+    off.thread_start(json!({}))
         .unwrap()
         .run("MOCK_TEXT: a")
         .unwrap();
@@ -802,7 +765,7 @@ fn web_search_and_network_access_options_reach_codex() {
         .to_string()
         .contains("Network access is enabled"));
 
-    let on = Client::new(exec_options(
+    let on = CodexClient::new(exec_options(
         &env,
         ExecOptions::new()
             .web_search(true)
@@ -810,8 +773,7 @@ fn web_search_and_network_access_options_reach_codex() {
             .network_access(true),
     ));
     on.connect().unwrap();
-    codex_client::CodexClient::from_connection(&on)
-        .thread_start(json!({}))
+    on.thread_start(json!({}))
         .unwrap()
         .run("MOCK_TEXT: b")
         .unwrap();
@@ -841,11 +803,9 @@ fn working_directory_and_additional_directories_reach_codex() {
     )
     .config("sandbox_workspace_write.exclude_slash_tmp", "true")
     .config("sandbox_workspace_write.exclude_tmpdir_env_var", "true");
-    let c = Client::new(opts);
+    let c = CodexClient::new(opts);
     c.connect().unwrap();
-    let t = codex_client::CodexClient::from_connection(&c)
-        .thread_start(json!({}))
-        .unwrap();
+    let t = c.thread_start(json!({})).unwrap();
     let r = t.run("MOCK_EXEC_PLAIN: pwd").unwrap();
     assert_eq!(
         r.final_response.unwrap(),
@@ -865,7 +825,7 @@ fn working_directory_and_additional_directories_reach_codex() {
     );
     assert!(!target.exists());
     // With --add-dir: written.
-    let c2 = Client::new(exec_options(
+    let c2 = CodexClient::new(exec_options(
         &env,
         ExecOptions::new()
             .working_directory(root.path())
@@ -874,7 +834,7 @@ fn working_directory_and_additional_directories_reach_codex() {
     ));
     c2.connect().unwrap();
     let target = extra.path().join("yes.txt");
-    let r = codex_client::CodexClient::from_connection(&c2)
+    let r = c2
         .thread_start(json!({}))
         .unwrap()
         .run(format!("MOCK_PATCH: {} y", target.display()))
@@ -906,10 +866,7 @@ fn poll_mode_and_async_api_work_over_exec() {
         .build()
         .unwrap();
     let r = rt.block_on(async {
-        let t = codex_client::CodexClient::from_connection(&c2)
-            .thread_start_async(json!({}))
-            .await
-            .unwrap();
+        let t = c2.thread_start_async(json!({})).await.unwrap();
         t.run_async("MOCK_TEXT: awaited", Value::Null)
             .await
             .unwrap()
@@ -957,11 +914,9 @@ fn unknown_items_and_events_pass_through_raw_and_todo_lists_become_plans() {
         ],
         0,
     );
-    let c = Client::new(exec_options(&env, ExecOptions::new()).codex_bin(&script));
+    let c = CodexClient::new(exec_options(&env, ExecOptions::new()).codex_bin(&script));
     c.connect().unwrap();
-    let t = codex_client::CodexClient::from_connection(&c)
-        .thread_start(json!({}))
-        .unwrap();
+    let t = c.thread_start(json!({})).unwrap();
     let mut s = t.run_streamed("anything").unwrap();
     let notes: Vec<_> = s
         .iter()

@@ -4,7 +4,8 @@
 mod support;
 
 use codex_client::{
-    Client, ClientOptions, ConnectionEvent, Delivery, Error, Event, RequestOptions, RetryPolicy,
+    Client, ClientOptions, CodexClient, ConnectionEvent, Delivery, Error, Event, RequestOptions,
+    RetryPolicy,
 };
 use serde_json::json;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -20,7 +21,7 @@ fn last_answers(c: &Client) -> Vec<serde_json::Value> {
 #[test]
 fn handshake_state_errors_and_request_ids() {
     init_tracing();
-    let c = Client::new(fake_options(&[]));
+    let c = CodexClient::new(fake_options(&[]));
     assert!(!c.is_connected());
     assert!(matches!(
         c.request_blocking("thread/start", json!({})),
@@ -125,7 +126,7 @@ fn error_events(events: &Mutex<Vec<ConnectionEvent>>) -> Vec<String> {
 
 #[test]
 fn late_response_after_timeout_is_reported_and_dropped() {
-    let c = Client::new(fake_options(&["slow"]));
+    let c = CodexClient::new(fake_options(&["slow"]));
     let events = collect_connection_events(&c);
     c.connect().unwrap();
     let err = c
@@ -153,7 +154,7 @@ fn late_response_after_timeout_is_reported_and_dropped() {
 
 #[test]
 fn stray_and_duplicate_responses_are_reported_and_the_connection_goes_on() {
-    let c = Client::new(fake_options(&["stray"]));
+    let c = CodexClient::new(fake_options(&["stray"]));
     let events = collect_connection_events(&c);
     c.connect().unwrap();
     let v = c.request_blocking("test/stray", json!({})).unwrap();
@@ -232,7 +233,7 @@ fn lines_written_by_callers_and_by_the_writer_keep_order_and_bytes() {
 
 #[test]
 fn server_death_fails_pending_at_once_with_stderr_tail() {
-    let c = Client::new(fake_options(&["die", "hang"]));
+    let c = CodexClient::new(fake_options(&["die", "hang"]));
     let events = Arc::new(Mutex::new(Vec::new()));
     let ev2 = events.clone();
     c.on_connection_event(move |e| ev2.lock().unwrap().push(e.clone()))
@@ -309,7 +310,7 @@ fn overload_is_retried_with_backoff_then_succeeds_or_surfaces() {
 
 #[test]
 fn garbage_lines_are_reported_and_the_connection_survives() {
-    let c = Client::new(fake_options(&["garbage"]));
+    let c = CodexClient::new(fake_options(&["garbage"]));
     let errors = Arc::new(Mutex::new(Vec::new()));
     let e2 = errors.clone();
     c.on_connection_event(move |e| {
@@ -336,7 +337,7 @@ fn garbage_lines_are_reported_and_the_connection_survives() {
 
 #[test]
 fn ten_mib_line_arrives_and_oversized_lines_are_skipped() {
-    let c = Client::new(fake_options(&["bigline"]).delivery(Delivery::Poll));
+    let c = CodexClient::new(fake_options(&["bigline"]).delivery(Delivery::Poll));
     c.connect().unwrap();
     let n = 10 * 1024 * 1024;
     assert_eq!(
@@ -358,7 +359,7 @@ fn ten_mib_line_arrives_and_oversized_lines_are_skipped() {
     assert_eq!(v["data"].as_str().unwrap().len(), n);
 
     // With a 1 MiB cap the line is skipped and reported; the connection keeps going.
-    let c = Client::new(
+    let c = CodexClient::new(
         fake_options(&["bigline"])
             .delivery(Delivery::Poll)
             .max_line_bytes(1 << 20),
@@ -382,7 +383,7 @@ fn ten_mib_line_arrives_and_oversized_lines_are_skipped() {
 
 #[test]
 fn unknown_methods_arrive_raw_and_unhandled_requests_get_an_error() {
-    let c = Client::new(fake_options(&["unknown"]));
+    let c = CodexClient::new(fake_options(&["unknown"]));
     let notes = Arc::new(Mutex::new(Vec::new()));
     let n2 = notes.clone();
     c.on_notification(move |n| {
@@ -435,7 +436,7 @@ fn approvals_without_handler_are_declined() {
 
 #[test]
 fn panicking_handler_declines_and_reports_and_connection_survives() {
-    let c = Client::new(fake_options(&["approval"]));
+    let c = CodexClient::new(fake_options(&["approval"]));
     let errors = Arc::new(Mutex::new(Vec::new()));
     let e2 = errors.clone();
     c.on_connection_event(move |e| e2.lock().unwrap().push(e.clone()))
@@ -462,7 +463,7 @@ fn panicking_handler_declines_and_reports_and_connection_survives() {
 
 #[test]
 fn deferred_answer_from_another_thread_and_double_answer_is_an_error() {
-    let c = Client::new(fake_options(&["approval"]));
+    let c = CodexClient::new(fake_options(&["approval"]));
     let (tx, rx) = std::sync::mpsc::channel();
     c.on_server_request(move |req| tx.send(req).unwrap())
         .unwrap();
@@ -494,7 +495,7 @@ fn deferred_answer_from_another_thread_and_double_answer_is_an_error() {
 
 #[test]
 fn all_callbacks_run_on_one_library_thread_in_order() {
-    let c = Client::new(fake_options(&["flood", "approval"]));
+    let c = CodexClient::new(fake_options(&["flood", "approval"]));
     let seen = Arc::new(Mutex::new(Vec::new()));
     let (s1, s2, s3) = (seen.clone(), seen.clone(), seen.clone());
     c.on_notification(move |n| {
@@ -540,7 +541,7 @@ fn all_callbacks_run_on_one_library_thread_in_order() {
 
 #[test]
 fn blocking_request_from_a_callback_with_a_full_queue_completes() {
-    let c = Client::new(fake_options(&["flood"]).event_queue_capacity(8));
+    let c = CodexClient::new(fake_options(&["flood"]).event_queue_capacity(8));
     let results = Arc::new(Mutex::new(Vec::new()));
     let count = Arc::new(AtomicUsize::new(0));
     let (r2, n2, c2) = (results.clone(), count.clone(), c.clone());
@@ -576,7 +577,7 @@ fn blocking_request_from_a_callback_with_a_full_queue_completes() {
 fn slow_consumer_applies_backpressure_and_nothing_is_lost_silently() {
     let cap = 64;
     let hard = (cap * 16).max(cap + 1024) + 1; // spill bound plus one overflow report
-    let c = Client::new(
+    let c = CodexClient::new(
         fake_options(&["flood"])
             .delivery(Delivery::Poll)
             .event_queue_capacity(cap),
@@ -633,7 +634,7 @@ fn slow_consumer_applies_backpressure_and_nothing_is_lost_silently() {
 
 #[test]
 fn disconnect_fails_pending_stops_callbacks_and_kills_the_server() {
-    let c = Client::new(fake_options(&["hang", "flood"]));
+    let c = CodexClient::new(fake_options(&["hang", "flood"]));
     let calls = Arc::new(AtomicUsize::new(0));
     let k = calls.clone();
     c.on_notification(move |_| {
@@ -751,7 +752,7 @@ fn opted_out_notifications_are_not_requested_from_the_fake() {
 
 #[test]
 fn spawn_failure_is_a_transport_error() {
-    let c = Client::new(ClientOptions::default().codex_bin("/nonexistent/codex"));
+    let c = CodexClient::new(ClientOptions::default().codex_bin("/nonexistent/codex"));
     match c.connect() {
         Err(Error::Transport(m)) => assert!(m.contains("/nonexistent/codex"), "{m}"),
         other => panic!("expected transport error, got {other:?}"),
@@ -762,7 +763,7 @@ fn spawn_failure_is_a_transport_error() {
 #[test]
 fn event_fd_is_readable_exactly_while_events_wait() {
     let readable = |fd| poll_readable(fd, 0);
-    let c = Client::new(fake_options(&["flood"]).delivery(Delivery::Poll));
+    let c = CodexClient::new(fake_options(&["flood"]).delivery(Delivery::Poll));
     let fd = c.event_fd().unwrap();
     assert_eq!(c.event_fd().unwrap(), fd, "stable descriptor");
     c.connect().unwrap();
@@ -814,9 +815,7 @@ fn initialized_is_sent_before_any_other_request() {
 #[test]
 fn rate_limits_success_path() {
     let c = fake_client(&[], fake_options(&[]));
-    let r = codex_client::CodexClient::from_connection(&c)
-        .rate_limits_blocking()
-        .expect("rate limits");
+    let r = c.rate_limits_blocking().expect("rate limits");
     assert_eq!(r["rateLimits"]["primary"]["usedPercent"], 42, "{r}");
     assert_eq!(r["accountId"], "acc_fake_1", "{r}");
     assert_eq!(r["rateLimitsByLimitId"]["codex"]["planType"], "plus", "{r}");
@@ -827,14 +826,14 @@ fn rate_limits_success_path() {
 #[test]
 fn feedback_upload_params_match_the_schema() {
     let c = fake_client(&[], fake_options(&[]));
-    let r = codex_client::CodexClient::from_connection(&c)
+    let r = c
         .feedback_upload(
             "bug",
             json!({"reason": "test", "includeLogs": false, "threadId": "thr_9", "tags": {"a": "b"}}),
         )
         .expect("params accepted");
     assert_eq!(r["threadId"], "thr_9", "{r}");
-    let e = codex_client::CodexClient::from_connection(&c)
+    let e = c
         .feedback_upload("bug", json!({"include_logs": false}))
         .unwrap_err();
     assert_eq!(e.rpc().map(|r| r.code), Some(-32602), "{e}");
@@ -850,21 +849,20 @@ fn feedback_upload_params_match_the_schema() {
 #[test]
 fn chatgpt_token_refresh_is_answered_by_a_handler() {
     use codex_client::protocol::{server_requests, ChatgptAuthTokensRefreshResponse};
-    let c = Client::new(fake_options(&[]));
+    let c = CodexClient::new(fake_options(&[]));
     let seen = Arc::new(Mutex::new(None));
     let slot = seen.clone();
-    codex_client::CodexClient::from_connection(&c)
-        .on_request::<server_requests::AccountChatgptAuthTokensRefresh>(move |req| {
-            *slot.lock().unwrap() = req.params.previous_account_id.clone();
-            req.respond(ChatgptAuthTokensRefreshResponse {
-                access_token: "tok-0123456789".into(),
-                chatgpt_account_id: "acc_new_2".into(),
-                chatgpt_plan_type: Some("pro".into()),
-                extra: Default::default(),
-            })
-            .unwrap();
+    c.on_request::<server_requests::AccountChatgptAuthTokensRefresh>(move |req| {
+        *slot.lock().unwrap() = req.params.previous_account_id.clone();
+        req.respond(ChatgptAuthTokensRefreshResponse {
+            access_token: "tok-0123456789".into(),
+            chatgpt_account_id: "acc_new_2".into(),
+            chatgpt_plan_type: Some("pro".into()),
+            extra: Default::default(),
         })
         .unwrap();
+    })
+    .unwrap();
     c.connect().unwrap();
     let r = c.request_blocking("test/refreshTokens", json!({})).unwrap();
     assert_eq!(r["usingAccountId"], "acc_new_2", "{r}");

@@ -17,7 +17,7 @@ use std::time::Duration;
 
 use codex_client::auth::{AuthEvent, OAuthConfig};
 use codex_client::log::{forward_logs, LogRecord};
-use codex_client::{Client, ClientOptions, ConnectionEvent, McpHttp, TransportKind};
+use codex_client::{Client, ClientOptions, ConnectionEvent, McpClient, McpHttp, TransportKind};
 use serde_json::{json, Value};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
@@ -392,7 +392,7 @@ fn full_flow(way: Way, all_logs: &Arc<Mutex<Vec<LogRecord>>>) {
         opts = opts.mcp_proxy(format!("http://127.0.0.1:{}", proxy_port(&fake)));
     }
     opts.trace_wire = true;
-    let client = Client::new(opts);
+    let client = McpClient::new(opts);
     let events = Arc::new(Mutex::new(Vec::<AuthEvent>::new()));
     let e2 = events.clone();
     client
@@ -405,10 +405,7 @@ fn full_flow(way: Way, all_logs: &Arc<Mutex<Vec<LogRecord>>>) {
     client
         .connect()
         .unwrap_or_else(|e| panic!("connect after authorizing ({way:?}): {e}"));
-    let tools = futures_executor::block_on(
-        codex_client::McpClient::from_connection(&client).list_all_tools(),
-    )
-    .unwrap();
+    let tools = futures_executor::block_on(client.list_all_tools()).unwrap();
     assert_eq!(tools.len(), 1);
     {
         let f = fake.lock().unwrap();
@@ -429,10 +426,7 @@ fn full_flow(way: Way, all_logs: &Arc<Mutex<Vec<LogRecord>>>) {
     // The server revokes the token: the next request is refused with invalid_token, the
     // client refreshes (same issuer) and sends it again.
     fake.lock().unwrap().valid = Some("revoked".into());
-    let tools = futures_executor::block_on(
-        codex_client::McpClient::from_connection(&client).list_all_tools(),
-    )
-    .unwrap();
+    let tools = futures_executor::block_on(client.list_all_tools()).unwrap();
     assert_eq!(tools.len(), 1);
     {
         let f = fake.lock().unwrap();
@@ -615,7 +609,7 @@ fn a_refused_browser_step_fails_the_connect_once_in_auto_mode() {
                 ))
             }
         });
-    let client = Client::new(
+    let client = McpClient::new(
         ClientOptions::default()
             .transport(TransportKind::McpHttp(
                 McpHttp::new(format!("{base}/mcp")).oauth(cfg),

@@ -13,7 +13,7 @@ use std::net::{TcpListener, TcpStream};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use codex_client::{Client, ClientOptions, Error, McpHttp, OptionsBuilder, TransportKind};
+use codex_client::{ClientOptions, Error, McpClient, McpHttp, OptionsBuilder, TransportKind};
 use futures_executor::block_on;
 use serde_json::{json, Value};
 
@@ -156,7 +156,7 @@ fn discover(post: &Post) -> (u16, Option<Value>) {
     )
 }
 
-fn client(url: &str, options: &[(&str, Value)]) -> Client {
+fn client(url: &str, options: &[(&str, Value)]) -> McpClient {
     let mut b = OptionsBuilder::new();
     // The transport first: the options that follow are checked against the MCP client.
     b.set("transport", json!(url)).unwrap();
@@ -170,7 +170,7 @@ fn client(url: &str, options: &[(&str, Value)]) -> Client {
         .client_info("era-test", "1.2.3")
         .default_timeout(Duration::from_secs(10))
         .connect_timeout(Duration::from_secs(10));
-    Client::new(opts)
+    McpClient::new(opts)
 }
 
 /// The focal schema of the preservation check: 2020-12 keywords and a network `$ref`.
@@ -227,7 +227,7 @@ fn auto_speaks_the_stateless_era_with_envelope_and_headers() {
         "the view every binding shows"
     );
 
-    let tools = block_on(codex_client::McpClient::from_connection(&c).list_all_tools()).unwrap();
+    let tools = block_on(c.list_all_tools()).unwrap();
     let names: Vec<_> = tools.iter().map(|t| t.name.as_str()).collect();
     assert_eq!(
         names,
@@ -241,7 +241,7 @@ fn auto_speaks_the_stateless_era_with_envelope_and_headers() {
     );
 
     let args = json!({"id": "ab", "region": "Hello, 世界", "n": 42, "flag": false});
-    let r = block_on(codex_client::McpClient::from_connection(&c).call_tool("rich", args)).unwrap();
+    let r = block_on(c.call_tool("rich", args)).unwrap();
     assert_eq!(r.text(), "done");
     c.disconnect();
 
@@ -314,7 +314,7 @@ fn auto_falls_back_to_the_handshake() {
     assert_eq!(init.mcp_era(), "handshake");
     assert_eq!(init.protocol_version(), Some("2025-11-25"));
     assert_eq!(init.to_json()["mcp_era"], "handshake");
-    block_on(codex_client::McpClient::from_connection(&c).list_all_tools()).unwrap();
+    block_on(c.list_all_tools()).unwrap();
     c.disconnect();
     let posts = s.posts();
     let methods: Vec<_> = posts.iter().map(Post::method).collect();
@@ -406,8 +406,8 @@ fn input_required_rounds_go_through_the_users_handler() {
 
     // The two calls run at once: the plain one never carries the other's state.
     let (asked, plain) = block_on(futures_util::future::join(
-        codex_client::McpClient::from_connection(&c).call_tool("ask", json!({})),
-        codex_client::McpClient::from_connection(&c).call_tool("plain", json!({})),
+        c.call_tool("ask", json!({})),
+        c.call_tool("plain", json!({})),
     ));
     let asked = asked.unwrap();
     assert_eq!(plain.unwrap().text(), "plain");
@@ -440,8 +440,7 @@ fn input_required_rounds_go_through_the_users_handler() {
     assert!(plain.body["params"].get("requestState").is_none());
 
     // Bounded: the server that never stops asking fails the call after 3 rounds.
-    let e = block_on(codex_client::McpClient::from_connection(&c).call_tool("loop", json!({})))
-        .unwrap_err();
+    let e = block_on(c.call_tool("loop", json!({}))).unwrap_err();
     assert!(e.to_string().contains("3 rounds"), "{e}");
     let loops = s
         .of("tools/call")
@@ -473,12 +472,8 @@ fn cache_hints_and_the_log_level_in_the_envelope() {
     let c = client(&s.url, &[]);
     c.connect().unwrap();
     for _ in 0..3 {
-        assert_eq!(
-            block_on(codex_client::McpClient::from_connection(&c).list_all_tools()).unwrap()[0]
-                .name,
-            "t"
-        );
-        block_on(codex_client::McpClient::from_connection(&c).read_resource("demo://r")).unwrap();
+        assert_eq!(block_on(c.list_all_tools()).unwrap()[0].name, "t");
+        block_on(c.read_resource("demo://r")).unwrap();
     }
     assert_eq!(
         s.of("tools/list").len(),
@@ -487,11 +482,9 @@ fn cache_hints_and_the_log_level_in_the_envelope() {
     );
     assert_eq!(s.of("resources/read").len(), 3, "ttlMs 0: asked every time");
 
-    block_on(codex_client::McpClient::from_connection(&c).set_logging_level("warning")).unwrap();
-    assert!(
-        block_on(codex_client::McpClient::from_connection(&c).set_logging_level("loud")).is_err()
-    );
-    block_on(codex_client::McpClient::from_connection(&c).call_tool("t", json!({}))).unwrap();
+    block_on(c.set_logging_level("warning")).unwrap();
+    assert!(block_on(c.set_logging_level("loud")).is_err());
+    block_on(c.call_tool("t", json!({}))).unwrap();
     c.disconnect();
     assert!(s.of("logging/setLevel").is_empty());
     let call = &s.of("tools/call")[0];
@@ -510,8 +503,8 @@ fn cache_hints_and_the_log_level_in_the_envelope() {
     });
     let c = client(&s2.url, &[("mcp_cache", json!(false))]);
     c.connect().unwrap();
-    block_on(codex_client::McpClient::from_connection(&c).list_all_tools()).unwrap();
-    block_on(codex_client::McpClient::from_connection(&c).list_all_tools()).unwrap();
+    block_on(c.list_all_tools()).unwrap();
+    block_on(c.list_all_tools()).unwrap();
     assert_eq!(s2.of("tools/list").len(), 2);
     c.disconnect();
 }

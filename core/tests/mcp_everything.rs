@@ -4,7 +4,7 @@
 mod support;
 
 use codex_client::mcp::Root;
-use codex_client::{Client, ClientOptions, RequestOptions};
+use codex_client::{ClientOptions, McpClient, RequestOptions};
 use serde_json::{json, Value};
 use std::sync::mpsc;
 use std::time::Duration;
@@ -16,9 +16,9 @@ const WAIT: Duration = Duration::from_secs(20);
 
 /// A client with handlers: sampling answers with a fixed message, elicitation accepts with
 /// only `name` filled in; every notification is forwarded to the returned channel.
-fn connected(opts: ClientOptions) -> (Client, mpsc::Receiver<(String, Value)>) {
+fn connected(opts: ClientOptions) -> (McpClient, mpsc::Receiver<(String, Value)>) {
     init_tracing();
-    let c = Client::new(opts.default_timeout(WAIT).mcp_roots(vec![Root::new(
+    let c = McpClient::new(opts.default_timeout(WAIT).mcp_roots(vec![Root::new(
         "file:///work/project",
         Some("project".into()),
     )]));
@@ -77,7 +77,7 @@ fn exercise(opts: ClientOptions) {
     let (c, notes) = connected(opts);
 
     // Tools: list (the capability-dependent ones included), call, structured content.
-    let tools = b(codex_client::McpClient::from_connection(&c).list_all_tools()).unwrap();
+    let tools = b(c.list_all_tools()).unwrap();
     let names: Vec<&str> = tools.iter().map(|t| t.name.as_str()).collect();
     for want in [
         "echo",
@@ -88,18 +88,12 @@ fn exercise(opts: ClientOptions) {
     ] {
         assert!(names.contains(&want), "{want} missing from {names:?}");
     }
-    let echo = b(
-        codex_client::McpClient::from_connection(&c).call_tool("echo", json!({"message": "hi"}))
-    )
-    .unwrap();
+    let echo = b(c.call_tool("echo", json!({"message": "hi"}))).unwrap();
     assert_eq!(echo.text(), "Echo: hi");
     assert!(!echo.is_error);
-    let sc = b(codex_client::McpClient::from_connection(&c)
-        .call_tool("get-structured-content", json!({"location": "Chicago"})))
-    .unwrap();
+    let sc = b(c.call_tool("get-structured-content", json!({"location": "Chicago"}))).unwrap();
     assert!(sc.structured_content.is_some(), "{sc:?}");
-    let bad =
-        b(codex_client::McpClient::from_connection(&c).call_tool("get-sum", json!({"a": "x"})));
+    let bad = b(c.call_tool("get-sum", json!({"a": "x"})));
     assert!(
         matches!(&bad, Ok(r) if r.is_error) || bad.is_err(),
         "{bad:?}"
@@ -107,14 +101,12 @@ fn exercise(opts: ClientOptions) {
 
     // Progress: every step arrives, in order, before the result.
     let mut seen = Vec::new();
-    let done = b(
-        codex_client::McpClient::from_connection(&c).call_tool_with_progress(
-            "trigger-long-running-operation",
-            json!({"duration": 0.3, "steps": 3}),
-            RequestOptions::default(),
-            |p| seen.push((p.progress, p.total)),
-        ),
-    )
+    let done = b(c.call_tool_with_progress(
+        "trigger-long-running-operation",
+        json!({"duration": 0.3, "steps": 3}),
+        RequestOptions::default(),
+        |p| seen.push((p.progress, p.total)),
+    ))
     .unwrap();
     assert!(done.text().contains("completed"), "{done:?}");
     assert_eq!(
@@ -123,18 +115,14 @@ fn exercise(opts: ClientOptions) {
     );
 
     // Server-to-client requests reach the handlers.
-    let s = b(codex_client::McpClient::from_connection(&c)
-        .call_tool("trigger-sampling-request", json!({"prompt": "colours"})))
-    .unwrap();
+    let s = b(c.call_tool("trigger-sampling-request", json!({"prompt": "colours"}))).unwrap();
     assert!(s.text().contains("sampled for"), "{}", s.text());
-    let e = b(codex_client::McpClient::from_connection(&c)
-        .call_tool("trigger-elicitation-request", json!({})))
-    .unwrap();
+    let e = b(c.call_tool("trigger-elicitation-request", json!({}))).unwrap();
     let text = e.text();
     assert!(text.contains("Ada"), "{text}");
     // SEP-1034: the schema's defaults fill what the handler left out.
     assert!(text.contains("It was a dark and stormy night."), "{text}");
-    let url = b(codex_client::McpClient::from_connection(&c).call_tool(
+    let url = b(c.call_tool(
         "trigger-url-elicitation",
         json!({"url": "https://example.com/authorize", "elicitationId": "e-1"}),
     ))
@@ -144,9 +132,7 @@ fn exercise(opts: ClientOptions) {
         text.contains("completed the URL elicitation") && text.contains("e-1"),
         "{text}"
     );
-    let roots =
-        b(codex_client::McpClient::from_connection(&c).call_tool("get-roots-list", json!({})))
-            .unwrap();
+    let roots = b(c.call_tool("get-roots-list", json!({}))).unwrap();
     assert!(
         roots.text().contains("file:///work/project"),
         "{}",
@@ -154,43 +140,32 @@ fn exercise(opts: ClientOptions) {
     );
 
     // Resources: list, templates, read, subscribe → updated.
-    let res = b(codex_client::McpClient::from_connection(&c).list_all_resources()).unwrap();
+    let res = b(c.list_all_resources()).unwrap();
     assert!(!res.is_empty());
-    let templates =
-        b(codex_client::McpClient::from_connection(&c).list_resource_templates(None)).unwrap();
+    let templates = b(c.list_resource_templates(None)).unwrap();
     assert!(templates
         .items
         .iter()
         .any(|t| t.uri_template.contains("{resourceId}")));
-    assert_eq!(
-        b(codex_client::McpClient::from_connection(&c).list_all_resource_templates()).unwrap(),
-        templates.items
-    );
+    assert_eq!(b(c.list_all_resource_templates()).unwrap(), templates.items);
     let uri = res[0].uri.clone();
-    let contents = b(codex_client::McpClient::from_connection(&c).read_resource(&uri)).unwrap();
+    let contents = b(c.read_resource(&uri)).unwrap();
     assert_eq!(contents[0].uri, uri);
     assert!(contents[0].text.is_some() || contents[0].blob.is_some());
-    b(codex_client::McpClient::from_connection(&c).subscribe_resource(&uri)).unwrap();
-    b(codex_client::McpClient::from_connection(&c)
-        .call_tool("toggle-subscriber-updates", json!({})))
-    .unwrap();
+    b(c.subscribe_resource(&uri)).unwrap();
+    b(c.call_tool("toggle-subscriber-updates", json!({}))).unwrap();
     wait_note(&notes, "notifications/resources/updated", |p| {
         p["uri"] == uri.as_str()
     });
-    b(codex_client::McpClient::from_connection(&c).unsubscribe_resource(&uri)).unwrap();
+    b(c.unsubscribe_resource(&uri)).unwrap();
 
     // Prompts and completion.
-    let prompts = b(codex_client::McpClient::from_connection(&c).list_prompts(None)).unwrap();
+    let prompts = b(c.list_prompts(None)).unwrap();
     assert!(prompts.items.iter().any(|p| p.name == "args-prompt"));
-    assert_eq!(
-        b(codex_client::McpClient::from_connection(&c).list_all_prompts()).unwrap(),
-        prompts.items
-    );
-    let got = b(codex_client::McpClient::from_connection(&c)
-        .get_prompt("args-prompt", json!({"city": "Paris"})))
-    .unwrap();
+    assert_eq!(b(c.list_all_prompts()).unwrap(), prompts.items);
+    let got = b(c.get_prompt("args-prompt", json!({"city": "Paris"}))).unwrap();
     assert!(got.messages[0].to_string().contains("Paris"), "{got:?}");
-    let comp = b(codex_client::McpClient::from_connection(&c).complete(
+    let comp = b(c.complete(
         codex_client::mcp::prompt_ref("completable-prompt"),
         "department",
         "E",
@@ -199,15 +174,13 @@ fn exercise(opts: ClientOptions) {
     assert!(comp.values.iter().any(|v| v.starts_with('E')), "{comp:?}");
 
     // Logging: the server's log records arrive as notifications.
-    b(codex_client::McpClient::from_connection(&c).set_logging_level("debug")).unwrap();
-    b(codex_client::McpClient::from_connection(&c)
-        .call_tool("toggle-simulated-logging", json!({})))
-    .unwrap();
+    b(c.set_logging_level("debug")).unwrap();
+    b(c.call_tool("toggle-simulated-logging", json!({}))).unwrap();
     wait_note(&notes, "notifications/message", |p| p["level"].is_string());
 
     // Per-request options: a call past its timeout fails (and is cancelled on the server);
     // the connection goes on.
-    let slow = b(codex_client::McpClient::from_connection(&c)
+    let slow = b(c
         .mcp_with(RequestOptions::timeout(Duration::from_millis(100)))
         .call_tool(
             "trigger-long-running-operation",
@@ -217,7 +190,7 @@ fn exercise(opts: ClientOptions) {
         matches!(slow, Err(codex_client::Error::Timeout { .. })),
         "{slow:?}"
     );
-    let fast = codex_client::McpClient::from_connection(&c).mcp_with(RequestOptions::timeout(WAIT));
+    let fast = c.mcp_with(RequestOptions::timeout(WAIT));
     assert_eq!(
         b(fast.call_tool("echo", json!({"message": "again"})))
             .unwrap()
@@ -225,7 +198,7 @@ fn exercise(opts: ClientOptions) {
         "Echo: again"
     );
 
-    b(codex_client::McpClient::from_connection(&c).ping()).unwrap();
+    b(c.ping()).unwrap();
     c.disconnect();
 }
 

@@ -4,8 +4,8 @@
 mod support;
 
 use codex_client::{
-    Client, ClientOptions, Delivery, Error, Event, McpCommand, RequestOptions, ServerRequest,
-    TransportKind,
+    Client, ClientOptions, Delivery, Error, Event, McpClient, McpCommand, RequestOptions,
+    ServerRequest, TransportKind,
 };
 use futures_util::FutureExt;
 use serde_json::{json, Value};
@@ -24,9 +24,9 @@ fn mcp_options(modes: &[&str]) -> ClientOptions {
 }
 
 /// A connected client whose notifications go to the returned channel.
-fn with_notes(modes: &[&str]) -> (Client, mpsc::Receiver<(String, Value)>) {
+fn with_notes(modes: &[&str]) -> (McpClient, mpsc::Receiver<(String, Value)>) {
     init_tracing();
-    let c = Client::new(mcp_options(modes));
+    let c = McpClient::new(mcp_options(modes));
     let (tx, rx) = mpsc::channel();
     c.on_notification(move |n| {
         let _ = tx.send((n.method.clone(), n.params_value()));
@@ -53,13 +53,13 @@ fn answers(c: &Client) -> Vec<Value> {
 
 #[test]
 fn the_handshake_negotiates_the_version_and_refuses_one_it_does_not_speak() {
-    let c = Client::new(mcp_options(&["mcp"]));
+    let c = McpClient::new(mcp_options(&["mcp"]));
     let init = c.connect().unwrap();
     assert_eq!(init.protocol_version(), Some("2025-11-25"));
     assert_eq!(init.server_info().unwrap()["name"], "fake-mcp");
     c.disconnect();
 
-    let c = Client::new(mcp_options(&["mcp-future"]));
+    let c = McpClient::new(mcp_options(&["mcp-future"]));
     match c.connect() {
         Err(Error::Protocol(m)) => assert!(m.contains("2099-01-01"), "{m}"),
         other => panic!("expected a protocol error, got {other:?}"),
@@ -80,7 +80,7 @@ fn a_timed_out_request_is_cancelled_at_the_server_and_the_connection_goes_on() {
     assert_eq!(saw["reason"], "timed out");
     assert!(saw["requestId"].is_i64(), "{saw}");
     assert!(c.is_connected());
-    futures_executor::block_on(codex_client::McpClient::from_connection(&c).ping()).unwrap();
+    futures_executor::block_on(c.ping()).unwrap();
 }
 
 #[test]
@@ -90,13 +90,13 @@ fn a_dropped_request_future_is_cancelled_at_the_server() {
     assert!(c.request("test/hang", json!({})).now_or_never().is_none());
     let saw = next_note(&notes, "test/sawCancelled");
     assert_eq!(saw["reason"], "the client stopped waiting for the request");
-    futures_executor::block_on(codex_client::McpClient::from_connection(&c).ping()).unwrap();
+    futures_executor::block_on(c.ping()).unwrap();
 }
 
 #[test]
 fn cancel_request_ends_an_event_request_with_cancelled_and_tells_the_server() {
     init_tracing();
-    let c = Client::new(mcp_options(&["mcp", "hang"]).delivery(Delivery::Poll));
+    let c = McpClient::new(mcp_options(&["mcp", "hang"]).delivery(Delivery::Poll));
     c.connect().unwrap();
     let params = serde_json::value::to_raw_value(&json!({})).unwrap();
     c.send_request("test/hang", &params, RequestOptions::default(), 42)
@@ -140,7 +140,7 @@ fn the_library_answers_the_servers_ping() {
 #[test]
 fn a_server_request_the_server_cancelled_is_not_answered() {
     init_tracing();
-    let c = Client::new(mcp_options(&["mcp"]));
+    let c = McpClient::new(mcp_options(&["mcp"]));
     let (req_tx, req_rx) = mpsc::channel::<ServerRequest>();
     let (note_tx, note_rx) = mpsc::channel();
     c.on_server_request(move |r| {
@@ -191,7 +191,7 @@ fn unhandled_server_requests_are_refused_fail_closed() {
 fn configured_roots_are_answered_by_the_library() {
     init_tracing();
     let root = codex_client::mcp::Root::new("file:///srv/repo", Some("repo".into()));
-    let c = Client::new(mcp_options(&["mcp", "approval"]).mcp_roots(vec![root]));
+    let c = McpClient::new(mcp_options(&["mcp", "approval"]).mcp_roots(vec![root]));
     c.connect().unwrap();
     c.request_blocking("test/approval", json!({ "method": "roots/list" }))
         .unwrap();
@@ -206,7 +206,7 @@ fn configured_roots_are_answered_by_the_library() {
 /// so a client that stopped sending it after the handshake fails here.
 #[test]
 fn notifications_initialized_is_sent_before_any_other_request() {
-    let c = Client::new(mcp_options(&["mcp"]));
+    let c = McpClient::new(mcp_options(&["mcp"]));
     c.connect().unwrap();
     let v = c.request_blocking("some/method", json!({})).unwrap();
     assert_eq!(v["method"], "some/method", "{v}");

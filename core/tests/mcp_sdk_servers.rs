@@ -14,7 +14,7 @@ mod support;
 
 use codex_client::mcp::TaskCall;
 use codex_client::protocol::mcp::era::EraMode;
-use codex_client::{Client, ClientOptions, Error, RequestOptions};
+use codex_client::{ClientOptions, Error, McpClient, RequestOptions};
 use serde_json::{json, Value};
 use std::collections::HashMap;
 use std::sync::{mpsc, Arc, Mutex};
@@ -39,9 +39,9 @@ type Handled = Arc<Mutex<HashMap<String, usize>>>;
 fn client(
     opts: ClientOptions,
     mode: EraMode,
-) -> (Client, mpsc::Receiver<(String, Value)>, Handled) {
+) -> (McpClient, mpsc::Receiver<(String, Value)>, Handled) {
     init_tracing();
-    let c = Client::new(opts.default_timeout(WAIT).mcp_protocol(mode));
+    let c = McpClient::new(opts.default_timeout(WAIT).mcp_protocol(mode));
     let (tx, rx) = mpsc::channel();
     c.on_notification(move |n| {
         let _ = tx.send((n.method.clone(), n.params_value()));
@@ -134,7 +134,11 @@ fn check_all(what: &str, v: &Value, step: &Value, vars: &HashMap<String, String>
 }
 
 /// The typed helper of request `name`, its result in the wire's shape.
-fn typed(c: &Client, step: &Value, vars: &HashMap<String, String>) -> codex_client::Result<Value> {
+fn typed(
+    c: &McpClient,
+    step: &Value,
+    vars: &HashMap<String, String>,
+) -> codex_client::Result<Value> {
     let subject = step.get("subject").map(|s| subst(s, vars));
     let subject = subject.as_ref().and_then(Value::as_str).unwrap_or("");
     let args = step.get("arguments").cloned().unwrap_or(Value::Null);
@@ -142,7 +146,7 @@ fn typed(c: &Client, step: &Value, vars: &HashMap<String, String>) -> codex_clie
         Some(ms) => RequestOptions::timeout(Duration::from_millis(ms)),
         None => RequestOptions::default(),
     };
-    let m = codex_client::McpClient::from_connection(c).mcp_with(opts);
+    let m = c.mcp_with(opts);
     let v = |x: &dyn erased::Ser| x.value();
     Ok(match step["request"].as_str().unwrap() {
         "list_tools" => json!({"tools": v(&b(m.list_all_tools())?)}),
@@ -171,22 +175,16 @@ fn typed(c: &Client, step: &Value, vars: &HashMap<String, String>) -> codex_clie
             b(m.ping())?;
             json!({})
         }
-        "call_tool_as_task" => match b(
-            codex_client::McpClient::from_connection(c).call_tool_as_task(subject, args, None)
-        )? {
+        "call_tool_as_task" => match b(c.call_tool_as_task(subject, args, None))? {
             TaskCall::Task(t) => json!({"task": v(&t)}),
             other => panic!("not run as a task: {other:?}"),
         },
-        "get_task" => v(&b(
-            codex_client::McpClient::from_connection(c).get_task(subject)
-        )?),
+        "get_task" => v(&b(c.get_task(subject))?),
         "list_tasks" => {
-            json!({"tasks": v(&b(codex_client::McpClient::from_connection(c).list_tasks(None))?.items)})
+            json!({"tasks": v(&b(c.list_tasks(None))?.items)})
         }
-        "cancel_task" => v(&b(
-            codex_client::McpClient::from_connection(c).cancel_task(subject)
-        )?),
-        "task_result" => b(codex_client::McpClient::from_connection(c).task_result(subject))?,
+        "cancel_task" => v(&b(c.cancel_task(subject))?),
+        "task_result" => b(c.task_result(subject))?,
         other => panic!("no typed helper for {other}"),
     })
 }
@@ -288,14 +286,12 @@ fn run_row(index: usize) {
                     None => RequestOptions::default(),
                 };
                 let mut seen = Vec::new();
-                let done = b(
-                    codex_client::McpClient::from_connection(&c).call_tool_with_progress(
-                        step["subject"].as_str().unwrap(),
-                        step["arguments"].clone(),
-                        opts,
-                        |p| seen.push(json!([p.progress, p.total, p.message])),
-                    ),
-                )
+                let done = b(c.call_tool_with_progress(
+                    step["subject"].as_str().unwrap(),
+                    step["arguments"].clone(),
+                    opts,
+                    |p| seen.push(json!([p.progress, p.total, p.message])),
+                ))
                 .unwrap_or_else(|e| panic!("{what}: {e:?}"));
                 check_all(&what, &serde_json::to_value(&done).unwrap(), step, &vars);
                 if let Some(want) = step["progress"].as_array() {
@@ -368,21 +364,17 @@ fn renewal_shared_by_requests_in_flight(sdk: Sdk) {
     let mut server = SdkHttp::start(sdk);
     let (c, _notes, _handled) = client(server.options(), EraMode::Legacy);
     c.connect().unwrap();
-    let sum =
-        b(codex_client::McpClient::from_connection(&c).call_tool("add", json!({"a": 1, "b": 2})))
-            .unwrap();
+    let sum = b(c.call_tool("add", json!({"a": 1, "b": 2}))).unwrap();
     assert_eq!(sum.structured_content.unwrap()["sum"], 3.0);
     server.restart();
     let calls: Vec<_> = (0..4)
-        .map(|i| {
-            codex_client::McpClient::from_connection(&c).call_tool("add", json!({"a": i, "b": 1}))
-        })
+        .map(|i| c.call_tool("add", json!({"a": i, "b": 1})))
         .collect();
     for (i, call) in calls.into_iter().enumerate() {
         let r = b(call).unwrap();
         assert_eq!(r.structured_content.unwrap()["sum"], i as f64 + 1.0);
     }
-    b(codex_client::McpClient::from_connection(&c).ping()).unwrap();
+    b(c.ping()).unwrap();
     c.disconnect();
 }
 
@@ -405,8 +397,7 @@ fn listen_is_acknowledged_in_the_stateless_era() {
         assert_eq!(c.connect().unwrap().mcp_era(), "stateless");
         let filter =
             json!({"toolsListChanged": true, "resourceSubscriptions": ["demo://greeting"]});
-        let listen = b(codex_client::McpClient::from_connection(&c).listen(filter, WAIT))
-            .unwrap_or_else(|e| panic!("{sdk:?}: {e:?}"));
+        let listen = b(c.listen(filter, WAIT)).unwrap_or_else(|e| panic!("{sdk:?}: {e:?}"));
         assert_eq!(
             listen.acknowledged()["toolsListChanged"],
             true,
@@ -414,16 +405,14 @@ fn listen_is_acknowledged_in_the_stateless_era() {
         );
         drop(listen);
         // The connection goes on after the stream closed.
-        let sum = b(codex_client::McpClient::from_connection(&c)
-            .call_tool("add", json!({"a": 1, "b": 0.5})))
-        .unwrap();
+        let sum = b(c.call_tool("add", json!({"a": 1, "b": 0.5}))).unwrap();
         assert_eq!(sum.structured_content.unwrap()["sum"], 1.5);
         c.disconnect();
 
         let (c, _notes, _handled) = client(sdk.stdio(), EraMode::Legacy);
         c.connect().unwrap();
         assert!(matches!(
-            b(codex_client::McpClient::from_connection(&c).listen(json!({}), WAIT)),
+            b(c.listen(json!({}), WAIT)),
             Err(Error::Unsupported(_))
         ));
         c.disconnect();

@@ -11,7 +11,8 @@ mod support;
 
 use codex_client::mcp::{SkillResources, SKILLS_EXTENSION};
 use codex_client::{
-    Client, ClientOptions, Error, Input, McpCommand, Skill, SkillEmulation, TransportKind,
+    ClientOptions, CodexClient, Error, Input, McpClient, McpCommand, Skill, SkillEmulation,
+    TransportKind,
 };
 use futures_executor::block_on;
 use serde_json::json;
@@ -56,28 +57,16 @@ fn skills_server(root: &Path) -> ClientOptions {
         .env("MCP_MODULES", modules.to_string_lossy())
 }
 
-fn connected(opts: ClientOptions) -> Client {
-    let c = Client::new(opts);
-    c.connect().unwrap();
-    c
-}
-
 #[test]
 fn list_load_and_read_a_skill_of_the_ts_sdk_server() {
     let root = skills_root();
-    let mcp = connected(skills_server(root.path()));
-    assert!(
-        codex_client::McpClient::from_connection(&mcp).serves_skills(),
-        "{:?}",
-        mcp.initialize_result()
-    );
-    let skills =
-        block_on(codex_client::McpClient::from_connection(&mcp).list_all_skills()).unwrap();
+    let mcp = mcp_connected(skills_server(root.path()));
+    assert!(mcp.serves_skills(), "{:?}", mcp.initialize_result());
+    let skills = block_on(mcp.list_all_skills()).unwrap();
     let mut names: Vec<&str> = skills.iter().map(|s| s.name()).collect();
     names.sort_unstable();
     assert_eq!(names, ["lint-fix", "pdf-tools"]);
-    let entry =
-        block_on(codex_client::McpClient::from_connection(&mcp).find_skill("pdf-tools")).unwrap();
+    let entry = block_on(mcp.find_skill("pdf-tools")).unwrap();
     assert_eq!(entry.uri, "skill://pdf-tools/SKILL.md");
     assert_eq!(entry.description(), "Work with PDF files");
     let SkillResources::Listed(files) = &entry.resources else {
@@ -85,30 +74,18 @@ fn list_load_and_read_a_skill_of_the_ts_sdk_server() {
     };
     assert_eq!(files.len(), 2, "{:?}", entry.raw);
     // skills/get answers the same entry.
-    assert_eq!(
-        block_on(codex_client::McpClient::from_connection(&mcp).get_skill(&entry.uri))
-            .unwrap()
-            .raw,
-        entry.raw
-    );
+    assert_eq!(block_on(mcp.get_skill(&entry.uri)).unwrap().raw, entry.raw);
 
-    let loaded =
-        block_on(codex_client::McpClient::from_connection(&mcp).load_skill(&entry)).unwrap();
+    let loaded = block_on(mcp.load_skill(&entry)).unwrap();
     assert!(loaded.body.starts_with(BODY), "{}", loaded.body);
     assert!(loaded.text.starts_with("---\nname: pdf-tools"));
-    let forms = block_on(
-        codex_client::McpClient::from_connection(&mcp)
-            .read_skill_file(&loaded, "skill://pdf-tools/references/FORMS.md"),
-    )
-    .unwrap();
+    let forms =
+        block_on(mcp.read_skill_file(&loaded, "skill://pdf-tools/references/FORMS.md")).unwrap();
     assert_eq!(forms, FORMS.as_bytes());
     // A file the held entry does not list is refused, whatever the server would answer.
-    let e = block_on(
-        codex_client::McpClient::from_connection(&mcp)
-            .read_skill_file(&loaded, "skill://pdf-tools/references/NEW.md"),
-    )
-    .unwrap_err()
-    .to_string();
+    let e = block_on(mcp.read_skill_file(&loaded, "skill://pdf-tools/references/NEW.md"))
+        .unwrap_err()
+        .to_string();
     assert!(
         e.contains("not a file the entry") && e.contains("NEW.md"),
         "{e}"
@@ -118,14 +95,10 @@ fn list_load_and_read_a_skill_of_the_ts_sdk_server() {
     if let SkillResources::Listed(files) = &mut stale.resources {
         files[0].size += 1;
     }
-    let e = block_on(codex_client::McpClient::from_connection(&mcp).load_skill(&stale))
-        .unwrap_err()
-        .to_string();
+    let e = block_on(mcp.load_skill(&stale)).unwrap_err().to_string();
     assert!(e.contains("size mismatch"), "{e}");
     // Unknown names list what the server has.
-    let e = block_on(codex_client::McpClient::from_connection(&mcp).find_skill("nope"))
-        .unwrap_err()
-        .to_string();
+    let e = block_on(mcp.find_skill("nope")).unwrap_err().to_string();
     assert!(
         e.contains("\"nope\"") && e.contains("lint-fix, pdf-tools"),
         "{e}"
@@ -135,9 +108,9 @@ fn list_load_and_read_a_skill_of_the_ts_sdk_server() {
 
 #[test]
 fn a_server_without_the_extension_is_not_asked() {
-    let mcp = connected(Sdk::TypeScript.stdio());
-    assert!(!codex_client::McpClient::from_connection(&mcp).serves_skills());
-    let e = block_on(codex_client::McpClient::from_connection(&mcp).list_skills(None)).unwrap_err();
+    let mcp = mcp_connected(Sdk::TypeScript.stdio());
+    assert!(!mcp.serves_skills());
+    let e = block_on(mcp.list_skills(None)).unwrap_err();
     assert!(
         matches!(&e, Error::Unsupported(m) if m.contains(SKILLS_EXTENSION)),
         "{e:?}"
@@ -148,31 +121,19 @@ fn a_server_without_the_extension_is_not_asked() {
 #[test]
 fn skill_sources_are_checked() {
     let root = skills_root();
-    let mcp = Client::new(skills_server(root.path()));
-    let codex = Client::new(ClientOptions::default());
+    let mcp = McpClient::new(skills_server(root.path()));
+    let codex = CodexClient::new(ClientOptions::default());
     for bad in ["", "a b", "a@b"] {
-        assert!(
-            codex_client::CodexClient::from_connection(&codex)
-                .add_skill_source(bad, &mcp)
-                .is_err(),
-            "{bad:?}"
-        );
+        assert!(codex.add_skill_source(bad, &mcp).is_err(), "{bad:?}");
     }
-    assert!(codex_client::CodexClient::from_connection(&codex)
-        .add_skill_source("self", &codex)
-        .is_err());
+    assert!(codex.add_skill_source("self", &codex).is_err());
     assert!(codex_client::CodexClient::from_connection(&mcp)
         .add_skill_source("x", &mcp)
         .is_err());
-    codex_client::CodexClient::from_connection(&codex)
-        .add_skill_source("docs", &mcp)
-        .unwrap();
-    assert_eq!(
-        codex_client::CodexClient::from_connection(&codex).skill_source_labels(),
-        ["docs"]
-    );
-    assert!(codex_client::CodexClient::from_connection(&codex).remove_skill_source("docs"));
-    assert!(!codex_client::CodexClient::from_connection(&codex).remove_skill_source("docs"));
+    codex.add_skill_source("docs", &mcp).unwrap();
+    assert_eq!(codex.skill_source_labels(), ["docs"]);
+    assert!(codex.remove_skill_source("docs"));
+    assert!(!codex.remove_skill_source("docs"));
 }
 
 /// The turn: a skill of the MCP server reaches the local model through the real Codex, as a
@@ -188,14 +149,10 @@ fn a_codex_turn_uses_a_skill_from_the_mcp_server() {
     )
     .unwrap();
     let root = skills_root();
-    let mcp = connected(skills_server(root.path()));
-    let codex = connected(env.options().skill_emulation(SkillEmulation::WhenNeeded));
-    codex_client::CodexClient::from_connection(&codex)
-        .add_skill_source("docs", &mcp)
-        .unwrap();
-    let thread = codex_client::CodexClient::from_connection(&codex)
-        .thread_start(json!({}))
-        .unwrap();
+    let mcp = mcp_connected(skills_server(root.path()));
+    let codex = codex_connected(env.options().skill_emulation(SkillEmulation::WhenNeeded));
+    codex.add_skill_source("docs", &mcp).unwrap();
+    let thread = codex.thread_start(json!({})).unwrap();
     let input = Input::text("MOCK_TEXT: done").and_skills(["pdf-tools@docs", "haiku"]);
     let r = thread.run(input).unwrap();
     assert_eq!(r.status, "completed", "{r:?}");
@@ -245,14 +202,10 @@ fn a_codex_turn_uses_a_skill_from_the_mcp_server() {
 fn mcp_skill_refusals_start_no_turn() {
     let env = RealEnv::new();
     let root = skills_root();
-    let mcp = connected(skills_server(root.path()));
-    let never = connected(env.options());
-    codex_client::CodexClient::from_connection(&never)
-        .add_skill_source("docs", &mcp)
-        .unwrap();
-    let thread = codex_client::CodexClient::from_connection(&never)
-        .thread_start(json!({}))
-        .unwrap();
+    let mcp = mcp_connected(skills_server(root.path()));
+    let never = codex_connected(env.options());
+    never.add_skill_source("docs", &mcp).unwrap();
+    let thread = never.thread_start(json!({})).unwrap();
     let e = thread
         .run(Input::text("MOCK_TEXT: no").and_skills(["pdf-tools@docs"]))
         .unwrap_err();
@@ -260,13 +213,9 @@ fn mcp_skill_refusals_start_no_turn() {
         matches!(&e, Error::InvalidArgument(m) if m.contains("skill_emulation") && m.contains("pdf-tools@docs")),
         "{e:?}"
     );
-    let codex = connected(env.options().skill_emulation(SkillEmulation::Always));
-    codex_client::CodexClient::from_connection(&codex)
-        .add_skill_source("docs", &mcp)
-        .unwrap();
-    let thread = codex_client::CodexClient::from_connection(&codex)
-        .thread_start(json!({}))
-        .unwrap();
+    let codex = codex_connected(env.options().skill_emulation(SkillEmulation::Always));
+    codex.add_skill_source("docs", &mcp).unwrap();
+    let thread = codex.thread_start(json!({})).unwrap();
     let e = thread
         .run(Input::text("MOCK_TEXT: no").and_skills(["pdf-tools@elsewhere"]))
         .unwrap_err()

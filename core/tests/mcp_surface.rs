@@ -13,7 +13,9 @@ use codex_client::mcp::{
     TOOLS_LIST_CHANGED,
 };
 use codex_client::protocol::mcp::era::EraMode;
-use codex_client::{Client, ClientOptions, Error, McpHttp, RequestOptions, TransportKind};
+use codex_client::{
+    Client, ClientOptions, Error, McpClient, McpHttp, RequestOptions, TransportKind,
+};
 use serde_json::{json, Value};
 use std::io::{Read, Write};
 use std::net::TcpListener;
@@ -32,9 +34,9 @@ type Notes = mpsc::Receiver<(String, Value)>;
 /// A client of the surface server in the handshake era: notifications to the returned
 /// channel; sampling answers a `tool_use` of `weather` when the request carries tools;
 /// elicitation accepts (URL mode with no content).
-fn connected(opts: ClientOptions) -> (Client, Notes) {
+fn connected(opts: ClientOptions) -> (McpClient, Notes) {
     init_tracing();
-    let c = Client::new(opts.default_timeout(WAIT).mcp_protocol(EraMode::Legacy));
+    let c = McpClient::new(opts.default_timeout(WAIT).mcp_protocol(EraMode::Legacy));
     let (tx, rx) = mpsc::channel();
     c.on_notification(move |n| {
         let _ = tx.send((n.method.clone(), n.params_value()));
@@ -81,10 +83,9 @@ fn surface_stdio() -> ClientOptions {
     Sdk::Python.script_stdio("surface")
 }
 
-fn url_elicitation_lifecycle(c: &Client, notes: &Notes) {
+fn url_elicitation_lifecycle(c: &McpClient, notes: &Notes) {
     // -32042: typed, with the elicitations to complete.
-    let err =
-        b(codex_client::McpClient::from_connection(c).call_tool("connect", json!({}))).unwrap_err();
+    let err = b(c.call_tool("connect", json!({}))).unwrap_err();
     let Error::UrlElicitationRequired(u) = &err else {
         panic!("not a URL elicitation error: {err:?}")
     };
@@ -97,35 +98,27 @@ fn url_elicitation_lifecycle(c: &Client, notes: &Notes) {
     assert_eq!(u.elicitations[0]["message"], "Connect your account");
     assert_eq!(u.rpc.code, codex_client::URL_ELICITATION_REQUIRED_CODE);
     // Not complete yet: the wait is bounded.
-    let early = b(codex_client::McpClient::from_connection(c)
-        .wait_elicitations_complete(&u.ids(), Duration::from_millis(200)));
+    let early = b(c.wait_elicitations_complete(&u.ids(), Duration::from_millis(200)));
     assert!(
         matches!(&early, Err(Error::Timeout { method, .. }) if method.contains("connect-1")),
         "{early:?}"
     );
     // The out-of-band step completes it: the notification is delivered (typed) and awaited.
-    let done =
-        b(codex_client::McpClient::from_connection(c).call_tool("finish_connect", json!({})))
-            .unwrap();
+    let done = b(c.call_tool("finish_connect", json!({}))).unwrap();
     assert_eq!(done.text(), "finished");
-    codex_client::McpClient::from_connection(c)
-        .wait_elicitations_complete_blocking(&u.ids(), WAIT)
+    c.wait_elicitations_complete_blocking(&u.ids(), WAIT)
         .expect("the completion arrives");
     let note = support::wait_note(notes, ELICITATION_COMPLETE, WAIT, |_| true);
     let typed: ElicitationComplete = serde_json::from_value(note).unwrap();
     assert_eq!(typed.elicitation_id, "connect-1");
     // The retry goes through.
-    let ok =
-        b(codex_client::McpClient::from_connection(c).call_tool("connect", json!({}))).unwrap();
+    let ok = b(c.call_tool("connect", json!({}))).unwrap();
     assert_eq!(ok.text(), "connected");
 
     // A URL-mode elicitation request reaches the handler; its completion follows.
-    let asked =
-        b(codex_client::McpClient::from_connection(c).call_tool("ask_url", json!({}))).unwrap();
+    let asked = b(c.call_tool("ask_url", json!({}))).unwrap();
     assert_eq!(asked.text(), "url accept");
-    b(codex_client::McpClient::from_connection(c)
-        .wait_elicitations_complete(&["page-1".to_owned()], WAIT))
-    .unwrap();
+    b(c.wait_elicitations_complete(&["page-1".to_owned()], WAIT)).unwrap();
 }
 
 #[test]
@@ -145,8 +138,7 @@ fn url_elicitation_lifecycle_over_http() {
 fn sampling_tools_is_offered_only_when_asked_for() {
     // Without the option the SDK refuses to send tools (no sampling.tools capability).
     let (plain, _n) = connected(surface_stdio());
-    let refused =
-        b(codex_client::McpClient::from_connection(&plain).call_tool("weather_agent", json!({})));
+    let refused = b(plain.call_tool("weather_agent", json!({})));
     assert!(
         matches!(&refused, Ok(r) if r.is_error) || refused.is_err(),
         "{refused:?}"
@@ -154,8 +146,7 @@ fn sampling_tools_is_offered_only_when_asked_for() {
     drop(plain);
     // With it, the handler gets the tools typed and answers a tool_use.
     let (c, _n) = connected(surface_stdio().mcp_sampling_tools(true));
-    let r = b(codex_client::McpClient::from_connection(&c).call_tool("weather_agent", json!({})))
-        .unwrap();
+    let r = b(c.call_tool("weather_agent", json!({}))).unwrap();
     assert!(!r.is_error, "{r:?}");
     assert_eq!(r.text(), "toolUse: weather(Oslo)");
 }
@@ -172,7 +163,7 @@ fn icons_and_resource_links_are_typed() {
     assert_eq!(icon.theme.as_deref(), Some("light"));
     assert!(icon.src.starts_with("data:image/png;base64,"));
 
-    let tools = b(codex_client::McpClient::from_connection(&c).list_all_tools()).unwrap();
+    let tools = b(c.list_all_tools()).unwrap();
     let linked = tools.iter().find(|t| t.name == "linked").unwrap();
     assert_eq!(linked.icons, info.icons);
     assert!(tools
@@ -181,7 +172,7 @@ fn icons_and_resource_links_are_typed() {
         .unwrap()
         .icons
         .is_empty());
-    let r = b(codex_client::McpClient::from_connection(&c).call_tool("linked", json!({}))).unwrap();
+    let r = b(c.call_tool("linked", json!({}))).unwrap();
     let links = r.resource_links();
     assert_eq!(links.len(), 1, "{r:?}");
     assert_eq!(links[0].uri, "demo://greeting");
@@ -190,20 +181,19 @@ fn icons_and_resource_links_are_typed() {
     assert_eq!(links[0].icons, info.icons);
     assert_eq!(links[0].extra["type"], "resource_link");
     // The link points at a resource that reads.
-    let read =
-        b(codex_client::McpClient::from_connection(&c).read_resource(&links[0].uri)).unwrap();
+    let read = b(c.read_resource(&links[0].uri)).unwrap();
     assert_eq!(read[0].text.as_deref(), Some("Hello from Python"));
 
-    let res = b(codex_client::McpClient::from_connection(&c).list_all_resources()).unwrap();
+    let res = b(c.list_all_resources()).unwrap();
     let iconic = res.iter().find(|r| r.uri == "demo://iconic").unwrap();
     assert_eq!(iconic.icons, info.icons);
-    let prompts = b(codex_client::McpClient::from_connection(&c).list_all_prompts()).unwrap();
+    let prompts = b(c.list_all_prompts()).unwrap();
     let pictured = prompts.iter().find(|p| p.name == "pictured").unwrap();
     assert_eq!(pictured.icons, info.icons);
 }
 
-fn output_schema_checks(c: &Client, notes: Option<&Notes>) {
-    let tools = b(codex_client::McpClient::from_connection(c).list_all_tools()).unwrap();
+fn output_schema_checks(c: &McpClient, notes: Option<&Notes>) {
+    let tools = b(c.list_all_tools()).unwrap();
     // Kept as the server sent it: 2020-12, `$defs`, an undereferenced `$ref`.
     let schema = tools
         .iter()
@@ -219,14 +209,9 @@ fn output_schema_checks(c: &Client, notes: Option<&Notes>) {
         json!({"$ref": "#/$defs/item"})
     );
 
-    let good = b(
-        codex_client::McpClient::from_connection(c).call_tool("shaped", json!({"mode": "good"}))
-    )
-    .unwrap();
+    let good = b(c.call_tool("shaped", json!({"mode": "good"}))).unwrap();
     assert_eq!(good.structured_content, Some(json!({"items": [{"n": 1}]})));
-    let bad =
-        b(codex_client::McpClient::from_connection(c).call_tool("shaped", json!({"mode": "bad"})))
-            .unwrap_err();
+    let bad = b(c.call_tool("shaped", json!({"mode": "bad"}))).unwrap_err();
     let Error::OutputSchemaMismatch(m) = &bad else {
         panic!("not a schema mismatch: {bad:?}")
     };
@@ -234,10 +219,7 @@ fn output_schema_checks(c: &Client, notes: Option<&Notes>) {
     assert!(m.message.contains("integer"), "{}", m.message);
     assert!(bad.to_string().contains("/items/1/n"), "{bad}");
     assert_eq!(m.result["structuredContent"]["items"][1]["n"], "two");
-    let none = b(
-        codex_client::McpClient::from_connection(c).call_tool("shaped", json!({"mode": "none"}))
-    )
-    .unwrap_err();
+    let none = b(c.call_tool("shaped", json!({"mode": "none"}))).unwrap_err();
     assert!(
         matches!(&none, Error::OutputSchemaMismatch(m) if m.path.is_empty()),
         "{none:?}"
@@ -255,15 +237,11 @@ fn output_schema_checks(c: &Client, notes: Option<&Notes>) {
     let Some(notes) = notes else { return };
     // The tools change: the next call lists them again and checks the new schema.
     assert_eq!(
-        b(codex_client::McpClient::from_connection(c).call_tool("reshape", json!({})))
-            .unwrap()
-            .text(),
+        b(c.call_tool("reshape", json!({}))).unwrap().text(),
         "reshaped"
     );
     support::wait_note(notes, TOOLS_LIST_CHANGED, WAIT, |_| true);
-    let now =
-        b(codex_client::McpClient::from_connection(c).call_tool("shaped", json!({"mode": "bad"})))
-            .unwrap_err();
+    let now = b(c.call_tool("shaped", json!({"mode": "bad"}))).unwrap_err();
     assert!(
         matches!(&now, Error::OutputSchemaMismatch(m) if m.path == "/items/0/n"),
         "{now:?}"
@@ -280,18 +258,15 @@ fn tool_results_are_checked_against_their_output_schema() {
 fn output_schema_check_in_the_stateless_era_and_turned_off() {
     init_tracing();
     // The default era (`auto`: 2026-07-28 on this server) checks alike.
-    let c = Client::new(surface_stdio().default_timeout(WAIT));
+    let c = McpClient::new(surface_stdio().default_timeout(WAIT));
     let init = c.connect().unwrap();
     assert_eq!(init.mcp_era(), "stateless");
     output_schema_checks(&c, None);
     drop(c);
     // Off: the result comes as the server sent it.
     let (off, _n) = connected(surface_stdio().mcp_validate_output(false));
-    b(codex_client::McpClient::from_connection(&off).list_all_tools()).unwrap();
-    let bad =
-        b(codex_client::McpClient::from_connection(&off)
-            .call_tool("shaped", json!({"mode": "bad"})))
-        .unwrap();
+    b(off.list_all_tools()).unwrap();
+    let bad = b(off.call_tool("shaped", json!({"mode": "bad"}))).unwrap();
     assert_eq!(bad.structured_content.unwrap()["items"][1]["n"], "two");
 }
 
@@ -300,26 +275,11 @@ fn progress_restarting_the_timeout_can_be_turned_off() {
     let short = RequestOptions::timeout(Duration::from_millis(600));
     let slow = json!({"n": 5, "delay_ms": 200});
     let (on, _n) = connected(surface_stdio());
-    let done = b(
-        codex_client::McpClient::from_connection(&on).call_tool_with_progress(
-            "count",
-            slow.clone(),
-            short,
-            |_| {},
-        ),
-    )
-    .unwrap();
+    let done = b(on.call_tool_with_progress("count", slow.clone(), short, |_| {})).unwrap();
     assert!(done.text().contains("counted to 5"));
     let (off, _n) = connected(surface_stdio().mcp_progress_resets_timeout(false));
     let mut steps = 0;
-    let r = b(
-        codex_client::McpClient::from_connection(&off).call_tool_with_progress(
-            "count",
-            slow,
-            short,
-            |_| steps += 1,
-        ),
-    );
+    let r = b(off.call_tool_with_progress("count", slow, short, |_| steps += 1));
     assert!(matches!(r, Err(Error::Timeout { .. })), "{r:?}");
     assert!(steps < 5, "{steps}");
 }
@@ -351,9 +311,9 @@ fn mcp_over_https_takes_the_tls_options() {
             .default_timeout(WAIT)
     };
     let call = |opts: ClientOptions| {
-        let c = Client::new(opts);
+        let c = McpClient::new(opts);
         c.connect()?;
-        b(codex_client::McpClient::from_connection(&c).call_tool("add", json!({"a": 1, "b": 2})))
+        b(c.call_tool("add", json!({"a": 1, "b": 2})))
     };
 
     // The test CA: connects and calls a tool.

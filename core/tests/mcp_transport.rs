@@ -9,15 +9,9 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use codex_client::protocol::CommandExecutionApprovalDecision as Decision;
-use codex_client::{Client, ClientOptions, Error, Event, TransportKind};
+use codex_client::{ClientOptions, CodexClient, Error, Event, TransportKind};
 use serde_json::json;
-use support::{mcp_options, RealEnv, TempDir};
-
-fn connect(opts: ClientOptions) -> Client {
-    let c = Client::new(opts);
-    c.connect().expect("connect over mcp");
-    c
-}
+use support::{codex_connected, mcp_options, RealEnv, TempDir};
 
 /// The text of every `input` message of one mock-model request.
 fn request_text(req: &serde_json::Value) -> String {
@@ -27,15 +21,13 @@ fn request_text(req: &serde_json::Value) -> String {
 #[test]
 fn run_returns_final_text_items_and_usage() {
     let env = RealEnv::new();
-    let c = connect(mcp_options(&env));
+    let c = codex_connected(mcp_options(&env));
     assert!(c
         .initialize_result()
         .and_then(|i| i.user_agent)
         .unwrap_or_default()
         .contains("0.92.0"));
-    let t = codex_client::CodexClient::from_connection(&c)
-        .thread_start(json!({}))
-        .unwrap();
+    let t = c.thread_start(json!({})).unwrap();
     let r = t.run("MOCK_TEXT: hello over mcp").unwrap();
     assert_eq!(r.status, "completed", "{r:?}");
     assert_eq!(r.final_response.as_deref(), Some("hello over mcp"));
@@ -60,10 +52,8 @@ fn run_returns_final_text_items_and_usage() {
 #[test]
 fn run_streamed_yields_deltas_in_order_for_that_turn_only() {
     let env = RealEnv::new();
-    let c = connect(mcp_options(&env));
-    let t = codex_client::CodexClient::from_connection(&c)
-        .thread_start(json!({}))
-        .unwrap();
+    let c = codex_connected(mcp_options(&env));
+    let t = c.thread_start(json!({})).unwrap();
     let mut s = t.run_streamed("MOCK_SLOW: 5 20").unwrap();
     let turn_id = s.turn_id().to_owned();
     let mut deltas = String::new();
@@ -107,10 +97,8 @@ fn run_streamed_yields_deltas_in_order_for_that_turn_only() {
 #[test]
 fn second_turn_continues_the_thread() {
     let env = RealEnv::new();
-    let c = connect(mcp_options(&env));
-    let t = codex_client::CodexClient::from_connection(&c)
-        .thread_start(json!({}))
-        .unwrap();
+    let c = codex_connected(mcp_options(&env));
+    let t = c.thread_start(json!({})).unwrap();
     let r1 = t.run("MOCK_TEXT: first-answer-777").unwrap();
     assert_eq!(r1.final_response.as_deref(), Some("first-answer-777"));
     let r2 = t.run("MOCK_TEXT: second answer").unwrap();
@@ -130,9 +118,7 @@ fn second_turn_continues_the_thread() {
         .unwrap()
         .to_owned();
     assert_ne!(real, t.id());
-    let t2 = codex_client::CodexClient::from_connection(&c)
-        .thread_resume(&real, json!({}))
-        .unwrap();
+    let t2 = c.thread_resume(&real, json!({})).unwrap();
     assert_eq!(
         t2.id(),
         t.id(),
@@ -145,8 +131,8 @@ fn second_turn_continues_the_thread() {
     // Another connection (another mcp-server process) cannot continue it: 0.92.0 only
     // replies to live sessions. That is an explicit error, not a silent new thread.
     c.disconnect();
-    let c2 = connect(mcp_options(&env));
-    match codex_client::CodexClient::from_connection(&c2).thread_resume(&real, json!({})) {
+    let c2 = codex_connected(mcp_options(&env));
+    match c2.thread_resume(&real, json!({})) {
         Err(Error::Unsupported(msg)) => assert!(msg.contains("thread/resume"), "{msg}"),
         other => panic!(
             "expected Unsupported, got {:?}",
@@ -161,23 +147,20 @@ fn exec_with(
     handler: Option<fn(&codex_client::protocol::CommandExecutionRequestApprovalParams) -> Decision>,
 ) -> (bool, codex_client::TurnResult, usize) {
     let env = RealEnv::new();
-    let c = Client::new(mcp_options(&env));
+    let c = CodexClient::new(mcp_options(&env));
     let asked = Arc::new(AtomicUsize::new(0));
     if let Some(h) = handler {
         let a = asked.clone();
-        codex_client::CodexClient::from_connection(&c)
-            .on_command_approval(move |p| {
-                a.fetch_add(1, Ordering::SeqCst);
-                assert!(p.command.as_deref().unwrap_or("").contains("marker-123"));
-                assert!(!p.turn_id.is_empty());
-                h(p)
-            })
-            .unwrap();
+        c.on_command_approval(move |p| {
+            a.fetch_add(1, Ordering::SeqCst);
+            assert!(p.command.as_deref().unwrap_or("").contains("marker-123"));
+            assert!(!p.turn_id.is_empty());
+            h(p)
+        })
+        .unwrap();
     }
     c.connect().unwrap();
-    let t = codex_client::CodexClient::from_connection(&c)
-        .thread_start(json!({}))
-        .unwrap();
+    let t = c.thread_start(json!({})).unwrap();
     let marker = env.work.path().join("ran.txt");
     let r = t
         .run(format!(
@@ -228,18 +211,17 @@ fn approval_cancel_interrupts_the_turn() {
 #[test]
 fn file_change_approval_accepted_writes_the_file() {
     let env = RealEnv::new();
-    let c = Client::new(mcp_options(&env));
+    let c = CodexClient::new(mcp_options(&env));
     let asked = Arc::new(AtomicUsize::new(0));
     let a = asked.clone();
-    codex_client::CodexClient::from_connection(&c)
-        .on_file_change_approval(move |p| {
-            a.fetch_add(1, Ordering::SeqCst);
-            assert!(!p.item_id.is_empty());
-            codex_client::protocol::FileChangeApprovalDecision::Accept
-        })
-        .unwrap();
+    c.on_file_change_approval(move |p| {
+        a.fetch_add(1, Ordering::SeqCst);
+        assert!(!p.item_id.is_empty());
+        codex_client::protocol::FileChangeApprovalDecision::Accept
+    })
+    .unwrap();
     c.connect().unwrap();
-    let t = codex_client::CodexClient::from_connection(&c)
+    let t = c
         .thread_start(json!({"approvalPolicy": "untrusted"}))
         .unwrap();
     let r = t.run("MOCK_PATCH: hello.txt patched-by-mcp").unwrap();
@@ -251,10 +233,8 @@ fn file_change_approval_accepted_writes_the_file() {
 #[test]
 fn model_failure_fails_the_turn() {
     let env = RealEnv::new();
-    let c = connect(mcp_options(&env));
-    let t = codex_client::CodexClient::from_connection(&c)
-        .thread_start(json!({}))
-        .unwrap();
+    let c = codex_connected(mcp_options(&env));
+    let t = c.thread_start(json!({})).unwrap();
     let r = t.run("MOCK_FAIL: 400").unwrap();
     assert_eq!(r.status, "failed", "{r:?}");
     assert!(r.error.is_some());
@@ -273,12 +253,10 @@ fn approval_declined_does_not_run() {
 /// Like [`exec_with`] with a raw server-request handler answering `answer`.
 fn exec_with_raw(answer: fn(codex_client::ServerRequest)) -> (bool, codex_client::TurnResult) {
     let env = RealEnv::new();
-    let c = Client::new(mcp_options(&env));
+    let c = CodexClient::new(mcp_options(&env));
     c.on_server_request(answer).unwrap();
     c.connect().unwrap();
-    let t = codex_client::CodexClient::from_connection(&c)
-        .thread_start(json!({}))
-        .unwrap();
+    let t = c.thread_start(json!({})).unwrap();
     let marker = env.work.path().join("ran.txt");
     let r = t
         .run(format!(
@@ -322,10 +300,8 @@ fn handler_panic_declines() {
 #[test]
 fn interrupt_ends_the_turn_as_interrupted() {
     let env = RealEnv::new();
-    let c = connect(mcp_options(&env));
-    let t = codex_client::CodexClient::from_connection(&c)
-        .thread_start(json!({}))
-        .unwrap();
+    let c = codex_connected(mcp_options(&env));
+    let t = c.thread_start(json!({})).unwrap();
     let mut s = t.run_streamed("MOCK_SLOW: 50 100").unwrap();
     let mut deltas = 0;
     let mut interrupted = false;
@@ -367,10 +343,8 @@ fn interrupt_ends_the_turn_as_interrupted() {
 #[test]
 fn unsupported_methods_are_errors() {
     let env = RealEnv::new();
-    let c = connect(mcp_options(&env));
-    let t = codex_client::CodexClient::from_connection(&c)
-        .thread_start(json!({}))
-        .unwrap();
+    let c = codex_connected(mcp_options(&env));
+    let t = c.thread_start(json!({})).unwrap();
     for (m, p) in [
         ("thread/fork", json!({"threadId": t.id()})),
         ("thread/list", json!({})),
@@ -390,7 +364,7 @@ fn unsupported_methods_are_errors() {
         Err(Error::Unsupported(msg)) => assert!(msg.contains("outputSchema"), "{msg}"),
         other => panic!("outputSchema: expected Unsupported, got {other:?}"),
     }
-    match codex_client::CodexClient::from_connection(&c).thread_start(json!({"ephemeral": true})) {
+    match c.thread_start(json!({"ephemeral": true})) {
         Err(Error::Unsupported(msg)) => assert!(msg.contains("ephemeral"), "{msg}"),
         other => panic!(
             "ephemeral: expected Unsupported, got {:?}",
@@ -445,7 +419,7 @@ fn fake_options(script: &Path) -> ClientOptions {
 fn unsupported_protocol_version_fails_connect() {
     let dir = TempDir::new("mcp-fake-version");
     let (script, log) = fake_server(dir.path(), "1999-01-01", true);
-    let c = Client::new(fake_options(&script));
+    let c = CodexClient::new(fake_options(&script));
     let e = c.connect().expect_err("connect must fail");
     let msg = e.to_string();
     assert!(msg.contains("1999-01-01"), "{msg}");
@@ -462,7 +436,7 @@ fn unsupported_protocol_version_fails_connect() {
 fn older_supported_protocol_version_is_accepted() {
     let dir = TempDir::new("mcp-fake-old");
     let (script, log) = fake_server(dir.path(), "2025-03-26", true);
-    let c = connect(fake_options(&script));
+    let c = codex_connected(fake_options(&script));
     assert_eq!(
         c.initialize_result().unwrap().raw["mcp"]["protocolVersion"],
         "2025-03-26"
@@ -486,7 +460,7 @@ fn older_supported_protocol_version_is_accepted() {
 fn request_timeout_sends_cancelled() {
     let dir = TempDir::new("mcp-fake-timeout");
     let (script, log) = fake_server(dir.path(), "2025-11-25", false);
-    let c = Client::new(fake_options(&script).default_timeout(Duration::from_secs(2)));
+    let c = CodexClient::new(fake_options(&script).default_timeout(Duration::from_secs(2)));
     let e = c.connect().expect_err("tools/list never answered");
     assert!(e.to_string().contains("tools/list"), "{e}");
     assert!(
@@ -520,15 +494,15 @@ fn request_timeout_sends_cancelled() {
 fn typed_thread_start_and_turn_start_parse() {
     use codex_client::protocol::{self, methods};
     let env = RealEnv::new();
-    let c = connect(mcp_options(&env));
-    let started = codex_client::CodexClient::from_connection(&c)
+    let c = codex_connected(mcp_options(&env));
+    let started = c
         .call::<methods::ThreadStart>(protocol::ThreadStartParams::default())
         .unwrap();
     assert!(started.thread.id.starts_with("mcp-thread-"));
-    let t = codex_client::CodexClient::from_connection(&c).thread(&started.thread.id);
+    let t = c.thread(&started.thread.id);
     let r = t.run("MOCK_TEXT: typed").unwrap();
     assert_eq!(r.final_response.as_deref(), Some("typed"));
-    let read = codex_client::CodexClient::from_connection(&c)
+    let read = c
         .call::<methods::ThreadRead>(protocol::ThreadReadParams {
             thread_id: started.thread.id.clone(),
             include_turns: None,
@@ -564,10 +538,8 @@ for line in sys.stdin:
         use std::os::unix::fs::PermissionsExt;
         std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
     }
-    let c = connect(fake_options(&script));
-    let t = codex_client::CodexClient::from_connection(&c)
-        .thread_start(json!({}))
-        .unwrap();
+    let c = codex_connected(fake_options(&script));
+    let t = c.thread_start(json!({})).unwrap();
     let mut s = t.run_streamed("hi").unwrap();
     let mut raw_seen = false;
     for ev in s.iter() {
@@ -584,17 +556,15 @@ for line in sys.stdin:
     assert_eq!(r.status, "failed");
     let msg = r.error.unwrap().to_string();
     assert!(msg.contains("simulated crash"), "{msg}");
-    let e = codex_client::CodexClient::from_connection(&c)
-        .thread_start(json!({}))
-        .expect_err("server is gone");
+    let e = c.thread_start(json!({})).expect_err("server is gone");
     assert!(e.to_string().contains("simulated crash"), "{e}");
 }
 
 #[test]
 fn thread_settings_reach_the_codex_tool() {
     let env = RealEnv::new();
-    let c = connect(mcp_options(&env));
-    let t = codex_client::CodexClient::from_connection(&c)
+    let c = codex_connected(mcp_options(&env));
+    let t = c
         .thread_start(json!({"model": "gpt-5.2-codex", "developerInstructions": "DEV-INSTR-42"}))
         .unwrap();
     let r = t
@@ -628,7 +598,7 @@ fn codex_tool_of_0_92_0_takes_profile_and_compact_prompt() {
         .codex_home(env.home.path())
         .env("OPENAI_BASE_URL", env.model.base_url())
         .default_timeout(Duration::from_secs(60));
-    let c = connect(opts);
+    let c = codex_connected(opts);
     let tools =
         futures_executor::block_on(codex_client::McpClient::from_connection(&c).list_all_tools())
             .unwrap();
@@ -646,7 +616,7 @@ fn profile_reaches_the_codex_tool() {
     let env = RealEnv::new();
     add_profile(&env, "kwprof", "profile-model-77");
     add_profile(&env, "other", "profile-model-88");
-    let c = connect(mcp_options(&env));
+    let c = codex_connected(mcp_options(&env));
     // By the param of that name, by the `config` key, and the param winning over the key.
     for (params, want) in [
         (json!({"profile": "kwprof"}), "profile-model-77"),
@@ -657,9 +627,7 @@ fn profile_reaches_the_codex_tool() {
         ),
     ] {
         env.model.reset();
-        let t = codex_client::CodexClient::from_connection(&c)
-            .thread_start(params.clone())
-            .unwrap();
+        let t = c.thread_start(params.clone()).unwrap();
         let r = t.run("MOCK_TEXT: profiled").unwrap();
         assert_eq!(r.final_response.as_deref(), Some("profiled"), "{params}");
         let req = env.model.requests().last().unwrap().clone();
@@ -667,9 +635,7 @@ fn profile_reaches_the_codex_tool() {
     }
     // Set on the first turn instead of the thread.
     env.model.reset();
-    let t = codex_client::CodexClient::from_connection(&c)
-        .thread_start(json!({}))
-        .unwrap();
+    let t = c.thread_start(json!({})).unwrap();
     let r = t
         .run_with("MOCK_TEXT: first", json!({"profile": "other"}))
         .unwrap();
@@ -679,9 +645,7 @@ fn profile_reaches_the_codex_tool() {
         "profile-model-88"
     );
     // Not a string: refused before anything is sent.
-    let e = codex_client::CodexClient::from_connection(&c)
-        .thread_start(json!({"profile": 7}))
-        .expect_err("a number");
+    let e = c.thread_start(json!({"profile": 7})).expect_err("a number");
     assert!(e.to_string().contains("`profile` must be a string"), "{e}");
     // After the first turn it cannot change (`codex-reply` takes a prompt only).
     let e = t
@@ -695,8 +659,8 @@ fn profile_reaches_the_codex_tool() {
 #[test]
 fn compact_prompt_reaches_the_codex_tool() {
     let env = RealEnv::new();
-    let c = connect(mcp_options(&env));
-    let t = codex_client::CodexClient::from_connection(&c)
+    let c = codex_connected(mcp_options(&env));
+    let t = c
         .thread_start(json!({
             "compactPrompt": "COMPACT-PROMPT-4242 summarise please",
             "config": {"model_auto_compact_token_limit": 1},
@@ -716,13 +680,9 @@ fn compact_prompt_reaches_the_codex_tool() {
 #[test]
 fn two_threads_run_concurrently_without_mixing_events() {
     let env = RealEnv::new();
-    let c = connect(mcp_options(&env));
-    let a = codex_client::CodexClient::from_connection(&c)
-        .thread_start(json!({}))
-        .unwrap();
-    let b = codex_client::CodexClient::from_connection(&c)
-        .thread_start(json!({}))
-        .unwrap();
+    let c = codex_connected(mcp_options(&env));
+    let a = c.thread_start(json!({})).unwrap();
+    let b = c.thread_start(json!({})).unwrap();
     assert_ne!(a.id(), b.id());
     let collect = |t: codex_client::Thread, prompt: &'static str| {
         std::thread::spawn(move || {
@@ -786,7 +746,7 @@ for line in sys.stdin:
         use std::os::unix::fs::PermissionsExt;
         std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
     }
-    let c = Client::new(fake_options(&script));
+    let c = CodexClient::new(fake_options(&script));
     let seen = Arc::new(std::sync::Mutex::new(Vec::new()));
     let s2 = seen.clone();
     c.on_notification(move |n| {
@@ -798,9 +758,7 @@ for line in sys.stdin:
     })
     .unwrap();
     c.connect().unwrap();
-    let t = codex_client::CodexClient::from_connection(&c)
-        .thread_start(json!({}))
-        .unwrap();
+    let t = c.thread_start(json!({})).unwrap();
     let mut s = t.run_streamed("hi").unwrap();
     let turn_id = s.turn_id().to_owned();
     let mut methods = Vec::new();
@@ -849,8 +807,8 @@ fn base_instructions_sandbox_and_cwd_reach_the_codex_tool() {
     let dir = env.work.path().join("elsewhere");
     std::fs::create_dir_all(&dir).unwrap();
     let dir = dir.canonicalize().unwrap();
-    let c = connect(mcp_options(&env));
-    let t = codex_client::CodexClient::from_connection(&c)
+    let c = codex_connected(mcp_options(&env));
+    let t = c
         .thread_start(json!({
             "baseInstructions": "BASE-INSTR-3141 you are a test",
             "sandbox": "workspace-write",

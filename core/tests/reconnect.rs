@@ -6,7 +6,8 @@
 mod support;
 
 use codex_client::{
-    ClientOptions, ConnectionEvent, Delivery, Error, Event, ReconnectPolicy, ServerRequest,
+    ClientOptions, CodexClient, ConnectionEvent, Delivery, Error, Event, ReconnectPolicy,
+    ServerRequest,
 };
 use serde_json::json;
 use std::collections::HashMap;
@@ -130,7 +131,7 @@ fn the_policy_gives_up_when_the_server_stays_away() {
     let env = RealEnv::new();
     let mut server = ListeningServer::start(&env, "ws://127.0.0.1:0", &[], None);
     let url = server.url.clone().unwrap();
-    let c = codex_client::Client::new(
+    let c = CodexClient::new(
         env.options()
             .websocket(&url, None)
             .delivery(Delivery::Poll)
@@ -178,7 +179,7 @@ fn next_request(c: &codex_client::Client) -> ServerRequest {
 #[test]
 fn a_killed_server_is_respawned_the_thread_resumed_and_the_lost_turn_ends_interrupted() {
     let env = RealEnv::new();
-    let c = codex_client::Client::new(env.options().delivery(Delivery::Poll).reconnect(quick()));
+    let c = CodexClient::new(env.options().delivery(Delivery::Poll).reconnect(quick()));
     c.connect().unwrap();
     let thread = start_thread(&c, json!({}));
     let marker = env.work.path().join("killed.txt");
@@ -240,16 +241,14 @@ fn a_killed_server_is_respawned_the_thread_resumed_and_the_lost_turn_ends_interr
 fn a_websocket_cut_mid_turn_resumes_without_gaps_or_duplicates() {
     let env = RealEnv::new();
     let (_server, proxy, url) = relayed_app_server(&env);
-    let c = codex_client::Client::new(
+    let c = CodexClient::new(
         env.options()
             .websocket(&url, None)
             .delivery(Delivery::Poll)
             .reconnect(quick()),
     );
     c.connect().unwrap();
-    let thread = codex_client::CodexClient::from_connection(&c)
-        .thread_start(json!({}))
-        .unwrap();
+    let thread = c.thread_start(json!({})).unwrap();
     // A slow streamed message: 30 deltas 100 ms apart, cut after the fifth.
     let mut stream = thread.run_streamed("MOCK_SLOW 30 100").unwrap();
     let mut completed: HashMap<String, usize> = HashMap::new();
@@ -314,7 +313,7 @@ fn a_websocket_cut_during_an_approval_delivers_it_again_and_answering_completes_
         .websocket(&url, None)
         .delivery(Delivery::Poll)
         .reconnect(quick());
-    let c = codex_client::Client::new(opts);
+    let c = CodexClient::new(opts);
     c.connect().unwrap();
     let thread = start_thread(&c, json!({}));
     let marker = env.work.path().join("again.txt");
@@ -355,7 +354,7 @@ fn short_heartbeat() -> Option<codex_client::Heartbeat> {
 fn the_heartbeat_notices_a_silent_peer_and_keeps_a_live_idle_one() {
     let env = RealEnv::new();
     let (_server, proxy, url) = relayed_app_server(&env);
-    let c = codex_client::Client::new(
+    let c = CodexClient::new(
         env.options()
             .websocket(&url, None)
             .delivery(Delivery::Poll)

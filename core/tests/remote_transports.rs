@@ -3,7 +3,7 @@
 
 mod support;
 
-use codex_client::{Client, Delivery, Error, Event};
+use codex_client::{Client, CodexClient, Delivery, Error, Event};
 use serde_json::json;
 use std::time::{Duration, Instant};
 use support::*;
@@ -30,21 +30,19 @@ fn websocket_with_the_right_token_runs_a_turn_and_wrong_or_missing_are_refused()
         None,
     );
     let url = server.url.clone().unwrap();
-    let good = Client::new(
+    let good = CodexClient::new(
         env.options()
             .websocket(&url, Some("capability-token-for-tests".into())),
     );
     let init = good.connect().unwrap();
     assert!(init.user_agent.unwrap().contains(codex_version()));
     assert_eq!(good.server_pid(), None);
-    let thread = codex_client::CodexClient::from_connection(&good)
-        .thread_start(json!({}))
-        .unwrap();
+    let thread = good.thread_start(json!({})).unwrap();
     let r = thread.run("MOCK_TEXT: over the socket").unwrap();
     assert_eq!(r.final_response.as_deref(), Some("over the socket"));
 
     for token in [Some("wrong-token".to_owned()), None] {
-        let c = Client::new(env.options().websocket(&url, token.clone()));
+        let c = CodexClient::new(env.options().websocket(&url, token.clone()));
         match c.connect() {
             Err(Error::Transport(m)) => assert!(m.contains("401"), "{token:?}: {m}"),
             other => panic!("{token:?}: expected a 401 transport error, got {other:?}"),
@@ -62,14 +60,14 @@ fn websocket_with_the_right_token_runs_a_turn_and_wrong_or_missing_are_refused()
 
 #[test]
 fn token_is_not_sent_in_clear_text_off_loopback() {
-    let c = Client::new(
+    let c = CodexClient::new(
         codex_client::ClientOptions::default().websocket("ws://192.0.2.1:9/", Some("t".into())),
     );
     match c.connect() {
         Err(Error::InvalidArgument(m)) => assert!(m.contains("clear text"), "{m}"),
         other => panic!("expected refusal before any connection, got {other:?}"),
     }
-    let c = Client::new(
+    let c = CodexClient::new(
         codex_client::ClientOptions::default().websocket("wss://127.0.0.1:9/", Some("t".into())),
     );
     assert!(matches!(
@@ -83,11 +81,9 @@ fn websocket_server_gone_fails_pending_requests_at_once() {
     let env = RealEnv::new();
     let mut server = ListeningServer::start(&env, "ws://127.0.0.1:0", &[], None);
     let url = server.url.clone().unwrap();
-    let c = Client::new(env.options().websocket(&url, None).delivery(Delivery::Poll));
+    let c = CodexClient::new(env.options().websocket(&url, None).delivery(Delivery::Poll));
     c.connect().unwrap();
-    let thread = codex_client::CodexClient::from_connection(&c)
-        .thread_start(json!({}))
-        .unwrap();
+    let thread = c.thread_start(json!({})).unwrap();
     let s = thread.run_streamed("MOCK_SLOW: 1000 50").unwrap();
     let t0 = Instant::now();
     server.kill();
@@ -110,9 +106,9 @@ fn unix_control_socket_default_path_and_explicit_path() {
         .join("app-server-control/app-server-control.sock");
     let _server = ListeningServer::start(&env, "unix://", &[], Some(&default_sock));
     // Default path: derived from codex_home.
-    let c = Client::new(env.options().unix_socket(None));
+    let c = CodexClient::new(env.options().unix_socket(None));
     c.connect().unwrap();
-    let r = codex_client::CodexClient::from_connection(&c)
+    let r = c
         .thread_start(json!({}))
         .unwrap()
         .run("MOCK_TEXT: via unix socket")
@@ -135,11 +131,9 @@ fn second_client_resuming_a_thread_receives_the_pending_approval() {
     let env = RealEnv::new();
     let server = ListeningServer::start(&env, "ws://127.0.0.1:0", &[], None);
     let url = server.url.clone().unwrap();
-    let a = Client::new(env.options().websocket(&url, None).delivery(Delivery::Poll));
+    let a = CodexClient::new(env.options().websocket(&url, None).delivery(Delivery::Poll));
     a.connect().unwrap();
-    let thread = codex_client::CodexClient::from_connection(&a)
-        .thread_start(json!({}))
-        .unwrap();
+    let thread = a.thread_start(json!({})).unwrap();
     let marker = env.work.path().join("second-client.txt");
     a.request_blocking(
         "turn/start",
@@ -158,11 +152,9 @@ fn second_client_resuming_a_thread_receives_the_pending_approval() {
         }
     };
     // Client B resumes the thread and receives the same request.
-    let b = Client::new(env.options().websocket(&url, None).delivery(Delivery::Poll));
+    let b = CodexClient::new(env.options().websocket(&url, None).delivery(Delivery::Poll));
     b.connect().unwrap();
-    codex_client::CodexClient::from_connection(&b)
-        .thread_resume(thread.id(), json!({}))
-        .unwrap();
+    b.thread_resume(thread.id(), json!({})).unwrap();
     let req = loop {
         match b
             .next_event(Some(Duration::from_secs(30)))

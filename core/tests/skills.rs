@@ -7,7 +7,9 @@
 
 mod support;
 
-use codex_client::{Client, Error, ExecOptions, Input, SkillEmulation, TransportKind, TurnResult};
+use codex_client::{
+    CodexClient, Error, ExecOptions, Input, SkillEmulation, TransportKind, TurnResult,
+};
 use serde_json::json;
 use support::*;
 
@@ -43,7 +45,7 @@ fn skills_list_reports_the_skill_md_fixtures() {
         "Fix lint warnings in this project",
         "Run the linter, fix, repeat.",
     );
-    let c = Client::new(env.options());
+    let c = CodexClient::new(env.options());
     c.connect().unwrap();
     let r = c
         .request_blocking(
@@ -93,11 +95,9 @@ fn a_native_skill_input_reaches_the_model() {
         "Answer in haiku",
         marker,
     );
-    let c = Client::new(env.options());
+    let c = CodexClient::new(env.options());
     c.connect().unwrap();
-    let thread = codex_client::CodexClient::from_connection(&c)
-        .thread_start(json!({}))
-        .unwrap();
+    let thread = c.thread_start(json!({})).unwrap();
     let r = thread
         .run(codex_client::Input::text("MOCK_TEXT: done").and_skill("haiku", &path))
         .unwrap();
@@ -131,26 +131,18 @@ fn fixtures(env: &RealEnv) -> (std::path::PathBuf, std::path::PathBuf) {
     (user, project)
 }
 
-fn exec_client(env: &RealEnv) -> Client {
+fn exec_client(env: &RealEnv) -> CodexClient {
     exec_client_with(env, SkillEmulation::WhenNeeded)
 }
 
-fn exec_client_with(env: &RealEnv, mode: SkillEmulation) -> Client {
-    let c = Client::new(
+fn exec_client_with(env: &RealEnv, mode: SkillEmulation) -> CodexClient {
+    codex_connected(
         env.options()
             .transport(TransportKind::Exec(
                 ExecOptions::new().skip_git_repo_check(true),
             ))
             .skill_emulation(mode),
-    );
-    c.connect().unwrap();
-    c
-}
-
-fn connected(opts: codex_client::ClientOptions) -> Client {
-    let c = Client::new(opts);
-    c.connect().unwrap();
-    c
+    )
 }
 
 /// The last request the local model received, as text.
@@ -193,10 +185,8 @@ fn app_server_sends_listed_skills_natively_and_emulates_a_loose_one() {
         "Loose",
         loose_body,
     );
-    let c = connected(env.options().skill_emulation(SkillEmulation::WhenNeeded));
-    let thread = codex_client::CodexClient::from_connection(&c)
-        .thread_start(json!({}))
-        .unwrap();
+    let c = codex_connected(env.options().skill_emulation(SkillEmulation::WhenNeeded));
+    let thread = c.thread_start(json!({})).unwrap();
     let input = Input::text("MOCK_TEXT: done")
         .and_skill_named("haiku")
         .and_skill_at(project.parent().unwrap())
@@ -217,10 +207,8 @@ fn app_server_sends_listed_skills_natively_and_emulates_a_loose_one() {
 fn app_server_unknown_skill_fails_before_a_turn_starts() {
     let env = RealEnv::new();
     fixtures(&env);
-    let c = connected(env.options());
-    let thread = codex_client::CodexClient::from_connection(&c)
-        .thread_start(json!({}))
-        .unwrap();
+    let c = codex_connected(env.options());
+    let thread = c.thread_start(json!({})).unwrap();
     let e = thread
         .run(Input::text("MOCK_TEXT: never").and_skill_named("nope"))
         .unwrap_err();
@@ -246,9 +234,7 @@ fn exec_emulates_skills_by_name_and_by_path() {
     let env = RealEnv::new();
     let (_, project) = fixtures(&env);
     let c = exec_client(&env);
-    let thread = codex_client::CodexClient::from_connection(&c)
-        .thread_start(json!({}))
-        .unwrap();
+    let thread = c.thread_start(json!({})).unwrap();
     let input = Input::text("MOCK_TEXT: done")
         .and_skill_named("haiku")
         .and_skill_at(&project);
@@ -267,9 +253,7 @@ fn exec_emulation_works_async_and_streamed() {
     let env = RealEnv::new();
     fixtures(&env);
     let c = exec_client(&env);
-    let thread = codex_client::CodexClient::from_connection(&c)
-        .thread_start(json!({}))
-        .unwrap();
+    let thread = c.thread_start(json!({})).unwrap();
     let input = Input::text("MOCK_TEXT: async").and_skills(["lint-fix"]);
     let r = futures_executor::block_on(thread.run_async(input, serde_json::Value::Null)).unwrap();
     assert_emulated(&env, &r, &["lint-fix"], &[LINT_BODY]);
@@ -284,10 +268,8 @@ fn exec_emulation_works_async_and_streamed() {
 fn mcp_shim_emulates_skills() {
     let env = RealEnv::new();
     fixtures(&env);
-    let c = connected(mcp_options(&env).skill_emulation(SkillEmulation::WhenNeeded));
-    let thread = codex_client::CodexClient::from_connection(&c)
-        .thread_start(json!({}))
-        .unwrap();
+    let c = codex_connected(mcp_options(&env).skill_emulation(SkillEmulation::WhenNeeded));
+    let thread = c.thread_start(json!({})).unwrap();
     let r = thread
         .run(Input::text("MOCK_TEXT: over mcp").and_skill_named("haiku"))
         .unwrap();
@@ -300,9 +282,7 @@ fn bad_skills_fail_before_anything_is_sent() {
     let env = RealEnv::new();
     fixtures(&env);
     let c = exec_client(&env);
-    let thread = codex_client::CodexClient::from_connection(&c)
-        .thread_start(json!({}))
-        .unwrap();
+    let thread = c.thread_start(json!({})).unwrap();
     let empty = env.work.path().join("empty-skill");
     std::fs::create_dir_all(&empty).unwrap();
     let locked = write_skill(env.work.path(), "locked", "Locked", "x");
@@ -348,9 +328,7 @@ fn skill_emulation_never_refuses_and_always_emulates() {
     let env = RealEnv::new();
     fixtures(&env);
     let c = exec_client_with(&env, SkillEmulation::default());
-    let thread = codex_client::CodexClient::from_connection(&c)
-        .thread_start(json!({}))
-        .unwrap();
+    let thread = c.thread_start(json!({})).unwrap();
     let e = thread
         .run(Input::text("MOCK_TEXT: x").and_skill_named("haiku"))
         .unwrap_err();
@@ -362,10 +340,8 @@ fn skill_emulation_never_refuses_and_always_emulates() {
     c.disconnect();
 
     let loose = write_skill(&env.work.path().join("elsewhere"), "loose", "Loose", "x");
-    let c = connected(env.options());
-    let thread = codex_client::CodexClient::from_connection(&c)
-        .thread_start(json!({}))
-        .unwrap();
+    let c = codex_connected(env.options());
+    let thread = c.thread_start(json!({})).unwrap();
     let e = thread
         .run(Input::text("MOCK_TEXT: x").and_skill_at(&loose))
         .unwrap_err();
@@ -378,10 +354,8 @@ fn skill_emulation_never_refuses_and_always_emulates() {
     assert!(r.emulated_skills.is_empty(), "{r:?}");
     c.disconnect();
 
-    let c = connected(env.options().skill_emulation(SkillEmulation::Always));
-    let thread = codex_client::CodexClient::from_connection(&c)
-        .thread_start(json!({}))
-        .unwrap();
+    let c = codex_connected(env.options().skill_emulation(SkillEmulation::Always));
+    let thread = c.thread_start(json!({})).unwrap();
     let r = thread
         .run(Input::text("MOCK_TEXT: emulated").and_skill_named("haiku"))
         .unwrap();

@@ -3,7 +3,7 @@
 
 mod support;
 
-use codex_client::{Client, Delivery, Event, Input, ThreadStatus};
+use codex_client::{CodexClient, Delivery, Event, Input, ThreadStatus};
 use serde_json::json;
 use std::time::Duration;
 use support::*;
@@ -11,11 +11,9 @@ use support::*;
 #[test]
 fn run_returns_final_text_items_usage_and_status() {
     let env = RealEnv::new();
-    let c = Client::new(env.options());
+    let c = CodexClient::new(env.options());
     c.connect().unwrap();
-    let thread = codex_client::CodexClient::from_connection(&c)
-        .thread_start(json!({}))
-        .unwrap();
+    let thread = c.thread_start(json!({})).unwrap();
     assert!(!thread.id().is_empty());
     let r = thread.run("MOCK_TEXT: four score and seven years").unwrap();
     assert!(r.is_completed(), "{r:?}");
@@ -48,14 +46,10 @@ fn run_returns_final_text_items_usage_and_status() {
 #[test]
 fn streams_of_two_threads_never_mix() {
     let env = RealEnv::new();
-    let c = Client::new(env.options());
+    let c = CodexClient::new(env.options());
     c.connect().unwrap();
-    let a = codex_client::CodexClient::from_connection(&c)
-        .thread_start(json!({}))
-        .unwrap();
-    let b = codex_client::CodexClient::from_connection(&c)
-        .thread_start(json!({}))
-        .unwrap();
+    let a = c.thread_start(json!({})).unwrap();
+    let b = c.thread_start(json!({})).unwrap();
     let mut sa = a.run_streamed("MOCK_SLOW: 8 20").unwrap();
     let mut sb = b.run_streamed("MOCK_TEXT: only for b").unwrap();
     let (ta, tb) = (sa.turn_id().to_owned(), sb.turn_id().to_owned());
@@ -109,11 +103,9 @@ fn streams_of_two_threads_never_mix() {
 #[test]
 fn interrupt_and_steer_reach_the_running_turn() {
     let env = RealEnv::new();
-    let c = Client::new(env.options());
+    let c = CodexClient::new(env.options());
     c.connect().unwrap();
-    let thread = codex_client::CodexClient::from_connection(&c)
-        .thread_start(json!({}))
-        .unwrap();
+    let thread = c.thread_start(json!({})).unwrap();
     // Interrupt.
     let mut s = thread.run_streamed("MOCK_SLOW: 200 50").unwrap();
     let first = s
@@ -148,10 +140,10 @@ fn interrupt_and_steer_reach_the_running_turn() {
 #[test]
 fn file_change_approval_accept_writes_and_decline_does_not() {
     let env = RealEnv::new();
-    let c = Client::new(env.options());
+    let c = CodexClient::new(env.options());
     c.connect().unwrap();
     for (decision, file) in [("accept", "yes.txt"), ("decline", "no.txt")] {
-        let thread = codex_client::CodexClient::from_connection(&c)
+        let thread = c
             .thread_start(json!({"approvalPolicy": "untrusted", "cwd": env.work.path()}))
             .unwrap();
         let mut s = thread
@@ -186,11 +178,9 @@ fn file_change_approval_accept_writes_and_decline_does_not() {
 #[test]
 fn run_without_handler_declines_the_approval() {
     let env = RealEnv::new();
-    let c = Client::new(env.options());
+    let c = CodexClient::new(env.options());
     c.connect().unwrap();
-    let thread = codex_client::CodexClient::from_connection(&c)
-        .thread_start(json!({}))
-        .unwrap();
+    let thread = c.thread_start(json!({})).unwrap();
     let marker = env.work.path().join("must-not-exist");
     let r = thread
         .run(format!("MOCK_EXEC: touch {}", marker.display()))
@@ -207,20 +197,16 @@ fn run_without_handler_declines_the_approval() {
 #[test]
 fn smoke_resume_after_server_restart_sees_earlier_turns() {
     let env = RealEnv::new();
-    let c = Client::new(env.options());
+    let c = CodexClient::new(env.options());
     c.connect().unwrap();
-    let thread = codex_client::CodexClient::from_connection(&c)
-        .thread_start(json!({}))
-        .unwrap();
+    let thread = c.thread_start(json!({})).unwrap();
     thread
         .run("MOCK_TEXT: remember the word pineapple")
         .unwrap();
     let id = thread.id().to_owned();
     c.disconnect();
     c.connect().unwrap(); // a new server process
-    let resumed = codex_client::CodexClient::from_connection(&c)
-        .thread_resume(&id, json!({}))
-        .unwrap();
+    let resumed = c.thread_resume(&id, json!({})).unwrap();
     assert_eq!(resumed.id(), id);
     let read = resumed.read(true).unwrap();
     assert!(
@@ -237,11 +223,9 @@ fn smoke_resume_after_server_restart_sees_earlier_turns() {
 #[test]
 fn output_schema_and_overrides_are_passed_through() {
     let env = RealEnv::new();
-    let c = Client::new(env.options());
+    let c = CodexClient::new(env.options());
     c.connect().unwrap();
-    let thread = codex_client::CodexClient::from_connection(&c)
-        .thread_start(json!({}))
-        .unwrap();
+    let thread = c.thread_start(json!({})).unwrap();
     let schema = json!({"type":"object","properties":{"answer":{"type":"string"}},"required":["answer"],"additionalProperties":false});
     let r = thread
         .run_with(
@@ -261,11 +245,9 @@ fn output_schema_and_overrides_are_passed_through() {
 #[test]
 fn dropping_a_stream_hands_the_rest_of_the_turn_back() {
     let env = RealEnv::new();
-    let c = Client::new(env.options().delivery(Delivery::Poll));
+    let c = CodexClient::new(env.options().delivery(Delivery::Poll));
     c.connect().unwrap();
-    let thread = codex_client::CodexClient::from_connection(&c)
-        .thread_start(json!({}))
-        .unwrap();
+    let thread = c.thread_start(json!({})).unwrap();
     while c.next_event(Some(Duration::ZERO)).unwrap().is_some() {}
     let s = thread.run_streamed("MOCK_SLOW: 5 30").unwrap();
     drop(s);

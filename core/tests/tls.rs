@@ -7,7 +7,7 @@
 
 mod support;
 
-use codex_client::{Client, Error};
+use codex_client::{Client, CodexClient, Error};
 use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::sync::{Arc, Mutex};
@@ -103,9 +103,9 @@ fn wss_through_a_real_tls_proxy() {
     };
 
     // A good certificate: connects and runs a real turn.
-    let c = Client::new(client(ports[0]));
+    let c = CodexClient::new(client(ports[0]));
     c.connect().expect("wss:// with the test CA");
-    let r = codex_client::CodexClient::from_connection(&c)
+    let r = c
         .thread_start(serde_json::json!({}))
         .unwrap()
         .run("MOCK_TEXT: over TLS")
@@ -134,7 +134,7 @@ fn wss_through_a_real_tls_proxy() {
 
     // The proxy that wants a client certificate: refused without, connects with one.
     assert!(Client::new(client(ports[4])).connect().is_err());
-    let c = Client::new(client(ports[4]).tls_client_cert(&client_c, &client_k));
+    let c = CodexClient::new(client(ports[4]).tls_client_cert(&client_c, &client_k));
     c.connect().expect("wss:// with a client certificate");
     c.disconnect();
 
@@ -149,7 +149,7 @@ fn wss_through_a_real_tls_proxy() {
     // The token never crosses the wire in clear text: every byte the client sent, recorded
     // before the proxy, is TLS.
     let (relay, seen) = recording_relay(ports[0]);
-    let c = Client::new(
+    let c = CodexClient::new(
         env.options()
             .websocket(format!("wss://localhost:{relay}"), Some(token.to_owned()))
             .tls_ca_file(&ca_file),

@@ -5,23 +5,19 @@ mod support;
 
 use std::time::{Duration, Instant};
 
-use codex_client::{Client, ErrorKind};
+use codex_client::{CodexClient, ErrorKind};
 use serde_json::json;
 use support::*;
 
-fn client(env: &RealEnv) -> Client {
-    let c = Client::new(env.options());
-    c.connect().expect("connect");
-    c
+fn client(env: &RealEnv) -> CodexClient {
+    env.codex()
 }
 
 #[test]
 fn an_idle_turn_is_interrupted_and_named() {
     let env = RealEnv::new();
     let c = client(&env);
-    let thread = codex_client::CodexClient::from_connection(&c)
-        .thread_start(json!({}))
-        .unwrap();
+    let thread = c.thread_start(json!({})).unwrap();
     // One delta, then 20 s of silence before each next one.
     let mut s = thread.run_streamed("MOCK_SLOW: 3 20000").unwrap();
     let t0 = Instant::now();
@@ -45,9 +41,7 @@ fn an_idle_turn_is_interrupted_and_named() {
 fn a_turn_over_its_overall_bound_is_interrupted_and_a_quick_one_is_not() {
     let env = RealEnv::new();
     let c = client(&env);
-    let thread = codex_client::CodexClient::from_connection(&c)
-        .thread_start(json!({}))
-        .unwrap();
+    let thread = c.thread_start(json!({})).unwrap();
     let mut s = thread.run_streamed("MOCK_SLOW: 100 500").unwrap();
     let e = s
         .finish_within(Some(Duration::from_secs(3)), Some(Duration::from_secs(30)))
@@ -78,9 +72,7 @@ fn an_async_consumer_gives_a_silent_turn_up_with_the_cores_bounds() {
 
     let env = RealEnv::new();
     let c = client(&env);
-    let thread = codex_client::CodexClient::from_connection(&c)
-        .thread_start(json!({}))
-        .unwrap();
+    let thread = c.thread_start(json!({})).unwrap();
     let mut s = thread.run_streamed("MOCK_SLOW: 3 20000").unwrap();
     let bounds = TurnBounds::new(Some(Duration::from_secs(120)), Some(Duration::from_secs(2)));
     let t0 = Instant::now();

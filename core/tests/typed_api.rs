@@ -10,7 +10,7 @@ use codex_client::protocol::{
     self, methods, server_requests, CommandExecutionApprovalDecision as Decision,
     FileChangeApprovalDecision, ServerNotification, ServerRequestKind,
 };
-use codex_client::{Client, Delivery, Error, Event};
+use codex_client::{CodexClient, Delivery, Error, Event};
 use serde_json::json;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
@@ -20,24 +20,23 @@ use support::*;
 #[test]
 fn typed_calls_of_the_common_methods() {
     let env = RealEnv::new();
-    let c = Client::new(env.options());
+    let c = CodexClient::new(env.options());
     c.connect().unwrap();
 
     // thread family
-    let started = codex_client::CodexClient::from_connection(&c)
+    let started = c
         .call::<methods::ThreadStart>(protocol::ThreadStartParams::default())
         .unwrap();
     let id = started.thread.id.clone();
     assert!(!id.is_empty());
     assert_eq!(started.model, "mock-model");
-    codex_client::CodexClient::from_connection(&c)
-        .call::<methods::ThreadNameSet>(protocol::ThreadSetNameParams {
-            name: "typed name".into(),
-            thread_id: id.clone(),
-            extra: Default::default(),
-        })
-        .unwrap();
-    let read = codex_client::CodexClient::from_connection(&c)
+    c.call::<methods::ThreadNameSet>(protocol::ThreadSetNameParams {
+        name: "typed name".into(),
+        thread_id: id.clone(),
+        extra: Default::default(),
+    })
+    .unwrap();
+    let read = c
         .call::<methods::ThreadRead>(protocol::ThreadReadParams {
             thread_id: id.clone(),
             include_turns: Some(false),
@@ -48,12 +47,9 @@ fn typed_calls_of_the_common_methods() {
     assert_eq!(read.thread.name.as_deref(), Some("typed name"));
 
     // A turn, so the thread is persisted and listed.
-    let r = codex_client::CodexClient::from_connection(&c)
-        .thread(&id)
-        .run("MOCK_TEXT: persisted")
-        .unwrap();
+    let r = c.thread(&id).run("MOCK_TEXT: persisted").unwrap();
     assert_eq!(r.final_response.as_deref(), Some("persisted"));
-    let listed = codex_client::CodexClient::from_connection(&c)
+    let listed = c
         .call::<methods::ThreadList>(protocol::ThreadListParams::default())
         .unwrap();
     assert!(
@@ -61,56 +57,51 @@ fn typed_calls_of_the_common_methods() {
         "thread/list: {:?}",
         listed.data.iter().map(|t| &t.id).collect::<Vec<_>>()
     );
-    codex_client::CodexClient::from_connection(&c)
-        .call::<methods::ThreadArchive>(protocol::ThreadArchiveParams {
-            thread_id: id.clone(),
-            extra: Default::default(),
-        })
-        .unwrap();
-    let archived = codex_client::CodexClient::from_connection(&c)
+    c.call::<methods::ThreadArchive>(protocol::ThreadArchiveParams {
+        thread_id: id.clone(),
+        extra: Default::default(),
+    })
+    .unwrap();
+    let archived = c
         .call::<methods::ThreadList>(protocol::ThreadListParams {
             archived: Some(true),
             ..Default::default()
         })
         .unwrap();
     assert!(archived.data.iter().any(|t| t.id == id), "archived list");
-    codex_client::CodexClient::from_connection(&c)
-        .call::<methods::ThreadUnarchive>(protocol::ThreadUnarchiveParams {
-            thread_id: id.clone(),
-            extra: Default::default(),
-        })
-        .unwrap();
+    c.call::<methods::ThreadUnarchive>(protocol::ThreadUnarchiveParams {
+        thread_id: id.clone(),
+        extra: Default::default(),
+    })
+    .unwrap();
 
     // config, models, skills, account
-    let cfg = codex_client::CodexClient::from_connection(&c)
+    let cfg = c
         .call::<methods::ConfigRead>(protocol::ConfigReadParams::default())
         .unwrap();
     assert_eq!(cfg.config.model.as_deref(), Some("mock-model"));
     assert_eq!(cfg.config.model_provider.as_deref(), Some("mock"));
-    codex_client::CodexClient::from_connection(&c)
-        .call::<methods::ConfigValueWrite>(protocol::ConfigValueWriteParams {
-            key_path: "model_verbosity".into(),
-            value: json!("low"),
-            merge_strategy: protocol::MergeStrategy::Replace,
-            expected_version: None,
-            file_path: None,
-            extra: Default::default(),
-        })
-        .unwrap();
-    let cfg = codex_client::CodexClient::from_connection(&c)
+    c.call::<methods::ConfigValueWrite>(protocol::ConfigValueWriteParams {
+        key_path: "model_verbosity".into(),
+        value: json!("low"),
+        merge_strategy: protocol::MergeStrategy::Replace,
+        expected_version: None,
+        file_path: None,
+        extra: Default::default(),
+    })
+    .unwrap();
+    let cfg = c
         .call::<methods::ConfigRead>(protocol::ConfigReadParams::default())
         .unwrap();
     assert_eq!(cfg.config.model_verbosity, Some(protocol::Verbosity::Low));
     let toml = std::fs::read_to_string(env.home.path().join("config.toml")).unwrap();
     assert!(toml.contains("model_verbosity"), "{toml}");
 
-    codex_client::CodexClient::from_connection(&c)
-        .call::<methods::ModelList>(protocol::ModelListParams::default())
+    c.call::<methods::ModelList>(protocol::ModelListParams::default())
         .unwrap();
-    codex_client::CodexClient::from_connection(&c)
-        .call::<methods::SkillsList>(protocol::SkillsListParams::default())
+    c.call::<methods::SkillsList>(protocol::SkillsListParams::default())
         .unwrap();
-    let account = codex_client::CodexClient::from_connection(&c)
+    let account = c
         .call::<methods::AccountRead>(protocol::GetAccountParams::default())
         .unwrap();
     assert!(account.account.is_none(), "no credentials exist here");
@@ -123,9 +114,7 @@ fn typed_calls_of_the_common_methods() {
         "sandboxPolicy": {"type": "dangerFullAccess"},
     }))
     .unwrap();
-    let out = codex_client::CodexClient::from_connection(&c)
-        .call::<methods::CommandExec>(params)
-        .unwrap();
+    let out = c.call::<methods::CommandExec>(params).unwrap();
     assert_eq!(out.exit_code, 0, "stderr: {}", out.stderr);
     assert_eq!(out.stdout.trim(), "typed-exec");
 }
@@ -133,15 +122,13 @@ fn typed_calls_of_the_common_methods() {
 #[test]
 fn experimental_methods_and_fields_need_the_capability() {
     let env = RealEnv::new();
-    let c = Client::new(env.options());
+    let c = CodexClient::new(env.options());
     c.connect().unwrap();
     let with_exp_field = protocol::ThreadStartParams {
         dynamic_tools: Some(Vec::new()),
         ..Default::default()
     };
-    match codex_client::CodexClient::from_connection(&c)
-        .call::<methods::ThreadStart>(with_exp_field.clone())
-    {
+    match c.call::<methods::ThreadStart>(with_exp_field.clone()) {
         Err(Error::InvalidState(m)) => {
             assert!(m.contains("thread/start.dynamicTools"), "{m}");
             assert!(m.contains("experimentalApi"), "{m}");
@@ -151,11 +138,9 @@ fn experimental_methods_and_fields_need_the_capability() {
     c.disconnect();
 
     // With the capability negotiated the same call goes through.
-    let c = Client::new(env.options().experimental_api(true));
+    let c = CodexClient::new(env.options().experimental_api(true));
     c.connect().unwrap();
-    let t = codex_client::CodexClient::from_connection(&c)
-        .call::<methods::ThreadStart>(with_exp_field)
-        .unwrap();
+    let t = c.call::<methods::ThreadStart>(with_exp_field).unwrap();
     assert!(!t.thread.id.is_empty());
 }
 
@@ -168,20 +153,17 @@ fn run_with_decision(
         + 'static,
 ) -> (bool, codex_client::TurnResult, usize) {
     let env = RealEnv::new();
-    let c = Client::new(env.options());
+    let c = CodexClient::new(env.options());
     let asked = Arc::new(AtomicUsize::new(0));
     let a = asked.clone();
-    codex_client::CodexClient::from_connection(&c)
-        .on_command_approval(move |p| {
-            a.fetch_add(1, Ordering::SeqCst);
-            assert!(p.command.as_deref().unwrap_or("").contains("ran-ok"));
-            decision(p)
-        })
-        .unwrap();
+    c.on_command_approval(move |p| {
+        a.fetch_add(1, Ordering::SeqCst);
+        assert!(p.command.as_deref().unwrap_or("").contains("ran-ok"));
+        decision(p)
+    })
+    .unwrap();
     c.connect().unwrap();
-    let thread = codex_client::CodexClient::from_connection(&c)
-        .thread_start(json!({}))
-        .unwrap();
+    let thread = c.thread_start(json!({})).unwrap();
     let marker = env.work.path().join("ran.txt");
     let r = thread
         .run(format!(
@@ -247,10 +229,8 @@ fn cancel_does_not_run_and_interrupts_the_turn() {
 #[test]
 fn panicking_typed_handler_declines_and_the_connection_goes_on() {
     let env = RealEnv::new();
-    let c = Client::new(env.options());
-    codex_client::CodexClient::from_connection(&c)
-        .on_command_approval(|_| panic!("handler bug"))
-        .unwrap();
+    let c = CodexClient::new(env.options());
+    c.on_command_approval(|_| panic!("handler bug")).unwrap();
     let errors = Arc::new(Mutex::new(Vec::<String>::new()));
     let e = errors.clone();
     c.on_connection_event(move |ev| {
@@ -260,9 +240,7 @@ fn panicking_typed_handler_declines_and_the_connection_goes_on() {
     })
     .unwrap();
     c.connect().unwrap();
-    let thread = codex_client::CodexClient::from_connection(&c)
-        .thread_start(json!({}))
-        .unwrap();
+    let thread = c.thread_start(json!({})).unwrap();
     let marker = env.work.path().join("never.txt");
     let r = thread
         .run(format!("MOCK_EXEC: touch {}", marker.display()))
@@ -286,37 +264,34 @@ fn panicking_typed_handler_declines_and_the_connection_goes_on() {
 #[test]
 fn deferred_typed_answer_from_another_thread() {
     let env = RealEnv::new();
-    let c = Client::new(env.options());
+    let c = CodexClient::new(env.options());
     let answered_on = Arc::new(Mutex::new(None));
     let slot = answered_on.clone();
-    codex_client::CodexClient::from_connection(&c)
-        .on_request::<server_requests::ItemCommandExecutionRequestApproval>(move |req| {
-            assert!(req.is_open());
-            let slot = slot.clone();
-            // Keep the request and answer later, from a thread of our own.
-            std::thread::spawn(move || {
-                std::thread::sleep(Duration::from_millis(100));
+    c.on_request::<server_requests::ItemCommandExecutionRequestApproval>(move |req| {
+        assert!(req.is_open());
+        let slot = slot.clone();
+        // Keep the request and answer later, from a thread of our own.
+        std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_millis(100));
+            req.respond(protocol::CommandExecutionRequestApprovalResponse {
+                decision: Decision::Accept,
+                extra: Default::default(),
+            })
+            .unwrap();
+            // A second answer is refused.
+            assert!(matches!(
                 req.respond(protocol::CommandExecutionRequestApprovalResponse {
-                    decision: Decision::Accept,
+                    decision: Decision::Decline,
                     extra: Default::default(),
-                })
-                .unwrap();
-                // A second answer is refused.
-                assert!(matches!(
-                    req.respond(protocol::CommandExecutionRequestApprovalResponse {
-                        decision: Decision::Decline,
-                        extra: Default::default(),
-                    }),
-                    Err(Error::AlreadyResponded)
-                ));
-                *slot.lock().unwrap() = Some(std::thread::current().id());
-            });
-        })
-        .unwrap();
+                }),
+                Err(Error::AlreadyResponded)
+            ));
+            *slot.lock().unwrap() = Some(std::thread::current().id());
+        });
+    })
+    .unwrap();
     c.connect().unwrap();
-    let thread = codex_client::CodexClient::from_connection(&c)
-        .thread_start(json!({}))
-        .unwrap();
+    let thread = c.thread_start(json!({})).unwrap();
     let marker = env.work.path().join("later.txt");
     let r = thread
         .run(format!(
@@ -332,15 +307,14 @@ fn deferred_typed_answer_from_another_thread() {
 #[test]
 fn typed_file_change_approval_accept_writes_the_file() {
     let env = RealEnv::new();
-    let c = Client::new(env.options());
-    codex_client::CodexClient::from_connection(&c)
-        .on_file_change_approval(|p| {
-            assert!(!p.item_id.is_empty());
-            FileChangeApprovalDecision::Accept
-        })
-        .unwrap();
+    let c = CodexClient::new(env.options());
+    c.on_file_change_approval(|p| {
+        assert!(!p.item_id.is_empty());
+        FileChangeApprovalDecision::Accept
+    })
+    .unwrap();
     c.connect().unwrap();
-    let thread = codex_client::CodexClient::from_connection(&c)
+    let thread = c
         .thread_start(json!({"approvalPolicy": "untrusted", "cwd": env.work.path()}))
         .unwrap();
     let r = thread.run("MOCK_PATCH: typed.txt typed patch").unwrap();
@@ -358,11 +332,9 @@ fn typed_file_change_approval_accept_writes_the_file() {
 #[test]
 fn smoke_streamed_turn_events_are_typed_and_reassemble() {
     let env = RealEnv::new();
-    let c = Client::new(env.options().delivery(Delivery::Poll));
+    let c = CodexClient::new(env.options().delivery(Delivery::Poll));
     c.connect().unwrap();
-    let thread = codex_client::CodexClient::from_connection(&c)
-        .thread_start(json!({}))
-        .unwrap();
+    let thread = c.thread_start(json!({})).unwrap();
     let mut s = thread
         .run_streamed("MOCK_TEXT: typed events reassemble")
         .unwrap();
@@ -415,7 +387,7 @@ fn smoke_streamed_turn_events_are_typed_and_reassemble() {
 
 #[test]
 fn unknown_notification_from_a_newer_server_arrives_raw() {
-    let c = Client::new(fake_options(&["unknown"]).delivery(Delivery::Poll));
+    let c = CodexClient::new(fake_options(&["unknown"]).delivery(Delivery::Poll));
     c.connect().unwrap();
     c.request_blocking("test/unknown", json!({})).unwrap();
     let mut saw_note = false;
@@ -454,33 +426,30 @@ fn unknown_notification_from_a_newer_server_arrives_raw() {
 #[test]
 fn typed_user_input_handler_answers_the_question() {
     let env = RealEnv::new();
-    let c = Client::new(env.options().experimental_api(true));
+    let c = CodexClient::new(env.options().experimental_api(true));
     let questions = Arc::new(Mutex::new(Vec::<String>::new()));
     let q = questions.clone();
-    codex_client::CodexClient::from_connection(&c)
-        .on_request::<server_requests::ItemToolRequestUserInput>(move |req| {
-            let mut answers = std::collections::BTreeMap::new();
-            for question in &req.params.questions {
-                q.lock().unwrap().push(question.question.clone());
-                answers.insert(
-                    question.id.clone(),
-                    protocol::ToolRequestUserInputAnswer {
-                        answers: vec!["Yes".into()],
-                        extra: Default::default(),
-                    },
-                );
-            }
-            req.respond(protocol::ToolRequestUserInputResponse {
-                answers,
-                extra: Default::default(),
-            })
-            .unwrap();
+    c.on_request::<server_requests::ItemToolRequestUserInput>(move |req| {
+        let mut answers = std::collections::BTreeMap::new();
+        for question in &req.params.questions {
+            q.lock().unwrap().push(question.question.clone());
+            answers.insert(
+                question.id.clone(),
+                protocol::ToolRequestUserInputAnswer {
+                    answers: vec!["Yes".into()],
+                    extra: Default::default(),
+                },
+            );
+        }
+        req.respond(protocol::ToolRequestUserInputResponse {
+            answers,
+            extra: Default::default(),
         })
         .unwrap();
+    })
+    .unwrap();
     c.connect().unwrap();
-    let thread = codex_client::CodexClient::from_connection(&c)
-        .thread_start(json!({}))
-        .unwrap();
+    let thread = c.thread_start(json!({})).unwrap();
     let r = thread
         .run_with(
             "MOCK_ASK: Shall we proceed?",
@@ -496,17 +465,11 @@ fn typed_user_input_handler_answers_the_question() {
 #[test]
 fn per_thread_handler_wins_over_the_client_handler_on_its_thread_only() {
     let env = RealEnv::new();
-    let c = Client::new(env.options());
-    codex_client::CodexClient::from_connection(&c)
-        .on_command_approval(|_| Decision::Decline)
-        .unwrap();
+    let c = CodexClient::new(env.options());
+    c.on_command_approval(|_| Decision::Decline).unwrap();
     c.connect().unwrap();
-    let trusted = codex_client::CodexClient::from_connection(&c)
-        .thread_start(json!({}))
-        .unwrap();
-    let other = codex_client::CodexClient::from_connection(&c)
-        .thread_start(json!({}))
-        .unwrap();
+    let trusted = c.thread_start(json!({})).unwrap();
+    let other = c.thread_start(json!({})).unwrap();
     trusted.on_command_approval(|_| Decision::Accept).unwrap();
     let a = env.work.path().join("trusted.txt");
     let b = env.work.path().join("other.txt");
@@ -539,28 +502,27 @@ fn per_thread_handler_wins_over_the_client_handler_on_its_thread_only() {
 #[test]
 fn a_dynamic_tool_call_is_answered_by_a_handler_and_its_output_reaches_the_model() {
     let env = RealEnv::new();
-    let c = Client::new(env.options().experimental_api(true));
+    let c = CodexClient::new(env.options().experimental_api(true));
     let seen = Arc::new(Mutex::new(Vec::new()));
     let slot = seen.clone();
-    codex_client::CodexClient::from_connection(&c)
-        .on_request::<server_requests::ItemToolCall>(move |req| {
-            let city = req.params.arguments["city"]
-                .as_str()
-                .unwrap_or("?")
-                .to_owned();
-            slot.lock()
-                .unwrap()
-                .push((req.params.tool.clone(), city.clone()));
-            let answer: protocol::DynamicToolCallResponse = serde_json::from_value(json!({
-                "contentItems": [{"type": "inputText", "text": format!("sunny in {city}")}],
-                "success": true,
-            }))
-            .unwrap();
-            req.respond(answer).unwrap();
-        })
+    c.on_request::<server_requests::ItemToolCall>(move |req| {
+        let city = req.params.arguments["city"]
+            .as_str()
+            .unwrap_or("?")
+            .to_owned();
+        slot.lock()
+            .unwrap()
+            .push((req.params.tool.clone(), city.clone()));
+        let answer: protocol::DynamicToolCallResponse = serde_json::from_value(json!({
+            "contentItems": [{"type": "inputText", "text": format!("sunny in {city}")}],
+            "success": true,
+        }))
         .unwrap();
+        req.respond(answer).unwrap();
+    })
+    .unwrap();
     c.connect().unwrap();
-    let thread = codex_client::CodexClient::from_connection(&c)
+    let thread = c
         .thread_start(json!({"dynamicTools": [{
             "type": "function",
             "name": "lookup_weather",
@@ -603,7 +565,7 @@ fn an_mcp_elicitation_forwarded_by_codex_is_answered_by_a_handler_and_reaches_th
     let env = RealEnv::new();
     let (node, everything) = mcp_everything();
     let toml_str = |p: &std::path::Path| format!("{:?}", p.display().to_string());
-    let c = Client::new(
+    let c = CodexClient::new(
         env.options()
             .config("mcp_servers.everything.command", toml_str(&node))
             .config(
@@ -622,9 +584,7 @@ fn an_mcp_elicitation_forwarded_by_codex_is_answered_by_a_handler_and_reaches_th
     })
     .unwrap();
     c.connect().unwrap();
-    let thread = codex_client::CodexClient::from_connection(&c)
-        .thread_start(json!({}))
-        .unwrap();
+    let thread = c.thread_start(json!({})).unwrap();
     let r = thread
         .run("MOCK_TOOL: mcp__everything/trigger_elicitation_request {}")
         .unwrap();

@@ -7,7 +7,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use codex_client::log::{forward_logs, LogRecord};
-use codex_client::Client;
+use codex_client::{Client, CodexClient};
 use serde_json::json;
 use support::*;
 
@@ -36,7 +36,7 @@ fn unhandled_server_requests_warn_once_then_log_at_info_and_secrets_never_show()
     let logs = capture();
 
     // Callback mode, no handler: each approval is declined; the first one warns.
-    let c = Client::new(fake_options(&["approval"]));
+    let c = CodexClient::new(fake_options(&["approval"]));
     c.connect().unwrap();
     for _ in 0..2 {
         c.request_blocking("test/approval", json!({})).unwrap();
@@ -63,15 +63,11 @@ fn unhandled_server_requests_warn_once_then_log_at_info_and_secrets_never_show()
     let env = RealEnv::new();
     let mut opts = env.options();
     opts.trace_wire = true;
-    let c = Client::new(opts);
+    let c = CodexClient::new(opts);
     c.connect().unwrap();
     let key = "sk-test-secret-key-9f8e7d";
-    codex_client::CodexClient::from_connection(&c)
-        .login_api_key_blocking(key)
-        .unwrap();
-    codex_client::CodexClient::from_connection(&c)
-        .logout_blocking()
-        .unwrap();
+    c.login_api_key_blocking(key).unwrap();
+    c.logout_blocking().unwrap();
     c.disconnect();
     let http = Client::new(
         codex_client::ClientOptions::default()
@@ -115,7 +111,7 @@ fn outside_window_server_connects_with_a_warning_and_an_event() {
     let logs = capture();
     let env = RealEnv::new();
     {
-        let c = Client::new(
+        let c = CodexClient::new(
             env.options()
                 .codex_bin(codex_092_bin())
                 .delivery(Delivery::Poll),

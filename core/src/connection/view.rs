@@ -12,9 +12,9 @@ macro_rules! protocol_view {
     ($ty:ident, $what:literal) => {
         impl $ty {
             #[doc = concat!(
-                        "A new connection, seen as ", $what,
-                        ". Nothing is started until [`connect`](crate::Client::connect)."
-                    )]
+                                "A new connection, seen as ", $what,
+                                ". Nothing is started until [`connect`](crate::Client::connect)."
+                            )]
             pub fn new(options: crate::options::ClientOptions) -> $ty {
                 $ty {
                     conn: crate::connection::Client::new(options),

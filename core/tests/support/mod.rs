@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
-use codex_client::{Client, ClientOptions, TransportKind};
+use codex_client::{Client, ClientOptions, CodexClient, McpClient, TransportKind};
 
 /// Version of the real Codex the tests run against: `CODEX_VERSION` (the test scripts loop
 /// the smoke set over `CODEX_SMOKE` with it), else the version of `CODEX_BIN` (`--version`),
@@ -126,11 +126,23 @@ pub fn fake_options(modes: &[&str]) -> ClientOptions {
     o
 }
 
-/// A connected client of the fake server.
-pub fn fake_client(modes: &[&str], opts: ClientOptions) -> Client {
+/// A connected client of the fake server (`modes` are in `opts`: see [`fake_options`]).
+pub fn fake_client(modes: &[&str], opts: ClientOptions) -> CodexClient {
     let _ = modes;
-    let c = Client::new(opts);
-    c.connect().expect("connect to the fake app-server");
+    codex_connected(opts)
+}
+
+/// A Codex client of `opts`, connected (the test fails if it cannot).
+pub fn codex_connected(opts: ClientOptions) -> CodexClient {
+    let c = CodexClient::new(opts);
+    c.connect().expect("connect the Codex client");
+    c
+}
+
+/// An MCP client of `opts`, connected (the test fails if it cannot).
+pub fn mcp_connected(opts: ClientOptions) -> McpClient {
+    let c = McpClient::new(opts);
+    c.connect().expect("connect the MCP client");
     c
 }
 
@@ -275,6 +287,11 @@ impl RealEnv {
         model.write_codex_home(home.path()).unwrap();
         let work = TempDir::new("work");
         RealEnv { model, home, work }
+    }
+
+    /// A client of the real `codex app-server` in this environment, connected.
+    pub fn codex(&self) -> CodexClient {
+        codex_connected(self.options())
     }
 
     /// Options for a client of the real `codex app-server` in this environment.
