@@ -18,7 +18,7 @@
 //! - `bench-rust startup CODEX_BIN REPS`: spawn to `initialize` answered through the library
 //!   (median ms of REPS) and, for comparison, the bare binary driven by hand.
 
-use codex_client::{Client, ClientOptions, Delivery, Event};
+use codex_client::{ClientOptions, CodexClient, Delivery, Event};
 use serde_json::json;
 use std::io::{BufRead, BufReader, Write};
 use std::time::{Duration, Instant};
@@ -32,12 +32,12 @@ fn usage() -> ! {
     std::process::exit(2)
 }
 
-fn connect(server: &str, n: u64) -> Client {
+fn connect(server: &str, n: u64) -> CodexClient {
     connect_with(server, n, Delivery::Poll)
 }
 
-fn connect_with(server: &str, n: u64, delivery: Delivery) -> Client {
-    let c = Client::new(
+fn connect_with(server: &str, n: u64, delivery: Delivery) -> CodexClient {
+    let c = CodexClient::new(
         ClientOptions::default()
             .codex_bin(server)
             .env("BENCH_EVENTS", n.to_string())
@@ -58,7 +58,7 @@ fn count_deltas(mut s: codex_client::TurnStream) -> u64 {
 }
 
 fn interleave(server: &str, turns: usize, n: u64) {
-    let c = Client::new(
+    let c = CodexClient::new(
         ClientOptions::default()
             .codex_bin(server)
             .env("BENCH_EVENTS", n.to_string())
@@ -67,11 +67,7 @@ fn interleave(server: &str, turns: usize, n: u64) {
     );
     c.connect().expect("connect to the bench server");
     let threads: Vec<_> = (0..turns)
-        .map(|_| {
-            codex_client::CodexClient::from_connection(&c)
-                .thread_start(json!({}))
-                .unwrap()
-        })
+        .map(|_| c.thread_start(json!({})).unwrap())
         .collect();
     let t0 = Instant::now();
     // Every turn is started before the server sends any of their deltas.
@@ -103,17 +99,13 @@ fn scale(server: &str, clients: usize, n: u64, mode: &str) {
         _ => Delivery::Poll,
     };
     let before = codex_bench::proc_status("Threads");
-    let cs: Vec<Client> = (0..clients)
+    let cs: Vec<CodexClient> = (0..clients)
         .map(|_| connect_with(server, n, delivery))
         .collect();
     let library_threads = codex_bench::proc_status("Threads") - before;
     let threads: Vec<_> = cs
         .iter()
-        .map(|c| {
-            codex_client::CodexClient::from_connection(c)
-                .thread_start(json!({}))
-                .unwrap()
-        })
+        .map(|c| c.thread_start(json!({})).unwrap())
         .collect();
     let t0 = Instant::now();
     let consumers: Vec<_> = threads
@@ -137,9 +129,7 @@ fn scale(server: &str, clients: usize, n: u64, mode: &str) {
 
 fn stream(server: &str, n: u64, mode: &str) {
     let c = connect(server, n);
-    let thread = codex_client::CodexClient::from_connection(&c)
-        .thread_start(json!({}))
-        .unwrap();
+    let thread = c.thread_start(json!({})).unwrap();
     let t0 = Instant::now();
     let mut s = thread.run_streamed("go").unwrap();
     let mut deltas = 0u64;
@@ -175,9 +165,7 @@ fn stream(server: &str, n: u64, mode: &str) {
 
 fn rtt(server: &str, n: u64) {
     let c = connect(server, 0);
-    let thread = codex_client::CodexClient::from_connection(&c)
-        .thread_start(json!({}))
-        .unwrap();
+    let thread = c.thread_start(json!({})).unwrap();
     let params = json!({"threadId": thread.id(), "name": "bench"});
     for _ in 0..200 {
         c.request_blocking("thread/name/set", params.clone())
@@ -270,16 +258,14 @@ fn hand_turn(bin: &str, home: &std::path::Path) -> (f64, f64) {
 
 /// One real turn through the library (connect and thread start not timed).
 fn library_turn(bin: &str, home: &std::path::Path) -> (f64, f64) {
-    let c = Client::new(
+    let c = CodexClient::new(
         ClientOptions::default()
             .codex_bin(bin)
             .codex_home(home)
             .delivery(Delivery::Poll),
     );
     c.connect().expect("connect to codex");
-    let thread = codex_client::CodexClient::from_connection(&c)
-        .thread_start(json!({}))
-        .unwrap();
+    let thread = c.thread_start(json!({})).unwrap();
     let t0 = Instant::now();
     let mut s = thread
         .run_streamed(format!("MOCK_TEXT: {TURN_TEXT}"))
@@ -352,7 +338,7 @@ fn startup(bin: &str, reps: usize) {
     let mut bare = Vec::new();
     for _ in 0..reps {
         bare.push(bare_startup(bin, &home));
-        let c = Client::new(
+        let c = CodexClient::new(
             ClientOptions::default()
                 .codex_bin(bin)
                 .codex_home(&home)
