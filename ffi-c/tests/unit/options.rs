@@ -5,7 +5,7 @@
 use std::ffi::{CStr, CString};
 
 use super::*;
-use crate::client::{codex_client_free, codex_client_new, codex_client_t};
+use crate::connection::client::{codex_client_free, codex_client_new, codex_client_t};
 use crate::error::codex_status_t::*;
 use crate::error::tests::last_message;
 use crate::strings::codex_string_free;
