@@ -30,17 +30,23 @@ mod macros;
 // order): what every part shares, then the protocol-neutral connection, then the Codex client
 // and the MCP client, each in its folder. No module imports one of a later group.
 
-// Shared: status codes and the last error, strings, versions, logging, options, and the
-// plumbing (handles, leaf helpers).
+// Shared by both clients (each `mod` line its own group, so that rustfmt keeps this order).
 /// The ABI version (`CODEX_ABI_VERSION_*`; the soname's major version).
 pub mod abi;
+// Status codes, the last error.
 pub mod error;
-pub mod handles;
-pub mod log;
-pub mod options;
+// Strings in and out, `codex_string_free`.
 pub mod strings;
-pub mod util;
+// `codex_version`, `codex_abi_version`.
 pub mod version;
+// `codex_set_log_callback`.
+pub mod log;
+// `codex_options_t`.
+pub mod options;
+// The handle registry.
+pub mod handles;
+// Leaf helpers.
+pub mod util;
 
 // The connection: a client's handle and lifecycle, requests, events, delivery, server
 // requests (`connection/`).
