@@ -125,10 +125,7 @@ ffi_fn! {
         opts: *const codex_options_t,
         out: *mut *mut codex_client_t,
     ) -> codex_status_t {
-        clear_out(out);
-        if out.is_null() {
-            return Err(invalid_arg("out is NULL"));
-        }
+        req_out(out, "out")?;
         // `build` looks the options handle up in the registry; it never reads through it.
         let options = options::build(opts)?;
         *out = handles::insert_with::<codex_client_t, Fail>(|key| {

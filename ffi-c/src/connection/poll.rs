@@ -7,9 +7,9 @@ use std::time::Duration;
 
 use super::client::{codex_client_t, shared, ClientState};
 use super::event::codex_event_t;
-use crate::error::{codex_status_t, invalid_arg, invalid_state, Fail};
+use crate::error::{codex_status_t, invalid_state, Fail};
 use crate::handles;
-use crate::strings::clear_out;
+use crate::strings::req_out;
 
 /// The next event of a poll-mode client, waiting up to `timeout_ms` (negative: forever).
 fn next_event(client: &ClientState, timeout_ms: i64) -> Result<Box<codex_event_t>, Fail> {
@@ -54,11 +54,8 @@ ffi_fn! {
         timeout_ms: i64,
         event: *mut *mut codex_event_t,
     ) -> codex_status_t {
-        clear_out(event);
+        req_out(event, "event (out)")?;
         let s = shared(client)?;
-        if event.is_null() {
-            return Err(invalid_arg("event (out) is NULL"));
-        }
         *event = handles::hand_out(next_event(&s, timeout_ms)?);
         Ok(())
     }
