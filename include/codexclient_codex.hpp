@@ -5,10 +5,13 @@
  * codexclient.hpp: include that.
  */
 
+// First, outside the guard: included on its own, this header is then read through
+// codexclient.hpp, after what it builds on.
+#include "codexclient.hpp"
+
 #ifndef CODEXCLIENT_CODEX_HPP
 #define CODEXCLIENT_CODEX_HPP
 
-#include "codexclient.hpp"
 #include "codexclient_mcp.hpp" // the deprecated MCP spellings of codex::Client
 
 namespace codex {

@@ -4,10 +4,12 @@
  * the MCP CLIENT section of codexclient.h. Included by codexclient.hpp: include that.
  */
 
+// First, outside the guard: included on its own, this header is then read through
+// codexclient.hpp, after what it builds on.
+#include "codexclient.hpp"
+
 #ifndef CODEXCLIENT_MCP_HPP
 #define CODEXCLIENT_MCP_HPP
-
-#include "codexclient.hpp"
 
 namespace codex {
 
