@@ -528,9 +528,9 @@ typedef enum codex_event_kind_t {
 } codex_event_kind_t;
 
 /**
- * A client of one Codex app-server. Opaque handle: a token the library checks on every
- * call (a NULL, freed or foreign pointer gives CODEX_STATUS_INVALID_ARGUMENT), never
- * dereferenced.
+ * A client of one server (a Codex app-server or an MCP server). Opaque handle: a token the
+ * library checks on every call (a NULL, freed or foreign pointer gives
+ * CODEX_STATUS_INVALID_ARGUMENT), never dereferenced.
  *
  * Create with `codex_client_new`, free with `codex_client_free`. All functions taking a
  * client may be called from any thread, concurrently (except `codex_client_free`, which must
@@ -601,6 +601,23 @@ typedef struct codex_options_t codex_options_t;
 typedef struct codex_request_t codex_request_t;
 
 /**
+ * Severity of a log record (`codex_set_log_callback`).
+ */
+typedef uint32_t codex_log_level_t;
+
+/**
+ * A log callback: the record's `level`, its `target` (a module path, or
+ * `"codex_client::server_stderr"` for a line the server wrote to its stderr) and its
+ * `message`; both strings are NUL-terminated UTF-8, borrowed for the call only.
+ */
+typedef void (*codex_log_callback_t)(void *userdata, codex_log_level_t level, const char *target, const char *message);
+
+/**
+ * How a client delivers events: chosen once, with `codex_options_set_delivery`.
+ */
+typedef uint32_t codex_delivery_t;
+
+/**
  * Which callback `codex_client_register_callback` sets.
  */
 typedef uint32_t codex_callback_kind_t;
@@ -612,18 +629,6 @@ typedef uint32_t codex_callback_kind_t;
  * Must return normally (no C++ exception, no longjmp across it).
  */
 typedef void (*codex_callback_t)(void *userdata, struct codex_event_t *event);
-
-/**
- * Severity of a log record (`codex_set_log_callback`).
- */
-typedef uint32_t codex_log_level_t;
-
-/**
- * A log callback: the record's `level`, its `target` (a module path, or
- * `"codex_client::server_stderr"` for a line the server wrote to its stderr) and its
- * `message`; both strings are NUL-terminated UTF-8, borrowed for the call only.
- */
-typedef void (*codex_log_callback_t)(void *userdata, codex_log_level_t level, const char *target, const char *message);
 
 /**
  * The browser step of MCP authorization: take the user to `authorization_url` (NUL-terminated
@@ -669,28 +674,6 @@ typedef void (*codex_oauth_store_clear_callback_t)(void *userdata, const char *s
 typedef void (*codex_oauth_open_callback_t)(void *userdata, const char *authorization_url);
 
 /**
- * How a client delivers events: chosen once, with `codex_options_set_delivery`.
- */
-typedef uint32_t codex_delivery_t;
-
-/**
- * Server notifications (`CODEX_EVENT_NOTIFICATION` events).
- */
-#define CODEX_CALLBACK_NOTIFICATION 1
-
-/**
- * Server requests (`CODEX_EVENT_SERVER_REQUEST` events). Without one, every server request
- * is answered fail-closed: approvals are declined.
- */
-#define CODEX_CALLBACK_SERVER_REQUEST 2
-
-/**
- * Connection reports: `CODEX_EVENT_ERROR`, `CODEX_EVENT_OVERFLOW`, `CODEX_EVENT_DISCONNECTED`,
- * `CODEX_EVENT_RECONNECTING`, `CODEX_EVENT_RECONNECTED`.
- */
-#define CODEX_CALLBACK_CONNECTION 3
-
-/**
  * Errors.
  */
 #define CODEX_LOG_ERROR 1
@@ -728,326 +711,32 @@ typedef uint32_t codex_delivery_t;
  */
 #define CODEX_DELIVERY_POLL 1
 
+/**
+ * Server notifications (`CODEX_EVENT_NOTIFICATION` events).
+ */
+#define CODEX_CALLBACK_NOTIFICATION 1
+
+/**
+ * Server requests (`CODEX_EVENT_SERVER_REQUEST` events). Without one, every server request
+ * is answered fail-closed: approvals are declined.
+ */
+#define CODEX_CALLBACK_SERVER_REQUEST 2
+
+/**
+ * Connection reports: `CODEX_EVENT_ERROR`, `CODEX_EVENT_OVERFLOW`, `CODEX_EVENT_DISCONNECTED`,
+ * `CODEX_EVENT_RECONNECTING`, `CODEX_EVENT_RECONNECTED`.
+ */
+#define CODEX_CALLBACK_CONNECTION 3
+
 #ifdef __cplusplus
 extern "C" {
 #endif // __cplusplus
 
-/**
- * Log in with an OpenAI API key (`account/login/start`, type `apiKey`); the server stores
- * it in its CODEX_HOME. The key is never logged by the library. An empty key fails with
- * CODEX_STATUS_INVALID_ARGUMENT. Blocking (bounded by the client's default timeout);
- * thread: any. ABI 1.6.
- */
-enum codex_status_t codex_client_login_api_key(struct codex_client_t *client, const char *api_key);
-
-/**
- * Start a ChatGPT login: the browser flow (`device_code` false: show the user
- * `codex_login_auth_url`) or the device-code flow (`device_code` true: show
- * `codex_login_user_code` and `codex_login_verification_url`). On success `*login`
- * receives the login's handle (free it with `codex_login_free`; on failure it is set to
- * NULL); then `codex_login_wait` for the outcome, or `codex_login_cancel`. The outcome
- * is followed from before the request is sent, so it cannot be missed. Blocking
- * (bounded by the client's default timeout); thread: any. ABI 1.6.
- */
-enum codex_status_t codex_client_login_chatgpt(struct codex_client_t *client, bool device_code, struct codex_login_t **login);
-
-/**
- * Browser flow: the URL the user opens to log in (NULL for the device-code flow, or a
- * NULL or freed handle). Ownership: the library's, valid until `codex_login_free`.
- * Thread: any. ABI 1.6.
- */
-const char *codex_login_auth_url(const struct codex_login_t *login);
-
-/**
- * Device-code flow: the code the user enters (NULL otherwise). Ownership and thread as
- * `codex_login_auth_url`. ABI 1.6.
- */
-const char *codex_login_user_code(const struct codex_login_t *login);
-
-/**
- * Device-code flow: the page where the user enters the code (NULL otherwise). Ownership
- * and thread as `codex_login_auth_url`. ABI 1.6.
- */
-const char *codex_login_verification_url(const struct codex_login_t *login);
-
-/**
- * The login's id (`loginId`). Ownership and thread as `codex_login_auth_url`. ABI 1.6.
- */
-const char *codex_login_id(const struct codex_login_t *login);
-
-/**
- * Wait for the login's outcome, at most `timeout_ms` (0: the client's default request
- * timeout); past it CODEX_STATUS_TIMEOUT (the login goes on: wait again or cancel).
- * On success `*success` (may be NULL) is 1 when the login succeeded, else 0, and
- * `*error` (may be NULL) receives the server's reason for a failure (NULL on success;
- * free it with `codex_string_free`). Blocking; thread: any except inside this client's
- * callbacks (the outcome arrives through them). ABI 1.6.
- */
-enum codex_status_t codex_login_wait(struct codex_login_t *login, uint64_t timeout_ms, int32_t *success, char **error);
-
-/**
- * Cancel the login (`account/login/cancel`); its outcome then is a failure
- * (`codex_login_wait` returns it). Blocking (bounded by the client's default timeout);
- * thread: any. ABI 1.6.
- */
-enum codex_status_t codex_login_cancel(struct codex_login_t *login);
-
-/**
- * Free a login handle: the library stops following its outcome (the server's login goes
- * on until it completes, times out or is cancelled). NULL and freed handles are ignored.
- * Thread: any. ABI 1.6.
- */
-void codex_login_free(struct codex_login_t *login);
-
-/**
- * Send the request of the core's helper `name` and return its result: `account_logout`,
- * `account_rate_limits`, `account_read`, `config_read`, `config_batch_write` (`arg_json`:
- * the edits, `[{"keyPath","value","mergeStrategy"}]`), `review_start` (`thread_id`;
- * `arg_json`: the target, `{"type":"uncommittedChanges"}`), `mcp_server_status_list`,
- * `mcp_server_oauth_login` (`arg_json`: the server's name as a JSON string),
- * `feedback_upload` (`arg_json`: the classification, `"bug"`), `thread_compact`
- * (`thread_id`), `model_list`, `skills_list`, ... (every name of the core's
- * `Helper::from_name`; an unknown one is CODEX_STATUS_INVALID_ARGUMENT). `thread_id`:
- * for the helpers that act on a thread (NULL otherwise). `arg_json`: the helper's
- * argument as JSON (NULL: none). `params_json`: a JSON object of more params (NULL:
- * none). `timeout_ms`: 0 = the client's default. On success `*result_json` (may be
- * NULL) receives the result as JSON; free it with `codex_string_free`. Blocking; thread:
- * any, including inside callbacks. ABI 1.6.
- */
-enum codex_status_t codex_client_helper(struct codex_client_t *client, const char *name, const char *thread_id, const char *arg_json, const char *params_json, uint64_t timeout_ms, char **result_json);
-
-/**
- * Create a client (nothing is started until `codex_client_connect`).
+/* ===================================================================== SHARED
  *
- * `opts`: NULL (all defaults) or an options object from `codex_options_new`. Its options
- * are copied, so it may be freed (or changed for another client) when this returns; the
- * caller keeps owning it. On success `*out` receives the client, owned by the program:
- * free it with `codex_client_free`. Nothing runs yet: the library's shared runtime and
- * dispatch threads start with the process's first `codex_client_connect` (and are then
- * used by every client). Errors: INVALID_ARGUMENT (NULL `out`; `opts` not a live options object: freed,
- * or not from `codex_options_new`, such as the options struct of a program built against
- * the ABI 0 header - nothing is read through it and the message says so), TRANSPORT (no
- * descriptor or thread). Thread: any.
+ * For both clients (the top of ffi-c/src): status and last error, strings,
+ * versions, logging, options.
  */
-enum codex_status_t codex_client_new(const struct codex_options_t *opts, struct codex_client_t **out);
-
-/**
- * Free a client: disconnects first when connected (see `codex_client_disconnect`) and
- * waits until its callbacks are done on its dispatch thread (so it waits for a callback that is running to return:
- * a callback that never returns blocks this call; everything else it waits for is bounded). After it returns no callback of this client runs
- * again and `client` is invalid: passing it to any function afterwards returns
- * CODEX_STATUS_INVALID_ARGUMENT (freeing it twice is detected and ignored; the last error says
- * so). Request handles taken earlier must still be freed with `codex_request_free` (they can
- * no longer be answered). Events pulled earlier stay valid until `codex_event_free`. NULL is
- * ignored.
- *
- * Call it last, once, when no other thread uses the client. Do not call it from one of this
- * client's callbacks (it works, but the callback must not touch the client afterwards and
- * completions still pending are dropped).
- */
-void codex_client_free(struct codex_client_t *client);
-
-/**
- * Spawn the server and run the `initialize` handshake (blocking). When `init_result_json`
- * is not NULL it receives the server's `initialize` result as JSON text (free it with
- * `codex_string_free`).
- *
- * A client can connect again after `codex_client_disconnect` or after its server died;
- * callbacks stay registered. Errors: ALREADY_CONNECTED, TRANSPORT (spawn failed), TIMEOUT,
- * DISCONNECTED (server exited during the handshake, message has its stderr), PROTOCOL.
- * Thread: any, including inside callbacks.
- */
-enum codex_status_t codex_client_connect(struct codex_client_t *client, char **init_result_json);
-
-/**
- * End the connection: stops the server (closes its stdin, waits up to 500 ms, then kills
- * its process group); every pending request fails with CODEX_STATUS_DISCONNECTED.
- *
- * Callbacks mode, called from any thread but the client's dispatch thread: returns after the
- * running callback (if any) returned and after the completion callbacks of all in-flight
- * async requests ran (with CODEX_STATUS_DISCONNECTED); no event callback of this
- * connection runs afterwards. Called from inside a callback that runs on the client's own
- * dispatch thread (a callback of this client, or of another client sharing its thread):
- * the current callback is the last event callback; failed request completions are
- * delivered after it returns. (Likewise when two callbacks on different dispatch threads
- * disconnect each other's clients: the second does not wait for the first, so neither
- * deadlocks.)
- * Returns CODEX_STATUS_NOT_CONNECTED (harmless) when there was no connection to end, so a
- * second disconnect is an error code, never a crash.
- */
-enum codex_status_t codex_client_disconnect(struct codex_client_t *client);
-
-/**
- * Whether the client is connected (handshake done and server alive). False for NULL or a
- * freed client. Thread: any, including inside callbacks. No pointers are kept.
- */
-bool codex_client_is_connected(const struct codex_client_t *client);
-
-/**
- * Whether the connection dropped and the client is reconnecting (with
- * `codex_options_set_reconnect`); requests made now wait for the rejoin. False for NULL
- * or a freed client. Thread: any, including inside callbacks. ABI 1.2.
- */
-bool codex_client_is_reconnecting(const struct codex_client_t *client);
-
-/**
- * Set (or with a NULL `callback`, remove) the callback of one kind:
- * `CODEX_CALLBACK_NOTIFICATION`, `CODEX_CALLBACK_SERVER_REQUEST` or
- * `CODEX_CALLBACK_CONNECTION`. `userdata` is passed back unchanged.
- *
- * Every callback of a client runs on the client's one dispatch thread (a library-owned
- * thread, never the caller's), one at a time, in arrival order. The thread may be shared
- * with other clients (a small fixed pool): a callback that blocks holds up the other
- * clients on that thread (`codex_options_set_dedicated_dispatch_thread` gives a client a
- * thread of its own). Callbacks may call any
- * function of this library, including blocking calls (`codex_client_call`) and
- * `codex_client_disconnect`, except `codex_client_next_event`.
- * Errors: INVALID_STATE on a poll-mode client, INVALID_ARGUMENT for an unknown kind.
- * Thread: any; takes effect for the next event.
- */
-enum codex_status_t codex_client_register_callback(struct codex_client_t *client, codex_callback_kind_t kind, codex_callback_t callback, void *userdata);
-
-/**
- * Send a request without waiting (async). `params_json` may be NULL (sent as `{}`).
- * `timeout_ms`: 0 = the client's default timeout. On success `*request_id` (may be NULL)
- * receives the request's id (unique per client, never 0).
- *
- * Callbacks mode: `callback` (may be NULL: result discarded) is called exactly once, on the
- * dispatch thread like every other callback, with a CODEX_EVENT_RESPONSE event (status,
- * result or error, request id, `userdata`), also when the request fails by timeout or
- * disconnect. Poll mode: `callback` must be NULL; the completion is a CODEX_EVENT_RESPONSE
- * event from `codex_client_next_event` (`codex_event_userdata` gives `userdata` back).
- * When this returns an error the request was not sent and no completion will come.
- * `codex_client_cancel_request(client, *request_id)` cancels it while it is pending.
- * Thread: any, including inside callbacks.
- */
-enum codex_status_t codex_client_request(struct codex_client_t *client, const char *method, const char *params_json, uint64_t timeout_ms, codex_callback_t callback, void *userdata, uint64_t *request_id);
-
-/**
- * Cancel a request sent with `codex_client_request` (`request_id` is the id it returned)
- * that has not been answered yet: its completion comes at once with
- * `CODEX_STATUS_CANCELLED` (callbacks mode: the completion callback on the dispatch
- * thread; poll mode: a CODEX_EVENT_RESPONSE event), and an MCP server is told with
- * `notifications/cancelled` (a later answer of the server is dropped). Exactly one
- * completion still comes per request: when the answer, a timeout or the disconnect
- * settled the request first, this returns INVALID_STATE and the completion carries that
- * outcome. A blocking `codex_client_call` cannot be cancelled (bound it with its
- * `timeout_ms`; a timed-out MCP request is cancelled at the server too).
- * Errors: INVALID_ARGUMENT (`request_id` 0), NOT_CONNECTED, INVALID_STATE (no such request
- * pending: answered, timed out or failed already, or never sent by this client).
- * Thread: any, including inside callbacks.
- */
-enum codex_status_t codex_client_cancel_request(struct codex_client_t *client, uint64_t request_id);
-
-/**
- * Send a request and wait for its result (blocking). `params_json` may be NULL (sent as
- * `{}`); `timeout_ms`: 0 = the client's default timeout. On success `*result_json` (may be
- * NULL: result discarded) receives the result as JSON text; free it with `codex_string_free`.
- *
- * Errors: NOT_CONNECTED, TIMEOUT, RPC_ERROR (see `codex_last_error_rpc_code`, `..._message`,
- * `..._data`), OVERLOADED, DISCONNECTED, INVALID_ARGUMENT (bad JSON).
- * Thread: any, including inside callbacks (a response never waits behind undelivered events).
- */
-enum codex_status_t codex_client_call(struct codex_client_t *client, const char *method, const char *params_json, uint64_t timeout_ms, char **result_json);
-
-/**
- * Send a client notification (no response). `params_json` may be NULL (sent as `{}`).
- * Thread: any.
- */
-enum codex_status_t codex_client_notify(struct codex_client_t *client, const char *method, const char *params_json);
-
-/**
- * Poll mode: wait up to `timeout_ms` (negative: forever, 0: do not wait) for the next event.
- * On success `*event` receives it, owned by the program: free it with `codex_event_free`.
- *
- * Events come in arrival order; completions of `codex_client_request` (CODEX_EVENT_RESPONSE)
- * are interleaved as they finish. Returns TIMEOUT (and `*event` = NULL) when nothing arrived
- * in time; after the CODEX_EVENT_DISCONNECTED event of a connection the next call returns
- * DISCONNECTED (or NOT_CONNECTED once disconnected), until the client connects again.
- * Errors: INVALID_STATE on a callbacks-mode client.
- * Thread: any (several threads may call it; each event goes to one of them). Never from a
- * callback.
- */
-enum codex_status_t codex_client_next_event(struct codex_client_t *client, int64_t timeout_ms, struct codex_event_t **event);
-
-/**
- * Poll mode: a file descriptor that is readable while events wait for
- * `codex_client_next_event`, or -1 on error (the last error says why: INVALID_ARGUMENT for a
- * NULL or freed client, INVALID_STATE on a callbacks-mode client).
- *
- * Watch it with poll/epoll/select or `enif_select` (`POLLIN`), then call
- * `codex_client_next_event(client, 0, &ev)` until it returns CODEX_STATUS_TIMEOUT. It is
- * level-triggered: it stays readable while an event waits; it is also readable once the
- * connection has ended (next_event then reports it, and it stays readable until the next
- * connect: stop watching it then) and may occasionally be readable with nothing to read
- * (next_event returns TIMEOUT at once).
- *
- * Ownership: the client's; it stays the same across reconnects and is closed by
- * `codex_client_free` (remove it from your poll set / `enif_select` before that). Never close
- * it, read from it or write to it yourself. Thread: any.
- */
-int codex_client_event_fd(const struct codex_client_t *client);
-
-/**
- * The process id of the server of the current connection, written to `*pid` (the caller's
- * storage). Errors: NOT_CONNECTED, INVALID_ARGUMENT (NULL). Thread: any.
- */
-enum codex_status_t codex_client_server_pid(const struct codex_client_t *client, uint32_t *pid);
-
-/**
- * The last bytes the server wrote to stderr ("" when never connected). `*out` receives a
- * string the program frees with `codex_string_free`. Thread: any.
- */
-enum codex_status_t codex_client_stderr_tail(const struct codex_client_t *client, char **out);
-
-/**
- * Answer a server request with a result, given as JSON text (for an approval:
- * `{"decision":"accept"}` or `{"decision":"decline"}`).
- *
- * Returns `CODEX_STATUS_ALREADY_RESPONDED` when it was answered before (or the server resolved
- * it), `CODEX_STATUS_DISCONNECTED` when its connection ended, `CODEX_STATUS_INVALID_ARGUMENT`
- * for bad JSON, a freed handle or another client's request.
- * Ownership: borrows everything; the request stays owned by whoever owned it.
- * Thread: any, including inside callbacks; now or later.
- */
-enum codex_status_t codex_client_respond(struct codex_client_t *client, struct codex_request_t *request, const char *result_json);
-
-/**
- * Answer an approval request with a decision named by its generic word: `"accept"`,
- * `"acceptForSession"`, `"decline"` or `"cancel"` (decline and interrupt the turn). The
- * core words it for the request's method (`{"decision":"accept"}` for the v2 approvals,
- * `{"decision":"approved"}` for the v1 ones), so a program never spells the protocol's
- * answer.
- *
- * Returns `CODEX_STATUS_INVALID_ARGUMENT` for another word or a request that is not an
- * approval (answer those with `codex_client_respond`), else as `codex_client_respond`.
- * Ownership: borrows everything. Thread: any, including inside callbacks; now or later.
- * ABI 1.7.
- */
-enum codex_status_t codex_client_respond_decision(struct codex_client_t *client, struct codex_request_t *request, const char *decision);
-
-/**
- * Approve a command approval and add an exec-policy rule that allows commands starting
- * with the `prefix_len` words of `prefix` from now on (`prefix_len` 0: the amendment the
- * server proposed, `proposedExecpolicyAmendment`). The core words the answer for the
- * request's method (`acceptWithExecpolicyAmendment` for
- * `item/commandExecution/requestApproval`, `approved_execpolicy_amendment` for the v1
- * `execCommandApproval`), so a program never spells it.
- *
- * Returns `CODEX_STATUS_INVALID_ARGUMENT` for a request that is not a command approval,
- * `prefix_len` 0 when the server proposed no amendment, or `prefix` NULL with a non-zero
- * `prefix_len`; else as `codex_client_respond`. Ownership: borrows everything (`prefix`
- * is only read during the call). Thread: any, including inside callbacks; now or later.
- * ABI 1.10.
- */
-enum codex_status_t codex_client_respond_execpolicy_amendment(struct codex_client_t *client, struct codex_request_t *request, const char *const *prefix, size_t prefix_len);
-
-/**
- * Answer a server request with a JSON-RPC error `{code, message, data}`; `data_json` may be
- * NULL (no data). Errors as for `codex_client_respond`.
- * Thread: any, including inside callbacks; now or later.
- */
-enum codex_status_t codex_client_respond_error(struct codex_client_t *client, struct codex_request_t *request, int64_t code, const char *message, const char *data_json);
 
 /**
  * The message of the last failed call on the calling thread ("" when the last call
@@ -1093,277 +782,28 @@ const char *codex_last_error_rpc_data(void);
 const char *codex_status_name(int status);
 
 /**
- * The kind of an event (`CODEX_EVENT_NONE` for NULL).
+ * Free a string the library returned through a `char **` out-parameter. NULL is ignored.
  *
- * Event accessors (all `codex_event_*` readers): the event stays owned by whoever owned it;
- * returned strings are borrowed from the event. Thread: any thread, but not concurrently with
- * `codex_event_free` of the same event; a callback's event only inside the callback.
- */
-enum codex_event_kind_t codex_event_kind(const struct codex_event_t *event);
-
-/**
- * The method: of the notification, of the server request, or of the request a RESPONSE
- * completes. NULL for other kinds. Ownership: the event's (valid until it is freed).
- * Thread: as every event accessor (see `codex_event_kind`).
- */
-const char *codex_event_method(const struct codex_event_t *event);
-
-/**
- * The `params` JSON text of a notification or server request ("null" when the server sent
- * none); NULL for other kinds. Ownership: the event's.
- * Thread: as every event accessor (see `codex_event_kind`).
- */
-const char *codex_event_params(const struct codex_event_t *event);
-
-/**
- * `params.threadId` of a notification or server request, or NULL. Ownership: the event's.
- * Thread: as every event accessor (see `codex_event_kind`).
- */
-const char *codex_event_thread_id(const struct codex_event_t *event);
-
-/**
- * The turn a notification or server request belongs to: `params.turnId`, or for notifications
- * that carry the turn itself (`turn/started`, `turn/completed`) `params.turn.id`; NULL when
- * there is none. Ownership: the event's.
- * Thread: as every event accessor (see `codex_event_kind`).
- */
-const char *codex_event_turn_id(const struct codex_event_t *event);
-
-/**
- * The text of a delta notification (`params.delta` of `item/agentMessage/delta` and the
- * other notifications whose method ends in `/delta`), decoded, without parsing JSON yourself; NULL when the event
- * has no string `params.delta`. When `len` is not NULL it receives the length in bytes (the
- * text may contain NUL bytes; the returned string is NUL-terminated after `len` bytes).
- * Ownership: the event's.
- * Thread: as every event accessor (see `codex_event_kind`).
- */
-const char *codex_event_delta(const struct codex_event_t *event, size_t *len);
-
-/**
- * The handle of a SERVER_REQUEST event's request (NULL for other kinds). Borrowed: valid
- * while the event lives, unless taken with `codex_event_take_request` (then until the program
- * frees it). Answer it with `codex_client_respond`, even without taking it.
- * Thread: as every event accessor (see `codex_event_kind`).
- */
-struct codex_request_t *codex_event_request(const struct codex_event_t *event);
-
-/**
- * Take ownership of a SERVER_REQUEST event's request, to answer it after the event is freed
- * (or after the callback returns). The program must free it with `codex_request_free`.
- * A request that is not taken is answered fail-closed when its event is freed (or, in a
- * callback, when the callback returns) unless it was answered already.
- * Errors: INVALID_ARGUMENT (NULL, not a server request), INVALID_STATE (already taken).
- * Thread: any (inside a callback: before it returns).
- */
-enum codex_status_t codex_event_take_request(struct codex_event_t *event, struct codex_request_t **request);
-
-/**
- * The id `codex_client_request` returned, for a RESPONSE event (0 otherwise). Thread: as for
- * every event accessor (see `codex_event_kind`).
- */
-uint64_t codex_event_request_id(const struct codex_event_t *event);
-
-/**
- * The outcome of a RESPONSE event (`CODEX_STATUS_OK`, `CODEX_STATUS_RPC_ERROR`,
- * `CODEX_STATUS_TIMEOUT`, `CODEX_STATUS_DISCONNECTED`, `CODEX_STATUS_CANCELLED` after
- * `codex_client_cancel_request`, ...); `CODEX_STATUS_DISCONNECTED` for a
- * DISCONNECTED event; `CODEX_STATUS_OK` for other kinds; `CODEX_STATUS_INVALID_ARGUMENT` for
- * NULL.
- * Thread: as every event accessor (see `codex_event_kind`).
- */
-enum codex_status_t codex_event_status(const struct codex_event_t *event);
-
-/**
- * The result JSON text of a successful RESPONSE event; NULL otherwise. Ownership: the event's.
- * Thread: as every event accessor (see `codex_event_kind`).
- */
-const char *codex_event_result(const struct codex_event_t *event);
-
-/**
- * A human-readable message: the error of a failed RESPONSE, the text of an ERROR event, the
- * reason of a DISCONNECTED event; NULL otherwise. Ownership: the event's.
- * Thread: as every event accessor (see `codex_event_kind`).
- */
-const char *codex_event_error_message(const struct codex_event_t *event);
-
-/**
- * RECONNECTING: the attempt about to be made (1 for the first); RECONNECTED: the attempts
- * it took. 0 for other kinds. Thread: as every event accessor (see `codex_event_kind`).
- * ABI 1.2.
- */
-uint32_t codex_event_reconnect_attempt(const struct codex_event_t *event);
-
-/**
- * RECONNECTING: how long the client waits before this attempt, in milliseconds; 0
- * otherwise. Thread: as every event accessor (see `codex_event_kind`). ABI 1.2.
- */
-uint64_t codex_event_reconnect_delay_ms(const struct codex_event_t *event);
-
-/**
- * The whole report of a RECONNECTING, RECONNECTED, AUTH or OUTSIDE_WINDOW event as JSON
- * text (OUTSIDE_WINDOW: see `CODEX_EVENT_OUTSIDE_WINDOW`); NULL for other kinds. RECONNECTING: `{"attempt","maxAttempts","delayMs","cause"}`. RECONNECTED:
- * `{"attempts","threads":[id…],"failedThreads":[{"threadId","error"}…],
- * "requestsFailed","serverRequestsDropped","turnsEnded":[{"threadId","turnId","status"}…]}`.
- * Ownership: the event's. Thread: as every event accessor (see `codex_event_kind`).
- * ABI 1.2.
- */
-const char *codex_event_reconnect_json(const struct codex_event_t *event);
-
-/**
- * The last lines the server wrote to stderr, for a DISCONNECTED event or a RESPONSE that
- * failed with `CODEX_STATUS_DISCONNECTED` (may be ""); NULL otherwise. Ownership: the event's.
- * Thread: as every event accessor (see `codex_event_kind`).
- */
-const char *codex_event_stderr_tail(const struct codex_event_t *event);
-
-/**
- * The JSON-RPC error code of a RESPONSE that failed with `CODEX_STATUS_RPC_ERROR` or
- * `CODEX_STATUS_OVERLOADED`; 0 otherwise.
- * Thread: as every event accessor (see `codex_event_kind`).
- */
-int64_t codex_event_rpc_code(const struct codex_event_t *event);
-
-/**
- * The server's JSON-RPC error message of such a RESPONSE; NULL otherwise. Ownership: the
- * event's.
- * Thread: as every event accessor (see `codex_event_kind`).
- */
-const char *codex_event_rpc_message(const struct codex_event_t *event);
-
-/**
- * The JSON-RPC error `data` (JSON text) of such a RESPONSE; NULL when absent. Ownership: the
- * event's.
- * Thread: as every event accessor (see `codex_event_kind`).
- */
-const char *codex_event_rpc_data(const struct codex_event_t *event);
-
-/**
- * How many notifications an OVERFLOW event reports as dropped (0 otherwise).
- * Thread: as every event accessor (see `codex_event_kind`).
- */
-uint64_t codex_event_dropped(const struct codex_event_t *event);
-
-/**
- * The `userdata` given to `codex_client_request`, for a RESPONSE event (NULL otherwise).
- * Thread: as every event accessor (see `codex_event_kind`).
- */
-void *codex_event_userdata(const struct codex_event_t *event);
-
-/**
- * Free an event returned by `codex_client_next_event`. A server request it still owns (not
- * taken) is answered fail-closed if unanswered. NULL is ignored. Freeing an event twice, or
- * the borrowed event a callback receives, is detected and ignored (the calling thread's last
- * error becomes CODEX_STATUS_INVALID_ARGUMENT).
+ * Ownership: takes back ownership of `s`. Only strings from this library; never `free()`
+ * them, and never pass the `const char *` strings that accessors return.
  * Thread: any.
  */
-void codex_event_free(struct codex_event_t *event);
+void codex_string_free(char *s);
 
 /**
- * `thread/start`: start a new thread. `params_json` (may be NULL) is a JSON object of extra
- * parameters (for example `{"approvalPolicy":"untrusted","cwd":"/src"}`). On success
- * `*thread_id` (may be NULL) receives the new thread's id; free it with `codex_string_free`.
- * `timeout_ms`: 0 = the client's default. Blocking; thread: any, including inside callbacks.
+ * The library version, for example "0.1.0". Static string: never free it. Thread: any.
  */
-enum codex_status_t codex_client_thread_start(struct codex_client_t *client, const char *params_json, uint64_t timeout_ms, char **thread_id);
+const char *codex_version(void);
 
 /**
- * `turn/start`: send the user message `text` on thread `thread_id` and start a turn; the
- * turn's events then arrive as notifications (`item/agentMessage/delta`, ...,
- * `turn/completed`). `params_json` (may be NULL) is a JSON object of extra parameters merged
- * into the request (for example `{"model":"..."}`). On success `*turn_id` (may be NULL)
- * receives the turn's id; free it with `codex_string_free`.
- * Blocking (returns when the turn started, not when it completed); thread: any.
+ * The ABI version of the library actually loaded: `major * 1000 + minor`, the same
+ * encoding as `CODEX_ABI_VERSION` (the version of the header a program was compiled
+ * with). The library can run a program when `codex_abi_version() / 1000 ==
+ * CODEX_ABI_VERSION / 1000` (the soname guarantees it) and
+ * `codex_abi_version() >= CODEX_ABI_VERSION` (every function of the program's header
+ * exists). Thread: any.
  */
-enum codex_status_t codex_client_turn_start(struct codex_client_t *client, const char *thread_id, const char *text, const char *params_json, uint64_t timeout_ms, char **turn_id);
-
-/**
- * `turn/start` with skills: as `codex_client_turn_start`, plus `skills`, an array of
- * `skills_len` strings (NULL when `skills_len` is 0), each a skill name
- * ("release-notes", found the way Codex finds it) or a path (any string holding '/') of a
- * `SKILL.md` or of its folder. On an app-server of Codex 0.169.0 or newer the skills
- * Codex lists (`skills/list`) go as native `skill` input items; on the exec and mcp
- * transports, older app-servers, and for a path outside Codex's skill folders, each
- * `SKILL.md` is injected before `text` as a text block
- * `<skill name=".." path=".." description=".." emulated="true">BODY</skill>`.
- * A missing or unreadable skill or an unknown name fails with
- * CODEX_STATUS_INVALID_ARGUMENT (the message names the available skills) before anything
- * is sent: no turn starts. On success `*turn_id` (may be NULL) receives the turn's id and
- * `*emulated_skills_json` (may be NULL) a JSON array of the emulated skills,
- * `[{"name":..,"description":..,"path":..}]` (`[]` when all went natively); free both
- * with `codex_string_free` (on failure both are set to NULL). Ownership: `skills` and
- * its strings are only read during the call. Blocking (a `skills/list` round trip first
- * when a skill goes natively); thread: any.
- */
-enum codex_status_t codex_client_turn_start_with_skills(struct codex_client_t *client, const char *thread_id, const char *text, const char *const *skills, size_t skills_len, const char *params_json, uint64_t timeout_ms, char **turn_id, char **emulated_skills_json);
-
-/**
- * `turn/interrupt`: stop the running turn `turn_id` of thread `thread_id`. The turn then
- * completes with status "interrupted" (a `turn/completed` notification).
- * Blocking; thread: any, including inside callbacks.
- */
-enum codex_status_t codex_client_turn_interrupt(struct codex_client_t *client, const char *thread_id, const char *turn_id, uint64_t timeout_ms);
-
-/**
- * `turn/steer`: add the user message `text` to the running turn `expected_turn_id` of
- * thread `thread_id` (fails with CODEX_STATUS_RPC_ERROR when that turn is not the active
- * one). Blocking; thread: any, including inside callbacks.
- */
-enum codex_status_t codex_client_turn_steer(struct codex_client_t *client, const char *thread_id, const char *expected_turn_id, const char *text, uint64_t timeout_ms);
-
-/**
- * Run a turn to its end within bounds: `turn/start` of `text` on thread `thread_id`
- * (`params_json` as in `codex_client_turn_start`, may be NULL), then wait for its
- * `turn/completed`. `timeout_ms` bounds the whole turn and `idle_ms` the silence between
- * two of its events (0: no bound). Past either, the turn is interrupted and this returns
- * CODEX_STATUS_TIMEOUT with a message naming the bound and the last event seen. The
- * turn's events come to this call (the core's turn stream), not to the notification
- * callback nor `codex_client_next_event`; its server requests go to the client's
- * server-request callback, and are declined without one. `*result_json` (may be NULL)
- * receives the core's view of the turn's result, `{"thread_id", "turn_id", "status",
- * "final_response", "items", "usage", "diff", "error", "turn", "completed",
- * "emulated_skills"}` — on a timeout too (what was gathered; status "interrupted" once
- * the interrupt took effect); NULL when the turn did not start. Free it with
- * `codex_string_free`. Blocking; thread: any except this client's callbacks. ABI 1.6.
- */
-enum codex_status_t codex_client_turn_run(struct codex_client_t *client, const char *thread_id, const char *text, const char *params_json, uint64_t timeout_ms, uint64_t idle_ms, char **result_json);
-
-/**
- * MCP 2026-07-28 `subscriptions/listen`: open a subscription stream on the MCP server
- * `client` is connected to and wait until the server acknowledged it, at most
- * `timeout_ms` (0: the client's default timeout). `filter_json` (NULL: `{}`) is a JSON
- * object of what to receive: `{"toolsListChanged":true, "promptsListChanged":true,
- * "resourcesListChanged":true, "resourceSubscriptions":["<uri>",...]}` (the snake_case
- * names `tools_list_changed`, ... are accepted too). While the stream is open, the
- * notifications it brings (`notifications/tools/list_changed`,
- * `notifications/resources/updated`, ...) are ordinary CODEX_EVENT_NOTIFICATION events
- * (callbacks or poll mode, as any notification). On success `*listen` receives the
- * stream's handle (on failure NULL): read the filter the server honours with
- * `codex_mcp_listen_acknowledged`, close the stream with `codex_mcp_listen_free`.
- * Errors: INVALID_ARGUMENT (NULL `listen`, `filter_json` not JSON or a filter the library
- * refuses: an unknown key, a wrong type; the message says which), UNSUPPORTED in the
- * handshake era (MCP 2025-11-25 and older: use `resources/subscribe` and the
- * list-changed notifications there), TIMEOUT without an acknowledgment, NOT_CONNECTED.
- * Blocking (bounded by `timeout_ms`); thread: any except a callback of this client.
- * ABI 1.9.
- */
-enum codex_status_t codex_client_mcp_listen(struct codex_client_t *client, const char *filter_json, uint64_t timeout_ms, struct codex_mcp_listen_t **listen);
-
-/**
- * The filter the server acknowledged for the stream `listen` (JSON text, the subset of
- * the requested filter it honours, e.g. `{"toolsListChanged":true}`), or NULL for a NULL
- * or freed handle. Ownership: the library's, valid until `codex_mcp_listen_free`; never
- * free it. Thread: any. ABI 1.9.
- */
-const char *codex_mcp_listen_acknowledged(const struct codex_mcp_listen_t *listen);
-
-/**
- * Close the subscription stream `listen` (the server is sent `notifications/cancelled`;
- * notifications already on their way may still be delivered) and free the handle; the
- * string of `codex_mcp_listen_acknowledged` is freed with it. The connection goes on.
- * NULL and freed handles are ignored. Not blocking; thread: any, including a callback
- * of its client. ABI 1.9.
- */
-void codex_mcp_listen_free(struct codex_mcp_listen_t *listen);
+uint32_t codex_abi_version(void);
 
 /**
  * Send the library's log records at `level` and above (`CODEX_LOG_ERROR` ...
@@ -1383,119 +823,6 @@ void codex_mcp_listen_free(struct codex_mcp_listen_t *listen);
  * process already has another `tracing` subscriber, such as the Python module's).
  */
 enum codex_status_t codex_set_log_callback(codex_log_level_t level, codex_log_callback_t callback, void *userdata);
-
-/**
- * The JSON-RPC method of the MCP request named `request` in snake_case: `"list_tools"`,
- * `"call_tool"`, `"list_resources"`, `"list_resource_templates"`, `"read_resource"`,
- * `"subscribe_resource"`, `"unsubscribe_resource"`, `"list_prompts"`, `"get_prompt"`,
- * `"complete"`, `"set_logging_level"`, `"ping"` (for example `"call_tool"` gives
- * `"tools/call"`). Pass it to `codex_client_call` / `codex_client_request`.
- * Ownership: a static string of the library; never free it. NULL for an unknown name or
- * NULL (the last error then says why, listing the known names). Thread: any.
- */
-const char *codex_mcp_method_name(const char *request);
-
-/**
- * The params (JSON text) of the MCP request named `request` (as for
- * `codex_mcp_method_name`), built by the library from the request's one string and its
- * arguments so that nothing is spelled or escaped by hand. `subject` is the `cursor` of a
- * list request (NULL: the first page), the `name` of the tool (`call_tool`) or prompt
- * (`get_prompt`), the `uri` of `read_resource` / `subscribe_resource` /
- * `unsubscribe_resource`, the `level` of `set_logging_level` (`"debug"` ... `"emergency"`);
- * NULL for `ping` and `complete`. `arguments_json` (NULL: none) is the JSON object of the
- * tool's or prompt's arguments, and for `complete` the whole params
- * (`{"ref":{"type":"ref/prompt","name":...},"argument":{"name":...,"value":...}}`); NULL
- * for the other requests. For example `("call_tool", "echo", "{\"message\":\"hi\"}")`
- * gives `{"name":"echo","arguments":{"message":"hi"}}`. To ask for progress, add
- * `"_meta":{"progressToken":...}` to params of your own instead (see MCP in the overview).
- * On success `*params_json` receives the text; free it with `codex_string_free`.
- * Errors: INVALID_ARGUMENT (unknown request, NULL `params_json`, a string not UTF-8,
- * `arguments_json` not a JSON object, a required subject missing, or a subject or
- * arguments the request does not take). Thread: any.
- */
-enum codex_status_t codex_mcp_params(const char *request, const char *subject, const char *arguments_json, char **params_json);
-
-/**
- * Answer a callback with `text` (copied before this returns): the redirect URL of the
- * browser step, or the stored JSON of a token store's load. Only during the callback call
- * that received `answer`, once.
- * Errors: INVALID_ARGUMENT (`answer` not live - after its callback returned, or not an
- * answer -, `text` NULL or not UTF-8), INVALID_STATE (already answered). Thread: the
- * callback's (or any other, while the callback has not returned). ABI 1.8.
- */
-enum codex_status_t codex_oauth_answer_set(struct codex_oauth_answer_t *answer, const char *text);
-
-/**
- * Fail a callback with `message` (copied; NULL: a generic one): the authorization (or the
- * token store operation) fails, and the error, the CODEX_EVENT_AUTH event and the log say
- * `message` - so never put a secret in it. Only during the callback call that received
- * `answer`, once.
- * Errors: INVALID_ARGUMENT (`answer` not live, `message` not UTF-8), INVALID_STATE
- * (already answered). Thread: as `codex_oauth_answer_set`. ABI 1.8.
- */
-enum codex_status_t codex_oauth_answer_error(struct codex_oauth_answer_t *answer, const char *message);
-
-/**
- * The browser step of MCP authorization (option `oauth`: an MCP server over HTTP that
- * answers 401): `callback` gets each authorization URL and answers the redirect URL
- * through its `answer` (see `codex_oauth_authorize_callback_t`). Turns authorization on.
- * The redirect URI is option `oauth_redirect_uri` (`codex_options_set`). Replaces an
- * earlier authorizer (also one of `codex_options_set_oauth_loopback`).
- *
- * Thread: the callback runs on a library-owned blocking thread (named `codex-client-rt`),
- * never on a thread that serves connections, one authorization at a time per client; it
- * may block - open a browser, wait for the user - up to option `oauth_authorize_timeout`
- * (default 300 s; the request that needed the authorization - `codex_client_connect` with
- * its connect timeout, a call with its own timeout - may fail sooner with TIMEOUT). After
- * the bound its late answer is ignored. It may call the library, but must not wait for a
- * request of the client being authorized (that request waits for this callback).
- *
- * Ownership: `userdata` stays the program's; the library passes it back unchanged and
- * calls `release(userdata)` (if not NULL) once no options object and no client created
- * from one holds the callback any more (see `codex_release_callback_t`); without
- * `release`, keep `userdata` valid until every client created from `opts` is freed.
- * Errors (nothing is changed): INVALID_ARGUMENT (not a live options object, `callback`
- * NULL; `release` is then not called). Thread: any. ABI 1.8.
- */
-enum codex_status_t codex_options_set_oauth_authorizer(struct codex_options_t *opts, codex_oauth_authorize_callback_t callback, void *userdata, codex_release_callback_t release);
-
-/**
- * Keep MCP authorization's tokens and client registration where the program wants them
- * (a keychain, a database, its own file) instead of in memory: `load`, `save` and `clear`
- * (all three required) get the MCP server's URL and exchange the credentials as JSON text
- * (the library owns the format: store the text as it is; it holds secrets). Turns
- * authorization on. Not with option `oauth_token_file` (`codex_client_new` refuses both).
- *
- * Thread: the callbacks run on a library-owned blocking thread (`codex-client-rt`), never
- * on one that serves connections, one at a time per client, while that client's requests
- * wait for them: keep them short (a file, a keychain entry), and never wait in them for a
- * request of the client being authorized. A failed `load` or `save` is logged (the
- * message, never the credentials) and the authorization goes on without the store.
- *
- * Ownership: as `codex_options_set_oauth_authorizer` (`release(userdata)` once nothing
- * holds the store any more). Errors (nothing is changed): INVALID_ARGUMENT (not a live
- * options object, a callback NULL; `release` is then not called). Thread: any. ABI 1.8.
- */
-enum codex_status_t codex_options_set_oauth_token_store(struct codex_options_t *opts, codex_oauth_store_load_callback_t load, codex_oauth_store_save_callback_t save, codex_oauth_store_clear_callback_t clear, void *userdata, codex_release_callback_t release);
-
-/**
- * A ready browser step for desktop programs (RFC 8252): listen on `127.0.0.1:port`
- * (0: a free port, chosen now) for the redirect to `/callback`, and for each
- * authorization open the URL - with `open(userdata, url)` if given, else the system
- * browser (`xdg-open`, `open`, `start`) - then wait for the browser to come back to the
- * redirect URI, at most option `oauth_authorize_timeout`. The redirect URI is used as
- * the flow's unless option `oauth_redirect_uri` says otherwise; `*redirect_uri` (may be
- * NULL) receives it (`http://127.0.0.1:PORT/callback`; free it with `codex_string_free`).
- * Turns authorization on; replaces an earlier authorizer.
- *
- * Thread: `open` runs on a library-owned blocking thread (`codex-client-rt`): start the
- * browser and return (the library waits for the redirect, not `open`).
- * Ownership: as `codex_options_set_oauth_authorizer` (`userdata`, `release`; both unused
- * without `open`, and `release` is then called at once when given).
- * Errors (nothing is changed; `*redirect_uri` NULL): INVALID_ARGUMENT (not a live options
- * object, the port cannot be listened on). Thread: any. ABI 1.8.
- */
-enum codex_status_t codex_options_set_oauth_loopback(struct codex_options_t *opts, uint16_t port, codex_oauth_open_callback_t open, void *userdata, codex_release_callback_t release, char **redirect_uri);
 
 /**
  * Create an options object with every option at its default.
@@ -1869,6 +1196,363 @@ enum codex_status_t codex_options_set_tls_client_cert(struct codex_options_t *op
  */
 enum codex_status_t codex_options_set_retry(struct codex_options_t *opts, uint32_t max_attempts, uint64_t base_ms, uint64_t cap_ms);
 
+/* ===================================================================== CONNECTION
+ *
+ * Any server, Codex or MCP (ffi-c/src/connection/): a client's handle and
+ * lifecycle, callbacks, poll mode, requests by method name, events, server requests and
+ * their answers.
+ */
+
+/**
+ * Create a client (nothing is started until `codex_client_connect`).
+ *
+ * `opts`: NULL (all defaults) or an options object from `codex_options_new`. Its options
+ * are copied, so it may be freed (or changed for another client) when this returns; the
+ * caller keeps owning it. On success `*out` receives the client, owned by the program:
+ * free it with `codex_client_free`. Nothing runs yet: the library's shared runtime and
+ * dispatch threads start with the process's first `codex_client_connect` (and are then
+ * used by every client). Errors: INVALID_ARGUMENT (NULL `out`; `opts` not a live options object: freed,
+ * or not from `codex_options_new`, such as the options struct of a program built against
+ * the ABI 0 header - nothing is read through it and the message says so), TRANSPORT (no
+ * descriptor or thread). Thread: any.
+ */
+enum codex_status_t codex_client_new(const struct codex_options_t *opts, struct codex_client_t **out);
+
+/**
+ * Free a client: disconnects first when connected (see `codex_client_disconnect`) and
+ * waits until its callbacks are done on its dispatch thread (so it waits for a callback that is running to return:
+ * a callback that never returns blocks this call; everything else it waits for is bounded). After it returns no callback of this client runs
+ * again and `client` is invalid: passing it to any function afterwards returns
+ * CODEX_STATUS_INVALID_ARGUMENT (freeing it twice is detected and ignored; the last error says
+ * so). Request handles taken earlier must still be freed with `codex_request_free` (they can
+ * no longer be answered). Events pulled earlier stay valid until `codex_event_free`. NULL is
+ * ignored.
+ *
+ * Call it last, once, when no other thread uses the client. Do not call it from one of this
+ * client's callbacks (it works, but the callback must not touch the client afterwards and
+ * completions still pending are dropped).
+ */
+void codex_client_free(struct codex_client_t *client);
+
+/**
+ * Spawn the server and run the `initialize` handshake (blocking). When `init_result_json`
+ * is not NULL it receives the server's `initialize` result as JSON text (free it with
+ * `codex_string_free`).
+ *
+ * A client can connect again after `codex_client_disconnect` or after its server died;
+ * callbacks stay registered. Errors: ALREADY_CONNECTED, TRANSPORT (spawn failed), TIMEOUT,
+ * DISCONNECTED (server exited during the handshake, message has its stderr), PROTOCOL.
+ * Thread: any, including inside callbacks.
+ */
+enum codex_status_t codex_client_connect(struct codex_client_t *client, char **init_result_json);
+
+/**
+ * End the connection: stops the server (closes its stdin, waits up to 500 ms, then kills
+ * its process group); every pending request fails with CODEX_STATUS_DISCONNECTED.
+ *
+ * Callbacks mode, called from any thread but the client's dispatch thread: returns after the
+ * running callback (if any) returned and after the completion callbacks of all in-flight
+ * async requests ran (with CODEX_STATUS_DISCONNECTED); no event callback of this
+ * connection runs afterwards. Called from inside a callback that runs on the client's own
+ * dispatch thread (a callback of this client, or of another client sharing its thread):
+ * the current callback is the last event callback; failed request completions are
+ * delivered after it returns. (Likewise when two callbacks on different dispatch threads
+ * disconnect each other's clients: the second does not wait for the first, so neither
+ * deadlocks.)
+ * Returns CODEX_STATUS_NOT_CONNECTED (harmless) when there was no connection to end, so a
+ * second disconnect is an error code, never a crash.
+ */
+enum codex_status_t codex_client_disconnect(struct codex_client_t *client);
+
+/**
+ * Whether the client is connected (handshake done and server alive). False for NULL or a
+ * freed client. Thread: any, including inside callbacks. No pointers are kept.
+ */
+bool codex_client_is_connected(const struct codex_client_t *client);
+
+/**
+ * Whether the connection dropped and the client is reconnecting (with
+ * `codex_options_set_reconnect`); requests made now wait for the rejoin. False for NULL
+ * or a freed client. Thread: any, including inside callbacks. ABI 1.2.
+ */
+bool codex_client_is_reconnecting(const struct codex_client_t *client);
+
+/**
+ * The process id of the server of the current connection, written to `*pid` (the caller's
+ * storage). Errors: NOT_CONNECTED, INVALID_ARGUMENT (NULL). Thread: any.
+ */
+enum codex_status_t codex_client_server_pid(const struct codex_client_t *client, uint32_t *pid);
+
+/**
+ * The last bytes the server wrote to stderr ("" when never connected). `*out` receives a
+ * string the program frees with `codex_string_free`. Thread: any.
+ */
+enum codex_status_t codex_client_stderr_tail(const struct codex_client_t *client, char **out);
+
+/**
+ * Set (or with a NULL `callback`, remove) the callback of one kind:
+ * `CODEX_CALLBACK_NOTIFICATION`, `CODEX_CALLBACK_SERVER_REQUEST` or
+ * `CODEX_CALLBACK_CONNECTION`. `userdata` is passed back unchanged.
+ *
+ * Every callback of a client runs on the client's one dispatch thread (a library-owned
+ * thread, never the caller's), one at a time, in arrival order. The thread may be shared
+ * with other clients (a small fixed pool): a callback that blocks holds up the other
+ * clients on that thread (`codex_options_set_dedicated_dispatch_thread` gives a client a
+ * thread of its own). Callbacks may call any
+ * function of this library, including blocking calls (`codex_client_call`) and
+ * `codex_client_disconnect`, except `codex_client_next_event`.
+ * Errors: INVALID_STATE on a poll-mode client, INVALID_ARGUMENT for an unknown kind.
+ * Thread: any; takes effect for the next event.
+ */
+enum codex_status_t codex_client_register_callback(struct codex_client_t *client, codex_callback_kind_t kind, codex_callback_t callback, void *userdata);
+
+/**
+ * Poll mode: wait up to `timeout_ms` (negative: forever, 0: do not wait) for the next event.
+ * On success `*event` receives it, owned by the program: free it with `codex_event_free`.
+ *
+ * Events come in arrival order; completions of `codex_client_request` (CODEX_EVENT_RESPONSE)
+ * are interleaved as they finish. Returns TIMEOUT (and `*event` = NULL) when nothing arrived
+ * in time; after the CODEX_EVENT_DISCONNECTED event of a connection the next call returns
+ * DISCONNECTED (or NOT_CONNECTED once disconnected), until the client connects again.
+ * Errors: INVALID_STATE on a callbacks-mode client.
+ * Thread: any (several threads may call it; each event goes to one of them). Never from a
+ * callback.
+ */
+enum codex_status_t codex_client_next_event(struct codex_client_t *client, int64_t timeout_ms, struct codex_event_t **event);
+
+/**
+ * Poll mode: a file descriptor that is readable while events wait for
+ * `codex_client_next_event`, or -1 on error (the last error says why: INVALID_ARGUMENT for a
+ * NULL or freed client, INVALID_STATE on a callbacks-mode client).
+ *
+ * Watch it with poll/epoll/select or `enif_select` (`POLLIN`), then call
+ * `codex_client_next_event(client, 0, &ev)` until it returns CODEX_STATUS_TIMEOUT. It is
+ * level-triggered: it stays readable while an event waits; it is also readable once the
+ * connection has ended (next_event then reports it, and it stays readable until the next
+ * connect: stop watching it then) and may occasionally be readable with nothing to read
+ * (next_event returns TIMEOUT at once).
+ *
+ * Ownership: the client's; it stays the same across reconnects and is closed by
+ * `codex_client_free` (remove it from your poll set / `enif_select` before that). Never close
+ * it, read from it or write to it yourself. Thread: any.
+ */
+int codex_client_event_fd(const struct codex_client_t *client);
+
+/**
+ * Send a request without waiting (async). `params_json` may be NULL (sent as `{}`).
+ * `timeout_ms`: 0 = the client's default timeout. On success `*request_id` (may be NULL)
+ * receives the request's id (unique per client, never 0).
+ *
+ * Callbacks mode: `callback` (may be NULL: result discarded) is called exactly once, on the
+ * dispatch thread like every other callback, with a CODEX_EVENT_RESPONSE event (status,
+ * result or error, request id, `userdata`), also when the request fails by timeout or
+ * disconnect. Poll mode: `callback` must be NULL; the completion is a CODEX_EVENT_RESPONSE
+ * event from `codex_client_next_event` (`codex_event_userdata` gives `userdata` back).
+ * When this returns an error the request was not sent and no completion will come.
+ * `codex_client_cancel_request(client, *request_id)` cancels it while it is pending.
+ * Thread: any, including inside callbacks.
+ */
+enum codex_status_t codex_client_request(struct codex_client_t *client, const char *method, const char *params_json, uint64_t timeout_ms, codex_callback_t callback, void *userdata, uint64_t *request_id);
+
+/**
+ * Cancel a request sent with `codex_client_request` (`request_id` is the id it returned)
+ * that has not been answered yet: its completion comes at once with
+ * `CODEX_STATUS_CANCELLED` (callbacks mode: the completion callback on the dispatch
+ * thread; poll mode: a CODEX_EVENT_RESPONSE event), and an MCP server is told with
+ * `notifications/cancelled` (a later answer of the server is dropped). Exactly one
+ * completion still comes per request: when the answer, a timeout or the disconnect
+ * settled the request first, this returns INVALID_STATE and the completion carries that
+ * outcome. A blocking `codex_client_call` cannot be cancelled (bound it with its
+ * `timeout_ms`; a timed-out MCP request is cancelled at the server too).
+ * Errors: INVALID_ARGUMENT (`request_id` 0), NOT_CONNECTED, INVALID_STATE (no such request
+ * pending: answered, timed out or failed already, or never sent by this client).
+ * Thread: any, including inside callbacks.
+ */
+enum codex_status_t codex_client_cancel_request(struct codex_client_t *client, uint64_t request_id);
+
+/**
+ * Send a request and wait for its result (blocking). `params_json` may be NULL (sent as
+ * `{}`); `timeout_ms`: 0 = the client's default timeout. On success `*result_json` (may be
+ * NULL: result discarded) receives the result as JSON text; free it with `codex_string_free`.
+ *
+ * Errors: NOT_CONNECTED, TIMEOUT, RPC_ERROR (see `codex_last_error_rpc_code`, `..._message`,
+ * `..._data`), OVERLOADED, DISCONNECTED, INVALID_ARGUMENT (bad JSON).
+ * Thread: any, including inside callbacks (a response never waits behind undelivered events).
+ */
+enum codex_status_t codex_client_call(struct codex_client_t *client, const char *method, const char *params_json, uint64_t timeout_ms, char **result_json);
+
+/**
+ * Send a client notification (no response). `params_json` may be NULL (sent as `{}`).
+ * Thread: any.
+ */
+enum codex_status_t codex_client_notify(struct codex_client_t *client, const char *method, const char *params_json);
+
+/**
+ * The kind of an event (`CODEX_EVENT_NONE` for NULL).
+ *
+ * Event accessors (all `codex_event_*` readers): the event stays owned by whoever owned it;
+ * returned strings are borrowed from the event. Thread: any thread, but not concurrently with
+ * `codex_event_free` of the same event; a callback's event only inside the callback.
+ */
+enum codex_event_kind_t codex_event_kind(const struct codex_event_t *event);
+
+/**
+ * The method: of the notification, of the server request, or of the request a RESPONSE
+ * completes. NULL for other kinds. Ownership: the event's (valid until it is freed).
+ * Thread: as every event accessor (see `codex_event_kind`).
+ */
+const char *codex_event_method(const struct codex_event_t *event);
+
+/**
+ * The `params` JSON text of a notification or server request ("null" when the server sent
+ * none); NULL for other kinds. Ownership: the event's.
+ * Thread: as every event accessor (see `codex_event_kind`).
+ */
+const char *codex_event_params(const struct codex_event_t *event);
+
+/**
+ * `params.threadId` of a notification or server request, or NULL. Ownership: the event's.
+ * Thread: as every event accessor (see `codex_event_kind`).
+ */
+const char *codex_event_thread_id(const struct codex_event_t *event);
+
+/**
+ * The turn a notification or server request belongs to: `params.turnId`, or for notifications
+ * that carry the turn itself (`turn/started`, `turn/completed`) `params.turn.id`; NULL when
+ * there is none. Ownership: the event's.
+ * Thread: as every event accessor (see `codex_event_kind`).
+ */
+const char *codex_event_turn_id(const struct codex_event_t *event);
+
+/**
+ * The text of a delta notification (`params.delta` of `item/agentMessage/delta` and the
+ * other notifications whose method ends in `/delta`), decoded, without parsing JSON yourself; NULL when the event
+ * has no string `params.delta`. When `len` is not NULL it receives the length in bytes (the
+ * text may contain NUL bytes; the returned string is NUL-terminated after `len` bytes).
+ * Ownership: the event's.
+ * Thread: as every event accessor (see `codex_event_kind`).
+ */
+const char *codex_event_delta(const struct codex_event_t *event, size_t *len);
+
+/**
+ * The handle of a SERVER_REQUEST event's request (NULL for other kinds). Borrowed: valid
+ * while the event lives, unless taken with `codex_event_take_request` (then until the program
+ * frees it). Answer it with `codex_client_respond`, even without taking it.
+ * Thread: as every event accessor (see `codex_event_kind`).
+ */
+struct codex_request_t *codex_event_request(const struct codex_event_t *event);
+
+/**
+ * Take ownership of a SERVER_REQUEST event's request, to answer it after the event is freed
+ * (or after the callback returns). The program must free it with `codex_request_free`.
+ * A request that is not taken is answered fail-closed when its event is freed (or, in a
+ * callback, when the callback returns) unless it was answered already.
+ * Errors: INVALID_ARGUMENT (NULL, not a server request), INVALID_STATE (already taken).
+ * Thread: any (inside a callback: before it returns).
+ */
+enum codex_status_t codex_event_take_request(struct codex_event_t *event, struct codex_request_t **request);
+
+/**
+ * The id `codex_client_request` returned, for a RESPONSE event (0 otherwise). Thread: as for
+ * every event accessor (see `codex_event_kind`).
+ */
+uint64_t codex_event_request_id(const struct codex_event_t *event);
+
+/**
+ * The outcome of a RESPONSE event (`CODEX_STATUS_OK`, `CODEX_STATUS_RPC_ERROR`,
+ * `CODEX_STATUS_TIMEOUT`, `CODEX_STATUS_DISCONNECTED`, `CODEX_STATUS_CANCELLED` after
+ * `codex_client_cancel_request`, ...); `CODEX_STATUS_DISCONNECTED` for a
+ * DISCONNECTED event; `CODEX_STATUS_OK` for other kinds; `CODEX_STATUS_INVALID_ARGUMENT` for
+ * NULL.
+ * Thread: as every event accessor (see `codex_event_kind`).
+ */
+enum codex_status_t codex_event_status(const struct codex_event_t *event);
+
+/**
+ * The result JSON text of a successful RESPONSE event; NULL otherwise. Ownership: the event's.
+ * Thread: as every event accessor (see `codex_event_kind`).
+ */
+const char *codex_event_result(const struct codex_event_t *event);
+
+/**
+ * A human-readable message: the error of a failed RESPONSE, the text of an ERROR event, the
+ * reason of a DISCONNECTED event; NULL otherwise. Ownership: the event's.
+ * Thread: as every event accessor (see `codex_event_kind`).
+ */
+const char *codex_event_error_message(const struct codex_event_t *event);
+
+/**
+ * RECONNECTING: the attempt about to be made (1 for the first); RECONNECTED: the attempts
+ * it took. 0 for other kinds. Thread: as every event accessor (see `codex_event_kind`).
+ * ABI 1.2.
+ */
+uint32_t codex_event_reconnect_attempt(const struct codex_event_t *event);
+
+/**
+ * RECONNECTING: how long the client waits before this attempt, in milliseconds; 0
+ * otherwise. Thread: as every event accessor (see `codex_event_kind`). ABI 1.2.
+ */
+uint64_t codex_event_reconnect_delay_ms(const struct codex_event_t *event);
+
+/**
+ * The whole report of a RECONNECTING, RECONNECTED, AUTH or OUTSIDE_WINDOW event as JSON
+ * text (OUTSIDE_WINDOW: see `CODEX_EVENT_OUTSIDE_WINDOW`); NULL for other kinds. RECONNECTING: `{"attempt","maxAttempts","delayMs","cause"}`. RECONNECTED:
+ * `{"attempts","threads":[id…],"failedThreads":[{"threadId","error"}…],
+ * "requestsFailed","serverRequestsDropped","turnsEnded":[{"threadId","turnId","status"}…]}`.
+ * Ownership: the event's. Thread: as every event accessor (see `codex_event_kind`).
+ * ABI 1.2.
+ */
+const char *codex_event_reconnect_json(const struct codex_event_t *event);
+
+/**
+ * The last lines the server wrote to stderr, for a DISCONNECTED event or a RESPONSE that
+ * failed with `CODEX_STATUS_DISCONNECTED` (may be ""); NULL otherwise. Ownership: the event's.
+ * Thread: as every event accessor (see `codex_event_kind`).
+ */
+const char *codex_event_stderr_tail(const struct codex_event_t *event);
+
+/**
+ * The JSON-RPC error code of a RESPONSE that failed with `CODEX_STATUS_RPC_ERROR` or
+ * `CODEX_STATUS_OVERLOADED`; 0 otherwise.
+ * Thread: as every event accessor (see `codex_event_kind`).
+ */
+int64_t codex_event_rpc_code(const struct codex_event_t *event);
+
+/**
+ * The server's JSON-RPC error message of such a RESPONSE; NULL otherwise. Ownership: the
+ * event's.
+ * Thread: as every event accessor (see `codex_event_kind`).
+ */
+const char *codex_event_rpc_message(const struct codex_event_t *event);
+
+/**
+ * The JSON-RPC error `data` (JSON text) of such a RESPONSE; NULL when absent. Ownership: the
+ * event's.
+ * Thread: as every event accessor (see `codex_event_kind`).
+ */
+const char *codex_event_rpc_data(const struct codex_event_t *event);
+
+/**
+ * How many notifications an OVERFLOW event reports as dropped (0 otherwise).
+ * Thread: as every event accessor (see `codex_event_kind`).
+ */
+uint64_t codex_event_dropped(const struct codex_event_t *event);
+
+/**
+ * The `userdata` given to `codex_client_request`, for a RESPONSE event (NULL otherwise).
+ * Thread: as every event accessor (see `codex_event_kind`).
+ */
+void *codex_event_userdata(const struct codex_event_t *event);
+
+/**
+ * Free an event returned by `codex_client_next_event`. A server request it still owns (not
+ * taken) is answered fail-closed if unanswered. NULL is ignored. Freeing an event twice, or
+ * the borrowed event a callback receives, is detected and ignored (the calling thread's last
+ * error becomes CODEX_STATUS_INVALID_ARGUMENT).
+ * Thread: any.
+ */
+void codex_event_free(struct codex_event_t *event);
+
 /**
  * Free a server request the program owns. If it was never answered it is answered
  * fail-closed first (approvals declined, other methods get a JSON-RPC error). NULL and
@@ -1913,6 +1597,330 @@ const char *codex_request_turn_id(const struct codex_request_t *request);
 bool codex_request_is_open(const struct codex_request_t *request);
 
 /**
+ * Answer a server request with a result, given as JSON text (for an approval:
+ * `{"decision":"accept"}` or `{"decision":"decline"}`).
+ *
+ * Returns `CODEX_STATUS_ALREADY_RESPONDED` when it was answered before (or the server resolved
+ * it), `CODEX_STATUS_DISCONNECTED` when its connection ended, `CODEX_STATUS_INVALID_ARGUMENT`
+ * for bad JSON, a freed handle or another client's request.
+ * Ownership: borrows everything; the request stays owned by whoever owned it.
+ * Thread: any, including inside callbacks; now or later.
+ */
+enum codex_status_t codex_client_respond(struct codex_client_t *client, struct codex_request_t *request, const char *result_json);
+
+/**
+ * Answer a server request with a JSON-RPC error `{code, message, data}`; `data_json` may be
+ * NULL (no data). Errors as for `codex_client_respond`.
+ * Thread: any, including inside callbacks; now or later.
+ */
+enum codex_status_t codex_client_respond_error(struct codex_client_t *client, struct codex_request_t *request, int64_t code, const char *message, const char *data_json);
+
+/* ===================================================================== CODEX CLIENT
+ *
+ * A client connected to a Codex server (ffi-c/src/codex/): threads, turns,
+ * approvals, logging in, the helpers by name, skill sources, the server's version.
+ */
+
+/**
+ * `thread/start`: start a new thread. `params_json` (may be NULL) is a JSON object of extra
+ * parameters (for example `{"approvalPolicy":"untrusted","cwd":"/src"}`). On success
+ * `*thread_id` (may be NULL) receives the new thread's id; free it with `codex_string_free`.
+ * `timeout_ms`: 0 = the client's default. Blocking; thread: any, including inside callbacks.
+ */
+enum codex_status_t codex_client_thread_start(struct codex_client_t *client, const char *params_json, uint64_t timeout_ms, char **thread_id);
+
+/**
+ * `turn/start`: send the user message `text` on thread `thread_id` and start a turn; the
+ * turn's events then arrive as notifications (`item/agentMessage/delta`, ...,
+ * `turn/completed`). `params_json` (may be NULL) is a JSON object of extra parameters merged
+ * into the request (for example `{"model":"..."}`). On success `*turn_id` (may be NULL)
+ * receives the turn's id; free it with `codex_string_free`.
+ * Blocking (returns when the turn started, not when it completed); thread: any.
+ */
+enum codex_status_t codex_client_turn_start(struct codex_client_t *client, const char *thread_id, const char *text, const char *params_json, uint64_t timeout_ms, char **turn_id);
+
+/**
+ * `turn/start` with skills: as `codex_client_turn_start`, plus `skills`, an array of
+ * `skills_len` strings (NULL when `skills_len` is 0), each a skill name
+ * ("release-notes", found the way Codex finds it) or a path (any string holding '/') of a
+ * `SKILL.md` or of its folder. On an app-server of Codex 0.169.0 or newer the skills
+ * Codex lists (`skills/list`) go as native `skill` input items; on the exec and mcp
+ * transports, older app-servers, and for a path outside Codex's skill folders, each
+ * `SKILL.md` is injected before `text` as a text block
+ * `<skill name=".." path=".." description=".." emulated="true">BODY</skill>`.
+ * A missing or unreadable skill or an unknown name fails with
+ * CODEX_STATUS_INVALID_ARGUMENT (the message names the available skills) before anything
+ * is sent: no turn starts. On success `*turn_id` (may be NULL) receives the turn's id and
+ * `*emulated_skills_json` (may be NULL) a JSON array of the emulated skills,
+ * `[{"name":..,"description":..,"path":..}]` (`[]` when all went natively); free both
+ * with `codex_string_free` (on failure both are set to NULL). Ownership: `skills` and
+ * its strings are only read during the call. Blocking (a `skills/list` round trip first
+ * when a skill goes natively); thread: any.
+ */
+enum codex_status_t codex_client_turn_start_with_skills(struct codex_client_t *client, const char *thread_id, const char *text, const char *const *skills, size_t skills_len, const char *params_json, uint64_t timeout_ms, char **turn_id, char **emulated_skills_json);
+
+/**
+ * `turn/interrupt`: stop the running turn `turn_id` of thread `thread_id`. The turn then
+ * completes with status "interrupted" (a `turn/completed` notification).
+ * Blocking; thread: any, including inside callbacks.
+ */
+enum codex_status_t codex_client_turn_interrupt(struct codex_client_t *client, const char *thread_id, const char *turn_id, uint64_t timeout_ms);
+
+/**
+ * `turn/steer`: add the user message `text` to the running turn `expected_turn_id` of
+ * thread `thread_id` (fails with CODEX_STATUS_RPC_ERROR when that turn is not the active
+ * one). Blocking; thread: any, including inside callbacks.
+ */
+enum codex_status_t codex_client_turn_steer(struct codex_client_t *client, const char *thread_id, const char *expected_turn_id, const char *text, uint64_t timeout_ms);
+
+/**
+ * Run a turn to its end within bounds: `turn/start` of `text` on thread `thread_id`
+ * (`params_json` as in `codex_client_turn_start`, may be NULL), then wait for its
+ * `turn/completed`. `timeout_ms` bounds the whole turn and `idle_ms` the silence between
+ * two of its events (0: no bound). Past either, the turn is interrupted and this returns
+ * CODEX_STATUS_TIMEOUT with a message naming the bound and the last event seen. The
+ * turn's events come to this call (the core's turn stream), not to the notification
+ * callback nor `codex_client_next_event`; its server requests go to the client's
+ * server-request callback, and are declined without one. `*result_json` (may be NULL)
+ * receives the core's view of the turn's result, `{"thread_id", "turn_id", "status",
+ * "final_response", "items", "usage", "diff", "error", "turn", "completed",
+ * "emulated_skills"}` — on a timeout too (what was gathered; status "interrupted" once
+ * the interrupt took effect); NULL when the turn did not start. Free it with
+ * `codex_string_free`. Blocking; thread: any except this client's callbacks. ABI 1.6.
+ */
+enum codex_status_t codex_client_turn_run(struct codex_client_t *client, const char *thread_id, const char *text, const char *params_json, uint64_t timeout_ms, uint64_t idle_ms, char **result_json);
+
+/**
+ * Answer an approval request with a decision named by its generic word: `"accept"`,
+ * `"acceptForSession"`, `"decline"` or `"cancel"` (decline and interrupt the turn). The
+ * core words it for the request's method (`{"decision":"accept"}` for the v2 approvals,
+ * `{"decision":"approved"}` for the v1 ones), so a program never spells the protocol's
+ * answer.
+ *
+ * Returns `CODEX_STATUS_INVALID_ARGUMENT` for another word or a request that is not an
+ * approval (answer those with `codex_client_respond`), else as `codex_client_respond`.
+ * Ownership: borrows everything. Thread: any, including inside callbacks; now or later.
+ * ABI 1.7.
+ */
+enum codex_status_t codex_client_respond_decision(struct codex_client_t *client, struct codex_request_t *request, const char *decision);
+
+/**
+ * Approve a command approval and add an exec-policy rule that allows commands starting
+ * with the `prefix_len` words of `prefix` from now on (`prefix_len` 0: the amendment the
+ * server proposed, `proposedExecpolicyAmendment`). The core words the answer for the
+ * request's method (`acceptWithExecpolicyAmendment` for
+ * `item/commandExecution/requestApproval`, `approved_execpolicy_amendment` for the v1
+ * `execCommandApproval`), so a program never spells it.
+ *
+ * Returns `CODEX_STATUS_INVALID_ARGUMENT` for a request that is not a command approval,
+ * `prefix_len` 0 when the server proposed no amendment, or `prefix` NULL with a non-zero
+ * `prefix_len`; else as `codex_client_respond`. Ownership: borrows everything (`prefix`
+ * is only read during the call). Thread: any, including inside callbacks; now or later.
+ * ABI 1.10.
+ */
+enum codex_status_t codex_client_respond_execpolicy_amendment(struct codex_client_t *client, struct codex_request_t *request, const char *const *prefix, size_t prefix_len);
+
+/**
+ * Log in with an OpenAI API key (`account/login/start`, type `apiKey`); the server stores
+ * it in its CODEX_HOME. The key is never logged by the library. An empty key fails with
+ * CODEX_STATUS_INVALID_ARGUMENT. Blocking (bounded by the client's default timeout);
+ * thread: any. ABI 1.6.
+ */
+enum codex_status_t codex_client_login_api_key(struct codex_client_t *client, const char *api_key);
+
+/**
+ * Start a ChatGPT login: the browser flow (`device_code` false: show the user
+ * `codex_login_auth_url`) or the device-code flow (`device_code` true: show
+ * `codex_login_user_code` and `codex_login_verification_url`). On success `*login`
+ * receives the login's handle (free it with `codex_login_free`; on failure it is set to
+ * NULL); then `codex_login_wait` for the outcome, or `codex_login_cancel`. The outcome
+ * is followed from before the request is sent, so it cannot be missed. Blocking
+ * (bounded by the client's default timeout); thread: any. ABI 1.6.
+ */
+enum codex_status_t codex_client_login_chatgpt(struct codex_client_t *client, bool device_code, struct codex_login_t **login);
+
+/**
+ * Browser flow: the URL the user opens to log in (NULL for the device-code flow, or a
+ * NULL or freed handle). Ownership: the library's, valid until `codex_login_free`.
+ * Thread: any. ABI 1.6.
+ */
+const char *codex_login_auth_url(const struct codex_login_t *login);
+
+/**
+ * Device-code flow: the code the user enters (NULL otherwise). Ownership and thread as
+ * `codex_login_auth_url`. ABI 1.6.
+ */
+const char *codex_login_user_code(const struct codex_login_t *login);
+
+/**
+ * Device-code flow: the page where the user enters the code (NULL otherwise). Ownership
+ * and thread as `codex_login_auth_url`. ABI 1.6.
+ */
+const char *codex_login_verification_url(const struct codex_login_t *login);
+
+/**
+ * The login's id (`loginId`). Ownership and thread as `codex_login_auth_url`. ABI 1.6.
+ */
+const char *codex_login_id(const struct codex_login_t *login);
+
+/**
+ * Wait for the login's outcome, at most `timeout_ms` (0: the client's default request
+ * timeout); past it CODEX_STATUS_TIMEOUT (the login goes on: wait again or cancel).
+ * On success `*success` (may be NULL) is 1 when the login succeeded, else 0, and
+ * `*error` (may be NULL) receives the server's reason for a failure (NULL on success;
+ * free it with `codex_string_free`). Blocking; thread: any except inside this client's
+ * callbacks (the outcome arrives through them). ABI 1.6.
+ */
+enum codex_status_t codex_login_wait(struct codex_login_t *login, uint64_t timeout_ms, int32_t *success, char **error);
+
+/**
+ * Cancel the login (`account/login/cancel`); its outcome then is a failure
+ * (`codex_login_wait` returns it). Blocking (bounded by the client's default timeout);
+ * thread: any. ABI 1.6.
+ */
+enum codex_status_t codex_login_cancel(struct codex_login_t *login);
+
+/**
+ * Free a login handle: the library stops following its outcome (the server's login goes
+ * on until it completes, times out or is cancelled). NULL and freed handles are ignored.
+ * Thread: any. ABI 1.6.
+ */
+void codex_login_free(struct codex_login_t *login);
+
+/**
+ * Send the request of the core's helper `name` and return its result: `account_logout`,
+ * `account_rate_limits`, `account_read`, `config_read`, `config_batch_write` (`arg_json`:
+ * the edits, `[{"keyPath","value","mergeStrategy"}]`), `review_start` (`thread_id`;
+ * `arg_json`: the target, `{"type":"uncommittedChanges"}`), `mcp_server_status_list`,
+ * `mcp_server_oauth_login` (`arg_json`: the server's name as a JSON string),
+ * `feedback_upload` (`arg_json`: the classification, `"bug"`), `thread_compact`
+ * (`thread_id`), `model_list`, `skills_list`, ... (every name of the core's
+ * `Helper::from_name`; an unknown one is CODEX_STATUS_INVALID_ARGUMENT). `thread_id`:
+ * for the helpers that act on a thread (NULL otherwise). `arg_json`: the helper's
+ * argument as JSON (NULL: none). `params_json`: a JSON object of more params (NULL:
+ * none). `timeout_ms`: 0 = the client's default. On success `*result_json` (may be
+ * NULL) receives the result as JSON; free it with `codex_string_free`. Blocking; thread:
+ * any, including inside callbacks. ABI 1.6.
+ */
+enum codex_status_t codex_client_helper(struct codex_client_t *client, const char *name, const char *thread_id, const char *arg_json, const char *params_json, uint64_t timeout_ms, char **result_json);
+
+/**
+ * Let the turns of the Codex client `client` use the skills of the MCP client `server`,
+ * under `label` (1-64 of `A-Z a-z 0-9 - _ .`, the name the program gives that server).
+ * A turn selects one as `"<name>@<label>"` or `"<SKILL.md URI>@<label>"` in
+ * `codex_client_turn_start_with_skills`; it is loaded and checked when the turn starts
+ * and goes to Codex as a text block naming the server
+ * (`<skill name=".." server="<label>" uri=".." ..>`), which needs the option
+ * `skill_emulation` at `"when_needed"` or `"always"`. The same label again replaces the
+ * server. `client` keeps its own reference to `server` (freeing `server`'s handle does
+ * not end it while `client` holds it; `codex_client_remove_skill_source` or freeing
+ * `client` lets go). Errors: INVALID_ARGUMENT (a bad label, `client` an MCP client,
+ * `server` not one). Thread: any.
+ */
+enum codex_status_t codex_client_add_skill_source(struct codex_client_t *client, const char *label, struct codex_client_t *server);
+
+/**
+ * Forget the skill source `label` of `client`: 1 when there was one, 0 when not, -1 on
+ * an invalid argument (the last error says why). Thread: any.
+ */
+int32_t codex_client_remove_skill_source(struct codex_client_t *client, const char *label);
+
+/**
+ * The connected app-server's Codex version placed in the supported window: `*out`
+ * receives `{"version": "0.171.0"|null, "position": "inside"|"older"|"newer"|"unknown",
+ * "matches": "<the window version it is>"|null, "window": ["0.163.0", …]}`, a string the
+ * program frees with `codex_string_free`. Errors: NOT_CONNECTED; INVALID_STATE when the
+ * server is not a Codex app-server (an MCP server, the exec or codex-mcp-server
+ * transport). Thread: any, including inside callbacks. ABI 1.10.
+ */
+enum codex_status_t codex_client_server_version(const struct codex_client_t *client, char **out);
+
+/**
+ * Whether the connected app-server has client method `method`, by the window's method
+ * table: `*out` receives it. For a window version, exactly; for a server outside the
+ * window, whether some window version has it; a method of no window version: false. A
+ * call of a method the server's (window) version lacks fails at once with
+ * `CODEX_STATUS_UNSUPPORTED_BY_VERSION`. Errors: NOT_CONNECTED; INVALID_STATE when the
+ * server is not a Codex app-server. Thread: any, including inside callbacks. ABI 1.10.
+ */
+enum codex_status_t codex_client_supports(const struct codex_client_t *client, const char *method, bool *out);
+
+/* ===================================================================== MCP CLIENT
+ *
+ * A client connected to an MCP server (ffi-c/src/mcp/): request names and
+ * params, subscription streams, skills over MCP, OAuth callbacks.
+ */
+
+/**
+ * The JSON-RPC method of the MCP request named `request` in snake_case: `"list_tools"`,
+ * `"call_tool"`, `"list_resources"`, `"list_resource_templates"`, `"read_resource"`,
+ * `"subscribe_resource"`, `"unsubscribe_resource"`, `"list_prompts"`, `"get_prompt"`,
+ * `"complete"`, `"set_logging_level"`, `"ping"` (for example `"call_tool"` gives
+ * `"tools/call"`). Pass it to `codex_client_call` / `codex_client_request`.
+ * Ownership: a static string of the library; never free it. NULL for an unknown name or
+ * NULL (the last error then says why, listing the known names). Thread: any.
+ */
+const char *codex_mcp_method_name(const char *request);
+
+/**
+ * The params (JSON text) of the MCP request named `request` (as for
+ * `codex_mcp_method_name`), built by the library from the request's one string and its
+ * arguments so that nothing is spelled or escaped by hand. `subject` is the `cursor` of a
+ * list request (NULL: the first page), the `name` of the tool (`call_tool`) or prompt
+ * (`get_prompt`), the `uri` of `read_resource` / `subscribe_resource` /
+ * `unsubscribe_resource`, the `level` of `set_logging_level` (`"debug"` ... `"emergency"`);
+ * NULL for `ping` and `complete`. `arguments_json` (NULL: none) is the JSON object of the
+ * tool's or prompt's arguments, and for `complete` the whole params
+ * (`{"ref":{"type":"ref/prompt","name":...},"argument":{"name":...,"value":...}}`); NULL
+ * for the other requests. For example `("call_tool", "echo", "{\"message\":\"hi\"}")`
+ * gives `{"name":"echo","arguments":{"message":"hi"}}`. To ask for progress, add
+ * `"_meta":{"progressToken":...}` to params of your own instead (see MCP in the overview).
+ * On success `*params_json` receives the text; free it with `codex_string_free`.
+ * Errors: INVALID_ARGUMENT (unknown request, NULL `params_json`, a string not UTF-8,
+ * `arguments_json` not a JSON object, a required subject missing, or a subject or
+ * arguments the request does not take). Thread: any.
+ */
+enum codex_status_t codex_mcp_params(const char *request, const char *subject, const char *arguments_json, char **params_json);
+
+/**
+ * MCP 2026-07-28 `subscriptions/listen`: open a subscription stream on the MCP server
+ * `client` is connected to and wait until the server acknowledged it, at most
+ * `timeout_ms` (0: the client's default timeout). `filter_json` (NULL: `{}`) is a JSON
+ * object of what to receive: `{"toolsListChanged":true, "promptsListChanged":true,
+ * "resourcesListChanged":true, "resourceSubscriptions":["<uri>",...]}` (the snake_case
+ * names `tools_list_changed`, ... are accepted too). While the stream is open, the
+ * notifications it brings (`notifications/tools/list_changed`,
+ * `notifications/resources/updated`, ...) are ordinary CODEX_EVENT_NOTIFICATION events
+ * (callbacks or poll mode, as any notification). On success `*listen` receives the
+ * stream's handle (on failure NULL): read the filter the server honours with
+ * `codex_mcp_listen_acknowledged`, close the stream with `codex_mcp_listen_free`.
+ * Errors: INVALID_ARGUMENT (NULL `listen`, `filter_json` not JSON or a filter the library
+ * refuses: an unknown key, a wrong type; the message says which), UNSUPPORTED in the
+ * handshake era (MCP 2025-11-25 and older: use `resources/subscribe` and the
+ * list-changed notifications there), TIMEOUT without an acknowledgment, NOT_CONNECTED.
+ * Blocking (bounded by `timeout_ms`); thread: any except a callback of this client.
+ * ABI 1.9.
+ */
+enum codex_status_t codex_client_mcp_listen(struct codex_client_t *client, const char *filter_json, uint64_t timeout_ms, struct codex_mcp_listen_t **listen);
+
+/**
+ * The filter the server acknowledged for the stream `listen` (JSON text, the subset of
+ * the requested filter it honours, e.g. `{"toolsListChanged":true}`), or NULL for a NULL
+ * or freed handle. Ownership: the library's, valid until `codex_mcp_listen_free`; never
+ * free it. Thread: any. ABI 1.9.
+ */
+const char *codex_mcp_listen_acknowledged(const struct codex_mcp_listen_t *listen);
+
+/**
+ * Close the subscription stream `listen` (the server is sent `notifications/cancelled`;
+ * notifications already on their way may still be delivered) and free the handle; the
+ * string of `codex_mcp_listen_acknowledged` is freed with it. The connection goes on.
+ * NULL and freed handles are ignored. Not blocking; thread: any, including a callback
+ * of its client. ABI 1.9.
+ */
+void codex_mcp_listen_free(struct codex_mcp_listen_t *listen);
+
+/**
  * `skills/list` on the MCP server `client` is connected to: one page (`cursor`, NULL for
  * the first) or, with `all_pages` non-zero, every page. Reads no skill file. On success
  * `*skills_json` receives `{"skills":[<entries as the server sent them>],"nextCursor":..}`
@@ -1939,69 +1947,86 @@ enum codex_status_t codex_client_mcp_skills_list(struct codex_client_t *client, 
 enum codex_status_t codex_client_mcp_skill_load(struct codex_client_t *client, const char *skill, char **skill_json);
 
 /**
- * Let the turns of the Codex client `client` use the skills of the MCP client `server`,
- * under `label` (1-64 of `A-Z a-z 0-9 - _ .`, the name the program gives that server).
- * A turn selects one as `"<name>@<label>"` or `"<SKILL.md URI>@<label>"` in
- * `codex_client_turn_start_with_skills`; it is loaded and checked when the turn starts
- * and goes to Codex as a text block naming the server
- * (`<skill name=".." server="<label>" uri=".." ..>`), which needs the option
- * `skill_emulation` at `"when_needed"` or `"always"`. The same label again replaces the
- * server. `client` keeps its own reference to `server` (freeing `server`'s handle does
- * not end it while `client` holds it; `codex_client_remove_skill_source` or freeing
- * `client` lets go). Errors: INVALID_ARGUMENT (a bad label, `client` an MCP client,
- * `server` not one). Thread: any.
+ * Answer a callback with `text` (copied before this returns): the redirect URL of the
+ * browser step, or the stored JSON of a token store's load. Only during the callback call
+ * that received `answer`, once.
+ * Errors: INVALID_ARGUMENT (`answer` not live - after its callback returned, or not an
+ * answer -, `text` NULL or not UTF-8), INVALID_STATE (already answered). Thread: the
+ * callback's (or any other, while the callback has not returned). ABI 1.8.
  */
-enum codex_status_t codex_client_add_skill_source(struct codex_client_t *client, const char *label, struct codex_client_t *server);
+enum codex_status_t codex_oauth_answer_set(struct codex_oauth_answer_t *answer, const char *text);
 
 /**
- * Forget the skill source `label` of `client`: 1 when there was one, 0 when not, -1 on
- * an invalid argument (the last error says why). Thread: any.
+ * Fail a callback with `message` (copied; NULL: a generic one): the authorization (or the
+ * token store operation) fails, and the error, the CODEX_EVENT_AUTH event and the log say
+ * `message` - so never put a secret in it. Only during the callback call that received
+ * `answer`, once.
+ * Errors: INVALID_ARGUMENT (`answer` not live, `message` not UTF-8), INVALID_STATE
+ * (already answered). Thread: as `codex_oauth_answer_set`. ABI 1.8.
  */
-int32_t codex_client_remove_skill_source(struct codex_client_t *client, const char *label);
+enum codex_status_t codex_oauth_answer_error(struct codex_oauth_answer_t *answer, const char *message);
 
 /**
- * Free a string the library returned through a `char **` out-parameter. NULL is ignored.
+ * The browser step of MCP authorization (option `oauth`: an MCP server over HTTP that
+ * answers 401): `callback` gets each authorization URL and answers the redirect URL
+ * through its `answer` (see `codex_oauth_authorize_callback_t`). Turns authorization on.
+ * The redirect URI is option `oauth_redirect_uri` (`codex_options_set`). Replaces an
+ * earlier authorizer (also one of `codex_options_set_oauth_loopback`).
  *
- * Ownership: takes back ownership of `s`. Only strings from this library; never `free()`
- * them, and never pass the `const char *` strings that accessors return.
- * Thread: any.
+ * Thread: the callback runs on a library-owned blocking thread (named `codex-client-rt`),
+ * never on a thread that serves connections, one authorization at a time per client; it
+ * may block - open a browser, wait for the user - up to option `oauth_authorize_timeout`
+ * (default 300 s; the request that needed the authorization - `codex_client_connect` with
+ * its connect timeout, a call with its own timeout - may fail sooner with TIMEOUT). After
+ * the bound its late answer is ignored. It may call the library, but must not wait for a
+ * request of the client being authorized (that request waits for this callback).
+ *
+ * Ownership: `userdata` stays the program's; the library passes it back unchanged and
+ * calls `release(userdata)` (if not NULL) once no options object and no client created
+ * from one holds the callback any more (see `codex_release_callback_t`); without
+ * `release`, keep `userdata` valid until every client created from `opts` is freed.
+ * Errors (nothing is changed): INVALID_ARGUMENT (not a live options object, `callback`
+ * NULL; `release` is then not called). Thread: any. ABI 1.8.
  */
-void codex_string_free(char *s);
+enum codex_status_t codex_options_set_oauth_authorizer(struct codex_options_t *opts, codex_oauth_authorize_callback_t callback, void *userdata, codex_release_callback_t release);
 
 /**
- * The library version, for example "0.1.0". Static string: never free it. Thread: any.
+ * Keep MCP authorization's tokens and client registration where the program wants them
+ * (a keychain, a database, its own file) instead of in memory: `load`, `save` and `clear`
+ * (all three required) get the MCP server's URL and exchange the credentials as JSON text
+ * (the library owns the format: store the text as it is; it holds secrets). Turns
+ * authorization on. Not with option `oauth_token_file` (`codex_client_new` refuses both).
+ *
+ * Thread: the callbacks run on a library-owned blocking thread (`codex-client-rt`), never
+ * on one that serves connections, one at a time per client, while that client's requests
+ * wait for them: keep them short (a file, a keychain entry), and never wait in them for a
+ * request of the client being authorized. A failed `load` or `save` is logged (the
+ * message, never the credentials) and the authorization goes on without the store.
+ *
+ * Ownership: as `codex_options_set_oauth_authorizer` (`release(userdata)` once nothing
+ * holds the store any more). Errors (nothing is changed): INVALID_ARGUMENT (not a live
+ * options object, a callback NULL; `release` is then not called). Thread: any. ABI 1.8.
  */
-const char *codex_version(void);
+enum codex_status_t codex_options_set_oauth_token_store(struct codex_options_t *opts, codex_oauth_store_load_callback_t load, codex_oauth_store_save_callback_t save, codex_oauth_store_clear_callback_t clear, void *userdata, codex_release_callback_t release);
 
 /**
- * The ABI version of the library actually loaded: `major * 1000 + minor`, the same
- * encoding as `CODEX_ABI_VERSION` (the version of the header a program was compiled
- * with). The library can run a program when `codex_abi_version() / 1000 ==
- * CODEX_ABI_VERSION / 1000` (the soname guarantees it) and
- * `codex_abi_version() >= CODEX_ABI_VERSION` (every function of the program's header
- * exists). Thread: any.
+ * A ready browser step for desktop programs (RFC 8252): listen on `127.0.0.1:port`
+ * (0: a free port, chosen now) for the redirect to `/callback`, and for each
+ * authorization open the URL - with `open(userdata, url)` if given, else the system
+ * browser (`xdg-open`, `open`, `start`) - then wait for the browser to come back to the
+ * redirect URI, at most option `oauth_authorize_timeout`. The redirect URI is used as
+ * the flow's unless option `oauth_redirect_uri` says otherwise; `*redirect_uri` (may be
+ * NULL) receives it (`http://127.0.0.1:PORT/callback`; free it with `codex_string_free`).
+ * Turns authorization on; replaces an earlier authorizer.
+ *
+ * Thread: `open` runs on a library-owned blocking thread (`codex-client-rt`): start the
+ * browser and return (the library waits for the redirect, not `open`).
+ * Ownership: as `codex_options_set_oauth_authorizer` (`userdata`, `release`; both unused
+ * without `open`, and `release` is then called at once when given).
+ * Errors (nothing is changed; `*redirect_uri` NULL): INVALID_ARGUMENT (not a live options
+ * object, the port cannot be listened on). Thread: any. ABI 1.8.
  */
-uint32_t codex_abi_version(void);
-
-/**
- * The connected app-server's Codex version placed in the supported window: `*out`
- * receives `{"version": "0.171.0"|null, "position": "inside"|"older"|"newer"|"unknown",
- * "matches": "<the window version it is>"|null, "window": ["0.163.0", …]}`, a string the
- * program frees with `codex_string_free`. Errors: NOT_CONNECTED; INVALID_STATE when the
- * server is not a Codex app-server (an MCP server, the exec or codex-mcp-server
- * transport). Thread: any, including inside callbacks. ABI 1.10.
- */
-enum codex_status_t codex_client_server_version(const struct codex_client_t *client, char **out);
-
-/**
- * Whether the connected app-server has client method `method`, by the window's method
- * table: `*out` receives it. For a window version, exactly; for a server outside the
- * window, whether some window version has it; a method of no window version: false. A
- * call of a method the server's (window) version lacks fails at once with
- * `CODEX_STATUS_UNSUPPORTED_BY_VERSION`. Errors: NOT_CONNECTED; INVALID_STATE when the
- * server is not a Codex app-server. Thread: any, including inside callbacks. ABI 1.10.
- */
-enum codex_status_t codex_client_supports(const struct codex_client_t *client, const char *method, bool *out);
+enum codex_status_t codex_options_set_oauth_loopback(struct codex_options_t *opts, uint16_t port, codex_oauth_open_callback_t open, void *userdata, codex_release_callback_t release, char **redirect_uri);
 
 #ifdef __cplusplus
 }  // extern "C"

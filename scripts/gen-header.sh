@@ -29,3 +29,41 @@ fi
 # A CARGO or RUSTC inherited from a stable build would defeat RUSTUP_TOOLCHAIN.
 env -u CARGO -u RUSTC RUSTUP_TOOLCHAIN=nightly CARGO_EXPAND_TARGET_DIR="$TARGET/cbindgen-expand" \
   "$CBINDGEN" --quiet --config ffi-c/cbindgen.toml --crate codex-client-ffi --output "$OUTPUT"
+
+# cbindgen declares the functions in the order of ffi-c's modules (ffi-c/src/lib.rs: shared,
+# then connection/, codex/, mcp/); a section comment goes before the first function of each
+# group. Each row: the group's first function | its title | what the group is (~: a new line).
+SECTIONS='codex_last_error_message|SHARED|For both clients (the top of ffi-c/src): status and last error, strings,~versions, logging, options.
+codex_client_new|CONNECTION|Any server, Codex or MCP (ffi-c/src/connection/): a client'"'"'s handle and~lifecycle, callbacks, poll mode, requests by method name, events, server requests and~their answers.
+codex_client_thread_start|CODEX CLIENT|A client connected to a Codex server (ffi-c/src/codex/): threads, turns,~approvals, logging in, the helpers by name, skill sources, the server'"'"'s version.
+codex_mcp_method_name|MCP CLIENT|A client connected to an MCP server (ffi-c/src/mcp/): request names and~params, subscription streams, skills over MCP, OAuth callbacks.'
+awk -v sections="$SECTIONS" '
+  BEGIN {
+    n = split(sections, rows, "\n")
+    for (i = 1; i <= n; i++) { split(rows[i], f, "|"); title[f[1]] = f[2]; text[f[1]] = f[3] }
+  }
+  { line[NR] = $0 }
+  END {
+    # The doc comment of a function starts at the "/**" line before its declaration.
+    for (i = 1; i <= NR; i++) {
+      if (line[i] == "/**") start = i
+      if (match(line[i], /^[a-z].*[ *](codex_[a-z0-9_]*)\(/)) {
+        name = line[i]; sub(/\(.*/, "", name); sub(/.*[ *]/, "", name)
+        if (name in title) { at[start] = name; found[name] = 1 }
+      }
+    }
+    for (k in title) if (!(k in found)) { print "gen-header.sh: no function " k " in the header" > "/dev/stderr"; exit 1 }
+    for (i = 1; i <= NR; i++) {
+      if (i in at) {
+        k = at[i]
+        print "/* ===================================================================== " title[k]
+        print " *"
+        m = split(text[k], parts, "~")
+        for (j = 1; j <= m; j++) print " * " parts[j]
+        print " */"
+        print ""
+      }
+      print line[i]
+    }
+  }' "$OUTPUT" >"$OUTPUT.sections"
+mv "$OUTPUT.sections" "$OUTPUT"

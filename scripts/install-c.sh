@@ -2,8 +2,9 @@
 # Install the C ABI of libcodexclient: libcodexclient.so.MAJOR.MINOR with the soname link
 # libcodexclient.so.MAJOR (the ABI version of ffi-c/src/abi.rs, which build.rs also writes into
 # the library's DT_SONAME) and the development link libcodexclient.so, plus libcodexclient.a,
-# into $PREFIX/lib, include/codexclient.h and include/codexclient.hpp into $PREFIX/include, a
-# pkg-config file into $PREFIX/lib/pkgconfig/codexclient.pc, and a CMake package into
+# into $PREFIX/lib, include/codexclient.h and the C++ headers (codexclient.hpp with the
+# codexclient_mcp.hpp, codexclient_codex.hpp and codexclient_options.hpp it includes) into
+# $PREFIX/include, a pkg-config file into $PREFIX/lib/pkgconfig/codexclient.pc, and a CMake package into
 # $PREFIX/lib/cmake/codexclient (codexclientConfig.cmake, codexclientConfigVersion.cmake):
 #
 #   find_package(codexclient 0.2 REQUIRED)      # CMAKE_PREFIX_PATH=$PREFIX if not a system prefix
@@ -55,7 +56,8 @@ install -m 0755 "$BUILD/libcodexclient.so" "$LIB/$SONAME.$ABI_MINOR"
 ln -sfn "$SONAME.$ABI_MINOR" "$LIB/$SONAME"
 ln -sfn "$SONAME" "$LIB/libcodexclient.so"
 install -m 0644 "$BUILD/libcodexclient.a" "$LIB/libcodexclient.a"
-install -m 0644 include/codexclient.h include/codexclient.hpp include/codexclient_options.hpp "$INC/"
+install -m 0644 include/codexclient.h include/codexclient.hpp include/codexclient_mcp.hpp include/codexclient_codex.hpp \
+  include/codexclient_options.hpp "$INC/"
 cat >"$LIB/pkgconfig/codexclient.pc" <<PC
 prefix=$PREFIX
 libdir=\${prefix}/$LIBDIR_NAME

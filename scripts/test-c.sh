@@ -212,6 +212,7 @@ rm -rf "$PREFIX"
 if NO_BUILD=1 PREFIX="$PREFIX" PROFILE=debug bash scripts/install-c.sh >"$OUT/install.log" 2>&1 \
    && [ -f "$PREFIX/lib/libcodexclient.so" ] && [ -f "$PREFIX/lib/libcodexclient.a" ] \
    && [ -f "$PREFIX/include/codexclient.h" ] && [ -f "$PREFIX/include/codexclient.hpp" ] \
+   && [ -f "$PREFIX/include/codexclient_mcp.hpp" ] && [ -f "$PREFIX/include/codexclient_codex.hpp" ] \
    && [ -f "$PREFIX/lib/pkgconfig/codexclient.pc" ]; then
   pass "install-c.sh into a temporary prefix"
 else

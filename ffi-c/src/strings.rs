@@ -63,6 +63,20 @@ pub(crate) fn params_value(
     }
 }
 
+/// Parse optional JSON text that must be an object: NULL becomes `{}`.
+///
+/// # Safety
+/// As [`req_str`].
+pub(crate) unsafe fn params_object(
+    json: *const c_char,
+    what: &str,
+) -> Result<serde_json::Map<String, serde_json::Value>, Fail> {
+    match params_value(opt_str(json, what)?, what, serde_json::json!({}))? {
+        serde_json::Value::Object(m) => Ok(m),
+        _ => Err(invalid_arg(format!("{what} must be a JSON object"))),
+    }
+}
+
 /// Set `*out` to NULL when `out` is not NULL (so failed calls never leave garbage).
 ///
 /// # Safety
@@ -71,6 +85,18 @@ pub(crate) unsafe fn clear_out<T>(out: *mut *mut T) {
     if !out.is_null() {
         *out = std::ptr::null_mut();
     }
+}
+
+/// Clear a required out-parameter: INVALID_ARGUMENT (`"<what> is NULL"`) when it is NULL.
+///
+/// # Safety
+/// `out` is NULL or valid for writes.
+pub(crate) unsafe fn req_out<T>(out: *mut *mut T, what: &str) -> Result<(), Fail> {
+    clear_out(out);
+    if out.is_null() {
+        return Err(invalid_arg(format!("{what} is NULL")));
+    }
+    Ok(())
 }
 
 /// Store a newly allocated copy of `s` in `*out` (when `out` is not NULL); the caller frees
@@ -95,29 +121,4 @@ ffi_fn! {
             drop(CString::from_raw(s));
         }
     }
-}
-
-static VERSION: &CStr =
-    match CStr::from_bytes_with_nul(concat!(env!("CARGO_PKG_VERSION"), "\0").as_bytes()) {
-        Ok(v) => v,
-        Err(_) => c"unknown",
-    };
-
-ffi_fn! {
-    /// The library version, for example "0.1.0". Static string: never free it. Thread: any.
-    fn codex_version() -> *const c_char {
-        VERSION.as_ptr()
-    } ?= c"unknown".as_ptr()
-}
-
-ffi_fn! {
-    /// The ABI version of the library actually loaded: `major * 1000 + minor`, the same
-    /// encoding as `CODEX_ABI_VERSION` (the version of the header a program was compiled
-    /// with). The library can run a program when `codex_abi_version() / 1000 ==
-    /// CODEX_ABI_VERSION / 1000` (the soname guarantees it) and
-    /// `codex_abi_version() >= CODEX_ABI_VERSION` (every function of the program's header
-    /// exists). Thread: any.
-    fn codex_abi_version() -> u32 {
-        crate::abi::CODEX_ABI_VERSION
-    } ?= crate::abi::CODEX_ABI_VERSION
 }

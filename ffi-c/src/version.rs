@@ -1,63 +1,30 @@
-//! The connected server's Codex version and what it supports (the core's
-//! `Client::server_version`, `Client::supports`). ABI 1.10.
+//! The library's own versions: the release (`codex_version`) and the ABI of the library
+//! actually loaded (`codex_abi_version`; the numbers are in `abi.rs`). The connected server's
+//! version is the Codex client's (`codex/server_version.rs`).
 
-use std::ffi::c_char;
+use std::ffi::{c_char, CStr};
 
-use codex_client::Error;
-
-use crate::client::{codex_client_t, shared};
-use crate::error::{codex_status_t, invalid_arg, invalid_state};
-use crate::strings::{clear_out, put_string, req_str};
+static VERSION: &CStr =
+    match CStr::from_bytes_with_nul(concat!(env!("CARGO_PKG_VERSION"), "\0").as_bytes()) {
+        Ok(v) => v,
+        Err(_) => c"unknown",
+    };
 
 ffi_fn! {
-    /// The connected app-server's Codex version placed in the supported window: `*out`
-    /// receives `{"version": "0.171.0"|null, "position": "inside"|"older"|"newer"|"unknown",
-    /// "matches": "<the window version it is>"|null, "window": ["0.163.0", …]}`, a string the
-    /// program frees with `codex_string_free`. Errors: NOT_CONNECTED; INVALID_STATE when the
-    /// server is not a Codex app-server (an MCP server, the exec or codex-mcp-server
-    /// transport). Thread: any, including inside callbacks. ABI 1.10.
-    unsafe fn codex_client_server_version(
-        client: *const codex_client_t,
-        out: *mut *mut c_char,
-    ) -> codex_status_t {
-        clear_out(out);
-        let s = shared(client)?;
-        if out.is_null() {
-            return Err(invalid_arg("out is NULL"));
-        }
-        if !s.core().is_connected() {
-            return Err(Error::NotConnected.into());
-        }
-        let v = s
-            .core()
-            .server_version()
-            .ok_or_else(|| invalid_state("the server is not a Codex app-server"))?;
-        put_string(out, &v.to_json().to_string());
-        Ok(())
-    }
+    /// The library version, for example "0.1.0". Static string: never free it. Thread: any.
+    fn codex_version() -> *const c_char {
+        VERSION.as_ptr()
+    } ?= c"unknown".as_ptr()
 }
 
 ffi_fn! {
-    /// Whether the connected app-server has client method `method`, by the window's method
-    /// table: `*out` receives it. For a window version, exactly; for a server outside the
-    /// window, whether some window version has it; a method of no window version: false. A
-    /// call of a method the server's (window) version lacks fails at once with
-    /// `CODEX_STATUS_UNSUPPORTED_BY_VERSION`. Errors: NOT_CONNECTED; INVALID_STATE when the
-    /// server is not a Codex app-server. Thread: any, including inside callbacks. ABI 1.10.
-    unsafe fn codex_client_supports(
-        client: *const codex_client_t,
-        method: *const c_char,
-        out: *mut bool,
-    ) -> codex_status_t {
-        if !out.is_null() {
-            *out = false;
-        }
-        let s = shared(client)?;
-        let method = req_str(method, "method")?;
-        if out.is_null() {
-            return Err(invalid_arg("out is NULL"));
-        }
-        *out = s.core().supports(method)?;
-        Ok(())
-    }
+    /// The ABI version of the library actually loaded: `major * 1000 + minor`, the same
+    /// encoding as `CODEX_ABI_VERSION` (the version of the header a program was compiled
+    /// with). The library can run a program when `codex_abi_version() / 1000 ==
+    /// CODEX_ABI_VERSION / 1000` (the soname guarantees it) and
+    /// `codex_abi_version() >= CODEX_ABI_VERSION` (every function of the program's header
+    /// exists). Thread: any.
+    fn codex_abi_version() -> u32 {
+        crate::abi::CODEX_ABI_VERSION
+    } ?= crate::abi::CODEX_ABI_VERSION
 }

@@ -1,10 +1,10 @@
 //! Unit tests of `ffi-c/src/handles.rs` (a child module of it, kept out of `src`).
 
 use super::*;
-use crate::client::codex_client_t;
+use crate::connection::client::codex_client_t;
+use crate::connection::server_request::codex_request_t;
 use crate::error::codex_status_t::*;
 use crate::options::codex_options_t;
-use crate::request::codex_request_t;
 
 fn status(f: Fail) -> (crate::error::codex_status_t, String) {
     match f {

@@ -62,3 +62,36 @@ fn every_export_is_generated_by_ffi_fn() {
         dir.display()
     );
 }
+
+/// The files follow the core's split: `connection/` imports neither client's folder, and
+/// neither client's folder imports the other's (`codex/` and `mcp/` both stand on
+/// `connection/` and the shared modules).
+#[test]
+fn the_connection_and_the_two_clients_do_not_import_upwards_or_across() {
+    let src = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let rules: [(&str, &[&str]); 3] = [
+        ("connection", &["crate::codex", "crate::mcp"]),
+        ("codex", &["crate::mcp"]),
+        ("mcp", &["crate::codex"]),
+    ];
+    for (folder, forbidden) in rules {
+        let mut checked = 0;
+        for entry in std::fs::read_dir(src.join(folder)).expect("a source folder") {
+            let path = entry.expect("dir entry").path();
+            let text = std::fs::read_to_string(&path).expect("source");
+            for (i, line) in text.lines().enumerate() {
+                let code = line.split("//").next().unwrap_or("");
+                for f in forbidden {
+                    assert!(
+                        !code.contains(&format!("{f}::")),
+                        "{}:{}: `{folder}/` imports {f}: {line}",
+                        path.display(),
+                        i + 1
+                    );
+                }
+            }
+            checked += 1;
+        }
+        assert!(checked >= 3, "only {checked} files in {folder}/");
+    }
+}

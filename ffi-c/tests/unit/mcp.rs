@@ -1,4 +1,4 @@
-//! Unit tests of `ffi-c/src/mcp.rs` (a child module of it, kept out of `src`).
+//! Unit tests of `ffi-c/src/mcp/request.rs` (a child module of it, kept out of `src`).
 
 use super::*;
 use crate::error::codex_status_t::*;

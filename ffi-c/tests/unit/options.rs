@@ -1,11 +1,14 @@
-//! Unit tests of `ffi-c/src/options.rs` (a child module of it, kept out of `src`): the C
+//! Unit tests of `ffi-c/src/options/` (a child module of `mod.rs`, kept out of `src`): the C
 //! exports agree with the core's option table on every key and edge value, and each typed
 //! setter agrees with the generic one.
 
 use std::ffi::{CStr, CString};
 
+use serde_json::{json, Value};
+
+use super::setters::*;
 use super::*;
-use crate::client::{codex_client_free, codex_client_new, codex_client_t};
+use crate::connection::client::{codex_client_free, codex_client_new, codex_client_t};
 use crate::error::codex_status_t::*;
 use crate::error::tests::last_message;
 use crate::strings::codex_string_free;

@@ -10,7 +10,7 @@ use std::sync::LazyLock;
 use codex_client::mcp::McpRequest;
 
 use crate::error::{codex_status_t, invalid_arg, Fail};
-use crate::strings::{clear_out, opt_str, params_value, put_string, req_str};
+use crate::strings::{opt_str, params_value, put_string, req_out, req_str};
 
 /// The method of every request name, as static C strings (returned borrowed).
 static METHODS: LazyLock<HashMap<&'static str, CString>> = LazyLock::new(|| {
@@ -72,10 +72,7 @@ ffi_fn! {
         arguments_json: *const c_char,
         params_json: *mut *mut c_char,
     ) -> codex_status_t {
-        clear_out(params_json);
-        if params_json.is_null() {
-            return Err(invalid_arg("params_json (out) is NULL"));
-        }
+        req_out(params_json, "params_json (out)")?;
         let r = self::request(req_str(request, "request")?)?;
         let subject = opt_str(subject, "subject")?;
         let arguments = params_value(
@@ -90,5 +87,5 @@ ffi_fn! {
 }
 
 #[cfg(test)]
-#[path = "../tests/unit/mcp.rs"]
+#[path = "../../tests/unit/mcp.rs"]
 mod tests;

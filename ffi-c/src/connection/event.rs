@@ -9,9 +9,9 @@ use std::sync::{Arc, OnceLock};
 use codex_client::{ConnectionEvent, Error, Event, Notification, ServerRequest};
 use serde_json::value::RawValue;
 
+use super::server_request::{codex_request_t, register, release, ReqData};
 use crate::error::{codex_status_t, invalid_arg, invalid_state, status_of, RpcParts};
 use crate::handles;
-use crate::request::{codex_request_t, register, release, ReqData};
 use crate::util::to_cstring;
 
 /// A callback. `event` is borrowed for the duration of the call: read it with the

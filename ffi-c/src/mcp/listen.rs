@@ -10,10 +10,10 @@ use std::time::Duration;
 use codex_client::mcp::Listen;
 use serde_json::Value;
 
-use crate::client::{codex_client_t, shared};
-use crate::error::{codex_status_t, invalid_arg};
+use crate::connection::client::{codex_client_t, shared};
+use crate::error::codex_status_t;
 use crate::handles::{self, Handle, Kind, Table};
-use crate::strings::{clear_out, opt_str, params_value};
+use crate::strings::{opt_str, params_value, req_out};
 use crate::util::{lock, to_cstring};
 
 /// An open MCP subscription stream (opaque handle): from `codex_client_mcp_listen`, closed
@@ -72,10 +72,7 @@ ffi_fn! {
         timeout_ms: u64,
         listen: *mut *mut codex_mcp_listen_t,
     ) -> codex_status_t {
-        clear_out(listen);
-        if listen.is_null() {
-            return Err(invalid_arg("listen (out) is NULL"));
-        }
+        req_out(listen, "listen (out)")?;
         let s = shared(client)?;
         let filter = params_value(opt_str(filter_json, "filter_json")?, "filter_json", Value::Null)?;
         let within = (timeout_ms > 0).then(|| Duration::from_millis(timeout_ms));

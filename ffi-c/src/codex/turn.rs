@@ -1,44 +1,15 @@
-//! Blocking helpers for the common path: start a thread, start a turn, interrupt, steer.
+//! Turns of the Codex client: start one (with skills or not), interrupt it, steer it, or run
+//! it to its end within bounds. Blocking; the turn's events arrive as notifications (but for
+//! `codex_client_turn_run`, whose turn stream is its own).
 
 use std::ffi::c_char;
 
-use codex_client::{thread_id_of, turn_id_of, Helper, Input, Skill, SkillInfo, TurnStream};
-use serde_json::{json, Value};
+use codex_client::{turn_id_of, Input, Skill, SkillInfo, TurnStream};
+use serde_json::Value;
 
-use crate::client::{codex_client_t, request_options, shared};
+use crate::connection::client::{codex_client_t, request_options, shared};
 use crate::error::{codex_status_t, invalid_arg, Fail};
-use crate::strings::{clear_out, opt_str, params_value, put_string, req_str, req_strs};
-
-fn object(json: *const c_char, what: &str) -> Result<serde_json::Map<String, Value>, Fail> {
-    // SAFETY: the program passes NULL or a valid string.
-    let text = unsafe { opt_str(json, what) }?;
-    match params_value(text, what, json!({}))? {
-        Value::Object(m) => Ok(m),
-        _ => Err(invalid_arg(format!("{what} must be a JSON object"))),
-    }
-}
-
-ffi_fn! {
-    /// `thread/start`: start a new thread. `params_json` (may be NULL) is a JSON object of extra
-    /// parameters (for example `{"approvalPolicy":"untrusted","cwd":"/src"}`). On success
-    /// `*thread_id` (may be NULL) receives the new thread's id; free it with `codex_string_free`.
-    /// `timeout_ms`: 0 = the client's default. Blocking; thread: any, including inside callbacks.
-    unsafe fn codex_client_thread_start(
-        client: *mut codex_client_t,
-        params_json: *const c_char,
-        timeout_ms: u64,
-        thread_id: *mut *mut c_char,
-    ) -> codex_status_t {
-        clear_out(thread_id);
-        let s = shared(client)?;
-        let extra = Value::Object(object(params_json, "params_json")?);
-        let helper = Helper::ThreadStart;
-        let params = helper.params(None, Value::Null, extra)?;
-        let r = s.core().request_blocking_with(helper.method(), params, request_options(timeout_ms))?;
-        put_string(thread_id, &thread_id_of(&r)?);
-        Ok(())
-    }
-}
+use crate::strings::{clear_out, params_object, put_string, req_str, req_strs};
 
 ffi_fn! {
     /// `turn/start`: send the user message `text` on thread `thread_id` and start a turn; the
@@ -74,7 +45,7 @@ unsafe fn start_turn(
 ) -> Result<(String, Vec<SkillInfo>), Fail> {
     let s = shared(client)?;
     let thread = req_str(thread_id, "thread_id")?;
-    let extra = Value::Object(object(params_json, "params_json")?);
+    let extra = Value::Object(params_object(params_json, "params_json")?);
     let prepared = codex_client::CodexClient::from_connection(s.core())
         .thread(thread)
         .prepare_input(input, &extra)?;
@@ -197,7 +168,7 @@ ffi_fn! {
         let s = shared(client)?;
         let thread = req_str(thread_id, "thread_id")?;
         let input = Input::text(req_str(text, "text")?);
-        let extra = Value::Object(object(params_json, "params_json")?);
+        let extra = Value::Object(params_object(params_json, "params_json")?);
         let mut stream = codex_client::CodexClient::from_connection(s.core()).thread(thread).run_streamed_with(input, extra)?;
         let bound = |ms: u64| (ms > 0).then(|| std::time::Duration::from_millis(ms));
         let r = stream.finish_within(bound(timeout_ms), bound(idle_ms));

@@ -1,6 +1,6 @@
 //! Server-request handles (`codex_request_t`): registry tokens (see `handles.rs`) of the
 //! requests the server sent. Answering one is a client function (`codex_client_respond`, in
-//! `client.rs`, which checks the request belongs to that client).
+//! `respond.rs`, which checks the request belongs to that client).
 
 use std::ffi::{c_char, CString};
 use std::sync::Arc;
