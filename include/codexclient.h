@@ -1066,8 +1066,10 @@ enum codex_status_t codex_options_set_max_line_bytes(struct codex_options_t *opt
  *     list, review, config or models. Arguments of `codex_options_add_arg` are appended to
  *     every `codex exec` command line (for example `"--skip-git-repo-check"` outside a Git
  *     repository);
- *   - `"mcp"`: `codex mcp-server` (Codex 0.92.0 and older; newer Codex has no
- *     `mcp-server`): one thread per `codex` tool call, continued with `codex-reply`;
+ *   - `"codex-mcp-server"`: `codex mcp-server` (Codex 0.92.0 and older; newer Codex has
+ *     no `mcp-server`): one thread per `codex` tool call, continued with `codex-reply`.
+ *     The old alias `"mcp"` is deprecated: accepted, and logged as a warning with target
+ *     `codex_client::deprecated`;
  *   - `"ws://HOST:PORT/"` or `"wss://HOST:PORT/"`: connect to a running
  *     `codex app-server --listen ws://...`; `wss://` is TLS (rustls: the system's roots
  *     plus `codex_options_set_tls_ca_file`, server names always checked);
