@@ -4,7 +4,6 @@
 //! any MCP server: a spawned process's stdio, or Streamable HTTP (`http`).
 
 pub(crate) mod binary;
-pub(crate) mod exec;
 #[cfg(feature = "mcp-http")]
 pub(crate) mod http;
 pub(crate) mod io;
@@ -221,7 +220,7 @@ async fn connect(opts: &ClientOptions, above: &shim::ShimFactory) -> Result<Link
 /// shim comes from `above`.
 fn shim_for(opts: &ClientOptions, above: &shim::ShimFactory) -> Result<Arc<dyn shim::Shim>> {
     match &opts.transport {
-        TransportKind::Exec(exec) => exec::ExecShim::create(opts, exec),
+        TransportKind::Exec(exec) => shim::exec::ExecShim::create(opts, exec),
         TransportKind::CodexMcpServer => above(opts),
         other => Err(Error::InvalidArgument(format!(
             "{other:?} is not a shim transport"

@@ -1,5 +1,5 @@
-//! The plumbing shared by the in-process protocol shims ([`exec`](super::exec), and the mcp
-//! shim in `client::mcp_shim`): transports that are not an app-server are driven by a small
+//! The plumbing shared by the in-process protocol shims ([`exec`], and the mcp
+//! shim in `connection::mcp_shim`): transports that are not an app-server are driven by a small
 //! JSON-RPC server living on the library's runtime that speaks the app-server protocol to the
 //! engine. Everything above the engine (`Client`, `Thread`, turn streams, handlers, the C and
 //! Python bindings) works unchanged; what a shim cannot do is answered with an "unsupported by
@@ -9,6 +9,8 @@
 //! layer above the engine: the transport layer does not name it (that would close an import
 //! loop: client → session → transport → client) but is handed its constructor, a
 //! [`ShimFactory`], by the client at connect (`Session::start` → `transport::open`).
+
+pub(crate) mod exec;
 
 use serde_json::{json, Value};
 use std::collections::HashMap;
@@ -20,9 +22,9 @@ use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader
 use tokio::sync::{mpsc, oneshot};
 use tokio::task::JoinHandle;
 
-use super::io::{line_halves, MessageReader, MessageWriter};
 use crate::error::{Result, RpcError};
 use crate::options::ClientOptions;
+use crate::transport::io::{line_halves, MessageReader, MessageWriter};
 
 /// Builds, for a client's options, the shim of a transport served from above the engine (the
 /// codex-mcp-server transport's): handed down by the client at every connect and kept by the

@@ -58,7 +58,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use tokio::task::JoinHandle;
 
-use super::shim::{Shim, ShimConn, ShimFuture};
+use super::{Shim, ShimConn, ShimFuture};
 use crate::error::{Result, RpcError};
 use crate::options::{ClientOptions, ExecOptions};
 use threads::{Settings, ThreadState};
