@@ -18,7 +18,6 @@ mod era;
 mod initialize;
 pub(crate) mod input_required;
 pub(crate) mod log_level;
-mod mcp_shim;
 mod pull;
 mod requests;
 mod skill_sources;
@@ -256,10 +255,7 @@ impl Client {
                     "a connect() of this client is already in progress".into(),
                 ));
             }
-            // The codex-mcp-server transport's shim drives an internal `Client`: a layer above
-            // the session, handed down to the transport (which cannot name it).
-            let above = mcp_shim::factory();
-            let session = Arc::new(Session::start(&self.inner.options, handlers, above)?);
+            let session = Arc::new(Session::start(&self.inner.options, handlers)?);
             session.shared.set_main_notifications(
                 self.inner
                     .queue_notifications

@@ -16,7 +16,6 @@ use crate::error::{DisconnectInfo, Error, Result};
 use crate::event::{ConnectionEvent, ReconnectAttempt, Rejoined};
 use crate::message::notification_line;
 use crate::options::{ClientOptions, Protocol, ReconnectPolicy};
-use crate::transport::shim::ShimFactory;
 use crate::transport::{self, Link};
 
 /// How a link ended.
@@ -48,7 +47,6 @@ pub(crate) struct Rejoin {
 pub(super) async fn again(
     shared: &Arc<SessionShared>,
     opts: &ClientOptions,
-    above: &ShimFactory,
     policy: ReconnectPolicy,
     out_rx: &Arc<tokio::sync::Mutex<mpsc::UnboundedReceiver<Outgoing>>>,
     shutdown_rx: &mut oneshot::Receiver<()>,
@@ -94,7 +92,7 @@ pub(super) async fn again(
             _ = &mut *shutdown_rx => return Err("disconnected by the client while reconnecting".into()),
         }
         tokio::select! {
-            opened = transport::open(opts, above) => match opened {
+            opened = transport::open(opts) => match opened {
                 Ok(link) => return Ok((link, rejoin)),
                 Err(e) => cause = e.to_string(),
             },

@@ -16,7 +16,6 @@ use crate::error::{DisconnectInfo, Error, Result};
 use crate::options::ClientOptions;
 use crate::transport::io::{MessageReader, MessageWriter};
 use crate::transport::lines::LineRead;
-use crate::transport::shim::ShimFactory;
 use crate::transport::{self, Link};
 
 /// How long queued lines get to go out at the end before the writer is stopped.
@@ -44,20 +43,14 @@ impl Session {
     /// Start a connection as a task on the shared runtime and return at once: the transport
     /// opens there (bounded by `connect_timeout`, aborted by [`shutdown`](Self::shutdown)).
     /// Requests started now are sent once it is open; if it cannot open they fail with the
-    /// reason. The handshake is the caller's job. `above` builds the shim of a transport
-    /// served from above the engine (codex-mcp-server), for this and every reconnect.
-    pub(crate) fn start(
-        opts: &ClientOptions,
-        handlers: Option<Arc<Handlers>>,
-        above: ShimFactory,
-    ) -> Result<Session> {
+    /// reason. The handshake is the caller's job.
+    pub(crate) fn start(opts: &ClientOptions, handlers: Option<Arc<Handlers>>) -> Result<Session> {
         let (out_tx, out_rx) = mpsc::unbounded_channel();
         let (shutdown_tx, shutdown_rx) = oneshot::channel();
         let shared = SessionShared::new(opts, handlers, out_tx);
         let opts = opts.clone();
         let rt_shared = shared.clone();
-        let finished =
-            crate::rt::spawn_root(open_and_run(rt_shared, opts, above, out_rx, shutdown_rx))?;
+        let finished = crate::rt::spawn_root(open_and_run(rt_shared, opts, out_rx, shutdown_rx))?;
         Ok(Session {
             shared,
             shutdown: Mutex::new(Some(shutdown_tx)),
@@ -107,7 +100,6 @@ impl Drop for Session {
 async fn open_and_run(
     shared: Arc<SessionShared>,
     opts: ClientOptions,
-    above: ShimFactory,
     out_rx: mpsc::UnboundedReceiver<Outgoing>,
     mut shutdown_rx: oneshot::Receiver<()>,
 ) {
@@ -115,7 +107,7 @@ async fn open_and_run(
     let correlation = shared.correlation.clone();
     let timer = crate::rt::spawn(async move { correlation.run_timers().await });
     let opened = tokio::select! {
-        r = transport::open(&opts, &above) => r,
+        r = transport::open(&opts) => r,
         _ = &mut shutdown_rx => Err(Error::Disconnected(DisconnectInfo {
             reason: "connect aborted by disconnect()".into(),
             stderr_tail: String::new(),
@@ -141,17 +133,7 @@ async fn open_and_run(
             Some(p) if end.may_reconnect => p,
             _ => break end.reason,
         };
-        match reconnect::again(
-            &shared,
-            &opts,
-            &above,
-            policy,
-            &out_rx,
-            &mut shutdown_rx,
-            end,
-        )
-        .await
-        {
+        match reconnect::again(&shared, &opts, policy, &out_rx, &mut shutdown_rx, end).await {
             Ok((next, r)) => {
                 link = next;
                 rejoin = Some(r);

@@ -27,7 +27,6 @@ pub(crate) fn is_loopback(host: &str) -> bool {
         .is_ok_and(|ip| ip.is_loopback())
 }
 
-use std::sync::Arc;
 use tokio::process::{Child, ChildStderr};
 use tokio::task::JoinHandle;
 
@@ -109,10 +108,9 @@ impl Peer {
     }
 }
 
-/// Open the client's transport within its connect timeout; `above` builds the shim of the
-/// codex-mcp-server transport (it lives above the engine).
-pub(crate) async fn open(opts: &ClientOptions, above: &shim::ShimFactory) -> Result<Link> {
-    tokio::time::timeout(opts.connect_timeout, connect(opts, above))
+/// Open the client's transport within its connect timeout.
+pub(crate) async fn open(opts: &ClientOptions) -> Result<Link> {
+    tokio::time::timeout(opts.connect_timeout, connect(opts))
         .await
         .unwrap_or_else(|_| {
             Err(Error::Timeout {
@@ -122,7 +120,7 @@ pub(crate) async fn open(opts: &ClientOptions, above: &shim::ShimFactory) -> Res
         })
 }
 
-async fn connect(opts: &ClientOptions, above: &shim::ShimFactory) -> Result<Link> {
+async fn connect(opts: &ClientOptions) -> Result<Link> {
     if let Some(feature) = opts.transport.missing_feature() {
         return Err(crate::options::feature_error(&opts.transport, feature));
     }
@@ -200,7 +198,7 @@ async fn connect(opts: &ClientOptions, above: &shim::ShimFactory) -> Result<Link
             })
         }
         TransportKind::Exec(_) | TransportKind::CodexMcpServer => {
-            let (reader, writer, task) = shim::start(shim_for(opts, above)?);
+            let (reader, writer, task) = shim::start(shim::for_transport(opts)?);
             Ok(Link {
                 reader,
                 writer,
@@ -213,18 +211,6 @@ async fn connect(opts: &ClientOptions, above: &shim::ShimFactory) -> Result<Link
         }
         #[allow(unreachable_patterns)] // each arm above that a feature removed
         other => Err(crate::options::feature_error(other, "a cargo feature")),
-    }
-}
-
-/// The shim for a client's transport: the exec shim is of this layer, the codex-mcp-server
-/// shim comes from `above`.
-fn shim_for(opts: &ClientOptions, above: &shim::ShimFactory) -> Result<Arc<dyn shim::Shim>> {
-    match &opts.transport {
-        TransportKind::Exec(exec) => shim::exec::ExecShim::create(opts, exec),
-        TransportKind::CodexMcpServer => above(opts),
-        other => Err(Error::InvalidArgument(format!(
-            "{other:?} is not a shim transport"
-        ))),
     }
 }
 

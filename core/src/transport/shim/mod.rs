@@ -1,16 +1,19 @@
-//! The plumbing shared by the in-process protocol shims ([`exec`], and the mcp
-//! shim in `connection::mcp_shim`): transports that are not an app-server are driven by a small
-//! JSON-RPC server living on the library's runtime that speaks the app-server protocol to the
-//! engine. Everything above the engine (`Client`, `Thread`, turn streams, handlers, the C and
-//! Python bindings) works unchanged; what a shim cannot do is answered with an "unsupported by
-//! this transport" error.
+//! The in-process protocol shims: transports that are not an app-server, each driven by a
+//! small JSON-RPC server living on the library's runtime that speaks the app-server protocol
+//! to the engine. Everything above the engine (`Client`, `Thread`, turn streams, handlers,
+//! the C and Python bindings) works unchanged; what a shim cannot do is answered with an
+//! "unsupported by this transport" error.
 //!
-//! The codex-mcp-server shim drives `codex mcp-server` with a `Client` of its own, so it is a
-//! layer above the engine: the transport layer does not name it (that would close an import
-//! loop: client → session → transport → client) but is handed its constructor, a
-//! [`ShimFactory`], by the client at connect (`Session::start` → `transport::open`).
+//! * this file: the plumbing both share: the [`Shim`] trait, the in-memory pipe and the
+//!   JSON-RPC server on it ([`start`]), the shim's side of the connection ([`ShimConn`]), and
+//!   which shim serves a transport ([`for_transport`]).
+//! * [`exec`]: `codex exec --json` (transport `Exec`): one process per turn.
+//! * [`mcp`]: `codex mcp-server` (transport `CodexMcpServer`, Codex 0.92.0): one MCP
+//!   connection, a `tools/call` per turn. It drives the server with transport-level parts
+//!   only (process, line framing, a small pending table), so both shims sit on this floor.
 
 pub(crate) mod exec;
+pub(crate) mod mcp;
 
 use serde_json::{json, Value};
 use std::collections::HashMap;
@@ -22,14 +25,20 @@ use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader
 use tokio::sync::{mpsc, oneshot};
 use tokio::task::JoinHandle;
 
-use crate::error::{Result, RpcError};
-use crate::options::ClientOptions;
+use crate::error::{Error, Result, RpcError};
+use crate::options::{ClientOptions, TransportKind};
 use crate::transport::io::{line_halves, MessageReader, MessageWriter};
 
-/// Builds, for a client's options, the shim of a transport served from above the engine (the
-/// codex-mcp-server transport's): handed down by the client at every connect and kept by the
-/// session for its reconnects.
-pub(crate) type ShimFactory = Arc<dyn Fn(&ClientOptions) -> Result<Arc<dyn Shim>> + Send + Sync>;
+/// The shim that serves a client's transport (`Exec` or `CodexMcpServer`).
+pub(crate) fn for_transport(opts: &ClientOptions) -> Result<Arc<dyn Shim>> {
+    match &opts.transport {
+        TransportKind::Exec(exec) => exec::ExecShim::create(opts, exec),
+        TransportKind::CodexMcpServer => mcp::McpShim::create(opts),
+        other => Err(Error::InvalidArgument(format!(
+            "{other:?} is not a shim transport"
+        ))),
+    }
+}
 
 /// Boxed future returned by shim handlers.
 pub(crate) type ShimFuture = Pin<Box<dyn Future<Output = Result<Value, RpcError>> + Send>>;

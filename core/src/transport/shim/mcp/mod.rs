@@ -1,10 +1,12 @@
-//! The mcp transport shim: serves the app-server protocol to the engine on top of
-//! `codex mcp-server` (Codex 0.92.0 and older), which it drives with a
-//! [`Client`](crate::Client) of its own over
-//! [`TransportKind::McpStdio`](crate::TransportKind::McpStdio): the core's MCP client does
-//! the handshake and version negotiation, correlation, cancellation, `ping` and delivery.
-//! It sits under `client` because it uses the engine; the client hands its constructor
-//! ([`factory`]) down to the transport layer at connect.
+//! The codex-mcp-server transport shim: serves the app-server protocol to the engine on top
+//! of `codex mcp-server` (Codex 0.92.0 and older). It drives the server with transport-level
+//! parts only ([`link`]: the process, line framing, its own small pending table, the MCP
+//! handshake of the `initialize` era), so it is a transport like the exec shim and the
+//! transport layer builds it itself ([`for_transport`](super::for_transport)).
+//!
+//! Files: `mod.rs` (the shim: handshake, dispatch, stop), `link.rs` (the MCP connection and
+//! the routing of what the server sends), `threads.rs`, `turn.rs`, `events.rs` (`codex/event`
+//! → turn notifications), `approvals.rs` (elicitation → approval requests).
 //!
 //! * `initialize` starts `codex [-c k=v]... mcp-server [args]...` (the client's binary, env,
 //!   `CODEX_HOME` and cwd) and runs the MCP handshake, offering
@@ -39,7 +41,7 @@
 //!   `codex/event/<type>` (params: the full `codex/event` params plus `threadId`/`turnId`).
 //! * Every other notification of the server is forwarded, never dropped: `notifications/<x>`
 //!   as `mcp/<x>` with the MCP params (`mcp/message`: the server's log records, which the
-//!   core also logs through `tracing`; `mcp/progress`: progress of a turn's `tools/call`,
+//!   shim also logs through `tracing`, target `codex_client::mcp_server_log`; `mcp/progress`: progress of a turn's `tools/call`,
 //!   whose progress token is the turn id, gets that turn's `threadId`/`turnId` so its stream
 //!   sees it), any other method under its own name. 0.92.0 itself sends neither log records
 //!   nor progress (it advertises no `logging` capability, never answers `logging/setLevel`,
@@ -47,7 +49,7 @@
 //! * `elicitation/create` requests (exec and patch approvals) become
 //!   `item/commandExecution/requestApproval` / `item/fileChange/requestApproval`; the answer
 //!   is mapped to 0.92.0's review decisions; anything but an explicit accept is a denial.
-//!   Other server requests are refused (the core answers `ping` itself).
+//!   The server's `ping` is answered; other server requests are refused (fail closed).
 //! * `turn/interrupt` gives the `tools/call` up, which sends `notifications/cancelled`; Codex
 //!   then ends the task with `turn_aborted` (and never answers the call) and the turn
 //!   completes as `interrupted`.
@@ -60,13 +62,13 @@ mod turn;
 
 use serde_json::{json, Map, Value};
 use std::collections::HashMap;
-use std::sync::atomic::AtomicU64;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use tokio::sync::Notify;
 
 use crate::error::{Error, Result, RpcError};
 use crate::options::ClientOptions;
-use crate::transport::shim::{Shim, ShimConn, ShimFactory, ShimFuture};
+use crate::transport::shim::{Shim, ShimConn, ShimFuture};
 use link::Link;
 
 const TRANSPORT: &str = "mcp";
@@ -100,26 +102,25 @@ struct ThreadRec {
     active: Option<(String, Arc<Notify>)>,
 }
 
-/// Shim of the mcp transport.
+/// Shim of the codex-mcp-server transport.
 pub(crate) struct McpShim {
     opts: ClientOptions,
     link: Mutex<Option<Arc<Link>>>,
+    /// The engine has gone: a server started after that is stopped at once.
+    down: AtomicBool,
     /// Held while the server stops, so that a second `stop` returns only once it is gone.
     stopping: tokio::sync::Mutex<()>,
     threads: Mutex<HashMap<String, ThreadRec>>,
     counter: AtomicU64,
 }
 
-/// The constructor of this shim, as the transport layer takes it.
-pub(crate) fn factory() -> ShimFactory {
-    Arc::new(McpShim::create)
-}
-
 impl McpShim {
-    fn create(opts: &ClientOptions) -> Result<Arc<dyn Shim>> {
+    /// The shim for a client's options (the server starts at `initialize`).
+    pub(crate) fn create(opts: &ClientOptions) -> Result<Arc<dyn Shim>> {
         Ok(Arc::new(McpShim {
             opts: opts.clone(),
             link: Mutex::new(None),
+            down: AtomicBool::new(false),
             stopping: tokio::sync::Mutex::new(()),
             threads: Mutex::new(HashMap::new()),
             counter: AtomicU64::new(1),
@@ -139,10 +140,27 @@ impl McpShim {
         // that the client sees why.
         let budget = self.opts.default_timeout.mul_f64(0.75);
         let deadline = tokio::time::Instant::now() + budget;
-        let (link, init) = Link::connect(&self.opts, budget, conn)
-            .await
-            .map_err(|e| failed("MCP initialize", e))?;
+        let link = Link::spawn(&self.opts, conn).map_err(|e| failed("MCP initialize", e))?;
         *self.link.lock().unwrap() = Some(link.clone());
+        if self.down.load(Ordering::SeqCst) {
+            // The engine went away while the server started: `shutdown` saw no link.
+            self.stop().await;
+            return Err(err(-32603, "the client disconnected"));
+        }
+        let handshake = tokio::time::timeout(budget, link.handshake(&self.opts)).await;
+        let init = match handshake.unwrap_or_else(|_| {
+            Err(Error::Timeout {
+                method: "initialize".into(),
+                after: budget,
+            })
+        }) {
+            Ok(init) => init,
+            Err(e) => {
+                // A connect that fails stops its server before it answers.
+                self.stop().await;
+                return Err(failed("MCP initialize", e));
+            }
+        };
         let left = deadline.saturating_duration_since(tokio::time::Instant::now());
         let tools = match link.request("tools/list", json!({}), left).await {
             Ok(t) => t,
@@ -162,7 +180,7 @@ impl McpShim {
                 format!("codex mcp-server offers no `codex` tool (tools: {names:?})"),
             ));
         }
-        let info = &init.raw["serverInfo"];
+        let info = &init["serverInfo"];
         let user_agent = info["user_agent"]
             .as_str()
             .map(str::to_owned)
@@ -179,9 +197,9 @@ impl McpShim {
             "platformFamily": if cfg!(unix) { "unix" } else { "windows" },
             "platformOs": std::env::consts::OS,
             "mcp": {
-                "protocolVersion": init.protocol_version(),
+                "protocolVersion": init["protocolVersion"],
                 "serverInfo": info,
-                "capabilities": init.capabilities(),
+                "capabilities": init.get("capabilities"),
                 "tools": names,
             },
         }))
@@ -228,6 +246,7 @@ impl Shim for McpShim {
         self: Arc<Self>,
     ) -> std::pin::Pin<Box<dyn std::future::Future<Output = ()> + Send>> {
         Box::pin(async move {
+            self.down.store(true, Ordering::SeqCst);
             // Running calls are cancelled before the server goes away.
             if let Ok(link) = self.link() {
                 link.cancel_all();

@@ -7,18 +7,16 @@ use std::sync::Arc;
 
 use super::events::argv_string;
 use crate::error::RpcError;
-use crate::event::ServerRequest;
 use crate::transport::shim::{now_ms, ShimConn};
 
-/// Ask the client about elicitation `req` (its `params`, the local `(thread, turn)` of the
-/// call it belongs to, the approval `event` Codex sent before it) and answer it.
+/// Ask the client about an elicitation (its `params`, the local `(thread, turn)` of the call
+/// it belongs to, the approval `event` Codex sent before it): the elicitation's result.
 pub(super) async fn answer(
     conn: Arc<ShimConn>,
-    req: ServerRequest,
     params: Value,
     turn: Option<(String, String)>,
     event: Value,
-) {
+) -> Value {
     let (thread_id, turn_id) = turn.unwrap_or_else(|| {
         (
             params["threadId"].as_str().unwrap_or("").to_owned(),
@@ -35,7 +33,7 @@ pub(super) async fn answer(
     } else {
         "decline"
     };
-    let _ = req.respond(&json!({"action": action, "decision": decision}));
+    json!({"action": action, "decision": decision})
 }
 
 /// The app-server approval request for an elicitation: method and params.

@@ -9,10 +9,9 @@ use std::time::Duration;
 use tokio::sync::{mpsc, Notify};
 
 use super::events::{codex_thread_ids, Ending, TurnEvents};
-use super::link::Link;
+use super::link::{Link, Outcome};
 use super::threads::{apply_settings, reject_unknown};
 use super::{err, McpShim, TRANSPORT};
-use crate::correlation::Outcome;
 use crate::error::{Error, RpcError};
 use crate::transport::shim::{now_ms, ShimConn};
 
@@ -272,15 +271,11 @@ impl TurnRun {
                         deadline.get_or_insert(tokio::time::Instant::now() + ABORT_GRACE);
                         continue;
                     };
-                    // Events sent before the result may not have been handed on yet.
-                    self.link.flush().await;
+                    // The link hands on the call's events in the order the server sent them,
+                    // all before the answer: they are in the channel now.
                     while let Ok(p) = events.try_recv() {
                         self.event(p);
                     }
-                    let r = r.and_then(|raw| {
-                        serde_json::from_str(raw.get())
-                            .map_err(|e| Error::Protocol(format!("bad tools/call result: {e}")))
-                    });
                     return End::Result(r);
                 }
                 _ = interrupt.notified(), if !self.interrupted => {
