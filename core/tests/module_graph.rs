@@ -285,7 +285,7 @@ fn no_import_cycles_between_modules() {
             "transport::shim::exec::process",
             "transport::shim::exec::events",
         ),
-        ("connection::mcp_shim", "transport::shim"),
+        ("transport::shim::mcp::link", "transport::process"),
         ("connection::pull", "delivery"),
         ("session::runtime", "transport"),
         ("correlation", "correlation::table"),

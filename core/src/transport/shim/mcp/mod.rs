@@ -4,8 +4,8 @@
 //! handshake of the `initialize` era), so it is a transport like the exec shim and the
 //! transport layer builds it itself ([`for_transport`](super::for_transport)).
 //!
-//! Files: `mod.rs` (the shim: handshake, dispatch, stop), `link.rs` (the MCP connection and
-//! the routing of what the server sends), `threads.rs`, `turn.rs`, `events.rs` (`codex/event`
+//! Files: `mod.rs` (the shim: handshake, dispatch, stop), `link.rs` (the MCP connection:
+//! process, handshake, requests), `route.rs` (what the server sends), `threads.rs`, `turn.rs`, `events.rs` (`codex/event`
 //! → turn notifications), `approvals.rs` (elicitation → approval requests).
 //!
 //! * `initialize` starts `codex [-c k=v]... mcp-server [args]...` (the client's binary, env,
@@ -57,6 +57,7 @@
 mod approvals;
 mod events;
 mod link;
+mod route;
 mod threads;
 mod turn;
 
