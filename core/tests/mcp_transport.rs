@@ -844,3 +844,87 @@ fn base_instructions_sandbox_and_cwd_reach_the_codex_tool() {
     assert_eq!(msg["cwd"], dir.to_str().unwrap(), "{msg}");
     c.disconnect();
 }
+
+/// Whether process `pid` is still running (a zombie counts as gone).
+fn running(pid: u32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| {
+        stat.rsplit(')')
+            .next()
+            .is_some_and(|r| !r.trim_start().starts_with('Z'))
+    })
+}
+
+/// Disconnecting in the middle of a turn stops `codex mcp-server` and what it started (its
+/// process group): no process outlives the client, and the turn's `tools/call` was cancelled
+/// first.
+#[test]
+fn disconnect_mid_turn_stops_the_server_and_its_process_group() {
+    let dir = TempDir::new("mcp-fake-stop");
+    let script = dir.path().join("stuck-mcp.py");
+    let pids = dir.path().join("pids");
+    let log = dir.path().join("received.log");
+    std::fs::write(
+        &script,
+        format!(
+            r#"#!/usr/bin/env python3
+import sys, json, os, subprocess
+helper = subprocess.Popen(["sleep", "600"])
+log = open({log:?}, "a")
+for line in sys.stdin:
+    log.write(line); log.flush()
+    m = json.loads(line)
+    if m.get("method") == "initialize":
+        print(json.dumps({{"jsonrpc": "2.0", "id": m["id"], "result": {{"protocolVersion": "2025-11-25", "capabilities": {{}}, "serverInfo": {{"name": "fake", "version": "0"}}}}}}), flush=True)
+    elif m.get("method") == "tools/list":
+        print(json.dumps({{"jsonrpc": "2.0", "id": m["id"], "result": {{"tools": [{{"name": "codex"}}]}}}}), flush=True)
+    elif m.get("method") == "tools/call":
+        open({pids:?}, "w").write(f"{{os.getpid()}} {{helper.pid}}\n")
+"#,
+            log = log.display().to_string(),
+            pids = pids.display().to_string(),
+        ),
+    )
+    .unwrap();
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    let c = connect(fake_options(&script));
+    let t = codex_client::CodexClient::from_connection(&c)
+        .thread_start(json!({}))
+        .unwrap();
+    let stream = t.run_streamed("never answered").unwrap();
+    assert!(
+        support::wait_until(Duration::from_secs(10), || std::fs::read_to_string(&pids)
+            .is_ok_and(|p| p.ends_with('\n'))),
+        "the fake server never saw tools/call"
+    );
+    let text = std::fs::read_to_string(&pids).unwrap();
+    let found: Vec<u32> = text
+        .split_whitespace()
+        .map(|p| p.parse().unwrap())
+        .collect();
+    assert!(found.iter().all(|p| running(*p)), "{found:?} not running");
+    c.disconnect();
+    for pid in &found {
+        assert!(
+            support::wait_until(Duration::from_secs(5), || !running(*pid)),
+            "process {pid} outlived the client"
+        );
+    }
+    let received = std::fs::read_to_string(&log).unwrap();
+    let call = received
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+        .find(|v| v["method"] == "tools/call")
+        .unwrap();
+    assert!(
+        received.lines().any(|l| {
+            let v: serde_json::Value = serde_json::from_str(l).unwrap();
+            v["method"] == "notifications/cancelled" && v["params"]["requestId"] == call["id"]
+        }),
+        "the running call was not cancelled before the stop:\n{received}"
+    );
+    drop(stream);
+}

@@ -220,6 +220,9 @@ async fn serve(
             _ => {} // client notifications (`initialized`) need nothing
         }
     }
+    // Server requests still waiting for the client fail ("client went away"): an approval
+    // in flight ends declined instead of holding its task.
+    conn.pending.lock().unwrap().clear();
     shim.shutdown().await;
     writer.abort();
 }
