@@ -95,15 +95,13 @@ impl Link {
             by_thread: Mutex::new(HashMap::new()),
         });
         let err = p.stderr;
-        *link.tasks.lock().unwrap() = Tasks {
-            writer: Some(crate::rt::spawn(write_lines(out_rx, p.stdin))),
-            stderr: Some(crate::rt::spawn(async move { stderr.collect(err).await })),
-            reader: Some(crate::rt::spawn(link.clone().read_all(
-                p.stdout,
-                conn,
-                opts.max_line_bytes,
-            ))),
-        };
+        let mut tasks = link.tasks.lock().unwrap();
+        tasks.writer = Some(crate::rt::spawn(write_lines(out_rx, p.stdin)));
+        tasks.stderr = Some(crate::rt::spawn(async move { stderr.collect(err).await }));
+        // Last, and with the others in place: at its end it waits for the stderr task.
+        let reader = link.clone().read_all(p.stdout, conn, opts.max_line_bytes);
+        tasks.reader = Some(crate::rt::spawn(reader));
+        drop(tasks);
         Ok(link)
     }
 
