@@ -890,10 +890,8 @@ for line in sys.stdin:
         use std::os::unix::fs::PermissionsExt;
         std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
     }
-    let c = connect(fake_options(&script));
-    let t = codex_client::CodexClient::from_connection(&c)
-        .thread_start(json!({}))
-        .unwrap();
+    let c = codex_connected(fake_options(&script));
+    let t = c.thread_start(json!({})).unwrap();
     let stream = t.run_streamed("never answered").unwrap();
     assert!(
         support::wait_until(Duration::from_secs(10), || std::fs::read_to_string(&pids)
