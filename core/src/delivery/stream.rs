@@ -95,6 +95,26 @@ impl Drop for EventReceiver {
     }
 }
 
+impl EventReceiver {
+    /// Ready once the next [`poll_next`](futures_core::Stream::poll_next) returns without
+    /// waiting: an event is buffered here or the stream has ended. Takes no event, so a
+    /// consumer can wait here and take the events later (on another thread, with a no-op
+    /// waker) without holding them anywhere else.
+    pub fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<()> {
+        poll_filled(
+            &self.queue,
+            &mut self.buf,
+            &mut self.fut,
+            &mut self.done,
+            Self::BATCH,
+            cx,
+        )
+    }
+
+    /// Events moved from the queue into this receiver's buffer at a time.
+    const BATCH: usize = 1024;
+}
+
 impl futures_core::Stream for EventReceiver {
     type Item = Event;
 
@@ -105,7 +125,7 @@ impl futures_core::Stream for EventReceiver {
             &mut this.buf,
             &mut this.fut,
             &mut this.done,
-            1024,
+            Self::BATCH,
             cx,
         )
     }
@@ -122,13 +142,23 @@ pub(crate) fn poll_refill(
     batch: usize,
     cx: &mut Context<'_>,
 ) -> Poll<Option<Event>> {
-    loop {
-        if let Some(ev) = buf.pop_front() {
-            return Poll::Ready(Some(ev));
-        }
-        if *done {
-            return Poll::Ready(None);
-        }
+    match poll_filled(queue, buf, fut, done, batch, cx) {
+        Poll::Pending => Poll::Pending,
+        Poll::Ready(()) => Poll::Ready(buf.pop_front()),
+    }
+}
+
+/// Ready once `buf` holds an event or the queue is closed (`done`): refills `buf` with the
+/// queue's next batch (at most `batch` events) when it is empty; takes nothing from it.
+pub(crate) fn poll_filled(
+    queue: &Arc<EventQueue>,
+    buf: &mut VecDeque<Event>,
+    fut: &mut Option<BatchFuture>,
+    done: &mut bool,
+    batch: usize,
+    cx: &mut Context<'_>,
+) -> Poll<()> {
+    while buf.is_empty() && !*done {
         let f = fut.get_or_insert_with(|| {
             let q = queue.clone();
             Box::pin(async move {
@@ -146,6 +176,7 @@ pub(crate) fn poll_refill(
             }
         }
     }
+    Poll::Ready(())
 }
 
 #[cfg(test)]
