@@ -190,4 +190,63 @@ mod tests {
         }
         assert!(same(None).is_none());
     }
+
+    /// `poll_ready` waits for an event without taking it (the next `poll_next` gets it, in
+    /// order), wakes its waker when one is pushed, and is ready at the end too.
+    #[test]
+    fn poll_ready_takes_nothing() {
+        use std::pin::Pin;
+        use std::sync::atomic::{AtomicUsize, Ordering};
+        use std::sync::Arc;
+        use std::task::{Context, Poll, Wake, Waker};
+
+        use futures_core::Stream;
+
+        use super::super::queue::EventQueue;
+        use super::EventReceiver;
+        use crate::event::{Event, Notification};
+
+        struct Count(AtomicUsize);
+        impl Wake for Count {
+            fn wake(self: Arc<Self>) {
+                self.0.fetch_add(1, Ordering::SeqCst);
+            }
+        }
+        let note = |m: &str| {
+            Event::Notification(Notification {
+                method: m.into(),
+                params: serde_json::value::RawValue::from_string("{}".into()).unwrap(),
+            })
+        };
+        let queue = Arc::new(EventQueue::new(16, 1 << 20));
+        let mut rx = EventReceiver::new(queue.clone(), true);
+        let count = Arc::new(Count(AtomicUsize::new(0)));
+        let waker = Waker::from(count.clone());
+        let mut cx = Context::from_waker(&waker);
+        assert!(rx.poll_ready(&mut cx).is_pending());
+        queue.push(note("a"), false);
+        queue.push(note("b"), false);
+        queue.flush_wake();
+        assert!(
+            count.0.load(Ordering::SeqCst) > 0,
+            "the waiting waker was woken"
+        );
+        for _ in 0..2 {
+            assert!(rx.poll_ready(&mut cx).is_ready());
+        }
+        let method = |p: Poll<Option<Event>>| match p {
+            Poll::Ready(Some(Event::Notification(n))) => n.method,
+            other => panic!("not a notification: {:?}", other.is_ready()),
+        };
+        assert_eq!(method(Pin::new(&mut rx).poll_next(&mut cx)), "a");
+        assert!(rx.poll_ready(&mut cx).is_ready());
+        assert_eq!(method(Pin::new(&mut rx).poll_next(&mut cx)), "b");
+        assert!(rx.poll_ready(&mut cx).is_pending());
+        queue.close();
+        assert!(rx.poll_ready(&mut cx).is_ready());
+        assert!(matches!(
+            Pin::new(&mut rx).poll_next(&mut cx),
+            Poll::Ready(None)
+        ));
+    }
 }
