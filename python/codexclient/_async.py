@@ -12,12 +12,12 @@ descriptor is readable. The logic is in :mod:`._base`; this module is its awaita
 from __future__ import annotations
 
 import asyncio
-import collections
 import functools
 import inspect
+import operator
 import weakref
 from types import TracebackType
-from typing import Any, AsyncIterator, Awaitable, Callable, Deque, Generator, Mapping, Optional, Set
+from typing import Any, AsyncIterator, Awaitable, Callable, Generator, Iterator, Mapping, Optional, Set
 from typing import Type, TypeVar
 
 from . import _native
@@ -83,29 +83,36 @@ class _Bridge:
 
 
 class _Events:
-    """``async for``: events taken from a native stream (``take()``), awaiting
-    ``wait_async`` while none wait."""
+    """``async for``: events taken from a native stream in batches: ``take()`` when some are
+    ready, else the batch an awaited ``wait_async`` resolves with (the wake-up carries the
+    events: one native call per batch, no second ``take()``). The batch being iterated is
+    the only place an event waits on this side."""
 
     _native: Any
     _client: "AsyncClientBase"
+    #: The batch being iterated.
+    _it: Iterator[Event] = iter(())
 
     def __aiter__(self) -> Any:
         return self
 
     async def __anext__(self) -> Event:
-        buf = self._buf
-        while not buf:
+        ev = next(self._it, None)
+        if ev is not None:
+            return ev
+        while True:
             evs = self._native.take()
+            if evs is not None and not evs:
+                evs = await self._client._bridge.call(self._native.wait_async)
             if evs is None:
                 raise StopAsyncIteration
-            buf.extend(evs)
-            if not evs:
-                await self._client._bridge.call(self._native.wait_async)
-        return buf.popleft()
+            if evs:
+                it = self._it = iter(evs)
+                return next(it)
 
-    @functools.cached_property
-    def _buf(self) -> Deque[Event]:
-        return collections.deque()
+    def _pending(self) -> int:
+        """Events of the batch not yet yielded."""
+        return operator.length_hint(self._it)
 
 
 class AsyncEventStream(_Events):
@@ -207,7 +214,7 @@ class AsyncTurn(_Events, TurnBase):
     @property
     def done(self) -> bool:
         """Whether every event of the turn has been read."""
-        return not self._buf and self._native.done
+        return not self._pending() and self._native.done
 
     def events(self) -> AsyncIterator[Event]:
         """The turn itself, as an async iterator."""
@@ -226,15 +233,17 @@ class AsyncTurn(_Events, TurnBase):
             return self.partial_result()
         bounds = _native.TurnBounds(timeout, idle_timeout)
         bridge = self._client._bridge
-        self._buf.clear()
+        self._it = iter(())
         while True:
             evs = self._native.take()
             if evs is None:
                 break
             if evs:
                 continue
-            ready = await bridge.call(lambda aio: self._native.wait_async(aio, bounds))
-            if not ready:
+            got = await bridge.call(lambda aio: self._native.wait_async(aio, bounds))
+            if got is None:
+                break
+            if got is False:
                 await bridge.call(lambda aio: self._native.give_up_async(bounds, aio))
         return self.partial_result()
 

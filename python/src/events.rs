@@ -6,7 +6,7 @@ use codex_client::{
 };
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
-use pyo3::types::{PyDict, PyList, PyType};
+use pyo3::types::{PyDict, PyType};
 use pyo3::{IntoPyObjectExt, PyClassInitializer};
 
 use serde_json::Value;
@@ -503,20 +503,6 @@ pub(crate) fn to_object(py: Python<'_>, ev: Event) -> PyResult<Py<PyAny>> {
             ))
         }
     })
-}
-
-/// Convert events into Python objects, appending them to `list`; see [`convert_one`].
-pub(crate) fn extend_list(
-    py: Python<'_>,
-    list: &Bound<'_, PyList>,
-    events: impl IntoIterator<Item = Event>,
-    table: Option<&Client>,
-) -> PyResult<()> {
-    for ev in events {
-        let obj = convert_one(py, ev, table)?;
-        list.append(obj)?;
-    }
-    Ok(())
 }
 
 /// Convert one event. With `table` (a turn's client, which keeps its turns' requests in their

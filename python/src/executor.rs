@@ -36,8 +36,16 @@ pub struct Executor {
 struct Resolver(Option<Py<PyAny>>);
 
 impl Resolver {
-    fn resolve(mut self, py: Python<'_>, result: PyResult<Py<PyAny>>) {
-        let Some(fut) = self.0.take() else { return };
+    /// Resolve the future with what `outcome` produces. When the awaiting side has cancelled
+    /// the future already, `outcome` is dropped without being run: nothing is produced for
+    /// nobody (a wait for events leaves them in their stream for the next reader).
+    fn resolve(mut self, py: Python<'_>, outcome: Outcome) {
+        let Some(fut) = self.0.take() else {
+            if let Err(e) = outcome(py) {
+                tracing::debug!("background task failed: {e}");
+            }
+            return;
+        };
         let fut = fut.bind(py);
         if fut
             .call_method0(pyo3::intern!(py, "done"))
@@ -46,7 +54,7 @@ impl Resolver {
         {
             return; // cancelled by the awaiting side
         }
-        let r = match result {
+        let r = match outcome(py) {
             Ok(v) => fut.call_method1(pyo3::intern!(py, "set_result"), (v,)),
             Err(e) => fut.call_method1(pyo3::intern!(py, "set_exception"), (e.into_value(py),)),
         };
@@ -78,20 +86,12 @@ impl Executor {
         let resolver = Resolver(py_fut);
         let task = async move {
             let outcome = fut.await;
-            Python::attach(|py| {
-                let result = outcome(py);
-                if resolver.0.is_none() {
-                    if let Err(e) = &result {
-                        tracing::debug!("background task failed: {e}");
-                    }
-                }
-                resolver.resolve(py, result);
-            });
+            Python::attach(|py| resolver.resolve(py, outcome));
         };
         self.core.spawn(task, move |msg| {
             Python::attach(|py| {
                 let err = simple(py, "CodexError", format!("internal error: {msg}"));
-                on_panic.resolve(py, Err(err));
+                on_panic.resolve(py, Box::new(move |_| Err(err)));
             })
         })
     }
@@ -141,17 +141,28 @@ impl Executor {
     }
 }
 
-/// [`run`] a future that resolves with `None` (a wait for events).
-pub(crate) fn none_outcome(
-    py: Python<'_>,
-    aio: Aio,
-    f: impl Future<Output = ()> + Send + 'static,
-) -> PyResult<Py<PyAny>> {
-    let fut = async move {
-        f.await;
-        Ok(())
-    };
-    run(py, aio, fut, |py, ()| Ok(py.None()))
+/// Wait for `ready` (blocking, see [`block_on`]), then produce the result with `then` on
+/// this thread; or, given `aio`, spawn the wait on the executor and resolve the asyncio
+/// future with what `then` produces on the loop thread once `ready` completes (`then` is not
+/// run when the future was cancelled first). Returns the task id (blocking: the result).
+pub(crate) fn when_ready<F, T>(py: Python<'_>, aio: Aio, ready: F, then: T) -> PyResult<Py<PyAny>>
+where
+    F: Future<Output = ()> + Send + 'static,
+    T: FnOnce(Python<'_>) -> PyResult<Py<PyAny>> + Send + 'static,
+{
+    match aio {
+        None => {
+            block_on(py, ready)?;
+            then(py)
+        }
+        Some((executor, py_fut)) => {
+            let f = async move {
+                ready.await;
+                Box::new(then) as Outcome
+            };
+            executor.get().spawn(py, f, Some(py_fut)).into_py_any(py)
+        }
+    }
 }
 
 /// Run `fut` blocking (see [`block_on`]) and convert its output with `conv`; or, given `aio`,

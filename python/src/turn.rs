@@ -14,7 +14,7 @@ use serde_json::Value;
 
 use crate::errors::to_py;
 use crate::executor::{request_options, run, Aio, Executor, Outcome, SIGNAL_SLICE};
-use crate::stream::{Buffered, Shared};
+use crate::stream::{Shared, Source};
 use pyo3::IntoPyObjectExt;
 
 /// The bounds of a turn's wait (the core's [`TurnBounds`]), started when made: the whole turn
@@ -52,37 +52,71 @@ impl Turn {
             turn_id: stream.turn_id().to_owned(),
             started: stream.started_turn().to_string(),
             client,
-            state: Buffered::new(stream),
+            state: Source::new(stream),
             end: Arc::new(Mutex::new((None, TurnResult::default()))),
         }
     }
 
-    /// Up to `max` waiting events (the disconnect left out); `Err` at the end: `None` when
-    /// the turn completed, else the disconnect error.
-    fn pop(&self, max: usize) -> Result<Vec<Event>, Option<Error>> {
-        let mut st = self.state.lock().unwrap();
-        let mut out = Vec::new();
-        while out.len() < max {
-            match st.local.pop_front() {
+    /// Up to `max` ready events, converted (server requests handed to the client's handler
+    /// table first; the disconnect left out and kept for the end), as a list; `None` at the
+    /// end when the turn completed; the disconnect error at the end when it did not.
+    fn batch<'py>(
+        py: Python<'py>,
+        state: &Shared<TurnStream>,
+        end: &Mutex<(Option<DisconnectInfo>, TurnResult)>,
+        client: &Client,
+        max: usize,
+    ) -> PyResult<Option<Bound<'py, PyList>>> {
+        let list = Source::take_list(py, state, max, |py, ev| match ev {
+            Event::Connection(ConnectionEvent::Disconnected(info)) => {
+                end.lock().unwrap().0 = Some(info);
+                Ok(None)
+            }
+            ev => crate::events::convert_one(py, ev, Some(client)).map(Some),
+        })?;
+        if !list.is_empty() {
+            return Ok(Some(list));
+        }
+        let st = state.lock().unwrap();
+        if !st.ended {
+            return Ok(Some(list));
+        }
+        let completed = !Self::result_in(&st, end).status.is_empty();
+        drop(st);
+        let disconnect = end.lock().unwrap().0.clone();
+        match disconnect.filter(|_| !completed) {
+            Some(info) => Err(to_py(py, Error::Disconnected(info))),
+            None => Ok(None),
+        }
+    }
+
+    /// The next ready event (the disconnect left out and kept for the end); `Err` at the end:
+    /// `None` when the turn completed, else the disconnect error.
+    fn pop(&self) -> Result<Option<Event>, Option<Error>> {
+        loop {
+            let mut st = self.state.lock().unwrap();
+            match st.next_now() {
                 Some(Event::Connection(ConnectionEvent::Disconnected(info))) => {
                     self.end.lock().unwrap().0 = Some(info)
                 }
-                Some(ev) => out.push(ev),
-                None => break,
+                Some(ev) => return Ok(Some(ev)),
+                None if st.ended => {
+                    let completed = !Self::result_in(&st, &self.end).status.is_empty();
+                    let disconnect = self.end.lock().unwrap().0.clone();
+                    return Err(disconnect.filter(|_| !completed).map(Error::Disconnected));
+                }
+                None => return Ok(None),
             }
         }
-        if out.is_empty() && st.ended {
-            let completed = !self.result_of(&st).status.is_empty();
-            let disconnect = self.end.lock().unwrap().0.clone();
-            return Err(disconnect.filter(|_| !completed).map(Error::Disconnected));
-        }
-        Ok(out)
     }
 
-    fn result_of(&self, st: &Buffered<TurnStream>) -> TurnResult {
+    fn result_in(
+        st: &Source<TurnStream>,
+        end: &Mutex<(Option<DisconnectInfo>, TurnResult)>,
+    ) -> TurnResult {
         match &st.stream {
             Some(s) => s.result().clone(),
-            None => self.end.lock().unwrap().1.clone(),
+            None => end.lock().unwrap().1.clone(),
         }
     }
 
@@ -90,17 +124,13 @@ impl Turn {
     /// bound; false past it). The GIL is released; Ctrl-C is checked every 100 ms.
     fn wait_for(&self, py: Python<'_>, bound: Option<Duration>) -> PyResult<bool> {
         let Some(bound) = bound else {
-            Buffered::wait(py, &self.state)?;
+            Source::wait(py, &self.state)?;
             return Ok(true);
         };
         let end = Instant::now() + bound;
         loop {
-            {
-                let mut st = self.state.lock().unwrap();
-                st.fill(1);
-                if !st.local.is_empty() || st.ended {
-                    return Ok(true);
-                }
+            if self.state.lock().unwrap().ready_now() {
+                return Ok(true);
             }
             let now = Instant::now();
             if now >= end {
@@ -163,7 +193,7 @@ impl Turn {
     #[getter]
     fn done(&self) -> bool {
         let st = self.state.lock().unwrap();
-        st.local.is_empty() && (st.ended || st.stream.as_ref().is_none_or(|s| s.is_done()))
+        st.ended || st.stream.as_ref().is_none_or(|s| s.is_done())
     }
 
     fn __iter__(slf: PyRef<'_, Self>) -> PyRef<'_, Self> {
@@ -175,14 +205,12 @@ impl Turn {
     /// `ConnectionClosedError` when the connection ends before the turn completed.
     fn __next__(&self, py: Python<'_>) -> PyResult<Option<Py<PyAny>>> {
         loop {
-            match self.pop(1) {
+            match self.pop() {
                 Err(e) => return Self::end(py, e),
-                Ok(evs) => match evs.into_iter().next() {
-                    Some(ev) => {
-                        return crate::events::convert_one(py, ev, Some(&self.client)).map(Some)
-                    }
-                    None => Buffered::wait(py, &self.state)?,
-                },
+                Ok(Some(ev)) => {
+                    return crate::events::convert_one(py, ev, Some(&self.client)).map(Some)
+                }
+                Ok(None) => Source::wait(py, &self.state)?,
             }
         }
     }
@@ -191,29 +219,31 @@ impl Turn {
     /// Raises `ConnectionClosedError` when the connection ended before the turn completed.
     #[pyo3(signature = (max = 1024))]
     fn take<'py>(&self, py: Python<'py>, max: usize) -> PyResult<Option<Bound<'py, PyList>>> {
-        self.state.lock().unwrap().fill(max);
-        match self.pop(max) {
-            Err(e) => Self::end(py, e).map(|_| None),
-            Ok(evs) => {
-                let list = PyList::empty(py);
-                crate::events::extend_list(py, &list, evs, Some(&self.client))?;
-                Ok(Some(list))
-            }
-        }
+        Self::batch(py, &self.state, &self.end, &self.client, max)
     }
 
-    /// Resolve `aio`'s future (with `None`) once events wait or the turn's stream ended.
-    /// With `bounds`, resolve it with `True` then, or with `False` when no event came within
-    /// the wait they allow (`TurnBounds.next_wait`; then `give_up_async`).
-    #[pyo3(signature = (aio, bounds = None))]
+    /// Resolve `aio`'s future, once events wait or the turn's stream ended, with what
+    /// `take(max)` returns then (the wake-up carries the events): a list (empty only if
+    /// another reader took them first), `None` at the end, or the `ConnectionClosedError`.
+    /// With `bounds`, resolve it with `False` instead when no event came within the wait they
+    /// allow (`TurnBounds.next_wait`; then `give_up_async`). A cancelled wait takes no event.
+    #[pyo3(signature = (aio, bounds = None, max = 1024))]
     fn wait_async(
         &self,
         py: Python<'_>,
         aio: Aio,
         bounds: Option<&PyTurnBounds>,
+        max: usize,
     ) -> PyResult<Py<PyAny>> {
+        let (state, end, client) = (self.state.clone(), self.end.clone(), self.client.clone());
+        let take = move |py: Python<'_>| -> PyResult<Py<PyAny>> {
+            Ok(match Self::batch(py, &state, &end, &client, max)? {
+                Some(list) => list.into_any().unbind(),
+                None => py.None(),
+            })
+        };
         let Some(bounds) = bounds else {
-            return Buffered::wait_async(py, aio, &self.state);
+            return Source::wait_async(py, aio, &self.state, take);
         };
         let state = self.state.clone();
         let wait = bounds.0.next_wait();
@@ -221,7 +251,13 @@ impl Turn {
             let ready = poll_fn(move |cx| state.lock().unwrap().poll_ready(cx));
             Ok(within(wait, ready).await.is_some())
         };
-        run(py, aio, fut, |py, ready| ready.into_py_any(py))
+        run(py, aio, fut, move |py, ready| {
+            if ready {
+                take(py)
+            } else {
+                false.into_py_any(py)
+            }
+        })
     }
 
     /// Give the turn up past one of `bounds` (after `wait_async` resolved with `False`),
@@ -265,17 +301,16 @@ impl Turn {
         let secs = |t: Option<f64>| request_options(py, t).map(|o| o.timeout);
         let bounds = TurnBounds::new(secs(timeout)?, secs(idle)?);
         loop {
-            match self.pop(1) {
+            match self.pop() {
                 Err(e) => {
                     Self::end(py, e)?;
                     break;
                 }
-                Ok(evs) => {
-                    if let Some(ev) = evs.into_iter().next() {
-                        drop(crate::events::convert_one(py, ev, Some(&self.client))?);
-                        continue;
-                    }
+                Ok(Some(ev)) => {
+                    drop(crate::events::convert_one(py, ev, Some(&self.client))?);
+                    continue;
                 }
+                Ok(None) => {}
             }
             if !self.wait_for(py, bounds.next_wait())? {
                 let (t, i) = (bounds.timeout(), bounds.idle());
@@ -297,7 +332,7 @@ impl Turn {
 
     /// The result gathered so far, as JSON text.
     fn result_json(&self) -> String {
-        result_json(&self.result_of(&self.state.lock().unwrap()))
+        result_json(&Self::result_in(&self.state.lock().unwrap(), &self.end))
     }
 
     /// Send `turn/interrupt` and wait for its answer (the stream then ends with a
@@ -348,7 +383,7 @@ impl Turn {
     /// Stop routing this turn's events here; later events go to the client's normal delivery.
     /// Does not interrupt the turn.
     fn close(&self, py: Python<'_>) {
-        if let Some(s) = Buffered::close(py, &self.state) {
+        if let Some(s) = Source::close(&self.state) {
             self.end.lock().unwrap().1 = s.result().clone();
             py.detach(move || drop(s));
         }

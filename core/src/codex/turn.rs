@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use crate::connection::Client;
 use crate::delivery::queue::EventQueue;
-use crate::delivery::stream::{poll_refill, BatchFuture};
+use crate::delivery::stream::{poll_filled, poll_refill, BatchFuture};
 use crate::error::{Error, Result};
 use crate::event::{ConnectionEvent, Event, Notification};
 use crate::router::Route;
@@ -535,6 +535,25 @@ impl TurnStream {
     }
 }
 
+impl TurnStream {
+    /// Events moved from the turn's queue into this stream's buffer at a time.
+    const BATCH: usize = 256;
+
+    /// Ready once the next [`poll_next`](futures_core::Stream::poll_next) returns without
+    /// waiting: an event is buffered here or the stream has ended. Takes no event (the result
+    /// absorbs an event when it is taken).
+    pub fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<()> {
+        poll_filled(
+            &self.queue,
+            &mut self.buf,
+            &mut self.fut,
+            &mut self.done,
+            Self::BATCH,
+            cx,
+        )
+    }
+}
+
 impl futures_core::Stream for TurnStream {
     type Item = Event;
 
@@ -545,7 +564,7 @@ impl futures_core::Stream for TurnStream {
             &mut this.buf,
             &mut this.fut,
             &mut this.done,
-            256,
+            Self::BATCH,
             cx,
         );
         next.map(|ev| ev.map(|ev| this.absorb_event(ev)))

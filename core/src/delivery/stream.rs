@@ -95,6 +95,26 @@ impl Drop for EventReceiver {
     }
 }
 
+impl EventReceiver {
+    /// Ready once the next [`poll_next`](futures_core::Stream::poll_next) returns without
+    /// waiting: an event is buffered here or the stream has ended. Takes no event, so a
+    /// consumer can wait here and take the events later (on another thread, with a no-op
+    /// waker) without holding them anywhere else.
+    pub fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<()> {
+        poll_filled(
+            &self.queue,
+            &mut self.buf,
+            &mut self.fut,
+            &mut self.done,
+            Self::BATCH,
+            cx,
+        )
+    }
+
+    /// Events moved from the queue into this receiver's buffer at a time.
+    const BATCH: usize = 1024;
+}
+
 impl futures_core::Stream for EventReceiver {
     type Item = Event;
 
@@ -105,7 +125,7 @@ impl futures_core::Stream for EventReceiver {
             &mut this.buf,
             &mut this.fut,
             &mut this.done,
-            1024,
+            Self::BATCH,
             cx,
         )
     }
@@ -122,13 +142,23 @@ pub(crate) fn poll_refill(
     batch: usize,
     cx: &mut Context<'_>,
 ) -> Poll<Option<Event>> {
-    loop {
-        if let Some(ev) = buf.pop_front() {
-            return Poll::Ready(Some(ev));
-        }
-        if *done {
-            return Poll::Ready(None);
-        }
+    match poll_filled(queue, buf, fut, done, batch, cx) {
+        Poll::Pending => Poll::Pending,
+        Poll::Ready(()) => Poll::Ready(buf.pop_front()),
+    }
+}
+
+/// Ready once `buf` holds an event or the queue is closed (`done`): refills `buf` with the
+/// queue's next batch (at most `batch` events) when it is empty; takes nothing from it.
+pub(crate) fn poll_filled(
+    queue: &Arc<EventQueue>,
+    buf: &mut VecDeque<Event>,
+    fut: &mut Option<BatchFuture>,
+    done: &mut bool,
+    batch: usize,
+    cx: &mut Context<'_>,
+) -> Poll<()> {
+    while buf.is_empty() && !*done {
         let f = fut.get_or_insert_with(|| {
             let q = queue.clone();
             Box::pin(async move {
@@ -146,6 +176,7 @@ pub(crate) fn poll_refill(
             }
         }
     }
+    Poll::Ready(())
 }
 
 #[cfg(test)]
@@ -158,5 +189,64 @@ mod tests {
             r
         }
         assert!(same(None).is_none());
+    }
+
+    /// `poll_ready` waits for an event without taking it (the next `poll_next` gets it, in
+    /// order), wakes its waker when one is pushed, and is ready at the end too.
+    #[test]
+    fn poll_ready_takes_nothing() {
+        use std::pin::Pin;
+        use std::sync::atomic::{AtomicUsize, Ordering};
+        use std::sync::Arc;
+        use std::task::{Context, Poll, Wake, Waker};
+
+        use futures_core::Stream;
+
+        use super::super::queue::EventQueue;
+        use super::EventReceiver;
+        use crate::event::{Event, Notification};
+
+        struct Count(AtomicUsize);
+        impl Wake for Count {
+            fn wake(self: Arc<Self>) {
+                self.0.fetch_add(1, Ordering::SeqCst);
+            }
+        }
+        let note = |m: &str| {
+            Event::Notification(Notification {
+                method: m.into(),
+                params: serde_json::value::RawValue::from_string("{}".into()).unwrap(),
+            })
+        };
+        let queue = Arc::new(EventQueue::new(16, 1 << 20));
+        let mut rx = EventReceiver::new(queue.clone(), true);
+        let count = Arc::new(Count(AtomicUsize::new(0)));
+        let waker = Waker::from(count.clone());
+        let mut cx = Context::from_waker(&waker);
+        assert!(rx.poll_ready(&mut cx).is_pending());
+        queue.push(note("a"), false);
+        queue.push(note("b"), false);
+        queue.flush_wake();
+        assert!(
+            count.0.load(Ordering::SeqCst) > 0,
+            "the waiting waker was woken"
+        );
+        for _ in 0..2 {
+            assert!(rx.poll_ready(&mut cx).is_ready());
+        }
+        let method = |p: Poll<Option<Event>>| match p {
+            Poll::Ready(Some(Event::Notification(n))) => n.method,
+            other => panic!("not a notification: {:?}", other.is_ready()),
+        };
+        assert_eq!(method(Pin::new(&mut rx).poll_next(&mut cx)), "a");
+        assert!(rx.poll_ready(&mut cx).is_ready());
+        assert_eq!(method(Pin::new(&mut rx).poll_next(&mut cx)), "b");
+        assert!(rx.poll_ready(&mut cx).is_pending());
+        queue.close();
+        assert!(rx.poll_ready(&mut cx).is_ready());
+        assert!(matches!(
+            Pin::new(&mut rx).poll_next(&mut cx),
+            Poll::Ready(None)
+        ));
     }
 }
