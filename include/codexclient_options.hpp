@@ -22,9 +22,10 @@ namespace codex {
 struct OptionValues {
     /// Option `transport` (string; here a string (empty: not sent)): Where the server is: "stdio"
     /// (the default: spawn `codex app-server`), "exec" (one `codex exec --json` per turn),
-    /// "codex-mcp-server" (alias "mcp": drive `codex mcp-server`), "ws://…"/"wss://…", "unix" or
-    /// "unix://PATH" (the app-server control socket); any MCP server: "mcp+stdio:PROGRAM ARG…" (or
-    /// "mcp+stdio" with `command`), "http://…"/"https://…" (Streamable HTTP, legacy SSE fallback).
+    /// "codex-mcp-server" (drive `codex mcp-server`; the old alias "mcp" is deprecated),
+    /// "ws://…"/"wss://…", "unix" or "unix://PATH" (the app-server control socket); any MCP server:
+    /// "mcp+stdio:PROGRAM ARG…" (or "mcp+stdio" with `command`), "http://…"/"https://…" (Streamable
+    /// HTTP, legacy SSE fallback).
     std::string transport;
     /// Option `token` (string, secret; here a string (empty: not sent)): Bearer token of a ws://,
     /// wss://, http:// or https:// transport (sent only over TLS or to a loopback address; never
