@@ -93,8 +93,13 @@ def test_cancelling_the_task_that_awaits_connect_aborts_it(first_start_silent: D
 
 _CTRL_C_CHILD = textwrap.dedent(
     """
-    import sys, threading, time
+    import signal, sys, threading, time
     import codexclient
+
+    # Python's own Ctrl-C handler even when the test runs with SIGINT ignored (a test command
+    # started in the background by a non-interactive shell inherits SIG_IGN, and Python then
+    # installs no KeyboardInterrupt handler).
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
     client = codexclient.Client(codex_bin=sys.argv[1], client_name="codexclient-pytest",
                                 connect_timeout=30.0)
