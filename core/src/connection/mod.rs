@@ -88,6 +88,8 @@ struct Slot {
 struct Inner {
     options: ClientOptions,
     handlers: Arc<Handlers>,
+    /// What a layer above watches of each connection's events (a pool's endpoint), if any.
+    tap: Option<Arc<dyn crate::session::tap::Tap>>,
     conn: Mutex<Slot>,
     /// The session of the current connection, for the request fast path.
     current: Mutex<Option<Arc<SessionShared>>>,
@@ -160,10 +162,21 @@ impl Client {
     /// kept as [`ClientOptions::effective`] makes them (each number at 0 as its option's row
     /// says).
     pub fn new(options: ClientOptions) -> Client {
+        Self::with_parts(options, Arc::new(Handlers::default()), None)
+    }
+
+    /// A client whose handler table is `handlers` (shared with other clients: a pool's
+    /// endpoints share one) and whose connections report to `tap`.
+    pub(crate) fn with_parts(
+        options: ClientOptions,
+        handlers: Arc<Handlers>,
+        tap: Option<Arc<dyn crate::session::tap::Tap>>,
+    ) -> Client {
         let options = options.effective();
         Client {
             inner: Arc::new(Inner {
-                handlers: Arc::new(Handlers::default()),
+                handlers,
+                tap,
                 conn: Mutex::new(Slot::default()),
                 current: Mutex::new(None),
                 previous: Mutex::new(None),
@@ -255,7 +268,11 @@ impl Client {
                     "a connect() of this client is already in progress".into(),
                 ));
             }
-            let session = Arc::new(Session::start(&self.inner.options, handlers)?);
+            let session = Arc::new(Session::start(
+                &self.inner.options,
+                handlers,
+                self.inner.tap.clone(),
+            )?);
             session.shared.set_main_notifications(
                 self.inner
                     .queue_notifications

@@ -131,7 +131,12 @@ impl Client {
     /// (This is what the Python binding's `client.events()` returns; the core's
     /// [`events`](Self::events) is the poll-mode queue itself.)
     pub fn subscribe(&self) -> Result<EventReceiver> {
-        let session = self.live_session()?;
-        Ok(EventReceiver::new(session.subscribe(), true))
+        Ok(EventReceiver::new(self.subscribe_queue()?, true))
+    }
+
+    /// A subscription's queue, for a consumer of the core's own (a pool's merged stream);
+    /// closing the queue ends the subscription.
+    pub(crate) fn subscribe_queue(&self) -> Result<Arc<EventQueue>> {
+        Ok(self.live_session()?.subscribe())
     }
 }

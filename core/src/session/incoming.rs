@@ -266,6 +266,9 @@ impl SessionShared {
                 return;
             }
         }
+        if let Some(t) = &self.tap {
+            t.notification(&note);
+        }
         match self.router.route_notification(&note, ids) {
             None => {
                 for sub in self.subscribers() {

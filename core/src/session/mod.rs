@@ -11,6 +11,7 @@ mod outgoing;
 mod reconnect;
 mod rejoin;
 mod runtime;
+pub(crate) mod tap;
 mod wire;
 
 pub(crate) use runtime::Session;
@@ -102,6 +103,8 @@ pub(crate) struct SessionShared {
     pub(crate) router: Router,
     /// The client's handlers (whether one takes a server request decides its route).
     handlers: Option<Arc<Handlers>>,
+    /// What a layer above watches of this connection's events (the pool), if anything.
+    tap: Option<Arc<dyn tap::Tap>>,
     signal: Arc<ReaderSignal>,
     queue_capacity: usize,
     read_ahead_bytes: usize,
@@ -124,6 +127,7 @@ impl SessionShared {
     fn new(
         opts: &ClientOptions,
         handlers: Option<Arc<Handlers>>,
+        tap: Option<Arc<dyn tap::Tap>>,
         out: mpsc::UnboundedSender<Outgoing>,
     ) -> Arc<SessionShared> {
         let signal = Arc::new(ReaderSignal::default());
@@ -204,6 +208,7 @@ impl SessionShared {
             queue,
             router: Router::default(),
             handlers,
+            tap,
             signal,
             queue_capacity: opts.event_queue_capacity,
             read_ahead_bytes: opts.read_ahead_bytes,
@@ -503,6 +508,9 @@ impl SessionShared {
     /// Report a connection event (reconnecting, reconnected) to the client and every
     /// subscription.
     pub(crate) fn connection_event(&self, ev: ConnectionEvent) {
+        if let Some(t) = &self.tap {
+            t.connection(&ev);
+        }
         for sub in self.subscribers() {
             sub.force_push(Event::Connection(ev.clone()));
         }
@@ -533,6 +541,9 @@ impl SessionShared {
         self.open_requests.close_all();
         tracing::debug!(reason = %info.reason, "connection closed");
         // Every queue ends with the disconnect: turn streams, subscriptions, the main queue.
+        if let Some(t) = &self.tap {
+            t.connection(&ConnectionEvent::Disconnected(info.clone()));
+        }
         let end = |queue: &EventQueue| {
             queue.force_push(Event::Connection(ConnectionEvent::Disconnected(
                 info.clone(),
