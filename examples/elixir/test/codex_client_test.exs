@@ -343,7 +343,7 @@ defmodule CodexClientTest do
       for %{"content" => content} <- req["input"], is_list(content), part <- content, do: part
 
     assert Enum.any?(parts, &(&1["type"] == "input_image")),
-           "no input_image in #{JSON.encode!(req["input"])}"
+           "no input_image in the user's message #{JSON.encode!(List.last(req["input"]))}"
 
     :ok = CodexClient.stop(c)
 
