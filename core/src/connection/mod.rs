@@ -100,9 +100,6 @@ struct Inner {
     readiness: Mutex<Option<Arc<Readiness>>>,
     /// The spin of blocking waits for replies (adapts to how fast this server answers).
     spin: Arc<Spin>,
-    /// Whether notifications go to the client's own delivery (see
-    /// [`Client::queue_notifications`]); applied to every connection.
-    queue_notifications: std::sync::atomic::AtomicBool,
     /// The MCP clients this client's turns take skills from, by label.
     skill_sources: skill_sources::SkillSources,
 }
@@ -182,7 +179,6 @@ impl Client {
                 previous: Mutex::new(None),
                 readiness: Mutex::new(None),
                 spin: Arc::new(Spin::new(options.reply_spin)),
-                queue_notifications: std::sync::atomic::AtomicBool::new(true),
                 skill_sources: Default::default(),
                 options,
             }),
@@ -273,11 +269,6 @@ impl Client {
                 handlers,
                 self.inner.tap.clone(),
             )?);
-            session.shared.set_main_notifications(
-                self.inner
-                    .queue_notifications
-                    .load(std::sync::atomic::Ordering::Acquire),
-            );
             slot.connecting = Some(session.clone());
             session
         };

@@ -46,7 +46,9 @@ use crate::delivery::dispatch::Handlers;
 use crate::delivery::merge::Merge;
 use crate::error::{Error, Result};
 use crate::event::{ConnectionEvent, Notification, ServerRequest};
-use crate::options::{ClientOptions, Delivery, Protocol, RequestOptions, RetryPolicy};
+#[cfg(doc)]
+use crate::options::Delivery;
+use crate::options::{ClientOptions, Protocol, RequestOptions, RetryPolicy};
 use endpoint::{Endpoint, Load, Watch, ACTIVE, DRAINING, REMOVED};
 pub use events::{PoolEvent, PoolEvents};
 pub use options::{EndpointOptions, PoolKey, PoolOptions, ENDPOINT_KEYS, POOL_KEYS};
@@ -158,8 +160,10 @@ impl Pool {
 
     /// Connect to a new endpoint and let it take threads (blocking: the endpoint's
     /// `connect_timeout` bounds it). `name` is how every status, event and error names it.
-    /// Refused: an empty or duplicate name, options of an MCP server, poll delivery (a pool
-    /// delivers through its handlers and [`subscribe`](Self::subscribe)), a closed pool.
+    /// Refused: an empty or duplicate name, options of an MCP server, a closed pool. In
+    /// [`Delivery::Poll`] each endpoint's client delivers through its own queue (a binding
+    /// drains each, as for one client); in callbacks mode the shared handlers run on the
+    /// library's dispatch threads. [`subscribe`](Self::subscribe) works in both.
     pub fn add_endpoint(
         &self,
         name: &str,
@@ -187,11 +191,6 @@ impl Pool {
                 options.transport.describe()
             )));
         }
-        if options.delivery == Delivery::Poll {
-            return Err(Error::InvalidArgument(format!(
-                "endpoint `{name}`: a pool delivers through its handlers and subscribe(); poll delivery is not supported"
-            )));
-        }
         {
             let mut st = self.inner.state.lock().unwrap();
             if st.closed {
@@ -206,22 +205,28 @@ impl Pool {
             st.adding.push(name.to_owned());
         }
         let outcome = self.connect_endpoint(name, options, endpoint).await;
-        let mut st = self.inner.state.lock().unwrap();
-        st.adding.retain(|n| n != name);
+        let joined = {
+            let mut st = self.inner.state.lock().unwrap();
+            st.adding.retain(|n| n != name);
+            match &outcome {
+                Ok((ep, _)) if !st.closed => {
+                    st.merges.retain(|m| m.strong_count() > 0);
+                    for m in st.merges.iter().filter_map(Weak::upgrade) {
+                        if let Ok(q) = ep.client.connection().subscribe_queue() {
+                            m.add(ep.name.clone(), q);
+                        }
+                    }
+                    st.endpoints.push(ep.clone());
+                    true
+                }
+                _ => false,
+            }
+        };
         let (ep, init) = outcome?;
-        if st.closed {
-            drop(st);
+        if !joined {
             ep.client.disconnect_async().await;
             return Err(Error::InvalidState("the pool is closed".into()));
         }
-        st.merges.retain(|m| m.strong_count() > 0);
-        for m in st.merges.iter().filter_map(Weak::upgrade) {
-            if let Ok(q) = ep.client.connection().subscribe_queue() {
-                m.add(ep.name.clone(), q);
-            }
-        }
-        st.endpoints.push(ep.clone());
-        drop(st);
         tracing::info!(endpoint = name, target = %ep.client.options().transport.describe(), "endpoint added to the pool");
         self.inner.changed.notify_waiters();
         Ok(init)
@@ -237,6 +242,7 @@ impl Pool {
             load: Mutex::new(Load::default()),
             changed: self.inner.changed.clone(),
         });
+        // TODO(label): name the endpoint's client after it once the `label` option lands.
         let client = CodexClient::from(Client::with_parts(
             options,
             self.inner.handlers.clone(),

@@ -190,13 +190,17 @@ impl EndpointOptions {
                     Some(count("endpoint", name, v)?)
                 }
             }
-            "shared_home" => self.shared_home = match v {
-                Value::Null => None,
-                Value::String(s) if !s.trim().is_empty() => Some(s.clone()),
-                _ => return Err(Error::InvalidArgument(format!(
+            "shared_home" => {
+                self.shared_home = match v {
+                    Value::Null => None,
+                    Value::String(s) if !s.trim().is_empty() => Some(s.clone()),
+                    _ => {
+                        return Err(Error::InvalidArgument(format!(
                     "endpoint option `shared_home`: expected a non-empty string or null, got {v}"
-                ))),
-            },
+                )))
+                    }
+                }
+            }
             _ => return Err(unknown("endpoint", name, ENDPOINT_KEYS)),
         }
         Ok(())

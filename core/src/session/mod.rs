@@ -117,8 +117,6 @@ pub(crate) struct SessionShared {
     subscribers: Mutex<Vec<Arc<EventQueue>>>,
     has_subscribers: AtomicBool,
     /// Whether notifications (not routed to a turn stream) go to the client's own delivery
-    /// as well as to the subscriptions (see `Client::queue_notifications`).
-    main_notifications: AtomicBool,
     me: Weak<SessionShared>,
 }
 
@@ -216,7 +214,6 @@ impl SessionShared {
             dirty_len: std::sync::atomic::AtomicUsize::new(0),
             subscribers: Mutex::new(Vec::new()),
             has_subscribers: AtomicBool::new(false),
-            main_notifications: AtomicBool::new(true),
             me: me.clone(),
         })
     }
