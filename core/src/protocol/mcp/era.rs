@@ -292,6 +292,38 @@ mod tests {
     }
 
     #[test]
+    fn prior_round_trips_and_agrees_with_the_mode() {
+        let d = json!({"supportedVersions": ["2026-07-28"], "capabilities": {"tools": {}}});
+        let modern = Prior::from_json(&json!({"kind": "modern", "discover": d})).unwrap();
+        assert_eq!(modern.version(), Some("2026-07-28"));
+        assert_eq!(Prior::from_json(&modern.to_json()).unwrap(), modern);
+        let view = discover_view(&d, "2026-07-28");
+        assert_eq!(Prior::of_view(&view), modern, "the view without era and protocolVersion");
+        assert_eq!(
+            Prior::of_view(&json!({"protocolVersion": "2025-11-25"})),
+            Prior::Legacy
+        );
+        assert_eq!(Prior::from_json(&json!({"kind": "legacy"})).unwrap(), Prior::Legacy);
+        for bad in [
+            json!("legacy"),
+            json!({"kind": "modern"}),
+            json!({"kind": "modern", "discover": {"supportedVersions": ["2099-01-01"]}}),
+            json!({"kind": "modern", "discover": {"supportedVersions": ["2026-07-28"], "capabilities": 1}}),
+            json!({"kind": "other"}),
+        ] {
+            assert!(Prior::from_json(&bad).is_err(), "{bad}");
+        }
+        let pin = EraMode::parse("2026-07-28").unwrap();
+        assert!(check_prior(&EraMode::Auto, Some(&modern)).is_ok());
+        assert!(check_prior(&EraMode::Auto, Some(&Prior::Legacy)).is_ok());
+        assert!(check_prior(&EraMode::Legacy, Some(&Prior::Legacy)).is_ok());
+        assert!(check_prior(&EraMode::Legacy, Some(&modern)).is_err());
+        assert!(check_prior(&pin, Some(&modern)).is_ok());
+        assert!(check_prior(&pin, Some(&Prior::Legacy)).is_err());
+        assert!(check_prior(&pin, None).is_ok());
+    }
+
+    #[test]
     fn version_pick_and_result_type() {
         assert_eq!(
             pick_version(&json!(["2026-07-28", "2099-01-01"])),
