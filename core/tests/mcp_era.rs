@@ -522,22 +522,36 @@ fn a_remembered_era_skips_the_probe() {
     let prior = first.to_json()["mcp_prior"].clone();
     assert_eq!(prior["kind"], "modern", "{prior}");
     assert_eq!(prior["discover"]["supportedVersions"], json!([V]));
-    assert!(prior["discover"].get("era").is_none(), "the server's result, not the view");
+    assert!(
+        prior["discover"].get("era").is_none(),
+        "the server's result, not the view"
+    );
     assert_eq!(s.of("server/discover").len(), 1);
 
     let c = client(&s.url, &[("mcp_prior", prior.clone())]);
     let init = c.connect().unwrap();
     assert_eq!(init.raw, first.raw, "the same view as the probed connect");
     assert_eq!(init.mcp_era(), "stateless");
-    assert_eq!(init.to_json()["mcp_prior"], prior, "it can be kept again as it is");
+    assert_eq!(
+        init.to_json()["mcp_prior"],
+        prior,
+        "it can be kept again as it is"
+    );
     block_on(c.list_all_tools()).unwrap();
     c.disconnect();
-    assert_eq!(s.of("server/discover").len(), 1, "no probe with the verdict");
+    assert_eq!(
+        s.of("server/discover").len(),
+        1,
+        "no probe with the verdict"
+    );
     let list = s.of("tools/list").pop().unwrap();
     assert_eq!(list.body["params"]["_meta"][PV], V, "the envelope");
     assert_eq!(list.header("mcp-protocol-version"), Some(V));
     // Pinned to the version it lists: adopted too.
-    let c = client(&s.url, &[("mcp_protocol", json!(V)), ("mcp_prior", prior.clone())]);
+    let c = client(
+        &s.url,
+        &[("mcp_protocol", json!(V)), ("mcp_prior", prior.clone())],
+    );
     c.connect().unwrap();
     c.disconnect();
     assert_eq!(s.of("server/discover").len(), 1);
@@ -563,18 +577,36 @@ fn a_remembered_era_skips_the_probe() {
         b.build()
     };
     for (opts, says) in [
-        (vec![("mcp_protocol", json!("legacy")), ("mcp_prior", prior.clone())], "\"legacy\""),
-        (vec![("mcp_protocol", json!(V)), ("mcp_prior", legacy.clone())], "pins 2026-07-28"),
         (
-            vec![("mcp_prior", json!({"kind": "modern", "discover": {"supportedVersions": ["2099-01-01"]}}))],
+            vec![
+                ("mcp_protocol", json!("legacy")),
+                ("mcp_prior", prior.clone()),
+            ],
+            "\"legacy\"",
+        ),
+        (
+            vec![("mcp_protocol", json!(V)), ("mcp_prior", legacy.clone())],
+            "pins 2026-07-28",
+        ),
+        (
+            vec![(
+                "mcp_prior",
+                json!({"kind": "modern", "discover": {"supportedVersions": ["2099-01-01"]}}),
+            )],
             "none this client speaks",
         ),
-        (vec![("mcp_prior", json!({"kind": "modern"}))], "needs \"discover\""),
+        (
+            vec![("mcp_prior", json!({"kind": "modern"}))],
+            "needs \"discover\"",
+        ),
         (vec![("mcp_prior", json!("legacy"))], "a JSON object"),
     ] {
         let e = build(&opts).expect_err(says);
         assert!(matches!(e, Error::InvalidArgument(_)), "{e:?}");
-        assert!(e.to_string().contains("mcp_prior") && e.to_string().contains(says), "{e}");
+        assert!(
+            e.to_string().contains("mcp_prior") && e.to_string().contains(says),
+            "{e}"
+        );
     }
     // The same rule for options set on the fields (checked at connect).
     let opts = ClientOptions::default()
@@ -615,7 +647,10 @@ fn a_connection_error_during_the_probe_over_http() {
     let t0 = std::time::Instant::now();
     let e = c.connect().unwrap_err();
     assert!(t0.elapsed() < Duration::from_secs(10), "{:?}", t0.elapsed());
-    assert!(e.to_string().contains("could not reach the MCP server"), "{e}");
+    assert!(
+        e.to_string().contains("could not reach the MCP server"),
+        "{e}"
+    );
     assert!(!e.to_string().contains("restart"), "{e}");
     let n = *accepted.lock().unwrap();
     assert_eq!(n, 2, "the probe and one initialize, nothing more");
@@ -629,5 +664,8 @@ fn a_connection_error_during_the_probe_over_http() {
     let t0 = std::time::Instant::now();
     let e = c.connect().unwrap_err();
     assert!(t0.elapsed() < Duration::from_secs(10), "{:?}", t0.elapsed());
-    assert!(e.to_string().contains("could not reach the MCP server"), "{e}");
+    assert!(
+        e.to_string().contains("could not reach the MCP server"),
+        "{e}"
+    );
 }

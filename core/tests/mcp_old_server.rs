@@ -43,7 +43,11 @@ struct Old {
 
 impl Old {
     fn new(tag: &str) -> Old {
-        let py = setup_mcp_path("MCP_SDK_PYTHON", "mcp-sdk-python", "the Python MCP SDK 2.3.0");
+        let py = setup_mcp_path(
+            "MCP_SDK_PYTHON",
+            "mcp-sdk-python",
+            "the Python MCP SDK 2.3.0",
+        );
         let dir = TempDir::new(tag);
         let program = dir.path().join(format!("{tag}-server"));
         std::fs::write(
@@ -86,11 +90,20 @@ impl Old {
             if what == "start" {
                 order.push(pid.to_owned());
             }
-            by_pid.entry(pid.to_owned()).or_default().push(what.to_owned());
+            by_pid
+                .entry(pid.to_owned())
+                .or_default()
+                .push(what.to_owned());
         }
         order
             .iter()
-            .map(|p| by_pid[p].iter().filter(|m| *m != "start").cloned().collect())
+            .map(|p| {
+                by_pid[p]
+                    .iter()
+                    .filter(|m| *m != "start")
+                    .cloned()
+                    .collect()
+            })
             .collect()
     }
 
@@ -129,7 +142,9 @@ fn auto_starts_a_server_that_exits_on_the_probe_again_and_calls_a_tool() {
     let old = Old::new("exits");
     let c = McpClient::new(old.options(&[]));
     assert_eq!(c.options().mcp.protocol, EraMode::Auto, "the default mode");
-    let init = c.connect().expect("auto connects to a server that exits on the probe");
+    let init = c
+        .connect()
+        .expect("auto connects to a server that exits on the probe");
     assert_eq!(init.mcp_era(), "handshake");
     assert_eq!(init.protocol_version(), Some("2025-11-25"));
     assert_eq!(init.server_info().unwrap()["name"], "old-server");
@@ -150,7 +165,8 @@ fn auto_starts_a_server_that_exits_on_the_probe_again_and_calls_a_tool() {
     assert_eq!(r.level, tracing::Level::INFO, "{r:?}");
     assert!(r.message.contains("exited with status 1"), "{}", r.message);
     assert!(
-        r.message.contains("unknown method server/discover: exiting"),
+        r.message
+            .contains("unknown method server/discover: exiting"),
         "the log says why (the server's last stderr line): {}",
         r.message
     );
@@ -173,7 +189,9 @@ fn a_server_that_closes_stdout_on_the_probe_is_started_again() {
     let logs = capture();
     let old = Old::new("closes");
     let c = McpClient::new(old.options(&["--close-stdout"]));
-    let init = c.connect().expect("connect after the server closed its stdout");
+    let init = c
+        .connect()
+        .expect("connect after the server closed its stdout");
     assert_eq!(init.mcp_era(), "handshake");
     assert_eq!(call_echo(&c), "echo: hi");
     let runs = old.runs();
@@ -225,10 +243,7 @@ fn a_server_that_dies_on_initialize_too_fails_clearly_after_one_restart() {
     let old = Old::new("dies");
     // A hang would end in the connect timeout (a Timeout error, not Disconnected).
     let bound = Duration::from_secs(90);
-    let c = McpClient::new(
-        old.options(&["--die-on-initialize"])
-            .connect_timeout(bound),
-    );
+    let c = McpClient::new(old.options(&["--die-on-initialize"]).connect_timeout(bound));
     let t0 = Instant::now();
     let err = c.connect().expect_err("the server serves nothing");
     let took = t0.elapsed();
@@ -238,13 +253,18 @@ fn a_server_that_dies_on_initialize_too_fails_clearly_after_one_restart() {
     let msg = err.to_string();
     assert!(
         info.reason.contains("exited with status 1")
-            && info.reason.contains("during the initialize handshake, after a restart")
-            && info.reason.contains("unknown method server/discover: exiting")
+            && info
+                .reason
+                .contains("during the initialize handshake, after a restart")
+            && info
+                .reason
+                .contains("unknown method server/discover: exiting")
             && info.reason.contains("not started again"),
         "{msg}"
     );
     assert!(
-        info.stderr_tail.contains("unknown method initialize: exiting"),
+        info.stderr_tail
+            .contains("unknown method initialize: exiting"),
         "{msg}"
     );
     assert_eq!(
@@ -266,12 +286,23 @@ fn legacy_mode_and_pinned_mode_do_not_restart() {
     let c = McpClient::new(old.options(&[]).mcp_protocol(EraMode::Legacy));
     c.connect().unwrap();
     c.disconnect();
-    assert_eq!(old.runs(), vec![strs(&["initialize", "notifications/initialized"])]);
+    assert_eq!(
+        old.runs(),
+        vec![strs(&["initialize", "notifications/initialized"])]
+    );
     // pinned: the stateless era only, so the server that died is not started again.
-    let c = McpClient::new(old.options(&[]).mcp_protocol(EraMode::parse("2026-07-28").unwrap()));
+    let c = McpClient::new(
+        old.options(&[])
+            .mcp_protocol(EraMode::parse("2026-07-28").unwrap()),
+    );
     let err = c.connect().expect_err("pinned, no fallback");
     assert!(matches!(err, Error::Disconnected(_)), "{err:?}");
-    assert_eq!(old.runs().len(), 2, "no restart when pinned: {:?}", old.runs());
+    assert_eq!(
+        old.runs().len(),
+        2,
+        "no restart when pinned: {:?}",
+        old.runs()
+    );
 }
 
 #[test]

@@ -13,8 +13,8 @@ use std::sync::Arc;
 use tokio::sync::oneshot;
 
 use super::Client;
-use crate::error::{Error, Result};
 use crate::error::DisconnectInfo;
+use crate::error::{Error, Result};
 use crate::options::{Protocol, RequestOptions, TransportKind};
 use crate::protocol::mcp::era::{self, Envelope, EraMode, Prior};
 use crate::session::Session;
@@ -290,9 +290,7 @@ impl Client {
                 }
                 // Authorization failed (or was refused): `initialize` would meet the same
                 // answer, and ask the user's browser step a second time.
-                Ok(Err(Error::Rpc(e))) if refused_access(&e) => {
-                    return Ok(Ok(Err(Error::Rpc(e))))
-                }
+                Ok(Err(Error::Rpc(e))) if refused_access(&e) => return Ok(Ok(Err(Error::Rpc(e)))),
                 Ok(Err(_)) if session.shared.is_closed() => {
                     return Err(Self::ended_because(session))
                 }

@@ -219,10 +219,11 @@ impl Client {
                 // The first server is reaped before the second starts.
                 session.shutdown();
                 let (next, first) = self.begin_connect(self.opening(true), Some(&session))?;
-                let outcome = match crate::delivery::block_on(self.negotiate_era(&next, first), None) {
-                    era::Negotiated::Done(o) => o,
-                    era::Negotiated::Restart(_) => unreachable!("no probe after a restart"),
-                };
+                let outcome =
+                    match crate::delivery::block_on(self.negotiate_era(&next, first), None) {
+                        era::Negotiated::Done(o) => o,
+                        era::Negotiated::Restart(_) => unreachable!("no probe after a restart"),
+                    };
                 let outcome = Self::after_restart(&next, outcome, &why);
                 (next, outcome)
             }
@@ -295,7 +296,11 @@ impl Client {
         let session = {
             let mut slot = self.inner.conn.lock().unwrap();
             if let Some(old) = replacing {
-                if !slot.connecting.as_ref().is_some_and(|s| Arc::ptr_eq(s, old)) {
+                if !slot
+                    .connecting
+                    .as_ref()
+                    .is_some_and(|s| Arc::ptr_eq(s, old))
+                {
                     return Err(Error::Disconnected(DisconnectInfo {
                         reason: "connect aborted by disconnect()".into(),
                         stderr_tail: String::new(),

@@ -91,16 +91,15 @@ pub enum Prior {
 impl Prior {
     /// Read the JSON form (see [`Prior`]); the message says what is wrong.
     pub fn from_json(v: &Value) -> Result<Prior, String> {
-        let obj = v
-            .as_object()
-            .ok_or("a JSON object {\"kind\": \"legacy\"} or {\"kind\": \"modern\", \"discover\": {...}}")?;
+        let obj = v.as_object().ok_or(
+            "a JSON object {\"kind\": \"legacy\"} or {\"kind\": \"modern\", \"discover\": {...}}",
+        )?;
         match obj.get("kind").and_then(Value::as_str) {
             Some("legacy") => Ok(Prior::Legacy),
             Some("modern") => {
-                let d = obj
-                    .get("discover")
-                    .filter(|d| d.is_object())
-                    .ok_or("kind \"modern\" needs \"discover\": the server/discover result (an object)")?;
+                let d = obj.get("discover").filter(|d| d.is_object()).ok_or(
+                    "kind \"modern\" needs \"discover\": the server/discover result (an object)",
+                )?;
                 if pick_version(&d["supportedVersions"]).is_none() {
                     return Err(format!(
                         "its discover result's supportedVersions {} has none this client speaks ({})",
@@ -298,12 +297,19 @@ mod tests {
         assert_eq!(modern.version(), Some("2026-07-28"));
         assert_eq!(Prior::from_json(&modern.to_json()).unwrap(), modern);
         let view = discover_view(&d, "2026-07-28");
-        assert_eq!(Prior::of_view(&view), modern, "the view without era and protocolVersion");
+        assert_eq!(
+            Prior::of_view(&view),
+            modern,
+            "the view without era and protocolVersion"
+        );
         assert_eq!(
             Prior::of_view(&json!({"protocolVersion": "2025-11-25"})),
             Prior::Legacy
         );
-        assert_eq!(Prior::from_json(&json!({"kind": "legacy"})).unwrap(), Prior::Legacy);
+        assert_eq!(
+            Prior::from_json(&json!({"kind": "legacy"})).unwrap(),
+            Prior::Legacy
+        );
         for bad in [
             json!("legacy"),
             json!({"kind": "modern"}),
