@@ -346,8 +346,10 @@
  * exec-policy rule, worded by the core); the server's Codex version against the supported
  * window (`codex_client_server_version`, `codex_client_supports`,
  * `CODEX_STATUS_UNSUPPORTED_BY_VERSION`, `CODEX_EVENT_OUTSIDE_WINDOW`).
+ * 1.11: `codex_client_mcp_prior` (the era an MCP connection negotiated, for option
+ * `mcp_prior`).
  */
-#define CODEX_ABI_VERSION_MINOR 10
+#define CODEX_ABI_VERSION_MINOR 11
 
 /**
  * The ABI version this header describes: `major * 1000 + minor` (1000 is 1.0). Compare it
@@ -2029,6 +2031,19 @@ enum codex_status_t codex_options_set_oauth_token_store(struct codex_options_t *
  * object, the port cannot be listened on). Thread: any. ABI 1.8.
  */
 enum codex_status_t codex_options_set_oauth_loopback(struct codex_options_t *opts, uint16_t port, codex_oauth_open_callback_t open, void *userdata, codex_release_callback_t release, char **redirect_uri);
+
+/**
+ * The era the connected MCP server negotiated, as the value of option `mcp_prior`:
+ * `*out` receives `{"kind":"legacy"}` (the `initialize` handshake) or
+ * `{"kind":"modern","discover":{...}}` (the stateless era, with the server's
+ * `server/discover` result), a string the program frees with `codex_string_free`. Keep
+ * it (per command or URL) and set it on a later client with
+ * `codex_options_set(o, "mcp_prior", json)`: that connect skips the `server/discover`
+ * probe (a legacy verdict sends `initialize` at once, a modern one sends nothing).
+ * Errors: NOT_CONNECTED; INVALID_STATE when the server is not an MCP server. Thread:
+ * any, including inside callbacks. ABI 1.11.
+ */
+enum codex_status_t codex_client_mcp_prior(const struct codex_client_t *client, char **out);
 
 #ifdef __cplusplus
 }  // extern "C"

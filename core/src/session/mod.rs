@@ -61,6 +61,10 @@ pub(crate) struct SessionShared {
     synthesized: Mutex<Vec<Notification>>,
     /// Counts links: replies to a rejoin's requests act only on their own link.
     link_gen: AtomicU64,
+    /// Whether the transport opened: `None` while it opens, then `Some(true)` (the first
+    /// link is up: a server process runs or an endpoint is set up) or `Some(false)` (it
+    /// never opened, or the connection closed first).
+    opened: tokio::sync::watch::Sender<Option<bool>>,
     /// `initialize` params, for the handshake of a reconnect.
     init_params: OnceLock<Box<RawValue>>,
     /// The latest `initialize` result (a reconnect replaces it).
@@ -184,6 +188,7 @@ impl SessionShared {
             continuity,
             synthesized: Mutex::new(Vec::new()),
             link_gen: AtomicU64::new(0),
+            opened: tokio::sync::watch::Sender::new(None),
             init_params: OnceLock::new(),
             init_result: Mutex::new(None),
             server_version: Mutex::new(None),
@@ -231,6 +236,34 @@ impl SessionShared {
     /// Whether the link dropped and the client is reconnecting.
     pub(crate) fn is_reconnecting(&self) -> bool {
         self.state.load(Ordering::Acquire) == RECONNECTING
+    }
+
+    /// The first link is up (called by the connection's task).
+    pub(crate) fn mark_link_opened(&self) {
+        self.opened.send_if_modified(|s| {
+            let first = s.is_none();
+            if first {
+                *s = Some(true);
+            }
+            first
+        });
+    }
+
+    /// Whether the transport opened (a server process was started, an endpoint set up),
+    /// even if the connection has closed since.
+    pub(crate) fn link_opened(&self) -> bool {
+        *self.opened.borrow() == Some(true)
+    }
+
+    /// Wait until the transport opened (`Ok`) or the connection closed without it (the
+    /// reason). Bounded: the opening is bounded by the connect timeout, and a connection
+    /// that ends marks the wait over. Awaitable on any executor.
+    pub(crate) async fn wait_link_opened(&self) -> Result<()> {
+        let mut rx = self.opened.subscribe();
+        match rx.wait_for(Option::is_some).await.map(|s| *s) {
+            Ok(Some(true)) => Ok(()),
+            _ => Err(self.disconnect_error()),
+        }
     }
 
     /// The handshake finished: requests other than `initialize` may go out.
@@ -535,6 +568,13 @@ impl SessionShared {
         if !closed_now {
             return;
         }
+        self.opened.send_if_modified(|s| {
+            let first = s.is_none();
+            if first {
+                *s = Some(false);
+            }
+            first
+        });
         self.open_requests.close_all();
         tracing::debug!(reason = %info.reason, "connection closed");
         // Every queue ends with the disconnect: turn streams, subscriptions, the main queue.

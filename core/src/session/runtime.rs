@@ -185,6 +185,7 @@ async fn run_link(
     });
     let generation = shared.link_gen.fetch_add(1, Ordering::AcqRel) + 1;
     shared.pid.store(peer.pid().unwrap_or(0), Ordering::Release);
+    shared.mark_link_opened();
     let restarted = !matches!(peer, transport::Peer::Remote);
     let stderr_task = stderr.map(|e| {
         let shared = shared.clone();
