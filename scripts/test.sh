@@ -71,6 +71,13 @@ if [ -d .git ] || git rev-parse --git-dir >/dev/null 2>&1; then
 fi
 step "generated protocol code"
 bash scripts/check-generated.sh
+step "lockfiles current (the workspace's and fuzz/'s own: a stale one would be rewritten by a build)"
+cargo metadata --locked --format-version 1 >/dev/null
+cargo metadata --locked --format-version 1 --manifest-path fuzz/Cargo.toml >/dev/null ||
+  { echo "fuzz/Cargo.lock is stale: run \`cargo metadata --manifest-path fuzz/Cargo.toml\` and commit it" >&2; exit 1; }
+# What git tracks now; the last step checks that no step changed it.
+tracked_state() { { git status --porcelain --untracked-files=no; git diff | sha256sum; } 2>/dev/null || true; }
+tracked_before=$(tracked_state)
 step "one version (crate, wheel, C library, CHANGELOG), C ABI in header and README, MSRV"
 bash scripts/check-versions.sh
 step "rustfmt"
@@ -170,6 +177,15 @@ STEP_SECS+=($(( $(date +%s) - wheel_t0 )))
 [ "$wheel_rc" -eq 0 ] || { echo "the wheel build failed (exit $wheel_rc; log: $LOG/python-wheel.log)" >&2; exit 1; }
 step "python (the wheel built above)"
 CODEXCLIENT_PYTHON_WHEELS_BUILT=1 run_part python
+
+step "no tracked file changed by the run"
+tracked_after=$(tracked_state)
+if [ "$tracked_after" != "$tracked_before" ]; then
+  echo "the test command changed tracked files (a step must not rewrite what is committed):" >&2
+  diff <(echo "$tracked_before") <(echo "$tracked_after") >&2 || true
+  git --no-pager diff --stat >&2 || true
+  exit 1
+fi
 
 step_table
 echo
