@@ -132,7 +132,7 @@ mod tests {
         let n = Arc::new(AtomicUsize::new(0));
         let subscriber = tracing_subscriber::registry().with(CountWarnings(n.clone()));
         tracing::subscriber::with_default(subscriber, || {
-            check_server_version(user_agent);
+            check_server_version(user_agent, None, None);
         });
         n.load(Ordering::Relaxed)
     }
@@ -143,7 +143,10 @@ mod tests {
             let ua = format!("codex_cli_rs/{v} (Debian 12.0.0; x86_64) xterm (tests; 0)");
             assert_eq!(user_agent_version(&ua), Some(*v));
             assert_eq!(warnings(Some(&ua)), 0, "{v}");
-            assert_eq!(check_server_version(Some(&ua)).matches, Some(*v));
+            assert_eq!(
+                check_server_version(Some(&ua), None, None).matches,
+                Some(*v)
+            );
         }
         assert_eq!(warnings(Some("codex_cli_rs/0.92.0 (Linux)")), 1);
         assert_eq!(warnings(Some("codex_cli_rs/9.0.0 (Linux)")), 1);
