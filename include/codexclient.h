@@ -346,8 +346,10 @@
  * exec-policy rule, worded by the core); the server's Codex version against the supported
  * window (`codex_client_server_version`, `codex_client_supports`,
  * `CODEX_STATUS_UNSUPPORTED_BY_VERSION`, `CODEX_EVENT_OUTSIDE_WINDOW`).
+ * 1.11: `CODEX_EVENT_VERSION_MISMATCH` (the app-server behind the control socket is another
+ * Codex version than the installed CLI).
  */
-#define CODEX_ABI_VERSION_MINOR 10
+#define CODEX_ABI_VERSION_MINOR 11
 
 /**
  * The ABI version this header describes: `major * 1000 + minor` (1000 is 1.0). Compare it
@@ -525,6 +527,15 @@ typedef enum codex_event_kind_t {
    * connect (and per reconnect to such a server). ABI 1.10.
    */
   CODEX_EVENT_OUTSIDE_WINDOW = 10,
+  /**
+   * The app-server behind the local control socket (`codex app-server daemon`'s) runs
+   * another Codex version than the installed CLI (the `codex` binary the options name); the
+   * connection goes on with the server's version: `error_message` (in words),
+   * `reconnect_json` (the server version's JSON, as OUTSIDE_WINDOW's, with `"source":
+   * "control_socket"` and `"cli_version"`). Delivered once per connect (and per reconnect
+   * to such a server). ABI 1.11.
+   */
+  CODEX_EVENT_VERSION_MISMATCH = 11,
 } codex_event_kind_t;
 
 /**
@@ -1497,8 +1508,9 @@ uint32_t codex_event_reconnect_attempt(const struct codex_event_t *event);
 uint64_t codex_event_reconnect_delay_ms(const struct codex_event_t *event);
 
 /**
- * The whole report of a RECONNECTING, RECONNECTED, AUTH or OUTSIDE_WINDOW event as JSON
- * text (OUTSIDE_WINDOW: see `CODEX_EVENT_OUTSIDE_WINDOW`); NULL for other kinds. RECONNECTING: `{"attempt","maxAttempts","delayMs","cause"}`. RECONNECTED:
+ * The whole report of a RECONNECTING, RECONNECTED, AUTH, OUTSIDE_WINDOW or
+ * VERSION_MISMATCH event as JSON text (OUTSIDE_WINDOW, VERSION_MISMATCH: see their
+ * kinds); NULL for other kinds. RECONNECTING: `{"attempt","maxAttempts","delayMs","cause"}`. RECONNECTED:
  * `{"attempts","threads":[id…],"failedThreads":[{"threadId","error"}…],
  * "requestsFailed","serverRequestsDropped","turnsEnded":[{"threadId","turnId","status"}…]}`.
  * Ownership: the event's. Thread: as every event accessor (see `codex_event_kind`).
@@ -1830,7 +1842,10 @@ int32_t codex_client_remove_skill_source(struct codex_client_t *client, const ch
 /**
  * The connected app-server's Codex version placed in the supported window: `*out`
  * receives `{"version": "0.171.0"|null, "position": "inside"|"older"|"newer"|"unknown",
- * "matches": "<the window version it is>"|null, "window": ["0.163.0", …]}`, a string the
+ * "matches": "<the window version it is>"|null, "window": ["0.163.0", …], "source":
+ * "spawned"|"remote"|"control_socket", "cli_version": "<the installed CLI's>"|null}`
+ * (`version` is the server's own: through the control socket the daemon's, with the
+ * installed CLI's beside it; `source` and `cli_version` since ABI 1.11), a string the
  * program frees with `codex_string_free`. Errors: NOT_CONNECTED; INVALID_STATE when the
  * server is not a Codex app-server (an MCP server, the exec or codex-mcp-server
  * transport). Thread: any, including inside callbacks. ABI 1.10.
