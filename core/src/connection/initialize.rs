@@ -153,7 +153,10 @@ mod tests {
         let v = check_server_version(Some(&ua), None, Some(new.into()));
         assert!(v.differs_from_cli());
         let m = v.cli_mismatch().unwrap();
-        assert!(m.contains(old) && m.contains(new) && m.contains("daemon update"), "{m}");
+        assert!(
+            m.contains(old) && m.contains(new) && m.contains("daemon update"),
+            "{m}"
+        );
         assert_eq!(v.to_json()["cli_version"], new);
     }
 
