@@ -18,8 +18,11 @@ const CLI_VERSION_TIMEOUT: Duration = Duration::from_secs(5);
 /// What identifies one installed binary: its size and modification time.
 type Stamp = (u64, Option<SystemTime>);
 
-/// The versions learned, by binary path.
-static CACHE: Mutex<Option<HashMap<PathBuf, (Stamp, Option<String>)>>> = Mutex::new(None);
+/// The versions learned, by binary path: what the binary was when asked, what it said.
+type Learned = HashMap<PathBuf, (Stamp, Option<String>)>;
+
+/// The versions learned so far.
+static CACHE: Mutex<Option<Learned>> = Mutex::new(None);
 
 /// The installed CLI's version, `None` when there is no binary to ask or it did not say in
 /// time (logged at debug: a control socket needs no local CLI). At most half the connect
