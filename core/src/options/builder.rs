@@ -10,8 +10,10 @@ use crate::error::{Error, Result};
 /// Client options set by name (see [`keys`](super::keys()) for every name, its type, its
 /// default and what `0` means). Values are JSON, as each binding hands them over; `null`
 /// restores an option's default. Cross-option rules (custom headers need an MCP HTTP
-/// transport, `command` goes with `mcp+stdio`, `exec_*` options with the exec transport)
-/// are checked by [`build`](Self::build).
+/// transport, `command` goes with `mcp+stdio`, `exec_*` options with the exec transport,
+/// `ws_auth` `"signed-bearer-token"` with a `ws://`/`wss://` transport, no `token` and a
+/// readable `ws_shared_secret_file`, the other `ws_*` options with it) are checked by
+/// [`build`](Self::build).
 ///
 /// ```
 /// use codex_client::OptionsBuilder;
