@@ -138,6 +138,16 @@ protected:
         return Listen(l);
     }
 
+    /// The era this connection negotiated, as the value of option `mcp_prior`
+    /// ({"kind":"legacy"} or {"kind":"modern","discover":{...}}; codex_client_mcp_prior, ABI
+    /// 1.11): keep it per server and set it as Options::mcp_prior_json of a later client, whose
+    /// connect then skips the server/discover probe. Throws CODEX_STATUS_NOT_CONNECTED.
+    std::string mcp_prior() const {
+        char *r = nullptr;
+        check(codex_client_mcp_prior(c_, &r));
+        return detail::take_string(r);
+    }
+
     // Skills over MCP (SEP-2640; ABI 1.7): the checks (entry limits, size, SHA-256 digest,
     // frontmatter) are the library's. Not from a callback of this client.
 
@@ -195,6 +205,7 @@ public:
     using detail::McpConnection::set_logging_level;
     using detail::McpConnection::ping;
     using detail::McpConnection::listen;
+    using detail::McpConnection::mcp_prior;
     using detail::McpConnection::mcp_skills_list;
     using detail::McpConnection::mcp_skill_load;
 };

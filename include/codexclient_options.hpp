@@ -270,6 +270,13 @@ struct OptionValues {
     /// the initialize handshake), "legacy" (the initialize handshake only) or a pinned stateless
     /// version ("2026-07-28", no fallback).
     std::string mcp_protocol;
+    /// Option `mcp_prior` (object; here a JSON object as text (empty: not sent)): MCP: the era a
+    /// previous connection to this server negotiated (the initialize result's mcp_prior), so that
+    /// connect skips the server/discover probe: {"kind": "legacy"} sends initialize at once,
+    /// {"kind": "modern", "discover": {...}} adopts that server/discover result and sends nothing
+    /// (as the TypeScript SDK's prior). It must agree with mcp_protocol (legacy takes only a legacy
+    /// verdict, a pinned version a modern one listing it). Default: none (negotiate).
+    std::string mcp_prior_json;
     /// Option `mcp_input_rounds` (count; here a whole number): MCP 2026-07-28: most rounds of an
     /// input-required exchange (InputRequiredResult answered and retried) before the request fails.
     std::optional<uint64_t> mcp_input_rounds;
@@ -391,6 +398,7 @@ struct OptionValues {
         f("oauth_dpop", oauth_dpop, "bool");
         f("oauth_authorize_timeout", oauth_authorize_timeout_ms, "seconds");
         f("mcp_protocol", mcp_protocol, "word");
+        f("mcp_prior", mcp_prior_json, "object");
         f("mcp_input_rounds", mcp_input_rounds, "count");
         f("mcp_cache", mcp_cache, "bool");
         f("mcp_sampling_tools", mcp_sampling_tools, "bool");
@@ -473,6 +481,7 @@ struct OptionValues {
         f("oauth_dpop", oauth_dpop, "bool");
         f("oauth_authorize_timeout", oauth_authorize_timeout_ms, "seconds");
         f("mcp_protocol", mcp_protocol, "word");
+        f("mcp_prior", mcp_prior_json, "object");
         f("mcp_input_rounds", mcp_input_rounds, "count");
         f("mcp_cache", mcp_cache, "bool");
         f("mcp_sampling_tools", mcp_sampling_tools, "bool");
@@ -490,7 +499,7 @@ struct OptionValues {
         f("exec_approval_policy", exec_approval_policy, "word");
     }
     /// The number of options in the table this header was generated from.
-    static constexpr std::size_t option_count = 79;
+    static constexpr std::size_t option_count = 80;
 };
 
 } // namespace codex

@@ -49,7 +49,9 @@ log "mock model on 127.0.0.1:$MOCK_PORT"
 # ---------------------------------------------------------------- mix test
 # No Hex, no network: MIX_ENV=test, no dependencies; build outputs stay in the cache.
 export MIX_ENV=test MIX_BUILD_ROOT="$OUT/_build" HEX_OFFLINE=1 MIX_HOME="${MIX_HOME:-$OUT/mix-home}"
+# MOCK_MODEL_PORT: the tests read what the model received (GET /_mock/requests).
 export CODEXCLIENT_PREFIX="$PREFIX" MOCK_CODEX_CONFIG="$MOCK_HOME/config.toml" CODEX_TEST_TMP="$OUT/tmp"
+export MOCK_MODEL_PORT="$MOCK_PORT"
 mkdir -p "$CODEX_TEST_TMP"
 cd examples/elixir
 make --no-print-directory clean >/dev/null

@@ -322,6 +322,11 @@ error_kinds! {
     /// method, by the window's method table: refused before anything was sent (see
     /// [`UnsupportedByVersion`]).
     UnsupportedByVersion(Box<UnsupportedByVersion>) => unsupported_by_version;
+    /// No endpoint of a [`Pool`](crate::Pool) can take the call: none is healthy and
+    /// accepting (all lost, draining or removed, or the pool has none) — at once, never after
+    /// a wait — or each was at its limit of running turns until the placement bound passed.
+    /// The message names every endpoint and its state.
+    Unavailable(String) => unavailable;
 }
 
 impl fmt::Display for Error {
@@ -365,6 +370,7 @@ impl fmt::Display for Error {
                 m.message
             ),
             Error::UnsupportedByVersion(u) => u.fmt(f),
+            Error::Unavailable(m) => write!(f, "no endpoint available: {m}"),
         }
     }
 }

@@ -44,6 +44,7 @@ pub mod mcp;
 mod message;
 pub mod options;
 mod params;
+pub mod pool;
 pub mod protocol;
 mod responder;
 mod router;
@@ -88,6 +89,7 @@ pub use options::{
     DEFAULT_EVENT_QUEUE_CAPACITY, DEFAULT_MAX_LINE_BYTES, DEFAULT_READ_AHEAD_BYTES,
     DEFAULT_TIMEOUT, DEFAULT_WS_TOKEN_LIFETIME,
 };
+pub use pool::{EndpointOptions, EndpointStatus, Pool, PoolEvent, PoolEvents, PoolOptions};
 pub use skills::{
     native_skill_input, PreparedInput, Skill, SkillInfo, SkillPlan, NATIVE_SKILL_INPUT_SINCE,
 };

@@ -152,8 +152,9 @@ impl TurnResult {
 impl InitializeResult {
     /// `{"raw", "user_agent", "codex_home", "platform_family", "platform_os",
     /// "codex_version", "protocol_version", "capabilities", "server_info", "instructions",
-    /// "mcp_era"}` (absent members are `null`; the last five are an MCP server's; `mcp_era` is
-    /// `"stateless"` or `"handshake"`, see [`mcp_era`](Self::mcp_era)).
+    /// "mcp_era", "mcp_prior"}` (absent members are `null`; the last six are an MCP server's;
+    /// `mcp_era` is `"stateless"` or `"handshake"`, see [`mcp_era`](Self::mcp_era); `mcp_prior`
+    /// the value for option `mcp_prior`, see [`mcp_prior`](Self::mcp_prior)).
     pub fn to_json(&self) -> Value {
         json!({
             "raw": self.raw,
@@ -167,6 +168,7 @@ impl InitializeResult {
             "server_info": self.server_info(),
             "instructions": self.instructions(),
             "mcp_era": self.protocol_version().map(|_| self.mcp_era()),
+            "mcp_prior": self.mcp_prior().map(|p| p.to_json()),
         })
     }
 }

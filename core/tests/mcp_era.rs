@@ -508,3 +508,164 @@ fn cache_hints_and_the_log_level_in_the_envelope() {
     assert_eq!(s2.of("tools/list").len(), 2);
     c.disconnect();
 }
+
+/// The era a connect negotiated, given back as option `mcp_prior`: a stateless verdict is
+/// adopted with no `server/discover` (the same initialize result view, the envelope on every
+/// request), a legacy one sends `initialize` at once; a verdict that disagrees with
+/// `mcp_protocol`, or lists no version this client speaks, is refused before anything is sent.
+#[test]
+fn a_remembered_era_skips_the_probe() {
+    let s = stateless_server();
+    let c = client(&s.url, &[]);
+    let first = c.connect().unwrap();
+    c.disconnect();
+    let prior = first.to_json()["mcp_prior"].clone();
+    assert_eq!(prior["kind"], "modern", "{prior}");
+    assert_eq!(prior["discover"]["supportedVersions"], json!([V]));
+    assert!(
+        prior["discover"].get("era").is_none(),
+        "the server's result, not the view"
+    );
+    assert_eq!(s.of("server/discover").len(), 1);
+
+    let c = client(&s.url, &[("mcp_prior", prior.clone())]);
+    let init = c.connect().unwrap();
+    assert_eq!(init.raw, first.raw, "the same view as the probed connect");
+    assert_eq!(init.mcp_era(), "stateless");
+    assert_eq!(
+        init.to_json()["mcp_prior"],
+        prior,
+        "it can be kept again as it is"
+    );
+    block_on(c.list_all_tools()).unwrap();
+    c.disconnect();
+    assert_eq!(
+        s.of("server/discover").len(),
+        1,
+        "no probe with the verdict"
+    );
+    let list = s.of("tools/list").pop().unwrap();
+    assert_eq!(list.body["params"]["_meta"][PV], V, "the envelope");
+    assert_eq!(list.header("mcp-protocol-version"), Some(V));
+    // Pinned to the version it lists: adopted too.
+    let c = client(
+        &s.url,
+        &[("mcp_protocol", json!(V)), ("mcp_prior", prior.clone())],
+    );
+    c.connect().unwrap();
+    c.disconnect();
+    assert_eq!(s.of("server/discover").len(), 1);
+
+    // A legacy verdict: initialize at once.
+    let h = handshake_server();
+    let legacy = json!({"kind": "legacy"});
+    let c = client(&h.url, &[("mcp_prior", legacy.clone())]);
+    let init = c.connect().unwrap();
+    assert_eq!(init.mcp_era(), "handshake");
+    assert_eq!(init.to_json()["mcp_prior"], legacy);
+    c.disconnect();
+    assert!(h.of("server/discover").is_empty());
+    assert_eq!(h.of("initialize").len(), 1);
+
+    // Refused: verdicts that disagree with mcp_protocol, malformed ones.
+    let build = |opts: &[(&str, Value)]| {
+        let mut b = OptionsBuilder::new();
+        b.set("transport", json!(s.url)).unwrap();
+        for (k, v) in opts {
+            b.set(k, v.clone())?;
+        }
+        b.build()
+    };
+    for (opts, says) in [
+        (
+            vec![
+                ("mcp_protocol", json!("legacy")),
+                ("mcp_prior", prior.clone()),
+            ],
+            "\"legacy\"",
+        ),
+        (
+            vec![("mcp_protocol", json!(V)), ("mcp_prior", legacy.clone())],
+            "pins 2026-07-28",
+        ),
+        (
+            vec![(
+                "mcp_prior",
+                json!({"kind": "modern", "discover": {"supportedVersions": ["2099-01-01"]}}),
+            )],
+            "none this client speaks",
+        ),
+        (
+            vec![("mcp_prior", json!({"kind": "modern"}))],
+            "needs \"discover\"",
+        ),
+        (vec![("mcp_prior", json!("legacy"))], "a JSON object"),
+    ] {
+        let e = build(&opts).expect_err(says);
+        assert!(matches!(e, Error::InvalidArgument(_)), "{e:?}");
+        assert!(
+            e.to_string().contains("mcp_prior") && e.to_string().contains(says),
+            "{e}"
+        );
+    }
+    // The same rule for options set on the fields (checked at connect).
+    let opts = ClientOptions::default()
+        .transport(TransportKind::McpHttp(McpHttp::new(&s.url)))
+        .mcp_protocol(codex_client::protocol::mcp::era::EraMode::Legacy)
+        .mcp_prior(codex_client::protocol::mcp::era::Prior::from_json(&prior).unwrap());
+    let before = s.posts().len();
+    let e = McpClient::new(opts).connect().unwrap_err();
+    assert!(matches!(e, Error::InvalidArgument(_)), "{e:?}");
+    assert_eq!(s.posts().len(), before, "nothing sent");
+    // Not for a Codex client.
+    let mut b = OptionsBuilder::new();
+    b.set("mcp_prior", legacy).unwrap();
+    assert!(b.build().is_err(), "mcp_prior is an MCP client's option");
+}
+
+/// Over HTTP a connection error during the probe is not a restart (there is no process to
+/// start): the client tries `initialize` once (a server that drops the connection on a method
+/// it does not know is the HTTP form of the old server) and, when that fails too, the connect
+/// fails at once with the transport's reason.
+#[test]
+fn a_connection_error_during_the_probe_over_http() {
+    // A port that drops every connection it accepts, counting them.
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}/mcp", listener.local_addr().unwrap());
+    let accepted = Arc::new(Mutex::new(0usize));
+    let a = accepted.clone();
+    std::thread::spawn(move || {
+        for stream in listener.incoming().flatten() {
+            *a.lock().unwrap() += 1;
+            let mut s = stream;
+            let mut buf = [0u8; 1024];
+            let _ = s.read(&mut buf);
+            drop(s);
+        }
+    });
+    let c = client(&url, &[]);
+    let t0 = std::time::Instant::now();
+    let e = c.connect().unwrap_err();
+    assert!(t0.elapsed() < Duration::from_secs(10), "{:?}", t0.elapsed());
+    assert!(
+        e.to_string().contains("could not reach the MCP server"),
+        "{e}"
+    );
+    assert!(!e.to_string().contains("restart"), "{e}");
+    let n = *accepted.lock().unwrap();
+    assert_eq!(n, 2, "the probe and one initialize, nothing more");
+
+    // A closed port: the same reason, as fast.
+    let closed = {
+        let l = TcpListener::bind("127.0.0.1:0").unwrap();
+        format!("http://{}/mcp", l.local_addr().unwrap())
+    };
+    let c = client(&closed, &[]);
+    let t0 = std::time::Instant::now();
+    let e = c.connect().unwrap_err();
+    assert!(t0.elapsed() < Duration::from_secs(10), "{:?}", t0.elapsed());
+    assert!(
+        e.to_string().contains("could not reach the MCP server"),
+        "{e}"
+    );
+}

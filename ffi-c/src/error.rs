@@ -66,6 +66,10 @@ pub enum codex_status_t {
     /// method, the server's version and the versions that have it; `codex_client_supports`
     /// asks first. ABI 1.10.
     CODEX_STATUS_UNSUPPORTED_BY_VERSION = 19,
+    /// No endpoint of a pool can take the call (none healthy and accepting, at once; or each
+    /// at its limit of running turns until the placement bound passed); the message names
+    /// every endpoint and its state. ABI 1.11.
+    CODEX_STATUS_UNAVAILABLE = 20,
 }
 
 use codex_status_t::*;
@@ -115,6 +119,7 @@ const STATUS: ErrorKindMap<codex_status_t> = ErrorKindMap {
     url_elicitation_required: CODEX_STATUS_URL_ELICITATION_REQUIRED,
     output_schema_mismatch: CODEX_STATUS_OUTPUT_SCHEMA_MISMATCH,
     unsupported_by_version: CODEX_STATUS_UNSUPPORTED_BY_VERSION,
+    unavailable: CODEX_STATUS_UNAVAILABLE,
 };
 
 /// The status code of a core error.
@@ -297,6 +302,7 @@ ffi_fn! {
             17 => c"CODEX_STATUS_URL_ELICITATION_REQUIRED",
             18 => c"CODEX_STATUS_OUTPUT_SCHEMA_MISMATCH",
             19 => c"CODEX_STATUS_UNSUPPORTED_BY_VERSION",
+            20 => c"CODEX_STATUS_UNAVAILABLE",
             _ => c"CODEX_STATUS_UNKNOWN",
         };
         s.as_ptr()

@@ -1,7 +1,7 @@
 //! The one registry of the handles the library hands to C programs.
 //!
 //! Every handle kind goes through it: `codex_options_t`, `codex_client_t` and
-//! `codex_request_t`, `codex_login_t`, `codex_oauth_answer_t` and `codex_mcp_listen_t` are *tokens*, never addresses: a token names its kind and a serial number
+//! `codex_request_t`, `codex_login_t`, `codex_oauth_answer_t`, `codex_mcp_listen_t` and `codex_pool_t` are *tokens*, never addresses: a token names its kind and a serial number
 //! that is never reused, and the object lives in this registry (shared, `Arc`) until it is
 //! freed. So a NULL, freed, foreign or wrong-kind pointer is reported as
 //! `CODEX_STATUS_INVALID_ARGUMENT` and never dereferenced, and a call racing the free of its
@@ -42,6 +42,8 @@ pub(crate) enum Kind {
     OAuthAnswer = 5,
     /// `codex_mcp_listen_t`.
     Listen = 6,
+    /// `codex_pool_t`.
+    Pool = 7,
 }
 
 impl Kind {
@@ -53,6 +55,7 @@ impl Kind {
             Kind::Login,
             Kind::OAuthAnswer,
             Kind::Listen,
+            Kind::Pool,
         ]
         .into_iter()
         .find(|k| *k as usize == n)
@@ -66,6 +69,7 @@ impl Kind {
             Kind::Login => "codex_login_t",
             Kind::OAuthAnswer => "codex_oauth_answer_t",
             Kind::Listen => "codex_mcp_listen_t",
+            Kind::Pool => "codex_pool_t",
         }
     }
 }

@@ -59,6 +59,9 @@ pub mod codex;
 // The MCP client: request names, subscriptions, skills over MCP, OAuth (`mcp/`).
 pub mod mcp;
 
+// The pool of Codex app-servers, above the Codex client (`pool/`).
+pub mod pool;
+
 #[cfg(test)]
 #[path = "../tests/unit/lib.rs"]
 mod tests;

@@ -59,6 +59,7 @@ from ._errors import (
     TransportError,
     UnsupportedError,
     UnsupportedByVersionError,
+    UnavailableError,
     UrlElicitationRequiredError,
     OutputSchemaError,
 )
@@ -86,6 +87,7 @@ from ._native import (
 )
 from ._listen import Listen
 from ._sync import CodexClient, Thread, Turn
+from ._pool import Pool
 from ._mcp_sync import McpClient, ToolCall
 from ._legacy import AsyncClient, Client
 
@@ -162,6 +164,8 @@ __all__ = [
     "AlreadyRespondedError",
     "UnsupportedError",
     "UnsupportedByVersionError",
+    "UnavailableError",
+    "Pool",
     "UrlElicitationRequiredError",
     "OutputSchemaError",
     "__version__",

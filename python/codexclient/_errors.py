@@ -194,6 +194,12 @@ class UnsupportedByVersionError(UnsupportedError):
         self.versions = list(versions or [])
 
 
+class UnavailableError(CodexError):
+    """No endpoint of a :class:`~codexclient.Pool` can take the call: none is healthy and
+    accepting (raised at once), or each stayed at its limit of running turns until
+    ``place_timeout``. The message names every endpoint and its state."""
+
+
 def _hand_to_native() -> None:
     """Hand every exception class to the extension, which raises them by name (it imports
     nothing of this package)."""

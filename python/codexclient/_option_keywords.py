@@ -137,7 +137,7 @@ class CodexKeywords:
 
 
 class McpKeywords:
-    """The constructor keywords of :class:`McpClient` and :class:`AsyncMcpClient`: 54 options of the core's table
+    """The constructor keywords of :class:`McpClient` and :class:`AsyncMcpClient`: 55 options of the core's table
     (each ``None``: the table's default), ``authorize``: MCP authorization's browser step; ``token_store``: where MCP authorization keeps its tokens."""
 
     _start: Any
@@ -193,6 +193,7 @@ class McpKeywords:
         oauth_dpop: Optional[bool] = None,
         oauth_authorize_timeout: Optional[float] = None,
         mcp_protocol: Optional[str] = None,
+        mcp_prior: Optional[Mapping[str, Any]] = None,
         mcp_input_rounds: Optional[int] = None,
         mcp_cache: Optional[bool] = None,
         mcp_sampling_tools: Optional[bool] = None,
@@ -252,6 +253,7 @@ class McpKeywords:
             "oauth_dpop": oauth_dpop,
             "oauth_authorize_timeout": oauth_authorize_timeout,
             "mcp_protocol": mcp_protocol,
+            "mcp_prior": mcp_prior,
             "mcp_input_rounds": mcp_input_rounds,
             "mcp_cache": mcp_cache,
             "mcp_sampling_tools": mcp_sampling_tools,
@@ -264,7 +266,7 @@ class McpKeywords:
 
 
 class AllKeywords:
-    """The constructor keywords of the deprecated :class:`Client` and :class:`AsyncClient` (every option): 78 options of the core's table
+    """The constructor keywords of the deprecated :class:`Client` and :class:`AsyncClient` (every option): 79 options of the core's table
     (each ``None``: the table's default), ``config``: a mapping of ``config_overrides`` (``-c key=value``); ``authorize``: MCP authorization's browser step; ``token_store``: where MCP authorization keeps its tokens."""
 
     _start: Any
@@ -335,6 +337,7 @@ class AllKeywords:
         oauth_dpop: Optional[bool] = None,
         oauth_authorize_timeout: Optional[float] = None,
         mcp_protocol: Optional[str] = None,
+        mcp_prior: Optional[Mapping[str, Any]] = None,
         mcp_input_rounds: Optional[int] = None,
         mcp_cache: Optional[bool] = None,
         mcp_sampling_tools: Optional[bool] = None,
@@ -419,6 +422,7 @@ class AllKeywords:
             "oauth_dpop": oauth_dpop,
             "oauth_authorize_timeout": oauth_authorize_timeout,
             "mcp_protocol": mcp_protocol,
+            "mcp_prior": mcp_prior,
             "mcp_input_rounds": mcp_input_rounds,
             "mcp_cache": mcp_cache,
             "mcp_sampling_tools": mcp_sampling_tools,

@@ -16,12 +16,15 @@ class InitializeResult:
     ``protocol_version`` (the version it chose), ``capabilities`` (``tools``,
     ``resources``, ``prompts``, ``logging``, ...), ``server_info`` (its name, version, ...),
     ``instructions`` (how to use it, when it says) and ``mcp_era`` (``"stateless"``: MCP
-    2026-07-28, found with ``server/discover``; ``"handshake"``: the ``initialize`` era). The
-    others are ``None``."""
+    2026-07-28, found with ``server/discover``; ``"handshake"``: the ``initialize`` era) and
+    ``mcp_prior`` (that era as a value to keep: ``{"kind": "legacy"}`` or ``{"kind": "modern",
+    "discover": {...}}``; pass it back as ``mcp_prior=`` to a later client of the same server
+    and its connect skips the ``server/discover`` probe). The others are ``None``."""
 
     __slots__ = (
         "user_agent", "codex_home", "platform_family", "platform_os", "raw",
         "protocol_version", "capabilities", "server_info", "instructions", "mcp_era",
+        "mcp_prior",
     )
 
     def __init__(
@@ -36,6 +39,7 @@ class InitializeResult:
         server_info: Optional[Dict[str, Any]] = None,
         instructions: Optional[str] = None,
         mcp_era: Optional[str] = None,
+        mcp_prior: Optional[Dict[str, Any]] = None,
     ) -> None:
         #: The whole result.
         self.raw = raw
@@ -48,13 +52,15 @@ class InitializeResult:
         self.server_info = server_info
         self.instructions = instructions
         self.mcp_era = mcp_era
+        #: The negotiated era, for option ``mcp_prior`` of a later connect (MCP only).
+        self.mcp_prior = mcp_prior
 
     @classmethod
     def _from_view(cls, view: Dict[str, Any]) -> "InitializeResult":
         """From the core's view of the result (``InitializeResult::to_json``)."""
         names = (
             "user_agent", "codex_home", "platform_family", "platform_os", "protocol_version",
-            "capabilities", "server_info", "instructions", "mcp_era",
+            "capabilities", "server_info", "instructions", "mcp_era", "mcp_prior",
         )
         return cls(view.get("raw") or {}, *(view.get(n) for n in names))
 

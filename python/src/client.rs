@@ -22,7 +22,10 @@ fn text(py: Python<'_>, s: String) -> PyResult<Py<PyAny>> {
 
 /// The core's options builder with every keyword argument set (JSON `null` for `None`: the
 /// default).
-fn builder(py: Python<'_>, options: Option<&Bound<'_, PyDict>>) -> PyResult<OptionsBuilder> {
+pub(crate) fn builder(
+    py: Python<'_>,
+    options: Option<&Bound<'_, PyDict>>,
+) -> PyResult<OptionsBuilder> {
     builder_onto(py, OptionsBuilder::new(), options)
 }
 
@@ -87,12 +90,35 @@ pub fn client_kind(
 #[pyclass(module = "codexclient._native", frozen)]
 pub struct NativeClient {
     client: Client,
+    /// Made by `codex_client_new`-style construction: dropping it disconnects. A pool's
+    /// endpoint (or its handler client) belongs to the pool instead.
+    owned: bool,
 }
 
 impl NativeClient {
     /// The core client.
     pub(crate) fn core(&self) -> &Client {
         &self.client
+    }
+
+    /// The delivery this binding wants of a core client (see `new`).
+    fn adapt(client: &Client) {
+        // Notifications reach the client's own delivery only for a notification handler
+        // (`on_notification`); iterators read them from subscriptions.
+        client.queue_notifications(false);
+        // A turn's server requests are yielded by its iterator: they stay in its stream, which
+        // hands each to the handler table as it converts it (`Turn`).
+        client.turn_streams_keep_requests(true);
+    }
+
+    /// A client of a pool (an endpoint's, or the pool's handler client): the pool owns the
+    /// connection, so dropping this does not disconnect.
+    pub(crate) fn of_pool(client: Client) -> NativeClient {
+        Self::adapt(&client);
+        NativeClient {
+            client,
+            owned: false,
+        }
     }
 }
 
@@ -122,13 +148,11 @@ impl NativeClient {
         }
         let client = Client::new(o);
         callbacks.keep(&client);
-        // Notifications reach the client's own delivery only for a notification handler
-        // (`on_notification`); iterators read them from subscriptions.
-        client.queue_notifications(false);
-        // A turn's server requests are yielded by its iterator: they stay in its stream, which
-        // hands each to the handler table as it converts it (`Turn`).
-        client.turn_streams_keep_requests(true);
-        Ok(NativeClient { client })
+        Self::adapt(&client);
+        Ok(NativeClient {
+            client,
+            owned: true,
+        })
     }
 
     /// Spawn the server and run the handshake. Returns (or resolves `aio`'s future with) the
@@ -534,6 +558,9 @@ impl ClientHandle {
 
 impl Drop for NativeClient {
     fn drop(&mut self) {
+        if !self.owned {
+            return;
+        }
         // The dispatch thread may wait for the GIL to run a handler: release it meanwhile.
         let client = self.client.clone();
         Python::attach(|py| py.detach(move || client.disconnect()));

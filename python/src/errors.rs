@@ -32,6 +32,7 @@ const CLASS_OF: ErrorKindMap<&str> = ErrorKindMap {
     url_elicitation_required: "UrlElicitationRequiredError",
     output_schema_mismatch: "OutputSchemaError",
     unsupported_by_version: "UnsupportedByVersionError",
+    unavailable: "UnavailableError",
 };
 
 /// The package's exception classes, by class name (called once by `codexclient._errors`).

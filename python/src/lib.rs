@@ -23,6 +23,7 @@ mod handlers;
 mod json;
 pub mod log;
 pub mod mcp;
+pub mod pool;
 pub mod stream;
 pub mod turn;
 
@@ -46,7 +47,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
         events::TokenUsageUpdated, events::ServerRequest, events::ConnectionEvent, mcp::Tool,
         mcp::CallToolResult, mcp::Resource, mcp::ResourceTemplate, mcp::ResourceContents,
         mcp::Prompt, mcp::GetPromptResult, mcp::Completion, mcp::Progress, mcp::ToolCall, mcp::Task,
-        mcp::Listen,
+        mcp::Listen, pool::NativePool,
     }
     let listen_keys: Vec<&str> = codex_client::mcp::LISTEN_FILTER_KEYS
         .iter()

@@ -155,6 +155,28 @@ void deprecated_forwards() {
 #pragma GCC diagnostic pop
 #endif
 
+// The negotiated era (codex_client_mcp_prior, ABI 1.11) given back as Options::mcp_prior_json.
+void remembered_era() {
+    codex::McpClient a(everything());
+    a.connect();
+    std::string prior = a.mcp_prior();
+    REQUIRE(prior == R"({"kind":"legacy"})");
+    REQUIRE(a.disconnect());
+    throws(CODEX_STATUS_NOT_CONNECTED, [&] { a.mcp_prior(); });
+    codex::Options o = everything();
+    o.mcp_prior_json = prior;
+    codex::McpClient b(o);
+    REQUIRE_HAS(b.connect(), "\"protocolVersion\":\"2025-11-25\"");
+    REQUIRE(b.mcp_prior() == prior);
+    REQUIRE_HAS(b.call_tool("echo", R"({"message":"remembered"})"), "Echo: remembered");
+    REQUIRE(b.disconnect());
+    codex::Options bad = everything();
+    bad.mcp_prior_json = R"({"kind":"legacy"})";
+    bad.mcp_protocol = "2026-07-28";
+    throws(CODEX_STATUS_INVALID_ARGUMENT, [&] { codex::McpClient c(bad); });
+    std::printf("  mcp_prior(): {\"kind\":\"legacy\"}, given back as Options::mcp_prior_json\n");
+}
+
 } // namespace
 
 int main() {
@@ -162,6 +184,7 @@ int main() {
     bad_options();
     everything_server();
     deprecated_forwards();
+    remembered_era();
     std::printf("test_mcp_cpp: ok\n");
     return 0;
 }

@@ -377,7 +377,7 @@ impl std::fmt::Debug for Thread {
     }
 }
 
-fn thread_from(client: &Client, v: Value) -> Result<Thread> {
+pub(crate) fn thread_from(client: &Client, v: Value) -> Result<Thread> {
     let id = thread_id_of(&v)?;
     let info = v.get("thread").cloned().unwrap_or(Value::Null);
     Ok(Thread {

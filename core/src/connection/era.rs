@@ -1,9 +1,11 @@
 //! MCP era negotiation at connect (option `mcp_protocol`): probe `server/discover` with the
 //! `_meta` envelope of the newest stateless version; on a version the server refuses, retry
 //! with one it lists; when the server does not know the probe (`auto`), the `initialize`
-//! handshake as before. A stateless connection's requests all carry the envelope (see
-//! `SessionShared::set_envelope`); its initialize result view is the discover result with the
-//! chosen `protocolVersion` and `era: "stateless"`.
+//! handshake as before — over stdio, a server that ends during the probe (exits, or closes
+//! its stdout) is started again, once, for that handshake. A remembered verdict (option
+//! `mcp_prior`) skips the probe. A stateless connection's requests all carry the envelope
+//! (see `SessionShared::set_envelope`); its initialize result view is the discover result with
+//! the chosen `protocolVersion` and `era: "stateless"`.
 
 use serde_json::value::RawValue;
 use serde_json::{json, Value};
@@ -11,12 +13,34 @@ use std::sync::Arc;
 use tokio::sync::oneshot;
 
 use super::Client;
+use crate::error::DisconnectInfo;
 use crate::error::{Error, Result};
-use crate::options::{Protocol, RequestOptions};
-use crate::protocol::mcp::era::{self, Envelope, EraMode};
+use crate::options::{Protocol, RequestOptions, TransportKind};
+use crate::protocol::mcp::era::{self, Envelope, EraMode, Prior};
 use crate::session::Session;
 
 type Outcome = std::result::Result<Result<Box<RawValue>>, oneshot::error::RecvError>;
+
+/// What a connect starts with.
+#[derive(Debug, Clone)]
+pub(super) enum Opening {
+    /// `initialize` (the app-server protocol; MCP in mode `legacy`, with a legacy verdict, or
+    /// after a restart).
+    Initialize,
+    /// The `server/discover` probe.
+    Probe,
+    /// A remembered stateless verdict (option `mcp_prior`): nothing is sent.
+    Adopt(Value),
+}
+
+/// What a connect's first step came to.
+pub(super) enum Negotiated {
+    /// The handshake's outcome.
+    Done(Outcome),
+    /// `auto` over stdio: the server ended during the probe (the reason); start it again
+    /// and send `initialize`.
+    Restart(String),
+}
 
 /// Most `server/discover` retries after an unsupported-version answer.
 const VERSION_RETRIES: usize = 2;
@@ -48,6 +72,86 @@ impl Client {
         Some(serde_json::value::to_raw_value(&params).expect("discover params serialize"))
     }
 
+    /// What this client's connect starts with; `restarted`: the server was started again
+    /// after it ended during the probe (the handshake only, no second probe).
+    pub(super) fn opening(&self, restarted: bool) -> Opening {
+        let Some(mode) = self.era_mode() else {
+            return Opening::Initialize;
+        };
+        if restarted {
+            return Opening::Initialize;
+        }
+        match &self.inner.options.mcp.prior {
+            Some(Prior::Legacy) => Opening::Initialize,
+            Some(Prior::Modern(d)) => Opening::Adopt(d.clone()),
+            None if mode.first_probe().is_some() => Opening::Probe,
+            None => Opening::Initialize,
+        }
+    }
+
+    /// Whether a server that ended during the probe is started again for `initialize`: mode
+    /// `auto` over stdio, and the server had been started (a spawn failure is not retried).
+    fn restarts_after_probe(&self, session: &Session) -> bool {
+        matches!(self.era_mode(), Some(EraMode::Auto))
+            && matches!(self.inner.options.transport, TransportKind::McpStdio(_))
+            && session.shared.link_opened()
+    }
+
+    /// Why the connection of `session` ended, in one line (its reason and the last line
+    /// the server wrote to stderr).
+    fn ended_because(session: &Session) -> String {
+        let info = match session.shared.disconnect_error() {
+            Error::Disconnected(i) | Error::ConnectionLost(i) => i,
+            e => DisconnectInfo::new(e.to_string(), session.shared.stderr_tail()),
+        };
+        let last = info
+            .stderr_tail
+            .lines()
+            .rev()
+            .map(str::trim)
+            .find(|l| !l.is_empty())
+            .map(|l| l.chars().take(200).collect::<String>());
+        match last {
+            Some(l) => format!("{} (its stderr: {l})", info.reason),
+            None => info.reason,
+        }
+    }
+
+    /// The program of an MCP stdio server, for the log (never its arguments: they may hold
+    /// secrets).
+    pub(super) fn server_program(&self) -> String {
+        match &self.inner.options.transport {
+            TransportKind::McpStdio(c) => c.program.display().to_string(),
+            other => other.describe(),
+        }
+    }
+
+    /// The outcome of the `initialize` sent to a server started again after it ended during
+    /// the probe: a failure says so (the server is not started a third time).
+    pub(super) fn after_restart(session: &Session, outcome: Outcome, why: &str) -> Outcome {
+        let e = match outcome {
+            Ok(Ok(raw)) => return Ok(Ok(raw)),
+            Ok(Err(e)) => e,
+            Err(_) => session.shared.disconnect_error(),
+        };
+        let note = |reason: &str| {
+            format!(
+                "{reason} (during the initialize handshake, after a restart: the server had ended during the server/discover probe: {why}; not started again)"
+            )
+        };
+        Ok(Err(match e {
+            Error::Disconnected(i) => Error::Disconnected(DisconnectInfo {
+                reason: note(&i.reason),
+                stderr_tail: i.stderr_tail,
+            }),
+            Error::ConnectionLost(i) => Error::ConnectionLost(DisconnectInfo {
+                reason: note(&i.reason),
+                stderr_tail: i.stderr_tail,
+            }),
+            other => other,
+        }))
+    }
+
     /// Turn the answer to the first request of the connect into the handshake's outcome:
     /// for a probe, the discover view (the session now carries the envelope), or — the
     /// server not speaking the stateless era and the mode `auto` — the answer to the
@@ -55,14 +159,66 @@ impl Client {
     pub(super) async fn negotiate_era(
         &self,
         session: &Arc<Session>,
+        first: super::First,
+    ) -> Negotiated {
+        let rx = match first {
+            super::First::Sent(Opening::Probe, rx) => rx,
+            super::First::Sent(_, rx) => return Negotiated::Done(rx.await),
+            super::First::Adopt(discover) => {
+                return Negotiated::Done(self.adopt(session, &discover).await)
+            }
+        };
+        let Some((mode, first)) = self
+            .era_mode()
+            .cloned()
+            .and_then(|m| Some((m.clone(), m.first_probe()?.to_owned())))
+        else {
+            return Negotiated::Done(rx.await);
+        };
+        match self.probe(session, rx, mode, first).await {
+            Err(why) if self.restarts_after_probe(session) => Negotiated::Restart(why),
+            Err(_) => Negotiated::Done(Ok(Err(session.shared.disconnect_error()))),
+            Ok(outcome) => Negotiated::Done(outcome),
+        }
+    }
+
+    /// A remembered stateless verdict: once the transport is open, the session carries the
+    /// envelope and the view is the remembered discover result's; nothing is sent.
+    async fn adopt(&self, session: &Arc<Session>, discover: &Value) -> Outcome {
+        if let Err(e) = session.shared.wait_link_opened().await {
+            return Ok(Err(e));
+        }
+        let version = match self.era_mode() {
+            Some(EraMode::Pinned(p)) => Some(p.as_str()),
+            _ => era::pick_version(&discover["supportedVersions"]),
+        };
+        let Some(version) = version else {
+            // Refused at `validate`; kept for a prior set on the fields directly.
+            return Ok(Err(Error::InvalidArgument(
+                "option `mcp_prior`: its discover result lists no version this client speaks"
+                    .into(),
+            )));
+        };
+        tracing::debug!(
+            version,
+            "MCP: the stateless era from option mcp_prior; no server/discover probe"
+        );
+        session.shared.set_envelope(Some(self.envelope(version)));
+        let view = era::discover_view(discover, version);
+        Ok(Ok(
+            serde_json::value::to_raw_value(&view).expect("view serializes")
+        ))
+    }
+
+    /// The probe and what follows it: `Err(why)` when the connection ended during it (the
+    /// caller decides whether the server is started again).
+    async fn probe(
+        &self,
+        session: &Arc<Session>,
         rx: oneshot::Receiver<Result<Box<RawValue>>>,
-    ) -> Outcome {
-        let Some(mode) = self.era_mode().cloned() else {
-            return rx.await;
-        };
-        let Some(first) = mode.first_probe().map(str::to_owned) else {
-            return rx.await;
-        };
+        mode: EraMode,
+        first: String,
+    ) -> std::result::Result<Outcome, String> {
         let opts = RequestOptions {
             timeout: Some(self.inner.options.connect_timeout),
             retry: Some(crate::options::RetryPolicy::none()),
@@ -73,7 +229,7 @@ impl Client {
         let mut retries = 0;
         let why = loop {
             match outcome {
-                Err(e) => return Err(e),
+                Err(_) => return Err(Self::ended_because(session)),
                 Ok(Ok(raw)) => {
                     let v: Value = serde_json::from_str(raw.get()).unwrap_or_default();
                     let chosen = match &mode {
@@ -87,9 +243,9 @@ impl Client {
                             tracing::debug!(version, "MCP: the server speaks the stateless era");
                             session.shared.set_envelope(Some(self.envelope(version)));
                             let view = era::discover_view(&v, version);
-                            return Ok(Ok(
+                            return Ok(Ok(Ok(
                                 serde_json::value::to_raw_value(&view).expect("view serializes")
-                            ));
+                            )));
                         }
                         None => {
                             break format!(
@@ -126,34 +282,37 @@ impl Client {
                         .start_request(era::DISCOVER, &params, opts, true)
                     {
                         Ok(rx) => rx.await,
-                        Err(e) => return Ok(Err(e)),
+                        Err(_) if session.shared.is_closed() => {
+                            return Err(Self::ended_because(session))
+                        }
+                        Err(e) => return Ok(Ok(Err(e))),
                     };
                 }
                 // Authorization failed (or was refused): `initialize` would meet the same
                 // answer, and ask the user's browser step a second time.
-                Ok(Err(Error::Rpc(e))) if refused_access(&e) => return Ok(Err(Error::Rpc(e))),
-                Ok(Err(e)) => {
-                    if session.shared.is_closed() {
-                        return Ok(Err(e));
-                    }
-                    break format!("server/discover failed: {e}");
+                Ok(Err(Error::Rpc(e))) if refused_access(&e) => return Ok(Ok(Err(Error::Rpc(e)))),
+                Ok(Err(_)) if session.shared.is_closed() => {
+                    return Err(Self::ended_because(session))
                 }
+                Ok(Err(e)) => break format!("server/discover failed: {e}"),
             }
         };
         if let EraMode::Pinned(p) = &mode {
-            return Ok(Err(Error::Protocol(format!(
+            return Ok(Ok(Err(Error::Protocol(format!(
                 "MCP protocol {p} is pinned (option mcp_protocol) but {why}"
-            ))));
+            )))));
         }
         tracing::debug!("MCP: {why}; falling back to the initialize handshake");
         let params = self.initialize_params();
-        match session
-            .shared
-            .start_request("initialize", &params, opts, true)
-        {
-            Ok(rx) => rx.await,
-            Err(e) => Ok(Err(e)),
-        }
+        Ok(
+            match session
+                .shared
+                .start_request("initialize", &params, opts, true)
+            {
+                Ok(rx) => rx.await,
+                Err(e) => Ok(Err(e)),
+            },
+        )
     }
 }
 

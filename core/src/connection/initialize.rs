@@ -6,6 +6,7 @@ use serde_json::Value;
 
 use super::Client;
 use crate::options::Protocol;
+use crate::protocol::mcp::era::Prior;
 use crate::version::{user_agent_version, ServerVersion};
 
 /// What the server said in answer to `initialize` (for an MCP server: `raw` holds its
@@ -44,6 +45,15 @@ impl InitializeResult {
     /// for the version within it.
     pub fn mcp_era(&self) -> &'static str {
         super::era::era_of(&self.raw)
+    }
+    /// MCP: the era this connection negotiated, to keep and give back to a later connect to
+    /// the same server (option `mcp_prior`, [`ClientOptions::mcp_prior`](crate::ClientOptions::mcp_prior))
+    /// so that it skips the `server/discover` probe: [`Prior::Legacy`] after the `initialize`
+    /// handshake, [`Prior::Modern`] with the `server/discover` result in the stateless era.
+    /// `None` for a Codex server.
+    pub fn mcp_prior(&self) -> Option<Prior> {
+        self.protocol_version()?;
+        Some(Prior::of_view(&self.raw))
     }
     /// MCP: the server's capabilities (`tools`, `resources`, `prompts`, `logging`, …).
     pub fn capabilities(&self) -> Option<&Value> {

@@ -76,6 +76,17 @@ impl Drop for AbortConnectOnDrop<'_> {
     }
 }
 
+/// A connect's first step, as [`Client::begin_connect`] took it.
+enum First {
+    /// A request went out (`initialize` or the probe); its answer comes on the receiver.
+    Sent(
+        era::Opening,
+        tokio::sync::oneshot::Receiver<Result<Box<RawValue>>>,
+    ),
+    /// A remembered stateless verdict: its discover result, nothing sent.
+    Adopt(Value),
+}
+
 /// The client's connection slot: the live connection, or the one being opened.
 #[derive(Default)]
 struct Slot {
@@ -87,6 +98,8 @@ struct Slot {
 struct Inner {
     options: ClientOptions,
     handlers: Arc<Handlers>,
+    /// What a layer above watches of each connection's events (a pool's endpoint), if any.
+    tap: Option<Arc<dyn crate::session::tap::Tap>>,
     conn: Mutex<Slot>,
     /// The session of the current connection, for the request fast path.
     current: Mutex<Option<Arc<SessionShared>>>,
@@ -97,9 +110,6 @@ struct Inner {
     readiness: Mutex<Option<Arc<Readiness>>>,
     /// The spin of blocking waits for replies (adapts to how fast this server answers).
     spin: Arc<Spin>,
-    /// Whether notifications go to the client's own delivery (see
-    /// [`Client::queue_notifications`]); applied to every connection.
-    queue_notifications: std::sync::atomic::AtomicBool,
     /// The MCP clients this client's turns take skills from, by label.
     skill_sources: skill_sources::SkillSources,
 }
@@ -159,16 +169,26 @@ impl Client {
     /// kept as [`ClientOptions::effective`] makes them (each number at 0 as its option's row
     /// says).
     pub fn new(options: ClientOptions) -> Client {
+        Self::with_parts(options, Arc::new(Handlers::default()), None)
+    }
+
+    /// A client whose handler table is `handlers` (shared with other clients: a pool's
+    /// endpoints share one) and whose connections report to `tap`.
+    pub(crate) fn with_parts(
+        options: ClientOptions,
+        handlers: Arc<Handlers>,
+        tap: Option<Arc<dyn crate::session::tap::Tap>>,
+    ) -> Client {
         let options = options.effective();
         Client {
             inner: Arc::new(Inner {
-                handlers: Arc::new(Handlers::default()),
+                handlers,
+                tap,
                 conn: Mutex::new(Slot::default()),
                 current: Mutex::new(None),
                 previous: Mutex::new(None),
                 readiness: Mutex::new(None),
                 spin: Arc::new(Spin::new(options.reply_spin)),
-                queue_notifications: std::sync::atomic::AtomicBool::new(true),
                 skill_sources: Default::default(),
                 options,
             }),
@@ -198,9 +218,33 @@ impl Client {
     ///
     /// Errors: [`Error::AlreadyConnected`] when connected; spawn and handshake failures.
     pub fn connect(&self) -> Result<InitializeResult> {
-        let (session, rx) = self.begin_connect()?;
-        let outcome = crate::delivery::block_on(self.negotiate_era(&session, rx), None);
+        let (session, first) = self.begin_connect(self.opening(false), None)?;
+        let outcome = crate::delivery::block_on(self.negotiate_era(&session, first), None);
+        let (session, outcome) = match outcome {
+            era::Negotiated::Done(outcome) => (session, outcome),
+            era::Negotiated::Restart(why) => {
+                self.log_restart(&why);
+                // The first server is reaped before the second starts.
+                session.shutdown();
+                let (next, first) = self.begin_connect(self.opening(true), Some(&session))?;
+                let outcome =
+                    match crate::delivery::block_on(self.negotiate_era(&next, first), None) {
+                        era::Negotiated::Done(o) => o,
+                        era::Negotiated::Restart(_) => unreachable!("no probe after a restart"),
+                    };
+                let outcome = Self::after_restart(&next, outcome, &why);
+                (next, outcome)
+            }
+        };
         self.finish_connect(session, outcome)
+    }
+
+    /// The INFO record of a server started again after it ended during the probe.
+    fn log_restart(&self, why: &str) {
+        tracing::info!(
+            server = %self.server_program(),
+            "MCP: the server ended during the server/discover probe ({why}); starting it again for the initialize handshake (option mcp_protocol \"legacy\" or mcp_prior {{\"kind\": \"legacy\"}} skips the probe)"
+        );
     }
 
     /// Async form of [`connect`](Self::connect). Works on any executor; a failed connect
@@ -213,12 +257,26 @@ impl Client {
     /// is at once ready for a new `connect()`. The drop does not block: the server's exit (at
     /// most its exit grace, then it is killed) completes on the library's runtime.
     pub async fn connect_async(&self) -> Result<InitializeResult> {
-        let (session, rx) = self.begin_connect()?;
+        let (session, first) = self.begin_connect(self.opening(false), None)?;
         let mut abort = AbortConnectOnDrop {
             client: self,
             session: Some(session.clone()),
         };
-        let outcome = self.negotiate_era(&session, rx).await;
+        let (session, outcome) = match self.negotiate_era(&session, first).await {
+            era::Negotiated::Done(outcome) => (session, outcome),
+            era::Negotiated::Restart(why) => {
+                self.log_restart(&why);
+                session.shutdown_async().await;
+                let (next, first) = self.begin_connect(self.opening(true), Some(&session))?;
+                abort.session = Some(next.clone());
+                let outcome = match self.negotiate_era(&next, first).await {
+                    era::Negotiated::Done(o) => o,
+                    era::Negotiated::Restart(_) => unreachable!("no probe after a restart"),
+                };
+                let outcome = Self::after_restart(&next, outcome, &why);
+                (next, outcome)
+            }
+        };
         let result = self.complete_handshake(&session, outcome);
         if result.is_err() {
             self.release_connect(&session);
@@ -229,37 +287,49 @@ impl Client {
         result
     }
 
-    /// Start the session (the transport opens on the runtime thread) and send `initialize`,
-    /// whose deadline is the connect timeout: it bounds the opening and the handshake.
-    #[allow(clippy::type_complexity)]
+    /// Start the session (the transport opens on the runtime thread) and send what
+    /// `opening` says (`initialize` or the `server/discover` probe, whose deadline is the
+    /// connect timeout: it bounds the opening and the handshake; nothing for a remembered
+    /// stateless verdict). `replacing`: the session of this connect whose server ended during
+    /// the probe (already shut down): the new session takes its place in the slot, unless
+    /// `disconnect()` ended the connect meanwhile.
     fn begin_connect(
         &self,
-    ) -> Result<(
-        Arc<Session>,
-        tokio::sync::oneshot::Receiver<Result<Box<RawValue>>>,
-    )> {
+        opening: era::Opening,
+        replacing: Option<&Arc<Session>>,
+    ) -> Result<(Arc<Session>, First)> {
         self.options().validate()?;
         // Also in poll mode: handlers registered there run in `dispatch_events`.
         let handlers = Some(self.inner.handlers.clone());
         let session = {
             let mut slot = self.inner.conn.lock().unwrap();
-            if slot.live.as_ref().is_some_and(|c| {
+            if let Some(old) = replacing {
+                if !slot
+                    .connecting
+                    .as_ref()
+                    .is_some_and(|s| Arc::ptr_eq(s, old))
+                {
+                    return Err(Error::Disconnected(DisconnectInfo {
+                        reason: "connect aborted by disconnect()".into(),
+                        stderr_tail: String::new(),
+                    }));
+                }
+                slot.connecting = None;
+            } else if slot.live.as_ref().is_some_and(|c| {
                 let shared = &c.lock().unwrap().session.shared;
                 shared.is_open() || shared.is_reconnecting()
             }) {
                 return Err(Error::AlreadyConnected);
-            }
-            if slot.connecting.is_some() {
+            } else if slot.connecting.is_some() {
                 return Err(Error::InvalidState(
                     "a connect() of this client is already in progress".into(),
                 ));
             }
-            let session = Arc::new(Session::start(&self.inner.options, handlers)?);
-            session.shared.set_main_notifications(
-                self.inner
-                    .queue_notifications
-                    .load(std::sync::atomic::Ordering::Acquire),
-            );
+            let session = Arc::new(Session::start(
+                &self.inner.options,
+                handlers,
+                self.inner.tap.clone(),
+            )?);
             slot.connecting = Some(session.clone());
             session
         };
@@ -271,12 +341,19 @@ impl Client {
         let params = self.initialize_params();
         session.shared.set_init_params(&params);
         // MCP 2026-07-28 (option `mcp_protocol`): probe `server/discover` first.
-        let (method, params) = match self.discover_params(None) {
-            Some(p) => ("server/discover", p),
-            None => ("initialize", params),
+        let (method, params) = match &opening {
+            era::Opening::Adopt(discover) => {
+                let first = First::Adopt(discover.clone());
+                return Ok((session, first));
+            }
+            era::Opening::Probe => match self.discover_params(None) {
+                Some(p) => ("server/discover", p),
+                None => ("initialize", params),
+            },
+            era::Opening::Initialize => ("initialize", params),
         };
         match session.shared.start_request(method, &params, opts, true) {
-            Ok(rx) => Ok((session, rx)),
+            Ok(rx) => Ok((session, First::Sent(opening, rx))),
             Err(e) => {
                 self.abandon_connect(&session);
                 Err(e)

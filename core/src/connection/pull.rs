@@ -20,23 +20,13 @@ impl Client {
     /// notifications only from subscriptions, or has no notification handler, turns it off:
     /// they are then neither queued nor converted twice. Server requests, responses and
     /// connection events always go to the client's own delivery. Takes effect at once and
-    /// for every later connection.
+    /// for every later connection; clients that share a handler table (a
+    /// [`Pool`](crate::Pool)'s endpoints) share it.
     pub fn queue_notifications(&self, on: bool) {
         self.inner
-            .queue_notifications
-            .store(on, std::sync::atomic::Ordering::Release);
-        let sessions = {
-            let slot = self.inner.conn.lock().unwrap();
-            let live = slot
-                .live
-                .as_ref()
-                .map(|c| c.lock().unwrap().session.shared.clone());
-            let connecting = slot.connecting.as_ref().map(|s| s.shared.clone());
-            [live, connecting]
-        };
-        for s in sessions.into_iter().flatten() {
-            s.set_main_notifications(on);
-        }
+            .handlers
+            .notifications_off
+            .store(!on, std::sync::atomic::Ordering::Release);
     }
 
     fn poll_queue(&self) -> Result<(Arc<SessionShared>, Arc<EventQueue>)> {
@@ -131,7 +121,12 @@ impl Client {
     /// (This is what the Python binding's `client.events()` returns; the core's
     /// [`events`](Self::events) is the poll-mode queue itself.)
     pub fn subscribe(&self) -> Result<EventReceiver> {
-        let session = self.live_session()?;
-        Ok(EventReceiver::new(session.subscribe(), true))
+        Ok(EventReceiver::new(self.subscribe_queue()?, true))
+    }
+
+    /// A subscription's queue, for a consumer of the core's own (a pool's merged stream);
+    /// closing the queue ends the subscription.
+    pub(crate) fn subscribe_queue(&self) -> Result<Arc<EventQueue>> {
+        Ok(self.live_session()?.subscribe())
     }
 }

@@ -55,6 +55,10 @@ pub(crate) struct Handlers {
     pub turn_streams_keep_requests: AtomicBool,
     /// What bindings keep alive beside their handlers, by a key of their choosing.
     pub kept: Mutex<HashMap<String, Kept>>,
+    /// Notifications (not routed to a turn stream) reach the subscriptions only, not the
+    /// client's own delivery ([`Client::queue_notifications`](crate::Client::queue_notifications)
+    /// off). Here, with the handlers, so clients sharing a table (a pool's endpoints) agree.
+    pub notifications_off: AtomicBool,
 }
 
 thread_local! {

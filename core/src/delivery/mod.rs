@@ -10,6 +10,7 @@ use std::cell::Cell;
 
 pub(crate) mod dispatch;
 mod executor;
+pub(crate) mod merge;
 pub(crate) mod queue;
 pub(crate) mod readiness;
 pub(crate) mod stream;

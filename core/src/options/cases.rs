@@ -103,7 +103,17 @@ fn edge_values(name: &str, kind: ValueKind) -> Vec<Value> {
             json!(1.5),
             json!("8"),
         ],
-        ValueKind::Object => vec![json!({"roots": {}}), json!([]), json!("{}")],
+        ValueKind::Object => match name {
+            "mcp_prior" => vec![
+                json!({"kind": "legacy"}),
+                json!({"kind": "modern", "discover": {"supportedVersions": ["2026-07-28"], "capabilities": {"tools": {}}}}),
+                json!({"kind": "modern", "discover": {"supportedVersions": ["2099-01-01"]}}),
+                json!({"kind": "modern"}),
+                json!({"kind": "stateless"}),
+                json!("legacy"),
+            ],
+            _ => vec![json!({"roots": {}}), json!([]), json!("{}")],
+        },
         ValueKind::Policy => vec![
             json!(true),
             json!(false),

@@ -15,7 +15,7 @@ use super::{
     DEFAULT_READ_AHEAD_BYTES, DEFAULT_REPLY_SPIN, DEFAULT_TIMEOUT,
 };
 use crate::error::{Error, Result};
-use crate::protocol::mcp::era::EraMode;
+use crate::protocol::mcp::era::{EraMode, Prior};
 use crate::protocol::mcp::Root;
 
 /// What an option takes.
@@ -1210,6 +1210,21 @@ pub(super) static KEYS: &[Entry] = &[
         get: |b| Value::from(b.o.mcp.protocol.word()),
         add: None,
     },
+    Entry {
+        key: key(Clients::MCP, "mcp_prior",
+            ValueKind::Object,
+            "MCP: the era a previous connection to this server negotiated (the initialize result's mcp_prior), so that connect skips the server/discover probe: {\"kind\": \"legacy\"} sends initialize at once, {\"kind\": \"modern\", \"discover\": {...}} adopts that server/discover result and sends nothing (as the TypeScript SDK's prior). It must agree with mcp_protocol (legacy takes only a legacy verdict, a pinned version a modern one listing it). Default: none (negotiate).",
+        ),
+        set: |b, v| {
+            let prior = Prior::from_json(v)
+                .map_err(|why| Error::InvalidArgument(format!("option `mcp_prior`: {why}")))?;
+            b.o.mcp.prior = Some(prior);
+            Ok(())
+        },
+        reset: |b| b.o.mcp.prior = None,
+        get: |b| b.o.mcp.prior.as_ref().map_or(Value::Null, Prior::to_json),
+        add: None,
+    },
     count_entry!(
         Clients::MCP,
         "mcp_input_rounds",
@@ -1535,6 +1550,8 @@ impl OptionsBuilder {
     pub fn build(&self) -> Result<ClientOptions> {
         let o = self.build_transport()?;
         check_clients(self, &o.transport)?;
+        crate::protocol::mcp::era::check_prior(&o.mcp.protocol, o.mcp.prior.as_ref())
+            .map_err(Error::InvalidArgument)?;
         Ok(o)
     }
 }

@@ -388,6 +388,12 @@ pub struct McpOptions {
     /// fall back to the `initialize` handshake), `Legacy` (handshake only) or a pinned
     /// stateless version.
     pub protocol: crate::protocol::mcp::era::EraMode,
+    /// The era a previous connection to this server negotiated (option `mcp_prior`;
+    /// [`InitializeResult::mcp_prior`](crate::InitializeResult::mcp_prior)): connect skips the
+    /// `server/discover` probe — `initialize` for a handshake-era server, the remembered
+    /// discover result adopted (nothing sent) for a stateless one. `None` (the default): the
+    /// era is found as [`protocol`](Self::protocol) says.
+    pub prior: Option<crate::protocol::mcp::era::Prior>,
     /// Most rounds of an `InputRequiredResult` exchange before the request fails (option
     /// `mcp_input_rounds`; default [`DEFAULT_INPUT_ROUNDS`]).
     pub input_rounds: usize,
@@ -422,6 +428,7 @@ impl Default for McpOptions {
             capabilities: None,
             roots: None,
             protocol: Default::default(),
+            prior: None,
             input_rounds: DEFAULT_INPUT_ROUNDS,
             cache: true,
             sampling_tools: false,
@@ -885,6 +892,14 @@ impl ClientOptions {
         self
     }
 
+    /// MCP: connect with the era a previous connection to this server negotiated, without
+    /// the `server/discover` probe (see [`Prior`](crate::protocol::mcp::era::Prior); option
+    /// `mcp_prior`).
+    pub fn mcp_prior(mut self, prior: crate::protocol::mcp::era::Prior) -> Self {
+        self.mcp.prior = Some(prior);
+        self
+    }
+
     /// Set the roots answered to an MCP server's `roots/list` (see [`McpOptions::roots`]).
     pub fn mcp_roots(mut self, roots: Vec<crate::protocol::mcp::Root>) -> Self {
         self.mcp.roots = Some(roots);
@@ -1103,6 +1118,8 @@ impl ClientOptions {
         if let Some(e) = &self.refused {
             return Err(e.clone());
         }
+        crate::protocol::mcp::era::check_prior(&self.mcp.protocol, self.mcp.prior.as_ref())
+            .map_err(crate::error::Error::InvalidArgument)?;
         keys::check_ranges(&self.effective_builder())?;
         ws_auth::check(&self.ws_auth, &self.transport)
     }

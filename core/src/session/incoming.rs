@@ -95,8 +95,10 @@ impl SessionShared {
 
     /// Send notifications to the client's own delivery too (`true`, the default) or only to
     /// the subscriptions.
-    pub(crate) fn set_main_notifications(&self, on: bool) {
-        self.main_notifications.store(on, Ordering::Release);
+    fn main_notifications(&self) -> bool {
+        self.handlers
+            .as_ref()
+            .is_none_or(|h| !h.notifications_off.load(Ordering::Acquire))
     }
 
     /// A new subscription queue, fed from now on (closed at once on a closed connection).
@@ -266,12 +268,15 @@ impl SessionShared {
                 return;
             }
         }
+        if let Some(t) = &self.tap {
+            t.notification(&note);
+        }
         match self.router.route_notification(&note, ids) {
             None => {
                 for sub in self.subscribers() {
                     self.deliver(&sub, Event::Notification(note.clone())).await;
                 }
-                if main_queue && self.main_notifications.load(Ordering::Acquire) {
+                if main_queue && self.main_notifications() {
                     self.deliver(&self.queue, Event::Notification(note)).await
                 }
             }

@@ -11,6 +11,7 @@ mod outgoing;
 mod reconnect;
 mod rejoin;
 mod runtime;
+pub(crate) mod tap;
 mod wire;
 
 pub(crate) use runtime::Session;
@@ -60,6 +61,10 @@ pub(crate) struct SessionShared {
     synthesized: Mutex<Vec<Notification>>,
     /// Counts links: replies to a rejoin's requests act only on their own link.
     link_gen: AtomicU64,
+    /// Whether the transport opened: `None` while it opens, then `Some(true)` (the first
+    /// link is up: a server process runs or an endpoint is set up) or `Some(false)` (it
+    /// never opened, or the connection closed first).
+    opened: tokio::sync::watch::Sender<Option<bool>>,
     /// `initialize` params, for the handshake of a reconnect.
     init_params: OnceLock<Box<RawValue>>,
     /// The latest `initialize` result (a reconnect replaces it).
@@ -106,6 +111,8 @@ pub(crate) struct SessionShared {
     pub(crate) router: Router,
     /// The client's handlers (whether one takes a server request decides its route).
     handlers: Option<Arc<Handlers>>,
+    /// What a layer above watches of this connection's events (the pool), if anything.
+    tap: Option<Arc<dyn tap::Tap>>,
     signal: Arc<ReaderSignal>,
     queue_capacity: usize,
     read_ahead_bytes: usize,
@@ -118,8 +125,6 @@ pub(crate) struct SessionShared {
     subscribers: Mutex<Vec<Arc<EventQueue>>>,
     has_subscribers: AtomicBool,
     /// Whether notifications (not routed to a turn stream) go to the client's own delivery
-    /// as well as to the subscriptions (see `Client::queue_notifications`).
-    main_notifications: AtomicBool,
     me: Weak<SessionShared>,
 }
 
@@ -128,6 +133,7 @@ impl SessionShared {
     fn new(
         opts: &ClientOptions,
         handlers: Option<Arc<Handlers>>,
+        tap: Option<Arc<dyn tap::Tap>>,
         out: mpsc::UnboundedSender<Outgoing>,
     ) -> Arc<SessionShared> {
         let signal = Arc::new(ReaderSignal::default());
@@ -186,6 +192,7 @@ impl SessionShared {
             continuity,
             synthesized: Mutex::new(Vec::new()),
             link_gen: AtomicU64::new(0),
+            opened: tokio::sync::watch::Sender::new(None),
             init_params: OnceLock::new(),
             init_result: Mutex::new(None),
             server_version: Mutex::new(None),
@@ -218,6 +225,7 @@ impl SessionShared {
             queue,
             router: Router::default(),
             handlers,
+            tap,
             signal,
             queue_capacity: opts.event_queue_capacity,
             read_ahead_bytes: opts.read_ahead_bytes,
@@ -225,7 +233,6 @@ impl SessionShared {
             dirty_len: std::sync::atomic::AtomicUsize::new(0),
             subscribers: Mutex::new(Vec::new()),
             has_subscribers: AtomicBool::new(false),
-            main_notifications: AtomicBool::new(true),
             me: me.clone(),
         })
     }
@@ -243,6 +250,34 @@ impl SessionShared {
     /// Whether the link dropped and the client is reconnecting.
     pub(crate) fn is_reconnecting(&self) -> bool {
         self.state.load(Ordering::Acquire) == RECONNECTING
+    }
+
+    /// The first link is up (called by the connection's task).
+    pub(crate) fn mark_link_opened(&self) {
+        self.opened.send_if_modified(|s| {
+            let first = s.is_none();
+            if first {
+                *s = Some(true);
+            }
+            first
+        });
+    }
+
+    /// Whether the transport opened (a server process was started, an endpoint set up),
+    /// even if the connection has closed since.
+    pub(crate) fn link_opened(&self) -> bool {
+        *self.opened.borrow() == Some(true)
+    }
+
+    /// Wait until the transport opened (`Ok`) or the connection closed without it (the
+    /// reason). Bounded: the opening is bounded by the connect timeout, and a connection
+    /// that ends marks the wait over. Awaitable on any executor.
+    pub(crate) async fn wait_link_opened(&self) -> Result<()> {
+        let mut rx = self.opened.subscribe();
+        match rx.wait_for(Option::is_some).await.map(|s| *s) {
+            Ok(Some(true)) => Ok(()),
+            _ => Err(self.disconnect_error()),
+        }
     }
 
     /// The handshake finished: requests other than `initialize` may go out.
@@ -539,6 +574,9 @@ impl SessionShared {
     /// Report a connection event (reconnecting, reconnected) to the client and every
     /// subscription.
     pub(crate) fn connection_event(&self, ev: ConnectionEvent) {
+        if let Some(t) = &self.tap {
+            t.connection(&ev);
+        }
         for sub in self.subscribers() {
             sub.force_push(Event::Connection(ev.clone()));
         }
@@ -566,9 +604,19 @@ impl SessionShared {
         if !closed_now {
             return;
         }
+        self.opened.send_if_modified(|s| {
+            let first = s.is_none();
+            if first {
+                *s = Some(false);
+            }
+            first
+        });
         self.open_requests.close_all();
         tracing::debug!(reason = %info.reason, "connection closed");
         // Every queue ends with the disconnect: turn streams, subscriptions, the main queue.
+        if let Some(t) = &self.tap {
+            t.connection(&ConnectionEvent::Disconnected(info.clone()));
+        }
         let end = |queue: &EventQueue| {
             queue.force_push(Event::Connection(ConnectionEvent::Disconnected(
                 info.clone(),

@@ -44,10 +44,14 @@ impl Session {
     /// opens there (bounded by `connect_timeout`, aborted by [`shutdown`](Self::shutdown)).
     /// Requests started now are sent once it is open; if it cannot open they fail with the
     /// reason. The handshake is the caller's job.
-    pub(crate) fn start(opts: &ClientOptions, handlers: Option<Arc<Handlers>>) -> Result<Session> {
+    pub(crate) fn start(
+        opts: &ClientOptions,
+        handlers: Option<Arc<Handlers>>,
+        tap: Option<Arc<dyn super::tap::Tap>>,
+    ) -> Result<Session> {
         let (out_tx, out_rx) = mpsc::unbounded_channel();
         let (shutdown_tx, shutdown_rx) = oneshot::channel();
-        let shared = SessionShared::new(opts, handlers, out_tx);
+        let shared = SessionShared::new(opts, handlers, tap, out_tx);
         let opts = opts.clone();
         let rt_shared = shared.clone();
         let finished = crate::rt::spawn_root(open_and_run(rt_shared, opts, out_rx, shutdown_rx))?;
@@ -184,6 +188,7 @@ async fn run_link(
     });
     let generation = shared.link_gen.fetch_add(1, Ordering::AcqRel) + 1;
     shared.pid.store(peer.pid().unwrap_or(0), Ordering::Release);
+    shared.mark_link_opened();
     let restarted = !matches!(peer, transport::Peer::Remote);
     let stderr_task = stderr.map(|e| {
         let shared = shared.clone();

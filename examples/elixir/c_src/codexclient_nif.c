@@ -6,9 +6,11 @@
  *     ~0.5 s) are dirty-IO NIFs. Requests go out with codex_client_request(), which returns at
  *     once; its answer comes back as a RESPONSE event. codex_client_respond() only queues a line.
  *   - Events: enif_select(READ) on codex_client_event_fd(); when the select message arrives the
- *     pump process (CodexClient, a GenServer) calls drain/2, which pulls at most `max` events
+ *     pump process (CodexClient, a GenServer) calls drain/3, which pulls at most `max` events
  *     with codex_client_next_event(timeout 0), sends notifications and server requests to the
- *     owner process as messages, returns RESPONSE events to the pump, and re-arms the select.
+ *     owner process as messages (or, with `events: :typed`, returns them to the pump, which
+ *     decodes them in Elixir and sends them on), returns RESPONSE events to the pump, and
+ *     re-arms the select.
  *   - Lifetime: the client resource is monitored against the pump process. When the pump dies
  *     (for any reason: stop/1, a crash, or the owner dying and taking it down through the link)
  *     the down callback stops the select and ends the connection on a helper thread, so no
@@ -41,7 +43,7 @@ static long live_clients; /* clients opened and not yet freed (tests check for l
 static ErlNifResourceType *REQUEST_RT;
 
 static ERL_NIF_TERM A_OK, A_ERROR, A_UNDEFINED, A_NIL, A_CODEX_EVENT, A_CODEX_REQUEST,
-    A_CODEX_DISCONNECTED, A_CODEX_ERROR, A_CODEX_OVERFLOW, A_DISCONNECTED, A_MORE, A_CLOSED;
+    A_CODEX_DISCONNECTED, A_CODEX_ERROR, A_CODEX_OVERFLOW, A_DISCONNECTED, A_MORE, A_CLOSED, A_TRUE, A_FALSE;
 
 /* ------------------------------------------------------------------------------- helpers */
 
@@ -205,6 +207,8 @@ static int load(ErlNifEnv *env, void **priv, ERL_NIF_TERM info) {
     A_DISCONNECTED = enif_make_atom(env, "disconnected");
     A_MORE = enif_make_atom(env, "more");
     A_CLOSED = enif_make_atom(env, "closed");
+    A_TRUE = enif_make_atom(env, "true");
+    A_FALSE = enif_make_atom(env, "false");
     return CLIENT_RT != NULL && REQUEST_RT != NULL ? 0 : 1;
 }
 
@@ -314,28 +318,32 @@ static ERL_NIF_TERM nif_select(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv
     return arm(env, c) ? A_OK : enif_make_tuple2(env, A_ERROR, A_CLOSED);
 }
 
-/* One event -> a message to the owner, or (RESPONSE) an element of the reply list. */
-static void deliver(ErlNifEnv *env, client_res *c, codex_event_t *ev, ErlNifEnv *menv, ERL_NIF_TERM *responses) {
+/* One event -> a message to the owner, or (RESPONSE) an element of the reply list. With
+ * `collect` (the option `events: :typed`) a message is not sent but added to the list too, in
+ * order, built in the caller's env: the pump decodes it in Elixir and sends it on. */
+static void deliver(ErlNifEnv *env, client_res *c, codex_event_t *ev, ErlNifEnv *menv, int collect,
+                    ERL_NIF_TERM *responses) {
+    ErlNifEnv *e = collect ? env : menv;
     ERL_NIF_TERM msg;
     switch (codex_event_kind(ev)) {
     case CODEX_EVENT_NOTIFICATION:
-        msg = enif_make_tuple3(menv, A_CODEX_EVENT, make_str(menv, codex_event_method(ev)),
-                               make_str(menv, codex_event_params(ev)));
+        msg = enif_make_tuple3(e, A_CODEX_EVENT, make_str(e, codex_event_method(ev)),
+                               make_str(e, codex_event_params(ev)));
         break;
     case CODEX_EVENT_SERVER_REQUEST: {
         codex_request_t *req = NULL;
         request_res *r;
-        ERL_NIF_TERM method = make_str(menv, codex_event_method(ev));
-        ERL_NIF_TERM params = make_str(menv, codex_event_params(ev));
+        ERL_NIF_TERM method = make_str(e, codex_event_method(ev));
+        ERL_NIF_TERM params = make_str(e, codex_event_params(ev));
         if (codex_event_take_request(ev, &req) != CODEX_STATUS_OK) { /* freeing the event declines */
-            enif_clear_env(menv);
+            if (!collect) enif_clear_env(menv);
             return;
         }
         r = enif_alloc_resource(REQUEST_RT, sizeof *r);
         r->req = req;
         r->client = c;
         enif_keep_resource(c);
-        msg = enif_make_tuple4(menv, A_CODEX_REQUEST, enif_make_resource(menv, r), method, params);
+        msg = enif_make_tuple4(e, A_CODEX_REQUEST, enif_make_resource(e, r), method, params);
         enif_release_resource(r); /* owned by the message term; unanswered at GC = declined */
         break;
     }
@@ -351,41 +359,49 @@ static void deliver(ErlNifEnv *env, client_res *c, codex_event_t *ev, ErlNifEnv 
         return;
     }
     case CODEX_EVENT_DISCONNECTED:
-        msg = enif_make_tuple3(menv, A_CODEX_DISCONNECTED, make_str(menv, codex_event_error_message(ev)),
-                               make_str(menv, codex_event_stderr_tail(ev)));
+        msg = enif_make_tuple3(e, A_CODEX_DISCONNECTED, make_str(e, codex_event_error_message(ev)),
+                               make_str(e, codex_event_stderr_tail(ev)));
         break;
     case CODEX_EVENT_ERROR:
-        msg = enif_make_tuple2(menv, A_CODEX_ERROR, make_str(menv, codex_event_error_message(ev)));
+        msg = enif_make_tuple2(e, A_CODEX_ERROR, make_str(e, codex_event_error_message(ev)));
         break;
     case CODEX_EVENT_OVERFLOW:
-        msg = enif_make_tuple2(menv, A_CODEX_OVERFLOW, enif_make_uint64(menv, codex_event_dropped(ev)));
+        msg = enif_make_tuple2(e, A_CODEX_OVERFLOW, enif_make_uint64(e, codex_event_dropped(ev)));
         break;
     default:
+        return;
+    }
+    if (collect) {
+        *responses = enif_make_list_cell(env, msg, *responses);
         return;
     }
     enif_send(env, &c->owner, menv, msg); /* sent by the calling process: order is kept */
     enif_clear_env(menv);
 }
 
-/* drain(client, max) -> {:ok | :more | :disconnected, responses}
+/* drain(client, max, collect) -> {:ok | :more | :disconnected, list}
  * Pulls up to `max` events without waiting (timeout 0) and re-arms the select unless the
- * connection is over. :more = stopped at `max` (the fd is level-triggered: the re-armed select
+ * connection is over. `list`: the RESPONSE events as {id, outcome}, in order; with `collect`
+ * (true) also every other event as the message term it would have sent, in order. :more = stopped at `max` (the fd is level-triggered: the re-armed select
  * fires again at once, and the scheduler got a chance to run others in between). */
 static ERL_NIF_TERM nif_drain(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) {
     client_res *c;
-    int max, n = 0;
+    int max, n = 0, collect;
     ERL_NIF_TERM responses = enif_make_list(env, 0), state = A_MORE, out;
     ErlNifEnv *menv;
     (void)argc;
     if (!enif_get_resource(env, argv[0], CLIENT_RT, (void **)&c) || !enif_get_int(env, argv[1], &max))
         return enif_make_badarg(env);
+    if (enif_is_identical(argv[2], A_TRUE)) collect = 1;
+    else if (enif_is_identical(argv[2], A_FALSE)) collect = 0;
+    else return enif_make_badarg(env);
     menv = enif_alloc_env();
     while (n < max) {
         codex_event_t *ev = NULL;
         codex_status_t st = codex_client_next_event(c->client, 0, &ev);
         if (st == CODEX_STATUS_TIMEOUT) { state = A_OK; break; }
         if (st != CODEX_STATUS_OK) { state = A_DISCONNECTED; break; } /* DISCONNECTED / NOT_CONNECTED */
-        deliver(env, c, ev, menv, &responses);
+        deliver(env, c, ev, menv, collect, &responses);
         codex_event_free(ev);
         n++;
     }
@@ -397,7 +413,7 @@ static ERL_NIF_TERM nif_drain(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[
 }
 
 /* request(client, method, params_json, timeout_ms) -> {:ok, id} | {:error, {status, msg}}
- * Asynchronous: returns at once; the answer is a RESPONSE event returned by drain/2. */
+ * Asynchronous: returns at once; the answer is a RESPONSE event returned by drain/3. */
 static ERL_NIF_TERM nif_request(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) {
     client_res *c;
     char *method = NULL, *params = NULL;
@@ -480,6 +496,22 @@ static ERL_NIF_TERM nif_server_pid(ErlNifEnv *env, int argc, const ERL_NIF_TERM 
     return st == CODEX_STATUS_OK ? enif_make_tuple2(env, A_OK, enif_make_uint(env, pid)) : last_error(env, st);
 }
 
+/* stderr_tail(client) -> {:ok, text} | {:error, {status, msg}}: the last bytes the server wrote
+ * to stderr (codex_client_stderr_tail: a copy, never blocks). */
+static ERL_NIF_TERM nif_stderr_tail(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) {
+    client_res *c;
+    char *tail = NULL;
+    codex_status_t st;
+    ERL_NIF_TERM ret;
+    (void)argc;
+    if (!enif_get_resource(env, argv[0], CLIENT_RT, (void **)&c)) return enif_make_badarg(env);
+    st = codex_client_stderr_tail(c->client, &tail);
+    ret = st == CODEX_STATUS_OK ? enif_make_tuple2(env, A_OK, make_str(env, tail != NULL ? tail : ""))
+                                : last_error(env, st);
+    codex_string_free(tail);
+    return ret;
+}
+
 /* stop_select(client) -> :ok   Stop watching the fd (before the client may be freed). */
 static ERL_NIF_TERM nif_stop_select(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) {
     client_res *c;
@@ -513,12 +545,13 @@ static ErlNifFunc funcs[] = {
     {"live_clients", 0, nif_live_clients, 0},
     {"open", 2, nif_open, ERL_NIF_DIRTY_JOB_IO_BOUND},
     {"select", 1, nif_select, 0},
-    {"drain", 2, nif_drain, 0},
+    {"drain", 3, nif_drain, 0},
     {"request", 4, nif_request, 0},
     {"respond", 2, nif_respond, 0},
     {"respond_decision", 2, nif_respond_decision, 0},
     {"respond_execpolicy_amendment", 2, nif_respond_execpolicy_amendment, 0},
     {"server_pid", 1, nif_server_pid, 0},
+    {"stderr_tail", 1, nif_stderr_tail, 0},
     {"stop_select", 1, nif_stop_select, 0},
     {"disconnect", 1, nif_disconnect, ERL_NIF_DIRTY_JOB_IO_BOUND},
 };

@@ -12,8 +12,23 @@ defmodule CodexClient do
           CodexClient.approve(c, request)
       end
 
+  Or typed (`events: :typed`, see `CodexClient.Event`), with a local image in the input:
+
+      alias CodexClient.{Event, Item}
+      {:ok, c} = CodexClient.start_link(codex_home: "/path/home", events: :typed)
+      {:ok, thread} = CodexClient.thread_start(c)
+      {:ok, _turn} = CodexClient.turn_start(c, thread, [{:text, "what is this?"}, {:local_image, "/tmp/a.png"}])
+      receive do
+        {:codex, %Event.AgentMessageDelta{delta: piece}} -> ...
+        {:codex, %Event.ItemCompleted{item: %Item.AgentMessage{text: text}}} -> ...
+        {:codex, %Event.CommandApproval{command: cmd} = req} -> CodexClient.approve(c, req)
+        {:codex, %Event.TurnCompleted{status: :failed, error: %CodexClient.TurnError{message: m}}} -> ...
+      end
+
   Messages sent to the owner (the process that called `start_link/1`, or `opts[:owner]`),
-  in the order the server produced them:
+  in the order the server produced them (with `events: :raw`, the default; with `events:
+  :typed` each of them arrives decoded instead, as `{:codex, struct}`: see
+  `CodexClient.Event`):
 
     * `{:codex_event, method, params_json}` - a server notification;
     * `{:codex_request, request, method, params_json}` - a server request (an approval, a
@@ -25,9 +40,11 @@ defmodule CodexClient do
 
   How it works: the process started by `start_link/1` (a GenServer, the "pump") owns the
   NIF resource and waits on libcodexclient's event fd with `enif_select`. When the fd becomes
-  readable the pump calls the NIF's `drain/2`, which pulls up to 64 events with
-  `codex_client_next_event(timeout 0)` and sends them to the owner, then re-arms the select.
-  Requests (`thread_start/2`, `turn_start/3`, `interrupt/3`) go out with the asynchronous
+  readable the pump calls the NIF's `drain/3`, which pulls up to 64 events with
+  `codex_client_next_event(timeout 0)` and sends them to the owner (with `events: :typed` it
+  hands them to the pump, which decodes them with `CodexClient.Event.decode/1` and sends them
+  on, in the same order), then re-arms the select.
+  Requests (`thread_start/2`, `turn_start/4`, `interrupt/4`) go out with the asynchronous
   `codex_client_request`; their answers come back as events and the pump replies to the caller.
   Connecting and disconnecting (which wait for the server) run on dirty-IO schedulers.
 
@@ -37,7 +54,7 @@ defmodule CodexClient do
   """
   use GenServer
 
-  alias CodexClient.{JSON, Nif}
+  alias CodexClient.{Event, JSON, Nif}
 
   @drain_batch 64
 
@@ -48,12 +65,21 @@ defmodule CodexClient do
   app-server` over stdio; `"exec"`: one `codex exec --json` per turn, no approvals; or any
   spec `codex_options_set_transport` takes), `:codex_bin`, `:codex_home`, `:cwd`,
   `:client_name`, `:env` (`[{"NAME", "value"}]`), `:config` (`["key=value"]` overrides),
-  `:args`, `:timeout_ms` (default request timeout), `:owner` (default `self()`).
+  `:args`, `:timeout_ms` (default request timeout), `:owner` (default `self()`), `:events`
+  (`:raw`, the default: the tuples above; `:typed`: `{:codex, struct}` messages, see
+  `CodexClient.Event`).
   """
   @spec start_link(keyword) :: {:ok, t} | {:error, term}
   def start_link(opts \\ []) do
     owner = Keyword.get(opts, :owner, self())
-    GenServer.start_link(__MODULE__, {owner, opts})
+
+    case Keyword.get(opts, :events, :raw) do
+      mode when mode in [:raw, :typed] ->
+        GenServer.start_link(__MODULE__, {owner, opts})
+
+      other ->
+        {:error, {:invalid_argument, "events: #{inspect(other)} (expected :raw or :typed)"}}
+    end
   end
 
   @doc "`thread/start`. Returns the new thread's id."
@@ -61,26 +87,88 @@ defmodule CodexClient do
     with {:ok, r} <- call(client, "thread/start", params, timeout), do: {:ok, r["thread"]["id"]}
   end
 
-  @doc """
-  `turn/start`: sends `input` (a string, or a map of extra params with it under `"text"`) on
-  `thread_id`. Returns the turn's id when the turn started; its events arrive as messages.
+  @typedoc """
+  One part of a turn's input: `{:text, text}` (or a bare string), `{:local_image, path}` (an
+  image file Codex reads and sends to the model), `{:image, url}` (an image URL; not on the
+  exec transport), or a map forwarded as it is (an input item in the server's own words).
   """
+  @type input_part ::
+          String.t() | {:text, String.t()} | {:local_image, Path.t()} | {:image, String.t()} | map
+
+  @doc """
+  `turn/start`: sends `input` on `thread_id` and returns the turn's id when the turn started;
+  its events arrive as messages. `input` is a string (the user's text), a list of
+  `t:input_part/0` (text and images, in order), or a map of extra `turn/start` params with
+  the input under `"text"` (a string) or `"input"` (a list of parts).
+
+      CodexClient.turn_start(c, thread, "hello")
+      CodexClient.turn_start(c, thread, [{:text, "what is in it?"}, {:local_image, "/tmp/a.png"}])
+      CodexClient.turn_start(c, thread, %{"input" => [{:text, "hi"}], "model" => "..."})
+
+  A part it does not understand is `{:error, {:invalid_argument, message}}`, nothing sent.
+  """
+  @spec turn_start(t, String.t(), String.t() | [input_part] | map, timeout) ::
+          {:ok, String.t()} | {:error, term}
   def turn_start(client, thread_id, input, timeout \\ 60_000)
 
   def turn_start(client, thread_id, text, timeout) when is_binary(text),
-    do: turn_start(client, thread_id, %{"text" => text}, timeout)
+    do: turn_start(client, thread_id, %{"input" => [{:text, text}]}, timeout)
+
+  def turn_start(client, thread_id, parts, timeout) when is_list(parts),
+    do: turn_start(client, thread_id, %{"input" => parts}, timeout)
 
   def turn_start(client, thread_id, %{} = params, timeout) do
     {text, extra} = Map.pop(params, "text")
+    {parts, extra} = Map.pop(extra, "input")
 
-    params =
-      Map.merge(extra, %{
-        "threadId" => thread_id,
-        "input" => [%{"type" => "text", "text" => text}]
-      })
+    parts =
+      case {text, parts} do
+        {nil, nil} -> {:error, "no input: give \"text\" or \"input\""}
+        {nil, parts} when is_list(parts) -> parts
+        {nil, text} when is_binary(text) -> [{:text, text}]
+        {text, nil} -> [{:text, text}]
+        _ -> {:error, "give either \"text\" or \"input\", not both"}
+      end
 
-    with {:ok, r} <- call(client, "turn/start", params, timeout), do: {:ok, r["turn"]["id"]}
+    with parts when is_list(parts) <- parts,
+         {:ok, items} <- input_items(parts),
+         params = Map.merge(extra, %{"threadId" => thread_id, "input" => items}),
+         {:ok, r} <- call(client, "turn/start", params, timeout) do
+      {:ok, r["turn"]["id"]}
+    else
+      {:error, msg} when is_binary(msg) -> {:error, {:invalid_argument, msg}}
+      {:error, _} = e -> e
+    end
   end
+
+  # The user's input parts as the `input` items of `turn/start` (the C ABI has no
+  # asynchronous turn start that takes images: the NIF sends `turn/start` itself).
+  defp input_items(parts) do
+    Enum.reduce_while(parts, {:ok, []}, fn part, {:ok, acc} ->
+      case input_item(part) do
+        {:ok, item} -> {:cont, {:ok, [item | acc]}}
+        :error -> {:halt, {:error, "unknown input part #{inspect(part)}"}}
+      end
+    end)
+    |> case do
+      {:ok, items} -> {:ok, Enum.reverse(items)}
+      e -> e
+    end
+  end
+
+  defp input_item(text) when is_binary(text), do: input_item({:text, text})
+
+  defp input_item({:text, text}) when is_binary(text),
+    do: {:ok, %{"type" => "text", "text" => text}}
+
+  defp input_item({:local_image, path}) when is_binary(path) or is_list(path),
+    do: {:ok, %{"type" => "localImage", "path" => Path.expand(to_string(path))}}
+
+  defp input_item({:image, url}) when is_binary(url),
+    do: {:ok, %{"type" => "image", "url" => url}}
+
+  defp input_item(%{} = raw), do: {:ok, raw}
+  defp input_item(_), do: :error
 
   @doc "`turn/interrupt`: the turn then completes with status \"interrupted\"."
   def interrupt(client, thread_id, turn_id, timeout \\ 60_000) do
@@ -101,8 +189,12 @@ defmodule CodexClient do
   """
   def respond(_client, request, result) do
     json = if is_binary(result), do: result, else: JSON.encode!(result)
-    Nif.respond(request, json)
+    Nif.respond(handle(request), json)
   end
+
+  # The request handle of a raw message's `request` or of a typed request struct.
+  defp handle(%{request: request}), do: request
+  defp handle(request), do: request
 
   @doc """
   Approves an approval request (a command, a file change) from a
@@ -134,9 +226,9 @@ defmodule CodexClient do
   """
   @spec approve_with_execpolicy_amendment(t, reference, [String.t()]) :: :ok | {:error, term}
   def approve_with_execpolicy_amendment(_client, request, prefix \\ []),
-    do: Nif.respond_execpolicy_amendment(request, prefix)
+    do: Nif.respond_execpolicy_amendment(handle(request), prefix)
 
-  defp decide(_client, request, word), do: Nif.respond_decision(request, word)
+  defp decide(_client, request, word), do: Nif.respond_decision(handle(request), word)
 
   @doc "Any JSON-RPC request, asynchronously sent; returns the decoded result."
   def call(client, method, params \\ %{}, timeout \\ 60_000) do
@@ -146,6 +238,14 @@ defmodule CodexClient do
 
   @doc "The OS process id of the Codex app-server."
   def server_pid(client), do: GenServer.call(client, :server_pid)
+
+  @doc """
+  The last bytes the server wrote to stderr (`codex_client_stderr_tail`): `{:ok, text}`
+  (`""` when it wrote nothing). For the exec transport a failed turn's own stderr is in its
+  error (`CodexClient.TurnError` `additional_details`).
+  """
+  @spec stderr_tail(t) :: {:ok, String.t()} | {:error, term}
+  def stderr_tail(client), do: GenServer.call(client, :stderr_tail)
 
   @doc "How many clients this NIF opened and has not freed yet (for leak checks)."
   def live_clients, do: Nif.live_clients()
@@ -178,7 +278,15 @@ defmodule CodexClient do
       {:ok, res} ->
         Process.monitor(owner)
         :ok = Nif.select(res)
-        {:ok, %{res: res, owner: owner, pending: %{}, connected: true}}
+
+        {:ok,
+         %{
+           res: res,
+           owner: owner,
+           pending: %{},
+           connected: true,
+           typed: Keyword.get(opts, :events, :raw) == :typed
+         }}
 
       {:error, reason} ->
         {:stop, reason}
@@ -200,26 +308,21 @@ defmodule CodexClient do
   end
 
   def handle_call(:server_pid, _from, s), do: {:reply, Nif.server_pid(s.res), s}
+  def handle_call(:stderr_tail, _from, s), do: {:reply, Nif.stderr_tail(s.res), s}
 
   @impl true
   def handle_info({:select, res, :undefined, :ready_input}, %{res: res} = s) do
-    {state, responses} = Nif.drain(res, @drain_batch)
+    {state, drained} = Nif.drain(res, @drain_batch, s.typed)
 
     s =
-      Enum.reduce(responses, s, fn {id, outcome}, s ->
-        {from, pending} = Map.pop(s.pending, id)
+      Enum.reduce(drained, s, fn
+        {id, outcome}, s when is_integer(id) ->
+          reply(s, id, outcome)
 
-        if from do
-          reply =
-            case outcome do
-              {:ok, json} -> {:ok, JSON.decode!(json)}
-              {:error, _} = e -> e
-            end
-
-          GenServer.reply(from, reply)
-        end
-
-        %{s | pending: pending}
+        # events: :typed: the other events, in order among the responses.
+        message, s ->
+          send(s.owner, {:codex, Event.decode(message)})
+          s
       end)
 
     if state == :disconnected do
@@ -234,6 +337,22 @@ defmodule CodexClient do
     do: {:stop, :normal, s}
 
   def handle_info(_other, s), do: {:noreply, s}
+
+  defp reply(s, id, outcome) do
+    {from, pending} = Map.pop(s.pending, id)
+
+    if from do
+      reply =
+        case outcome do
+          {:ok, json} -> {:ok, JSON.decode!(json)}
+          {:error, _} = e -> e
+        end
+
+      GenServer.reply(from, reply)
+    end
+
+    %{s | pending: pending}
+  end
 
   @impl true
   def terminate(_reason, s) do

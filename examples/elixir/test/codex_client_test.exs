@@ -2,7 +2,7 @@ defmodule CodexClientTest do
   # Against the real `codex app-server` (CODEX_BIN) and the project's local mock model.
   use ExUnit.Case, async: false
 
-  alias CodexClient.{JSON, TestEnv}
+  alias CodexClient.{Event, Item, JSON, TestEnv}
 
   @wait 60_000
 
@@ -30,8 +30,45 @@ defmodule CodexClientTest do
 
         collect_turn(client, answer, [{:codex_request, method, params} | acc])
     after
-      @wait -> flunk("turn did not complete; events so far: #{inspect(Enum.reverse(acc))}")
+      @wait ->
+        flunk(
+          "turn did not complete; events so far: #{inspect(Enum.reverse(acc))}\n" <>
+            stderr_report(client)
+        )
     end
+  end
+
+  # What a failed assertion on a turn's status shows: the turn's error (`turn/completed`
+  # params.turn.error), the `error` notifications, the methods seen, and the client's stderr
+  # tail. Read it before the client is stopped.
+  defp turn_report(client, events) do
+    error =
+      case List.last(events) do
+        {:codex_event, "turn/completed", p} -> JSON.decode!(p)["turn"]["error"]
+        _ -> :no_turn_completed
+      end
+
+    notices = for {:codex_event, "error", p} <- events, do: p
+    methods = Enum.map(events, &elem(&1, 1))
+
+    "the turn did not end as expected\n  turn error: #{inspect(error, limit: :infinity)}" <>
+      "\n  error notifications: #{inspect(notices, limit: :infinity)}" <>
+      "\n  events: #{inspect(methods, limit: :infinity)}\n" <> stderr_report(client)
+  end
+
+  defp stderr_report(client) do
+    tail =
+      try do
+        case CodexClient.stderr_tail(client) do
+          {:ok, ""} -> "(empty)"
+          {:ok, t} -> t
+          other -> inspect(other)
+        end
+      catch
+        :exit, why -> "(client gone: #{inspect(why)})"
+      end
+
+    "  client stderr tail: #{tail}"
   end
 
   defp deltas(events) do
@@ -62,7 +99,7 @@ defmodule CodexClientTest do
     assert is_binary(turn)
 
     {events, status} = collect_turn(c)
-    assert status == "completed"
+    assert status == "completed", turn_report(c, events)
     pieces = deltas(events)
     assert length(pieces) > 3, "expected several deltas, got #{inspect(pieces)}"
     assert Enum.join(pieces) == text
@@ -74,6 +111,306 @@ defmodule CodexClientTest do
     :ok = CodexClient.stop(c)
   end
 
+  # events: :typed: every {:codex, struct} until TurnCompleted, in arrival order; approvals
+  # (typed request structs) answered with `answer` given the struct itself.
+  defp collect_typed(client, answer \\ nil, acc \\ []) do
+    receive do
+      {:codex, %Event.TurnCompleted{} = ev} ->
+        Enum.reverse([ev | acc])
+
+      {:codex, %{request: _} = req} ->
+        assert answer != nil, "unexpected server request #{inspect(req)}"
+        :ok = apply(CodexClient, answer, [client, req])
+        collect_typed(client, answer, [req | acc])
+
+      {:codex, ev} ->
+        collect_typed(client, answer, [ev | acc])
+
+      {:codex_event, m, _} ->
+        flunk("a raw event (#{m}) reached the owner of a typed client")
+    after
+      @wait ->
+        flunk(
+          "turn did not complete; typed events so far: #{inspect(Enum.reverse(acc))}\n" <>
+            stderr_report(client)
+        )
+    end
+  end
+
+  defp typed_report(client, events) do
+    last = List.last(events)
+    notices = for %Event.Error{} = e <- events, do: e
+
+    "the turn did not end as expected\n  turn completed: #{inspect(last, limit: :infinity)}" <>
+      "\n  error notifications: #{inspect(notices, limit: :infinity)}\n" <> stderr_report(client)
+  end
+
+  # Every request body the local model received (GET /_mock/requests on MOCK_MODEL_PORT).
+  defp model_requests do
+    port = String.to_integer(System.fetch_env!("MOCK_MODEL_PORT"))
+    {:ok, sock} = :gen_tcp.connect(~c"127.0.0.1", port, [:binary, active: false], 5_000)
+    :ok = :gen_tcp.send(sock, "GET /_mock/requests HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n")
+    body = read_all(sock, [])
+    [_headers, json] = String.split(body, "\r\n\r\n", parts: 2)
+    JSON.decode!(json)
+  end
+
+  defp read_all(sock, acc) do
+    case :gen_tcp.recv(sock, 0, 10_000) do
+      {:ok, data} -> read_all(sock, [acc | data])
+      {:error, :closed} -> IO.iodata_to_binary(acc)
+    end
+  end
+
+  test "events: :typed - a real turn matched on structs: deltas, the agent message, the status",
+       %{opts: opts} do
+    {:ok, c} = CodexClient.start_link(opts ++ [events: :typed])
+    {:ok, thread} = CodexClient.thread_start(c)
+    text = "Typed events from Elixir: deltas, then the whole message. 0123456789"
+    {:ok, turn} = CodexClient.turn_start(c, thread, "MOCK_TEXT: " <> text)
+
+    events = collect_typed(c)
+
+    assert %Event.TurnCompleted{
+             status: :completed,
+             error: nil,
+             turn_id: ^turn,
+             thread_id: ^thread
+           } = List.last(events),
+           typed_report(c, events)
+
+    assert [%Event.TurnStarted{thread_id: ^thread, status: :in_progress}] =
+             for(%Event.TurnStarted{turn_id: ^turn} = e <- events, do: e)
+
+    pieces = for %Event.AgentMessageDelta{turn_id: ^turn, delta: d} <- events, do: d
+    assert length(pieces) > 3, "expected several deltas, got #{inspect(pieces)}"
+    assert Enum.join(pieces) == text
+
+    # The user's message and the agent's, as typed items; the deltas name the agent message.
+    assert [%Item.UserMessage{content: [%{"type" => "text", "text" => "MOCK_TEXT: " <> ^text}]}] =
+             for(%Event.ItemCompleted{item: %Item.UserMessage{} = i} <- events, do: i)
+
+    assert [%Item.AgentMessage{id: msg_id, text: ^text}] =
+             for(%Event.ItemCompleted{item: %Item.AgentMessage{} = i} <- events, do: i)
+
+    assert Enum.all?(
+             for(%Event.AgentMessageDelta{item_id: id} <- events, do: id),
+             &(&1 == msg_id)
+           )
+
+    # The item started before its first delta and completed after its last.
+    idx = fn f -> Enum.find_index(events, f) end
+    started = idx.(&match?(%Event.ItemStarted{item: %Item.AgentMessage{id: ^msg_id}}, &1))
+    completed = idx.(&match?(%Event.ItemCompleted{item: %Item.AgentMessage{id: ^msg_id}}, &1))
+    first_delta = idx.(&match?(%Event.AgentMessageDelta{}, &1))
+
+    last_delta =
+      length(events) - 1 -
+        Enum.find_index(Enum.reverse(events), &match?(%Event.AgentMessageDelta{}, &1))
+
+    assert started < first_delta and last_delta < completed
+    # The turn started before its first delta; notifications without a struct of their own
+    # (thread/started, sent before the turn) arrive too, with their params decoded.
+    assert idx.(&match?(%Event.TurnStarted{}, &1)) < first_delta
+
+    assert [%Event.Notification{params: %{"thread" => %{"id" => ^thread}}}] =
+             for(%Event.Notification{method: "thread/started"} = n <- events, do: n)
+
+    :ok = CodexClient.stop(c)
+  end
+
+  test "events: :typed - command and file-change approvals arrive as structs and are answered",
+       %{opts: opts, work: work} do
+    {:ok, c} = CodexClient.start_link(opts ++ [events: :typed])
+    {:ok, thread} = CodexClient.thread_start(c)
+    file = Path.join(work, "typed-approved.txt")
+    {:ok, turn} = CodexClient.turn_start(c, thread, "MOCK_EXEC: echo typed-approval > #{file}")
+    events = collect_typed(c, :approve)
+    assert %Event.TurnCompleted{status: :completed} = List.last(events), typed_report(c, events)
+
+    assert [%Event.CommandApproval{turn_id: ^turn, thread_id: ^thread, item_id: item_id} = req] =
+             for(%Event.CommandApproval{} = r <- events, do: r)
+
+    assert req.command =~ "typed-approval"
+    assert req.cwd == work
+    assert is_reference(req.request) and req.raw["itemId"] == item_id
+    # Answered once (by collect_typed); the struct is refused a second answer like the handle.
+    assert {:error, {_, _}} = CodexClient.decline(c, req)
+
+    assert [%Item.CommandExecution{status: :completed, exit_code: 0, command: cmd}] =
+             for(
+               %Event.ItemCompleted{item: %Item.CommandExecution{id: ^item_id} = i} <- events,
+               do: i
+             )
+
+    assert cmd =~ "typed-approval"
+    assert File.read!(file) == "typed-approval\n"
+
+    # A patch on an "untrusted" thread: a FileChangeApproval, the FileChange item with its change.
+    {:ok, thread} = CodexClient.thread_start(c, %{"approvalPolicy" => "untrusted", "cwd" => work})
+
+    {:ok, _} =
+      CodexClient.turn_start(c, thread, "MOCK_PATCH: typed-patch.txt patched from Elixir")
+
+    events = collect_typed(c, :approve)
+    assert %Event.TurnCompleted{status: :completed} = List.last(events), typed_report(c, events)
+
+    assert [%Event.FileChangeApproval{item_id: patch_id}] =
+             for(%Event.FileChangeApproval{} = r <- events, do: r)
+
+    assert [
+             %Item.FileChange{
+               status: :completed,
+               changes: [%{path: path, kind: %{"type" => "add"}}]
+             }
+           ] =
+             for(%Event.ItemCompleted{item: %Item.FileChange{id: ^patch_id} = i} <- events, do: i)
+
+    assert Path.basename(path) == "typed-patch.txt"
+    assert File.read!(Path.join(work, "typed-patch.txt")) =~ "patched from Elixir"
+    :ok = CodexClient.stop(c)
+  end
+
+  test "events: :typed - a failed turn carries its error; decode/1 types a raw message the same",
+       %{opts: opts} do
+    {:ok, c} = CodexClient.start_link(opts ++ [events: :typed])
+    {:ok, thread} = CodexClient.thread_start(c)
+    {:ok, turn} = CodexClient.turn_start(c, thread, "MOCK_FAIL")
+    events = collect_typed(c)
+
+    assert %Event.TurnCompleted{
+             status: :failed,
+             turn_id: ^turn,
+             error: %CodexClient.TurnError{} = e
+           } = List.last(events)
+
+    assert is_binary(e.message) and e.message != ""
+
+    assert [%Event.Error{turn_id: ^turn, will_retry: false, error: %CodexClient.TurnError{}} | _] =
+             for(%Event.Error{} = n <- events, do: n)
+
+    :ok = CodexClient.stop(c)
+
+    # The same kind of turn with raw events, decoded by the caller.
+    {:ok, c} = CodexClient.start_link(opts)
+    {:ok, thread} = CodexClient.thread_start(c)
+    {:ok, _} = CodexClient.turn_start(c, thread, "MOCK_FAIL")
+    {events, status} = collect_turn(c)
+    assert status == "failed", turn_report(c, events)
+
+    assert %Event.TurnCompleted{status: :failed, error: %CodexClient.TurnError{message: m}} =
+             Event.decode(List.last(events))
+
+    assert m == e.message
+    :ok = CodexClient.stop(c)
+    # A bad option value is refused before anything starts.
+    assert {:error, {:invalid_argument, msg}} = CodexClient.start_link(opts ++ [events: :json])
+    assert msg =~ ":json"
+  end
+
+  test "turn_start sends a local image: Codex records it and the model receives it",
+       %{opts: opts, work: work} do
+    png = Path.join(work, "dot.png")
+
+    File.write!(
+      png,
+      <<137, 80, 78, 71, 13, 10, 26, 10, 0, 0, 0, 13, 73, 72, 68, 82, 0, 0, 0, 1, 0, 0, 0, 1, 8,
+        2, 0, 0, 0, 144, 119, 83, 222, 0, 0, 0, 12, 73, 68, 65, 84, 120, 156, 99, 248, 207, 192,
+        0, 0, 3, 1, 1, 0, 201, 254, 146, 239, 0, 0, 0, 0, 73, 69, 78, 68, 174, 66, 96, 130>>
+    )
+
+    marker = "elixir-image-#{System.unique_integer([:positive])}"
+    {:ok, c} = CodexClient.start_link(opts ++ [events: :typed])
+    {:ok, thread} = CodexClient.thread_start(c)
+
+    {:ok, _} =
+      CodexClient.turn_start(c, thread, [{:text, "MOCK_TEXT: #{marker}"}, {:local_image, png}])
+
+    events = collect_typed(c)
+    assert %Event.TurnCompleted{status: :completed} = List.last(events), typed_report(c, events)
+
+    # Codex recorded both parts of the user's message, in order.
+    assert [
+             %Item.UserMessage{
+               content: [%{"type" => "text"}, %{"type" => "localImage", "path" => ^png}]
+             }
+           ] = for(%Event.ItemCompleted{item: %Item.UserMessage{} = i} <- events, do: i)
+
+    # The model got the image: an input_image part in the request that carries the marker.
+    [req] = for r <- model_requests(), JSON.encode!(r["input"]) =~ marker, do: r
+
+    parts =
+      for %{"content" => content} <- req["input"], is_list(content), part <- content, do: part
+
+    assert Enum.any?(parts, &(&1["type"] == "input_image")),
+           "no input_image in the user's message #{JSON.encode!(List.last(req["input"]))}"
+
+    :ok = CodexClient.stop(c)
+
+    # A part turn_start does not know is refused, nothing sent.
+    {:ok, c} = CodexClient.start_link(opts)
+    {:ok, thread} = CodexClient.thread_start(c)
+    assert {:error, {:invalid_argument, msg}} = CodexClient.turn_start(c, thread, [{:video, "x"}])
+    assert msg =~ ":video"
+    :ok = CodexClient.stop(c)
+  end
+
+  test "Event.decode/1 and Item.decode/1: known shapes typed, unknown kinds and methods kept raw" do
+    ref = make_ref()
+
+    assert %Event.PermissionsApproval{
+             request: ^ref,
+             item_id: "i1",
+             cwd: "/w",
+             permissions: %{"network" => %{"enabled" => true}},
+             reason: "needs the network"
+           } =
+             Event.decode(
+               {:codex_request, ref, "item/permissions/requestApproval",
+                ~s({"threadId":"t","turnId":"u","itemId":"i1","cwd":"/w","startedAtMs":1,) <>
+                  ~s("permissions":{"network":{"enabled":true}},"reason":"needs the network"})}
+             )
+
+    assert %Event.Request{
+             request: ^ref,
+             method: "item/tool/requestUserInput",
+             params: %{"x" => 1}
+           } = Event.decode({:codex_request, ref, "item/tool/requestUserInput", ~s({"x":1})})
+
+    assert %Event.Notification{method: "thread/new/thing", params: %{"a" => [1]}} =
+             Event.decode({:codex_event, "thread/new/thing", ~s({"a":[1]})})
+
+    assert %Event.ItemCompleted{
+             item: %Item.Unknown{type: "webSearch", id: "w", raw: %{"query" => "q"}}
+           } =
+             Event.decode(
+               {:codex_event, "item/completed",
+                ~s({"threadId":"t","turnId":"u","item":{"type":"webSearch","id":"w","query":"q"}})}
+             )
+
+    assert %Item.Reasoning{summary: ["s"], content: []} =
+             Item.decode(%{
+               "type" => "reasoning",
+               "id" => "r",
+               "summary" => ["s"],
+               "content" => []
+             })
+
+    assert %Item.Unknown{type: nil, raw: 42} = Item.decode(42)
+    # A status this version does not know stays the server's string.
+    assert %Event.TurnCompleted{status: "paused", error: nil} =
+             Event.decode(
+               {:codex_event, "turn/completed",
+                ~s({"threadId":"t","turn":{"id":"u","status":"paused"}})}
+             )
+
+    assert %Event.Disconnected{reason: "gone", stderr_tail: "tail"} =
+             Event.decode({:codex_disconnected, "gone", "tail"})
+
+    assert %Event.Overflow{dropped: 3} = Event.decode({:codex_overflow, 3})
+    assert_raise ArgumentError, fn -> Event.decode({:something_else}) end
+  end
+
   test "an approval arrives as a message; accepted -> the command ran", %{opts: opts, work: work} do
     {:ok, c} = CodexClient.start_link(opts)
     {:ok, thread} = CodexClient.thread_start(c)
@@ -81,7 +418,7 @@ defmodule CodexClientTest do
     {:ok, _} = CodexClient.turn_start(c, thread, "MOCK_EXEC: echo approved-command-ran > #{file}")
 
     {events, status} = collect_turn(c, :approve)
-    assert status == "completed"
+    assert status == "completed", turn_report(c, events)
 
     assert [{:codex_request, "item/commandExecution/requestApproval", params}] =
              for({:codex_request, _, _} = r <- events, do: r)
@@ -122,15 +459,15 @@ defmodule CodexClientTest do
       @wait -> flunk("no approval request")
     end
 
-    {_events, status} = collect_turn(c)
-    assert status == "completed"
+    {events, status} = collect_turn(c)
+    assert status == "completed", turn_report(c, events)
     assert File.exists?(first)
 
     # The rule now allows `touch …`: the same kind of command runs without asking.
     second = Path.join(work, "amended-2.txt")
     {:ok, _} = CodexClient.turn_start(c, thread, "MOCK_EXEC: touch #{second}")
     {events, status} = collect_turn(c)
-    assert status == "completed"
+    assert status == "completed", turn_report(c, events)
     assert for({:codex_request, _, _} = r <- events, do: r) == []
     assert File.exists?(second)
     :ok = CodexClient.stop(c)
@@ -146,7 +483,7 @@ defmodule CodexClientTest do
     # codex exec runs with approval policy `never`: no request reaches the client and the
     # command is rejected without asking.
     {events, status} = collect_turn(c)
-    assert status == "completed"
+    assert status == "completed", turn_report(c, events)
     assert for({:codex_request, _, _} = r <- events, do: r) == []
     refute File.exists?(file)
     :ok = CodexClient.stop(c)
@@ -154,33 +491,44 @@ defmodule CodexClientTest do
     {:ok, c} = CodexClient.start_link(opts ++ [transport: "stdio"])
     {:ok, thread} = CodexClient.thread_start(c)
     {:ok, _} = CodexClient.turn_start(c, thread, "MOCK_EXEC: touch #{file}")
-    {events, "completed"} = collect_turn(c, :approve)
+    {events, status} = collect_turn(c, :approve)
+    assert status == "completed", turn_report(c, events)
+
     assert [{:codex_request, "item/commandExecution/requestApproval", _}] =
              for({:codex_request, _, _} = r <- events, do: r)
+
     assert File.exists?(file)
     :ok = CodexClient.stop(c)
 
     Process.flag(:trap_exit, true)
-    assert {:error, {:invalid_argument, msg}} = CodexClient.start_link(opts ++ [transport: "carrier-pigeon"])
+
+    assert {:error, {:invalid_argument, msg}} =
+             CodexClient.start_link(opts ++ [transport: "carrier-pigeon"])
+
     assert msg =~ "carrier-pigeon"
   end
 
-  test "approve_for_session runs the command; cancel interrupts the turn", %{opts: opts, work: work} do
+  test "approve_for_session runs the command; cancel interrupts the turn", %{
+    opts: opts,
+    work: work
+  } do
     {:ok, c} = CodexClient.start_link(opts)
     {:ok, thread} = CodexClient.thread_start(c)
     file = Path.join(work, "session.txt")
     {:ok, _} = CodexClient.turn_start(c, thread, "MOCK_EXEC: echo for-session > #{file}")
-    {_events, status} = collect_turn(c, :approve_for_session)
-    assert status == "completed"
+    {events, status} = collect_turn(c, :approve_for_session)
+    assert status == "completed", turn_report(c, events)
     assert File.read!(file) == "for-session\n"
 
     {:ok, thread2} = CodexClient.thread_start(c)
     cancelled = Path.join(work, "cancelled.txt")
     {:ok, _} = CodexClient.turn_start(c, thread2, "MOCK_EXEC: echo cancelled > #{cancelled}")
     {events, status} = collect_turn(c, :cancel)
+
     assert [{:codex_request, "item/commandExecution/requestApproval", _}] =
              for({:codex_request, _, _} = r <- events, do: r)
-    assert status == "interrupted"
+
+    assert status == "interrupted", turn_report(c, events)
     refute File.exists?(cancelled)
     :ok = CodexClient.stop(c)
   end
@@ -222,7 +570,7 @@ defmodule CodexClientTest do
     assert_receive {:codex_event, "item/agentMessage/delta", _}, @wait
     :ok = CodexClient.interrupt(c, thread, turn)
     {events, status} = collect_turn(c)
-    assert status == "interrupted"
+    assert status == "interrupted", turn_report(c, events)
     assert length(deltas(events)) < 49
     :ok = CodexClient.stop(c)
   end
@@ -283,10 +631,12 @@ defmodule CodexClientTest do
 
     try do
       {:ok, _} = CodexClient.turn_start(c, thread, "MOCK_TEXT: " <> String.duplicate("abc ", 200))
-      {_, "completed"} = collect_turn(c)
+      {events, status} = collect_turn(c)
+      assert status == "completed", turn_report(c, events)
       file = Path.join(work, "sched.txt")
       {:ok, _} = CodexClient.turn_start(c, thread, "MOCK_EXEC: echo x > #{file}")
-      {_, "completed"} = collect_turn(c, :approve)
+      {events, status} = collect_turn(c, :approve)
+      assert status == "completed", turn_report(c, events)
     after
       case previous do
         :undefined -> :erlang.system_monitor(:undefined)

@@ -1,6 +1,6 @@
 # Needs (scripts/test-elixir.sh sets them): CODEX_BIN (the real codex CODEX_DEFAULT), MOCK_CODEX_CONFIG
 # (config.toml written by `mock-model --codex-home`, pointing Codex at the local mock model),
-# CODEX_TEST_TMP (scratch directory).
+# CODEX_TEST_TMP (scratch directory), MOCK_MODEL_PORT (the mock model's port, to read what it received).
 ExUnit.start(timeout: 120_000)
 
 defmodule CodexClient.TestEnv do

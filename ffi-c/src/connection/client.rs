@@ -38,6 +38,9 @@ pub(crate) struct ClientState {
     /// handles to their client.
     pub(crate) key: u64,
     core: Client,
+    /// The program's own client (`codex_client_new`): freeing it disconnects. A pool's
+    /// endpoint or handler client belongs to the pool: freeing releases the handle only.
+    owned: bool,
 }
 
 static CLIENTS: Table<ClientState> = Table::new();
@@ -91,10 +94,29 @@ impl ClientState {
         Ok(())
     }
 
+    /// A handle on a connection the program does not own (a pool's endpoint or handler
+    /// client): freeing it releases the handle only.
+    pub(crate) fn borrowed(core: Client) -> Result<*mut codex_client_t, Fail> {
+        handles::insert_with::<codex_client_t, Fail>(|key| {
+            let state = ClientState {
+                key,
+                core,
+                owned: false,
+            };
+            if !state.is_poll() {
+                state.route_responses()?;
+            }
+            Ok(Arc::new(state))
+        })
+    }
+
     /// Free: end the connection (its in-flight completions run), then take every callback
     /// out of the core's table, so none runs afterwards even when this is called from a
     /// callback (whose thread the disconnect does not wait for).
     fn shutdown(&self) {
+        if !self.owned {
+            return;
+        }
         self.core.disconnect();
         if !self.is_poll() {
             for slot in [
@@ -132,6 +154,7 @@ ffi_fn! {
             let state = ClientState {
                 key,
                 core: Client::new(options),
+                owned: true,
             };
             if !state.is_poll() {
                 state.route_responses()?;

@@ -1,6 +1,7 @@
 //! The MCP client's functions (the core's `codex_client::McpClient` on a connection): request
 //! names and params (`request.rs`), subscription streams (`listen.rs`), skills over MCP
-//! (`skills.rs`) and authorization's callbacks (`oauth.rs`, options setters). They take a
+//! (`skills.rs`), authorization's callbacks (`oauth.rs`, options setters) and the negotiated era
+//! for option `mcp_prior` (`prior.rs`). They take a
 //! `codex_client_t` connected to an MCP server (or, for OAuth, an options object); nothing
 //! here imports `crate::codex`.
 
@@ -13,3 +14,5 @@ pub mod listen;
 pub mod skills;
 // Authorization (OAuth 2.1) callbacks.
 pub mod oauth;
+// The negotiated era, for option `mcp_prior`.
+pub mod prior;

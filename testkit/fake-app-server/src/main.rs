@@ -56,6 +56,12 @@
 //! - `close-stdout`: `test/close` closes stdout but keeps reading stdin
 //!   until EOF.
 //! - `no-init`: never answer `initialize` (not part of `all`).
+//! - `turns`: `thread/start` answers ids unique across processes (`thr_<pid>_<n>`);
+//!   `turn/start` answers a turn, then streams `turn/started`, `deltas=N` agent-message deltas
+//!   (default 3) spelling `echo: <input text>`, the completed message and `turn/completed`,
+//!   after `sleep=MS` (words of the input text). Not in `all`.
+//! - `overload-start`: every `thread/start` is answered `-32001`; `test/attempts`
+//!   `{"method"}` says how many requests of a method came. Not in `all`.
 //! - `orphan`: `test/orphanDie` starts `sleep 30` (inheriting stdout and
 //!   stderr, its pid on stderr as `orphan pid N`) and exits with code 4
 //!   without answering.
@@ -82,7 +88,7 @@ use std::process::ExitCode;
 use server::{Mode, Server};
 
 const USAGE: &str = "usage: fake-app-server [--mode NAME]... [--stderr-lines N]\n\
-modes: hang slow die overload garbage bigline unknown approval flood exit-on-eof ignore-eof
+modes: hang slow die overload garbage bigline unknown approval flood exit-on-eof ignore-eof turns overload-start
 \
        close-stdout no-init orphan stray mcp mcp-future all
 \

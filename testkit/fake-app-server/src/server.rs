@@ -61,6 +61,14 @@ pub enum Mode {
     /// `test/stopReading` answers, then the server never reads its stdin again (it stays
     /// alive): a hung server whose pipe fills up.
     StopReading,
+    /// Threads and turns as a pool sees them (not in `all`): `thread/start` answers a thread
+    /// id unique across processes (`thr_<pid>_<n>`); `turn/start` answers a turn and then
+    /// streams `turn/started`, agent-message deltas, the completed message and
+    /// `turn/completed` (see [`fake_turn`]).
+    Turns,
+    /// Every `thread/start` is answered `-32001` overloaded (not in `all`); `test/attempts`
+    /// says how many came.
+    OverloadStart,
 }
 
 impl Mode {
@@ -102,6 +110,8 @@ impl Mode {
             "mcp" => Mode::Mcp,
             "mcp-future" => Mode::McpFuture,
             "stop-reading" => Mode::StopReading,
+            "turns" => Mode::Turns,
+            "overload-start" => Mode::OverloadStart,
             _ => return None,
         })
     }
@@ -471,6 +481,43 @@ impl Server {
         }
         let out = Arc::clone(&self.out);
         match method {
+            "thread/start" if self.on(Mode::OverloadStart) => {
+                *self.attempts.entry(method.to_owned()).or_insert(0) += 1;
+                out.send(&err(&id, OVERLOADED, "Server overloaded; retry later."));
+            }
+            "test/attempts" => {
+                let seen = self.attempts.get(param_str(&params, "method", "")).copied();
+                out.send(&ok(&id, json!({ "attempts": seen.unwrap_or(0) })));
+            }
+            "thread/start" if self.on(Mode::Turns) => {
+                let n = self.attempts.entry(method.to_owned()).or_insert(0);
+                *n += 1;
+                let thread = json!({
+                    "id": format!("thr_{}_{}", std::process::id(), n),
+                    "status": { "type": "idle" },
+                });
+                out.send(&ok(&id, json!({ "thread": thread.clone() })));
+                self.notify("thread/started", json!({ "thread": thread }));
+            }
+            "turn/start" if self.on(Mode::Turns) => {
+                let n = self.attempts.entry(method.to_owned()).or_insert(0);
+                *n += 1;
+                let turn_id = format!("turn_{n}");
+                let thread = param_str(&params, "threadId", "").to_owned();
+                let text = params["input"][0]["text"].as_str().unwrap_or("").to_owned();
+                let turn = json!({ "id": turn_id, "status": "inProgress", "items": [] });
+                out.send(&ok(&id, json!({ "turn": turn })));
+                let lines = fake_turn(&thread, &turn_id, &text, &self.opt_out);
+                let sleep_ms = word_value(&text, "sleep").unwrap_or(0);
+                std::thread::spawn(move || {
+                    let (first, rest) = lines.split_at(1);
+                    out.line(&first[0]);
+                    std::thread::sleep(Duration::from_millis(sleep_ms));
+                    for l in rest {
+                        out.line(l);
+                    }
+                });
+            }
             "thread/start" => {
                 let thread = json!({ "id": "thr_fake_1", "status": { "type": "idle" } });
                 out.send(&ok(&id, json!({ "thread": thread.clone() })));
@@ -626,4 +673,47 @@ impl Server {
             _ => out.send(&ok(&id, json!({ "method": method, "params": params }))),
         }
     }
+}
+
+/// `key=N` in a turn's text, if there.
+fn word_value(text: &str, key: &str) -> Option<u64> {
+    text.split_whitespace()
+        .find_map(|w| w.strip_prefix(key)?.strip_prefix('=')?.parse().ok())
+}
+
+/// The lines of one fake turn (mode `turns`) on `thread`: `turn/started`, then (after the
+/// `sleep=MS` of the text, if any) `deltas=N` agent-message deltas (default 3) that spell
+/// `echo: <text>`, the completed agent message and `turn/completed`; methods the client
+/// opted out of are left out.
+fn fake_turn(thread: &str, turn: &str, text: &str, opt_out: &HashSet<String>) -> Vec<String> {
+    let answer = format!("echo: {text}");
+    let n = word_value(text, "deltas").unwrap_or(3).max(1) as usize;
+    let chars: Vec<char> = answer.chars().collect();
+    let per = chars.len().div_ceil(n).max(1);
+    let item = format!("msg_{turn}");
+    let mut notes = vec![(
+        "turn/started",
+        json!({ "threadId": thread, "turn": { "id": turn, "status": "inProgress", "items": [] } }),
+    )];
+    for i in 0..n {
+        let piece: String = chars.iter().skip(i * per).take(per).collect();
+        notes.push((
+            "item/agentMessage/delta",
+            json!({ "threadId": thread, "turnId": turn, "itemId": item, "delta": piece }),
+        ));
+    }
+    notes.push((
+        "item/completed",
+        json!({ "threadId": thread, "turnId": turn,
+                "item": { "type": "agentMessage", "id": item, "text": answer } }),
+    ));
+    notes.push((
+        "turn/completed",
+        json!({ "threadId": thread, "turn": { "id": turn, "status": "completed", "items": [] } }),
+    ));
+    notes
+        .into_iter()
+        .filter(|(m, _)| !opt_out.contains(*m))
+        .map(|(m, p)| json!({ "method": m, "params": p, "emittedAtMs": now_ms() }).to_string())
+        .collect()
 }

@@ -67,6 +67,114 @@ impl EraMode {
     }
 }
 
+/// A remembered era verdict: what a connection negotiated
+/// ([`InitializeResult::mcp_prior`](crate::InitializeResult::mcp_prior)), given back to a
+/// later connect to the same command or URL (option `mcp_prior`) so that it skips the
+/// `server/discover` probe — the TypeScript SDK's `connect({ prior })` (`PriorDiscovery`),
+/// the Python SDK's `prior_discover`. As JSON: `{"kind": "legacy"}` or
+/// `{"kind": "modern", "discover": <the server/discover result>}`.
+///
+/// Keeping it fresh is the program's job: a stale `Modern` fails at the first request (the
+/// server no longer speaks the stateless era), a stale `Legacy` goes on working in the
+/// handshake era even after the server learned the stateless one.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub enum Prior {
+    /// The server speaks the handshake era: connect sends `initialize` without a probe.
+    Legacy,
+    /// The server speaks the stateless era: connect adopts this `server/discover` result
+    /// (its `supportedVersions`, `capabilities`, `serverInfo`, `instructions`) and sends
+    /// nothing.
+    Modern(Value),
+}
+
+impl Prior {
+    /// Read the JSON form (see [`Prior`]); the message says what is wrong.
+    pub fn from_json(v: &Value) -> Result<Prior, String> {
+        let obj = v.as_object().ok_or(
+            "a JSON object {\"kind\": \"legacy\"} or {\"kind\": \"modern\", \"discover\": {...}}",
+        )?;
+        match obj.get("kind").and_then(Value::as_str) {
+            Some("legacy") => Ok(Prior::Legacy),
+            Some("modern") => {
+                let d = obj.get("discover").filter(|d| d.is_object()).ok_or(
+                    "kind \"modern\" needs \"discover\": the server/discover result (an object)",
+                )?;
+                if pick_version(&d["supportedVersions"]).is_none() {
+                    return Err(format!(
+                        "its discover result's supportedVersions {} has none this client speaks ({})",
+                        d["supportedVersions"],
+                        MODERN_VERSIONS.join(", ")
+                    ));
+                }
+                if d.get("capabilities").is_some_and(|c| !c.is_object()) {
+                    return Err("its discover result's capabilities is not an object".into());
+                }
+                Ok(Prior::Modern(d.clone()))
+            }
+            _ => Err("\"kind\" must be \"legacy\" or \"modern\"".into()),
+        }
+    }
+
+    /// The JSON form: `{"kind": "legacy"}` or `{"kind": "modern", "discover": {...}}`.
+    pub fn to_json(&self) -> Value {
+        match self {
+            Prior::Legacy => json!({"kind": "legacy"}),
+            Prior::Modern(d) => json!({"kind": "modern", "discover": d}),
+        }
+    }
+
+    /// The stateless version a `Modern` verdict connects with (the newest of its
+    /// `supportedVersions` this client speaks); `None` for `Legacy`.
+    pub fn version(&self) -> Option<&'static str> {
+        match self {
+            Prior::Legacy => None,
+            Prior::Modern(d) => pick_version(&d["supportedVersions"]),
+        }
+    }
+
+    /// The verdict an initialize result view records (see [`discover_view`]): `Modern` with
+    /// the discover result (the view without the members it added) for the stateless era,
+    /// else `Legacy`.
+    pub fn of_view(view: &Value) -> Prior {
+        if view.get("era").and_then(Value::as_str) != Some("stateless") {
+            return Prior::Legacy;
+        }
+        let mut d = view.as_object().cloned().unwrap_or_default();
+        d.remove("era");
+        d.remove("protocolVersion");
+        Prior::Modern(Value::Object(d))
+    }
+}
+
+/// Whether the options `mcp_protocol` (`mode`) and `mcp_prior` (`prior`) agree: a `legacy`
+/// mode takes only a `Legacy` verdict, a pinned version only a `Modern` one that lists it.
+pub fn check_prior(mode: &EraMode, prior: Option<&Prior>) -> Result<(), String> {
+    match (mode, prior) {
+        (_, None) | (EraMode::Auto, _) | (EraMode::Legacy, Some(Prior::Legacy)) => Ok(()),
+        (EraMode::Legacy, Some(Prior::Modern(_))) => Err(
+            "option `mcp_prior` is a stateless (2026-07-28) server's but option `mcp_protocol` is \"legacy\""
+                .into(),
+        ),
+        (EraMode::Pinned(p), Some(Prior::Legacy)) => Err(format!(
+            "option `mcp_prior` is a handshake-era server's but option `mcp_protocol` pins {p}"
+        )),
+        (EraMode::Pinned(p), Some(Prior::Modern(d))) => {
+            let listed = d["supportedVersions"]
+                .as_array()
+                .is_some_and(|l| l.iter().any(|v| v.as_str() == Some(p)));
+            if listed {
+                Ok(())
+            } else {
+                Err(format!(
+                    "option `mcp_prior`'s supportedVersions {} does not list {p}, which option `mcp_protocol` pins",
+                    d["supportedVersions"]
+                ))
+            }
+        }
+    }
+}
+
 /// What every request of the stateless era carries in `params._meta`.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -180,6 +288,45 @@ mod tests {
         let mut n = Value::Null;
         e.apply(&mut n);
         assert_eq!(n["_meta"][META_PROTOCOL_VERSION], "2026-07-28");
+    }
+
+    #[test]
+    fn prior_round_trips_and_agrees_with_the_mode() {
+        let d = json!({"supportedVersions": ["2026-07-28"], "capabilities": {"tools": {}}});
+        let modern = Prior::from_json(&json!({"kind": "modern", "discover": d})).unwrap();
+        assert_eq!(modern.version(), Some("2026-07-28"));
+        assert_eq!(Prior::from_json(&modern.to_json()).unwrap(), modern);
+        let view = discover_view(&d, "2026-07-28");
+        assert_eq!(
+            Prior::of_view(&view),
+            modern,
+            "the view without era and protocolVersion"
+        );
+        assert_eq!(
+            Prior::of_view(&json!({"protocolVersion": "2025-11-25"})),
+            Prior::Legacy
+        );
+        assert_eq!(
+            Prior::from_json(&json!({"kind": "legacy"})).unwrap(),
+            Prior::Legacy
+        );
+        for bad in [
+            json!("legacy"),
+            json!({"kind": "modern"}),
+            json!({"kind": "modern", "discover": {"supportedVersions": ["2099-01-01"]}}),
+            json!({"kind": "modern", "discover": {"supportedVersions": ["2026-07-28"], "capabilities": 1}}),
+            json!({"kind": "other"}),
+        ] {
+            assert!(Prior::from_json(&bad).is_err(), "{bad}");
+        }
+        let pin = EraMode::parse("2026-07-28").unwrap();
+        assert!(check_prior(&EraMode::Auto, Some(&modern)).is_ok());
+        assert!(check_prior(&EraMode::Auto, Some(&Prior::Legacy)).is_ok());
+        assert!(check_prior(&EraMode::Legacy, Some(&Prior::Legacy)).is_ok());
+        assert!(check_prior(&EraMode::Legacy, Some(&modern)).is_err());
+        assert!(check_prior(&pin, Some(&modern)).is_ok());
+        assert!(check_prior(&pin, Some(&Prior::Legacy)).is_err());
+        assert!(check_prior(&pin, None).is_ok());
     }
 
     #[test]
