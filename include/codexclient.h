@@ -347,7 +347,8 @@
  * window (`codex_client_server_version`, `codex_client_supports`,
  * `CODEX_STATUS_UNSUPPORTED_BY_VERSION`, `CODEX_EVENT_OUTSIDE_WINDOW`).
  * 1.11: `codex_client_mcp_prior` (the era an MCP connection negotiated, for option
- * `mcp_prior`).
+ * `mcp_prior`); `CODEX_EVENT_VERSION_MISMATCH` (the app-server behind the control socket is
+ * another Codex version than the installed CLI).
  */
 #define CODEX_ABI_VERSION_MINOR 11
 
@@ -462,6 +463,12 @@ typedef enum codex_status_t {
    * asks first. ABI 1.10.
    */
   CODEX_STATUS_UNSUPPORTED_BY_VERSION = 19,
+  /**
+   * No endpoint of a pool can take the call (none healthy and accepting, at once; or each
+   * at its limit of running turns until the placement bound passed); the message names
+   * every endpoint and its state. ABI 1.11.
+   */
+  CODEX_STATUS_UNAVAILABLE = 20,
 } codex_status_t;
 
 /**
@@ -527,6 +534,15 @@ typedef enum codex_event_kind_t {
    * connect (and per reconnect to such a server). ABI 1.10.
    */
   CODEX_EVENT_OUTSIDE_WINDOW = 10,
+  /**
+   * The app-server behind the local control socket (`codex app-server daemon`'s) runs
+   * another Codex version than the installed CLI (the `codex` binary the options name); the
+   * connection goes on with the server's version: `error_message` (in words),
+   * `reconnect_json` (the server version's JSON, as OUTSIDE_WINDOW's, with `"source":
+   * "control_socket"` and `"cli_version"`). Delivered once per connect (and per reconnect
+   * to such a server). ABI 1.11.
+   */
+  CODEX_EVENT_VERSION_MISMATCH = 11,
 } codex_event_kind_t;
 
 /**
@@ -591,6 +607,13 @@ typedef struct codex_oauth_answer_t codex_oauth_answer_t;
  * were either before or after that change.
  */
 typedef struct codex_options_t codex_options_t;
+
+/**
+ * A pool of Codex app-servers. Opaque handle (a token checked on every call). Create with
+ * `codex_pool_new`, free with `codex_pool_free`. Every function may be called from any
+ * thread, concurrently (except `codex_pool_free`, the last call).
+ */
+typedef struct codex_pool_t codex_pool_t;
 
 /**
  * A request the server sent (an approval, a question, ...). Opaque handle.
@@ -1499,8 +1522,9 @@ uint32_t codex_event_reconnect_attempt(const struct codex_event_t *event);
 uint64_t codex_event_reconnect_delay_ms(const struct codex_event_t *event);
 
 /**
- * The whole report of a RECONNECTING, RECONNECTED, AUTH or OUTSIDE_WINDOW event as JSON
- * text (OUTSIDE_WINDOW: see `CODEX_EVENT_OUTSIDE_WINDOW`); NULL for other kinds. RECONNECTING: `{"attempt","maxAttempts","delayMs","cause"}`. RECONNECTED:
+ * The whole report of a RECONNECTING, RECONNECTED, AUTH, OUTSIDE_WINDOW or
+ * VERSION_MISMATCH event as JSON text (OUTSIDE_WINDOW, VERSION_MISMATCH: see their
+ * kinds); NULL for other kinds. RECONNECTING: `{"attempt","maxAttempts","delayMs","cause"}`. RECONNECTED:
  * `{"attempts","threads":[id…],"failedThreads":[{"threadId","error"}…],
  * "requestsFailed","serverRequestsDropped","turnsEnded":[{"threadId","turnId","status"}…]}`.
  * Ownership: the event's. Thread: as every event accessor (see `codex_event_kind`).
@@ -1832,7 +1856,10 @@ int32_t codex_client_remove_skill_source(struct codex_client_t *client, const ch
 /**
  * The connected app-server's Codex version placed in the supported window: `*out`
  * receives `{"version": "0.171.0"|null, "position": "inside"|"older"|"newer"|"unknown",
- * "matches": "<the window version it is>"|null, "window": ["0.163.0", …]}`, a string the
+ * "matches": "<the window version it is>"|null, "window": ["0.163.0", …], "source":
+ * "spawned"|"remote"|"control_socket", "cli_version": "<the installed CLI's>"|null}`
+ * (`version` is the server's own: through the control socket the daemon's, with the
+ * installed CLI's beside it; `source` and `cli_version` since ABI 1.11), a string the
  * program frees with `codex_string_free`. Errors: NOT_CONNECTED; INVALID_STATE when the
  * server is not a Codex app-server (an MCP server, the exec or codex-mcp-server
  * transport). Thread: any, including inside callbacks. ABI 1.10.
@@ -2044,6 +2071,98 @@ enum codex_status_t codex_options_set_oauth_loopback(struct codex_options_t *opt
  * any, including inside callbacks. ABI 1.11.
  */
 enum codex_status_t codex_client_mcp_prior(const struct codex_client_t *client, char **out);
+
+/**
+ * Create a pool. `options_json` (may be NULL: the defaults) is a JSON object of the pool's
+ * options: `place_timeout` (seconds `thread_start` may spend placing a thread, default
+ * 30), `max_running_turns` (each endpoint's default limit on running turns, 0 = none),
+ * `overload_backoff` (seconds an endpoint that answered overloaded is passed over,
+ * default 0.5). `*out` receives the pool; free it with `codex_pool_free`. Errors:
+ * INVALID_ARGUMENT (bad JSON, an unknown option or value, named). Thread: any. ABI 1.11.
+ */
+enum codex_status_t codex_pool_new(const char *options_json, struct codex_pool_t **out);
+
+/**
+ * Free a pool: every endpoint is disconnected (running turns fail with DISCONNECTED).
+ * Client handles taken from it (`codex_pool_endpoint_client`,
+ * `codex_pool_handler_client`) must still be freed with `codex_client_free`; they no
+ * longer reach a server. NULL is ignored; a second free is detected and ignored.
+ */
+void codex_pool_free(struct codex_pool_t *p);
+
+/**
+ * Connect endpoint `name` (blocking, bounded by its `connect_timeout`) from client options
+ * `opts` (NULL: defaults, a local `codex app-server`; the options are copied) and let it
+ * take threads. `endpoint_json` (may be NULL) holds its placement settings:
+ * `max_running_turns` (overrides the pool's), `shared_home` (the name of the CODEX_HOME it
+ * shares with other endpoints, for `codex_pool_resume_elsewhere`). Errors:
+ * INVALID_ARGUMENT (empty or duplicate name, an MCP server's options), whatever connecting
+ * returns. Thread: any. ABI 1.11.
+ */
+enum codex_status_t codex_pool_add_endpoint(struct codex_pool_t *p, const char *name, const struct codex_options_t *opts, const char *endpoint_json);
+
+/**
+ * Take endpoint `name` out now: disconnected at once. Errors: INVALID_ARGUMENT (unknown
+ * name, the message lists the endpoints). Thread: any. ABI 1.11.
+ */
+enum codex_status_t codex_pool_remove_endpoint(struct codex_pool_t *p, const char *name);
+
+/**
+ * Drain endpoint `name`: it takes no new thread; once idle it is disconnected and leaves
+ * the pool. Returns at once. Thread: any. ABI 1.11.
+ */
+enum codex_status_t codex_pool_drain_endpoint(struct codex_pool_t *p, const char *name);
+
+/**
+ * Every endpoint's status as a JSON array in `*out` (free with `codex_string_free`): each
+ * `{name, target, state, running_turns, waiting_threads, threads_placed,
+ * max_running_turns, shared_home, lost, codex_version}`; `state` is `ready`,
+ * `reconnecting`, `lost`, `draining` or `drained`. Thread: any. ABI 1.11.
+ */
+enum codex_status_t codex_pool_endpoints_json(const struct codex_pool_t *p, char **out);
+
+/**
+ * `thread/start` on the least busy endpoint that takes threads (blocking). `params_json`
+ * (may be NULL) as for `codex_client_thread_start`. `*thread_id` and `*endpoint` (each may
+ * be NULL) receive the thread's id and its endpoint's name (free with
+ * `codex_string_free`). Errors: UNAVAILABLE (no endpoint healthy, at once; or every one at
+ * its limit until `place_timeout`), OVERLOADED (every endpoint answered overloaded until
+ * then), whatever `thread/start` returned. Thread: any. ABI 1.11.
+ */
+enum codex_status_t codex_pool_thread_start(struct codex_pool_t *p, const char *params_json, char **thread_id, char **endpoint);
+
+/**
+ * The endpoint holding thread `thread_id` in `*endpoint` (free with `codex_string_free`).
+ * Errors: INVALID_ARGUMENT (not a thread of this pool). Thread: any. ABI 1.11.
+ */
+enum codex_status_t codex_pool_endpoint_of(const struct codex_pool_t *p, const char *thread_id, char **endpoint);
+
+/**
+ * `thread/resume` of thread `thread_id` on another healthy endpoint sharing its
+ * CODEX_HOME (`shared_home`); `params_json` (may be NULL) overrides the params it was
+ * started with. `*endpoint` (may be NULL) receives the new endpoint's name. Errors:
+ * INVALID_ARGUMENT (not a thread of this pool; its endpoint shares its home with none),
+ * UNAVAILABLE (no such endpoint healthy now). Thread: any. ABI 1.11.
+ */
+enum codex_status_t codex_pool_resume_elsewhere(struct codex_pool_t *p, const char *thread_id, const char *params_json, char **endpoint);
+
+/**
+ * A client handle on endpoint `name`'s connection in `*out`: every `codex_client_*`
+ * function works on it (turns, approvals, raw requests, polling in poll mode). The pool
+ * owns the connection: `codex_client_free` on this handle frees the handle only, and
+ * `codex_client_disconnect` on it ends the endpoint's connection (the pool then reports
+ * it lost). Errors: INVALID_ARGUMENT (unknown name). Thread: any. ABI 1.11.
+ */
+enum codex_status_t codex_pool_endpoint_client(const struct codex_pool_t *p, const char *name, struct codex_client_t **out);
+
+/**
+ * The pool's handler client in `*out`: a client handle that is never connected, whose
+ * callbacks (`codex_client_on_server_request`, `codex_client_on_notification`, ...) serve
+ * every endpoint of the pool, now and later added (they share one handler table).
+ * Without a server-request callback approvals are declined. Free the handle with
+ * `codex_client_free` (the callbacks stay until the pool is freed). Thread: any. ABI 1.11.
+ */
+enum codex_status_t codex_pool_handler_client(const struct codex_pool_t *p, struct codex_client_t **out);
 
 #ifdef __cplusplus
 }  // extern "C"

@@ -77,7 +77,8 @@ public:
     Client(Client &&o) noexcept = default;
 
     /// The connected app-server's Codex version placed in the supported window, as JSON
-    /// {"version","position","matches","window"} (codex_client_server_version, ABI 1.10).
+    /// {"version","position","matches","window","source","cli_version"}
+    /// (codex_client_server_version, ABI 1.10; source and cli_version: ABI 1.11).
     /// Throws CODEX_STATUS_NOT_CONNECTED, or CODEX_STATUS_INVALID_STATE when the server is not a
     /// Codex app-server.
     std::string server_version() const {

@@ -31,6 +31,30 @@ struct OptionValues {
     /// wss://, http:// or https:// transport (sent only over TLS or to a loopback address; never
     /// logged). Default: none.
     std::string token;
+    /// Option `ws_auth` (word; here one of the words of the doc (empty: not sent)): How a ws:// or
+    /// wss:// upgrade authenticates, as `codex app-server --ws-auth` says: "capability-token" (the
+    /// default: option `token` is sent as it is) or "signed-bearer-token" (a fresh HS256 JWT for
+    /// every connect and reconnect, signed with the secret in ws_shared_secret_file; no `token`
+    /// then). Codex checks no token on the unix control socket.
+    std::string ws_auth;
+    /// Option `ws_shared_secret_file` (path; here a path (empty: not sent)): ws_auth
+    /// "signed-bearer-token": the shared secret, the file the server reads with
+    /// --ws-shared-secret-file: read as UTF-8 text and trimmed as Codex reads it, at least 32
+    /// bytes, read again for each token; refused if others can read it (chmod 600). Default: none.
+    std::string ws_shared_secret_file;
+    /// Option `ws_issuer` (string; here a string (empty: not sent)): ws_auth "signed-bearer-token":
+    /// the tokens' `iss` claim (what the server's --ws-issuer expects). Default: none (no `iss`;
+    /// Codex then checks none).
+    std::string ws_issuer;
+    /// Option `ws_audience` (string; here a string (empty: not sent)): ws_auth
+    /// "signed-bearer-token": the tokens' `aud` claim (what the server's --ws-audience expects).
+    /// Default: none (no `aud`; Codex then checks none).
+    std::string ws_audience;
+    /// Option `ws_token_lifetime` (seconds; here a duration in milliseconds (sent as the option's
+    /// seconds)): ws_auth "signed-bearer-token": how long each minted token is valid (its `exp`
+    /// after its `iat`, whole seconds); a token only has to live until its upgrade, the next
+    /// connect mints another. Default: 300.
+    std::optional<double> ws_token_lifetime_ms;
     /// Option `command` (strings; here strings (empty: not sent)): The MCP server to spawn,
     /// [PROGRAM, ARG…] (with transport "mcp+stdio" or none). Default: none.
     std::vector<std::string> command;
@@ -312,6 +336,11 @@ struct OptionValues {
     template <class F> void for_each_option(F &&f) {
         f("transport", transport, "string");
         f("token", token, "string");
+        f("ws_auth", ws_auth, "word");
+        f("ws_shared_secret_file", ws_shared_secret_file, "path");
+        f("ws_issuer", ws_issuer, "string");
+        f("ws_audience", ws_audience, "string");
+        f("ws_token_lifetime", ws_token_lifetime_ms, "seconds");
         f("command", command, "strings");
         f("headers", headers, "pairs");
         f("delivery", delivery, "word");
@@ -390,6 +419,11 @@ struct OptionValues {
     template <class F> void for_each_option(F &&f) const {
         f("transport", transport, "string");
         f("token", token, "string");
+        f("ws_auth", ws_auth, "word");
+        f("ws_shared_secret_file", ws_shared_secret_file, "path");
+        f("ws_issuer", ws_issuer, "string");
+        f("ws_audience", ws_audience, "string");
+        f("ws_token_lifetime", ws_token_lifetime_ms, "seconds");
         f("command", command, "strings");
         f("headers", headers, "pairs");
         f("delivery", delivery, "word");
@@ -465,7 +499,7 @@ struct OptionValues {
         f("exec_approval_policy", exec_approval_policy, "word");
     }
     /// The number of options in the table this header was generated from.
-    static constexpr std::size_t option_count = 75;
+    static constexpr std::size_t option_count = 80;
 };
 
 } // namespace codex

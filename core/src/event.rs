@@ -579,6 +579,11 @@ pub enum ConnectionEvent {
     /// one): the connection goes on (with one WARNING log line); methods, fields and variants
     /// the library does not know are kept raw, and no call is refused by version.
     OutsideWindow(crate::version::ServerVersion),
+    /// The app-server behind the local control socket (`codex app-server daemon`'s) runs
+    /// another Codex version than the installed CLI (its
+    /// [`cli_version`](crate::ServerVersion::cli_version)): the connection goes on with the
+    /// server's version (one WARNING log line); the daemon needs updating.
+    VersionMismatch(crate::version::ServerVersion),
     /// MCP authorization started, succeeded, refreshed a token or failed
     /// ([`crate::auth`]).
     #[cfg(feature = "mcp-http")]

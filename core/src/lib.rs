@@ -84,15 +84,16 @@ pub use mcp::McpClient;
 pub use message::RequestId;
 pub use options::{
     ClientOptions, Delivery, ExecOptions, Heartbeat, McpCommand, McpHttp, McpOptions,
-    OptionsBuilder, Protocol, ReconnectPolicy, RequestOptions, RetryPolicy, SkillEmulation,
-    TlsOptions, TransportKind, DEFAULT_CONNECT_TIMEOUT, DEFAULT_EVENT_QUEUE_CAPACITY,
-    DEFAULT_MAX_LINE_BYTES, DEFAULT_READ_AHEAD_BYTES, DEFAULT_TIMEOUT,
+    OptionsBuilder, Protocol, ReconnectPolicy, RequestOptions, RetryPolicy, SignedBearerToken,
+    SkillEmulation, TlsOptions, TransportKind, WsAuth, DEFAULT_CONNECT_TIMEOUT,
+    DEFAULT_EVENT_QUEUE_CAPACITY, DEFAULT_MAX_LINE_BYTES, DEFAULT_READ_AHEAD_BYTES,
+    DEFAULT_TIMEOUT, DEFAULT_WS_TOKEN_LIFETIME,
 };
 pub use pool::{EndpointOptions, EndpointStatus, Pool, PoolEvent, PoolEvents, PoolOptions};
 pub use skills::{
     native_skill_input, PreparedInput, Skill, SkillInfo, SkillPlan, NATIVE_SKILL_INPUT_SINCE,
 };
-pub use version::{ServerVersion, WindowPosition};
+pub use version::{ServerVersion, VersionSource, WindowPosition};
 
 /// The old name of [`EventReceiver`].
 #[deprecated(since = "0.1.0", note = "renamed to `EventReceiver`")]

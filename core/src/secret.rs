@@ -33,6 +33,25 @@ impl std::fmt::Display for Secret {
     }
 }
 
+/// Refuse a file of secrets (`what`: "token file", "shared secret file") that its group or
+/// others may read, write or run (any bit of `0o077` in its mode): the message names the
+/// file and its mode, never its content.
+pub(crate) fn refuse_shared_mode(
+    path: &std::path::Path,
+    meta: &std::fs::Metadata,
+    what: &str,
+) -> crate::error::Result<()> {
+    use std::os::unix::fs::MetadataExt;
+    if meta.mode() & 0o077 != 0 {
+        return Err(crate::error::Error::InvalidArgument(format!(
+            "{what} {} is readable by others (mode {:o}); refusing to use it (chmod 600 it)",
+            path.display(),
+            meta.mode() & 0o777
+        )));
+    }
+    Ok(())
+}
+
 impl From<String> for Secret {
     fn from(s: String) -> Self {
         Secret(s)

@@ -40,17 +40,52 @@ impl fmt::Display for WindowPosition {
     }
 }
 
+/// Which server a [`ServerVersion`] is the version of: the transport decides.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum VersionSource {
+    /// The `codex app-server` the client spawned (stdio): the CLI the options name.
+    Spawned,
+    /// A server reached over `ws://`/`wss://`, perhaps on another machine.
+    Remote,
+    /// The app-server behind the local control socket (the unix transport):
+    /// `codex app-server daemon`'s (or a `codex app-server --listen unix://`). It runs its own
+    /// copy of Codex, which can be another version than the installed CLI
+    /// ([`ServerVersion::cli_version`]).
+    ControlSocket,
+}
+
+impl VersionSource {
+    /// `"spawned"`, `"remote"` or `"control_socket"`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            VersionSource::Spawned => "spawned",
+            VersionSource::Remote => "remote",
+            VersionSource::ControlSocket => "control_socket",
+        }
+    }
+}
+
 /// A Codex version (as an app-server's user agent says it) placed in the window.
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct ServerVersion {
-    /// The version the server reported (`None`: it reported none).
+    /// The version the server reported (`None`: it reported none): the server's own, from its
+    /// `initialize` result (through the control socket: the daemon's, not the installed CLI's).
     pub version: Option<String>,
     /// Where it stands in the window.
     pub position: WindowPosition,
     /// The window version it is exactly (`None`: not one of them, for example an unreleased
     /// or a pre-release build inside the window, or a version outside it).
     pub matches: Option<&'static str>,
+    /// Which server it is the version of (`None`: placed by [`ServerVersion::of`], not
+    /// learned from a connection).
+    pub source: Option<VersionSource>,
+    /// Through the control socket ([`VersionSource::ControlSocket`]): the installed CLI's
+    /// version (`codex --version` of the binary the options name) next to the server's;
+    /// `None` elsewhere, or when it could not be learned (no binary found, no answer in
+    /// time). When the two differ the connection warns ([`differs_from_cli`](Self::differs_from_cli)).
+    pub cli_version: Option<String>,
 }
 
 impl ServerVersion {
@@ -67,7 +102,31 @@ impl ServerVersion {
             version: version.map(str::to_owned),
             position,
             matches,
+            source: None,
+            cli_version: None,
         }
+    }
+
+    /// Whether the server runs another Codex version than the installed CLI (both known):
+    /// a daemon left on an older (or newer) version, say.
+    pub fn differs_from_cli(&self) -> bool {
+        matches!((&self.version, &self.cli_version), (Some(s), Some(c)) if s != c)
+    }
+
+    /// The warning when the server behind the control socket is another version than the
+    /// installed CLI (`None` when they agree or one is unknown).
+    pub fn cli_mismatch(&self) -> Option<String> {
+        if !self.differs_from_cli() {
+            return None;
+        }
+        Some(format!(
+            "the app-server behind the control socket is Codex {} but the installed CLI is \
+             Codex {}: the daemon runs its own copy (`codex app-server daemon version` shows \
+             both; `codex app-server daemon update` updates it, restarting it does not); the \
+             library speaks to the server's version",
+            self.version.as_deref().unwrap_or_default(),
+            self.cli_version.as_deref().unwrap_or_default()
+        ))
     }
 
     /// Whether the version is inside the window.
@@ -102,13 +161,17 @@ impl ServerVersion {
 }
 
 impl ServerVersion {
-    /// `{"version", "position", "matches", "window"}` (`window`: every window version).
+    /// `{"version", "position", "matches", "window", "source", "cli_version"}` (`window`:
+    /// every window version; `source`: [`VersionSource::as_str`] or `null`; `cli_version`:
+    /// the installed CLI's, through the control socket).
     pub fn to_json(&self) -> serde_json::Value {
         serde_json::json!({
             "version": self.version,
             "position": self.position.as_str(),
             "matches": self.matches,
             "window": CODEX_WINDOW,
+            "source": self.source.map(VersionSource::as_str),
+            "cli_version": self.cli_version,
         })
     }
 }
@@ -165,9 +228,24 @@ pub(crate) fn user_agent_version(user_agent: &str) -> Option<&str> {
 
 /// Place a real app-server's Codex version (from its user agent) in the supported window, and
 /// log one warning when it is outside (or unknown): the connection goes on, what the library
-/// does not know is kept raw and no call is refused by version.
-pub(crate) fn check_server_version(user_agent: Option<&str>) -> ServerVersion {
-    let version = ServerVersion::of(user_agent.and_then(user_agent_version));
+/// does not know is kept raw and no call is refused by version. `source` says which server it
+/// is; `cli_version` is the installed CLI's (the control socket only): one more warning when
+/// the two differ.
+pub(crate) fn check_server_version(
+    user_agent: Option<&str>,
+    source: Option<VersionSource>,
+    cli_version: Option<String>,
+) -> ServerVersion {
+    let mut version = ServerVersion::of(user_agent.and_then(user_agent_version));
+    version.source = source;
+    version.cli_version = cli_version;
+    if let Some(m) = version.cli_mismatch() {
+        tracing::warn!(
+            server = version.version.as_deref().unwrap_or("unknown"),
+            cli = version.cli_version.as_deref().unwrap_or("unknown"),
+            "{m}"
+        );
+    }
     if !version.in_window() {
         tracing::warn!(
             server = version.version.as_deref().unwrap_or("unknown"),

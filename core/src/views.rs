@@ -46,7 +46,7 @@ impl Rejoined {
 
 impl ConnectionEvent {
     /// `"error"`, `"overflow"`, `"disconnected"`, `"reconnecting"`, `"reconnected"`,
-    /// `"outside_window"` or `"auth"`.
+    /// `"outside_window"`, `"version_mismatch"` or `"auth"`.
     pub fn kind_name(&self) -> &'static str {
         match self {
             ConnectionEvent::Error(_) => "error",
@@ -55,19 +55,22 @@ impl ConnectionEvent {
             ConnectionEvent::Reconnecting(_) => "reconnecting",
             ConnectionEvent::Reconnected(_) => "reconnected",
             ConnectionEvent::OutsideWindow(_) => "outside_window",
+            ConnectionEvent::VersionMismatch(_) => "version_mismatch",
             #[cfg(feature = "mcp-http")]
             ConnectionEvent::Auth(_) => "auth",
         }
     }
 
-    /// The report of a `reconnecting`, `reconnected`, `outside_window` or `auth` event as JSON
-    /// text (see [`ReconnectAttempt::to_json`], [`Rejoined::to_json`],
+    /// The report of a `reconnecting`, `reconnected`, `outside_window`, `version_mismatch` or
+    /// `auth` event as JSON text (see [`ReconnectAttempt::to_json`], [`Rejoined::to_json`],
     /// [`ServerVersion::to_json`](crate::ServerVersion::to_json)); `None` for other kinds.
     pub fn report_json(&self) -> Option<String> {
         match self {
             ConnectionEvent::Reconnecting(a) => Some(a.to_json().to_string()),
             ConnectionEvent::Reconnected(r) => Some(r.to_json().to_string()),
-            ConnectionEvent::OutsideWindow(v) => Some(v.to_json().to_string()),
+            ConnectionEvent::OutsideWindow(v) | ConnectionEvent::VersionMismatch(v) => {
+                Some(v.to_json().to_string())
+            }
             #[cfg(feature = "mcp-http")]
             ConnectionEvent::Auth(a) => Some(a.to_json().to_string()),
             _ => None,
@@ -85,7 +88,7 @@ impl ConnectionEvent {
             }
             ConnectionEvent::Reconnecting(a) => a.to_json(),
             ConnectionEvent::Reconnected(r) => r.to_json(),
-            ConnectionEvent::OutsideWindow(v) => v.to_json(),
+            ConnectionEvent::OutsideWindow(v) | ConnectionEvent::VersionMismatch(v) => v.to_json(),
             #[cfg(feature = "mcp-http")]
             ConnectionEvent::Auth(a) => a.to_json(),
         };
@@ -111,6 +114,10 @@ impl fmt::Display for ConnectionEvent {
             #[cfg(feature = "mcp-http")]
             ConnectionEvent::Auth(a) => a.fmt(f),
             ConnectionEvent::OutsideWindow(v) => v.fmt(f),
+            ConnectionEvent::VersionMismatch(v) => match v.cli_mismatch() {
+                Some(m) => f.write_str(&m),
+                None => v.fmt(f),
+            },
             ConnectionEvent::Reconnected(r) => write!(
                 f,
                 "reconnected after {} attempt(s); {} thread(s) resumed, {} could not be",

@@ -16,7 +16,9 @@
 use std::time::Duration;
 
 use codex_client::options::keys_json;
-use codex_client::{ClientOptions, Heartbeat, ReconnectPolicy, RetryPolicy};
+use codex_client::{
+    ClientOptions, Heartbeat, ReconnectPolicy, RetryPolicy, SignedBearerToken, WsAuth,
+};
 use serde_json::Value;
 
 /// Set option `key` to `v` (seconds or a count) through its typed setter or public field; the
@@ -83,6 +85,14 @@ fn typed(key: &str, v: f64) -> Option<(ClientOptions, f64)> {
             o.mcp.input_rounds = n as usize;
             (o, |o| o.effective().mcp.input_rounds as f64)
         }
+        "ws_token_lifetime" => (
+            o.websocket("ws://127.0.0.1:9/", None)
+                .signed_bearer_token(SignedBearerToken::new("/no/secret").lifetime(d())),
+            |o| match o.effective().ws_auth {
+                WsAuth::SignedBearerToken(s) => s.lifetime.as_secs_f64(),
+                other => panic!("{other:?}"),
+            },
+        ),
         _ => panic!("option {key} has a range but no typed setter in this test: add it"),
     };
     let got = read(&o);

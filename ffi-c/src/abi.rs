@@ -39,7 +39,8 @@ pub const CODEX_ABI_VERSION_MAJOR: u32 = 1;
 /// window (`codex_client_server_version`, `codex_client_supports`,
 /// `CODEX_STATUS_UNSUPPORTED_BY_VERSION`, `CODEX_EVENT_OUTSIDE_WINDOW`).
 /// 1.11: `codex_client_mcp_prior` (the era an MCP connection negotiated, for option
-/// `mcp_prior`).
+/// `mcp_prior`); `CODEX_EVENT_VERSION_MISMATCH` (the app-server behind the control socket is
+/// another Codex version than the installed CLI).
 pub const CODEX_ABI_VERSION_MINOR: u32 = 11;
 
 /// The ABI version this header describes: `major * 1000 + minor` (1000 is 1.0). Compare it

@@ -300,11 +300,14 @@ class CodexBase(CodexHandlers, ClientBase):
     def server_version(self) -> Optional[Dict[str, Any]]:
         """The connected app-server's Codex version placed in the supported window:
         ``{"version": "0.171.0" or None, "position": "inside" | "older" | "newer" | "unknown",
-        "matches": the window version it is or None, "window": [every window version]}``.
-        ``None`` when not connected, or when the server is not a Codex app-server (an MCP
-        server, the ``exec`` or ``codex-mcp-server`` transport). A server outside the window
-        is connected anyway (one WARNING log line and an ``outside_window``
-        :class:`ConnectionEvent`)."""
+        "matches": the window version it is or None, "window": [every window version],
+        "source": "spawned" | "remote" | "control_socket", "cli_version": ...}``.
+        ``version`` is the server's own (through the control socket: the daemon's), with the
+        installed CLI's beside it in ``cli_version`` (``None`` elsewhere). ``None`` when not
+        connected, or when the server is not a Codex app-server (an MCP server, the ``exec``
+        or ``codex-mcp-server`` transport). A server outside the window is connected anyway
+        (one WARNING log line and an ``outside_window`` :class:`ConnectionEvent`), as is a
+        daemon of another version than the CLI (``version_mismatch``)."""
         text = self._native.server_version
         return None if text is None else loads(text)
 

@@ -181,8 +181,8 @@ class Handlers:
         def run(ev: Any) -> None:
             try:
                 if log:
-                    # outside_window: the core logged its one WARNING already.
-                    if ev.kind in ("reconnected", "outside_window") or (ev.kind == "auth" and ev.auth != "failed"):
+                    # outside_window, version_mismatch: the core logged its WARNING already.
+                    if ev.kind in ("reconnected", "outside_window", "version_mismatch") or (ev.kind == "auth" and ev.auth != "failed"):
                         logger.info("connection event: %s", ev.message)
                     elif ev.kind != "disconnected":
                         logger.warning("connection event: %s", ev.message)

@@ -164,7 +164,9 @@ class ServerRequest(Generic[_M, _P, _R]):
 class ConnectionEvent:
     """Something the connection reports: ``kind`` is ``error``, ``overflow``,
     ``disconnected``, ``reconnecting``, ``reconnected``, ``outside_window`` (the server's
-    Codex is outside the supported window: ``server_version``, ``position``) or ``auth`` (MCP
+    Codex is outside the supported window: ``server_version``, ``position``),
+    ``version_mismatch`` (the app-server behind the control socket is another Codex version
+    than the installed CLI: ``server_version``, ``cli_version``) or ``auth`` (MCP
     authorization: ``auth`` is ``started``, ``succeeded``, ``refreshed`` or ``failed``)."""
 
     @property
@@ -205,6 +207,8 @@ class ConnectionEvent:
     def scope(self) -> Optional[str]: ...
     @property
     def server_version(self) -> Optional[str]: ...
+    @property
+    def cli_version(self) -> Optional[str]: ...
     @property
     def position(self) -> Optional[str]: ...
     @property

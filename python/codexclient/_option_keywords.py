@@ -20,7 +20,7 @@ if TYPE_CHECKING:
 
 
 class CodexKeywords:
-    """The constructor keywords of :class:`CodexClient` and :class:`AsyncCodexClient`: 45 options of the core's table
+    """The constructor keywords of :class:`CodexClient` and :class:`AsyncCodexClient`: 50 options of the core's table
     (each ``None``: the table's default), ``config``: a mapping of ``config_overrides`` (``-c key=value``)."""
 
     _start: Any
@@ -30,6 +30,11 @@ class CodexKeywords:
         *,
         transport: Optional[str] = None,
         token: Optional[str] = None,
+        ws_auth: Optional[str] = None,
+        ws_shared_secret_file: Optional[PathLike] = None,
+        ws_issuer: Optional[str] = None,
+        ws_audience: Optional[str] = None,
+        ws_token_lifetime: Optional[float] = None,
         dedicated_dispatch_thread: Optional[bool] = None,
         codex_bin: Optional[PathLike] = None,
         args: Optional[Sequence[str]] = None,
@@ -79,6 +84,11 @@ class CodexKeywords:
         self._start({
             "transport": transport,
             "token": token,
+            "ws_auth": ws_auth,
+            "ws_shared_secret_file": ws_shared_secret_file,
+            "ws_issuer": ws_issuer,
+            "ws_audience": ws_audience,
+            "ws_token_lifetime": ws_token_lifetime,
             "dedicated_dispatch_thread": dedicated_dispatch_thread,
             "codex_bin": codex_bin,
             "args": args,
@@ -256,7 +266,7 @@ class McpKeywords:
 
 
 class AllKeywords:
-    """The constructor keywords of the deprecated :class:`Client` and :class:`AsyncClient` (every option): 74 options of the core's table
+    """The constructor keywords of the deprecated :class:`Client` and :class:`AsyncClient` (every option): 79 options of the core's table
     (each ``None``: the table's default), ``config``: a mapping of ``config_overrides`` (``-c key=value``); ``authorize``: MCP authorization's browser step; ``token_store``: where MCP authorization keeps its tokens."""
 
     _start: Any
@@ -266,6 +276,11 @@ class AllKeywords:
         *,
         transport: Optional[str] = None,
         token: Optional[str] = None,
+        ws_auth: Optional[str] = None,
+        ws_shared_secret_file: Optional[PathLike] = None,
+        ws_issuer: Optional[str] = None,
+        ws_audience: Optional[str] = None,
+        ws_token_lifetime: Optional[float] = None,
         command: Optional[Sequence[PathLike]] = None,
         headers: Optional[Mapping[str, str]] = None,
         dedicated_dispatch_thread: Optional[bool] = None,
@@ -346,6 +361,11 @@ class AllKeywords:
         self._start({
             "transport": transport,
             "token": token,
+            "ws_auth": ws_auth,
+            "ws_shared_secret_file": ws_shared_secret_file,
+            "ws_issuer": ws_issuer,
+            "ws_audience": ws_audience,
+            "ws_token_lifetime": ws_token_lifetime,
             "command": command,
             "headers": headers,
             "dedicated_dispatch_thread": dedicated_dispatch_thread,

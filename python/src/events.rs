@@ -329,8 +329,9 @@ impl ConnectionEvent {
 #[pymethods]
 impl ConnectionEvent {
     /// `"error"`, `"overflow"`, `"disconnected"`, `"reconnecting"`, `"reconnected"`,
-    /// `"outside_window"` (the server's Codex is outside the supported window) or `"auth"`
-    /// (MCP authorization).
+    /// `"outside_window"` (the server's Codex is outside the supported window),
+    /// `"version_mismatch"` (the app-server behind the control socket is another Codex
+    /// version than the installed CLI) or `"auth"` (MCP authorization).
     #[getter]
     fn kind(&self) -> String {
         self.str_of("kind").unwrap_or_default()
@@ -437,12 +438,20 @@ impl ConnectionEvent {
     fn scope(&self) -> Option<String> {
         self.str_of("scope")
     }
-    /// `outside_window`: the server's Codex version (`None` when it said none).
+    /// `outside_window`, `version_mismatch`: the server's Codex version (`None` when it said
+    /// none).
     #[getter]
     fn server_version(&self) -> Option<String> {
         self.str_of("version")
     }
-    /// `outside_window`: where that version stands, `"older"`, `"newer"` or `"unknown"`.
+    /// `version_mismatch`: the installed CLI's Codex version (`codex --version` of the binary
+    /// the options name).
+    #[getter]
+    fn cli_version(&self) -> Option<String> {
+        self.str_of("cli_version")
+    }
+    /// `outside_window`, `version_mismatch`: where that version stands (`"inside"`,
+    /// `"older"`, `"newer"` or `"unknown"`).
     #[getter]
     fn position(&self) -> Option<String> {
         self.str_of("position")

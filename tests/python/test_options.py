@@ -170,13 +170,30 @@ def _edges(k: Dict[str, Any]) -> List[Any]:
 RANGED = [k for k in KEYS if k["range"] is not None]
 
 
+def _companions(name: str, tmp: pathlib.Path) -> Dict[str, Any]:
+    """The options a ranged key needs beside it for a client to be made (the core's rules
+    between options): ``ws_token_lifetime`` is for ``ws_auth="signed-bearer-token"``, which
+    needs a ``ws://`` transport and a readable shared secret."""
+    if not name.startswith("ws_"):
+        return {}
+    secret = tmp / "ws-secret"
+    secret.write_text("0123456789abcdef" * 4)
+    secret.chmod(0o600)
+    return {"transport": "ws://127.0.0.1:9/", "ws_auth": "signed-bearer-token",
+            "ws_shared_secret_file": secret}
+
+
 @pytest.mark.parametrize("key", RANGED, ids=lambda k: k["name"])
-def test_every_ranged_key_at_min_max_and_past_them(key: Dict[str, Any]) -> None:
+def test_every_ranged_key_at_min_max_and_past_them(
+    key: Dict[str, Any], tmp_path: pathlib.Path
+) -> None:
     """Every key with a range, at min, max, min-1, max+1, 0, its default and None: taken or
     refused (InvalidArgumentError naming the key) and read back as the table's row says; a
-    keyword of the Codex clients refused exactly when the row refuses the value."""
+    keyword of the Codex clients (with the options it needs beside it) refused exactly when
+    the row refuses the value."""
     assert len(RANGED) >= 16
     name = key["name"]
+    companions = _companions(name, tmp_path)
     for label, value, ok, effective, off in _edges(key):
         if ok:
             got = json.loads(_native.effective_option(name, value))
@@ -189,8 +206,8 @@ def test_every_ranged_key_at_min_max_and_past_them(key: Dict[str, Any]) -> None:
             continue  # an option of another client is refused on a Codex client by design
         for cls in (CodexClient, AsyncCodexClient, Client, AsyncClient):
             if ok:
-                c = cls(**{name: value})
+                c = cls(**companions, **{name: value})
                 c._life.release(False)
             else:
                 with pytest.raises(InvalidArgumentError):
-                    cls(**{name: value})
+                    cls(**companions, **{name: value})

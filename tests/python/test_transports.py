@@ -182,3 +182,66 @@ def test_mcp_transport_runs_a_turn_on_codex_092(
             assert r.status == "completed"
 
     run(main())
+
+
+def test_signed_bearer_token_by_keywords_runs_a_turn_and_a_wrong_secret_gets_401(
+    codex_bin: str, client_kwargs: dict, codex_home: pathlib.Path, workdir: pathlib.Path,
+    tmp_path: pathlib.Path,
+) -> None:
+    """Codex's ``--ws-auth signed-bearer-token`` (the real app-server over ``ws://``): the
+    keywords ``ws_auth``, ``ws_shared_secret_file``, ``ws_issuer``, ``ws_audience`` make the
+    library mint the JWT; a turn runs. A token signed with another secret gets the server's
+    401; a secret file others can read is refused when the client is made. No secret shows."""
+    import secrets
+    import socket
+    import subprocess
+
+    from helpers import wait_until
+
+    def secret_file(name: str, mode: int = 0o600) -> "tuple[str, pathlib.Path]":
+        value = secrets.token_hex(32)
+        path = tmp_path / name
+        path.write_text(value + "\n")
+        path.chmod(mode)
+        return value, path
+
+    def accepts(port: int) -> bool:
+        with socket.socket() as s:
+            return s.connect_ex(("127.0.0.1", port)) == 0
+
+    secret, path = secret_file("ws-secret")
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    url = f"ws://127.0.0.1:{port}"
+    server = subprocess.Popen(
+        [codex_bin, "app-server", "--listen", url, "--ws-auth", "signed-bearer-token",
+         "--ws-shared-secret-file", str(path), "--ws-issuer", "py-tests",
+         "--ws-audience", "codex-app-server"],
+        env={**os.environ, "CODEX_HOME": str(codex_home)},
+        cwd=workdir, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        wait_until(lambda: accepts(port), timeout=30, what="the app-server listening")
+        kw = dict(client_kwargs, transport=url, ws_auth="signed-bearer-token",
+                  ws_shared_secret_file=path, ws_issuer="py-tests",
+                  ws_audience="codex-app-server")
+        with codexclient.CodexClient(**kw) as c:
+            assert c.server_version is not None and c.server_version["source"] == "remote"
+            r = c.thread_start().run("MOCK_TEXT: signed from Python")
+            assert r.final_response == "signed from Python"
+
+        other, other_path = secret_file("other-secret")
+        with pytest.raises(codexclient.TransportError, match="HTTP 401") as info:
+            with codexclient.CodexClient(**dict(kw, ws_shared_secret_file=other_path)):
+                pass
+        assert secret not in str(info.value) and other not in str(info.value)
+
+        shared, shared_path = secret_file("shared-secret", 0o644)
+        with pytest.raises(InvalidArgumentError, match="readable by others") as refused:
+            codexclient.CodexClient(**dict(kw, ws_shared_secret_file=shared_path))
+        assert shared not in str(refused.value)
+    finally:
+        server.kill()
+        server.wait(timeout=10)

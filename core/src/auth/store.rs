@@ -74,7 +74,6 @@ impl FileTokenStore {
     }
 
     fn read_all(&self) -> Result<BTreeMap<String, Credentials>> {
-        use std::os::unix::fs::MetadataExt;
         let io = |e: std::io::Error| {
             Error::InvalidArgument(format!("token file {}: {e}", self.path.display()))
         };
@@ -83,13 +82,7 @@ impl FileTokenStore {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(BTreeMap::new()),
             Err(e) => return Err(io(e)),
         };
-        if meta.mode() & 0o077 != 0 {
-            return Err(Error::InvalidArgument(format!(
-                "token file {} is readable by others (mode {:o}); refusing to use it (chmod 600 it)",
-                self.path.display(),
-                meta.mode() & 0o777
-            )));
-        }
+        crate::secret::refuse_shared_mode(&self.path, &meta, "token file")?;
         let text = std::fs::read(&self.path).map_err(io)?;
         if text.iter().all(u8::is_ascii_whitespace) {
             return Ok(BTreeMap::new());

@@ -139,12 +139,35 @@ mod tests {
     }
 
     fn warnings(user_agent: Option<&str>) -> usize {
+        warnings_with_cli(user_agent, None)
+    }
+
+    fn warnings_with_cli(user_agent: Option<&str>, cli: Option<&str>) -> usize {
         let n = Arc::new(AtomicUsize::new(0));
         let subscriber = tracing_subscriber::registry().with(CountWarnings(n.clone()));
         tracing::subscriber::with_default(subscriber, || {
-            check_server_version(user_agent);
+            let source = cli.map(|_| crate::version::VersionSource::ControlSocket);
+            check_server_version(user_agent, source, cli.map(str::to_owned));
         });
         n.load(Ordering::Relaxed)
+    }
+
+    #[test]
+    fn one_warning_when_the_daemon_is_another_version_than_the_cli() {
+        let (old, new) = (crate::version::oldest(), crate::version::newest());
+        let ua = format!("codex-client/{old} (Debian 12.0.0; x86_64) xterm (tests; 0)");
+        assert_eq!(warnings_with_cli(Some(&ua), Some(old)), 0);
+        assert_eq!(warnings_with_cli(Some(&ua), Some(new)), 1);
+        // An unknown CLI version compares with nothing.
+        assert_eq!(warnings_with_cli(Some(&ua), None), 0);
+        let v = check_server_version(Some(&ua), None, Some(new.into()));
+        assert!(v.differs_from_cli());
+        let m = v.cli_mismatch().unwrap();
+        assert!(
+            m.contains(old) && m.contains(new) && m.contains("daemon update"),
+            "{m}"
+        );
+        assert_eq!(v.to_json()["cli_version"], new);
     }
 
     #[test]
@@ -153,7 +176,10 @@ mod tests {
             let ua = format!("codex_cli_rs/{v} (Debian 12.0.0; x86_64) xterm (tests; 0)");
             assert_eq!(user_agent_version(&ua), Some(*v));
             assert_eq!(warnings(Some(&ua)), 0, "{v}");
-            assert_eq!(check_server_version(Some(&ua)).matches, Some(*v));
+            assert_eq!(
+                check_server_version(Some(&ua), None, None).matches,
+                Some(*v)
+            );
         }
         assert_eq!(warnings(Some("codex_cli_rs/0.92.0 (Linux)")), 1);
         assert_eq!(warnings(Some("codex_cli_rs/9.0.0 (Linux)")), 1);

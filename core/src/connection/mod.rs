@@ -25,7 +25,6 @@ mod version;
 mod view;
 pub(crate) use view::protocol_view;
 
-use crate::version::check_server_version;
 pub use callbacks::HandlerSlot;
 pub use initialize::InitializeResult;
 
@@ -422,15 +421,9 @@ impl Client {
             crate::options::TransportKind::Exec(_) | crate::options::TransportKind::CodexMcpServer
         ) {
             // A real app-server (the exec and mcp shims answer for themselves).
-            let version = check_server_version(value.get("userAgent").and_then(Value::as_str));
-            if !version.in_window() {
-                session
-                    .shared
-                    .connection_event(crate::event::ConnectionEvent::OutsideWindow(
-                        version.clone(),
-                    ));
-            }
-            session.shared.set_server_version(version);
+            session
+                .shared
+                .adopt_server_version(value.get("userAgent").and_then(Value::as_str));
         }
         session.shared.set_init_result(value.clone());
         let init = InitializeResult::from_value(value);

@@ -3,14 +3,17 @@
 
 use super::{
     ClientOptions, Clients, ExecOptions, Heartbeat, McpCommand, ReconnectPolicy, TransportKind,
+    WsAuthOptions,
 };
 use crate::error::{Error, Result};
 
 /// Client options set by name (see [`keys`](super::keys()) for every name, its type, its
 /// default and what `0` means). Values are JSON, as each binding hands them over; `null`
 /// restores an option's default. Cross-option rules (custom headers need an MCP HTTP
-/// transport, `command` goes with `mcp+stdio`, `exec_*` options with the exec transport)
-/// are checked by [`build`](Self::build).
+/// transport, `command` goes with `mcp+stdio`, `exec_*` options with the exec transport,
+/// `ws_auth` `"signed-bearer-token"` with a `ws://`/`wss://` transport, no `token` and a
+/// readable `ws_shared_secret_file`, the other `ws_*` options with it) are checked by
+/// [`build`](Self::build).
 ///
 /// ```
 /// use codex_client::OptionsBuilder;
@@ -43,6 +46,8 @@ pub struct OptionsBuilder {
     pub(super) heartbeat: Heartbeat,
     /// The `oauth*` options (MCP authorization of an HTTP MCP server).
     pub(super) oauth: OAuthOptions,
+    /// The `ws_*` options (how a WebSocket upgrade authenticates).
+    pub(super) ws: WsAuthOptions,
     /// Deprecated spellings given to [`set`](Self::set), each as its warning text.
     pub(super) deprecations: Vec<String>,
 }
@@ -89,6 +94,7 @@ impl OptionsBuilder {
             reconnect: o.reconnect.unwrap_or_default(),
             heartbeat_on: o.heartbeat.is_some(),
             heartbeat: o.heartbeat.unwrap_or_default(),
+            ws: WsAuthOptions::of(&o.ws_auth),
             o,
             ..OptionsBuilder::new()
         }
@@ -100,6 +106,9 @@ impl OptionsBuilder {
         let mut o = self.o;
         o.reconnect = self.reconnect_on.then_some(self.reconnect);
         o.heartbeat = self.heartbeat_on.then_some(self.heartbeat);
+        if let Some(auth) = self.ws.typed() {
+            o.ws_auth = auth;
+        }
         o
     }
 }
@@ -383,6 +392,7 @@ impl OptionsBuilder {
         if !cfg!(feature = "tls") && (o.tls.ca_file.is_some() || o.tls.client_cert.is_some()) {
             return bad("options `tls_ca_file` and `tls_client_cert` need the `tls` cargo feature of codex-client, which this build leaves out");
         }
+        o.ws_auth = self.ws.build(&kind)?;
         o.transport = kind;
         o.reconnect = self.reconnect_on.then_some(self.reconnect);
         o.heartbeat = self.heartbeat_on.then_some(self.heartbeat);

@@ -494,6 +494,7 @@ const APPROVAL: &[&str] = &["never", "on-request", "on-failure", "untrusted"];
 const DELIVERY: &[&str] = &["callbacks", "poll"];
 const MCP_PROTOCOL: &[&str] = &["auto", "legacy", "2026-07-28"];
 const SKILL_EMULATION: &[&str] = &["never", "when_needed", "always"];
+const WS_AUTH: &[&str] = &["capability-token", "signed-bearer-token"];
 
 /// Every client option.
 pub(super) static KEYS: &[Entry] = &[
@@ -537,6 +538,59 @@ pub(super) static KEYS: &[Entry] = &[
         },
         reset: |b| b.token = None,
         get: |b| b.token.as_ref().map_or(Value::Null, |_| Value::from("<redacted>")),
+        add: None,
+    },
+    Entry {
+        key: key(Clients::APP_SERVER, "ws_auth",
+            ValueKind::Word,
+            "How a ws:// or wss:// upgrade authenticates, as `codex app-server --ws-auth` says: \"capability-token\" (the default: option `token` is sent as it is) or \"signed-bearer-token\" (a fresh HS256 JWT for every connect and reconnect, signed with the secret in ws_shared_secret_file; no `token` then). Codex checks no token on the unix control socket.",
+        ),
+        set: |b, v| {
+            b.ws.signed = word_of("ws_auth", v, WS_AUTH)? == "signed-bearer-token";
+            Ok(())
+        },
+        reset: |b| b.ws.signed = false,
+        get: |b| Value::from(WS_AUTH[usize::from(b.ws.signed)]),
+        add: None,
+    },
+    Entry {
+        key: key(Clients::APP_SERVER, "ws_shared_secret_file",
+            ValueKind::Path,
+            "ws_auth \"signed-bearer-token\": the shared secret, the file the server reads with --ws-shared-secret-file: read as UTF-8 text and trimmed as Codex reads it, at least 32 bytes, read again for each token; refused if others can read it (chmod 600). Default: none.",
+        ),
+        set: |b, v| {
+            b.ws.secret_file = Some(path_of("ws_shared_secret_file", v)?);
+            Ok(())
+        },
+        reset: |b| b.ws.secret_file = None,
+        get: |b| b.ws.secret_file.as_deref().map_or(Value::Null, path_json),
+        add: None,
+    },
+    opt_string_entry!(Clients::APP_SERVER,
+        "ws_issuer", String, "ws_auth \"signed-bearer-token\": the tokens' `iss` claim (what the server's --ws-issuer expects). Default: none (no `iss`; Codex then checks none).", ws.issuer, |v| string_of("ws_issuer", v, false)),
+    opt_string_entry!(Clients::APP_SERVER,
+        "ws_audience", String, "ws_auth \"signed-bearer-token\": the tokens' `aud` claim (what the server's --ws-audience expects). Default: none (no `aud`; Codex then checks none).", ws.audience, |v| string_of("ws_audience", v, false)),
+    Entry {
+        key: key(Clients::APP_SERVER, "ws_token_lifetime",
+            ValueKind::Seconds,
+            "ws_auth \"signed-bearer-token\": how long each minted token is valid (its `exp` after its `iat`, whole seconds); a token only has to live until its upgrade, the next connect mints another. Default: 300.",
+        ).range(1.0, super::ws_auth::MAX_WS_TOKEN_LIFETIME.as_secs() as f64, "seconds"),
+        set: |b, v| {
+            let max = super::ws_auth::MAX_WS_TOKEN_LIFETIME;
+            let d = seconds_of("ws_token_lifetime", v, max)?;
+            if d.is_some_and(|d| d < Duration::from_secs(1)) {
+                return Err(refuse(
+                    "ws_token_lifetime",
+                    &format!("a number of seconds from 1 to {} (0: the default)", max.as_secs()),
+                    v,
+                    false,
+                ));
+            }
+            b.ws.lifetime = d;
+            Ok(())
+        },
+        reset: |b| b.ws.lifetime = None,
+        get: |b| secs(b.ws.lifetime.unwrap_or(super::DEFAULT_WS_TOKEN_LIFETIME)),
         add: None,
     },
     Entry {

@@ -8,6 +8,7 @@ mod builder;
 mod cases;
 mod keys;
 mod value;
+mod ws_auth;
 
 /// How long MCP authorization waits for the browser step (option `oauth_authorize_timeout`):
 /// the `auth` module's default (a build without `mcp-http` has no `auth`, and only shows it).
@@ -22,6 +23,8 @@ pub use builder::OptionsBuilder;
 pub use cases::{cases, cases_json, OptionCase};
 pub use keys::{keys, keys_json, keys_markdown, Clients, OptionKey, ValueKind};
 pub use value::MAX_SECONDS;
+use ws_auth::WsAuthOptions;
+pub use ws_auth::{SignedBearerToken, WsAuth, DEFAULT_WS_TOKEN_LIFETIME};
 
 /// Default timeout of every request: 300 seconds.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(300);
@@ -740,6 +743,10 @@ pub struct ClientOptions {
     pub reconnect: Option<ReconnectPolicy>,
     /// WebSocket heartbeat (see [`Heartbeat`]); `None` turns it off.
     pub heartbeat: Option<Heartbeat>,
+    /// How a `ws://`/`wss://` upgrade authenticates (option `ws_auth`): the transport's token
+    /// as it is (the default), or a signed bearer token minted for every connect and
+    /// reconnect (see [`SignedBearerToken`]).
+    pub ws_auth: WsAuth,
     /// TLS settings for `wss://` and MCP over `https://`.
     pub tls: TlsOptions,
     /// How events are delivered.
@@ -799,6 +806,7 @@ impl Default for ClientOptions {
             retry: RetryPolicy::default(),
             reconnect: None,
             heartbeat: Some(Heartbeat::default()),
+            ws_auth: WsAuth::CapabilityToken,
             tls: TlsOptions::default(),
             delivery: Delivery::Callbacks,
             dedicated_dispatch_thread: false,
@@ -908,6 +916,13 @@ impl ClientOptions {
             url: url.into(),
             token,
         })
+    }
+    /// Authenticate the WebSocket upgrade with a signed bearer token: an HS256 JWT minted
+    /// from `signed`'s shared secret for every connect and reconnect (option `ws_auth`
+    /// `"signed-bearer-token"`; with a `ws://`/`wss://` transport that has no `token`).
+    pub fn signed_bearer_token(mut self, signed: SignedBearerToken) -> Self {
+        self.ws_auth = WsAuth::SignedBearerToken(signed);
+        self
     }
     /// Connect to a running server's unix control socket (`None`: the default path).
     pub fn unix_socket(self, path: Option<PathBuf>) -> Self {
@@ -1105,7 +1120,8 @@ impl ClientOptions {
         }
         crate::protocol::mcp::era::check_prior(&self.mcp.protocol, self.mcp.prior.as_ref())
             .map_err(crate::error::Error::InvalidArgument)?;
-        keys::check_ranges(&self.effective_builder())
+        keys::check_ranges(&self.effective_builder())?;
+        ws_auth::check(&self.ws_auth, &self.transport)
     }
 
     /// These options as a client uses them: every number at 0 (a field set directly

@@ -72,6 +72,10 @@ pub(crate) struct SessionShared {
     /// A real app-server's Codex version in the window (`None`: not an app-server, or the
     /// handshake is not done); requests for methods it lacks are refused before sending.
     server_version: Mutex<Option<crate::version::ServerVersion>>,
+    /// Which server the transport reaches (for [`ServerVersion::source`](crate::ServerVersion::source)).
+    version_source: crate::version::VersionSource,
+    /// The installed CLI's version, learned as the link opened (the control socket only).
+    cli_version: Mutex<Option<String>>,
     /// MCP 2026-07-28: the `_meta` envelope every request carries (`None`: handshake era).
     envelope: Mutex<Option<Arc<crate::protocol::mcp::era::Envelope>>>,
     /// MCP 2026-07-28: results kept by their cache hints (`None`: option `mcp_cache` off, or
@@ -192,6 +196,16 @@ impl SessionShared {
             init_params: OnceLock::new(),
             init_result: Mutex::new(None),
             server_version: Mutex::new(None),
+            version_source: match opts.transport {
+                crate::options::TransportKind::WebSocket { .. } => {
+                    crate::version::VersionSource::Remote
+                }
+                crate::options::TransportKind::Unix { .. } => {
+                    crate::version::VersionSource::ControlSocket
+                }
+                _ => crate::version::VersionSource::Spawned,
+            },
+            cli_version: Mutex::new(None),
             envelope: Mutex::new(None),
             cache: (opts.transport.protocol() == Protocol::Mcp && opts.mcp.cache)
                 .then(cache::Cache::default),
@@ -291,6 +305,28 @@ impl SessionShared {
     /// Record a real app-server's Codex version (from its `initialize` result).
     pub(crate) fn set_server_version(&self, version: crate::version::ServerVersion) {
         *self.server_version.lock().unwrap() = Some(version);
+    }
+
+    /// A real app-server answered `initialize` (the first connect's or a reconnect's): its
+    /// version (`userAgent`) is placed in the window, next to the installed CLI's through the
+    /// control socket; an `OutsideWindow` event when it is outside, a `VersionMismatch` one
+    /// when it is not the CLI's (each with its WARNING line); it decides from now on.
+    pub(crate) fn adopt_server_version(&self, user_agent: Option<&str>) {
+        let cli = self.cli_version.lock().unwrap().clone();
+        let version =
+            crate::version::check_server_version(user_agent, Some(self.version_source), cli);
+        if !version.in_window() {
+            self.connection_event(ConnectionEvent::OutsideWindow(version.clone()));
+        }
+        if version.differs_from_cli() {
+            self.connection_event(ConnectionEvent::VersionMismatch(version.clone()));
+        }
+        self.set_server_version(version);
+    }
+
+    /// The installed CLI's version, as the link that just opened learned it.
+    pub(crate) fn set_cli_version(&self, version: Option<String>) {
+        *self.cli_version.lock().unwrap() = version;
     }
 
     /// The real app-server's Codex version (`None`: not an app-server, or not yet known).

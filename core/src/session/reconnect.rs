@@ -223,12 +223,7 @@ async fn handshake(
     }
     if !mcp && shared.server_version().is_some() {
         // A real app-server (the shims have no version); it may have been upgraded meanwhile: its version decides from now on.
-        let ua = value.get("userAgent").and_then(Value::as_str);
-        let version = crate::version::check_server_version(ua);
-        if !version.in_window() {
-            shared.connection_event(ConnectionEvent::OutsideWindow(version.clone()));
-        }
-        shared.set_server_version(version);
+        shared.adopt_server_version(value.get("userAgent").and_then(Value::as_str));
     }
     shared.set_init_result(value);
     let method = if mcp {

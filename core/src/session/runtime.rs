@@ -169,9 +169,12 @@ async fn run_link(
         direct,
         stderr,
         mut peer,
+        cli_version,
         #[cfg(feature = "mcp-http")]
         auth_events,
     } = link;
+    // Before the reader reads the `initialize` answer it is compared with.
+    shared.set_cli_version(cli_version);
     #[cfg(not(feature = "mcp-http"))]
     let auth_task: Option<tokio::task::JoinHandle<()>> = None;
     #[cfg(feature = "mcp-http")]

@@ -4,6 +4,8 @@
 //! any MCP server: a spawned process's stdio, or Streamable HTTP (`http`).
 
 pub(crate) mod binary;
+#[cfg(feature = "ws")]
+pub(crate) mod cli_version;
 #[cfg(feature = "mcp-http")]
 pub(crate) mod http;
 pub(crate) mod io;
@@ -53,6 +55,8 @@ pub(crate) struct Link {
     /// The server's stderr, for the transport that spawns the server.
     pub(crate) stderr: Option<ChildStderr>,
     pub(crate) peer: Peer,
+    /// The installed CLI's version, to compare with the server's (the control socket only).
+    pub(crate) cli_version: Option<String>,
     /// MCP authorization events (an MCP HTTP transport with OAuth configured).
     #[cfg(feature = "mcp-http")]
     pub(crate) auth_events: Option<tokio::sync::mpsc::UnboundedReceiver<crate::auth::AuthEvent>>,
@@ -131,6 +135,7 @@ async fn connect(opts: &ClientOptions) -> Result<Link> {
         direct: None,
         stderr: None,
         peer: Peer::Remote,
+        cli_version: None,
         #[cfg(feature = "mcp-http")]
         auth_events: None,
     };
@@ -155,13 +160,20 @@ async fn connect(opts: &ClientOptions) -> Result<Link> {
                     child: p.child,
                     pid,
                 },
+                cli_version: None,
                 #[cfg(feature = "mcp-http")]
                 auth_events: None,
             })
         }
         #[cfg(feature = "ws")]
         TransportKind::WebSocket { url, token } => {
-            let ws = ws::connect_url(url, token.as_deref(), opts).await?;
+            // A signed bearer token is minted for each connect (and so each reconnect).
+            let minted = match &opts.ws_auth {
+                crate::options::WsAuth::SignedBearerToken(signed) => Some(signed.mint()?),
+                _ => None,
+            };
+            let token = minted.as_ref().map(|t| t.expose()).or(token.as_deref());
+            let ws = ws::connect_url(url, token, opts).await?;
             Ok(remote(ws_halves(ws, opts.heartbeat)))
         }
         #[cfg(feature = "ws")]
@@ -170,8 +182,16 @@ async fn connect(opts: &ClientOptions) -> Result<Link> {
                 Some(p) => p.clone(),
                 None => ws::default_socket(opts.codex_home.as_deref())?,
             };
-            let ws = ws::connect_unix(&path, opts.max_line_bytes).await?;
-            Ok(remote(ws_halves(ws, opts.heartbeat)))
+            // The daemon behind the socket runs its own copy of Codex: learn the installed
+            // CLI's version meanwhile, to compare with the server's at the handshake.
+            let (ws, cli_version) = tokio::join!(
+                ws::connect_unix(&path, opts.max_line_bytes),
+                cli_version::installed(opts)
+            );
+            Ok(Link {
+                cli_version,
+                ..remote(ws_halves(ws?, opts.heartbeat))
+            })
         }
         #[cfg(feature = "mcp-http")]
         TransportKind::McpHttp(http) => {
@@ -194,6 +214,7 @@ async fn connect(opts: &ClientOptions) -> Result<Link> {
                 direct: None,
                 stderr: None,
                 peer: Peer::Shim(task),
+                cli_version: None,
                 auth_events: rx,
             })
         }
@@ -205,6 +226,7 @@ async fn connect(opts: &ClientOptions) -> Result<Link> {
                 direct: None,
                 stderr: None,
                 peer: Peer::Shim(task),
+                cli_version: None,
                 #[cfg(feature = "mcp-http")]
                 auth_events: None,
             })

@@ -47,7 +47,18 @@ fn upgrade_error(e: tokio_tungstenite::tungstenite::Error) -> Error {
                 }
                 _ => "",
             };
-            Error::Transport(format!("WebSocket upgrade refused: HTTP {status}{hint}"))
+            // The server's reason (Codex: `expired websocket jwt`, `websocket jwt audience
+            // mismatch`, ...), when it sent a short line of text.
+            let reason = resp
+                .body()
+                .as_deref()
+                .and_then(|b| std::str::from_utf8(b).ok())
+                .map(str::trim)
+                .filter(|r| !r.is_empty() && r.len() <= 200 && !r.contains(char::is_control))
+                .map_or(String::new(), |r| format!(": {r}"));
+            Error::Transport(format!(
+                "WebSocket upgrade refused: HTTP {status}{hint}{reason}"
+            ))
         }
         other => Error::Transport(format!("WebSocket handshake failed: {other}")),
     }

@@ -16,6 +16,10 @@ pub struct CutProxy {
     stalled: Arc<AtomicBool>,
     /// Connections accepted so far.
     pub accepted: Arc<AtomicUsize>,
+    /// The head of each connection's first request (up to the blank line ending its HTTP
+    /// headers, at most 16 KiB), in the order the connections were accepted: a test reads
+    /// what each WebSocket upgrade carried.
+    pub heads: Arc<Mutex<Vec<Vec<u8>>>>,
 }
 
 impl CutProxy {
@@ -27,11 +31,13 @@ impl CutProxy {
         let stop = Arc::new(AtomicBool::new(false));
         let accepted = Arc::new(AtomicUsize::new(0));
         let stalled = Arc::new(AtomicBool::new(false));
+        let heads = Arc::new(Mutex::new(Vec::new()));
         let st = stalled.clone();
-        let (o, s, a, target) = (
+        let (o, s, a, h, target) = (
             open.clone(),
             stop.clone(),
             accepted.clone(),
+            heads.clone(),
             target.to_owned(),
         );
         std::thread::spawn(move || {
@@ -55,8 +61,9 @@ impl CutProxy {
                     client.try_clone().unwrap(),
                     server.try_clone().unwrap(),
                     st.clone(),
+                    Some(h.clone()),
                 );
-                pipe(server, client, st.clone());
+                pipe(server, client, st.clone(), None);
             }
         });
         CutProxy {
@@ -65,6 +72,7 @@ impl CutProxy {
             stop,
             stalled,
             accepted,
+            heads,
         }
     }
 
@@ -82,14 +90,31 @@ impl CutProxy {
     }
 }
 
-fn pipe(mut from: TcpStream, mut to: TcpStream, stalled: Arc<AtomicBool>) {
+/// Copy `from` to `to` until either ends; the head of what `from` sends first goes to `heads`.
+fn pipe(
+    mut from: TcpStream,
+    mut to: TcpStream,
+    stalled: Arc<AtomicBool>,
+    heads: Option<Arc<Mutex<Vec<Vec<u8>>>>>,
+) {
     std::thread::spawn(move || {
         let mut buf = [0u8; 16 * 1024];
+        let mut head = heads.map(|h| (h, Vec::new()));
         loop {
             match from.read(&mut buf) {
                 Ok(0) | Err(_) => break,
                 Ok(_) if stalled.load(Ordering::Acquire) => {}
                 Ok(n) => {
+                    if let Some((heads, mut h)) = head.take() {
+                        h.extend_from_slice(&buf[..n]);
+                        let end = h.windows(4).position(|w| w == b"\r\n\r\n");
+                        if end.is_some() || h.len() >= 16 * 1024 {
+                            h.truncate(end.map_or(h.len(), |e| e + 4));
+                            heads.lock().unwrap().push(h);
+                        } else {
+                            head = Some((heads, h));
+                        }
+                    }
                     if to.write_all(&buf[..n]).is_err() {
                         break;
                     }

@@ -12,7 +12,10 @@ use crate::strings::{put_string, req_out, req_str};
 ffi_fn! {
     /// The connected app-server's Codex version placed in the supported window: `*out`
     /// receives `{"version": "0.171.0"|null, "position": "inside"|"older"|"newer"|"unknown",
-    /// "matches": "<the window version it is>"|null, "window": ["0.163.0", …]}`, a string the
+    /// "matches": "<the window version it is>"|null, "window": ["0.163.0", …], "source":
+    /// "spawned"|"remote"|"control_socket", "cli_version": "<the installed CLI's>"|null}`
+    /// (`version` is the server's own: through the control socket the daemon's, with the
+    /// installed CLI's beside it; `source` and `cli_version` since ABI 1.11), a string the
     /// program frees with `codex_string_free`. Errors: NOT_CONNECTED; INVALID_STATE when the
     /// server is not a Codex app-server (an MCP server, the exec or codex-mcp-server
     /// transport). Thread: any, including inside callbacks. ABI 1.10.

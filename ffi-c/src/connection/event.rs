@@ -70,6 +70,13 @@ pub enum codex_event_kind_t {
     /// "position": "older"|"newer"|"unknown", "matches", "window"}`). Delivered once per
     /// connect (and per reconnect to such a server). ABI 1.10.
     CODEX_EVENT_OUTSIDE_WINDOW = 10,
+    /// The app-server behind the local control socket (`codex app-server daemon`'s) runs
+    /// another Codex version than the installed CLI (the `codex` binary the options name); the
+    /// connection goes on with the server's version: `error_message` (in words),
+    /// `reconnect_json` (the server version's JSON, as OUTSIDE_WINDOW's, with `"source":
+    /// "control_socket"` and `"cli_version"`). Delivered once per connect (and per reconnect
+    /// to such a server). ABI 1.11.
+    CODEX_EVENT_VERSION_MISMATCH = 11,
 }
 
 use codex_event_kind_t::*;
@@ -216,6 +223,7 @@ impl codex_event_t {
                 ConnectionEvent::Reconnected(_) => CODEX_EVENT_RECONNECTED,
                 ConnectionEvent::Auth(_) => CODEX_EVENT_AUTH,
                 ConnectionEvent::OutsideWindow(_) => CODEX_EVENT_OUTSIDE_WINDOW,
+                ConnectionEvent::VersionMismatch(_) => CODEX_EVENT_VERSION_MISMATCH,
                 // A connection event newer than this ABI: reported as an error event (its
                 // message and JSON view still say what it is).
                 _ => CODEX_EVENT_ERROR,
@@ -504,8 +512,9 @@ value_accessor! {
 }
 
 text_accessor! {
-    /// The whole report of a RECONNECTING, RECONNECTED, AUTH or OUTSIDE_WINDOW event as JSON
-    /// text (OUTSIDE_WINDOW: see `CODEX_EVENT_OUTSIDE_WINDOW`); NULL for other kinds. RECONNECTING: `{"attempt","maxAttempts","delayMs","cause"}`. RECONNECTED:
+    /// The whole report of a RECONNECTING, RECONNECTED, AUTH, OUTSIDE_WINDOW or
+    /// VERSION_MISMATCH event as JSON text (OUTSIDE_WINDOW, VERSION_MISMATCH: see their
+    /// kinds); NULL for other kinds. RECONNECTING: `{"attempt","maxAttempts","delayMs","cause"}`. RECONNECTED:
     /// `{"attempts","threads":[id…],"failedThreads":[{"threadId","error"}…],
     /// "requestsFailed","serverRequestsDropped","turnsEnded":[{"threadId","turnId","status"}…]}`.
     /// Ownership: the event's. Thread: as every event accessor (see `codex_event_kind`).

@@ -1,6 +1,7 @@
-//! The JOSE pieces the grants and DPoP need, on `ring` (already in the tree through rustls):
-//! base64url, signing keys (ES256 generated or from a PEM, RS256 from a PEM), compact JWS
-//! signing, the public JWK of an ES256 key and its RFC 7638 thumbprint.
+//! The JOSE pieces the grants, DPoP and the app-server's signed bearer tokens need, on `ring`
+//! (already in the tree through rustls): base64url, signing keys (ES256 generated or from a
+//! PEM, RS256 from a PEM), compact JWS signing (also HS256 with a shared secret), the public
+//! JWK of an ES256 key and its RFC 7638 thumbprint.
 //!
 //! `ring` rather than `jsonwebtoken`/`josekit`/`p256`: it is the crypto rustls already links
 //! (no second implementation, no OpenSSL), it generates P-256 keys and signs ES256 with the
@@ -211,6 +212,19 @@ impl SigningKey {
     }
 }
 
+/// A compact JWS signed with HMAC SHA-256 (`HS256`, RFC 7518 §3.2) under the shared secret
+/// `key`: `header` gets `alg` set; `claims` is the payload. The JWT of
+/// `codex app-server --ws-auth signed-bearer-token`.
+pub fn sign_hs256_jwt(key: &[u8], mut header: Map<String, Value>, claims: &Value) -> String {
+    header.insert("alg".into(), Value::from("HS256"));
+    let h = b64url(Value::Object(header).to_string().as_bytes());
+    let p = b64url(claims.to_string().as_bytes());
+    let input = format!("{h}.{p}");
+    let key = ring::hmac::Key::new(ring::hmac::HMAC_SHA256, key);
+    let sig = b64url(ring::hmac::sign(&key, input.as_bytes()).as_ref());
+    format!("{input}.{sig}")
+}
+
 /// The RFC 7638 JWK thumbprint (SHA-256, base64url) of a public JWK: the required members in
 /// lexicographic order, no whitespace. `None` for a key type without required members here.
 pub fn jwk_thumbprint(jwk: &Value) -> Option<String> {
@@ -295,6 +309,35 @@ pub(crate) mod tests {
             "NzbLsXh8uDCcd-6MNwXF4W_7noWXFZAfHkxZsRGC9Xs"
         );
         assert_eq!(jwk_thumbprint(&json!({"kty": "oct", "k": "x"})), None);
+    }
+
+    #[test]
+    fn hs256_jwt_matches_rfc7515_and_verifies() {
+        // RFC 7515 appendix A.1: its key and header (as this function writes it, `alg`
+        // after `typ`), the MAC checked with `ring::hmac::verify`.
+        let key = URL_SAFE_NO_PAD
+            .decode("AyM1SysPpbyDfgZld3umj1qzKObwVMkoqQ-EstJQLr_T-1qS0gZH75aKtMN3Yj0iPS4hcgUuTwjAzZr1Z9CAow")
+            .unwrap();
+        let mut h = Map::new();
+        h.insert("typ".into(), "JWT".into());
+        let jws = sign_hs256_jwt(&key, h, &json!({"iss": "joe", "exp": 1300819380}));
+        let parts: Vec<&str> = jws.split('.').collect();
+        assert_eq!(parts.len(), 3);
+        let header: Value =
+            serde_json::from_slice(&URL_SAFE_NO_PAD.decode(parts[0]).unwrap()).unwrap();
+        assert_eq!(header, json!({"typ": "JWT", "alg": "HS256"}));
+        let input = format!("{}.{}", parts[0], parts[1]);
+        let sig = URL_SAFE_NO_PAD.decode(parts[2]).unwrap();
+        let k = ring::hmac::Key::new(ring::hmac::HMAC_SHA256, &key);
+        ring::hmac::verify(&k, input.as_bytes(), &sig).expect("HS256 verifies");
+        let other = ring::hmac::Key::new(ring::hmac::HMAC_SHA256, b"another key");
+        assert!(ring::hmac::verify(&other, input.as_bytes(), &sig).is_err());
+        // The RFC's own signing input gives the RFC's own MAC.
+        let rfc_input = "eyJ0eXAiOiJKV1QiLA0KICJhbGciOiJIUzI1NiJ9.eyJpc3MiOiJqb2UiLA0KICJleHAiOjEzMDA4MTkzODAsDQogImh0dHA6Ly9leGFtcGxlLmNvbS9pc19yb290Ijp0cnVlfQ";
+        assert_eq!(
+            b64url(ring::hmac::sign(&k, rfc_input.as_bytes()).as_ref()),
+            "dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk"
+        );
     }
 
     #[test]
