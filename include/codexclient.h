@@ -155,6 +155,19 @@
  * answering or taking it, when its event is freed without answering or taking it, and when
  * a taken request is freed unanswered.
  *
+ * Answering from another process (ABI 1.11): codex_event_to_json() (or
+ * codex_request_to_json()) gives the event, a server request as its JSON reference
+ * ({"owner", "connection", "endpoint", "id", "method", "params"}), and PARKS the request: it
+ * stays open after its event and handle are freed. Send that text anywhere; the answer comes
+ * back with codex_client_respond_ref() / _ref_error() / _ref_decision() on the client that
+ * owns it (codex_client_id() is the reference's owner), once. Another client's reference is
+ * CODEX_STATUS_INVALID_ARGUMENT; a reference of a lost or ended connection
+ * CODEX_STATUS_CONNECTION_LOST or CODEX_STATUS_DISCONNECTED; a second answer, or one after
+ * the server resolved the request, CODEX_STATUS_ALREADY_RESPONDED. A parked request nobody
+ * answers is declined when option parked_request_timeout passes (default 600 s; 0: off, no
+ * parking). Option label names the client: every event and reference carries it
+ * (codex_event_endpoint()).
+ *
  * ===================================================================== MCP
  *
  * The same client drives any MCP server (Model Context Protocol 2025-11-25, negotiating down
@@ -348,7 +361,12 @@
  * `CODEX_STATUS_UNSUPPORTED_BY_VERSION`, `CODEX_EVENT_OUTSIDE_WINDOW`).
  * 1.11: `codex_client_mcp_prior` (the era an MCP connection negotiated, for option
  * `mcp_prior`); `CODEX_EVENT_VERSION_MISMATCH` (the app-server behind the control socket is
- * another Codex version than the installed CLI).
+ * another Codex version than the installed CLI); serialisable forms and answers by reference
+ * (`codex_event_to_json`, `codex_event_endpoint`, `codex_request_to_json`,
+ * `codex_request_endpoint`, `codex_client_id`, `codex_client_respond_ref`,
+ * `codex_client_respond_ref_error`, `codex_client_respond_ref_decision`); options `label` and
+ * `parked_request_timeout` by name; the pool (`codex_pool_t` and its functions,
+ * `CODEX_STATUS_UNAVAILABLE`).
  */
 #define CODEX_ABI_VERSION_MINOR 11
 
@@ -1573,6 +1591,26 @@ uint64_t codex_event_dropped(const struct codex_event_t *event);
 void *codex_event_userdata(const struct codex_event_t *event);
 
 /**
+ * The label of the client that received a notification or server request (option
+ * `label`; in a pool, the endpoint's name); NULL for other kinds or when the client has
+ * none. Ownership: the event's. Thread: as every event accessor (see `codex_event_kind`).
+ * ABI 1.11.
+ */
+const char *codex_event_endpoint(const struct codex_event_t *event);
+
+/**
+ * The event in the core's serialised form, as JSON text, for another process:
+ * `{"notification": {"method", "params", "endpoint"}}`, `{"server_request": {"owner",
+ * "connection", "endpoint", "id", "method", "params"}}` (the request's reference, which
+ * `codex_client_respond_ref` answers on the owning client; making it **parks** the
+ * request, see `codex_request_to_json`), `{"connection": {"kind", "message", ...}}` or
+ * `{"response": {"token", "method", "result" | "error"}}`. NULL for a server request
+ * already taken out of the event and freed. Ownership: the event's. Thread: as every
+ * event accessor (see `codex_event_kind`). ABI 1.11.
+ */
+const char *codex_event_to_json(const struct codex_event_t *event);
+
+/**
  * Free an event returned by `codex_client_next_event`. A server request it still owns (not
  * taken) is answered fail-closed if unanswered. NULL is ignored. Freeing an event twice, or
  * the borrowed event a callback receives, is detected and ignored (the calling thread's last
@@ -1625,6 +1663,13 @@ const char *codex_request_turn_id(const struct codex_request_t *request);
 bool codex_request_is_open(const struct codex_request_t *request);
 
 /**
+ * The label of the client that received the request (option `label`; in a pool, the
+ * endpoint's name), or NULL when it has none. Ownership, lifetime and thread as
+ * `codex_request_method`. ABI 1.11.
+ */
+const char *codex_request_endpoint(const struct codex_request_t *request);
+
+/**
  * Answer a server request with a result, given as JSON text (for an approval:
  * `{"decision":"accept"}` or `{"decision":"decline"}`).
  *
@@ -1642,6 +1687,53 @@ enum codex_status_t codex_client_respond(struct codex_client_t *client, struct c
  * Thread: any, including inside callbacks; now or later.
  */
 enum codex_status_t codex_client_respond_error(struct codex_client_t *client, struct codex_request_t *request, int64_t code, const char *message, const char *data_json);
+
+/**
+ * The client's id: 128 random bits in hex, made by `codex_client_new` (never the same in
+ * two processes). It is the `owner` of the client's server-request references: a
+ * reference is answered only by the client whose id it names. `*out` receives a string
+ * the program frees with `codex_string_free`. Thread: any. ABI 1.11.
+ */
+enum codex_status_t codex_client_id(const struct codex_client_t *client, char **out);
+
+/**
+ * The reference of a server request as JSON text: `{"owner", "connection", "endpoint",
+ * "id", "method", "params"}` (`owner`: the id of the client that received it;
+ * `connection`: the link it came on; `endpoint`: the client's label, option `label`,
+ * absent when it has none). Making it **parks** the request: the client keeps it open,
+ * even once every handle is freed, until the answer comes by reference
+ * (`codex_client_respond_ref`, from this or another process), the server resolves it,
+ * the connection ends, or option `parked_request_timeout` passes (then it is answered
+ * fail-closed, approvals declined, with a WARNING log line). `*json_out` receives a
+ * string the program frees with `codex_string_free`. `CODEX_STATUS_INVALID_ARGUMENT` for
+ * a NULL or freed handle. Thread: any, including inside callbacks. ABI 1.11.
+ */
+enum codex_status_t codex_request_to_json(const struct codex_request_t *request, char **json_out);
+
+/**
+ * Answer the server request a JSON reference names (`ref_json`: from
+ * `codex_request_to_json`, or the `server_request` member of `codex_event_to_json`) with
+ * a result given as JSON text (for an approval `{"decision":"accept"}`; see
+ * `codex_client_respond_ref_decision` for the generic words), on the client that owns it.
+ *
+ * Returns `CODEX_STATUS_INVALID_ARGUMENT` for a reference of another client (the message
+ * names both ids and labels), one naming another method than the request of its id, bad
+ * JSON or a NULL argument; `CODEX_STATUS_CONNECTION_LOST` when its connection was lost
+ * and the client reconnected or is reconnecting (the server asks again);
+ * `CODEX_STATUS_DISCONNECTED` when its connection has ended; and
+ * `CODEX_STATUS_ALREADY_RESPONDED` when it was answered (by reference or through a
+ * handle, also fail-closed at its bound) or resolved by the server. Ownership: borrows
+ * everything. Thread: any, including inside callbacks; now or later. Never blocks.
+ * ABI 1.11.
+ */
+enum codex_status_t codex_client_respond_ref(struct codex_client_t *client, const char *ref_json, const char *result_json);
+
+/**
+ * Answer the server request a JSON reference names with a JSON-RPC error `{code,
+ * message, data}`; `data_json` may be NULL (no data). Errors as for
+ * `codex_client_respond_ref`. Thread: any, including inside callbacks. ABI 1.11.
+ */
+enum codex_status_t codex_client_respond_ref_error(struct codex_client_t *client, const char *ref_json, int64_t code, const char *message, const char *data_json);
 
 /* ===================================================================== CODEX CLIENT
  *
@@ -1747,6 +1839,16 @@ enum codex_status_t codex_client_respond_decision(struct codex_client_t *client,
  * ABI 1.10.
  */
 enum codex_status_t codex_client_respond_execpolicy_amendment(struct codex_client_t *client, struct codex_request_t *request, const char *const *prefix, size_t prefix_len);
+
+/**
+ * Answer the approval a JSON reference names (see `codex_client_respond_ref`) with a
+ * decision by its generic word: `"accept"`, `"acceptForSession"`, `"decline"` or
+ * `"cancel"`, worded by the core for the request's method. Returns
+ * `CODEX_STATUS_INVALID_ARGUMENT` for another word or a request that is not an approval,
+ * else as `codex_client_respond_ref`. Ownership: borrows everything. Thread: any,
+ * including inside callbacks; now or later. ABI 1.11.
+ */
+enum codex_status_t codex_client_respond_ref_decision(struct codex_client_t *client, const char *ref_json, const char *decision);
 
 /**
  * Log in with an OpenAI API key (`account/login/start`, type `apiKey`); the server stores

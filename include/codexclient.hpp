@@ -247,6 +247,17 @@ public:
     std::string turn_id() const { return detail::str(codex_request_turn_id(req_)); }
     /// Whether it can still be answered.
     bool is_open() const noexcept { return req_ != nullptr && codex_request_is_open(req_); }
+    /// The label of the client that received it (option `label`), or "" (ABI 1.11).
+    std::string endpoint() const { return detail::str(codex_request_endpoint(req_)); }
+    /// Its reference as JSON text, to answer it from another process with
+    /// Connection::respond_ref() on the owning client. Parks it: it stays open (this object
+    /// may be destroyed) until answered, resolved, disconnected or option
+    /// parked_request_timeout passes (then it is declined). ABI 1.11.
+    std::string to_json() const {
+        char *s = nullptr;
+        check(codex_request_to_json(req_, &s));
+        return detail::take_string(s);
+    }
     /// Answer with a result (JSON text), e.g. R"({"decision":"accept"})". Throws codex::Error
     /// (CODEX_STATUS_ALREADY_RESPONDED when answered before).
     void respond(const std::string &result_json) const {
@@ -304,6 +315,13 @@ public:
     int64_t rpc_code() const noexcept { return codex_event_rpc_code(ev_); }
     /// Id returned by Client::request, for a RESPONSE.
     uint64_t request_id() const noexcept { return codex_event_request_id(ev_); }
+    /// The label of the client that received a notification or server request (option
+    /// `label`), or "" (ABI 1.11).
+    std::string endpoint() const { return detail::str(codex_event_endpoint(ev_)); }
+    /// The event in the library's serialised form, as JSON text (for another process); a
+    /// SERVER_REQUEST's is its reference, and making it parks the request (see
+    /// Request::to_json). ABI 1.11.
+    std::string to_json() const { return detail::str(codex_event_to_json(ev_)); }
     /// Take the server request out of a SERVER_REQUEST event (to answer after the event is
     /// gone). Throws codex::Error when it is not one or was taken already.
     Request take_request() const {
@@ -595,6 +613,29 @@ public:
     /// Send a client notification (no response).
     void notify(const std::string &method, const std::string &params_json = "{}") {
         check(codex_client_notify(c_, method.c_str(), params_json.c_str()));
+    }
+    /// The client's id (128 random bits in hex): the owner its server-request references
+    /// name (ABI 1.11).
+    std::string id() const {
+        char *s = nullptr;
+        check(codex_client_id(c_, &s));
+        return detail::take_string(s);
+    }
+    /// Answer the server request a JSON reference names (Request::to_json,
+    /// EventView::to_json's server_request, from any process) with a result as JSON text, on
+    /// this client, which must own it. Throws codex::Error: CODEX_STATUS_INVALID_ARGUMENT
+    /// (another client's), CODEX_STATUS_CONNECTION_LOST / CODEX_STATUS_DISCONNECTED (its
+    /// connection was lost / has ended), CODEX_STATUS_ALREADY_RESPONDED (answered, declined at
+    /// its bound, or resolved by the server). ABI 1.11.
+    void respond_ref(const std::string &ref_json, const std::string &result_json) {
+        check(codex_client_respond_ref(c_, ref_json.c_str(), result_json.c_str()));
+    }
+    /// Answer the server request a JSON reference names with a JSON-RPC error (as
+    /// respond_ref). ABI 1.11.
+    void respond_ref_error(const std::string &ref_json, int64_t code, const std::string &message,
+                           const std::optional<std::string> &data_json = std::nullopt) {
+        check(codex_client_respond_ref_error(c_, ref_json.c_str(), code, message.c_str(),
+                                             data_json ? data_json->c_str() : nullptr));
     }
     /// The last bytes the server wrote to stderr.
     std::string stderr_tail() const {

@@ -94,6 +94,13 @@ public:
         check(codex_client_supports(c_, method.c_str(), &has));
         return has;
     }
+    /// Answer the approval a JSON reference names (Request::to_json, from any process) with
+    /// a decision by its generic word ("accept", "acceptForSession", "decline", "cancel"),
+    /// worded by the library for the request's method; throws as Connection::respond_ref
+    /// (codex_client_respond_ref_decision, ABI 1.11).
+    void respond_ref_decision(const std::string &ref_json, const std::string &decision) {
+        check(codex_client_respond_ref_decision(c_, ref_json.c_str(), decision.c_str()));
+    }
     /// thread/start; returns the thread id.
     std::string thread_start(const std::string &params_json = "{}", uint64_t timeout_ms = 0) {
         char *t = nullptr;

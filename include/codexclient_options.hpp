@@ -158,6 +158,16 @@ struct OptionValues {
     /// TRACE level (target codex_client::wire), secrets redacted. Default: true when
     /// CODEXCLIENT_LOG=trace, else false.
     std::optional<bool> trace_wire;
+    /// Option `label` (string; here a string (empty: not sent)): A name for this client, carried by
+    /// its events (endpoint), its server-request and thread references and the log lines about its
+    /// connection and server requests. Default: none ("" is none too).
+    std::string label;
+    /// Option `parked_request_timeout` (seconds; here a duration in milliseconds (sent as the
+    /// option's seconds)): How long a parked server request (one serialised as a reference, or
+    /// parked) waits for its answer by reference before the client answers it fail-closed
+    /// (approvals declined), with a WARNING log line. 0 (off): nothing is parked; the last local
+    /// handle dropped unanswered answers fail-closed at once.
+    std::optional<double> parked_request_timeout_ms;
     /// Option `skill_emulation` (word; here one of the words of the doc (empty: not sent)): When a
     /// turn's skills are emulated (injected as a labelled <skill emulated="true"> text block)
     /// instead of sent as Codex's native skill item: "never" (the default: native only; a skill the
@@ -371,6 +381,8 @@ struct OptionValues {
         f("heartbeat_timeout", heartbeat_timeout_ms, "seconds");
         f("reply_spin", reply_spin_ms, "seconds");
         f("trace_wire", trace_wire, "bool");
+        f("label", label, "string");
+        f("parked_request_timeout", parked_request_timeout_ms, "seconds");
         f("skill_emulation", skill_emulation, "word");
         f("tls_ca_file", tls_ca_file, "path");
         f("tls_client_cert", tls_client_cert, "strings");
@@ -454,6 +466,8 @@ struct OptionValues {
         f("heartbeat_timeout", heartbeat_timeout_ms, "seconds");
         f("reply_spin", reply_spin_ms, "seconds");
         f("trace_wire", trace_wire, "bool");
+        f("label", label, "string");
+        f("parked_request_timeout", parked_request_timeout_ms, "seconds");
         f("skill_emulation", skill_emulation, "word");
         f("tls_ca_file", tls_ca_file, "path");
         f("tls_client_cert", tls_client_cert, "strings");
@@ -499,7 +513,7 @@ struct OptionValues {
         f("exec_approval_policy", exec_approval_policy, "word");
     }
     /// The number of options in the table this header was generated from.
-    static constexpr std::size_t option_count = 80;
+    static constexpr std::size_t option_count = 82;
 };
 
 } // namespace codex

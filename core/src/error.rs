@@ -466,6 +466,7 @@ mod tests {
                 server_version: "0.163.0".into(),
                 versions: vec!["0.171.0".into()],
             })),
+            Error::Unavailable("no endpoint".into()),
         ];
         let kinds: Vec<_> = errors.iter().map(Error::kind).collect();
         assert_eq!(kinds, ErrorKind::ALL);

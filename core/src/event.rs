@@ -13,6 +13,9 @@ use crate::scan;
 
 /// A notification from the server (`{method, params}`), with `params` kept as raw JSON text
 /// so nothing is lost and nothing is parsed until asked for.
+///
+/// Serialisable (`serde`, JSON): `{"method", "params", "endpoint"}` (`endpoint` absent when the
+/// client has no label); see `docs/distributed.md`.
 #[derive(Debug, Clone)]
 #[non_exhaustive]
 pub struct Notification {
@@ -20,6 +23,8 @@ pub struct Notification {
     pub method: String,
     /// The `params` member as raw JSON (`null` when absent).
     pub params: Box<RawValue>,
+    /// The label of the client that received it (option `label`), shared, not copied.
+    pub(crate) endpoint: Option<Arc<str>>,
 }
 
 /// Ids that most thread-scoped payloads carry, parsed without building a full value.
@@ -210,12 +215,23 @@ macro_rules! params_accessors {
 }
 
 impl Notification {
-    /// A notification of `method` with `params` (raw JSON).
+    /// A notification of `method` with `params` (raw JSON), of no endpoint.
     pub fn new(method: impl Into<String>, params: Box<RawValue>) -> Self {
         Notification {
             method: method.into(),
             params,
+            endpoint: None,
         }
+    }
+    /// This notification tagged with `endpoint` (`None`: untagged).
+    pub fn with_endpoint(mut self, endpoint: Option<&str>) -> Self {
+        self.endpoint = endpoint.map(Arc::from);
+        self
+    }
+    /// The label (option `label`) of the client that received it: in a pool, the endpoint's
+    /// name. `None` when the client has no label.
+    pub fn endpoint(&self) -> Option<&str> {
+        self.endpoint.as_deref()
     }
     params_accessors!();
     /// `params.turnId`, or `params.turn.id` (`turn/started`, `turn/completed`), when present.
@@ -281,11 +297,84 @@ impl Notification {
     }
 }
 
+/// Where a server request came from: the client that owns it, the connection (link) it came
+/// on, the client's label, and the table that parks it.
+#[derive(Clone)]
+pub(crate) struct Origin {
+    /// The owning client's id ([`Client::id`](crate::Client::id)).
+    pub(crate) owner: Arc<str>,
+    /// The link it came on (a number unique in the process; a reconnect makes a new one).
+    pub(crate) connection: u64,
+    /// The owning client's label.
+    pub(crate) endpoint: Option<Arc<str>>,
+    /// The connection's table of parked requests.
+    pub(crate) parking: Weak<dyn Parking>,
+}
+
+impl std::fmt::Debug for Origin {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Origin")
+            .field("owner", &self.owner)
+            .field("connection", &self.connection)
+            .field("endpoint", &self.endpoint)
+            .finish()
+    }
+}
+
+impl Origin {
+    /// The origin a deserialised reference names (nothing parks it).
+    fn of_ref(r: &RequestRef) -> Origin {
+        Origin {
+            owner: Arc::from(r.owner.as_str()),
+            connection: r.connection,
+            endpoint: r.endpoint.as_deref().map(Arc::from),
+            parking: Weak::<Detached>::new(),
+        }
+    }
+}
+
+/// The connection of a detached request (deserialised from its reference): none. Only its
+/// type is used, for the dangling `Weak`s of such a request.
+struct Detached;
+
+impl Responder for Detached {
+    fn send_response(&self, _: Vec<u8>) -> Result<()> {
+        Err(Error::NotConnected)
+    }
+    fn forget_request(&self, _: &RequestId) {}
+    fn disconnect_error(&self) -> Error {
+        Error::NotConnected
+    }
+}
+
+impl Parking for Detached {
+    fn park(&self, _: ServerRequest) -> bool {
+        false
+    }
+}
+
+/// What parks a server request: its connection's table ([`ServerRequest::park`]).
+pub(crate) trait Parking: Send + Sync {
+    /// Keep `request` (a second handle of it) until it is answered, resolved, its connection
+    /// ends or the bound passes (then it is answered fail-closed). Whether it is parked
+    /// (false when parking is off or the request is no longer open).
+    fn park(&self, request: ServerRequest) -> bool;
+}
+
 /// A request sent by the server that expects an answer (approvals, user input, ...).
 ///
 /// Answer it with [`respond`](Self::respond) or [`respond_error`](Self::respond_error), now or
 /// later, from any thread. A request dropped without an answer is answered **fail-closed**:
 /// approvals are declined, every other method gets a JSON-RPC error.
+///
+/// # Moving it to another process
+/// A server request serialises (`serde`, JSON) as its reference, a [`RequestRef`] (owner
+/// client, connection, endpoint, id, method, params). Serialising it **parks** it (as
+/// [`park`](Self::park) does): the client keeps a handle until the answer comes by reference
+/// ([`Client::respond_ref`](crate::Client::respond_ref) on the owning client), the server
+/// resolves it, the connection ends, or option `parked_request_timeout` passes, when it is
+/// answered fail-closed. Deserialised, it is *detached*: it has no connection, and answering
+/// it directly is [`Error::InvalidState`] naming the way (the owning client's `respond_ref`).
 #[derive(Debug)]
 pub struct ServerRequest {
     /// The server's request id.
@@ -296,6 +385,9 @@ pub struct ServerRequest {
     pub params: Box<RawValue>,
     state: Arc<ResponderState>,
     conn: Weak<dyn Responder>,
+    origin: Origin,
+    /// Deserialised from a reference: no connection behind it.
+    detached: bool,
 }
 
 impl ServerRequest {
@@ -305,6 +397,7 @@ impl ServerRequest {
         params: Box<RawValue>,
         state: Arc<ResponderState>,
         conn: Weak<dyn Responder>,
+        origin: Origin,
     ) -> Self {
         ServerRequest {
             id,
@@ -312,6 +405,21 @@ impl ServerRequest {
             params,
             state,
             conn,
+            origin,
+            detached: false,
+        }
+    }
+
+    /// The detached request a reference stands for (deserialised: no connection).
+    pub fn from_ref(r: RequestRef) -> ServerRequest {
+        ServerRequest {
+            origin: Origin::of_ref(&r),
+            id: r.id,
+            method: r.method,
+            params: r.params,
+            state: ResponderState::detached(),
+            conn: Weak::<Detached>::new(),
+            detached: true,
         }
     }
 
@@ -320,9 +428,50 @@ impl ServerRequest {
     pub fn turn_id(&self) -> Option<String> {
         scope(&self.params).turn_id.map(|s| s.into_owned())
     }
-    /// Whether the request can still be answered (not answered, resolved or disconnected).
+    /// Whether the request can still be answered through this handle (not answered, resolved
+    /// or disconnected; a detached request never can: answer it by reference).
     pub fn is_open(&self) -> bool {
-        self.state.is_open()
+        !self.detached && self.state.is_open()
+    }
+    /// The label (option `label`) of the client that received it: in a pool, the endpoint's
+    /// name. `None` when the client has no label.
+    pub fn endpoint(&self) -> Option<&str> {
+        self.origin.endpoint.as_deref()
+    }
+    /// Whether this request was deserialised from its reference (see "Moving it to another
+    /// process"): it has no connection; answer it through the owning client by reference.
+    pub fn is_detached(&self) -> bool {
+        self.detached
+    }
+    /// The request's reference: what answers it from elsewhere through the client that owns
+    /// it ([`Client::respond_ref`](crate::Client::respond_ref)). Does not park it: a request
+    /// whose every handle is dropped is still answered fail-closed; serialise it or call
+    /// [`park`](Self::park) when the answer comes later from another process.
+    pub fn reference(&self) -> RequestRef {
+        RequestRef {
+            owner: self.origin.owner.to_string(),
+            connection: self.origin.connection,
+            endpoint: self.origin.endpoint.as_deref().map(str::to_owned),
+            id: self.id.clone(),
+            method: self.method.clone(),
+            params: self.params.clone(),
+        }
+    }
+    /// Park the request: the client keeps a handle of it until the answer comes (through any
+    /// handle, or by reference: [`Client::respond_ref`](crate::Client::respond_ref)), the
+    /// server resolves it, the connection ends, or option `parked_request_timeout` passes —
+    /// then it is answered fail-closed (approvals declined) with a WARNING log line. Dropping
+    /// every other handle no longer answers it. Idempotent (the bound counts from the first
+    /// park). Whether it is parked: false for a detached request, one no longer open, or with
+    /// `parked_request_timeout` 0 (off).
+    pub fn park(&self) -> bool {
+        if self.detached || !self.state.is_open() {
+            return false;
+        }
+        self.origin
+            .parking
+            .upgrade()
+            .is_some_and(|p| p.park(self.share()))
     }
 
     /// Another handle to the same request, for a second owner (a binding hands one to the
@@ -336,6 +485,8 @@ impl ServerRequest {
             params: self.params.clone(),
             state: self.state.clone(),
             conn: self.conn.clone(),
+            origin: self.origin.clone(),
+            detached: self.detached,
         }
     }
 
@@ -375,7 +526,26 @@ impl ServerRequest {
         }
     }
 
+    /// The error for answering a detached request directly.
+    fn detached_error(&self) -> Error {
+        let endpoint = self
+            .origin
+            .endpoint
+            .as_deref()
+            .map_or(String::new(), |e| format!(", endpoint `{e}`"));
+        Error::InvalidState(format!(
+            "server request `{}` (id {}) was deserialised from its reference and is detached \
+             from its connection: answer it through the client that owns it (client {}{endpoint}) \
+             by reference: `Client::respond_ref` (Python `client.respond(request, answer)`, C \
+             `codex_client_respond_ref`)",
+            self.method, self.id, self.origin.owner
+        ))
+    }
+
     fn send(&self, outcome: std::result::Result<&RawValue, &RpcError>) -> Result<()> {
+        if self.detached {
+            return Err(self.detached_error());
+        }
         let conn = self.conn.upgrade().ok_or_else(|| {
             Error::Disconnected(DisconnectInfo {
                 reason: "connection closed before the server request was answered".into(),
@@ -388,10 +558,57 @@ impl ServerRequest {
     }
 }
 
+/// The reference of a server request ([`ServerRequest::reference`]): what a process that
+/// does not hold the request gives back to answer it, through the client that owns it
+/// ([`Client::respond_ref`](crate::Client::respond_ref)). Serialisable (`serde`, JSON):
+/// `{"owner", "connection", "endpoint", "id", "method", "params"}`.
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
+#[non_exhaustive]
+pub struct RequestRef {
+    /// The id of the client that owns the request ([`Client::id`](crate::Client::id)):
+    /// random, so a reference from another process never matches by accident.
+    pub owner: String,
+    /// The connection (link) the request came on: a number unique in the owning process; a
+    /// reconnect or a new `connect()` makes a new one, and the requests of an earlier one can
+    /// no longer be answered.
+    pub connection: u64,
+    /// The owning client's label (option `label`): in a pool, the endpoint's name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub endpoint: Option<String>,
+    /// The server's request id.
+    pub id: RequestId,
+    /// Method name, for example `item/commandExecution/requestApproval`.
+    pub method: String,
+    /// The `params` member as raw JSON.
+    #[serde(default = "null_raw")]
+    pub params: Box<RawValue>,
+}
+
+impl RequestRef {
+    params_accessors!();
+    /// `params.turnId`, when present.
+    pub fn turn_id(&self) -> Option<String> {
+        scope(&self.params).turn_id.map(|s| s.into_owned())
+    }
+    /// The reference as JSON text.
+    pub fn to_json(&self) -> String {
+        serde_json::to_string(self).expect("a request reference serialises")
+    }
+    /// A reference from its JSON text ([`to_json`](Self::to_json), or a serialised
+    /// [`ServerRequest`]); [`Error::InvalidArgument`] when it is not one.
+    pub fn from_json(json: &str) -> Result<RequestRef> {
+        serde_json::from_str(json)
+            .map_err(|e| Error::InvalidArgument(format!("not a server request reference: {e}")))
+    }
+}
+
 impl Drop for ServerRequest {
     fn drop(&mut self) {
+        if self.detached {
+            return;
+        }
         if self.state.drop_handle() && self.state.is_open() {
-            tracing::warn!(method = %self.method, id = %self.id, "server request dropped unanswered; answering fail-closed");
+            tracing::warn!(method = %self.method, id = %self.id, endpoint = self.endpoint().unwrap_or(""), "server request dropped unanswered; answering fail-closed");
             let _ = self.respond_fail_closed();
         }
     }
@@ -648,6 +865,18 @@ pub struct Response {
     pub attachment: Option<Attachment>,
 }
 
+impl Response {
+    /// A response event's parts (a binding that keeps them apart builds one to serialise it).
+    pub fn new(token: u64, method: impl Into<String>, result: Result<Box<RawValue>>) -> Response {
+        Response {
+            token,
+            method: method.into(),
+            result,
+            attachment: None,
+        }
+    }
+}
+
 /// One event of a connection, in arrival order (responses go ahead of waiting events).
 /// New kinds may be added (match with a wildcard arm).
 #[derive(Debug)]
@@ -805,10 +1034,7 @@ mod tests {
 
     #[test]
     fn notification_kinds() {
-        let n = |m: &str| Notification {
-            method: m.into(),
-            params: null_raw(),
-        };
+        let n = |m: &str| Notification::new(m, null_raw());
         assert_eq!(
             n("item/agentMessage/delta").kind(),
             Some(NotificationKind::AgentMessageDelta)
@@ -826,23 +1052,23 @@ mod tests {
 
     #[test]
     fn scope_fields_parse_lazily() {
-        let n = Notification {
-            method: "item/agentMessage/delta".into(),
-            params: RawValue::from_string(
+        let n = Notification::new(
+            "item/agentMessage/delta",
+            RawValue::from_string(
                 r#"{"threadId":"t1","turnId":"u1","itemId":"i","delta":"he\"llo"}"#.into(),
             )
             .unwrap(),
-        };
+        );
         assert_eq!(n.thread_id().as_deref(), Some("t1"));
         assert_eq!(n.turn_id().as_deref(), Some("u1"));
         assert_eq!(n.delta().as_deref(), Some("he\"llo"));
-        let done = Notification {
-            method: "turn/completed".into(),
-            params: RawValue::from_string(
+        let done = Notification::new(
+            "turn/completed",
+            RawValue::from_string(
                 r#"{"threadId":"t1","turn":{"id":"u9","status":"completed"}}"#.into(),
             )
             .unwrap(),
-        };
+        );
         assert_eq!(done.turn_id().as_deref(), Some("u9"));
     }
 

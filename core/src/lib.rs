@@ -55,13 +55,15 @@ pub mod rt;
 mod scan;
 mod secret;
 pub use secret::Secret;
+mod serial;
 mod session;
 mod skills;
 mod transport;
 pub mod version;
 mod views;
 
-pub use codex::thread::{thread_id_of, Helper, Input, Thread, ThreadStatus};
+pub use codex::thread::{Helper, Input, Thread, ThreadStatus};
+pub use codex::thread_ref::{thread_id_of, ThreadRef};
 pub use codex::turn::{turn_id_of, TurnBounds, TurnIter, TurnResult, TurnStream};
 pub use codex::typed::TypedRequest;
 pub use codex::CodexClient;
@@ -78,7 +80,7 @@ pub use error::{
 pub use event::{
     approval_answer, execpolicy_amendment_answer, fail_closed_answer, is_approval, Attachment,
     ConnectionEvent, Decision, Event, Notification, NotificationKind, ReconnectAttempt, Rejoined,
-    Response, ServerRequest,
+    RequestRef, Response, ServerRequest,
 };
 pub use mcp::McpClient;
 pub use message::RequestId;
@@ -86,10 +88,11 @@ pub use options::{
     ClientOptions, Delivery, ExecOptions, Heartbeat, McpCommand, McpHttp, McpOptions,
     OptionsBuilder, Protocol, ReconnectPolicy, RequestOptions, RetryPolicy, SignedBearerToken,
     SkillEmulation, TlsOptions, TransportKind, WsAuth, DEFAULT_CONNECT_TIMEOUT,
-    DEFAULT_EVENT_QUEUE_CAPACITY, DEFAULT_MAX_LINE_BYTES, DEFAULT_READ_AHEAD_BYTES,
-    DEFAULT_TIMEOUT, DEFAULT_WS_TOKEN_LIFETIME,
+    DEFAULT_EVENT_QUEUE_CAPACITY, DEFAULT_MAX_LINE_BYTES, DEFAULT_PARKED_REQUEST_TIMEOUT,
+    DEFAULT_READ_AHEAD_BYTES, DEFAULT_TIMEOUT, DEFAULT_WS_TOKEN_LIFETIME,
 };
 pub use pool::{EndpointOptions, EndpointStatus, Pool, PoolEvent, PoolEvents, PoolOptions};
+pub use serial::EventView;
 pub use skills::{
     native_skill_input, PreparedInput, Skill, SkillInfo, SkillPlan, NATIVE_SKILL_INPUT_SINCE,
 };

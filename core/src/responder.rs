@@ -36,6 +36,15 @@ pub(crate) struct ResponderState {
 }
 
 impl ResponderState {
+    /// The state of a detached request (deserialised from its reference): closed, never
+    /// answered through it.
+    pub(crate) fn detached() -> Arc<ResponderState> {
+        Arc::new(ResponderState {
+            status: AtomicU8::new(CLOSED),
+            handles: AtomicUsize::new(1),
+        })
+    }
+
     fn settle(&self, to: u8) {
         let _ = self
             .status
@@ -71,19 +80,38 @@ impl ResponderState {
     }
 }
 
+/// One open server request: its state and method (what answers it by reference).
+struct Open {
+    state: Arc<ResponderState>,
+    method: String,
+}
+
 /// The server requests of one connection that are not answered yet.
 #[derive(Default)]
-pub(crate) struct OpenRequests(Mutex<HashMap<RequestId, Arc<ResponderState>>>);
+pub(crate) struct OpenRequests(Mutex<HashMap<RequestId, Open>>);
 
 impl OpenRequests {
-    /// Track a new server request; its state, for the request handed to the user.
-    pub(crate) fn open(&self, id: RequestId) -> Arc<ResponderState> {
+    /// Track a new server request of `method`; its state, for the request handed to the user.
+    pub(crate) fn open(&self, id: RequestId, method: &str) -> Arc<ResponderState> {
         let state = Arc::new(ResponderState {
             status: AtomicU8::new(OPEN),
             handles: AtomicUsize::new(1),
         });
-        self.0.lock().unwrap().insert(id, state.clone());
+        let open = Open {
+            state: state.clone(),
+            method: method.to_owned(),
+        };
+        self.0.lock().unwrap().insert(id, open);
         state
+    }
+
+    /// The state and method of open request `id`, with one more handle counted (for a handle
+    /// made to answer it by reference); `None` when it is not open.
+    pub(crate) fn handle_of(&self, id: &RequestId) -> Option<(Arc<ResponderState>, String)> {
+        let table = self.0.lock().unwrap();
+        let open = table.get(id).filter(|o| o.state.is_open())?;
+        open.state.add_handle();
+        Some((open.state.clone(), open.method.clone()))
     }
 
     /// Stop tracking an answered request.
@@ -94,8 +122,8 @@ impl OpenRequests {
     /// The server resolved request `id` itself (`serverRequest/resolved`): later answers fail
     /// with `AlreadyResponded`.
     pub(crate) fn resolve(&self, id: &RequestId) {
-        if let Some(state) = self.0.lock().unwrap().remove(id) {
-            state.settle(RESOLVED);
+        if let Some(open) = self.0.lock().unwrap().remove(id) {
+            open.state.settle(RESOLVED);
         }
     }
 
@@ -103,8 +131,8 @@ impl OpenRequests {
     /// disconnect error. How many were open.
     pub(crate) fn close_all(&self) -> usize {
         let open: Vec<_> = self.0.lock().unwrap().drain().collect();
-        for (_, state) in &open {
-            state.settle(CLOSED);
+        for (_, open) in &open {
+            open.state.settle(CLOSED);
         }
         open.len()
     }

@@ -98,6 +98,115 @@ impl ConnectionEvent {
     }
 }
 
+impl ConnectionEvent {
+    /// The event [`to_json`](Self::to_json) wrote (its `kind` and that kind's members; the
+    /// `message` is made again from them). [`Error::InvalidArgument`](crate::Error) for a
+    /// value that is not one (an unknown kind, a member missing or of the wrong type).
+    pub fn from_json(v: &Value) -> crate::error::Result<ConnectionEvent> {
+        use crate::error::{DisconnectInfo, Error};
+        let kind = v["kind"].as_str().unwrap_or_default();
+        let bad = |what: &str| {
+            Error::InvalidArgument(format!("not a `{kind}` connection event: {what} (in {v})"))
+        };
+        let text = |key: &str| -> crate::error::Result<String> {
+            v[key]
+                .as_str()
+                .map(str::to_owned)
+                .ok_or_else(|| bad(&format!("`{key}` is not a string")))
+        };
+        let count = |key: &str| -> crate::error::Result<u64> {
+            v[key]
+                .as_u64()
+                .ok_or_else(|| bad(&format!("`{key}` is not a whole number")))
+        };
+        let strings = |key: &str, members: &[&str]| -> crate::error::Result<Vec<Vec<String>>> {
+            let list = v[key]
+                .as_array()
+                .ok_or_else(|| bad(&format!("`{key}` is not a list")))?;
+            list.iter()
+                .map(|item| {
+                    members
+                        .iter()
+                        .map(|m| {
+                            item[*m].as_str().map(str::to_owned).ok_or_else(|| {
+                                bad(&format!("`{key}` has an entry without a string `{m}`"))
+                            })
+                        })
+                        .collect()
+                })
+                .collect()
+        };
+        Ok(match kind {
+            "error" => ConnectionEvent::Error(text("message")?),
+            "overflow" => ConnectionEvent::Overflow {
+                dropped: count("dropped")?,
+            },
+            "disconnected" => ConnectionEvent::Disconnected(DisconnectInfo::new(
+                text("reason")?,
+                text("stderrTail")?,
+            )),
+            "reconnecting" => ConnectionEvent::Reconnecting(ReconnectAttempt {
+                attempt: count("attempt")? as u32,
+                max_attempts: count("maxAttempts")? as u32,
+                delay: std::time::Duration::from_millis(count("delayMs")?),
+                cause: text("cause")?,
+            }),
+            "reconnected" => ConnectionEvent::Reconnected(Rejoined {
+                attempts: count("attempts")? as u32,
+                threads: v["threads"]
+                    .as_array()
+                    .ok_or_else(|| bad("`threads` is not a list"))?
+                    .iter()
+                    .map(|t| {
+                        t.as_str()
+                            .map(str::to_owned)
+                            .ok_or_else(|| bad("`threads` holds a non-string"))
+                    })
+                    .collect::<crate::error::Result<Vec<_>>>()?,
+                failed_threads: strings("failedThreads", &["threadId", "error"])?
+                    .into_iter()
+                    .map(|mut p| (p.remove(0), p.remove(0)))
+                    .collect(),
+                requests_failed: count("requestsFailed")?,
+                server_requests_dropped: count("serverRequestsDropped")?,
+                turns_ended: strings("turnsEnded", &["threadId", "turnId", "status"])?
+                    .into_iter()
+                    .map(|mut t| (t.remove(0), t.remove(0), t.remove(0)))
+                    .collect(),
+            }),
+            "outside_window" => ConnectionEvent::OutsideWindow(crate::version::ServerVersion::of(
+                v["version"].as_str(),
+            )),
+            #[cfg(feature = "mcp-http")]
+            "auth" => {
+                use crate::auth::AuthEvent;
+                ConnectionEvent::Auth(match v["auth"].as_str().unwrap_or_default() {
+                    "started" => AuthEvent::Started {
+                        reason: text("reason")?,
+                        grant: text("grant")?,
+                    },
+                    "succeeded" => AuthEvent::Succeeded {
+                        issuer: text("issuer")?,
+                        scope: v["scope"].as_str().map(str::to_owned),
+                    },
+                    "refreshed" => AuthEvent::Refreshed {
+                        issuer: text("issuer")?,
+                    },
+                    "failed" => AuthEvent::Failed {
+                        reason: text("reason")?,
+                    },
+                    other => return Err(bad(&format!("unknown auth step `{other}`"))),
+                })
+            }
+            _ => {
+                return Err(Error::InvalidArgument(format!(
+                    "not a connection event: unknown kind `{kind}` (in {v})"
+                )))
+            }
+        })
+    }
+}
+
 impl fmt::Display for ConnectionEvent {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {

@@ -34,6 +34,9 @@ fn typed(key: &str, v: f64) -> Option<(ClientOptions, f64)> {
         "default_timeout" => (o.default_timeout(d()), |o| o.default_timeout.as_secs_f64()),
         "connect_timeout" => (o.connect_timeout(d()), |o| o.connect_timeout.as_secs_f64()),
         "reply_spin" => (o.reply_spin(d()), |o| o.reply_spin.as_secs_f64()),
+        "parked_request_timeout" => (o.parked_request_timeout(d()), |o| {
+            o.parked_request_timeout.as_secs_f64()
+        }),
         "retry_max_attempts" => (
             o.retry(RetryPolicy::new(u32::try_from(n).ok()?, rp.base, rp.cap)),
             |o| f64::from(o.retry.max_attempts),

@@ -40,7 +40,12 @@ pub const CODEX_ABI_VERSION_MAJOR: u32 = 1;
 /// `CODEX_STATUS_UNSUPPORTED_BY_VERSION`, `CODEX_EVENT_OUTSIDE_WINDOW`).
 /// 1.11: `codex_client_mcp_prior` (the era an MCP connection negotiated, for option
 /// `mcp_prior`); `CODEX_EVENT_VERSION_MISMATCH` (the app-server behind the control socket is
-/// another Codex version than the installed CLI).
+/// another Codex version than the installed CLI); serialisable forms and answers by reference
+/// (`codex_event_to_json`, `codex_event_endpoint`, `codex_request_to_json`,
+/// `codex_request_endpoint`, `codex_client_id`, `codex_client_respond_ref`,
+/// `codex_client_respond_ref_error`, `codex_client_respond_ref_decision`); options `label` and
+/// `parked_request_timeout` by name; the pool (`codex_pool_t` and its functions,
+/// `CODEX_STATUS_UNAVAILABLE`).
 pub const CODEX_ABI_VERSION_MINOR: u32 = 11;
 
 /// The ABI version this header describes: `major * 1000 + minor` (1000 is 1.0). Compare it

@@ -378,6 +378,7 @@ class AsyncCodexClient(CodexKeywords, AsyncClientKeywords[AsyncThread], AsyncReq
 
     # The requests whose sync form only returns the shared call: the same implementation,
     # awaitable (see :func:`._base.aio`).
+    thread_resume_ref = aio_as(AsyncThread, CodexClient.thread_resume_ref)
     thread_list = aio(CodexClient.thread_list)
     thread_read = aio(CodexClient.thread_read)
     thread_archive = aio(CodexClient.thread_archive)

@@ -169,6 +169,40 @@ class ClientBase(Handlers):
         self._life.open = True
         return self._init
 
+    @property
+    def id(self) -> str:
+        """The client's id (128 random bits in hex, made when the client was created): the
+        owner of its server requests, which a reference answers only here."""
+        return self._native.id
+
+    @property
+    def label(self) -> Optional[str]:
+        """The client's name (option ``label``): what its events, server-request and thread
+        references carry as their ``endpoint``; ``None`` when it has none."""
+        return self._native.label
+
+    # -- answers by reference (the lookup and its errors are the core's) ----------------------
+
+    def respond(self, request: "Union[_native.ServerRequest, str, Mapping[str, Any]]", answer: Any) -> None:
+        """Answer a server request of this client by reference: ``request`` is a
+        :class:`ServerRequest` (an unpickled, detached one, or a live one), or its reference
+        as JSON text or a dict (``request.reference_json``). ``answer`` is what a handler
+        would return (for an approval ``"accept"``, ``"decline"``, ``True``/``False`` or any
+        decision of the method). Raises :class:`InvalidArgumentError` for another client's
+        request (naming both) or a bad answer, :class:`ConnectionLostError` or
+        :class:`ConnectionClosedError` when its connection was lost or has ended, and
+        :class:`AlreadyRespondedError` when it was answered (also fail-closed at its bound,
+        option ``parked_request_timeout``) or resolved by the server. Never blocks."""
+        self._native.respond_ref(_reference_json(request), dumps(answer))
+
+    def respond_error(
+        self, request: "Union[_native.ServerRequest, str, Mapping[str, Any]]", code: int, message: str,
+        data: Any = None,
+    ) -> None:
+        """Answer a server request of this client by reference with a JSON-RPC error
+        (``request`` and the errors as for :meth:`respond`)."""
+        self._native.respond_ref_error(_reference_json(request), code, message, dumps(data))
+
     # -- calls (blocking or awaitable, see _call) ---------------------------------------------
 
     def _call(self, start: Callable[[Any], Any], then: Callable[[Any], Any] = loads) -> Any:
@@ -196,9 +230,9 @@ class ClientBase(Handlers):
         result."""
         a, p = dumps(arg), build_params(params, kwargs)
 
-        def then(r: Tuple[str, Optional[str]]) -> Any:
+        def then(r: Tuple[str, Optional[str], Optional[str]]) -> Any:
             result = loads(r[0])
-            return result if r[1] is None else self._thread_class(self, r[1], result)
+            return result if r[1] is None else self._thread_class(self, r[1], result, r[2])
 
         return self._call(lambda aio: self._native.helper(name, thread_id, a, p, timeout, aio), then)
 
@@ -215,8 +249,8 @@ class ClientBase(Handlers):
         keyword methods of :mod:`._keywords`: ``given`` are the keywords by wire name."""
         p = keyword_params(params, given, extra)
 
-        def then(r: Tuple[str, Optional[str]]) -> Any:
-            return self._thread_class(self, r[1], loads(r[0]))
+        def then(r: Tuple[str, Optional[str], Optional[str]]) -> Any:
+            return self._thread_class(self, r[1], loads(r[0]), r[2])
 
         return self._call(lambda aio: self._native.helper(name, thread_id, "null", p, timeout, aio), then)
 
@@ -283,6 +317,21 @@ class ClientBase(Handlers):
         return self._call(start, lambda nt: self._turn_class(self, nt))
 
 
+def _reference_json(request: Any) -> str:
+    """A server request's reference as the core's JSON text: of a :class:`ServerRequest`
+    (its ``reference_json``), or given as JSON text or a dict."""
+    if isinstance(request, _native.ServerRequest):
+        return request.reference_json
+    if isinstance(request, str):
+        return request
+    if isinstance(request, Mapping):
+        return dumps(dict(request))
+    raise InvalidArgumentError(
+        f"not a server request or its reference: {type(request).__name__} (give the "
+        "ServerRequest, its reference_json, or that JSON as a dict)"
+    )
+
+
 class CodexBase(CodexHandlers, ClientBase):
     """The Codex clients' own part of what sync and async share: the server's version, its
     method table and the skill sources of turns (:class:`CodexClient`,
@@ -336,6 +385,20 @@ class CodexBase(CodexHandlers, ClientBase):
         """Forget the skill source ``label``; whether there was one."""
         return bool(self._native.remove_skill_source(label))
 
+    def _resume_ref(self, ref: "_native.ThreadRef", params: Params, timeout: Optional[float]) -> Any:
+        """``thread/resume`` of the thread ``ref`` names, with its resume params and
+        ``params`` on top (merged by the core)."""
+        if not isinstance(ref, _native.ThreadRef):
+            raise InvalidArgumentError(
+                f"not a thread reference: {type(ref).__name__} (take one with thread.reference())"
+            )
+        p = ref.resume_params_json(dumps(as_params(params)))
+
+        def then(r: Tuple[str, Optional[str], Optional[str]]) -> Any:
+            return self._thread_class(self, r[1], loads(r[0]), r[2])
+
+        return self._call(lambda aio: self._native.helper("thread_resume", ref.thread_id, "null", p, timeout, aio), then)
+
 
 class McpBase(McpHandlers, ClientBase):
     """The MCP clients' own part of what sync and async share: the handlers of the server's
@@ -373,15 +436,34 @@ class ToolCallBase:
 class ThreadBase:
     """What :class:`Thread` and :class:`AsyncThread` share."""
 
-    def __init__(self, client: Any, thread_id: str, info: Mapping[str, Any]) -> None:
+    def __init__(
+        self, client: Any, thread_id: str, info: Mapping[str, Any], reference_json: Optional[str] = None
+    ) -> None:
         self._client = client
         #: The thread id.
         self.id = thread_id
         #: The result of the request that opened the thread (``thread/start`` etc.), if any.
         self.info: Dict[str, Any] = dict(info)
+        self._reference_json = reference_json
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.id!r})"
+
+    def reference(self) -> _native.ThreadRef:
+        """This thread's reference (:class:`ThreadRef`: the client's label as ``endpoint``,
+        the thread id, the ``thread/resume`` params that reattach it as it was opened). It
+        pickles: hand it to another process and resume it there with
+        ``client.thread_resume_ref(ref)`` (a client of the same ``CODEX_HOME``). A handle made
+        by ``client.thread(id)`` has no resume params."""
+        if self._reference_json is not None:
+            return _native.ThreadRef.from_json(self._reference_json)
+        return _native.ThreadRef(self.id, self._client.label)
+
+    def __reduce__(self) -> Any:
+        raise TypeError(
+            f"a {type(self).__name__} holds its client and does not pickle: pickle "
+            "thread.reference() and resume it with client.thread_resume_ref(ref)"
+        )
 
     @property
     def status(self) -> str:

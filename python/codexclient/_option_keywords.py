@@ -20,7 +20,7 @@ if TYPE_CHECKING:
 
 
 class CodexKeywords:
-    """The constructor keywords of :class:`CodexClient` and :class:`AsyncCodexClient`: 50 options of the core's table
+    """The constructor keywords of :class:`CodexClient` and :class:`AsyncCodexClient`: 52 options of the core's table
     (each ``None``: the table's default), ``config``: a mapping of ``config_overrides`` (``-c key=value``)."""
 
     _start: Any
@@ -62,6 +62,8 @@ class CodexKeywords:
         heartbeat_timeout: Optional[float] = None,
         reply_spin: Optional[float] = None,
         trace_wire: Optional[bool] = None,
+        label: Optional[str] = None,
+        parked_request_timeout: Optional[float] = None,
         skill_emulation: Optional[str] = None,
         tls_ca_file: Optional[PathLike] = None,
         tls_client_cert: Optional[Tuple[PathLike, PathLike]] = None,
@@ -116,6 +118,8 @@ class CodexKeywords:
             "heartbeat_timeout": heartbeat_timeout,
             "reply_spin": reply_spin,
             "trace_wire": trace_wire,
+            "label": label,
+            "parked_request_timeout": parked_request_timeout,
             "skill_emulation": skill_emulation,
             "tls_ca_file": tls_ca_file,
             "tls_client_cert": tls_client_cert,
@@ -137,7 +141,7 @@ class CodexKeywords:
 
 
 class McpKeywords:
-    """The constructor keywords of :class:`McpClient` and :class:`AsyncMcpClient`: 55 options of the core's table
+    """The constructor keywords of :class:`McpClient` and :class:`AsyncMcpClient`: 57 options of the core's table
     (each ``None``: the table's default), ``authorize``: MCP authorization's browser step; ``token_store``: where MCP authorization keeps its tokens."""
 
     _start: Any
@@ -167,6 +171,8 @@ class McpKeywords:
         reconnect_cap: Optional[float] = None,
         reply_spin: Optional[float] = None,
         trace_wire: Optional[bool] = None,
+        label: Optional[str] = None,
+        parked_request_timeout: Optional[float] = None,
         tls_ca_file: Optional[PathLike] = None,
         tls_client_cert: Optional[Tuple[PathLike, PathLike]] = None,
         event_queue_capacity: Optional[int] = None,
@@ -227,6 +233,8 @@ class McpKeywords:
             "reconnect_cap": reconnect_cap,
             "reply_spin": reply_spin,
             "trace_wire": trace_wire,
+            "label": label,
+            "parked_request_timeout": parked_request_timeout,
             "tls_ca_file": tls_ca_file,
             "tls_client_cert": tls_client_cert,
             "event_queue_capacity": event_queue_capacity,
@@ -266,7 +274,7 @@ class McpKeywords:
 
 
 class AllKeywords:
-    """The constructor keywords of the deprecated :class:`Client` and :class:`AsyncClient` (every option): 79 options of the core's table
+    """The constructor keywords of the deprecated :class:`Client` and :class:`AsyncClient` (every option): 81 options of the core's table
     (each ``None``: the table's default), ``config``: a mapping of ``config_overrides`` (``-c key=value``); ``authorize``: MCP authorization's browser step; ``token_store``: where MCP authorization keeps its tokens."""
 
     _start: Any
@@ -310,6 +318,8 @@ class AllKeywords:
         heartbeat_timeout: Optional[float] = None,
         reply_spin: Optional[float] = None,
         trace_wire: Optional[bool] = None,
+        label: Optional[str] = None,
+        parked_request_timeout: Optional[float] = None,
         skill_emulation: Optional[str] = None,
         tls_ca_file: Optional[PathLike] = None,
         tls_client_cert: Optional[Tuple[PathLike, PathLike]] = None,
@@ -395,6 +405,8 @@ class AllKeywords:
             "heartbeat_timeout": heartbeat_timeout,
             "reply_spin": reply_spin,
             "trace_wire": trace_wire,
+            "label": label,
+            "parked_request_timeout": parked_request_timeout,
             "skill_emulation": skill_emulation,
             "tls_ca_file": tls_ca_file,
             "tls_client_cert": tls_client_cert,

@@ -209,6 +209,15 @@ class CodexClient(CodexKeywords, ClientKeywords[Thread], SyncRequests, CodexBase
         """A handle on an existing (loaded) thread, without any request."""
         return Thread(self, thread_id, {})
 
+    def thread_resume_ref(
+        self, ref: _native.ThreadRef, /, params: Params = None, *, timeout: Timeout = None
+    ) -> Thread:
+        """``thread/resume`` of the thread a :class:`ThreadRef` names (``thread.reference()``,
+        pickled and sent from another process, say), with the params it was opened with and
+        ``params`` (``thread/resume`` params by wire name, e.g. ``{"model": ...}``) on top.
+        Any server of the thread's ``CODEX_HOME`` can resume it."""
+        return cast(Thread, self._resume_ref(ref, params, timeout))
+
     def thread_list(
         self, /, params: Params = None, *, timeout: Timeout = None, **kwargs: Any
     ) -> Dict[str, Any]:

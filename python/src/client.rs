@@ -254,8 +254,8 @@ impl NativeClient {
 
     /// Send the request of the helper `name` (see `codex_client::Helper::from_name`) with
     /// `thread_id`, `arg` and more params, all JSON but the id. Returns (or resolves `aio`'s
-    /// future with) `(result_json, thread_id)`, the id of the thread the result carries for
-    /// the helpers that open one, else `None`.
+    /// future with) `(result_json, thread_id, thread_ref_json)`: for the helpers that open a
+    /// thread its id and the core's `ThreadRef` as JSON, else `None` twice.
     #[pyo3(signature = (name, thread_id, arg_json, params_json, timeout = None, aio = None))]
     #[allow(clippy::too_many_arguments)]
     fn helper(
@@ -279,13 +279,17 @@ impl NativeClient {
             )
             .py(py)?;
         let client = self.client.clone();
+        let sent = params.clone();
         let fut = async move {
             let r = client.request_with(helper.method(), params, opts).await?;
-            let id = match helper.opens_thread() {
-                true => Some(codex_client::thread_id_of(&r)?),
-                false => None,
+            let (id, reference) = match helper.opens_thread() {
+                true => {
+                    let t = codex_client::ThreadRef::of_open(client.label(), &sent, &r)?;
+                    (Some(t.thread_id.clone()), Some(t.to_json()))
+                }
+                false => (None, None),
             };
-            Ok((r.to_string(), id))
+            Ok((r.to_string(), id, reference))
         };
         let spin = self.client.reply_spin();
         run_spinning(py, aio, fut, |py, r| r.into_py_any(py), Some(&spin))
@@ -522,6 +526,55 @@ impl NativeClient {
     /// unseen).
     fn __traverse__(&self, visit: pyo3::PyVisit<'_>) -> Result<(), pyo3::PyTraverseError> {
         crate::handlers::traverse(&self.client, &visit)
+    }
+
+    /// The client's random id (`Client::id`): the owner of its server requests.
+    #[getter]
+    fn id(&self) -> &str {
+        self.client.id()
+    }
+
+    /// The client's label (option `label`), or `None`.
+    #[getter]
+    fn label(&self) -> Option<&str> {
+        self.client.label()
+    }
+
+    /// Answer the server request a reference names (`ref_json`: the core's `RequestRef` JSON)
+    /// with what a handler would return (`answer_json`: for an approval a bare decision is
+    /// worded for its method, checked by the core), on this client, which must own it
+    /// (`Client::request_by_ref`: `InvalidArgumentError` for another client's,
+    /// `ConnectionLostError`/`ConnectionClosedError` for a lost or ended connection,
+    /// `AlreadyRespondedError` when answered or resolved). Never blocks.
+    fn respond_ref(&self, py: Python<'_>, ref_json: &str, answer_json: &str) -> PyResult<()> {
+        let r = codex_client::RequestRef::from_json(ref_json).py(py)?;
+        let answer = json_value(py, answer_json)?;
+        let client = self.client.clone();
+        let res = py.detach(move || {
+            let req = client.request_by_ref(&r)?;
+            let answer = codex_client::approval_answer(&req.method, answer).to_string();
+            req.check_answer_json(&answer)?;
+            req.respond_json(&answer)
+        });
+        res.py(py)
+    }
+
+    /// Answer the server request a reference names with a JSON-RPC error (`data_json`:
+    /// `"null"` for none); errors as `respond_ref`.
+    fn respond_ref_error(
+        &self,
+        py: Python<'_>,
+        ref_json: &str,
+        code: i64,
+        message: String,
+        data_json: &str,
+    ) -> PyResult<()> {
+        let r = codex_client::RequestRef::from_json(ref_json).py(py)?;
+        let data = Some(json_value(py, data_json)?).filter(|d| !d.is_null());
+        let err = codex_client::RpcError::new(code, message, data);
+        let client = self.client.clone();
+        let res = py.detach(move || client.respond_ref_error(&r, &err));
+        res.py(py)
     }
 
     /// A thread's status derived from `thread/status/changed` events (the core's

@@ -78,6 +78,12 @@ macro_rules! message_class {
             fn item_id(&self) -> Option<String> {
                 self.inner.item_id()
             }
+            /// The label of the client that received it (option `label`; in a pool, the
+            /// endpoint's name), or `None`.
+            #[getter]
+            fn endpoint(&self) -> Option<&str> {
+                self.inner.endpoint()
+            }
             /// `Class[Method, Params, ...]`: the typed events of `codexclient.protocol`
             /// (`Notification[Literal["turn/started"], TurnStartedNotification]`) are generic
             /// aliases of the class at run time too (`types.GenericAlias`).
@@ -99,6 +105,12 @@ message_class!(Notification {
     #[getter]
     fn delta(&self) -> Option<std::borrow::Cow<'_, str>> {
         self.inner.delta_str()
+    }
+    /// Pickling: the core's serialised form (`EventView`), rebuilt as the same class by
+    /// `event_from_json`.
+    fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<(Bound<'py, PyAny>, (String,))> {
+        let json = codex_client::EventView::Notification(&self.inner).to_json();
+        Ok((rebuild(py)?, (json,)))
     }
     fn __repr__(slf: &Bound<'_, Self>) -> PyResult<String> {
         let name = slf.get_type().name()?;
@@ -197,10 +209,36 @@ message_class!(ServerRequest {
     fn delta(&self) -> Option<String> {
         None
     }
-    /// Whether the request can still be answered.
+    /// Whether the request can still be answered through this object (never for a detached
+    /// one: answer it by reference, `client.respond(request, answer)`).
     #[getter]
     fn is_open(&self) -> bool {
         self.inner.is_open()
+    }
+    /// Whether it was unpickled (rebuilt from its reference): it has no connection; answer it
+    /// through the client that owns it, `client.respond(request, answer)`.
+    #[getter]
+    fn detached(&self) -> bool {
+        self.inner.is_detached()
+    }
+    /// The request's reference as the core's JSON text (`{"owner", "connection",
+    /// "endpoint", "id", "method", "params"}`); does not park it.
+    #[getter]
+    fn reference_json(&self) -> String {
+        self.inner.reference().to_json()
+    }
+    /// Park the request: the client keeps it until the answer comes by reference (or
+    /// through this object), the server resolves it, the connection ends or option
+    /// `parked_request_timeout` passes (then it is declined). Pickling parks it too. Whether
+    /// it is parked.
+    fn park(&self, py: Python<'_>) -> bool {
+        py.detach(|| self.inner.park())
+    }
+    /// Pickling: parks the request and writes its reference (the core's serialised form);
+    /// unpickled, it is a detached request.
+    fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<(Bound<'py, PyAny>, (String,))> {
+        let json = format!("{{\"server_request\":{}}}", self.inner.reference().to_json());
+        Ok((rebuild(py)?, (json,)))
     }
     /// Answer with a result (any JSON-serializable object). Raises `InvalidArgumentError`
     /// (the request stays open) when it is not JSON, or for an approval when its `decision`
@@ -276,6 +314,8 @@ message_class!(ServerRequest {
 /// view of the event (`to_json`, `Display`).
 #[pyclass(module = "codexclient._native", frozen)]
 pub struct ConnectionEvent {
+    /// The core's event (its serialised form, for pickling).
+    inner: CoreConnection,
     /// The core's JSON view: `{"kind", "message", ...details}`.
     view: Value,
     /// Always `None`: the attributes every event has.
@@ -299,6 +339,7 @@ impl ConnectionEvent {
     fn new(inner: &CoreConnection) -> ConnectionEvent {
         let (method, thread_id, turn_id, delta, item) = Default::default();
         ConnectionEvent {
+            inner: inner.clone(),
             view: inner.to_json(),
             method,
             thread_id,
@@ -461,9 +502,46 @@ impl ConnectionEvent {
     fn params<'py>(&self, py: Python<'py>) -> Bound<'py, PyDict> {
         PyDict::new(py)
     }
+    /// Always `None`: connection events carry no endpoint (the attribute every event has).
+    #[getter]
+    fn endpoint(&self) -> Option<String> {
+        None
+    }
+    /// Pickling: the core's serialised form, rebuilt by `event_from_json`.
+    fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<(Bound<'py, PyAny>, (String,))> {
+        let json = codex_client::EventView::Connection(&self.inner).to_json();
+        Ok((rebuild(py)?, (json,)))
+    }
     fn __repr__(&self) -> String {
         format!("<ConnectionEvent {}: {}>", self.kind(), self.message())
     }
+}
+
+/// `event_from_json` of this module, kept when the module is made (`set_rebuild`): what
+/// pickles of events are rebuilt with.
+static REBUILD: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
+
+/// Keep the module's `event_from_json` for the events' `__reduce__`.
+pub(crate) fn set_rebuild(py: Python<'_>, f: Bound<'_, PyAny>) {
+    let _ = REBUILD.set(py, f.unbind());
+}
+
+/// The function pickles of events are rebuilt with (`codexclient._native.event_from_json`).
+fn rebuild(py: Python<'_>) -> PyResult<Bound<'_, PyAny>> {
+    REBUILD
+        .get(py)
+        .map(|f| f.bind(py).clone())
+        .ok_or_else(|| pyo3::exceptions::PyRuntimeError::new_err("event_from_json is not set"))
+}
+
+/// An event from the core's serialised form (`Event::from_json`): a notification as its
+/// class (`AgentMessageDelta`, `TurnCompleted`, ... or `Notification`), a server request as
+/// a detached `ServerRequest` (answer it with `client.respond(request, answer)` on the
+/// client that owns it), a connection event as `ConnectionEvent`.
+#[pyfunction]
+pub fn event_from_json(py: Python<'_>, json: &str) -> PyResult<Py<PyAny>> {
+    let ev = codex_client::Event::from_json(json).py(py)?;
+    to_object(py, ev)
 }
 
 fn note_object(py: Python<'_>, n: codex_client::Notification) -> PyResult<Py<PyAny>> {

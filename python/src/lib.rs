@@ -24,6 +24,7 @@ mod json;
 pub mod log;
 pub mod mcp;
 pub mod pool;
+pub mod serial;
 pub mod stream;
 pub mod turn;
 
@@ -47,7 +48,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
         events::TokenUsageUpdated, events::ServerRequest, events::ConnectionEvent, mcp::Tool,
         mcp::CallToolResult, mcp::Resource, mcp::ResourceTemplate, mcp::ResourceContents,
         mcp::Prompt, mcp::GetPromptResult, mcp::Completion, mcp::Progress, mcp::ToolCall, mcp::Task,
-        mcp::Listen, pool::NativePool,
+        mcp::Listen, pool::NativePool, serial::ThreadRef,
     }
     let listen_keys: Vec<&str> = codex_client::mcp::LISTEN_FILTER_KEYS
         .iter()
@@ -55,6 +56,8 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
         .collect();
     m.add("LISTEN_FILTER_KEYS", listen_keys)?;
     m.add_function(wrap_pyfunction!(mcp::completion_ref, m)?)?;
+    m.add_function(wrap_pyfunction!(events::event_from_json, m)?)?;
+    events::set_rebuild(m.py(), m.getattr("event_from_json")?);
     m.add_function(wrap_pyfunction!(account::login_api_key, m)?)?;
     m.add_function(wrap_pyfunction!(account::login_start, m)?)?;
     m.add_function(wrap_pyfunction!(errors::set_error_classes, m)?)?;

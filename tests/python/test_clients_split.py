@@ -30,7 +30,7 @@ from helpers import run
 SHARED = {
     "connect", "close", "request", "notify", "events", "is_connected", "is_reconnecting",
     "initialize_result", "stderr_tail", "server_pid", "on_server_request", "on_notification",
-    "on_connection_event", "on_elicitation",
+    "on_connection_event", "on_elicitation", "id", "label", "respond", "respond_error",
 }  # fmt: skip
 CODEX = {
     "thread_start", "thread_resume", "thread_fork", "thread", "thread_list", "thread_read",
@@ -40,6 +40,7 @@ CODEX = {
     "mcp_server_status_list", "mcp_server_oauth_login", "feedback_upload", "server_version",
     "supports", "add_skill_source", "remove_skill_source", "on_command_approval",
     "on_file_change_approval", "on_permissions_request", "on_user_input", "on_tool_call",
+    "thread_resume_ref",
 }  # fmt: skip
 MCP = {
     "list_tools", "list_tools_page", "call_tool", "call_tool_progress", "list_resources",

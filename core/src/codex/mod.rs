@@ -7,6 +7,7 @@ mod client;
 mod deprecated;
 mod skill_sources;
 pub(crate) mod thread;
+pub(crate) mod thread_ref;
 pub(crate) mod turn;
 pub(crate) mod typed;
 

@@ -3,6 +3,7 @@
 use serde_json::{json, Value};
 use std::path::Path;
 
+use crate::codex::thread_ref::ThreadRef;
 use crate::codex::turn::{TurnResult, TurnStream};
 use crate::codex::CodexClient;
 use crate::connection::Client;
@@ -317,7 +318,7 @@ impl Helper {
     }
 
     /// Whether the result carries a thread (`thread/start`, `resume`, `fork`): its id is
-    /// [`thread_id_of`].
+    /// [`thread_id_of`](crate::thread_id_of).
     pub fn opens_thread(self) -> bool {
         matches!(
             self,
@@ -354,21 +355,14 @@ impl Helper {
     }
 }
 
-/// The thread id in a result that carries a thread (`{"thread": {"id": ...}}`, the result of
-/// `thread/start`, `thread/resume` and `thread/fork`).
-pub fn thread_id_of(result: &Value) -> Result<String> {
-    result["thread"]["id"]
-        .as_str()
-        .map(str::to_owned)
-        .ok_or_else(|| Error::Protocol(format!("result has no thread id: {result}")))
-}
-
 /// A conversation on the server. Cheap to clone; holds the client.
 #[derive(Clone)]
 pub struct Thread {
     client: Client,
     id: String,
     info: Value,
+    /// The `thread/resume` params of its reference ([`Thread::reference`]).
+    resume: serde_json::Map<String, Value>,
 }
 
 impl std::fmt::Debug for Thread {
@@ -377,13 +371,15 @@ impl std::fmt::Debug for Thread {
     }
 }
 
-pub(crate) fn thread_from(client: &Client, v: Value) -> Result<Thread> {
-    let id = thread_id_of(&v)?;
+/// The thread the request with `params` opened, answered with `v`.
+pub(crate) fn thread_from(client: &Client, params: &Value, v: Value) -> Result<Thread> {
+    let r = ThreadRef::of_open(client.label(), params, &v)?;
     let info = v.get("thread").cloned().unwrap_or(Value::Null);
     Ok(Thread {
         client: client.clone(),
-        id,
+        id: r.thread_id,
         info,
+        resume: r.resume,
     })
 }
 
@@ -405,33 +401,32 @@ impl CodexClient {
     }
     /// `thread/start` with the given params (`{}` for defaults) and a handle to the thread.
     pub fn thread_start(&self, params: Value) -> Result<Thread> {
-        thread_from(self, self.helper(Helper::ThreadStart, None, params)?)
+        let r = self.helper(Helper::ThreadStart, None, params.clone())?;
+        thread_from(self, &params, r)
     }
     /// Async form of [`thread_start`](Self::thread_start).
     pub async fn thread_start_async(&self, params: Value) -> Result<Thread> {
-        let r = self.helper_async(Helper::ThreadStart, None, params).await?;
-        thread_from(self, r)
+        let r = self
+            .helper_async(Helper::ThreadStart, None, params.clone())
+            .await?;
+        thread_from(self, &params, r)
     }
     /// `thread/resume` of an existing thread (for example after a server restart).
     pub fn thread_resume(&self, thread_id: &str, params: Value) -> Result<Thread> {
-        thread_from(
-            self,
-            self.helper(Helper::ThreadResume, Some(thread_id), params)?,
-        )
+        let r = self.helper(Helper::ThreadResume, Some(thread_id), params.clone())?;
+        thread_from(self, &params, r)
     }
     /// Async form of [`thread_resume`](Self::thread_resume).
     pub async fn thread_resume_async(&self, thread_id: &str, params: Value) -> Result<Thread> {
         let r = self
-            .helper_async(Helper::ThreadResume, Some(thread_id), params)
+            .helper_async(Helper::ThreadResume, Some(thread_id), params.clone())
             .await?;
-        thread_from(self, r)
+        thread_from(self, &params, r)
     }
     /// `thread/fork`: a new thread with a copy of this one's history.
     pub fn thread_fork(&self, thread_id: &str, params: Value) -> Result<Thread> {
-        thread_from(
-            self,
-            self.helper(Helper::ThreadFork, Some(thread_id), params)?,
-        )
+        let r = self.helper(Helper::ThreadFork, Some(thread_id), params.clone())?;
+        thread_from(self, &params, r)
     }
     /// `config/batchWrite`: apply `edits` (`[{"keyPath", "value", "mergeStrategy"}…]`) to
     /// the server's `config.toml` (more params, such as `reloadUserConfig`, in `params`).
@@ -461,6 +456,7 @@ impl CodexClient {
             client: self.connection().clone(),
             id: thread_id.to_owned(),
             info: Value::Null,
+            resume: serde_json::Map::new(),
         }
     }
 }
@@ -478,6 +474,10 @@ impl Thread {
     /// The client this thread belongs to.
     pub fn client(&self) -> &Client {
         &self.client
+    }
+    /// The `thread/resume` params of this thread's reference.
+    pub(crate) fn resume_settings(&self) -> &serde_json::Map<String, Value> {
+        &self.resume
     }
 
     /// The plan of `input`'s skills for a turn with `overrides` (their `cwd`, else the
@@ -618,9 +618,40 @@ impl Thread {
     }
 }
 
+impl Thread {
+    /// This thread's reference: its client's label, its id and the `thread/resume` params
+    /// that reattach it as it was opened (see [`ThreadRef::of_open`]; a handle made by
+    /// [`CodexClient::thread`] has none). Serialise it to hand the thread to another process;
+    /// resume it there with [`CodexClient::thread_resume_ref`].
+    pub fn reference(&self) -> ThreadRef {
+        ThreadRef::new(
+            self.client().label(),
+            self.id(),
+            self.resume_settings().clone(),
+        )
+    }
+}
+
+impl CodexClient {
+    /// `thread/resume` of the thread `r` names, with its resume params and `overrides` (an
+    /// object, or `Null`) on top: on this client, whatever endpoint `r` names (a thread
+    /// lives in its `CODEX_HOME`: any server of that home can resume it). Blocking.
+    pub fn thread_resume_ref(&self, r: &ThreadRef, overrides: Value) -> Result<Thread> {
+        let params = r.resume_params(&overrides)?;
+        self.thread_resume(&r.thread_id, params)
+    }
+
+    /// Async form of [`thread_resume_ref`](Self::thread_resume_ref).
+    pub async fn thread_resume_ref_async(&self, r: &ThreadRef, overrides: Value) -> Result<Thread> {
+        let params = r.resume_params(&overrides)?;
+        self.thread_resume_async(&r.thread_id, params).await
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::codex::thread_ref::thread_id_of;
 
     #[test]
     fn helpers_build_their_method_and_params() {

@@ -277,6 +277,14 @@ impl ServerRequest {
     }
 }
 
+impl crate::event::RequestRef {
+    /// The referenced request's params as the typed [`ServerRequestKind`], as
+    /// [`ServerRequest::typed`] gives them for the live request.
+    pub fn typed(&self) -> ServerRequestKind {
+        ServerRequestKind::parse(&self.method, self.params.get())
+    }
+}
+
 impl ServerRequest {
     /// Check an answer before it is sent: for the approval methods, `decision` must be one of
     /// the method's decisions ([`CommandExecutionApprovalDecision`],

@@ -13,6 +13,7 @@ use crate::error::{DisconnectInfo, Error, Result};
 use crate::options::{ClientOptions, Delivery, Protocol, RequestOptions};
 use crate::session::{Session, SessionShared};
 
+mod by_ref;
 mod callbacks;
 mod era;
 mod initialize;
@@ -96,6 +97,8 @@ struct Slot {
 }
 
 struct Inner {
+    /// The client's process-unique random id: the owner of its server requests.
+    id: Arc<str>,
     options: ClientOptions,
     handlers: Arc<Handlers>,
     /// What a layer above watches of each connection's events (a pool's endpoint), if any.
@@ -182,6 +185,7 @@ impl Client {
         let options = options.effective();
         Client {
             inner: Arc::new(Inner {
+                id: new_client_id(),
                 handlers,
                 tap,
                 conn: Mutex::new(Slot::default()),
@@ -199,6 +203,20 @@ impl Client {
     /// ([`ClientOptions::effective`]).
     pub fn options(&self) -> &ClientOptions {
         &self.inner.options
+    }
+
+    /// This client's id: 128 random bits in hex, made by [`new`](Self::new), the same for
+    /// every clone and every connection. It is the owner of the client's server requests
+    /// ([`RequestRef::owner`](crate::RequestRef::owner)): a reference answers only on the
+    /// client whose id it names, and one made in another process never matches by accident.
+    pub fn id(&self) -> &str {
+        &self.inner.id
+    }
+
+    /// The client's label (option `label`; `None`: none): what its events, its server-request
+    /// and thread references and its log lines carry as their `endpoint`.
+    pub fn label(&self) -> Option<&str> {
+        self.inner.options.label.as_deref()
     }
 
     /// The MCP skill sources of this client (see [`Client::add_skill_source`]).
@@ -329,6 +347,7 @@ impl Client {
                 &self.inner.options,
                 handlers,
                 self.inner.tap.clone(),
+                self.inner.id.clone(),
             )?);
             slot.connecting = Some(session.clone());
             session
@@ -590,6 +609,28 @@ impl Client {
     pub(crate) fn live_session(&self) -> Result<Arc<SessionShared>> {
         self.session().ok_or(Error::NotConnected)
     }
+}
+
+/// A new client id: 128 bits from the system's random source (`ring`), in hex; a counter
+/// would repeat across processes.
+fn new_client_id() -> Arc<str> {
+    use ring::rand::SecureRandom;
+    let mut bytes = [0u8; 16];
+    if ring::rand::SystemRandom::new().fill(&mut bytes).is_err() {
+        // No system randomness (never seen on Linux): time, pid and a counter, mixed.
+        static N: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+        let t = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos());
+        let n = N.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let mixed = t ^ ((std::process::id() as u128) << 64) ^ ((n as u128) << 96);
+        bytes = mixed.to_le_bytes();
+    }
+    bytes
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect::<String>()
+        .into()
 }
 
 /// A [`Client`] handle that does not keep the client alive ([`Client::downgrade`]).

@@ -424,10 +424,10 @@ mod tests {
     use crate::event::Notification;
 
     fn note(i: usize) -> Event {
-        Event::Notification(Notification {
-            method: format!("n/{i}"),
-            params: serde_json::value::RawValue::from_string("{}".into()).unwrap(),
-        })
+        Event::Notification(Notification::new(
+            format!("n/{i}"),
+            serde_json::value::RawValue::from_string("{}".into()).unwrap(),
+        ))
     }
 
     #[test]

@@ -213,10 +213,10 @@ mod tests {
             }
         }
         let note = |m: &str| {
-            Event::Notification(Notification {
-                method: m.into(),
-                params: serde_json::value::RawValue::from_string("{}".into()).unwrap(),
-            })
+            Event::Notification(Notification::new(
+                m,
+                serde_json::value::RawValue::from_string("{}".into()).unwrap(),
+            ))
         };
         let queue = Arc::new(EventQueue::new(16, 1 << 20));
         let mut rx = EventReceiver::new(queue.clone(), true);

@@ -12,7 +12,7 @@ use super::value::*;
 use super::{
     ClientOptions, Delivery, Heartbeat, ReconnectPolicy, RetryPolicy, SkillEmulation,
     DEFAULT_CONNECT_TIMEOUT, DEFAULT_EVENT_QUEUE_CAPACITY, DEFAULT_MAX_LINE_BYTES,
-    DEFAULT_READ_AHEAD_BYTES, DEFAULT_REPLY_SPIN, DEFAULT_TIMEOUT,
+    DEFAULT_PARKED_REQUEST_TIMEOUT, DEFAULT_READ_AHEAD_BYTES, DEFAULT_REPLY_SPIN, DEFAULT_TIMEOUT,
 };
 use crate::error::{Error, Result};
 use crate::protocol::mcp::era::{EraMode, Prior};
@@ -945,6 +945,35 @@ pub(super) static KEYS: &[Entry] = &[
         },
         reset: |b| b.o.trace_wire = super::trace_wire_from_env(),
         get: |b| Value::from(b.o.trace_wire),
+        add: None,
+    },
+    // -- identity and answers by reference (issue 40) -------------------------------------------
+    Entry {
+        key: key(Clients::ALL, "label",
+            ValueKind::String,
+            "A name for this client, carried by its events (endpoint), its server-request and thread references and the log lines about its connection and server requests. Default: none (\"\" is none too).",
+        ),
+        set: |b, v| {
+            let s = string_of("label", v, false)?;
+            b.o.label = (!s.is_empty()).then_some(s);
+            Ok(())
+        },
+        reset: |b| b.o.label = None,
+        get: |b| b.o.label.clone().map_or(Value::Null, Value::from),
+        add: None,
+    },
+    Entry {
+        key: key(Clients::ALL, "parked_request_timeout",
+            ValueKind::Seconds,
+            "How long a parked server request (one serialised as a reference, or parked) waits for its answer by reference before the client answers it fail-closed (approvals declined), with a WARNING log line. 0 (off): nothing is parked; the last local handle dropped unanswered answers fail-closed at once.",
+        ).range(0.0, MAX_SECONDS as f64, "seconds").zero("off"),
+        set: |b, v| {
+            b.o.parked_request_timeout =
+                seconds_of("parked_request_timeout", v, MAX)?.unwrap_or(Duration::ZERO);
+            Ok(())
+        },
+        reset: |b| b.o.parked_request_timeout = DEFAULT_PARKED_REQUEST_TIMEOUT,
+        get: |b| secs(b.o.parked_request_timeout),
         add: None,
     },
     // -- skills (issue 27) ---------------------------------------------------------------------

@@ -40,6 +40,9 @@ pub const DEFAULT_READ_AHEAD_BYTES: usize = 64 * 1024 * 1024;
 pub const DEFAULT_REPLY_SPIN: Duration = Duration::from_micros(50);
 /// Default [`ClientOptions::stderr_tail_bytes`]: 16 KiB.
 pub const DEFAULT_STDERR_TAIL_BYTES: usize = 16 * 1024;
+/// How long a parked server request waits for its answer by reference before it is answered
+/// fail-closed (option `parked_request_timeout`): 10 minutes.
+pub const DEFAULT_PARKED_REQUEST_TIMEOUT: Duration = Duration::from_secs(600);
 
 /// How events reach the user.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -781,6 +784,21 @@ pub struct ClientOptions {
     /// When a turn's skills may be emulated (see [`SkillEmulation`]). Default:
     /// [`SkillEmulation::Never`] (native only, else the turn is refused).
     pub skill_emulation: SkillEmulation,
+    /// A name for this client (option `label`; `None`, the default: no name), carried by its
+    /// events ([`Notification::endpoint`](crate::Notification::endpoint),
+    /// [`ServerRequest::endpoint`](crate::ServerRequest::endpoint)), its server-request and
+    /// thread references ([`RequestRef`](crate::RequestRef), [`ThreadRef`](crate::ThreadRef))
+    /// and the log lines about its connection and server requests (field `endpoint`). A pool
+    /// names each endpoint's client after the endpoint.
+    pub label: Option<String>,
+    /// How long a parked server request (one serialised as a [`RequestRef`](crate::RequestRef),
+    /// or [`park`](crate::ServerRequest::park)ed) waits for its answer by reference
+    /// ([`Client::respond_ref`](crate::Client::respond_ref)) before the client answers it
+    /// fail-closed (approvals declined), with a WARNING log line. Zero: off (nothing is
+    /// parked: the last local handle dropped unanswered answers fail-closed at once, as for
+    /// any request). Default [`DEFAULT_PARKED_REQUEST_TIMEOUT`] (option
+    /// `parked_request_timeout`).
+    pub parked_request_timeout: Duration,
     /// The first value a setter refused (out of its option's range): `connect` fails with it.
     refused: Option<crate::error::Error>,
 }
@@ -817,6 +835,8 @@ impl Default for ClientOptions {
             reply_spin: DEFAULT_REPLY_SPIN,
             trace_wire: trace_wire_from_env(),
             skill_emulation: SkillEmulation::Never,
+            label: None,
+            parked_request_timeout: DEFAULT_PARKED_REQUEST_TIMEOUT,
             mcp: McpOptions::default(),
             refused: None,
         }
@@ -938,6 +958,18 @@ impl ClientOptions {
     /// `reply_spin`, checked as by name: see [`ClientOptions`]).
     pub fn reply_spin(self, spin: Duration) -> Self {
         self.seconds_by_table("reply_spin", spin, |o, d| o.reply_spin = d)
+    }
+    /// Name this client (option `label`, see [`ClientOptions::label`]; an empty name is none).
+    pub fn label(self, label: impl Into<String>) -> Self {
+        self.by_table("label", serde_json::Value::from(label.into()))
+    }
+    /// Set how long a parked server request waits for its answer by reference (see
+    /// [`ClientOptions::parked_request_timeout`]; zero: off; option
+    /// `parked_request_timeout`, checked as by name: see [`ClientOptions`]).
+    pub fn parked_request_timeout(self, bound: Duration) -> Self {
+        self.seconds_by_table("parked_request_timeout", bound, |o, d| {
+            o.parked_request_timeout = d
+        })
     }
     /// Set `CODEX_HOME` for the server.
     pub fn codex_home(mut self, path: impl Into<PathBuf>) -> Self {

@@ -242,7 +242,9 @@ impl Pool {
             load: Mutex::new(Load::default()),
             changed: self.inner.changed.clone(),
         });
-        // TODO(label): name the endpoint's client after it once the `label` option lands.
+        // The endpoint's client is named after it: its events, server requests, thread
+        // references and errors say which endpoint they belong to.
+        let options = options.label(name);
         let client = CodexClient::from(Client::with_parts(
             options,
             self.inner.handlers.clone(),
@@ -422,7 +424,7 @@ impl Pool {
                 .await;
             let mut load = ep.watch.load.lock().unwrap();
             load.fresh.remove(&key);
-            match outcome.and_then(|v| thread_from(ep.client.connection(), v)) {
+            match outcome.and_then(|v| thread_from(ep.client.connection(), &params, v)) {
                 Ok(thread) => {
                     load.fresh.insert(thread.id().to_owned(), Instant::now());
                     load.placed += 1;
@@ -578,7 +580,7 @@ impl Pool {
             let st = self.inner.state.lock().unwrap();
             st.endpoints
                 .iter()
-                .filter(|e| &*e.name != &*from && e.shared_home.as_deref() == Some(&home) && e.accepts())
+                .filter(|e| *e.name != *from && e.shared_home.as_deref() == Some(&home) && e.accepts())
                 .min_by_key(|e| e.watch.load.lock().unwrap().busy(now))
                 .cloned()
         }

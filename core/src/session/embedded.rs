@@ -57,18 +57,27 @@ impl SessionShared {
             "codex-client-input-{}",
             NEXT.fetch_add(1, Ordering::Relaxed)
         ));
-        let state = OpenRequests::default().open(id.clone());
+        let state = OpenRequests::default().open(id.clone(), method);
         let raw = serde_json::value::to_raw_value(params)
             .map_err(|e| Error::InvalidArgument(e.to_string()))?;
-        let req = ServerRequest::new(id, method.to_owned(), raw, state, Arc::downgrade(&local));
+        let local_weak = Arc::downgrade(&local);
+        let req = ServerRequest::new(
+            id.clone(),
+            method.to_owned(),
+            raw,
+            state,
+            local_weak,
+            self.origin(),
+        );
         // Dropped at once when the queue is closed: answered fail-closed.
         drop(self.queue.push_response(Event::ServerRequest(req)));
         // The timer runs on the library's runtime: the caller may be on any executor.
         let waited =
             crate::rt::spawn_anywhere(async move { tokio::time::timeout(timeout, rx).await })?
-                .await
-                .map_err(|_| Error::NotConnected)?;
-        let line = match waited {
+                .await;
+        // Answered (or given up): a parked handle of it is no longer kept.
+        self.unpark(&id);
+        let line = match waited.map_err(|_| Error::NotConnected)? {
             Ok(Ok(line)) => line,
             Ok(Err(_)) => return Err(Error::NotConnected),
             Err(_) => {

@@ -149,6 +149,7 @@ impl SessionShared {
             let note = Notification {
                 method: note.method.to_owned(),
                 params,
+                endpoint: self.endpoint.clone(),
             };
             return self.on_notification(note, ids).await;
         }
@@ -180,16 +181,22 @@ impl SessionShared {
             }
             Ok(Classified::Notification { method, params }) => {
                 let params = params.map(|p| p.to_owned()).unwrap_or_else(null_raw);
-                self.on_notification(Notification { method, params }, None)
-                    .await;
+                let endpoint = self.endpoint.clone();
+                let note = Notification {
+                    method,
+                    params,
+                    endpoint,
+                };
+                self.on_notification(note, None).await;
             }
             Ok(Classified::Request { id, method, params }) => {
                 if self.protocol == Protocol::Mcp && self.answer_mcp_itself(&id, &method) {
                     return;
                 }
                 let params = params.map(|p| p.to_owned()).unwrap_or_else(null_raw);
-                let state = self.open_requests.open(id.clone());
-                let req = ServerRequest::new(id, method, params, state, self.me.clone());
+                let state = self.open_requests.open(id.clone(), &method);
+                let req =
+                    ServerRequest::new(id, method, params, state, self.me.clone(), self.origin());
                 // A handler registered on the client wins over an open turn stream.
                 let route = match &self.handlers {
                     Some(h) if h.handles(&req.method, req.thread_id().as_deref()) => None,
@@ -215,6 +222,7 @@ impl SessionShared {
             | (Protocol::Mcp, "notifications/cancelled") => {
                 if let Some(id) = request_id_param(&note.params) {
                     self.open_requests.resolve(&id);
+                    self.unpark(&id);
                 }
             }
             (Protocol::Mcp, "notifications/message") => {
@@ -247,7 +255,8 @@ impl SessionShared {
     /// Deliver the events a rejoin made up from resumed histories.
     pub(super) async fn flush_synthesized(&self) {
         let synthesized = std::mem::take(&mut *self.synthesized.lock().unwrap());
-        for note in synthesized {
+        for mut note in synthesized {
+            note.endpoint = self.endpoint.clone();
             self.dispatch_notification(note, true, None).await;
         }
     }

@@ -8,6 +8,7 @@ pub(crate) mod cache;
 mod embedded;
 mod incoming;
 mod outgoing;
+mod parked;
 mod reconnect;
 mod rejoin;
 mod runtime;
@@ -65,6 +66,17 @@ pub(crate) struct SessionShared {
     /// link is up: a server process runs or an endpoint is set up) or `Some(false)` (it
     /// never opened, or the connection closed first).
     opened: tokio::sync::watch::Sender<Option<bool>>,
+    /// The current link's number, unique in the process ([`next_link`]): the `connection` of
+    /// the server requests that come on it (0 before the first link).
+    link_id: AtomicU64,
+    /// The first link's number: references of links from it on are this session's.
+    first_link: AtomicU64,
+    /// The id of the client this connection belongs to (the owner of its server requests).
+    pub(crate) owner: Arc<str>,
+    /// The client's label (option `label`), carried by every event.
+    pub(crate) endpoint: Option<Arc<str>>,
+    /// Server requests parked until their answer by reference (or their bound).
+    parked: parked::Parked,
     /// `initialize` params, for the handshake of a reconnect.
     init_params: OnceLock<Box<RawValue>>,
     /// The latest `initialize` result (a reconnect replaces it).
@@ -135,6 +147,7 @@ impl SessionShared {
         handlers: Option<Arc<Handlers>>,
         tap: Option<Arc<dyn tap::Tap>>,
         out: mpsc::UnboundedSender<Outgoing>,
+        owner: Arc<str>,
     ) -> Arc<SessionShared> {
         let signal = Arc::new(ReaderSignal::default());
         let queue = Arc::new(EventQueue::with_signal(
@@ -193,6 +206,11 @@ impl SessionShared {
             synthesized: Mutex::new(Vec::new()),
             link_gen: AtomicU64::new(0),
             opened: tokio::sync::watch::Sender::new(None),
+            link_id: AtomicU64::new(0),
+            first_link: AtomicU64::new(0),
+            owner,
+            endpoint: opts.label.as_deref().map(Arc::from),
+            parked: parked::Parked::new(opts.parked_request_timeout),
             init_params: OnceLock::new(),
             init_result: Mutex::new(None),
             server_version: Mutex::new(None),
@@ -535,7 +553,9 @@ impl SessionShared {
         let failed = self
             .correlation
             .fail_pending(pending, Error::ConnectionLost(info.clone()));
-        (failed, self.open_requests.close_all())
+        let dropped = self.open_requests.close_all();
+        self.parked.clear();
+        (failed, dropped)
     }
 
     /// The reconnect's handshake and rejoin are done: held requests go out.
@@ -612,7 +632,8 @@ impl SessionShared {
             first
         });
         self.open_requests.close_all();
-        tracing::debug!(reason = %info.reason, "connection closed");
+        self.parked.clear();
+        tracing::debug!(reason = %info.reason, endpoint = self.endpoint.as_deref().unwrap_or(""), "connection closed");
         // Every queue ends with the disconnect: turn streams, subscriptions, the main queue.
         if let Some(t) = &self.tap {
             t.connection(&ConnectionEvent::Disconnected(info.clone()));
@@ -642,6 +663,7 @@ impl Responder for SessionShared {
 
     fn forget_request(&self, id: &RequestId) {
         self.open_requests.forget(id);
+        self.parked.remove(id);
     }
 
     fn disconnect_error(&self) -> Error {

@@ -61,7 +61,7 @@ pub(super) async fn again(
             };
             let (requests_failed, server_requests_dropped) =
                 shared.lose_link(&info, &mut *out_rx.lock().await);
-            tracing::warn!(cause = %end.reason, requests_failed, "connection lost; reconnecting");
+            tracing::warn!(cause = %end.reason, requests_failed, endpoint = shared.endpoint.as_deref().unwrap_or(""), "connection lost; reconnecting");
             Rejoin {
                 attempts: 0,
                 requests_failed,

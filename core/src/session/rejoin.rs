@@ -276,10 +276,10 @@ impl Continuity {
 }
 
 fn notification(method: &str, params: Value) -> Notification {
-    Notification {
-        method: method.to_owned(),
-        params: serde_json::value::to_raw_value(&params).expect("params serialize"),
-    }
+    Notification::new(
+        method,
+        serde_json::value::to_raw_value(&params).expect("params serialize"),
+    )
 }
 
 #[cfg(test)]

@@ -48,10 +48,11 @@ impl Session {
         opts: &ClientOptions,
         handlers: Option<Arc<Handlers>>,
         tap: Option<Arc<dyn super::tap::Tap>>,
+        owner: Arc<str>,
     ) -> Result<Session> {
         let (out_tx, out_rx) = mpsc::unbounded_channel();
         let (shutdown_tx, shutdown_rx) = oneshot::channel();
-        let shared = SessionShared::new(opts, handlers, tap, out_tx);
+        let shared = SessionShared::new(opts, handlers, tap, out_tx, owner);
         let opts = opts.clone();
         let rt_shared = shared.clone();
         let finished = crate::rt::spawn_root(open_and_run(rt_shared, opts, out_rx, shutdown_rx))?;
@@ -187,6 +188,7 @@ async fn run_link(
         })
     });
     let generation = shared.link_gen.fetch_add(1, Ordering::AcqRel) + 1;
+    shared.start_link();
     shared.pid.store(peer.pid().unwrap_or(0), Ordering::Release);
     shared.mark_link_opened();
     let restarted = !matches!(peer, transport::Peer::Remote);

@@ -1,5 +1,6 @@
 //! Codex approvals answered by their generic words (`codex_client_respond_decision`) and with
-//! an exec-policy amendment (`codex_client_respond_execpolicy_amendment`); the core words the
+//! an exec-policy amendment (`codex_client_respond_execpolicy_amendment`), also by reference
+//! (`codex_client_respond_ref_decision`); the core words the
 //! answer for the request's method, so a program never spells the protocol's.
 
 use std::ffi::c_char;
@@ -72,6 +73,37 @@ ffi_fn! {
             .map(str::to_owned)
             .collect();
         e.request.respond_execpolicy_amendment(&words)?;
+        Ok(())
+    }
+}
+
+ffi_fn! {
+    /// Answer the approval a JSON reference names (see `codex_client_respond_ref`) with a
+    /// decision by its generic word: `"accept"`, `"acceptForSession"`, `"decline"` or
+    /// `"cancel"`, worded by the core for the request's method. Returns
+    /// `CODEX_STATUS_INVALID_ARGUMENT` for another word or a request that is not an approval,
+    /// else as `codex_client_respond_ref`. Ownership: borrows everything. Thread: any,
+    /// including inside callbacks; now or later. ABI 1.11.
+    unsafe fn codex_client_respond_ref_decision(
+        client: *mut codex_client_t,
+        ref_json: *const c_char,
+        decision: *const c_char,
+    ) -> codex_status_t {
+        let s = crate::connection::client::shared(client)?;
+        let r = codex_client::RequestRef::from_json(req_str(ref_json, "ref_json")?)?;
+        let word = req_str(decision, "decision")?;
+        let d = codex_client::Decision::parse(word).ok_or_else(|| {
+            invalid_arg(format!(
+                "unknown decision {word:?} (accept, acceptForSession, decline, cancel)"
+            ))
+        })?;
+        if !codex_client::is_approval(&r.method) {
+            return Err(invalid_arg(format!(
+                "{} is not an approval request: answer it with codex_client_respond_ref",
+                r.method
+            )));
+        }
+        s.core().respond_ref_decision(&r, d)?;
         Ok(())
     }
 }

@@ -6,7 +6,7 @@
 use std::ffi::{c_char, c_void, CString};
 use std::sync::{Arc, OnceLock};
 
-use codex_client::{ConnectionEvent, Error, Event, Notification, ServerRequest};
+use codex_client::{ConnectionEvent, Error, Event, EventView, Notification, ServerRequest};
 use serde_json::value::RawValue;
 
 use super::server_request::{codex_request_t, register, release, ReqData};
@@ -127,7 +127,7 @@ pub(crate) enum Body {
 pub struct codex_event_t {
     pub(crate) body: Body,
     /// The strings the accessors return, by `Text`, made on first access.
-    texts: [OnceLock<Option<CString>>; 9],
+    texts: [OnceLock<Option<CString>>; 11],
     rpc: OnceLock<Option<RpcParts>>,
 }
 
@@ -143,6 +143,8 @@ enum Text {
     Message,
     StderrTail,
     Reconnect,
+    Json,
+    Endpoint,
 }
 
 impl codex_event_t {
@@ -580,6 +582,39 @@ value_accessor! {
     /// The `userdata` given to `codex_client_request`, for a RESPONSE event (NULL otherwise).
     /// Thread: as every event accessor (see `codex_event_kind`).
     codex_event_userdata -> *mut c_void = std::ptr::null_mut(), |e| e.userdata() as *mut c_void
+}
+
+text_accessor! {
+    /// The label of the client that received a notification or server request (option
+    /// `label`; in a pool, the endpoint's name); NULL for other kinds or when the client has
+    /// none. Ownership: the event's. Thread: as every event accessor (see `codex_event_kind`).
+    /// ABI 1.11.
+    codex_event_endpoint, Endpoint, |e| match &e.body {
+        Body::Notification(n) => n.get().endpoint().map(to_cstring),
+        Body::ServerRequest { data, .. } => data.endpoint.clone(),
+        _ => None,
+    }
+}
+
+text_accessor! {
+    /// The event in the core's serialised form, as JSON text, for another process:
+    /// `{"notification": {"method", "params", "endpoint"}}`, `{"server_request": {"owner",
+    /// "connection", "endpoint", "id", "method", "params"}}` (the request's reference, which
+    /// `codex_client_respond_ref` answers on the owning client; making it **parks** the
+    /// request, see `codex_request_to_json`), `{"connection": {"kind", "message", ...}}` or
+    /// `{"response": {"token", "method", "result" | "error"}}`. NULL for a server request
+    /// already taken out of the event and freed. Ownership: the event's. Thread: as every
+    /// event accessor (see `codex_event_kind`). ABI 1.11.
+    codex_event_to_json, Json, |e| match &e.body {
+        Body::Notification(n) => Some(to_cstring(&EventView::Notification(n.get()).to_json())),
+        Body::ServerRequest { handle, .. } => handles::find(*handle)
+            .map(|entry| to_cstring(&format!("{{\"server_request\":{}}}", entry.request.reference().to_json()))),
+        Body::Connection(c) => Some(to_cstring(&EventView::Connection(c).to_json())),
+        Body::Response(r) => {
+            let core = codex_client::Response::new(r.id, r.method.clone(), r.outcome.clone());
+            Some(to_cstring(&EventView::Response(&core).to_json()))
+        }
+    }
 }
 
 ffi_fn! {

@@ -27,6 +27,8 @@ pub(crate) struct ReqData {
     pub id_json: CString,
     pub thread_id: Option<CString>,
     pub turn_id: Option<CString>,
+    /// The label of the client that received it (option `label`).
+    pub endpoint: Option<CString>,
 }
 
 /// A live server request: the client it came to, its accessor strings, the core request.
@@ -58,6 +60,7 @@ pub(crate) fn register(owner: u64, request: ServerRequest) -> (*mut codex_reques
         id_json: to_cstring(&id_json),
         thread_id: request.thread_id().map(|s| to_cstring(&s)),
         turn_id: request.turn_id().map(|s| to_cstring(&s)),
+        endpoint: request.endpoint().map(to_cstring),
     });
     let entry = Arc::new(Entry {
         owner,
@@ -140,4 +143,13 @@ ffi_fn! {
     unsafe fn codex_request_is_open(request: *const codex_request_t) -> bool {
         handles::find(request).is_some_and(|e| e.request.is_open())
     } ?= false
+}
+
+ffi_fn! {
+    /// The label of the client that received the request (option `label`; in a pool, the
+    /// endpoint's name), or NULL when it has none. Ownership, lifetime and thread as
+    /// `codex_request_method`. ABI 1.11.
+    unsafe fn codex_request_endpoint(request: *const codex_request_t) -> *const c_char {
+        data_ptr(request, |d| d.endpoint.as_ref())
+    } ?= std::ptr::null()
 }

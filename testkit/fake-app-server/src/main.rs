@@ -44,7 +44,9 @@
 //! - `unknown`: `test/unknown` sends notification `brand/newThing`, server
 //!   request `brand/newRequest` `{"x":1}`, then answers `{}`.
 //! - `approval`: `test/approval` `{"method":M}` sends server request M with
-//!   command-approval params, then answers `{}`.
+//!   command-approval params, then answers `{}`; `test/resolve` `{"requestId":N}` sends
+//!   `serverRequest/resolved` for server request N (the server withdrew it), then answers
+//!   `{}`.
 //! - `flood`: `test/flood` `{"count":N,"method":M}` writes N notifications M
 //!   as fast as possible (blocking when the client stops reading), then
 //!   answers `{"sent":N}`.

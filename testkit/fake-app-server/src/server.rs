@@ -650,6 +650,16 @@ impl Server {
                 );
                 out.send(&ok(&id, json!({})));
             }
+            "test/resolve" if self.on(Mode::Approval) => {
+                // The server withdraws its request itself, as Codex does when the turn
+                // moves on without the answer.
+                let rid = params.get("requestId").cloned().unwrap_or(json!(0));
+                self.notify(
+                    "serverRequest/resolved",
+                    json!({ "threadId": "thr_fake_1", "requestId": rid }),
+                );
+                out.send(&ok(&id, json!({})));
+            }
             "test/flood" if self.on(Mode::Flood) => {
                 let count = param_u64(&params, "count", 0);
                 let note = param_str(&params, "method", "item/agentMessage/delta");
