@@ -542,6 +542,11 @@ protected:
     }
     /// Takes over `o`'s connection.
     Connection(Connection &&o) noexcept : c_(std::exchange(o.c_, nullptr)), slots_(std::move(o.slots_)) {}
+    /// Wraps a client handle the library made (a pool's endpoint or handler client): this
+    /// object owns the handle, the pool owns the connection behind it.
+    explicit Connection(codex_client_t *adopted) : c_(adopted), slots_(std::make_unique<Slots>()) {
+        slots_->client = c_;
+    }
 
 public:
 

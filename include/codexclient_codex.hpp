@@ -301,12 +301,105 @@ public:
     }
 
 private:
+    friend class Pool;
+    explicit Client(codex_client_t *adopted) : detail::McpConnection(adopted) {}
+
     Login start_login(bool device_code) {
         codex_login_t *l = nullptr;
         check(codex_client_login_chatgpt(c_, device_code, &l));
         return Login(l);
     }
 
+};
+
+/// A pool of Codex app-servers (codex_pool_t, ABI 1.11; RAII: destruction disconnects every
+/// endpoint and frees; move-only). Endpoints are added from codex::Options, new threads are
+/// placed on the least busy healthy one, and endpoint(name) is a codex::Client on that
+/// endpoint's connection for every call of its threads. Register callbacks on handlers()
+/// only: they serve every endpoint (the endpoints share one handler table), and the pool
+/// keeps them alive; without a server-request callback approvals are declined.
+class Pool {
+public:
+    /// Where thread_start placed a thread.
+    struct Placed {
+        std::string thread_id; ///< the thread's id
+        std::string endpoint;  ///< the endpoint that holds it
+    };
+
+    /// A pool from its options as JSON (empty: the defaults; see codex_pool_new).
+    explicit Pool(const std::string &options_json = "") {
+        check(codex_pool_new(options_json.empty() ? nullptr : options_json.c_str(), &p_));
+        codex_client_t *h = nullptr;
+        codex_status_t s = codex_pool_handler_client(p_, &h);
+        if (s != CODEX_STATUS_OK) {
+            codex_pool_free(p_);
+            check(s);
+        }
+        handlers_.reset(new Client(h));
+    }
+    Pool(const Pool &) = delete;
+    Pool &operator=(const Pool &) = delete;
+    /// Takes over `o`'s pool.
+    Pool(Pool &&o) noexcept : p_(std::exchange(o.p_, nullptr)), handlers_(std::move(o.handlers_)) {}
+    Pool &operator=(Pool &&) = delete;
+    /// Disconnects every endpoint and frees the pool, then the handler client (no callback
+    /// runs after codex_pool_free returns).
+    ~Pool() {
+        if (p_ != nullptr) codex_pool_free(p_);
+    }
+
+    /// Connect endpoint `name` (blocking) and let it take threads; `endpoint_json` holds its
+    /// placement settings ({"max_running_turns", "shared_home"}; empty: none).
+    void add_endpoint(const std::string &name, const Options &o, const std::string &endpoint_json = "") {
+        OptionsHandle opts = o.build();
+        check(codex_pool_add_endpoint(p_, name.c_str(), opts.get(),
+                                      endpoint_json.empty() ? nullptr : endpoint_json.c_str()));
+    }
+    /// Take endpoint `name` out now (disconnected at once).
+    void remove_endpoint(const std::string &name) { check(codex_pool_remove_endpoint(p_, name.c_str())); }
+    /// Drain endpoint `name`: no new threads; it leaves once idle.
+    void drain_endpoint(const std::string &name) { check(codex_pool_drain_endpoint(p_, name.c_str())); }
+    /// Every endpoint's status as a JSON array (see codex_pool_endpoints_json).
+    std::string endpoints_json() const {
+        char *out = nullptr;
+        check(codex_pool_endpoints_json(p_, &out));
+        return detail::take_string(out);
+    }
+    /// thread/start on the least busy endpoint that takes threads (blocking). Throws
+    /// CODEX_STATUS_UNAVAILABLE when none can, CODEX_STATUS_OVERLOADED when all stayed overloaded.
+    Placed thread_start(const std::string &params_json = "{}") {
+        char *t = nullptr, *e = nullptr;
+        check(codex_pool_thread_start(p_, params_json.c_str(), &t, &e));
+        Placed placed{detail::take_string(t), detail::take_string(e)};
+        return placed;
+    }
+    /// The endpoint that holds thread `thread_id` (throws CODEX_STATUS_INVALID_ARGUMENT for a
+    /// thread the pool does not know).
+    std::string endpoint_of(const std::string &thread_id) const {
+        char *e = nullptr;
+        check(codex_pool_endpoint_of(p_, thread_id.c_str(), &e));
+        return detail::take_string(e);
+    }
+    /// thread/resume of a lost endpoint's thread on one sharing its CODEX_HOME; returns the
+    /// endpoint that now holds it.
+    std::string resume_elsewhere(const std::string &thread_id, const std::string &params_json = "{}") {
+        char *e = nullptr;
+        check(codex_pool_resume_elsewhere(p_, thread_id.c_str(), params_json.c_str(), &e));
+        return detail::take_string(e);
+    }
+    /// A codex::Client on endpoint `name`'s connection (destroying it frees the handle only;
+    /// do not register callbacks on it: use handlers()).
+    Client endpoint(const std::string &name) const {
+        codex_client_t *c = nullptr;
+        check(codex_pool_endpoint_client(p_, name.c_str(), &c));
+        return Client(c);
+    }
+    /// The client whose callbacks serve every endpoint (owned by the pool object).
+    Client &handlers() { return *handlers_; }
+
+private:
+    codex_pool_t *p_ = nullptr;
+    std::unique_ptr<Client> handlers_;
 };
 
 } // namespace codex

@@ -56,6 +56,8 @@ class McpConnection : public Connection {
 protected:
     /// A client of the server `o` names (codex_client_new); not connected yet.
     explicit McpConnection(const Options &o) : Connection(o) {}
+    /// Wraps a handle the library made (see Connection).
+    explicit McpConnection(codex_client_t *adopted) : Connection(adopted) {}
     /// Takes over `o`'s connection.
     McpConnection(McpConnection &&o) noexcept = default;
 

@@ -38,7 +38,7 @@ typedef struct {
     pid_t pid;
     char dir[512];
     char secret[65];
-    char auth_file[600];
+    char auth_file[700];
 } host_t;
 
 static host_t hosts[HOSTS];
@@ -118,7 +118,8 @@ static void host_start(int i, int is_signed) {
         copy_file(from, path);
     }
     random_hex(h->secret);
-    snprintf(h->auth_file, sizeof h->auth_file, "%s/%s", h->dir, is_signed ? "ws-secret" : "ws-token");
+    snprintf(path, sizeof path, "%s/%s", h->dir, is_signed ? "ws-secret" : "ws-token");
+    memcpy(h->auth_file, path, sizeof h->auth_file);
     fd = open(h->auth_file, O_WRONLY | O_CREAT | O_TRUNC, 0600);
     CHECK(fd >= 0 && write(fd, h->secret, 64) == 64 && write(fd, "\n", 1) == 1);
     close(fd);

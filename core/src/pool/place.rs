@@ -35,13 +35,11 @@ pub(super) fn choose(
     start: usize,
     now: Instant,
 ) -> Result<usize, NoChoice> {
-    let n = candidates.len();
-    let mut best: Option<(usize, usize)> = None;
+    let mut least: Vec<usize> = Vec::new();
+    let mut least_busy = usize::MAX;
     let mut any_accepting = false;
     let mut retry_at: Option<Instant> = None;
-    for k in 0..n {
-        let i = (start + k) % n;
-        let c = &candidates[i];
+    for (i, c) in candidates.iter().enumerate() {
         if !c.accepts {
             continue;
         }
@@ -53,14 +51,20 @@ pub(super) fn choose(
         if c.limit > 0 && c.busy >= c.limit {
             continue;
         }
-        if best.is_none_or(|(_, b)| c.busy < b) {
-            best = Some((i, c.busy));
+        if c.busy < least_busy {
+            least_busy = c.busy;
+            least.clear();
+        }
+        if c.busy == least_busy {
+            least.push(i);
         }
     }
-    match best {
-        Some((i, _)) => Ok(i),
-        None if any_accepting => Err(NoChoice::AllBusy(retry_at)),
-        None => Err(NoChoice::NoneAccepting),
+    // The tie is broken among the tied endpoints only, so endpoints passed over (overloaded,
+    // at their limit, draining) do not tilt the rotation towards their neighbours.
+    match least.len() {
+        0 if any_accepting => Err(NoChoice::AllBusy(retry_at)),
+        0 => Err(NoChoice::NoneAccepting),
+        k => Ok(least[start % k]),
     }
 }
 
@@ -85,6 +89,18 @@ mod tests {
         let even = [c(0, 0), c(0, 0), c(0, 0)];
         let picks: Vec<usize> = (0..6).map(|s| choose(&even, s, now).unwrap()).collect();
         assert_eq!(picks, [0, 1, 2, 0, 1, 2]);
+    }
+
+    #[test]
+    fn an_endpoint_passed_over_does_not_tilt_the_rotation() {
+        let now = Instant::now();
+        let mut over = c(0, 0);
+        over.overloaded_until = Some(now + Duration::from_secs(1));
+        let picks: Vec<usize> = (0..6)
+            .map(|s| choose(&[c(0, 0), c(0, 0), over], s, now).unwrap())
+            .collect();
+        assert_eq!(picks.iter().filter(|i| **i == 0).count(), 3, "{picks:?}");
+        assert_eq!(picks.iter().filter(|i| **i == 1).count(), 3, "{picks:?}");
     }
 
     #[test]
