@@ -64,6 +64,19 @@
 //!   after `sleep=MS` (words of the input text). Not in `all`.
 //! - `overload-start`: every `thread/start` is answered `-32001`; `test/attempts`
 //!   `{"method"}` says how many requests of a method came. Not in `all`.
+//! - `rate-limits`: `test/rateLimitsUpdated` sends the notification
+//!   `account/rateLimits/updated` (a full `RateLimitSnapshot`: limit `codex` "Codex", plan
+//!   `pro`, primary 87 % of 300 min, secondary 12 % of 10080 min, credits balance "12.50"),
+//!   then answers `{}`.
+//! - `permissions`: `test/requestPermissions` sends the server request
+//!   `item/permissions/requestApproval` (thread `thr_fake_1`, item `item_perm_1`, cwd
+//!   `/tmp/proj`, write access to `/tmp/proj/out`, network) and, once the client answers,
+//!   answers `{"granted": <the client's result>}` (checked against
+//!   `PermissionsRequestApprovalResponse`; an error answer: `-32600 "permissions refused: …"`,
+//!   a bad one: `-32602 "bad permissions answer: …"`).
+//! - `attestation`: `test/attest` sends the server request `attestation/generate` `{}` and,
+//!   once the client answers, answers `{"token": <the client's token>}` (checked against
+//!   `AttestationGenerateResponse`; errors as for `permissions`, named `attestation`).
 //! - `orphan`: `test/orphanDie` starts `sleep 30` (inheriting stdout and
 //!   stderr, its pid on stderr as `orphan pid N`) and exits with code 4
 //!   without answering.
@@ -91,6 +104,8 @@ use server::{Mode, Server};
 
 const USAGE: &str = "usage: fake-app-server [--mode NAME]... [--stderr-lines N]\n\
 modes: hang slow die overload garbage bigline unknown approval flood exit-on-eof ignore-eof turns overload-start
+\
+       rate-limits permissions attestation
 \
        close-stdout no-init orphan stray mcp mcp-future all
 \

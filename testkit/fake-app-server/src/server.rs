@@ -69,6 +69,15 @@ pub enum Mode {
     /// Every `thread/start` is answered `-32001` overloaded (not in `all`); `test/attempts`
     /// says how many came.
     OverloadStart,
+    /// `test/rateLimitsUpdated` sends the notification `account/rateLimits/updated` (a full
+    /// `RateLimitSnapshot`, as Codex sends after a model reply with rate-limit headers).
+    RateLimits,
+    /// `test/requestPermissions` sends the server request `item/permissions/requestApproval`
+    /// and answers with what the client granted (checked against the schema).
+    Permissions,
+    /// `test/attest` sends the server request `attestation/generate` and answers with the
+    /// token the client gave (checked against the schema).
+    Attestation,
 }
 
 impl Mode {
@@ -87,6 +96,9 @@ impl Mode {
         Mode::CloseStdout,
         Mode::Orphan,
         Mode::Stray,
+        Mode::RateLimits,
+        Mode::Permissions,
+        Mode::Attestation,
     ];
 
     /// Parses a mode from its command-line name.
@@ -112,6 +124,9 @@ impl Mode {
             "stop-reading" => Mode::StopReading,
             "turns" => Mode::Turns,
             "overload-start" => Mode::OverloadStart,
+            "rate-limits" => Mode::RateLimits,
+            "permissions" => Mode::Permissions,
+            "attestation" => Mode::Attestation,
             _ => return None,
         })
     }
@@ -216,6 +231,13 @@ enum Then {
     /// `ChatgptAuthTokensRefreshResponse` and answer the waiting request with the account and
     /// the length of the token it now uses (never the token itself).
     UseTokens,
+    /// `item/permissions/requestApproval`: check the answer against
+    /// `PermissionsRequestApprovalResponse` and answer the waiting request with
+    /// `{"granted": <the client's result>}`.
+    GrantPermissions,
+    /// `attestation/generate`: check the answer against `AttestationGenerateResponse` and
+    /// answer the waiting request with `{"token": <the client's token>}`.
+    UseAttestation,
 }
 
 impl Then {
@@ -246,8 +268,79 @@ impl Then {
                     ),
                 }
             }
+            Then::GrantPermissions => checked_answer(
+                id,
+                msg,
+                "PermissionsRequestApprovalResponse",
+                "permissions",
+                |r| json!({ "granted": r }),
+            ),
+            Then::UseAttestation => checked_answer(
+                id,
+                msg,
+                "AttestationGenerateResponse",
+                "attestation",
+                |r| json!({ "token": r["token"] }),
+            ),
         }
     }
+}
+
+/// The answer to a waiting request from the client's answer `msg` to a server request: an
+/// error naming `what` when the client refused or its result does not pass the schema's
+/// `definition`, else `ok(id, result(client's result))`.
+fn checked_answer(
+    id: &Value,
+    msg: &Value,
+    definition: &str,
+    what: &str,
+    result: impl FnOnce(&Value) -> Value,
+) -> Value {
+    let Some(answer) = msg.get("result") else {
+        return err(id, INVALID_REQUEST, &format!("{what} refused: {msg}"));
+    };
+    match schema::check(definition, answer) {
+        Ok(()) => ok(id, result(answer)),
+        Err(why) => err(id, INVALID_PARAMS, &format!("bad {what} answer: {why}")),
+    }
+}
+
+/// `account/rateLimits/updated` params (`AccountRateLimitsUpdatedNotification`): a ChatGPT
+/// plan's snapshot with both windows, credits and the limit's name, as Codex 0.171.0 builds it
+/// from a model reply's `x-codex-*` rate-limit headers.
+fn rate_limits_updated() -> Value {
+    json!({
+        "rateLimits": {
+            "limitId": "codex",
+            "limitName": "Codex",
+            "planType": "pro",
+            "primary": { "usedPercent": 87, "windowDurationMins": 300, "resetsAt": 1_900_000_300 },
+            "secondary": { "usedPercent": 12, "windowDurationMins": 10_080, "resetsAt": 1_900_600_000 },
+            "credits": { "hasCredits": true, "unlimited": false, "balance": "12.50" },
+            "rateLimitReachedType": null,
+            "spendControlReached": false,
+        }
+    })
+}
+
+/// `item/permissions/requestApproval` params (`PermissionsRequestApprovalParams`): a turn's
+/// command asks to write one folder and to use the network.
+fn permissions_request() -> Value {
+    json!({
+        "threadId": "thr_fake_1",
+        "turnId": "turn_1",
+        "itemId": "item_perm_1",
+        "cwd": "/tmp/proj",
+        "reason": "write the build output and fetch dependencies",
+        "startedAtMs": 1_900_000_000_000_u64,
+        "permissions": {
+            "fileSystem": {
+                "entries": [{ "access": "write", "path": { "type": "path", "path": "/tmp/proj/out" } }],
+                "write": ["/tmp/proj/out"],
+            },
+            "network": { "enabled": true },
+        },
+    })
 }
 
 /// A ChatGPT account's rate limits as the real server answers `account/rateLimits/read`
@@ -542,6 +635,24 @@ impl Server {
                 );
                 self.waiting.insert(sid.to_string(), (id, Then::UseTokens));
             }
+            "test/rateLimitsUpdated" if self.on(Mode::RateLimits) => {
+                self.notify("account/rateLimits/updated", rate_limits_updated());
+                out.send(&ok(&id, json!({})));
+            }
+            "test/requestPermissions" if self.on(Mode::Permissions) => {
+                // Answered once the client answers (`Then::GrantPermissions`).
+                let sid = self.next_server_id;
+                self.server_request("item/permissions/requestApproval", permissions_request());
+                self.waiting
+                    .insert(sid.to_string(), (id, Then::GrantPermissions));
+            }
+            "test/attest" if self.on(Mode::Attestation) => {
+                // Answered once the client answers (`Then::UseAttestation`).
+                let sid = self.next_server_id;
+                self.server_request("attestation/generate", json!({}));
+                self.waiting
+                    .insert(sid.to_string(), (id, Then::UseAttestation));
+            }
             "test/ping" if self.mcp() => {
                 self.server_request("ping", json!({}));
                 out.send(&ok(&id, json!({})));
@@ -726,4 +837,30 @@ fn fake_turn(thread: &str, turn: &str, text: &str, opt_out: &HashSet<String>) ->
         .filter(|(m, _)| !opt_out.contains(*m))
         .map(|(m, p)| json!({ "method": m, "params": p, "emittedAtMs": now_ms() }).to_string())
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{permissions_request, rate_limits_updated};
+    use crate::schema::check;
+
+    /// What the new modes send has the vendored schema's shape, member by member.
+    #[test]
+    fn rate_limits_and_permission_params_match_the_schema() {
+        let n = rate_limits_updated();
+        check("AccountRateLimitsUpdatedNotification", &n).unwrap();
+        let snap = &n["rateLimits"];
+        check("RateLimitSnapshot", snap).unwrap();
+        check("RateLimitWindow", &snap["primary"]).unwrap();
+        check("RateLimitWindow", &snap["secondary"]).unwrap();
+        check("CreditsSnapshot", &snap["credits"]).unwrap();
+
+        let p = permissions_request();
+        check("PermissionsRequestApprovalParams", &p).unwrap();
+        check("RequestPermissionProfile", &p["permissions"]).unwrap();
+        let fs = &p["permissions"]["fileSystem"];
+        check("AdditionalFileSystemPermissions", fs).unwrap();
+        check("FileSystemSandboxEntry", &fs["entries"][0]).unwrap();
+        check("AdditionalNetworkPermissions", &p["permissions"]["network"]).unwrap();
+    }
 }

@@ -34,6 +34,7 @@
 //! | `MOCK_ASK: <question>` | `request_user_input` call with one question (id `answer`, header `Question`, two options `Yes`/`No`) | message `you answered: <answers>` |
 //! | `MOCK_TOOL: <name> <json>` | a `function_call` of the tool `<name>` (a dynamic tool of the thread; `<namespace>/<name>` for a tool of a namespace, as Codex 0.169.0 offers MCP tools: `mcp__<server>/<tool>` with `-` in the tool's name as `_`) with the JSON object `<json>` as its arguments (`{}` when absent) | message `tool output: <output>` |
 //! | `MOCK_SLOW: <n> <ms>` | streams `n` deltas `tick 0 `, `tick 1 `, … sleeping `ms` milliseconds before each one after the first, then finishes (defaults 10 and 200) | same |
+//! | `MOCK_RATE_LIMITS: <p> <s>` | streams `rate limits: primary <p>%, secondary <s>%` with the rate-limit headers of a ChatGPT plan's reply: `x-codex-primary-used-percent: <p>`, `x-codex-primary-window-minutes: 300`, `x-codex-primary-reset-at: 1900000000`, `x-codex-secondary-used-percent: <s>`, `x-codex-secondary-window-minutes: 10080`, `x-codex-secondary-reset-at: 1900500000` (numbers; defaults 42 and 7) | same |
 //! | `MOCK_FAIL` | HTTP 500 with an OpenAI-style JSON error body | same |
 //! | `MOCK_FAIL: <status>` | that HTTP status (400–599) with the same body | same |
 //! | `MOCK_FAIL: stream` | HTTP 200 whose stream is `response.created` then `response.failed` | same |
@@ -68,6 +69,10 @@
 //!   "Under-development features enabled" `warning` notification). Otherwise
 //!   the tool result is `request_user_input is unavailable in Default mode` and
 //!   the reply is `you answered: request_user_input is unavailable in Default mode`.
+//! * `MOCK_RATE_LIMITS` (Codex 0.171.0): after the model's reply the app-server sends
+//!   `account/rateLimits/updated` with `limitId: "codex"` and both windows
+//!   (`usedPercent` rounded to an integer, `windowDurationMins`, `resetsAt`), after
+//!   `thread/tokenUsage/updated` and before `turn/completed`.
 //! * `MOCK_FAIL` (HTTP 500) ends the turn within tens of milliseconds with an
 //!   `error` notification (`willRetry: false`, `codexErrorInfo:
 //!   "internalServerError"`, a generic "high demand" message) and
@@ -405,7 +410,8 @@ enum Step {
 
 /// What a request is answered with.
 enum Reply {
-    Stream(Vec<Step>),
+    /// The SSE steps, and extra response headers (the rate-limit headers of `MOCK_RATE_LIMITS`).
+    Stream(Vec<Step>, Vec<(&'static str, String)>),
     HttpError(StatusCode, Value),
 }
 
@@ -421,7 +427,7 @@ fn responses(body: &Bytes, state: &State) -> Response<RespBody> {
     let reply = plan(&parsed, state);
     match reply {
         Reply::HttpError(status, body) => full(status, body),
-        Reply::Stream(steps) => {
+        Reply::Stream(steps, headers) => {
             let (tx, rx) = mpsc::channel::<Bytes>(16);
             tokio::spawn(async move {
                 for step in steps {
@@ -438,6 +444,11 @@ fn responses(body: &Bytes, state: &State) -> Response<RespBody> {
                 }
             });
             let mut resp = Response::new(ChannelBody { rx }.boxed());
+            for (name, value) in headers {
+                if let Ok(v) = HeaderValue::from_str(&value) {
+                    resp.headers_mut().insert(name, v);
+                }
+            }
             resp.headers_mut()
                 .insert(CONTENT_TYPE, HeaderValue::from_static("text/event-stream"));
             resp.headers_mut()
@@ -522,8 +533,9 @@ fn output_text(item: &Value) -> String {
 }
 
 /// The directives, longest first where one is a prefix of another.
-const DIRECTIVES: [&str; 8] = [
+const DIRECTIVES: [&str; 9] = [
     "MOCK_EXEC_PLAIN",
+    "MOCK_RATE_LIMITS",
     "MOCK_TOOL",
     "MOCK_EXEC",
     "MOCK_TEXT",
@@ -816,6 +828,7 @@ fn plan(body: &Value, state: &State) -> Reply {
     };
     p.response_id = p.id("resp");
     let directive = find_directive(&text);
+    let mut headers = Vec::new();
     log(&format!(
         "responses request: step {step}, directive {:?}",
         directive
@@ -886,6 +899,21 @@ fn plan(body: &Value, state: &State) -> Reply {
             let chunks: Vec<String> = (0..n).map(|i| format!("tick {i} ")).collect();
             p.message(&chunks, ms);
         }
+        Some(("MOCK_RATE_LIMITS", arg)) => {
+            let mut nums = arg.split_whitespace().map(|s| s.parse::<f64>().ok());
+            let primary = nums.next().flatten().unwrap_or(42.0);
+            let secondary = nums.next().flatten().unwrap_or(7.0);
+            headers = vec![
+                ("x-codex-primary-used-percent", primary.to_string()),
+                ("x-codex-primary-window-minutes", "300".into()),
+                ("x-codex-primary-reset-at", "1900000000".into()),
+                ("x-codex-secondary-used-percent", secondary.to_string()),
+                ("x-codex-secondary-window-minutes", "10080".into()),
+                ("x-codex-secondary-reset-at", "1900500000".into()),
+            ];
+            let text = format!("rate limits: primary {primary}%, secondary {secondary}%");
+            p.message(&chunk_text(&text), 0);
+        }
         Some(("MOCK_FAIL", arg)) => {
             if arg.eq_ignore_ascii_case("stream") {
                 p.created();
@@ -918,7 +946,7 @@ fn plan(body: &Value, state: &State) -> Reply {
         }
         Some((_, _)) => p.message(&chunk_text(DEFAULT_REPLY), 0),
     }
-    Reply::Stream(p.steps)
+    Reply::Stream(p.steps, headers)
 }
 
 #[cfg(test)]
@@ -940,6 +968,10 @@ mod tests {
             Some(("MOCK_EXEC_PLAIN", "ls".into()))
         );
         assert_eq!(find_directive("MOCK_FAIL"), Some(("MOCK_FAIL", "".into())));
+        assert_eq!(
+            find_directive("MOCK_RATE_LIMITS: 87 12"),
+            Some(("MOCK_RATE_LIMITS", "87 12".into()))
+        );
         assert_eq!(find_directive("XMOCK_FAIL MOCK_EXECX"), None);
         assert_eq!(
             find_directive("say MOCK_SLOW 3 10"),

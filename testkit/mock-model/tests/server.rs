@@ -266,6 +266,49 @@ fn fail_and_unknown_paths() {
 }
 
 #[test]
+fn rate_limits_directive_sends_the_rate_limit_headers() {
+    let mock = MockModel::start().unwrap();
+    let mut conn = Conn::open(mock.port());
+    let r = conn.request(
+        "POST",
+        "/v1/responses",
+        Some(&body(vec![user("MOCK_RATE_LIMITS: 87 12")])),
+    );
+    assert_eq!(r.status, 200);
+    let header = |name: &str| {
+        r.headers
+            .iter()
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| v.as_str())
+    };
+    for (name, value) in [
+        ("x-codex-primary-used-percent", "87"),
+        ("x-codex-primary-window-minutes", "300"),
+        ("x-codex-primary-reset-at", "1900000000"),
+        ("x-codex-secondary-used-percent", "12"),
+        ("x-codex-secondary-window-minutes", "10080"),
+        ("x-codex-secondary-reset-at", "1900500000"),
+    ] {
+        assert_eq!(header(name), Some(value), "{name} in {:?}", r.headers);
+    }
+    assert_eq!(
+        streamed_text(&sse(&r.body)),
+        "rate limits: primary 87%, secondary 12%"
+    );
+    // Other replies carry no rate-limit header.
+    let r = conn.request(
+        "POST",
+        "/v1/responses",
+        Some(&body(vec![user("MOCK_TEXT: hi")])),
+    );
+    assert!(
+        !r.headers.iter().any(|(k, _)| k.starts_with("x-codex-")),
+        "{:?}",
+        r.headers
+    );
+}
+
+#[test]
 fn slow_stream_survives_client_disconnect() {
     let mock = MockModel::start().unwrap();
     {
