@@ -88,7 +88,7 @@ impl Peer {
         match self {
             Peer::Process { child, .. } => match child.wait().await {
                 Ok(status) => process::describe(status),
-                Err(e) => format!("could not wait for the server process: {e}"),
+                Err(e) => process::describe_wait_error("the server process", &e),
             },
             _ => std::future::pending().await,
         }

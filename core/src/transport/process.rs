@@ -121,7 +121,7 @@ pub(crate) async fn stop(child: &mut Child, pid: Option<u32>, grace: Duration) -
     kill_group(pid);
     match status {
         Ok(status) => describe(status),
-        Err(e) => format!("could not reap the server process: {e}"),
+        Err(e) => describe_wait_error("the server process", &e),
     }
 }
 
@@ -137,6 +137,30 @@ pub(crate) fn kill_group(pid: Option<u32>) {
         unsafe {
             libc::kill(-(pid as libc::pid_t), libc::SIGKILL);
         }
+    }
+}
+
+/// Whether waiting for a child failed because the system already reaped it: this process
+/// ignores SIGCHLD (the Erlang VM does: a NIF's children are reaped by the kernel the moment
+/// they exit), so the exit status is gone (`ECHILD`).
+pub(crate) fn reaped_elsewhere(e: &std::io::Error) -> bool {
+    #[cfg(unix)]
+    return e.raw_os_error() == Some(libc::ECHILD);
+    #[cfg(not(unix))]
+    {
+        let _ = e;
+        false
+    }
+}
+
+/// Describe a failed wait for `what` ("the server process", "codex exec") in words.
+pub(crate) fn describe_wait_error(what: &str, e: &std::io::Error) -> String {
+    if reaped_elsewhere(e) {
+        format!(
+            "{what} ended; its exit status was lost (this process ignores SIGCHLD, as the Erlang VM does, so the system reaped it)"
+        )
+    } else {
+        format!("could not wait for {what}: {e}")
     }
 }
 

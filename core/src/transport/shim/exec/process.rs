@@ -131,9 +131,17 @@ impl Turn {
             Ok(s) => {
                 crate::transport::process::describe(*s).replace("server process", "codex exec")
             }
-            Err(e) => format!("could not wait for codex exec: {e}"),
+            Err(e) => crate::transport::process::describe_wait_error("codex exec", e),
         };
-        let success = status.as_ref().is_ok_and(|s| s.success());
+        // A status the system reaped (SIGCHLD ignored by the host process) is unknown: the
+        // JSON stream decides (a completed turn with no failure is completed).
+        let reaped = status
+            .as_ref()
+            .is_err_and(crate::transport::process::reaped_elsewhere);
+        if reaped {
+            tracing::debug!("{exit}");
+        }
+        let success = status.as_ref().is_ok_and(|s| s.success()) || reaped;
 
         let interrupted = interrupted.load(Ordering::Acquire);
         let (turn_status, error) = if outcome.completed
