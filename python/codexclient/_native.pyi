@@ -37,6 +37,7 @@ __all__ = [
     "LoopbackBrowser",
     "NativeClient",
     "NativeLogin",
+    "NativePool",
     "REQUEST_METHODS",
     "Notification",
     "Progress",

@@ -23,7 +23,8 @@ def _adopt(native: _native.NativeClient, init_view: Optional[str], name: str) ->
     (one table for every endpoint), and garbage collection leaves the connection to the pool."""
     client = CodexClient.__new__(CodexClient)
     client._native = native
-    client._init_handlers()
+    # No _init_handlers(): the endpoint shares the pool's handler table, whose connection
+    # event handler (logging, or the user's) the pool's handler client registered.
     client._init = None
     client._life = Lifecycle(native.handle(), f"endpoint {name!r}")
     client._setup()

@@ -101,20 +101,25 @@ impl NativeClient {
         &self.client
     }
 
-    /// The delivery this binding wants of a core client (see `new`).
-    fn adapt(client: &Client) {
+    /// The delivery this binding wants of a core client (see `new`). `handlers`: also the
+    /// handler table's (a pool's endpoints share the pool's: adapting one must not undo
+    /// what a handler registered on the pool asked for).
+    fn adapt(client: &Client, handlers: bool) {
         // Notifications reach the client's own delivery only for a notification handler
         // (`on_notification`); iterators read them from subscriptions.
-        client.queue_notifications(false);
+        if handlers {
+            client.queue_notifications(false);
+        }
         // A turn's server requests are yielded by its iterator: they stay in its stream, which
         // hands each to the handler table as it converts it (`Turn`).
         client.turn_streams_keep_requests(true);
     }
 
-    /// A client of a pool (an endpoint's, or the pool's handler client): the pool owns the
-    /// connection, so dropping this does not disconnect.
-    pub(crate) fn of_pool(client: Client) -> NativeClient {
-        Self::adapt(&client);
+    /// A client of a pool (`handlers`: the pool's handler client, made once with the pool;
+    /// else an endpoint's, sharing its table): the pool owns the connection, so dropping
+    /// this does not disconnect.
+    pub(crate) fn of_pool(client: Client, handlers: bool) -> NativeClient {
+        Self::adapt(&client, handlers);
         NativeClient {
             client,
             owned: false,
@@ -148,7 +153,7 @@ impl NativeClient {
         }
         let client = Client::new(o);
         callbacks.keep(&client);
-        Self::adapt(&client);
+        Self::adapt(&client, true);
         Ok(NativeClient {
             client,
             owned: true,

@@ -69,7 +69,7 @@ impl NativePool {
             Ok((client, init))
         };
         run(py, aio, fut, |py, (client, init)| {
-            let native = NativeClient::of_pool(client.into_connection());
+            let native = NativeClient::of_pool(client.into_connection(), false);
             (Py::new(py, native)?, init.to_json().to_string()).into_py_any(py)
         })
     }
@@ -137,7 +137,7 @@ impl NativePool {
     /// The client the pool's handlers are registered on (never connected): a `NativeClient`
     /// whose handler table every endpoint shares.
     fn handler_client(&self) -> NativeClient {
-        NativeClient::of_pool(self.pool.handler_client().connection().clone())
+        NativeClient::of_pool(self.pool.handler_client().connection().clone(), true)
     }
 
     /// Disconnect every endpoint (blocking, GIL released). Idempotent.

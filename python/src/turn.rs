@@ -82,11 +82,20 @@ impl Turn {
             return Ok(Some(list));
         }
         let completed = !Self::result_in(&st, end).status.is_empty();
-        drop(st);
         let disconnect = end.lock().unwrap().0.clone();
+        let disconnect = disconnect.map(|i| Self::named(&st, i));
+        drop(st);
         match disconnect.filter(|_| !completed) {
             Some(info) => Err(to_py(py, Error::Disconnected(info))),
             None => Ok(None),
+        }
+    }
+
+    /// The disconnect as the core's turn reports it (naming the endpoint, thread and turn).
+    fn named(st: &Source<TurnStream>, info: DisconnectInfo) -> DisconnectInfo {
+        match &st.stream {
+            Some(s) => s.lost_here(&info),
+            None => info,
         }
     }
 
@@ -103,6 +112,7 @@ impl Turn {
                 None if st.ended => {
                     let completed = !Self::result_in(&st, &self.end).status.is_empty();
                     let disconnect = self.end.lock().unwrap().0.clone();
+                    let disconnect = disconnect.map(|i| Self::named(&st, i));
                     return Err(disconnect.filter(|_| !completed).map(Error::Disconnected));
                 }
                 None => return Ok(None),

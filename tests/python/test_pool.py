@@ -108,7 +108,7 @@ def test_two_hundred_threads_on_four_real_app_servers_placed_evenly_all_right(
 
         @pool.on_notification
         def _count(n: Any) -> None:
-            if n.method == "turn/completed":
+            if n.method == "thread/started":
                 with lock:
                     tagged[n.endpoint] = tagged.get(n.endpoint, 0) + 1
 
@@ -135,8 +135,9 @@ def test_two_hundred_threads_on_four_real_app_servers_placed_evenly_all_right(
         assert sum(per.values()) == 200
         for name, n in per.items():
             assert 40 <= n <= 60, f"{name} took {n} of 200 (even is 50 ± 20 %): {per}"
-        # Every endpoint's events came through the pool's handlers, tagged with the endpoint.
-        wait_until(lambda: sum(tagged.values()) == 200, timeout=10, what="200 turn/completed")
+        # Every endpoint's events came through the pool's handlers, tagged (a turn's own events go
+        # to its run, not to the handlers: thread/started is counted).
+        wait_until(lambda: sum(tagged.values()) == 200, timeout=10, what="200 thread/started")
         assert tagged == per
         rows = {e["name"]: e for e in pool.endpoints()}
         assert {n: rows[n]["threads_placed"] for n in per} == per
@@ -210,3 +211,25 @@ def test_overloaded_thread_start_moves_on_and_bad_names_are_refused(fake_bin: st
         assert {"place_timeout", "max_running_turns", "overload_backoff"} <= {
             r["name"] for r in Pool.option_rows()["pool"]}
     assert isinstance(codexclient.Pool, type)
+
+
+def test_handlers_on_the_pool_stay_when_endpoints_are_added(fake_bin: str) -> None:
+    """Handlers registered before an endpoint is added serve it: adding one does not reset
+    the shared table (notifications and server requests; before, adding an endpoint turned
+    the pool's notification delivery off)."""
+    notes: List[Any] = []
+    conn: List[Any] = []
+    asked: List[Any] = []
+    with Pool() as pool:
+        pool.on_notification(lambda n: notes.append((n.method, n.endpoint)))
+        pool.on_connection_event(conn.append)
+        pool.on_command_approval(lambda r: asked.append(r.endpoint) or "accept")
+        pool.add_endpoint("a", **fake(fake_bin, "turns", "approval"))
+        pool.add_endpoint("b", **fake(fake_bin, "turns", "approval"))
+        for _ in range(2):
+            pool.thread_start()
+        wait_until(lambda: {e for m, e in notes if m == "thread/started"} == {"a", "b"},
+                   what="thread/started from both endpoints")
+        pool.endpoint("b")._request("test/approval", {}, None)
+        wait_until(lambda: asked == ["b"], what="b's approval at the pool's handler")
+        assert not [e for e in conn if e.kind == "error"], conn

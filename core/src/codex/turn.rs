@@ -347,8 +347,9 @@ impl TurnStream {
     }
 
     /// The disconnect as this turn reports it: the cause, then which endpoint (the client's
-    /// label, when it has one), thread and turn died with it.
-    fn lost_here(&self, info: &DisconnectInfo) -> DisconnectInfo {
+    /// label, when it has one), thread and turn died with it (what [`finish`](Self::finish)
+    /// returns; bindings that end a turn themselves use it too).
+    pub fn lost_here(&self, info: &DisconnectInfo) -> DisconnectInfo {
         let place = match self.client.label() {
             Some(label) => format!("endpoint `{label}`, "),
             None => String::new(),
