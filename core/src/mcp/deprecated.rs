@@ -1,5 +1,7 @@
 //! The MCP methods that used to be on [`Client`], kept for one minor version as
-//! deprecated one-line forwards to [`McpClient`].
+//! deprecated one-line forwards to [`McpClient`]. The typed requests' forwards (`list_tools`,
+//! `call_tool`, `ping`, …) are not here: `mcp_requests!` in `typed.rs` generates them with
+//! the requests themselves.
 #![allow(missing_docs)]
 
 use super::*;
@@ -206,26 +208,6 @@ impl Client {
         McpClient::from_connection(self).mcp_with(opts)
     }
 
-    /// Deprecated: moved to [`McpClient::list_tools`].
-    #[deprecated(since = "0.2.0", note = "use McpClient::list_tools")]
-    pub async fn list_tools(&self, cursor: Option<&str>) -> Result<Page<Tool>> {
-        McpClient::from_connection(self).list_tools(cursor).await
-    }
-
-    /// Deprecated: moved to [`McpClient::list_all_tools`].
-    #[deprecated(since = "0.2.0", note = "use McpClient::list_all_tools")]
-    pub async fn list_all_tools(&self) -> Result<Vec<Tool>> {
-        McpClient::from_connection(self).list_all_tools().await
-    }
-
-    /// Deprecated: moved to [`McpClient::call_tool`].
-    #[deprecated(since = "0.2.0", note = "use McpClient::call_tool")]
-    pub async fn call_tool(&self, name: &str, arguments: Value) -> Result<CallToolResult> {
-        McpClient::from_connection(self)
-            .call_tool(name, arguments)
-            .await
-    }
-
     /// Deprecated: moved to [`McpClient::call_tool_with_progress`].
     #[deprecated(since = "0.2.0", note = "use McpClient::call_tool_with_progress")]
     pub async fn call_tool_with_progress(
@@ -238,107 +220,5 @@ impl Client {
         McpClient::from_connection(self)
             .call_tool_with_progress(name, arguments, opts, on_progress)
             .await
-    }
-
-    /// Deprecated: moved to [`McpClient::list_resources`].
-    #[deprecated(since = "0.2.0", note = "use McpClient::list_resources")]
-    pub async fn list_resources(&self, cursor: Option<&str>) -> Result<Page<Resource>> {
-        McpClient::from_connection(self)
-            .list_resources(cursor)
-            .await
-    }
-
-    /// Deprecated: moved to [`McpClient::list_all_resources`].
-    #[deprecated(since = "0.2.0", note = "use McpClient::list_all_resources")]
-    pub async fn list_all_resources(&self) -> Result<Vec<Resource>> {
-        McpClient::from_connection(self).list_all_resources().await
-    }
-
-    /// Deprecated: moved to [`McpClient::list_resource_templates`].
-    #[deprecated(since = "0.2.0", note = "use McpClient::list_resource_templates")]
-    pub async fn list_resource_templates(
-        &self,
-        cursor: Option<&str>,
-    ) -> Result<Page<ResourceTemplate>> {
-        McpClient::from_connection(self)
-            .list_resource_templates(cursor)
-            .await
-    }
-
-    /// Deprecated: moved to [`McpClient::list_all_resource_templates`].
-    #[deprecated(since = "0.2.0", note = "use McpClient::list_all_resource_templates")]
-    pub async fn list_all_resource_templates(&self) -> Result<Vec<ResourceTemplate>> {
-        McpClient::from_connection(self)
-            .list_all_resource_templates()
-            .await
-    }
-
-    /// Deprecated: moved to [`McpClient::read_resource`].
-    #[deprecated(since = "0.2.0", note = "use McpClient::read_resource")]
-    pub async fn read_resource(&self, uri: &str) -> Result<Vec<ResourceContents>> {
-        McpClient::from_connection(self).read_resource(uri).await
-    }
-
-    /// Deprecated: moved to [`McpClient::subscribe_resource`].
-    #[deprecated(since = "0.2.0", note = "use McpClient::subscribe_resource")]
-    pub async fn subscribe_resource(&self, uri: &str) -> Result<()> {
-        McpClient::from_connection(self)
-            .subscribe_resource(uri)
-            .await
-    }
-
-    /// Deprecated: moved to [`McpClient::unsubscribe_resource`].
-    #[deprecated(since = "0.2.0", note = "use McpClient::unsubscribe_resource")]
-    pub async fn unsubscribe_resource(&self, uri: &str) -> Result<()> {
-        McpClient::from_connection(self)
-            .unsubscribe_resource(uri)
-            .await
-    }
-
-    /// Deprecated: moved to [`McpClient::list_prompts`].
-    #[deprecated(since = "0.2.0", note = "use McpClient::list_prompts")]
-    pub async fn list_prompts(&self, cursor: Option<&str>) -> Result<Page<Prompt>> {
-        McpClient::from_connection(self).list_prompts(cursor).await
-    }
-
-    /// Deprecated: moved to [`McpClient::list_all_prompts`].
-    #[deprecated(since = "0.2.0", note = "use McpClient::list_all_prompts")]
-    pub async fn list_all_prompts(&self) -> Result<Vec<Prompt>> {
-        McpClient::from_connection(self).list_all_prompts().await
-    }
-
-    /// Deprecated: moved to [`McpClient::get_prompt`].
-    #[deprecated(since = "0.2.0", note = "use McpClient::get_prompt")]
-    pub async fn get_prompt(&self, name: &str, arguments: Value) -> Result<GetPromptResult> {
-        McpClient::from_connection(self)
-            .get_prompt(name, arguments)
-            .await
-    }
-
-    /// Deprecated: moved to [`McpClient::complete`].
-    #[deprecated(since = "0.2.0", note = "use McpClient::complete")]
-    pub async fn complete(
-        &self,
-        reference: Value,
-        argument: &str,
-        value: &str,
-    ) -> Result<Completion> {
-        McpClient::from_connection(self)
-            .complete(reference, argument, value)
-            .await
-    }
-
-    /// Deprecated: moved to [`McpClient::set_logging_level`].
-    #[deprecated(since = "0.2.0", note = "use McpClient::set_logging_level")]
-    pub async fn set_logging_level(&self, level: &str) -> Result<()> {
-        McpClient::from_connection(self)
-            .set_logging_level(level)
-            .await
-    }
-
-    /// Deprecated: moved to [`McpClient::ping`].
-    #[deprecated(since = "0.2.0", note = "use McpClient::ping")]
-    pub async fn ping(&self) -> Result<()> {
-        McpClient::from_connection(self).ping().await
     }
 }

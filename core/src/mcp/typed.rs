@@ -1,4 +1,5 @@
-//! The typed MCP requests on [`Client`] and on [`Mcp`] (per-request options).
+//! The typed MCP requests on [`McpClient`] and on [`Mcp`] (per-request options), each
+//! written once in `mcp_requests!`.
 
 use serde::de::DeserializeOwned;
 use serde_json::{json, Value};
@@ -16,8 +17,8 @@ use crate::options::RequestOptions;
 /// Most pages a `list_all_*` helper follows before giving up on a server whose cursors never end.
 const MAX_PAGES: usize = 10_000;
 
-/// The typed MCP requests with per-request options ([`Client::mcp_with`]): the same helpers
-/// as on [`Client`] (which use the default options), each sent with these options (timeout,
+/// The typed MCP requests with per-request options ([`McpClient::mcp_with`]): the same helpers
+/// as on [`McpClient`] (which use the default options), each sent with these options (timeout,
 /// retry).
 #[derive(Clone, Copy)]
 pub struct Mcp<'a> {
@@ -37,22 +38,6 @@ impl McpClient {
         self.mcp_with(RequestOptions::default())
     }
 
-    /// MCP `tools/list`: one page.
-    pub async fn list_tools(&self, cursor: Option<&str>) -> Result<Page<Tool>> {
-        self.mcp_default().list_tools(cursor).await
-    }
-    /// MCP `tools/list`, following every cursor.
-    pub async fn list_all_tools(&self) -> Result<Vec<Tool>> {
-        self.mcp_default().list_all_tools().await
-    }
-    /// MCP `tools/call`. A tool failure is `Ok` with [`CallToolResult::is_error`] set.
-    /// A tool listed on this connection with an `outputSchema` must answer matching
-    /// `structuredContent`, else [`Error::OutputSchemaMismatch`] (option
-    /// `mcp_validate_output`); a server that needs URL-mode elicitations first answers
-    /// [`Error::UrlElicitationRequired`].
-    pub async fn call_tool(&self, name: &str, arguments: Value) -> Result<CallToolResult> {
-        self.mcp_default().call_tool(name, arguments).await
-    }
     /// MCP `tools/call` that asks for progress: `on_progress` sees each
     /// `notifications/progress` of this call, on the calling task, before the result.
     pub async fn call_tool_with_progress(
@@ -65,74 +50,6 @@ impl McpClient {
         self.mcp_with(opts)
             .call_tool_with_progress(name, arguments, on_progress)
             .await
-    }
-    /// MCP `resources/list`: one page.
-    pub async fn list_resources(&self, cursor: Option<&str>) -> Result<Page<Resource>> {
-        self.mcp_default().list_resources(cursor).await
-    }
-    /// MCP `resources/list`, following every cursor.
-    pub async fn list_all_resources(&self) -> Result<Vec<Resource>> {
-        self.mcp_default().list_all_resources().await
-    }
-    /// MCP `resources/templates/list`: one page.
-    pub async fn list_resource_templates(
-        &self,
-        cursor: Option<&str>,
-    ) -> Result<Page<ResourceTemplate>> {
-        self.mcp_default().list_resource_templates(cursor).await
-    }
-    /// MCP `resources/templates/list`, following every cursor.
-    pub async fn list_all_resource_templates(&self) -> Result<Vec<ResourceTemplate>> {
-        self.mcp_default().list_all_resource_templates().await
-    }
-    /// MCP `resources/read`: the contents.
-    pub async fn read_resource(&self, uri: &str) -> Result<Vec<ResourceContents>> {
-        self.mcp_default().read_resource(uri).await
-    }
-    /// MCP `resources/subscribe`: `notifications/resources/updated` follow for `uri`.
-    pub async fn subscribe_resource(&self, uri: &str) -> Result<()> {
-        self.mcp_default().subscribe_resource(uri).await
-    }
-    /// MCP `resources/unsubscribe`.
-    pub async fn unsubscribe_resource(&self, uri: &str) -> Result<()> {
-        self.mcp_default().unsubscribe_resource(uri).await
-    }
-    /// MCP `prompts/list`: one page.
-    pub async fn list_prompts(&self, cursor: Option<&str>) -> Result<Page<Prompt>> {
-        self.mcp_default().list_prompts(cursor).await
-    }
-    /// MCP `prompts/list`, following every cursor.
-    pub async fn list_all_prompts(&self) -> Result<Vec<Prompt>> {
-        self.mcp_default().list_all_prompts().await
-    }
-    /// MCP `prompts/get` with string arguments (`{}` for none).
-    pub async fn get_prompt(&self, name: &str, arguments: Value) -> Result<GetPromptResult> {
-        self.mcp_default().get_prompt(name, arguments).await
-    }
-    /// MCP `completion/complete`: `reference` is `{"type":"ref/prompt","name":…}` or
-    /// `{"type":"ref/resource","uri":…}`; completes argument `argument` from `value`.
-    pub async fn complete(
-        &self,
-        reference: Value,
-        argument: &str,
-        value: &str,
-    ) -> Result<Completion> {
-        self.mcp_default()
-            .complete(reference, argument, value)
-            .await
-    }
-    /// MCP `logging/setLevel` (`debug`, `info`, `notice`, `warning`, `error`, `critical`,
-    /// `alert`, `emergency`). The server's `notifications/message` records are logged through
-    /// `tracing` (target [`SERVER_LOG_TARGET`](crate::protocol::mcp::SERVER_LOG_TARGET)) and delivered.
-    /// In the 2026-07-28 era, which has no `logging/setLevel`, the level goes into the `_meta`
-    /// envelope of every later request (`io.modelcontextprotocol/logLevel`) instead: nothing
-    /// is sent now, and a server sends records only for requests that carry a level.
-    pub async fn set_logging_level(&self, level: &str) -> Result<()> {
-        self.mcp_default().set_logging_level(level).await
-    }
-    /// MCP `ping`.
-    pub async fn ping(&self) -> Result<()> {
-        self.mcp_default().ping().await
     }
 }
 
@@ -192,22 +109,6 @@ impl Mcp<'_> {
         Ok(())
     }
 
-    /// MCP `tools/list`: one page.
-    pub async fn list_tools(&self, cursor: Option<&str>) -> Result<Page<Tool>> {
-        self.page(McpRequest::ListTools, cursor).await
-    }
-    /// MCP `tools/list`, following every cursor.
-    pub async fn list_all_tools(&self) -> Result<Vec<Tool>> {
-        self.all(McpRequest::ListTools).await
-    }
-    /// MCP `tools/call`. A tool failure is `Ok` with [`CallToolResult::is_error`] set.
-    pub async fn call_tool(&self, name: &str, arguments: Value) -> Result<CallToolResult> {
-        self.relist_changed_tools().await?;
-        let v = self
-            .send(McpRequest::CallTool, call_params(name, arguments))
-            .await?;
-        decode_call_tool(v)
-    }
     /// MCP `tools/call` that asks for progress, as a [`ProgressCall`] (sent before this
     /// returns): pull its updates, then [`decode_call_tool`] its result.
     pub fn call_tool_progress(&self, name: &str, arguments: Value) -> Result<ProgressCall> {
@@ -232,54 +133,121 @@ impl Mcp<'_> {
         }
         decode_call_tool(call.result().await?)
     }
+}
+
+/// Each typed MCP request, written once: from one entry (its doc, signature and body, the
+/// body on [`Mcp`], whose `self` carries the request options) come
+/// - the method on [`Mcp`] (per-request options; `$s` is its `self`),
+/// - the method of the same name on [`McpClient`] (the default options: it forwards to
+///   `self.mcp_default()`),
+/// - the deprecated forward of the same name on [`Client`] (to [`McpClient`]; until 0.3.0).
+///
+/// The idea of rmcp's `method!`. Requests of another shape (`call_tool_with_progress`, whose
+/// `McpClient` form takes the options as an argument; `call_tool_progress`, on `Mcp` only)
+/// are written by hand above.
+macro_rules! mcp_requests {
+    ($(
+        $(#[doc = $doc:expr])*
+        async fn $name:ident(&$s:tt $(, $arg:ident: $ty:ty)* $(,)?) -> Result<$ret:ty> $body:block
+    )*) => {
+        impl Mcp<'_> {
+            $(
+                $(#[doc = $doc])*
+                pub async fn $name(&$s $(, $arg: $ty)*) -> Result<$ret> $body
+            )*
+        }
+
+        impl McpClient {
+            $(
+                $(#[doc = $doc])*
+                pub async fn $name(&self $(, $arg: $ty)*) -> Result<$ret> {
+                    self.mcp_default().$name($($arg),*).await
+                }
+            )*
+        }
+
+        impl Client {
+            $(
+                #[doc = concat!("Deprecated: moved to [`McpClient::", stringify!($name), "`].")]
+                #[deprecated(since = "0.2.0", note = "use the McpClient method of the same name")]
+                #[allow(missing_docs)]
+                pub async fn $name(&self $(, $arg: $ty)*) -> Result<$ret> {
+                    McpClient::from_connection(self).$name($($arg),*).await
+                }
+            )*
+        }
+    };
+}
+
+mcp_requests! {
+    /// MCP `tools/list`: one page.
+    async fn list_tools(&self, cursor: Option<&str>) -> Result<Page<Tool>> {
+        self.page(McpRequest::ListTools, cursor).await
+    }
+    /// MCP `tools/list`, following every cursor.
+    async fn list_all_tools(&self) -> Result<Vec<Tool>> {
+        self.all(McpRequest::ListTools).await
+    }
+    /// MCP `tools/call`. A tool failure is `Ok` with [`CallToolResult::is_error`] set.
+    /// A tool listed on this connection with an `outputSchema` must answer matching
+    /// `structuredContent`, else [`Error::OutputSchemaMismatch`] (option
+    /// `mcp_validate_output`); a server that needs URL-mode elicitations first answers
+    /// [`Error::UrlElicitationRequired`].
+    async fn call_tool(&self, name: &str, arguments: Value) -> Result<CallToolResult> {
+        self.relist_changed_tools().await?;
+        let v = self
+            .send(McpRequest::CallTool, call_params(name, arguments))
+            .await?;
+        decode_call_tool(v)
+    }
     /// MCP `resources/list`: one page.
-    pub async fn list_resources(&self, cursor: Option<&str>) -> Result<Page<Resource>> {
+    async fn list_resources(&self, cursor: Option<&str>) -> Result<Page<Resource>> {
         self.page(McpRequest::ListResources, cursor).await
     }
     /// MCP `resources/list`, following every cursor.
-    pub async fn list_all_resources(&self) -> Result<Vec<Resource>> {
+    async fn list_all_resources(&self) -> Result<Vec<Resource>> {
         self.all(McpRequest::ListResources).await
     }
     /// MCP `resources/templates/list`: one page.
-    pub async fn list_resource_templates(
+    async fn list_resource_templates(
         &self,
         cursor: Option<&str>,
     ) -> Result<Page<ResourceTemplate>> {
         self.page(McpRequest::ListResourceTemplates, cursor).await
     }
     /// MCP `resources/templates/list`, following every cursor.
-    pub async fn list_all_resource_templates(&self) -> Result<Vec<ResourceTemplate>> {
+    async fn list_all_resource_templates(&self) -> Result<Vec<ResourceTemplate>> {
         self.all(McpRequest::ListResourceTemplates).await
     }
     /// MCP `resources/read`: the contents.
-    pub async fn read_resource(&self, uri: &str) -> Result<Vec<ResourceContents>> {
+    async fn read_resource(&self, uri: &str) -> Result<Vec<ResourceContents>> {
         let mut v = self
             .send(McpRequest::ReadResource, json!({ "uri": uri }))
             .await?;
         decode("resources/read", v["contents"].take())
     }
     /// MCP `resources/subscribe`: `notifications/resources/updated` follow for `uri`.
-    pub async fn subscribe_resource(&self, uri: &str) -> Result<()> {
+    async fn subscribe_resource(&self, uri: &str) -> Result<()> {
         self.send(McpRequest::SubscribeResource, json!({ "uri": uri }))
             .await
             .map(drop)
     }
     /// MCP `resources/unsubscribe`.
-    pub async fn unsubscribe_resource(&self, uri: &str) -> Result<()> {
+    async fn unsubscribe_resource(&self, uri: &str) -> Result<()> {
         self.send(McpRequest::UnsubscribeResource, json!({ "uri": uri }))
             .await
             .map(drop)
     }
     /// MCP `prompts/list`: one page.
-    pub async fn list_prompts(&self, cursor: Option<&str>) -> Result<Page<Prompt>> {
+    async fn list_prompts(&self, cursor: Option<&str>) -> Result<Page<Prompt>> {
         self.page(McpRequest::ListPrompts, cursor).await
     }
     /// MCP `prompts/list`, following every cursor.
-    pub async fn list_all_prompts(&self) -> Result<Vec<Prompt>> {
+    async fn list_all_prompts(&self) -> Result<Vec<Prompt>> {
         self.all(McpRequest::ListPrompts).await
     }
     /// MCP `prompts/get` with string arguments (`{}` for none).
-    pub async fn get_prompt(&self, name: &str, arguments: Value) -> Result<GetPromptResult> {
+    async fn get_prompt(&self, name: &str, arguments: Value) -> Result<GetPromptResult> {
         let v = self
             .send(McpRequest::GetPrompt, call_params(name, arguments))
             .await?;
@@ -287,12 +255,7 @@ impl Mcp<'_> {
     }
     /// MCP `completion/complete`: `reference` is `{"type":"ref/prompt","name":…}` or
     /// `{"type":"ref/resource","uri":…}`; completes argument `argument` from `value`.
-    pub async fn complete(
-        &self,
-        reference: Value,
-        argument: &str,
-        value: &str,
-    ) -> Result<Completion> {
+    async fn complete(&self, reference: Value, argument: &str, value: &str) -> Result<Completion> {
         let mut v = self
             .send(
                 McpRequest::Complete,
@@ -301,8 +264,13 @@ impl Mcp<'_> {
             .await?;
         decode("completion/complete", v["completion"].take())
     }
-    /// MCP `logging/setLevel` (see [`Client::set_logging_level`]).
-    pub async fn set_logging_level(&self, level: &str) -> Result<()> {
+    /// MCP `logging/setLevel` (`debug`, `info`, `notice`, `warning`, `error`, `critical`,
+    /// `alert`, `emergency`). The server's `notifications/message` records are logged through
+    /// `tracing` (target [`SERVER_LOG_TARGET`](crate::protocol::mcp::SERVER_LOG_TARGET)) and delivered.
+    /// In the 2026-07-28 era, which has no `logging/setLevel`, the level goes into the `_meta`
+    /// envelope of every later request (`io.modelcontextprotocol/logLevel`) instead: nothing
+    /// is sent now, and a server sends records only for requests that carry a level.
+    async fn set_logging_level(&self, level: &str) -> Result<()> {
         if crate::connection::log_level::set_in_envelope(self.client, level)? {
             return Ok(());
         }
@@ -311,7 +279,7 @@ impl Mcp<'_> {
             .map(drop)
     }
     /// MCP `ping`.
-    pub async fn ping(&self) -> Result<()> {
+    async fn ping(&self) -> Result<()> {
         self.send(McpRequest::Ping, json!({})).await.map(drop)
     }
 }
