@@ -28,10 +28,15 @@ library's. Nothing here speaks a protocol or runs a thread of its own.
 
 from __future__ import annotations
 
+import importlib
+from typing import Any
+
 try:
-    import ray
-    import ray.exceptions
-    from ray import cloudpickle
+    # Imported by name: Ray is optional (the extra), so the type checkers see it as Any
+    # whether it is installed or not.
+    ray: Any = importlib.import_module("ray")
+    importlib.import_module("ray.exceptions")
+    cloudpickle: Any = importlib.import_module("ray.cloudpickle")
 except ImportError as _e:  # pragma: no cover - exercised by test_ray.py in a subprocess
     raise ImportError(
         "codexclient.ray needs Ray: install the extra, pip install 'codexclient[ray]' "
@@ -46,7 +51,7 @@ import os
 import shutil
 import tempfile
 import time
-from typing import Any, Callable, Dict, Iterable, Iterator, List, Mapping, Optional, Sequence, Union
+from typing import Callable, Dict, Iterable, Iterator, List, Mapping, Optional, Sequence, Tuple, Union
 
 from ._errors import AlreadyRespondedError, CodexError
 from ._native import ServerRequest, ThreadRef
@@ -519,7 +524,7 @@ def _answer_on_driver(handler: Optional[ApprovalHandler], fwd: Forwarded) -> Any
     value = handler(fwd.request)
     if inspect.isawaitable(value):
         async def bounded() -> Any:
-            return await asyncio.wait_for(value, fwd.timeout)  # type: ignore[arg-type]
+            return await asyncio.wait_for(value, fwd.timeout)
 
         try:
             value = asyncio.run(bounded())
@@ -683,7 +688,7 @@ class AgentPool:
         start Codex is ``failed`` (not retried). When no agent is left, the tasks not run
         are ``lost`` with ``error`` saying so. Forwarded approvals go to ``on_approval``;
         ``on_event`` sees every item of every running task (on this thread, in order)."""
-        queue: List[tuple] = [(i, _as_task(t), []) for i, t in enumerate(tasks)]
+        queue: List[Tuple[int, Task, List[Any]]] = [(i, _as_task(t), []) for i, t in enumerate(tasks)]
         queue.reverse()  # pop() takes the first
         bound = max_in_flight if max_in_flight is not None else len(self.agents)
         if bound < 1:
@@ -774,7 +779,7 @@ class AgentPool:
 
     @staticmethod
     def _lost(run: _Run, error: str, max_retries: int, attempts_of: Dict[int, List[Attempt]],
-              queue: List[tuple], finish: Callable[[_Run, str, Optional[str]], TaskResult]) -> Iterator[TaskResult]:
+              queue: List[Tuple[int, Task, List[Any]]], finish: Callable[[_Run, str, Optional[str]], TaskResult]) -> Iterator[TaskResult]:
         result = finish(run, "lost", error)
         lost = sum(1 for a in attempts_of[run.index] if a.status == "lost")
         if lost <= max_retries:
