@@ -1,5 +1,6 @@
 //! The pool against real `codex app-server --listen ws://127.0.0.1:…` 0.171.0 processes, each
-//! with its own CODEX_HOME and mock model: 200 threads of one turn each placed evenly, every
+//! with its own CODEX_HOME and mock model, half of them in each WebSocket auth mode (capability
+//! token, signed bearer token): 200 threads of one turn each placed evenly, every
 //! final text right and no event of a turn lost or repeated; then, while turns run, one
 //! endpoint killed (its turns fail naming it within the heartbeat bound; the others finish),
 //! one stalled (SIGSTOP: the heartbeat ends it), one added (it takes new threads) and one
@@ -8,7 +9,8 @@
 mod support;
 
 use codex_client::{
-    ClientOptions, EndpointOptions, Error, Event, Heartbeat, Pool, PoolOptions, Thread,
+    ClientOptions, EndpointOptions, Error, Event, Heartbeat, Pool, PoolOptions, SignedBearerToken,
+    Thread,
 };
 use serde_json::json;
 use std::collections::HashMap;
@@ -20,14 +22,27 @@ use support::*;
 /// Heartbeat of the endpoints here: a dead or stalled peer is noticed within 3 s.
 const BEAT: Heartbeat = Heartbeat::new(Duration::from_secs(1), Duration::from_secs(2));
 
+/// How a host's app-server authenticates its WebSocket clients: half the hosts of each test
+/// use each of Codex's two modes.
+enum Auth {
+    /// `--ws-auth capability-token`: the token in a file.
+    Capability(String),
+    /// `--ws-auth signed-bearer-token`: HS256 JWTs from the shared secret in this file.
+    Signed(std::path::PathBuf),
+}
+
+const ISSUER: &str = "pool-tests";
+const AUDIENCE: &str = "codex-app-server";
+
 /// One app-server host: its environment (CODEX_HOME, mock model) and its listening server.
 pub struct Host {
     pub env: RealEnv,
     pub server: ListeningServer,
-    token: String,
+    auth: Auth,
 }
 
 impl Host {
+    /// A host whose server takes a capability token.
     pub fn start() -> Host {
         let env = RealEnv::new();
         let token = unique_tag("cap");
@@ -44,16 +59,74 @@ impl Host {
             ],
             None,
         );
-        Host { env, server, token }
+        Host {
+            env,
+            server,
+            auth: Auth::Capability(token),
+        }
+    }
+
+    /// A host whose server takes signed bearer tokens (a 64-hex-digit secret, mode 0600).
+    pub fn start_signed() -> Host {
+        use std::os::unix::fs::PermissionsExt;
+        let env = RealEnv::new();
+        let secret: String = unique_tag("s")
+            .bytes()
+            .cycle()
+            .take(64)
+            .map(|b| char::from_digit(u32::from(b) % 16, 16).unwrap())
+            .collect();
+        let sf = env.home.path().join("ws-secret");
+        std::fs::write(&sf, format!("{secret}\n")).unwrap();
+        std::fs::set_permissions(&sf, std::fs::Permissions::from_mode(0o600)).unwrap();
+        let server = ListeningServer::start(
+            &env,
+            "ws://127.0.0.1:0",
+            &[
+                "--ws-auth",
+                "signed-bearer-token",
+                "--ws-shared-secret-file",
+                sf.to_str().unwrap(),
+                "--ws-issuer",
+                ISSUER,
+                "--ws-audience",
+                AUDIENCE,
+            ],
+            None,
+        );
+        Host {
+            env,
+            server,
+            auth: Auth::Signed(sf),
+        }
+    }
+
+    /// Hosts `0..n`, the even ones with capability tokens and the odd ones signed.
+    pub fn start_mixed(n: usize) -> Vec<Host> {
+        (0..n)
+            .map(|i| {
+                if i % 2 == 0 {
+                    Host::start()
+                } else {
+                    Host::start_signed()
+                }
+            })
+            .collect()
     }
 
     pub fn options(&self) -> ClientOptions {
-        ClientOptions::default()
-            .websocket(
-                self.server.url.as_deref().unwrap(),
-                Some(self.token.clone()),
-            )
-            .heartbeat(Some(BEAT))
+        let url = self.server.url.as_deref().unwrap();
+        let o = match &self.auth {
+            Auth::Capability(token) => ClientOptions::default().websocket(url, Some(token.clone())),
+            Auth::Signed(file) => ClientOptions::default()
+                .websocket(url, None)
+                .signed_bearer_token(
+                    SignedBearerToken::new(file)
+                        .issuer(ISSUER)
+                        .audience(AUDIENCE),
+                ),
+        };
+        o.heartbeat(Some(BEAT))
             .client_info("codex-client-tests", "0")
     }
 
@@ -100,7 +173,7 @@ fn run_checked(thread: &Thread, text: &str) -> codex_client::Result<String> {
 
 #[test]
 fn two_hundred_threads_on_four_app_servers_are_placed_evenly_and_all_come_back_right() {
-    let hosts: Vec<Host> = (0..4).map(|_| Host::start()).collect();
+    let hosts = Host::start_mixed(4);
     let pool = Pool::new(PoolOptions::default());
     for (i, h) in hosts.iter().enumerate() {
         pool.add_endpoint(&format!("h{i}"), h.options(), EndpointOptions::default())
@@ -144,7 +217,7 @@ fn two_hundred_threads_on_four_app_servers_are_placed_evenly_and_all_come_back_r
 
 #[test]
 fn a_killed_a_stalled_an_added_and_a_drained_endpoint_while_turns_run() {
-    let hosts: Vec<Host> = (0..4).map(|_| Host::start()).collect();
+    let hosts = Host::start_mixed(4);
     let pool = Pool::new(PoolOptions::default());
     let names = ["alive", "killed", "stalled", "drained"];
     for (h, n) in hosts.iter().zip(names) {
@@ -179,7 +252,7 @@ fn a_killed_a_stalled_an_added_and_a_drained_endpoint_while_turns_run() {
         libc::kill(hosts[1].pid(), libc::SIGKILL);
         libc::kill(hosts[2].pid(), libc::SIGSTOP);
     }
-    let added = Host::start();
+    let added = Host::start_signed();
     pool.add_endpoint("added", added.options(), EndpointOptions::default())
         .unwrap();
     // New threads while the faults play out: none lands on the drained endpoint.
@@ -229,4 +302,74 @@ fn a_killed_a_stalled_an_added_and_a_drained_endpoint_while_turns_run() {
     assert_eq!(states["alive"], "ready");
     assert_eq!(states["added"], "ready");
     unsafe { libc::kill(hosts[2].pid(), libc::SIGCONT) };
+}
+
+/// Two app-servers of one CODEX_HOME (as on a network file system), both `shared_home`
+/// "nfs": a thread's turn runs on one; that one is killed; `resume_elsewhere` brings the
+/// thread up on the other, where its history is there and a new turn runs; later calls go
+/// there. A thread of an endpoint that shares its home with none is refused, naming why.
+#[test]
+fn a_lost_endpoints_thread_is_resumed_on_one_sharing_its_home() {
+    let env = RealEnv::new();
+    let token = unique_tag("cap");
+    let tf = env.home.path().join("ws-token");
+    std::fs::write(&tf, &token).unwrap();
+    let args = [
+        "--ws-auth",
+        "capability-token",
+        "--ws-token-file",
+        tf.to_str().unwrap(),
+    ];
+    let first = ListeningServer::start(&env, "ws://127.0.0.1:0", &args, None);
+    let second = ListeningServer::start(&env, "ws://127.0.0.1:0", &args, None);
+    let options = |s: &ListeningServer| {
+        ClientOptions::default()
+            .websocket(s.url.as_deref().unwrap(), Some(token.clone()))
+            .heartbeat(Some(BEAT))
+            .client_info("codex-client-tests", "0")
+    };
+    let alone = Host::start();
+    let pool = Pool::new(PoolOptions::default());
+    let nfs = EndpointOptions::default().shared_home("nfs");
+    pool.add_endpoint("first", options(&first), nfs.clone())
+        .unwrap();
+    // Only `first` takes threads while the turn runs: `second` joins afterwards.
+    let thread = pool.thread_start(json!({})).unwrap();
+    assert_eq!(pool.endpoint_of(thread.id()).unwrap(), "first");
+    let r = thread.run("MOCK_TEXT: before the move").unwrap();
+    assert_eq!(r.final_response.as_deref(), Some("before the move"));
+    pool.add_endpoint("second", options(&second), nfs).unwrap();
+    pool.add_endpoint("alone", alone.options(), EndpointOptions::default())
+        .unwrap();
+    unsafe { libc::kill(first.child.id() as i32, libc::SIGKILL) };
+    assert!(wait_until(Duration::from_secs(10), || pool
+        .endpoints()
+        .iter()
+        .any(|s| s.name == "first" && s.state == "lost")));
+    let moved = pool.resume_elsewhere(thread.id(), json!({})).unwrap();
+    assert_eq!(moved.id(), thread.id());
+    assert_eq!(pool.endpoint_of(thread.id()).unwrap(), "second");
+    let history = moved.read(true).unwrap();
+    assert!(
+        history.to_string().contains("before the move"),
+        "the resumed thread lost its history: {history}"
+    );
+    let r = pool
+        .thread(thread.id())
+        .unwrap()
+        .run("MOCK_TEXT: after the move")
+        .unwrap();
+    assert_eq!(r.final_response.as_deref(), Some("after the move"));
+    // A thread on an endpoint that shares its home with none cannot move.
+    let lonely = loop {
+        let t = pool.thread_start(json!({})).unwrap();
+        if pool.endpoint_of(t.id()).unwrap() == "alone" {
+            break t;
+        }
+    };
+    let err = pool.resume_elsewhere(lonely.id(), json!({})).unwrap_err();
+    assert!(
+        matches!(err, Error::InvalidArgument(_)) && err.to_string().contains("alone"),
+        "{err:?}"
+    );
 }

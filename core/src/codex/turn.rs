@@ -10,7 +10,7 @@ use std::time::Duration;
 use crate::connection::Client;
 use crate::delivery::queue::EventQueue;
 use crate::delivery::stream::{poll_filled, poll_refill, BatchFuture};
-use crate::error::{Error, Result};
+use crate::error::{DisconnectInfo, Error, Result};
 use crate::event::{ConnectionEvent, Event, Notification};
 use crate::router::Route;
 use crate::session::SessionShared;
@@ -346,6 +346,22 @@ impl TurnStream {
         (methods::TurnSteer::NAME, params)
     }
 
+    /// The disconnect as this turn reports it: the cause, then which endpoint (the client's
+    /// label, when it has one), thread and turn died with it.
+    fn lost_here(&self, info: &DisconnectInfo) -> DisconnectInfo {
+        let place = match self.client.label() {
+            Some(label) => format!("endpoint `{label}`, "),
+            None => String::new(),
+        };
+        DisconnectInfo::new(
+            format!(
+                "{} (the turn was lost: {place}thread {}, turn {})",
+                info.reason, self.thread_id, self.turn_id
+            ),
+            info.stderr_tail.clone(),
+        )
+    }
+
     fn absorb_event(&mut self, ev: Event) -> Event {
         match &ev {
             Event::Notification(n) => {
@@ -355,7 +371,7 @@ impl TurnStream {
                 self.result.absorb(n)
             }
             Event::Connection(ConnectionEvent::Disconnected(info)) => {
-                self.ended_by_disconnect = Some(Error::Disconnected(info.clone()));
+                self.ended_by_disconnect = Some(Error::Disconnected(self.lost_here(info)));
             }
             _ => {}
         }
