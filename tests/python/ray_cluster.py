@@ -5,12 +5,14 @@ with its own ``--temp-dir``, free ports, a custom resource naming it (``node_a``
 (Ray rewrites ``127.0.0.1`` itself to the machine's outward address for a multi-node
 cluster; any other 127/8 address is kept). Stopped by :meth:`LocalCluster.stop`: SIGTERM to
 each ``ray start`` (workers first), then SIGKILL to whatever process of this cluster is
-left, found by the marker in its environment — never by name."""
+left, found by the marker in its environment — never by name; its temp dirs are removed
+(``CODEXCLIENT_RAY_KEEP_LOGS=1`` keeps them)."""
 
 from __future__ import annotations
 
 import os
 import pathlib
+import shutil
 import signal
 import socket
 import subprocess
@@ -69,7 +71,9 @@ class LocalCluster:
         k, v = self.marker.split("=")
         self.env[k] = v
         # No usage report, no 30 s drain on SIGTERM; node death seen in about a second.
-        self.env.update(RAY_USAGE_STATS_ENABLED="0", RAY_GRACEFUL_SHUTDOWN_DRAIN_TIMEOUT_S="0",
+        # Token authentication off, said explicitly: else a token a local ray.init() left in
+        # ~/.ray turns it on, half-way (loopback only here).
+        self.env.update(RAY_AUTH_MODE="disabled", RAY_USAGE_STATS_ENABLED="0", RAY_GRACEFUL_SHUTDOWN_DRAIN_TIMEOUT_S="0",
                         RAY_health_check_initial_delay_ms="0", RAY_health_check_period_ms="500",
                         RAY_health_check_timeout_ms="500", RAY_health_check_failure_threshold="2")
         self.num_cpus = num_cpus
@@ -153,6 +157,8 @@ class LocalCluster:
                 os.kill(pid, signal.SIGKILL)
             except OSError:
                 pass
+        if not os.environ.get("CODEXCLIENT_RAY_KEEP_LOGS"):  # else the nodes' logs stay
+            shutil.rmtree(self.dir, ignore_errors=True)
 
     def leftovers(self) -> List[int]:
         """Processes of this cluster still alive (by the marker in their environment)."""

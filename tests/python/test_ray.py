@@ -10,8 +10,10 @@ import asyncio
 import json
 import os
 import pathlib
+import shutil
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 import urllib.request
@@ -49,6 +51,9 @@ def cluster() -> Iterator[LocalCluster]:
     _need_ray()
     t0 = time.monotonic()
     c = LocalCluster(["node_a", "node_b", "node_c"], num_cpus=2, env={"PYTHONPATH": str(HERE)})
+    # The drivers (this process, the example's) as the cluster: token authentication off.
+    old_auth = os.environ.get("RAY_AUTH_MODE")
+    os.environ["RAY_AUTH_MODE"] = "disabled"
     try:
         ray.init(address=c.address, _node_ip_address=IP, log_to_driver=False)
         wait_until(lambda: sum(1 for n in ray.nodes() if n["Alive"]) == 3, timeout=60, what="3 Ray nodes")
@@ -57,6 +62,10 @@ def cluster() -> Iterator[LocalCluster]:
     finally:
         ray.shutdown()
         c.stop()
+        if old_auth is None:
+            os.environ.pop("RAY_AUTH_MODE", None)
+        else:
+            os.environ["RAY_AUTH_MODE"] = old_auth
         left = c.leftovers()
         assert not left, f"processes of the cluster left: {left}"
 
@@ -373,3 +382,41 @@ def test_a_node_killed_with_max_retries_runs_its_tasks_again_elsewhere(
             assert n == 1
     assert elapsed < 120, f"the driver took {elapsed:.0f} s"
     print(f"node_b killed mid-turn: {len(retried)} tasks lost and run again on node_a, {elapsed:.1f} s")
+
+
+EXAMPLE = ROOT / "examples" / "ray" / "agents.py"
+
+
+def _run_example(args: List[str], env: Dict[str, str], timeout: float = 180) -> str:
+    r = subprocess.run([sys.executable, str(EXAMPLE), *args], capture_output=True, text=True,
+                       timeout=timeout, env=dict(os.environ, **env), stdin=subprocess.DEVNULL)
+    assert r.returncode == 0, (r.stdout, r.stderr[-4000:])
+    return r.stdout
+
+
+@pytest.mark.parametrize("where", ["cluster", "local"])
+def test_the_example_runs_as_documented(
+    where: str, cluster: LocalCluster, codex_bin: str, mock_port: int, tmp_path: pathlib.Path
+) -> None:
+    config = tmp_path / "config.toml"
+    config.write_text(CONFIG_TEMPLATE.format(port=mock_port))
+    marker = tmp_path / f"{where}.txt"
+    args = ["--agents", "2", "--codex-bin", codex_bin, "--config-toml", str(config), "--yes", "--stream",
+            "MOCK_TEXT: streamed here", "MOCK_EXEC: echo by the policy", f"MOCK_EXEC: touch {marker}"]
+    if where == "cluster":  # ray.init(address=...): the running three-node cluster
+        out = _run_example(["--address", cluster.address, *args], {})
+    else:  # ray.init(): a local Ray of its own, kept on 127.0.0.1, in a temp dir of its own
+        short = tempfile.mkdtemp(prefix="ccray-")  # (a Unix socket's path has at most 107 bytes)
+        try:
+            # (RAY_AUTH_MODE: no token written into ~/.ray by a test.)
+            out = _run_example(args, {"RAY_TMPDIR": short, "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER": "0",
+                                      "RAY_USAGE_STATS_ENABLED": "0", "RAY_AUTH_MODE": "disabled"})
+        finally:
+            shutil.rmtree(short, ignore_errors=True)
+    assert "2 agents on " in out, out
+    assert "streamed here\n" in out, out
+    assert "'MOCK_TEXT: streamed here' -> 'streamed here' (completed)" in out, out
+    assert "'MOCK_EXEC: echo by the policy' -> 'command output: by the policy' (completed)" in out, out
+    assert f"approved on the driver: /bin/bash -c 'touch {marker}' -> accept" in out, out
+    assert "echo by the policy' -> accept" not in out, "the policy answered it on the actor"
+    assert marker.exists()
