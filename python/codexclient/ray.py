@@ -51,7 +51,7 @@ import os
 import shutil
 import tempfile
 import time
-from typing import Callable, Dict, Iterable, Iterator, List, Mapping, Optional, Sequence, Tuple, Union
+from typing import Callable, Dict, Iterable, Iterator, List, Mapping, Optional, Sequence, Set, Tuple, Union
 
 from ._errors import AlreadyRespondedError, CodexError
 from ._native import ServerRequest, ThreadRef
@@ -697,6 +697,12 @@ class AgentPool:
         attempts_of: Dict[int, List[Attempt]] = {}
         busy: Dict[int, _Run] = {}
         started: Dict[int, int] = {}
+        suspect: Set[int] = set()  # agents on a node where an actor was lost: probed before use
+
+        def node_lost_an_actor(node_id: Optional[str]) -> None:
+            for a in self.live_agents():
+                if node_id is not None and a.node_id == node_id:
+                    suspect.add(id(a))
 
         def finish(run: _Run, status: str, error: Optional[str]) -> TaskResult:
             info = run.agent._info or {}
@@ -716,12 +722,16 @@ class AgentPool:
                 started[id(agent)] = started.get(id(agent), 0) + 1
                 try:
                     agent.info(timeout=idle_timeout)
+                    if id(agent) in suspect:  # its node lost an actor: is this one still there?
+                        ray.get(agent.actor.info.remote(), timeout=min(idle_timeout, 30.0))
+                        suspect.discard(id(agent))
                 except CodexNodeError as e:
                     agent.dead = str(e)
                     yield finish(_Run(agent, index, task, None, start=False), "failed", str(e))
                     continue
-                except Exception as e:  # died before it was up
+                except Exception as e:  # died before it was up, or with its node: nothing ran
                     agent.dead = str(e)
+                    agent.kill()
                     queue.append((index, task, []))
                     continue
                 run = _Run(agent, index, task, turn_timeout)
@@ -766,6 +776,7 @@ class AgentPool:
                     if _is_lost(e):
                         run.agent.dead = str(e)
                         run.agent.kill()
+                        node_lost_an_actor(run.agent.node_id)
                         yield from self._lost(run, f"{type(_cause(e)).__name__}: {_cause(e)}",
                                               max_retries, attempts_of, queue, finish)
                     else:
