@@ -346,10 +346,14 @@ def test_a_node_killed_with_max_retries_runs_its_tasks_again_elsewhere(
 ) -> None:
     wait_until(lambda: sum(1 for n in ray.nodes() if n["Alive"]) == 2, timeout=60, what="node_c seen dead")
     tag = uuid.uuid4().hex[:8]
-    with cr.AgentPool(4, num_cpus=1, **agent_kwargs) as pool:  # node_a and node_b are left
+    # node_a and node_b are left: agents pinned a, b, b, a (tasks go to the least used idle
+    # agent, first in this order), so the lost task's retry is first offered to node_b's idle
+    # agent, dead with its node: probed, found dead, the retry goes on to node_a.
+    pins = [{"resources": {n: 0.5}} for n in ("node_a", "node_b", "node_b", "node_a")]
+    with cr.AgentPool(actor_options=pins, num_cpus=1, **agent_kwargs) as pool:
         infos = pool.wait_ready(timeout=120)
         names = _node_names()
-        assert sorted(names[i["node_id"]] for i in infos) == ["node_a", "node_a", "node_b", "node_b"]
+        assert [names[i["node_id"]] for i in infos] == ["node_a", "node_b", "node_b", "node_a"]
         killed: List[int] = []
 
         def on_event(ev: Any) -> None:
@@ -358,11 +362,11 @@ def test_a_node_killed_with_max_retries_runs_its_tasks_again_elsewhere(
                 killed.append(ev.index)
 
         t0 = time.monotonic()
-        # Two in flight over four agents: idle agents of node_b are there when it dies, and a
-        # retry must not be lost again on one of them (they are probed first).
         results = list(pool.map(_slow_tasks(cr, tag, 6), max_in_flight=2, max_retries=1, on_event=on_event,
                                 idle_timeout=IDLE))
         elapsed = time.monotonic() - t0
+        assert pool.agents[2].dead, "node_b's idle agent was found dead when offered the retry"
+        assert [a.dead is None for a in pool.agents] == [True, False, False, True]
     assert killed
     assert sorted(r.index for r in results) == list(range(6)), "one result per task, none twice"
     retried = [r for r in results if len(r.attempts) > 1]
