@@ -5,7 +5,9 @@
 # protocol's assert_type checks), and pytest in tests/python (real codex app-server
 # CODEX_DEFAULT of scripts/codex-versions.sh + the local mock model + the fake app-server; the
 # `smoke` tests also on each CODEX_SMOKE version): the whole suite on 3.11, smoke files on the
-# others (see FULL below). Exits non-zero on any failure.
+# others (see FULL below); the whole suite's venv also gets the Ray of the `ray` extra
+# (tests/python/test_ray.py: a real three-node Ray cluster on the loopback). Exits non-zero on
+# any failure.
 #
 # Idempotent and cached: venvs under ~/.cache/libcodexclient/python/ (tools from PyPI once),
 # cargo target dir $CARGO_TARGET_DIR (default ~/.cache/libcodexclient/target-py) so re-runs
@@ -202,8 +204,19 @@ if [ -n "${CODEXCLIENT_PYTHON_WHEEL_ONLY:-}" ]; then log "wheel checks passed"; 
 FULL="${CODEXCLIENT_PYTHON_FULL:-${VERSIONS%% *}}"
 SMOKE=(test_real_codex.py test_connect.py test_lifecycle.py test_protocol_types.py)
 failed=()
+# The Ray of the `ray` extra (pyproject.toml), installed from PyPI into the venv that runs the
+# whole suite: tests/python/test_ray.py starts a real three-node Ray cluster on the loopback
+# with it (a missing Ray fails that test with the install command).
+RAY_PIN=$(sed -n 's/^ray = \["\(ray==[0-9.]*\)"\]$/\1/p' pyproject.toml)
+[ -n "$RAY_PIN" ] || { log "FAILED: no ray = [\"ray==X.Y.Z\"] extra in pyproject.toml"; exit 1; }
 for v in $VERSIONS; do
   PY=$(venv_for "$v")
+  if [ "$FULL" = all ] || [ "$FULL" = "$v" ]; then
+    if ! "$PY" -c "import ray, sys; sys.exit(ray.__version__ != '${RAY_PIN#ray==}')" 2>/dev/null; then
+      log "Python $v: installing $RAY_PIN (PyPI) for tests/python/test_ray.py"
+      "$PY" -m pip install -q --disable-pip-version-check "$RAY_PIN" >&2
+    fi
+  fi
   "$PY" -m pip install -q --disable-pip-version-check --no-deps --force-reinstall "$WHEEL" >&2
   log "Python $v: stubtest"
   # Run outside the source tree so the installed package (with its extension) is checked.
