@@ -14,6 +14,7 @@
  *   once; bad pool options and unknown names are INVALID_ARGUMENT.
  */
 #include "test_util.h"
+#include "test_net.h"
 
 #include <arpa/inet.h>
 #include <fcntl.h>
@@ -55,34 +56,6 @@ static void random_hex(char *out) {
         out[2 * i + 1] = hex[raw[i] & 15];
     }
     out[64] = '\0';
-}
-
-static int free_port(void) {
-    struct sockaddr_in a;
-    socklen_t alen = sizeof a;
-    int fd = socket(AF_INET, SOCK_STREAM, 0), port;
-    CHECK(fd >= 0);
-    memset(&a, 0, sizeof a);
-    a.sin_family = AF_INET;
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    CHECK(bind(fd, (struct sockaddr *)&a, sizeof a) == 0);
-    CHECK(getsockname(fd, (struct sockaddr *)&a, &alen) == 0);
-    port = ntohs(a.sin_port);
-    close(fd);
-    return port;
-}
-
-static int accepts(int port) {
-    struct sockaddr_in a;
-    int fd = socket(AF_INET, SOCK_STREAM, 0), ok;
-    CHECK(fd >= 0);
-    memset(&a, 0, sizeof a);
-    a.sin_family = AF_INET;
-    a.sin_port = htons((unsigned short)port);
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    ok = connect(fd, (struct sockaddr *)&a, sizeof a) == 0;
-    close(fd);
-    return ok;
 }
 
 static void copy_file(const char *from, const char *to) {

@@ -10,6 +10,7 @@
  *   "readable by others"), without the secret in the message.
  */
 #include "test_util.h"
+#include "test_net.h"
 
 #include <arpa/inet.h>
 #include <fcntl.h>
@@ -42,35 +43,6 @@ static void write_secret(const char *name, mode_t mode, char *secret, char *path
     CHECK(fd >= 0 && write(fd, secret, 64) == 64 && write(fd, "\n", 1) == 1);
     close(fd);
     CHECK(chmod(path, mode) == 0);
-}
-
-/* A free port on 127.0.0.1 (bound, then released for the server). */
-static int free_port(void) {
-    struct sockaddr_in a;
-    socklen_t alen = sizeof a;
-    int fd = socket(AF_INET, SOCK_STREAM, 0), port;
-    CHECK(fd >= 0);
-    memset(&a, 0, sizeof a);
-    a.sin_family = AF_INET;
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    CHECK(bind(fd, (struct sockaddr *)&a, sizeof a) == 0);
-    CHECK(getsockname(fd, (struct sockaddr *)&a, &alen) == 0);
-    port = ntohs(a.sin_port);
-    close(fd);
-    return port;
-}
-
-static int accepts(int port) {
-    struct sockaddr_in a;
-    int fd = socket(AF_INET, SOCK_STREAM, 0), ok;
-    CHECK(fd >= 0);
-    memset(&a, 0, sizeof a);
-    a.sin_family = AF_INET;
-    a.sin_port = htons((unsigned short)port);
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    ok = connect(fd, (struct sockaddr *)&a, sizeof a) == 0;
-    close(fd);
-    return ok;
 }
 
 /* `codex app-server --listen ws://127.0.0.1:port --ws-auth signed-bearer-token ...` with the
