@@ -102,6 +102,7 @@ impl SignedBearerToken {
     /// A fresh token: `{"alg":"HS256","typ":"JWT"}` over `{iss?, aud?, iat, exp, jti}`
     /// (`jti` random, so that no two tokens are the same), signed with the secret read now.
     #[cfg(feature = "mcp-http")]
+    #[cfg_attr(not(feature = "ws"), allow(dead_code))] // only ws:// connects mint
     pub(crate) fn mint(&self) -> Result<Secret> {
         use crate::auth::grants::jose::{now_secs, random_id, sign_hs256_jwt};
         let secret = self.read_secret()?;
@@ -129,6 +130,7 @@ impl SignedBearerToken {
 
     /// This build cannot sign (see [`check`]).
     #[cfg(not(feature = "mcp-http"))]
+    #[cfg_attr(not(feature = "ws"), allow(dead_code))] // only ws:// connects mint
     pub(crate) fn mint(&self) -> Result<Secret> {
         Err(no_signing())
     }
