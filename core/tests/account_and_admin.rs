@@ -177,14 +177,14 @@ fn compact_and_review_run_on_a_real_thread() {
     let env = RealEnv::new();
     let c = connect(env.options());
     let thread = c.thread_start(json!({})).expect("thread");
-    let log = run_turn(&c, thread.id(), "hello", |_| {});
+    let log = run_turn(c.connection(), thread.id(), "hello", |_| {});
     assert_eq!(log.status(), "completed");
     thread.compact_start().expect("compact");
-    wait_item(&c, thread.id(), "contextCompaction");
+    wait_item(c.connection(), thread.id(), "contextCompaction");
     let r = thread
         .review_start(json!({"type": "uncommittedChanges"}))
         .expect("review");
     assert!(r["turn"]["id"].is_string(), "{r}");
-    wait_item(&c, thread.id(), "enteredReviewMode");
+    wait_item(c.connection(), thread.id(), "enteredReviewMode");
     c.disconnect();
 }

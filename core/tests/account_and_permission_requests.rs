@@ -101,8 +101,8 @@ fn rate_limits_updated_arrives_as_its_typed_notification() {
 fn real_codex_sends_rate_limits_updated_from_the_model_reply_headers() {
     let env = RealEnv::new();
     let c = codex_connected(env.options().delivery(Delivery::Poll));
-    let thread = start_thread(&c, json!({}));
-    let log = run_turn(&c, &thread, "MOCK_RATE_LIMITS: 87 12", |r| {
+    let thread = start_thread(c.connection(), json!({}));
+    let log = run_turn(c.connection(), &thread, "MOCK_RATE_LIMITS: 87 12", |r| {
         panic!("unexpected server request {}", r.method)
     });
     assert_eq!(

@@ -155,7 +155,7 @@ fn a_second_connect_while_one_is_in_progress_is_refused() {
 fn server_exit_is_noticed_while_a_process_it_left_holds_its_stdout() {
     let c = fake_client(&["orphan", "hang"], fake_options(&["orphan", "hang"]));
     let pid = c.server_pid().unwrap();
-    let hanging = pending_hang(&c);
+    let hanging = pending_hang(c.connection());
     let t0 = Instant::now();
     let err = c.request_blocking("test/orphanDie", json!({})).unwrap_err();
     assert!(

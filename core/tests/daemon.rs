@@ -190,7 +190,7 @@ fn a_daemon_of_another_version_than_the_cli_warns_and_server_version_is_the_daem
     assert_eq!(v.to_json()["cli_version"], CURRENT);
     assert_eq!(v.to_json()["source"], "control_socket");
     // The event, queued by the handshake before connect() returned.
-    let events = connection_events(&c);
+    let events = connection_events(c.connection());
     let mismatch: Vec<_> = events
         .iter()
         .filter_map(|e| match e {
@@ -258,7 +258,7 @@ fn a_daemon_of_the_cli_version_does_not_warn() {
         .unwrap();
     assert_eq!(r.final_response.as_deref(), Some("through the daemon"));
     // Whatever the handshake queued came before the turn's events: no mismatch among it.
-    let events = connection_events(&c);
+    let events = connection_events(c.connection());
     assert!(
         !events
             .iter()

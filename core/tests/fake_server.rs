@@ -127,7 +127,7 @@ fn error_events(events: &Mutex<Vec<ConnectionEvent>>) -> Vec<String> {
 #[test]
 fn late_response_after_timeout_is_reported_and_dropped() {
     let c = CodexClient::new(fake_options(&["slow"]));
-    let events = collect_connection_events(&c);
+    let events = collect_connection_events(c.connection());
     c.connect().unwrap();
     let err = c
         .request_blocking_with(
@@ -155,7 +155,7 @@ fn late_response_after_timeout_is_reported_and_dropped() {
 #[test]
 fn stray_and_duplicate_responses_are_reported_and_the_connection_goes_on() {
     let c = CodexClient::new(fake_options(&["stray"]));
-    let events = collect_connection_events(&c);
+    let events = collect_connection_events(c.connection());
     c.connect().unwrap();
     let v = c.request_blocking("test/stray", json!({})).unwrap();
     assert_eq!(v, json!({"first": true}), "the first answer wins");
@@ -241,7 +241,7 @@ fn server_death_fails_pending_at_once_with_stderr_tail() {
     c.connect().unwrap();
     let pid = c.server_pid().unwrap();
     // A request that would hang forever is pending when the server dies.
-    let hanging = pending_hang(&c);
+    let hanging = pending_hang(c.connection());
     let t0 = Instant::now();
     let err = c.request_blocking("test/die", json!({})).unwrap_err();
     assert!(
@@ -410,8 +410,11 @@ fn unknown_methods_arrive_raw_and_unhandled_requests_get_an_error() {
         params,
         json!({"threadId":"thr_fake_1","futureField":{"a":[1,2]}})
     );
-    assert!(wait_until(Duration::from_secs(2), || !last_answers(&c).is_empty()));
-    let answers = last_answers(&c);
+    assert!(wait_until(Duration::from_secs(2), || !last_answers(
+        c.connection()
+    )
+    .is_empty()));
+    let answers = last_answers(c.connection());
     assert_eq!(answers[0]["error"]["code"], -32601, "{answers:?}");
     assert!(answers[0].get("result").is_none());
 }
@@ -426,10 +429,12 @@ fn approvals_without_handler_are_declined() {
         c.request_blocking("test/approval", json!({"method": m}))
             .unwrap();
     }
-    assert!(wait_until(Duration::from_secs(2), || last_answers(&c)
-        .len()
+    assert!(wait_until(Duration::from_secs(2), || last_answers(
+        c.connection()
+    )
+    .len()
         == 2));
-    for a in last_answers(&c) {
+    for a in last_answers(c.connection()) {
         assert_eq!(a["result"], json!({"decision": "decline"}), "{a}");
     }
 }
@@ -444,11 +449,13 @@ fn panicking_handler_declines_and_reports_and_connection_survives() {
     c.on_server_request(|_req| panic!("handler bug")).unwrap();
     c.connect().unwrap();
     c.request_blocking("test/approval", json!({})).unwrap();
-    assert!(wait_until(Duration::from_secs(2), || last_answers(&c)
-        .len()
+    assert!(wait_until(Duration::from_secs(2), || last_answers(
+        c.connection()
+    )
+    .len()
         == 1));
     assert_eq!(
-        last_answers(&c)[0]["result"],
+        last_answers(c.connection())[0]["result"],
         json!({"decision": "decline"})
     );
     assert!(wait_until(Duration::from_secs(2), || errors
@@ -484,11 +491,13 @@ fn deferred_answer_from_another_thread_and_double_answer_is_an_error() {
     let req = t.join().unwrap();
     assert!(!req.is_open());
     drop(req); // already answered: no second (fail-closed) answer
-    assert!(wait_until(Duration::from_secs(2), || last_answers(&c)
-        .len()
+    assert!(wait_until(Duration::from_secs(2), || last_answers(
+        c.connection()
+    )
+    .len()
         == 1));
     std::thread::sleep(Duration::from_millis(100));
-    let answers = last_answers(&c);
+    let answers = last_answers(c.connection());
     assert_eq!(answers.len(), 1);
     assert_eq!(answers[0]["result"], json!({"decision": "accept"}));
 }

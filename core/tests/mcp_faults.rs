@@ -131,7 +131,7 @@ fn cancel_request_ends_an_event_request_with_cancelled_and_tells_the_server() {
 fn the_library_answers_the_servers_ping() {
     let (c, _notes) = with_notes(&["mcp"]);
     c.request_blocking("test/ping", json!({})).unwrap();
-    let a = answers(&c);
+    let a = answers(c.connection());
     assert_eq!(a.len(), 1, "{a:?}");
     assert_eq!(a[0]["result"], json!({}));
     assert_eq!(a[0]["jsonrpc"], "2.0");
@@ -163,7 +163,10 @@ fn a_server_request_the_server_cancelled_is_not_answered() {
         Err(Error::AlreadyResponded)
     ));
     drop(req);
-    assert!(answers(&c).is_empty(), "a cancelled request got an answer");
+    assert!(
+        answers(c.connection()).is_empty(),
+        "a cancelled request got an answer"
+    );
 }
 
 #[test]
@@ -177,7 +180,7 @@ fn unhandled_server_requests_are_refused_fail_closed() {
     let mut a = Vec::new();
     assert!(
         wait_until(WAIT, || {
-            a = answers(&c);
+            a = answers(c.connection());
             a.len() == 3
         }),
         "{a:?}"
@@ -195,7 +198,7 @@ fn configured_roots_are_answered_by_the_library() {
     c.connect().unwrap();
     c.request_blocking("test/approval", json!({ "method": "roots/list" }))
         .unwrap();
-    let a = answers(&c);
+    let a = answers(c.connection());
     assert_eq!(
         a[0]["result"],
         json!({"roots": [{"uri": "file:///srv/repo", "name": "repo"}]})

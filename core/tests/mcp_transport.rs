@@ -599,9 +599,10 @@ fn codex_tool_of_0_92_0_takes_profile_and_compact_prompt() {
         .env("OPENAI_BASE_URL", env.model.base_url())
         .default_timeout(Duration::from_secs(60));
     let c = codex_connected(opts);
-    let tools =
-        futures_executor::block_on(codex_client::McpClient::from_connection(&c).list_all_tools())
-            .unwrap();
+    let tools = futures_executor::block_on(
+        codex_client::McpClient::from_connection(c.connection()).list_all_tools(),
+    )
+    .unwrap();
     let codex = tools
         .iter()
         .find(|t| t.name == "codex")

@@ -70,7 +70,7 @@ fn in_flight_requests_fail_as_lost_and_requests_made_meanwhile_wait_for_the_rejo
     // Made while reconnecting (or just after): held, then answered by the new server.
     let later = c.request_blocking("test/slow", json!({"ms": 0})).unwrap();
     assert_eq!(later["sleptMs"], 0);
-    let (ev, before) = until(&c, is_reconnected);
+    let (ev, before) = until(c.connection(), is_reconnected);
     let Event::Connection(ConnectionEvent::Reconnected(r)) = ev else {
         unreachable!()
     };
@@ -143,7 +143,7 @@ fn the_policy_gives_up_when_the_server_stays_away() {
     );
     c.connect().unwrap();
     server.kill();
-    let (ev, before) = until(&c, |e| {
+    let (ev, before) = until(c.connection(), |e| {
         matches!(e, Event::Connection(ConnectionEvent::Disconnected(_)))
     });
     let Event::Connection(ConnectionEvent::Disconnected(info)) = ev else {
@@ -181,7 +181,7 @@ fn a_killed_server_is_respawned_the_thread_resumed_and_the_lost_turn_ends_interr
     let env = RealEnv::new();
     let c = CodexClient::new(env.options().delivery(Delivery::Poll).reconnect(quick()));
     c.connect().unwrap();
-    let thread = start_thread(&c, json!({}));
+    let thread = start_thread(c.connection(), json!({}));
     let marker = env.work.path().join("killed.txt");
     let turn = c
         .request_blocking(
@@ -190,10 +190,10 @@ fn a_killed_server_is_respawned_the_thread_resumed_and_the_lost_turn_ends_interr
         )
         .unwrap();
     let turn_id = turn["turn"]["id"].as_str().unwrap().to_owned();
-    let approval = next_request(&c);
+    let approval = next_request(c.connection());
     let pid = c.server_pid().unwrap();
     unsafe { libc::kill(pid as i32, libc::SIGKILL) };
-    let (ev, before) = until(&c, is_reconnected);
+    let (ev, before) = until(c.connection(), is_reconnected);
     let Event::Connection(ConnectionEvent::Reconnected(r)) = ev else {
         unreachable!()
     };
@@ -228,7 +228,7 @@ fn a_killed_server_is_respawned_the_thread_resumed_and_the_lost_turn_ends_interr
     assert_ne!(c.server_pid().unwrap(), pid);
     // The thread goes on: a later turn's approval, answered, runs the command.
     let log = run_turn(
-        &c,
+        c.connection(),
         &thread,
         &format!("MOCK_EXEC: touch {}", marker.display()),
         |r| r.respond(&json!({"decision": "accept"})).unwrap(),
@@ -296,7 +296,7 @@ fn a_websocket_cut_mid_turn_resumes_without_gaps_or_duplicates() {
     assert!(history.len() >= 2, "{history:?}");
     assert!(proxy.accepted.load(std::sync::atomic::Ordering::Acquire) >= 2);
     // The connection events: one reconnect, the thread resumed.
-    let (ev, _) = until(&c, is_reconnected);
+    let (ev, _) = until(c.connection(), is_reconnected);
     let Event::Connection(ConnectionEvent::Reconnected(r)) = ev else {
         unreachable!()
     };
@@ -315,16 +315,16 @@ fn a_websocket_cut_during_an_approval_delivers_it_again_and_answering_completes_
         .reconnect(quick());
     let c = CodexClient::new(opts);
     c.connect().unwrap();
-    let thread = start_thread(&c, json!({}));
+    let thread = start_thread(c.connection(), json!({}));
     let marker = env.work.path().join("again.txt");
     c.request_blocking(
         "turn/start",
         json!({"threadId": thread, "input": [{"type": "text", "text": format!("MOCK_EXEC: touch {}", marker.display())}]}),
     )
     .unwrap();
-    let first = next_request(&c);
+    let first = next_request(c.connection());
     proxy.cut();
-    let again = next_request(&c);
+    let again = next_request(c.connection());
     assert_eq!(again.method, first.method);
     assert_eq!(again.id, first.id, "the server asks again with the same id");
     assert!(matches!(
@@ -333,7 +333,7 @@ fn a_websocket_cut_during_an_approval_delivers_it_again_and_answering_completes_
     ));
     again.respond(&json!({"decision": "accept"})).unwrap();
     let (done, _) = until(
-        &c,
+        c.connection(),
         |e| matches!(e, Event::Notification(n) if n.method == "turn/completed"),
     );
     let Event::Notification(done) = done else {
@@ -376,7 +376,7 @@ fn the_heartbeat_notices_a_silent_peer_and_keeps_a_live_idle_one() {
         let c = c.clone();
         std::thread::spawn(move || c.request_blocking("model/list", json!({})))
     };
-    let (ev, _) = until(&c, |e| {
+    let (ev, _) = until(c.connection(), |e| {
         matches!(e, Event::Connection(ConnectionEvent::Disconnected(_)))
     });
     let Event::Connection(ConnectionEvent::Disconnected(info)) = ev else {

@@ -232,7 +232,7 @@ fn reconnect_after_expiry(env: &RealEnv, secret: &str, file: &Path) -> Vec<Strin
 
     proxy.cut();
     until(
-        &c,
+        c.connection(),
         |ev| matches!(ev, Event::Connection(ConnectionEvent::Reconnected(r)) if r.threads == [thread.id()]),
     );
     let r = thread.run("MOCK_TEXT: after the reconnect").unwrap();

@@ -156,7 +156,7 @@ impl CodexClient {
 
     /// Blocking form of [`login_api_key`](Self::login_api_key).
     pub fn login_api_key_blocking(&self, api_key: &str) -> Result<()> {
-        self.block_on(self.login_api_key(api_key))
+        self.connection().block_on(self.login_api_key(api_key))
     }
 
     /// Start the ChatGPT browser login: the server listens on a loopback port for the
@@ -201,7 +201,7 @@ impl CodexClient {
 
     /// Blocking form of [`logout`](Self::logout).
     pub fn logout_blocking(&self) -> Result<()> {
-        self.block_on(self.logout())
+        self.connection().block_on(self.logout())
     }
 
     /// The account's rate limits (`account/rateLimits/read`; ChatGPT accounts only: with an
@@ -213,7 +213,7 @@ impl CodexClient {
 
     /// Blocking form of [`rate_limits`](Self::rate_limits).
     pub fn rate_limits_blocking(&self) -> Result<Value> {
-        self.block_on(self.rate_limits())
+        self.connection().block_on(self.rate_limits())
     }
 
     /// Send `account/login/start` and follow its `account/login/completed` (the

@@ -10,8 +10,14 @@ use crate::connection::Client;
 /// A cheap wrapper: it holds the connection and nothing else, so clones share it and a
 /// binding can keep one [`Client`] and look at it as a `CodexClient`
 /// ([`CodexClient::from_connection`]) or as an [`McpClient`](crate::McpClient). The
-/// connection's own methods (connect, raw requests, handlers, events) are reached through
-/// `Deref`.
+/// connection's own methods (connect, raw requests, handlers, events) are forwarded one by
+/// one; MCP's are not here (`codex.list_tools()` does not compile):
+///
+/// ```compile_fail
+/// # use codex_client::{ClientOptions, CodexClient};
+/// let codex = CodexClient::new(ClientOptions::default());
+/// let _ = codex.list_tools();
+/// ```
 ///
 /// ```no_run
 /// use codex_client::{ClientOptions, CodexClient};
@@ -28,3 +34,11 @@ pub struct CodexClient {
 }
 
 crate::connection::protocol_view!(CodexClient, "a Codex client");
+
+impl CodexClient {
+    crate::connection::forward! {
+        fn turn_streams_keep_requests(&self, on: bool);
+        fn server_version(&self) -> Option<crate::ServerVersion>;
+        fn supports(&self, method: &str) -> crate::error::Result<bool>;
+    }
+}

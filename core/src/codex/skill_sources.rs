@@ -2,8 +2,8 @@
 //! module's `mcp` file for how a turn loads one).
 
 use crate::codex::CodexClient;
-use crate::connection::Client;
 use crate::error::{Error, Result};
+use crate::mcp::McpClient;
 use crate::skills::mcp::{is_mcp, valid_label};
 
 impl CodexClient {
@@ -14,7 +14,7 @@ impl CodexClient {
     /// starts. The same label again replaces the server. Errors
     /// ([`Error::InvalidArgument`]): a label that is not 1–64 of `A-Z a-z 0-9 - _ .`, this
     /// client being an MCP client, or `server` not being one.
-    pub fn add_skill_source(&self, label: &str, server: &Client) -> Result<()> {
+    pub fn add_skill_source(&self, label: &str, server: &McpClient) -> Result<()> {
         if !valid_label(label) {
             return Err(Error::InvalidArgument(format!(
                 "skill source label {label:?} must be 1-64 of A-Z a-z 0-9 - _ ."
@@ -31,16 +31,16 @@ impl CodexClient {
                 server.options().transport.describe()
             )));
         }
-        self.skill_sources().with(|v| {
+        self.connection().skill_sources().with(|v| {
             v.retain(|(l, _)| l != label);
-            v.push((label.to_owned(), server.clone()));
+            v.push((label.to_owned(), server.connection().clone()));
         });
         Ok(())
     }
 
     /// Forget the skill source `label`; whether there was one.
     pub fn remove_skill_source(&self, label: &str) -> bool {
-        self.skill_sources().with(|v| {
+        self.connection().skill_sources().with(|v| {
             let before = v.len();
             v.retain(|(l, _)| l != label);
             v.len() != before
@@ -49,7 +49,8 @@ impl CodexClient {
 
     /// The labels of this client's skill sources, in the order they were added.
     pub fn skill_source_labels(&self) -> Vec<String> {
-        self.skill_sources()
+        self.connection()
+            .skill_sources()
             .with(|v| v.iter().map(|(l, _)| l.clone()).collect())
     }
 }

@@ -402,31 +402,31 @@ impl CodexClient {
     /// `thread/start` with the given params (`{}` for defaults) and a handle to the thread.
     pub fn thread_start(&self, params: Value) -> Result<Thread> {
         let r = self.helper(Helper::ThreadStart, None, params.clone())?;
-        thread_from(self, &params, r)
+        thread_from(self.connection(), &params, r)
     }
     /// Async form of [`thread_start`](Self::thread_start).
     pub async fn thread_start_async(&self, params: Value) -> Result<Thread> {
         let r = self
             .helper_async(Helper::ThreadStart, None, params.clone())
             .await?;
-        thread_from(self, &params, r)
+        thread_from(self.connection(), &params, r)
     }
     /// `thread/resume` of an existing thread (for example after a server restart).
     pub fn thread_resume(&self, thread_id: &str, params: Value) -> Result<Thread> {
         let r = self.helper(Helper::ThreadResume, Some(thread_id), params.clone())?;
-        thread_from(self, &params, r)
+        thread_from(self.connection(), &params, r)
     }
     /// Async form of [`thread_resume`](Self::thread_resume).
     pub async fn thread_resume_async(&self, thread_id: &str, params: Value) -> Result<Thread> {
         let r = self
             .helper_async(Helper::ThreadResume, Some(thread_id), params.clone())
             .await?;
-        thread_from(self, &params, r)
+        thread_from(self.connection(), &params, r)
     }
     /// `thread/fork`: a new thread with a copy of this one's history.
     pub fn thread_fork(&self, thread_id: &str, params: Value) -> Result<Thread> {
         let r = self.helper(Helper::ThreadFork, Some(thread_id), params.clone())?;
-        thread_from(self, &params, r)
+        thread_from(self.connection(), &params, r)
     }
     /// `config/batchWrite`: apply `edits` (`[{"keyPath", "value", "mergeStrategy"}…]`) to
     /// the server's `config.toml` (more params, such as `reloadUserConfig`, in `params`).

@@ -103,7 +103,8 @@ impl CodexClient {
         M: ServerRequestMethod + 'static,
     {
         let h = self.typed_handler::<M>(f);
-        self.handlers()
+        self.connection()
+            .handlers()
             .by_method
             .write()
             .unwrap()
@@ -119,7 +120,7 @@ impl CodexClient {
     where
         M: ServerRequestMethod + 'static,
     {
-        let handlers = Arc::downgrade(self.handlers());
+        let handlers = Arc::downgrade(self.connection().handlers());
         Arc::new(
             move |req: ServerRequest| match req.params_as::<M::Params>() {
                 Ok(params) => f(TypedRequest {
@@ -153,7 +154,8 @@ impl CodexClient {
         M: ServerRequestMethod + 'static,
     {
         let h = self.typed_handler::<M>(f);
-        self.handlers()
+        self.connection()
+            .handlers()
             .by_thread
             .write()
             .unwrap()
@@ -163,7 +165,8 @@ impl CodexClient {
 
     /// Remove every per-thread handler of `thread_id`.
     pub fn clear_thread_handlers(&self, thread_id: &str) {
-        self.handlers()
+        self.connection()
+            .handlers()
             .by_thread
             .write()
             .unwrap()

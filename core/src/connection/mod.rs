@@ -24,7 +24,7 @@ mod requests;
 mod skill_sources;
 mod version;
 mod view;
-pub(crate) use view::protocol_view;
+pub(crate) use view::{forward, protocol_view};
 
 pub use callbacks::HandlerSlot;
 pub use initialize::InitializeResult;

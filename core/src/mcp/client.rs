@@ -10,8 +10,14 @@ use crate::connection::Client;
 /// A cheap wrapper: it holds the connection and nothing else, so clones share it and a
 /// binding can keep one [`Client`] and look at it as an `McpClient`
 /// ([`McpClient::from_connection`]) or as a [`CodexClient`](crate::CodexClient). The
-/// connection's own methods (connect, raw requests, handlers, events) are reached through
-/// `Deref`.
+/// connection's own methods (connect, raw requests, handlers, events) are forwarded one by
+/// one; Codex's are not here (`mcp.thread_start(..)` does not compile):
+///
+/// ```compile_fail
+/// # use codex_client::{ClientOptions, McpClient};
+/// let mcp = McpClient::new(ClientOptions::default());
+/// let _ = mcp.thread_start(serde_json::json!({}));
+/// ```
 ///
 /// ```no_run
 /// # async fn f() -> codex_client::Result<()> {

@@ -47,7 +47,7 @@ impl McpClient {
         ids: &[String],
         timeout: Duration,
     ) -> Result<tokio::task::JoinHandle<Result<()>>> {
-        let session = self.live_session()?;
+        let session = self.connection().live_session()?;
         let ids = ids.to_vec();
         crate::rt::spawn_anywhere(async move { session.elicitations.wait(&ids, timeout).await })
     }

@@ -123,7 +123,7 @@ impl McpClient {
     /// connection ends first.
     pub async fn listen(&self, filter: Value, within: Duration) -> Result<Listen> {
         let filter = listen_filter(&filter)?;
-        if self.live_session()?.envelope().is_none() {
+        if self.connection().live_session()?.envelope().is_none() {
             return Err(Error::Unsupported(
                 "subscriptions/listen is MCP 2026-07-28; in the handshake era use subscribe_resource"
                     .into(),
@@ -180,6 +180,7 @@ impl McpClient {
 
     /// Blocking form of [`listen_within`](Self::listen_within) (a plain thread).
     pub fn listen_blocking(&self, filter: Value, within: Option<Duration>) -> Result<Listen> {
-        self.block_on(self.listen_within(filter, within))
+        self.connection()
+            .block_on(self.listen_within(filter, within))
     }
 }

@@ -45,7 +45,7 @@ impl McpClient {
             ));
         };
         meta.insert("progressToken".into(), token.clone());
-        let session = self.live_session()?;
+        let session = self.connection().live_session()?;
         let events = self.subscribe()?;
         let raw = serde_json::value::to_raw_value(&params)
             .map_err(|e| Error::InvalidArgument(e.to_string()))?;

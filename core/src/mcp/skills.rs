@@ -388,12 +388,14 @@ impl McpClient {
         cursor: Option<&str>,
         all_pages: bool,
     ) -> Result<Value> {
-        self.block_on(self.list_skills_json(cursor, all_pages))
+        self.connection()
+            .block_on(self.list_skills_json(cursor, all_pages))
     }
 
     /// Blocking form of [`load_skill_json`](Self::load_skill_json).
     pub fn load_skill_json_blocking(&self, name_or_uri: &str) -> Result<Value> {
-        self.block_on(self.load_skill_json(name_or_uri))
+        self.connection()
+            .block_on(self.load_skill_json(name_or_uri))
     }
 
     /// `resources/read` of one file: its text as UTF-8 bytes, or its blob decoded.

@@ -31,7 +31,10 @@ impl McpClient {
     /// `client.mcp_with(RequestOptions::timeout(d)).call_tool(…)`. A request that times out
     /// (or whose future is dropped) is cancelled: the server gets `notifications/cancelled`.
     pub fn mcp_with(&self, opts: RequestOptions) -> Mcp<'_> {
-        Mcp { client: self, opts }
+        Mcp {
+            client: self.connection(),
+            opts,
+        }
     }
 
     fn mcp_default(&self) -> Mcp<'_> {
