@@ -39,7 +39,7 @@ impl LoopbackBrowser {
             port,
             path: "/callback".into(),
             opener: Arc::new(open_system_browser),
-            timeout: Duration::from_secs(300),
+            timeout: super::config::DEFAULT_AUTHORIZE_TIMEOUT,
         })
     }
 

@@ -179,6 +179,7 @@ impl Client {
     /// runtime keeps them here and shows them to its collector with
     /// [`visit_kept`](Self::visit_kept), so a handler that refers back to its client does not
     /// keep it alive unseen.
+    #[doc(hidden)] // for bindings (Python's garbage collector), not an API of the library
     pub fn keep_with_handlers(&self, key: &str, obj: Option<Kept>) {
         let mut kept = self.handlers().kept.lock().unwrap();
         match obj {
@@ -189,6 +190,7 @@ impl Client {
 
     /// Call `f` on each object kept with [`keep_with_handlers`](Self::keep_with_handlers).
     /// Does nothing when the table is busy (a registration on another thread).
+    #[doc(hidden)] // for bindings (Python's garbage collector), not an API of the library
     pub fn visit_kept(&self, mut f: impl FnMut(&Kept)) {
         if let Ok(kept) = self.handlers().kept.try_lock() {
             kept.values().for_each(&mut f);

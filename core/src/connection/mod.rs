@@ -117,7 +117,11 @@ struct Inner {
     skill_sources: skill_sources::SkillSources,
 }
 
-/// A client of one Codex server. Cheap to clone (clones share the connection).
+/// One connection to one server — a Codex app-server, `codex exec`, `codex mcp-server` or an
+/// MCP server — and the engine under it: connect and reconnect, requests, handlers, events
+/// and subscriptions. [`CodexClient`](crate::CodexClient) and [`McpClient`](crate::McpClient)
+/// are the protocols' views of it (each forwards these methods; neither offers the other's).
+/// Cheap to clone (clones share the connection).
 ///
 /// Lifecycle is explicit: [`connect`](Self::connect) spawns the server, runs the
 /// `initialize`/`initialized` handshake and returns the server's `initialize` result;

@@ -24,7 +24,7 @@ pub type ResponseHandler = Arc<dyn Fn(Response) + Send + Sync>;
 /// Handler that takes every event, owned (see [`Client::on_event`](crate::Client::on_event)).
 pub type EventHandler = Arc<dyn Fn(Event) + Send + Sync>;
 /// An object a binding keeps alive beside the handlers it registered (its callables), so that
-/// its garbage collector can trace them ([`Client::keep_with_handlers`](crate::Client::keep_with_handlers)).
+/// its garbage collector can trace them (`Client::keep_with_handlers`, hidden: for bindings).
 pub type Kept = Arc<dyn Any + Send + Sync>;
 
 /// The handlers registered on a client. They survive reconnects.
