@@ -126,9 +126,7 @@ fn skill_sources_are_checked() {
     for bad in ["", "a b", "a@b"] {
         assert!(codex.add_skill_source(bad, &mcp).is_err(), "{bad:?}");
     }
-    assert!(codex
-        .add_skill_source("self", McpClient::from_connection(codex.connection()))
-        .is_err());
+    assert!(codex.add_skill_source("self", &codex).is_err());
     assert!(codex_client::CodexClient::from_connection(mcp.connection())
         .add_skill_source("x", &mcp)
         .is_err());

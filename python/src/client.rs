@@ -374,10 +374,7 @@ impl NativeClient {
     /// `label` (`Client::add_skill_source`).
     fn add_skill_source(&self, py: Python<'_>, label: &str, server: &NativeClient) -> PyResult<()> {
         codex_client::CodexClient::from_connection(&self.client)
-            .add_skill_source(
-                label,
-                codex_client::McpClient::from_connection(&server.client),
-            )
+            .add_skill_source(label, &server.client)
             .py(py)
     }
 

@@ -233,8 +233,7 @@ impl Client {
     /// Deprecated: moved to [`CodexClient::add_skill_source`].
     #[deprecated(since = "0.2.0", note = "use CodexClient::add_skill_source")]
     pub fn add_skill_source(&self, label: &str, server: &Client) -> Result<()> {
-        CodexClient::from_connection(self)
-            .add_skill_source(label, crate::McpClient::from_connection(server))
+        CodexClient::from_connection(self).add_skill_source(label, server)
     }
 
     /// Deprecated: moved to [`CodexClient::remove_skill_source`].

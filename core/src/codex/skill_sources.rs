@@ -2,8 +2,8 @@
 //! module's `mcp` file for how a turn loads one).
 
 use crate::codex::CodexClient;
+use crate::connection::Client;
 use crate::error::{Error, Result};
-use crate::mcp::McpClient;
 use crate::skills::mcp::{is_mcp, valid_label};
 
 impl CodexClient {
@@ -14,7 +14,8 @@ impl CodexClient {
     /// starts. The same label again replaces the server. Errors
     /// ([`Error::InvalidArgument`]): a label that is not 1–64 of `A-Z a-z 0-9 - _ .`, this
     /// client being an MCP client, or `server` not being one.
-    pub fn add_skill_source(&self, label: &str, server: &McpClient) -> Result<()> {
+    pub fn add_skill_source(&self, label: &str, server: impl AsRef<Client>) -> Result<()> {
+        let server = server.as_ref();
         if !valid_label(label) {
             return Err(Error::InvalidArgument(format!(
                 "skill source label {label:?} must be 1-64 of A-Z a-z 0-9 - _ ."
@@ -33,7 +34,7 @@ impl CodexClient {
         }
         self.connection().skill_sources().with(|v| {
             v.retain(|(l, _)| l != label);
-            v.push((label.to_owned(), server.connection().clone()));
+            v.push((label.to_owned(), server.clone()));
         });
         Ok(())
     }

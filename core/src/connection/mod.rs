@@ -649,3 +649,11 @@ impl WeakClient {
         self.inner.upgrade().map(|inner| Client { inner })
     }
 }
+
+/// A `Client` is its own connection: a function that takes any view of a connection
+/// (`impl AsRef<Client>`: a `Client`, a `CodexClient`, an `McpClient`) takes it as it is.
+impl AsRef<Client> for Client {
+    fn as_ref(&self) -> &Client {
+        self
+    }
+}

@@ -1,6 +1,6 @@
 //! [`protocol_view!`]: what makes a protocol's client a view of one connection ([`Client`]):
 //! `new`, `from_connection` (borrowed, no clone), `connection`, `into_connection`, `From`
-//! both ways and the connection's own methods forwarded one by one ([`forward!`]). There is
+//! both ways, `AsRef<Client>` and the connection's own methods forwarded one by one ([`forward!`]). There is
 //! no `Deref` to the connection: a view offers its protocol's calls and the connection's,
 //! never the other protocol's (`codex_client.list_tools()` does not compile).
 //! `CodexClient` and `McpClient` are each a `#[repr(transparent)]` struct holding a
@@ -49,6 +49,12 @@ macro_rules! protocol_view {
         impl From<$ty> for crate::connection::Client {
             fn from(c: $ty) -> crate::connection::Client {
                 c.conn
+            }
+        }
+
+        impl AsRef<crate::connection::Client> for $ty {
+            fn as_ref(&self) -> &crate::connection::Client {
+                &self.conn
             }
         }
 

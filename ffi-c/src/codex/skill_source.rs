@@ -28,7 +28,7 @@ ffi_fn! {
     ) -> codex_status_t {
         let s = shared(client)?;
         let server = shared(server)?;
-        codex_client::CodexClient::from_connection(s.core()).add_skill_source(req_str(label, "label")?, codex_client::McpClient::from_connection(server.core()))?;
+        codex_client::CodexClient::from_connection(s.core()).add_skill_source(req_str(label, "label")?, server.core())?;
         Ok(())
     }
 }
