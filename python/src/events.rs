@@ -237,7 +237,7 @@ message_class!(ServerRequest {
     /// Pickling: parks the request and writes its reference (the core's serialised form);
     /// unpickled, it is a detached request.
     fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<(Bound<'py, PyAny>, (String,))> {
-        let json = format!("{{\"server_request\":{}}}", self.inner.to_json());
+        let json = codex_client::EventView::ServerRequest(&self.inner).to_json();
         Ok((rebuild(py)?, (json,)))
     }
     /// Answer with a result (any JSON-serializable object). Raises `InvalidArgumentError`

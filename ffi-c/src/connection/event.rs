@@ -608,7 +608,7 @@ text_accessor! {
     codex_event_to_json, Json, |e| match &e.body {
         Body::Notification(n) => Some(to_cstring(&EventView::Notification(n.get()).to_json())),
         Body::ServerRequest { handle, .. } => handles::find(*handle)
-            .map(|entry| to_cstring(&format!("{{\"server_request\":{}}}", entry.request.to_json()))),
+            .map(|entry| to_cstring(&EventView::ServerRequest(&entry.request).to_json())),
         Body::Connection(c) => Some(to_cstring(&EventView::Connection(c).to_json())),
         Body::Response(r) => {
             let core = codex_client::Response::new(r.id, r.method.clone(), r.outcome.clone());
