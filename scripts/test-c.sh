@@ -269,6 +269,7 @@ fi
 cleanup() { exec {MOCK_IN}>&- 2>/dev/null || true; wait "${MOCK_PID:-0}" 2>/dev/null || true; }
 trap cleanup EXIT
 log "mock model on 127.0.0.1:$MOCK_PORT"
+bash scripts/page-in-codex.sh "$CODEX_DEFAULT" 0.92.0 # resident before the first spawn (see the script)
 export MOCK_MODEL_BASE_URL="http://127.0.0.1:$MOCK_PORT/v1"
 export FAKE_APP_SERVER="$LIBDIR/fake-app-server"
 
@@ -328,6 +329,7 @@ for t in "${TESTS[@]}"; do
 done
 # The smoke set (test_version) on the other Codex versions of CODEX_SMOKE: smoke only.
 for cv in $CODEX_SMOKE; do
+  bash scripts/page-in-codex.sh "$cv" # resident before its first spawn (see the script)
   [ -x "$OUT/test_version" ] && run "test_version on Codex $cv (smoke)" env CODEX_VERSION="$cv" \
     CODEX_BIN="$(readlink -f "$ROOT/.cache/codex-$cv")" CODEX_SMOKE_ONLY=1 "$OUT/test_version"
   [ -x "$OUT/test_version_cpp" ] && run "test_version_cpp on Codex $cv (smoke)" env CODEX_VERSION="$cv" \

@@ -29,6 +29,7 @@ if [ ! -x "$CODEX_BIN" ] || [ "$("$CODEX_BIN" --version 2>/dev/null)" != "codex-
   finish 0 1
 fi
 export CODEX_BIN=$(readlink -f "$CODEX_BIN")
+bash scripts/page-in-codex.sh "$CODEX_DEFAULT" # its pages resident before the first connect bound
 
 # ---------------------------------------------------------------- mock model
 rm -rf "$OUT"

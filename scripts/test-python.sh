@@ -135,6 +135,7 @@ CLI_VERSION=$(sed -n 's/.*"openai-codex-cli-bin==\([0-9.]*\);.*/\1/p' pyproject.
 source scripts/codex-versions.sh # CODEX_DEFAULT, CODEX_SMOKE
 CODEX_REAL=$(readlink -f "${CODEX_BIN:-$ROOT/.cache/codex-$CODEX_DEFAULT}")
 [ -x "$CODEX_REAL" ] || { log "the real Codex $CODEX_DEFAULT is missing: run scripts/setup.sh"; exit 1; }
+timeout 120 cat "$CODEX_REAL" >/dev/null # resident before the first spawn (scripts/page-in-codex.sh says why)
 # PATH without any directory holding cargo, rustc or codex.
 NO_RUST_PATH=""
 IFS=: read -ra dirs <<<"$PATH"
@@ -252,6 +253,7 @@ done
 # interpreter: smoke only, never the full suite per version.
 PY=$(venv_for "${VERSIONS%% *}")
 for cv in $CODEX_SMOKE; do
+  bash scripts/page-in-codex.sh "$cv" # resident before its first spawn (see the script)
   log "Codex $cv: pytest -m smoke tests/python"
   # shellcheck disable=SC2086
   if ! CODEX_VERSION=$cv CODEX_BIN="$ROOT/.cache/codex-$cv" "$PY" -m pytest -p no:cacheprovider \

@@ -33,19 +33,30 @@ mkdir -p "$CARGO_TARGET_DIR"
 LOG="$CARGO_TARGET_DIR/test-logs"
 mkdir -p "$LOG"
 
-# Each step's time, printed as a table at the end (and when a step fails).
-STEP_NAMES=() STEP_SECS=() step_name="" step_t0=0
+# Each step's time and how busy the machine's cores were meanwhile (busy/total jiffies of
+# /proc/stat, everything running counted: a step beside a background job shows both), printed
+# as a table at the end (and when a step fails). The busy share says where a core sat idle.
+STEP_NAMES=() STEP_SECS=() STEP_CPU=() step_name="" step_t0=0 step_cpu0=""
+cpu_jiffies() { awk '/^cpu /{print $2+$3+$4+$7+$8, $2+$3+$4+$5+$6+$7+$8}' /proc/stat 2>/dev/null || echo "0 0"; }
+busy_since() { # $1 = "busy total" at the start: prints the busy share in percent
+  local b0 t0 b1 t1
+  read -r b0 t0 <<<"$1"; read -r b1 t1 <<<"$(cpu_jiffies)"
+  if [ $((t1 - t0)) -gt 0 ]; then echo $(( 100 * (b1 - b0) / (t1 - t0) )); else echo 0; fi
+}
 step_end() {
-  [ -z "$step_name" ] || { STEP_NAMES+=("$step_name"); STEP_SECS+=($(( $(date +%s) - step_t0 ))); }
+  [ -z "$step_name" ] || {
+    STEP_NAMES+=("$step_name"); STEP_SECS+=($(( $(date +%s) - step_t0 ))); STEP_CPU+=("$(busy_since "$step_cpu0")")
+  }
   step_name=""
 }
-step() { step_end; step_name="$*"; step_t0=$(date +%s); echo; echo "== $* ($(( step_t0 - start )) s)"; }
+step() { step_end; step_name="$*"; step_t0=$(date +%s); step_cpu0=$(cpu_jiffies); echo; echo "== $* ($(( step_t0 - start )) s)"; }
+run_cpu0=$(cpu_jiffies)
 step_table() {
   step_end
   echo
-  printf '%6s  %s\n' seconds step
-  for i in "${!STEP_NAMES[@]}"; do printf '%6d  %s\n' "${STEP_SECS[$i]}" "${STEP_NAMES[$i]:0:90}"; done
-  printf '%6d  %s\n' $(( $(date +%s) - start )) total
+  printf '%6s  %5s  %s\n' seconds busy step
+  for i in "${!STEP_NAMES[@]}"; do printf '%6d  %4s%%  %s\n' "${STEP_SECS[$i]}" "${STEP_CPU[$i]:-}" "${STEP_NAMES[$i]:0:90}"; done
+  printf '%6d  %4s%%  %s (%s cores)\n' $(( $(date +%s) - start )) "$(busy_since "$run_cpu0")" total "$(nproc)"
 }
 # The trap keeps the script's own exit status: every command in it is guarded, because under
 # `set -e` a failing last command of an `a || b` list (a kill of a fuzz run that has already
@@ -96,12 +107,14 @@ bash scripts/fuzz.sh --build-only 2>&1 | tee "$LOG/fuzz-build.log"
 step "docs (rustdoc and mkdocs --strict, link check)"
 bash scripts/docs.sh
 step "cargo test"
+bash scripts/page-in-codex.sh # the binaries resident before the first spawn (see the script)
 cargo test --workspace 2>&1 | tee "$LOG/cargo-test.log"
 rust=$(grep -Eo 'test result: ok\. [0-9]+ passed' "$LOG/cargo-test.log" | awk '{s+=$4} END {print s+0}')
 [ "$rust" -gt 0 ] || { echo "cargo test: no test ran" >&2; exit 1; }
 source scripts/codex-versions.sh # CODEX_SMOKE: the smoke set on the other Codex versions
 for cv in $CODEX_SMOKE; do
   step "cargo test: the smoke set on Codex $cv"
+  bash scripts/page-in-codex.sh "$cv"
   CODEX_VERSION=$cv cargo test --workspace --test real_codex --test thread_api --test typed_api \
     --test account_and_admin -- smoke_ 2>&1 | tee "$LOG/cargo-test-smoke-$cv.log"
   n=$(grep -Eo 'test result: ok\. [0-9]+ passed' "$LOG/cargo-test-smoke-$cv.log" | awk '{s+=$4} END {print s+0}')
@@ -160,7 +173,7 @@ fuzz_rc=0
 wait "$fuzz_pid" || fuzz_rc=$?
 cat "$LOG/fuzz.log"
 STEP_NAMES+=("fuzz runs, 3 targets x 60 s (from the start of the fault matrix)")
-STEP_SECS+=($(( $(date +%s) - fuzz_t0 )))
+STEP_SECS+=($(( $(date +%s) - fuzz_t0 ))) STEP_CPU+=("")
 [ "$fuzz_rc" -eq 0 ] || { echo "fuzzing failed (exit $fuzz_rc; log: $LOG/fuzz.log)" >&2; exit 1; }
 grep -Eq '^typed +[0-9]+' "$LOG/fuzz.log" || { echo "fuzzing: no run reported" >&2; exit 1; }
 
@@ -173,7 +186,7 @@ wait "$wheel_pid" || wheel_rc=$?
 wheel_pid=""
 cat "$LOG/python-wheel.log"
 STEP_NAMES+=("python wheel build, manylinux2014 (from the start of MCP conformance)")
-STEP_SECS+=($(( $(date +%s) - wheel_t0 )))
+STEP_SECS+=($(( $(date +%s) - wheel_t0 ))) STEP_CPU+=("")
 [ "$wheel_rc" -eq 0 ] || { echo "the wheel build failed (exit $wheel_rc; log: $LOG/python-wheel.log)" >&2; exit 1; }
 step "python (the wheel built above)"
 CODEXCLIENT_PYTHON_WHEELS_BUILT=1 run_part python
