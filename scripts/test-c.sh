@@ -274,23 +274,54 @@ export MOCK_MODEL_BASE_URL="http://127.0.0.1:$MOCK_PORT/v1"
 export FAKE_APP_SERVER="$LIBDIR/fake-app-server"
 
 RUN=0
-# run <label> <command...>: fresh CODEX_HOME (mock config) and work dir, bounded time.
+# The test programs run C_JOBS at a time (default 2: most of a program's time is a real Codex
+# or MCP server answering; each run has its own CODEX_HOME, work dir and ephemeral ports), and
+# are reported in the order they were started, each with its own time. run <label> <command...>
+# starts one (fresh CODEX_HOME with the mock config, fresh work dir, bounded by `timeout`);
+# run_sync starts one and waits for everything before it, for the runs that share a fixture.
+C_JOBS="${C_JOBS:-2}"
+PENDING=() PENDING_PIDS=() # run dirs (label, exit status, seconds inside) in start order, and their pids
+running_pids() { # the pids of the started runs that have not written their exit status
+  local i
+  for i in "${!PENDING[@]}"; do [ -f "${PENDING[$i]}/rc" ] || echo "${PENDING_PIDS[$i]}"; done
+}
 run() {
   local label=$1; shift
   RUN=$((RUN + 1))
   local dir="$OUT/run/$RUN"
   rm -rf "$dir"; mkdir -p "$dir/home" "$dir/work"
   cp "$MOCK_HOME/config.toml" "$dir/home/config.toml"
-  local rc=0 t0=$SECONDS
-  CODEX_HOME="$dir/home" CODEX_WORK="$dir/work" timeout -k 10 900 "$@" >"$dir/out.log" 2>&1 || rc=$?
-  if [ "$rc" = 0 ]; then
-    pass "$label ($((SECONDS - t0)) s)"
-    grep -E '^(test_|example)' "$dir/out.log" | tail -3 | sed 's/^/     /'
-  else
-    tail -40 "$dir/out.log" >&2
-    fail "$label (log: $dir/out.log)"
-  fi
+  printf '%s\n' "$label" >"$dir/label"
+  # (the mock model's coproc and the OAuth fixture are jobs too: wait on the runs' own pids)
+  local busy
+  while busy=($(running_pids)) && [ "${#busy[@]}" -ge "$C_JOBS" ]; do wait -n "${busy[@]}" 2>/dev/null || true; done
+  (
+    t0=$SECONDS rc=0
+    CODEX_HOME="$dir/home" CODEX_WORK="$dir/work" timeout -k 10 900 "$@" >"$dir/out.log" 2>&1 || rc=$?
+    echo $((SECONDS - t0)) >"$dir/secs"
+    echo "$rc" >"$dir/rc.tmp" && mv "$dir/rc.tmp" "$dir/rc"
+  ) &
+  PENDING+=("$dir") PENDING_PIDS+=("$!")
+  report_done
 }
+# Reports the finished runs at the head of PENDING (in start order); `report_done all` waits
+# for every run first.
+report_done() {
+  if [ "${1:-}" = all ] && [ "${#PENDING_PIDS[@]}" -gt 0 ]; then wait "${PENDING_PIDS[@]}" 2>/dev/null || true; fi
+  while [ "${#PENDING[@]}" -gt 0 ] && [ -f "${PENDING[0]}/rc" ]; do
+    local dir=${PENDING[0]} label rc
+    PENDING=("${PENDING[@]:1}") PENDING_PIDS=("${PENDING_PIDS[@]:1}")
+    label=$(cat "$dir/label"); rc=$(cat "$dir/rc")
+    if [ "$rc" = 0 ]; then
+      pass "$label ($(cat "$dir/secs") s)"
+      grep -E '^(test_|example)' "$dir/out.log" | tail -3 | sed 's/^/     /'
+    else
+      tail -40 "$dir/out.log" >&2
+      fail "$label (log: $dir/out.log)"
+    fi
+  done
+}
+run_sync() { report_done all; run "$@"; report_done all; }
 
 VG=(env CODEX_TEST_UNDER_VALGRIND=1 valgrind --tool=memcheck --error-exitcode=1 --leak-check=full --show-leak-kinds=definite,indirect
     --errors-for-leak-kinds=definite,indirect --track-fds=no --quiet)
@@ -373,9 +404,9 @@ if [ -x "$OUT/example_oauth_c" ]; then
       fail "start the OAuth fixture within 60 s"
     else
       export OAUTH_BROWSE
-      BROWSER="$ROOT/tests/c/oauth_browser.sh" run "example C mcp_oauth (loopback browser step, token store file)" \
+      BROWSER="$ROOT/tests/c/oauth_browser.sh" run_sync "example C mcp_oauth (loopback browser step, token store file)" \
         "$OUT/example_oauth_c" --store "$OUT/oauth-example-tokens.json" --tool whoami "$OAUTH_MCP"
-      BROWSER=/bin/false run "example C mcp_oauth again from the token file (no browser)" \
+      BROWSER=/bin/false run_sync "example C mcp_oauth again from the token file (no browser)" \
         "$OUT/example_oauth_c" --store "$OUT/oauth-example-tokens.json" --tool whoami "$OAUTH_MCP"
     fi
     kill "$OAUTH_PID" 2>/dev/null; wait "$OAUTH_PID" 2>/dev/null
@@ -383,4 +414,5 @@ if [ -x "$OUT/example_oauth_c" ]; then
   fi
 fi
 
+report_done all
 finish

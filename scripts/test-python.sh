@@ -19,6 +19,7 @@
 #
 # Env: CODEXCLIENT_PYTHON_VERSIONS (default "3.11 3.12 3.13"), CODEXCLIENT_PYTHON_FULL (the
 # interpreter that runs the whole pytest suite, default the first; "all"), PYTEST_ARGS (extra pytest args),
+# PYTEST_JOBS (pytest-xdist workers of the whole suite, default 2),
 # CODEXCLIENT_PYTHON_WHEEL_ONLY=1 (only the distributable wheel's checks: build-wheels.sh, fresh
 # 3.9 and 3.13 venvs without cargo, a real turn each, the [cli] extra's bundled Codex),
 # CODEXCLIENT_PYTHON_WHEELS_BUILT=1 (test the wheel a `--build-wheel` run built before).
@@ -32,7 +33,7 @@ PYCACHE="$CACHE/python"
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$CACHE/target-py}"
 export CARGO_BUILD_JOBS="${CARGO_BUILD_JOBS:-2}"
 VERSIONS="${CODEXCLIENT_PYTHON_VERSIONS:-3.11 3.12 3.13}"
-TOOLS="maturin>=1.7,<2 pytest>=7 mypy>=1.18"
+TOOLS="maturin>=1.7,<2 pytest>=7 pytest-xdist>=3.6 mypy>=1.18"
 PYRIGHT_VERSION=1.1.414
 mkdir -p "$PYCACHE"
 
@@ -53,8 +54,8 @@ pyright_bin() { # installs the pinned pyright (npm) once; prints its path
   echo "$dir/node_modules/.bin/pyright"
 }
 # The distributable wheel (see below), built by scripts/build-wheels.sh into $WHEELS.
-# `--build-wheel` builds it and exits: scripts/test.sh starts it beside the fuzz runs (its
-# fat-LTO, one-codegen-unit build keeps one core busy for minutes, as each fuzz run does), then
+# `--build-wheel` builds it and exits: scripts/test.sh starts it beside the steps that leave
+# a core idle (its fat-LTO, one-codegen-unit build keeps one core busy for minutes), then
 # runs this script with CODEXCLIENT_PYTHON_WHEELS_BUILT=1, which tests that wheel instead of
 # building it again.
 WHEELS="$PYCACHE/wheels"
@@ -237,8 +238,11 @@ for v in $VERSIONS; do
     failed+=("$v:pyright")
   fi
   if [ "$FULL" = all ] || [ "$FULL" = "$v" ]; then
-    log "Python $v: pytest tests/python (the whole suite)"
-    tests=("$ROOT/tests/python")
+    # PYTEST_JOBS worker processes (pytest-xdist, default 2), each file on one worker
+    # (--dist loadfile: a file's module fixtures, the Ray cluster among them, start once); most
+    # of a test's time is a real Codex or MCP server answering.
+    log "Python $v: pytest tests/python (the whole suite, ${PYTEST_JOBS:-2} workers)"
+    tests=(-n "${PYTEST_JOBS:-2}" --dist loadfile "$ROOT/tests/python")
   else
     log "Python $v: pytest ${SMOKE[*]} (smoke; the whole suite runs on $FULL)"
     tests=("${SMOKE[@]/#/$ROOT/tests/python/}")

@@ -14,7 +14,7 @@
 #         the ones where memory ownership crosses the C boundary under valgrind as well)
 #   Python: scripts/test-python.sh (the wheel, stubtest, mypy, pyright on 3.11/3.12/3.13; the
 #         whole pytest suite on 3.11, the smoke files on 3.12/3.13; the wheel is built by
-#         `test-python.sh --build-wheel` beside the conformance, Elixir, fuzz and C steps)
+#         `test-python.sh --build-wheel` beside the stdio-only build, the docs and cargo test)
 #   Elixir: scripts/test-elixir.sh (the NIF example's ExUnit tests)
 #   Docs: scripts/docs.sh          (rustdoc -D warnings, mkdocs --strict, every link resolves)
 #
@@ -95,7 +95,17 @@ step "rustfmt"
 cargo fmt --all -- --check
 step "clippy"
 cargo clippy --workspace --all-targets --quiet -- -D warnings
-step "stdio-only core (codex-client --no-default-features: no ws, tls, mcp-http): clippy, unit test"
+# The Python wheel (scripts/build-wheels.sh: Cargo profile `dist`, fat LTO and one codegen
+# unit, so one core for about 5 minutes) builds from here on, beside the stdio-only build, the
+# docs and cargo test, which leave about half of the two cores idle (the step table's busy
+# column: 51-55 %); its own profile directory (target/<triple>/dist) has its own cargo lock, so
+# it blocks none of them. The Python step waits for it and tests that wheel. Its time is its
+# own line of the table.
+wheel_t0=$(date +%s)
+bash scripts/test-python.sh --build-wheel >"$LOG/python-wheel.log" 2>&1 &
+wheel_pid=$!
+
+step "stdio-only core (codex-client --no-default-features: no ws, tls, mcp-http; beside the wheel build): clippy, unit test"
 # clippy type-checks the whole library in this configuration (warnings are errors) and the unit
 # test below compiles all of it (codegen): together what a separate `cargo build` checked.
 cargo clippy -p codex-client --no-default-features --lib --quiet -- -D warnings
@@ -104,9 +114,9 @@ cargo clippy -p codex-client --no-default-features --lib --quiet -- -D warnings
 cargo test -p codex-client --no-default-features --lib cargo_features_of_the_network_transports
 step "fuzz targets' build (nightly, ASan; cached by content: scripts/fuzz.sh --build-only)"
 bash scripts/fuzz.sh --build-only 2>&1 | tee "$LOG/fuzz-build.log"
-step "docs (rustdoc and mkdocs --strict, link check)"
+step "docs (rustdoc and mkdocs --strict, link check; beside the wheel build)"
 bash scripts/docs.sh
-step "cargo test"
+step "cargo test (beside the wheel build)"
 bash scripts/page-in-codex.sh # the binaries resident before the first spawn (see the script)
 cargo test --workspace 2>&1 | tee "$LOG/cargo-test.log"
 rust=$(grep -Eo 'test result: ok\. [0-9]+ passed' "$LOG/cargo-test.log" | awk '{s+=$4} END {print s+0}')
@@ -135,15 +145,7 @@ bash scripts/fault-matrix.sh 2>&1 | tee "$LOG/fault-matrix.log"
 fm=$(grep -c 'test result: ok. 1 passed' "$LOG/fault-matrix.log" || true)
 [ "$fm" -eq 1 ] || { echo "fault matrix failed" >&2; exit 1; }
 
-# The Python wheel (scripts/build-wheels.sh: Cargo profile `dist`, fat LTO and one codegen
-# unit, so one core for minutes) builds from here on, beside the conformance suite, Elixir, the
-# rest of the fuzz runs and the C tests; the Python step waits for it and tests that wheel. Its
-# time is its own line of the table.
-wheel_t0=$(date +%s)
-bash scripts/test-python.sh --build-wheel >"$LOG/python-wheel.log" 2>&1 &
-wheel_pid=$!
-
-step "MCP conformance (official suite, client scenarios; beside the fuzz runs and the wheel build)"
+step "MCP conformance (official suite, client scenarios; beside the fuzz runs)"
 bash scripts/mcp-conformance.sh 2>&1 | tee "$LOG/mcp-conformance.log"
 conf=$(grep -c '^PASS ' "$LOG/mcp-conformance.log" || true)
 want=$(( $(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' scripts/mcp/required.txt | wc -l) + 4 ))
@@ -165,7 +167,7 @@ run_part() { # c | python | elixir: runs scripts/test-PART.sh, adds its count to
   total=$((total + n))
   summary="$summary, $part $n"
 }
-step "elixir (beside the fuzz runs and the wheel build)"
+step "elixir (beside the fuzz runs)"
 run_part elixir
 
 step "fuzzing: waiting for the runs (60 s per target; scripts/fuzz.sh SECONDS for long runs)"
@@ -177,7 +179,7 @@ STEP_SECS+=($(( $(date +%s) - fuzz_t0 ))) STEP_CPU+=("")
 [ "$fuzz_rc" -eq 0 ] || { echo "fuzzing failed (exit $fuzz_rc; log: $LOG/fuzz.log)" >&2; exit 1; }
 grep -Eq '^typed +[0-9]+' "$LOG/fuzz.log" || { echo "fuzzing: no run reported" >&2; exit 1; }
 
-step "c (beside the wheel build)"
+step "c"
 run_part c
 
 step "python: waiting for the wheel build (scripts/test-python.sh --build-wheel)"
@@ -185,7 +187,7 @@ wheel_rc=0
 wait "$wheel_pid" || wheel_rc=$?
 wheel_pid=""
 cat "$LOG/python-wheel.log"
-STEP_NAMES+=("python wheel build, manylinux2014 (from the start of MCP conformance)")
+STEP_NAMES+=("python wheel build, manylinux2014 (from the end of clippy; done before: see its log)")
 STEP_SECS+=($(( $(date +%s) - wheel_t0 ))) STEP_CPU+=("")
 [ "$wheel_rc" -eq 0 ] || { echo "the wheel build failed (exit $wheel_rc; log: $LOG/python-wheel.log)" >&2; exit 1; }
 step "python (the wheel built above)"

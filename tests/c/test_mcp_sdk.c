@@ -92,6 +92,13 @@ static void on_request(void *userdata, codex_event_t *ev) {
     codex_request_t *r = codex_event_request(ev);
     const char *m = codex_event_method(ev), *p = codex_event_params(ev);
     char asked[256] = "", answer[512];
+    /* Counted before the answer: the answer lets the server finish the tool call, whose result
+     * may reach the main thread (which then reads the count) before this thread goes on. */
+    pthread_mutex_lock(&S.mu);
+    if (strcmp(m, "sampling/createMessage") == 0) S.samplings++;
+    if (strcmp(m, "elicitation/create") == 0) S.elicitations++;
+    pthread_cond_broadcast(&S.cv);
+    pthread_mutex_unlock(&S.mu);
     if (strcmp(m, "sampling/createMessage") == 0) {
         const char *t = js_pointer(p, "/messages/0/content/text");
         if (t != NULL) js_str(t, asked, sizeof asked);
@@ -100,11 +107,6 @@ static void on_request(void *userdata, codex_event_t *ev) {
     } else if (strcmp(m, "elicitation/create") == 0) {
         CHECK_OK(codex_client_respond(c, r, "{\"action\":\"accept\",\"content\":{\"name\":\"Ada\"}}"));
     }
-    pthread_mutex_lock(&S.mu);
-    if (strcmp(m, "sampling/createMessage") == 0) S.samplings++;
-    if (strcmp(m, "elicitation/create") == 0) S.elicitations++;
-    pthread_cond_broadcast(&S.cv);
-    pthread_mutex_unlock(&S.mu);
 }
 
 static void on_response(void *userdata, codex_event_t *ev) {

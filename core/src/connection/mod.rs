@@ -10,7 +10,7 @@ use crate::delivery::dispatch::{Dispatcher, Handlers};
 use crate::delivery::readiness::Readiness;
 use crate::delivery::Spin;
 use crate::error::{DisconnectInfo, Error, Result};
-use crate::options::{ClientOptions, Delivery, Protocol, RequestOptions};
+use crate::options::{ClientOptions, Delivery, RequestOptions};
 use crate::session::{Session, SessionShared};
 
 mod by_ref;
@@ -433,17 +433,12 @@ impl Client {
                 "initialize result is not an object: {value}"
             )));
         }
-        let mcp = self.inner.options.transport.protocol() == Protocol::Mcp;
-        let stateless = mcp && session.shared.envelope().is_some();
-        if stateless {
-            // A `server/discover` result, already checked (see `negotiate_era`).
-        } else if mcp {
-            crate::protocol::mcp::check_initialize(&value)?;
-        } else if !matches!(
-            self.inner.options.transport,
-            crate::options::TransportKind::Exec(_) | crate::options::TransportKind::CodexMcpServer
-        ) {
-            // A real app-server (the exec and mcp shims answer for themselves).
+        // A stateless era's `server/discover` result was checked already (see `negotiate_era`).
+        let stateless = session.shared.envelope().is_some();
+        if !stateless {
+            session.shared.rules.check_handshake(&value)?;
+        }
+        if self.inner.options.transport.reaches_app_server() {
             session
                 .shared
                 .adopt_server_version(value.get("userAgent").and_then(Value::as_str));
@@ -451,14 +446,9 @@ impl Client {
         session.shared.set_init_result(value.clone());
         let init = InitializeResult::from_value(value);
         if !stateless {
-            session.shared.notify(
-                if mcp {
-                    "notifications/initialized"
-                } else {
-                    "initialized"
-                },
-                None,
-            )?;
+            session
+                .shared
+                .notify(session.shared.rules.initialized_method(), None)?;
         }
         session.shared.mark_open();
         let dispatcher = match self.inner.options.delivery {

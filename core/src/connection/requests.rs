@@ -77,12 +77,7 @@ impl Client {
         params: &RawValue,
         result: &RawValue,
     ) -> Result<()> {
-        if session.protocol != crate::options::Protocol::Mcp
-            || !self.inner.options.mcp.validate_output
-        {
-            return Ok(());
-        }
-        session.tool_schemas.check_raw(method, params, result)
+        session.rules.check_result(method, params, result)
     }
 
     /// Blocking form of [`request_raw`](Self::request_raw): that request run on this thread,

@@ -3,8 +3,9 @@
 
 use std::time::Duration;
 
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::mcp::McpClient;
+use crate::protocol::mcp::rules::McpRules;
 
 impl McpClient {
     /// Wait until the server sent `notifications/elicitation/complete` for every id in
@@ -49,7 +50,14 @@ impl McpClient {
     ) -> Result<tokio::task::JoinHandle<Result<()>>> {
         let session = self.connection().live_session()?;
         let ids = ids.to_vec();
-        crate::rt::spawn_anywhere(async move { session.elicitations.wait(&ids, timeout).await })
+        crate::rt::spawn_anywhere(async move {
+            match session.rules_of::<McpRules>() {
+                Some(mcp) => mcp.elicitations.wait(&ids, timeout).await,
+                None => Err(Error::InvalidArgument(
+                    "URL elicitations are MCP's: this connection speaks another protocol".into(),
+                )),
+            }
+        })
     }
 
     /// Blocking form of [`wait_elicitations_complete`](Self::wait_elicitations_complete).

@@ -149,7 +149,7 @@ impl ProgressCall {
             .collect();
         self.late.extend(late);
         let checked = |raw: &serde_json::value::RawValue| match &self.check {
-            Some((method, params)) => self.session.tool_schemas.check_raw(method, params, raw),
+            Some((method, params)) => self.session.rules.check_result(method, params, raw),
             None => Ok(()),
         };
         self.result = Some(match r {

@@ -13,6 +13,7 @@ use crate::connection::Client;
 use crate::error::{Error, Result};
 use crate::mcp::McpClient;
 use crate::options::RequestOptions;
+use crate::protocol::mcp::rules::McpRules;
 
 /// Most pages a `list_all_*` helper follows before giving up on a server whose cursors never end.
 const MAX_PAGES: usize = 10_000;
@@ -106,7 +107,10 @@ impl Mcp<'_> {
     /// `outputSchema` (option `mcp_validate_output`).
     async fn relist_changed_tools(&self) -> Result<()> {
         let session = self.client.live_session()?;
-        if self.client.options().mcp.validate_output && session.tool_schemas.needs_relist() {
+        let relist = session
+            .rules_of::<McpRules>()
+            .is_some_and(|mcp| mcp.validates_output() && mcp.tool_schemas.needs_relist());
+        if relist {
             self.list_all_tools().await?;
         }
         Ok(())

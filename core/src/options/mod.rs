@@ -452,6 +452,24 @@ pub enum Protocol {
     Mcp,
 }
 
+impl Protocol {
+    /// The rules of one connection speaking this protocol with `opts` (the seam of
+    /// `protocol::seam`: the engine below the clients asks them wherever the protocols differ).
+    pub(crate) fn rules(
+        self,
+        opts: &ClientOptions,
+    ) -> std::sync::Arc<dyn crate::protocol::seam::Rules> {
+        match self {
+            Protocol::AppServer => std::sync::Arc::new(crate::protocol::app_server::AppServerRules),
+            Protocol::Mcp => std::sync::Arc::new(crate::protocol::mcp::rules::McpRules::new(
+                opts.mcp.roots.clone(),
+                opts.mcp.progress_resets_timeout,
+                opts.mcp.validate_output,
+            )),
+        }
+    }
+}
+
 /// Options of the exec transport (the parity set of OpenAI's TypeScript SDK). Per-thread and
 /// per-turn params (`thread/start` model/cwd/sandbox/approvalPolicy, `turn/start`
 /// outputSchema/effort/input images) override these.
@@ -595,6 +613,14 @@ impl TransportKind {
             TransportKind::McpStdio(_) | TransportKind::McpHttp(_) => Protocol::Mcp,
             _ => Protocol::AppServer,
         }
+    }
+
+    /// Whether the server reached is a real Codex app-server, whose `initialize` result names
+    /// its version (the exec and `codex mcp-server` shims answer for themselves; MCP servers
+    /// are no app-server).
+    pub(crate) fn reaches_app_server(&self) -> bool {
+        self.protocol() == Protocol::AppServer
+            && !matches!(self, TransportKind::Exec(_) | TransportKind::CodexMcpServer)
     }
 }
 

@@ -88,9 +88,11 @@
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
+pub(crate) mod app_server;
 pub mod drift;
 mod generated;
 pub mod mcp;
+pub(crate) mod seam;
 
 pub use generated::*;
 

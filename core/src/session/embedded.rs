@@ -44,10 +44,8 @@ impl SessionShared {
         params: &Value,
         timeout: Duration,
     ) -> Result<Value> {
-        if method == "roots/list" && !self.handles(method) {
-            if let Some(roots) = &self.roots {
-                return Ok(serde_json::json!({ "roots": roots }));
-            }
+        if let Some(result) = self.rules.answers_itself(method, self.handles(method)) {
+            return Ok(result);
         }
         let (tx, rx) = oneshot::channel();
         let local: Arc<dyn Responder> = Arc::new(Local {
@@ -103,7 +101,7 @@ impl SessionShared {
         Ok(v.get("result").cloned().unwrap_or(Value::Null))
     }
 
-    fn handles(&self, method: &str) -> bool {
+    pub(super) fn handles(&self, method: &str) -> bool {
         self.handlers
             .as_ref()
             .is_some_and(|h| h.handles(method, None))

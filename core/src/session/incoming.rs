@@ -9,8 +9,8 @@ use std::sync::Arc;
 use super::SessionShared;
 use crate::delivery::queue::{EventQueue, Push};
 use crate::event::{null_raw, ConnectionEvent, Event, Ids, Notification, ServerRequest};
-use crate::message::{classify, request_id_param, response_line, Classified, Incoming, RequestId};
-use crate::options::Protocol;
+use crate::message::{classify, response_line, Classified, Incoming, RequestId};
+use crate::protocol::seam::{Link, Route};
 use serde_json::value::RawValue;
 
 /// Lines handled between two consumer wake-ups, per queue with events, while lines keep
@@ -190,7 +190,7 @@ impl SessionShared {
                 self.on_notification(note, None).await;
             }
             Ok(Classified::Request { id, method, params }) => {
-                if self.protocol == Protocol::Mcp && self.answer_mcp_itself(&id, &method) {
+                if self.answer_itself(&id, &method) {
                     return;
                 }
                 let params = params.map(|p| p.to_owned()).unwrap_or_else(null_raw);
@@ -211,44 +211,11 @@ impl SessionShared {
     /// A notification from the server: the library's own bookkeeping, then delivery. `ids`
     /// are its params' ids when the reader already found them.
     async fn on_notification(&self, note: Notification, ids: Option<Ids<'_>>) {
-        let mut main_queue = true;
         if let Some(cache) = &self.cache {
             cache.notified(&note.method, &note.params);
         }
-        match (self.protocol, note.method.as_str()) {
-            // The server resolved (app-server) or withdrew (MCP) a request of its own: an
-            // answer is no longer sent.
-            (Protocol::AppServer, "serverRequest/resolved")
-            | (Protocol::Mcp, "notifications/cancelled") => {
-                if let Some(id) = request_id_param(&note.params) {
-                    self.open_requests.resolve(&id);
-                    self.unpark(&id);
-                }
-            }
-            (Protocol::Mcp, "notifications/message") => {
-                crate::protocol::mcp::log_server_message(&note.params)
-            }
-            // Delivered as well: the library only keeps what it needs.
-            (Protocol::Mcp, crate::protocol::mcp::TOOLS_LIST_CHANGED) => {
-                self.tool_schemas.invalidate()
-            }
-            (Protocol::Mcp, crate::protocol::mcp::ELICITATION_COMPLETE) => {
-                self.elicitations.note(&note.params)
-            }
-            // Progress of a call made with a library token goes to that call only, and
-            // restarts its timeout.
-            (Protocol::Mcp, "notifications/progress") => {
-                if let Some(token) = crate::protocol::mcp::library_progress_token(&note.params) {
-                    main_queue = false;
-                    self.correlation.progress(&token);
-                } else if let Some(token) = crate::protocol::mcp::progress_token(&note.params) {
-                    // A caller's own token (a raw request with `_meta.progressToken`): the
-                    // update is the caller's, and restarts its request's timeout too.
-                    self.correlation.progress(&token);
-                }
-            }
-            _ => {}
-        }
+        let route = self.rules.notified(&note.method, &note.params, self);
+        let main_queue = route == Route::Deliver;
         self.dispatch_notification(note, main_queue, ids).await;
     }
 
@@ -298,19 +265,25 @@ impl SessionShared {
         }
     }
 
-    /// Answer the MCP server requests the library answers itself: `ping`, and `roots/list`
-    /// when roots are configured. True when answered.
-    fn answer_mcp_itself(&self, id: &RequestId, method: &str) -> bool {
-        let result = match method {
-            "ping" => serde_json::json!({}),
-            "roots/list" => match &self.roots {
-                Some(roots) => serde_json::json!({ "roots": roots }),
-                None => return false,
-            },
-            _ => return false,
+    /// Answer a server request the protocol answers itself (MCP `ping`; `roots/list` with
+    /// roots configured and no handler for it). True when answered.
+    fn answer_itself(&self, id: &RequestId, method: &str) -> bool {
+        let Some(result) = self.rules.answers_itself(method, self.handles(method)) else {
+            return false;
         };
         let raw = serde_json::value::to_raw_value(&result).expect("answer serializes");
         let _ = self.send_line(response_line(id, Ok(&raw)));
         true
+    }
+}
+
+/// What the protocol's rules may do while the reader handles a line.
+impl Link for SessionShared {
+    fn request_withdrawn(&self, id: &RequestId) {
+        self.open_requests.resolve(id);
+        self.unpark(id);
+    }
+    fn request_progressed(&self, token: &str) {
+        self.correlation.progress(token);
     }
 }

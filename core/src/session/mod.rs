@@ -31,6 +31,7 @@ use crate::event::Notification;
 use crate::event::{ConnectionEvent, Event};
 use crate::message::{notification_line, RequestId};
 use crate::options::{ClientOptions, Protocol, ReconnectPolicy, RequestOptions, RetryPolicy};
+use crate::protocol::seam::Rules;
 use crate::responder::{OpenRequests, Responder};
 use crate::router::Router;
 use crate::transport::stderr::StderrTail;
@@ -93,9 +94,6 @@ pub(crate) struct SessionShared {
     /// MCP 2026-07-28: results kept by their cache hints (`None`: option `mcp_cache` off, or
     /// not MCP).
     pub(crate) cache: Option<cache::Cache>,
-    /// MCP: a progress update restarts its request's timeout (option
-    /// `mcp_progress_resets_timeout`).
-    progress_resets_timeout: bool,
     /// Why the transport could not be opened, when that is how the connection ended.
     open_error: OnceLock<Error>,
     /// Lines for the server (to the writer task, or written at once).
@@ -103,14 +101,11 @@ pub(crate) struct SessionShared {
     max_line_bytes: usize,
     /// Log every line received (`ClientOptions::trace_wire`).
     pub(crate) trace_wire: bool,
-    /// The protocol spoken (decides what the reader answers itself: MCP `ping`, `roots/list`).
+    /// The protocol spoken.
     pub(crate) protocol: Protocol,
-    /// MCP roots answered to `roots/list` when no handler takes it (`None`: refused).
-    roots: Option<Vec<crate::protocol::mcp::Root>>,
-    /// MCP: the output schemas of this connection's listed tools.
-    pub(crate) tool_schemas: crate::protocol::mcp::output_schema::ToolSchemas,
-    /// MCP: the URL-mode elicitations the server said are complete.
-    pub(crate) elicitations: crate::protocol::mcp::elicitation::Completions,
+    /// Its rules, with its per-connection state: the engine asks them wherever the
+    /// protocols differ ([`Rules`]).
+    pub(crate) rules: Arc<dyn Rules>,
     /// Process id of the spawned server, once spawned (0: none).
     pid: AtomicU32,
     stderr: StderrTail,
@@ -155,8 +150,8 @@ impl SessionShared {
             opts.read_ahead_bytes,
             signal.clone(),
         ));
-        let mcp = opts.transport.protocol() == Protocol::Mcp;
-        let out = Arc::new(Out::new(out, mcp).traced(opts.trace_wire));
+        let rules = opts.transport.protocol().rules(opts);
+        let out = Arc::new(Out::new(out, rules.jsonrpc_member()).traced(opts.trace_wire));
         let resend = out.clone();
         let cancels = out.clone();
         let responses = queue.clone();
@@ -166,8 +161,11 @@ impl SessionShared {
         let observer = continuity.clone();
         let correlation = Correlation::new(
             opts.default_timeout,
-            // MCP has no overload error (-32001 means other things to MCP servers).
-            if mcp { RetryPolicy::none() } else { opts.retry },
+            if rules.retries_overload() {
+                opts.retry
+            } else {
+                RetryPolicy::none()
+            },
             move |line| {
                 let _ = resend.line(line);
             },
@@ -182,11 +180,13 @@ impl SessionShared {
                     tracing::debug!(token, "response after the event queue closed; dropped");
                 }
             },
-            move |id, reason| {
-                if mcp {
-                    let params = crate::protocol::mcp::cancelled_params(id, reason);
-                    let line = notification_line("notifications/cancelled", Some(&params));
-                    let _ = cancels.line(Bytes::from(line));
+            {
+                let rules = rules.clone();
+                move |id, reason| {
+                    if let Some((method, params)) = rules.cancelled(id, reason) {
+                        let line = notification_line(method, Some(&params));
+                        let _ = cancels.line(Bytes::from(line));
+                    }
                 }
             },
             move |method, line, result| {
@@ -227,15 +227,12 @@ impl SessionShared {
             envelope: Mutex::new(None),
             cache: (opts.transport.protocol() == Protocol::Mcp && opts.mcp.cache)
                 .then(cache::Cache::default),
-            progress_resets_timeout: opts.mcp.progress_resets_timeout,
             open_error: OnceLock::new(),
             out,
             max_line_bytes: opts.max_line_bytes,
             trace_wire: opts.trace_wire,
             protocol: opts.transport.protocol(),
-            roots: opts.mcp.roots.clone(),
-            tool_schemas: Default::default(),
-            elicitations: Default::default(),
+            rules,
             pid: AtomicU32::new(0),
             stderr: StderrTail::new(opts.stderr_tail_bytes),
             correlation,
@@ -253,6 +250,11 @@ impl SessionShared {
             has_subscribers: AtomicBool::new(false),
             me: me.clone(),
         })
+    }
+
+    /// The state of this connection's protocol, when it speaks the protocol of rules `T`.
+    pub(crate) fn rules_of<T: 'static>(&self) -> Option<&T> {
+        self.rules.as_any().downcast_ref()
     }
 
     /// Whether the handshake finished and the connection is still up.
@@ -475,7 +477,8 @@ impl SessionShared {
         if method.is_empty() {
             return Err(Error::InvalidArgument("method name is empty".into()));
         }
-        if self.protocol != Protocol::Mcp {
+        {
+            // Known only of a real app-server: a method its version lacks is refused here.
             let refusal = self
                 .server_version
                 .lock()
@@ -513,11 +516,9 @@ impl SessionShared {
         let request = self
             .correlation
             .register(method, params, &opts, read_ahead, reply)?;
-        if self.protocol == Protocol::Mcp && self.progress_resets_timeout {
-            // A caller's own progress token: each update restarts this request's timeout.
-            if let Some(token) = crate::protocol::mcp::request_progress_token(params) {
-                self.correlation.watch_progress(token, request.id);
-            }
+        // A caller's own progress token: each update restarts this request's timeout.
+        if let Some(token) = self.rules.progress_token(params) {
+            self.correlation.watch_progress(token, request.id);
         }
         if read_ahead {
             // A reader stalled on a full queue must read on: this thread would otherwise

@@ -15,7 +15,7 @@ use crate::correlation::Reply;
 use crate::error::{DisconnectInfo, Error, Result};
 use crate::event::{ConnectionEvent, ReconnectAttempt, Rejoined};
 use crate::message::notification_line;
-use crate::options::{ClientOptions, Protocol, ReconnectPolicy};
+use crate::options::{ClientOptions, ReconnectPolicy};
 use crate::transport::{self, Link};
 
 /// How a link ended.
@@ -131,7 +131,7 @@ pub(super) async fn rejoin(
         server_requests_dropped: r.server_requests_dropped as u64,
         ..Rejoined::default()
     };
-    if let (Some(continuity), Protocol::AppServer) = (&shared.continuity, shared.protocol) {
+    if let (Some(continuity), true) = (&shared.continuity, shared.rules.rejoins_threads()) {
         let threads = continuity.threads();
         let (done_tx, mut done_rx) = mpsc::unbounded_channel();
         for thread in &threads {
@@ -217,20 +217,16 @@ async fn handshake(
         .map_err(|e: Error| e.to_string())?;
     let value: Value =
         serde_json::from_str(raw.get()).map_err(|e| format!("bad initialize result: {e}"))?;
-    let mcp = shared.protocol == Protocol::Mcp;
-    if mcp {
-        crate::protocol::mcp::check_initialize(&value).map_err(|e| e.to_string())?;
-    }
-    if !mcp && shared.server_version().is_some() {
+    shared
+        .rules
+        .check_handshake(&value)
+        .map_err(|e| e.to_string())?;
+    if shared.server_version().is_some() {
         // A real app-server (the shims have no version); it may have been upgraded meanwhile: its version decides from now on.
         shared.adopt_server_version(value.get("userAgent").and_then(Value::as_str));
     }
     shared.set_init_result(value);
-    let method = if mcp {
-        "notifications/initialized"
-    } else {
-        "initialized"
-    };
+    let method = shared.rules.initialized_method();
     link.send(Bytes::from(notification_line(method, None)))
         .map_err(|_| "the link closed".to_string())
 }

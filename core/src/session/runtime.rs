@@ -196,7 +196,7 @@ async fn run_link(
         let shared = shared.clone();
         crate::rt::spawn(async move { shared.stderr.collect(e).await })
     });
-    let jsonrpc = shared.protocol == crate::options::Protocol::Mcp;
+    let jsonrpc = shared.rules.jsonrpc_member();
     let (ctrl_tx, ctrl_rx) = mpsc::unbounded_channel();
     let (gate_tx, gate_rx) = oneshot::channel();
     let mut writer = crate::rt::spawn(writer_task(

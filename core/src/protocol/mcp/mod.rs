@@ -7,6 +7,7 @@ pub mod elicitation;
 pub mod era;
 pub mod headers;
 pub(crate) mod output_schema;
+pub(crate) mod rules;
 mod sampling;
 mod types;
 

@@ -1,0 +1,131 @@
+//! MCP's [`Rules`] and its per-connection state: JSON-RPC 2.0 lines, no overload retry
+//! (-32001 means other things to MCP servers), `notifications/cancelled` for a request given
+//! up, the `initialize` result's protocol version checked, `notifications/initialized`; the
+//! reader's bookkeeping (a request withdrawn by `notifications/cancelled`, server log records,
+//! `tools/list_changed`, completed URL elicitations, progress of the library's own calls);
+//! `ping` and `roots/list` answered by the library; tool results checked against the listed
+//! output schemas.
+
+use serde_json::value::RawValue;
+use serde_json::{json, Value};
+use std::any::Any;
+
+use super::elicitation::{Completions, ELICITATION_COMPLETE};
+use super::output_schema::ToolSchemas;
+use super::{Root, TOOLS_LIST_CHANGED};
+use crate::error::Result;
+use crate::message::request_id_param;
+use crate::protocol::seam::{Link, Route, Rules};
+
+/// MCP on one connection: the rules, with the state the reader and the MCP client keep.
+#[derive(Default)]
+pub(crate) struct McpRules {
+    /// Roots answered to `roots/list` when no handler takes it (`None`: it is delivered, and
+    /// refused when nobody answers).
+    roots: Option<Vec<Root>>,
+    /// A progress update restarts its request's timeout (option `mcp_progress_resets_timeout`).
+    progress_resets_timeout: bool,
+    /// Tool results are checked against their output schemas (option `mcp_validate_output`).
+    validate_output: bool,
+    /// The output schemas of this connection's listed tools.
+    pub(crate) tool_schemas: ToolSchemas,
+    /// The URL-mode elicitations the server said are complete.
+    pub(crate) elicitations: Completions,
+}
+
+impl McpRules {
+    /// The rules of one connection with these options' values.
+    pub(crate) fn new(
+        roots: Option<Vec<Root>>,
+        progress_resets_timeout: bool,
+        validate_output: bool,
+    ) -> McpRules {
+        McpRules {
+            roots,
+            progress_resets_timeout,
+            validate_output,
+            ..McpRules::default()
+        }
+    }
+
+    /// Whether tool results are checked against their output schemas.
+    pub(crate) fn validates_output(&self) -> bool {
+        self.validate_output
+    }
+}
+
+impl Rules for McpRules {
+    fn jsonrpc_member(&self) -> bool {
+        true
+    }
+    fn retries_overload(&self) -> bool {
+        false
+    }
+    fn cancelled(&self, id: i64, reason: &str) -> Option<(&'static str, Box<RawValue>)> {
+        Some((
+            "notifications/cancelled",
+            super::cancelled_params(id, reason),
+        ))
+    }
+    fn check_handshake(&self, result: &Value) -> Result<()> {
+        super::check_initialize(result)
+    }
+    fn initialized_method(&self) -> &'static str {
+        "notifications/initialized"
+    }
+    fn rejoins_threads(&self) -> bool {
+        false
+    }
+    fn notified(&self, method: &str, params: &RawValue, link: &dyn Link) -> Route {
+        match method {
+            // The server withdrew a request of its own: an answer is no longer sent.
+            "notifications/cancelled" => {
+                if let Some(id) = request_id_param(params) {
+                    link.request_withdrawn(&id);
+                }
+            }
+            "notifications/message" => super::log_server_message(params),
+            // Delivered as well: the library only keeps what it needs.
+            TOOLS_LIST_CHANGED => self.tool_schemas.invalidate(),
+            ELICITATION_COMPLETE => self.elicitations.note(params),
+            // Progress of a call made with a library token goes to that call only, and
+            // restarts its timeout.
+            "notifications/progress" => {
+                if let Some(token) = super::library_progress_token(params) {
+                    link.request_progressed(&token);
+                    return Route::CallOnly;
+                }
+                if let Some(token) = super::progress_token(params) {
+                    // A caller's own token (a raw request with `_meta.progressToken`): the
+                    // update is the caller's, and restarts its request's timeout too.
+                    link.request_progressed(&token);
+                }
+            }
+            _ => {}
+        }
+        Route::Deliver
+    }
+    fn answers_itself(&self, method: &str, handled: bool) -> Option<Value> {
+        match method {
+            "ping" => Some(json!({})),
+            "roots/list" if !handled => self.roots.as_ref().map(|roots| json!({ "roots": roots })),
+            _ => None,
+        }
+    }
+    fn progress_token(&self, params: &RawValue) -> Option<String> {
+        if self.progress_resets_timeout {
+            super::request_progress_token(params)
+        } else {
+            None
+        }
+    }
+    fn check_result(&self, method: &str, params: &RawValue, result: &RawValue) -> Result<()> {
+        if !self.validate_output {
+            return Ok(());
+        }
+        self.tool_schemas.check_raw(method, params, result)
+    }
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+}
