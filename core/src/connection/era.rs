@@ -17,6 +17,7 @@ use crate::error::DisconnectInfo;
 use crate::error::{Error, Result};
 use crate::options::{Protocol, RequestOptions, TransportKind};
 use crate::protocol::mcp::era::{self, Envelope, EraMode, Prior};
+use crate::protocol::mcp::rules::McpRules;
 use crate::session::Session;
 
 type Outcome = std::result::Result<Result<Box<RawValue>>, oneshot::error::RecvError>;
@@ -203,7 +204,7 @@ impl Client {
             version,
             "MCP: the stateless era from option mcp_prior; no server/discover probe"
         );
-        session.shared.set_envelope(Some(self.envelope(version)));
+        set_envelope(session, self.envelope(version));
         let view = era::discover_view(discover, version);
         Ok(Ok(
             serde_json::value::to_raw_value(&view).expect("view serializes")
@@ -241,7 +242,7 @@ impl Client {
                     match chosen {
                         Some(version) => {
                             tracing::debug!(version, "MCP: the server speaks the stateless era");
-                            session.shared.set_envelope(Some(self.envelope(version)));
+                            set_envelope(session, self.envelope(version));
                             let view = era::discover_view(&v, version);
                             return Ok(Ok(Ok(
                                 serde_json::value::to_raw_value(&view).expect("view serializes")
@@ -327,5 +328,13 @@ pub(super) fn era_of(raw: &Value) -> &'static str {
     match raw.get("era").and_then(Value::as_str) {
         Some("stateless") => "stateless",
         _ => "handshake",
+    }
+}
+
+/// From now on every request of `session` carries `envelope` (an MCP connection's rules keep
+/// it; era negotiation runs on MCP connections only).
+fn set_envelope(session: &Session, envelope: Envelope) {
+    if let Some(mcp) = session.shared.rules_of::<McpRules>() {
+        mcp.set_envelope(Some(envelope));
     }
 }

@@ -5,6 +5,7 @@
 use crate::connection::Client;
 use crate::error::{Error, Result};
 use crate::protocol::mcp::era::META_LOG_LEVEL;
+use crate::protocol::mcp::rules::McpRules;
 
 /// The levels of MCP logging, lowest first (RFC 5424 severities).
 pub const LOG_LEVELS: [&str; 8] = [
@@ -29,12 +30,15 @@ pub(crate) fn set_in_envelope(client: &Client, level: &str) -> Result<bool> {
         )));
     }
     let session = client.live_session()?;
-    let Some(envelope) = session.envelope() else {
+    let Some(mcp) = session.rules_of::<McpRules>() else {
+        return Ok(false);
+    };
+    let Some(envelope) = mcp.envelope() else {
         return Ok(false);
     };
     let mut envelope = (*envelope).clone();
     envelope.meta.insert(META_LOG_LEVEL.into(), level.into());
-    session.set_envelope(Some(envelope));
+    mcp.set_envelope(Some(envelope));
     Ok(true)
 }
 
@@ -46,7 +50,7 @@ pub(crate) fn answer_locally(
     method: &str,
     params: &serde_json::value::RawValue,
 ) -> Option<Result<Box<serde_json::value::RawValue>>> {
-    if method != "logging/setLevel" || client.live_session().ok()?.envelope().is_none() {
+    if method != "logging/setLevel" || !client.live_session().ok()?.rules.stateless() {
         return None;
     }
     let level = serde_json::from_str::<serde_json::Value>(params.get())

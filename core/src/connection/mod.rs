@@ -434,7 +434,7 @@ impl Client {
             )));
         }
         // A stateless era's `server/discover` result was checked already (see `negotiate_era`).
-        let stateless = session.shared.envelope().is_some();
+        let stateless = session.shared.rules.stateless();
         if !stateless {
             session.shared.rules.check_handshake(&value)?;
         }

@@ -91,29 +91,21 @@ impl Client {
         self.block_on(self.request_raw(method, params, opts))
     }
 
-    /// A fresh cached result of the request (MCP 2026-07-28, option `mcp_cache`).
+    /// A fresh result the protocol kept for the request (the MCP cache), if any.
     fn cached(&self, method: &str, params: &RawValue) -> Option<Box<RawValue>> {
-        let session = self.session()?;
-        session.envelope()?;
-        session.cache.as_ref()?.get(method, params)
+        self.session()?.rules.cached(method, params)
     }
 
-    /// Keep a result by its cache hints (MCP 2026-07-28, option `mcp_cache`).
+    /// Let the protocol keep a result for later requests, as its hints allow.
     fn keep(&self, method: &str, params: &RawValue, result: &RawValue) {
         if let Some(session) = self.session() {
-            if let (Some(cache), Some(_)) = (&session.cache, session.envelope()) {
-                cache.put(method, params, result);
-            }
+            session.rules.keep(method, params, result);
         }
     }
 
-    /// An MCP 2026-07-28 result that asks for input (`resultType: "input_required"`), parsed.
+    /// A result that asks for input before the final one, parsed.
     fn input_required(&self, raw: &RawValue) -> Option<Value> {
-        if !raw.get().contains("input_required") || self.session()?.envelope().is_none() {
-            return None;
-        }
-        let v: Value = serde_json::from_str(raw.get()).ok()?;
-        (crate::protocol::mcp::era::result_type(&v) == "input_required").then_some(v)
+        self.session()?.rules.input_required(raw)
     }
 
     /// Drive the rounds of a request answered `first` (input required) to its final result.

@@ -123,7 +123,7 @@ impl McpClient {
     /// connection ends first.
     pub async fn listen(&self, filter: Value, within: Duration) -> Result<Listen> {
         let filter = listen_filter(&filter)?;
-        if self.connection().live_session()?.envelope().is_none() {
+        if !self.connection().live_session()?.rules.stateless() {
             return Err(Error::Unsupported(
                 "subscriptions/listen is MCP 2026-07-28; in the handshake era use subscribe_resource"
                     .into(),

@@ -465,6 +465,7 @@ impl Protocol {
                 opts.mcp.roots.clone(),
                 opts.mcp.progress_resets_timeout,
                 opts.mcp.validate_output,
+                opts.mcp.cache,
             )),
         }
     }

@@ -11,9 +11,12 @@
 //! its `initialized` notification (first connect and every reconnect), whether a reconnect
 //! rejoins threads, the reader's bookkeeping of notifications, the server requests it answers
 //! itself, the progress tokens that restart a request's timeout, and the checks of a result.
+//! It also brings what a request carries and what comes back: params as sent (MCP 2026-07-28:
+//! the `_meta` envelope), whether the handshake was its own (a stateless era), results kept
+//! and served again (the MCP cache) and results that ask for input first.
 //! What it does not bring yet (still in the engine, listed in `core/tests/protocol_seam.rs`):
-//! the MCP era and its envelope, input-required rounds, the result cache, the Codex version
-//! window and rejoin.
+//! the MCP era negotiation, input-required rounds, the MCP log level, the Codex version window
+//! and rejoin.
 
 use serde_json::value::RawValue;
 use serde_json::Value;
@@ -58,13 +61,35 @@ pub(crate) trait Rules: Send + Sync + 'static {
     fn rejoins_threads(&self) -> bool;
     /// The library's bookkeeping of a notification from the server, before it is delivered.
     fn notified(&self, method: &str, params: &RawValue, link: &dyn Link) -> Route;
-    /// The result of a server request the library answers itself (no handler took it), or
-    /// `None`: it is delivered.
+    /// The result of a server request the library answers itself, or `None`: it is
+    /// delivered. `handled`: whether a handler of the client takes it (the reader passes
+    /// false: what the protocol answers on the wire, it answers before any handler).
     fn answers_itself(&self, method: &str, handled: bool) -> Option<Value>;
     /// A token in a request's params whose progress updates restart its timeout.
     fn progress_token(&self, params: &RawValue) -> Option<String>;
     /// Check (and take note of) a result of a request sent raw.
     fn check_result(&self, method: &str, params: &RawValue, result: &RawValue) -> Result<()>;
+    /// The params of a request as sent, when the protocol adds to them (MCP 2026-07-28: the
+    /// `_meta` envelope); `None`: as given.
+    fn params_to_send(&self, _params: &RawValue) -> Result<Option<Box<RawValue>>> {
+        Ok(None)
+    }
+    /// Whether the connection's handshake was the protocol's own instead of `initialize` (a
+    /// stateless era): its result is not checked as an `initialize` result, and no
+    /// `initialized` follows.
+    fn stateless(&self) -> bool {
+        false
+    }
+    /// A fresh result kept for this request (served without sending it), if any.
+    fn cached(&self, _method: &str, _params: &RawValue) -> Option<Box<RawValue>> {
+        None
+    }
+    /// Keep a result for later requests, as its hints allow.
+    fn keep(&self, _method: &str, _params: &RawValue, _result: &RawValue) {}
+    /// A result that asks for input before the final one (parsed), or `None`: it is final.
+    fn input_required(&self, _raw: &RawValue) -> Option<Value> {
+        None
+    }
     /// These rules as `Any`: a client reaches its own protocol's state through
     /// `SessionShared::rules_of`.
     fn as_any(&self) -> &dyn Any;

@@ -101,7 +101,7 @@ impl SessionShared {
         Ok(v.get("result").cloned().unwrap_or(Value::Null))
     }
 
-    pub(super) fn handles(&self, method: &str) -> bool {
+    fn handles(&self, method: &str) -> bool {
         self.handlers
             .as_ref()
             .is_some_and(|h| h.handles(method, None))

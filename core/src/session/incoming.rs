@@ -211,9 +211,6 @@ impl SessionShared {
     /// A notification from the server: the library's own bookkeeping, then delivery. `ids`
     /// are its params' ids when the reader already found them.
     async fn on_notification(&self, note: Notification, ids: Option<Ids<'_>>) {
-        if let Some(cache) = &self.cache {
-            cache.notified(&note.method, &note.params);
-        }
         let route = self.rules.notified(&note.method, &note.params, self);
         let main_queue = route == Route::Deliver;
         self.dispatch_notification(note, main_queue, ids).await;
@@ -266,9 +263,10 @@ impl SessionShared {
     }
 
     /// Answer a server request the protocol answers itself (MCP `ping`; `roots/list` with
-    /// roots configured and no handler for it). True when answered.
+    /// roots configured: on the wire the configured roots are the answer, before any
+    /// handler). True when answered.
     fn answer_itself(&self, id: &RequestId, method: &str) -> bool {
-        let Some(result) = self.rules.answers_itself(method, self.handles(method)) else {
+        let Some(result) = self.rules.answers_itself(method, false) else {
             return false;
         };
         let raw = serde_json::value::to_raw_value(&result).expect("answer serializes");

@@ -4,7 +4,6 @@
 //! and notifications, the server requests still open, and the close sequence. Lines from the
 //! server are handled in `incoming`; the runtime thread and its tasks are in `runtime`.
 
-pub(crate) mod cache;
 mod embedded;
 mod incoming;
 mod outgoing;
@@ -89,11 +88,6 @@ pub(crate) struct SessionShared {
     version_source: crate::version::VersionSource,
     /// The installed CLI's version, learned as the link opened (the control socket only).
     cli_version: Mutex<Option<String>>,
-    /// MCP 2026-07-28: the `_meta` envelope every request carries (`None`: handshake era).
-    envelope: Mutex<Option<Arc<crate::protocol::mcp::era::Envelope>>>,
-    /// MCP 2026-07-28: results kept by their cache hints (`None`: option `mcp_cache` off, or
-    /// not MCP).
-    pub(crate) cache: Option<cache::Cache>,
     /// Why the transport could not be opened, when that is how the connection ended.
     open_error: OnceLock<Error>,
     /// Lines for the server (to the writer task, or written at once).
@@ -224,9 +218,6 @@ impl SessionShared {
                 _ => crate::version::VersionSource::Spawned,
             },
             cli_version: Mutex::new(None),
-            envelope: Mutex::new(None),
-            cache: (opts.transport.protocol() == Protocol::Mcp && opts.mcp.cache)
-                .then(cache::Cache::default),
             open_error: OnceLock::new(),
             out,
             max_line_bytes: opts.max_line_bytes,
@@ -386,16 +377,6 @@ impl SessionShared {
         self.stderr.tail()
     }
 
-    /// MCP 2026-07-28: from now on every request carries `envelope` in `params._meta`.
-    pub(crate) fn set_envelope(&self, envelope: Option<crate::protocol::mcp::era::Envelope>) {
-        *self.envelope.lock().unwrap() = envelope.map(Arc::new);
-    }
-
-    /// The `_meta` envelope requests carry (`None`: the handshake era).
-    pub(crate) fn envelope(&self) -> Option<Arc<crate::protocol::mcp::era::Envelope>> {
-        self.envelope.lock().unwrap().clone()
-    }
-
     /// Queue a raw line (response or notification) for the writer.
     pub(crate) fn send_line(&self, line: Vec<u8>) -> Result<()> {
         let _gate = self.send_gate.read().unwrap();
@@ -500,19 +481,8 @@ impl SessionShared {
         let read_ahead = opts
             .read_ahead
             .unwrap_or_else(crate::delivery::delivers_events);
-        let enveloped = match self.envelope() {
-            Some(env) => {
-                let mut v: serde_json::Value = serde_json::from_str(params.get())
-                    .map_err(|e| Error::InvalidArgument(format!("params: {e}")))?;
-                env.apply(&mut v);
-                Some(
-                    serde_json::value::to_raw_value(&v)
-                        .map_err(|e| Error::InvalidArgument(e.to_string()))?,
-                )
-            }
-            None => None,
-        };
-        let params = enveloped.as_deref().unwrap_or(params);
+        let sent = self.rules.params_to_send(params)?;
+        let params = sent.as_deref().unwrap_or(params);
         let request = self
             .correlation
             .register(method, params, &opts, read_ahead, reply)?;

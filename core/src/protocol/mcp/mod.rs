@@ -3,6 +3,7 @@
 //! elicitation defaults (SEP-1034), server log records bridged to `tracing`. The engine uses
 //! these (session, client); the typed requests on `Client` are in `crate::mcp`.
 
+pub(crate) mod cache;
 pub mod elicitation;
 pub mod era;
 pub mod headers;

@@ -4,24 +4,29 @@
 //! reader's bookkeeping (a request withdrawn by `notifications/cancelled`, server log records,
 //! `tools/list_changed`, completed URL elicitations, progress of the library's own calls);
 //! `ping` and `roots/list` answered by the library; tool results checked against the listed
-//! output schemas.
+//! output schemas; in the 2026-07-28 era, the `_meta` envelope every request carries, the
+//! results kept by their cache hints, and results that ask for input.
 
 use serde_json::value::RawValue;
 use serde_json::{json, Value};
 use std::any::Any;
+use std::sync::{Arc, Mutex};
 
+use super::cache::Cache;
 use super::elicitation::{Completions, ELICITATION_COMPLETE};
+use super::era::Envelope;
 use super::output_schema::ToolSchemas;
 use super::{Root, TOOLS_LIST_CHANGED};
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::message::request_id_param;
 use crate::protocol::seam::{Link, Route, Rules};
 
 /// MCP on one connection: the rules, with the state the reader and the MCP client keep.
 #[derive(Default)]
 pub(crate) struct McpRules {
-    /// Roots answered to `roots/list` when no handler takes it (`None`: it is delivered, and
-    /// refused when nobody answers).
+    /// Roots answered to `roots/list` (`None`: it is delivered, and refused when nobody
+    /// answers): on the wire always; embedded in an input-required result, when no handler
+    /// takes it (see `Rules::answers_itself`).
     roots: Option<Vec<Root>>,
     /// A progress update restarts its request's timeout (option `mcp_progress_resets_timeout`).
     progress_resets_timeout: bool,
@@ -31,6 +36,10 @@ pub(crate) struct McpRules {
     pub(crate) tool_schemas: ToolSchemas,
     /// The URL-mode elicitations the server said are complete.
     pub(crate) elicitations: Completions,
+    /// 2026-07-28: the `_meta` envelope every request carries (`None`: the handshake era).
+    envelope: Mutex<Option<Arc<Envelope>>>,
+    /// 2026-07-28: results kept by their cache hints (`None`: option `mcp_cache` off).
+    cache: Option<Cache>,
 }
 
 impl McpRules {
@@ -39,13 +48,25 @@ impl McpRules {
         roots: Option<Vec<Root>>,
         progress_resets_timeout: bool,
         validate_output: bool,
+        cache: bool,
     ) -> McpRules {
         McpRules {
             roots,
             progress_resets_timeout,
             validate_output,
+            cache: cache.then(Cache::default),
             ..McpRules::default()
         }
+    }
+
+    /// 2026-07-28: from now on every request carries `envelope` in `params._meta`.
+    pub(crate) fn set_envelope(&self, envelope: Option<Envelope>) {
+        *self.envelope.lock().unwrap() = envelope.map(Arc::new);
+    }
+
+    /// The `_meta` envelope requests carry (`None`: the handshake era).
+    pub(crate) fn envelope(&self) -> Option<Arc<Envelope>> {
+        self.envelope.lock().unwrap().clone()
     }
 
     /// Whether tool results are checked against their output schemas.
@@ -77,6 +98,9 @@ impl Rules for McpRules {
         false
     }
     fn notified(&self, method: &str, params: &RawValue, link: &dyn Link) -> Route {
+        if let Some(cache) = &self.cache {
+            cache.notified(method, params);
+        }
         match method {
             // The server withdrew a request of its own: an answer is no longer sent.
             "notifications/cancelled" => {
@@ -124,6 +148,38 @@ impl Rules for McpRules {
             return Ok(());
         }
         self.tool_schemas.check_raw(method, params, result)
+    }
+    fn params_to_send(&self, params: &RawValue) -> Result<Option<Box<RawValue>>> {
+        let Some(env) = self.envelope() else {
+            return Ok(None);
+        };
+        let mut v: Value = serde_json::from_str(params.get())
+            .map_err(|e| Error::InvalidArgument(format!("params: {e}")))?;
+        env.apply(&mut v);
+        serde_json::value::to_raw_value(&v)
+            .map(Some)
+            .map_err(|e| Error::InvalidArgument(e.to_string()))
+    }
+    fn stateless(&self) -> bool {
+        self.envelope.lock().unwrap().is_some()
+    }
+    fn cached(&self, method: &str, params: &RawValue) -> Option<Box<RawValue>> {
+        if !self.stateless() {
+            return None;
+        }
+        self.cache.as_ref()?.get(method, params)
+    }
+    fn keep(&self, method: &str, params: &RawValue, result: &RawValue) {
+        if let (Some(cache), true) = (&self.cache, self.stateless()) {
+            cache.put(method, params, result);
+        }
+    }
+    fn input_required(&self, raw: &RawValue) -> Option<Value> {
+        if !raw.get().contains("input_required") || !self.stateless() {
+            return None;
+        }
+        let v: Value = serde_json::from_str(raw.get()).ok()?;
+        (super::era::result_type(&v) == "input_required").then_some(v)
     }
     fn as_any(&self) -> &dyn Any {
         self
