@@ -352,11 +352,18 @@ export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
 #   strings out through the same functions; what they test is protocol behaviour (MCP requests,
 #   logins, reconnect, transports, skills), which does not change under valgrind.
 VALGRIND_TESTS=" test_abi test_misuse test_callbacks test_cpp_wrapper test_poll test_threads test_log test_execpolicy test_oauth test_oauth_cpp test_mcp_listen test_mcp_sdk "
+# Codex's ChatGPT browser login listens on the machine's fixed port 1455, and a second login
+# started meanwhile cancels the first (measured: two `codex login` at once): the programs that
+# start one hold this lock (flock(1)), which tests/python/conftest.py takes too.
+LOGIN_TESTS=" test_account test_account_cpp "
+LOGIN_LOCK="${TMPDIR:-/tmp}/codexclient-test-chatgpt-login.lock"
 for t in "${TESTS[@]}"; do
   [ -x "$OUT/$t" ] || continue
-  run "$t" "$OUT/$t"
-  [ "$VALGRIND" = 1 ] && [[ "$VALGRIND_TESTS" == *" $t "* ]] && run "$t under valgrind" "${VG[@]}" "$OUT/$t"
-  [ "$ASAN" = 1 ] && [ -x "$OUT/$t.asan" ] && run "$t with AddressSanitizer" "$OUT/$t.asan"
+  lock=()
+  [[ "$LOGIN_TESTS" == *" $t "* ]] && lock=(flock "$LOGIN_LOCK")
+  run "$t" "${lock[@]}" "$OUT/$t"
+  [ "$VALGRIND" = 1 ] && [[ "$VALGRIND_TESTS" == *" $t "* ]] && run "$t under valgrind" "${lock[@]}" "${VG[@]}" "$OUT/$t"
+  [ "$ASAN" = 1 ] && [ -x "$OUT/$t.asan" ] && run "$t with AddressSanitizer" "${lock[@]}" "$OUT/$t.asan"
 done
 # The smoke set (test_version) on the other Codex versions of CODEX_SMOKE: smoke only.
 for cv in $CODEX_SMOKE; do

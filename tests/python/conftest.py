@@ -8,10 +8,13 @@ A missing Codex binary FAILS the tests with install instructions; nothing is ski
 
 from __future__ import annotations
 
+import fcntl
 import os
 import pathlib
 import subprocess
 import sys
+import tempfile
+import time
 from typing import Iterator
 
 import pytest
@@ -150,6 +153,32 @@ def mock_port() -> Iterator[int]:
         except subprocess.TimeoutExpired:
             p.kill()
             p.wait()
+
+
+# Codex's ChatGPT browser login listens on the fixed port 1455 of the machine, and a second
+# login started meanwhile cancels the first (it asks the running login server to stop):
+# measured with two `codex login` at once. Tests that start one take this lock, machine-wide
+# (pytest-xdist workers, and tests/c beside them; scripts/test-c.sh takes the same file).
+CHATGPT_LOGIN_LOCK = pathlib.Path(tempfile.gettempdir()) / "codexclient-test-chatgpt-login.lock"
+
+
+@pytest.fixture
+def chatgpt_login_lock() -> Iterator[None]:
+    """Hold the machine's ChatGPT-login lock for the test (waits at most 300 s for it)."""
+    with open(CHATGPT_LOGIN_LOCK, "a") as f:
+        deadline = time.monotonic() + 300
+        while True:
+            try:
+                fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if time.monotonic() > deadline:
+                    pytest.fail(f"{CHATGPT_LOGIN_LOCK} held by another test for 300 s")
+                time.sleep(0.05)
+        try:
+            yield
+        finally:
+            fcntl.flock(f, fcntl.LOCK_UN)
 
 
 @pytest.fixture

@@ -67,6 +67,7 @@ def _check_browser_login(login: Any) -> None:
     assert login.outcome is None
 
 
+@pytest.mark.usefixtures("chatgpt_login_lock")
 def test_chatgpt_browser_login_gives_the_url_times_out_and_cancels(client_kwargs: dict) -> None:
     with Client(**client_kwargs) as c:
         login = c.login_chatgpt()
@@ -82,6 +83,7 @@ def test_chatgpt_browser_login_gives_the_url_times_out_and_cancels(client_kwargs
         assert login.outcome == outcome
 
 
+@pytest.mark.usefixtures("chatgpt_login_lock")
 def test_chatgpt_browser_login_async(client_kwargs: dict) -> None:
     async def main() -> None:
         async with AsyncClient(**client_kwargs) as c:

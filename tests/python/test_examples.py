@@ -8,6 +8,8 @@ import pathlib
 import subprocess
 import sys
 
+import pytest
+
 from conftest import ROOT, mcp_everything
 from test_oauth import OAuthFixture, oauth  # noqa: F401 (the fixture)
 
@@ -121,6 +123,7 @@ def test_login_example_api_key(codex_bin: str, codex_home: pathlib.Path) -> None
     assert key not in r.stdout + r.stderr
 
 
+@pytest.mark.usefixtures("chatgpt_login_lock")
 def test_login_example_chatgpt_gives_the_url_and_cancels(codex_bin: str, codex_home: pathlib.Path) -> None:
     for flags in ([], ["--async"]):
         r = subprocess.run(
