@@ -36,6 +36,7 @@ static codex_status_t status_of(void (*f)(codex::Client &), codex::Client &c) {
 int main() {
     codex::Options o;
     o.codex_bin = env("CODEX_BIN");
+    o.connect_timeout_ms = kTestConnectTimeoutMs;
     o.codex_home = env("CODEX_HOME");
     o.cwd = env("CODEX_WORK");
     o.delivery = "poll";

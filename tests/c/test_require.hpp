@@ -9,6 +9,9 @@
 
 #include "codexclient.hpp"
 
+// The connect bound of a spawned real Codex in the C++ tests (test_util.h says why).
+constexpr double kTestConnectTimeoutMs = 120000;
+
 #define REQUIRE(cond)                                                                         \
     do {                                                                                      \
         if (!(cond)) {                                                                        \

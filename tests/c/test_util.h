@@ -66,6 +66,15 @@ static inline codex_options_t *new_options(void) {
 
 /* Options for the real Codex and the mock model, from the environment (free with
  * codex_options_free). */
+/* The tests' connect bound for a spawned real Codex: 120 s, not the library's default 30 s.
+ * Why: on the CI machine (a VM whose host reclaims page cache within minutes and whose disk
+ * stalls: /proc/pressure/io "full" at 31 % over a minute of the C step) a Codex start took
+ * 30-31 s to answer `initialize` twice in five runs: its binary paged in by faults
+ * (scripts/page-in-codex.sh now reads it first), then its five SQLite databases created in
+ * 31 s (18-40 ms otherwise). What these tests test is not start-up latency; the tests of the
+ * bound itself set their own (test_transport.c). */
+#define TEST_CONNECT_TIMEOUT_MS 120000
+
 static inline codex_options_t *test_options(codex_delivery_t delivery) {
     codex_options_t *o = new_options();
     CHECK_OK(codex_options_set_codex_bin(o, env_or_die("CODEX_BIN")));
@@ -74,6 +83,7 @@ static inline codex_options_t *test_options(codex_delivery_t delivery) {
     CHECK_OK(codex_options_set_client_info(o, "codexclient-c-tests", NULL, "0.1.0"));
     CHECK_OK(codex_options_set_delivery(o, delivery));
     CHECK_OK(codex_options_set_default_timeout_ms(o, 60000));
+    CHECK_OK(codex_options_set_connect_timeout_ms(o, TEST_CONNECT_TIMEOUT_MS));
     return o;
 }
 

@@ -27,6 +27,7 @@ int main() {
     const char *search = "thread/search/stream";
     codex::Options o;
     o.codex_bin = env("CODEX_BIN");
+    o.connect_timeout_ms = kTestConnectTimeoutMs;
     o.codex_home = env("CODEX_HOME");
     o.cwd = env("CODEX_WORK");
     o.experimental_api = true;

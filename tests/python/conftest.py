@@ -207,6 +207,10 @@ def client_kwargs(codex_bin: str, codex_home: pathlib.Path, workdir: pathlib.Pat
         cwd=workdir,
         client_name="codexclient-pytest",
         default_timeout=60.0,
+        # On the CI machine a real Codex took 30-31 s to answer `initialize` in IO stalls
+        # (tests/c/test_util.h's TEST_CONNECT_TIMEOUT_MS says more); start-up latency is not
+        # what these tests test.
+        connect_timeout=120.0,
     )
 
 
