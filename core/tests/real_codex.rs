@@ -5,7 +5,7 @@
 
 mod support;
 
-use codex_client::{Client, Delivery, Event};
+use codex_client::{Client, CodexClient, Delivery, Event};
 use serde_json::json;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -21,11 +21,15 @@ fn smoke_handshake_reports_the_real_server() {
     // The version the connect-time check compares with the vendored schema's (no warning).
     assert_eq!(init.codex_version(), Some(codex_version()));
     // Inside the window, known as such (no warning, no outside_window event).
-    let version = c.server_version().expect("an app-server has a version");
+    let version = CodexClient::from_connection(&c)
+        .server_version()
+        .expect("an app-server has a version");
     assert_eq!(version.version.as_deref(), Some(codex_version()));
     assert!(version.in_window(), "{version:?}");
     assert_eq!(version.matches, Some(codex_version()));
-    assert!(c.supports("thread/start").unwrap());
+    assert!(CodexClient::from_connection(&c)
+        .supports("thread/start")
+        .unwrap());
     assert!(
         ua.starts_with("codex-client-tests/"),
         "clientInfo.name is used: {ua}"
@@ -268,7 +272,10 @@ fn smoke_supports_and_the_unsupported_method_error() {
     let method = "thread/search/stream";
     let have = protocol::client_method_versions(method).expect("in the window table");
     let has = have.contains(&codex_version());
-    assert_eq!(c.supports(method).unwrap(), has);
+    assert_eq!(
+        CodexClient::from_connection(&c).supports(method).unwrap(),
+        has
+    );
     let r = c.request_blocking(method, json!({"query": "x"}));
     if has {
         // The server got it: any answer but the library's refusal.

@@ -205,18 +205,20 @@ impl NativeClient {
 
     /// The connected app-server's Codex version in the supported window as JSON text
     /// (`{"version", "position", "matches", "window"}`); `None` when not connected or not a
-    /// Codex app-server (`Client::server_version`).
+    /// Codex app-server (`CodexClient::server_version`).
     #[getter]
     fn server_version(&self) -> Option<String> {
-        self.client
+        codex_client::CodexClient::from_connection(&self.client)
             .server_version()
             .map(|v| v.to_json().to_string())
     }
 
     /// Whether the connected app-server has client method `method`, by the window's method
-    /// table (`Client::supports`).
+    /// table (`CodexClient::supports`).
     fn supports(&self, py: Python<'_>, method: &str) -> PyResult<bool> {
-        self.client.supports(method).py(py)
+        codex_client::CodexClient::from_connection(&self.client)
+            .supports(method)
+            .py(py)
     }
 
     /// The last bytes the server wrote to stderr.

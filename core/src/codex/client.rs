@@ -38,7 +38,5 @@ crate::connection::protocol_view!(CodexClient, "a Codex client");
 impl CodexClient {
     crate::connection::forward! {
         fn turn_streams_keep_requests(&self, on: bool);
-        fn server_version(&self) -> Option<crate::ServerVersion>;
-        fn supports(&self, method: &str) -> crate::error::Result<bool>;
     }
 }

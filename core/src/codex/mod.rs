@@ -6,6 +6,7 @@ pub mod account;
 mod client;
 mod deprecated;
 mod skill_sources;
+mod server_version;
 pub(crate) mod thread;
 pub(crate) mod thread_ref;
 pub(crate) mod turn;

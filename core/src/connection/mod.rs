@@ -11,23 +11,19 @@ use crate::delivery::readiness::Readiness;
 use crate::delivery::Spin;
 use crate::error::{DisconnectInfo, Error, Result};
 use crate::options::{ClientOptions, Delivery, RequestOptions};
+use crate::protocol::seam::{First, Handshake, Negotiated, Opening, Outcome, Step};
 use crate::session::{Session, SessionShared};
 
 mod by_ref;
 mod callbacks;
-mod era;
-mod initialize;
-pub(crate) mod input_required;
-pub(crate) mod log_level;
 mod pull;
 mod requests;
 mod skill_sources;
-mod version;
 mod view;
 pub(crate) use view::{forward, protocol_view};
 
 pub use callbacks::HandlerSlot;
-pub use initialize::InitializeResult;
+pub use crate::protocol::handshake::InitializeResult;
 
 /// One connection of a client: the session and, in callback mode, its dispatch thread.
 struct Connection {
@@ -75,17 +71,6 @@ impl Drop for AbortConnectOnDrop<'_> {
         // dropped here, which shuts it down blocking.
         let _ = crate::rt::spawn_root(async move { session.shutdown_async().await });
     }
-}
-
-/// A connect's first step, as [`Client::begin_connect`] took it.
-enum First {
-    /// A request went out (`initialize` or the probe); its answer comes on the receiver.
-    Sent(
-        era::Opening,
-        tokio::sync::oneshot::Receiver<Result<Box<RawValue>>>,
-    ),
-    /// A remembered stateless verdict: its discover result, nothing sent.
-    Adopt(Value),
 }
 
 /// The client's connection slot: the live connection, or the one being opened.
@@ -240,20 +225,20 @@ impl Client {
     ///
     /// Errors: [`Error::AlreadyConnected`] when connected; spawn and handshake failures.
     pub fn connect(&self) -> Result<InitializeResult> {
-        let (session, first) = self.begin_connect(self.opening(false), None)?;
-        let outcome = crate::delivery::block_on(self.negotiate_era(&session, first), None);
+        let (session, first) = self.begin_connect(false, None)?;
+        let outcome = crate::delivery::block_on(Self::negotiate(&session, first), None);
         let (session, outcome) = match outcome {
-            era::Negotiated::Done(outcome) => (session, outcome),
-            era::Negotiated::Restart(why) => {
-                self.log_restart(&why);
+            Negotiated::Done(outcome) => (session, outcome),
+            Negotiated::Restart(why) => {
+                session.shared.rules.restarting(&why);
                 // The first server is reaped before the second starts.
                 session.shutdown();
-                let (next, first) = self.begin_connect(self.opening(true), Some(&session))?;
-                let outcome =
-                    match crate::delivery::block_on(self.negotiate_era(&next, first), None) {
-                        era::Negotiated::Done(o) => o,
-                        era::Negotiated::Restart(_) => unreachable!("no probe after a restart"),
-                    };
+                let (next, first) = self.begin_connect(true, Some(&session))?;
+                let outcome = match crate::delivery::block_on(Self::negotiate(&next, first), None)
+                {
+                    Negotiated::Done(o) => o,
+                    Negotiated::Restart(_) => unreachable!("no second restart"),
+                };
                 let outcome = Self::after_restart(&next, outcome, &why);
                 (next, outcome)
             }
@@ -261,12 +246,22 @@ impl Client {
         self.finish_connect(session, outcome)
     }
 
-    /// The INFO record of a server started again after it ended during the probe.
-    fn log_restart(&self, why: &str) {
-        tracing::info!(
-            server = %self.server_program(),
-            "MCP: the server ended during the server/discover probe ({why}); starting it again for the initialize handshake (option mcp_protocol \"legacy\" or mcp_prior {{\"kind\": \"legacy\"}} skips the probe)"
-        );
+    /// The protocol's negotiation of a connect's first step (see `Rules::negotiate`).
+    async fn negotiate(session: &Arc<Session>, first: First) -> Negotiated {
+        let h = HandshakeOn {
+            session,
+            opts: session.shared.handshake_request_options(),
+        };
+        session.shared.rules.negotiate(&h, first).await
+    }
+
+    /// The outcome of the handshake after a restart, as the protocol says.
+    fn after_restart(session: &Arc<Session>, outcome: Outcome, why: &str) -> Outcome {
+        let h = HandshakeOn {
+            session,
+            opts: session.shared.handshake_request_options(),
+        };
+        session.shared.rules.after_restart(&h, outcome, why)
     }
 
     /// Async form of [`connect`](Self::connect). Works on any executor; a failed connect
@@ -279,21 +274,21 @@ impl Client {
     /// is at once ready for a new `connect()`. The drop does not block: the server's exit (at
     /// most its exit grace, then it is killed) completes on the library's runtime.
     pub async fn connect_async(&self) -> Result<InitializeResult> {
-        let (session, first) = self.begin_connect(self.opening(false), None)?;
+        let (session, first) = self.begin_connect(false, None)?;
         let mut abort = AbortConnectOnDrop {
             client: self,
             session: Some(session.clone()),
         };
-        let (session, outcome) = match self.negotiate_era(&session, first).await {
-            era::Negotiated::Done(outcome) => (session, outcome),
-            era::Negotiated::Restart(why) => {
-                self.log_restart(&why);
+        let (session, outcome) = match Self::negotiate(&session, first).await {
+            Negotiated::Done(outcome) => (session, outcome),
+            Negotiated::Restart(why) => {
+                session.shared.rules.restarting(&why);
                 session.shutdown_async().await;
-                let (next, first) = self.begin_connect(self.opening(true), Some(&session))?;
+                let (next, first) = self.begin_connect(true, Some(&session))?;
                 abort.session = Some(next.clone());
-                let outcome = match self.negotiate_era(&next, first).await {
-                    era::Negotiated::Done(o) => o,
-                    era::Negotiated::Restart(_) => unreachable!("no probe after a restart"),
+                let outcome = match Self::negotiate(&next, first).await {
+                    Negotiated::Done(o) => o,
+                    Negotiated::Restart(_) => unreachable!("no second restart"),
                 };
                 let outcome = Self::after_restart(&next, outcome, &why);
                 (next, outcome)
@@ -309,15 +304,15 @@ impl Client {
         result
     }
 
-    /// Start the session (the transport opens on the runtime thread) and send what
-    /// `opening` says (`initialize` or the `server/discover` probe, whose deadline is the
-    /// connect timeout: it bounds the opening and the handshake; nothing for a remembered
-    /// stateless verdict). `replacing`: the session of this connect whose server ended during
-    /// the probe (already shut down): the new session takes its place in the slot, unless
-    /// `disconnect()` ended the connect meanwhile.
+    /// Start the session (the transport opens on the runtime thread) and send what the
+    /// protocol opens with (`Rules::opening`: the handshake request, or a probe; its deadline
+    /// is the connect timeout, which bounds the opening and the handshake; nothing for a
+    /// remembered verdict). `restarted` / `replacing`: the session of this connect whose
+    /// server ended during the first step (already shut down): the new session takes its
+    /// place in the slot, unless `disconnect()` ended the connect meanwhile.
     fn begin_connect(
         &self,
-        opening: era::Opening,
+        restarted: bool,
         replacing: Option<&Arc<Session>>,
     ) -> Result<(Arc<Session>, First)> {
         self.options().validate()?;
@@ -356,27 +351,14 @@ impl Client {
             slot.connecting = Some(session.clone());
             session
         };
-        let opts = RequestOptions {
-            timeout: Some(self.inner.options.connect_timeout),
-            retry: Some(crate::options::RetryPolicy::none()),
-            read_ahead: Some(false),
+        let rules = session.shared.rules.clone();
+        let (method, params) = match rules.opening(restarted) {
+            Opening::Adopt => return Ok((session, First::Adopted)),
+            Opening::Send(method, params) => (method, params),
         };
-        let params = self.initialize_params();
-        session.shared.set_init_params(&params);
-        // MCP 2026-07-28 (option `mcp_protocol`): probe `server/discover` first.
-        let (method, params) = match &opening {
-            era::Opening::Adopt(discover) => {
-                let first = First::Adopt(discover.clone());
-                return Ok((session, first));
-            }
-            era::Opening::Probe => match self.discover_params(None) {
-                Some(p) => ("server/discover", p),
-                None => ("initialize", params),
-            },
-            era::Opening::Initialize => ("initialize", params),
-        };
+        let opts = session.shared.handshake_request_options();
         match session.shared.start_request(method, &params, opts, true) {
-            Ok(rx) => Ok((session, First::Sent(opening, rx))),
+            Ok(rx) => Ok((session, First::Sent(method, rx))),
             Err(e) => {
                 self.abandon_connect(&session);
                 Err(e)
@@ -433,16 +415,12 @@ impl Client {
                 "initialize result is not an object: {value}"
             )));
         }
-        // A stateless era's `server/discover` result was checked already (see `negotiate_era`).
+        // A stateless handshake's result was checked by the protocol's negotiation.
         let stateless = session.shared.rules.stateless();
         if !stateless {
             session.shared.rules.check_handshake(&value)?;
         }
-        if self.inner.options.transport.reaches_app_server() {
-            session
-                .shared
-                .adopt_server_version(value.get("userAgent").and_then(Value::as_str));
-        }
+        session.shared.rules.handshaken(&value, &*session.shared);
         session.shared.set_init_result(value.clone());
         let init = InitializeResult::from_value(value);
         if !stateless {
@@ -645,5 +623,38 @@ impl WeakClient {
 impl AsRef<Client> for Client {
     fn as_ref(&self) -> &Client {
         self
+    }
+}
+
+/// The handshake of a connect on `session`, as its protocol's negotiation sees it.
+struct HandshakeOn<'s> {
+    session: &'s Arc<Session>,
+    opts: RequestOptions,
+}
+
+impl Handshake for HandshakeOn<'_> {
+    fn request(
+        &self,
+        method: &'static str,
+        params: &RawValue,
+    ) -> Result<tokio::sync::oneshot::Receiver<Result<Box<RawValue>>>> {
+        self.session
+            .shared
+            .start_request(method, params, self.opts, true)
+    }
+    fn opened(&self) -> Step<'_, Result<()>> {
+        Box::pin(self.session.shared.wait_link_opened())
+    }
+    fn link_opened(&self) -> bool {
+        self.session.shared.link_opened()
+    }
+    fn is_closed(&self) -> bool {
+        self.session.shared.is_closed()
+    }
+    fn disconnect_error(&self) -> Error {
+        self.session.shared.disconnect_error()
+    }
+    fn stderr_tail(&self) -> String {
+        self.session.shared.stderr_tail()
     }
 }

@@ -10,6 +10,7 @@ use super::Client;
 use crate::delivery::Spin;
 use crate::error::{Error, Result};
 use crate::options::RequestOptions;
+use crate::protocol::seam::{Rounds, Step};
 use crate::session::SessionShared;
 
 impl Client {
@@ -34,7 +35,7 @@ impl Client {
         params: &RawValue,
         opts: RequestOptions,
     ) -> Result<Box<RawValue>> {
-        if let Some(answer) = super::log_level::answer_locally(self, method, params) {
+        if let Some(answer) = self.answered_locally(method, params) {
             return answer;
         }
         if let Some(hit) = self.cached(method, params) {
@@ -91,6 +92,11 @@ impl Client {
         self.block_on(self.request_raw(method, params, opts))
     }
 
+    /// A request the protocol answers without sending it, if this is one.
+    fn answered_locally(&self, method: &str, params: &RawValue) -> Option<Result<Box<RawValue>>> {
+        self.session()?.rules.answered_locally(method, params)
+    }
+
     /// A fresh result the protocol kept for the request (the MCP cache), if any.
     fn cached(&self, method: &str, params: &RawValue) -> Option<Box<RawValue>> {
         self.session()?.rules.cached(method, params)
@@ -108,7 +114,8 @@ impl Client {
         self.session()?.rules.input_required(raw)
     }
 
-    /// Drive the rounds of a request answered `first` (input required) to its final result.
+    /// Drive the rounds of a request answered `first` (input required) to its final result,
+    /// as the protocol's rules say.
     async fn finish_rounds(
         &self,
         method: &str,
@@ -118,8 +125,12 @@ impl Client {
     ) -> Result<Box<RawValue>> {
         let params: Value = serde_json::from_str(params.get())
             .map_err(|e| Error::InvalidArgument(format!("params: {e}")))?;
-        let done =
-            super::input_required::continue_rounds(self, method, params, first, opts).await?;
+        let session = self.live_session()?;
+        let link = RoundsOf { client: self, opts };
+        let done = session
+            .rules
+            .finish_rounds(&link, method, params, first)
+            .await?;
         serde_json::value::to_raw_value(&done).map_err(|e| Error::Protocol(e.to_string()))
     }
 
@@ -264,4 +275,32 @@ fn to_params(params: Value) -> Result<Box<RawValue>> {
 
 fn parse_result(raw: &RawValue) -> Result<Value> {
     serde_json::from_str(raw.get()).map_err(|e| Error::Protocol(format!("bad result JSON: {e}")))
+}
+
+/// The rounds of one request of `client`, sent with `opts` (see [`Rounds`]).
+struct RoundsOf<'c> {
+    client: &'c Client,
+    opts: RequestOptions,
+}
+
+impl Rounds for RoundsOf<'_> {
+    fn answer<'a>(&'a self, method: &'a str, params: Value) -> Step<'a, Result<Value>> {
+        Box::pin(async move {
+            let timeout = self
+                .opts
+                .timeout
+                .unwrap_or(self.client.options().default_timeout);
+            self.client
+                .live_session()?
+                .answer_embedded(method, &params, timeout)
+                .await
+        })
+    }
+    fn send_once<'a>(
+        &'a self,
+        method: &'a str,
+        params: Box<RawValue>,
+    ) -> Step<'a, Result<Box<RawValue>>> {
+        Box::pin(async move { self.client.request_once(method, &params, self.opts).await })
+    }
 }

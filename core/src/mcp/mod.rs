@@ -19,7 +19,7 @@ mod client;
 mod deprecated;
 mod elicitation;
 mod listen;
-pub use crate::connection::log_level::LOG_LEVELS;
+pub use crate::protocol::mcp::log_level::LOG_LEVELS;
 mod progress;
 mod request;
 mod skill_verify;

@@ -278,7 +278,9 @@ mcp_requests! {
     /// envelope of every later request (`io.modelcontextprotocol/logLevel`) instead: nothing
     /// is sent now, and a server sends records only for requests that carry a level.
     async fn set_logging_level(&self, level: &str) -> Result<()> {
-        if crate::connection::log_level::set_in_envelope(self.client, level)? {
+        let session = self.client.live_session()?;
+        let rules = session.rules_of::<crate::protocol::mcp::rules::McpRules>();
+        if rules.map_or(Ok(false), |r| r.set_log_level(level))? {
             return Ok(());
         }
         self.send(McpRequest::SetLoggingLevel, json!({ "level": level }))

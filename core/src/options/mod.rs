@@ -460,13 +460,12 @@ impl Protocol {
         opts: &ClientOptions,
     ) -> std::sync::Arc<dyn crate::protocol::seam::Rules> {
         match self {
-            Protocol::AppServer => std::sync::Arc::new(crate::protocol::app_server::AppServerRules),
-            Protocol::Mcp => std::sync::Arc::new(crate::protocol::mcp::rules::McpRules::new(
-                opts.mcp.roots.clone(),
-                opts.mcp.progress_resets_timeout,
-                opts.mcp.validate_output,
-                opts.mcp.cache,
-            )),
+            Protocol::AppServer => std::sync::Arc::new(
+                crate::protocol::app_server::AppServerRules::from_options(opts),
+            ),
+            Protocol::Mcp => {
+                std::sync::Arc::new(crate::protocol::mcp::rules::McpRules::from_options(opts))
+            }
         }
     }
 }

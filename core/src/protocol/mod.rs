@@ -91,6 +91,7 @@ use serde::{Deserialize, Serialize};
 pub(crate) mod app_server;
 pub mod drift;
 mod generated;
+pub(crate) mod handshake;
 pub mod mcp;
 pub(crate) mod seam;
 

@@ -175,8 +175,8 @@ impl SessionShared {
                 if let Err(message) = self.correlation.complete(id, outcome) {
                     self.report(message);
                 }
-                // A rejoin's `thread/resume` answer fills the gap of the thread's turn now,
-                // before the live events that follow it.
+                // A rejoin's resumption answer fills its gap now, before the live events
+                // that follow it.
                 self.flush_synthesized().await;
             }
             Ok(Classified::Notification { method, params }) => {
@@ -235,11 +235,9 @@ impl SessionShared {
         main_queue: bool,
         ids: Option<Ids<'_>>,
     ) {
-        if let Some(c) = &self.continuity {
-            if !c.admit(&note) {
-                tracing::debug!(method = %note.method, "dropped a repeated event after a rejoin");
-                return;
-            }
+        if !self.rules.admit(&note) {
+            tracing::debug!(method = %note.method, "dropped a repeated event after a rejoin");
+            return;
         }
         if let Some(t) = &self.tap {
             t.notification(&note);
@@ -283,5 +281,8 @@ impl Link for SessionShared {
     }
     fn request_progressed(&self, token: &str) {
         self.correlation.progress(token);
+    }
+    fn connection_event(&self, event: ConnectionEvent) {
+        SessionShared::connection_event(self, event);
     }
 }

@@ -9,7 +9,6 @@ mod incoming;
 mod outgoing;
 mod parked;
 mod reconnect;
-mod rejoin;
 mod runtime;
 pub(crate) mod tap;
 mod wire;
@@ -56,8 +55,6 @@ pub(crate) struct SessionShared {
     pub(crate) reconnect: Option<ReconnectPolicy>,
     /// WebSocket heartbeat: the writer pings.
     pub(crate) heartbeat: Option<crate::options::Heartbeat>,
-    /// Loaded threads and running turns, kept for the rejoin (with `reconnect` only).
-    continuity: Option<Arc<rejoin::Continuity>>,
     /// Events made up from a resumed history, delivered before the next line is read.
     synthesized: Mutex<Vec<Notification>>,
     /// Counts links: replies to a rejoin's requests act only on their own link.
@@ -77,17 +74,10 @@ pub(crate) struct SessionShared {
     pub(crate) endpoint: Option<Arc<str>>,
     /// Server requests parked until their answer by reference (or their bound).
     parked: parked::Parked,
-    /// `initialize` params, for the handshake of a reconnect.
-    init_params: OnceLock<Box<RawValue>>,
+    /// The connect timeout: it bounds each request of a handshake.
+    connect_timeout: std::time::Duration,
     /// The latest `initialize` result (a reconnect replaces it).
     init_result: Mutex<Option<serde_json::Value>>,
-    /// A real app-server's Codex version in the window (`None`: not an app-server, or the
-    /// handshake is not done); requests for methods it lacks are refused before sending.
-    server_version: Mutex<Option<crate::version::ServerVersion>>,
-    /// Which server the transport reaches (for [`ServerVersion::source`](crate::ServerVersion::source)).
-    version_source: crate::version::VersionSource,
-    /// The installed CLI's version, learned as the link opened (the control socket only).
-    cli_version: Mutex<Option<String>>,
     /// Why the transport could not be opened, when that is how the connection ended.
     open_error: OnceLock<Error>,
     /// Lines for the server (to the writer task, or written at once).
@@ -149,10 +139,7 @@ impl SessionShared {
         let resend = out.clone();
         let cancels = out.clone();
         let responses = queue.clone();
-        let continuity = opts
-            .reconnect
-            .map(|_| Arc::new(rejoin::Continuity::default()));
-        let observer = continuity.clone();
+        let observer = rules.clone();
         let correlation = Correlation::new(
             opts.default_timeout,
             if rules.retries_overload() {
@@ -183,11 +170,7 @@ impl SessionShared {
                     }
                 }
             },
-            move |method, line, result| {
-                if let Some(c) = &observer {
-                    c.observe_result(method, line, result);
-                }
-            },
+            move |method, line, result| observer.observe_result(method, line, result),
         );
         Arc::new_cyclic(|me| SessionShared {
             state: AtomicU8::new(HANDSHAKE),
@@ -196,7 +179,6 @@ impl SessionShared {
             lost: Mutex::new(None),
             reconnect: opts.reconnect,
             heartbeat: opts.heartbeat,
-            continuity,
             synthesized: Mutex::new(Vec::new()),
             link_gen: AtomicU64::new(0),
             opened: tokio::sync::watch::Sender::new(None),
@@ -205,19 +187,8 @@ impl SessionShared {
             owner,
             endpoint: opts.label.as_deref().map(Arc::from),
             parked: parked::Parked::new(opts.parked_request_timeout),
-            init_params: OnceLock::new(),
+            connect_timeout: opts.connect_timeout,
             init_result: Mutex::new(None),
-            server_version: Mutex::new(None),
-            version_source: match opts.transport {
-                crate::options::TransportKind::WebSocket { .. } => {
-                    crate::version::VersionSource::Remote
-                }
-                crate::options::TransportKind::Unix { .. } => {
-                    crate::version::VersionSource::ControlSocket
-                }
-                _ => crate::version::VersionSource::Spawned,
-            },
-            cli_version: Mutex::new(None),
             open_error: OnceLock::new(),
             out,
             max_line_bytes: opts.max_line_bytes,
@@ -298,9 +269,14 @@ impl SessionShared {
             .compare_exchange(HANDSHAKE, OPEN, Ordering::AcqRel, Ordering::Acquire);
     }
 
-    /// Keep the `initialize` params: a reconnect sends them again.
-    pub(crate) fn set_init_params(&self, params: &RawValue) {
-        let _ = self.init_params.set(params.to_owned());
+    /// The options of a handshake's requests: bounded by the connect timeout, no retry, no
+    /// read-ahead.
+    pub(crate) fn handshake_request_options(&self) -> crate::options::RequestOptions {
+        crate::options::RequestOptions {
+            timeout: Some(self.connect_timeout),
+            retry: Some(RetryPolicy::none()),
+            read_ahead: Some(false),
+        }
     }
 
     /// Record the latest `initialize` result.
@@ -311,38 +287,6 @@ impl SessionShared {
     /// The latest `initialize` result.
     pub(crate) fn init_result(&self) -> Option<serde_json::Value> {
         self.init_result.lock().unwrap().clone()
-    }
-
-    /// Record a real app-server's Codex version (from its `initialize` result).
-    pub(crate) fn set_server_version(&self, version: crate::version::ServerVersion) {
-        *self.server_version.lock().unwrap() = Some(version);
-    }
-
-    /// A real app-server answered `initialize` (the first connect's or a reconnect's): its
-    /// version (`userAgent`) is placed in the window, next to the installed CLI's through the
-    /// control socket; an `OutsideWindow` event when it is outside, a `VersionMismatch` one
-    /// when it is not the CLI's (each with its WARNING line); it decides from now on.
-    pub(crate) fn adopt_server_version(&self, user_agent: Option<&str>) {
-        let cli = self.cli_version.lock().unwrap().clone();
-        let version =
-            crate::version::check_server_version(user_agent, Some(self.version_source), cli);
-        if !version.in_window() {
-            self.connection_event(ConnectionEvent::OutsideWindow(version.clone()));
-        }
-        if version.differs_from_cli() {
-            self.connection_event(ConnectionEvent::VersionMismatch(version.clone()));
-        }
-        self.set_server_version(version);
-    }
-
-    /// The installed CLI's version, as the link that just opened learned it.
-    pub(crate) fn set_cli_version(&self, version: Option<String>) {
-        *self.cli_version.lock().unwrap() = version;
-    }
-
-    /// The real app-server's Codex version (`None`: not an app-server, or not yet known).
-    pub(crate) fn server_version(&self) -> Option<crate::version::ServerVersion> {
-        self.server_version.lock().unwrap().clone()
     }
 
     /// The error for calls on a closed connection, with the reason and stderr tail (or the
@@ -458,17 +402,9 @@ impl SessionShared {
         if method.is_empty() {
             return Err(Error::InvalidArgument("method name is empty".into()));
         }
-        {
-            // Known only of a real app-server: a method its version lacks is refused here.
-            let refusal = self
-                .server_version
-                .lock()
-                .unwrap()
-                .as_ref()
-                .and_then(|v| v.refusal(method));
-            if let Some(r) = refusal {
-                return Err(Error::UnsupportedByVersion(Box::new(r)));
-            }
+        // A method the server is known to lack is refused here.
+        if let Some(e) = self.rules.refusal(method) {
+            return Err(e);
         }
         let _gate = self.send_gate.read().unwrap();
         match self.state.load(Ordering::Acquire) {

@@ -15,6 +15,7 @@ use crate::correlation::Reply;
 use crate::error::{DisconnectInfo, Error, Result};
 use crate::event::{ConnectionEvent, ReconnectAttempt, Rejoined};
 use crate::message::notification_line;
+use crate::protocol::seam::INITIALIZE;
 use crate::options::{ClientOptions, ReconnectPolicy};
 use crate::transport::{self, Link};
 
@@ -131,15 +132,15 @@ pub(super) async fn rejoin(
         server_requests_dropped: r.server_requests_dropped as u64,
         ..Rejoined::default()
     };
-    if let (Some(continuity), true) = (&shared.continuity, shared.rules.rejoins_threads()) {
-        let threads = continuity.threads();
+    let resumptions = shared.rules.resumptions();
+    if !resumptions.is_empty() {
         let (done_tx, mut done_rx) = mpsc::unbounded_channel();
-        for thread in &threads {
+        for res in resumptions {
             let me = shared.clone();
-            let tid = thread.clone();
+            let what = res.what.clone();
             let done = done_tx.clone();
-            // Runs on the reader when the answer comes: the turn's gap is queued before the
-            // live events that follow the answer.
+            // Runs on the reader when the answer comes: the gap is queued before the live
+            // events that follow the answer.
             let reply = Reply::Call(Box::new(move |outcome: Result<Box<RawValue>>| {
                 if me.link_gen.load(Ordering::Acquire) != generation {
                     return;
@@ -147,35 +148,24 @@ pub(super) async fn rejoin(
                 let parsed = outcome.as_ref().map_err(|e| e.to_string()).and_then(|raw| {
                     serde_json::from_str::<Value>(raw.get()).map_err(|e| e.to_string())
                 });
-                let c = me.continuity.as_ref().expect("continuity with reconnect");
-                let gap = c.gap_events(&tid, parsed.as_ref().map_err(String::as_str), restarted);
-                let ended: Vec<_> = gap
-                    .iter()
-                    .filter(|n| n.method == "turn/completed")
-                    .map(|n| {
-                        let p: Value = serde_json::from_str(n.params.get()).unwrap_or_default();
-                        let status = p["turn"]["status"].as_str().unwrap_or_default().to_owned();
-                        let turn = p["turn"]["id"].as_str().unwrap_or_default().to_owned();
-                        (tid.clone(), turn, status)
-                    })
-                    .collect();
-                me.synthesized.lock().unwrap().extend(gap);
-                let _ = done.send((tid, parsed.err(), ended));
+                let resumed =
+                    me.rules
+                        .resumed(&what, parsed.as_ref().map_err(String::as_str), restarted);
+                me.synthesized.lock().unwrap().extend(resumed.events);
+                let _ = done.send((what, parsed.err(), resumed.ended));
             }));
-            let params = serde_json::json!({ "threadId": thread });
-            let params = serde_json::value::to_raw_value(&params).expect("params serialize");
             let id = shared
-                .control_request(link, "thread/resume", &params, r.timeout, reply)
+                .control_request(link, res.method, &res.params, r.timeout, reply)
                 .map_err(|e| e.to_string())?;
             forget.1.push(id);
         }
         drop(done_tx);
-        while let Some((thread, failed, ended)) = done_rx.recv().await {
+        while let Some((what, failed, ended)) = done_rx.recv().await {
             match failed {
-                None => report.threads.push(thread),
+                None => report.threads.push(what),
                 Some(why) => {
-                    continuity.forget_thread(&thread);
-                    report.failed_threads.push((thread, why));
+                    shared.rules.resume_failed(&what);
+                    report.failed_threads.push((what, why));
                 }
             }
             report.turns_ended.extend(ended);
@@ -195,20 +185,18 @@ pub(super) async fn rejoin(
     Ok(())
 }
 
-/// `initialize` with the first connect's params, then `initialized`.
+/// The handshake request with the first connect's params, then the protocol's
+/// `initialized`.
 async fn handshake(
     shared: &SessionShared,
     link: &mpsc::UnboundedSender<Bytes>,
     timeout: std::time::Duration,
     sent: &mut Vec<i64>,
 ) -> std::result::Result<(), String> {
-    let params = shared
-        .init_params
-        .get()
-        .ok_or("no initialize params to reconnect with")?;
+    let params = shared.rules.initialize_params();
     let (tx, rx) = oneshot::channel();
     let id = shared
-        .control_request(link, "initialize", params, timeout, Reply::Wait(tx))
+        .control_request(link, INITIALIZE, params, timeout, Reply::Wait(tx))
         .map_err(|e| e.to_string())?;
     sent.push(id);
     let raw = rx
@@ -221,10 +209,8 @@ async fn handshake(
         .rules
         .check_handshake(&value)
         .map_err(|e| e.to_string())?;
-    if shared.server_version().is_some() {
-        // A real app-server (the shims have no version); it may have been upgraded meanwhile: its version decides from now on.
-        shared.adopt_server_version(value.get("userAgent").and_then(Value::as_str));
-    }
+    // The server may have been upgraded meanwhile: what it says now decides from now on.
+    shared.rules.handshaken(&value, shared);
     shared.set_init_result(value);
     let method = shared.rules.initialized_method();
     link.send(Bytes::from(notification_line(method, None)))

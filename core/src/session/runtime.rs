@@ -174,8 +174,8 @@ async fn run_link(
         #[cfg(feature = "mcp-http")]
         auth_events,
     } = link;
-    // Before the reader reads the `initialize` answer it is compared with.
-    shared.set_cli_version(cli_version);
+    // Before the reader reads the handshake's answer it is compared with.
+    shared.rules.link_opened(cli_version);
     #[cfg(not(feature = "mcp-http"))]
     let auth_task: Option<tokio::task::JoinHandle<()>> = None;
     #[cfg(feature = "mcp-http")]

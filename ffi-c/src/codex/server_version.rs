@@ -29,7 +29,7 @@ ffi_fn! {
             return Err(Error::NotConnected.into());
         }
         let v = s
-            .core()
+            .codex()
             .server_version()
             .ok_or_else(|| invalid_state("the server is not a Codex app-server"))?;
         put_string(out, &v.to_json().to_string());
@@ -57,7 +57,7 @@ ffi_fn! {
         if out.is_null() {
             return Err(invalid_arg("out is NULL"));
         }
-        *out = s.core().supports(method)?;
+        *out = s.codex().supports(method)?;
         Ok(())
     }
 }

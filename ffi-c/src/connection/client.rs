@@ -75,6 +75,11 @@ impl ClientState {
         &self.core
     }
 
+    /// The connection seen as a Codex client.
+    pub(crate) fn codex(&self) -> &codex_client::CodexClient {
+        codex_client::CodexClient::from_connection(&self.core)
+    }
+
     /// Whether the client was created with poll delivery (`CODEX_DELIVERY_POLL`).
     pub(crate) fn is_poll(&self) -> bool {
         self.core.options().delivery == Delivery::Poll

@@ -257,6 +257,14 @@ pub fn result_type(result: &Value) -> &str {
         .unwrap_or("complete")
 }
 
+/// Which era an MCP connection speaks, from its initialize result view.
+pub(crate) fn era_of(raw: &Value) -> &'static str {
+    match raw.get("era").and_then(Value::as_str) {
+        Some("stateless") => "stateless",
+        _ => "handshake",
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -14,12 +14,16 @@ use std::sync::{Arc, Mutex};
 
 use super::cache::Cache;
 use super::elicitation::{Completions, ELICITATION_COMPLETE};
-use super::era::Envelope;
+use super::era::{Envelope, EraMode, Prior};
 use super::output_schema::ToolSchemas;
 use super::{Root, TOOLS_LIST_CHANGED};
 use crate::error::{Error, Result};
+use crate::options::{ClientOptions, TransportKind, DEFAULT_INPUT_ROUNDS};
+use crate::protocol::handshake::client_info;
 use crate::message::request_id_param;
-use crate::protocol::seam::{Link, Route, Rules};
+use crate::protocol::seam::{
+    First, Handshake, Link, Negotiated, Opening, Outcome, Rounds, Route, Rules, Step,
+};
 
 /// MCP on one connection: the rules, with the state the reader and the MCP client keep.
 #[derive(Default)]
@@ -40,23 +44,74 @@ pub(crate) struct McpRules {
     envelope: Mutex<Option<Arc<Envelope>>>,
     /// 2026-07-28: results kept by their cache hints (`None`: option `mcp_cache` off).
     cache: Option<Cache>,
+    /// 2026-07-28: most rounds of a request whose results ask for input.
+    input_rounds: usize,
+    /// The params of `initialize` (and of the stateless envelope): the client's info and
+    /// capabilities.
+    init_params: Option<Box<RawValue>>,
+    /// Which era to speak (option `mcp_protocol`).
+    mode: EraMode,
+    /// A remembered verdict (option `mcp_prior`).
+    prior: Option<Prior>,
+    /// Over stdio: a server that ended during the probe may be started again.
+    over_stdio: bool,
+    /// The server's program (stdio) or address, for the log (never its arguments).
+    program: String,
 }
 
 impl McpRules {
     /// The rules of one connection with these options' values.
-    pub(crate) fn new(
-        roots: Option<Vec<Root>>,
-        progress_resets_timeout: bool,
-        validate_output: bool,
-        cache: bool,
-    ) -> McpRules {
+    pub(crate) fn from_options(opts: &ClientOptions) -> McpRules {
+        let m = &opts.mcp;
         McpRules {
-            roots,
-            progress_resets_timeout,
-            validate_output,
-            cache: cache.then(Cache::default),
+            roots: m.roots.clone(),
+            progress_resets_timeout: m.progress_resets_timeout,
+            validate_output: m.validate_output,
+            cache: m.cache.then(Cache::default),
+            input_rounds: match m.input_rounds {
+                0 => DEFAULT_INPUT_ROUNDS,
+                n => n,
+            },
+            init_params: Some(init_params(opts)),
+            mode: m.protocol.clone(),
+            prior: m.prior.clone(),
+            over_stdio: matches!(opts.transport, TransportKind::McpStdio(_)),
+            program: match &opts.transport {
+                TransportKind::McpStdio(c) => c.program.display().to_string(),
+                other => other.describe(),
+            },
             ..McpRules::default()
         }
+    }
+
+    /// The params of `initialize`.
+    pub(crate) fn init_params(&self) -> &RawValue {
+        self.init_params.as_deref().expect("made by from_options")
+    }
+
+    /// Which era this connection speaks (option `mcp_protocol`).
+    pub(crate) fn era_mode(&self) -> &EraMode {
+        &self.mode
+    }
+
+    /// The remembered verdict (option `mcp_prior`).
+    pub(crate) fn prior(&self) -> Option<&Prior> {
+        self.prior.as_ref()
+    }
+
+    /// Whether the server is a program the library starts over stdio.
+    pub(crate) fn restarts_over_stdio(&self) -> bool {
+        self.over_stdio
+    }
+
+    /// The server's program or address, for the log.
+    pub(crate) fn server_program(&self) -> &str {
+        &self.program
+    }
+
+    /// Most rounds of a request whose results ask for input (option `mcp_input_rounds`).
+    pub(crate) fn input_rounds(&self) -> usize {
+        self.input_rounds
     }
 
     /// 2026-07-28: from now on every request carries `envelope` in `params._meta`.
@@ -73,6 +128,16 @@ impl McpRules {
     pub(crate) fn validates_output(&self) -> bool {
         self.validate_output
     }
+}
+
+/// The params of MCP `initialize` with these options: the client's info and capabilities.
+fn init_params(opts: &ClientOptions) -> Box<RawValue> {
+    let params = super::initialize_params(
+        client_info(opts),
+        opts.mcp.capabilities.clone(),
+        opts.mcp.sampling_tools,
+    );
+    serde_json::value::to_raw_value(&params).expect("initialize params serialize")
 }
 
 impl Rules for McpRules {
@@ -93,9 +158,6 @@ impl Rules for McpRules {
     }
     fn initialized_method(&self) -> &'static str {
         "notifications/initialized"
-    }
-    fn rejoins_threads(&self) -> bool {
-        false
     }
     fn notified(&self, method: &str, params: &RawValue, link: &dyn Link) -> Route {
         if let Some(cache) = &self.cache {
@@ -163,6 +225,9 @@ impl Rules for McpRules {
     fn stateless(&self) -> bool {
         self.envelope.lock().unwrap().is_some()
     }
+    fn answered_locally(&self, method: &str, params: &RawValue) -> Option<Result<Box<RawValue>>> {
+        self.set_level_locally(method, params)
+    }
     fn cached(&self, method: &str, params: &RawValue) -> Option<Box<RawValue>> {
         if !self.stateless() {
             return None;
@@ -180,6 +245,30 @@ impl Rules for McpRules {
         }
         let v: Value = serde_json::from_str(raw.get()).ok()?;
         (super::era::result_type(&v) == "input_required").then_some(v)
+    }
+    fn initialize_params(&self) -> &RawValue {
+        self.init_params()
+    }
+    fn opening(&self, restarted: bool) -> Opening {
+        self.opening_of(restarted)
+    }
+    fn negotiate<'a>(&'a self, h: &'a dyn Handshake, first: First) -> Step<'a, Negotiated> {
+        Box::pin(self.negotiate_era(h, first))
+    }
+    fn restarting(&self, why: &str) {
+        self.log_restart(why);
+    }
+    fn after_restart(&self, h: &dyn Handshake, outcome: Outcome, why: &str) -> Outcome {
+        McpRules::outcome_after_restart(h, outcome, why)
+    }
+    fn finish_rounds<'a>(
+        &'a self,
+        link: &'a dyn Rounds,
+        method: &'a str,
+        params: Value,
+        first: Value,
+    ) -> Step<'a, Result<Value>> {
+        Box::pin(self.continue_rounds(link, method, params, first))
     }
     fn as_any(&self) -> &dyn Any {
         self

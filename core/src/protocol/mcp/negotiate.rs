@@ -4,58 +4,28 @@
 //! handshake as before — over stdio, a server that ends during the probe (exits, or closes
 //! its stdout) is started again, once, for that handshake. A remembered verdict (option
 //! `mcp_prior`) skips the probe. A stateless connection's requests all carry the envelope
-//! (see `SessionShared::set_envelope`); its initialize result view is the discover result with
-//! the chosen `protocolVersion` and `era: "stateless"`.
+//! (see [`McpRules::set_envelope`]); its initialize result view is the discover result with
+//! the chosen `protocolVersion` and `era: "stateless"`. The connect (`connection/`) runs these
+//! steps through [`Rules`](crate::protocol::seam::Rules) and knows none of them.
 
 use serde_json::value::RawValue;
 use serde_json::{json, Value};
-use std::sync::Arc;
-use tokio::sync::oneshot;
 
-use super::Client;
-use crate::error::DisconnectInfo;
-use crate::error::{Error, Result};
-use crate::options::{Protocol, RequestOptions, TransportKind};
-use crate::protocol::mcp::era::{self, Envelope, EraMode, Prior};
-use crate::protocol::mcp::rules::McpRules;
-use crate::session::Session;
-
-type Outcome = std::result::Result<Result<Box<RawValue>>, oneshot::error::RecvError>;
-
-/// What a connect starts with.
-#[derive(Debug, Clone)]
-pub(super) enum Opening {
-    /// `initialize` (the app-server protocol; MCP in mode `legacy`, with a legacy verdict, or
-    /// after a restart).
-    Initialize,
-    /// The `server/discover` probe.
-    Probe,
-    /// A remembered stateless verdict (option `mcp_prior`): nothing is sent.
-    Adopt(Value),
-}
-
-/// What a connect's first step came to.
-pub(super) enum Negotiated {
-    /// The handshake's outcome.
-    Done(Outcome),
-    /// `auto` over stdio: the server ended during the probe (the reason); start it again
-    /// and send `initialize`.
-    Restart(String),
-}
+use super::era::{self, Envelope, EraMode, Prior};
+use super::rules::McpRules;
+use crate::error::{DisconnectInfo, Error, Result};
+use crate::protocol::seam::{First, Handshake, Negotiated, Opening, Outcome};
 
 /// Most `server/discover` retries after an unsupported-version answer.
 const VERSION_RETRIES: usize = 2;
 
-impl Client {
-    /// The era mode of an MCP connection (`None` for the app-server protocol).
-    fn era_mode(&self) -> Option<&EraMode> {
-        (self.inner.options.transport.protocol() == Protocol::Mcp)
-            .then_some(&self.inner.options.mcp.protocol)
-    }
+/// The handshake request of the handshake era.
+const INITIALIZE: &str = "initialize";
 
+impl McpRules {
     /// The envelope of `version`: the client's info and capabilities.
-    fn envelope(&self, version: &str) -> Envelope {
-        let init: Value = serde_json::from_str(self.initialize_params().get()).unwrap_or_default();
+    fn envelope_of(&self, version: &str) -> Envelope {
+        let init: Value = serde_json::from_str(self.init_params().get()).unwrap_or_default();
         let caps = init
             .get("capabilities")
             .cloned()
@@ -65,45 +35,43 @@ impl Client {
     }
 
     /// The params of `server/discover` offering `version` (`None`: the mode's first
-    /// choice), or `None` when the connection does not probe (legacy mode, app-server).
-    pub(super) fn discover_params(&self, version: Option<&str>) -> Option<Box<RawValue>> {
-        let v = version.or_else(|| self.era_mode()?.first_probe())?;
+    /// choice), or `None` when the connection does not probe (legacy mode).
+    fn discover_params(&self, version: Option<&str>) -> Option<Box<RawValue>> {
+        let v = version.or_else(|| self.era_mode().first_probe())?;
         let mut params = json!({});
-        self.envelope(v).apply(&mut params);
+        self.envelope_of(v).apply(&mut params);
         Some(serde_json::value::to_raw_value(&params).expect("discover params serialize"))
     }
 
-    /// What this client's connect starts with; `restarted`: the server was started again
-    /// after it ended during the probe (the handshake only, no second probe).
-    pub(super) fn opening(&self, restarted: bool) -> Opening {
-        let Some(mode) = self.era_mode() else {
-            return Opening::Initialize;
-        };
+    /// What this connect starts with; `restarted`: the server was started again after it
+    /// ended during the probe (the handshake only, no second probe).
+    pub(crate) fn opening_of(&self, restarted: bool) -> Opening {
+        let initialize = || Opening::Send(INITIALIZE, self.init_params().to_owned());
         if restarted {
-            return Opening::Initialize;
+            return initialize();
         }
-        match &self.inner.options.mcp.prior {
-            Some(Prior::Legacy) => Opening::Initialize,
-            Some(Prior::Modern(d)) => Opening::Adopt(d.clone()),
-            None if mode.first_probe().is_some() => Opening::Probe,
-            None => Opening::Initialize,
+        match self.prior() {
+            Some(Prior::Legacy) => initialize(),
+            Some(Prior::Modern(_)) => Opening::Adopt,
+            None => match self.discover_params(None) {
+                Some(p) => Opening::Send(era::DISCOVER, p),
+                None => initialize(),
+            },
         }
     }
 
     /// Whether a server that ended during the probe is started again for `initialize`: mode
     /// `auto` over stdio, and the server had been started (a spawn failure is not retried).
-    fn restarts_after_probe(&self, session: &Session) -> bool {
-        matches!(self.era_mode(), Some(EraMode::Auto))
-            && matches!(self.inner.options.transport, TransportKind::McpStdio(_))
-            && session.shared.link_opened()
+    fn restarts_after_probe(&self, h: &dyn Handshake) -> bool {
+        self.restarts_over_stdio() && matches!(self.era_mode(), EraMode::Auto) && h.link_opened()
     }
 
-    /// Why the connection of `session` ended, in one line (its reason and the last line
-    /// the server wrote to stderr).
-    fn ended_because(session: &Session) -> String {
-        let info = match session.shared.disconnect_error() {
+    /// Why the connection ended, in one line (its reason and the last line the server wrote
+    /// to stderr).
+    fn ended_because(h: &dyn Handshake) -> String {
+        let info = match h.disconnect_error() {
             Error::Disconnected(i) | Error::ConnectionLost(i) => i,
-            e => DisconnectInfo::new(e.to_string(), session.shared.stderr_tail()),
+            e => DisconnectInfo::new(e.to_string(), h.stderr_tail()),
         };
         let last = info
             .stderr_tail
@@ -118,22 +86,21 @@ impl Client {
         }
     }
 
-    /// The program of an MCP stdio server, for the log (never its arguments: they may hold
-    /// secrets).
-    pub(super) fn server_program(&self) -> String {
-        match &self.inner.options.transport {
-            TransportKind::McpStdio(c) => c.program.display().to_string(),
-            other => other.describe(),
-        }
+    /// The INFO record of a server started again after it ended during the probe.
+    pub(crate) fn log_restart(&self, why: &str) {
+        tracing::info!(
+            server = %self.server_program(),
+            "MCP: the server ended during the server/discover probe ({why}); starting it again for the initialize handshake (option mcp_protocol \"legacy\" or mcp_prior {{\"kind\": \"legacy\"}} skips the probe)"
+        );
     }
 
     /// The outcome of the `initialize` sent to a server started again after it ended during
     /// the probe: a failure says so (the server is not started a third time).
-    pub(super) fn after_restart(session: &Session, outcome: Outcome, why: &str) -> Outcome {
+    pub(crate) fn outcome_after_restart(h: &dyn Handshake, outcome: Outcome, why: &str) -> Outcome {
         let e = match outcome {
             Ok(Ok(raw)) => return Ok(Ok(raw)),
             Ok(Err(e)) => e,
-            Err(_) => session.shared.disconnect_error(),
+            Err(_) => h.disconnect_error(),
         };
         let note = |reason: &str| {
             format!(
@@ -153,44 +120,39 @@ impl Client {
         }))
     }
 
-    /// Turn the answer to the first request of the connect into the handshake's outcome:
-    /// for a probe, the discover view (the session now carries the envelope), or — the
-    /// server not speaking the stateless era and the mode `auto` — the answer to the
-    /// `initialize` sent in its place.
-    pub(super) async fn negotiate_era(
-        &self,
-        session: &Arc<Session>,
-        first: super::First,
-    ) -> Negotiated {
+    /// Turn the connect's first step into the handshake's outcome: for a probe, the discover
+    /// view (the connection now carries the envelope), or — the server not speaking the
+    /// stateless era and the mode `auto` — the answer to the `initialize` sent in its place.
+    pub(crate) async fn negotiate_era(&self, h: &dyn Handshake, first: First) -> Negotiated {
         let rx = match first {
-            super::First::Sent(Opening::Probe, rx) => rx,
-            super::First::Sent(_, rx) => return Negotiated::Done(rx.await),
-            super::First::Adopt(discover) => {
-                return Negotiated::Done(self.adopt(session, &discover).await)
-            }
+            First::Sent(era::DISCOVER, rx) => rx,
+            First::Sent(_, rx) => return Negotiated::Done(rx.await),
+            First::Adopted => return Negotiated::Done(self.adopt(h).await),
         };
-        let Some((mode, first)) = self
-            .era_mode()
-            .cloned()
-            .and_then(|m| Some((m.clone(), m.first_probe()?.to_owned())))
-        else {
+        let mode = self.era_mode().clone();
+        let Some(first) = mode.first_probe().map(str::to_owned) else {
             return Negotiated::Done(rx.await);
         };
-        match self.probe(session, rx, mode, first).await {
-            Err(why) if self.restarts_after_probe(session) => Negotiated::Restart(why),
-            Err(_) => Negotiated::Done(Ok(Err(session.shared.disconnect_error()))),
+        match self.probe(h, rx, mode, first).await {
+            Err(why) if self.restarts_after_probe(h) => Negotiated::Restart(why),
+            Err(_) => Negotiated::Done(Ok(Err(h.disconnect_error()))),
             Ok(outcome) => Negotiated::Done(outcome),
         }
     }
 
-    /// A remembered stateless verdict: once the transport is open, the session carries the
-    /// envelope and the view is the remembered discover result's; nothing is sent.
-    async fn adopt(&self, session: &Arc<Session>, discover: &Value) -> Outcome {
-        if let Err(e) = session.shared.wait_link_opened().await {
+    /// A remembered stateless verdict: once the transport is open, the connection carries
+    /// the envelope and the view is the remembered discover result's; nothing is sent.
+    async fn adopt(&self, h: &dyn Handshake) -> Outcome {
+        if let Err(e) = h.opened().await {
             return Ok(Err(e));
         }
+        let Some(Prior::Modern(discover)) = self.prior() else {
+            return Ok(Err(Error::InvalidArgument(
+                "option `mcp_prior`: no stateless verdict to adopt".into(),
+            )));
+        };
         let version = match self.era_mode() {
-            Some(EraMode::Pinned(p)) => Some(p.as_str()),
+            EraMode::Pinned(p) => Some(p.as_str()),
             _ => era::pick_version(&discover["supportedVersions"]),
         };
         let Some(version) = version else {
@@ -204,7 +166,7 @@ impl Client {
             version,
             "MCP: the stateless era from option mcp_prior; no server/discover probe"
         );
-        set_envelope(session, self.envelope(version));
+        self.set_envelope(Some(self.envelope_of(version)));
         let view = era::discover_view(discover, version);
         Ok(Ok(
             serde_json::value::to_raw_value(&view).expect("view serializes")
@@ -215,22 +177,17 @@ impl Client {
     /// caller decides whether the server is started again).
     async fn probe(
         &self,
-        session: &Arc<Session>,
-        rx: oneshot::Receiver<Result<Box<RawValue>>>,
+        h: &dyn Handshake,
+        rx: tokio::sync::oneshot::Receiver<Result<Box<RawValue>>>,
         mode: EraMode,
         first: String,
     ) -> std::result::Result<Outcome, String> {
-        let opts = RequestOptions {
-            timeout: Some(self.inner.options.connect_timeout),
-            retry: Some(crate::options::RetryPolicy::none()),
-            read_ahead: Some(false),
-        };
         let mut offered = first;
         let mut outcome = rx.await;
         let mut retries = 0;
         let why = loop {
             match outcome {
-                Err(_) => return Err(Self::ended_because(session)),
+                Err(_) => return Err(Self::ended_because(h)),
                 Ok(Ok(raw)) => {
                     let v: Value = serde_json::from_str(raw.get()).unwrap_or_default();
                     let chosen = match &mode {
@@ -242,7 +199,7 @@ impl Client {
                     match chosen {
                         Some(version) => {
                             tracing::debug!(version, "MCP: the server speaks the stateless era");
-                            set_envelope(session, self.envelope(version));
+                            self.set_envelope(Some(self.envelope_of(version)));
                             let view = era::discover_view(&v, version);
                             return Ok(Ok(Ok(
                                 serde_json::value::to_raw_value(&view).expect("view serializes")
@@ -277,24 +234,17 @@ impl Client {
                         "MCP: version refused, retrying server/discover"
                     );
                     offered = next.to_owned();
-                    let params = self.discover_params(Some(next)).expect("an MCP connection");
-                    outcome = match session
-                        .shared
-                        .start_request(era::DISCOVER, &params, opts, true)
-                    {
+                    let params = self.discover_params(Some(next)).expect("a probing mode");
+                    outcome = match h.request(era::DISCOVER, &params) {
                         Ok(rx) => rx.await,
-                        Err(_) if session.shared.is_closed() => {
-                            return Err(Self::ended_because(session))
-                        }
+                        Err(_) if h.is_closed() => return Err(Self::ended_because(h)),
                         Err(e) => return Ok(Ok(Err(e))),
                     };
                 }
                 // Authorization failed (or was refused): `initialize` would meet the same
                 // answer, and ask the user's browser step a second time.
                 Ok(Err(Error::Rpc(e))) if refused_access(&e) => return Ok(Ok(Err(Error::Rpc(e)))),
-                Ok(Err(_)) if session.shared.is_closed() => {
-                    return Err(Self::ended_because(session))
-                }
+                Ok(Err(_)) if h.is_closed() => return Err(Self::ended_because(h)),
                 Ok(Err(e)) => break format!("server/discover failed: {e}"),
             }
         };
@@ -304,16 +254,10 @@ impl Client {
             )))));
         }
         tracing::debug!("MCP: {why}; falling back to the initialize handshake");
-        let params = self.initialize_params();
-        Ok(
-            match session
-                .shared
-                .start_request("initialize", &params, opts, true)
-            {
-                Ok(rx) => rx.await,
-                Err(e) => Ok(Err(e)),
-            },
-        )
+        Ok(match h.request(INITIALIZE, self.init_params()) {
+            Ok(rx) => rx.await,
+            Err(e) => Ok(Err(e)),
+        })
     }
 }
 
@@ -321,20 +265,4 @@ impl Client {
 fn refused_access(e: &crate::error::RpcError) -> bool {
     let status = e.data.as_ref().and_then(|d| d.get("httpStatus"));
     matches!(status.and_then(Value::as_u64), Some(401 | 403))
-}
-
-/// Which era and version an MCP connection speaks, from its initialize result view.
-pub(super) fn era_of(raw: &Value) -> &'static str {
-    match raw.get("era").and_then(Value::as_str) {
-        Some("stateless") => "stateless",
-        _ => "handshake",
-    }
-}
-
-/// From now on every request of `session` carries `envelope` (an MCP connection's rules keep
-/// it; era negotiation runs on MCP connections only).
-fn set_envelope(session: &Session, envelope: Envelope) {
-    if let Some(mcp) = session.shared.rules_of::<McpRules>() {
-        mcp.set_envelope(Some(envelope));
-    }
 }

@@ -1,11 +1,10 @@
-//! The handshake: the `initialize` params the client sends, the result the server answers
-//! ([`InitializeResult`]) and the check of the server's Codex version.
+//! The handshake of either protocol: the result the server answers ([`InitializeResult`],
+//! with the accessors of both protocols' fields) and the client's info it is sent. Each
+//! protocol's rules build their own `initialize` params (`app_server`, `mcp::rules`).
 
-use serde_json::value::RawValue;
-use serde_json::Value;
+use serde_json::{Map, Value};
 
-use super::Client;
-use crate::options::Protocol;
+use crate::options::ClientOptions;
 use crate::protocol::mcp::era::Prior;
 use crate::version::{user_agent_version, ServerVersion};
 
@@ -44,7 +43,7 @@ impl InitializeResult {
     /// `initialize` handshake of 2025-11-25 and earlier). See [`protocol_version`](Self::protocol_version)
     /// for the version within it.
     pub fn mcp_era(&self) -> &'static str {
-        super::era::era_of(&self.raw)
+        crate::protocol::mcp::era::era_of(&self.raw)
     }
     /// MCP: the era this connection negotiated, to keep and give back to a later connect to
     /// the same server (option `mcp_prior`, [`ClientOptions::mcp_prior`](crate::ClientOptions::mcp_prior))
@@ -89,35 +88,15 @@ impl InitializeResult {
     }
 }
 
-impl Client {
-    /// The params of `initialize`: the client's info and capabilities (MCP or app-server).
-    pub(super) fn initialize_params(&self) -> Box<RawValue> {
-        let o = &self.inner.options;
-        let mut info = serde_json::Map::new();
-        info.insert("name".into(), o.client_name.clone().into());
-        if let Some(t) = &o.client_title {
-            info.insert("title".into(), t.clone().into());
-        }
-        info.insert("version".into(), o.client_version.clone().into());
-        let params = if o.transport.protocol() == Protocol::Mcp {
-            crate::protocol::mcp::initialize_params(
-                info,
-                o.mcp.capabilities.clone(),
-                o.mcp.sampling_tools,
-            )
-        } else {
-            let mut caps = serde_json::Map::new();
-            caps.insert("experimentalApi".into(), Value::Bool(o.experimental_api));
-            if !o.opt_out_notification_methods.is_empty() {
-                caps.insert(
-                    "optOutNotificationMethods".into(),
-                    o.opt_out_notification_methods.clone().into(),
-                );
-            }
-            serde_json::json!({ "clientInfo": info, "capabilities": caps })
-        };
-        serde_json::value::to_raw_value(&params).expect("initialize params serialize")
+/// The client's `clientInfo` in the handshake (`name`, `title`, `version`), from `opts`.
+pub(crate) fn client_info(opts: &ClientOptions) -> Map<String, Value> {
+    let mut info = Map::new();
+    info.insert("name".into(), opts.client_name.clone().into());
+    if let Some(t) = &opts.client_title {
+        info.insert("title".into(), t.clone().into());
     }
+    info.insert("version".into(), opts.client_version.clone().into());
+    info
 }
 
 #[cfg(test)]

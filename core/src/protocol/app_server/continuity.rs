@@ -4,6 +4,8 @@
 //! history) and without duplicates (an item or turn event already delivered is dropped).
 //!
 //! Only kept when the client reconnects ([`ClientOptions::reconnect`](crate::ClientOptions)).
+//! The app-server's rules ([`AppServerRules`](super::AppServerRules)) keep it and answer the
+//! reconnect's questions with it (`Rules::resumptions`, `Rules::resumed`).
 
 use serde_json::value::RawValue;
 use serde_json::{json, Value};
@@ -11,6 +13,7 @@ use std::collections::{HashMap, HashSet};
 use std::sync::Mutex;
 
 use crate::event::Notification;
+use crate::protocol::seam::{Resumed, Resumption};
 
 /// The delivered events of one running turn.
 #[derive(Default)]
@@ -274,6 +277,50 @@ impl Continuity {
         out
     }
 }
+
+impl Continuity {
+    /// What the `thread/resume` of `thread_id` came to (see [`gap_events`](Self::gap_events)):
+    /// the gap's events, and the turns they end (`(thread, turn, status)`).
+    pub(crate) fn resumed(
+        &self,
+        thread_id: &str,
+        resumed: std::result::Result<&Value, &str>,
+        restarted: bool,
+    ) -> Resumed {
+        let events = self.gap_events(thread_id, resumed, restarted);
+        let ended = events
+            .iter()
+            .filter(|n| n.method == TURN_COMPLETED)
+            .map(|n| {
+                let p: Value = serde_json::from_str(n.params.get()).unwrap_or_default();
+                let status = p["turn"]["status"].as_str().unwrap_or_default().to_owned();
+                let turn = p["turn"]["id"].as_str().unwrap_or_default().to_owned();
+                (thread_id.to_owned(), turn, status)
+            })
+            .collect();
+        Resumed { events, ended }
+    }
+
+    /// The `thread/resume` requests of a rejoin: one per loaded thread.
+    pub(crate) fn resumptions(&self) -> Vec<Resumption> {
+        self.threads()
+            .into_iter()
+            .map(|thread| {
+                let params = serde_json::json!({ "threadId": thread });
+                Resumption {
+                    method: THREAD_RESUME,
+                    params: serde_json::value::to_raw_value(&params).expect("params serialize"),
+                    what: thread,
+                }
+            })
+            .collect()
+    }
+}
+
+/// The request that resumes a thread on a new connection.
+const THREAD_RESUME: &str = "thread/resume";
+/// The notification that ends a turn.
+const TURN_COMPLETED: &str = "turn/completed";
 
 fn notification(method: &str, params: Value) -> Notification {
     Notification::new(
