@@ -5,8 +5,8 @@
 pub mod account;
 mod client;
 mod deprecated;
-mod skill_sources;
 mod server_version;
+mod skill_sources;
 pub(crate) mod thread;
 pub(crate) mod thread_ref;
 pub(crate) mod turn;

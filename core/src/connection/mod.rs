@@ -22,8 +22,8 @@ mod skill_sources;
 mod view;
 pub(crate) use view::{forward, protocol_view};
 
-pub use callbacks::HandlerSlot;
 pub use crate::protocol::handshake::InitializeResult;
+pub use callbacks::HandlerSlot;
 
 /// One connection of a client: the session and, in callback mode, its dispatch thread.
 struct Connection {
@@ -234,8 +234,7 @@ impl Client {
                 // The first server is reaped before the second starts.
                 session.shutdown();
                 let (next, first) = self.begin_connect(true, Some(&session))?;
-                let outcome = match crate::delivery::block_on(Self::negotiate(&next, first), None)
-                {
+                let outcome = match crate::delivery::block_on(Self::negotiate(&next, first), None) {
                     Negotiated::Done(o) => o,
                     Negotiated::Restart(_) => unreachable!("no second restart"),
                 };

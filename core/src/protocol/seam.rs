@@ -49,8 +49,11 @@ pub(crate) trait Rounds: Sync {
     /// its event loop), bounded by the request's timeout.
     fn answer<'a>(&'a self, method: &'a str, params: Value) -> Step<'a, Result<Value>>;
     /// Send one request and await its answer as it came (no rounds).
-    fn send_once<'a>(&'a self, method: &'a str, params: Box<RawValue>)
-        -> Step<'a, Result<Box<RawValue>>>;
+    fn send_once<'a>(
+        &'a self,
+        method: &'a str,
+        params: Box<RawValue>,
+    ) -> Step<'a, Result<Box<RawValue>>>;
 }
 
 /// The answer to a request of the handshake (`Err(_)`: the connection ended before it).

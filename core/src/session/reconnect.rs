@@ -15,8 +15,8 @@ use crate::correlation::Reply;
 use crate::error::{DisconnectInfo, Error, Result};
 use crate::event::{ConnectionEvent, ReconnectAttempt, Rejoined};
 use crate::message::notification_line;
-use crate::protocol::seam::INITIALIZE;
 use crate::options::{ClientOptions, ReconnectPolicy};
+use crate::protocol::seam::INITIALIZE;
 use crate::transport::{self, Link};
 
 /// How a link ended.

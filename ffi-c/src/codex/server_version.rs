@@ -1,5 +1,5 @@
 //! The connected server's Codex version and what it supports (the core's
-//! `Client::server_version`, `Client::supports`). ABI 1.10.
+//! `CodexClient::server_version`, `CodexClient::supports`). ABI 1.10.
 
 use std::ffi::c_char;
 

@@ -10,15 +10,15 @@ use std::any::Any;
 mod continuity;
 
 use super::seam::{Link, Resumed, Resumption, Route, Rules};
-use crate::event::Notification;
-use continuity::Continuity;
 use crate::error::{Error, Result};
 use crate::event::ConnectionEvent;
-use crate::options::{ClientOptions, TransportKind};
-use crate::version::{check_server_version, ServerVersion, VersionSource};
-use std::sync::Mutex;
-use crate::protocol::handshake::client_info;
+use crate::event::Notification;
 use crate::message::request_id_param;
+use crate::options::{ClientOptions, TransportKind};
+use crate::protocol::handshake::client_info;
+use crate::version::{check_server_version, ServerVersion, VersionSource};
+use continuity::Continuity;
+use std::sync::Mutex;
 
 /// The app-server's rules on one connection.
 pub(crate) struct AppServerRules {

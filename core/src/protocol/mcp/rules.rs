@@ -18,9 +18,9 @@ use super::era::{Envelope, EraMode, Prior};
 use super::output_schema::ToolSchemas;
 use super::{Root, TOOLS_LIST_CHANGED};
 use crate::error::{Error, Result};
+use crate::message::request_id_param;
 use crate::options::{ClientOptions, TransportKind, DEFAULT_INPUT_ROUNDS};
 use crate::protocol::handshake::client_info;
-use crate::message::request_id_param;
 use crate::protocol::seam::{
     First, Handshake, Link, Negotiated, Opening, Outcome, Rounds, Route, Rules, Step,
 };
