@@ -4,7 +4,6 @@
 
 pub mod account;
 mod client;
-mod deprecated;
 mod skill_sources;
 pub(crate) mod thread;
 pub(crate) mod thread_ref;
