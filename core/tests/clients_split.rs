@@ -141,7 +141,10 @@ fn public_methods(ty: &str) -> BTreeSet<String> {
         }
     }
     let mut paths = Vec::new();
-    files(&Path::new(env!("CARGO_MANIFEST_DIR")).join("src"), &mut paths);
+    files(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("src"),
+        &mut paths,
+    );
     let head = format!("impl {ty} {{");
     let mut names = BTreeSet::new();
     for path in paths {
@@ -159,7 +162,11 @@ fn public_methods(ty: &str) -> BTreeSet<String> {
                 let rest = line
                     .strip_prefix("    pub fn ")
                     .or_else(|| line.strip_prefix("    pub async fn "))
-                    .or_else(|| entries.then(|| line.strip_prefix("    async fn ")).flatten());
+                    .or_else(|| {
+                        entries
+                            .then(|| line.strip_prefix("    async fn "))
+                            .flatten()
+                    });
                 if let Some(rest) = rest {
                     let name: String = rest
                         .chars()
