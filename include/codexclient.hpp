@@ -32,7 +32,8 @@
  * list_prompts(), get_prompt(), complete(), set_logging_level(), ping() and mcp_call() /
  * mcp_request() for any of them by name, cancel_request() for async ones. The method names
  * and params come from the library (codex_mcp_method_name, codex_mcp_params): this header
- * spells no protocol. (The same methods on codex::Client are deprecated spellings.)
+ * spells no protocol. codex::Client has none of them, nor codex::McpClient a Codex method
+ * (tests/c/test_clients_split.cpp).
  *
  * MCP subscriptions (2026-07-28; ABI 1.9): McpClient::listen() opens a subscriptions/listen
  * stream and returns a codex::Listen once the server acknowledged it (acknowledged(): the

@@ -12,8 +12,6 @@
 #ifndef CODEXCLIENT_CODEX_HPP
 #define CODEXCLIENT_CODEX_HPP
 
-#include "codexclient_mcp.hpp" // the deprecated MCP spellings of codex::Client
-
 namespace codex {
 
 /// A ChatGPT login in progress (RAII: destruction frees the handle; the server's login goes
@@ -67,12 +65,11 @@ private:
 /// A client of one Codex app-server (the default transport, ws://, wss://, unix) or of Codex
 /// through the exec / codex-mcp-server transports: the connection plus threads, turns,
 /// approvals, login and the app-server's helpers (RAII: destruction disconnects and frees).
-/// Move-only. The MCP requests are codex::McpClient's: their spellings here are deprecated
-/// (for one minor version) and run the same code.
-class Client : public detail::McpConnection {
+/// Move-only. It has no MCP request: those are codex::McpClient's (tests/c/test_clients_split.cpp).
+class Client : public Connection {
 public:
     /// A client of the server `o` names (codex_client_new); connect() handshakes.
-    explicit Client(const Options &o) : detail::McpConnection(o) {}
+    explicit Client(const Options &o) : Connection(o) {}
     /// Takes over `o`'s connection.
     Client(Client &&o) noexcept = default;
 
@@ -198,111 +195,9 @@ public:
         return r == 1;
     }
 
-
-    /// Deprecated: use codex::McpClient::mcp_call() (the MCP requests are the MCP client's).
-    [[deprecated("use codex::McpClient")]]
-    std::string mcp_call(const std::string &name, const std::optional<std::string> &subject = std::nullopt,
-                         const std::string &arguments_json = "", uint64_t timeout_ms = 0) {
-        return detail::McpConnection::mcp_call(name, subject, arguments_json, timeout_ms);
-    }
-    /// Deprecated: use codex::McpClient::mcp_request() (the MCP requests are the MCP client's).
-    [[deprecated("use codex::McpClient")]]
-    uint64_t mcp_request(const std::string &name, const std::optional<std::string> &subject,
-                         const std::string &arguments_json, uint64_t timeout_ms, EventFn done) {
-        return detail::McpConnection::mcp_request(name, subject, arguments_json, timeout_ms, std::move(done));
-    }
-    /// Deprecated: use codex::McpClient::list_tools() (the MCP requests are the MCP client's).
-    [[deprecated("use codex::McpClient")]]
-    std::string list_tools(const std::string &cursor = "") {
-        return detail::McpConnection::list_tools(cursor);
-    }
-    /// Deprecated: use codex::McpClient::call_tool() (the MCP requests are the MCP client's).
-    [[deprecated("use codex::McpClient")]]
-    std::string call_tool(const std::string &name, const std::string &arguments_json = "{}",
-                          uint64_t timeout_ms = 0) {
-        return detail::McpConnection::call_tool(name, arguments_json, timeout_ms);
-    }
-    /// Deprecated: use codex::McpClient::list_resources() (the MCP requests are the MCP client's).
-    [[deprecated("use codex::McpClient")]]
-    std::string list_resources(const std::string &cursor = "") {
-        return detail::McpConnection::list_resources(cursor);
-    }
-    /// Deprecated: use codex::McpClient::list_resource_templates() (the MCP requests are the MCP client's).
-    [[deprecated("use codex::McpClient")]]
-    std::string list_resource_templates(const std::string &cursor = "") {
-        return detail::McpConnection::list_resource_templates(cursor);
-    }
-    /// Deprecated: use codex::McpClient::read_resource() (the MCP requests are the MCP client's).
-    [[deprecated("use codex::McpClient")]]
-    std::string read_resource(const std::string &uri) {
-        return detail::McpConnection::read_resource(uri);
-    }
-    /// Deprecated: use codex::McpClient::subscribe_resource() (the MCP requests are the MCP client's).
-    [[deprecated("use codex::McpClient")]]
-    void subscribe_resource(const std::string &uri) {
-        detail::McpConnection::subscribe_resource(uri);
-    }
-    /// Deprecated: use codex::McpClient::unsubscribe_resource() (the MCP requests are the MCP client's).
-    [[deprecated("use codex::McpClient")]]
-    void unsubscribe_resource(const std::string &uri) {
-        detail::McpConnection::unsubscribe_resource(uri);
-    }
-    /// Deprecated: use codex::McpClient::list_prompts() (the MCP requests are the MCP client's).
-    [[deprecated("use codex::McpClient")]]
-    std::string list_prompts(const std::string &cursor = "") {
-        return detail::McpConnection::list_prompts(cursor);
-    }
-    /// Deprecated: use codex::McpClient::get_prompt() (the MCP requests are the MCP client's).
-    [[deprecated("use codex::McpClient")]]
-    std::string get_prompt(const std::string &name, const std::string &arguments_json = "{}") {
-        return detail::McpConnection::get_prompt(name, arguments_json);
-    }
-    /// Deprecated: use codex::McpClient::complete() (the MCP requests are the MCP client's).
-    [[deprecated("use codex::McpClient")]]
-    std::string complete(const std::string &params_json) {
-        return detail::McpConnection::complete(params_json);
-    }
-    /// Deprecated: use codex::McpClient::set_logging_level() (the MCP requests are the MCP client's).
-    [[deprecated("use codex::McpClient")]]
-    void set_logging_level(const std::string &level) {
-        detail::McpConnection::set_logging_level(level);
-    }
-    /// Deprecated: use codex::McpClient::ping() (the MCP requests are the MCP client's).
-    [[deprecated("use codex::McpClient")]]
-    void ping(uint64_t timeout_ms = 0) {
-        detail::McpConnection::ping(timeout_ms);
-    }
-    /// Deprecated: use codex::McpClient::listen() (the MCP requests are the MCP client's).
-    [[deprecated("use codex::McpClient")]]
-    Listen listen(const std::string &filter_json = "{}", uint64_t timeout_ms = 0) {
-        return detail::McpConnection::listen(filter_json, timeout_ms);
-    }
-    /// Deprecated: use codex::McpClient::mcp_skills_list() (the MCP requests are the MCP client's).
-    [[deprecated("use codex::McpClient")]]
-    std::string mcp_skills_list(bool all_pages = true, const std::string &cursor = "") {
-        return detail::McpConnection::mcp_skills_list(all_pages, cursor);
-    }
-    /// Deprecated: use codex::McpClient::mcp_skill_load() (the MCP requests are the MCP client's).
-    [[deprecated("use codex::McpClient")]]
-    std::string mcp_skill_load(const std::string &skill) {
-        return detail::McpConnection::mcp_skill_load(skill);
-    }
-    /// Deprecated: use codex::McpClient::mcp_method() (the MCP requests are the MCP client's).
-    [[deprecated("use codex::McpClient")]]
-    static std::string mcp_method(const std::string &name) {
-        return detail::McpConnection::mcp_method(name);
-    }
-    /// Deprecated: use codex::McpClient::mcp_params() (the MCP requests are the MCP client's).
-    [[deprecated("use codex::McpClient")]]
-    static std::string mcp_params(const std::string &name,
-                                  const std::optional<std::string> &subject = std::nullopt,
-                                  const std::string &arguments_json = "") {
-        return detail::McpConnection::mcp_params(name, subject, arguments_json);
-    }
-
 private:
     friend class Pool;
-    explicit Client(codex_client_t *adopted) : detail::McpConnection(adopted) {}
+    explicit Client(codex_client_t *adopted) : Connection(adopted) {}
 
     Login start_login(bool device_code) {
         codex_login_t *l = nullptr;

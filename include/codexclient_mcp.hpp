@@ -50,8 +50,8 @@ private:
 
 namespace detail {
 
-/// A connection with the MCP requests (protected: public in codex::McpClient; codex::Client
-/// keeps their deprecated spellings, which run the same code). Not made directly.
+/// A connection with the MCP requests (protected: public in codex::McpClient only; codex::Client
+/// has none of them). Not made directly.
 class McpConnection : public Connection {
 protected:
     /// A client of the server `o` names (codex_client_new); not connected yet.

@@ -5,7 +5,7 @@ protocol and gives you, with :class:`CodexClient` (:class:`AsyncCodexClient`), t
 has a timeout, a dead server fails every pending call at once with its stderr tail, and an
 approval nobody handles (or whose handler raises) is declined. :class:`McpClient`
 (:class:`AsyncMcpClient`) speaks to any MCP server. ``Client`` and ``AsyncClient`` are the Codex
-clients under the names users have; their MCP methods are deprecated aliases.
+clients under the names users have, with no MCP method (those are :class:`McpClient`'s).
 
 Async::
 

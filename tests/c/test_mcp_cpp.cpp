@@ -9,7 +9,7 @@
 //   filled in by the library), roots answered by the library;
 // - mcp_request + cancel_request: the completion has CODEX_STATUS_CANCELLED, a second cancel
 //   is false, ping still answers; a timeout throws CODEX_STATUS_TIMEOUT, ping still answers;
-// - the deprecated MCP spellings of codex::Client forward to the same code.
+// (codex::Client has none of these: test_clients_split.cpp.)
 #include "mcp_util.h"
 
 #include <chrono>
@@ -135,26 +135,6 @@ void everything_server() {
     REQUIRE(c.disconnect());
 }
 
-// The MCP spellings on codex::Client are deprecated and forward to the McpClient's code: used
-// here deliberately (the warning silenced for this function only).
-#if defined(__GNUC__)
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
-#endif
-void deprecated_forwards() {
-    codex::Client c(everything());
-    c.connect();
-    REQUIRE_HAS(c.list_tools(), "\"echo\"");
-    REQUIRE_HAS(c.call_tool("echo", R"({"message":"old spelling"})"), "old spelling");
-    REQUIRE(codex::Client::mcp_method("call_tool") == "tools/call");
-    c.ping();
-    REQUIRE(c.disconnect());
-    std::printf("  deprecated codex::Client MCP spellings forward (list_tools, call_tool, mcp_method, ping)\n");
-}
-#if defined(__GNUC__)
-#pragma GCC diagnostic pop
-#endif
-
 // The negotiated era (codex_client_mcp_prior, ABI 1.11) given back as Options::mcp_prior_json.
 void remembered_era() {
     codex::McpClient a(everything());
@@ -183,7 +163,6 @@ int main() {
     std::printf("test_mcp_cpp: node %s, server %s\n", mcp_node(), mcp_everything());
     bad_options();
     everything_server();
-    deprecated_forwards();
     remembered_era();
     std::printf("test_mcp_cpp: ok\n");
     return 0;

@@ -1,9 +1,11 @@
-"""One client class per protocol (issue #35): :class:`CodexClient` / :class:`AsyncCodexClient`
-carry the Codex methods, :class:`McpClient` / :class:`AsyncMcpClient` the MCP ones, on a shared
-protocol-neutral base; each class is checked against explicit lists. ``Client`` /
-``AsyncClient`` stay the Codex clients; their MCP methods are deprecated aliases that warn
-(naming the replacement, pointing at the caller) and forward — checked against the real MCP
-everything server and the real Codex. An option of the other client is the core's clear error.
+"""One client class per protocol (issues #35, #42): :class:`CodexClient` /
+:class:`AsyncCodexClient` carry the Codex methods, :class:`McpClient` / :class:`AsyncMcpClient`
+the MCP ones, on a shared protocol-neutral base; each class is checked against explicit lists,
+and no class has any method of the other protocol (the lists taken from the classes
+themselves). ``Client`` / ``AsyncClient`` stay the Codex clients, with no MCP method (their
+deprecated MCP aliases were removed before 0.2.0 shipped); made for an MCP server they warn
+and still connect — checked against the real MCP everything server and the real Codex. An
+option of the other client is the core's clear error.
 """
 
 from __future__ import annotations
@@ -15,6 +17,9 @@ from typing import Any, Dict, List, Set, Tuple
 import pytest
 
 import codexclient
+from codexclient._async import AsyncClientBase
+from codexclient._base import ClientBase
+from codexclient._sync import SyncClientBase
 from codexclient import (
     AsyncClient,
     AsyncCodexClient,
@@ -50,8 +55,6 @@ MCP = {
     "load_skill", "listen", "call_tool_as_task", "get_task", "list_tasks", "cancel_task",
     "task_result", "wait_task", "on_sampling", "on_roots",
 }  # fmt: skip
-ALIASES = sorted(MCP)
-"""The deprecated aliases on ``Client`` and ``AsyncClient``: every MCP method."""
 
 
 def _public(cls: type) -> Set[str]:
@@ -65,8 +68,8 @@ def _public(cls: type) -> Set[str]:
         (AsyncCodexClient, SHARED | CODEX),
         (McpClient, SHARED | MCP),
         (AsyncMcpClient, SHARED | MCP),
-        (Client, SHARED | CODEX | MCP),
-        (AsyncClient, SHARED | CODEX | MCP),
+        (Client, SHARED | CODEX),
+        (AsyncClient, SHARED | CODEX),
     ],
 )
 def test_each_class_has_only_its_protocols_methods(cls: type, expected: Set[str]) -> None:
@@ -91,48 +94,50 @@ def test_the_class_tree() -> None:
         assert inspect.iscoroutinefunction(inspect.unwrap(getattr(cls, name))), name
 
 
-@pytest.mark.parametrize("cls, new", [(Client, McpClient), (AsyncClient, AsyncMcpClient)])
-def test_every_alias_warns_naming_the_replacement_and_forwards(cls: type, new: type) -> None:
-    # Not connected: each alias warns at the call (pointing at this file), then the MCP
-    # method it forwards to runs and the core refuses it (NotConnectedError, or for the skills
-    # the missing extension), when called or, for the asyncio ones, awaited.
-    c: Any = cls(codex_bin="/nonexistent/codex")
-    try:
-        for name in ALIASES:
-            method = getattr(cls, name)
-            assert method.__wrapped__ is getattr(new, name), name
-            if name.startswith("on_"):
-                with pytest.warns(DeprecationWarning) as w:
-                    assert getattr(c, name)(lambda r: None) is not None
-            else:
-                args, kwargs = _args_for(name)
-                with pytest.warns(DeprecationWarning) as w:
-                    with pytest.raises(codexclient.CodexError):
-                        value = getattr(c, name)(*args, **kwargs)
-                        if inspect.isawaitable(value):
-                            run(value)
-                        elif hasattr(value, "__enter__"):
-                            value.result()
-            msg = str(w[0].message)
-            assert msg.startswith(f"{cls.__name__}.{name}() is deprecated: use {new.__name__}.{name}()"), msg
-            assert w[0].filename == __file__, (name, w[0].filename)
-    finally:
-        close = c.close()
-        if inspect.isawaitable(close):
-            run(close)
+CODEX_CLASSES = (CodexClient, AsyncCodexClient, Client, AsyncClient)
+MCP_CLASSES = (McpClient, AsyncMcpClient)
+BASE = _public(ClientBase) | _public(SyncClientBase) | _public(AsyncClientBase) | SHARED
+"""The protocol-neutral names: the neutral bases' and ``SHARED`` (every class has those, see
+above; ``request`` is typed per protocol but sends any method): what a class has beyond them is
+its protocol's."""
 
 
-def _args_for(name: str) -> Tuple[List[Any], Dict[str, Any]]:
-    one = {"call_tool", "call_tool_progress", "read_resource", "subscribe_resource",
-           "unsubscribe_resource", "get_prompt", "set_logging_level", "load_skill",
-           "call_tool_as_task", "get_task", "cancel_task", "task_result"}  # fmt: skip
-    if name in one:
-        return ["x"], {}
-    if name == "complete":
-        return ["arg", "v"], {"prompt": "p"}
-    if name == "wait_task":
-        return ["t", 1.0], {}
-    return [], {}
+def _own(classes: Tuple[type, ...]) -> Set[str]:
+    """Every public name of ``classes`` that their protocol-neutral bases do not have."""
+    return set().union(*(_public(c) for c in classes)) - BASE
+
+
+@pytest.mark.parametrize(
+    "classes, others, sample",
+    [
+        (MCP_CLASSES, CODEX_CLASSES, {"list_tools", "call_tool", "ping", "listen", "on_sampling"}),
+        (CODEX_CLASSES, MCP_CLASSES, {"thread_start", "login_api_key", "on_command_approval"}),
+    ],
+    ids=["no MCP method on a Codex client", "no Codex method on an MCP client"],
+)
+def test_no_class_has_a_method_of_the_other_protocol(
+    classes: Tuple[type, ...], others: Tuple[type, ...], sample: Set[str]
+) -> None:
+    # The names come from the classes (a method added later is covered); the sample guards
+    # against an empty list passing.
+    names = _own(classes)
+    assert sample <= names, sorted(sample - names)
+    for cls in others:
+        present = sorted(n for n in names if hasattr(cls, n))
+        assert not present, f"{cls.__name__} has {present}"
+    # Nor an instance (no __getattr__ forwarding); made without connecting.
+    for cls in others:
+        kwargs: Dict[str, Any] = (
+            {"command": ["/nonexistent/server"]} if cls in MCP_CLASSES else {"codex_bin": "/nonexistent/codex"}
+        )
+        c: Any = cls(**kwargs)
+        try:
+            present = sorted(n for n in names if hasattr(c, n))
+            assert not present, f"a {cls.__name__} has {present}"
+        finally:
+            close = c.close()
+            if inspect.isawaitable(close):
+                run(close)
 
 
 # -- construction --------------------------------------------------------------------------------
@@ -165,52 +170,41 @@ def test_an_option_of_the_other_client_is_the_cores_error() -> None:
 
 
 def test_client_made_for_an_mcp_server_warns_and_still_connects() -> None:
+    # It connects (the warning at the caller's line), with no MCP method: raw requests only.
     node, js = mcp_everything()
     with pytest.warns(DeprecationWarning, match=r"Client\(\.\.\.\) for an MCP server is deprecated: use McpClient") as w:
         c = Client(command=[node, js, "stdio"], default_timeout=20.0)
     assert w[0].filename == __file__
     with c:
-        with pytest.warns(DeprecationWarning, match=r"Client\.list_tools\(\) is deprecated: use McpClient\.list_tools\(\)"):
-            old = sorted(t.name for t in c.list_tools())
-        with pytest.warns(DeprecationWarning, match=r"use McpClient\.call_tool\(\)"):
-            assert c.call_tool("echo", {"message": "hi"}).text == "Echo: hi"
-        with pytest.warns(DeprecationWarning, match=r"use McpClient\.ping\(\)"):
-            c.ping()
-        with pytest.warns(DeprecationWarning, match=r"use McpClient\.list_prompts\(\)"):
-            prompts = c.list_prompts()
+        assert not hasattr(c, "list_tools") and not hasattr(c, "call_tool")
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            old = sorted(t["name"] for t in c.request("tools/list")["tools"])
     with McpClient(command=[node, js, "stdio"], default_timeout=20.0) as m:
         with warnings.catch_warnings():
             warnings.simplefilter("error")
             assert sorted(t.name for t in m.list_tools()) == old
-            assert [p.name for p in m.list_prompts()] == [p.name for p in prompts]
-            assert m.call_tool("echo", {"message": "hi"}).text == "Echo: hi"
+            assert "echo" in old
 
 
 def test_async_client_made_for_an_mcp_server_warns_and_still_connects() -> None:
     node, js = mcp_everything()
 
     async def main() -> Dict[str, Any]:
-        with pytest.warns(DeprecationWarning, match=r"AsyncClient\(\.\.\.\) for an MCP server is deprecated: use AsyncMcpClient"):
+        with pytest.warns(DeprecationWarning, match=r"AsyncClient\(\.\.\.\) for an MCP server is deprecated: use AsyncMcpClient") as w:
             c = AsyncClient(command=[node, js, "stdio"], default_timeout=20.0)
+        assert w[0].filename == __file__
         async with c:
-            with pytest.warns(DeprecationWarning, match=r"AsyncClient\.list_tools\(\) is deprecated: use AsyncMcpClient\.list_tools\(\)") as w:
-                pending = c.list_tools()
-            assert w[0].filename == __file__
-            tools = await pending
-            with pytest.warns(DeprecationWarning, match=r"use AsyncMcpClient\.call_tool\(\)"):
-                echoed = (await c.call_tool("echo", {"message": "hey"})).text
-            with pytest.warns(DeprecationWarning, match=r"use AsyncMcpClient\.on_sampling\(\)"):
-                c.on_sampling(lambda r: None)
+            assert not hasattr(c, "list_tools") and not hasattr(c, "on_sampling")
+            tools = (await c.request("tools/list"))["tools"]
         async with AsyncMcpClient(command=[node, js, "stdio"], default_timeout=20.0) as m:
             with warnings.catch_warnings():
                 warnings.simplefilter("error")
                 fresh = await m.list_tools()
-                again = (await m.call_tool("echo", {"message": "hey"})).text
-        return dict(old=sorted(t.name for t in tools), new=sorted(t.name for t in fresh), echoed=echoed, again=again)
+        return dict(old=sorted(t["name"] for t in tools), new=sorted(t.name for t in fresh))
 
     r = run(main())
     assert r["old"] == r["new"] and "echo" in r["new"]
-    assert r["echoed"] == r["again"] == "Echo: hey"
 
 
 def test_codex_clients_old_and_new_names_run_a_turn_without_warnings(client_kwargs: dict) -> None:

@@ -209,10 +209,11 @@ async def mcp_listen_async(aclient: codexclient.AsyncMcpClient) -> None:
 def one_protocol_per_class(
     codex: codexclient.CodexClient, mcp: codexclient.McpClient, old: codexclient.Client
 ) -> None:
-    # each class has only its protocol's methods; Client keeps the MCP ones as typed aliases
+    # each class has only its protocol's methods; Client (the Codex client's old name) has none
+    # of MCP's
     assert_type(mcp.list_tools(), List[codexclient.Tool])
-    assert_type(old.list_tools(), List[codexclient.Tool])
-    assert_type(old.call_tool("echo", {"message": "hi"}), codexclient.CallToolResult)
+    old.list_tools()  # type: ignore[attr-defined]
+    old.call_tool("echo", {"message": "hi"})  # type: ignore[attr-defined]
     assert_type(old.thread_start(), codexclient.Thread)
     assert_type(mcp.request("tools/list"), Any)
     codex.list_tools()  # type: ignore[attr-defined]
@@ -233,8 +234,9 @@ async def one_protocol_per_class_async(
     mcp: codexclient.AsyncMcpClient, old: codexclient.AsyncClient
 ) -> None:
     assert_type(await mcp.call_tool("echo"), codexclient.CallToolResult)
-    assert_type(await old.call_tool("echo"), codexclient.CallToolResult)
-    assert_type(await old.list_prompts(), List[codexclient.Prompt])
+    await old.call_tool("echo")  # type: ignore[attr-defined]
+    await old.list_prompts()  # type: ignore[attr-defined]
+    assert_type(await old.thread_start(), codexclient.AsyncThread)
     assert_type(mcp.call_tool_progress("slow"), codexclient.AsyncToolCall)
     await mcp.thread_start()  # type: ignore[attr-defined]
     async with codexclient.AsyncMcpClient(command=["server"]) as m:

@@ -19,6 +19,22 @@ use crate::connection::Client;
 /// let _ = codex.list_tools();
 /// ```
 ///
+/// Nor are the Codex methods on the connection, [`Client`] (its deprecated forwards were
+/// removed before 0.2.0 shipped; `core/tests/clients_split.rs` checks every name): take the
+/// Codex view of it, [`CodexClient::from_connection`].
+///
+/// ```compile_fail
+/// # use codex_client::{Client, ClientOptions};
+/// let client = Client::new(ClientOptions::default());
+/// let _ = client.thread_start(serde_json::json!({}));
+/// ```
+///
+/// ```no_run
+/// # use codex_client::{Client, ClientOptions, CodexClient};
+/// let client = Client::new(ClientOptions::default());
+/// let _thread_start = CodexClient::from_connection(&client).thread_start(serde_json::json!({}));
+/// ```
+///
 /// ```no_run
 /// use codex_client::{ClientOptions, CodexClient};
 /// let codex = CodexClient::new(ClientOptions::default().codex_home("/tmp/codex-home"));

@@ -4,7 +4,6 @@
 
 pub mod account;
 mod client;
-mod deprecated;
 mod server_version;
 mod skill_sources;
 pub(crate) mod thread;

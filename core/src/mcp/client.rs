@@ -19,6 +19,22 @@ use crate::connection::Client;
 /// let _ = mcp.thread_start(serde_json::json!({}));
 /// ```
 ///
+/// Nor are the MCP methods on the connection, [`Client`] (its deprecated forwards were
+/// removed before 0.2.0 shipped; `core/tests/clients_split.rs` checks every name): take the
+/// MCP view of it, [`McpClient::from_connection`].
+///
+/// ```compile_fail
+/// # use codex_client::{Client, ClientOptions};
+/// let client = Client::new(ClientOptions::default());
+/// let _ = client.list_tools(None);
+/// ```
+///
+/// ```no_run
+/// # use codex_client::{Client, ClientOptions, McpClient};
+/// let client = Client::new(ClientOptions::default());
+/// let _list_tools = McpClient::from_connection(&client).list_tools(None);
+/// ```
+///
 /// ```no_run
 /// # async fn f() -> codex_client::Result<()> {
 /// use codex_client::{ClientOptions, McpClient, McpCommand, TransportKind};

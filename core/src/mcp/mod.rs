@@ -16,7 +16,6 @@ pub use crate::protocol::mcp::{
 };
 
 mod client;
-mod deprecated;
 mod elicitation;
 mod listen;
 pub use crate::protocol::mcp::log_level::LOG_LEVELS;

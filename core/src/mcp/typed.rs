@@ -146,8 +146,10 @@ impl Mcp<'_> {
 /// body on [`Mcp`], whose `self` carries the request options) come
 /// - the method on [`Mcp`] (per-request options; `$s` is its `self`),
 /// - the method of the same name on [`McpClient`] (the default options: it forwards to
-///   `self.mcp_default()`),
-/// - the deprecated forward of the same name on [`Client`] (to [`McpClient`]; until 0.3.0).
+///   `self.mcp_default()`).
+///
+/// Nothing of it is on the connection, [`Client`]: the deprecated forwards that were there
+/// before 0.2.0 shipped are removed (issue 42).
 ///
 /// The idea of rmcp's `method!`. Requests of another shape (`call_tool_with_progress`, whose
 /// `McpClient` form takes the options as an argument; `call_tool_progress`, on `Mcp` only)
@@ -169,17 +171,6 @@ macro_rules! mcp_requests {
                 $(#[doc = $doc])*
                 pub async fn $name(&self $(, $arg: $ty)*) -> Result<$ret> {
                     self.mcp_default().$name($($arg),*).await
-                }
-            )*
-        }
-
-        impl Client {
-            $(
-                #[doc = concat!("Deprecated: moved to [`McpClient::", stringify!($name), "`].")]
-                #[deprecated(since = "0.2.0", note = "use the McpClient method of the same name")]
-                #[allow(missing_docs)]
-                pub async fn $name(&self $(, $arg: $ty)*) -> Result<$ret> {
-                    McpClient::from_connection(self).$name($($arg),*).await
                 }
             )*
         }
