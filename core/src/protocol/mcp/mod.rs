@@ -6,6 +6,7 @@
 pub(crate) mod cache;
 pub mod elicitation;
 pub mod era;
+mod generated;
 pub mod headers;
 pub(crate) mod output_schema;
 pub(crate) mod rules;
@@ -13,6 +14,7 @@ mod sampling;
 mod types;
 
 pub use elicitation::ELICITATION_COMPLETE;
+pub use generated::SCHEMA_VERSIONS;
 pub use sampling::{
     CreateMessageParams, CreateMessageResult, SamplingBlock, SamplingContent, SamplingMessage,
     ToolChoice, ToolResult, ToolUse,
