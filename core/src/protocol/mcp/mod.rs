@@ -7,6 +7,8 @@ pub(crate) mod cache;
 pub mod elicitation;
 pub mod era;
 mod generated;
+#[cfg(test)]
+mod generated_tests;
 pub mod headers;
 pub(crate) mod output_schema;
 pub(crate) mod rules;
