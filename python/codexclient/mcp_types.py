@@ -5,35 +5,20 @@ schemas ``schema/mcp-<version>/schema.json`` (2025-11-25, 2026-07-28; see ``sche
 same pass and from the same model as the Rust types (``core/src/protocol/mcp/generated.rs``): the
 wire form (camelCase keys) of each result class's ``raw`` and of the dicts its getters return
 (``Tool.icons`` holds :class:`Icon` dicts, ``CallToolResult.resource_links`` :class:`ResourceLink`
-dicts). A key only one version has is not required. Type-checking only: nothing here validates.
+dicts). A key only one version has, or one not every version requires, is not required.
+Type-checking only: nothing here validates or converts.
 """
 
 # ruff: noqa
 # fmt: off
-from typing import Any, Dict, List, Literal, Tuple, TypedDict, Union
-
-from typing_extensions import NotRequired
+from typing import Any, Dict, List, Literal, Tuple, TypedDict
 
 SCHEMA_VERSIONS: Tuple[str, ...] = ("2025-11-25", "2026-07-28",)
 """The MCP protocol versions these types were generated from, oldest first."""
 
 
-class Icon(TypedDict):
-    """An optionally-sized icon that can be displayed in a user interface.
-
-    Generated from MCP 2025-11-25, 2026-07-28.
-    """
-
-    mimeType: NotRequired[str]
-    """Optional MIME type override if the source MIME type is missing or generic.
-    For example: `"image/png"`, `"image/jpeg"`, or `"image/svg+xml"`.
-    """
-    sizes: NotRequired[List[str]]
-    """Optional array of strings that specify sizes at which the icon can be used.
-    Each string should be in WxH format (e.g., `"48x48"`, `"96x96"`) or `"any"` for scalable formats like SVG.
-
-    If not provided, the client should assume that the icon can be used at any size.
-    """
+class _IconRequired(TypedDict):
+    """The required keys of :class:`Icon`."""
     src: str
     """A standard URI pointing to an icon resource. May be an HTTP/HTTPS URL or a
     `data:` URI with Base64-encoded image data.
@@ -44,7 +29,24 @@ class Icon(TypedDict):
     Consumers SHOULD take appropriate precautions when consuming SVGs as they can contain
     executable JavaScript.
     """
-    theme: NotRequired[str]
+
+
+class Icon(_IconRequired, total=False):
+    """An optionally-sized icon that can be displayed in a user interface.
+
+    Generated from MCP 2025-11-25, 2026-07-28.
+    """
+    mimeType: str
+    """Optional MIME type override if the source MIME type is missing or generic.
+    For example: `"image/png"`, `"image/jpeg"`, or `"image/svg+xml"`.
+    """
+    sizes: List[str]
+    """Optional array of strings that specify sizes at which the icon can be used.
+    Each string should be in WxH format (e.g., `"48x48"`, `"96x96"`) or `"any"` for scalable formats like SVG.
+
+    If not provided, the client should assume that the icon can be used at any size.
+    """
+    theme: str
     """Optional specifier for the theme this icon is designed for. `"light"` indicates
     the icon is designed to be used with a light background, and `"dark"` indicates
     the icon is designed to be used with a dark background.
@@ -53,40 +55,8 @@ class Icon(TypedDict):
     """
 
 
-class Tool(TypedDict):
-    """Definition for a tool the client can call.
-
-    Generated from MCP 2025-11-25, 2026-07-28.
-    """
-
-    _meta: NotRequired[Dict[str, Any]]
-    """See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage."""
-    annotations: NotRequired[Any]
-    """Optional additional tool information.
-
-    Display name precedence order is: `title`, `annotations.title`, then `name`.
-    """
-    description: NotRequired[str]
-    """A human-readable description of the tool.
-
-    This can be used by clients to improve the LLM's understanding of available tools. It can be thought of like a "hint" to the model.
-    """
-    execution: NotRequired[Any]
-    """Execution-related properties for this tool.
-
-    Only in MCP 2025-11-25.
-    """
-    icons: NotRequired[List["Icon"]]
-    """Optional set of sized icons that the client can display in a user interface.
-
-    Clients that support rendering icons MUST support at least the following MIME types:
-    - `image/png` - PNG images (safe, universal compatibility)
-    - `image/jpeg` (and `image/jpg`) - JPEG images (safe, universal compatibility)
-
-    Clients that support rendering icons SHOULD also support:
-    - `image/svg+xml` - SVG images (scalable but requires security precautions)
-    - `image/webp` - WebP images (modern, efficient format)
-    """
+class _ToolRequired(TypedDict):
+    """The required keys of :class:`Tool`."""
     inputSchema: Dict[str, Any]
     """A JSON Schema object defining the expected parameters for the tool.
 
@@ -105,13 +75,48 @@ class Tool(TypedDict):
     """
     name: str
     """Intended for programmatic or logical use, but used as a display name in past specs or fallback (if title isn't present)."""
-    outputSchema: NotRequired[Dict[str, Any]]
+
+
+class Tool(_ToolRequired, total=False):
+    """Definition for a tool the client can call.
+
+    Generated from MCP 2025-11-25, 2026-07-28.
+    """
+    _meta: Dict[str, Any]
+    """See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage."""
+    annotations: Any
+    """Optional additional tool information.
+
+    Display name precedence order is: `title`, `annotations.title`, then `name`.
+    """
+    description: str
+    """A human-readable description of the tool.
+
+    This can be used by clients to improve the LLM's understanding of available tools. It can be thought of like a "hint" to the model.
+    """
+    execution: Any
+    """Execution-related properties for this tool.
+
+    Only in MCP 2025-11-25.
+    """
+    icons: List["Icon"]
+    """Optional set of sized icons that the client can display in a user interface.
+
+    Clients that support rendering icons MUST support at least the following MIME types:
+    - `image/png` - PNG images (safe, universal compatibility)
+    - `image/jpeg` (and `image/jpg`) - JPEG images (safe, universal compatibility)
+
+    Clients that support rendering icons SHOULD also support:
+    - `image/svg+xml` - SVG images (scalable but requires security precautions)
+    - `image/webp` - WebP images (modern, efficient format)
+    """
+    outputSchema: Dict[str, Any]
     """An optional JSON Schema object defining the structure of the tool's output returned in
     the structuredContent field of a `CallToolResult`. This can be any valid JSON Schema 2020-12.
 
     Defaults to JSON Schema 2020-12 when no explicit `$schema` is provided.
     """
-    title: NotRequired[str]
+    title: str
     """Intended for UI and end-user contexts — optimized to be human-readable and easily understood,
     even by those unfamiliar with domain-specific terminology.
 
@@ -121,17 +126,20 @@ class Tool(TypedDict):
     """
 
 
-class CallToolResult(TypedDict):
+class _CallToolResultRequired(TypedDict):
+    """The required keys of :class:`CallToolResult`."""
+    content: List[Any]
+    """A list of content objects that represent the unstructured result of the tool call."""
+
+
+class CallToolResult(_CallToolResultRequired, total=False):
     """The result returned by the server for a `tools/call` request.
 
     Generated from MCP 2025-11-25, 2026-07-28.
     """
-
-    _meta: NotRequired[Any]
+    _meta: Any
     """See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage."""
-    content: List[Any]
-    """A list of content objects that represent the unstructured result of the tool call."""
-    isError: NotRequired[bool]
+    isError: bool
     """Whether the tool call ended in an error.
 
     If not set, this is assumed to be false (the call was successful).
@@ -145,13 +153,13 @@ class CallToolResult(TypedDict):
     server does not support tool calls, or any other exceptional conditions,
     should be reported as an MCP error response.
     """
-    structuredContent: NotRequired[Any]
+    structuredContent: Any
     """An optional JSON value that represents the structured result of the tool call.
 
     This can be any JSON value (object, array, string, number, boolean, or null)
     that conforms to the tool's outputSchema if one is defined.
     """
-    resultType: NotRequired[str]
+    resultType: str
     """Indicates the type of the result, which allows the client to determine
     how to parse the result object.
 
@@ -164,22 +172,29 @@ class CallToolResult(TypedDict):
     """
 
 
-class Resource(TypedDict):
+class _ResourceRequired(TypedDict):
+    """The required keys of :class:`Resource`."""
+    name: str
+    """Intended for programmatic or logical use, but used as a display name in past specs or fallback (if title isn't present)."""
+    uri: str
+    """The URI of this resource."""
+
+
+class Resource(_ResourceRequired, total=False):
     """A known resource that the server is capable of reading.
 
     Generated from MCP 2025-11-25, 2026-07-28.
     """
-
-    _meta: NotRequired[Dict[str, Any]]
+    _meta: Dict[str, Any]
     """See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage."""
-    annotations: NotRequired[Any]
+    annotations: Any
     """Optional annotations for the client."""
-    description: NotRequired[str]
+    description: str
     """A description of what this resource represents.
 
     This can be used by clients to improve the LLM's understanding of available resources. It can be thought of like a "hint" to the model.
     """
-    icons: NotRequired[List["Icon"]]
+    icons: List["Icon"]
     """Optional set of sized icons that the client can display in a user interface.
 
     Clients that support rendering icons MUST support at least the following MIME types:
@@ -190,16 +205,14 @@ class Resource(TypedDict):
     - `image/svg+xml` - SVG images (scalable but requires security precautions)
     - `image/webp` - WebP images (modern, efficient format)
     """
-    mimeType: NotRequired[str]
+    mimeType: str
     """The MIME type of this resource, if known."""
-    name: str
-    """Intended for programmatic or logical use, but used as a display name in past specs or fallback (if title isn't present)."""
-    size: NotRequired[int]
+    size: int
     """The size of the raw resource content, in bytes (i.e., before base64 encoding or any tokenization), if known.
 
     This can be used by Hosts to display file sizes and estimate context window usage.
     """
-    title: NotRequired[str]
+    title: str
     """Intended for UI and end-user contexts — optimized to be human-readable and easily understood,
     even by those unfamiliar with domain-specific terminology.
 
@@ -207,80 +220,31 @@ class Resource(TypedDict):
     where `annotations.title` should be given precedence over using `name`,
     if present).
     """
-    uri: str
-    """The URI of this resource."""
 
 
-class ResourceTemplate(TypedDict):
-    """A template description for resources available on the server.
-
-    Generated from MCP 2025-11-25, 2026-07-28.
-    """
-
-    _meta: NotRequired[Dict[str, Any]]
-    """See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage."""
-    annotations: NotRequired[Any]
-    """Optional annotations for the client."""
-    description: NotRequired[str]
-    """A description of what this template is for.
-
-    This can be used by clients to improve the LLM's understanding of available resources. It can be thought of like a "hint" to the model.
-    """
-    icons: NotRequired[List["Icon"]]
-    """Optional set of sized icons that the client can display in a user interface.
-
-    Clients that support rendering icons MUST support at least the following MIME types:
-    - `image/png` - PNG images (safe, universal compatibility)
-    - `image/jpeg` (and `image/jpg`) - JPEG images (safe, universal compatibility)
-
-    Clients that support rendering icons SHOULD also support:
-    - `image/svg+xml` - SVG images (scalable but requires security precautions)
-    - `image/webp` - WebP images (modern, efficient format)
-    """
-    mimeType: NotRequired[str]
-    """The MIME type for all resources that match this template. This should only be included if all resources matching this template have the same type."""
+class _ResourceTemplateRequired(TypedDict):
+    """The required keys of :class:`ResourceTemplate`."""
     name: str
     """Intended for programmatic or logical use, but used as a display name in past specs or fallback (if title isn't present)."""
-    title: NotRequired[str]
-    """Intended for UI and end-user contexts — optimized to be human-readable and easily understood,
-    even by those unfamiliar with domain-specific terminology.
-
-    If not provided, the name should be used for display (except for `Tool`,
-    where `annotations.title` should be given precedence over using `name`,
-    if present).
-    """
     uriTemplate: str
     """A URI template (according to RFC 6570) that can be used to construct resource URIs."""
 
 
-class ResourceContents(TypedDict):
-    """Generated from MCP 2025-11-25, 2026-07-28."""
-
-    _meta: NotRequired[Dict[str, Any]]
-    """See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage."""
-    mimeType: NotRequired[str]
-    """The MIME type of this resource, if known."""
-    text: NotRequired[str]
-    """The text of the item. This must only be set if the item can actually be represented as text (not binary data)."""
-    uri: str
-    """The URI of this resource."""
-    blob: NotRequired[str]
-    """A base64-encoded string representing the binary data of the item."""
-
-
-class Prompt(TypedDict):
-    """A prompt or prompt template that the server offers.
+class ResourceTemplate(_ResourceTemplateRequired, total=False):
+    """A template description for resources available on the server.
 
     Generated from MCP 2025-11-25, 2026-07-28.
     """
-
-    _meta: NotRequired[Dict[str, Any]]
+    _meta: Dict[str, Any]
     """See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage."""
-    arguments: NotRequired[List[Any]]
-    """A list of arguments to use for templating the prompt."""
-    description: NotRequired[str]
-    """An optional description of what this prompt provides"""
-    icons: NotRequired[List["Icon"]]
+    annotations: Any
+    """Optional annotations for the client."""
+    description: str
+    """A description of what this template is for.
+
+    This can be used by clients to improve the LLM's understanding of available resources. It can be thought of like a "hint" to the model.
+    """
+    icons: List["Icon"]
     """Optional set of sized icons that the client can display in a user interface.
 
     Clients that support rendering icons MUST support at least the following MIME types:
@@ -291,9 +255,9 @@ class Prompt(TypedDict):
     - `image/svg+xml` - SVG images (scalable but requires security precautions)
     - `image/webp` - WebP images (modern, efficient format)
     """
-    name: str
-    """Intended for programmatic or logical use, but used as a display name in past specs or fallback (if title isn't present)."""
-    title: NotRequired[str]
+    mimeType: str
+    """The MIME type for all resources that match this template. This should only be included if all resources matching this template have the same type."""
+    title: str
     """Intended for UI and end-user contexts — optimized to be human-readable and easily understood,
     even by those unfamiliar with domain-specific terminology.
 
@@ -303,18 +267,77 @@ class Prompt(TypedDict):
     """
 
 
-class GetPromptResult(TypedDict):
+class _ResourceContentsRequired(TypedDict):
+    """The required keys of :class:`ResourceContents`."""
+    uri: str
+    """The URI of this resource."""
+
+
+class ResourceContents(_ResourceContentsRequired, total=False):
+    """Generated from MCP 2025-11-25, 2026-07-28."""
+    _meta: Dict[str, Any]
+    """See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage."""
+    mimeType: str
+    """The MIME type of this resource, if known."""
+    text: str
+    """The text of the item. This must only be set if the item can actually be represented as text (not binary data)."""
+    blob: str
+    """A base64-encoded string representing the binary data of the item."""
+
+
+class _PromptRequired(TypedDict):
+    """The required keys of :class:`Prompt`."""
+    name: str
+    """Intended for programmatic or logical use, but used as a display name in past specs or fallback (if title isn't present)."""
+
+
+class Prompt(_PromptRequired, total=False):
+    """A prompt or prompt template that the server offers.
+
+    Generated from MCP 2025-11-25, 2026-07-28.
+    """
+    _meta: Dict[str, Any]
+    """See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage."""
+    arguments: List[Any]
+    """A list of arguments to use for templating the prompt."""
+    description: str
+    """An optional description of what this prompt provides"""
+    icons: List["Icon"]
+    """Optional set of sized icons that the client can display in a user interface.
+
+    Clients that support rendering icons MUST support at least the following MIME types:
+    - `image/png` - PNG images (safe, universal compatibility)
+    - `image/jpeg` (and `image/jpg`) - JPEG images (safe, universal compatibility)
+
+    Clients that support rendering icons SHOULD also support:
+    - `image/svg+xml` - SVG images (scalable but requires security precautions)
+    - `image/webp` - WebP images (modern, efficient format)
+    """
+    title: str
+    """Intended for UI and end-user contexts — optimized to be human-readable and easily understood,
+    even by those unfamiliar with domain-specific terminology.
+
+    If not provided, the name should be used for display (except for `Tool`,
+    where `annotations.title` should be given precedence over using `name`,
+    if present).
+    """
+
+
+class _GetPromptResultRequired(TypedDict):
+    """The required keys of :class:`GetPromptResult`."""
+    messages: List[Any]
+
+
+class GetPromptResult(_GetPromptResultRequired, total=False):
     """The result returned by the server for a `prompts/get` request.
 
     Generated from MCP 2025-11-25, 2026-07-28.
     """
-
-    _meta: NotRequired[Any]
+    _meta: Any
     """See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage."""
-    description: NotRequired[str]
+    description: str
     """An optional description for the prompt."""
-    messages: List[Any]
-    resultType: NotRequired[str]
+    resultType: str
     """Indicates the type of the result, which allows the client to determine
     how to parse the result object.
 
@@ -327,51 +350,46 @@ class GetPromptResult(TypedDict):
     """
 
 
-class Completion(TypedDict):
-    """The `completion` of a `completion/complete` result: the suggested values of an argument.
-
-    Generated from MCP 2025-11-25, 2026-07-28.
-    """
-
-    hasMore: NotRequired[bool]
-    """Indicates whether there are additional completion options beyond those provided in the current response, even if the exact total is unknown."""
-    total: NotRequired[int]
-    """The total number of completion options available. This can exceed the number of values actually sent in the response."""
+class _CompletionRequired(TypedDict):
+    """The required keys of :class:`Completion`."""
     values: List[str]
     """An array of completion values. Must not exceed 100 items."""
 
 
-class Progress(TypedDict):
-    """Parameters for a `notifications/progress` notification.
+class Completion(_CompletionRequired, total=False):
+    """The `completion` of a `completion/complete` result: the suggested values of an argument.
 
     Generated from MCP 2025-11-25, 2026-07-28.
     """
+    hasMore: bool
+    """Indicates whether there are additional completion options beyond those provided in the current response, even if the exact total is unknown."""
+    total: int
+    """The total number of completion options available. This can exceed the number of values actually sent in the response."""
 
-    _meta: NotRequired[Any]
-    """See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage."""
-    message: NotRequired[str]
-    """An optional message describing the current progress."""
+
+class _ProgressRequired(TypedDict):
+    """The required keys of :class:`Progress`."""
     progress: float
     """The progress thus far. This should increase every time progress is made, even if the total is unknown."""
     progressToken: Any
     """The progress token which was given in the initial request, used to associate this notification with the request that is proceeding."""
-    total: NotRequired[float]
-    """Total number of items to process (or total progress required), if known."""
 
 
-class Root(TypedDict):
-    """Represents a root directory or file that the server can operate on.
+class Progress(_ProgressRequired, total=False):
+    """Parameters for a `notifications/progress` notification.
 
     Generated from MCP 2025-11-25, 2026-07-28.
     """
-
-    _meta: NotRequired[Dict[str, Any]]
+    _meta: Any
     """See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage."""
-    name: NotRequired[str]
-    """An optional name for the root. This can be used to provide a human-readable
-    identifier for the root, which may be useful for display purposes or for
-    referencing the root in other parts of the application.
-    """
+    message: str
+    """An optional message describing the current progress."""
+    total: float
+    """Total number of items to process (or total progress required), if known."""
+
+
+class _RootRequired(TypedDict):
+    """The required keys of :class:`Root`."""
     uri: str
     """The URI identifying the root. This *must* start with `file://` for now.
     This restriction may be relaxed in future versions of the protocol to allow
@@ -379,24 +397,46 @@ class Root(TypedDict):
     """
 
 
-class ResourceLink(TypedDict):
+class Root(_RootRequired, total=False):
+    """Represents a root directory or file that the server can operate on.
+
+    Generated from MCP 2025-11-25, 2026-07-28.
+    """
+    _meta: Dict[str, Any]
+    """See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage."""
+    name: str
+    """An optional name for the root. This can be used to provide a human-readable
+    identifier for the root, which may be useful for display purposes or for
+    referencing the root in other parts of the application.
+    """
+
+
+class _ResourceLinkRequired(TypedDict):
+    """The required keys of :class:`ResourceLink`."""
+    name: str
+    """Intended for programmatic or logical use, but used as a display name in past specs or fallback (if title isn't present)."""
+    type: Literal["resource_link"]
+    uri: str
+    """The URI of this resource."""
+
+
+class ResourceLink(_ResourceLinkRequired, total=False):
     """A resource that the server is capable of reading, included in a prompt or tool call result.
 
     Note: resource links returned by tools are not guaranteed to appear in the results of `resources/list` requests.
 
     Generated from MCP 2025-11-25, 2026-07-28.
     """
-
-    _meta: NotRequired[Dict[str, Any]]
+    _meta: Dict[str, Any]
     """See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage."""
-    annotations: NotRequired[Any]
+    annotations: Any
     """Optional annotations for the client."""
-    description: NotRequired[str]
+    description: str
     """A description of what this resource represents.
 
     This can be used by clients to improve the LLM's understanding of available resources. It can be thought of like a "hint" to the model.
     """
-    icons: NotRequired[List["Icon"]]
+    icons: List["Icon"]
     """Optional set of sized icons that the client can display in a user interface.
 
     Clients that support rendering icons MUST support at least the following MIME types:
@@ -407,16 +447,14 @@ class ResourceLink(TypedDict):
     - `image/svg+xml` - SVG images (scalable but requires security precautions)
     - `image/webp` - WebP images (modern, efficient format)
     """
-    mimeType: NotRequired[str]
+    mimeType: str
     """The MIME type of this resource, if known."""
-    name: str
-    """Intended for programmatic or logical use, but used as a display name in past specs or fallback (if title isn't present)."""
-    size: NotRequired[int]
+    size: int
     """The size of the raw resource content, in bytes (i.e., before base64 encoding or any tokenization), if known.
 
     This can be used by Hosts to display file sizes and estimate context window usage.
     """
-    title: NotRequired[str]
+    title: str
     """Intended for UI and end-user contexts — optimized to be human-readable and easily understood,
     even by those unfamiliar with domain-specific terminology.
 
@@ -424,25 +462,29 @@ class ResourceLink(TypedDict):
     where `annotations.title` should be given precedence over using `name`,
     if present).
     """
-    type: Literal["resource_link"]
-    uri: str
-    """The URI of this resource."""
 
 
-class Implementation(TypedDict):
+class _ImplementationRequired(TypedDict):
+    """The required keys of :class:`Implementation`."""
+    name: str
+    """Intended for programmatic or logical use, but used as a display name in past specs or fallback (if title isn't present)."""
+    version: str
+    """The version of this implementation."""
+
+
+class Implementation(_ImplementationRequired, total=False):
     """Describes the MCP implementation.
 
     Generated from MCP 2025-11-25, 2026-07-28.
     """
-
-    description: NotRequired[str]
+    description: str
     """An optional human-readable description of what this implementation does.
 
     This can be used by clients or servers to provide context about their purpose
     and capabilities. For example, a server might describe the types of resources
     or tools it provides, while a client might describe its intended use case.
     """
-    icons: NotRequired[List["Icon"]]
+    icons: List["Icon"]
     """Optional set of sized icons that the client can display in a user interface.
 
     Clients that support rendering icons MUST support at least the following MIME types:
@@ -453,9 +495,7 @@ class Implementation(TypedDict):
     - `image/svg+xml` - SVG images (scalable but requires security precautions)
     - `image/webp` - WebP images (modern, efficient format)
     """
-    name: str
-    """Intended for programmatic or logical use, but used as a display name in past specs or fallback (if title isn't present)."""
-    title: NotRequired[str]
+    title: str
     """Intended for UI and end-user contexts — optimized to be human-readable and easily understood,
     even by those unfamiliar with domain-specific terminology.
 
@@ -463,9 +503,7 @@ class Implementation(TypedDict):
     where `annotations.title` should be given precedence over using `name`,
     if present).
     """
-    version: str
-    """The version of this implementation."""
-    websiteUrl: NotRequired[str]
+    websiteUrl: str
     """An optional URL of the website for this implementation."""
 
 
@@ -474,35 +512,33 @@ class ElicitationComplete(TypedDict):
 
     Generated from MCP 2025-11-25.
     """
-
     elicitationId: str
     """The ID of the elicitation that completed."""
 
 
-class ServerCapabilities(TypedDict):
+class ServerCapabilities(TypedDict, total=False):
     """Capabilities that a server may support. Known capabilities are defined here, in this schema, but this is not a closed set: any server can define its own, additional capabilities.
 
     Generated from MCP 2025-11-25, 2026-07-28.
     """
-
-    completions: NotRequired[Dict[str, Any]]
+    completions: Dict[str, Any]
     """Present if the server supports argument autocompletion suggestions."""
-    experimental: NotRequired[Dict[str, Any]]
+    experimental: Dict[str, Any]
     """Experimental, non-standard capabilities that the server supports."""
-    logging: NotRequired[Dict[str, Any]]
+    logging: Dict[str, Any]
     """Present if the server supports sending log messages to the client."""
-    prompts: NotRequired[Dict[str, Any]]
+    prompts: Dict[str, Any]
     """Present if the server offers any prompt templates."""
-    resources: NotRequired[Dict[str, Any]]
+    resources: Dict[str, Any]
     """Present if the server offers any resources to read."""
-    tasks: NotRequired[Dict[str, Any]]
+    tasks: Dict[str, Any]
     """Present if the server supports task-augmented requests.
 
     Only in MCP 2025-11-25.
     """
-    tools: NotRequired[Dict[str, Any]]
+    tools: Dict[str, Any]
     """Present if the server offers any tools to call."""
-    extensions: NotRequired[Dict[str, Any]]
+    extensions: Dict[str, Any]
     """Optional MCP extensions that the server supports. Keys are extension identifiers
     (e.g., "io.modelcontextprotocol/tasks"), and values are per-extension settings
     objects. An empty object indicates support with no settings.
@@ -514,26 +550,25 @@ class ServerCapabilities(TypedDict):
     """
 
 
-class ClientCapabilities(TypedDict):
+class ClientCapabilities(TypedDict, total=False):
     """Capabilities a client may support. Known capabilities are defined here, in this schema, but this is not a closed set: any client can define its own, additional capabilities.
 
     Generated from MCP 2025-11-25, 2026-07-28.
     """
-
-    elicitation: NotRequired[Dict[str, Any]]
+    elicitation: Dict[str, Any]
     """Present if the client supports elicitation from the server."""
-    experimental: NotRequired[Dict[str, Any]]
+    experimental: Dict[str, Any]
     """Experimental, non-standard capabilities that the client supports."""
-    roots: NotRequired[Dict[str, Any]]
+    roots: Dict[str, Any]
     """Present if the client supports listing roots."""
-    sampling: NotRequired[Dict[str, Any]]
+    sampling: Dict[str, Any]
     """Present if the client supports sampling from an LLM."""
-    tasks: NotRequired[Dict[str, Any]]
+    tasks: Dict[str, Any]
     """Present if the client supports task-augmented requests.
 
     Only in MCP 2025-11-25.
     """
-    extensions: NotRequired[Dict[str, Any]]
+    extensions: Dict[str, Any]
     """Optional MCP extensions that the client supports. Keys are extension identifiers
     (e.g., "io.modelcontextprotocol/oauth-client-credentials"), and values are
     per-extension settings objects. An empty object indicates support with no settings.

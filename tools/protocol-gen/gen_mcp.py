@@ -442,37 +442,54 @@ def emit_py(versions):
          "same pass and from the same model as the Rust types (``core/src/protocol/mcp/generated.rs``): the",
          "wire form (camelCase keys) of each result class's ``raw`` and of the dicts its getters return",
          "(``Tool.icons`` holds :class:`Icon` dicts, ``CallToolResult.resource_links`` :class:`ResourceLink`",
-         "dicts). A key only one version has is not required. Type-checking only: nothing here validates.",
+         "dicts). A key only one version has, or one not every version requires, is not required.",
+         "Type-checking only: nothing here validates or converts.",
          '"""',
          "",
          "# ruff: noqa",
          "# fmt: off",
-         "from typing import Any, Dict, List, Literal, Tuple, TypedDict, Union",
-         "",
-         "from typing_extensions import NotRequired",
+         "from typing import Any, Dict, List, Literal, Tuple, TypedDict",
          "",
          f"SCHEMA_VERSIONS: Tuple[str, ...] = ({', '.join(json.dumps(v) for v in vs)},)",
          '"""The MCP protocol versions these types were generated from, oldest first."""',
          ""]
-    # Icon first: the others refer to it.
+    # Icon first: the others refer to it. The required keys in a base class, the others in
+    # the class itself (total=False): no runtime dependency (typing_extensions' NotRequired).
     order = sorted(TYPES, key=lambda n: (n != "Icon",))
     for name in order:
         fields, present = merged_fields(name, versions)
-        o.append("")
-        o.append(f"class {name}(TypedDict):")
         doc = type_doc(name, versions)
-        o.extend(py_doc((doc + "\n\n" if doc else "") + f"Generated from MCP {', '.join(present)}.", "    "))
+        doc = (doc + "\n\n" if doc else "") + f"Generated from MCP {', '.join(present)}."
+        groups = [[f for f in fields.values() if f.required_everywhere],
+                  [f for f in fields.values() if not f.required_everywhere]]
+
+        def members(fs):
+            out = []
+            for f in fs:
+                out.append(f"    {f.wire}: {py_type(name, f, by_def)}")
+                fdoc = f.doc or ""
+                if len(f.versions) < len(present):
+                    fdoc = (fdoc + "\n\n" if fdoc else "") + f"Only in MCP {', '.join(f.versions)}."
+                elif not f.required_everywhere and f.required_in:
+                    fdoc = (fdoc + "\n\n" if fdoc else "") + f"Required in MCP {', '.join(f.required_in)} only."
+                if fdoc:
+                    out.extend(py_doc(fdoc, "    "))
+            return out
+
         o.append("")
-        for f in fields.values():
-            ty = py_type(name, f, by_def)
-            if not f.required_everywhere:
-                ty = f"NotRequired[{ty}]"
-            o.append(f"    {f.wire}: {ty}")
-            doc = f.doc or ""
-            if len(f.versions) < len(present):
-                doc = (doc + "\n\n" if doc else "") + f"Only in MCP {', '.join(f.versions)}."
-            if doc:
-                o.extend(py_doc(doc, "    "))
+        if groups[0] and groups[1]:
+            o.append(f"class _{name}Required(TypedDict):")
+            o.append(f'    """The required keys of :class:`{name}`."""')
+            o.extend(members(groups[0]))
+            o.append("")
+            o.append("")
+            o.append(f"class {name}(_{name}Required, total=False):")
+            o.extend(py_doc(doc, "    "))
+            o.extend(members(groups[1]))
+        else:
+            o.append(f"class {name}(TypedDict{'' if groups[0] else ', total=False'}):")
+            o.extend(py_doc(doc, "    "))
+            o.extend(members(groups[0] or groups[1]))
         o.append("")
     return "\n".join(o).rstrip() + "\n"
 
