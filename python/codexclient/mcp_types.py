@@ -578,3 +578,80 @@ class ClientCapabilities(TypedDict, total=False):
 
     Only in MCP 2026-07-28.
     """
+
+
+class ToolChoice(TypedDict, total=False):
+    """Controls tool selection behavior for sampling requests.
+
+    Generated from MCP 2025-11-25, 2026-07-28.
+    """
+    mode: str
+    """Controls the tool use ability of the model:
+    - `"auto"`: Model decides whether to use tools (default)
+    - `"required"`: Model MUST use at least one tool before completing
+    - `"none"`: Model MUST NOT use any tools
+    """
+
+
+class _ToolUseRequired(TypedDict):
+    """The required keys of :class:`ToolUse`."""
+    id: str
+    """A unique identifier for this tool use.
+
+    This ID is used to match tool results to their corresponding tool uses.
+    """
+    input: Dict[str, Any]
+    """The arguments to pass to the tool, conforming to the tool's input schema."""
+    name: str
+    """The name of the tool to call."""
+    type: Literal["tool_use"]
+
+
+class ToolUse(_ToolUseRequired, total=False):
+    """A request from the assistant to call a tool.
+
+    Generated from MCP 2025-11-25, 2026-07-28.
+    """
+    _meta: Dict[str, Any]
+    """Optional metadata about the tool use. Clients SHOULD preserve this field when
+    including tool uses in subsequent sampling requests to enable caching optimizations.
+    """
+
+
+class _ToolResultRequired(TypedDict):
+    """The required keys of :class:`ToolResult`."""
+    content: List[Any]
+    """The unstructured result content of the tool use.
+
+    This has the same format as `.content` and can include text, images,
+    audio, resource links, and embedded resources.
+    """
+    toolUseId: str
+    """The ID of the tool use this result corresponds to.
+
+    This MUST match the ID from a previous `ToolUseContent`.
+    """
+    type: Literal["tool_result"]
+
+
+class ToolResult(_ToolResultRequired, total=False):
+    """The result of a tool use, provided by the user back to the assistant.
+
+    Generated from MCP 2025-11-25, 2026-07-28.
+    """
+    _meta: Dict[str, Any]
+    """Optional metadata about the tool result. Clients SHOULD preserve this field when
+    including tool results in subsequent sampling requests to enable caching optimizations.
+    """
+    isError: bool
+    """Whether the tool use resulted in an error.
+
+    If true, the content typically describes the error that occurred.
+    Default: false
+    """
+    structuredContent: Any
+    """An optional structured result value.
+
+    This can be any JSON value (object, array, string, number, boolean, or null).
+    If the tool defined an `Tool.outputSchema`, this SHOULD conform to that schema.
+    """

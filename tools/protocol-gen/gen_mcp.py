@@ -52,6 +52,10 @@ TYPES = {
     "ElicitationComplete": ["ElicitationCompleteNotification/properties/params"],
     "ServerCapabilities": ["ServerCapabilities"],
     "ClientCapabilities": ["ClientCapabilities"],
+    # sampling with tools (protocol/mcp/sampling.rs holds the content unions around them)
+    "ToolChoice": ["ToolChoice"],
+    "ToolUse": ["ToolUseContent"],
+    "ToolResult": ["ToolResultContent"],
 }
 
 # A type's doc when its schema source has no description (an inline object).
@@ -77,7 +81,8 @@ CAPS = ("each capability's object as the peer sent it (`{}` or flags such as `li
 # Where the library keeps a field looser than the schema, or adds to it: "Type.wireName"
 # (or "Type.*": every field of the type that needs a row) -> the Rust type and its reason.
 #   rust: the field's Rust type as the library exposes it
-#   default: `#[serde(default)]` on a required field; always: an optional Vec always written
+#   default: `#[serde(default)]` on a required field; always: an optional Vec always written;
+#   skip_false: an optional bool omitted when false
 #   reason: why
 OVERRIDES = {
     "Tool.inputSchema": dict(rust="Value", default=True,
@@ -105,6 +110,11 @@ OVERRIDES = {
     "Icon.theme": dict(rust="String", reason="`light` or `dark` today: an open set, a new theme must not fail the icon"),
     "Implementation.name": dict(default=True, reason=LENIENT),
     "Implementation.version": dict(default=True, reason=LENIENT),
+    "ToolChoice.mode": dict(rust="String", reason="`auto`, `required` or `none` today: an open set, kept as sent"),
+    "ToolUse.input": dict(rust="Value", default=True, reason="the tool's arguments as the model gave them; " + LENIENT),
+    "ToolResult.content": dict(rust="Vec<Value>", default=True,
+                               reason="content blocks, an open union as in `CallToolResult.content`; " + LENIENT),
+    "ToolResult.isError": dict(skip_false=True, reason="omitted when false, as the library always wrote it"),
     "ServerCapabilities.*": dict(rust="Value", reason=CAPS),
     "ClientCapabilities.*": dict(rust="Value", reason=CAPS),
     "Root": dict(eq=True, reason="roots are compared (options, `roots/list` answers): `Eq` as always"),
@@ -354,7 +364,7 @@ def emit_rust(versions, header_versions):
                 attrs.insert(0, "default" if ov.get("always") else 'default, skip_serializing_if = "Vec::is_empty"')
                 rty = ty
             elif ty == "bool":
-                attrs.insert(0, "default")
+                attrs.insert(0, 'default, skip_serializing_if = "std::ops::Not::not"' if ov.get("skip_false") else "default")
                 rty = ty
             else:
                 attrs.insert(0, 'default, skip_serializing_if = "Option::is_none"')

@@ -624,3 +624,76 @@ pub struct ClientCapabilities {
     #[serde(flatten)]
     pub extra: Extra,
 }
+
+/// Controls tool selection behavior for sampling requests.
+///
+/// Generated from `ToolChoice` of MCP 2025-11-25, 2026-07-28.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub struct ToolChoice {
+    /// Controls the tool use ability of the model:
+    /// - `"auto"`: Model decides whether to use tools (default)
+    /// - `"required"`: Model MUST use at least one tool before completing
+    /// - `"none"`: Model MUST NOT use any tools
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mode: Option<String>,
+    /// Fields this type does not name, kept as they came.
+    #[serde(flatten)]
+    pub extra: Extra,
+}
+
+/// A request from the assistant to call a tool.
+///
+/// Generated from `ToolUseContent` of MCP 2025-11-25, 2026-07-28.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub struct ToolUse {
+    /// A unique identifier for this tool use.
+    ///
+    /// This ID is used to match tool results to their corresponding tool uses.
+    pub id: String,
+    /// The arguments to pass to the tool, conforming to the tool's input schema.
+    #[serde(default)]
+    pub input: Value,
+    /// The name of the tool to call.
+    pub name: String,
+    /// Fields this type does not name (`_meta`, `type` among them), kept as they came.
+    #[serde(flatten)]
+    pub extra: Extra,
+}
+
+/// The result of a tool use, provided by the user back to the assistant.
+///
+/// Generated from `ToolResultContent` of MCP 2025-11-25, 2026-07-28.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub struct ToolResult {
+    /// The unstructured result content of the tool use.
+    ///
+    /// This has the same format as `.content` and can include text, images,
+    /// audio, resource links, and embedded resources.
+    #[serde(default)]
+    pub content: Vec<Value>,
+    /// The ID of the tool use this result corresponds to.
+    ///
+    /// This MUST match the ID from a previous `ToolUseContent`.
+    pub tool_use_id: String,
+    /// Whether the tool use resulted in an error.
+    ///
+    /// If true, the content typically describes the error that occurred.
+    /// Default: false
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub is_error: bool,
+    /// An optional structured result value.
+    ///
+    /// This can be any JSON value (object, array, string, number, boolean, or null).
+    /// If the tool defined an `Tool.outputSchema`, this SHOULD conform to that schema.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub structured_content: Option<Value>,
+    /// Fields this type does not name (`_meta`, `type` among them), kept as they came.
+    #[serde(flatten)]
+    pub extra: Extra,
+}
