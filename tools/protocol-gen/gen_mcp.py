@@ -73,8 +73,8 @@ KEPT_IN_EXTRA = {
     "re-serialised value is still the block it was",
 }
 
-LENIENT = ("decodes as empty when missing: servers omit it and the library always accepted them "
-           "(the schema requires it)")
+LENIENT = ("required by the schema, but a value without it decodes (as empty), as it always did: "
+           "one missing member does not lose the whole item")
 CAPS = ("each capability's object as the peer sent it (`{}` or flags such as `listChanged`); "
         "helpers read the flags, a new flag needs no release")
 
@@ -128,6 +128,11 @@ HAND_WRITTEN = {
     "ClientCapabilities::none, ::roots, ::sampling, ::sampling_tools, ::elicitation, ::to_value":
         "building the capabilities the client offers",
     "Root::new": "a root from a URI and a name",
+    "sampling.rs: SamplingContent, SamplingBlock": "the content unions of sampling (one block or several; "
+        "a block tagged by `type`, any other kind kept as it came): the generator maps no union",
+    "sampling.rs: CreateMessageParams, SamplingMessage, CreateMessageResult": "the structs that hold those "
+        "unions (a generated struct cannot name a hand-written type without an import cycle)",
+    "sampling.rs: ToolUse::new, CreateMessageResult::text, ::tool_use, ::to_value": "building answers",
 }
 
 RUST_KEYWORDS = {"type", "ref", "self", "match", "mod", "move", "use", "fn", "impl", "struct"}
@@ -349,6 +354,8 @@ def emit_rust(versions, header_versions):
                 doc = (doc + "\n\n" if doc else "") + f"Only in MCP {', '.join(f.versions)}."
             elif not f.required_everywhere and f.required_in:
                 doc = (doc + "\n\n" if doc else "") + f"Required in MCP {', '.join(f.required_in)} only."
+            if ov.get("reason"):
+                doc = (doc + "\n\n" if doc else "") + f"Library: {ov['reason']} (gen_mcp.py `OVERRIDES`)."
             body.extend(rust_doc(doc or f"`{f.wire}`.", "    "))
             attrs = []
             if camel(f.ident.removeprefix("r#")) != f.wire:

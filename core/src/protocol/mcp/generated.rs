@@ -41,6 +41,8 @@ pub struct Tool {
     /// extraction rules.
     ///
     /// Defaults to JSON Schema 2020-12 when no explicit `$schema` is provided.
+    ///
+    /// Library: a JSON Schema of any dialect, kept as given (the caller validates); required by the schema, but a value without it decodes (as empty), as it always did: one missing member does not lose the whole item (gen_mcp.py `OVERRIDES`).
     #[serde(default)]
     pub input_schema: Value,
     /// Intended for programmatic or logical use, but used as a display name in past specs or fallback (if title isn't present).
@@ -48,6 +50,8 @@ pub struct Tool {
     /// Optional additional tool information.
     ///
     /// Display name precedence order is: `title`, `annotations.title`, then `name`.
+    ///
+    /// Library: behaviour hints, advisory and growing; kept as sent (gen_mcp.py `OVERRIDES`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub annotations: Option<Value>,
     /// A human-readable description of the tool.
@@ -58,6 +62,8 @@ pub struct Tool {
     /// Execution-related properties for this tool.
     ///
     /// Only in MCP 2025-11-25.
+    ///
+    /// Library: 2025-11-25 execution hints (`taskSupport`), advisory; kept as sent (gen_mcp.py `OVERRIDES`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub execution: Option<Value>,
     /// Optional set of sized icons that the client can display in a user interface.
@@ -75,6 +81,8 @@ pub struct Tool {
     /// the structuredContent field of a `CallToolResult`. This can be any valid JSON Schema 2020-12.
     ///
     /// Defaults to JSON Schema 2020-12 when no explicit `$schema` is provided.
+    ///
+    /// Library: a JSON Schema of any dialect, kept as given; protocol/mcp/output_schema.rs checks results against it (gen_mcp.py `OVERRIDES`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub output_schema: Option<Value>,
     /// Intended for UI and end-user contexts — optimized to be human-readable and easily understood,
@@ -98,6 +106,8 @@ pub struct Tool {
 #[non_exhaustive]
 pub struct CallToolResult {
     /// A list of content objects that represent the unstructured result of the tool call.
+    ///
+    /// Library: content blocks are an open union (a block of a newer kind must not fail the result); `text()` and `resource_links()` read them; required by the schema, but a value without it decodes (as empty), as it always did: one missing member does not lose the whole item (gen_mcp.py `OVERRIDES`).
     #[serde(default)]
     pub content: Vec<Value>,
     /// Whether the tool call ended in an error.
@@ -144,11 +154,15 @@ pub struct CallToolResult {
 #[non_exhaustive]
 pub struct Resource {
     /// Intended for programmatic or logical use, but used as a display name in past specs or fallback (if title isn't present).
+    ///
+    /// Library: required by the schema, but a value without it decodes (as empty), as it always did: one missing member does not lose the whole item (gen_mcp.py `OVERRIDES`).
     #[serde(default)]
     pub name: String,
     /// The URI of this resource.
     pub uri: String,
     /// Optional annotations for the client.
+    ///
+    /// Library: audience/priority hints, advisory; kept as sent (gen_mcp.py `OVERRIDES`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub annotations: Option<Value>,
     /// A description of what this resource represents.
@@ -196,11 +210,15 @@ pub struct Resource {
 #[non_exhaustive]
 pub struct ResourceTemplate {
     /// Intended for programmatic or logical use, but used as a display name in past specs or fallback (if title isn't present).
+    ///
+    /// Library: required by the schema, but a value without it decodes (as empty), as it always did: one missing member does not lose the whole item (gen_mcp.py `OVERRIDES`).
     #[serde(default)]
     pub name: String,
     /// A URI template (according to RFC 6570) that can be used to construct resource URIs.
     pub uri_template: String,
     /// Optional annotations for the client.
+    ///
+    /// Library: audience/priority hints, advisory; kept as sent (gen_mcp.py `OVERRIDES`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub annotations: Option<Value>,
     /// A description of what this template is for.
@@ -266,6 +284,8 @@ pub struct Prompt {
     /// Intended for programmatic or logical use, but used as a display name in past specs or fallback (if title isn't present).
     pub name: String,
     /// A list of arguments to use for templating the prompt.
+    ///
+    /// Library: `{name, description, required}` objects as sent (the library's type since 0.1; bindings show them as dicts), written as `[]` when absent as always (gen_mcp.py `OVERRIDES`).
     #[serde(default)]
     pub arguments: Vec<Value>,
     /// An optional description of what this prompt provides
@@ -302,7 +322,7 @@ pub struct Prompt {
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
 pub struct GetPromptResult {
-    /// `messages`.
+    /// Library: `{role, content}` with open content blocks, as sent; required by the schema, but a value without it decodes (as empty), as it always did: one missing member does not lose the whole item (gen_mcp.py `OVERRIDES`).
     #[serde(default)]
     pub messages: Vec<Value>,
     /// An optional description for the prompt.
@@ -332,6 +352,8 @@ pub struct GetPromptResult {
 #[non_exhaustive]
 pub struct Completion {
     /// An array of completion values. Must not exceed 100 items.
+    ///
+    /// Library: required by the schema, but a value without it decodes (as empty), as it always did: one missing member does not lose the whole item (gen_mcp.py `OVERRIDES`).
     #[serde(default)]
     pub values: Vec<String>,
     /// Indicates whether there are additional completion options beyond those provided in the current response, even if the exact total is unknown.
@@ -355,6 +377,8 @@ pub struct Progress {
     /// The progress thus far. This should increase every time progress is made, even if the total is unknown.
     pub progress: f64,
     /// The progress token which was given in the initial request, used to associate this notification with the request that is proceeding.
+    ///
+    /// Library: a string or an integer, echoed as the request sent it (gen_mcp.py `OVERRIDES`).
     pub progress_token: Value,
     /// An optional message describing the current progress.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -419,6 +443,8 @@ pub struct Icon {
     /// the icon is designed to be used with a dark background.
     ///
     /// If not provided, the client should assume the icon can be used with any theme.
+    ///
+    /// Library: `light` or `dark` today: an open set, a new theme must not fail the icon (gen_mcp.py `OVERRIDES`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub theme: Option<String>,
     /// Fields this type does not name, kept as they came.
@@ -436,11 +462,15 @@ pub struct Icon {
 #[non_exhaustive]
 pub struct ResourceLink {
     /// Intended for programmatic or logical use, but used as a display name in past specs or fallback (if title isn't present).
+    ///
+    /// Library: required by the schema, but a value without it decodes (as empty), as it always did: one missing member does not lose the whole item (gen_mcp.py `OVERRIDES`).
     #[serde(default)]
     pub name: String,
     /// The URI of this resource.
     pub uri: String,
     /// Optional annotations for the client.
+    ///
+    /// Library: audience/priority hints, advisory; kept as sent (gen_mcp.py `OVERRIDES`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub annotations: Option<Value>,
     /// A description of what this resource represents.
@@ -488,9 +518,13 @@ pub struct ResourceLink {
 #[non_exhaustive]
 pub struct Implementation {
     /// Intended for programmatic or logical use, but used as a display name in past specs or fallback (if title isn't present).
+    ///
+    /// Library: required by the schema, but a value without it decodes (as empty), as it always did: one missing member does not lose the whole item (gen_mcp.py `OVERRIDES`).
     #[serde(default)]
     pub name: String,
     /// The version of this implementation.
+    ///
+    /// Library: required by the schema, but a value without it decodes (as empty), as it always did: one missing member does not lose the whole item (gen_mcp.py `OVERRIDES`).
     #[serde(default)]
     pub version: String,
     /// An optional human-readable description of what this implementation does.
@@ -549,26 +583,40 @@ pub struct ElicitationComplete {
 #[non_exhaustive]
 pub struct ServerCapabilities {
     /// Present if the server supports argument autocompletion suggestions.
+    ///
+    /// Library: each capability's object as the peer sent it (`{}` or flags such as `listChanged`); helpers read the flags, a new flag needs no release (gen_mcp.py `OVERRIDES`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub completions: Option<Value>,
     /// Experimental, non-standard capabilities that the server supports.
+    ///
+    /// Library: each capability's object as the peer sent it (`{}` or flags such as `listChanged`); helpers read the flags, a new flag needs no release (gen_mcp.py `OVERRIDES`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub experimental: Option<Value>,
     /// Present if the server supports sending log messages to the client.
+    ///
+    /// Library: each capability's object as the peer sent it (`{}` or flags such as `listChanged`); helpers read the flags, a new flag needs no release (gen_mcp.py `OVERRIDES`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub logging: Option<Value>,
     /// Present if the server offers any prompt templates.
+    ///
+    /// Library: each capability's object as the peer sent it (`{}` or flags such as `listChanged`); helpers read the flags, a new flag needs no release (gen_mcp.py `OVERRIDES`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub prompts: Option<Value>,
     /// Present if the server offers any resources to read.
+    ///
+    /// Library: each capability's object as the peer sent it (`{}` or flags such as `listChanged`); helpers read the flags, a new flag needs no release (gen_mcp.py `OVERRIDES`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub resources: Option<Value>,
     /// Present if the server supports task-augmented requests.
     ///
     /// Only in MCP 2025-11-25.
+    ///
+    /// Library: each capability's object as the peer sent it (`{}` or flags such as `listChanged`); helpers read the flags, a new flag needs no release (gen_mcp.py `OVERRIDES`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tasks: Option<Value>,
     /// Present if the server offers any tools to call.
+    ///
+    /// Library: each capability's object as the peer sent it (`{}` or flags such as `listChanged`); helpers read the flags, a new flag needs no release (gen_mcp.py `OVERRIDES`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tools: Option<Value>,
     /// Optional MCP extensions that the server supports. Keys are extension identifiers
@@ -579,6 +627,8 @@ pub struct ServerCapabilities {
     /// mandatory prefix.
     ///
     /// Only in MCP 2026-07-28.
+    ///
+    /// Library: each capability's object as the peer sent it (`{}` or flags such as `listChanged`); helpers read the flags, a new flag needs no release (gen_mcp.py `OVERRIDES`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub extensions: Option<Value>,
     /// Fields this type does not name, kept as they came.
@@ -594,20 +644,30 @@ pub struct ServerCapabilities {
 #[non_exhaustive]
 pub struct ClientCapabilities {
     /// Present if the client supports elicitation from the server.
+    ///
+    /// Library: each capability's object as the peer sent it (`{}` or flags such as `listChanged`); helpers read the flags, a new flag needs no release (gen_mcp.py `OVERRIDES`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub elicitation: Option<Value>,
     /// Experimental, non-standard capabilities that the client supports.
+    ///
+    /// Library: each capability's object as the peer sent it (`{}` or flags such as `listChanged`); helpers read the flags, a new flag needs no release (gen_mcp.py `OVERRIDES`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub experimental: Option<Value>,
     /// Present if the client supports listing roots.
+    ///
+    /// Library: each capability's object as the peer sent it (`{}` or flags such as `listChanged`); helpers read the flags, a new flag needs no release (gen_mcp.py `OVERRIDES`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub roots: Option<Value>,
     /// Present if the client supports sampling from an LLM.
+    ///
+    /// Library: each capability's object as the peer sent it (`{}` or flags such as `listChanged`); helpers read the flags, a new flag needs no release (gen_mcp.py `OVERRIDES`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sampling: Option<Value>,
     /// Present if the client supports task-augmented requests.
     ///
     /// Only in MCP 2025-11-25.
+    ///
+    /// Library: each capability's object as the peer sent it (`{}` or flags such as `listChanged`); helpers read the flags, a new flag needs no release (gen_mcp.py `OVERRIDES`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tasks: Option<Value>,
     /// Optional MCP extensions that the client supports. Keys are extension identifiers
@@ -618,6 +678,8 @@ pub struct ClientCapabilities {
     /// mandatory prefix.
     ///
     /// Only in MCP 2026-07-28.
+    ///
+    /// Library: each capability's object as the peer sent it (`{}` or flags such as `listChanged`); helpers read the flags, a new flag needs no release (gen_mcp.py `OVERRIDES`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub extensions: Option<Value>,
     /// Fields this type does not name, kept as they came.
@@ -636,6 +698,8 @@ pub struct ToolChoice {
     /// - `"auto"`: Model decides whether to use tools (default)
     /// - `"required"`: Model MUST use at least one tool before completing
     /// - `"none"`: Model MUST NOT use any tools
+    ///
+    /// Library: `auto`, `required` or `none` today: an open set, kept as sent (gen_mcp.py `OVERRIDES`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mode: Option<String>,
     /// Fields this type does not name, kept as they came.
@@ -655,6 +719,8 @@ pub struct ToolUse {
     /// This ID is used to match tool results to their corresponding tool uses.
     pub id: String,
     /// The arguments to pass to the tool, conforming to the tool's input schema.
+    ///
+    /// Library: the tool's arguments as the model gave them; required by the schema, but a value without it decodes (as empty), as it always did: one missing member does not lose the whole item (gen_mcp.py `OVERRIDES`).
     #[serde(default)]
     pub input: Value,
     /// The name of the tool to call.
@@ -675,6 +741,8 @@ pub struct ToolResult {
     ///
     /// This has the same format as `.content` and can include text, images,
     /// audio, resource links, and embedded resources.
+    ///
+    /// Library: content blocks, an open union as in `CallToolResult.content`; required by the schema, but a value without it decodes (as empty), as it always did: one missing member does not lose the whole item (gen_mcp.py `OVERRIDES`).
     #[serde(default)]
     pub content: Vec<Value>,
     /// The ID of the tool use this result corresponds to.
@@ -685,6 +753,8 @@ pub struct ToolResult {
     ///
     /// If true, the content typically describes the error that occurred.
     /// Default: false
+    ///
+    /// Library: omitted when false, as the library always wrote it (gen_mcp.py `OVERRIDES`).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub is_error: bool,
     /// An optional structured result value.
