@@ -45,8 +45,12 @@ fn round_trip<T: DeserializeOwned + Serialize + PartialEq + std::fmt::Debug>(
     v: &Value,
     what: &str,
 ) -> T {
-    let t: T = serde_json::from_value(v.clone())
-        .unwrap_or_else(|e| panic!("{what} does not decode as {}: {e}", std::any::type_name::<T>()));
+    let t: T = serde_json::from_value(v.clone()).unwrap_or_else(|e| {
+        panic!(
+            "{what} does not decode as {}: {e}",
+            std::any::type_name::<T>()
+        )
+    });
     let out = serde_json::to_value(&t).unwrap();
     holds(&out, v, "").unwrap_or_else(|e| panic!("{what}: {e}\n{out:#}"));
     let again: T = serde_json::from_value(out).unwrap();
@@ -149,7 +153,10 @@ fn a_call_tool_result_with_structured_content_keeps_what_it_does_not_name() {
         "futureResultField": [true]
     });
     let r = round_trip::<CallToolResult>(&v, "result");
-    assert_eq!(r.structured_content, Some(json!({"temperature": 22, "unit": "C"})));
+    assert_eq!(
+        r.structured_content,
+        Some(json!({"temperature": 22, "unit": "C"}))
+    );
     assert_eq!(r.result_type.as_deref(), Some("complete"));
     assert_eq!(r.extra["futureResultField"], json!([true]));
     assert_eq!(r.text(), "22°C");
@@ -174,5 +181,8 @@ fn a_field_of_one_version_only_is_optional() {
     assert_eq!(c.extensions, Some(json!({"x": {}})));
     assert!(c.extra.is_empty());
     let r = Root::new("file:///p", None);
-    assert_eq!(serde_json::to_value(&r).unwrap(), json!({"uri": "file:///p"}));
+    assert_eq!(
+        serde_json::to_value(&r).unwrap(),
+        json!({"uri": "file:///p"})
+    );
 }
