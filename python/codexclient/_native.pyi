@@ -9,6 +9,7 @@ from typing_extensions import TypeVar, disjoint_base
 
 import asyncio
 
+from . import mcp_types as _mt
 from . import protocol as _p
 
 # The typed events of `codexclient.protocol` parameterize these classes (run-time generic
@@ -297,8 +298,8 @@ class Tool:
     def annotations(self) -> Optional[Dict[str, Any]]:
         """Behaviour hints (``readOnlyHint``, ``destructiveHint``, ...)."""
     @property
-    def icons(self) -> List[Dict[str, Any]]:
-        """Icons (dicts: ``src``, ``mimeType``, ``sizes``, ``theme``), empty when none."""
+    def icons(self) -> List[_mt.Icon]:
+        """Icons (:class:`codexclient.mcp_types.Icon` dicts: ``src``, ``mimeType``, ``sizes``, ``theme``), empty when none."""
     def __eq__(self, value: object, /) -> bool: ...
 
 @final
@@ -321,8 +322,8 @@ class CallToolResult:
     def text(self) -> str:
         """The text of every text content block, joined by newlines."""
     @property
-    def resource_links(self) -> List[Dict[str, Any]]:
-        """The ``resource_link`` content blocks (dicts: ``uri``, ``name``, ``mimeType``, ``icons``, ...)."""
+    def resource_links(self) -> List[_mt.ResourceLink]:
+        """The ``resource_link`` content blocks (:class:`codexclient.mcp_types.ResourceLink` dicts: ``uri``, ``name``, ``mimeType``, ``icons``, ...)."""
     def __eq__(self, value: object, /) -> bool: ...
 
 @final
@@ -348,8 +349,8 @@ class Resource:
     def mime_type(self) -> Optional[str]:
         """MIME type."""
     @property
-    def icons(self) -> List[Dict[str, Any]]:
-        """Icons (dicts: ``src``, ``mimeType``, ``sizes``, ``theme``), empty when none."""
+    def icons(self) -> List[_mt.Icon]:
+        """Icons (:class:`codexclient.mcp_types.Icon` dicts: ``src``, ``mimeType``, ``sizes``, ``theme``), empty when none."""
     def __eq__(self, value: object, /) -> bool: ...
 
 @final
@@ -372,8 +373,8 @@ class ResourceTemplate:
     def mime_type(self) -> Optional[str]:
         """MIME type."""
     @property
-    def icons(self) -> List[Dict[str, Any]]:
-        """Icons (dicts: ``src``, ``mimeType``, ``sizes``, ``theme``), empty when none."""
+    def icons(self) -> List[_mt.Icon]:
+        """Icons (:class:`codexclient.mcp_types.Icon` dicts: ``src``, ``mimeType``, ``sizes``, ``theme``), empty when none."""
     def __eq__(self, value: object, /) -> bool: ...
 
 @final
@@ -417,8 +418,8 @@ class Prompt:
     def arguments(self) -> List[Dict[str, Any]]:
         """Its arguments, as dicts (name, description, whether required)."""
     @property
-    def icons(self) -> List[Dict[str, Any]]:
-        """Icons (dicts: ``src``, ``mimeType``, ``sizes``, ``theme``), empty when none."""
+    def icons(self) -> List[_mt.Icon]:
+        """Icons (:class:`codexclient.mcp_types.Icon` dicts: ``src``, ``mimeType``, ``sizes``, ``theme``), empty when none."""
     def __eq__(self, value: object, /) -> bool: ...
 
 @final

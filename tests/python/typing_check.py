@@ -10,7 +10,7 @@ the ``type: ignore`` lines (honoured by both) fail them when a wrong call stops 
 
 from __future__ import annotations
 
-from typing import Any, Dict, List, Optional, Union
+from typing import Any, Dict, List, Optional, Tuple, Union
 
 from typing_extensions import Literal, assert_type
 
@@ -241,3 +241,20 @@ async def one_protocol_per_class_async(
     await mcp.thread_start()  # type: ignore[attr-defined]
     async with codexclient.AsyncMcpClient(command=["server"]) as m:
         assert_type(m, codexclient.AsyncMcpClient)
+
+
+def mcp_typed_dicts(mcp: codexclient.McpClient) -> None:
+    # the dicts of MCP results are the generated TypedDicts of codexclient.mcp_types
+    from codexclient import mcp_types as mt
+
+    tool = mcp.list_tools()[0]
+    assert_type(tool.icons, List[mt.Icon])
+    assert_type(tool.icons[0]["src"], str)
+    links = mcp.call_tool("linked", {}).resource_links
+    assert_type(links, List[mt.ResourceLink])
+    assert_type(links[0]["uri"], str)
+    assert_type(links[0]["type"], Literal["resource_link"])
+    assert_type(links[0].get("size"), Optional[int])
+    _link: mt.ResourceLink = {"type": "resource_link", "uri": "file:///a", "name": "a"}
+    _bad: mt.Icon = {"mimeType": "image/png"}  # type: ignore[typeddict-item]
+    assert_type(mt.SCHEMA_VERSIONS, Tuple[str, ...])

@@ -4,6 +4,7 @@
 Usage:
     python3 tools/protocol-gen/gen.py --schema-dir schema/codex-0.163.0 [--schema-dir ...]
         [--out FILE] [--compat-out FILE] [--py-out FILE] [--py-requests-out FILE] [--py-keywords-out FILE]
+        [--mcp-schema-dir schema/mcp-2025-11-25 ... --mcp-out FILE --mcp-py-out FILE]
 (`scripts/gen-protocol.sh` passes one `--schema-dir` per version of CODEX_WINDOW in
 scripts/codex-versions.sh.)
 
@@ -16,6 +17,8 @@ version tables (`CODEX_WINDOW`, `client_method_versions`, ...).
 Output: Rust source (not yet rustfmt-ed; `scripts/gen-protocol.sh` runs rustfmt on it), the
 Python typing (gen_py.py), and the compatibility report's vendored side (`--compat-out`, the
 newest version, see `compat_table`).
+The MCP types come from the same pass (`--mcp-schema-dir`, one per vendored MCP version):
+gen_mcp.py, with its table of overrides (where the schema says less than the library needs).
 Stdlib only, deterministic: the same schemas always yield the same bytes.
 
 Why a custom generator and not `typify` (or `schemafy`, `quicktype`)?
@@ -1966,8 +1969,23 @@ def main():
     ap.add_argument("--py-out", help="also write the Python typing module (TypedDicts) here")
     ap.add_argument("--py-requests-out", help="and the typed request() overloads here")
     ap.add_argument("--py-keywords-out", help="and the typed keyword methods (thread_start, run, ...) here")
+    ap.add_argument("--mcp-schema-dir", action="append", default=[],
+                    help="a vendored MCP version (schema/mcp-<v>); repeat it for every version (gen_mcp.py)")
+    ap.add_argument("--mcp-out", help="write the MCP types (core/src/protocol/mcp/generated.rs) here")
+    ap.add_argument("--mcp-py-out", help="and their TypedDicts (python/codexclient/mcp_types.py) here")
     ap.add_argument("--quiet", action="store_true")
     args = ap.parse_args()
+    if args.mcp_schema_dir:
+        sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+        import gen_mcp  # noqa: E402 - sibling module: the MCP types of the same pass
+        mcp_rs, mcp_py, mcp_stats = gen_mcp.generate(args.mcp_schema_dir)
+        for path, body in ((args.mcp_out, mcp_rs), (args.mcp_py_out, mcp_py)):
+            if path:
+                with open(path, "w", encoding="utf-8", newline="\n") as f:
+                    f.write(body)
+        if not args.quiet:
+            print(f"gen.py: mcp {' '.join(os.path.basename(os.path.normpath(d)) for d in args.mcp_schema_dir)}: "
+                  f"{mcp_stats['types']} types, {mcp_stats['fields']} fields -> {args.mcp_out}, {args.mcp_py_out}")
     text, stats = generate(args.schema_dir)
     with open(args.out, "w", encoding="utf-8", newline="\n") as f:
         f.write(text)

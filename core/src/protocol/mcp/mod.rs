@@ -6,6 +6,9 @@
 pub(crate) mod cache;
 pub mod elicitation;
 pub mod era;
+mod generated;
+#[cfg(test)]
+mod generated_tests;
 pub mod headers;
 mod input_required;
 pub(crate) mod log_level;
@@ -16,6 +19,7 @@ mod sampling;
 mod types;
 
 pub use elicitation::ELICITATION_COMPLETE;
+pub use generated::SCHEMA_VERSIONS;
 pub use sampling::{
     CreateMessageParams, CreateMessageResult, SamplingBlock, SamplingContent, SamplingMessage,
     ToolChoice, ToolResult, ToolUse,

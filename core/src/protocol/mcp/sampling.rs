@@ -1,10 +1,15 @@
 //! Sampling with tools (MCP 2025-11-25, `sampling.tools`): the typed params of
 //! `sampling/createMessage` as a handler receives them and the result it answers, with the
 //! `tool_use` / `tool_result` content blocks. Unknown members are kept in `extra`.
+//! `ToolChoice`, `ToolUse` and `ToolResult` are generated from the schemas (`generated.rs`);
+//! the rest is hand-written: the content unions (`SamplingContent`, `SamplingBlock`: one block
+//! or several, a block tagged by `type` with the others kept as they came) and the structs
+//! that hold them (the generator maps no union).
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+pub use super::generated::{ToolChoice, ToolResult, ToolUse};
 use super::{Extra, Tool};
 
 /// The params of `sampling/createMessage` (read them with
@@ -32,18 +37,6 @@ pub struct CreateMessageParams {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub model_preferences: Option<Value>,
     /// Everything else (`temperature`, `stopSequences`, `includeContext`, `_meta`, …).
-    #[serde(flatten)]
-    pub extra: Extra,
-}
-
-/// How the model should use the tools of a sampling request.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-#[non_exhaustive]
-pub struct ToolChoice {
-    /// `"auto"`, `"required"` or `"none"`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub mode: Option<String>,
-    /// Everything else.
     #[serde(flatten)]
     pub extra: Extra,
 }
@@ -107,22 +100,6 @@ pub enum SamplingBlock {
     Other(Value),
 }
 
-/// A `tool_use` block: the model asks for tool `name` with `input`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[non_exhaustive]
-pub struct ToolUse {
-    /// The call's id, echoed by its [`ToolResult::tool_use_id`].
-    pub id: String,
-    /// The tool's name.
-    pub name: String,
-    /// Its arguments.
-    #[serde(default)]
-    pub input: Value,
-    /// Everything else.
-    #[serde(flatten)]
-    pub extra: Extra,
-}
-
 impl ToolUse {
     /// A `tool_use` block.
     pub fn new(id: impl Into<String>, name: impl Into<String>, input: Value) -> Self {
@@ -133,27 +110,6 @@ impl ToolUse {
             extra: Extra::new(),
         }
     }
-}
-
-/// A `tool_result` block: what a tool call of the model gave.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-#[non_exhaustive]
-pub struct ToolResult {
-    /// The [`ToolUse::id`] it answers.
-    pub tool_use_id: String,
-    /// Content blocks of the result.
-    #[serde(default)]
-    pub content: Vec<Value>,
-    /// Structured result.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub structured_content: Option<Value>,
-    /// Whether the tool failed.
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    pub is_error: bool,
-    /// Everything else.
-    #[serde(flatten)]
-    pub extra: Extra,
 }
 
 /// The answer to `sampling/createMessage`: serialize it with [`to_value`](Self::to_value) as
