@@ -52,6 +52,7 @@ mod router;
 /// tests); not part of the stable API.
 #[doc(hidden)]
 pub mod rt;
+mod rules;
 mod scan;
 mod secret;
 pub use secret::Secret;

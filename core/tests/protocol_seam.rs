@@ -1,9 +1,9 @@
-//! The seam under the two clients (`core/src/protocol/seam.rs`): the engine below them
+//! The seam under the two clients (`core/src/rules/mod.rs`): the engine below them
 //! (`session/`, `connection/`, `delivery/`) asks a connection's protocol rules wherever the
 //! protocols differ, and names no protocol itself. This test counts, per file of those three
 //! folders (code only, test modules left out), what names a protocol:
 //! * a path into a protocol's own modules (`protocol::mcp`, `crate::mcp`, `crate::codex`,
-//!   `protocol::app_server`) or a protocol by the options' enum (`Protocol::Mcp`,
+//!   `rules::mcp`, `rules::app_server`) or a protocol by the options' enum (`Protocol::Mcp`,
 //!   `Protocol::AppServer`), or an MCP option (`.mcp.`);
 //! * a method name in a string literal (`"notifications/cancelled"`, `"thread/resume"`: a
 //!   literal of two or more `/`-separated words).
@@ -27,6 +27,8 @@ const PROTOCOL_PATHS: &[&str] = &[
     "crate::mcp",
     "crate::codex",
     "protocol::app_server",
+    "rules::mcp",
+    "rules::app_server",
     "Protocol::Mcp",
     "Protocol::AppServer",
     ".mcp.",
@@ -132,7 +134,7 @@ fn the_counter_sees_what_it_counts() {
         paths_named("use crate::protocol::mcp::Root; if p == Protocol::Mcp {}"),
         2
     );
-    assert_eq!(paths_named("use crate::protocol::seam::Rules;"), 0);
+    assert_eq!(paths_named("use crate::rules::Rules;"), 0);
     assert_eq!(
         method_literals("let m = \"notifications/cancelled\"; let p = \"a b\"; let q = \"/tmp/x\";\n// \"roots/list\""),
         vec!["notifications/cancelled".to_owned()]

@@ -3,7 +3,7 @@
 
 use super::CodexClient;
 use crate::error::{Error, Result};
-use crate::protocol::app_server::AppServerRules;
+use crate::rules::app_server::AppServerRules;
 use crate::version::ServerVersion;
 
 impl CodexClient {

@@ -11,7 +11,7 @@ use crate::delivery::readiness::Readiness;
 use crate::delivery::Spin;
 use crate::error::{DisconnectInfo, Error, Result};
 use crate::options::{ClientOptions, Delivery, RequestOptions};
-use crate::protocol::seam::{First, Handshake, Negotiated, Opening, Outcome, Step};
+use crate::rules::{First, Handshake, Negotiated, Opening, Outcome, Step};
 use crate::session::{Session, SessionShared};
 
 mod by_ref;
@@ -22,7 +22,7 @@ mod skill_sources;
 mod view;
 pub(crate) use view::{forward, protocol_view};
 
-pub use crate::protocol::handshake::InitializeResult;
+pub use crate::rules::handshake::InitializeResult;
 pub use callbacks::HandlerSlot;
 
 /// One connection of a client: the session and, in callback mode, its dispatch thread.

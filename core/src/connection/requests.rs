@@ -10,7 +10,7 @@ use super::Client;
 use crate::delivery::Spin;
 use crate::error::{Error, Result};
 use crate::options::RequestOptions;
-use crate::protocol::seam::{Rounds, Step};
+use crate::rules::{Rounds, Step};
 use crate::session::SessionShared;
 
 impl Client {

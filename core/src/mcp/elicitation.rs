@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use crate::error::{Error, Result};
 use crate::mcp::McpClient;
-use crate::protocol::mcp::rules::McpRules;
+use crate::rules::mcp::McpRules;
 
 impl McpClient {
     /// Wait until the server sent `notifications/elicitation/complete` for every id in

@@ -18,7 +18,7 @@ pub use crate::protocol::mcp::{
 mod client;
 mod elicitation;
 mod listen;
-pub use crate::protocol::mcp::log_level::LOG_LEVELS;
+pub use crate::rules::mcp::log_level::LOG_LEVELS;
 mod progress;
 mod request;
 mod skill_verify;

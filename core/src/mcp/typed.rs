@@ -13,7 +13,7 @@ use crate::connection::Client;
 use crate::error::{Error, Result};
 use crate::mcp::McpClient;
 use crate::options::RequestOptions;
-use crate::protocol::mcp::rules::McpRules;
+use crate::rules::mcp::McpRules;
 
 /// Most pages a `list_all_*` helper follows before giving up on a server whose cursors never end.
 const MAX_PAGES: usize = 10_000;
@@ -270,7 +270,7 @@ mcp_requests! {
     /// is sent now, and a server sends records only for requests that carry a level.
     async fn set_logging_level(&self, level: &str) -> Result<()> {
         let session = self.client.live_session()?;
-        let rules = session.rules_of::<crate::protocol::mcp::rules::McpRules>();
+        let rules = session.rules_of::<crate::rules::mcp::McpRules>();
         if rules.map_or(Ok(false), |r| r.set_log_level(level))? {
             return Ok(());
         }

@@ -452,24 +452,6 @@ pub enum Protocol {
     Mcp,
 }
 
-impl Protocol {
-    /// The rules of one connection speaking this protocol with `opts` (the seam of
-    /// `protocol::seam`: the engine below the clients asks them wherever the protocols differ).
-    pub(crate) fn rules(
-        self,
-        opts: &ClientOptions,
-    ) -> std::sync::Arc<dyn crate::protocol::seam::Rules> {
-        match self {
-            Protocol::AppServer => std::sync::Arc::new(
-                crate::protocol::app_server::AppServerRules::from_options(opts),
-            ),
-            Protocol::Mcp => {
-                std::sync::Arc::new(crate::protocol::mcp::rules::McpRules::from_options(opts))
-            }
-        }
-    }
-}
-
 /// Options of the exec transport (the parity set of OpenAI's TypeScript SDK). Per-thread and
 /// per-turn params (`thread/start` model/cwd/sandbox/approvalPolicy, `turn/start`
 /// outputSchema/effort/input images) override these.

@@ -88,12 +88,9 @@
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
-pub(crate) mod app_server;
 pub mod drift;
 mod generated;
-pub(crate) mod handshake;
 pub mod mcp;
-pub(crate) mod seam;
 
 pub use generated::*;
 

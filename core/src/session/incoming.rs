@@ -10,7 +10,7 @@ use super::SessionShared;
 use crate::delivery::queue::{EventQueue, Push};
 use crate::event::{null_raw, ConnectionEvent, Event, Ids, Notification, ServerRequest};
 use crate::message::{classify, response_line, Classified, Incoming, RequestId};
-use crate::protocol::seam::{Link, Route};
+use crate::rules::{Link, Route};
 use serde_json::value::RawValue;
 
 /// Lines handled between two consumer wake-ups, per queue with events, while lines keep

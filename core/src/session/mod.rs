@@ -29,9 +29,9 @@ use crate::event::Notification;
 use crate::event::{ConnectionEvent, Event};
 use crate::message::{notification_line, RequestId};
 use crate::options::{ClientOptions, Protocol, ReconnectPolicy, RequestOptions, RetryPolicy};
-use crate::protocol::seam::Rules;
 use crate::responder::{OpenRequests, Responder};
 use crate::router::Router;
+use crate::rules::Rules;
 use crate::transport::stderr::StderrTail;
 use outgoing::{Out, Outgoing};
 
@@ -134,7 +134,7 @@ impl SessionShared {
             opts.read_ahead_bytes,
             signal.clone(),
         ));
-        let rules = opts.transport.protocol().rules(opts);
+        let rules = crate::rules::for_options(opts);
         let out = Arc::new(Out::new(out, rules.jsonrpc_member()).traced(opts.trace_wire));
         let resend = out.clone();
         let cancels = out.clone();

@@ -16,7 +16,7 @@ use crate::error::{DisconnectInfo, Error, Result};
 use crate::event::{ConnectionEvent, ReconnectAttempt, Rejoined};
 use crate::message::notification_line;
 use crate::options::{ClientOptions, ReconnectPolicy};
-use crate::protocol::seam::INITIALIZE;
+use crate::rules::INITIALIZE;
 use crate::transport::{self, Link};
 
 /// How a link ended.

@@ -10,11 +10,7 @@ mod generated;
 #[cfg(test)]
 mod generated_tests;
 pub mod headers;
-mod input_required;
-pub(crate) mod log_level;
-mod negotiate;
 pub(crate) mod output_schema;
-pub(crate) mod rules;
 mod sampling;
 mod types;
 

@@ -4,9 +4,9 @@
 
 use serde_json::value::RawValue;
 
-use super::era::META_LOG_LEVEL;
-use super::rules::McpRules;
+use super::McpRules;
 use crate::error::{Error, Result};
+use crate::protocol::mcp::era::META_LOG_LEVEL;
 
 /// The levels of MCP logging, lowest first (RFC 5424 severities).
 pub const LOG_LEVELS: [&str; 8] = [

@@ -6,15 +6,15 @@
 //! `mcp_prior`) skips the probe. A stateless connection's requests all carry the envelope
 //! (see [`McpRules::set_envelope`]); its initialize result view is the discover result with
 //! the chosen `protocolVersion` and `era: "stateless"`. The connect (`connection/`) runs these
-//! steps through [`Rules`](crate::protocol::seam::Rules) and knows none of them.
+//! steps through [`Rules`](crate::rules::Rules) and knows none of them.
 
 use serde_json::value::RawValue;
 use serde_json::{json, Value};
 
-use super::era::{self, Envelope, EraMode, Prior};
-use super::rules::McpRules;
+use super::McpRules;
 use crate::error::{DisconnectInfo, Error, Result};
-use crate::protocol::seam::{First, Handshake, Negotiated, Opening, Outcome};
+use crate::protocol::mcp::era::{self, Envelope, EraMode, Prior};
+use crate::rules::{First, Handshake, Negotiated, Opening, Outcome};
 
 /// Most `server/discover` retries after an unsupported-version answer.
 const VERSION_RETRIES: usize = 2;

@@ -1,10 +1,9 @@
 //! The seam between the engine below the two clients (`session/`, `connection/`, `delivery/`)
 //! and the protocol a connection speaks. The engine asks a connection's [`Rules`] wherever the
-//! two protocols differ, so that it names neither: [`AppServerRules`](super::app_server::AppServerRules)
+//! two protocols differ, so that it names neither: [`AppServerRules`](app_server::AppServerRules)
 //! (the Codex app-server's JSON-RPC v2, and the exec and `codex mcp-server` shims, which
-//! present its semantics) and [`McpRules`](super::mcp::rules::McpRules) implement it, each
-//! with its per-connection state. `options::Protocol::rules` makes a connection's rules from
-//! its options.
+//! present its semantics) and [`McpRules`](mcp::McpRules) implement it, each
+//! with its per-connection state. [`for_options`] makes a connection's rules from its options.
 //!
 //! What a protocol brings here: the line format (`"jsonrpc"` member), whether an overload error
 //! is retried, how the server hears of a cancelled request, the handshake's result check and
@@ -18,9 +17,16 @@
 //! and a restart), requests it answers without sending them (the MCP 2026-07-28 log level),
 //! the rounds of a request whose results ask for input, and what a reconnect rejoins.
 
+pub(crate) mod app_server;
+pub(crate) mod handshake;
+pub(crate) mod mcp;
+
 use serde_json::value::RawValue;
 use serde_json::Value;
 use std::any::Any;
+use std::sync::Arc;
+
+use crate::options::{ClientOptions, Protocol};
 use std::future::Future;
 use std::pin::Pin;
 
@@ -267,4 +273,13 @@ pub(crate) trait Rules: Send + Sync + 'static {
     /// These rules as `Any`: a client reaches its own protocol's state through
     /// `SessionShared::rules_of`.
     fn as_any(&self) -> &dyn Any;
+}
+
+/// The rules of one connection with `opts`: the protocol its transport speaks, with these
+/// options' values.
+pub(crate) fn for_options(opts: &ClientOptions) -> Arc<dyn Rules> {
+    match opts.transport.protocol() {
+        Protocol::AppServer => Arc::new(app_server::AppServerRules::from_options(opts)),
+        Protocol::Mcp => Arc::new(mcp::McpRules::from_options(opts)),
+    }
 }

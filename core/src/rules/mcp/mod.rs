@@ -7,23 +7,25 @@
 //! output schemas; in the 2026-07-28 era, the `_meta` envelope every request carries, the
 //! results kept by their cache hints, and results that ask for input.
 
+mod input_required;
+pub(crate) mod log_level;
+mod negotiate;
+
 use serde_json::value::RawValue;
 use serde_json::{json, Value};
 use std::any::Any;
 use std::sync::{Arc, Mutex};
 
-use super::cache::Cache;
-use super::elicitation::{Completions, ELICITATION_COMPLETE};
-use super::era::{Envelope, EraMode, Prior};
-use super::output_schema::ToolSchemas;
-use super::{Root, TOOLS_LIST_CHANGED};
+use super::handshake::client_info;
+use super::{First, Handshake, Link, Negotiated, Opening, Outcome, Rounds, Route, Rules, Step};
 use crate::error::{Error, Result};
 use crate::message::request_id_param;
 use crate::options::{ClientOptions, TransportKind, DEFAULT_INPUT_ROUNDS};
-use crate::protocol::handshake::client_info;
-use crate::protocol::seam::{
-    First, Handshake, Link, Negotiated, Opening, Outcome, Rounds, Route, Rules, Step,
-};
+use crate::protocol::mcp::cache::Cache;
+use crate::protocol::mcp::elicitation::{Completions, ELICITATION_COMPLETE};
+use crate::protocol::mcp::era::{Envelope, EraMode, Prior};
+use crate::protocol::mcp::output_schema::ToolSchemas;
+use crate::protocol::mcp::{Root, TOOLS_LIST_CHANGED};
 
 /// MCP on one connection: the rules, with the state the reader and the MCP client keep.
 #[derive(Default)]
@@ -132,7 +134,7 @@ impl McpRules {
 
 /// The params of MCP `initialize` with these options: the client's info and capabilities.
 fn init_params(opts: &ClientOptions) -> Box<RawValue> {
-    let params = super::initialize_params(
+    let params = crate::protocol::mcp::initialize_params(
         client_info(opts),
         opts.mcp.capabilities.clone(),
         opts.mcp.sampling_tools,
@@ -150,11 +152,11 @@ impl Rules for McpRules {
     fn cancelled(&self, id: i64, reason: &str) -> Option<(&'static str, Box<RawValue>)> {
         Some((
             "notifications/cancelled",
-            super::cancelled_params(id, reason),
+            crate::protocol::mcp::cancelled_params(id, reason),
         ))
     }
     fn check_handshake(&self, result: &Value) -> Result<()> {
-        super::check_initialize(result)
+        crate::protocol::mcp::check_initialize(result)
     }
     fn initialized_method(&self) -> &'static str {
         "notifications/initialized"
@@ -170,18 +172,18 @@ impl Rules for McpRules {
                     link.request_withdrawn(&id);
                 }
             }
-            "notifications/message" => super::log_server_message(params),
+            "notifications/message" => crate::protocol::mcp::log_server_message(params),
             // Delivered as well: the library only keeps what it needs.
             TOOLS_LIST_CHANGED => self.tool_schemas.invalidate(),
             ELICITATION_COMPLETE => self.elicitations.note(params),
             // Progress of a call made with a library token goes to that call only, and
             // restarts its timeout.
             "notifications/progress" => {
-                if let Some(token) = super::library_progress_token(params) {
+                if let Some(token) = crate::protocol::mcp::library_progress_token(params) {
                     link.request_progressed(&token);
                     return Route::CallOnly;
                 }
-                if let Some(token) = super::progress_token(params) {
+                if let Some(token) = crate::protocol::mcp::progress_token(params) {
                     // A caller's own token (a raw request with `_meta.progressToken`): the
                     // update is the caller's, and restarts its request's timeout too.
                     link.request_progressed(&token);
@@ -200,7 +202,7 @@ impl Rules for McpRules {
     }
     fn progress_token(&self, params: &RawValue) -> Option<String> {
         if self.progress_resets_timeout {
-            super::request_progress_token(params)
+            crate::protocol::mcp::request_progress_token(params)
         } else {
             None
         }
@@ -244,7 +246,7 @@ impl Rules for McpRules {
             return None;
         }
         let v: Value = serde_json::from_str(raw.get()).ok()?;
-        (super::era::result_type(&v) == "input_required").then_some(v)
+        (crate::protocol::mcp::era::result_type(&v) == "input_required").then_some(v)
     }
     fn initialize_params(&self) -> &RawValue {
         self.init_params()

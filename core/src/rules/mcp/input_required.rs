@@ -8,10 +8,10 @@
 
 use serde_json::{Map, Value};
 
-use super::era::result_type;
-use super::rules::McpRules;
+use super::McpRules;
 use crate::error::{Error, Result};
-use crate::protocol::seam::Rounds;
+use crate::protocol::mcp::era::result_type;
+use crate::rules::Rounds;
 
 impl McpRules {
     /// Continue a request `method` sent with `params` and answered `result` (input

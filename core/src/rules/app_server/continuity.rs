@@ -13,7 +13,7 @@ use std::collections::{HashMap, HashSet};
 use std::sync::Mutex;
 
 use crate::event::Notification;
-use crate::protocol::seam::{Resumed, Resumption};
+use crate::rules::{Resumed, Resumption};
 
 /// The delivered events of one running turn.
 #[derive(Default)]

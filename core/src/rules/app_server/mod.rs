@@ -9,13 +9,13 @@ use std::any::Any;
 
 mod continuity;
 
-use super::seam::{Link, Resumed, Resumption, Route, Rules};
+use super::handshake::client_info;
+use super::{Link, Resumed, Resumption, Route, Rules};
 use crate::error::{Error, Result};
 use crate::event::ConnectionEvent;
 use crate::event::Notification;
 use crate::message::request_id_param;
 use crate::options::{ClientOptions, TransportKind};
-use crate::protocol::handshake::client_info;
 use crate::version::{check_server_version, ServerVersion, VersionSource};
 use continuity::Continuity;
 use std::sync::Mutex;
@@ -117,7 +117,7 @@ impl Rules for AppServerRules {
         Some(Error::UnsupportedByVersion(Box::new(refusal)))
     }
     fn initialized_method(&self) -> &'static str {
-        super::INITIALIZED_NOTIFICATION
+        crate::protocol::INITIALIZED_NOTIFICATION
     }
     fn observe_result(&self, method: &str, request_line: &[u8], result: &RawValue) {
         if let Some(c) = &self.continuity {

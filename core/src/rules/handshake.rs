@@ -1,6 +1,6 @@
 //! The handshake of either protocol: the result the server answers ([`InitializeResult`],
 //! with the accessors of both protocols' fields) and the client's info it is sent. Each
-//! protocol's rules build their own `initialize` params (`app_server`, `mcp::rules`).
+//! protocol's rules build their own `initialize` params (`app_server`, `mcp`).
 
 use serde_json::{Map, Value};
 
