@@ -102,7 +102,7 @@ impl fmt::Display for RpcError {
 /// An MCP server's `-32042` error ([`Error::UrlElicitationRequired`]): the request needs
 /// the user to complete URL-mode elicitations first. Show each URL to the user (with its
 /// message, asking consent), wait for the server's `notifications/elicitation/complete` of
-/// each ([`Client::wait_elicitations_complete`](crate::Client::wait_elicitations_complete)),
+/// each ([`McpClient::wait_elicitations_complete`](crate::McpClient::wait_elicitations_complete)),
 /// then send the request again.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]

@@ -467,7 +467,7 @@ impl Thread {
         &self.id
     }
     /// The `thread` object the server returned when this handle was made (`Null` for
-    /// [`Client::thread`]).
+    /// [`CodexClient::thread`](crate::CodexClient::thread)).
     pub fn info(&self) -> &Value {
         &self.info
     }

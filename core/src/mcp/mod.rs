@@ -66,12 +66,12 @@ pub fn split_page(key: &str, mut result: Value) -> Result<(Vec<Value>, Option<St
     }
 }
 
-/// The `ref` of a completion of a prompt's argument ([`Client::complete`](crate::Client::complete)).
+/// The `ref` of a completion of a prompt's argument ([`McpClient::complete`](crate::McpClient::complete)).
 pub fn prompt_ref(name: &str) -> Value {
     json!({ "type": "ref/prompt", "name": name })
 }
 
-/// The `ref` of a completion of a resource template's argument ([`Client::complete`](crate::Client::complete)).
+/// The `ref` of a completion of a resource template's argument ([`McpClient::complete`](crate::McpClient::complete)).
 pub fn resource_ref(uri_template: &str) -> Value {
     json!({ "type": "ref/resource", "uri": uri_template })
 }

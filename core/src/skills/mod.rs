@@ -3,7 +3,7 @@
 //! shims, app-servers older than [`NATIVE_SKILL_INPUT_SINCE`]), emulating it by injecting
 //! the `SKILL.md` into the prompt as a labelled text block. A skill may also come from an
 //! MCP server (the skills extension, SEP-2640): see [`Skill::Mcp`] and
-//! [`Client::add_skill_source`](crate::Client::add_skill_source).
+//! [`CodexClient::add_skill_source`](crate::CodexClient::add_skill_source).
 
 mod file;
 pub(crate) mod mcp;
@@ -31,7 +31,7 @@ pub enum Skill {
     /// The path of a `SKILL.md` or of its folder.
     Path(PathBuf),
     /// A skill served by the MCP server registered on the Codex client under `server` (see
-    /// [`Client::add_skill_source`](crate::Client::add_skill_source)): `skill` is its name
+    /// [`CodexClient::add_skill_source`](crate::CodexClient::add_skill_source)): `skill` is its name
     /// in that server's `skills/list`, or the URI of its `SKILL.md`. Loaded (and verified)
     /// when the turn starts, and always given to Codex as a text block naming the server, so
     /// it needs the option `skill_emulation` at `"when_needed"` or `"always"`.
