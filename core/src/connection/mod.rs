@@ -10,7 +10,7 @@ use crate::delivery::dispatch::{Dispatcher, Handlers};
 use crate::delivery::readiness::Readiness;
 use crate::delivery::Spin;
 use crate::error::{DisconnectInfo, Error, Result};
-use crate::options::{ClientOptions, Delivery, RequestOptions};
+use crate::options::{ClientOptions, Delivery};
 use crate::rules::{First, Handshake, Negotiated, Opening, Outcome, Step};
 use crate::session::{Session, SessionShared};
 
@@ -247,19 +247,13 @@ impl Client {
 
     /// The protocol's negotiation of a connect's first step (see `Rules::negotiate`).
     async fn negotiate(session: &Arc<Session>, first: First) -> Negotiated {
-        let h = HandshakeOn {
-            session,
-            opts: session.shared.handshake_request_options(),
-        };
+        let h = HandshakeOn(session);
         session.shared.rules.negotiate(&h, first).await
     }
 
     /// The outcome of the handshake after a restart, as the protocol says.
     fn after_restart(session: &Arc<Session>, outcome: Outcome, why: &str) -> Outcome {
-        let h = HandshakeOn {
-            session,
-            opts: session.shared.handshake_request_options(),
-        };
+        let h = HandshakeOn(session);
         session.shared.rules.after_restart(&h, outcome, why)
     }
 
@@ -625,11 +619,8 @@ impl AsRef<Client> for Client {
     }
 }
 
-/// The handshake of a connect on `session`, as its protocol's negotiation sees it.
-struct HandshakeOn<'s> {
-    session: &'s Arc<Session>,
-    opts: RequestOptions,
-}
+/// The handshake of a connect on a session, as its protocol's negotiation sees it.
+struct HandshakeOn<'s>(&'s Arc<Session>);
 
 impl Handshake for HandshakeOn<'_> {
     fn request(
@@ -637,23 +628,22 @@ impl Handshake for HandshakeOn<'_> {
         method: &'static str,
         params: &RawValue,
     ) -> Result<tokio::sync::oneshot::Receiver<Result<Box<RawValue>>>> {
-        self.session
-            .shared
-            .start_request(method, params, self.opts, true)
+        let shared = &self.0.shared;
+        shared.start_request(method, params, shared.handshake_request_options(), true)
     }
     fn opened(&self) -> Step<'_, Result<()>> {
-        Box::pin(self.session.shared.wait_link_opened())
+        Box::pin(self.0.shared.wait_link_opened())
     }
     fn link_opened(&self) -> bool {
-        self.session.shared.link_opened()
+        self.0.shared.link_opened()
     }
     fn is_closed(&self) -> bool {
-        self.session.shared.is_closed()
+        self.0.shared.is_closed()
     }
     fn disconnect_error(&self) -> Error {
-        self.session.shared.disconnect_error()
+        self.0.shared.disconnect_error()
     }
     fn stderr_tail(&self) -> String {
-        self.session.shared.stderr_tail()
+        self.0.shared.stderr_tail()
     }
 }
