@@ -316,9 +316,12 @@ fn handlers_registered_on_the_pool_serve_every_endpoint_also_one_added_later() {
     let seen: Arc<Mutex<Vec<(u32, String)>>> = Arc::default();
     let s = seen.clone();
     pool.on_server_request(move |req: ServerRequest| {
-        s.lock().unwrap().push((0, req.method.clone()));
+        let method = req.method.clone();
         req.respond_decision(codex_client::Decision::Accept)
             .unwrap();
+        // Recorded after the answer is queued: the `test/lastAnswers` request below is written
+        // after it on the same connection, so the server has the answer when it is asked.
+        s.lock().unwrap().push((0, method));
     })
     .unwrap();
     pool.add_endpoint("b", fake(&["approval"]), EndpointOptions::default())
