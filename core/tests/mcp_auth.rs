@@ -391,8 +391,7 @@ fn full_flow(way: Way, all_logs: &Arc<Mutex<Vec<LogRecord>>>) {
     if way == Way::Proxy {
         opts = opts.mcp_proxy(format!("http://127.0.0.1:{}", proxy_port(&fake)));
     }
-    opts.trace_wire = true;
-    let client = McpClient::new(opts);
+    let client = McpClient::new(opts.trace_wire(true));
     let events = Arc::new(Mutex::new(Vec::<AuthEvent>::new()));
     let e2 = events.clone();
     client
@@ -500,8 +499,7 @@ fn full_flow(way: Way, all_logs: &Arc<Mutex<Vec<LogRecord>>>) {
         if way == Way::Proxy {
             o = o.mcp_proxy(format!("http://127.0.0.1:{}", proxy_port(&fake)));
         }
-        o.trace_wire = true;
-        let c = Client::new(o);
+        let c = Client::new(o.trace_wire(true));
         let e = c.connect().expect_err("a refused code fails the connect");
         c.disconnect();
         e.to_string()
@@ -570,8 +568,8 @@ fn oauth_options_configure_the_http_transport() {
         .unwrap();
     assert_eq!(b.get("oauth_client_secret").unwrap(), json!("<redacted>"));
     let o = b.build().unwrap();
-    let TransportKind::McpHttp(h) = &o.transport else {
-        panic!("{:?}", o.transport)
+    let TransportKind::McpHttp(h) = o.get_transport() else {
+        panic!("{:?}", o.get_transport())
     };
     let c = h.oauth.as_ref().expect("oauth configured");
     assert_eq!(c.client_id.as_deref(), Some("my-client"));
@@ -585,7 +583,7 @@ fn oauth_options_configure_the_http_transport() {
     let mut b = OptionsBuilder::new();
     b.set("transport", json!("http://127.0.0.1:9/mcp")).unwrap();
     let o = b.build().unwrap();
-    let TransportKind::McpHttp(h) = &o.transport else {
+    let TransportKind::McpHttp(h) = o.get_transport() else {
         panic!()
     };
     assert!(h.oauth.is_none(), "off unless asked for");
@@ -639,7 +637,7 @@ fn grant_options_by_name() {
     };
     let config = |b: &OptionsBuilder| -> Result<OAuthConfig, String> {
         let o = b.build().map_err(|e| e.to_string())?;
-        let TransportKind::McpHttp(h) = o.transport else {
+        let TransportKind::McpHttp(h) = o.get_transport().clone() else {
             panic!("http transport")
         };
         Ok(h.oauth.expect("oauth configured"))

@@ -1,4 +1,4 @@
-//! The typed Rust setters (and public fields) of `ClientOptions` at the edge values of every
+//! The typed Rust setters of `ClientOptions` (its fields are private) at the edge values of every
 //! option of the table that has a range: min, max, min-1, max+1, 0 and the default, each taken
 //! or refused (`validate`, naming the option) and read back as the table's row says: a value
 //! inside the range is taken as is, 0 means what the row's `zero` says ("the default"; "off":
@@ -7,9 +7,7 @@
 //! `ClientOptions` (it belongs to the HTTP transport's `OAuthConfig`): the C, C++ and Python
 //! tests cover it.
 //!
-//! A public field set directly (`stderr_tail_bytes`, `mcp.input_rounds`) is read back as the
-//! client uses it, through `ClientOptions::effective` (which `Client::new` applies): 0 there
-//! means what the row says too. The first run of this test (2026-11-28) found 9 disagreements
+//! Each value is read back through the typed getters (`get_…`). The first run of this test (2026-11-28) found 9 disagreements
 //! (0 given to `ReconnectPolicy::new` / `Heartbeat::new` or set on a field was refused or kept
 //! as 0); the setters now go through the table, and none is left.
 
@@ -21,8 +19,8 @@ use codex_client::{
 };
 use serde_json::Value;
 
-/// Set option `key` to `v` (seconds or a count) through its typed setter or public field; the
-/// value then read back the same way (seconds as f64, counts as f64).
+/// Set option `key` to `v` (seconds or a count) through its typed setter; the value then read
+/// back through its getter (seconds as f64, counts as f64).
 fn typed(key: &str, v: f64) -> Option<(ClientOptions, f64)> {
     let d = || Duration::from_secs_f64(v);
     let n = v as u64;
@@ -31,23 +29,23 @@ fn typed(key: &str, v: f64) -> Option<(ClientOptions, f64)> {
     let rc = ReconnectPolicy::default();
     let hb = Heartbeat::default();
     let (o, read): (ClientOptions, fn(&ClientOptions) -> f64) = match key {
-        "default_timeout" => (o.default_timeout(d()), |o| o.default_timeout.as_secs_f64()),
-        "connect_timeout" => (o.connect_timeout(d()), |o| o.connect_timeout.as_secs_f64()),
-        "reply_spin" => (o.reply_spin(d()), |o| o.reply_spin.as_secs_f64()),
+        "default_timeout" => (o.default_timeout(d()), |o| o.get_default_timeout().as_secs_f64()),
+        "connect_timeout" => (o.connect_timeout(d()), |o| o.get_connect_timeout().as_secs_f64()),
+        "reply_spin" => (o.reply_spin(d()), |o| o.get_reply_spin().as_secs_f64()),
         "parked_request_timeout" => (o.parked_request_timeout(d()), |o| {
-            o.parked_request_timeout.as_secs_f64()
+            o.get_parked_request_timeout().as_secs_f64()
         }),
         "retry_max_attempts" => (
             o.retry(RetryPolicy::new(u32::try_from(n).ok()?, rp.base, rp.cap)),
-            |o| f64::from(o.retry.max_attempts),
+            |o| f64::from(o.get_retry().max_attempts),
         ),
         "retry_base" => (
             o.retry(RetryPolicy::new(rp.max_attempts, d(), rp.cap)),
-            |o| o.retry.base.as_secs_f64(),
+            |o| o.get_retry().base.as_secs_f64(),
         ),
         "retry_cap" => (
             o.retry(RetryPolicy::new(rp.max_attempts, rp.base, d())),
-            |o| o.retry.cap.as_secs_f64(),
+            |o| o.get_retry().cap.as_secs_f64(),
         ),
         "reconnect_max_attempts" => (
             o.reconnect(Some(ReconnectPolicy::new(
@@ -55,43 +53,39 @@ fn typed(key: &str, v: f64) -> Option<(ClientOptions, f64)> {
                 rc.base,
                 rc.cap,
             ))),
-            |o| f64::from(o.reconnect.unwrap().max_attempts),
+            |o| f64::from(o.get_reconnect().unwrap().max_attempts),
         ),
         "reconnect_base" => (
             o.reconnect(Some(ReconnectPolicy::new(rc.max_attempts, d(), rc.cap))),
-            |o| o.reconnect.unwrap().base.as_secs_f64(),
+            |o| o.get_reconnect().unwrap().base.as_secs_f64(),
         ),
         "reconnect_cap" => (
             o.reconnect(Some(ReconnectPolicy::new(rc.max_attempts, rc.base, d()))),
-            |o| o.reconnect.unwrap().cap.as_secs_f64(),
+            |o| o.get_reconnect().unwrap().cap.as_secs_f64(),
         ),
         "heartbeat_interval" => (o.heartbeat(Some(Heartbeat::new(d(), hb.timeout))), |o| {
-            o.heartbeat.map_or(0.0, |h| h.interval.as_secs_f64())
+            o.get_heartbeat().map_or(0.0, |h| h.interval.as_secs_f64())
         }),
         "heartbeat_timeout" => (o.heartbeat(Some(Heartbeat::new(hb.interval, d()))), |o| {
-            o.heartbeat.map_or(0.0, |h| h.timeout.as_secs_f64())
+            o.get_heartbeat().map_or(0.0, |h| h.timeout.as_secs_f64())
         }),
         "event_queue_capacity" => (o.event_queue_capacity(n as usize), |o| {
-            o.event_queue_capacity as f64
+            o.get_event_queue_capacity() as f64
         }),
         "read_ahead_bytes" => (o.read_ahead_bytes(n as usize), |o| {
-            o.read_ahead_bytes as f64
+            o.get_read_ahead_bytes() as f64
         }),
-        "max_line_bytes" => (o.max_line_bytes(n as usize), |o| o.max_line_bytes as f64),
-        "stderr_tail_bytes" => {
-            let mut o = o;
-            o.stderr_tail_bytes = n as usize;
-            (o, |o| o.effective().stderr_tail_bytes as f64)
-        }
-        "mcp_input_rounds" => {
-            let mut o = o;
-            o.mcp.input_rounds = n as usize;
-            (o, |o| o.effective().mcp.input_rounds as f64)
-        }
+        "max_line_bytes" => (o.max_line_bytes(n as usize), |o| o.get_max_line_bytes() as f64),
+        "stderr_tail_bytes" => (o.stderr_tail_bytes(n as usize), |o| {
+            o.get_stderr_tail_bytes() as f64
+        }),
+        "mcp_input_rounds" => (o.mcp_input_rounds(n as usize), |o| {
+            o.get_mcp().input_rounds() as f64
+        }),
         "ws_token_lifetime" => (
             o.websocket("ws://127.0.0.1:9/", None)
                 .signed_bearer_token(SignedBearerToken::new("/no/secret").lifetime(d())),
-            |o| match o.effective().ws_auth {
+            |o| match o.get_ws_auth() {
                 WsAuth::SignedBearerToken(s) => s.lifetime.as_secs_f64(),
                 other => panic!("{other:?}"),
             },
@@ -166,50 +160,55 @@ fn typed_setters_agree_with_the_table_on_every_ranged_key() {
     assert!(checked >= 4 * keys, "{checked} values checked");
 }
 
-/// A client keeps its options as it uses them (`Client::new` applies
-/// `ClientOptions::effective`): a field set to 0 directly, or a policy built with a 0, means
-/// what the table's row says, at connect too.
+/// A 0 given to a setter, or inside a policy given to one, means what the table's row says,
+/// and the client keeps it so (`Client::new`); out-of-range values are kept for `validate` and
+/// `connect` to refuse, naming the option.
 #[test]
 fn a_client_uses_each_zero_as_the_table_says() {
     use codex_client::options::{DEFAULT_INPUT_ROUNDS, DEFAULT_STDERR_TAIL_BYTES};
-    let mut o = ClientOptions::default();
-    o.stderr_tail_bytes = 0;
-    o.mcp.input_rounds = 0;
-    o.max_line_bytes = 0;
     let mut r = ReconnectPolicy::default();
     (r.max_attempts, r.base, r.cap) = (0, Duration::ZERO, Duration::from_secs(3));
-    o.reconnect = Some(r);
     let mut h = Heartbeat::default();
     h.timeout = Duration::ZERO;
-    o.heartbeat = Some(h);
+    let o = ClientOptions::default()
+        .stderr_tail_bytes(0)
+        .mcp_input_rounds(0)
+        .max_line_bytes(0)
+        .reconnect(Some(r))
+        .heartbeat(Some(h));
     assert!(o.validate().is_ok(), "{:?}", o.validate());
     let client = codex_client::Client::new(o.clone());
     let e = client.options();
-    assert_eq!(e.stderr_tail_bytes, DEFAULT_STDERR_TAIL_BYTES);
-    assert_eq!(e.mcp.input_rounds, DEFAULT_INPUT_ROUNDS);
-    assert_eq!(e.max_line_bytes, codex_client::DEFAULT_MAX_LINE_BYTES);
+    assert_eq!(e.get_stderr_tail_bytes(), DEFAULT_STDERR_TAIL_BYTES);
+    assert_eq!(e.get_mcp().input_rounds(), DEFAULT_INPUT_ROUNDS);
+    assert_eq!(e.get_max_line_bytes(), codex_client::DEFAULT_MAX_LINE_BYTES);
     assert_eq!(
-        e.reconnect,
+        e.get_reconnect(),
         Some(ReconnectPolicy::new(
             ReconnectPolicy::DEFAULT_ATTEMPTS,
             ReconnectPolicy::DEFAULT_BASE,
             Duration::from_secs(3)
         ))
     );
-    assert_eq!(e.heartbeat, Some(Heartbeat::default()));
+    assert_eq!(e.get_heartbeat(), Some(Heartbeat::default()));
     // A heartbeat interval of 0 is "off"; reply_spin 0 stays 0 (off); other values are kept.
-    o.heartbeat = Some(Heartbeat::new(Duration::ZERO, Duration::from_secs(1)));
-    o.reply_spin = Duration::ZERO;
-    o.stderr_tail_bytes = 7;
-    let e = o.effective();
-    assert_eq!(e.heartbeat, None);
-    assert_eq!(e.reply_spin, Duration::ZERO);
-    assert_eq!(e.stderr_tail_bytes, 7);
-    // An out-of-range value is kept, for validate to refuse.
-    o.mcp.input_rounds = (1 << 40) + 1;
-    assert_eq!(o.effective().mcp.input_rounds, (1 << 40) + 1);
+    let o = o
+        .heartbeat(Some(Heartbeat::new(Duration::ZERO, Duration::from_secs(1))))
+        .reply_spin(Duration::ZERO)
+        .stderr_tail_bytes(7);
+    assert_eq!(o.get_heartbeat(), None);
+    assert_eq!(o.get_reply_spin(), Duration::ZERO);
+    assert_eq!(o.get_stderr_tail_bytes(), 7);
+    // An out-of-range value is refused, naming the option, and the value before is kept.
+    let o = o.mcp_input_rounds((1 << 40) + 1);
+    assert_eq!(o.get_mcp().input_rounds(), DEFAULT_INPUT_ROUNDS);
     assert!(o
         .validate()
+        .unwrap_err()
+        .to_string()
+        .contains("mcp_input_rounds"));
+    assert!(codex_client::Client::new(o)
+        .connect()
         .unwrap_err()
         .to_string()
         .contains("mcp_input_rounds"));

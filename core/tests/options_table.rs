@@ -38,9 +38,9 @@ fn zero_means_the_default_for_sizes_and_timeouts() {
     b.set("event_queue_capacity", json!(0)).unwrap();
     b.set("default_timeout", json!(0)).unwrap();
     let o = b.build().unwrap();
-    assert_eq!(o.max_line_bytes, DEFAULT_MAX_LINE_BYTES);
-    assert_eq!(o.event_queue_capacity, 4096);
-    assert_eq!(o.default_timeout, Duration::from_secs(300));
+    assert_eq!(o.get_max_line_bytes(), DEFAULT_MAX_LINE_BYTES);
+    assert_eq!(o.get_event_queue_capacity(), 4096);
+    assert_eq!(o.get_default_timeout(), Duration::from_secs(300));
     // ... and a line limit too small to hold any answer is refused, naming the option.
     let e = b.set("max_line_bytes", json!(10)).unwrap_err().to_string();
     assert!(e.contains("max_line_bytes") && e.contains("1024"), "{e}");
@@ -71,7 +71,7 @@ fn ranges_types_and_unknown_keys_are_refused_with_the_option_named() {
         "{e}"
     );
     // Nothing refused changed anything.
-    assert_eq!(b.build().unwrap().reply_spin, Duration::from_micros(50));
+    assert_eq!(b.build().unwrap().get_reply_spin(), Duration::from_micros(50));
 }
 
 #[test]
@@ -82,7 +82,7 @@ fn transport_rules_are_checked_at_build() {
     assert!(e.contains("headers") && e.contains("HTTP"), "{e}");
     b.set("transport", json!("http://127.0.0.1:1/mcp")).unwrap();
     b.set("token", json!("tok")).unwrap();
-    match b.build().unwrap().transport {
+    match b.build().unwrap().get_transport() {
         TransportKind::McpHttp(h) => {
             assert_eq!(h.headers, vec![("X-Api-Key".to_owned(), "k".to_owned())]);
             assert_eq!(h.token.as_deref(), Some("tok"));
@@ -96,7 +96,7 @@ fn transport_rules_are_checked_at_build() {
     b.set("transport", json!("exec")).unwrap();
     b.add("exec_additional_directories", json!("/data"))
         .unwrap();
-    match b.build().unwrap().transport {
+    match b.build().unwrap().get_transport() {
         TransportKind::Exec(x) => {
             assert_eq!(x.model.as_deref(), Some("m"));
             assert_eq!(
@@ -110,7 +110,7 @@ fn transport_rules_are_checked_at_build() {
     let mut b = OptionsBuilder::new();
     b.set("command", json!(["node", "server.js"])).unwrap();
     assert!(matches!(
-        b.build().unwrap().transport,
+        b.build().unwrap().get_transport(),
         TransportKind::McpStdio(_)
     ));
     b.set("transport", json!("exec")).unwrap();
@@ -120,29 +120,29 @@ fn transport_rules_are_checked_at_build() {
 #[test]
 fn policies_turn_on_and_off() {
     let mut b = OptionsBuilder::new();
-    assert!(b.build().unwrap().reconnect.is_none());
+    assert!(b.build().unwrap().get_reconnect().is_none());
     b.set("reconnect", json!({"max_attempts": 3, "base": 0.1}))
         .unwrap();
-    let r = b.build().unwrap().reconnect.unwrap();
+    let r = b.build().unwrap().get_reconnect().unwrap();
     assert_eq!((r.max_attempts, r.base), (3, Duration::from_millis(100)));
     b.set("reconnect", json!(false)).unwrap();
-    assert!(b.build().unwrap().reconnect.is_none());
+    assert!(b.build().unwrap().get_reconnect().is_none());
     b.set("reconnect_cap", json!(2)).unwrap();
     assert_eq!(
-        b.build().unwrap().reconnect.unwrap().cap,
+        b.build().unwrap().get_reconnect().unwrap().cap,
         Duration::from_secs(2)
     );
 
-    assert!(b.build().unwrap().heartbeat.is_some());
+    assert!(b.build().unwrap().get_heartbeat().is_some());
     b.set("heartbeat", json!({"interval": 0})).unwrap();
-    assert!(b.build().unwrap().heartbeat.is_none());
+    assert!(b.build().unwrap().get_heartbeat().is_none());
     b.set("heartbeat_interval", json!(2)).unwrap();
     assert_eq!(
-        b.build().unwrap().heartbeat.unwrap().interval,
+        b.build().unwrap().get_heartbeat().unwrap().interval,
         Duration::from_secs(2)
     );
     b.set("delivery", json!("poll")).unwrap();
-    assert_eq!(b.build().unwrap().delivery, Delivery::Poll);
+    assert_eq!(b.build().unwrap().get_delivery(), Delivery::Poll);
 }
 
 #[test]
@@ -214,17 +214,17 @@ fn rust_setters_agree_with_the_table() {
         (
             "event_queue_capacity",
             |o, n| o.event_queue_capacity(n as usize),
-            |o| json!(o.event_queue_capacity),
+            |o| json!(o.get_event_queue_capacity()),
         ),
         (
             "max_line_bytes",
             |o, n| o.max_line_bytes(n as usize),
-            |o| json!(o.max_line_bytes),
+            |o| json!(o.get_max_line_bytes()),
         ),
         (
             "read_ahead_bytes",
             |o, n| o.read_ahead_bytes(n as usize),
-            |o| json!(o.read_ahead_bytes),
+            |o| json!(o.get_read_ahead_bytes()),
         ),
         (
             "retry_max_attempts",
@@ -235,7 +235,7 @@ fn rust_setters_agree_with_the_table() {
                     RetryPolicy::DEFAULT_CAP,
                 ))
             },
-            |o| json!(o.retry.max_attempts),
+            |o| json!(o.get_retry().max_attempts),
         ),
     ];
     type Secs = (
@@ -247,14 +247,14 @@ fn rust_setters_agree_with_the_table() {
         (
             "default_timeout",
             |o, d| o.default_timeout(d),
-            |o| o.default_timeout,
+            |o| o.get_default_timeout(),
         ),
         (
             "connect_timeout",
             |o, d| o.connect_timeout(d),
-            |o| o.connect_timeout,
+            |o| o.get_connect_timeout(),
         ),
-        ("reply_spin", |o, d| o.reply_spin(d), |o| o.reply_spin),
+        ("reply_spin", |o, d| o.reply_spin(d), |o| o.get_reply_spin()),
         (
             "retry_cap",
             |o, d| {
@@ -264,7 +264,7 @@ fn rust_setters_agree_with_the_table() {
                     d,
                 ))
             },
-            |o| o.retry.cap,
+            |o| o.get_retry().cap,
         ),
     ];
     let mut checked = 0;
@@ -317,23 +317,14 @@ fn rust_setters_agree_with_the_table() {
     assert_eq!(
         ClientOptions::default()
             .event_queue_capacity(0)
-            .event_queue_capacity,
+            .get_event_queue_capacity(),
         codex_client::DEFAULT_EVENT_QUEUE_CAPACITY
     );
-    // A field set directly is held to the same range, and its 0 means what the row says.
-    let mut o = ClientOptions::default();
-    o.max_line_bytes = 10;
-    assert!(o
-        .validate()
-        .unwrap_err()
-        .to_string()
-        .contains("max_line_bytes"));
-    o.max_line_bytes = 0;
+    // No field can be set directly (they are private): the setter is the only way, through
+    // the row, and its 0 means what the row says.
+    let o = ClientOptions::default().max_line_bytes(0);
     assert!(o.validate().is_ok(), "{:?}", o.validate());
-    assert_eq!(
-        o.effective().max_line_bytes,
-        codex_client::DEFAULT_MAX_LINE_BYTES
-    );
+    assert_eq!(o.get_max_line_bytes(), codex_client::DEFAULT_MAX_LINE_BYTES);
     // The defaults of ClientOptions are the table's, every one.
     assert_eq!(
         format!("{:?}", OptionsBuilder::new().build().unwrap()),

@@ -237,7 +237,7 @@ fn a_parked_request_nobody_answers_is_declined_at_its_bound_and_says_so() {
 
     // Parking off (0): serialising keeps nothing, the dropped request is declined at once.
     let off = fake("off", &["approval"], Duration::ZERO);
-    assert_eq!(off.options().parked_request_timeout, Duration::ZERO);
+    assert_eq!(off.options().get_parked_request_timeout(), Duration::ZERO);
     let req = approval(&off);
     let _ = req.to_json();
     assert!(!req.park());

@@ -61,9 +61,7 @@ fn unhandled_server_requests_warn_once_then_log_at_info_and_secrets_never_show()
     // A login with an API key, and a bearer token on an MCP HTTP transport: at TRACE level
     // nothing shows either.
     let env = RealEnv::new();
-    let mut opts = env.options();
-    opts.trace_wire = true;
-    let c = CodexClient::new(opts);
+    let c = CodexClient::new(env.options().trace_wire(true));
     c.connect().unwrap();
     let key = "sk-test-secret-key-9f8e7d";
     c.login_api_key_blocking(key).unwrap();

@@ -236,7 +236,7 @@ impl NativeClient {
     /// The default request timeout in seconds.
     #[getter]
     fn default_timeout(&self) -> f64 {
-        self.client.options().default_timeout.as_secs_f64()
+        self.client.options().get_default_timeout().as_secs_f64()
     }
 
     /// Send a request; its result as JSON text.

@@ -158,8 +158,7 @@ pub struct Client {
 
 impl Client {
     /// Create a client. Nothing is started until [`connect`](Self::connect). Its options are
-    /// kept as [`ClientOptions::effective`] makes them (each number at 0 as its option's row
-    /// says).
+    /// kept as it uses them (each number at 0 as its option's row says).
     pub fn new(options: ClientOptions) -> Client {
         Self::with_parts(options, Arc::new(Handlers::default()), None)
     }
@@ -188,8 +187,7 @@ impl Client {
         }
     }
 
-    /// The options this client was created with, as it uses them
-    /// ([`ClientOptions::effective`]).
+    /// The options this client was created with, as it uses them.
     pub fn options(&self) -> &ClientOptions {
         &self.inner.options
     }

@@ -24,11 +24,11 @@ use crate::error::{Error, Result};
 /// b.set("transport", json!("exec"))?;
 /// b.set("exec_model", json!("gpt-5.1-codex"))?;
 /// let options = b.build()?;
-/// assert_eq!(options.default_timeout.as_millis(), 12_500);
+/// assert_eq!(options.get_default_timeout().as_millis(), 12_500);
 /// assert!(b.set("max_line_bytes", json!(-1)).is_err());
 /// # Ok::<(), codex_client::Error>(())
 /// ```
-#[derive(Clone, Default)]
+#[derive(Clone)]
 pub struct OptionsBuilder {
     /// Everything that maps one to one onto [`ClientOptions`] (the transport is built last).
     pub(super) o: ClientOptions,
@@ -83,6 +83,12 @@ pub(super) struct OAuthOptions {
     pub idp_client_secret: Option<crate::secret::Secret>,
     pub dpop: bool,
     pub authorize_timeout: Option<std::time::Duration>,
+}
+
+impl Default for OptionsBuilder {
+    fn default() -> Self {
+        OptionsBuilder::new()
+    }
 }
 
 impl OptionsBuilder {
@@ -284,12 +290,26 @@ impl OAuthOptions {
 }
 
 impl OptionsBuilder {
-    /// Every option at its default.
+    /// Every option at its default: each row of the table resets its own.
     pub fn new() -> Self {
-        OptionsBuilder {
-            heartbeat_on: ClientOptions::default().heartbeat.is_some(),
-            ..Default::default()
-        }
+        let mut b = OptionsBuilder {
+            o: ClientOptions::blank(),
+            transport: String::new(),
+            token: None,
+            command: None,
+            headers: Vec::new(),
+            exec: ExecOptions::default(),
+            exec_set: false,
+            reconnect_on: false,
+            reconnect: ReconnectPolicy::default(),
+            heartbeat_on: false,
+            heartbeat: Heartbeat::default(),
+            oauth: OAuthOptions::default(),
+            ws: WsAuthOptions::default(),
+            deprecations: Vec::new(),
+        };
+        super::keys::reset_all(&mut b);
+        b
     }
 
     /// The browser step of MCP authorization (turns it on, like option `oauth`): bindings

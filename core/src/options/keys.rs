@@ -1485,6 +1485,14 @@ fn check_clients(b: &OptionsBuilder, transport: &super::TransportKind) -> Result
     Ok(())
 }
 
+/// Every option of `b` at its row's default (each row's `reset`): the only place defaults are
+/// written.
+pub(super) fn reset_all(b: &mut OptionsBuilder) {
+    for e in KEYS {
+        (e.reset)(b);
+    }
+}
+
 /// Set every number option of `b` that reads 0 (a typed field set to 0) to 0 by name: what
 /// its row says 0 means (the default, or off) replaces it.
 pub(super) fn zeros_by_table(b: &mut OptionsBuilder) {

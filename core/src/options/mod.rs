@@ -379,66 +379,25 @@ impl std::fmt::Debug for McpHttp {
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
 pub struct McpOptions {
-    /// The client capabilities sent in `initialize`. `None`: `roots` (with `listChanged`),
-    /// `sampling` and `elicitation` (form and url modes), so that servers offer the features
-    /// that need them; with no handler registered, their requests are refused fail-closed
-    /// (elicitations declined, sampling and roots answered with an error).
-    pub capabilities: Option<serde_json::Value>,
-    /// Roots answered to the server's `roots/list` when no handler takes that request
-    /// (`None`: refused with an error, like any unhandled server request).
-    pub roots: Option<Vec<crate::protocol::mcp::Root>>,
-    /// Which era of MCP to speak (option `mcp_protocol`): `Auto` (probe `server/discover`,
-    /// fall back to the `initialize` handshake), `Legacy` (handshake only) or a pinned
-    /// stateless version.
-    pub protocol: crate::protocol::mcp::era::EraMode,
-    /// The era a previous connection to this server negotiated (option `mcp_prior`;
-    /// [`InitializeResult::mcp_prior`](crate::InitializeResult::mcp_prior)): connect skips the
-    /// `server/discover` probe — `initialize` for a handshake-era server, the remembered
-    /// discover result adopted (nothing sent) for a stateless one. `None` (the default): the
-    /// era is found as [`protocol`](Self::protocol) says.
-    pub prior: Option<crate::protocol::mcp::era::Prior>,
-    /// Most rounds of an `InputRequiredResult` exchange before the request fails (option
-    /// `mcp_input_rounds`; default [`DEFAULT_INPUT_ROUNDS`]).
-    pub input_rounds: usize,
-    /// MCP 2026-07-28: serve list and read results again while their `ttlMs` cache hint says
-    /// they are fresh (option `mcp_cache`; default true). See [`crate::mcp`]'s cache.
-    pub cache: bool,
-    /// Offer `sampling.tools` (option `mcp_sampling_tools`): the program's sampling handler
-    /// answers requests that carry `tools` (see
-    /// [`CreateMessageParams`](crate::protocol::mcp::CreateMessageParams)). Default false.
-    pub sampling_tools: bool,
-    /// Check each `tools/call` result's `structuredContent` against the tool's
-    /// `outputSchema` from this connection's `tools/list` (option `mcp_validate_output`;
-    /// a mismatch is [`Error::OutputSchemaMismatch`](crate::Error::OutputSchemaMismatch)).
-    /// Default true.
-    pub validate_output: bool,
-    /// A progress update of a call made with progress restarts its timeout (option
-    /// `mcp_progress_resets_timeout`). Default true, as the TypeScript SDK.
-    pub progress_resets_timeout: bool,
-    /// The proxy of an MCP HTTP transport (option `mcp_proxy`): `None` — proxies from the
-    /// environment (`HTTPS_PROXY`, `HTTP_PROXY`, `ALL_PROXY`, `NO_PROXY`), never for a
-    /// loopback endpoint; `Some("none")` — never a proxy; `Some(url)` — every request through
-    /// that `http://` or `https://` proxy.
-    pub proxy: Option<String>,
+    pub(crate) capabilities: Option<serde_json::Value>,
+    pub(crate) roots: Option<Vec<crate::protocol::mcp::Root>>,
+    pub(crate) protocol: crate::protocol::mcp::era::EraMode,
+    pub(crate) prior: Option<crate::protocol::mcp::era::Prior>,
+    pub(crate) input_rounds: usize,
+    pub(crate) cache: bool,
+    pub(crate) sampling_tools: bool,
+    pub(crate) validate_output: bool,
+    pub(crate) progress_resets_timeout: bool,
+    pub(crate) proxy: Option<String>,
 }
 
 /// Default of [`McpOptions::input_rounds`].
 pub const DEFAULT_INPUT_ROUNDS: usize = 16;
 
 impl Default for McpOptions {
+    /// Every MCP option at its row's default.
     fn default() -> Self {
-        McpOptions {
-            capabilities: None,
-            roots: None,
-            protocol: Default::default(),
-            prior: None,
-            input_rounds: DEFAULT_INPUT_ROUNDS,
-            cache: true,
-            sampling_tools: false,
-            validate_output: true,
-            progress_resets_timeout: true,
-            proxy: None,
-        }
+        ClientOptions::default().mcp
     }
 }
 
@@ -697,122 +656,78 @@ impl std::fmt::Debug for TransportKind {
     }
 }
 
-/// Options of a [`Client`](crate::Client). Build with `ClientOptions::default()` and the
-/// chainable setters, or set fields directly.
+/// Options of a [`Client`](crate::Client): `ClientOptions::default()` and the chainable
+/// setters, or [`OptionsBuilder`] by name. Each option is a row of the option table
+/// ([`keys`]: its name, meaning, default, range and what 0 means, the same for every binding);
+/// the fields are private, read with the `get_…` methods.
 ///
-/// The setters of numbers (timeouts, sizes, the retry policy) treat a value as the option
-/// table does when it is set by name ([`keys`], `codex-client options`; Python's keywords,
-/// C's `codex_options_set`): 0 means what the option's row says (the default for sizes and
-/// timeouts), and a value outside the row's range is not clamped but kept as the error
-/// [`Client::connect`](crate::Client::connect) fails with
+/// The setters treat a value as the option table does when it is set by name ([`keys`],
+/// `codex-client options`; Python's keywords, C's `codex_options_set`): 0 means what the
+/// option's row says (the default for sizes and timeouts), and a value outside the row's range
+/// is not clamped but kept as the error [`Client::connect`](crate::Client::connect) fails with
 /// ([`Error::InvalidArgument`](crate::Error::InvalidArgument) naming the option;
-/// [`validate`](Self::validate) tells earlier). A field set directly is held to the same
-/// ranges at `connect`, and its 0 means what the option's row says too
-/// ([`effective`](Self::effective)).
+/// [`validate`](Self::validate) tells earlier).
+///
+/// ```
+/// use codex_client::ClientOptions;
+/// use std::time::Duration;
+///
+/// let o = ClientOptions::default().default_timeout(Duration::from_secs(12));
+/// assert_eq!(o.get_default_timeout(), Duration::from_secs(12));
+/// // 0 means the row's default; out of range is refused at connect (and by `validate`).
+/// assert_eq!(o.default_timeout(Duration::ZERO).get_default_timeout(), Duration::from_secs(300));
+/// assert!(ClientOptions::default().event_queue_capacity(1 << 41).validate().is_err());
+/// # Ok::<(), codex_client::Error>(())
+/// ```
 #[derive(Debug, Clone)]
 #[non_exhaustive]
 pub struct ClientOptions {
-    /// Transport to use.
-    pub transport: TransportKind,
-    /// MCP settings (used when the transport speaks MCP).
-    pub mcp: McpOptions,
-    /// Path of the `codex` binary. When unset: `CODEX_BIN`, then the native binary of an npm
-    /// install next to a `codex` found on `PATH`, then `codex` on `PATH`.
-    pub codex_bin: Option<PathBuf>,
-    /// Extra arguments appended after `app-server`.
-    pub args: Vec<String>,
-    /// `-c key=value` config overrides passed to the server.
-    pub config_overrides: Vec<(String, String)>,
-    /// Environment variables set for the server (merged into the inherited environment).
-    pub env: Vec<(String, String)>,
-    /// Start the server with an empty environment (plus `env`) instead of inheriting ours.
-    pub clear_env: bool,
-    /// Working directory of the server process.
-    pub cwd: Option<PathBuf>,
-    /// `CODEX_HOME` for the server process.
-    pub codex_home: Option<PathBuf>,
-    /// `clientInfo.name` sent in `initialize`.
-    pub client_name: String,
-    /// `clientInfo.title` sent in `initialize`.
-    pub client_title: Option<String>,
-    /// `clientInfo.version` sent in `initialize`.
-    pub client_version: String,
-    /// Ask for experimental methods and fields (`capabilities.experimentalApi`).
-    pub experimental_api: bool,
-    /// Notification methods the server should not send (`capabilities.optOutNotificationMethods`).
-    pub opt_out_notification_methods: Vec<String>,
-    /// Timeout of every request unless overridden per request.
-    pub default_timeout: Duration,
-    /// Bound of a whole `connect()`: spawning or dialing, the TCP/unix connect, the WebSocket
-    /// upgrade and the `initialize` round trip together. Past it `connect()` fails with
-    /// [`Error::Timeout`](crate::Error::Timeout) and everything it started is stopped.
-    pub connect_timeout: Duration,
-    /// Overload retry policy unless overridden per request.
-    pub retry: RetryPolicy,
-    /// Automatic reconnect and rejoin after an unexpected disconnect; `None` (the default)
-    /// ends the connection instead.
-    pub reconnect: Option<ReconnectPolicy>,
-    /// WebSocket heartbeat (see [`Heartbeat`]); `None` turns it off.
-    pub heartbeat: Option<Heartbeat>,
-    /// How a `ws://`/`wss://` upgrade authenticates (option `ws_auth`): the transport's token
-    /// as it is (the default), or a signed bearer token minted for every connect and
-    /// reconnect (see [`SignedBearerToken`]).
-    pub ws_auth: WsAuth,
-    /// TLS settings for `wss://` and MCP over `https://`.
-    pub tls: TlsOptions,
-    /// How events are delivered.
-    pub delivery: Delivery,
-    /// Callback mode: run this client's callbacks on a thread of its own (started at connect,
-    /// ended at disconnect) instead of a thread of the shared dispatch pool, for callbacks that
-    /// block (a blocking callback on a shared thread holds up the other clients on it).
-    /// Default false.
-    pub dedicated_dispatch_thread: bool,
-    /// Undelivered events held before the reader applies backpressure.
-    pub event_queue_capacity: usize,
-    /// Read-ahead budget in bytes. A request made on a thread that delivers this client's
-    /// events (a callback, or a thread that pulls them) would deadlock behind a full queue,
-    /// so while one waits the reader keeps reading past `event_queue_capacity` until the
-    /// queued events add up to this many bytes; beyond it notifications are dropped and
-    /// counted in an [`Overflow`](crate::ConnectionEvent::Overflow) event. Requests made
-    /// anywhere else never cause read-ahead: the reader waits and nothing is dropped.
-    pub read_ahead_bytes: usize,
-    /// Longest accepted incoming line in bytes; longer lines are skipped and reported.
-    pub max_line_bytes: usize,
-    /// How many bytes of the server's stderr are kept for error reports.
-    pub stderr_tail_bytes: usize,
-    /// How long a blocking request may spin for its reply before the thread sleeps
-    /// (adaptive: while replies take longer, it spins only now and then; see
-    /// [`Spin`](crate::delivery::Spin)). Zero: never spin.
-    pub reply_spin: Duration,
-    /// Log every line to and from the server at TRACE level under target
-    /// `codex_client::wire`, with the values of secret members (tokens, API keys, secrets,
-    /// passwords, codes and verifiers) redacted. Default: on when the environment variable
-    /// `CODEXCLIENT_LOG` is `trace`, else off.
-    pub trace_wire: bool,
-    /// When a turn's skills may be emulated (see [`SkillEmulation`]). Default:
-    /// [`SkillEmulation::Never`] (native only, else the turn is refused).
-    pub skill_emulation: SkillEmulation,
-    /// A name for this client (option `label`; `None`, the default: no name), carried by its
-    /// events ([`Notification::endpoint`](crate::Notification::endpoint),
-    /// [`ServerRequest::endpoint`](crate::ServerRequest::endpoint)), its server-request and
-    /// thread references ([`RequestRef`](crate::RequestRef), [`ThreadRef`](crate::ThreadRef))
-    /// and the log lines about its connection and server requests (field `endpoint`). A pool
-    /// names each endpoint's client after the endpoint.
-    pub label: Option<String>,
-    /// How long a parked server request (one serialised as a [`RequestRef`](crate::RequestRef),
-    /// or [`park`](crate::ServerRequest::park)ed) waits for its answer by reference
-    /// ([`Client::respond_ref`](crate::Client::respond_ref)) before the client answers it
-    /// fail-closed (approvals declined), with a WARNING log line. Zero: off (nothing is
-    /// parked: the last local handle dropped unanswered answers fail-closed at once, as for
-    /// any request). Default [`DEFAULT_PARKED_REQUEST_TIMEOUT`] (option
-    /// `parked_request_timeout`).
-    pub parked_request_timeout: Duration,
-    /// The first value a setter refused (out of its option's range): `connect` fails with it.
+    pub(crate) transport: TransportKind,
+    pub(crate) mcp: McpOptions,
+    pub(crate) codex_bin: Option<PathBuf>,
+    pub(crate) args: Vec<String>,
+    pub(crate) config_overrides: Vec<(String, String)>,
+    pub(crate) env: Vec<(String, String)>,
+    pub(crate) clear_env: bool,
+    pub(crate) cwd: Option<PathBuf>,
+    pub(crate) codex_home: Option<PathBuf>,
+    pub(crate) client_name: String,
+    pub(crate) client_title: Option<String>,
+    pub(crate) client_version: String,
+    pub(crate) experimental_api: bool,
+    pub(crate) opt_out_notification_methods: Vec<String>,
+    pub(crate) default_timeout: Duration,
+    pub(crate) connect_timeout: Duration,
+    pub(crate) retry: RetryPolicy,
+    pub(crate) reconnect: Option<ReconnectPolicy>,
+    pub(crate) heartbeat: Option<Heartbeat>,
+    pub(crate) ws_auth: WsAuth,
+    pub(crate) tls: TlsOptions,
+    pub(crate) delivery: Delivery,
+    pub(crate) dedicated_dispatch_thread: bool,
+    pub(crate) event_queue_capacity: usize,
+    pub(crate) read_ahead_bytes: usize,
+    pub(crate) max_line_bytes: usize,
+    pub(crate) stderr_tail_bytes: usize,
+    pub(crate) reply_spin: Duration,
+    pub(crate) trace_wire: bool,
+    pub(crate) skill_emulation: SkillEmulation,
+    pub(crate) label: Option<String>,
+    pub(crate) parked_request_timeout: Duration,
+    // The first value a setter refused (out of its option's range): `connect` fails with it.
     refused: Option<crate::error::Error>,
 }
 
 impl Default for ClientOptions {
+    /// Every option at its row's default (the defaults exist once, in the table's rows).
     fn default() -> Self {
+        OptionsBuilder::new().into_options()
+    }
+}
+
+impl ClientOptions {
+    /// Storage before the table's rows reset it: not the defaults (see [`Default`]).
+    pub(super) fn blank() -> Self {
         ClientOptions {
             transport: TransportKind::Stdio,
             codex_bin: None,
@@ -822,30 +737,41 @@ impl Default for ClientOptions {
             clear_env: false,
             cwd: None,
             codex_home: None,
-            client_name: "codex-client".into(),
+            client_name: String::new(),
             client_title: None,
-            client_version: env!("CARGO_PKG_VERSION").into(),
+            client_version: String::new(),
             experimental_api: false,
             opt_out_notification_methods: Vec::new(),
-            default_timeout: DEFAULT_TIMEOUT,
-            connect_timeout: DEFAULT_CONNECT_TIMEOUT,
-            retry: RetryPolicy::default(),
+            default_timeout: Duration::ZERO,
+            connect_timeout: Duration::ZERO,
+            retry: RetryPolicy::new(0, Duration::ZERO, Duration::ZERO),
             reconnect: None,
-            heartbeat: Some(Heartbeat::default()),
+            heartbeat: None,
             ws_auth: WsAuth::CapabilityToken,
             tls: TlsOptions::default(),
             delivery: Delivery::Callbacks,
             dedicated_dispatch_thread: false,
-            event_queue_capacity: DEFAULT_EVENT_QUEUE_CAPACITY,
-            read_ahead_bytes: DEFAULT_READ_AHEAD_BYTES,
-            max_line_bytes: DEFAULT_MAX_LINE_BYTES,
-            stderr_tail_bytes: DEFAULT_STDERR_TAIL_BYTES,
-            reply_spin: DEFAULT_REPLY_SPIN,
-            trace_wire: trace_wire_from_env(),
+            event_queue_capacity: 0,
+            read_ahead_bytes: 0,
+            max_line_bytes: 0,
+            stderr_tail_bytes: 0,
+            reply_spin: Duration::ZERO,
+            trace_wire: false,
             skill_emulation: SkillEmulation::Never,
             label: None,
-            parked_request_timeout: DEFAULT_PARKED_REQUEST_TIMEOUT,
-            mcp: McpOptions::default(),
+            parked_request_timeout: Duration::ZERO,
+            mcp: McpOptions {
+                capabilities: None,
+                roots: None,
+                protocol: Default::default(),
+                prior: None,
+                input_rounds: 0,
+                cache: false,
+                sampling_tools: false,
+                validate_output: false,
+                progress_resets_timeout: false,
+                proxy: None,
+            },
             refused: None,
         }
     }
@@ -886,27 +812,33 @@ pub fn trace_wire_from_env() -> bool {
 
 impl ClientOptions {
     /// MCP: offer `sampling.tools` (see [`McpOptions::sampling_tools`]).
-    pub fn mcp_sampling_tools(mut self, on: bool) -> Self {
-        self.mcp.sampling_tools = on;
-        self
+    pub fn mcp_sampling_tools(self, on: bool) -> Self {
+        self.by_table("mcp_sampling_tools", on.into())
     }
     /// MCP: check tool results against their `outputSchema` (see
     /// [`McpOptions::validate_output`]; on by default).
-    pub fn mcp_validate_output(mut self, on: bool) -> Self {
-        self.mcp.validate_output = on;
-        self
+    pub fn mcp_validate_output(self, on: bool) -> Self {
+        self.by_table("mcp_validate_output", on.into())
     }
     /// MCP: whether progress restarts a call's timeout (see
     /// [`McpOptions::progress_resets_timeout`]; on by default).
-    pub fn mcp_progress_resets_timeout(mut self, on: bool) -> Self {
-        self.mcp.progress_resets_timeout = on;
-        self
+    pub fn mcp_progress_resets_timeout(self, on: bool) -> Self {
+        self.by_table("mcp_progress_resets_timeout", on.into())
     }
     /// MCP HTTP: the proxy, an `http://`/`https://` URL or `"none"` (see
     /// [`McpOptions::proxy`]).
-    pub fn mcp_proxy(mut self, proxy: impl Into<String>) -> Self {
-        self.mcp.proxy = Some(proxy.into());
-        self
+    pub fn mcp_proxy(self, proxy: impl Into<String>) -> Self {
+        self.by_table("mcp_proxy", serde_json::Value::from(proxy.into()))
+    }
+    /// MCP: the most rounds of an input-required exchange (option `mcp_input_rounds`; 0:
+    /// the default; checked as by name).
+    pub fn mcp_input_rounds(self, rounds: usize) -> Self {
+        self.by_table("mcp_input_rounds", (rounds as u64).into())
+    }
+    /// MCP 2026-07-28: whether list and read results are served again while fresh (option
+    /// `mcp_cache`).
+    pub fn mcp_cache(self, on: bool) -> Self {
+        self.by_table("mcp_cache", on.into())
     }
     /// Set the MCP client capabilities sent in `initialize` (see [`McpOptions::capabilities`]).
     pub fn mcp_capabilities(mut self, capabilities: serde_json::Value) -> Self {
@@ -949,8 +881,13 @@ impl ClientOptions {
     /// from `signed`'s shared secret for every connect and reconnect (option `ws_auth`
     /// `"signed-bearer-token"`; with a `ws://`/`wss://` transport that has no `token`).
     pub fn signed_bearer_token(mut self, signed: SignedBearerToken) -> Self {
+        let lifetime = signed.lifetime;
         self.ws_auth = WsAuth::SignedBearerToken(signed);
-        self
+        self.seconds_by_table("ws_token_lifetime", lifetime, |o, d| {
+            if let WsAuth::SignedBearerToken(s) = &mut o.ws_auth {
+                s.lifetime = d;
+            }
+        })
     }
     /// Connect to a running server's unix control socket (`None`: the default path).
     pub fn unix_socket(self, path: Option<PathBuf>) -> Self {
@@ -1011,9 +948,26 @@ impl ClientOptions {
         self
     }
     /// Enable or disable `capabilities.experimentalApi`.
-    pub fn experimental_api(mut self, on: bool) -> Self {
-        self.experimental_api = on;
-        self
+    pub fn experimental_api(self, on: bool) -> Self {
+        self.by_table("experimental_api", on.into())
+    }
+    /// Start the server with an empty environment plus [`env`](Self::env) (option `clear_env`).
+    pub fn clear_env(self, on: bool) -> Self {
+        self.by_table("clear_env", on.into())
+    }
+    /// Set `clientInfo.title` (option `client_title`).
+    pub fn client_title(self, title: impl Into<String>) -> Self {
+        self.by_table("client_title", serde_json::Value::from(title.into()))
+    }
+    /// Log every line to and from the server at TRACE level, secrets redacted (option
+    /// `trace_wire`).
+    pub fn trace_wire(self, on: bool) -> Self {
+        self.by_table("trace_wire", on.into())
+    }
+    /// Set how many bytes of the server's stderr are kept for error reports (option
+    /// `stderr_tail_bytes`; checked as by name).
+    pub fn stderr_tail_bytes(self, bytes: usize) -> Self {
+        self.by_table("stderr_tail_bytes", (bytes as u64).into())
     }
     /// Opt out of a notification method.
     pub fn opt_out(mut self, method: impl Into<String>) -> Self {
@@ -1104,9 +1058,8 @@ impl ClientOptions {
     }
     /// Run this client's callbacks on a thread of its own (see
     /// [`dedicated_dispatch_thread`](Self::dedicated_dispatch_thread)).
-    pub fn dedicated_dispatch_thread(mut self, yes: bool) -> Self {
-        self.dedicated_dispatch_thread = yes;
-        self
+    pub fn dedicated_dispatch_thread(self, yes: bool) -> Self {
+        self.by_table("dedicated_dispatch_thread", yes.into())
     }
     /// Set the event queue capacity (option `event_queue_capacity`; checked as by name: see [`ClientOptions`]).
     pub fn event_queue_capacity(self, capacity: usize) -> Self {
@@ -1150,8 +1103,7 @@ impl ClientOptions {
     }
 
     /// Check these options as the option table would: a value a setter refused, and every
-    /// number (a field set directly included) against its option's range, 0 meaning what the
-    /// option's row says (see [`effective`](Self::effective)).
+    /// number against its option's range, 0 meaning what the option's row says.
     /// [`Client::connect`](crate::Client::connect) calls it, so an out-of-range value fails there with
     /// [`Error::InvalidArgument`](crate::Error::InvalidArgument) naming the option.
     pub fn validate(&self) -> crate::error::Result<()> {
@@ -1164,13 +1116,10 @@ impl ClientOptions {
         ws_auth::check(&self.ws_auth, &self.transport)
     }
 
-    /// These options as a client uses them: every number at 0 (a field set directly
-    /// included, e.g. `stderr_tail_bytes = 0` or a [`ReconnectPolicy`] with `base` 0) replaced
-    /// by what its option's row in the table says 0 means — the option's default, or off
-    /// (`heartbeat_interval`: no heartbeat; `reply_spin`: no spinning). Other values are kept
-    /// as they are (out of range ones too: [`validate`](Self::validate) refuses them).
-    /// [`Client::new`](crate::Client::new) keeps its options this way.
-    pub fn effective(&self) -> ClientOptions {
+    /// These options as a client uses them: every number at 0 replaced by what its option's
+    /// row says 0 means. The setters already do so (the fields are private); this is the
+    /// connect's guard for a value set inside the crate.
+    pub(crate) fn effective(&self) -> ClientOptions {
         self.effective_builder().into_options()
     }
 
@@ -1180,6 +1129,85 @@ impl ClientOptions {
         keys::zeros_by_table(&mut b);
         b
     }
+}
+
+/// The typed reads of [`ClientOptions`], one line each: `getter -> type = |options| field`,
+/// with the option's name for the doc (meaning, default and range are its row's, in [`keys`]).
+macro_rules! getters {
+    ($($get:ident -> $ty:ty = |$s:ident| $body:expr, $key:literal;)*) => {
+        impl ClientOptions {
+            $(
+                #[doc = concat!("Option `", $key, "` as set (see [`keys`] for its meaning and default).")]
+                pub fn $get(&self) -> $ty {
+                    let $s = self;
+                    $body
+                }
+            )*
+        }
+    };
+}
+
+getters! {
+    get_transport -> &TransportKind = |o| &o.transport, "transport";
+    get_mcp -> &McpOptions = |o| &o.mcp, "mcp_…";
+    get_codex_bin -> Option<&std::path::Path> = |o| o.codex_bin.as_deref(), "codex_bin";
+    get_args -> &[String] = |o| &o.args, "args";
+    get_config_overrides -> &[(String, String)] = |o| &o.config_overrides, "config_overrides";
+    get_env -> &[(String, String)] = |o| &o.env, "env";
+    get_clear_env -> bool = |o| o.clear_env, "clear_env";
+    get_cwd -> Option<&std::path::Path> = |o| o.cwd.as_deref(), "cwd";
+    get_codex_home -> Option<&std::path::Path> = |o| o.codex_home.as_deref(), "codex_home";
+    get_client_name -> &str = |o| &o.client_name, "client_name";
+    get_client_title -> Option<&str> = |o| o.client_title.as_deref(), "client_title";
+    get_client_version -> &str = |o| &o.client_version, "client_version";
+    get_experimental_api -> bool = |o| o.experimental_api, "experimental_api";
+    get_opt_out_notification_methods -> &[String] = |o| &o.opt_out_notification_methods, "opt_out_notification_methods";
+    get_default_timeout -> Duration = |o| o.default_timeout, "default_timeout";
+    get_connect_timeout -> Duration = |o| o.connect_timeout, "connect_timeout";
+    get_retry -> RetryPolicy = |o| o.retry, "retry_…";
+    get_reconnect -> Option<ReconnectPolicy> = |o| o.reconnect, "reconnect";
+    get_heartbeat -> Option<Heartbeat> = |o| o.heartbeat, "heartbeat";
+    get_ws_auth -> &WsAuth = |o| &o.ws_auth, "ws_auth";
+    get_tls -> &TlsOptions = |o| &o.tls, "tls_…";
+    get_delivery -> Delivery = |o| o.delivery, "delivery";
+    get_dedicated_dispatch_thread -> bool = |o| o.dedicated_dispatch_thread, "dedicated_dispatch_thread";
+    get_event_queue_capacity -> usize = |o| o.event_queue_capacity, "event_queue_capacity";
+    get_read_ahead_bytes -> usize = |o| o.read_ahead_bytes, "read_ahead_bytes";
+    get_max_line_bytes -> usize = |o| o.max_line_bytes, "max_line_bytes";
+    get_stderr_tail_bytes -> usize = |o| o.stderr_tail_bytes, "stderr_tail_bytes";
+    get_reply_spin -> Duration = |o| o.reply_spin, "reply_spin";
+    get_trace_wire -> bool = |o| o.trace_wire, "trace_wire";
+    get_skill_emulation -> SkillEmulation = |o| o.skill_emulation, "skill_emulation";
+    get_label -> Option<&str> = |o| o.label.as_deref(), "label";
+    get_parked_request_timeout -> Duration = |o| o.parked_request_timeout, "parked_request_timeout";
+}
+
+/// The typed reads of [`McpOptions`] (set with [`ClientOptions`]' `mcp_…` setters).
+macro_rules! mcp_getters {
+    ($($get:ident -> $ty:ty = |$s:ident| $body:expr, $key:literal;)*) => {
+        impl McpOptions {
+            $(
+                #[doc = concat!("Option `", $key, "` as set (see [`keys`] for its meaning and default).")]
+                pub fn $get(&self) -> $ty {
+                    let $s = self;
+                    $body
+                }
+            )*
+        }
+    };
+}
+
+mcp_getters! {
+    capabilities -> Option<&serde_json::Value> = |o| o.capabilities.as_ref(), "mcp_capabilities";
+    roots -> Option<&[crate::protocol::mcp::Root]> = |o| o.roots.as_deref(), "mcp_roots";
+    protocol -> &crate::protocol::mcp::era::EraMode = |o| &o.protocol, "mcp_protocol";
+    prior -> Option<&crate::protocol::mcp::era::Prior> = |o| o.prior.as_ref(), "mcp_prior";
+    input_rounds -> usize = |o| o.input_rounds, "mcp_input_rounds";
+    cache -> bool = |o| o.cache, "mcp_cache";
+    sampling_tools -> bool = |o| o.sampling_tools, "mcp_sampling_tools";
+    validate_output -> bool = |o| o.validate_output, "mcp_validate_output";
+    progress_resets_timeout -> bool = |o| o.progress_resets_timeout, "mcp_progress_resets_timeout";
+    proxy -> Option<&str> = |o| o.proxy.as_deref(), "mcp_proxy";
 }
 
 /// Per-request overrides.

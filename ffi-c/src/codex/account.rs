@@ -98,7 +98,7 @@ ffi_fn! {
             true => codex_client::CodexClient::from_connection(s.core()).login_device_code_blocking()?,
             false => codex_client::CodexClient::from_connection(s.core()).login_chatgpt_blocking()?,
         };
-        *login = handles::insert::<codex_login_t>(Arc::new(entry(l, s.core().options().default_timeout)));
+        *login = handles::insert::<codex_login_t>(Arc::new(entry(l, s.core().options().get_default_timeout())));
         Ok(())
     }
 }

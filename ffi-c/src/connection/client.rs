@@ -82,7 +82,7 @@ impl ClientState {
 
     /// Whether the client was created with poll delivery (`CODEX_DELIVERY_POLL`).
     pub(crate) fn is_poll(&self) -> bool {
-        self.core.options().delivery == Delivery::Poll
+        self.core.options().get_delivery() == Delivery::Poll
     }
 
     /// Callbacks mode: completions of `codex_client_request` run their request's callback.

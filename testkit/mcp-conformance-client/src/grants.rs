@@ -73,7 +73,7 @@ fn by_name(named: Vec<(&str, Value)>, base: OAuthConfig) -> Result<OAuthConfig, 
     for (k, v) in named {
         b.set(k, v).map_err(e)?;
     }
-    let TransportKind::McpHttp(h) = b.build().map_err(e)?.transport else {
+    let TransportKind::McpHttp(h) = b.build().map_err(e)?.get_transport().clone() else {
         return Err("an HTTP transport".into());
     };
     let n = h
