@@ -141,7 +141,11 @@ fn auto_starts_a_server_that_exits_on_the_probe_again_and_calls_a_tool() {
     let logs = capture();
     let old = Old::new("exits");
     let c = McpClient::new(old.options(&[]));
-    assert_eq!(*c.options().get_mcp().protocol(), EraMode::Auto, "the default mode");
+    assert_eq!(
+        *c.options().get_mcp().protocol(),
+        EraMode::Auto,
+        "the default mode"
+    );
     let init = c
         .connect()
         .expect("auto connects to a server that exits on the probe");

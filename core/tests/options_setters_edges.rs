@@ -29,8 +29,12 @@ fn typed(key: &str, v: f64) -> Option<(ClientOptions, f64)> {
     let rc = ReconnectPolicy::default();
     let hb = Heartbeat::default();
     let (o, read): (ClientOptions, fn(&ClientOptions) -> f64) = match key {
-        "default_timeout" => (o.default_timeout(d()), |o| o.get_default_timeout().as_secs_f64()),
-        "connect_timeout" => (o.connect_timeout(d()), |o| o.get_connect_timeout().as_secs_f64()),
+        "default_timeout" => (o.default_timeout(d()), |o| {
+            o.get_default_timeout().as_secs_f64()
+        }),
+        "connect_timeout" => (o.connect_timeout(d()), |o| {
+            o.get_connect_timeout().as_secs_f64()
+        }),
         "reply_spin" => (o.reply_spin(d()), |o| o.get_reply_spin().as_secs_f64()),
         "parked_request_timeout" => (o.parked_request_timeout(d()), |o| {
             o.get_parked_request_timeout().as_secs_f64()
@@ -75,7 +79,9 @@ fn typed(key: &str, v: f64) -> Option<(ClientOptions, f64)> {
         "read_ahead_bytes" => (o.read_ahead_bytes(n as usize), |o| {
             o.get_read_ahead_bytes() as f64
         }),
-        "max_line_bytes" => (o.max_line_bytes(n as usize), |o| o.get_max_line_bytes() as f64),
+        "max_line_bytes" => (o.max_line_bytes(n as usize), |o| {
+            o.get_max_line_bytes() as f64
+        }),
         "stderr_tail_bytes" => (o.stderr_tail_bytes(n as usize), |o| {
             o.get_stderr_tail_bytes() as f64
         }),

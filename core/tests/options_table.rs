@@ -71,7 +71,10 @@ fn ranges_types_and_unknown_keys_are_refused_with_the_option_named() {
         "{e}"
     );
     // Nothing refused changed anything.
-    assert_eq!(b.build().unwrap().get_reply_spin(), Duration::from_micros(50));
+    assert_eq!(
+        b.build().unwrap().get_reply_spin(),
+        Duration::from_micros(50)
+    );
 }
 
 #[test]

@@ -85,12 +85,6 @@ pub(super) struct OAuthOptions {
     pub authorize_timeout: Option<std::time::Duration>,
 }
 
-impl Default for OptionsBuilder {
-    fn default() -> Self {
-        OptionsBuilder::new()
-    }
-}
-
 impl OptionsBuilder {
     /// A builder holding `o` as it is (its reconnect and heartbeat as the policy options), to
     /// read or check typed options through the table.
@@ -290,28 +284,6 @@ impl OAuthOptions {
 }
 
 impl OptionsBuilder {
-    /// Every option at its default: each row of the table resets its own.
-    pub fn new() -> Self {
-        let mut b = OptionsBuilder {
-            o: ClientOptions::blank(),
-            transport: String::new(),
-            token: None,
-            command: None,
-            headers: Vec::new(),
-            exec: ExecOptions::default(),
-            exec_set: false,
-            reconnect_on: false,
-            reconnect: ReconnectPolicy::default(),
-            heartbeat_on: false,
-            heartbeat: Heartbeat::default(),
-            oauth: OAuthOptions::default(),
-            ws: WsAuthOptions::default(),
-            deprecations: Vec::new(),
-        };
-        super::keys::reset_all(&mut b);
-        b
-    }
-
     /// The browser step of MCP authorization (turns it on, like option `oauth`): bindings
     /// hand their callback over here.
     #[cfg(feature = "mcp-http")]

@@ -1539,7 +1539,35 @@ impl std::fmt::Debug for OptionsBuilder {
 }
 
 /// Setting, appending to and reading options by name (the table above).
+impl Default for OptionsBuilder {
+    fn default() -> Self {
+        OptionsBuilder::new()
+    }
+}
+
 impl OptionsBuilder {
+    /// Every option at its default: each row of the table resets its own.
+    pub fn new() -> Self {
+        let mut b = OptionsBuilder {
+            o: ClientOptions::blank(),
+            transport: String::new(),
+            token: None,
+            command: None,
+            headers: Vec::new(),
+            exec: Default::default(),
+            exec_set: false,
+            reconnect_on: false,
+            reconnect: ReconnectPolicy::default(),
+            heartbeat_on: false,
+            heartbeat: Heartbeat::default(),
+            oauth: Default::default(),
+            ws: Default::default(),
+            deprecations: Vec::new(),
+        };
+        reset_all(&mut b);
+        b
+    }
+
     /// Set option `key` to `value` (`null`: its default). Refused with
     /// [`Error::InvalidArgument`] (naming the option and what it takes, never a secret's
     /// value) for an unknown key, a wrong type or a value out of range; a refused value

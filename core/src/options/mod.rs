@@ -4,6 +4,8 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
+#[macro_use]
+mod storage;
 mod builder;
 mod cases;
 mod keys;
@@ -375,20 +377,29 @@ impl std::fmt::Debug for McpHttp {
     }
 }
 
-/// What the client says and answers by itself on an MCP connection.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub struct McpOptions {
-    pub(crate) capabilities: Option<serde_json::Value>,
-    pub(crate) roots: Option<Vec<crate::protocol::mcp::Root>>,
-    pub(crate) protocol: crate::protocol::mcp::era::EraMode,
-    pub(crate) prior: Option<crate::protocol::mcp::era::Prior>,
-    pub(crate) input_rounds: usize,
-    pub(crate) cache: bool,
-    pub(crate) sampling_tools: bool,
-    pub(crate) validate_output: bool,
-    pub(crate) progress_resets_timeout: bool,
-    pub(crate) proxy: Option<String>,
+storage! {
+    /// What the client says and answers by itself on an MCP connection (set with
+    /// [`ClientOptions`]' `mcp_…` setters; each option's meaning and default are its row's in
+    /// [`keys`]).
+    #[derive(Debug, Clone, PartialEq)]
+    #[non_exhaustive]
+    pub struct McpOptions {
+        capabilities: Option<serde_json::Value> = None
+            => capabilities -> Option<&serde_json::Value> = |o| o.capabilities.as_ref(), "mcp_capabilities";
+        roots: Option<Vec<crate::protocol::mcp::Root>> = None
+            => roots -> Option<&[crate::protocol::mcp::Root]> = |o| o.roots.as_deref(), "mcp_roots";
+        protocol: crate::protocol::mcp::era::EraMode = Default::default()
+            => protocol -> &crate::protocol::mcp::era::EraMode = |o| &o.protocol, "mcp_protocol";
+        prior: Option<crate::protocol::mcp::era::Prior> = None
+            => prior -> Option<&crate::protocol::mcp::era::Prior> = |o| o.prior.as_ref(), "mcp_prior";
+        input_rounds: usize = 0 => input_rounds -> usize = |o| o.input_rounds, "mcp_input_rounds";
+        cache: bool = false => cache -> bool = |o| o.cache, "mcp_cache";
+        sampling_tools: bool = false => sampling_tools -> bool = |o| o.sampling_tools, "mcp_sampling_tools";
+        validate_output: bool = false => validate_output -> bool = |o| o.validate_output, "mcp_validate_output";
+        progress_resets_timeout: bool = false
+            => progress_resets_timeout -> bool = |o| o.progress_resets_timeout, "mcp_progress_resets_timeout";
+        proxy: Option<String> = None => proxy -> Option<&str> = |o| o.proxy.as_deref(), "mcp_proxy";
+    }
 }
 
 /// Default of [`McpOptions::input_rounds`].
@@ -656,124 +667,93 @@ impl std::fmt::Debug for TransportKind {
     }
 }
 
-/// Options of a [`Client`](crate::Client): `ClientOptions::default()` and the chainable
-/// setters, or [`OptionsBuilder`] by name. Each option is a row of the option table
-/// ([`keys`]: its name, meaning, default, range and what 0 means, the same for every binding);
-/// the fields are private, read with the `get_…` methods.
-///
-/// The setters treat a value as the option table does when it is set by name ([`keys`],
-/// `codex-client options`; Python's keywords, C's `codex_options_set`): 0 means what the
-/// option's row says (the default for sizes and timeouts), and a value outside the row's range
-/// is not clamped but kept as the error [`Client::connect`](crate::Client::connect) fails with
-/// ([`Error::InvalidArgument`](crate::Error::InvalidArgument) naming the option;
-/// [`validate`](Self::validate) tells earlier).
-///
-/// ```
-/// use codex_client::ClientOptions;
-/// use std::time::Duration;
-///
-/// let o = ClientOptions::default().default_timeout(Duration::from_secs(12));
-/// assert_eq!(o.get_default_timeout(), Duration::from_secs(12));
-/// // 0 means the row's default; out of range is refused at connect (and by `validate`).
-/// assert_eq!(o.default_timeout(Duration::ZERO).get_default_timeout(), Duration::from_secs(300));
-/// assert!(ClientOptions::default().event_queue_capacity(1 << 41).validate().is_err());
-/// # Ok::<(), codex_client::Error>(())
-/// ```
-#[derive(Debug, Clone)]
-#[non_exhaustive]
-pub struct ClientOptions {
-    pub(crate) transport: TransportKind,
-    pub(crate) mcp: McpOptions,
-    pub(crate) codex_bin: Option<PathBuf>,
-    pub(crate) args: Vec<String>,
-    pub(crate) config_overrides: Vec<(String, String)>,
-    pub(crate) env: Vec<(String, String)>,
-    pub(crate) clear_env: bool,
-    pub(crate) cwd: Option<PathBuf>,
-    pub(crate) codex_home: Option<PathBuf>,
-    pub(crate) client_name: String,
-    pub(crate) client_title: Option<String>,
-    pub(crate) client_version: String,
-    pub(crate) experimental_api: bool,
-    pub(crate) opt_out_notification_methods: Vec<String>,
-    pub(crate) default_timeout: Duration,
-    pub(crate) connect_timeout: Duration,
-    pub(crate) retry: RetryPolicy,
-    pub(crate) reconnect: Option<ReconnectPolicy>,
-    pub(crate) heartbeat: Option<Heartbeat>,
-    pub(crate) ws_auth: WsAuth,
-    pub(crate) tls: TlsOptions,
-    pub(crate) delivery: Delivery,
-    pub(crate) dedicated_dispatch_thread: bool,
-    pub(crate) event_queue_capacity: usize,
-    pub(crate) read_ahead_bytes: usize,
-    pub(crate) max_line_bytes: usize,
-    pub(crate) stderr_tail_bytes: usize,
-    pub(crate) reply_spin: Duration,
-    pub(crate) trace_wire: bool,
-    pub(crate) skill_emulation: SkillEmulation,
-    pub(crate) label: Option<String>,
-    pub(crate) parked_request_timeout: Duration,
+storage! {
+    /// Options of a [`Client`](crate::Client): `ClientOptions::default()` and the chainable
+    /// setters, or [`OptionsBuilder`] by name. Each option is a row of the option table
+    /// ([`keys`]: its name, meaning, default, range and what 0 means, the same for every binding);
+    /// the fields are private, read with the `get_…` methods.
+    ///
+    /// The setters treat a value as the option table does when it is set by name ([`keys`],
+    /// `codex-client options`; Python's keywords, C's `codex_options_set`): 0 means what the
+    /// option's row says (the default for sizes and timeouts), and a value outside the row's range
+    /// is not clamped but kept as the error [`Client::connect`](crate::Client::connect) fails with
+    /// ([`Error::InvalidArgument`](crate::Error::InvalidArgument) naming the option;
+    /// [`validate`](Self::validate) tells earlier).
+    ///
+    /// ```
+    /// use codex_client::ClientOptions;
+    /// use std::time::Duration;
+    ///
+    /// let o = ClientOptions::default().default_timeout(Duration::from_secs(12));
+    /// assert_eq!(o.get_default_timeout(), Duration::from_secs(12));
+    /// // 0 means the row's default; out of range is refused at connect (and by `validate`).
+    /// assert_eq!(o.default_timeout(Duration::ZERO).get_default_timeout(), Duration::from_secs(300));
+    /// assert!(ClientOptions::default().event_queue_capacity(1 << 41).validate().is_err());
+    /// # Ok::<(), codex_client::Error>(())
+    /// ```
+    #[derive(Debug, Clone)]
+    #[non_exhaustive]
+    pub struct ClientOptions {
+        transport: TransportKind = TransportKind::Stdio
+            => get_transport -> &TransportKind = |o| &o.transport, "transport";
+        mcp: McpOptions = McpOptions::blank() => get_mcp -> &McpOptions = |o| &o.mcp, "mcp_…";
+        codex_bin: Option<PathBuf> = None
+            => get_codex_bin -> Option<&std::path::Path> = |o| o.codex_bin.as_deref(), "codex_bin";
+        args: Vec<String> = Vec::new() => get_args -> &[String] = |o| &o.args, "args";
+        config_overrides: Vec<(String, String)> = Vec::new()
+            => get_config_overrides -> &[(String, String)] = |o| &o.config_overrides, "config_overrides";
+        env: Vec<(String, String)> = Vec::new() => get_env -> &[(String, String)] = |o| &o.env, "env";
+        clear_env: bool = false => get_clear_env -> bool = |o| o.clear_env, "clear_env";
+        cwd: Option<PathBuf> = None => get_cwd -> Option<&std::path::Path> = |o| o.cwd.as_deref(), "cwd";
+        codex_home: Option<PathBuf> = None
+            => get_codex_home -> Option<&std::path::Path> = |o| o.codex_home.as_deref(), "codex_home";
+        client_name: String = String::new() => get_client_name -> &str = |o| &o.client_name, "client_name";
+        client_title: Option<String> = None
+            => get_client_title -> Option<&str> = |o| o.client_title.as_deref(), "client_title";
+        client_version: String = String::new()
+            => get_client_version -> &str = |o| &o.client_version, "client_version";
+        experimental_api: bool = false
+            => get_experimental_api -> bool = |o| o.experimental_api, "experimental_api";
+        opt_out_notification_methods: Vec<String> = Vec::new()
+            => get_opt_out_notification_methods -> &[String] = |o| &o.opt_out_notification_methods, "opt_out_notification_methods";
+        default_timeout: Duration = Duration::ZERO
+            => get_default_timeout -> Duration = |o| o.default_timeout, "default_timeout";
+        connect_timeout: Duration = Duration::ZERO
+            => get_connect_timeout -> Duration = |o| o.connect_timeout, "connect_timeout";
+        retry: RetryPolicy = RetryPolicy::new(0, Duration::ZERO, Duration::ZERO)
+            => get_retry -> RetryPolicy = |o| o.retry, "retry_…";
+        reconnect: Option<ReconnectPolicy> = None
+            => get_reconnect -> Option<ReconnectPolicy> = |o| o.reconnect, "reconnect";
+        heartbeat: Option<Heartbeat> = None => get_heartbeat -> Option<Heartbeat> = |o| o.heartbeat, "heartbeat";
+        ws_auth: WsAuth = WsAuth::CapabilityToken => get_ws_auth -> &WsAuth = |o| &o.ws_auth, "ws_auth";
+        tls: TlsOptions = TlsOptions::default() => get_tls -> &TlsOptions = |o| &o.tls, "tls_…";
+        delivery: Delivery = Delivery::Callbacks => get_delivery -> Delivery = |o| o.delivery, "delivery";
+        dedicated_dispatch_thread: bool = false
+            => get_dedicated_dispatch_thread -> bool = |o| o.dedicated_dispatch_thread, "dedicated_dispatch_thread";
+        event_queue_capacity: usize = 0
+            => get_event_queue_capacity -> usize = |o| o.event_queue_capacity, "event_queue_capacity";
+        read_ahead_bytes: usize = 0 => get_read_ahead_bytes -> usize = |o| o.read_ahead_bytes, "read_ahead_bytes";
+        max_line_bytes: usize = 0 => get_max_line_bytes -> usize = |o| o.max_line_bytes, "max_line_bytes";
+        stderr_tail_bytes: usize = 0
+            => get_stderr_tail_bytes -> usize = |o| o.stderr_tail_bytes, "stderr_tail_bytes";
+        reply_spin: Duration = Duration::ZERO => get_reply_spin -> Duration = |o| o.reply_spin, "reply_spin";
+        trace_wire: bool = false => get_trace_wire -> bool = |o| o.trace_wire, "trace_wire";
+        skill_emulation: SkillEmulation = SkillEmulation::Never
+            => get_skill_emulation -> SkillEmulation = |o| o.skill_emulation, "skill_emulation";
+        label: Option<String> = None => get_label -> Option<&str> = |o| o.label.as_deref(), "label";
+        parked_request_timeout: Duration = Duration::ZERO
+            => get_parked_request_timeout -> Duration = |o| o.parked_request_timeout, "parked_request_timeout";
+    }
     // The first value a setter refused (out of its option's range): `connect` fails with it.
-    refused: Option<crate::error::Error>,
+    private {
+        refused: Option<crate::error::Error> = None;
+    }
 }
 
 impl Default for ClientOptions {
     /// Every option at its row's default (the defaults exist once, in the table's rows).
     fn default() -> Self {
         OptionsBuilder::new().into_options()
-    }
-}
-
-impl ClientOptions {
-    /// Storage before the table's rows reset it: not the defaults (see [`Default`]).
-    pub(super) fn blank() -> Self {
-        ClientOptions {
-            transport: TransportKind::Stdio,
-            codex_bin: None,
-            args: Vec::new(),
-            config_overrides: Vec::new(),
-            env: Vec::new(),
-            clear_env: false,
-            cwd: None,
-            codex_home: None,
-            client_name: String::new(),
-            client_title: None,
-            client_version: String::new(),
-            experimental_api: false,
-            opt_out_notification_methods: Vec::new(),
-            default_timeout: Duration::ZERO,
-            connect_timeout: Duration::ZERO,
-            retry: RetryPolicy::new(0, Duration::ZERO, Duration::ZERO),
-            reconnect: None,
-            heartbeat: None,
-            ws_auth: WsAuth::CapabilityToken,
-            tls: TlsOptions::default(),
-            delivery: Delivery::Callbacks,
-            dedicated_dispatch_thread: false,
-            event_queue_capacity: 0,
-            read_ahead_bytes: 0,
-            max_line_bytes: 0,
-            stderr_tail_bytes: 0,
-            reply_spin: Duration::ZERO,
-            trace_wire: false,
-            skill_emulation: SkillEmulation::Never,
-            label: None,
-            parked_request_timeout: Duration::ZERO,
-            mcp: McpOptions {
-                capabilities: None,
-                roots: None,
-                protocol: Default::default(),
-                prior: None,
-                input_rounds: 0,
-                cache: false,
-                sampling_tools: false,
-                validate_output: false,
-                progress_resets_timeout: false,
-                proxy: None,
-            },
-            refused: None,
-        }
     }
 }
 
@@ -1129,85 +1109,6 @@ impl ClientOptions {
         keys::zeros_by_table(&mut b);
         b
     }
-}
-
-/// The typed reads of [`ClientOptions`], one line each: `getter -> type = |options| field`,
-/// with the option's name for the doc (meaning, default and range are its row's, in [`keys`]).
-macro_rules! getters {
-    ($($get:ident -> $ty:ty = |$s:ident| $body:expr, $key:literal;)*) => {
-        impl ClientOptions {
-            $(
-                #[doc = concat!("Option `", $key, "` as set (see [`keys`] for its meaning and default).")]
-                pub fn $get(&self) -> $ty {
-                    let $s = self;
-                    $body
-                }
-            )*
-        }
-    };
-}
-
-getters! {
-    get_transport -> &TransportKind = |o| &o.transport, "transport";
-    get_mcp -> &McpOptions = |o| &o.mcp, "mcp_…";
-    get_codex_bin -> Option<&std::path::Path> = |o| o.codex_bin.as_deref(), "codex_bin";
-    get_args -> &[String] = |o| &o.args, "args";
-    get_config_overrides -> &[(String, String)] = |o| &o.config_overrides, "config_overrides";
-    get_env -> &[(String, String)] = |o| &o.env, "env";
-    get_clear_env -> bool = |o| o.clear_env, "clear_env";
-    get_cwd -> Option<&std::path::Path> = |o| o.cwd.as_deref(), "cwd";
-    get_codex_home -> Option<&std::path::Path> = |o| o.codex_home.as_deref(), "codex_home";
-    get_client_name -> &str = |o| &o.client_name, "client_name";
-    get_client_title -> Option<&str> = |o| o.client_title.as_deref(), "client_title";
-    get_client_version -> &str = |o| &o.client_version, "client_version";
-    get_experimental_api -> bool = |o| o.experimental_api, "experimental_api";
-    get_opt_out_notification_methods -> &[String] = |o| &o.opt_out_notification_methods, "opt_out_notification_methods";
-    get_default_timeout -> Duration = |o| o.default_timeout, "default_timeout";
-    get_connect_timeout -> Duration = |o| o.connect_timeout, "connect_timeout";
-    get_retry -> RetryPolicy = |o| o.retry, "retry_…";
-    get_reconnect -> Option<ReconnectPolicy> = |o| o.reconnect, "reconnect";
-    get_heartbeat -> Option<Heartbeat> = |o| o.heartbeat, "heartbeat";
-    get_ws_auth -> &WsAuth = |o| &o.ws_auth, "ws_auth";
-    get_tls -> &TlsOptions = |o| &o.tls, "tls_…";
-    get_delivery -> Delivery = |o| o.delivery, "delivery";
-    get_dedicated_dispatch_thread -> bool = |o| o.dedicated_dispatch_thread, "dedicated_dispatch_thread";
-    get_event_queue_capacity -> usize = |o| o.event_queue_capacity, "event_queue_capacity";
-    get_read_ahead_bytes -> usize = |o| o.read_ahead_bytes, "read_ahead_bytes";
-    get_max_line_bytes -> usize = |o| o.max_line_bytes, "max_line_bytes";
-    get_stderr_tail_bytes -> usize = |o| o.stderr_tail_bytes, "stderr_tail_bytes";
-    get_reply_spin -> Duration = |o| o.reply_spin, "reply_spin";
-    get_trace_wire -> bool = |o| o.trace_wire, "trace_wire";
-    get_skill_emulation -> SkillEmulation = |o| o.skill_emulation, "skill_emulation";
-    get_label -> Option<&str> = |o| o.label.as_deref(), "label";
-    get_parked_request_timeout -> Duration = |o| o.parked_request_timeout, "parked_request_timeout";
-}
-
-/// The typed reads of [`McpOptions`] (set with [`ClientOptions`]' `mcp_…` setters).
-macro_rules! mcp_getters {
-    ($($get:ident -> $ty:ty = |$s:ident| $body:expr, $key:literal;)*) => {
-        impl McpOptions {
-            $(
-                #[doc = concat!("Option `", $key, "` as set (see [`keys`] for its meaning and default).")]
-                pub fn $get(&self) -> $ty {
-                    let $s = self;
-                    $body
-                }
-            )*
-        }
-    };
-}
-
-mcp_getters! {
-    capabilities -> Option<&serde_json::Value> = |o| o.capabilities.as_ref(), "mcp_capabilities";
-    roots -> Option<&[crate::protocol::mcp::Root]> = |o| o.roots.as_deref(), "mcp_roots";
-    protocol -> &crate::protocol::mcp::era::EraMode = |o| &o.protocol, "mcp_protocol";
-    prior -> Option<&crate::protocol::mcp::era::Prior> = |o| o.prior.as_ref(), "mcp_prior";
-    input_rounds -> usize = |o| o.input_rounds, "mcp_input_rounds";
-    cache -> bool = |o| o.cache, "mcp_cache";
-    sampling_tools -> bool = |o| o.sampling_tools, "mcp_sampling_tools";
-    validate_output -> bool = |o| o.validate_output, "mcp_validate_output";
-    progress_resets_timeout -> bool = |o| o.progress_resets_timeout, "mcp_progress_resets_timeout";
-    proxy -> Option<&str> = |o| o.proxy.as_deref(), "mcp_proxy";
 }
 
 /// Per-request overrides.
