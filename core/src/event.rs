@@ -21,8 +21,9 @@ use crate::scan;
 pub struct Notification {
     /// Method name, for example `item/agentMessage/delta`. Unknown methods arrive unchanged.
     pub method: String,
-    /// The `params` member as raw JSON (`null` when absent).
-    pub params: Box<RawValue>,
+    /// The `params` member as raw JSON (`null` when absent), shared: a notification delivered
+    /// to several subscriptions is one copy of its text, not one per subscription.
+    pub params: Arc<RawValue>,
     /// The label of the client that received it (option `label`), shared, not copied.
     pub(crate) endpoint: Option<Arc<str>>,
 }
@@ -181,6 +182,26 @@ pub(crate) fn null_raw() -> Box<RawValue> {
     RawValue::from_string("null".into()).expect("null is valid JSON")
 }
 
+/// `null` as shared raw JSON (a notification's absent `params`).
+pub(crate) fn null_shared() -> Arc<RawValue> {
+    // SAFETY: `null` is one well-formed JSON value.
+    unsafe { shared_raw_unchecked("null") }
+}
+
+/// `json` as shared raw JSON, in one allocation (as `RawValue::from_string_unchecked` makes a
+/// box): what a notification's `params` is, so that every queue it reaches shares the text.
+///
+/// # Safety
+/// `json` is one well-formed JSON value without whitespace around it, as for
+/// [`RawValue::from_string_unchecked`].
+pub(crate) unsafe fn shared_raw_unchecked(json: &str) -> Arc<RawValue> {
+    let text: Arc<str> = Arc::from(json);
+    // SAFETY: `RawValue` is `#[repr(transparent)]` over `str` (serde_json's own `&str` and
+    // `Box<str>` casts rely on it), so the pointer keeps its layout and length metadata; the
+    // caller vouches for the text.
+    unsafe { Arc::from_raw(Arc::into_raw(text) as *const RawValue) }
+}
+
 /// The accessors every message with `method` and `params` has ([`Notification`],
 /// [`ServerRequest`]), written once.
 macro_rules! params_accessors {
@@ -219,7 +240,7 @@ impl Notification {
     pub fn new(method: impl Into<String>, params: Box<RawValue>) -> Self {
         Notification {
             method: method.into(),
-            params,
+            params: params.into(),
             endpoint: None,
         }
     }

@@ -397,6 +397,28 @@ fn subscriptions_each_get_every_notification_and_end_with_the_connection() {
         .filter(|e| matches!(e, Event::Notification(_)))
         .count();
     assert_eq!(notes, n, "the second subscription missed notifications");
+    // Both subscriptions hold the same notifications, each one's params shared (one copy of
+    // the text, however many subscriptions), in the same order.
+    let params = |events: &[Event]| -> Vec<Arc<serde_json::value::RawValue>> {
+        events
+            .iter()
+            .filter_map(|e| match e {
+                Event::Notification(n) => Some(n.params.clone()),
+                _ => None,
+            })
+            .take(n)
+            .collect()
+    };
+    let (pa, pb) = (params(&got), params(&rest));
+    assert_eq!(pa.len(), n);
+    for (x, y) in pa.iter().zip(&pb) {
+        assert!(
+            Arc::ptr_eq(x, y),
+            "a copy per subscription: {} / {}",
+            x.get(),
+            y.get()
+        );
+    }
     assert!(
         !rest.iter().any(|e| matches!(e, Event::ServerRequest(_))),
         "server requests never go to subscriptions"

@@ -11,7 +11,6 @@ use crate::delivery::queue::{EventQueue, Push};
 use crate::event::{null_raw, ConnectionEvent, Event, Ids, Notification, ServerRequest};
 use crate::message::{classify, response_line, Classified, Incoming, RequestId};
 use crate::rules::{Link, Route};
-use serde_json::value::RawValue;
 
 /// Lines handled between two consumer wake-ups, per queue with events, while lines keep
 /// arriving.
@@ -143,8 +142,8 @@ impl SessionShared {
             let params = match note.params {
                 // SAFETY: the scan checked `p` is one well-formed JSON value, without
                 // whitespace around it (`from_string_unchecked`'s contract).
-                Some(p) => unsafe { RawValue::from_string_unchecked(p.to_owned()) },
-                None => null_raw(),
+                Some(p) => unsafe { crate::event::shared_raw_unchecked(p) },
+                None => crate::event::null_shared(),
             };
             let note = Notification {
                 method: note.method.to_owned(),
@@ -180,7 +179,10 @@ impl SessionShared {
                 self.flush_synthesized().await;
             }
             Ok(Classified::Notification { method, params }) => {
-                let params = params.map(|p| p.to_owned()).unwrap_or_else(null_raw);
+                let params = params.map_or_else(crate::event::null_shared, |p| {
+                    // SAFETY: serde parsed `p` as one JSON value.
+                    unsafe { crate::event::shared_raw_unchecked(p.get()) }
+                });
                 let endpoint = self.endpoint.clone();
                 let note = Notification {
                     method,
