@@ -487,6 +487,15 @@ fn cache_hints_and_the_log_level_in_the_envelope() {
     block_on(c.call_tool("t", json!({}))).unwrap();
     c.disconnect();
     assert!(s.of("logging/setLevel").is_empty());
+    // Disconnected: an unknown level is still the caller's error (named first), a known one
+    // finds no connection.
+    let e = block_on(c.set_logging_level("loud")).unwrap_err();
+    assert!(
+        matches!(e, Error::InvalidArgument(_)) && e.to_string().contains("known:"),
+        "{e:?}"
+    );
+    let e = block_on(c.set_logging_level("info")).unwrap_err();
+    assert!(matches!(e, Error::NotConnected), "{e:?}");
     let call = &s.of("tools/call")[0];
     assert_eq!(
         call.body["params"]["_meta"]["io.modelcontextprotocol/logLevel"],

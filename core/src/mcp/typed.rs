@@ -269,6 +269,8 @@ mcp_requests! {
     /// envelope of every later request (`io.modelcontextprotocol/logLevel`) instead: nothing
     /// is sent now, and a server sends records only for requests that carry a level.
     async fn set_logging_level(&self, level: &str) -> Result<()> {
+        // A bad level is the caller's error whatever the connection's state.
+        crate::rules::mcp::log_level::check_level(level)?;
         let session = self.client.live_session()?;
         let rules = session.rules_of::<crate::rules::mcp::McpRules>();
         if rules.map_or(Ok(false), |r| r.set_log_level(level))? {

@@ -20,6 +20,17 @@ pub const LOG_LEVELS: [&str; 8] = [
     "emergency",
 ];
 
+/// [`Error::InvalidArgument`] naming the known levels unless `level` is one of [`LOG_LEVELS`].
+pub(crate) fn check_level(level: &str) -> Result<()> {
+    if LOG_LEVELS.contains(&level) {
+        return Ok(());
+    }
+    Err(Error::InvalidArgument(format!(
+        "unknown log level `{level}` (known: {})",
+        LOG_LEVELS.join(", ")
+    )))
+}
+
 /// The method of the handshake era's level request.
 const SET_LEVEL: &str = "logging/setLevel";
 
@@ -28,12 +39,7 @@ impl McpRules {
     /// true; in the handshake era return false (the caller sends `logging/setLevel`). An
     /// unknown level is refused in both eras.
     pub(crate) fn set_log_level(&self, level: &str) -> Result<bool> {
-        if !LOG_LEVELS.contains(&level) {
-            return Err(Error::InvalidArgument(format!(
-                "unknown log level `{level}` (known: {})",
-                LOG_LEVELS.join(", ")
-            )));
-        }
+        check_level(level)?;
         let Some(envelope) = self.envelope() else {
             return Ok(false);
         };
