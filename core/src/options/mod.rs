@@ -1218,6 +1218,25 @@ mod tests {
 
     use super::*;
 
+    /// Every storage line's getter names a row of the table (or a family of rows, `retry_…`),
+    /// so a getter's doc leads to the option's meaning and default.
+    #[test]
+    fn every_storage_line_names_a_row() {
+        let names: Vec<&str> = keys().map(|k| k.name).collect();
+        for row in ClientOptions::ROWS.iter().chain(McpOptions::ROWS) {
+            let found = match row.strip_suffix('…') {
+                Some(family) => names.iter().any(|n| n.starts_with(family)),
+                None => names.contains(row),
+            };
+            assert!(
+                found,
+                "storage line names `{row}`, which is no row of the table"
+            );
+        }
+        assert_eq!(ClientOptions::ROWS.len(), 32);
+        assert_eq!(McpOptions::ROWS.len(), 10);
+    }
+
     #[test]
     fn the_default_retry_is_5_attempts_from_50ms_capped_at_2s() {
         let p = RetryPolicy::default();

@@ -30,6 +30,10 @@ macro_rules! storage {
                 }
             }
 
+            /// The rows the getters name, in order (`…`: a family of rows, `mcp_…`).
+            #[cfg(test)]
+            pub(super) const ROWS: &'static [&'static str] = &[$($key),*];
+
             $(
                 #[doc = concat!("Option `", $key, "` as set (see [`keys`](crate::options::keys()) for its meaning and default).")]
                 pub fn $get(&self) -> $read {
