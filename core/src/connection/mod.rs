@@ -157,8 +157,7 @@ pub struct Client {
 }
 
 impl Client {
-    /// Create a client. Nothing is started until [`connect`](Self::connect). Its options are
-    /// kept as it uses them (each number at 0 as its option's row says).
+    /// Create a client. Nothing is started until [`connect`](Self::connect).
     pub fn new(options: ClientOptions) -> Client {
         Self::with_parts(options, Arc::new(Handlers::default()), None)
     }
@@ -170,7 +169,6 @@ impl Client {
         handlers: Arc<Handlers>,
         tap: Option<Arc<dyn crate::session::tap::Tap>>,
     ) -> Client {
-        let options = options.effective();
         Client {
             inner: Arc::new(Inner {
                 id: new_client_id(),
@@ -187,7 +185,7 @@ impl Client {
         }
     }
 
-    /// The options this client was created with, as it uses them.
+    /// The options this client was created with.
     pub fn options(&self) -> &ClientOptions {
         &self.inner.options
     }

@@ -172,8 +172,8 @@ impl OptionKey {
     }
 
     /// Whether `value` (a number as [`OptionsBuilder::get`] reads it) is in this key's range
-    /// (0 only when 0 means "off": a 0 that means the default is read after
-    /// [`zeros_by_table`], as the default).
+    /// (0 only when 0 means "off": a 0 that means the default never stays, its setter puts the
+    /// default).
     fn in_range(&self, value: &Value) -> bool {
         let (Some((min, max)), Some(v)) = (self.range, value.as_f64()) else {
             return true;
@@ -1493,20 +1493,8 @@ pub(super) fn reset_all(b: &mut OptionsBuilder) {
     }
 }
 
-/// Set every number option of `b` that reads 0 (a typed field set to 0) to 0 by name: what
-/// its row says 0 means (the default, or off) replaces it.
-pub(super) fn zeros_by_table(b: &mut OptionsBuilder) {
-    for e in KEYS {
-        if e.key.range.is_some() && (e.get)(b).as_f64() == Some(0.0) {
-            // Every number option takes 0 by name (`count_of`, `seconds_of`: never an error).
-            let taken = (e.set)(b, &Value::from(0));
-            debug_assert!(taken.is_ok(), "{}: {taken:?}", e.key.name);
-        }
-    }
-}
-
-/// Check the numbers of `b` against each option's range (a typed setter's value, or a field
-/// set directly, is held to the same range as a value set by name).
+/// Check the numbers of `b` against each option's range (a typed setter's value is held to the
+/// same range as a value set by name).
 pub(super) fn check_ranges(b: &OptionsBuilder) -> Result<()> {
     for e in KEYS {
         let v = (e.get)(b);

@@ -1082,9 +1082,11 @@ impl ClientOptions {
         o
     }
 
-    /// Check these options as the option table would: a value a setter refused, and every
-    /// number against its option's range, 0 meaning what the option's row says.
-    /// [`Client::connect`](crate::Client::connect) calls it, so an out-of-range value fails there with
+    /// Check these options as the option table would: a value a setter refused, the MCP
+    /// prior against the MCP protocol, every number against its option's range (a setter
+    /// already replaced each 0 by what its row says), the WebSocket authentication against
+    /// the transport. [`Client::connect`](crate::Client::connect) calls it, so an
+    /// out-of-range value fails there with
     /// [`Error::InvalidArgument`](crate::Error::InvalidArgument) naming the option.
     pub fn validate(&self) -> crate::error::Result<()> {
         if let Some(e) = &self.refused {
@@ -1092,22 +1094,8 @@ impl ClientOptions {
         }
         crate::protocol::mcp::era::check_prior(&self.mcp.protocol, self.mcp.prior.as_ref())
             .map_err(crate::error::Error::InvalidArgument)?;
-        keys::check_ranges(&self.effective_builder())?;
+        keys::check_ranges(&OptionsBuilder::wrapping(self.clone()))?;
         ws_auth::check(&self.ws_auth, &self.transport)
-    }
-
-    /// These options as a client uses them: every number at 0 replaced by what its option's
-    /// row says 0 means. The setters already do so (the fields are private); this is the
-    /// connect's guard for a value set inside the crate.
-    pub(crate) fn effective(&self) -> ClientOptions {
-        self.effective_builder().into_options()
-    }
-
-    /// These options in a builder, each number at 0 set to 0 by name (its row's meaning).
-    fn effective_builder(&self) -> OptionsBuilder {
-        let mut b = OptionsBuilder::wrapping(self.clone());
-        keys::zeros_by_table(&mut b);
-        b
     }
 }
 
