@@ -47,7 +47,6 @@ mod params;
 pub mod pool;
 pub mod protocol;
 mod responder;
-mod router;
 /// The library's runtime (its task counter and panic text for the bindings and the leak
 /// tests); not part of the stable API.
 #[doc(hidden)]

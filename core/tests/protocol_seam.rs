@@ -113,6 +113,7 @@ fn the_engine_names_no_protocol() {
         "connection/mod.rs",
         "connection/requests.rs",
         "delivery/queue.rs",
+        "delivery/router.rs",
     ] {
         assert!(named.contains_key(file), "{file} not read");
     }

@@ -574,7 +574,10 @@ impl Thread {
             .client
             .live_session()
             .ok()
-            .and_then(|s| s.router.status(&self.id))
+            .and_then(|s| {
+                s.rules_of::<crate::rules::app_server::AppServerRules>()?
+                    .thread_status(&self.id)
+            })
         {
             Some(v) => ThreadStatus::from_server(&v),
             None => ThreadStatus::Unknown,

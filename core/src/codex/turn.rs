@@ -12,7 +12,7 @@ use crate::delivery::queue::EventQueue;
 use crate::delivery::stream::{poll_filled, poll_refill, BatchFuture};
 use crate::error::{DisconnectInfo, Error, Result};
 use crate::event::{ConnectionEvent, Event, Notification};
-use crate::router::Route;
+use crate::delivery::router::Route;
 use crate::session::SessionShared;
 use crate::skills::SkillInfo;
 

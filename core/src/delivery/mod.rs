@@ -2,7 +2,7 @@
 //! backpressure and read-ahead rules (`queue`), the readiness descriptor of poll mode
 //! (`readiness`), the shared callback dispatch threads (`dispatch`) and the executor that
 //! completes futures for foreign event loops (asyncio, a C program's poll loop), woken
-//! through one descriptor (`executor`), the consumer's end of a queue (`stream`), and blocking waits from a plain thread (`wait`). Bindings
+//! through one descriptor (`executor`), the consumer's end of a queue (`stream`), the routes of a thread's events to its stream (`router`), and blocking waits from a plain thread (`wait`). Bindings
 //! adapt these; they keep no thread, queue or
 //! descriptor of their own.
 
@@ -13,6 +13,7 @@ mod executor;
 pub(crate) mod merge;
 pub(crate) mod queue;
 pub(crate) mod readiness;
+pub(crate) mod router;
 pub(crate) mod stream;
 mod wait;
 

@@ -2,88 +2,14 @@
 //! keyword arguments, C's `codex_options_set`), checked once here.
 
 use super::{
-    ClientOptions, Clients, ExecOptions, Heartbeat, McpCommand, ReconnectPolicy, TransportKind,
-    WsAuthOptions,
+    ClientOptions, Clients, McpCommand, OAuthOptions, OptionsBuilder, TransportKind, WsAuthOptions,
 };
 use crate::error::{Error, Result};
-
-/// Client options set by name (see [`keys`](super::keys()) for every name, its type, its
-/// default and what `0` means). Values are JSON, as each binding hands them over; `null`
-/// restores an option's default. Cross-option rules (custom headers need an MCP HTTP
-/// transport, `command` goes with `mcp+stdio`, `exec_*` options with the exec transport,
-/// `ws_auth` `"signed-bearer-token"` with a `ws://`/`wss://` transport, no `token` and a
-/// readable `ws_shared_secret_file`, the other `ws_*` options with it) are checked by
-/// [`build`](Self::build).
-///
-/// ```
-/// use codex_client::OptionsBuilder;
-/// use serde_json::json;
-///
-/// let mut b = OptionsBuilder::new();
-/// b.set("default_timeout", json!(12.5))?;
-/// b.set("transport", json!("exec"))?;
-/// b.set("exec_model", json!("gpt-5.1-codex"))?;
-/// let options = b.build()?;
-/// assert_eq!(options.get_default_timeout().as_millis(), 12_500);
-/// assert!(b.set("max_line_bytes", json!(-1)).is_err());
-/// # Ok::<(), codex_client::Error>(())
-/// ```
-#[derive(Clone)]
-pub struct OptionsBuilder {
-    /// Everything that maps one to one onto [`ClientOptions`] (the transport is built last).
-    pub(super) o: ClientOptions,
-    /// The transport spec (`""`: stdio).
-    pub(super) transport: String,
-    pub(super) token: Option<String>,
-    pub(super) command: Option<Vec<String>>,
-    pub(super) headers: Vec<(String, String)>,
-    pub(super) exec: ExecOptions,
-    /// Whether an `exec_*` option was set (they need the exec transport).
-    pub(super) exec_set: bool,
-    pub(super) reconnect_on: bool,
-    pub(super) reconnect: ReconnectPolicy,
-    pub(super) heartbeat_on: bool,
-    pub(super) heartbeat: Heartbeat,
-    /// The `oauth*` options (MCP authorization of an HTTP MCP server).
-    pub(super) oauth: OAuthOptions,
-    /// The `ws_*` options (how a WebSocket upgrade authenticates).
-    pub(super) ws: WsAuthOptions,
-    /// Deprecated spellings given to [`set`](Self::set), each as its warning text.
-    pub(super) deprecations: Vec<String>,
-}
 
 /// Deprecated values of option `transport`, each with the spelling that replaces it. Set
 /// through [`OptionsBuilder::set`], one is still accepted, logged once at warn level and
 /// listed by [`OptionsBuilder::deprecations`] (Python raises it as a `DeprecationWarning`).
 pub(super) const DEPRECATED_TRANSPORTS: &[(&str, &str)] = &[("mcp", "codex-mcp-server")];
-
-/// The `oauth*` options as set; [`OptionsBuilder::build`] turns them into an
-/// [`OAuthConfig`](crate::auth::OAuthConfig) on the MCP HTTP transport.
-#[derive(Clone, Default)]
-pub(super) struct OAuthOptions {
-    pub on: bool,
-    pub client_id: Option<String>,
-    pub client_secret: Option<String>,
-    pub redirect_uri: Option<String>,
-    pub scopes: Option<Vec<String>>,
-    pub client_metadata_url: Option<String>,
-    pub token_file: Option<std::path::PathBuf>,
-    #[cfg(feature = "mcp-http")]
-    pub authorizer: Option<std::sync::Arc<dyn crate::auth::Authorize>>,
-    #[cfg(feature = "mcp-http")]
-    pub store: Option<std::sync::Arc<dyn crate::auth::TokenStore>>,
-    /// `oauth_grant` (`None`: the authorization code flow).
-    pub grant: Option<String>,
-    pub private_key: Option<crate::secret::Secret>,
-    pub private_key_file: Option<std::path::PathBuf>,
-    pub assertion: Option<crate::secret::Secret>,
-    pub assertion_file: Option<std::path::PathBuf>,
-    pub idp_token_endpoint: Option<String>,
-    pub idp_client_id: Option<String>,
-    pub idp_client_secret: Option<crate::secret::Secret>,
-    pub dpop: bool,
-    pub authorize_timeout: Option<std::time::Duration>,
-}
 
 impl OptionsBuilder {
     /// A builder holding `o` as it is (its reconnect and heartbeat as the policy options), to

@@ -3,9 +3,9 @@
 
 use serde_json::{json, Value};
 
-use super::builder::OptionsBuilder;
 use super::keys::{ValueKind, KEYS};
 use super::value::MAX_SECONDS;
+use super::OptionsBuilder;
 
 /// One edge value of one option and its outcome in the core.
 #[derive(Debug, Clone)]

@@ -21,9 +21,12 @@ pub(crate) const DEFAULT_AUTHORIZE_TIMEOUT: std::time::Duration =
 pub(crate) const DEFAULT_AUTHORIZE_TIMEOUT: std::time::Duration =
     std::time::Duration::from_secs(300);
 
-pub use builder::OptionsBuilder;
 pub use cases::{cases, cases_json, OptionCase};
-pub use keys::{keys, keys_json, keys_markdown, Clients, OptionKey, ValueKind};
+use keys::OAuthOptions;
+pub use keys::{
+    keys, keys_json, keys_markdown, ClientOptions, Clients, McpOptions, OptionKey, OptionsBuilder,
+    ValueKind,
+};
 pub use value::MAX_SECONDS;
 use ws_auth::WsAuthOptions;
 pub use ws_auth::{SignedBearerToken, WsAuth, DEFAULT_WS_TOKEN_LIFETIME};
@@ -377,31 +380,6 @@ impl std::fmt::Debug for McpHttp {
     }
 }
 
-storage! {
-    /// What the client says and answers by itself on an MCP connection (set with
-    /// [`ClientOptions`]' `mcp_…` setters; each option's meaning and default are its row's in
-    /// [`keys`]).
-    #[derive(Debug, Clone, PartialEq)]
-    #[non_exhaustive]
-    pub struct McpOptions {
-        capabilities: Option<serde_json::Value> = None
-            => capabilities -> Option<&serde_json::Value> = |o| o.capabilities.as_ref(), "mcp_capabilities";
-        roots: Option<Vec<crate::protocol::mcp::Root>> = None
-            => roots -> Option<&[crate::protocol::mcp::Root]> = |o| o.roots.as_deref(), "mcp_roots";
-        protocol: crate::protocol::mcp::era::EraMode = Default::default()
-            => protocol -> &crate::protocol::mcp::era::EraMode = |o| &o.protocol, "mcp_protocol";
-        prior: Option<crate::protocol::mcp::era::Prior> = None
-            => prior -> Option<&crate::protocol::mcp::era::Prior> = |o| o.prior.as_ref(), "mcp_prior";
-        input_rounds: usize = 0 => input_rounds -> usize = |o| o.input_rounds, "mcp_input_rounds";
-        cache: bool = false => cache -> bool = |o| o.cache, "mcp_cache";
-        sampling_tools: bool = false => sampling_tools -> bool = |o| o.sampling_tools, "mcp_sampling_tools";
-        validate_output: bool = false => validate_output -> bool = |o| o.validate_output, "mcp_validate_output";
-        progress_resets_timeout: bool = false
-            => progress_resets_timeout -> bool = |o| o.progress_resets_timeout, "mcp_progress_resets_timeout";
-        proxy: Option<String> = None => proxy -> Option<&str> = |o| o.proxy.as_deref(), "mcp_proxy";
-    }
-}
-
 /// Default of [`McpOptions::input_rounds`].
 pub const DEFAULT_INPUT_ROUNDS: usize = 16;
 
@@ -664,89 +642,6 @@ impl std::fmt::Debug for TransportKind {
             TransportKind::McpStdio(c) => f.debug_tuple("McpStdio").field(c).finish(),
             TransportKind::McpHttp(h) => f.debug_tuple("McpHttp").field(h).finish(),
         }
-    }
-}
-
-storage! {
-    /// Options of a [`Client`](crate::Client): `ClientOptions::default()` and the chainable
-    /// setters, or [`OptionsBuilder`] by name. Each option is a row of the option table
-    /// ([`keys`]: its name, meaning, default, range and what 0 means, the same for every binding);
-    /// the fields are private, read with the `get_…` methods.
-    ///
-    /// The setters treat a value as the option table does when it is set by name ([`keys`],
-    /// `codex-client options`; Python's keywords, C's `codex_options_set`): 0 means what the
-    /// option's row says (the default for sizes and timeouts), and a value outside the row's range
-    /// is not clamped but kept as the error [`Client::connect`](crate::Client::connect) fails with
-    /// ([`Error::InvalidArgument`](crate::Error::InvalidArgument) naming the option;
-    /// [`validate`](Self::validate) tells earlier).
-    ///
-    /// ```
-    /// use codex_client::ClientOptions;
-    /// use std::time::Duration;
-    ///
-    /// let o = ClientOptions::default().default_timeout(Duration::from_secs(12));
-    /// assert_eq!(o.get_default_timeout(), Duration::from_secs(12));
-    /// // 0 means the row's default; out of range is refused at connect (and by `validate`).
-    /// assert_eq!(o.default_timeout(Duration::ZERO).get_default_timeout(), Duration::from_secs(300));
-    /// assert!(ClientOptions::default().event_queue_capacity(1 << 41).validate().is_err());
-    /// # Ok::<(), codex_client::Error>(())
-    /// ```
-    #[derive(Debug, Clone)]
-    #[non_exhaustive]
-    pub struct ClientOptions {
-        transport: TransportKind = TransportKind::Stdio
-            => get_transport -> &TransportKind = |o| &o.transport, "transport";
-        mcp: McpOptions = McpOptions::blank() => get_mcp -> &McpOptions = |o| &o.mcp, "mcp_…";
-        codex_bin: Option<PathBuf> = None
-            => get_codex_bin -> Option<&std::path::Path> = |o| o.codex_bin.as_deref(), "codex_bin";
-        args: Vec<String> = Vec::new() => get_args -> &[String] = |o| &o.args, "args";
-        config_overrides: Vec<(String, String)> = Vec::new()
-            => get_config_overrides -> &[(String, String)] = |o| &o.config_overrides, "config_overrides";
-        env: Vec<(String, String)> = Vec::new() => get_env -> &[(String, String)] = |o| &o.env, "env";
-        clear_env: bool = false => get_clear_env -> bool = |o| o.clear_env, "clear_env";
-        cwd: Option<PathBuf> = None => get_cwd -> Option<&std::path::Path> = |o| o.cwd.as_deref(), "cwd";
-        codex_home: Option<PathBuf> = None
-            => get_codex_home -> Option<&std::path::Path> = |o| o.codex_home.as_deref(), "codex_home";
-        client_name: String = String::new() => get_client_name -> &str = |o| &o.client_name, "client_name";
-        client_title: Option<String> = None
-            => get_client_title -> Option<&str> = |o| o.client_title.as_deref(), "client_title";
-        client_version: String = String::new()
-            => get_client_version -> &str = |o| &o.client_version, "client_version";
-        experimental_api: bool = false
-            => get_experimental_api -> bool = |o| o.experimental_api, "experimental_api";
-        opt_out_notification_methods: Vec<String> = Vec::new()
-            => get_opt_out_notification_methods -> &[String] = |o| &o.opt_out_notification_methods, "opt_out_notification_methods";
-        default_timeout: Duration = Duration::ZERO
-            => get_default_timeout -> Duration = |o| o.default_timeout, "default_timeout";
-        connect_timeout: Duration = Duration::ZERO
-            => get_connect_timeout -> Duration = |o| o.connect_timeout, "connect_timeout";
-        retry: RetryPolicy = RetryPolicy::new(0, Duration::ZERO, Duration::ZERO)
-            => get_retry -> RetryPolicy = |o| o.retry, "retry_…";
-        reconnect: Option<ReconnectPolicy> = None
-            => get_reconnect -> Option<ReconnectPolicy> = |o| o.reconnect, "reconnect";
-        heartbeat: Option<Heartbeat> = None => get_heartbeat -> Option<Heartbeat> = |o| o.heartbeat, "heartbeat";
-        ws_auth: WsAuth = WsAuth::CapabilityToken => get_ws_auth -> &WsAuth = |o| &o.ws_auth, "ws_auth";
-        tls: TlsOptions = TlsOptions::default() => get_tls -> &TlsOptions = |o| &o.tls, "tls_…";
-        delivery: Delivery = Delivery::Callbacks => get_delivery -> Delivery = |o| o.delivery, "delivery";
-        dedicated_dispatch_thread: bool = false
-            => get_dedicated_dispatch_thread -> bool = |o| o.dedicated_dispatch_thread, "dedicated_dispatch_thread";
-        event_queue_capacity: usize = 0
-            => get_event_queue_capacity -> usize = |o| o.event_queue_capacity, "event_queue_capacity";
-        read_ahead_bytes: usize = 0 => get_read_ahead_bytes -> usize = |o| o.read_ahead_bytes, "read_ahead_bytes";
-        max_line_bytes: usize = 0 => get_max_line_bytes -> usize = |o| o.max_line_bytes, "max_line_bytes";
-        stderr_tail_bytes: usize = 0
-            => get_stderr_tail_bytes -> usize = |o| o.stderr_tail_bytes, "stderr_tail_bytes";
-        reply_spin: Duration = Duration::ZERO => get_reply_spin -> Duration = |o| o.reply_spin, "reply_spin";
-        trace_wire: bool = false => get_trace_wire -> bool = |o| o.trace_wire, "trace_wire";
-        skill_emulation: SkillEmulation = SkillEmulation::Never
-            => get_skill_emulation -> SkillEmulation = |o| o.skill_emulation, "skill_emulation";
-        label: Option<String> = None => get_label -> Option<&str> = |o| o.label.as_deref(), "label";
-        parked_request_timeout: Duration = Duration::ZERO
-            => get_parked_request_timeout -> Duration = |o| o.parked_request_timeout, "parked_request_timeout";
-    }
-    // The first value a setter refused (out of its option's range): `connect` fails with it.
-    private {
-        refused: Option<crate::error::Error> = None;
     }
 }
 
@@ -1206,10 +1101,10 @@ mod tests {
 
     use super::*;
 
-    /// Every storage line's getter names a row of the table (or a family of rows, `retry_…`),
+    /// Every getter a row declares names a row of the table (or a family of rows, `retry_…`),
     /// so a getter's doc leads to the option's meaning and default.
     #[test]
-    fn every_storage_line_names_a_row() {
+    fn every_getter_names_a_row() {
         let names: Vec<&str> = keys().map(|k| k.name).collect();
         for row in ClientOptions::ROWS.iter().chain(McpOptions::ROWS) {
             let found = match row.strip_suffix('…') {
@@ -1218,7 +1113,7 @@ mod tests {
             };
             assert!(
                 found,
-                "storage line names `{row}`, which is no row of the table"
+                "a getter names `{row}`, which is no row of the table"
             );
         }
         assert_eq!(ClientOptions::ROWS.len(), 32);

@@ -223,6 +223,13 @@ pub(crate) trait Rules: Send + Sync + 'static {
     }
     /// A resumption failed: stop following what it resumed.
     fn resume_failed(&self, _what: &str) {}
+    /// A notification about to be delivered (new, and after [`notified`](Self::notified)):
+    /// the protocol's bookkeeping of what it reports, and whether it ends the stream open on
+    /// its thread — `Some(unit)`, with the id of the unit of work it ends when it names one
+    /// (a stream of another unit keeps its route); `None` (the default): it ends none.
+    fn delivering(&self, _n: &Notification) -> Option<Option<String>> {
+        None
+    }
     /// The library's bookkeeping of a notification from the server, before it is delivered.
     fn notified(&self, method: &str, params: &RawValue, link: &dyn Link) -> Route;
     /// The result of a server request the library answers itself, or `None`: it is

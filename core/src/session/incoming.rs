@@ -230,7 +230,7 @@ impl SessionShared {
     /// Deliver a notification to its turn stream, or to every subscription and (unless
     /// `main_queue` is false) the client's queue. With reconnect on, one that repeats an
     /// event already delivered (after a rejoin) is dropped. `ids`: see
-    /// [`Router::route_notification`](crate::router::Router::route_notification).
+    /// [`Router::route_notification`](crate::delivery::router::Router::route_notification).
     async fn dispatch_notification(
         &self,
         note: Notification,
@@ -244,7 +244,8 @@ impl SessionShared {
         if let Some(t) = &self.tap {
             t.notification(&note);
         }
-        match self.router.route_notification(&note, ids) {
+        let ends = self.rules.delivering(&note);
+        match self.router.route_notification(&note, ids, ends) {
             None => {
                 for sub in self.subscribers() {
                     self.deliver(&sub, Event::Notification(note.clone())).await;

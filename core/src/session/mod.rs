@@ -30,7 +30,7 @@ use crate::event::{ConnectionEvent, Event};
 use crate::message::{notification_line, RequestId};
 use crate::options::{ClientOptions, Protocol, ReconnectPolicy, RequestOptions, RetryPolicy};
 use crate::responder::{OpenRequests, Responder};
-use crate::router::Router;
+use crate::delivery::router::Router;
 use crate::rules::Rules;
 use crate::transport::stderr::StderrTail;
 use outgoing::{Out, Outgoing};

@@ -18,6 +18,7 @@ use crate::message::request_id_param;
 use crate::options::{ClientOptions, TransportKind};
 use crate::version::{check_server_version, ServerVersion, VersionSource};
 use continuity::Continuity;
+use std::collections::HashMap;
 use std::sync::Mutex;
 
 /// The app-server's rules on one connection.
@@ -36,6 +37,8 @@ pub(crate) struct AppServerRules {
     /// The real app-server's Codex version in the window (`None`: the shims, or the
     /// handshake is not done); requests for methods it lacks are refused before sending.
     version: Mutex<Option<ServerVersion>>,
+    /// Each thread's `status` as the server last reported it (`thread/status/changed`).
+    statuses: Mutex<HashMap<String, Value>>,
 }
 
 impl AppServerRules {
@@ -62,7 +65,13 @@ impl AppServerRules {
             },
             cli_version: Mutex::new(None),
             version: Mutex::new(None),
+            statuses: Mutex::new(HashMap::new()),
         }
+    }
+
+    /// The last `status` object the server reported for a thread.
+    pub(crate) fn thread_status(&self, thread_id: &str) -> Option<Value> {
+        self.statuses.lock().unwrap().get(thread_id).cloned()
     }
 
     /// The real app-server's Codex version (`None`: a shim, or not yet known).
@@ -73,6 +82,29 @@ impl AppServerRules {
 
 /// The notification by which the server says it resolved a request of its own.
 const SERVER_REQUEST_RESOLVED: &str = "serverRequest/resolved";
+/// The notification that ends a turn, and so the turn stream open on its thread.
+const TURN_COMPLETED: &str = "turn/completed";
+/// The notification that reports a thread's status.
+const THREAD_STATUS_CHANGED: &str = "thread/status/changed";
+
+#[derive(serde::Deserialize)]
+struct TurnCompleted<'a> {
+    #[serde(borrow)]
+    turn: TurnRef<'a>,
+}
+
+#[derive(serde::Deserialize)]
+struct TurnRef<'a> {
+    #[serde(borrow)]
+    id: std::borrow::Cow<'a, str>,
+}
+
+#[derive(serde::Deserialize)]
+struct StatusChanged {
+    #[serde(rename = "threadId")]
+    thread_id: String,
+    status: Value,
+}
 
 impl Rules for AppServerRules {
     fn jsonrpc_member(&self) -> bool {
@@ -147,6 +179,24 @@ impl Rules for AppServerRules {
     fn resume_failed(&self, what: &str) {
         if let Some(c) = &self.continuity {
             c.forget_thread(what);
+        }
+    }
+    /// `thread/status/changed` records the thread's status; `turn/completed` ends the stream
+    /// of its thread's turn (of the turn it names; any turn when its params name none).
+    fn delivering(&self, n: &Notification) -> Option<Option<String>> {
+        match n.method.as_str() {
+            THREAD_STATUS_CHANGED => {
+                if let Ok(s) = serde_json::from_str::<StatusChanged>(n.params.get()) {
+                    self.statuses.lock().unwrap().insert(s.thread_id, s.status);
+                }
+                None
+            }
+            TURN_COMPLETED => Some(
+                serde_json::from_str::<TurnCompleted>(n.params.get())
+                    .ok()
+                    .map(|d| d.turn.id.into_owned()),
+            ),
+            _ => None,
         }
     }
     fn notified(&self, method: &str, params: &RawValue, link: &dyn Link) -> Route {

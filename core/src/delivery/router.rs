@@ -1,12 +1,11 @@
-//! Routing of one thread's events to a turn stream, and each thread's status as the server
-//! last reported it.
+//! Routing of one thread's events to a stream of its own (a turn stream).
 //!
-//! While a turn stream is open on a thread, that thread's notifications and server requests
-//! go to the stream's own queue instead of the client's normal delivery; events naming another
-//! turn never do. The route ends with the turn's `turn/completed` (decided on the reader, so
-//! nothing after it can slip into the stream).
+//! While a stream is open on a thread, that thread's notifications and server requests go to
+//! the stream's own queue instead of the client's normal delivery; events naming another unit
+//! of work (another turn) never do. The route ends with the notification the connection's
+//! protocol says ends it ([`Rules::delivering`](crate::rules::Rules::delivering); decided on
+//! the reader, so nothing after it can slip into the stream). The router names no protocol.
 
-use std::collections::HashMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
@@ -35,31 +34,11 @@ impl Route {
     }
 }
 
-#[derive(serde::Deserialize)]
-struct TurnCompleted<'a> {
-    #[serde(borrow)]
-    turn: TurnRef<'a>,
-}
-
-#[derive(serde::Deserialize)]
-struct TurnRef<'a> {
-    #[serde(borrow)]
-    id: std::borrow::Cow<'a, str>,
-}
-
-#[derive(serde::Deserialize)]
-struct StatusChanged {
-    #[serde(rename = "threadId")]
-    thread_id: String,
-    status: serde_json::Value,
-}
-
-/// Routes and per-thread status of one connection.
+/// The routes of one connection.
 #[derive(Default)]
 pub(crate) struct Router {
     routes: Mutex<rustc_hash::FxHashMap<String, Arc<Route>>>,
     active: AtomicUsize,
-    statuses: Mutex<HashMap<String, serde_json::Value>>,
 }
 
 impl Router {
@@ -107,19 +86,17 @@ impl Router {
         self.active.load(Ordering::Acquire) > 0
     }
 
-    /// The route for a notification, if any. A `turn/completed` for the route's turn closes the
-    /// route; the second value says so (the caller closes the queue after delivering). `ids`
-    /// are the params' ids when the reader already found them.
+    /// The route for a notification, if any. `ends`: what the protocol said of it
+    /// ([`Rules::delivering`](crate::rules::Rules::delivering)): `Some(unit)` when it ends the
+    /// stream of its thread (of unit `unit`, when it names one); the route is then closed and
+    /// the second value says so (the caller closes the queue after delivering). `ids` are the
+    /// params' ids when the reader already found them.
     pub(crate) fn route_notification(
         &self,
         n: &Notification,
         ids: Option<Ids<'_>>,
+        ends: Option<Option<String>>,
     ) -> Option<(Arc<Route>, bool)> {
-        if n.method == "thread/status/changed" {
-            if let Ok(s) = serde_json::from_str::<StatusChanged>(n.params.get()) {
-                self.statuses.lock().unwrap().insert(s.thread_id, s.status);
-            }
-        }
         if !self.has_routes() {
             return None;
         }
@@ -127,10 +104,8 @@ impl Router {
         let thread_id = ids.thread_id?;
         let mut routes = self.routes.lock().unwrap();
         let route = routes.get(thread_id.as_ref())?.clone();
-        if n.method == "turn/completed" {
-            let done = serde_json::from_str::<TurnCompleted>(n.params.get()).ok();
-            let turn = done.as_ref().map(|d| d.turn.id.as_ref());
-            if !route.accepts_turn(turn) {
+        if let Some(unit) = ends {
+            if !route.accepts_turn(unit.as_deref()) {
                 return None;
             }
             routes.remove(thread_id.as_ref());
@@ -151,10 +126,5 @@ impl Router {
         let thread_id = r.thread_id()?;
         let route = self.routes.lock().unwrap().get(&thread_id)?.clone();
         route.accepts_turn(r.turn_id().as_deref()).then_some(route)
-    }
-
-    /// The last `status` object the server reported for a thread.
-    pub(crate) fn status(&self, thread_id: &str) -> Option<serde_json::Value> {
-        self.statuses.lock().unwrap().get(thread_id).cloned()
     }
 }
