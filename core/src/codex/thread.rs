@@ -570,15 +570,10 @@ impl Thread {
 
     /// The thread's status, derived from the server's `thread/status/changed` events.
     pub fn status(&self) -> ThreadStatus {
-        match self
-            .client
-            .live_session()
-            .ok()
-            .and_then(|s| {
-                s.rules_of::<crate::rules::app_server::AppServerRules>()?
-                    .thread_status(&self.id)
-            })
-        {
+        match self.client.live_session().ok().and_then(|s| {
+            s.rules_of::<crate::rules::app_server::AppServerRules>()?
+                .thread_status(&self.id)
+        }) {
             Some(v) => ThreadStatus::from_server(&v),
             None => ThreadStatus::Unknown,
         }

@@ -9,10 +9,10 @@ use std::time::Duration;
 
 use crate::connection::Client;
 use crate::delivery::queue::EventQueue;
+use crate::delivery::router::Route;
 use crate::delivery::stream::{poll_filled, poll_refill, BatchFuture};
 use crate::error::{DisconnectInfo, Error, Result};
 use crate::event::{ConnectionEvent, Event, Notification};
-use crate::delivery::router::Route;
 use crate::session::SessionShared;
 use crate::skills::SkillInfo;
 

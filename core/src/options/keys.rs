@@ -761,6 +761,10 @@ options_table! {
             add: None,
         },
         client dedicated_dispatch_thread: bool = false => get_dedicated_dispatch_thread -> bool = |o| o.dedicated_dispatch_thread;
+        set
+            /// Run this client's callbacks on a thread of its own (see
+            /// [`dedicated_dispatch_thread`](Self::dedicated_dispatch_thread)).
+            dedicated_dispatch_thread(yes: bool) = yes.into();
         row bool_entry!(
             Clients::ALL,
             "dedicated_dispatch_thread",
@@ -812,6 +816,9 @@ options_table! {
             get: |p| pairs_json(p)
         ),
         client clear_env: bool = false => get_clear_env -> bool = |o| o.clear_env;
+        set
+            /// Start the server with an empty environment plus [`env`](Self::env) (option `clear_env`).
+            clear_env(on: bool) = on.into();
         row bool_entry!(
             Clients::ALL,
             "clear_env",
@@ -850,6 +857,9 @@ options_table! {
             add: None,
         },
         client client_title: Option<String> = None => get_client_title -> Option<&str> = |o| o.client_title.as_deref();
+        set
+            /// Set `clientInfo.title` (option `client_title`).
+            client_title(title: impl Into<String>) = serde_json::Value::from(title.into());
         row opt_string_entry!(
             Clients::ALL,
             "client_title",
@@ -870,6 +880,9 @@ options_table! {
             add: None,
         },
         client experimental_api: bool = false => get_experimental_api -> bool = |o| o.experimental_api;
+        set
+            /// Enable or disable `capabilities.experimentalApi`.
+            experimental_api(on: bool) = on.into();
         row bool_entry!(
             Clients::CODEX,
             "experimental_api",
@@ -890,6 +903,9 @@ options_table! {
         ),
         // -- time ----------------------------------------------------------------------------------
         client default_timeout: Duration = Duration::ZERO => get_default_timeout -> Duration = |o| o.default_timeout;
+        set_seconds
+            /// Set the default request timeout (option `default_timeout`; checked as by name: see [`ClientOptions`]).
+            default_timeout;
         row seconds_entry!(
             Clients::ALL,
             "default_timeout",
@@ -898,6 +914,10 @@ options_table! {
             DEFAULT_TIMEOUT
         ),
         client connect_timeout: Duration = Duration::ZERO => get_connect_timeout -> Duration = |o| o.connect_timeout;
+        set_seconds
+            /// Set the bound of a whole `connect()` (see [`ClientOptions::connect_timeout`]; option
+            /// `connect_timeout`, checked as by name: see [`ClientOptions`]).
+            connect_timeout;
         row seconds_entry!(
             Clients::ALL,
             "connect_timeout",
@@ -1042,6 +1062,11 @@ options_table! {
             add: None,
         },
         client reply_spin: Duration = Duration::ZERO => get_reply_spin -> Duration = |o| o.reply_spin;
+        set_seconds
+            /// Set how long blocking requests may spin for their reply (see
+            /// [`reply_spin`](ClientOptions::reply_spin); zero turns spinning off; option
+            /// `reply_spin`, checked as by name: see [`ClientOptions`]).
+            reply_spin;
         row Entry {
             key: key(Clients::ALL, "reply_spin",
                 ValueKind::Seconds,
@@ -1057,6 +1082,10 @@ options_table! {
             add: None,
         },
         client trace_wire: bool = false => get_trace_wire -> bool = |o| o.trace_wire;
+        set
+            /// Log every line to and from the server at TRACE level, secrets redacted (option
+            /// `trace_wire`).
+            trace_wire(on: bool) = on.into();
         row Entry {
             key: key(Clients::ALL, "trace_wire",
                 ValueKind::Bool,
@@ -1072,6 +1101,9 @@ options_table! {
         },
         // -- identity and answers by reference (issue 40) -------------------------------------------
         client label: Option<String> = None => get_label -> Option<&str> = |o| o.label.as_deref();
+        set
+            /// Name this client (option `label`, see [`ClientOptions::label`]; an empty name is none).
+            label(label: impl Into<String>) = serde_json::Value::from(label.into());
         row Entry {
             key: key(Clients::ALL, "label",
                 ValueKind::String,
@@ -1087,6 +1119,11 @@ options_table! {
             add: None,
         },
         client parked_request_timeout: Duration = Duration::ZERO => get_parked_request_timeout -> Duration = |o| o.parked_request_timeout;
+        set_seconds
+            /// Set how long a parked server request waits for its answer by reference (see
+            /// [`ClientOptions::parked_request_timeout`]; zero: off; option
+            /// `parked_request_timeout`, checked as by name: see [`ClientOptions`]).
+            parked_request_timeout;
         row Entry {
             key: key(Clients::ALL, "parked_request_timeout",
                 ValueKind::Seconds,
@@ -1153,6 +1190,9 @@ options_table! {
         },
         // -- queues and buffers --------------------------------------------------------------------
         client event_queue_capacity: usize = 0 => get_event_queue_capacity -> usize = |o| o.event_queue_capacity;
+        set
+            /// Set the event queue capacity (option `event_queue_capacity`; checked as by name: see [`ClientOptions`]).
+            event_queue_capacity(capacity: usize) = (capacity as u64).into();
         row count_entry!(
             Clients::ALL,
             "event_queue_capacity",
@@ -1163,6 +1203,10 @@ options_table! {
             DEFAULT_EVENT_QUEUE_CAPACITY
         ),
         client read_ahead_bytes: usize = 0 => get_read_ahead_bytes -> usize = |o| o.read_ahead_bytes;
+        set
+            /// Set the read-ahead budget (see [`ClientOptions::read_ahead_bytes`]; option
+            /// `read_ahead_bytes`, checked as by name: see [`ClientOptions`]).
+            read_ahead_bytes(bytes: usize) = (bytes as u64).into();
         row count_entry!(
             Clients::ALL,
             "read_ahead_bytes",
@@ -1173,6 +1217,10 @@ options_table! {
             DEFAULT_READ_AHEAD_BYTES
         ),
         client max_line_bytes: usize = 0 => get_max_line_bytes -> usize = |o| o.max_line_bytes;
+        set
+            /// Set the longest accepted incoming line (option `max_line_bytes`; its default and range
+            /// are the option table's).
+            max_line_bytes(bytes: usize) = (bytes as u64).into();
         row count_entry!(
             Clients::ALL,
             "max_line_bytes",
@@ -1183,6 +1231,10 @@ options_table! {
             DEFAULT_MAX_LINE_BYTES
         ),
         client stderr_tail_bytes: usize = 0 => get_stderr_tail_bytes -> usize = |o| o.stderr_tail_bytes;
+        set
+            /// Set how many bytes of the server's stderr are kept for error reports (option
+            /// `stderr_tail_bytes`; checked as by name).
+            stderr_tail_bytes(bytes: usize) = (bytes as u64).into();
         row count_entry!(
             Clients::ALL,
             "stderr_tail_bytes",
@@ -1408,6 +1460,10 @@ options_table! {
             add: None,
         },
         mcp input_rounds: usize = 0 => input_rounds -> usize = |o| o.input_rounds;
+        set
+            /// MCP: the most rounds of an input-required exchange (option `mcp_input_rounds`; 0:
+            /// the default; checked as by name).
+            mcp_input_rounds(rounds: usize) = (rounds as u64).into();
         row count_entry!(
             Clients::MCP,
             "mcp_input_rounds",
@@ -1418,6 +1474,10 @@ options_table! {
             super::DEFAULT_INPUT_ROUNDS
         ),
         mcp cache: bool = false => cache -> bool = |o| o.cache;
+        set
+            /// MCP 2026-07-28: whether list and read results are served again while fresh (option
+            /// `mcp_cache`).
+            mcp_cache(on: bool) = on.into();
         row bool_entry!(
             Clients::MCP,
             "mcp_cache",
@@ -1427,6 +1487,9 @@ options_table! {
         ),
         // -- MCP client surface (2025-11-25) --------------------------------------------------------
         mcp sampling_tools: bool = false => sampling_tools -> bool = |o| o.sampling_tools;
+        set
+            /// MCP: offer `sampling.tools` (see [`McpOptions::sampling_tools`]).
+            mcp_sampling_tools(on: bool) = on.into();
         row bool_entry!(
             Clients::MCP,
             "mcp_sampling_tools",
@@ -1435,6 +1498,10 @@ options_table! {
             false
         ),
         mcp validate_output: bool = false => validate_output -> bool = |o| o.validate_output;
+        set
+            /// MCP: check tool results against their `outputSchema` (see
+            /// [`McpOptions::validate_output`]; on by default).
+            mcp_validate_output(on: bool) = on.into();
         row bool_entry!(
             Clients::MCP,
             "mcp_validate_output",
@@ -1443,6 +1510,10 @@ options_table! {
             true
         ),
         mcp progress_resets_timeout: bool = false => progress_resets_timeout -> bool = |o| o.progress_resets_timeout;
+        set
+            /// MCP: whether progress restarts a call's timeout (see
+            /// [`McpOptions::progress_resets_timeout`]; on by default).
+            mcp_progress_resets_timeout(on: bool) = on.into();
         row bool_entry!(
             Clients::MCP,
             "mcp_progress_resets_timeout",
@@ -1451,6 +1522,10 @@ options_table! {
             true
         ),
         mcp proxy: Option<String> = None => proxy -> Option<&str> = |o| o.proxy.as_deref();
+        set
+            /// MCP HTTP: the proxy, an `http://`/`https://` URL or `"none"` (see
+            /// [`McpOptions::proxy`]).
+            mcp_proxy(proxy: impl Into<String>) = serde_json::Value::from(proxy.into());
         row Entry {
             key: key(Clients::MCP, "mcp_proxy",
                 ValueKind::String,

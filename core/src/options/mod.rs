@@ -686,35 +686,6 @@ pub fn trace_wire_from_env() -> bool {
 }
 
 impl ClientOptions {
-    /// MCP: offer `sampling.tools` (see [`McpOptions::sampling_tools`]).
-    pub fn mcp_sampling_tools(self, on: bool) -> Self {
-        self.by_table("mcp_sampling_tools", on.into())
-    }
-    /// MCP: check tool results against their `outputSchema` (see
-    /// [`McpOptions::validate_output`]; on by default).
-    pub fn mcp_validate_output(self, on: bool) -> Self {
-        self.by_table("mcp_validate_output", on.into())
-    }
-    /// MCP: whether progress restarts a call's timeout (see
-    /// [`McpOptions::progress_resets_timeout`]; on by default).
-    pub fn mcp_progress_resets_timeout(self, on: bool) -> Self {
-        self.by_table("mcp_progress_resets_timeout", on.into())
-    }
-    /// MCP HTTP: the proxy, an `http://`/`https://` URL or `"none"` (see
-    /// [`McpOptions::proxy`]).
-    pub fn mcp_proxy(self, proxy: impl Into<String>) -> Self {
-        self.by_table("mcp_proxy", serde_json::Value::from(proxy.into()))
-    }
-    /// MCP: the most rounds of an input-required exchange (option `mcp_input_rounds`; 0:
-    /// the default; checked as by name).
-    pub fn mcp_input_rounds(self, rounds: usize) -> Self {
-        self.by_table("mcp_input_rounds", (rounds as u64).into())
-    }
-    /// MCP 2026-07-28: whether list and read results are served again while fresh (option
-    /// `mcp_cache`).
-    pub fn mcp_cache(self, on: bool) -> Self {
-        self.by_table("mcp_cache", on.into())
-    }
     /// Set the MCP client capabilities sent in `initialize` (see [`McpOptions::capabilities`]).
     pub fn mcp_capabilities(mut self, capabilities: serde_json::Value) -> Self {
         self.mcp.capabilities = Some(capabilities);
@@ -773,24 +744,6 @@ impl ClientOptions {
         self.codex_bin = Some(path.into());
         self
     }
-    /// Set how long blocking requests may spin for their reply (see
-    /// [`reply_spin`](ClientOptions::reply_spin); zero turns spinning off; option
-    /// `reply_spin`, checked as by name: see [`ClientOptions`]).
-    pub fn reply_spin(self, spin: Duration) -> Self {
-        self.seconds_by_table("reply_spin", spin, |o, d| o.reply_spin = d)
-    }
-    /// Name this client (option `label`, see [`ClientOptions::label`]; an empty name is none).
-    pub fn label(self, label: impl Into<String>) -> Self {
-        self.by_table("label", serde_json::Value::from(label.into()))
-    }
-    /// Set how long a parked server request waits for its answer by reference (see
-    /// [`ClientOptions::parked_request_timeout`]; zero: off; option
-    /// `parked_request_timeout`, checked as by name: see [`ClientOptions`]).
-    pub fn parked_request_timeout(self, bound: Duration) -> Self {
-        self.seconds_by_table("parked_request_timeout", bound, |o, d| {
-            o.parked_request_timeout = d
-        })
-    }
     /// Set `CODEX_HOME` for the server.
     pub fn codex_home(mut self, path: impl Into<PathBuf>) -> Self {
         self.codex_home = Some(path.into());
@@ -822,46 +775,10 @@ impl ClientOptions {
         self.client_version = version.into();
         self
     }
-    /// Enable or disable `capabilities.experimentalApi`.
-    pub fn experimental_api(self, on: bool) -> Self {
-        self.by_table("experimental_api", on.into())
-    }
-    /// Start the server with an empty environment plus [`env`](Self::env) (option `clear_env`).
-    pub fn clear_env(self, on: bool) -> Self {
-        self.by_table("clear_env", on.into())
-    }
-    /// Set `clientInfo.title` (option `client_title`).
-    pub fn client_title(self, title: impl Into<String>) -> Self {
-        self.by_table("client_title", serde_json::Value::from(title.into()))
-    }
-    /// Log every line to and from the server at TRACE level, secrets redacted (option
-    /// `trace_wire`).
-    pub fn trace_wire(self, on: bool) -> Self {
-        self.by_table("trace_wire", on.into())
-    }
-    /// Set how many bytes of the server's stderr are kept for error reports (option
-    /// `stderr_tail_bytes`; checked as by name).
-    pub fn stderr_tail_bytes(self, bytes: usize) -> Self {
-        self.by_table("stderr_tail_bytes", (bytes as u64).into())
-    }
     /// Opt out of a notification method.
     pub fn opt_out(mut self, method: impl Into<String>) -> Self {
         self.opt_out_notification_methods.push(method.into());
         self
-    }
-    /// Set the default request timeout (option `default_timeout`; checked as by name: see [`ClientOptions`]).
-    pub fn default_timeout(self, timeout: Duration) -> Self {
-        self.seconds_by_table("default_timeout", timeout, |o, d| o.default_timeout = d)
-    }
-    /// Set the bound of a whole `connect()` (see [`ClientOptions::connect_timeout`]; option
-    /// `connect_timeout`, checked as by name: see [`ClientOptions`]).
-    pub fn connect_timeout(self, timeout: Duration) -> Self {
-        self.seconds_by_table("connect_timeout", timeout, |o, d| o.connect_timeout = d)
-    }
-    /// Set the read-ahead budget (see [`ClientOptions::read_ahead_bytes`]; option
-    /// `read_ahead_bytes`, checked as by name: see [`ClientOptions`]).
-    pub fn read_ahead_bytes(self, bytes: usize) -> Self {
-        self.by_table("read_ahead_bytes", (bytes as u64).into())
     }
     /// Set the overload retry policy (options `retry_max_attempts`, `retry_base`,
     /// `retry_cap`; checked as by name: see [`ClientOptions`]).
@@ -930,20 +847,6 @@ impl ClientOptions {
     pub fn skill_emulation(mut self, mode: SkillEmulation) -> Self {
         self.skill_emulation = mode;
         self
-    }
-    /// Run this client's callbacks on a thread of its own (see
-    /// [`dedicated_dispatch_thread`](Self::dedicated_dispatch_thread)).
-    pub fn dedicated_dispatch_thread(self, yes: bool) -> Self {
-        self.by_table("dedicated_dispatch_thread", yes.into())
-    }
-    /// Set the event queue capacity (option `event_queue_capacity`; checked as by name: see [`ClientOptions`]).
-    pub fn event_queue_capacity(self, capacity: usize) -> Self {
-        self.by_table("event_queue_capacity", (capacity as u64).into())
-    }
-    /// Set the longest accepted incoming line (option `max_line_bytes`; its default and range
-    /// are the option table's).
-    pub fn max_line_bytes(self, bytes: usize) -> Self {
-        self.by_table("max_line_bytes", (bytes as u64).into())
     }
 
     /// Set option `key` to `value` through the option table, as a binding would: 0 means
@@ -1116,6 +1019,13 @@ mod tests {
                 "a getter names `{row}`, which is no row of the table"
             );
         }
+        for row in ClientOptions::SETTERS {
+            assert!(
+                names.contains(row),
+                "a typed setter sets `{row}`, which is no row of the table"
+            );
+        }
+        assert_eq!(ClientOptions::SETTERS.len(), 20);
         assert_eq!(ClientOptions::ROWS.len(), 32);
         assert_eq!(McpOptions::ROWS.len(), 10);
     }

@@ -11,7 +11,11 @@
 ///   `"retry_…"`);
 /// - `mcp field: Type = blank => getter -> Read = |o| read;` the same on the MCP options
 ///   (option `mcp_field`);
-/// - `builder field: Type = blank;` and `oauth field: Type = blank;` a staging field.
+/// - `builder field: Type = blank;` and `oauth field: Type = blank;` a staging field;
+/// - `set /// doc name(v: Type) = json;` the typed setter `ClientOptions::name(v)`, which sets
+///   row `name` to `json` through the table (`by_table`: 0 and ranges as by name), and
+///   `set_seconds /// doc name;` the one of a duration stored in field `name`
+///   (`seconds_by_table`: kept exactly).
 ///
 /// A blank value is the storage before the rows' resets run, never a default: the defaults are
 /// the rows' resets (see `OptionsBuilder::new`).
@@ -43,6 +47,8 @@ macro_rules! options_table {
                     => $mget:ident -> $mread:ty = |$ms:ident| $mbody:expr;)*
                 $(builder $(#[$ba:meta])* $bf:ident: $bty:ty = $bblank:expr;)*
                 $(oauth $of:ident: $oty:ty = $oblank:expr;)*
+                $(set $(#[$sa:meta])* $sn:ident($sv:ident: $st:ty) = $sj:expr;)*
+                $(set_seconds $(#[$da:meta])* $dn:ident;)*
                 row $row:expr,
             )*
         ];
@@ -69,6 +75,11 @@ macro_rules! options_table {
             pub(super) const ROWS: &'static [&'static str] =
                 &[$($hkey,)* $($(options_table!(@key [$($ckey)?] $cf),)*)*];
 
+            /// The rows the typed setters a row declares set (`set`, `set_seconds`).
+            #[cfg(test)]
+            pub(super) const SETTERS: &'static [&'static str] =
+                &[$($(stringify!($sn),)*)* $($(stringify!($dn),)*)*];
+
             $(
                 #[doc = concat!("Option `", $hkey, "` as set (see [`keys`](crate::options::keys()) for its meaning and default).")]
                 pub fn $hget(&self) -> $hread {
@@ -77,6 +88,19 @@ macro_rules! options_table {
                 }
             )*
             $($(options_table!(@getter [$($ckey)?] $cf, $cget, $cread, |$cs| $cbody);)*)*
+
+            $($(
+                $(#[$sa])*
+                pub fn $sn(self, $sv: $st) -> Self {
+                    self.by_table(stringify!($sn), $sj)
+                }
+            )*)*
+            $($(
+                $(#[$da])*
+                pub fn $dn(self, d: std::time::Duration) -> Self {
+                    self.seconds_by_table(stringify!($dn), d, |o, d| o.$dn = d)
+                }
+            )*)*
         }
 
         $(#[$mm])*

@@ -41,11 +41,11 @@ struct WithThread<'a> {
 }
 
 #[derive(serde::Deserialize)]
-struct WithTurn<'a> {
+pub(super) struct WithTurn<'a> {
     #[serde(rename = "threadId", borrow)]
     thread_id: std::borrow::Cow<'a, str>,
     #[serde(borrow)]
-    turn: IdOf<'a>,
+    pub(super) turn: IdOf<'a>,
 }
 
 #[derive(serde::Deserialize)]
@@ -59,9 +59,9 @@ struct WithItem<'a> {
 }
 
 #[derive(serde::Deserialize)]
-struct IdOf<'a> {
+pub(super) struct IdOf<'a> {
     #[serde(borrow)]
-    id: std::borrow::Cow<'a, str>,
+    pub(super) id: std::borrow::Cow<'a, str>,
 }
 
 #[derive(serde::Deserialize)]
@@ -320,7 +320,7 @@ impl Continuity {
 /// The request that resumes a thread on a new connection.
 const THREAD_RESUME: &str = "thread/resume";
 /// The notification that ends a turn.
-const TURN_COMPLETED: &str = "turn/completed";
+pub(super) const TURN_COMPLETED: &str = "turn/completed";
 
 fn notification(method: &str, params: Value) -> Notification {
     Notification::new(

@@ -17,7 +17,7 @@ use crate::event::Notification;
 use crate::message::request_id_param;
 use crate::options::{ClientOptions, TransportKind};
 use crate::version::{check_server_version, ServerVersion, VersionSource};
-use continuity::Continuity;
+use continuity::{Continuity, WithTurn, TURN_COMPLETED};
 use std::collections::HashMap;
 use std::sync::Mutex;
 
@@ -82,22 +82,8 @@ impl AppServerRules {
 
 /// The notification by which the server says it resolved a request of its own.
 const SERVER_REQUEST_RESOLVED: &str = "serverRequest/resolved";
-/// The notification that ends a turn, and so the turn stream open on its thread.
-const TURN_COMPLETED: &str = "turn/completed";
 /// The notification that reports a thread's status.
 const THREAD_STATUS_CHANGED: &str = "thread/status/changed";
-
-#[derive(serde::Deserialize)]
-struct TurnCompleted<'a> {
-    #[serde(borrow)]
-    turn: TurnRef<'a>,
-}
-
-#[derive(serde::Deserialize)]
-struct TurnRef<'a> {
-    #[serde(borrow)]
-    id: std::borrow::Cow<'a, str>,
-}
 
 #[derive(serde::Deserialize)]
 struct StatusChanged {
@@ -192,7 +178,7 @@ impl Rules for AppServerRules {
                 None
             }
             TURN_COMPLETED => Some(
-                serde_json::from_str::<TurnCompleted>(n.params.get())
+                serde_json::from_str::<WithTurn>(n.params.get())
                     .ok()
                     .map(|d| d.turn.id.into_owned()),
             ),
