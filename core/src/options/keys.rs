@@ -542,7 +542,8 @@ options_table! {
         /// [`ClientOptions`]' `mcp_…` setters; each option's meaning and default are its row's in
         /// [`keys`]).
         #[derive(Debug, Clone, PartialEq)]
-        #[non_exhaustive]        pub struct McpOptions;
+        #[non_exhaustive]
+        pub struct McpOptions;
     }
     builder {
         /// Client options set by name (see [`keys`](super::keys()) for every name, its type, its
